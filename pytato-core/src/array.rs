@@ -1,0 +1,1265 @@
+//! Array expressions: the nodes of the DAG.
+//!
+//! An [`Array`] is a cheap, immutable handle (an `Arc`) to a [`Node`]. Every node knows its shape and
+//! dtype (computed eagerly when it is built), carries a [`TagSet`], and one [`Axis`] per dimension
+//! with tags of its own. What the node computes is its [`NodeKind`].
+//!
+//! # Invariants
+//!
+//! - A node is built only by a validating constructor (`Array::new_*`): every node in a DAG is
+//!   well-formed, so passes and backends may rely on the shapes, dtypes and field relations documented
+//!   on each [`NodeKind`] variant.
+//! - The structural hash is computed once, at construction, from the node's own fields and the cached
+//!   hashes of its children: hashing is O(1) per node and never recursive.
+//! - Equality ([`PartialEq`]) is structural: same kinds, fields, shapes, dtypes, tags and axes, and
+//!   equal children. It tries identity first and memoizes pairs it has compared, so it is linear in the
+//!   size of the DAG even when naive comparison of shared subgraphs would be exponential. A
+//!   `DataWrapper` is equal only to a wrapper of the very same buffer.
+//! - Nothing here recurses along the depth of a DAG: comparison, input collection and `Drop` keep
+//!   explicit stacks, so a chain of a million nodes is fine on a 2 MiB thread stack.
+//!
+//! ```
+//! use pytato_core::{Array, DType, Shape, Dim};
+//! use pytato_core::expr::{Expr, BinaryOp};
+//! use std::collections::BTreeMap;
+//!
+//! let n = Dim::param("n");
+//! let x = Array::new_placeholder(Some("x"), Shape::from(vec![n.clone()]), DType::F64).unwrap();
+//! // y[i] = 2 * x[i]
+//! let expr = Expr::f64(2.0).binary(BinaryOp::Mul, Expr::subscript("_in0", vec![Expr::iname(0)]));
+//! let y = Array::new_index_lambda(expr, Shape::from(vec![n]), BTreeMap::from([("_in0".into(), x.clone())]), BTreeMap::new()).unwrap();
+//! assert_eq!(y.dtype(), DType::F64);
+//! assert_eq!(y.shape().to_string(), "(n,)");
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::fmt;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
+
+use crate::data::ArrayData;
+use crate::dtype::{DType, result_type_many};
+use crate::error::{Error, Result};
+use crate::expr::{Expr, TypeEnv};
+use crate::names;
+use crate::shape::{Dim, Shape, SizePolynomial, broadcast_shapes};
+use crate::tags::{Tag, TagRef, TagSet};
+
+/// A node of an array expression DAG, shared through [`Array`] handles.
+pub struct Node {
+    kind: NodeKind,
+    shape: Shape,
+    dtype: DType,
+    tags: TagSet,
+    axes: Arc<[Axis]>,
+    hash: u64,
+}
+
+/// A handle to an array expression: cheap to clone, immutable, `Send + Sync`.
+///
+/// `==` is structural equality of the DAGs (see the [module docs](self)); elementwise comparison is
+/// the frontend's `equal`.
+#[derive(Clone)]
+pub struct Array(Arc<Node>);
+
+/// Metadata of one axis of an array.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Axis {
+    /// The axis' tags.
+    pub tags: TagSet,
+}
+
+/// Metadata of one reduction (an index lambda's reduction iname, an einsum's reduction index).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ReductionDescriptor {
+    /// The reduction's tags.
+    pub tags: TagSet,
+}
+
+/// Memory order of a reshape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Row-major: the last index varies fastest.
+    C,
+    /// Column-major: the first index varies fastest.
+    F,
+}
+
+/// What a node computes. Children (the arrays a node uses) are [`Array`] handles.
+#[derive(Clone, Hash)]
+pub enum NodeKind {
+    /// An input bound by name when the program runs. Unnamed placeholders get a `_pt_in` name when
+    /// a program is built.
+    Placeholder {
+        /// The input's name.
+        name: Option<Arc<str>>,
+    },
+    /// A named integer size, 0-d, `int64`. Shapes refer to it by name through [`Dim`].
+    SizeParam {
+        /// The parameter's name.
+        name: Arc<str>,
+    },
+    /// Data known when the DAG is built. Equal only to a wrapper of the very same buffer; the data
+    /// is freed when the last handle to it drops.
+    DataWrapper {
+        /// An optional name; unnamed wrappers get a `_pt_data` name when a program is built.
+        name: Option<Arc<str>>,
+        /// The data.
+        data: DataRef,
+    },
+    /// `result[_0, …] = expr`, reading `bindings` by name.
+    IndexLambda(IndexLambda),
+    /// An Einstein summation.
+    Einsum(Einsum),
+    /// `array` reshaped to this node's shape, reading elements in `order`.
+    Reshape {
+        /// The reshaped array.
+        array: Array,
+        /// Memory order of the reshape.
+        order: Order,
+    },
+    /// `numpy.roll(array, shift, axis)`.
+    Roll {
+        /// The rolled array.
+        array: Array,
+        /// Elements move this many places toward higher indices (any integer; taken modulo the
+        /// axis length).
+        shift: i64,
+        /// The axis rolled along.
+        axis: usize,
+    },
+    /// `numpy.transpose(array, axes)`: axis `i` of the result is axis `axes[i]` of `array`.
+    AxisPermutation {
+        /// The permuted array.
+        array: Array,
+        /// A permutation of `0..ndim`.
+        axes: Vec<usize>,
+    },
+    /// `numpy.stack(arrays, axis)`: arrays of one shape along a new axis.
+    Stack {
+        /// At least one array, all of one shape.
+        arrays: Vec<Array>,
+        /// Position of the new axis in the result.
+        axis: usize,
+    },
+    /// `numpy.concatenate(arrays, axis)`.
+    Concatenate {
+        /// At least one array; all axes but `axis` agree.
+        arrays: Vec<Array>,
+        /// The axis joined along.
+        axis: usize,
+    },
+    /// Indexing by integers and slices only.
+    BasicIndex {
+        /// The indexed array.
+        array: Array,
+        /// One item per axis of `array`: [`IndexItem::Int`] or [`IndexItem::Slice`].
+        indices: Vec<IndexItem>,
+    },
+    /// Indexing with integer arrays whose positions are adjacent: the broadcast index shape takes
+    /// their place in the result.
+    AdvancedIndexInContiguousAxes {
+        /// The indexed array.
+        array: Array,
+        /// One item per axis of `array`; at least one [`IndexItem::Array`].
+        indices: Vec<IndexItem>,
+    },
+    /// Indexing with integer arrays separated by a slice: the broadcast index shape comes first.
+    AdvancedIndexInNoncontiguousAxes {
+        /// The indexed array.
+        array: Array,
+        /// One item per axis of `array`; at least one [`IndexItem::Array`].
+        indices: Vec<IndexItem>,
+    },
+    /// One entry of a [`DictOfNamedArrays`], as an array.
+    NamedArray {
+        /// The dictionary.
+        container: DictOfNamedArrays,
+        /// The entry's name.
+        name: Arc<str>,
+    },
+}
+
+/// The fields of [`NodeKind::IndexLambda`].
+#[derive(Clone, Hash)]
+pub struct IndexLambda {
+    /// The scalar expression; its dtype is the node's dtype.
+    pub expr: Expr,
+    /// The arrays the expression reads, by name.
+    pub bindings: BTreeMap<Arc<str>, Array>,
+    /// One descriptor per reduction iname of `expr`.
+    pub reduction_descriptors: BTreeMap<Arc<str>, ReductionDescriptor>,
+}
+
+/// How an axis of an einsum operand is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EinsumAxis {
+    /// Maps to output axis `i`.
+    Elementwise(usize),
+    /// Summed over, as reduction index `i`.
+    Reduction(usize),
+}
+
+/// The fields of [`NodeKind::Einsum`]: `result[elementwise] = Σ_reduction Π_k args[k][access[k]]`.
+#[derive(Clone, Hash)]
+pub struct Einsum {
+    /// For each operand, one [`EinsumAxis`] per axis.
+    pub access: Vec<Vec<EinsumAxis>>,
+    /// The operands.
+    pub args: Vec<Array>,
+    /// One descriptor per reduction index.
+    pub reduction_descriptors: BTreeMap<usize, ReductionDescriptor>,
+}
+
+/// A slice in normal form: the indices `start, start + step, …` that lie before `stop` (after it,
+/// for a negative step), all within the axis.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NormalizedSlice {
+    /// First index.
+    pub start: Dim,
+    /// Bound, exclusive.
+    pub stop: Dim,
+    /// Non-zero step.
+    pub step: i64,
+}
+
+impl NormalizedSlice {
+    /// Number of indices the slice selects.
+    pub fn length(&self, op: &str) -> Result<Dim> {
+        let span = if self.step > 0 { self.stop.sub(&self.start)? } else { self.start.sub(&self.stop)? };
+        let step = self.step.unsigned_abs() as i64;
+        if let Some(s) = span.as_int() {
+            // ceil(s / step), clamped at 0.
+            return Ok(Dim::new(if s <= 0 { 0 } else { (s - 1) / step + 1 }));
+        }
+        span.div_exact(step).ok_or_else(|| Error::NonAffine {
+            op: op.to_string(),
+            lhs: format!("slice length {span}"),
+            rhs: format!("step {}", self.step),
+        })
+    }
+}
+
+/// One index of an indexing node.
+#[derive(Clone, Hash)]
+pub enum IndexItem {
+    /// A single position, in `0..len`; removes the axis.
+    Int(Dim),
+    /// A normalized slice; keeps the axis.
+    Slice(NormalizedSlice),
+    /// An integer array of positions (advanced indexing); values are checked when the program runs.
+    Array(Array),
+}
+
+/// The data of a `DataWrapper`: compared and hashed by identity of the buffer.
+#[derive(Clone)]
+pub struct DataRef(pub Arc<ArrayData>);
+
+impl PartialEq for DataRef {
+    fn eq(&self, other: &DataRef) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+impl Eq for DataRef {}
+impl Hash for DataRef {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (Arc::as_ptr(&self.0) as usize).hash(state);
+    }
+}
+
+/// Named results: an ordered map from output name to array. This and [`Array`] are the two kinds of
+/// result a program computes.
+#[derive(Clone)]
+pub struct DictOfNamedArrays(Arc<DictInner>);
+
+struct DictInner {
+    entries: BTreeMap<Arc<str>, Array>,
+    tags: TagSet,
+    hash: u64,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accessors.
+
+impl Array {
+    /// What the node computes.
+    pub fn kind(&self) -> &NodeKind {
+        &self.0.kind
+    }
+    /// The shape.
+    pub fn shape(&self) -> &Shape {
+        &self.0.shape
+    }
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.0.dtype
+    }
+    /// Number of axes.
+    pub fn ndim(&self) -> usize {
+        self.0.shape.ndim()
+    }
+    /// The node's tags.
+    pub fn tags(&self) -> &TagSet {
+        &self.0.tags
+    }
+    /// Per-axis metadata; one entry per axis.
+    pub fn axes(&self) -> &[Axis] {
+        &self.0.axes
+    }
+    /// The cached structural hash.
+    pub fn structural_hash(&self) -> u64 {
+        self.0.hash
+    }
+    /// The name of a placeholder, size parameter or named data wrapper.
+    pub fn name(&self) -> Option<&str> {
+        match &self.0.kind {
+            NodeKind::Placeholder { name } | NodeKind::DataWrapper { name, .. } => name.as_deref(),
+            NodeKind::SizeParam { name } => Some(name),
+            _ => None,
+        }
+    }
+    /// A number that identifies the node while any handle to it lives (for memo tables).
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+    /// `true` when both handles point to the same node.
+    pub fn ptr_eq(&self, other: &Array) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+    /// The tags of type `T`.
+    pub fn tags_of_type<T: Tag>(&self) -> impl Iterator<Item = &T> {
+        self.0.tags.of_type::<T>()
+    }
+    /// The arrays this node uses, in a fixed order per kind.
+    pub fn children(&self) -> Vec<&Array> {
+        self.0.kind.children()
+    }
+    /// `true` for placeholders, size parameters and data wrappers.
+    pub fn is_input(&self) -> bool {
+        matches!(self.0.kind, NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. } | NodeKind::DataWrapper { .. })
+    }
+    /// The short name of the node's kind (`"IndexLambda"`, ...).
+    pub fn kind_name(&self) -> &'static str {
+        self.0.kind.name()
+    }
+}
+
+impl NodeKind {
+    /// The kind's name (`"Placeholder"`, `"IndexLambda"`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            NodeKind::Placeholder { .. } => "Placeholder",
+            NodeKind::SizeParam { .. } => "SizeParam",
+            NodeKind::DataWrapper { .. } => "DataWrapper",
+            NodeKind::IndexLambda(_) => "IndexLambda",
+            NodeKind::Einsum(_) => "Einsum",
+            NodeKind::Reshape { .. } => "Reshape",
+            NodeKind::Roll { .. } => "Roll",
+            NodeKind::AxisPermutation { .. } => "AxisPermutation",
+            NodeKind::Stack { .. } => "Stack",
+            NodeKind::Concatenate { .. } => "Concatenate",
+            NodeKind::BasicIndex { .. } => "BasicIndex",
+            NodeKind::AdvancedIndexInContiguousAxes { .. } => "AdvancedIndexInContiguousAxes",
+            NodeKind::AdvancedIndexInNoncontiguousAxes { .. } => "AdvancedIndexInNoncontiguousAxes",
+            NodeKind::NamedArray { .. } => "NamedArray",
+        }
+    }
+
+    /// The arrays this node uses. The order is fixed per kind: bindings in name order, operands in
+    /// order, index arrays in axis order, dictionary entries in name order.
+    pub fn children(&self) -> Vec<&Array> {
+        match self {
+            NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. } | NodeKind::DataWrapper { .. } => Vec::new(),
+            NodeKind::IndexLambda(il) => il.bindings.values().collect(),
+            NodeKind::Einsum(e) => e.args.iter().collect(),
+            NodeKind::Reshape { array, .. }
+            | NodeKind::Roll { array, .. }
+            | NodeKind::AxisPermutation { array, .. } => {
+                vec![array]
+            }
+            NodeKind::Stack { arrays, .. } | NodeKind::Concatenate { arrays, .. } => arrays.iter().collect(),
+            NodeKind::BasicIndex { array, indices }
+            | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
+            | NodeKind::AdvancedIndexInNoncontiguousAxes { array, indices } => std::iter::once(array)
+                .chain(indices.iter().filter_map(|i| match i {
+                    IndexItem::Array(a) => Some(a),
+                    _ => None,
+                }))
+                .collect(),
+            NodeKind::NamedArray { container, .. } => container.0.entries.values().collect(),
+        }
+    }
+
+    /// Moves the children out (for the iterative `Drop`), leaving a childless kind.
+    fn into_children(self) -> Vec<Array> {
+        match self {
+            NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. } | NodeKind::DataWrapper { .. } => Vec::new(),
+            NodeKind::IndexLambda(il) => il.bindings.into_values().collect(),
+            NodeKind::Einsum(e) => e.args,
+            NodeKind::Reshape { array, .. }
+            | NodeKind::Roll { array, .. }
+            | NodeKind::AxisPermutation { array, .. } => {
+                vec![array]
+            }
+            NodeKind::Stack { arrays, .. } | NodeKind::Concatenate { arrays, .. } => arrays,
+            NodeKind::BasicIndex { array, indices }
+            | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
+            | NodeKind::AdvancedIndexInNoncontiguousAxes { array, indices } => std::iter::once(array)
+                .chain(indices.into_iter().filter_map(|i| match i {
+                    IndexItem::Array(a) => Some(a),
+                    _ => None,
+                }))
+                .collect(),
+            NodeKind::NamedArray { container, .. } => match Arc::into_inner(container.0) {
+                Some(inner) => inner.entries.into_values().collect(),
+                None => Vec::new(),
+            },
+        }
+    }
+
+    /// Equality of everything but the children, which [`Array::eq`] compares pairwise in
+    /// [`NodeKind::children`] order.
+    fn shallow_eq(&self, other: &NodeKind) -> bool {
+        use NodeKind::*;
+        fn items_eq(a: &[IndexItem], b: &[IndexItem]) -> bool {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|(x, y)| match (x, y) {
+                    (IndexItem::Int(p), IndexItem::Int(q)) => p == q,
+                    (IndexItem::Slice(p), IndexItem::Slice(q)) => p == q,
+                    (IndexItem::Array(_), IndexItem::Array(_)) => true,
+                    _ => false,
+                })
+        }
+        match (self, other) {
+            (Placeholder { name: a }, Placeholder { name: b }) => a == b,
+            (SizeParam { name: a }, SizeParam { name: b }) => a == b,
+            (DataWrapper { name: a, data: x }, DataWrapper { name: b, data: y }) => a == b && x == y,
+            (IndexLambda(a), IndexLambda(b)) => {
+                a.expr == b.expr
+                    && a.bindings.keys().eq(b.bindings.keys())
+                    && a.reduction_descriptors == b.reduction_descriptors
+            }
+            (Einsum(a), Einsum(b)) => a.access == b.access && a.reduction_descriptors == b.reduction_descriptors,
+            (Reshape { order: a, .. }, Reshape { order: b, .. }) => a == b,
+            (Roll { shift: s1, axis: a1, .. }, Roll { shift: s2, axis: a2, .. }) => s1 == s2 && a1 == a2,
+            (AxisPermutation { axes: a, .. }, AxisPermutation { axes: b, .. }) => a == b,
+            (Stack { arrays: x, axis: a }, Stack { arrays: y, axis: b })
+            | (Concatenate { arrays: x, axis: a }, Concatenate { arrays: y, axis: b }) => a == b && x.len() == y.len(),
+            (BasicIndex { indices: a, .. }, BasicIndex { indices: b, .. })
+            | (AdvancedIndexInContiguousAxes { indices: a, .. }, AdvancedIndexInContiguousAxes { indices: b, .. })
+            | (
+                AdvancedIndexInNoncontiguousAxes { indices: a, .. },
+                AdvancedIndexInNoncontiguousAxes { indices: b, .. },
+            ) => items_eq(a, b),
+            (NamedArray { container: c1, name: n1 }, NamedArray { container: c2, name: n2 }) => {
+                n1 == n2 && c1.0.tags == c2.0.tags && c1.0.entries.keys().eq(c2.0.entries.keys())
+            }
+            _ => false,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hashing, equality, drop.
+
+impl Hash for Array {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0.hash);
+    }
+}
+
+impl PartialEq for Array {
+    fn eq(&self, other: &Array) -> bool {
+        structurally_equal(vec![(self.clone(), other.clone())])
+    }
+}
+impl Eq for Array {}
+
+/// Structural equality of several pairs at once, sharing one memo table. Linear in the number of
+/// distinct node pairs visited; no recursion.
+fn structurally_equal(mut stack: Vec<(Array, Array)>) -> bool {
+    let mut assumed_equal: HashSet<(usize, usize)> = HashSet::new();
+    while let Some((a, b)) = stack.pop() {
+        if a.ptr_eq(&b) {
+            continue;
+        }
+        let (na, nb) = (&*a.0, &*b.0);
+        if na.hash != nb.hash {
+            return false;
+        }
+        // A pair under comparison is assumed equal: if it is not, some pair below it fails and the
+        // whole comparison returns false, so the assumption is never used wrongly.
+        if !assumed_equal.insert((a.id(), b.id())) {
+            continue;
+        }
+        if na.dtype != nb.dtype
+            || na.shape != nb.shape
+            || na.tags != nb.tags
+            || na.axes != nb.axes
+            || !na.kind.shallow_eq(&nb.kind)
+        {
+            return false;
+        }
+        let (ca, cb) = (na.kind.children(), nb.kind.children());
+        if ca.len() != cb.len() {
+            return false;
+        }
+        stack.extend(ca.into_iter().cloned().zip(cb.into_iter().cloned()));
+    }
+    true
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        // Dropping a long chain recursively would overflow the stack. Move the children out, and
+        // keep unwrapping those whose last handle this was; each node then drops with no children.
+        let kind = std::mem::replace(&mut self.kind, NodeKind::Placeholder { name: None });
+        let mut stack = kind.into_children();
+        while let Some(child) = stack.pop() {
+            if let Some(mut node) = Arc::into_inner(child.0) {
+                let kind = std::mem::replace(&mut node.kind, NodeKind::Placeholder { name: None });
+                stack.extend(kind.into_children());
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Construction.
+
+impl Array {
+    /// The one place a node is made: computes the hash. `axes` must have one entry per axis.
+    fn make(kind: NodeKind, shape: Shape, dtype: DType, tags: TagSet, axes: Arc<[Axis]>) -> Array {
+        debug_assert_eq!(axes.len(), shape.ndim());
+        let mut h = DefaultHasher::new();
+        kind.hash(&mut h);
+        shape.hash(&mut h);
+        dtype.hash(&mut h);
+        tags.hash(&mut h);
+        axes.hash(&mut h);
+        let hash = h.finish();
+        Array(Arc::new(Node { kind, shape, dtype, tags, axes, hash }))
+    }
+
+    /// A new node with no tags and untagged axes.
+    fn fresh(kind: NodeKind, shape: Shape, dtype: DType) -> Array {
+        let axes = vec![Axis::default(); shape.ndim()].into();
+        Array::make(kind, shape, dtype, TagSet::new(), axes)
+    }
+
+    /// The same node with other tags and axes.
+    fn with_metadata(&self, tags: TagSet, axes: Arc<[Axis]>) -> Array {
+        Array::make(self.0.kind.clone(), self.0.shape.clone(), self.0.dtype, tags, axes)
+    }
+
+    /// This array with `tag` added; an error if it conflicts with a tag of the same unique family.
+    pub fn tagged(&self, tag: impl Tag) -> Result<Array> {
+        Ok(self.with_metadata(self.0.tags.with(tag)?, self.0.axes.clone()))
+    }
+
+    /// This array with all of `tags` added.
+    pub fn tagged_with(&self, tags: impl IntoIterator<Item = TagRef>) -> Result<Array> {
+        Ok(self.with_metadata(self.0.tags.union(tags)?, self.0.axes.clone()))
+    }
+
+    /// This array without the tags in `tags`.
+    pub fn without_tags(&self, tags: &TagSet) -> Array {
+        self.with_metadata(self.0.tags.without(tags), self.0.axes.clone())
+    }
+
+    /// This array with its tags replaced by `tags`.
+    pub fn with_tags(&self, tags: TagSet) -> Array {
+        self.with_metadata(tags, self.0.axes.clone())
+    }
+
+    /// This array with `tag` added to axis `axis`.
+    pub fn with_tagged_axis(&self, axis: usize, tag: impl Tag) -> Result<Array> {
+        if axis >= self.ndim() {
+            return Err(Error::AxisOutOfRange {
+                op: "with_tagged_axis".into(),
+                axis: axis as i64,
+                shape: self.shape().clone(),
+            });
+        }
+        let mut axes = self.0.axes.to_vec();
+        axes[axis].tags = axes[axis].tags.with(tag)?;
+        Ok(self.with_metadata(self.0.tags.clone(), axes.into()))
+    }
+
+    /// This array with its axes' metadata replaced; `axes` must have one entry per axis.
+    pub fn with_axes(&self, axes: Vec<Axis>) -> Result<Array> {
+        if axes.len() != self.ndim() {
+            return Err(Error::invalid(
+                "with_axes",
+                format!("{} axes given for an array of shape {}", axes.len(), self.shape()),
+            ));
+        }
+        Ok(self.with_metadata(self.0.tags.clone(), axes.into()))
+    }
+
+    /// An input named `name` (or unnamed) of the given shape and dtype.
+    pub fn new_placeholder(name: Option<&str>, shape: Shape, dtype: DType) -> Result<Array> {
+        if let Some(n) = name {
+            names::check_array_name("Placeholder", n)?;
+        }
+        shape.validate("Placeholder")?;
+        Ok(Array::fresh(NodeKind::Placeholder { name: name.map(Into::into) }, shape, dtype))
+    }
+
+    /// The size parameter `name`: a 0-d `int64` input that shapes can refer to as `Dim::param(name)`.
+    pub fn new_size_param(name: &str) -> Result<Array> {
+        names::check_array_name("SizeParam", name)?;
+        Ok(Array::fresh(NodeKind::SizeParam { name: name.into() }, Shape::scalar(), DType::I64))
+    }
+
+    /// Wraps data known now. The wrapper owns a reference to the data; the data is freed when the
+    /// last handle to the wrapper (and any DAG using it) drops.
+    pub fn new_data_wrapper(data: impl Into<Arc<ArrayData>>, name: Option<&str>) -> Result<Array> {
+        if let Some(n) = name {
+            names::check_array_name("DataWrapper", n)?;
+        }
+        let data: Arc<ArrayData> = data.into();
+        let shape = Shape::from(data.shape());
+        let dtype = data.dtype();
+        Ok(Array::fresh(NodeKind::DataWrapper { name: name.map(Into::into), data: DataRef(data) }, shape, dtype))
+    }
+
+    /// `result[_0, …] = expr`: the dtype is the expression's (see [`Expr::dtype`]).
+    ///
+    /// Checks: binding names are identifiers outside the iname namespaces; every variable of `expr`
+    /// is an iname below `shape.ndim()`, a bound reduction iname or a binding; every reduction iname
+    /// has a descriptor and every descriptor a reduction iname.
+    pub fn new_index_lambda(
+        expr: Expr,
+        shape: Shape,
+        bindings: BTreeMap<Arc<str>, Array>,
+        reduction_descriptors: BTreeMap<Arc<str>, ReductionDescriptor>,
+    ) -> Result<Array> {
+        shape.validate("IndexLambda")?;
+        for name in bindings.keys() {
+            names::check_binding_name(name)?;
+        }
+        struct Env<'a> {
+            ndim: usize,
+            bindings: &'a BTreeMap<Arc<str>, Array>,
+        }
+        impl TypeEnv for Env<'_> {
+            fn ndim(&self) -> usize {
+                self.ndim
+            }
+            fn binding(&self, name: &str) -> Option<(DType, usize)> {
+                self.bindings.get(name).map(|a| (a.dtype(), a.ndim()))
+            }
+            fn describe(&self) -> String {
+                let names: Vec<&str> = self.bindings.keys().map(|k| &**k).collect();
+                format!("inames _0.._{}; bindings [{}]", self.ndim, names.join(", "))
+            }
+        }
+        let dtype = expr.dtype(&Env { ndim: shape.ndim(), bindings: &bindings })?;
+        let mut used: BTreeSet<Arc<str>> = BTreeSet::new();
+        expr.walk(&mut |e| {
+            if let Expr::Reduce(r) = e {
+                used.extend(r.inames.iter().map(|b| b.iname.clone()));
+            }
+        });
+        if let Some(missing) = used.iter().find(|i| !reduction_descriptors.contains_key(*i)) {
+            return Err(Error::MissingReductionDescriptor { iname: missing.to_string() });
+        }
+        if let Some(extra) = reduction_descriptors.keys().find(|k| !used.contains(*k)) {
+            return Err(Error::invalid(
+                "IndexLambda",
+                format!("reduction descriptor for {extra:?}, which no reduction uses"),
+            ));
+        }
+        Ok(Array::fresh(NodeKind::IndexLambda(IndexLambda { expr, bindings, reduction_descriptors }), shape, dtype))
+    }
+
+    /// An Einstein summation. `access[k]` maps each axis of `args[k]` to an output axis or a
+    /// reduction index; the output axes used must be `0..m` and the reduction indices `0..r`, with
+    /// lengths that agree (or are 1, which broadcasts). Missing reduction descriptors are empty.
+    pub fn new_einsum(
+        access: Vec<Vec<EinsumAxis>>,
+        args: Vec<Array>,
+        mut reduction_descriptors: BTreeMap<usize, ReductionDescriptor>,
+    ) -> Result<Array> {
+        let op = "Einsum";
+        if args.is_empty() || access.len() != args.len() {
+            return Err(Error::invalid(op, format!("{} access descriptors for {} operands", access.len(), args.len())));
+        }
+        let mut lengths: BTreeMap<EinsumAxis, Dim> = BTreeMap::new();
+        for (k, (acc, arg)) in access.iter().zip(&args).enumerate() {
+            if acc.len() != arg.ndim() {
+                return Err(Error::ShapeMismatch {
+                    op: op.into(),
+                    expected: format!("{} axes for operand {k}", acc.len()),
+                    got: arg.shape().clone(),
+                });
+            }
+            for (axis, (idx, len)) in acc.iter().zip(arg.shape().dims()).enumerate() {
+                if acc[..axis].contains(idx) {
+                    return Err(Error::invalid(op, format!("operand {k} uses index {idx:?} twice")));
+                }
+                match lengths.get(idx) {
+                    None => {
+                        lengths.insert(*idx, len.clone());
+                    }
+                    Some(l) if l == len || *len == Dim::new(1) => {}
+                    Some(l) if *l == Dim::new(1) => {
+                        lengths.insert(*idx, len.clone());
+                    }
+                    Some(l) => {
+                        return Err(Error::ShapeMismatch {
+                            op: op.into(),
+                            expected: format!("length {l} for index {idx:?} of operand {k}"),
+                            got: arg.shape().clone(),
+                        });
+                    }
+                }
+            }
+        }
+        let out: Vec<usize> =
+            lengths.keys().filter_map(|k| if let EinsumAxis::Elementwise(i) = k { Some(*i) } else { None }).collect();
+        let red: Vec<usize> =
+            lengths.keys().filter_map(|k| if let EinsumAxis::Reduction(i) = k { Some(*i) } else { None }).collect();
+        if out.iter().enumerate().any(|(i, &j)| i != j) || red.iter().enumerate().any(|(i, &j)| i != j) {
+            return Err(Error::invalid(
+                op,
+                format!("indices must be numbered from 0 without gaps: output {out:?}, reduction {red:?}"),
+            ));
+        }
+        if let Some(extra) = reduction_descriptors.keys().find(|k| !red.contains(k)) {
+            return Err(Error::invalid(op, format!("reduction descriptor for unknown reduction index {extra}")));
+        }
+        for r in &red {
+            reduction_descriptors.entry(*r).or_default();
+        }
+        let shape: Shape = out.iter().map(|i| lengths[&EinsumAxis::Elementwise(*i)].clone()).collect();
+        let dtype = result_type_many(args.iter().map(Array::dtype)).expect("at least one operand");
+        Ok(Array::fresh(NodeKind::Einsum(Einsum { access, args, reduction_descriptors }), shape, dtype))
+    }
+
+    /// `array` reshaped to `shape` in `order`; the sizes must agree (as polynomials in the size
+    /// parameters, for symbolic shapes).
+    pub fn new_reshape(array: &Array, shape: Shape, order: Order) -> Result<Array> {
+        let op = "Reshape";
+        shape.validate(op)?;
+        if SizePolynomial::of(&shape, op)? != SizePolynomial::of(array.shape(), op)? {
+            return Err(Error::ShapeMismatch {
+                op: op.into(),
+                expected: format!("a shape with as many elements as {}", shape),
+                got: array.shape().clone(),
+            });
+        }
+        Ok(Array::fresh(NodeKind::Reshape { array: array.clone(), order }, shape, array.dtype()))
+    }
+
+    /// `numpy.roll(array, shift, axis)`.
+    pub fn new_roll(array: &Array, shift: i64, axis: usize) -> Result<Array> {
+        check_axis("Roll", axis, array.shape())?;
+        Ok(Array::fresh(NodeKind::Roll { array: array.clone(), shift, axis }, array.shape().clone(), array.dtype()))
+    }
+
+    /// `numpy.transpose(array, axes)`; `axes` must be a permutation of `0..ndim`.
+    pub fn new_axis_permutation(array: &Array, axes: Vec<usize>) -> Result<Array> {
+        let ndim = array.ndim();
+        let mut seen = vec![false; ndim];
+        let valid = axes.len() == ndim && axes.iter().all(|&a| a < ndim && !std::mem::replace(&mut seen[a], true));
+        if !valid {
+            return Err(Error::invalid(
+                "AxisPermutation",
+                format!("{axes:?} is not a permutation of the axes of an array of shape {}", array.shape()),
+            ));
+        }
+        let shape: Shape = axes.iter().map(|&a| array.shape()[a].clone()).collect();
+        Ok(Array::fresh(NodeKind::AxisPermutation { array: array.clone(), axes }, shape, array.dtype()))
+    }
+
+    /// `numpy.stack(arrays, axis)`: the arrays must share one shape; the dtype is their result type.
+    pub fn new_stack(arrays: Vec<Array>, axis: usize) -> Result<Array> {
+        let op = "Stack";
+        let first = arrays.first().ok_or_else(|| Error::invalid(op, "needs at least one array"))?;
+        if axis > first.ndim() {
+            return Err(Error::AxisOutOfRange { op: op.into(), axis: axis as i64, shape: first.shape().clone() });
+        }
+        if let Some(bad) = arrays.iter().find(|a| a.shape() != first.shape()) {
+            return Err(Error::ShapeMismatch {
+                op: op.into(),
+                expected: format!("every array of shape {}", first.shape()),
+                got: bad.shape().clone(),
+            });
+        }
+        let mut dims = first.shape().dims().to_vec();
+        dims.insert(axis, Dim::from(arrays.len()));
+        let dtype = result_type_many(arrays.iter().map(Array::dtype)).expect("non-empty");
+        Ok(Array::fresh(NodeKind::Stack { arrays, axis }, dims.into(), dtype))
+    }
+
+    /// `numpy.concatenate(arrays, axis)`: every axis but `axis` must agree.
+    pub fn new_concatenate(arrays: Vec<Array>, axis: usize) -> Result<Array> {
+        let op = "Concatenate";
+        let first = arrays.first().ok_or_else(|| Error::invalid(op, "needs at least one array"))?;
+        check_axis(op, axis, first.shape())?;
+        let mut length = Dim::new(0);
+        for a in &arrays {
+            let compatible =
+                a.ndim() == first.ndim() && (0..a.ndim()).all(|i| i == axis || a.shape()[i] == first.shape()[i]);
+            if !compatible {
+                return Err(Error::ShapeMismatch {
+                    op: op.into(),
+                    expected: format!("shape {} outside axis {axis}", first.shape()),
+                    got: a.shape().clone(),
+                });
+            }
+            length = length.add(&a.shape()[axis])?;
+        }
+        let mut dims = first.shape().dims().to_vec();
+        dims[axis] = length;
+        let dtype = result_type_many(arrays.iter().map(Array::dtype)).expect("non-empty");
+        Ok(Array::fresh(NodeKind::Concatenate { arrays, axis }, dims.into(), dtype))
+    }
+
+    /// Indexing by integers and normalized slices, one per axis.
+    pub fn new_basic_index(array: &Array, indices: Vec<IndexItem>) -> Result<Array> {
+        let op = "BasicIndex";
+        if indices.iter().any(|i| matches!(i, IndexItem::Array(_))) {
+            return Err(Error::invalid(op, "index arrays need an advanced index node"));
+        }
+        let shape = index_result_shape(op, array, &indices, false)?;
+        Ok(Array::fresh(NodeKind::BasicIndex { array: array.clone(), indices }, shape, array.dtype()))
+    }
+
+    /// Advanced indexing whose array (and integer) indices are adjacent.
+    pub fn new_advanced_index_contiguous(array: &Array, indices: Vec<IndexItem>) -> Result<Array> {
+        let op = "AdvancedIndexInContiguousAxes";
+        if !advanced_indices_contiguous(op, &indices)? {
+            return Err(Error::invalid(
+                op,
+                "the advanced indices are not adjacent; use AdvancedIndexInNoncontiguousAxes",
+            ));
+        }
+        let shape = index_result_shape(op, array, &indices, true)?;
+        Ok(Array::fresh(
+            NodeKind::AdvancedIndexInContiguousAxes { array: array.clone(), indices },
+            shape,
+            array.dtype(),
+        ))
+    }
+
+    /// Advanced indexing whose array (and integer) indices are separated by a slice.
+    pub fn new_advanced_index_noncontiguous(array: &Array, indices: Vec<IndexItem>) -> Result<Array> {
+        let op = "AdvancedIndexInNoncontiguousAxes";
+        if advanced_indices_contiguous(op, &indices)? {
+            return Err(Error::invalid(op, "the advanced indices are adjacent; use AdvancedIndexInContiguousAxes"));
+        }
+        let shape = index_result_shape(op, array, &indices, false)?;
+        Ok(Array::fresh(
+            NodeKind::AdvancedIndexInNoncontiguousAxes { array: array.clone(), indices },
+            shape,
+            array.dtype(),
+        ))
+    }
+
+    /// The entry `name` of `container`, as an array.
+    pub fn new_named_array(container: &DictOfNamedArrays, name: &str) -> Result<Array> {
+        let entry = container.get(name).ok_or_else(|| {
+            Error::invalid(
+                "NamedArray",
+                format!("no entry {name:?}; entries are {:?}", container.names().collect::<Vec<_>>()),
+            )
+        })?;
+        let (shape, dtype) = (entry.shape().clone(), entry.dtype());
+        Ok(Array::fresh(NodeKind::NamedArray { container: container.clone(), name: name.into() }, shape, dtype))
+    }
+}
+
+fn check_axis(op: &str, axis: usize, shape: &Shape) -> Result<()> {
+    if axis < shape.ndim() {
+        Ok(())
+    } else {
+        Err(Error::AxisOutOfRange { op: op.into(), axis: axis as i64, shape: shape.clone() })
+    }
+}
+
+/// numpy's rule: with at least one index array, integer indices count as (0-d) advanced indices too.
+/// Returns whether the advanced positions are adjacent; an error if there are none.
+fn advanced_indices_contiguous(op: &str, indices: &[IndexItem]) -> Result<bool> {
+    let positions: Vec<usize> =
+        indices.iter().enumerate().filter(|(_, i)| !matches!(i, IndexItem::Slice(_))).map(|(p, _)| p).collect();
+    if !indices.iter().any(|i| matches!(i, IndexItem::Array(_))) {
+        return Err(Error::invalid(op, "needs at least one index array"));
+    }
+    Ok(positions.windows(2).all(|w| w[1] == w[0] + 1))
+}
+
+/// The result shape of indexing `array` by `indices` (one per axis). Advanced index shapes are
+/// broadcast together and placed where the first advanced index stands (`in_place`) or in front.
+fn index_result_shape(op: &str, array: &Array, indices: &[IndexItem], in_place: bool) -> Result<Shape> {
+    let shape = array.shape();
+    if indices.len() != shape.ndim() {
+        return Err(Error::invalid(op, format!("{} indices for an array of shape {shape}", indices.len())));
+    }
+    let has_arrays = indices.iter().any(|i| matches!(i, IndexItem::Array(_)));
+    let mut index_shapes = Vec::new();
+    for item in indices {
+        if let IndexItem::Array(idx) = item {
+            if !idx.dtype().is_integer() {
+                return Err(Error::unsupported_dtype(op, idx.dtype(), "index arrays must have an integer dtype"));
+            }
+            index_shapes.push(idx.shape());
+        }
+    }
+    let scalar = Shape::scalar();
+    if has_arrays && indices.iter().any(|i| matches!(i, IndexItem::Int(_))) {
+        index_shapes.push(&scalar);
+    }
+    let broadcast = broadcast_shapes(op, &index_shapes)?;
+    let mut out: Vec<Dim> = Vec::new();
+    let mut placed = false;
+    for (axis, (item, len)) in indices.iter().zip(shape.dims()).enumerate() {
+        match item {
+            IndexItem::Int(i) => check_int_index(op, i, axis, len, shape)?,
+            IndexItem::Slice(s) => {
+                check_slice(op, s, axis, len, shape)?;
+                out.push(s.length(op)?);
+                continue;
+            }
+            IndexItem::Array(_) => {}
+        }
+        if has_arrays && in_place && !placed {
+            out.extend(broadcast.dims().iter().cloned());
+            placed = true;
+        }
+    }
+    if has_arrays && !in_place {
+        let mut all = broadcast.into_dims();
+        all.extend(out);
+        out = all;
+    }
+    Ok(out.into())
+}
+
+fn check_int_index(op: &str, i: &Dim, axis: usize, len: &Dim, shape: &Shape) -> Result<()> {
+    let out_of_range = || Error::IndexOutOfRange {
+        op: op.into(),
+        index: i.constant(),
+        axis,
+        length: len.to_string(),
+        shape: shape.clone(),
+    };
+    if i.is_provably_negative() || len.sub(i)?.sub(&Dim::new(1))?.is_provably_negative() {
+        return Err(out_of_range());
+    }
+    Ok(())
+}
+
+fn check_slice(op: &str, s: &NormalizedSlice, axis: usize, len: &Dim, shape: &Shape) -> Result<()> {
+    if s.step == 0 {
+        return Err(Error::invalid(op, format!("slice step 0 on axis {axis}")));
+    }
+    let n = s.length(op)?;
+    if n.as_int() == Some(0) {
+        return Ok(());
+    }
+    // First and last selected indices must lie in 0..len.
+    let last = s.start.add(&n.sub(&Dim::new(1))?.mul_int(s.step)?)?;
+    for idx in [&s.start, &last] {
+        check_int_index(op, idx, axis, len, shape)?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// DictOfNamedArrays.
+
+impl DictOfNamedArrays {
+    /// Named results; names must be valid output names and distinct.
+    ///
+    /// ```
+    /// use pytato_core::{Array, DType, Shape, DictOfNamedArrays};
+    /// let x = Array::new_placeholder(Some("x"), Shape::from([3]), DType::F64).unwrap();
+    /// let d = DictOfNamedArrays::new([("out", x.clone())]).unwrap();
+    /// assert!(d.get("out").unwrap().ptr_eq(&x));
+    /// ```
+    pub fn new<'a>(entries: impl IntoIterator<Item = (&'a str, Array)>) -> Result<DictOfNamedArrays> {
+        let mut map = BTreeMap::new();
+        for (name, array) in entries {
+            names::check_array_name("output", name)?;
+            if map.insert(Arc::<str>::from(name), array).is_some() {
+                return Err(Error::invalid("DictOfNamedArrays", format!("output name {name:?} given twice")));
+            }
+        }
+        Ok(DictOfNamedArrays::from_map(map, TagSet::new()))
+    }
+
+    fn from_map(entries: BTreeMap<Arc<str>, Array>, tags: TagSet) -> DictOfNamedArrays {
+        let mut h = DefaultHasher::new();
+        entries.hash(&mut h);
+        tags.hash(&mut h);
+        let hash = h.finish();
+        DictOfNamedArrays(Arc::new(DictInner { entries, tags, hash }))
+    }
+
+    /// The entry `name`.
+    pub fn get(&self, name: &str) -> Option<&Array> {
+        self.0.entries.get(name)
+    }
+    /// The names, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.entries.keys().map(|k| &**k)
+    }
+    /// `(name, array)` pairs, in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Array)> {
+        self.0.entries.iter().map(|(k, v)| (&**k, v))
+    }
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.0.entries.len()
+    }
+    /// `true` when there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.0.entries.is_empty()
+    }
+    /// The tags.
+    pub fn tags(&self) -> &TagSet {
+        &self.0.tags
+    }
+    /// The dictionary with `tag` added.
+    pub fn tagged(&self, tag: impl Tag) -> Result<DictOfNamedArrays> {
+        Ok(DictOfNamedArrays::from_map(self.0.entries.clone(), self.0.tags.with(tag)?))
+    }
+}
+
+impl PartialEq for DictOfNamedArrays {
+    fn eq(&self, other: &DictOfNamedArrays) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+            || (self.0.hash == other.0.hash
+                && self.0.tags == other.0.tags
+                && self.0.entries.keys().eq(other.0.entries.keys())
+                && structurally_equal(
+                    self.0.entries.values().cloned().zip(other.0.entries.values().cloned()).collect(),
+                ))
+    }
+}
+impl Eq for DictOfNamedArrays {}
+
+impl Hash for DictOfNamedArrays {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0.hash);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs.
+
+/// The inputs of a DAG, by name.
+#[derive(Clone, Default)]
+pub struct Inputs {
+    /// Named placeholders, size parameters and data wrappers.
+    pub named: BTreeMap<String, Array>,
+    /// Unnamed placeholders and data wrappers, in the order first met.
+    pub unnamed: Vec<Array>,
+}
+
+/// Collects the inputs of the DAGs rooted at `roots`, and the size variables their shapes use.
+///
+/// Two inputs with one name must be the same input (structurally equal: the same placeholder
+/// declared twice is one input); otherwise this is [`Error::DuplicateName`], naming both.
+pub fn collect_inputs<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Result<Inputs> {
+    let mut inputs = Inputs::default();
+    let mut unnamed_seen = HashSet::new();
+    for node in unique_nodes(roots) {
+        if !node.is_input() {
+            continue;
+        }
+        match node.name() {
+            None => {
+                if unnamed_seen.insert(node.id()) {
+                    inputs.unnamed.push(node.clone());
+                }
+            }
+            Some(name) => match inputs.named.get(name) {
+                Some(existing) if *existing != node => {
+                    return Err(Error::DuplicateName {
+                        name: name.to_string(),
+                        first: existing.summary(),
+                        second: node.summary(),
+                    });
+                }
+                Some(_) => {}
+                None => {
+                    inputs.named.insert(name.to_string(), node.clone());
+                }
+            },
+        }
+    }
+    Ok(inputs)
+}
+
+/// Every distinct node (by identity) reachable from `roots`, parents before children.
+pub fn unique_nodes<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Vec<Array> {
+    let mut seen = HashSet::new();
+    let mut stack: Vec<Array> = roots.into_iter().cloned().collect();
+    stack.reverse();
+    let mut out = Vec::new();
+    while let Some(a) = stack.pop() {
+        if !seen.insert(a.id()) {
+            continue;
+        }
+        stack.extend(a.children().into_iter().rev().cloned());
+        out.push(a);
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Display.
+
+/// How deep `Debug`/`Display` descend before writing `…`.
+pub const REPR_DEPTH: usize = 3;
+
+impl Array {
+    /// A one-line description: kind, name, shape and dtype.
+    pub fn summary(&self) -> String {
+        let mut s = format!("{}(", self.kind_name());
+        if let Some(n) = self.name() {
+            s += &format!("name={n:?}, ");
+        }
+        s += &format!("shape={}, dtype={})", self.shape(), self.dtype());
+        s
+    }
+
+    /// The repr of the DAG down to `depth` levels (deeper arrays print as `…`).
+    pub fn repr(&self, depth: usize) -> String {
+        let mut s = String::new();
+        self.write_repr(&mut s, depth).expect("writing to a String");
+        s
+    }
+
+    fn write_repr(&self, f: &mut impl fmt::Write, depth: usize) -> fmt::Result {
+        if depth == 0 {
+            return f.write_str("…");
+        }
+        write!(f, "{}(", self.kind_name())?;
+        let child = |f: &mut dyn fmt::Write, a: &Array| -> fmt::Result {
+            let mut s = String::new();
+            a.write_repr(&mut s, depth - 1)?;
+            f.write_str(&s)
+        };
+        let list = |f: &mut dyn fmt::Write, arrays: &[Array]| -> fmt::Result {
+            f.write_str("[")?;
+            for (i, a) in arrays.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                child(f, a)?;
+            }
+            f.write_str("]")
+        };
+        match self.kind() {
+            NodeKind::Placeholder { name } | NodeKind::DataWrapper { name, .. } => {
+                if let Some(n) = name {
+                    write!(f, "name={n:?}, ")?;
+                }
+            }
+            NodeKind::SizeParam { name } => write!(f, "name={name:?}, ")?,
+            NodeKind::IndexLambda(il) => {
+                write!(f, "expr={}, bindings={{", il.expr)?;
+                for (i, (name, a)) in il.bindings.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{name}: ")?;
+                    child(f, a)?;
+                }
+                f.write_str("}, ")?;
+            }
+            NodeKind::Einsum(e) => {
+                write!(f, "access={:?}, args=", e.access)?;
+                list(f, &e.args)?;
+                f.write_str(", ")?;
+            }
+            NodeKind::Reshape { array, order } => {
+                write!(f, "order={order:?}, array=")?;
+                child(f, array)?;
+                f.write_str(", ")?;
+            }
+            NodeKind::Roll { array, shift, axis } => {
+                write!(f, "shift={shift}, axis={axis}, array=")?;
+                child(f, array)?;
+                f.write_str(", ")?;
+            }
+            NodeKind::AxisPermutation { array, axes } => {
+                write!(f, "axes={axes:?}, array=")?;
+                child(f, array)?;
+                f.write_str(", ")?;
+            }
+            NodeKind::Stack { arrays, axis } | NodeKind::Concatenate { arrays, axis } => {
+                write!(f, "axis={axis}, arrays=")?;
+                list(f, arrays)?;
+                f.write_str(", ")?;
+            }
+            NodeKind::BasicIndex { array, indices }
+            | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
+            | NodeKind::AdvancedIndexInNoncontiguousAxes { array, indices } => {
+                f.write_str("array=")?;
+                child(f, array)?;
+                f.write_str(", indices=(")?;
+                for (i, item) in indices.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    match item {
+                        IndexItem::Int(d) => write!(f, "{d}")?,
+                        IndexItem::Slice(s) => write!(f, "{}:{}:{}", s.start, s.stop, s.step)?,
+                        IndexItem::Array(a) => child(f, a)?,
+                    }
+                }
+                f.write_str("), ")?;
+            }
+            NodeKind::NamedArray { container, name } => {
+                write!(f, "name={name:?}, container={:?}, ", container.names().collect::<Vec<_>>())?;
+            }
+        }
+        write!(f, "shape={}, dtype={}", self.shape(), self.dtype())?;
+        if !self.tags().is_empty() {
+            write!(f, ", tags={}", self.tags())?;
+        }
+        if self.axes().iter().any(|a| !a.tags.is_empty()) {
+            let axes: Vec<String> = self.axes().iter().map(|a| a.tags.to_string()).collect();
+            write!(f, ", axes=[{}]", axes.join(", "))?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl fmt::Debug for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.repr(REPR_DEPTH))
+    }
+}
+
+impl fmt::Display for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.repr(REPR_DEPTH))
+    }
+}
+
+impl fmt::Debug for DictOfNamedArrays {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("DictOfNamedArrays({")?;
+        for (i, (name, a)) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{name:?}: {}", a.repr(REPR_DEPTH - 1))?;
+        }
+        f.write_str("})")
+    }
+}
+
+// Handles cross threads: programs compile and run DAGs on worker threads.
+const _: () = {
+    const fn check<T: Send + Sync>() {}
+    check::<Array>();
+    check::<DictOfNamedArrays>();
+};

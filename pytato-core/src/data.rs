@@ -1,0 +1,186 @@
+//! [`ArrayData`]: an `ndarray` array of any supported dtype.
+//!
+//! This is what a `DataWrapper` holds and what programs take as inputs and give as outputs.
+//!
+//! ```
+//! use ndarray::ArrayD;
+//! use pytato_core::{ArrayData, DType};
+//! let data = ArrayData::from(ArrayD::<f32>::zeros(vec![2, 3]));
+//! assert_eq!(data.dtype(), DType::F32);
+//! assert_eq!(data.shape(), &[2, 3]);
+//! assert!(data.as_array::<f32>().is_some());
+//! ```
+
+use ndarray::ArrayD;
+use num_complex::{Complex32, Complex64};
+
+use crate::dtype::DType;
+use crate::scalar::{Element, Scalar};
+
+/// A dynamically typed n-dimensional array: one `ndarray::ArrayD` per dtype.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub enum ArrayData {
+    Bool(ArrayD<bool>),
+    I8(ArrayD<i8>),
+    I16(ArrayD<i16>),
+    I32(ArrayD<i32>),
+    I64(ArrayD<i64>),
+    U8(ArrayD<u8>),
+    U16(ArrayD<u16>),
+    U32(ArrayD<u32>),
+    U64(ArrayD<u64>),
+    F32(ArrayD<f32>),
+    F64(ArrayD<f64>),
+    C64(ArrayD<Complex32>),
+    C128(ArrayD<Complex64>),
+}
+
+/// Calls `$body` with `$a` bound to the `ArrayD<T>` inside any [`ArrayData`] variant.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! for_each_array_data {
+    ($d:expr, $a:ident => $body:expr) => {
+        match $d {
+            $crate::data::ArrayData::Bool($a) => $body,
+            $crate::data::ArrayData::I8($a) => $body,
+            $crate::data::ArrayData::I16($a) => $body,
+            $crate::data::ArrayData::I32($a) => $body,
+            $crate::data::ArrayData::I64($a) => $body,
+            $crate::data::ArrayData::U8($a) => $body,
+            $crate::data::ArrayData::U16($a) => $body,
+            $crate::data::ArrayData::U32($a) => $body,
+            $crate::data::ArrayData::U64($a) => $body,
+            $crate::data::ArrayData::F32($a) => $body,
+            $crate::data::ArrayData::F64($a) => $body,
+            $crate::data::ArrayData::C64($a) => $body,
+            $crate::data::ArrayData::C128($a) => $body,
+        }
+    };
+}
+
+/// An [`Element`] type that [`ArrayData`] can hold.
+pub trait DataElement: Element {
+    /// Wraps an array.
+    fn wrap(array: ArrayD<Self>) -> ArrayData;
+    /// The array inside, if `data` holds this element type.
+    fn unwrap_ref(data: &ArrayData) -> Option<&ArrayD<Self>>;
+    /// The array inside, if `data` holds this element type.
+    fn unwrap(data: ArrayData) -> Result<ArrayD<Self>, ArrayData>;
+}
+
+macro_rules! impl_data_element {
+    ($($t:ty => $variant:ident),* $(,)?) => {$(
+        impl DataElement for $t {
+            fn wrap(array: ArrayD<Self>) -> ArrayData {
+                ArrayData::$variant(array)
+            }
+            fn unwrap_ref(data: &ArrayData) -> Option<&ArrayD<Self>> {
+                match data {
+                    ArrayData::$variant(a) => Some(a),
+                    _ => None,
+                }
+            }
+            fn unwrap(data: ArrayData) -> Result<ArrayD<Self>, ArrayData> {
+                match data {
+                    ArrayData::$variant(a) => Ok(a),
+                    other => Err(other),
+                }
+            }
+        }
+        impl From<ArrayD<$t>> for ArrayData {
+            fn from(array: ArrayD<$t>) -> ArrayData {
+                ArrayData::$variant(array)
+            }
+        }
+    )*};
+}
+
+impl_data_element!(
+    bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64,
+    u8 => U8, u16 => U16, u32 => U32, u64 => U64,
+    f32 => F32, f64 => F64, Complex32 => C64, Complex64 => C128,
+);
+
+impl ArrayData {
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        use ArrayData::*;
+        match self {
+            Bool(_) => DType::Bool,
+            I8(_) => DType::I8,
+            I16(_) => DType::I16,
+            I32(_) => DType::I32,
+            I64(_) => DType::I64,
+            U8(_) => DType::U8,
+            U16(_) => DType::U16,
+            U32(_) => DType::U32,
+            U64(_) => DType::U64,
+            F32(_) => DType::F32,
+            F64(_) => DType::F64,
+            C64(_) => DType::C64,
+            C128(_) => DType::C128,
+        }
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        for_each_array_data!(self, a => a.shape())
+    }
+
+    /// Number of axes.
+    pub fn ndim(&self) -> usize {
+        self.shape().len()
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        for_each_array_data!(self, a => a.len())
+    }
+
+    /// `true` when the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The array as `ArrayD<T>`, if `T` is its element type.
+    pub fn as_array<T: DataElement>(&self) -> Option<&ArrayD<T>> {
+        T::unwrap_ref(self)
+    }
+
+    /// Consumes the data, giving `ArrayD<T>` if `T` is its element type.
+    pub fn into_array<T: DataElement>(self) -> Result<ArrayD<T>, ArrayData> {
+        T::unwrap(self)
+    }
+
+    /// A 0-d array holding `value`.
+    pub fn from_scalar(value: Scalar) -> ArrayData {
+        crate::for_each_scalar!(value, v => ArrayData::from(ndarray::arr0(v).into_dyn()))
+    }
+
+    /// An array of `shape` filled with zeros of `dtype`.
+    pub fn zeros(dtype: DType, shape: &[usize]) -> ArrayData {
+        crate::for_each_scalar!(Scalar::zero(dtype), v => ArrayData::from(ArrayD::from_elem(shape, v)))
+    }
+
+    /// The element at a flat position in logical (C) order, as a [`Scalar`].
+    pub fn get_flat(&self, index: usize) -> Option<Scalar> {
+        for_each_array_data!(self, a => a.iter().nth(index).map(|v| v.into_scalar()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_access() {
+        let d = ArrayData::from(ndarray::arr1(&[1i16, 2, 3]).into_dyn());
+        assert_eq!(d.dtype(), DType::I16);
+        assert_eq!(d.len(), 3);
+        assert!(d.as_array::<i32>().is_none());
+        assert_eq!(d.get_flat(2), Some(Scalar::I16(3)));
+        assert_eq!(ArrayData::zeros(DType::C64, &[2]).get_flat(1), Some(Scalar::C64(Complex32::new(0.0, 0.0))));
+        assert_eq!(ArrayData::from_scalar(Scalar::Bool(true)).shape(), &[] as &[usize]);
+    }
+}

@@ -1,0 +1,208 @@
+//! The error type of the core crate.
+//!
+//! Every message names the operation that failed and shows the shapes, dtypes, axes or names involved,
+//! so that a user can find the offending call without a debugger.
+
+use crate::dtype::DType;
+use crate::shape::Shape;
+
+/// Result alias used throughout the crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong while building or checking an array expression.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Shapes that numpy broadcasting cannot combine.
+    #[error("{op}: shapes {} cannot be broadcast together", fmt_shapes(.shapes))]
+    BroadcastMismatch {
+        /// The operation.
+        op: String,
+        /// The operand shapes.
+        shapes: Vec<Shape>,
+    },
+    /// A shape that does not have the length or layout an operation needs.
+    #[error("{op}: shape mismatch: expected {expected}, got {got}")]
+    ShapeMismatch {
+        /// The operation.
+        op: String,
+        /// What was expected, in words or as a shape.
+        expected: String,
+        /// The offending shape.
+        got: Shape,
+    },
+    /// An axis length that is, or would be, negative.
+    #[error("{op}: axis length {length} is negative")]
+    NegativeLength {
+        /// The operation.
+        op: String,
+        /// The length, as written.
+        length: String,
+    },
+    /// Arithmetic on axis lengths that leaves the affine expressions shapes are made of.
+    #[error("{op}: `{lhs}` and `{rhs}` give a non-affine axis length (shapes must be affine in size parameters)")]
+    NonAffine {
+        /// The arithmetic operation.
+        op: String,
+        /// Left operand.
+        lhs: String,
+        /// Right operand.
+        rhs: String,
+    },
+    /// An integer overflow in shape or index arithmetic.
+    #[error("{op}: integer overflow computing {what}")]
+    Overflow {
+        /// The operation.
+        op: String,
+        /// What was being computed.
+        what: String,
+    },
+    /// An axis number outside `-ndim..ndim`.
+    #[error("{op}: axis {axis} is out of range for an array of shape {shape}")]
+    AxisOutOfRange {
+        /// The operation.
+        op: String,
+        /// The axis as given.
+        axis: i64,
+        /// The array's shape.
+        shape: Shape,
+    },
+    /// An integer index outside its axis.
+    #[error("{op}: index {index} is out of range for axis {axis} of length {length} (shape {shape})")]
+    IndexOutOfRange {
+        /// The operation.
+        op: String,
+        /// The index as given.
+        index: i64,
+        /// The axis.
+        axis: usize,
+        /// The axis length.
+        length: String,
+        /// The array's shape.
+        shape: Shape,
+    },
+    /// A dtype an operation does not accept.
+    #[error("{op}: unsupported dtype {dtype}{}", fmt_detail(.detail))]
+    UnsupportedDType {
+        /// The operation.
+        op: String,
+        /// The offending dtype.
+        dtype: DType,
+        /// Why, or what would be accepted.
+        detail: String,
+    },
+    /// Operands whose dtypes must agree and do not.
+    #[error("{op}: dtype mismatch: {lhs} and {rhs}")]
+    DTypeMismatch {
+        /// The operation.
+        op: String,
+        /// First dtype.
+        lhs: DType,
+        /// Second dtype.
+        rhs: DType,
+    },
+    /// A Python-style scalar that does not fit the dtype it must take (numpy 2 raises `OverflowError`).
+    #[error("Python integer {value} out of bounds for {dtype}")]
+    ScalarOutOfRange {
+        /// The value, as written.
+        value: String,
+        /// The dtype it had to fit.
+        dtype: DType,
+    },
+    /// A string that is not an identifier where one is needed.
+    #[error("{what} name {name:?} is not an identifier")]
+    InvalidName {
+        /// What was being named.
+        what: String,
+        /// The name as given.
+        name: String,
+    },
+    /// A name in one of the reserved namespaces.
+    #[error("{what} name {name:?} is reserved: {reason}")]
+    ReservedName {
+        /// What was being named.
+        what: String,
+        /// The name as given.
+        name: String,
+        /// Which reserved pattern it matches.
+        reason: String,
+    },
+    /// Two different input arrays with one name in one DAG.
+    #[error("two different inputs share the name {name:?}: {first} and {second}")]
+    DuplicateName {
+        /// The shared name.
+        name: String,
+        /// A description of the first input.
+        first: String,
+        /// A description of the second input.
+        second: String,
+    },
+    /// A variable in a scalar expression that refers to nothing.
+    #[error("{op}: unknown variable {name:?} ({detail})")]
+    UnknownVariable {
+        /// The operation.
+        op: String,
+        /// The variable.
+        name: String,
+        /// What names are known.
+        detail: String,
+    },
+    /// A reduction iname used in an index lambda with no reduction descriptor.
+    #[error("IndexLambda: reduction iname {iname:?} has no reduction descriptor")]
+    MissingReductionDescriptor {
+        /// The iname.
+        iname: String,
+    },
+    /// A scalar expression whose operand types do not fit its operation.
+    #[error("{op}: {detail}")]
+    ExprType {
+        /// The operation in the scalar expression language.
+        op: String,
+        /// The operand dtypes and what was expected.
+        detail: String,
+    },
+    /// Two tags of one unique family on the same node.
+    #[error("tags {existing} and {new} both belong to the unique tag family {family}")]
+    UniqueTagConflict {
+        /// The family.
+        family: String,
+        /// The tag already present.
+        existing: String,
+        /// The tag being added.
+        new: String,
+    },
+    /// Any other invalid argument; the message says which and why.
+    #[error("{op}: {message}")]
+    InvalidArgument {
+        /// The operation.
+        op: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Error {
+    /// Shorthand for [`Error::InvalidArgument`].
+    pub fn invalid(op: impl Into<String>, message: impl Into<String>) -> Error {
+        Error::InvalidArgument { op: op.into(), message: message.into() }
+    }
+
+    /// Shorthand for [`Error::ExprType`].
+    pub fn expr_type(op: impl Into<String>, detail: impl Into<String>) -> Error {
+        Error::ExprType { op: op.into(), detail: detail.into() }
+    }
+
+    /// Shorthand for [`Error::UnsupportedDType`].
+    pub fn unsupported_dtype(op: impl Into<String>, dtype: DType, detail: impl Into<String>) -> Error {
+        Error::UnsupportedDType { op: op.into(), dtype, detail: detail.into() }
+    }
+}
+
+fn fmt_shapes(shapes: &[Shape]) -> String {
+    let parts: Vec<String> = shapes.iter().map(ToString::to_string).collect();
+    parts.join(" and ")
+}
+
+fn fmt_detail(detail: &str) -> String {
+    if detail.is_empty() { String::new() } else { format!(" ({detail})") }
+}

@@ -1,0 +1,880 @@
+//! The scalar expression language of `IndexLambda`.
+//!
+//! An index lambda computes each element of its result by evaluating an [`Expr`] at the element's
+//! index. Variables name:
+//!
+//! - output inames `_0, _1, …`: the index along each axis of the result (dtype `int64`);
+//! - reduction inames `_r0, _r1, …`: bound by an enclosing [`Expr::Reduce`] (dtype `int64`);
+//! - bindings: arrays the lambda reads, by name; a 0-d binding is read as a plain variable
+//!   (this is how a `SizeParam` or any scalar array enters), an n-d binding through
+//!   [`Expr::Subscript`] with one integer index per axis.
+//!
+//! # Typing
+//!
+//! The language is strictly typed so that backends never have to re-derive numpy's promotion rules:
+//! the operands of an arithmetic, comparison or bitwise operation have the **same** dtype, and the
+//! frontend inserts [`Expr::Cast`] where numpy would promote. [`Expr::dtype`] states the rules for each
+//! node. The semantics every backend implements:
+//!
+//! - `/` is true division of inexact dtypes; `//` rounds toward negative infinity and `%` takes the
+//!   sign of the divisor (Python's rules, as numpy's `floor_divide` and `remainder`); integer `//`
+//!   and `%` by zero give 0, and `i64::MIN // -1` wraps.
+//! - Integer `+ - *` and `**` wrap on overflow; an integer raised to a negative power gives the
+//!   truncated result (0 unless the base is 1 or -1).
+//! - `Cast` is numpy's `astype`: integers wrap, floats truncate toward zero, complex to real drops the
+//!   imaginary part, anything to bool is `!= 0`.
+//! - Comparisons of complex values order lexicographically (real part, then imaginary), like numpy 2.
+//! - [`Func::Maximum`] and [`Func::Minimum`] propagate NaN, like numpy's `maximum` and `minimum`.
+//! - [`Func::Zero`] is zero of its argument's dtype whatever the argument (even NaN): it keeps a
+//!   dependency alive without reading it (seed: "zeros_like (and similar)").
+//!
+//! ```
+//! use pytato_core::expr::{Expr, BinaryOp};
+//! // _in0[_0] + 2.0 * _in1[_0]
+//! let e = Expr::subscript("_in0", vec![Expr::var("_0")])
+//!     .binary(BinaryOp::Add, Expr::f64(2.0).binary(BinaryOp::Mul, Expr::subscript("_in1", vec![Expr::var("_0")])));
+//! assert_eq!(e.to_string(), "_in0[_0] + 2.0 * _in1[_0]");
+//! ```
+
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::dtype::{DType, DTypeKind};
+use crate::error::{Error, Result};
+use crate::names::{Reserved, classify};
+use crate::scalar::Scalar;
+use crate::shape::Dim;
+
+/// A node of the scalar expression language. Cheap to clone: children are shared.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub enum Expr {
+    /// A typed constant.
+    Const(Scalar),
+    /// An iname, a reduction iname or a 0-d binding.
+    Var(Arc<str>),
+    /// An element of an n-d binding: one integer index per axis.
+    Subscript(Arc<str>, Arc<[Expr]>),
+    /// A unary operation.
+    Unary(UnaryOp, Arc<Expr>),
+    /// A binary operation; both operands have the same dtype.
+    Binary(BinaryOp, Arc<Expr>, Arc<Expr>),
+    /// A comparison; both operands have the same dtype; the result is bool.
+    Compare(CompareOp, Arc<Expr>, Arc<Expr>),
+    /// `if cond then a else b`; `cond` is bool, `a` and `b` have the same dtype.
+    If(Arc<Expr>, Arc<Expr>, Arc<Expr>),
+    /// Conversion to a dtype (numpy's `astype`).
+    Cast(DType, Arc<Expr>),
+    /// A call of a built-in function.
+    Call(Func, Arc<[Expr]>),
+    /// A reduction over one or more reduction inames.
+    Reduce(Arc<Reduce>),
+}
+
+/// A reduction: `op` over `body` as each iname runs over its half-open range `[lower, upper)`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Reduce {
+    /// The reduction operation.
+    pub op: ReduceOp,
+    /// The reduction inames (`_rN`) with their bounds; the first varies slowest.
+    pub inames: Vec<ReductionBounds>,
+    /// The reduced expression.
+    pub body: Expr,
+}
+
+/// The range of one reduction iname.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct ReductionBounds {
+    /// The iname, `_rN`.
+    pub iname: Arc<str>,
+    /// Inclusive lower bound.
+    pub lower: Dim,
+    /// Exclusive upper bound.
+    pub upper: Dim,
+}
+
+/// Unary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// Arithmetic negation (numeric dtypes but bool).
+    Neg,
+    /// Logical not (bool).
+    LogicalNot,
+    /// Bitwise not (integers and bool; on bool it is logical not).
+    BitNot,
+}
+
+/// Binary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`: true division of floats and complex numbers.
+    Div,
+    /// `//`: floor division of integers and floats.
+    FloorDiv,
+    /// `%`: remainder with the sign of the divisor, of integers and floats.
+    Rem,
+    /// `**`
+    Pow,
+    /// Logical and (bool).
+    LogicalAnd,
+    /// Logical or (bool).
+    LogicalOr,
+    /// `&` (integers and bool).
+    BitAnd,
+    /// `|` (integers and bool).
+    BitOr,
+    /// `^` (integers and bool).
+    BitXor,
+}
+
+impl BinaryOp {
+    /// The operator as written in [`Expr`]'s `Display`.
+    pub fn symbol(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            FloorDiv => "//",
+            Rem => "%",
+            Pow => "**",
+            LogicalAnd => "and",
+            LogicalOr => "or",
+            BitAnd => "&",
+            BitOr => "|",
+            BitXor => "^",
+        }
+    }
+
+    fn precedence(self) -> u8 {
+        use BinaryOp::*;
+        match self {
+            LogicalOr => 1,
+            LogicalAnd => 2,
+            BitOr => 4,
+            BitXor => 5,
+            BitAnd => 6,
+            Add | Sub => 8,
+            Mul | Div | FloorDiv | Rem => 9,
+            Pow => 11,
+        }
+    }
+}
+
+/// Comparisons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum CompareOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CompareOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CompareOp::Eq => "==",
+            CompareOp::Ne => "!=",
+            CompareOp::Lt => "<",
+            CompareOp::Le => "<=",
+            CompareOp::Gt => ">",
+            CompareOp::Ge => ">=",
+        }
+    }
+}
+
+/// The built-in functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Func {
+    Abs,
+    Sqrt,
+    Exp,
+    Log,
+    Log10,
+    Sin,
+    Cos,
+    Tan,
+    Arcsin,
+    Arccos,
+    Arctan,
+    Arctan2,
+    Sinh,
+    Cosh,
+    Tanh,
+    Floor,
+    Ceil,
+    IsNan,
+    Real,
+    Imag,
+    Conj,
+    /// Zero of the argument's dtype, whatever the argument.
+    Zero,
+    /// NaN-propagating maximum of two values.
+    Maximum,
+    /// NaN-propagating minimum of two values.
+    Minimum,
+}
+
+impl Func {
+    /// Every function.
+    pub const ALL: [Func; 24] = [
+        Func::Abs,
+        Func::Sqrt,
+        Func::Exp,
+        Func::Log,
+        Func::Log10,
+        Func::Sin,
+        Func::Cos,
+        Func::Tan,
+        Func::Arcsin,
+        Func::Arccos,
+        Func::Arctan,
+        Func::Arctan2,
+        Func::Sinh,
+        Func::Cosh,
+        Func::Tanh,
+        Func::Floor,
+        Func::Ceil,
+        Func::IsNan,
+        Func::Real,
+        Func::Imag,
+        Func::Conj,
+        Func::Zero,
+        Func::Maximum,
+        Func::Minimum,
+    ];
+
+    /// The function's name, as numpy spells it.
+    pub fn name(self) -> &'static str {
+        use Func::*;
+        match self {
+            Abs => "abs",
+            Sqrt => "sqrt",
+            Exp => "exp",
+            Log => "log",
+            Log10 => "log10",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Arcsin => "arcsin",
+            Arccos => "arccos",
+            Arctan => "arctan",
+            Arctan2 => "arctan2",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Tanh => "tanh",
+            Floor => "floor",
+            Ceil => "ceil",
+            IsNan => "isnan",
+            Real => "real",
+            Imag => "imag",
+            Conj => "conj",
+            Zero => "zero",
+            Maximum => "maximum",
+            Minimum => "minimum",
+        }
+    }
+
+    /// Number of arguments.
+    pub fn arity(self) -> usize {
+        match self {
+            Func::Arctan2 | Func::Maximum | Func::Minimum => 2,
+            _ => 1,
+        }
+    }
+
+    /// The result dtype for arguments of dtype `arg` (all arguments share it), or why not.
+    pub fn result_dtype(self, arg: DType) -> std::result::Result<DType, &'static str> {
+        use DTypeKind::*;
+        use Func::*;
+        let kind = arg.kind();
+        match self {
+            Abs => match kind {
+                Bool => Err("abs of bool"),
+                Complex => Ok(arg.real_dtype()),
+                _ => Ok(arg),
+            },
+            Sqrt | Exp | Log | Log10 | Sin | Cos | Tan | Arcsin | Arccos | Arctan | Sinh | Cosh | Tanh => {
+                if arg.is_inexact() { Ok(arg) } else { Err("needs a float or complex argument") }
+            }
+            Arctan2 | Floor | Ceil => {
+                if kind == Float {
+                    Ok(arg)
+                } else {
+                    Err("needs a real float argument")
+                }
+            }
+            IsNan => {
+                if arg.is_inexact() {
+                    Ok(DType::Bool)
+                } else {
+                    Err("needs a float or complex argument")
+                }
+            }
+            Real | Imag => Ok(arg.real_dtype()),
+            Conj | Zero => Ok(arg),
+            Maximum | Minimum => {
+                if kind == Complex {
+                    Err("complex values have no maximum/minimum here")
+                } else {
+                    Ok(arg)
+                }
+            }
+        }
+    }
+}
+
+/// Reduction operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    /// Sum (numeric dtypes but bool); 0 over an empty range.
+    Sum,
+    /// Product (numeric dtypes but bool); 1 over an empty range.
+    Product,
+    /// Maximum (real dtypes); NaN propagates; an empty range is an error when bound.
+    Max,
+    /// Minimum (real dtypes); NaN propagates; an empty range is an error when bound.
+    Min,
+    /// Logical and (bool); `true` over an empty range.
+    All,
+    /// Logical or (bool); `false` over an empty range.
+    Any,
+}
+
+impl ReduceOp {
+    /// The operation's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Product => "product",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+            ReduceOp::All => "all",
+            ReduceOp::Any => "any",
+        }
+    }
+
+    /// Whether the operation accepts a body of dtype `dtype`.
+    pub fn accepts(self, dtype: DType) -> bool {
+        match self {
+            ReduceOp::Sum | ReduceOp::Product => dtype.is_numeric(),
+            ReduceOp::Max | ReduceOp::Min => dtype.is_numeric() && !dtype.is_complex(),
+            ReduceOp::All | ReduceOp::Any => dtype == DType::Bool,
+        }
+    }
+
+    /// The value over an empty range, where it has one.
+    pub fn neutral(self, dtype: DType) -> Option<Scalar> {
+        match self {
+            ReduceOp::Sum => Some(Scalar::zero(dtype)),
+            ReduceOp::Product => Some(Scalar::one(dtype)),
+            ReduceOp::All => Some(Scalar::Bool(true)),
+            ReduceOp::Any => Some(Scalar::Bool(false)),
+            ReduceOp::Max | ReduceOp::Min => None,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Construction helpers.
+
+impl Expr {
+    /// A variable.
+    pub fn var(name: &str) -> Expr {
+        Expr::Var(name.into())
+    }
+
+    /// The output iname of `axis`.
+    pub fn iname(axis: usize) -> Expr {
+        Expr::Var(crate::names::iname(axis).into())
+    }
+
+    /// A typed constant.
+    pub fn constant(value: impl Into<Scalar>) -> Expr {
+        Expr::Const(value.into())
+    }
+
+    /// An `f64` constant.
+    pub fn f64(value: f64) -> Expr {
+        Expr::Const(Scalar::F64(value))
+    }
+
+    /// An `i64` constant.
+    pub fn i64(value: i64) -> Expr {
+        Expr::Const(Scalar::I64(value))
+    }
+
+    /// `name[indices...]`.
+    pub fn subscript(name: &str, indices: Vec<Expr>) -> Expr {
+        Expr::Subscript(name.into(), indices.into())
+    }
+
+    /// `name[_0, _1, …, _{ndim-1}]`, or `name` for a 0-d binding.
+    pub fn identity_subscript(name: &str, ndim: usize) -> Expr {
+        if ndim == 0 { Expr::var(name) } else { Expr::subscript(name, (0..ndim).map(Expr::iname).collect()) }
+    }
+
+    /// `self op rhs`.
+    pub fn binary(self, op: BinaryOp, rhs: Expr) -> Expr {
+        Expr::Binary(op, Arc::new(self), Arc::new(rhs))
+    }
+
+    /// `self op rhs` for a comparison.
+    pub fn compare(self, op: CompareOp, rhs: Expr) -> Expr {
+        Expr::Compare(op, Arc::new(self), Arc::new(rhs))
+    }
+
+    /// `op self`.
+    pub fn unary(self, op: UnaryOp) -> Expr {
+        Expr::Unary(op, Arc::new(self))
+    }
+
+    /// `self` converted to `dtype`.
+    pub fn cast(self, dtype: DType) -> Expr {
+        Expr::Cast(dtype, Arc::new(self))
+    }
+
+    /// `func(args...)`.
+    pub fn call(func: Func, args: Vec<Expr>) -> Expr {
+        Expr::Call(func, args.into())
+    }
+
+    /// `if cond then then_ else else_`.
+    pub fn if_then_else(cond: Expr, then_: Expr, else_: Expr) -> Expr {
+        Expr::If(Arc::new(cond), Arc::new(then_), Arc::new(else_))
+    }
+
+    /// A reduction.
+    pub fn reduce(op: ReduceOp, inames: Vec<ReductionBounds>, body: Expr) -> Expr {
+        Expr::Reduce(Arc::new(Reduce { op, inames, body }))
+    }
+
+    /// The direct sub-expressions.
+    pub fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Const(_) | Expr::Var(_) => Vec::new(),
+            Expr::Subscript(_, idx) | Expr::Call(_, idx) => idx.iter().collect(),
+            Expr::Unary(_, a) | Expr::Cast(_, a) => vec![a],
+            Expr::Binary(_, a, b) | Expr::Compare(_, a, b) => vec![a, b],
+            Expr::If(c, a, b) => vec![c, a, b],
+            Expr::Reduce(r) => vec![&r.body],
+        }
+    }
+
+    /// Calls `f` on every sub-expression, this one included, parents before children.
+    pub fn walk(&self, f: &mut impl FnMut(&Expr)) {
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            f(e);
+            stack.extend(e.children().into_iter().rev());
+        }
+    }
+
+    /// The names of the bindings the expression reads (as variables or subscripts), without
+    /// duplicates, in order of first appearance.
+    pub fn binding_names(&self) -> Vec<Arc<str>> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        self.walk(&mut |e| {
+            let name = match e {
+                Expr::Var(n) if classify(n).is_none_or(|r| matches!(r, Reserved::Binding(_))) => n,
+                Expr::Subscript(n, _) => n,
+                _ => return,
+            };
+            if seen.insert(name.clone()) {
+                out.push(name.clone());
+            }
+        });
+        out
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typing.
+
+/// What a variable of an expression refers to, for [`Expr::dtype`].
+pub trait TypeEnv {
+    /// Number of output axes (so `_0 .. _{ndim-1}` are valid inames).
+    fn ndim(&self) -> usize;
+    /// The dtype and number of axes of a binding.
+    fn binding(&self, name: &str) -> Option<(DType, usize)>;
+    /// A description of the known names, for error messages.
+    fn describe(&self) -> String;
+}
+
+impl Expr {
+    /// The dtype of the expression in `env`, checking every typing rule on the way.
+    ///
+    /// Rules: `Const` has its value's dtype; inames and reduction inames are `int64`; a binding has
+    /// its array's dtype. Subscript indices are integers. `+ - *` and `**` take two equal numeric
+    /// (non-bool) dtypes; `/` two equal inexact dtypes; `//` and `%` two equal integer or float
+    /// dtypes; logical operations bool; bitwise operations equal integer or bool dtypes; negation a
+    /// non-bool numeric dtype. Comparisons take two equal dtypes and give bool. `If` takes a bool
+    /// condition and two equal dtypes. Function rules are [`Func::result_dtype`]; reductions
+    /// [`ReduceOp::accepts`].
+    pub fn dtype(&self, env: &dyn TypeEnv) -> Result<DType> {
+        let mut scope = Vec::new();
+        self.dtype_in(env, &mut scope)
+    }
+
+    fn dtype_in(&self, env: &dyn TypeEnv, scope: &mut Vec<Arc<str>>) -> Result<DType> {
+        let same = |op: &str, a: DType, b: DType| -> Result<DType> {
+            if a == b {
+                Ok(a)
+            } else {
+                Err(Error::expr_type(
+                    format!("scalar expression `{op}`"),
+                    format!("operands have dtypes {a} and {b}; insert a cast so that they agree"),
+                ))
+            }
+        };
+        match self {
+            Expr::Const(v) => Ok(v.dtype()),
+            Expr::Var(name) => self.var_dtype(name, env, scope),
+            Expr::Subscript(name, indices) => {
+                let (dtype, ndim) = env.binding(name).ok_or_else(|| unknown(name, env))?;
+                if ndim != indices.len() {
+                    return Err(Error::expr_type(
+                        "scalar expression subscript",
+                        format!("`{name}` has {ndim} axes but is subscripted with {} indices", indices.len()),
+                    ));
+                }
+                for idx in indices.iter() {
+                    let d = idx.dtype_in(env, scope)?;
+                    if !d.is_integer() {
+                        return Err(Error::expr_type(
+                            "scalar expression subscript",
+                            format!("index `{idx}` into `{name}` has dtype {d}; indices must be integers"),
+                        ));
+                    }
+                }
+                Ok(dtype)
+            }
+            Expr::Unary(op, a) => {
+                let d = a.dtype_in(env, scope)?;
+                let ok = match op {
+                    UnaryOp::Neg => d.is_numeric(),
+                    UnaryOp::LogicalNot => d == DType::Bool,
+                    UnaryOp::BitNot => d == DType::Bool || d.is_integer(),
+                };
+                if ok {
+                    Ok(d)
+                } else {
+                    Err(Error::expr_type(format!("scalar expression {op:?}"), format!("operand dtype {d}")))
+                }
+            }
+            Expr::Binary(op, a, b) => {
+                let d = same(op.symbol(), a.dtype_in(env, scope)?, b.dtype_in(env, scope)?)?;
+                use BinaryOp::*;
+                let ok = match op {
+                    Add | Sub | Mul | Pow => d.is_numeric(),
+                    Div => d.is_inexact(),
+                    FloorDiv | Rem => d.is_integer() || d.kind() == DTypeKind::Float,
+                    LogicalAnd | LogicalOr => d == DType::Bool,
+                    BitAnd | BitOr | BitXor => d == DType::Bool || d.is_integer(),
+                };
+                if ok {
+                    Ok(d)
+                } else {
+                    Err(Error::expr_type(
+                        format!("scalar expression `{}`", op.symbol()),
+                        format!("operands of dtype {d} are not accepted"),
+                    ))
+                }
+            }
+            Expr::Compare(op, a, b) => {
+                same(op.symbol(), a.dtype_in(env, scope)?, b.dtype_in(env, scope)?)?;
+                Ok(DType::Bool)
+            }
+            Expr::If(c, a, b) => {
+                let dc = c.dtype_in(env, scope)?;
+                if dc != DType::Bool {
+                    return Err(Error::expr_type(
+                        "scalar expression if",
+                        format!("condition has dtype {dc}, not bool"),
+                    ));
+                }
+                same("if", a.dtype_in(env, scope)?, b.dtype_in(env, scope)?)
+            }
+            Expr::Cast(to, a) => {
+                a.dtype_in(env, scope)?;
+                Ok(*to)
+            }
+            Expr::Call(func, args) => {
+                if args.len() != func.arity() {
+                    return Err(Error::expr_type(
+                        format!("scalar expression {}", func.name()),
+                        format!("takes {} arguments, got {}", func.arity(), args.len()),
+                    ));
+                }
+                let mut dtypes = args.iter().map(|a| a.dtype_in(env, scope)).collect::<Result<Vec<_>>>()?;
+                let d = dtypes.pop().expect("arity >= 1");
+                for other in dtypes {
+                    same(func.name(), other, d)?;
+                }
+                func.result_dtype(d).map_err(|why| {
+                    Error::expr_type(format!("scalar expression {}", func.name()), format!("argument dtype {d}: {why}"))
+                })
+            }
+            Expr::Reduce(r) => {
+                for b in &r.inames {
+                    if !matches!(classify(&b.iname), Some(Reserved::ReductionIname(_))) {
+                        return Err(Error::expr_type(
+                            "scalar expression reduce",
+                            format!("reduction iname {:?} is not of the form _rN", &*b.iname),
+                        ));
+                    }
+                    if scope.contains(&b.iname) {
+                        return Err(Error::expr_type(
+                            "scalar expression reduce",
+                            format!("reduction iname {:?} is bound twice", &*b.iname),
+                        ));
+                    }
+                }
+                let depth = scope.len();
+                scope.extend(r.inames.iter().map(|b| b.iname.clone()));
+                let d = r.body.dtype_in(env, scope);
+                scope.truncate(depth);
+                let d = d?;
+                if r.op.accepts(d) {
+                    Ok(d)
+                } else {
+                    Err(Error::expr_type(
+                        format!("scalar expression reduce {}", r.op.name()),
+                        format!("body dtype {d} is not accepted"),
+                    ))
+                }
+            }
+        }
+    }
+
+    fn var_dtype(&self, name: &str, env: &dyn TypeEnv, scope: &[Arc<str>]) -> Result<DType> {
+        match classify(name) {
+            Some(Reserved::Iname(axis)) if axis < env.ndim() => Ok(DType::I64),
+            Some(Reserved::ReductionIname(_)) if scope.iter().any(|s| &**s == name) => Ok(DType::I64),
+            Some(Reserved::Iname(_)) | Some(Reserved::ReductionIname(_)) => Err(unknown(name, env)),
+            _ => match env.binding(name) {
+                Some((dtype, 0)) => Ok(dtype),
+                Some((_, ndim)) => Err(Error::expr_type(
+                    "scalar expression variable",
+                    format!("`{name}` has {ndim} axes and must be subscripted"),
+                )),
+                None => Err(unknown(name, env)),
+            },
+        }
+    }
+}
+
+fn unknown(name: &str, env: &dyn TypeEnv) -> Error {
+    Error::UnknownVariable { op: "IndexLambda".into(), name: name.into(), detail: env.describe() }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Display: Python-like syntax with the fewest parentheses that keep the meaning.
+
+const PREC_IF: u8 = 0;
+const PREC_COMPARE: u8 = 3;
+const PREC_UNARY: u8 = 10;
+const PREC_ATOM: u8 = 12;
+
+impl Expr {
+    fn precedence(&self) -> u8 {
+        match self {
+            Expr::If(..) => PREC_IF,
+            Expr::Binary(op, ..) => op.precedence(),
+            Expr::Compare(..) => PREC_COMPARE,
+            Expr::Unary(UnaryOp::LogicalNot, _) => 2,
+            Expr::Unary(..) => PREC_UNARY,
+            Expr::Const(Scalar::F64(v)) if v.is_sign_negative() => PREC_UNARY,
+            Expr::Const(Scalar::I64(v)) if *v < 0 => PREC_UNARY,
+            _ => PREC_ATOM,
+        }
+    }
+
+    fn fmt_child(&self, f: &mut fmt::Formatter<'_>, min_prec: u8) -> fmt::Result {
+        if self.precedence() < min_prec { write!(f, "({self})") } else { write!(f, "{self}") }
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Const(v) => write!(f, "{v}"),
+            Expr::Var(n) => f.write_str(n),
+            Expr::Subscript(n, idx) => {
+                write!(f, "{n}[")?;
+                for (i, e) in idx.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                f.write_str("]")
+            }
+            Expr::Unary(op, a) => {
+                f.write_str(match op {
+                    UnaryOp::Neg => "-",
+                    UnaryOp::LogicalNot => "not ",
+                    UnaryOp::BitNot => "~",
+                })?;
+                a.fmt_child(f, self.precedence())
+            }
+            Expr::Binary(op, a, b) => {
+                let p = op.precedence();
+                // Left-associative, except `**` which is right-associative.
+                let (lp, rp) = if *op == BinaryOp::Pow { (p + 1, p) } else { (p, p + 1) };
+                a.fmt_child(f, lp)?;
+                write!(f, " {} ", op.symbol())?;
+                b.fmt_child(f, rp)
+            }
+            Expr::Compare(op, a, b) => {
+                a.fmt_child(f, PREC_COMPARE + 1)?;
+                write!(f, " {} ", op.symbol())?;
+                b.fmt_child(f, PREC_COMPARE + 1)
+            }
+            Expr::If(c, a, b) => write!(f, "if({c}, {a}, {b})"),
+            Expr::Cast(d, a) => write!(f, "cast({d}, {a})"),
+            Expr::Call(func, args) => {
+                write!(f, "{}(", func.name())?;
+                for (i, e) in args.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                f.write_str(")")
+            }
+            Expr::Reduce(r) => {
+                write!(f, "{}(", r.op.name())?;
+                for b in &r.inames {
+                    write!(f, "{}:{}..{}, ", b.iname, b.lower, b.upper)?;
+                }
+                write!(f, "{})", r.body)
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Env;
+    impl TypeEnv for Env {
+        fn ndim(&self) -> usize {
+            2
+        }
+        fn binding(&self, name: &str) -> Option<(DType, usize)> {
+            match name {
+                "a" => Some((DType::F64, 2)),
+                "b" => Some((DType::I32, 1)),
+                "n" => Some((DType::I64, 0)),
+                _ => None,
+            }
+        }
+        fn describe(&self) -> String {
+            "bindings a, b, n".into()
+        }
+    }
+
+    fn a() -> Expr {
+        Expr::subscript("a", vec![Expr::iname(0), Expr::iname(1)])
+    }
+
+    #[test]
+    fn typing_accepts_well_typed_expressions() {
+        assert_eq!(a().binary(BinaryOp::Add, Expr::f64(1.0)).dtype(&Env).unwrap(), DType::F64);
+        assert_eq!(Expr::var("n").binary(BinaryOp::Mul, Expr::iname(1)).dtype(&Env).unwrap(), DType::I64);
+        assert_eq!(a().compare(CompareOp::Lt, Expr::f64(0.0)).dtype(&Env).unwrap(), DType::Bool);
+        assert_eq!(
+            Expr::call(Func::Abs, vec![Expr::constant(num_complex::Complex64::new(1.0, 1.0))]).dtype(&Env).unwrap(),
+            DType::F64
+        );
+        let red = Expr::reduce(
+            ReduceOp::Sum,
+            vec![ReductionBounds { iname: "_r0".into(), lower: Dim::new(0), upper: Dim::param("n") }],
+            Expr::subscript("a", vec![Expr::iname(0), Expr::var("_r0")]),
+        );
+        assert_eq!(red.dtype(&Env).unwrap(), DType::F64);
+    }
+
+    #[test]
+    fn typing_rejects_mixed_and_unknown() {
+        let mixed = a().binary(BinaryOp::Add, Expr::subscript("b", vec![Expr::iname(0)]));
+        let err = mixed.dtype(&Env).unwrap_err();
+        assert!(err.to_string().contains("float64 and int32"), "{err}");
+        assert!(matches!(Expr::var("zz").dtype(&Env), Err(Error::UnknownVariable { .. })));
+        // Inames beyond ndim and unbound reduction inames are unknown.
+        assert!(matches!(Expr::iname(2).dtype(&Env), Err(Error::UnknownVariable { .. })));
+        assert!(matches!(Expr::var("_r0").dtype(&Env), Err(Error::UnknownVariable { .. })));
+        // Wrong number of indices, float indices, unsubscripted arrays.
+        assert!(Expr::subscript("a", vec![Expr::iname(0)]).dtype(&Env).is_err());
+        assert!(Expr::subscript("b", vec![Expr::f64(0.0)]).dtype(&Env).is_err());
+        assert!(Expr::var("a").dtype(&Env).is_err());
+        // Operations on dtypes they do not accept.
+        assert!(Expr::i64(1).binary(BinaryOp::Div, Expr::i64(2)).dtype(&Env).is_err());
+        assert!(Expr::constant(true).unary(UnaryOp::Neg).dtype(&Env).is_err());
+        assert!(Expr::f64(1.0).binary(BinaryOp::BitAnd, Expr::f64(1.0)).dtype(&Env).is_err());
+        assert!(Expr::call(Func::Sqrt, vec![Expr::i64(4)]).dtype(&Env).is_err());
+        assert!(Expr::call(Func::Arctan2, vec![Expr::f64(1.0)]).dtype(&Env).is_err());
+        assert!(Expr::if_then_else(Expr::i64(1), Expr::f64(1.0), Expr::f64(2.0)).dtype(&Env).is_err());
+    }
+
+    #[test]
+    fn reduction_inames_are_checked() {
+        let bounds = |name: &str| ReductionBounds { iname: name.into(), lower: Dim::new(0), upper: Dim::new(3) };
+        let bad_name = Expr::reduce(ReduceOp::Sum, vec![bounds("k")], Expr::f64(1.0));
+        assert!(bad_name.dtype(&Env).is_err());
+        let inner = Expr::reduce(ReduceOp::Sum, vec![bounds("_r0")], Expr::f64(1.0));
+        let twice = Expr::reduce(ReduceOp::Sum, vec![bounds("_r0")], inner);
+        assert!(twice.dtype(&Env).unwrap_err().to_string().contains("bound twice"));
+        let bool_sum = Expr::reduce(ReduceOp::Sum, vec![bounds("_r0")], Expr::constant(true));
+        assert!(bool_sum.dtype(&Env).is_err());
+        let any = Expr::reduce(ReduceOp::Any, vec![bounds("_r0")], Expr::constant(true));
+        assert_eq!(any.dtype(&Env).unwrap(), DType::Bool);
+    }
+
+    #[test]
+    fn display_parenthesises_only_when_needed() {
+        let x = Expr::var("x");
+        let y = Expr::var("y");
+        let sum = x.clone().binary(BinaryOp::Add, y.clone());
+        assert_eq!(sum.clone().binary(BinaryOp::Mul, x.clone()).to_string(), "(x + y) * x");
+        assert_eq!(x.clone().binary(BinaryOp::Sub, sum.clone()).to_string(), "x - (x + y)");
+        assert_eq!(sum.clone().binary(BinaryOp::Sub, x.clone()).to_string(), "x + y - x");
+        assert_eq!(sum.unary(UnaryOp::Neg).to_string(), "-(x + y)");
+        let pow = x.clone().binary(BinaryOp::Pow, y.clone());
+        assert_eq!(pow.clone().binary(BinaryOp::Pow, x.clone()).to_string(), "(x ** y) ** x");
+        assert_eq!(x.binary(BinaryOp::Pow, pow).to_string(), "x ** x ** y");
+    }
+
+    #[test]
+    fn binding_names_in_order() {
+        let e = a()
+            .binary(
+                BinaryOp::Add,
+                Expr::subscript("b", vec![Expr::var("n").binary(BinaryOp::Add, Expr::iname(0))]).cast(DType::F64),
+            )
+            .binary(BinaryOp::Add, a());
+        let names: Vec<String> = e.binding_names().iter().map(|n| n.to_string()).collect();
+        assert_eq!(names, ["a", "b", "n"]);
+    }
+}

@@ -1,0 +1,34 @@
+//! The core of pytato-rs: lazy array expressions.
+//!
+//! Users build a DAG of array operations; nothing is computed until a backend compiles and runs it.
+//! This crate holds what every other crate shares:
+//!
+//! - [`dtype`]: the thirteen element types and numpy 2 type promotion;
+//! - [`shape`]: symbolic shapes whose lengths are affine in named size parameters;
+//! - [`expr`]: the scalar expression language of index lambdas;
+//! - [`array`]: the array nodes, with structural hashing and linear-time equality;
+//! - [`tags`] and [`names`]: metadata and the reserved namespaces;
+//! - [`data`] and [`scalar`]: dynamically typed values and `ndarray` arrays.
+//!
+//! See `ARCHITECTURE.md` at the repository root for how a DAG travels through the crates.
+
+pub mod array;
+pub mod data;
+pub mod dtype;
+pub mod error;
+pub mod expr;
+pub mod names;
+pub mod scalar;
+pub mod shape;
+pub mod tags;
+
+pub use array::{
+    Array, Axis, DictOfNamedArrays, EinsumAxis, IndexItem, NodeKind, NormalizedSlice, Order, ReductionDescriptor,
+};
+pub use data::ArrayData;
+pub use dtype::DType;
+pub use error::{Error, Result};
+pub use expr::Expr;
+pub use scalar::Scalar;
+pub use shape::{Dim, Shape};
+pub use tags::{Tag, TagSet};

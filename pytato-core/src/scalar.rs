@@ -1,0 +1,319 @@
+//! Typed scalar values and the Rust element types of each [`DType`].
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+use num_complex::{Complex32, Complex64};
+
+use crate::dtype::{DType, WeakScalar};
+use crate::error::{Error, Result};
+
+/// A Rust type that is the element type of one [`DType`].
+pub trait Element: Copy + Send + Sync + fmt::Debug + PartialEq + 'static {
+    /// The dtype whose elements are `Self`.
+    const DTYPE: DType;
+    /// Wraps a value as a [`Scalar`].
+    fn into_scalar(self) -> Scalar;
+}
+
+/// A single value of some [`DType`]: the typed constant of the scalar expression language.
+///
+/// Equality and hashing compare bit patterns, so `NaN == NaN` and `0.0 != -0.0` here: two constants
+/// are equal when they are the same constant, which is what structural equality of DAGs needs.
+#[derive(Clone, Copy)]
+#[allow(missing_docs)]
+pub enum Scalar {
+    Bool(bool),
+    I8(i8),
+    I16(i16),
+    I32(i32),
+    I64(i64),
+    U8(u8),
+    U16(u16),
+    U32(u32),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+    C64(Complex32),
+    C128(Complex64),
+}
+
+/// Calls `$body` with `$v` bound to the payload of any [`Scalar`] variant.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! for_each_scalar {
+    ($s:expr, $v:ident => $body:expr) => {
+        match $s {
+            $crate::scalar::Scalar::Bool($v) => $body,
+            $crate::scalar::Scalar::I8($v) => $body,
+            $crate::scalar::Scalar::I16($v) => $body,
+            $crate::scalar::Scalar::I32($v) => $body,
+            $crate::scalar::Scalar::I64($v) => $body,
+            $crate::scalar::Scalar::U8($v) => $body,
+            $crate::scalar::Scalar::U16($v) => $body,
+            $crate::scalar::Scalar::U32($v) => $body,
+            $crate::scalar::Scalar::U64($v) => $body,
+            $crate::scalar::Scalar::F32($v) => $body,
+            $crate::scalar::Scalar::F64($v) => $body,
+            $crate::scalar::Scalar::C64($v) => $body,
+            $crate::scalar::Scalar::C128($v) => $body,
+        }
+    };
+}
+
+macro_rules! impl_element {
+    ($($t:ty => $variant:ident),* $(,)?) => {$(
+        impl Element for $t {
+            const DTYPE: DType = DType::$variant;
+            fn into_scalar(self) -> Scalar {
+                Scalar::$variant(self)
+            }
+        }
+        impl From<$t> for Scalar {
+            fn from(v: $t) -> Scalar {
+                Scalar::$variant(v)
+            }
+        }
+    )*};
+}
+
+impl_element!(
+    bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64,
+    u8 => U8, u16 => U16, u32 => U32, u64 => U64,
+    f32 => F32, f64 => F64, Complex32 => C64, Complex64 => C128,
+);
+
+impl Scalar {
+    /// The value's dtype.
+    pub fn dtype(&self) -> DType {
+        use Scalar::*;
+        match self {
+            Bool(_) => DType::Bool,
+            I8(_) => DType::I8,
+            I16(_) => DType::I16,
+            I32(_) => DType::I32,
+            I64(_) => DType::I64,
+            U8(_) => DType::U8,
+            U16(_) => DType::U16,
+            U32(_) => DType::U32,
+            U64(_) => DType::U64,
+            F32(_) => DType::F32,
+            F64(_) => DType::F64,
+            C64(_) => DType::C64,
+            C128(_) => DType::C128,
+        }
+    }
+
+    /// Zero of `dtype` (`false` for bool).
+    pub fn zero(dtype: DType) -> Scalar {
+        Scalar::from_f64(0.0, dtype)
+    }
+
+    /// One of `dtype` (`true` for bool).
+    pub fn one(dtype: DType) -> Scalar {
+        Scalar::from_f64(1.0, dtype)
+    }
+
+    /// `value` converted to `dtype` with Rust's `as` semantics (saturating for float to integer).
+    pub fn from_f64(value: f64, dtype: DType) -> Scalar {
+        Scalar::F64(value).cast(dtype)
+    }
+
+    /// Real and imaginary parts as `f64` (exact for every dtype but 64-bit integers beyond 2^53).
+    pub fn to_complex64(&self) -> Complex64 {
+        match *self {
+            Scalar::C64(c) => Complex64::new(c.re.into(), c.im.into()),
+            Scalar::C128(c) => c,
+            other => Complex64::new(other.to_f64(), 0.0),
+        }
+    }
+
+    /// The real part as `f64`.
+    pub fn to_f64(&self) -> f64 {
+        use Scalar::*;
+        match *self {
+            Bool(b) => f64::from(u8::from(b)),
+            I8(v) => v.into(),
+            I16(v) => v.into(),
+            I32(v) => v.into(),
+            I64(v) => v as f64,
+            U8(v) => v.into(),
+            U16(v) => v.into(),
+            U32(v) => v.into(),
+            U64(v) => v as f64,
+            F32(v) => v.into(),
+            F64(v) => v,
+            C64(c) => c.re.into(),
+            C128(c) => c.re,
+        }
+    }
+
+    /// The value as `i128` for bool and integer dtypes.
+    pub fn to_i128(&self) -> Option<i128> {
+        use Scalar::*;
+        Some(match *self {
+            Bool(b) => b.into(),
+            I8(v) => v.into(),
+            I16(v) => v.into(),
+            I32(v) => v.into(),
+            I64(v) => v.into(),
+            U8(v) => v.into(),
+            U16(v) => v.into(),
+            U32(v) => v.into(),
+            U64(v) => v.into(),
+            _ => return None,
+        })
+    }
+
+    /// numpy's `astype` for one value: integers wrap, floats truncate toward zero (saturating, NaN to
+    /// 0), complex to real drops the imaginary part, anything to bool is `!= 0`.
+    pub fn cast(&self, dtype: DType) -> Scalar {
+        if dtype == DType::Bool {
+            let c = self.to_complex64();
+            return Scalar::Bool(c.re != 0.0 || c.im != 0.0);
+        }
+        if let Some(i) = self.to_i128() {
+            // Integer (or bool) source: wrap into the target, exact for integer targets.
+            return match dtype {
+                DType::I8 => Scalar::I8(i as i8),
+                DType::I16 => Scalar::I16(i as i16),
+                DType::I32 => Scalar::I32(i as i32),
+                DType::I64 => Scalar::I64(i as i64),
+                DType::U8 => Scalar::U8(i as u8),
+                DType::U16 => Scalar::U16(i as u16),
+                DType::U32 => Scalar::U32(i as u32),
+                DType::U64 => Scalar::U64(i as u64),
+                DType::F32 => Scalar::F32(i as f32),
+                DType::F64 => Scalar::F64(i as f64),
+                DType::C64 => Scalar::C64(Complex32::new(i as f32, 0.0)),
+                DType::C128 => Scalar::C128(Complex64::new(i as f64, 0.0)),
+                DType::Bool => unreachable!(),
+            };
+        }
+        let c = self.to_complex64();
+        let (re, im) = match *self {
+            // Keep f32 sources exact on the way to f32 targets.
+            Scalar::F32(v) if dtype == DType::F32 => return Scalar::F32(v),
+            Scalar::C64(v) if dtype == DType::C64 => return Scalar::C64(v),
+            _ => (c.re, c.im),
+        };
+        match dtype {
+            DType::I8 => Scalar::I8(re as i8),
+            DType::I16 => Scalar::I16(re as i16),
+            DType::I32 => Scalar::I32(re as i32),
+            DType::I64 => Scalar::I64(re as i64),
+            DType::U8 => Scalar::U8(re as u8),
+            DType::U16 => Scalar::U16(re as u16),
+            DType::U32 => Scalar::U32(re as u32),
+            DType::U64 => Scalar::U64(re as u64),
+            DType::F32 => Scalar::F32(re as f32),
+            DType::F64 => Scalar::F64(re),
+            DType::C64 => Scalar::C64(Complex32::new(re as f32, im as f32)),
+            DType::C128 => Scalar::C128(Complex64::new(re, im)),
+            DType::Bool => unreachable!(),
+        }
+    }
+
+    /// The weak scalar `value` as a constant of `dtype`, the dtype numpy 2 gives it when it is mixed
+    /// with an array (see [`result_type_weak`](crate::dtype::result_type_weak)). An integer that does
+    /// not fit an integer dtype is an error.
+    pub fn from_weak(value: &WeakScalar, dtype: DType) -> Result<Scalar> {
+        Ok(match *value {
+            WeakScalar::Bool(b) => Scalar::Bool(b).cast(dtype),
+            WeakScalar::Int(i) => {
+                if let Some((min, max)) = dtype.int_range()
+                    && (i < min || i > max)
+                {
+                    return Err(Error::ScalarOutOfRange { value: i.to_string(), dtype });
+                }
+                match dtype {
+                    // In range, so exact; u64 values above i64::MAX need their own path.
+                    DType::U64 => Scalar::U64(i as u64),
+                    d if d.is_integer() || d == DType::Bool => Scalar::I64(i as i64).cast(d),
+                    d => Scalar::F64(i as f64).cast(d),
+                }
+            }
+            WeakScalar::Float(x) => Scalar::F64(x).cast(dtype),
+            WeakScalar::Complex(c) => Scalar::C128(c).cast(dtype),
+        })
+    }
+
+    fn bits(&self) -> (u64, u64) {
+        use Scalar::*;
+        match *self {
+            F32(v) => (v.to_bits().into(), 0),
+            F64(v) => (v.to_bits(), 0),
+            C64(c) => (c.re.to_bits().into(), c.im.to_bits().into()),
+            C128(c) => (c.re.to_bits(), c.im.to_bits()),
+            other => (other.to_i128().expect("integer") as u64, 0),
+        }
+    }
+}
+
+impl PartialEq for Scalar {
+    fn eq(&self, other: &Scalar) -> bool {
+        self.dtype() == other.dtype() && self.bits() == other.bits()
+    }
+}
+impl Eq for Scalar {}
+
+impl Hash for Scalar {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.dtype().hash(state);
+        self.bits().hash(state);
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Scalar::F32(v) => write!(f, "{v:?}f32"),
+            Scalar::F64(v) => write!(f, "{v:?}"),
+            Scalar::C64(c) => write!(f, "({:?}{:+?}j)c64", c.re, c.im),
+            Scalar::C128(c) => write!(f, "({:?}{:+?}j)", c.re, c.im),
+            Scalar::Bool(b) => write!(f, "{b}"),
+            Scalar::I64(v) => write!(f, "{v}"),
+            other => write!(f, "{}{}", other.to_i128().expect("integer"), other.dtype().name()),
+        }
+    }
+}
+
+impl fmt::Debug for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn casts_follow_numpy_astype() {
+        assert_eq!(Scalar::I64(300).cast(DType::U8), Scalar::U8(44));
+        assert_eq!(Scalar::I64(-1).cast(DType::U16), Scalar::U16(u16::MAX));
+        assert_eq!(Scalar::F64(-2.7).cast(DType::I32), Scalar::I32(-2));
+        assert_eq!(Scalar::F64(0.0).cast(DType::Bool), Scalar::Bool(false));
+        assert_eq!(Scalar::F64(f64::NAN).cast(DType::Bool), Scalar::Bool(true));
+        assert_eq!(Scalar::C128(Complex64::new(0.0, 1.0)).cast(DType::Bool), Scalar::Bool(true));
+        assert_eq!(Scalar::C128(Complex64::new(2.5, 1.0)).cast(DType::F64), Scalar::F64(2.5));
+        assert_eq!(Scalar::U64(u64::MAX).cast(DType::I64), Scalar::I64(-1));
+        assert_eq!(Scalar::Bool(true).cast(DType::F32), Scalar::F32(1.0));
+    }
+
+    #[test]
+    fn weak_scalars_take_the_dtype() {
+        assert_eq!(Scalar::from_weak(&WeakScalar::Int(3), DType::U8).unwrap(), Scalar::U8(3));
+        assert_eq!(Scalar::from_weak(&WeakScalar::Int(u64::MAX.into()), DType::U64).unwrap(), Scalar::U64(u64::MAX));
+        assert!(Scalar::from_weak(&WeakScalar::Int(256), DType::U8).is_err());
+        assert_eq!(Scalar::from_weak(&WeakScalar::Float(0.5), DType::F32).unwrap(), Scalar::F32(0.5));
+    }
+
+    #[test]
+    fn equality_is_bitwise() {
+        assert_eq!(Scalar::F64(f64::NAN), Scalar::F64(f64::NAN));
+        assert_ne!(Scalar::F64(0.0), Scalar::F64(-0.0));
+        assert_ne!(Scalar::F64(1.0), Scalar::F32(1.0));
+        assert_ne!(Scalar::I32(1), Scalar::I64(1));
+    }
+}

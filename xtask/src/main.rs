@@ -1,0 +1,87 @@
+//! Project automation, run as `cargo xtask <command>`.
+//!
+//! - `ci`: formatting, lints and every test of the workspace: the README's test command.
+//! - `golden`: regenerates the numpy golden files (needs Python 3 with numpy; the tests do not).
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("ci") => ci(),
+        Some("golden") => golden(),
+        _ => {
+            eprintln!("usage: cargo xtask <ci|golden>");
+            eprintln!("  ci      cargo fmt --check, cargo clippy -D warnings, cargo test --workspace");
+            eprintln!("  golden  regenerate the numpy golden files under */tests/data (needs python3 + numpy)");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+}
+
+fn cargo() -> Command {
+    let mut cmd = Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(workspace_root());
+    cmd
+}
+
+/// Runs `cmd`, timing it under `label`; an error if it fails.
+fn run(label: &str, mut cmd: Command) -> Result<(), String> {
+    eprintln!("==> {label}");
+    let start = Instant::now();
+    let status = cmd.status().map_err(|e| format!("{label}: could not start: {e}"))?;
+    eprintln!(
+        "==> {label}: {} in {:.1}s",
+        if status.success() { "ok" } else { "FAILED" },
+        start.elapsed().as_secs_f64()
+    );
+    if status.success() { Ok(()) } else { Err(format!("{label} failed ({status})")) }
+}
+
+fn ci() -> Result<(), String> {
+    let mut fmt = cargo();
+    fmt.args(["fmt", "--all", "--", "--check"]);
+    run("cargo fmt --check", fmt)?;
+
+    let mut clippy = cargo();
+    clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    run("cargo clippy", clippy)?;
+
+    let mut test = cargo();
+    test.args(["test", "--workspace"]);
+    run("cargo test", test)?;
+    Ok(())
+}
+
+fn golden() -> Result<(), String> {
+    let dir = workspace_root().join("golden");
+    let mut scripts: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("reading {}: {e}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "py")
+                && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("gen_"))
+        })
+        .collect();
+    scripts.sort();
+    for script in scripts {
+        let mut cmd = Command::new("python3");
+        cmd.arg(&script).current_dir(workspace_root());
+        run(&format!("python3 {}", script.display()), cmd)?;
+    }
+    Ok(())
+}
