@@ -676,7 +676,8 @@ impl Array {
 
     /// An Einstein summation. `access[k]` maps each axis of `args[k]` to an output axis or a
     /// reduction index; the output axes used must be `0..m` and the reduction indices `0..r`, with
-    /// lengths that agree (or are 1, which broadcasts). Missing reduction descriptors are empty.
+    /// lengths that agree (or are 1, which broadcasts). One operand may use an index on several
+    /// axes (`ii->i` reads a diagonal). Missing reduction descriptors are empty.
     pub fn new_einsum(
         access: Vec<Vec<EinsumAxis>>,
         args: Vec<Array>,
@@ -695,10 +696,7 @@ impl Array {
                     got: arg.shape().clone(),
                 });
             }
-            for (axis, (idx, len)) in acc.iter().zip(arg.shape().dims()).enumerate() {
-                if acc[..axis].contains(idx) {
-                    return Err(Error::invalid(op, format!("operand {k} uses index {idx:?} twice")));
-                }
+            for (idx, len) in acc.iter().zip(arg.shape().dims()) {
                 match lengths.get(idx) {
                     None => {
                         lengths.insert(*idx, len.clone());

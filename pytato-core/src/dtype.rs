@@ -320,6 +320,42 @@ impl WeakScalar {
     }
 }
 
+impl From<bool> for WeakScalar {
+    fn from(v: bool) -> WeakScalar {
+        WeakScalar::Bool(v)
+    }
+}
+macro_rules! weak_from_int {
+    ($($t:ty),*) => {$(
+        impl From<$t> for WeakScalar {
+            fn from(v: $t) -> WeakScalar {
+                WeakScalar::Int(v.into())
+            }
+        }
+    )*};
+}
+weak_from_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+impl From<f32> for WeakScalar {
+    fn from(v: f32) -> WeakScalar {
+        WeakScalar::Float(v.into())
+    }
+}
+impl From<f64> for WeakScalar {
+    fn from(v: f64) -> WeakScalar {
+        WeakScalar::Float(v)
+    }
+}
+impl From<num_complex::Complex32> for WeakScalar {
+    fn from(v: num_complex::Complex32) -> WeakScalar {
+        WeakScalar::Complex(Complex64::new(v.re.into(), v.im.into()))
+    }
+}
+impl From<Complex64> for WeakScalar {
+    fn from(v: Complex64) -> WeakScalar {
+        WeakScalar::Complex(v)
+    }
+}
+
 impl fmt::Display for WeakScalar {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

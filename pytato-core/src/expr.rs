@@ -23,6 +23,10 @@
 //!   truncated result (0 unless the base is 1 or -1).
 //! - `Cast` is numpy's `astype`: integers wrap, floats truncate toward zero, complex to real drops the
 //!   imaginary part, anything to bool is `!= 0`.
+//! - `If` evaluates only the branch it selects, like C's `?:`: the other branch may subscript out
+//!   of bounds (padding and concatenation rely on this).
+//! - A subscript outside its binding's shape is an error when the program runs, never a read out
+//!   of bounds.
 //! - Comparisons of complex values order lexicographically (real part, then imaginary), like numpy 2.
 //! - [`Func::Maximum`] and [`Func::Minimum`] propagate NaN, like numpy's `maximum` and `minimum`.
 //! - [`Func::Zero`] is zero of its argument's dtype whatever the argument (even NaN): it keeps a
@@ -343,9 +347,9 @@ pub enum ReduceOp {
     Sum,
     /// Product (numeric dtypes but bool); 1 over an empty range.
     Product,
-    /// Maximum (real dtypes); NaN propagates; an empty range is an error when bound.
+    /// Maximum (real dtypes and bool); NaN propagates; see [`ReduceOp::neutral`] for empty ranges.
     Max,
-    /// Minimum (real dtypes); NaN propagates; an empty range is an error when bound.
+    /// Minimum (real dtypes and bool); NaN propagates; see [`ReduceOp::neutral`] for empty ranges.
     Min,
     /// Logical and (bool); `true` over an empty range.
     All,
@@ -370,19 +374,35 @@ impl ReduceOp {
     pub fn accepts(self, dtype: DType) -> bool {
         match self {
             ReduceOp::Sum | ReduceOp::Product => dtype.is_numeric(),
-            ReduceOp::Max | ReduceOp::Min => dtype.is_numeric() && !dtype.is_complex(),
+            ReduceOp::Max | ReduceOp::Min => !dtype.is_complex(),
             ReduceOp::All | ReduceOp::Any => dtype == DType::Bool,
         }
     }
 
-    /// The value over an empty range, where it has one.
-    pub fn neutral(self, dtype: DType) -> Option<Scalar> {
+    /// The value over an empty range: the operation's identity. For `Max` that is `-inf` (the
+    /// smallest integer), for `Min` `+inf` (the largest integer); the frontend rejects `max`/`min`
+    /// over an empty axis without `initial`, as numpy does, where the length is known.
+    pub fn neutral(self, dtype: DType) -> Scalar {
+        use DType::*;
+        let extreme = |max: bool| -> Scalar {
+            match dtype {
+                F32 => Scalar::F32(if max { f32::INFINITY } else { f32::NEG_INFINITY }),
+                F64 => Scalar::F64(if max { f64::INFINITY } else { f64::NEG_INFINITY }),
+                Bool => Scalar::Bool(max),
+                _ => {
+                    let (lo, hi) = dtype.int_range().expect("max/min take real dtypes");
+                    let v = if max { hi } else { lo };
+                    if dtype == U64 { Scalar::U64(v as u64) } else { Scalar::I64(v as i64).cast(dtype) }
+                }
+            }
+        };
         match self {
-            ReduceOp::Sum => Some(Scalar::zero(dtype)),
-            ReduceOp::Product => Some(Scalar::one(dtype)),
-            ReduceOp::All => Some(Scalar::Bool(true)),
-            ReduceOp::Any => Some(Scalar::Bool(false)),
-            ReduceOp::Max | ReduceOp::Min => None,
+            ReduceOp::Sum => Scalar::zero(dtype),
+            ReduceOp::Product => Scalar::one(dtype),
+            ReduceOp::All => Scalar::Bool(true),
+            ReduceOp::Any => Scalar::Bool(false),
+            ReduceOp::Max => extreme(false),
+            ReduceOp::Min => extreme(true),
         }
     }
 }

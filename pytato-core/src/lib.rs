@@ -17,6 +17,7 @@ pub mod data;
 pub mod dtype;
 pub mod error;
 pub mod expr;
+pub mod frontend;
 pub mod names;
 pub mod scalar;
 pub mod shape;

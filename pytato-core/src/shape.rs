@@ -290,6 +290,30 @@ impl From<&[usize]> for Shape {
     }
 }
 
+impl From<Vec<i64>> for Shape {
+    fn from(dims: Vec<i64>) -> Shape {
+        Shape::from_ints(&dims)
+    }
+}
+
+impl From<&[i64]> for Shape {
+    fn from(dims: &[i64]) -> Shape {
+        Shape::from_ints(dims)
+    }
+}
+
+impl From<&Shape> for Shape {
+    fn from(shape: &Shape) -> Shape {
+        shape.clone()
+    }
+}
+
+impl<const N: usize> From<[Dim; N]> for Shape {
+    fn from(dims: [Dim; N]) -> Shape {
+        Shape(dims.into())
+    }
+}
+
 impl<const N: usize> From<[i64; N]> for Shape {
     fn from(dims: [i64; N]) -> Shape {
         Shape::from_ints(&dims)
@@ -353,6 +377,32 @@ impl SizePolynomial {
             poly = next.into_iter().filter(|(_, c)| *c != 0).collect();
         }
         Ok(SizePolynomial(poly))
+    }
+
+    /// `self / divisor` as an affine length, when `divisor` is a single term `c·m` that divides
+    /// every term of `self` and leaves a result of degree at most one (`6n / 3 = 2n`,
+    /// `3nm / n = 3m`); `None` otherwise.
+    pub fn div_to_dim(&self, divisor: &SizePolynomial) -> Option<Dim> {
+        let [(monomial, c)] = <[_; 1]>::try_from(divisor.0.iter().collect::<Vec<_>>()).ok()?;
+        let mut dim = Dim::new(0);
+        for (m, coeff) in &self.0 {
+            if coeff % c != 0 {
+                return None;
+            }
+            let q = i64::try_from(coeff / c).ok()?;
+            let mut rest = m.clone();
+            for v in monomial {
+                let at = rest.iter().position(|x| x == v)?;
+                rest.remove(at);
+            }
+            let term = match &rest[..] {
+                [] => Dim::new(q),
+                [v] => Dim::param(v.clone()).mul_int(q).ok()?,
+                _ => return None,
+            };
+            dim = dim.add(&term).ok()?;
+        }
+        Some(dim)
     }
 
     /// The value, if the polynomial is a constant.
@@ -480,6 +530,15 @@ mod tests {
         assert_ne!(SizePolynomial::of(&d, "t").unwrap(), SizePolynomial::of(&e, "t").unwrap());
         assert_eq!(SizePolynomial::of(&Shape::from([2, 0, 5]), "t").unwrap().as_int(), Some(0));
         assert_eq!(SizePolynomial::of(&Shape::scalar(), "t").unwrap().as_int(), Some(1));
+        let p = |s: Shape| SizePolynomial::of(&s, "t").unwrap();
+        let six_n = p(Shape::from(vec![n(), Dim::new(6)]));
+        assert_eq!(six_n.div_to_dim(&p(Shape::from([3]))), Some(n().mul_int(2).unwrap()));
+        assert_eq!(six_n.div_to_dim(&p(Shape::from(vec![n()]))), Some(Dim::new(6)));
+        assert_eq!(six_n.div_to_dim(&p(Shape::from([4]))), None);
+        assert_eq!(six_n.div_to_dim(&p(Shape::from([0]))), None);
+        let nm = p(Shape::from(vec![n(), m()]));
+        assert_eq!(nm.div_to_dim(&p(Shape::from([1]))), None, "n*m is not affine");
+        assert_eq!(nm.div_to_dim(&p(Shape::from(vec![m()]))), Some(n()));
     }
 
     #[test]

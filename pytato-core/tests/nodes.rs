@@ -130,6 +130,12 @@ fn einsum() {
     assert!(matches!(err, Error::ShapeMismatch { .. }), "{err}");
     assert!(Array::new_einsum(vec![vec![E(0)]], vec![a.clone()], BTreeMap::new()).is_err());
     assert!(Array::new_einsum(vec![vec![E(1), R(0)]], vec![a.clone()], BTreeMap::new()).is_err());
+    // An index used twice by one operand reads a diagonal; the lengths must still agree.
+    let sq = ph("sq", [4, 4], DType::F64);
+    assert_eq!(
+        Array::new_einsum(vec![vec![E(0), E(0)]], vec![sq], BTreeMap::new()).unwrap().shape(),
+        &Shape::from([4])
+    );
     assert!(Array::new_einsum(vec![vec![E(0), E(0)]], vec![b.clone()], BTreeMap::new()).is_err());
     assert!(Array::new_einsum(vec![], vec![], BTreeMap::new()).is_err());
     let stray = BTreeMap::from([(3, ReductionDescriptor::default())]);

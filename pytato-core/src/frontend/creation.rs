@@ -1,0 +1,310 @@
+//! Inputs and array creation: `placeholder`, `size_param`, `data_wrapper`, `zeros`, `ones`, `full`,
+//! `eye`, `arange`, `linspace`, the `*_like` functions and `pad`.
+
+use std::sync::Arc;
+
+use crate::array::Array;
+use crate::data::ArrayData;
+use crate::dtype::{DType, WeakScalar, result_type_many};
+use crate::error::{Error, Result};
+use crate::expr::{BinaryOp, CompareOp, Expr, Func};
+use crate::scalar::Scalar;
+use crate::shape::{Dim, Shape};
+
+use super::operand::LambdaBuilder;
+
+/// A named input of the given shape and dtype, bound when the program runs.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType, Dim, Shape};
+/// let u = pt::placeholder("u", [Dim::param("n"), Dim::new(3)], DType::F64).unwrap();
+/// assert_eq!(u.shape().to_string(), "(n, 3)");
+/// ```
+pub fn placeholder(name: &str, shape: impl Into<Shape>, dtype: DType) -> Result<Array> {
+    Array::new_placeholder(Some(name), shape.into(), dtype)
+}
+
+/// A named size parameter: a 0-d `int64` input. Shapes refer to it as `Dim::param(name)`, and
+/// arithmetic can use it as an array.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let n = pt::size_param("n").unwrap();
+/// assert_eq!((n.ndim(), n.dtype()), (0, DType::I64));
+/// ```
+pub fn size_param(name: &str) -> Result<Array> {
+    Array::new_size_param(name)
+}
+
+/// Wraps data known now (numpy's `asarray` for a constant); `name` is optional.
+///
+/// ```
+/// use pytato_core::{frontend as pt, ArrayData, DType};
+/// let d = pt::data_wrapper(ArrayData::from(ndarray::arr1(&[1.0f32, 2.0]).into_dyn()), None).unwrap();
+/// assert_eq!(d.dtype(), DType::F32);
+/// ```
+pub fn data_wrapper(data: impl Into<Arc<ArrayData>>, name: Option<&str>) -> Result<Array> {
+    Array::new_data_wrapper(data, name)
+}
+
+/// An array of `shape` filled with `value`; the dtype is `dtype`, or the value's own (`int64`,
+/// `float64`, `complex128` or `bool`) as in numpy's `full`.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::full([2, 3], 7, None).unwrap().dtype(), DType::I64);
+/// assert_eq!(pt::full([2, 3], 7, DType::F32).unwrap().dtype(), DType::F32);
+/// ```
+pub fn full(shape: impl Into<Shape>, value: impl Into<WeakScalar>, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let value = value.into();
+    let dtype = dtype.into().unwrap_or(value.default_dtype());
+    let shape = shape.into();
+    shape.validate("full")?;
+    LambdaBuilder::new(shape).finish(Expr::Const(Scalar::from_weak(&value, dtype)?))
+}
+
+/// An array of zeros (numpy `zeros`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::zeros([4], DType::C64).unwrap().dtype(), DType::C64);
+/// ```
+pub fn zeros(shape: impl Into<Shape>, dtype: DType) -> Result<Array> {
+    full(shape, 0, dtype)
+}
+
+/// An array of ones (numpy `ones`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::ones([2, 2], DType::Bool).unwrap().dtype(), DType::Bool);
+/// ```
+pub fn ones(shape: impl Into<Shape>, dtype: DType) -> Result<Array> {
+    full(shape, 1, dtype)
+}
+
+/// An `n × m` array (`m` defaults to `n`) with ones on diagonal `k` (numpy `eye`): `k > 0` above the
+/// main diagonal, `k < 0` below.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let e = pt::eye(3, Some(4.into()), 1, DType::F64).unwrap();
+/// assert_eq!(e.shape().to_string(), "(3, 4)");
+/// ```
+pub fn eye(n: impl Into<Dim>, m: Option<Dim>, k: i64, dtype: DType) -> Result<Array> {
+    let n = n.into();
+    let m = m.unwrap_or_else(|| n.clone());
+    let shape = Shape::from(vec![n, m]);
+    shape.validate("eye")?;
+    let on_diagonal = Expr::iname(1).compare(CompareOp::Eq, Expr::iname(0).binary(BinaryOp::Add, Expr::i64(k)));
+    let expr = Expr::if_then_else(on_diagonal, Expr::Const(Scalar::one(dtype)), Expr::Const(Scalar::zero(dtype)));
+    LambdaBuilder::new(shape).finish(expr)
+}
+
+/// Evenly spaced values in `[start, stop)` (numpy `arange`): `int64` when all three are integers,
+/// `float64` otherwise, unless `dtype` says. The length is `ceil((stop - start) / step)`, or 0.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::arange(0, 10, 3, None).unwrap();
+/// assert_eq!((a.shape().to_string(), a.dtype()), ("(4,)".into(), DType::I64));
+/// assert_eq!(pt::arange(0.0, 1.0, 0.25, None).unwrap().shape().to_string(), "(4,)");
+/// ```
+pub fn arange(
+    start: impl Into<WeakScalar>,
+    stop: impl Into<WeakScalar>,
+    step: impl Into<WeakScalar>,
+    dtype: impl Into<Option<DType>>,
+) -> Result<Array> {
+    let (start, stop, step) = (start.into(), stop.into(), step.into());
+    let natural = result_type_many([&start, &stop, &step].map(|s| s.default_dtype())).expect("three values");
+    if natural.is_complex() {
+        return Err(Error::unsupported_dtype("arange", natural, "arange needs real bounds and step"));
+    }
+    let dtype = dtype.into().unwrap_or(natural);
+    let length = match (start, stop, step) {
+        (WeakScalar::Int(a), WeakScalar::Int(b), WeakScalar::Int(s)) => {
+            if s == 0 {
+                return Err(Error::invalid("arange", "step must not be zero"));
+            }
+            let span = b - a;
+            // ceil(span / s) for either sign of s.
+            let n = if (span > 0) == (s > 0) && span != 0 { (span.abs() + s.abs() - 1) / s.abs() } else { 0 };
+            i64::try_from(n).map_err(|_| Error::Overflow { op: "arange".into(), what: "the length".into() })?
+        }
+        _ => {
+            let [a, b, s] = [start, stop, step].map(|v| Scalar::from_weak(&v, DType::F64).map(|x| x.to_f64()));
+            let (a, b, s) = (a?, b?, s?);
+            if s == 0.0 {
+                return Err(Error::invalid("arange", "step must not be zero"));
+            }
+            let n = ((b - a) / s).ceil();
+            if !n.is_finite() || n > i64::MAX as f64 {
+                return Err(Error::invalid(
+                    "arange",
+                    format!("length of arange({a}, {b}, {s}) is not a finite integer"),
+                ));
+            }
+            n.max(0.0) as i64
+        }
+    };
+    // value = start + i * step, computed in the result dtype (numpy does the same).
+    let compute = if dtype == DType::Bool { DType::I64 } else { dtype };
+    let i = Expr::iname(0).cast(compute);
+    let step_c = Expr::Const(Scalar::from_weak(&step, compute)?);
+    let start_c = Expr::Const(Scalar::from_weak(&start, compute)?);
+    let mut expr = start_c.binary(BinaryOp::Add, i.binary(BinaryOp::Mul, step_c));
+    if compute != dtype {
+        expr = expr.cast(dtype);
+    }
+    LambdaBuilder::new(Shape::from([length])).finish(expr)
+}
+
+/// `num` evenly spaced `float64` values from `start` to `stop` (numpy `linspace`); with `endpoint`
+/// the last value is exactly `stop`.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let x = pt::linspace(0.0, 1.0, 5, true).unwrap();
+/// assert_eq!((x.shape().to_string(), x.dtype()), ("(5,)".into(), DType::F64));
+/// ```
+pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Array> {
+    let div = if endpoint { num.saturating_sub(1) } else { num };
+    let step = if div > 0 { (stop - start) / div as f64 } else { 0.0 };
+    let value =
+        Expr::f64(start).binary(BinaryOp::Add, Expr::iname(0).cast(DType::F64).binary(BinaryOp::Mul, Expr::f64(step)));
+    let expr = if endpoint && num > 1 {
+        let last = Expr::iname(0).compare(CompareOp::Eq, Expr::i64(num as i64 - 1));
+        Expr::if_then_else(last, Expr::f64(stop), value)
+    } else {
+        value
+    };
+    LambdaBuilder::new(Shape::from(vec![Dim::from(num)])).finish(expr)
+}
+
+/// An array like `a` (same shape; `a`'s dtype unless `dtype` says) filled with `value`.
+///
+/// Built on `zero(a)` (seed: "zeros_like (and similar)"): the result keeps a dependency on `a`, so
+/// metadata later added to `a`'s axes can still reach it, until dead-code elimination cuts the link.
+/// A NaN in `a` does not leak into the result.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 3], DType::F32).unwrap();
+/// let f = pt::full_like(&a, 2.5, None).unwrap();
+/// assert_eq!((f.shape(), f.dtype()), (a.shape(), DType::F32));
+/// assert_eq!(f.children().len(), 1, "the link to `a` survives");
+/// ```
+pub fn full_like(a: &Array, value: impl Into<WeakScalar>, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let dtype = dtype.into().unwrap_or(a.dtype());
+    let value = Expr::Const(Scalar::from_weak(&value.into(), dtype)?);
+    let mut builder = LambdaBuilder::new(a.shape().clone());
+    let read = builder.read_broadcast(a);
+    let zero = Expr::call(Func::Zero, vec![read]);
+    let zero = if a.dtype() == dtype { zero } else { zero.cast(dtype) };
+    let combine = if dtype == DType::Bool { BinaryOp::BitOr } else { BinaryOp::Add };
+    builder.finish(zero.binary(combine, value))
+}
+
+/// Zeros like `a` (numpy `zeros_like`); see [`full_like`] for how the link to `a` is kept.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::I16).unwrap();
+/// assert_eq!(pt::zeros_like(&a, None).unwrap().dtype(), DType::I16);
+/// ```
+pub fn zeros_like(a: &Array, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    full_like(a, 0, dtype)
+}
+
+/// Ones like `a` (numpy `ones_like`); see [`full_like`].
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::Bool).unwrap();
+/// assert_eq!(pt::ones_like(&a, DType::F64).unwrap().dtype(), DType::F64);
+/// ```
+pub fn ones_like(a: &Array, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    full_like(a, 1, dtype)
+}
+
+/// How much [`pad`] adds before and after each axis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PadWidth {
+    /// The same amount before and after every axis.
+    Same(usize),
+    /// `(before, after)` for every axis.
+    BeforeAfter(usize, usize),
+    /// `(before, after)` per axis.
+    PerAxis(Vec<(usize, usize)>),
+}
+
+impl From<usize> for PadWidth {
+    fn from(w: usize) -> PadWidth {
+        PadWidth::Same(w)
+    }
+}
+impl From<(usize, usize)> for PadWidth {
+    fn from((b, a): (usize, usize)) -> PadWidth {
+        PadWidth::BeforeAfter(b, a)
+    }
+}
+impl From<Vec<(usize, usize)>> for PadWidth {
+    fn from(w: Vec<(usize, usize)>) -> PadWidth {
+        PadWidth::PerAxis(w)
+    }
+}
+impl<const N: usize> From<[(usize, usize); N]> for PadWidth {
+    fn from(w: [(usize, usize); N]) -> PadWidth {
+        PadWidth::PerAxis(w.to_vec())
+    }
+}
+
+/// `a` padded with the constant `value` (numpy `pad(a, width, mode="constant", constant_values=value)`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 3], DType::F64).unwrap();
+/// let p = pt::pad(&a, [(1, 0), (2, 2)], 0.0).unwrap();
+/// assert_eq!(p.shape().to_string(), "(3, 7)");
+/// ```
+pub fn pad(a: &Array, width: impl Into<PadWidth>, value: impl Into<WeakScalar>) -> Result<Array> {
+    let ndim = a.ndim();
+    let widths = match width.into() {
+        PadWidth::Same(w) => vec![(w, w); ndim],
+        PadWidth::BeforeAfter(b, e) => vec![(b, e); ndim],
+        PadWidth::PerAxis(w) if w.len() == ndim => w,
+        PadWidth::PerAxis(w) => {
+            return Err(Error::invalid("pad", format!("{} pad widths for an array of shape {}", w.len(), a.shape())));
+        }
+    };
+    let mut dims = Vec::with_capacity(ndim);
+    for (len, (b, e)) in a.shape().dims().iter().zip(&widths) {
+        dims.push(len.add(&Dim::from(*b))?.add(&Dim::from(*e))?);
+    }
+    let value = Expr::Const(Scalar::from_weak(&value.into(), a.dtype())?);
+    let mut builder = LambdaBuilder::new(Shape::from(dims));
+    let mut inside: Option<Expr> = None;
+    let mut indices = Vec::with_capacity(ndim);
+    for (axis, (len, (b, _))) in a.shape().dims().iter().zip(&widths).enumerate() {
+        let shifted =
+            if *b == 0 { Expr::iname(axis) } else { Expr::iname(axis).binary(BinaryOp::Sub, Expr::i64(*b as i64)) };
+        let (lo, hi) = (
+            Expr::iname(axis).compare(CompareOp::Ge, Expr::i64(*b as i64)),
+            shifted.clone().compare(CompareOp::Lt, builder.dim(len)?),
+        );
+        for cond in [lo, hi] {
+            inside = Some(match inside {
+                None => cond,
+                Some(c) => c.binary(BinaryOp::LogicalAnd, cond),
+            });
+        }
+        indices.push(shifted);
+    }
+    let read = builder.read_at(a, indices);
+    let expr = match inside {
+        Some(cond) => Expr::if_then_else(cond, read, value),
+        None => read,
+    };
+    builder.finish(expr)
+}

@@ -1,0 +1,673 @@
+//! Elementwise functions: arithmetic, comparisons, logic, bitwise operations, `where`,
+//! `maximum`/`minimum`, casts and the math functions, with numpy 2's broadcasting and dtype rules.
+//!
+//! Each function takes arrays or Rust scalars ([`Operand`]) and returns the array expression for the
+//! result, or an error naming the operation and the operands' shapes and dtypes. Every result is an
+//! `IndexLambda`: these operations are exactly index lambdas.
+
+use crate::array::Array;
+use crate::dtype::{DType, DTypeKind, WeakScalar, result_type};
+use crate::error::{Error, Result};
+use crate::expr::{BinaryOp, CompareOp, Expr, Func, UnaryOp};
+
+use super::operand::{LambdaBuilder, Operand, broadcast_operands, dtype_error, elementwise, promote};
+
+// ---------------------------------------------------------------------------------------------
+// Arithmetic.
+
+/// Applies `rule` (promoted dtype → computation dtype and operator) to two operands.
+fn binary(
+    op: &str,
+    a: Operand,
+    b: Operand,
+    rule: impl FnOnce(DType) -> std::result::Result<(DType, BinaryOp), &'static str>,
+) -> Result<Array> {
+    let operands = [&a, &b];
+    let promoted = promote(&operands)?;
+    let (dtype, bin) = rule(promoted).map_err(|why| dtype_error(op, promoted, &operands, why))?;
+    elementwise(op, &operands, dtype, |mut e| {
+        let rhs = e.pop().expect("two operands");
+        let lhs = e.pop().expect("two operands");
+        Ok(lhs.binary(bin, rhs))
+    })
+}
+
+/// `a + b` (numpy `add`); on bools this is logical or.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::U8).unwrap();
+/// assert_eq!(pt::add(&a, 1).unwrap().dtype(), DType::U8);       // a weak scalar keeps uint8
+/// assert_eq!(pt::add(&a, 1.5).unwrap().dtype(), DType::F64);
+/// ```
+pub fn add(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    binary("add", a.into(), b.into(), |d| Ok((d, if d == DType::Bool { BinaryOp::LogicalOr } else { BinaryOp::Add })))
+}
+
+/// `a - b` (numpy `subtract`); bools are an error, as in numpy.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::I32).unwrap();
+/// assert_eq!(pt::subtract(1, &a).unwrap().dtype(), DType::I32);
+/// ```
+pub fn subtract(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    binary("subtract", a.into(), b.into(), |d| {
+        if d == DType::Bool {
+            Err("boolean subtract is not supported; use logical_xor or bitwise_xor")
+        } else {
+            Ok((d, BinaryOp::Sub))
+        }
+    })
+}
+
+/// `a * b` (numpy `multiply`); on bools this is logical and.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 1], DType::F32).unwrap();
+/// let b = pt::placeholder("b", [3], DType::F32).unwrap();
+/// assert_eq!(pt::multiply(&a, &b).unwrap().shape().to_string(), "(2, 3)");
+/// ```
+pub fn multiply(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    binary("multiply", a.into(), b.into(), |d| {
+        Ok((d, if d == DType::Bool { BinaryOp::LogicalAnd } else { BinaryOp::Mul }))
+    })
+}
+
+/// `a / b` (numpy `true_divide`): integers and bools divide in `float64`.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::I8).unwrap();
+/// assert_eq!(pt::divide(&a, &a).unwrap().dtype(), DType::F64);
+/// ```
+pub fn divide(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    binary("divide", a.into(), b.into(), |d| Ok((if d.is_inexact() { d } else { DType::F64 }, BinaryOp::Div)))
+}
+
+/// `a // b` (numpy `floor_divide`): rounds toward negative infinity; integer division by zero gives 0.
+/// Bools divide as `int8`, as in numpy; complex numbers are an error.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::I64).unwrap();
+/// assert_eq!(pt::floor_divide(&a, 2).unwrap().dtype(), DType::I64);
+/// ```
+pub fn floor_divide(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    binary("floor_divide", a.into(), b.into(), |d| integer_or_float_rule(d, BinaryOp::FloorDiv))
+}
+
+/// `a % b` (numpy `remainder`): the result has the sign of the divisor; integer remainder by zero gives 0.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::F32).unwrap();
+/// assert_eq!(pt::remainder(&a, 2).unwrap().dtype(), DType::F32);
+/// ```
+pub fn remainder(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    binary("remainder", a.into(), b.into(), |d| integer_or_float_rule(d, BinaryOp::Rem))
+}
+
+fn integer_or_float_rule(d: DType, op: BinaryOp) -> std::result::Result<(DType, BinaryOp), &'static str> {
+    match d.kind() {
+        DTypeKind::Bool => Ok((DType::I8, op)),
+        DTypeKind::Complex => Err("complex numbers have no floor division or remainder"),
+        _ => Ok((d, op)),
+    }
+}
+
+/// `a ** b` (numpy `power`): an integer exponent keeps an integer base's dtype; bools compute in `int8`.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::I16).unwrap();
+/// assert_eq!(pt::power(&a, 2).unwrap().dtype(), DType::I16);
+/// assert_eq!(pt::power(&a, 0.5).unwrap().dtype(), DType::F64);
+/// ```
+pub fn power(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    binary("power", a.into(), b.into(), |d| Ok((if d == DType::Bool { DType::I8 } else { d }, BinaryOp::Pow)))
+}
+
+fn bitwise_rule(d: DType, op: BinaryOp) -> std::result::Result<(DType, BinaryOp), &'static str> {
+    if d == DType::Bool || d.is_integer() {
+        Ok((d, op))
+    } else {
+        Err("bitwise operations need integer or bool operands")
+    }
+}
+
+/// `a & b` (numpy `bitwise_and`), on integers and bools.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::U16).unwrap();
+/// assert_eq!(pt::bitwise_and(&a, 0xff).unwrap().dtype(), DType::U16);
+/// assert!(pt::bitwise_and(&a, 1.0).is_err());
+/// ```
+pub fn bitwise_and(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    binary("bitwise_and", a.into(), b.into(), |d| bitwise_rule(d, BinaryOp::BitAnd))
+}
+
+/// `a | b` (numpy `bitwise_or`), on integers and bools.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::Bool).unwrap();
+/// assert_eq!(pt::bitwise_or(&a, &a).unwrap().dtype(), DType::Bool);
+/// ```
+pub fn bitwise_or(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    binary("bitwise_or", a.into(), b.into(), |d| bitwise_rule(d, BinaryOp::BitOr))
+}
+
+/// `a ^ b` (numpy `bitwise_xor`), on integers and bools.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::I8).unwrap();
+/// assert_eq!(pt::bitwise_xor(&a, -1).unwrap().dtype(), DType::I8);
+/// ```
+pub fn bitwise_xor(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    binary("bitwise_xor", a.into(), b.into(), |d| bitwise_rule(d, BinaryOp::BitXor))
+}
+
+fn unary(op: &str, a: &Array, dtype: DType, build: impl FnOnce(Expr) -> Expr) -> Result<Array> {
+    let operand = Operand::from(a);
+    elementwise(op, &[&operand], dtype, |mut e| Ok(build(e.pop().expect("one operand"))))
+}
+
+/// `~a` (numpy `invert`): bitwise not of integers, logical not of bools.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::U8).unwrap();
+/// assert_eq!(pt::invert(&a).unwrap().dtype(), DType::U8);
+/// ```
+pub fn invert(a: &Array) -> Result<Array> {
+    let d = a.dtype();
+    if d != DType::Bool && !d.is_integer() {
+        return Err(dtype_error("invert", d, &[&a.into()], "bitwise operations need integer or bool operands"));
+    }
+    unary("invert", a, d, |e| e.unary(UnaryOp::BitNot))
+}
+
+/// `-a` (numpy `negative`); bools are an error; unsigned integers wrap.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::F64).unwrap();
+/// assert_eq!(pt::negative(&a).unwrap().dtype(), DType::F64);
+/// ```
+pub fn negative(a: &Array) -> Result<Array> {
+    let d = a.dtype();
+    if d == DType::Bool {
+        return Err(dtype_error(
+            "negative",
+            d,
+            &[&a.into()],
+            "the `-` operator on bools is not supported; use logical_not",
+        ));
+    }
+    unary("negative", a, d, |e| e.unary(UnaryOp::Neg))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparisons and logic.
+
+/// The dtype two operands are compared in. numpy 2 compares arrays with Python integers outside
+/// the array's range exactly (`uint8_array < 300` is all true): such a scalar counts as the
+/// smallest integer dtype that holds it.
+fn comparison_dtype(a: &Operand, b: &Operand) -> Result<DType> {
+    match promote(&[a, b]) {
+        Err(Error::ScalarOutOfRange { .. }) => {
+            let strong = |o: &Operand| match o {
+                Operand::Scalar(WeakScalar::Int(v)) => smallest_int_dtype(*v),
+                other => other.dtype(),
+            };
+            Ok(result_type(strong(a), strong(b)))
+        }
+        other => other,
+    }
+}
+
+fn smallest_int_dtype(v: i128) -> DType {
+    [DType::I8, DType::U8, DType::I16, DType::U16, DType::I32, DType::U32, DType::I64, DType::U64]
+        .into_iter()
+        .find(|d| d.int_range().is_some_and(|(lo, hi)| lo <= v && v <= hi))
+        .unwrap_or(DType::F64)
+}
+
+fn compare(op: &str, cmp: CompareOp, a: Operand, b: Operand) -> Result<Array> {
+    let dtype = comparison_dtype(&a, &b)?;
+    elementwise(op, &[&a, &b], dtype, |mut e| {
+        let rhs = e.pop().expect("two operands");
+        Ok(e.pop().expect("two operands").compare(cmp, rhs))
+    })
+}
+
+macro_rules! comparison {
+    ($(#[$doc:meta])* $name:ident, $cmp:ident) => {
+        $(#[$doc])*
+        pub fn $name(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+            compare(stringify!($name), CompareOp::$cmp, a.into(), b.into())
+        }
+    };
+}
+
+comparison!(
+    /// `a == b` elementwise (numpy `equal`); the result is bool. Structural equality of two DAGs
+    /// is `==` on [`Array`], a different thing.
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// let a = pt::placeholder("a", [3], DType::F64).unwrap();
+    /// assert_eq!(pt::equal(&a, 0.0).unwrap().dtype(), DType::Bool);
+    /// ```
+    equal, Eq
+);
+comparison!(
+    /// `a != b` elementwise (numpy `not_equal`); the result is bool.
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// let a = pt::placeholder("a", [3], DType::I32).unwrap();
+    /// assert_eq!(pt::not_equal(&a, 1).unwrap().dtype(), DType::Bool);
+    /// ```
+    not_equal, Ne
+);
+comparison!(
+    /// `a < b` elementwise (numpy `less`); complex numbers order lexicographically.
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// let a = pt::placeholder("a", [3], DType::U8).unwrap();
+    /// assert_eq!(pt::less(&a, 300).unwrap().dtype(), DType::Bool);
+    /// ```
+    less, Lt
+);
+comparison!(
+    /// `a <= b` elementwise (numpy `less_equal`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// let a = pt::placeholder("a", [3], DType::F32).unwrap();
+    /// assert_eq!(pt::less_equal(&a, &a).unwrap().shape().to_string(), "(3,)");
+    /// ```
+    less_equal, Le
+);
+comparison!(
+    /// `a > b` elementwise (numpy `greater`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// let a = pt::placeholder("a", [3], DType::I64).unwrap();
+    /// assert_eq!(pt::greater(0, &a).unwrap().dtype(), DType::Bool);
+    /// ```
+    greater, Gt
+);
+comparison!(
+    /// `a >= b` elementwise (numpy `greater_equal`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// let a = pt::placeholder("a", [2, 3], DType::F64).unwrap();
+    /// let b = pt::placeholder("b", [3], DType::F64).unwrap();
+    /// assert_eq!(pt::greater_equal(&a, &b).unwrap().shape().to_string(), "(2, 3)");
+    /// ```
+    greater_equal, Ge
+);
+
+fn logical(op: &str, a: Operand, b: Operand, bin: BinaryOp) -> Result<Array> {
+    elementwise(op, &[&a, &b], DType::Bool, |mut e| {
+        let rhs = e.pop().expect("two operands");
+        Ok(e.pop().expect("two operands").binary(bin, rhs))
+    })
+}
+
+/// Logical and of the truth values (`x != 0`) of `a` and `b`; the result is bool.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::F64).unwrap();
+/// assert_eq!(pt::logical_and(&a, true).unwrap().dtype(), DType::Bool);
+/// ```
+pub fn logical_and(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    logical("logical_and", a.into(), b.into(), BinaryOp::LogicalAnd)
+}
+
+/// Logical or of the truth values of `a` and `b`; the result is bool.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::I8).unwrap();
+/// assert_eq!(pt::logical_or(&a, &a).unwrap().dtype(), DType::Bool);
+/// ```
+pub fn logical_or(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    logical("logical_or", a.into(), b.into(), BinaryOp::LogicalOr)
+}
+
+/// Logical not of the truth value of `a`; the result is bool.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::C64).unwrap();
+/// assert_eq!(pt::logical_not(&a).unwrap().dtype(), DType::Bool);
+/// ```
+pub fn logical_not(a: &Array) -> Result<Array> {
+    unary("logical_not", a, DType::Bool, |e| e.unary(UnaryOp::LogicalNot))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection.
+
+/// `where(cond, x, y)`: `x` where `cond` is true, else `y`; all three broadcast together, `cond` is
+/// taken by truth value, `x` and `y` promote.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [4], DType::F32).unwrap();
+/// let positive = pt::greater(&a, 0).unwrap();
+/// assert_eq!(pt::where_(&positive, &a, 0).unwrap().dtype(), DType::F32);
+/// ```
+#[doc(alias = "where")]
+pub fn where_(cond: impl Into<Operand>, x: impl Into<Operand>, y: impl Into<Operand>) -> Result<Array> {
+    let (cond, x, y) = (cond.into(), x.into(), y.into());
+    let dtype = promote(&[&x, &y])?;
+    let shape = broadcast_operands("where", &[&cond, &x, &y])?;
+    let mut builder = LambdaBuilder::new(shape);
+    // The condition is read by truth value (a cast to bool), the values as their common dtype.
+    let c = builder.operand(&cond, DType::Bool)?;
+    let (xe, ye) = (builder.operand(&x, dtype)?, builder.operand(&y, dtype)?);
+    builder.finish(Expr::if_then_else(c, xe, ye))
+}
+
+fn extremum(op: &str, a: Operand, b: Operand, func: Func, cmp: CompareOp) -> Result<Array> {
+    let dtype = promote(&[&a, &b])?;
+    elementwise(op, &[&a, &b], dtype, |mut e| {
+        let y = e.pop().expect("two operands");
+        let x = e.pop().expect("two operands");
+        if !dtype.is_complex() {
+            return Ok(Expr::call(func, vec![x, y]));
+        }
+        // Complex: numpy orders lexicographically and propagates NaN from either side.
+        let isnan = |v: &Expr| Expr::call(Func::IsNan, vec![v.clone()]);
+        let pick = Expr::if_then_else(x.clone().compare(cmp, y.clone()), x.clone(), y.clone());
+        Ok(Expr::if_then_else(isnan(&x), x.clone(), Expr::if_then_else(isnan(&y), y, pick)))
+    })
+}
+
+/// Elementwise maximum (numpy `maximum`): NaN in either operand gives NaN.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::F64).unwrap();
+/// assert_eq!(pt::maximum(&a, 0).unwrap().dtype(), DType::F64);
+/// ```
+pub fn maximum(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    extremum("maximum", a.into(), b.into(), Func::Maximum, CompareOp::Ge)
+}
+
+/// Elementwise minimum (numpy `minimum`): NaN in either operand gives NaN.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::I32).unwrap();
+/// assert_eq!(pt::minimum(&a, 7).unwrap().dtype(), DType::I32);
+/// ```
+pub fn minimum(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    extremum("minimum", a.into(), b.into(), Func::Minimum, CompareOp::Le)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Casts and complex parts.
+
+/// `a` converted to `dtype` (numpy `astype`): integers wrap, floats truncate toward zero, complex to
+/// real drops the imaginary part, anything to bool is `!= 0`. Returns `a` itself when the dtype
+/// already matches.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::F64).unwrap();
+/// assert_eq!(pt::astype(&a, DType::I32).unwrap().dtype(), DType::I32);
+/// ```
+pub fn astype(a: &Array, dtype: DType) -> Result<Array> {
+    if a.dtype() == dtype {
+        return Ok(a.clone());
+    }
+    unary("astype", a, a.dtype(), |e| e.cast(dtype))
+}
+
+/// The real part (numpy `real`): the component dtype for complex input, `a` itself otherwise.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::C64).unwrap();
+/// assert_eq!(pt::real(&a).unwrap().dtype(), DType::F32);
+/// ```
+pub fn real(a: &Array) -> Result<Array> {
+    if !a.dtype().is_complex() {
+        return Ok(a.clone());
+    }
+    unary("real", a, a.dtype(), |e| Expr::call(Func::Real, vec![e]))
+}
+
+/// The imaginary part (numpy `imag`): zeros of `a`'s dtype for real input.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::C128).unwrap();
+/// assert_eq!(pt::imag(&a).unwrap().dtype(), DType::F64);
+/// ```
+pub fn imag(a: &Array) -> Result<Array> {
+    unary("imag", a, a.dtype(), |e| Expr::call(Func::Imag, vec![e]))
+}
+
+/// The complex conjugate (numpy `conj`); real input is unchanged, bools become `int8` as in numpy.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::C128).unwrap();
+/// assert_eq!(pt::conj(&a).unwrap().dtype(), DType::C128);
+/// ```
+pub fn conj(a: &Array) -> Result<Array> {
+    if a.dtype() == DType::Bool {
+        return astype(a, DType::I8);
+    }
+    unary("conj", a, a.dtype(), |e| Expr::call(Func::Conj, vec![e]))
+}
+
+/// The absolute value (numpy `abs`): the magnitude's real dtype for complex input; bools unchanged.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::C64).unwrap();
+/// assert_eq!(pt::abs(&a).unwrap().dtype(), DType::F32);
+/// ```
+pub fn abs(a: &Array) -> Result<Array> {
+    if a.dtype() == DType::Bool {
+        return Ok(a.clone());
+    }
+    unary("abs", a, a.dtype(), |e| Expr::call(Func::Abs, vec![e]))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Math functions.
+
+/// A math function of one inexact argument; integers and bools compute in
+/// [`DType::float_for_math`] (numpy's `float16` results become `float32` here).
+fn math(func: Func, a: &Array) -> Result<Array> {
+    let dtype = a.dtype().float_for_math();
+    unary(func.name(), a, dtype, |e| Expr::call(func, vec![e]))
+}
+
+macro_rules! math_functions {
+    ($($(#[$doc:meta])* $name:ident => $func:ident;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// Integer and bool input computes in floating point, as numpy does (`int32` and wider in
+        /// `float64`; `int16` in `float32`; `bool` and 8-bit integers, for which numpy picks
+        /// `float16`, in `float32`).
+        pub fn $name(a: &Array) -> Result<Array> {
+            math(Func::$func, a)
+        }
+    )*};
+}
+
+math_functions! {
+    /// Square root (numpy `sqrt`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// let a = pt::placeholder("a", [3], DType::I64).unwrap();
+    /// assert_eq!(pt::sqrt(&a).unwrap().dtype(), DType::F64);
+    /// ```
+    sqrt => Sqrt;
+    /// Exponential (numpy `exp`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::exp(&pt::placeholder("a", [3], DType::F32).unwrap()).unwrap().dtype(), DType::F32);
+    /// ```
+    exp => Exp;
+    /// Natural logarithm (numpy `log`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::log(&pt::placeholder("a", [3], DType::C64).unwrap()).unwrap().dtype(), DType::C64);
+    /// ```
+    log => Log;
+    /// Base-10 logarithm (numpy `log10`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::log10(&pt::placeholder("a", [3], DType::I16).unwrap()).unwrap().dtype(), DType::F32);
+    /// ```
+    log10 => Log10;
+    /// Sine (numpy `sin`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::sin(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    sin => Sin;
+    /// Cosine (numpy `cos`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::cos(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    cos => Cos;
+    /// Tangent (numpy `tan`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::tan(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    tan => Tan;
+    /// Inverse sine (numpy `arcsin`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::arcsin(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    arcsin => Arcsin;
+    /// Inverse cosine (numpy `arccos`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::arccos(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    arccos => Arccos;
+    /// Inverse tangent (numpy `arctan`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::arctan(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    arctan => Arctan;
+    /// Hyperbolic sine (numpy `sinh`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::sinh(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    sinh => Sinh;
+    /// Hyperbolic cosine (numpy `cosh`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::cosh(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    cosh => Cosh;
+    /// Hyperbolic tangent (numpy `tanh`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::tanh(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    tanh => Tanh;
+}
+
+fn round(func: Func, a: &Array) -> Result<Array> {
+    match a.dtype().kind() {
+        // numpy 2 keeps integer and bool dtypes; the values are already whole.
+        DTypeKind::Bool | DTypeKind::SignedInt | DTypeKind::UnsignedInt => Ok(a.clone()),
+        DTypeKind::Complex => {
+            Err(dtype_error(func.name(), a.dtype(), &[&a.into()], "complex numbers cannot be rounded"))
+        }
+        DTypeKind::Float => unary(func.name(), a, a.dtype(), |e| Expr::call(func, vec![e])),
+    }
+}
+
+/// Round toward negative infinity (numpy `floor`); integer and bool input is returned unchanged, as
+/// numpy 2 keeps its dtype.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::floor(&pt::placeholder("a", [3], DType::F32).unwrap()).unwrap().dtype(), DType::F32);
+/// ```
+pub fn floor(a: &Array) -> Result<Array> {
+    round(Func::Floor, a)
+}
+
+/// Round toward positive infinity (numpy `ceil`); integer and bool input is returned unchanged.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::ceil(&pt::placeholder("a", [3], DType::I8).unwrap()).unwrap().dtype(), DType::I8);
+/// ```
+pub fn ceil(a: &Array) -> Result<Array> {
+    round(Func::Ceil, a)
+}
+
+/// `true` where `a` is NaN (numpy `isnan`); always false for integers and bools, which still keeps
+/// the dependency on `a` (through `zero`), as numpy's result still has `a`'s shape.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::isnan(&pt::placeholder("a", [3], DType::I32).unwrap()).unwrap().dtype(), DType::Bool);
+/// ```
+pub fn isnan(a: &Array) -> Result<Array> {
+    if a.dtype().is_inexact() {
+        unary("isnan", a, a.dtype(), |e| Expr::call(Func::IsNan, vec![e]))
+    } else {
+        unary("isnan", a, a.dtype(), |e| Expr::call(Func::Zero, vec![e.cast(DType::Bool)]))
+    }
+}
+
+/// The angle of the point `(b, a)` (numpy `arctan2(a, b)`), for real operands.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let y = pt::placeholder("y", [3], DType::F32).unwrap();
+/// assert_eq!(pt::arctan2(&y, 1.0).unwrap().dtype(), DType::F32);
+/// ```
+pub fn arctan2(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let (a, b) = (a.into(), b.into());
+    let promoted = promote(&[&a, &b])?;
+    if promoted.is_complex() {
+        return Err(dtype_error("arctan2", promoted, &[&a, &b], "arctan2 needs real operands"));
+    }
+    let dtype = promoted.float_for_math();
+    elementwise("arctan2", &[&a, &b], dtype, |e| Ok(Expr::call(Func::Arctan2, e)))
+}

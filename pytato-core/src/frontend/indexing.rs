@@ -1,0 +1,376 @@
+//! numpy indexing: integers, slices, new axes, ellipsis and integer index arrays, through the
+//! [`s!`](crate::s) macro or a list of [`Idx`].
+//!
+//! ```
+//! use pytato_core::{frontend as pt, s, DType};
+//! use pytato_core::frontend::{Ellipsis, NewAxis};
+//! let a = pt::placeholder("a", [5, 6, 7], DType::F64).unwrap();
+//! assert_eq!(a.index(s![1, ..;2, -1]).unwrap().shape().to_string(), "(3,)");
+//! assert_eq!(a.index(s![Ellipsis, NewAxis, 5..;-2]).unwrap().shape().to_string(), "(5, 6, 1, 3)");
+//! let i = pt::placeholder("i", [2, 3], DType::I64).unwrap();
+//! assert_eq!(a.index(s![.., &i, 0]).unwrap().shape().to_string(), "(5, 2, 3)");   // in place
+//! assert_eq!(a.index(s![&i, .., 0]).unwrap().shape().to_string(), "(2, 3, 6)");   // in front
+//! ```
+//!
+//! Slices follow numpy, not Rust ranges: `start..stop;step` is numpy's `start:stop:step`, so
+//! `5..;-2` runs 5, 3, 1 and `..;-1` reverses. Negative integers count from the end. Integer
+//! indices and slice bounds are checked here; the values of index arrays are checked when the
+//! program runs (negative values count from the end there too).
+
+use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToInclusive};
+
+use crate::array::{Array, IndexItem, NormalizedSlice};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::shape::Dim;
+
+use super::shape_ops::insert_unit_axes;
+
+/// One item of an index: see the [module docs](self).
+#[derive(Clone, Debug)]
+pub enum Idx {
+    /// A position; negative counts from the end. Removes the axis.
+    Int(i64),
+    /// numpy's `start:stop:step`; `None` bounds take numpy's defaults for the step's sign.
+    Slice {
+        /// First index (default: 0, or the last for a negative step).
+        start: Option<i64>,
+        /// Exclusive bound (default: past the end in the step's direction).
+        stop: Option<i64>,
+        /// Non-zero step.
+        step: i64,
+    },
+    /// A new axis of length 1 (numpy's `None`/`newaxis`).
+    NewAxis,
+    /// As many full slices as needed (numpy's `...`); at most one.
+    Ellipsis,
+    /// An integer index array (advanced indexing).
+    Array(Array),
+}
+
+/// numpy's `newaxis`, for [`s!`](crate::s).
+#[derive(Clone, Copy, Debug)]
+pub struct NewAxis;
+
+/// numpy's `...`, for [`s!`](crate::s).
+#[derive(Clone, Copy, Debug)]
+pub struct Ellipsis;
+
+impl Idx {
+    /// A slice with a step; used by [`s!`](crate::s) for `range;step`.
+    pub fn stepped(range: impl Into<Idx>, step: i64) -> Idx {
+        match range.into() {
+            Idx::Slice { start, stop, .. } => Idx::Slice { start, stop, step },
+            other => other,
+        }
+    }
+}
+
+impl From<i64> for Idx {
+    fn from(i: i64) -> Idx {
+        Idx::Int(i)
+    }
+}
+impl From<i32> for Idx {
+    fn from(i: i32) -> Idx {
+        Idx::Int(i.into())
+    }
+}
+impl From<usize> for Idx {
+    fn from(i: usize) -> Idx {
+        Idx::Int(i64::try_from(i).unwrap_or(i64::MAX))
+    }
+}
+impl From<NewAxis> for Idx {
+    fn from(_: NewAxis) -> Idx {
+        Idx::NewAxis
+    }
+}
+impl From<Ellipsis> for Idx {
+    fn from(_: Ellipsis) -> Idx {
+        Idx::Ellipsis
+    }
+}
+impl From<&Array> for Idx {
+    fn from(a: &Array) -> Idx {
+        Idx::Array(a.clone())
+    }
+}
+impl From<Array> for Idx {
+    fn from(a: Array) -> Idx {
+        Idx::Array(a)
+    }
+}
+impl From<RangeFull> for Idx {
+    fn from(_: RangeFull) -> Idx {
+        Idx::Slice { start: None, stop: None, step: 1 }
+    }
+}
+macro_rules! idx_from_ranges {
+    ($($t:ty),*) => {$(
+        impl From<Range<$t>> for Idx {
+            fn from(r: Range<$t>) -> Idx {
+                Idx::Slice { start: Some(r.start as i64), stop: Some(r.end as i64), step: 1 }
+            }
+        }
+        impl From<RangeFrom<$t>> for Idx {
+            fn from(r: RangeFrom<$t>) -> Idx {
+                Idx::Slice { start: Some(r.start as i64), stop: None, step: 1 }
+            }
+        }
+        impl From<RangeTo<$t>> for Idx {
+            fn from(r: RangeTo<$t>) -> Idx {
+                Idx::Slice { start: None, stop: Some(r.end as i64), step: 1 }
+            }
+        }
+        impl From<RangeInclusive<$t>> for Idx {
+            fn from(r: RangeInclusive<$t>) -> Idx {
+                // `a..=b` is `a:b+1`; `a..=-1` reaches the end.
+                let end = *r.end() as i64;
+                Idx::Slice { start: Some(*r.start() as i64), stop: (end != -1).then_some(end + 1), step: 1 }
+            }
+        }
+        impl From<RangeToInclusive<$t>> for Idx {
+            fn from(r: RangeToInclusive<$t>) -> Idx {
+                let end = r.end as i64;
+                Idx::Slice { start: None, stop: (end != -1).then_some(end + 1), step: 1 }
+            }
+        }
+    )*};
+}
+idx_from_ranges!(i32, i64, usize);
+
+/// Builds a `Vec<Idx>` the way ndarray's `s![]` builds a slice: integers, ranges (with `;step`),
+/// [`NewAxis`], [`Ellipsis`] and index arrays (`&array`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, s, DType};
+/// let a = pt::placeholder("a", [4, 4], DType::F32).unwrap();
+/// assert_eq!(a.index(s![..;-1, 1..3]).unwrap().shape().to_string(), "(4, 2)");
+/// ```
+#[macro_export]
+macro_rules! s {
+    (@parse [$($acc:expr),*]) => { vec![$($acc),*] };
+    (@parse [$($acc:expr),*] $r:expr ; $step:expr) => {
+        $crate::s!(@parse [$($acc,)* $crate::frontend::Idx::stepped($r, $step)])
+    };
+    (@parse [$($acc:expr),*] $r:expr ; $step:expr , $($rest:tt)*) => {
+        $crate::s!(@parse [$($acc,)* $crate::frontend::Idx::stepped($r, $step)] $($rest)*)
+    };
+    (@parse [$($acc:expr),*] $e:expr) => {
+        $crate::s!(@parse [$($acc,)* $crate::frontend::Idx::from($e)])
+    };
+    (@parse [$($acc:expr),*] $e:expr , $($rest:tt)*) => {
+        $crate::s!(@parse [$($acc,)* $crate::frontend::Idx::from($e)] $($rest)*)
+    };
+    ($($t:tt)*) => { $crate::s!(@parse [] $($t)*) };
+}
+
+/// Where an output axis of the index comes from, in numpy's order.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Slice,
+    New,
+    Advanced,
+}
+
+/// `a[items]` with numpy's semantics; see the [module docs](self).
+///
+/// ```
+/// use pytato_core::{frontend as pt, s, DType};
+/// let a = pt::placeholder("a", [3, 4], DType::I32).unwrap();
+/// assert_eq!(pt::index(&a, &s![-1, ..]).unwrap().shape().to_string(), "(4,)");
+/// assert!(pt::index(&a, &s![3, ..]).is_err());
+/// ```
+pub fn index(a: &Array, items: &[Idx]) -> Result<Array> {
+    let op = "index";
+    let shape = a.shape();
+    let consumed = items.iter().filter(|i| !matches!(i, Idx::NewAxis | Idx::Ellipsis)).count();
+    let ellipses = items.iter().filter(|i| matches!(i, Idx::Ellipsis)).count();
+    if ellipses > 1 {
+        return Err(Error::invalid(op, "an index can only have a single ellipsis"));
+    }
+    if consumed > a.ndim() {
+        return Err(Error::invalid(
+            op,
+            format!("too many indices: array of shape {shape} has {} axes, but {consumed} were indexed", a.ndim()),
+        ));
+    }
+    // Expand the ellipsis (or pad at the end) with full slices.
+    let full = || Idx::Slice { start: None, stop: None, step: 1 };
+    let mut expanded: Vec<Idx> = Vec::with_capacity(items.len() + a.ndim());
+    for item in items {
+        match item {
+            Idx::Ellipsis => expanded.extend((0..a.ndim() - consumed).map(|_| full())),
+            other => expanded.push(other.clone()),
+        }
+    }
+    if ellipses == 0 {
+        expanded.extend((0..a.ndim() - consumed).map(|_| full()));
+    }
+
+    let has_arrays = expanded.iter().any(|i| matches!(i, Idx::Array(_)));
+    let mut node_items: Vec<IndexItem> = Vec::with_capacity(a.ndim());
+    let mut slots: Vec<Slot> = Vec::new();
+    for item in &expanded {
+        let axis = node_items.len();
+        match item {
+            Idx::NewAxis => slots.push(Slot::New),
+            Idx::Int(i) => {
+                node_items.push(IndexItem::Int(normalize_int(op, *i, axis, a)?));
+                if has_arrays {
+                    slots.push(Slot::Advanced);
+                }
+            }
+            Idx::Slice { start, stop, step } => {
+                node_items.push(IndexItem::Slice(normalize_slice(op, *start, *stop, *step, axis, a)?));
+                slots.push(Slot::Slice);
+            }
+            Idx::Array(idx) => {
+                check_index_array(op, idx, a)?;
+                node_items.push(IndexItem::Array(idx.clone()));
+                slots.push(Slot::Advanced);
+            }
+            Idx::Ellipsis => unreachable!("expanded above"),
+        }
+    }
+
+    let is_full_slice = |it: &IndexItem, len: &Dim| matches!(it, IndexItem::Slice(s) if s.step == 1 && s.start == Dim::new(0) && s.stop == *len);
+    let untouched = node_items.iter().zip(shape.dims()).all(|(it, len)| is_full_slice(it, len));
+    let adjacent = |flags: &[bool]| {
+        let pos: Vec<usize> = flags.iter().enumerate().filter(|(_, f)| **f).map(|(p, _)| p).collect();
+        pos.windows(2).all(|w| w[1] == w[0] + 1)
+    };
+    let slots_adjacent = adjacent(&slots.iter().map(|s| *s == Slot::Advanced).collect::<Vec<_>>());
+    let items_adjacent = adjacent(&node_items.iter().map(|i| !matches!(i, IndexItem::Slice(_))).collect::<Vec<_>>());
+
+    let mut result = if !has_arrays {
+        if untouched { a.clone() } else { Array::new_basic_index(a, node_items)? }
+    } else if items_adjacent {
+        let r = Array::new_advanced_index_contiguous(a, node_items)?;
+        if slots_adjacent {
+            r
+        } else {
+            // Only a new axis separates the index arrays: numpy then puts the broadcast axes first.
+            let first = slots.iter().filter(|s| **s != Slot::New).position(|s| *s == Slot::Advanced).expect("advanced");
+            let nb = r.ndim() - slots.iter().filter(|s| **s == Slot::Slice).count();
+            let mut perm: Vec<usize> = (first..first + nb).collect();
+            perm.extend((0..r.ndim()).filter(|p| !(first..first + nb).contains(p)));
+            Array::new_axis_permutation(&r, perm)?
+        }
+    } else {
+        Array::new_advanced_index_noncontiguous(a, node_items)?
+    };
+
+    // Output positions of the new axes, in numpy's output order.
+    let nb = result.ndim() - slots.iter().filter(|s| **s == Slot::Slice).count();
+    let mut out_slots: Vec<Slot> = Vec::new();
+    let advanced_first = has_arrays && !slots_adjacent;
+    if advanced_first {
+        out_slots.extend(std::iter::repeat_n(Slot::Advanced, nb));
+    }
+    let mut placed = advanced_first;
+    for s in &slots {
+        match s {
+            Slot::Advanced if !placed => {
+                out_slots.extend(std::iter::repeat_n(Slot::Advanced, nb));
+                placed = true;
+            }
+            Slot::Advanced => {}
+            other => out_slots.push(*other),
+        }
+    }
+    let new_positions: Vec<usize> =
+        out_slots.iter().enumerate().filter(|(_, s)| **s == Slot::New).map(|(p, _)| p).collect();
+    result = insert_unit_axes(&result, &new_positions)?;
+    Ok(result)
+}
+
+impl Array {
+    /// `self[items]`; see [`index`](crate::frontend::index).
+    pub fn index(&self, items: impl AsRef<[Idx]>) -> Result<Array> {
+        index(self, items.as_ref())
+    }
+}
+
+fn check_index_array(op: &str, idx: &Array, a: &Array) -> Result<()> {
+    match idx.dtype() {
+        d if d.is_integer() => Ok(()),
+        DType::Bool => Err(Error::unsupported_dtype(
+            op,
+            DType::Bool,
+            format!(
+                "boolean mask indexing of an array of shape {} needs data-dependent shapes, which are not supported yet",
+                a.shape()
+            ),
+        )),
+        d => Err(Error::unsupported_dtype(op, d, "index arrays must have an integer dtype")),
+    }
+}
+
+fn normalize_int(op: &str, i: i64, axis: usize, a: &Array) -> Result<Dim> {
+    let len = &a.shape()[axis];
+    let out_of_range =
+        || Error::IndexOutOfRange { op: op.into(), index: i, axis, length: len.to_string(), shape: a.shape().clone() };
+    let d = if i < 0 { len.add(&Dim::new(i))? } else { Dim::new(i) };
+    if let Some(n) = len.as_int()
+        && !(-n..n).contains(&i)
+    {
+        return Err(out_of_range());
+    }
+    if d.is_provably_negative() || len.sub(&d)?.sub(&Dim::new(1))?.is_provably_negative() {
+        return Err(out_of_range());
+    }
+    Ok(d)
+}
+
+/// numpy's slice normalization (`PySlice_AdjustIndices`) for concrete lengths; for symbolic ones
+/// negative bounds count from the end and the bounds are assumed to lie within the axis.
+fn normalize_slice(
+    op: &str,
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: i64,
+    axis: usize,
+    a: &Array,
+) -> Result<NormalizedSlice> {
+    if step == 0 {
+        return Err(Error::invalid(op, format!("slice step cannot be zero (axis {axis} of shape {})", a.shape())));
+    }
+    let len = &a.shape()[axis];
+    let (start, stop) = match len.as_int() {
+        Some(n) => {
+            let adjust = |v: Option<i64>, default: i64| -> i64 {
+                match v {
+                    None => default,
+                    Some(v) => {
+                        let v = if v < 0 { v.saturating_add(n) } else { v };
+                        if step > 0 { v.clamp(0, n) } else { v.clamp(-1, n - 1) }
+                    }
+                }
+            };
+            let (ds, de) = if step > 0 { (0, n) } else { (n - 1, -1) };
+            (Dim::new(adjust(start, ds)), Dim::new(adjust(stop, de)))
+        }
+        None => {
+            let bound = |v: Option<i64>, default: Dim| -> Result<Dim> {
+                match v {
+                    None => Ok(default),
+                    Some(v) if v < 0 => len.add(&Dim::new(v)),
+                    Some(v) => Ok(Dim::new(v)),
+                }
+            };
+            if step > 0 {
+                (bound(start, Dim::new(0))?, bound(stop, len.clone())?)
+            } else {
+                (bound(start, len.sub(&Dim::new(1))?)?, bound(stop, Dim::new(-1))?)
+            }
+        }
+    };
+    let slice = NormalizedSlice { start, stop, step };
+    // An empty concrete slice is stored in one normal form, whatever its bounds.
+    if slice.length(op)?.as_int() == Some(0) {
+        return Ok(NormalizedSlice { start: Dim::new(0), stop: Dim::new(0), step: 1 });
+    }
+    Ok(slice)
+}

@@ -1,0 +1,50 @@
+//! The numpy-like frontend: how users build array expressions.
+//!
+//! Import it as `pt` and call functions the way you would call numpy's:
+//!
+//! ```
+//! use pytato_core::{frontend as pt, s, DType, Dim};
+//! let n = Dim::param("n");
+//! let u = pt::placeholder("u", [n.clone()], DType::F64).unwrap();
+//! // A centred difference on the interior points.
+//! let du = (&u.index(s![2..]).unwrap() - &u.index(s![..-2]).unwrap()) * 0.5;
+//! assert_eq!(du.shape().to_string(), "(n - 2,)");
+//! ```
+//!
+//! Every function returns `Result`: bad shapes, dtypes, axes, indices or specs are an
+//! [`Error`](crate::Error) that names the operation and shows what was wrong. Shapes and dtypes
+//! follow numpy 2 (checked against numpy by a generated table); where this library departs from
+//! numpy the function's docs say so. The operators (`+`, `*`, ...) are in [`ops`] and panic with
+//! the error message instead.
+//!
+//! Each function builds the highest-level node that captures the operation (seed, "Computation
+//! and Results"): elementwise operations and reductions are `IndexLambda`s, `einsum`/`matmul`/`dot`
+//! are `Einsum`s, `reshape` is a `Reshape`, indexing is one of the index nodes.
+
+mod creation;
+mod elementwise;
+mod indexing;
+mod linalg;
+mod operand;
+pub mod ops;
+mod reductions;
+mod shape_ops;
+
+pub use creation::{
+    PadWidth, arange, data_wrapper, eye, full, full_like, linspace, ones, ones_like, pad, placeholder, size_param,
+    zeros, zeros_like,
+};
+pub use elementwise::{
+    abs, add, arccos, arcsin, arctan, arctan2, astype, bitwise_and, bitwise_or, bitwise_xor, ceil, conj, cos, cosh,
+    divide, equal, exp, floor, floor_divide, greater, greater_equal, imag, invert, isnan, less, less_equal, log, log10,
+    logical_and, logical_not, logical_or, maximum, minimum, multiply, negative, not_equal, power, real, remainder, sin,
+    sinh, sqrt, subtract, tan, tanh, where_,
+};
+pub use indexing::{Ellipsis, Idx, NewAxis, index};
+pub use linalg::{TensordotAxes, dot, einsum, matmul, tensordot, vdot};
+pub use operand::{Operand, promote};
+pub use reductions::{Axes, ReduceOptions, all, any, max, mean, min, prod, sum};
+pub use shape_ops::{
+    broadcast_to, concatenate, expand_dims, moveaxis, permute_dims, ravel, reshape, roll, squeeze, stack, swapaxes,
+    transpose,
+};

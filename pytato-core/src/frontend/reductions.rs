@@ -1,0 +1,302 @@
+//! Reductions: `sum`, `prod`, `max`, `min`, `all`, `any`, `mean`.
+//!
+//! Each is an `IndexLambda` whose expression holds a `Reduce`, as in pytato. The second argument
+//! says which axes, and optionally `keepdims` and `initial`:
+//!
+//! ```
+//! use pytato_core::{frontend as pt, DType};
+//! use pytato_core::frontend::ReduceOptions;
+//! let a = pt::placeholder("a", [2, 3, 4], DType::I32).unwrap();
+//! assert_eq!(pt::sum(&a, None).unwrap().shape().to_string(), "()");
+//! assert_eq!(pt::sum(&a, 1).unwrap().shape().to_string(), "(2, 4)");
+//! assert_eq!(pt::sum(&a, [0, -1]).unwrap().shape().to_string(), "(3,)");
+//! let kept = pt::max(&a, ReduceOptions::axes(-1).keepdims(true).initial(0)).unwrap();
+//! assert_eq!(kept.shape().to_string(), "(2, 3, 1)");
+//! ```
+
+use std::sync::Arc;
+
+use crate::array::Array;
+use crate::dtype::{DType, DTypeKind, WeakScalar};
+use crate::error::{Error, Result};
+use crate::expr::{BinaryOp, Expr, Func, ReduceOp, ReductionBounds};
+use crate::scalar::Scalar;
+use crate::shape::{Dim, Shape};
+
+use super::operand::LambdaBuilder;
+use super::shape_ops::normalize_axis;
+
+/// Which axes an operation applies to: all of them, or a list (negative counts from the end).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Axes {
+    /// Every axis (numpy's `axis=None`).
+    #[default]
+    All,
+    /// These axes.
+    List(Vec<i64>),
+}
+
+impl From<i64> for Axes {
+    fn from(a: i64) -> Axes {
+        Axes::List(vec![a])
+    }
+}
+impl From<i32> for Axes {
+    fn from(a: i32) -> Axes {
+        Axes::List(vec![a.into()])
+    }
+}
+impl From<Option<i64>> for Axes {
+    fn from(a: Option<i64>) -> Axes {
+        a.map_or(Axes::All, |a| Axes::List(vec![a]))
+    }
+}
+impl From<Vec<i64>> for Axes {
+    fn from(a: Vec<i64>) -> Axes {
+        Axes::List(a)
+    }
+}
+impl From<&[i64]> for Axes {
+    fn from(a: &[i64]) -> Axes {
+        Axes::List(a.to_vec())
+    }
+}
+impl<const N: usize> From<[i64; N]> for Axes {
+    fn from(a: [i64; N]) -> Axes {
+        Axes::List(a.to_vec())
+    }
+}
+
+impl Axes {
+    /// The axes as sorted, distinct indices below `ndim`; an error names `op` and the shape.
+    pub(crate) fn resolve(&self, op: &str, shape: &Shape) -> Result<Vec<usize>> {
+        match self {
+            Axes::All => Ok((0..shape.ndim()).collect()),
+            Axes::List(list) => {
+                let mut out = Vec::with_capacity(list.len());
+                for &a in list {
+                    let axis = normalize_axis(op, a, shape.ndim(), shape)?;
+                    if out.contains(&axis) {
+                        return Err(Error::invalid(op, format!("axis {a} repeated in {list:?}")));
+                    }
+                    out.push(axis);
+                }
+                out.sort_unstable();
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// Axes, `keepdims` and `initial` of a reduction. Anything that converts to [`Axes`] converts to
+/// this with `keepdims = false` and no `initial`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReduceOptions {
+    /// The reduced axes.
+    pub axes: Axes,
+    /// Keep reduced axes as length 1.
+    pub keepdims: bool,
+    /// A value included in every reduction (numpy's `initial`); not for `all`, `any`, `mean`.
+    pub initial: Option<WeakScalar>,
+}
+
+impl ReduceOptions {
+    /// Reduce along `axes`.
+    pub fn axes(axes: impl Into<Axes>) -> ReduceOptions {
+        ReduceOptions { axes: axes.into(), ..ReduceOptions::default() }
+    }
+
+    /// Keep the reduced axes as length 1.
+    pub fn keepdims(mut self, keepdims: bool) -> ReduceOptions {
+        self.keepdims = keepdims;
+        self
+    }
+
+    /// Start every reduction from `initial`.
+    pub fn initial(mut self, initial: impl Into<WeakScalar>) -> ReduceOptions {
+        self.initial = Some(initial.into());
+        self
+    }
+}
+
+impl<T: Into<Axes>> From<T> for ReduceOptions {
+    fn from(axes: T) -> ReduceOptions {
+        ReduceOptions::axes(axes)
+    }
+}
+
+/// numpy's accumulator for `sum` and `prod`: small integers and bools widen to 64 bits.
+fn accumulator_dtype(d: DType) -> DType {
+    match d.kind() {
+        DTypeKind::Bool | DTypeKind::SignedInt => DType::I64,
+        DTypeKind::UnsignedInt => DType::U64,
+        _ => d,
+    }
+}
+
+fn reduction(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions, dtype: DType) -> Result<Array> {
+    if !op.accepts(dtype) {
+        return Err(Error::unsupported_dtype(name, a.dtype(), format!("array of shape {}", a.shape())));
+    }
+    let axes = opts.axes.resolve(name, a.shape())?;
+    if matches!(op, ReduceOp::Max | ReduceOp::Min) && opts.initial.is_none() {
+        if let Some(&axis) = axes.iter().find(|&&ax| a.shape()[ax].as_int() == Some(0)) {
+            return Err(Error::invalid(
+                name,
+                format!(
+                    "zero-size reduction along axis {axis} of an array of shape {} has no identity; pass `initial`",
+                    a.shape()
+                ),
+            ));
+        }
+    }
+    let (out_shape, out_axis_of) = reduced_shape(a.shape(), &axes, opts.keepdims);
+    let mut builder = LambdaBuilder::new(out_shape);
+    let mut bounds = Vec::new();
+    let mut indices = Vec::with_capacity(a.ndim());
+    for (axis, len) in a.shape().dims().iter().enumerate() {
+        match out_axis_of[axis] {
+            Some(out) if !axes.contains(&axis) => indices.push(Expr::iname(out)),
+            _ => {
+                let iname: Arc<str> = builder.reduction_iname();
+                bounds.push(ReductionBounds { iname: iname.clone(), lower: Dim::new(0), upper: len.clone() });
+                indices.push(Expr::Var(iname));
+            }
+        }
+    }
+    let read = builder.read_at(a, indices);
+    let body = if a.dtype() == dtype { read } else { read.cast(dtype) };
+    let mut expr = if bounds.is_empty() { body } else { Expr::reduce(op, bounds, body) };
+    if let Some(initial) = &opts.initial {
+        let c = Expr::Const(Scalar::from_weak(initial, dtype)?);
+        expr = match op {
+            ReduceOp::Sum => expr.binary(BinaryOp::Add, c),
+            ReduceOp::Product => expr.binary(BinaryOp::Mul, c),
+            ReduceOp::Max => Expr::call(Func::Maximum, vec![expr, c]),
+            ReduceOp::Min => Expr::call(Func::Minimum, vec![expr, c]),
+            ReduceOp::All | ReduceOp::Any => return Err(Error::invalid(name, "`initial` is not accepted")),
+        };
+    }
+    builder.finish(expr)
+}
+
+/// The result shape of reducing `axes`, and for each input axis its output axis (reduced axes
+/// have one only with `keepdims`).
+fn reduced_shape(shape: &Shape, axes: &[usize], keepdims: bool) -> (Shape, Vec<Option<usize>>) {
+    let mut dims = Vec::new();
+    let mut map = Vec::with_capacity(shape.ndim());
+    for (axis, len) in shape.dims().iter().enumerate() {
+        if axes.contains(&axis) {
+            if keepdims {
+                map.push(Some(dims.len()));
+                dims.push(Dim::new(1));
+            } else {
+                map.push(None);
+            }
+        } else {
+            map.push(Some(dims.len()));
+            dims.push(len.clone());
+        }
+    }
+    (Shape::from(dims), map)
+}
+
+/// Sum over axes (numpy `sum`): integers and bools accumulate in 64 bits (`int64`, or `uint64` for
+/// unsigned input), as numpy does.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3, 4], DType::U8).unwrap();
+/// assert_eq!(pt::sum(&a, 0).unwrap().dtype(), DType::U64);
+/// ```
+pub fn sum(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
+    reduction("sum", ReduceOp::Sum, a, options.into(), accumulator_dtype(a.dtype()))
+}
+
+/// Product over axes (numpy `prod`), with `sum`'s accumulator dtypes.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3, 4], DType::F32).unwrap();
+/// assert_eq!(pt::prod(&a, None).unwrap().dtype(), DType::F32);
+/// ```
+pub fn prod(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
+    reduction("prod", ReduceOp::Product, a, options.into(), accumulator_dtype(a.dtype()))
+}
+
+/// Maximum over axes (numpy `max`); NaN propagates. Over a zero-length axis this needs `initial`.
+/// Complex input is not supported.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [0, 4], DType::F64).unwrap();
+/// assert!(pt::max(&a, 0).is_err());
+/// assert_eq!(pt::max(&a, 1).unwrap().shape().to_string(), "(0,)");
+/// ```
+pub fn max(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
+    reduction("max", ReduceOp::Max, a, options.into(), a.dtype())
+}
+
+/// Minimum over axes (numpy `min`); see [`max`].
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [5], DType::I8).unwrap();
+/// assert_eq!(pt::min(&a, None).unwrap().dtype(), DType::I8);
+/// ```
+pub fn min(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
+    reduction("min", ReduceOp::Min, a, options.into(), a.dtype())
+}
+
+/// `true` where every element along the axes is true (numpy `all`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [5], DType::F64).unwrap();
+/// assert_eq!(pt::all(&a, None).unwrap().dtype(), DType::Bool);
+/// ```
+pub fn all(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
+    reduction("all", ReduceOp::All, a, options.into(), DType::Bool)
+}
+
+/// `true` where any element along the axes is true (numpy `any`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [5, 2], DType::I32).unwrap();
+/// assert_eq!(pt::any(&a, -1).unwrap().shape().to_string(), "(5,)");
+/// ```
+pub fn any(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
+    reduction("any", ReduceOp::Any, a, options.into(), DType::Bool)
+}
+
+/// Mean over axes (numpy `mean`): integers and bools average in `float64`. The count may be
+/// symbolic (a product of size parameters).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType, Dim};
+/// let a = pt::placeholder("a", [Dim::param("n"), Dim::new(3)], DType::I32).unwrap();
+/// assert_eq!(pt::mean(&a, 0).unwrap().dtype(), DType::F64);
+/// ```
+pub fn mean(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
+    let opts = options.into();
+    if opts.initial.is_some() {
+        return Err(Error::invalid("mean", "`initial` is not accepted"));
+    }
+    let dtype = if a.dtype().is_inexact() { a.dtype() } else { DType::F64 };
+    let axes = opts.axes.resolve("mean", a.shape())?;
+    let total = reduction("mean", ReduceOp::Sum, a, opts, dtype)?;
+    // total / count, with the count as an expression in the size parameters.
+    let mut builder = LambdaBuilder::new(total.shape().clone());
+    let mut count: Option<Expr> = None;
+    for &axis in &axes {
+        let len = builder.dim(&a.shape()[axis])?;
+        count = Some(match count {
+            None => len,
+            Some(c) => c.binary(BinaryOp::Mul, len),
+        });
+    }
+    let count = count.unwrap_or_else(|| Expr::i64(1)).cast(dtype);
+    let read = builder.read_broadcast(&total);
+    builder.finish(read.binary(BinaryOp::Div, count))
+}

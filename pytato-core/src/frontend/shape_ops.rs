@@ -1,0 +1,334 @@
+//! Shape manipulation: `reshape`, `ravel`, `transpose`, `swapaxes`, `moveaxis`, `roll`, `stack`,
+//! `concatenate`, `broadcast_to`, `squeeze`, `expand_dims`.
+
+use crate::array::{Array, Order};
+use crate::error::{Error, Result};
+use crate::shape::{Dim, Shape, SizePolynomial, broadcast_shapes};
+use crate::tags::ExpandedDimsReshape;
+
+use super::operand::LambdaBuilder;
+use super::reductions::Axes;
+
+/// `axis` in `-ndim..ndim` as an index in `0..ndim`.
+pub(crate) fn normalize_axis(op: &str, axis: i64, ndim: usize, shape: &Shape) -> Result<usize> {
+    let n = ndim as i64;
+    let a = if axis < 0 { axis + n } else { axis };
+    if (0..n).contains(&a) {
+        Ok(a as usize)
+    } else {
+        Err(Error::AxisOutOfRange { op: op.into(), axis, shape: shape.clone() })
+    }
+}
+
+/// `a` with a new shape (numpy `reshape`). One length may be `-1`, inferred from the others;
+/// symbolic shapes work when the inferred length is affine (`(n, 6)` to `(-1, 3)` gives `2*n`).
+/// Returns `a` itself when the shape does not change.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType, Order};
+/// let a = pt::placeholder("a", [2, 6], DType::F64).unwrap();
+/// assert_eq!(pt::reshape(&a, [3, -1], Order::C).unwrap().shape().to_string(), "(3, 4)");
+/// assert!(pt::reshape(&a, [5, -1], Order::C).is_err());
+/// ```
+pub fn reshape(a: &Array, shape: impl Into<Shape>, order: Order) -> Result<Array> {
+    let requested: Shape = shape.into();
+    let shape = infer_shape("reshape", a, &requested)?;
+    if shape == *a.shape() {
+        return Ok(a.clone());
+    }
+    Array::new_reshape(a, shape, order).map_err(|e| match e {
+        Error::ShapeMismatch { .. } => cannot_reshape(a, &requested),
+        other => other,
+    })
+}
+
+fn cannot_reshape(a: &Array, requested: &Shape) -> Error {
+    Error::ShapeMismatch {
+        op: "reshape".into(),
+        expected: format!("a shape with as many elements as {requested}"),
+        got: a.shape().clone(),
+    }
+}
+
+/// Replaces a `-1` in `requested` by the length that keeps `a`'s size.
+fn infer_shape(op: &str, a: &Array, requested: &Shape) -> Result<Shape> {
+    let minus_one = Dim::new(-1);
+    let unknown: Vec<usize> = (0..requested.ndim()).filter(|&i| requested[i] == minus_one).collect();
+    match unknown[..] {
+        [] => Ok(requested.clone()),
+        [at] => {
+            let mut dims = requested.dims().to_vec();
+            dims[at] = Dim::new(1);
+            let known = SizePolynomial::of(&Shape::from(dims.clone()), op)?;
+            let total = SizePolynomial::of(a.shape(), op)?;
+            dims[at] = total.div_to_dim(&known).ok_or_else(|| cannot_reshape(a, requested))?;
+            Ok(Shape::from(dims))
+        }
+        _ => Err(Error::invalid(op, format!("can only specify one unknown dimension in {requested}"))),
+    }
+}
+
+/// `a` flattened to one axis in C order (numpy `ravel`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 3], DType::I32).unwrap();
+/// assert_eq!(pt::ravel(&a).unwrap().shape().to_string(), "(6,)");
+/// ```
+pub fn ravel(a: &Array) -> Result<Array> {
+    reshape(a, [-1], Order::C)
+}
+
+/// `a` with its axes permuted (numpy `transpose`); `None` reverses them. Negative axes count from
+/// the end.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 3, 4], DType::F64).unwrap();
+/// assert_eq!(pt::transpose(&a, None).unwrap().shape().to_string(), "(4, 3, 2)");
+/// assert_eq!(pt::transpose(&a, Some(&[1, -1, 0][..])).unwrap().shape().to_string(), "(3, 4, 2)");
+/// ```
+pub fn transpose(a: &Array, axes: Option<&[i64]>) -> Result<Array> {
+    let ndim = a.ndim();
+    let perm: Vec<usize> = match axes {
+        None => (0..ndim).rev().collect(),
+        Some(list) => {
+            if list.len() != ndim {
+                return Err(Error::invalid(
+                    "transpose",
+                    format!("axes {list:?} do not match an array of shape {}", a.shape()),
+                ));
+            }
+            list.iter().map(|&ax| normalize_axis("transpose", ax, ndim, a.shape())).collect::<Result<_>>()?
+        }
+    };
+    permute(a, perm)
+}
+
+/// `numpy.permute_dims`, the array API's name for [`transpose`] with explicit axes.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 3], DType::F64).unwrap();
+/// assert_eq!(pt::permute_dims(&a, &[1, 0]).unwrap().shape().to_string(), "(3, 2)");
+/// ```
+pub fn permute_dims(a: &Array, axes: &[i64]) -> Result<Array> {
+    transpose(a, Some(axes))
+}
+
+fn permute(a: &Array, perm: Vec<usize>) -> Result<Array> {
+    if perm.iter().enumerate().all(|(i, &p)| i == p) && perm.len() == a.ndim() {
+        return Ok(a.clone());
+    }
+    Array::new_axis_permutation(a, perm)
+}
+
+/// `a` with axes `axis1` and `axis2` exchanged (numpy `swapaxes`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 3, 4], DType::F64).unwrap();
+/// assert_eq!(pt::swapaxes(&a, 0, -1).unwrap().shape().to_string(), "(4, 3, 2)");
+/// ```
+pub fn swapaxes(a: &Array, axis1: i64, axis2: i64) -> Result<Array> {
+    let (i, j) = (
+        normalize_axis("swapaxes", axis1, a.ndim(), a.shape())?,
+        normalize_axis("swapaxes", axis2, a.ndim(), a.shape())?,
+    );
+    let mut perm: Vec<usize> = (0..a.ndim()).collect();
+    perm.swap(i, j);
+    permute(a, perm)
+}
+
+/// `a` with the axes `source` moved to positions `destination`, the others keeping their order
+/// (numpy `moveaxis`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 3, 4], DType::F64).unwrap();
+/// assert_eq!(pt::moveaxis(&a, &[0], &[-1]).unwrap().shape().to_string(), "(3, 4, 2)");
+/// ```
+pub fn moveaxis(a: &Array, source: &[i64], destination: &[i64]) -> Result<Array> {
+    let op = "moveaxis";
+    if source.len() != destination.len() {
+        return Err(Error::invalid(op, format!("source {source:?} and destination {destination:?} differ in length")));
+    }
+    let ndim = a.ndim();
+    // `resolve` rejects repeated axes; the order of `source` and `destination` pairs them up.
+    let src = Axes::List(source.to_vec()).resolve(op, a.shape())?;
+    Axes::List(destination.to_vec()).resolve(op, a.shape())?;
+    let src_in_order: Vec<usize> =
+        source.iter().map(|&s| normalize_axis(op, s, ndim, a.shape())).collect::<Result<_>>()?;
+    let dst_in_order: Vec<usize> =
+        destination.iter().map(|&d| normalize_axis(op, d, ndim, a.shape())).collect::<Result<_>>()?;
+    let mut rest = (0..ndim).filter(|ax| !src.contains(ax));
+    let mut perm = vec![usize::MAX; ndim];
+    for (s, d) in src_in_order.iter().zip(&dst_in_order) {
+        perm[*d] = *s;
+    }
+    for slot in perm.iter_mut().filter(|p| **p == usize::MAX) {
+        *slot = rest.next().expect("as many free axes as free slots");
+    }
+    permute(a, perm)
+}
+
+/// `a` rolled by `shift` places along `axis` (numpy `roll`); `None` rolls the flattened array and
+/// restores the shape.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3, 4], DType::F64).unwrap();
+/// assert_eq!(pt::roll(&a, -1, Some(1)).unwrap().shape(), a.shape());
+/// assert_eq!(pt::roll(&a, 5, None).unwrap().shape(), a.shape());
+/// ```
+pub fn roll(a: &Array, shift: i64, axis: Option<i64>) -> Result<Array> {
+    match axis {
+        Some(axis) => Array::new_roll(a, shift, normalize_axis("roll", axis, a.ndim(), a.shape())?),
+        None => {
+            let flat = ravel(a)?;
+            let rolled = if flat.ndim() == 0 { flat } else { Array::new_roll(&flat, shift, 0)? };
+            reshape(&rolled, a.shape().clone(), Order::C)
+        }
+    }
+}
+
+/// Arrays of one shape joined along a new axis (numpy `stack`); dtypes promote.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::F32).unwrap();
+/// let b = pt::placeholder("b", [3], DType::F64).unwrap();
+/// let s = pt::stack(&[a, b], -1).unwrap();
+/// assert_eq!((s.shape().to_string(), s.dtype()), ("(3, 2)".into(), DType::F64));
+/// ```
+pub fn stack(arrays: &[Array], axis: i64) -> Result<Array> {
+    let first = arrays.first().ok_or_else(|| Error::invalid("stack", "need at least one array to stack"))?;
+    let axis = normalize_axis("stack", axis, first.ndim() + 1, first.shape())?;
+    Array::new_stack(arrays.to_vec(), axis).map_err(|e| rename(e, "Stack", "stack"))
+}
+
+/// Arrays joined along an existing axis (numpy `concatenate`); dtypes promote.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType, Dim};
+/// let a = pt::placeholder("a", [Dim::param("n"), Dim::new(2)], DType::I32).unwrap();
+/// let b = pt::placeholder("b", [1, 2], DType::I32).unwrap();
+/// assert_eq!(pt::concatenate(&[a, b], 0).unwrap().shape().to_string(), "(n + 1, 2)");
+/// ```
+pub fn concatenate(arrays: &[Array], axis: i64) -> Result<Array> {
+    let op = "concatenate";
+    let first = arrays.first().ok_or_else(|| Error::invalid(op, "need at least one array to concatenate"))?;
+    if first.ndim() == 0 {
+        return Err(Error::invalid(op, "zero-dimensional arrays cannot be concatenated"));
+    }
+    let axis = normalize_axis(op, axis, first.ndim(), first.shape())?;
+    if arrays.len() == 1 {
+        return Ok(first.clone());
+    }
+    Array::new_concatenate(arrays.to_vec(), axis).map_err(|e| rename(e, "Concatenate", op))
+}
+
+/// `a` broadcast to `shape` (numpy `broadcast_to`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3, 1], DType::F64).unwrap();
+/// assert_eq!(pt::broadcast_to(&a, [2, 3, 4]).unwrap().shape().to_string(), "(2, 3, 4)");
+/// assert!(pt::broadcast_to(&a, [4, 4]).is_err());
+/// ```
+pub fn broadcast_to(a: &Array, shape: impl Into<Shape>) -> Result<Array> {
+    let shape = shape.into();
+    shape.validate("broadcast_to")?;
+    if shape == *a.shape() {
+        return Ok(a.clone());
+    }
+    let fits =
+        a.ndim() <= shape.ndim() && broadcast_shapes("broadcast_to", &[a.shape(), &shape]).is_ok_and(|b| b == shape);
+    if !fits {
+        return Err(Error::BroadcastMismatch { op: "broadcast_to".into(), shapes: vec![a.shape().clone(), shape] });
+    }
+    let mut builder = LambdaBuilder::new(shape);
+    let read = builder.read_broadcast(a);
+    builder.finish(read)
+}
+
+/// `a` without length-1 axes (numpy `squeeze`): all of them, or the ones listed, which must have
+/// length 1.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [1, 3, 1], DType::F64).unwrap();
+/// assert_eq!(pt::squeeze(&a, None).unwrap().shape().to_string(), "(3,)");
+/// assert_eq!(pt::squeeze(&a, 0).unwrap().shape().to_string(), "(3, 1)");
+/// assert!(pt::squeeze(&a, 1).is_err());
+/// ```
+pub fn squeeze(a: &Array, axes: impl Into<Axes>) -> Result<Array> {
+    let one = Dim::new(1);
+    let axes = match axes.into() {
+        Axes::All => (0..a.ndim()).filter(|&i| a.shape()[i] == one).collect(),
+        list => {
+            let axes = list.resolve("squeeze", a.shape())?;
+            if let Some(&bad) = axes.iter().find(|&&i| a.shape()[i] != one) {
+                return Err(Error::invalid(
+                    "squeeze",
+                    format!("cannot select axis {bad} of an array of shape {}: its length is not 1", a.shape()),
+                ));
+            }
+            axes
+        }
+    };
+    let dims: Vec<Dim> = (0..a.ndim()).filter(|i| !axes.contains(i)).map(|i| a.shape()[i].clone()).collect();
+    reshape(a, Shape::from(dims), Order::C)
+}
+
+/// `a` with length-1 axes inserted at positions `axes` of the result (numpy `expand_dims`);
+/// negative positions count from the end of the result. The reshape is tagged
+/// [`ExpandedDimsReshape`].
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3, 4], DType::F64).unwrap();
+/// assert_eq!(pt::expand_dims(&a, [0, -1]).unwrap().shape().to_string(), "(1, 3, 4, 1)");
+/// ```
+pub fn expand_dims(a: &Array, axes: impl Into<Axes>) -> Result<Array> {
+    let list = match axes.into() {
+        Axes::All => return Err(Error::invalid("expand_dims", "needs explicit axes")),
+        Axes::List(l) => l,
+    };
+    let out_ndim = a.ndim() + list.len();
+    let out_shape = Shape::from(vec![Dim::new(1); out_ndim]);
+    let positions = Axes::List(list).resolve("expand_dims", &out_shape).map_err(|e| match e {
+        Error::AxisOutOfRange { axis, .. } => {
+            Error::AxisOutOfRange { op: "expand_dims".into(), axis, shape: a.shape().clone() }
+        }
+        other => other,
+    })?;
+    insert_unit_axes(a, &positions)
+}
+
+/// `a` reshaped with length-1 axes at `positions` (sorted) of the result, tagged
+/// [`ExpandedDimsReshape`].
+pub(crate) fn insert_unit_axes(a: &Array, positions: &[usize]) -> Result<Array> {
+    if positions.is_empty() {
+        return Ok(a.clone());
+    }
+    let mut old = a.shape().dims().iter();
+    let dims: Vec<Dim> = (0..a.ndim() + positions.len())
+        .map(|i| if positions.contains(&i) { Dim::new(1) } else { old.next().expect("enough axes").clone() })
+        .collect();
+    Array::new_reshape(a, Shape::from(dims), Order::C)?.tagged(ExpandedDimsReshape(positions.to_vec()))
+}
+
+/// The error of a node constructor, reported under the frontend function's name.
+fn rename(e: Error, node: &str, op: &str) -> Error {
+    match e {
+        Error::ShapeMismatch { op: o, expected, got } if o == node => {
+            Error::ShapeMismatch { op: op.into(), expected, got }
+        }
+        Error::AxisOutOfRange { op: o, axis, shape } if o == node => {
+            Error::AxisOutOfRange { op: op.into(), axis, shape }
+        }
+        Error::InvalidArgument { op: o, message } if o == node => Error::InvalidArgument { op: op.into(), message },
+        other => other,
+    }
+}
