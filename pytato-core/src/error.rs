@@ -198,6 +198,27 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The same error reported under `op` when it came from the node constructor `node`: the
+    /// frontend function a user called is the name that helps them.
+    pub fn renamed(self, node: &str, op: &str) -> Error {
+        let rename = |o: String| if o == node { op.to_string() } else { o };
+        match self {
+            Error::BroadcastMismatch { op, shapes } => Error::BroadcastMismatch { op: rename(op), shapes },
+            Error::ShapeMismatch { op, expected, got } => Error::ShapeMismatch { op: rename(op), expected, got },
+            Error::AxisOutOfRange { op, axis, shape } => Error::AxisOutOfRange { op: rename(op), axis, shape },
+            Error::IndexOutOfRange { op, index, axis, length, shape } => {
+                Error::IndexOutOfRange { op: rename(op), index, axis, length, shape }
+            }
+            Error::UnsupportedDType { op, dtype, detail } => Error::UnsupportedDType { op: rename(op), dtype, detail },
+            Error::InvalidArgument { op, message } => Error::InvalidArgument { op: rename(op), message },
+            Error::NonAffine { op, lhs, rhs } => Error::NonAffine { op: rename(op), lhs, rhs },
+            Error::NegativeLength { op, length } => Error::NegativeLength { op: rename(op), length },
+            other => other,
+        }
+    }
+}
+
 fn fmt_shapes(shapes: &[Shape]) -> String {
     let parts: Vec<String> = shapes.iter().map(ToString::to_string).collect();
     parts.join(" and ")

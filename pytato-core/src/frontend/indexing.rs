@@ -183,6 +183,14 @@ enum Slot {
 /// assert!(pt::index(&a, &s![3, ..]).is_err());
 /// ```
 pub fn index(a: &Array, items: &[Idx]) -> Result<Array> {
+    index_impl(a, items).map_err(|e| {
+        ["BasicIndex", "AdvancedIndexInContiguousAxes", "AdvancedIndexInNoncontiguousAxes"]
+            .into_iter()
+            .fold(e, |e, node| e.renamed(node, "index"))
+    })
+}
+
+fn index_impl(a: &Array, items: &[Idx]) -> Result<Array> {
     let op = "index";
     let shape = a.shape();
     let consumed = items.iter().filter(|i| !matches!(i, Idx::NewAxis | Idx::Ellipsis)).count();

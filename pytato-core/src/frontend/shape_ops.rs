@@ -120,7 +120,7 @@ fn permute(a: &Array, perm: Vec<usize>) -> Result<Array> {
     if perm.iter().enumerate().all(|(i, &p)| i == p) && perm.len() == a.ndim() {
         return Ok(a.clone());
     }
-    Array::new_axis_permutation(a, perm)
+    Array::new_axis_permutation(a, perm).map_err(|e| e.renamed("AxisPermutation", "transpose"))
 }
 
 /// `a` with axes `axis1` and `axis2` exchanged (numpy `swapaxes`).
@@ -204,7 +204,7 @@ pub fn roll(a: &Array, shift: i64, axis: Option<i64>) -> Result<Array> {
 pub fn stack(arrays: &[Array], axis: i64) -> Result<Array> {
     let first = arrays.first().ok_or_else(|| Error::invalid("stack", "need at least one array to stack"))?;
     let axis = normalize_axis("stack", axis, first.ndim() + 1, first.shape())?;
-    Array::new_stack(arrays.to_vec(), axis).map_err(|e| rename(e, "Stack", "stack"))
+    Array::new_stack(arrays.to_vec(), axis).map_err(|e| e.renamed("Stack", "stack"))
 }
 
 /// Arrays joined along an existing axis (numpy `concatenate`); dtypes promote.
@@ -225,7 +225,7 @@ pub fn concatenate(arrays: &[Array], axis: i64) -> Result<Array> {
     if arrays.len() == 1 {
         return Ok(first.clone());
     }
-    Array::new_concatenate(arrays.to_vec(), axis).map_err(|e| rename(e, "Concatenate", op))
+    Array::new_concatenate(arrays.to_vec(), axis).map_err(|e| e.renamed("Concatenate", op))
 }
 
 /// `a` broadcast to `shape` (numpy `broadcast_to`).
@@ -317,18 +317,4 @@ pub(crate) fn insert_unit_axes(a: &Array, positions: &[usize]) -> Result<Array> 
         .map(|i| if positions.contains(&i) { Dim::new(1) } else { old.next().expect("enough axes").clone() })
         .collect();
     Array::new_reshape(a, Shape::from(dims), Order::C)?.tagged(ExpandedDimsReshape(positions.to_vec()))
-}
-
-/// The error of a node constructor, reported under the frontend function's name.
-fn rename(e: Error, node: &str, op: &str) -> Error {
-    match e {
-        Error::ShapeMismatch { op: o, expected, got } if o == node => {
-            Error::ShapeMismatch { op: op.into(), expected, got }
-        }
-        Error::AxisOutOfRange { op: o, axis, shape } if o == node => {
-            Error::AxisOutOfRange { op: op.into(), axis, shape }
-        }
-        Error::InvalidArgument { op: o, message } if o == node => Error::InvalidArgument { op: op.into(), message },
-        other => other,
-    }
 }
