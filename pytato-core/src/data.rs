@@ -163,6 +163,35 @@ impl ArrayData {
         crate::for_each_scalar!(Scalar::zero(dtype), v => ArrayData::from(ArrayD::from_elem(shape, v)))
     }
 
+    /// An array of `dtype` and `shape` from values in C order; each value is cast to `dtype`.
+    /// `None` when the number of values does not match the shape.
+    pub fn from_scalars(dtype: DType, shape: &[usize], values: impl IntoIterator<Item = Scalar>) -> Option<ArrayData> {
+        macro_rules! build {
+            ($($variant:ident),*) => {
+                match dtype {
+                    $(DType::$variant => {
+                        let v = values.into_iter().map(|s| match s.cast(dtype) {
+                            Scalar::$variant(x) => x,
+                            _ => unreachable!("cast gives the target dtype"),
+                        }).collect();
+                        ArrayD::from_shape_vec(shape, v).ok().map(ArrayData::$variant)
+                    })*
+                }
+            };
+        }
+        build!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, C64, C128)
+    }
+
+    /// The element at a multi-index, as a [`Scalar`]; `None` outside the array.
+    pub fn get(&self, index: &[usize]) -> Option<Scalar> {
+        for_each_array_data!(self, a => a.get(index).map(|v| v.into_scalar()))
+    }
+
+    /// The values in C order, as [`Scalar`]s.
+    pub fn to_scalars(&self) -> Vec<Scalar> {
+        for_each_array_data!(self, a => a.iter().map(|v| v.into_scalar()).collect())
+    }
+
     /// The element at a flat position in logical (C) order, as a [`Scalar`].
     pub fn get_flat(&self, index: usize) -> Option<Scalar> {
         for_each_array_data!(self, a => a.iter().nth(index).map(|v| v.into_scalar()))

@@ -171,6 +171,97 @@ pub enum Error {
         /// The tag being added.
         new: String,
     },
+    /// A program input that was not supplied.
+    #[error("missing input {name:?} ({expected})")]
+    MissingInput {
+        /// The input's name.
+        name: String,
+        /// Its declared shape and dtype.
+        expected: String,
+    },
+    /// A supplied input that the program does not have.
+    #[error("unknown input {name:?}; the program's inputs are [{}]", .known.join(", "))]
+    UnknownInput {
+        /// The name supplied.
+        name: String,
+        /// The inputs the program has.
+        known: Vec<String>,
+    },
+    /// An input of the wrong dtype.
+    #[error("input {name:?}: expected dtype {expected}, got {got}")]
+    InputDType {
+        /// The input.
+        name: String,
+        /// Its declared dtype.
+        expected: DType,
+        /// The supplied dtype.
+        got: DType,
+    },
+    /// An input whose shape does not fit its declaration (or the sizes already bound).
+    #[error("input {name:?}: expected shape {expected}, got {got:?}{}", fmt_detail(.detail))]
+    InputShape {
+        /// The input.
+        name: String,
+        /// Its declared shape.
+        expected: Shape,
+        /// The supplied shape.
+        got: Vec<usize>,
+        /// Which size made it not fit.
+        detail: String,
+    },
+    /// A size parameter that the inputs give two different values, or that has a value no
+    /// input determines and none was passed.
+    #[error("size parameter {param:?}: {detail}")]
+    SizeBinding {
+        /// The size parameter.
+        param: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// A shape or index of the DAG that is invalid for the sizes bound at run time.
+    #[error("{op}: {detail}")]
+    InvalidForSizes {
+        /// The node kind.
+        op: String,
+        /// What is invalid, with the bound values.
+        detail: String,
+    },
+    /// A value of an index array (or a subscript) outside the indexed axis, found at run time.
+    #[error("{op}: index {index} is out of bounds for axis {axis} with size {length}")]
+    IndexOutOfBounds {
+        /// The operation.
+        op: String,
+        /// The offending value.
+        index: i64,
+        /// The axis indexed.
+        axis: usize,
+        /// The axis length.
+        length: usize,
+    },
+    /// Something the backend cannot do (on this device); the reason says what.
+    #[error("backend {backend}: unsupported: {reason}")]
+    Unsupported {
+        /// The backend.
+        backend: String,
+        /// Why.
+        reason: String,
+    },
+    /// A backend name that is not linked into this binary.
+    #[error("unknown backend {name:?}; linked backends: [{}]", .available.join(", "))]
+    UnknownBackend {
+        /// The name asked for.
+        name: String,
+        /// The linked backends.
+        available: Vec<String>,
+    },
+    /// A bug in a backend: an invariant it relies on did not hold.
+    #[error("internal error in backend {backend}: {message}")]
+    Internal {
+        /// The backend.
+        backend: String,
+        /// What happened.
+        message: String,
+    },
     /// Any other invalid argument; the message says which and why.
     #[error("{op}: {message}")]
     InvalidArgument {
@@ -182,6 +273,41 @@ pub enum Error {
 }
 
 impl Error {
+    /// The variant's name (`"MissingInput"`, `"IndexOutOfBounds"`, ...): what the conformance suite
+    /// compares across backends, where messages may differ in detail.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::BroadcastMismatch { .. } => "BroadcastMismatch",
+            Error::ShapeMismatch { .. } => "ShapeMismatch",
+            Error::NegativeLength { .. } => "NegativeLength",
+            Error::NonAffine { .. } => "NonAffine",
+            Error::Overflow { .. } => "Overflow",
+            Error::AxisOutOfRange { .. } => "AxisOutOfRange",
+            Error::IndexOutOfRange { .. } => "IndexOutOfRange",
+            Error::UnsupportedDType { .. } => "UnsupportedDType",
+            Error::DTypeMismatch { .. } => "DTypeMismatch",
+            Error::ScalarOutOfRange { .. } => "ScalarOutOfRange",
+            Error::InvalidName { .. } => "InvalidName",
+            Error::ReservedName { .. } => "ReservedName",
+            Error::DuplicateName { .. } => "DuplicateName",
+            Error::UnknownVariable { .. } => "UnknownVariable",
+            Error::MissingReductionDescriptor { .. } => "MissingReductionDescriptor",
+            Error::ExprType { .. } => "ExprType",
+            Error::UniqueTagConflict { .. } => "UniqueTagConflict",
+            Error::MissingInput { .. } => "MissingInput",
+            Error::UnknownInput { .. } => "UnknownInput",
+            Error::InputDType { .. } => "InputDType",
+            Error::InputShape { .. } => "InputShape",
+            Error::SizeBinding { .. } => "SizeBinding",
+            Error::InvalidForSizes { .. } => "InvalidForSizes",
+            Error::IndexOutOfBounds { .. } => "IndexOutOfBounds",
+            Error::Unsupported { .. } => "Unsupported",
+            Error::UnknownBackend { .. } => "UnknownBackend",
+            Error::Internal { .. } => "Internal",
+            Error::InvalidArgument { .. } => "InvalidArgument",
+        }
+    }
+
     /// Shorthand for [`Error::InvalidArgument`].
     pub fn invalid(op: impl Into<String>, message: impl Into<String>) -> Error {
         Error::InvalidArgument { op: op.into(), message: message.into() }

@@ -545,7 +545,12 @@ impl Expr {
     /// condition and two equal dtypes. Function rules are [`Func::result_dtype`]; reductions
     /// [`ReduceOp::accepts`].
     pub fn dtype(&self, env: &dyn TypeEnv) -> Result<DType> {
-        let mut scope = Vec::new();
+        self.dtype_with_reduction_inames(env, &[])
+    }
+
+    /// [`Expr::dtype`] of a sub-expression that sits inside reductions over `inames`.
+    pub fn dtype_with_reduction_inames(&self, env: &dyn TypeEnv, inames: &[&str]) -> Result<DType> {
+        let mut scope: Vec<Arc<str>> = inames.iter().map(|&n| n.into()).collect();
         self.dtype_in(env, &mut scope)
     }
 

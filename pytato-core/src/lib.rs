@@ -13,6 +13,8 @@
 //! See `ARCHITECTURE.md` at the repository root for how a DAG travels through the crates.
 
 pub mod array;
+pub mod backend;
+pub mod binding;
 pub mod data;
 pub mod dtype;
 pub mod error;

@@ -1,0 +1,234 @@
+//! Evaluating index lambdas: the scalar expression is first resolved once (variables to slots,
+//! `zero(…)` to a constant), then evaluated at every output index.
+
+use pytato_core::binding::Bound;
+use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, TypeEnv, UnaryOp};
+use pytato_core::names::{Reserved, classify};
+use pytato_core::{ArrayData, DType, Error, Result, Scalar};
+
+use crate::scalar_ops::{self, TypeBug};
+
+/// An expression with every name resolved.
+enum Resolved {
+    Const(Scalar),
+    Iname(usize),
+    /// Slot in the stack of reduction iname values.
+    ReductionIname(usize),
+    /// A 0-d binding.
+    Scalar(usize),
+    Subscript(usize, Vec<Resolved>),
+    Unary(UnaryOp, Box<Resolved>),
+    Binary(BinaryOp, Box<Resolved>, Box<Resolved>),
+    Compare(CompareOp, Box<Resolved>, Box<Resolved>),
+    If(Box<Resolved>, Box<Resolved>, Box<Resolved>),
+    Cast(DType, Box<Resolved>),
+    Call(Func, Vec<Resolved>),
+    Reduce {
+        op: ReduceOp,
+        dtype: DType,
+        bounds: Vec<(i64, i64)>,
+        first_slot: usize,
+        body: Box<Resolved>,
+    },
+}
+
+/// The arrays an index lambda reads, by binding name, with their dtypes for typing `zero(…)`.
+pub(crate) struct LambdaInputs<'a> {
+    pub(crate) names: Vec<&'a str>,
+    pub(crate) values: Vec<Option<&'a ArrayData>>,
+    pub(crate) dtypes: Vec<(DType, usize)>,
+    pub(crate) ndim: usize,
+}
+
+impl TypeEnv for LambdaInputs<'_> {
+    fn ndim(&self) -> usize {
+        self.ndim
+    }
+    fn binding(&self, name: &str) -> Option<(DType, usize)> {
+        self.names.iter().position(|n| *n == name).map(|i| self.dtypes[i])
+    }
+    fn describe(&self) -> String {
+        format!("bindings {:?}", self.names)
+    }
+}
+
+fn internal(message: impl Into<String>) -> Error {
+    Error::Internal { backend: "interp".into(), message: message.into() }
+}
+
+impl From<TypeBug> for Error {
+    fn from(b: TypeBug) -> Error {
+        internal(b.0)
+    }
+}
+
+struct Resolver<'a, 'b> {
+    inputs: &'a LambdaInputs<'b>,
+    bound: &'a Bound<'a>,
+    /// Reduction inames in scope, innermost last.
+    scope: Vec<String>,
+}
+
+impl Resolver<'_, '_> {
+    fn binding(&self, name: &str) -> Result<usize> {
+        self.inputs.names.iter().position(|n| *n == name).ok_or_else(|| internal(format!("unknown binding {name}")))
+    }
+
+    fn resolve(&mut self, e: &Expr) -> Result<Resolved> {
+        let boxed = |r: Result<Resolved>| r.map(Box::new);
+        Ok(match e {
+            Expr::Const(v) => Resolved::Const(*v),
+            Expr::Var(name) => match classify(name) {
+                Some(Reserved::Iname(i)) => Resolved::Iname(i),
+                Some(Reserved::ReductionIname(_)) => Resolved::ReductionIname(
+                    self.scope
+                        .iter()
+                        .rposition(|s| **s == **name)
+                        .ok_or_else(|| internal(format!("unbound {name}")))?,
+                ),
+                _ => Resolved::Scalar(self.binding(name)?),
+            },
+            Expr::Subscript(name, idx) => {
+                Resolved::Subscript(self.binding(name)?, idx.iter().map(|i| self.resolve(i)).collect::<Result<_>>()?)
+            }
+            Expr::Unary(op, a) => Resolved::Unary(*op, boxed(self.resolve(a))?),
+            Expr::Binary(op, a, b) => Resolved::Binary(*op, boxed(self.resolve(a))?, boxed(self.resolve(b))?),
+            Expr::Compare(op, a, b) => Resolved::Compare(*op, boxed(self.resolve(a))?, boxed(self.resolve(b))?),
+            Expr::If(c, a, b) => {
+                Resolved::If(boxed(self.resolve(c))?, boxed(self.resolve(a))?, boxed(self.resolve(b))?)
+            }
+            Expr::Cast(d, a) => Resolved::Cast(*d, boxed(self.resolve(a))?),
+            // zero(x) never reads x: x may not even have been evaluated.
+            Expr::Call(Func::Zero, args) => Resolved::Const(Scalar::zero(self.dtype_in_scope(&args[0])?)),
+            Expr::Call(f, args) => Resolved::Call(*f, args.iter().map(|a| self.resolve(a)).collect::<Result<_>>()?),
+            Expr::Reduce(r) => {
+                let bounds = r
+                    .inames
+                    .iter()
+                    .map(|b| Ok((self.bound.eval(&b.lower)?, self.bound.eval(&b.upper)?)))
+                    .collect::<Result<Vec<_>>>()?;
+                let first_slot = self.scope.len();
+                self.scope.extend(r.inames.iter().map(|b| b.iname.to_string()));
+                let dtype = self.dtype_in_scope(&r.body);
+                let body = self.resolve(&r.body);
+                self.scope.truncate(first_slot);
+                Resolved::Reduce { op: r.op, dtype: dtype?, bounds, first_slot, body: Box::new(body?) }
+            }
+        })
+    }
+
+    /// The dtype of a sub-expression, with the reduction inames in scope bound.
+    fn dtype_in_scope(&self, e: &Expr) -> Result<DType> {
+        let scope: Vec<&str> = self.scope.iter().map(String::as_str).collect();
+        e.dtype_with_reduction_inames(self.inputs, &scope)
+    }
+}
+
+/// Evaluates an index lambda over its whole output.
+pub(crate) fn evaluate(
+    expr: &Expr,
+    dtype: DType,
+    shape: &[usize],
+    inputs: &LambdaInputs<'_>,
+    bound: &Bound<'_>,
+) -> Result<ArrayData> {
+    let resolved = Resolver { inputs, bound, scope: Vec::new() }.resolve(expr)?;
+    let mut values = Vec::with_capacity(shape.iter().product());
+    let mut reductions = Vec::new();
+    crate::index::for_each_index(shape, |idx| {
+        values.push(eval(&resolved, idx, &mut reductions, inputs)?);
+        Ok(())
+    })?;
+    ArrayData::from_scalars(dtype, shape, values).ok_or_else(|| internal("value count does not match the shape"))
+}
+
+fn eval(e: &Resolved, idx: &[usize], red: &mut Vec<i64>, inputs: &LambdaInputs<'_>) -> Result<Scalar> {
+    Ok(match e {
+        Resolved::Const(v) => *v,
+        Resolved::Iname(i) => Scalar::I64(idx[*i] as i64),
+        Resolved::ReductionIname(slot) => Scalar::I64(red[*slot]),
+        Resolved::Scalar(b) => read(inputs, *b, &[])?,
+        Resolved::Subscript(b, indices) => {
+            let mut at = Vec::with_capacity(indices.len());
+            for i in indices {
+                let v = eval(i, idx, red, inputs)?;
+                at.push(v.to_i128().and_then(|v| i64::try_from(v).ok()).ok_or_else(|| internal("non-integer index"))?);
+            }
+            read(inputs, *b, &at)?
+        }
+        Resolved::Unary(op, a) => scalar_ops::unary(*op, eval(a, idx, red, inputs)?)?,
+        Resolved::Binary(op, a, b) => {
+            let x = eval(a, idx, red, inputs)?;
+            // Logical and/or short-circuit, like the `If` they often guard.
+            match (op, x) {
+                (BinaryOp::LogicalAnd, Scalar::Bool(false)) => Scalar::Bool(false),
+                (BinaryOp::LogicalOr, Scalar::Bool(true)) => Scalar::Bool(true),
+                _ => scalar_ops::binary(*op, x, eval(b, idx, red, inputs)?)?,
+            }
+        }
+        Resolved::Compare(op, a, b) => {
+            Scalar::Bool(scalar_ops::compare(*op, eval(a, idx, red, inputs)?, eval(b, idx, red, inputs)?)?)
+        }
+        Resolved::If(c, a, b) => match eval(c, idx, red, inputs)? {
+            Scalar::Bool(true) => eval(a, idx, red, inputs)?,
+            Scalar::Bool(false) => eval(b, idx, red, inputs)?,
+            other => return Err(internal(format!("if on {}", other.dtype()))),
+        },
+        Resolved::Cast(d, a) => eval(a, idx, red, inputs)?.cast(*d),
+        Resolved::Call(f, args) => {
+            let values = args.iter().map(|a| eval(a, idx, red, inputs)).collect::<Result<Vec<_>>>()?;
+            scalar_ops::call(*f, &values)?
+        }
+        Resolved::Reduce { op, dtype, bounds, first_slot, body } => {
+            let mut acc = op.neutral(*dtype);
+            red.truncate(*first_slot);
+            red.extend(bounds.iter().map(|(lo, _)| *lo));
+            if bounds.iter().all(|(lo, hi)| lo < hi) {
+                'outer: loop {
+                    let x = eval(body, idx, red, inputs)?;
+                    acc = scalar_ops::accumulate(*op, acc, x)?;
+                    // Advance the innermost iname; carry outward.
+                    for k in (0..bounds.len()).rev() {
+                        let slot = first_slot + k;
+                        red[slot] += 1;
+                        if red[slot] < bounds[k].1 {
+                            continue 'outer;
+                        }
+                        red[slot] = bounds[k].0;
+                    }
+                    break;
+                }
+            }
+            red.truncate(*first_slot);
+            acc
+        }
+    })
+}
+
+fn read(inputs: &LambdaInputs<'_>, binding: usize, at: &[i64]) -> Result<Scalar> {
+    let data =
+        inputs.values[binding].ok_or_else(|| internal(format!("binding {} not evaluated", inputs.names[binding])))?;
+    let shape = data.shape();
+    let mut index = Vec::with_capacity(at.len());
+    for (axis, (&i, &len)) in at.iter().zip(shape).enumerate() {
+        if i < 0 || i as u64 >= len as u64 {
+            return Err(Error::IndexOutOfBounds { op: "subscript".into(), index: i, axis, length: len });
+        }
+        index.push(i as usize);
+    }
+    data.get(&index).ok_or_else(|| internal("subscript arity"))
+}
+
+/// Bindings of a lambda: name → (data if evaluated, dtype, ndim).
+pub(crate) fn lambda_inputs<'a>(
+    bindings: impl Iterator<Item = (&'a str, Option<&'a ArrayData>, DType, usize)>,
+    ndim: usize,
+) -> LambdaInputs<'a> {
+    let mut inputs = LambdaInputs { names: Vec::new(), values: Vec::new(), dtypes: Vec::new(), ndim };
+    for (name, value, dtype, nd) in bindings {
+        inputs.names.push(name);
+        inputs.values.push(value);
+        inputs.dtypes.push((dtype, nd));
+    }
+    inputs
+}

@@ -1,0 +1,87 @@
+//! The reference interpreter: evaluates a DAG node by node on `ndarray`, with numpy's semantics.
+//!
+//! It is the oracle of last resort, so it stays simple: every node kind is evaluated directly from
+//! its definition (no lowering, no fusion), one element at a time through [`pytato_core::Scalar`].
+//! It is slow by design; the compiled backends are for speed.
+//!
+//! Semantics worth knowing (they are numpy's): integer division and remainder by zero give 0,
+//! integer overflow wraps, NaN propagates through `maximum`/`minimum` and `max`/`min` reductions,
+//! empty and 0-d arrays work, and a value outside its axis in an index array is
+//! [`Error::IndexOutOfBounds`].
+//!
+//! ```
+//! use pytato_core::{frontend as pt, DType, ArrayData, backend::{Backend, NamedData}};
+//! use pytato_backend_interp::Interpreter;
+//! let x = pt::placeholder("x", [3], DType::I64).unwrap();
+//! let y = pt::floor_divide(&x, 2).unwrap();
+//! let program = Interpreter.compile(&(&y).into()).unwrap();
+//! let inputs = NamedData::from([("x".to_string(), ArrayData::from(ndarray::arr1(&[-3i64, 4, 5]).into_dyn()))]);
+//! let out = program.run(&inputs).unwrap();
+//! assert_eq!(out["_pt_out"].as_array::<i64>().unwrap().as_slice().unwrap(), &[-2, 2, 2]);
+//! ```
+
+mod index;
+mod lambda;
+mod nodes;
+mod scalar_ops;
+
+use pytato_core::backend::{Backend, BackendRegistration, NamedData, Outputs, Program};
+use pytato_core::binding::Signature;
+use pytato_core::{Error, Result};
+
+/// The reference interpreter backend, registered as `"interp"`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Interpreter;
+
+inventory::submit! {
+    BackendRegistration {
+        name: "interp",
+        description: "reference interpreter on ndarray (simple, slow, every node kind)",
+        priority: 10,
+        constructor: || Ok(Box::new(Interpreter)),
+    }
+}
+
+impl Backend for Interpreter {
+    fn name(&self) -> &str {
+        "interp"
+    }
+
+    fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
+        Ok(Box::new(InterpProgram { signature: Signature::new(outputs)? }))
+    }
+}
+
+struct InterpProgram {
+    signature: Signature,
+}
+
+impl Program for InterpProgram {
+    fn input_names(&self) -> Vec<String> {
+        self.signature.input_names()
+    }
+
+    fn output_names(&self) -> Vec<String> {
+        self.signature.outputs().iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    fn run(&self, inputs: &NamedData) -> Result<NamedData> {
+        let bound = self.signature.bind(inputs)?;
+        let mut values = nodes::Values::new();
+        for node in self.signature.nodes() {
+            let v = nodes::evaluate(node, &values, &bound)?;
+            values.insert(node.id(), v);
+        }
+        self.signature
+            .outputs()
+            .iter()
+            .map(|(name, a)| {
+                let v = values.get(&a.id()).ok_or_else(|| Error::Internal {
+                    backend: "interp".into(),
+                    message: format!("output {name} was not evaluated"),
+                })?;
+                Ok((name.clone(), v.clone().into_owned()))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,248 @@
+//! Evaluation of each node kind from the values of its children.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use pytato_core::array::{Einsum, IndexItem};
+use pytato_core::binding::{Bound, data_bindings};
+use pytato_core::{Array, ArrayData, DType, EinsumAxis, Error, NodeKind, Order, Result, Scalar};
+
+use crate::index::{for_each_index, gather, ravel, unravel};
+use crate::lambda;
+use crate::scalar_ops;
+
+/// Values of evaluated nodes, by node id.
+pub(crate) type Values<'a> = HashMap<usize, Cow<'a, ArrayData>>;
+
+fn internal(message: impl Into<String>) -> Error {
+    Error::Internal { backend: "interp".into(), message: message.into() }
+}
+
+fn value<'v>(values: &'v Values<'_>, a: &Array) -> Result<&'v ArrayData> {
+    values.get(&a.id()).map(|c| &**c).ok_or_else(|| internal(format!("{} used before it was evaluated", a.summary())))
+}
+
+/// Evaluates `node`, whose data children are all in `values`.
+pub(crate) fn evaluate<'a>(node: &'a Array, values: &Values<'a>, bound: &Bound<'a>) -> Result<Cow<'a, ArrayData>> {
+    let shape = bound.shape(node.shape())?;
+    let dtype = node.dtype();
+    Ok(Cow::Owned(match node.kind() {
+        NodeKind::Placeholder { .. } => {
+            let data = bound.placeholders.get(&node.id()).ok_or_else(|| internal("placeholder not bound"))?;
+            return Ok(Cow::Borrowed(*data));
+        }
+        NodeKind::DataWrapper { data, .. } => return Ok(Cow::Borrowed(&*data.0)),
+        NodeKind::SizeParam { name } => {
+            ArrayData::from_scalar(Scalar::I64(*bound.sizes.get(&**name).ok_or_else(|| internal("size not bound"))?))
+        }
+        NodeKind::IndexLambda(il) => {
+            let used = data_bindings(&il.expr);
+            let inputs = lambda::lambda_inputs(
+                il.bindings.iter().map(|(name, a)| {
+                    let v = if used.contains(&**name) { values.get(&a.id()).map(|c| &**c) } else { None };
+                    (&**name, v, a.dtype(), a.ndim())
+                }),
+                shape.len(),
+            );
+            lambda::evaluate(&il.expr, dtype, &shape, &inputs, bound)?
+        }
+        NodeKind::Einsum(e) => einsum(e, dtype, &shape, values)?,
+        NodeKind::Reshape { array, order } => {
+            let src = value(values, array)?;
+            let fortran = *order == Order::F;
+            let src_shape = src.shape().to_vec();
+            gather(dtype, &shape, &[src], |i, at| {
+                unravel(ravel(i, &shape, fortran), &src_shape, fortran, at);
+                Ok(0)
+            })?
+        }
+        NodeKind::Roll { array, shift, axis } => {
+            let src = value(values, array)?;
+            let n = shape[*axis] as i64;
+            gather(dtype, &shape, &[src], |i, at| {
+                at.extend_from_slice(i);
+                at[*axis] = (i[*axis] as i64 - shift).rem_euclid(n.max(1)) as usize;
+                Ok(0)
+            })?
+        }
+        NodeKind::AxisPermutation { array, axes } => {
+            let src = value(values, array)?;
+            gather(dtype, &shape, &[src], |i, at| {
+                at.resize(i.len(), 0);
+                for (out_axis, &in_axis) in axes.iter().enumerate() {
+                    at[in_axis] = i[out_axis];
+                }
+                Ok(0)
+            })?
+        }
+        NodeKind::Stack { arrays, axis } => {
+            let srcs = arrays.iter().map(|a| value(values, a)).collect::<Result<Vec<_>>>()?;
+            gather(dtype, &shape, &srcs, |i, at| {
+                at.extend(i.iter().enumerate().filter(|(k, _)| k != axis).map(|(_, v)| *v));
+                Ok(i[*axis])
+            })?
+        }
+        NodeKind::Concatenate { arrays, axis } => {
+            let srcs = arrays.iter().map(|a| value(values, a)).collect::<Result<Vec<_>>>()?;
+            let lengths: Vec<usize> = srcs.iter().map(|s| s.shape()[*axis]).collect();
+            gather(dtype, &shape, &srcs, |i, at| {
+                let (mut k, mut pos) = (0, i[*axis]);
+                while pos >= lengths[k] {
+                    pos -= lengths[k];
+                    k += 1;
+                }
+                at.extend_from_slice(i);
+                at[*axis] = pos;
+                Ok(k)
+            })?
+        }
+        NodeKind::BasicIndex { array, indices }
+        | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
+        | NodeKind::AdvancedIndexInNoncontiguousAxes { array, indices } => {
+            let in_place = matches!(node.kind(), NodeKind::AdvancedIndexInContiguousAxes { .. });
+            index(node.kind_name(), value(values, array)?, indices, in_place, dtype, &shape, values, bound)?
+        }
+        NodeKind::NamedArray { container, name } => {
+            let entry = container.get(name).ok_or_else(|| internal("named array entry"))?;
+            value(values, entry)?.clone()
+        }
+    }))
+}
+
+/// `result[out] = Σ_red Π_k args[k][access[k]]`, with length-1 operand axes broadcast.
+fn einsum(e: &Einsum, dtype: DType, shape: &[usize], values: &Values<'_>) -> Result<ArrayData> {
+    let args = e.args.iter().map(|a| value(values, a)).collect::<Result<Vec<_>>>()?;
+    let mut red_lengths = vec![1usize; e.reduction_descriptors.len()];
+    for (acc, arg) in e.access.iter().zip(&args) {
+        for (ax, len) in acc.iter().zip(arg.shape()) {
+            if let EinsumAxis::Reduction(r) = ax
+                && *len != 1
+            {
+                red_lengths[*r] = *len;
+            }
+        }
+    }
+    let zero = Scalar::zero(dtype);
+    let mut out = Vec::with_capacity(shape.iter().product());
+    let mut at = Vec::new();
+    for_each_index(shape, |i| {
+        let mut total = zero;
+        for_each_index(&red_lengths, |r| {
+            let mut prod = Scalar::one(dtype);
+            for (acc, arg) in e.access.iter().zip(&args) {
+                at.clear();
+                for (ax, len) in acc.iter().zip(arg.shape()) {
+                    let v = match ax {
+                        EinsumAxis::Elementwise(o) => i[*o],
+                        EinsumAxis::Reduction(k) => r[*k],
+                    };
+                    at.push(if *len == 1 { 0 } else { v });
+                }
+                let x = arg.get(&at).ok_or_else(|| internal("einsum operand index"))?.cast(dtype);
+                prod = scalar_ops::product(prod, x)?;
+            }
+            total = scalar_ops::sum(total, prod)?;
+            Ok(())
+        })?;
+        out.push(total);
+        Ok(())
+    })?;
+    ArrayData::from_scalars(dtype, shape, out).ok_or_else(|| internal("einsum size"))
+}
+
+/// Indexing with integers, slices and index arrays. Index arrays are read, broadcast together and
+/// checked (negative values count from the end) before any element is gathered.
+#[allow(clippy::too_many_arguments)]
+fn index(
+    op: &str,
+    src: &ArrayData,
+    items: &[IndexItem],
+    in_place: bool,
+    dtype: DType,
+    shape: &[usize],
+    values: &Values<'_>,
+    bound: &Bound<'_>,
+) -> Result<ArrayData> {
+    let src_shape = src.shape().to_vec();
+    // Advanced positions (index arrays, and integers when there are index arrays).
+    let has_arrays = items.iter().any(|i| matches!(i, IndexItem::Array(_)));
+    let mut broadcast: Vec<usize> = Vec::new();
+    let mut arrays: Vec<Option<(ArrayData, Vec<usize>)>> = Vec::with_capacity(items.len());
+    for item in items {
+        if let IndexItem::Array(a) = item {
+            let data = value(values, a)?;
+            let data = ArrayData::from_scalars(DType::I64, data.shape(), data.to_scalars())
+                .ok_or_else(|| internal("index cast"))?;
+            let s = data.shape().to_vec();
+            broadcast = broadcast_pair(&broadcast, &s);
+            arrays.push(Some((data, s)));
+        } else {
+            arrays.push(None);
+        }
+    }
+    let nb = broadcast.len();
+    // Check every index value once, up front.
+    for (axis, entry) in arrays.iter().enumerate() {
+        if let Some((data, _)) = entry {
+            let len = src_shape[axis] as i64;
+            for v in data.to_scalars() {
+                let v = v.to_i128().expect("int64") as i64;
+                if v < -len || v >= len {
+                    return Err(Error::IndexOutOfBounds { op: op.into(), index: v, axis, length: len as usize });
+                }
+            }
+        }
+    }
+    let first_advanced = items.iter().position(|i| !matches!(i, IndexItem::Slice(_)));
+    let offset = if has_arrays && in_place {
+        items[..first_advanced.unwrap_or(0)].iter().filter(|i| matches!(i, IndexItem::Slice(_))).count()
+    } else {
+        0
+    };
+    let mut bidx = vec![0usize; nb];
+    gather(dtype, shape, &[src], |out, at| {
+        // The broadcast index sits at `offset` in the output (0 when it goes first).
+        let slice_out: Vec<usize> = if has_arrays {
+            bidx.copy_from_slice(&out[offset..offset + nb]);
+            out[..offset].iter().chain(&out[offset + nb..]).copied().collect()
+        } else {
+            out.to_vec()
+        };
+        let mut slice_pos = 0;
+        for (axis, item) in items.iter().enumerate() {
+            let v = match item {
+                IndexItem::Int(d) => bound.eval(d)? as usize,
+                IndexItem::Slice(s) => {
+                    let k = slice_out[slice_pos] as i64;
+                    slice_pos += 1;
+                    (bound.eval(&s.start)? + k * s.step) as usize
+                }
+                IndexItem::Array(_) => {
+                    let (data, s) = arrays[axis].as_ref().expect("index array");
+                    let local: Vec<usize> = s
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &len)| if len == 1 { 0 } else { bidx[nb - s.len() + k] })
+                        .collect();
+                    let raw =
+                        data.get(&local).and_then(|v| v.to_i128()).ok_or_else(|| internal("index array read"))? as i64;
+                    let len = src_shape[axis] as i64;
+                    (if raw < 0 { raw + len } else { raw }) as usize
+                }
+            };
+            at.push(v);
+        }
+        Ok(0)
+    })
+}
+
+fn broadcast_pair(a: &[usize], b: &[usize]) -> Vec<usize> {
+    let n = a.len().max(b.len());
+    (0..n)
+        .map(|i| {
+            let x = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
+            let y = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+            if x == 1 { y } else { x }
+        })
+        .collect()
+}

@@ -1,0 +1,474 @@
+//! numpy's semantics for one value at a time: what each operation of the scalar expression
+//! language means (see `pytato_core::expr` for the rules every backend follows).
+//!
+//! The typing rules guarantee that both operands of a binary operation have one dtype, so every
+//! function here matches on pairs of equal variants; any other pair is an internal error.
+
+use num_complex::Complex;
+#[cfg(test)]
+use num_complex::Complex64;
+use num_traits::{Float, PrimInt, WrappingAdd, WrappingMul, WrappingNeg, WrappingSub};
+use pytato_core::expr::{BinaryOp, CompareOp, Func, UnaryOp};
+use pytato_core::{DType, Scalar};
+
+/// An operation applied to operands it was not typed for: a bug in whoever built the expression.
+#[derive(Debug)]
+pub(crate) struct TypeBug(pub(crate) String);
+
+type R<T> = std::result::Result<T, TypeBug>;
+
+fn bug<T>(what: impl std::fmt::Display) -> R<T> {
+    Err(TypeBug(what.to_string()))
+}
+
+/// Integer `//` and `%` with Python's rounding; division by zero gives 0 and `MIN // -1` wraps.
+trait IntSemantics: PrimInt + WrappingAdd + WrappingSub + WrappingMul + WrappingNeg {
+    fn wrapping_div_(self, rhs: Self) -> Self;
+    fn wrapping_rem_(self, rhs: Self) -> Self;
+    fn wrapping_abs_(self) -> Self;
+
+    fn floor_div(self, rhs: Self) -> Self {
+        if rhs == Self::zero() {
+            return Self::zero();
+        }
+        let q = self.wrapping_div_(rhs);
+        let r = self.wrapping_rem_(rhs);
+        if r != Self::zero() && ((r < Self::zero()) != (rhs < Self::zero())) { q.wrapping_sub(&Self::one()) } else { q }
+    }
+
+    fn py_rem(self, rhs: Self) -> Self {
+        if rhs == Self::zero() {
+            return Self::zero();
+        }
+        let r = self.wrapping_rem_(rhs);
+        if r != Self::zero() && ((r < Self::zero()) != (rhs < Self::zero())) { r.wrapping_add(&rhs) } else { r }
+    }
+
+    /// `self ** exp` with wrapping; negative exponents truncate (0 unless the base is ±1).
+    fn int_pow(self, exp: Self) -> Self {
+        let (zero, one) = (Self::zero(), Self::one());
+        if exp < zero {
+            return if self == one {
+                one
+            } else if self == zero.wrapping_sub(&one) {
+                // (-1) ** e: odd e gives -1.
+                if exp.py_rem(one + one) == zero { one } else { self }
+            } else {
+                zero
+            };
+        }
+        let (mut base, mut e, mut acc) = (self, exp, one);
+        while e > zero {
+            if e & one == one {
+                acc = acc.wrapping_mul(&base);
+            }
+            base = base.wrapping_mul(&base);
+            e = e >> 1;
+        }
+        acc
+    }
+}
+
+macro_rules! int_semantics {
+    ($($t:ty),*) => {$(
+        impl IntSemantics for $t {
+            fn wrapping_div_(self, rhs: Self) -> Self { self.wrapping_div(rhs) }
+            fn wrapping_rem_(self, rhs: Self) -> Self { self.wrapping_rem(rhs) }
+            fn wrapping_abs_(self) -> Self { self.wrapping_abs() }
+        }
+    )*};
+}
+int_semantics!(i8, i16, i32, i64);
+macro_rules! uint_semantics {
+    ($($t:ty),*) => {$(
+        impl IntSemantics for $t {
+            fn wrapping_div_(self, rhs: Self) -> Self { self.wrapping_div(rhs) }
+            fn wrapping_rem_(self, rhs: Self) -> Self { self.wrapping_rem(rhs) }
+            fn wrapping_abs_(self) -> Self { self }
+        }
+    )*};
+}
+uint_semantics!(u8, u16, u32, u64);
+
+fn int_binary<T: IntSemantics>(op: BinaryOp, x: T, y: T) -> R<T> {
+    use BinaryOp::*;
+    Ok(match op {
+        Add => x.wrapping_add(&y),
+        Sub => x.wrapping_sub(&y),
+        Mul => x.wrapping_mul(&y),
+        FloorDiv => x.floor_div(y),
+        Rem => x.py_rem(y),
+        Pow => x.int_pow(y),
+        BitAnd => x & y,
+        BitOr => x | y,
+        BitXor => x ^ y,
+        Div | LogicalAnd | LogicalOr => return bug(format!("{op:?} on integers")),
+    })
+}
+
+/// numpy's `divmod` for floats (`npy_divmod`): the floor quotient and the remainder with the sign
+/// of the divisor.
+fn float_divmod<T: Float>(a: T, b: T) -> (T, T) {
+    let mut m = a % b;
+    if b == T::zero() {
+        return (a / b, m);
+    }
+    let mut div = (a - m) / b;
+    if m != T::zero() {
+        if (b < T::zero()) != (m < T::zero()) {
+            m = m + b;
+            div = div - T::one();
+        }
+    } else {
+        m = T::zero().copysign(b);
+    }
+    let floordiv = if div != T::zero() {
+        let f = div.floor();
+        if div - f > T::from(0.5).expect("0.5") { f + T::one() } else { f }
+    } else {
+        T::zero().copysign(a / b)
+    };
+    (floordiv, m)
+}
+
+fn float_binary<T: Float>(op: BinaryOp, x: T, y: T) -> R<T> {
+    use BinaryOp::*;
+    Ok(match op {
+        Add => x + y,
+        Sub => x - y,
+        Mul => x * y,
+        Div => x / y,
+        FloorDiv => float_divmod(x, y).0,
+        Rem => {
+            if y == T::zero() {
+                x % y
+            } else {
+                float_divmod(x, y).1
+            }
+        }
+        Pow => x.powf(y),
+        _ => return bug(format!("{op:?} on floats")),
+    })
+}
+
+fn complex_binary<T: Float + num_traits::FloatConst>(op: BinaryOp, x: Complex<T>, y: Complex<T>) -> R<Complex<T>> {
+    use BinaryOp::*;
+    Ok(match op {
+        Add => x + y,
+        Sub => x - y,
+        Mul => x * y,
+        Div => x / y,
+        Pow => {
+            if y == Complex::new(T::zero(), T::zero()) {
+                Complex::new(T::one(), T::zero())
+            } else if x == Complex::new(T::zero(), T::zero()) {
+                Complex::new(T::zero(), T::zero())
+            } else {
+                x.powc(y)
+            }
+        }
+        _ => return bug(format!("{op:?} on complex numbers")),
+    })
+}
+
+/// `x op y` for two values of one dtype.
+pub(crate) fn binary(op: BinaryOp, x: Scalar, y: Scalar) -> R<Scalar> {
+    use Scalar as S;
+    Ok(match (x, y) {
+        (S::Bool(a), S::Bool(b)) => S::Bool(match op {
+            BinaryOp::LogicalAnd | BinaryOp::BitAnd => a & b,
+            BinaryOp::LogicalOr | BinaryOp::BitOr => a | b,
+            BinaryOp::BitXor => a ^ b,
+            _ => return bug(format!("{op:?} on bools")),
+        }),
+        (S::I8(a), S::I8(b)) => S::I8(int_binary(op, a, b)?),
+        (S::I16(a), S::I16(b)) => S::I16(int_binary(op, a, b)?),
+        (S::I32(a), S::I32(b)) => S::I32(int_binary(op, a, b)?),
+        (S::I64(a), S::I64(b)) => S::I64(int_binary(op, a, b)?),
+        (S::U8(a), S::U8(b)) => S::U8(int_binary(op, a, b)?),
+        (S::U16(a), S::U16(b)) => S::U16(int_binary(op, a, b)?),
+        (S::U32(a), S::U32(b)) => S::U32(int_binary(op, a, b)?),
+        (S::U64(a), S::U64(b)) => S::U64(int_binary(op, a, b)?),
+        (S::F32(a), S::F32(b)) => S::F32(float_binary(op, a, b)?),
+        (S::F64(a), S::F64(b)) => S::F64(float_binary(op, a, b)?),
+        (S::C64(a), S::C64(b)) => S::C64(complex_binary(op, a, b)?),
+        (S::C128(a), S::C128(b)) => S::C128(complex_binary(op, a, b)?),
+        _ => return bug(format!("{op:?} on {} and {}", x.dtype(), y.dtype())),
+    })
+}
+
+fn ordering<T: PartialOrd>(op: CompareOp, a: T, b: T) -> bool {
+    match op {
+        CompareOp::Eq => a == b,
+        CompareOp::Ne => a != b,
+        CompareOp::Lt => a < b,
+        CompareOp::Le => a <= b,
+        CompareOp::Gt => a > b,
+        CompareOp::Ge => a >= b,
+    }
+}
+
+fn complex_ordering<T: Float>(op: CompareOp, a: Complex<T>, b: Complex<T>) -> bool {
+    // numpy orders complex numbers lexicographically: real parts, then imaginary parts.
+    match op {
+        CompareOp::Eq => a == b,
+        CompareOp::Ne => a != b,
+        CompareOp::Lt => a.re < b.re || (a.re == b.re && a.im < b.im),
+        CompareOp::Le => a.re < b.re || (a.re == b.re && a.im <= b.im),
+        CompareOp::Gt => a.re > b.re || (a.re == b.re && a.im > b.im),
+        CompareOp::Ge => a.re > b.re || (a.re == b.re && a.im >= b.im),
+    }
+}
+
+/// `x op y` for a comparison.
+pub(crate) fn compare(op: CompareOp, x: Scalar, y: Scalar) -> R<bool> {
+    use Scalar as S;
+    Ok(match (x, y) {
+        (S::Bool(a), S::Bool(b)) => ordering(op, a, b),
+        (S::I8(a), S::I8(b)) => ordering(op, a, b),
+        (S::I16(a), S::I16(b)) => ordering(op, a, b),
+        (S::I32(a), S::I32(b)) => ordering(op, a, b),
+        (S::I64(a), S::I64(b)) => ordering(op, a, b),
+        (S::U8(a), S::U8(b)) => ordering(op, a, b),
+        (S::U16(a), S::U16(b)) => ordering(op, a, b),
+        (S::U32(a), S::U32(b)) => ordering(op, a, b),
+        (S::U64(a), S::U64(b)) => ordering(op, a, b),
+        (S::F32(a), S::F32(b)) => ordering(op, a, b),
+        (S::F64(a), S::F64(b)) => ordering(op, a, b),
+        (S::C64(a), S::C64(b)) => complex_ordering(op, a, b),
+        (S::C128(a), S::C128(b)) => complex_ordering(op, a, b),
+        _ => return bug(format!("{op:?} on {} and {}", x.dtype(), y.dtype())),
+    })
+}
+
+/// `op x`.
+pub(crate) fn unary(op: UnaryOp, x: Scalar) -> R<Scalar> {
+    use Scalar as S;
+    Ok(match (op, x) {
+        (UnaryOp::LogicalNot | UnaryOp::BitNot, S::Bool(b)) => S::Bool(!b),
+        (UnaryOp::BitNot, S::I8(v)) => S::I8(!v),
+        (UnaryOp::BitNot, S::I16(v)) => S::I16(!v),
+        (UnaryOp::BitNot, S::I32(v)) => S::I32(!v),
+        (UnaryOp::BitNot, S::I64(v)) => S::I64(!v),
+        (UnaryOp::BitNot, S::U8(v)) => S::U8(!v),
+        (UnaryOp::BitNot, S::U16(v)) => S::U16(!v),
+        (UnaryOp::BitNot, S::U32(v)) => S::U32(!v),
+        (UnaryOp::BitNot, S::U64(v)) => S::U64(!v),
+        (UnaryOp::Neg, S::I8(v)) => S::I8(v.wrapping_neg()),
+        (UnaryOp::Neg, S::I16(v)) => S::I16(v.wrapping_neg()),
+        (UnaryOp::Neg, S::I32(v)) => S::I32(v.wrapping_neg()),
+        (UnaryOp::Neg, S::I64(v)) => S::I64(v.wrapping_neg()),
+        (UnaryOp::Neg, S::U8(v)) => S::U8(v.wrapping_neg()),
+        (UnaryOp::Neg, S::U16(v)) => S::U16(v.wrapping_neg()),
+        (UnaryOp::Neg, S::U32(v)) => S::U32(v.wrapping_neg()),
+        (UnaryOp::Neg, S::U64(v)) => S::U64(v.wrapping_neg()),
+        (UnaryOp::Neg, S::F32(v)) => S::F32(-v),
+        (UnaryOp::Neg, S::F64(v)) => S::F64(-v),
+        (UnaryOp::Neg, S::C64(v)) => S::C64(-v),
+        (UnaryOp::Neg, S::C128(v)) => S::C128(-v),
+        _ => return bug(format!("{op:?} on {}", x.dtype())),
+    })
+}
+
+fn float_func<T: Float>(f: Func, x: T) -> R<T> {
+    use Func::*;
+    Ok(match f {
+        Abs => x.abs(),
+        Sqrt => x.sqrt(),
+        Exp => x.exp(),
+        Log => x.ln(),
+        Log10 => x.log10(),
+        Sin => x.sin(),
+        Cos => x.cos(),
+        Tan => x.tan(),
+        Arcsin => x.asin(),
+        Arccos => x.acos(),
+        Arctan => x.atan(),
+        Sinh => x.sinh(),
+        Cosh => x.cosh(),
+        Tanh => x.tanh(),
+        Floor => x.floor(),
+        Ceil => x.ceil(),
+        Real | Conj => x,
+        Imag => T::zero(),
+        _ => return bug(format!("{f:?} of a float")),
+    })
+}
+
+fn complex_func<T: Float + num_traits::FloatConst>(f: Func, x: Complex<T>) -> R<Complex<T>> {
+    use Func::*;
+    Ok(match f {
+        Sqrt => x.sqrt(),
+        Exp => x.exp(),
+        Log => x.ln(),
+        Log10 => x.ln() / T::LN_10(),
+        Sin => x.sin(),
+        Cos => x.cos(),
+        Tan => x.tan(),
+        Arcsin => x.asin(),
+        Arccos => x.acos(),
+        Arctan => x.atan(),
+        Sinh => x.sinh(),
+        Cosh => x.cosh(),
+        Tanh => x.tanh(),
+        Conj => x.conj(),
+        _ => return bug(format!("{f:?} of a complex number")),
+    })
+}
+
+fn nan_max<T: PartialOrd + Copy>(a: T, b: T, is_nan: impl Fn(T) -> bool, max: bool) -> T {
+    if is_nan(a) {
+        a
+    } else if is_nan(b) {
+        b
+    } else if (a >= b) == max {
+        a
+    } else {
+        b
+    }
+}
+
+/// `f(args...)`. `zero` is handled by the caller: its argument is never evaluated.
+pub(crate) fn call(f: Func, args: &[Scalar]) -> R<Scalar> {
+    use Scalar as S;
+    match (f, args) {
+        (Func::Maximum | Func::Minimum, [x, y]) => {
+            let max = f == Func::Maximum;
+            Ok(match (*x, *y) {
+                (S::F32(a), S::F32(b)) => S::F32(nan_max(a, b, f32::is_nan, max)),
+                (S::F64(a), S::F64(b)) => S::F64(nan_max(a, b, f64::is_nan, max)),
+                (a, b) if a.dtype() == b.dtype() && !a.dtype().is_complex() => {
+                    if compare(CompareOp::Ge, a, b)? == max {
+                        a
+                    } else {
+                        b
+                    }
+                }
+                _ => return bug(format!("{f:?} of {} and {}", x.dtype(), y.dtype())),
+            })
+        }
+        (Func::Arctan2, [S::F32(a), S::F32(b)]) => Ok(S::F32(a.atan2(*b))),
+        (Func::Arctan2, [S::F64(a), S::F64(b)]) => Ok(S::F64(a.atan2(*b))),
+        (_, [x]) => unary_func(f, *x),
+        _ => bug(format!("{f:?} with {} arguments", args.len())),
+    }
+}
+
+fn unary_func(f: Func, x: Scalar) -> R<Scalar> {
+    use Scalar as S;
+    Ok(match x {
+        S::F32(v) if f == Func::IsNan => S::Bool(v.is_nan()),
+        S::F64(v) if f == Func::IsNan => S::Bool(v.is_nan()),
+        S::C64(v) if f == Func::IsNan => S::Bool(v.re.is_nan() || v.im.is_nan()),
+        S::C128(v) if f == Func::IsNan => S::Bool(v.re.is_nan() || v.im.is_nan()),
+        S::F32(v) => S::F32(float_func(f, v)?),
+        S::F64(v) => S::F64(float_func(f, v)?),
+        S::C64(v) => match f {
+            Func::Abs => S::F32(v.norm()),
+            Func::Real => S::F32(v.re),
+            Func::Imag => S::F32(v.im),
+            _ => S::C64(complex_func(f, v)?),
+        },
+        S::C128(v) => match f {
+            Func::Abs => S::F64(v.norm()),
+            Func::Real => S::F64(v.re),
+            Func::Imag => S::F64(v.im),
+            _ => S::C128(complex_func(f, v)?),
+        },
+        // Integers and bools: abs, real, imag, conj.
+        _ => match f {
+            Func::Real | Func::Conj => x,
+            Func::Imag => Scalar::zero(x.dtype()),
+            Func::Abs => match x {
+                S::I8(v) => S::I8(v.wrapping_abs_()),
+                S::I16(v) => S::I16(v.wrapping_abs_()),
+                S::I32(v) => S::I32(v.wrapping_abs_()),
+                S::I64(v) => S::I64(v.wrapping_abs_()),
+                S::U8(_) | S::U16(_) | S::U32(_) | S::U64(_) => x,
+                _ => return bug(format!("abs of {}", x.dtype())),
+            },
+            _ => return bug(format!("{f:?} of {}", x.dtype())),
+        },
+    })
+}
+
+/// The running value of a reduction.
+pub(crate) fn accumulate(op: pytato_core::expr::ReduceOp, acc: Scalar, x: Scalar) -> R<Scalar> {
+    use pytato_core::expr::ReduceOp::*;
+    match op {
+        Sum => binary(BinaryOp::Add, acc, x),
+        Product => binary(BinaryOp::Mul, acc, x),
+        Max => call(Func::Maximum, &[acc, x]),
+        Min => call(Func::Minimum, &[acc, x]),
+        All => binary(BinaryOp::LogicalAnd, acc, x),
+        Any => binary(BinaryOp::LogicalOr, acc, x),
+    }
+}
+
+/// The product used by einsum: logical and for bools.
+pub(crate) fn product(acc: Scalar, x: Scalar) -> R<Scalar> {
+    if acc.dtype() == DType::Bool { binary(BinaryOp::LogicalAnd, acc, x) } else { binary(BinaryOp::Mul, acc, x) }
+}
+
+/// The sum used by einsum: logical or for bools.
+pub(crate) fn sum(acc: Scalar, x: Scalar) -> R<Scalar> {
+    if acc.dtype() == DType::Bool { binary(BinaryOp::LogicalOr, acc, x) } else { binary(BinaryOp::Add, acc, x) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn i(v: i64) -> Scalar {
+        Scalar::I64(v)
+    }
+    fn f(v: f64) -> Scalar {
+        Scalar::F64(v)
+    }
+
+    #[test]
+    fn integer_division_follows_python() {
+        // Expected values: Python's // and % (and numpy's, with 0 for division by zero).
+        let cases =
+            [(7, 2, 3, 1), (-7, 2, -4, 1), (7, -2, -4, -1), (-7, -2, 3, -1), (5, 0, 0, 0), (i64::MIN, -1, i64::MIN, 0)];
+        for (a, b, q, r) in cases {
+            assert_eq!(binary(BinaryOp::FloorDiv, i(a), i(b)).unwrap(), i(q), "{a} // {b}");
+            assert_eq!(binary(BinaryOp::Rem, i(a), i(b)).unwrap(), i(r), "{a} % {b}");
+        }
+        assert_eq!(binary(BinaryOp::FloorDiv, Scalar::U8(7), Scalar::U8(0)).unwrap(), Scalar::U8(0));
+    }
+
+    #[test]
+    fn float_division_follows_numpy() {
+        // numpy: np.floor_divide(-7.5, 2) == -4.0, np.remainder(-7.5, 2) == 0.5, np.remainder(1, -0.0) is nan.
+        assert_eq!(binary(BinaryOp::FloorDiv, f(-7.5), f(2.0)).unwrap(), f(-4.0));
+        assert_eq!(binary(BinaryOp::Rem, f(-7.5), f(2.0)).unwrap(), f(0.5));
+        assert_eq!(binary(BinaryOp::Rem, f(7.5), f(-2.0)).unwrap(), f(-0.5));
+        assert!(binary(BinaryOp::Rem, f(1.0), f(0.0)).unwrap().to_f64().is_nan());
+        assert_eq!(binary(BinaryOp::FloorDiv, f(1.0), f(0.0)).unwrap(), f(f64::INFINITY));
+    }
+
+    #[test]
+    fn integer_powers_wrap_and_truncate() {
+        assert_eq!(binary(BinaryOp::Pow, i(3), i(4)).unwrap(), i(81));
+        assert_eq!(binary(BinaryOp::Pow, Scalar::U8(2), Scalar::U8(9)).unwrap(), Scalar::U8(0));
+        assert_eq!(binary(BinaryOp::Pow, i(2), i(-1)).unwrap(), i(0));
+        assert_eq!(binary(BinaryOp::Pow, i(-1), i(-3)).unwrap(), i(-1));
+        assert_eq!(binary(BinaryOp::Pow, i(-1), i(-2)).unwrap(), i(1));
+    }
+
+    #[test]
+    fn nan_propagates_through_maximum() {
+        assert!(call(Func::Maximum, &[f(f64::NAN), f(1.0)]).unwrap().to_f64().is_nan());
+        assert!(call(Func::Minimum, &[f(1.0), f(f64::NAN)]).unwrap().to_f64().is_nan());
+        assert_eq!(call(Func::Maximum, &[i(-3), i(2)]).unwrap(), i(2));
+    }
+
+    #[test]
+    fn complex_compare_lexicographically() {
+        let c = |re, im| Scalar::C128(Complex64::new(re, im));
+        assert!(compare(CompareOp::Lt, c(1.0, 5.0), c(2.0, 0.0)).unwrap());
+        assert!(compare(CompareOp::Lt, c(1.0, 0.0), c(1.0, 1.0)).unwrap());
+        assert!(!compare(CompareOp::Gt, c(1.0, 0.0), c(1.0, 0.0)).unwrap());
+    }
+}

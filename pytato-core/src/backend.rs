@@ -1,0 +1,152 @@
+//! The backend interface and the registry of linked backends.
+//!
+//! A [`Backend`] compiles [`Outputs`] (an array or a [`DictOfNamedArrays`]) into a [`Program`];
+//! [`Program::run`] takes named `ndarray` inputs and returns named outputs. Backends register
+//! themselves with [`inventory::submit!`] and a [`BackendRegistration`]; linking a backend crate is
+//! enough for it to appear in [`backends`].
+//!
+//! ```
+//! use pytato_core::backend::{backends, Outputs};
+//! // Which backends this binary links (none in pytato-core's own doc tests).
+//! for b in backends() {
+//!     println!("{}: {}", b.name, b.description);
+//! }
+//! ```
+
+use std::collections::BTreeMap;
+
+use crate::array::{Array, DictOfNamedArrays};
+use crate::data::ArrayData;
+use crate::error::{Error, Result};
+
+/// The name of the output of a program compiled from a single array.
+pub const SINGLE_OUTPUT_NAME: &str = "_pt_out";
+
+/// What a program computes: one array, or several named ones.
+#[derive(Clone, Debug)]
+pub enum Outputs {
+    /// One array, output under [`SINGLE_OUTPUT_NAME`].
+    Single(Array),
+    /// Named arrays.
+    Named(DictOfNamedArrays),
+}
+
+impl Outputs {
+    /// `(name, array)` pairs, in output order.
+    pub fn entries(&self) -> Vec<(String, Array)> {
+        match self {
+            Outputs::Single(a) => vec![(SINGLE_OUTPUT_NAME.to_string(), a.clone())],
+            Outputs::Named(d) => d.iter().map(|(n, a)| (n.to_string(), a.clone())).collect(),
+        }
+    }
+
+    /// The structural hash of the whole result (compiled programs are cached by it).
+    pub fn structural_hash(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        match self {
+            Outputs::Single(a) => a.hash(&mut h),
+            Outputs::Named(d) => d.hash(&mut h),
+        }
+        h.finish()
+    }
+}
+
+impl From<Array> for Outputs {
+    fn from(a: Array) -> Outputs {
+        Outputs::Single(a)
+    }
+}
+impl From<&Array> for Outputs {
+    fn from(a: &Array) -> Outputs {
+        Outputs::Single(a.clone())
+    }
+}
+impl From<DictOfNamedArrays> for Outputs {
+    fn from(d: DictOfNamedArrays) -> Outputs {
+        Outputs::Named(d)
+    }
+}
+impl From<&DictOfNamedArrays> for Outputs {
+    fn from(d: &DictOfNamedArrays) -> Outputs {
+        Outputs::Named(d.clone())
+    }
+}
+
+/// Named arrays going into or coming out of a program.
+pub type NamedData = BTreeMap<String, ArrayData>;
+
+/// A compiler from array expressions to runnable programs.
+pub trait Backend: Send + Sync {
+    /// The registered name (`"interp"`, `"cranelift"`, `"wgpu"`).
+    fn name(&self) -> &str;
+
+    /// Compiles `outputs`. Errors are [`Error::Unsupported`] for what the backend (or its device)
+    /// cannot do, and the core's own errors for invalid DAGs.
+    fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>>;
+}
+
+/// A compiled program: run it as often as needed, with different inputs.
+pub trait Program: Send + Sync {
+    /// The inputs `run` accepts: placeholders by name, and size parameters that no input shape
+    /// determines (pass them as 0-d integer arrays).
+    fn input_names(&self) -> Vec<String>;
+
+    /// The names of the outputs `run` returns.
+    fn output_names(&self) -> Vec<String>;
+
+    /// Runs the program. Every input is checked before anything runs: missing and unknown names,
+    /// dtypes, shapes and size parameters; index arrays are checked before they are used. Bad
+    /// input is an [`Error`], never a panic or undefined behaviour.
+    fn run(&self, inputs: &NamedData) -> Result<NamedData>;
+}
+
+/// How a backend makes itself known: submit one with [`inventory::submit!`].
+pub struct BackendRegistration {
+    /// The name users pick it by.
+    pub name: &'static str,
+    /// One line saying what it is.
+    pub description: &'static str,
+    /// Higher is preferred by [`default_backend`] (cranelift 30 > wgpu 20 > interp 10).
+    pub priority: u32,
+    /// Makes an instance; an error when the backend cannot run here (no GPU adapter, say).
+    pub constructor: fn() -> Result<Box<dyn Backend>>,
+}
+
+inventory::collect!(BackendRegistration);
+
+/// The linked backends, most preferred first.
+pub fn backends() -> Vec<&'static BackendRegistration> {
+    let mut all: Vec<&'static BackendRegistration> = inventory::iter::<BackendRegistration>.into_iter().collect();
+    all.sort_by(|a, b| b.priority.cmp(&a.priority).then(a.name.cmp(b.name)));
+    all
+}
+
+/// The linked backend called `name`.
+pub fn backend(name: &str) -> Result<Box<dyn Backend>> {
+    match backends().into_iter().find(|b| b.name == name) {
+        Some(reg) => (reg.constructor)(),
+        None => Err(Error::UnknownBackend {
+            name: name.to_string(),
+            available: backends().iter().map(|b| b.name.to_string()).collect(),
+        }),
+    }
+}
+
+/// The backend named by the environment variable `PYTATO_BACKEND`, or else the most preferred
+/// linked backend that can be constructed here.
+pub fn default_backend() -> Result<Box<dyn Backend>> {
+    if let Ok(name) = std::env::var("PYTATO_BACKEND")
+        && !name.is_empty()
+    {
+        return backend(&name);
+    }
+    let mut last_error = None;
+    for reg in backends() {
+        match (reg.constructor)() {
+            Ok(b) => return Ok(b),
+            Err(e) => last_error = Some(e),
+        }
+    }
+    Err(last_error.unwrap_or(Error::UnknownBackend { name: "(default)".into(), available: Vec::new() }))
+}

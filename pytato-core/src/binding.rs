@@ -1,0 +1,389 @@
+//! Checking a program's inputs, shared by every backend.
+//!
+//! [`Signature::new`] analyses the outputs once, at compile time: which nodes the outputs really
+//! depend on (arguments of `zero(…)` are only a link, not a dependency: seed, "zeros_like"), which
+//! placeholders and size parameters that makes required, and an order to evaluate nodes in.
+//! [`Signature::bind`] then checks one set of inputs before anything runs: names, dtypes, shapes,
+//! size parameters (inferred from input shapes, or passed as 0-d integer arrays, and consistent),
+//! and that every shape and index of the DAG is valid for those sizes.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use crate::array::{Array, IndexItem, NodeKind, collect_inputs};
+use crate::backend::{NamedData, Outputs};
+use crate::data::ArrayData;
+use crate::error::{Error, Result};
+use crate::expr::{Expr, Func};
+use crate::shape::{Dim, EvalDimError, Shape};
+
+/// What a program needs, worked out once from its outputs.
+pub struct Signature {
+    outputs: Vec<(String, Array)>,
+    /// Required placeholders with their input names (unnamed ones get `_pt_in<k>`).
+    placeholders: Vec<(String, Array)>,
+    /// Every input name in the DAG, required or not: supplying one that is not required is fine.
+    known_inputs: BTreeSet<String>,
+    /// Size parameters whose values the program needs.
+    size_params: BTreeSet<String>,
+    /// The nodes the outputs depend on, children before parents.
+    nodes: Vec<Array>,
+}
+
+/// Inputs checked against a [`Signature`].
+pub struct Bound<'a> {
+    /// The value of every size parameter the program needs.
+    pub sizes: BTreeMap<String, i64>,
+    /// The data of each required placeholder, by node [`id`](Array::id).
+    pub placeholders: HashMap<usize, &'a ArrayData>,
+}
+
+impl Bound<'_> {
+    /// The concrete value of a length.
+    pub fn eval(&self, dim: &Dim) -> Result<i64> {
+        dim.eval(|p| self.sizes.get(p).copied()).map_err(|e| match e {
+            EvalDimError::Unbound(p) => Error::SizeBinding { param: p, detail: "no value bound".into() },
+            EvalDimError::Overflow(d) => {
+                Error::InvalidForSizes { op: "shape".into(), detail: format!("{d} overflows") }
+            }
+        })
+    }
+
+    /// The concrete shape (every length is checked non-negative by [`Signature::bind`]).
+    pub fn shape(&self, shape: &Shape) -> Result<Vec<usize>> {
+        shape.dims().iter().map(|d| self.eval(d).map(|v| v as usize)).collect()
+    }
+}
+
+/// The names of bindings an expression reads outside `zero(…)`.
+pub fn data_bindings(expr: &Expr) -> HashSet<&str> {
+    let mut used = HashSet::new();
+    let mut stack = vec![expr];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::Call(Func::Zero, _) => continue,
+            Expr::Var(n) | Expr::Subscript(n, _) => {
+                used.insert(&**n);
+            }
+            _ => {}
+        }
+        stack.extend(e.children());
+    }
+    used
+}
+
+/// The children of `node` its value depends on: all of them, except bindings of an index lambda
+/// that its expression reads only inside `zero(…)`.
+pub fn data_children(node: &Array) -> Vec<&Array> {
+    match node.kind() {
+        NodeKind::IndexLambda(il) => {
+            let used = data_bindings(&il.expr);
+            il.bindings.iter().filter(|(n, _)| used.contains(&***n)).map(|(_, a)| a).collect()
+        }
+        _ => node.children(),
+    }
+}
+
+/// The nodes `roots` depend on through [`data_children`], children before parents, each once.
+pub fn evaluation_order<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Vec<Array> {
+    let mut order = Vec::new();
+    let mut done: HashSet<usize> = HashSet::new();
+    // (node, children pushed?) pairs: a node is emitted after all its children.
+    let mut stack: Vec<(Array, bool)> = roots.into_iter().map(|r| (r.clone(), false)).collect();
+    stack.reverse();
+    while let Some((node, expanded)) = stack.pop() {
+        if done.contains(&node.id()) {
+            continue;
+        }
+        if expanded {
+            done.insert(node.id());
+            order.push(node);
+            continue;
+        }
+        let children: Vec<Array> =
+            data_children(&node).into_iter().filter(|c| !done.contains(&c.id())).cloned().collect();
+        stack.push((node, true));
+        stack.extend(children.into_iter().rev().map(|c| (c, false)));
+    }
+    order
+}
+
+/// The size parameters a node's shape, index items and reduction bounds mention.
+fn node_params(node: &Array, out: &mut BTreeSet<String>) {
+    out.extend(node.shape().params().map(str::to_string));
+    match node.kind() {
+        NodeKind::SizeParam { name } => {
+            out.insert(name.to_string());
+        }
+        NodeKind::IndexLambda(il) => il.expr.walk(&mut |e| {
+            if let Expr::Reduce(r) = e {
+                for b in &r.inames {
+                    out.extend(b.lower.params().chain(b.upper.params()).map(str::to_string));
+                }
+            }
+        }),
+        NodeKind::BasicIndex { indices, .. }
+        | NodeKind::AdvancedIndexInContiguousAxes { indices, .. }
+        | NodeKind::AdvancedIndexInNoncontiguousAxes { indices, .. } => {
+            for item in indices {
+                match item {
+                    IndexItem::Int(d) => out.extend(d.params().map(str::to_string)),
+                    IndexItem::Slice(s) => out.extend(s.start.params().chain(s.stop.params()).map(str::to_string)),
+                    IndexItem::Array(_) => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+impl Signature {
+    /// Analyses `outputs`. Fails on two different inputs with one name.
+    pub fn new(outputs: &Outputs) -> Result<Signature> {
+        let outputs = outputs.entries();
+        let roots: Vec<&Array> = outputs.iter().map(|(_, a)| a).collect();
+        let inputs = collect_inputs(roots.iter().copied())?;
+        let nodes = evaluation_order(roots.iter().copied());
+        let reachable: HashSet<usize> = nodes.iter().map(Array::id).collect();
+
+        let mut unnamed = HashMap::new();
+        for (k, a) in inputs.unnamed.iter().filter(|a| matches!(a.kind(), NodeKind::Placeholder { .. })).enumerate() {
+            unnamed.insert(a.id(), format!("_pt_in{k}"));
+        }
+        let name_of = |a: &Array| a.name().map(str::to_string).or_else(|| unnamed.get(&a.id()).cloned());
+        let mut placeholders = Vec::new();
+        let mut known_inputs = BTreeSet::new();
+        let mut seen_names = HashSet::new();
+        for node in crate::array::unique_nodes(roots.iter().copied()) {
+            if !matches!(node.kind(), NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. }) {
+                continue;
+            }
+            let name = name_of(&node).expect("placeholders are named or numbered");
+            known_inputs.insert(name.clone());
+            if matches!(node.kind(), NodeKind::Placeholder { .. })
+                && reachable.contains(&node.id())
+                && seen_names.insert(name.clone())
+            {
+                placeholders.push((name, node));
+            }
+        }
+        let mut size_params = BTreeSet::new();
+        for node in &nodes {
+            node_params(node, &mut size_params);
+        }
+        known_inputs.extend(size_params.iter().cloned());
+        Ok(Signature { outputs, placeholders, known_inputs, size_params, nodes })
+    }
+
+    /// The outputs, by name.
+    pub fn outputs(&self) -> &[(String, Array)] {
+        &self.outputs
+    }
+
+    /// The required placeholders, by input name.
+    pub fn placeholders(&self) -> &[(String, Array)] {
+        &self.placeholders
+    }
+
+    /// The nodes the outputs depend on, children before parents.
+    pub fn nodes(&self) -> &[Array] {
+        &self.nodes
+    }
+
+    /// The size parameters the program needs.
+    pub fn size_params(&self) -> &BTreeSet<String> {
+        &self.size_params
+    }
+
+    /// What `run` accepts: the required placeholders, and the size parameters that no placeholder
+    /// shape determines.
+    pub fn input_names(&self) -> Vec<String> {
+        let determined: BTreeSet<&str> = self.placeholders.iter().flat_map(|(_, a)| a.shape().params()).collect();
+        let mut names: Vec<String> = self.placeholders.iter().map(|(n, _)| n.clone()).collect();
+        names.extend(self.size_params.iter().filter(|p| !determined.contains(p.as_str())).cloned());
+        names
+    }
+
+    /// Checks `inputs` and binds the size parameters; see the [module docs](self).
+    pub fn bind<'a>(&self, inputs: &'a NamedData) -> Result<Bound<'a>> {
+        if let Some(unknown) = inputs.keys().find(|k| !self.known_inputs.contains(*k)) {
+            return Err(Error::UnknownInput { name: unknown.clone(), known: self.input_names() });
+        }
+        let mut sizes: BTreeMap<String, i64> = BTreeMap::new();
+        let placeholder_names: HashSet<&str> = self.placeholders.iter().map(|(n, _)| n.as_str()).collect();
+        for param in &self.size_params {
+            if placeholder_names.contains(param.as_str()) {
+                continue;
+            }
+            if let Some(data) = inputs.get(param) {
+                let value = scalar_int(data).ok_or_else(|| Error::SizeBinding {
+                    param: param.clone(),
+                    detail: format!(
+                        "must be passed as a 0-d integer array, got {} of shape {:?}",
+                        data.dtype(),
+                        data.shape()
+                    ),
+                })?;
+                if value < 0 {
+                    return Err(Error::SizeBinding {
+                        param: param.clone(),
+                        detail: format!("value {value} is negative"),
+                    });
+                }
+                sizes.insert(param.clone(), value);
+            }
+        }
+        let mut placeholders = HashMap::new();
+        let mut equations: Vec<(&str, &Dim, i64, &Shape, &[usize])> = Vec::new();
+        for (name, node) in &self.placeholders {
+            let Some(data) = inputs.get(name) else {
+                return Err(Error::MissingInput {
+                    name: name.clone(),
+                    expected: format!("shape {}, dtype {}", node.shape(), node.dtype()),
+                });
+            };
+            if data.dtype() != node.dtype() {
+                return Err(Error::InputDType { name: name.clone(), expected: node.dtype(), got: data.dtype() });
+            }
+            if data.ndim() != node.ndim() {
+                return Err(Error::InputShape {
+                    name: name.clone(),
+                    expected: node.shape().clone(),
+                    got: data.shape().to_vec(),
+                    detail: format!("{} axes expected", node.ndim()),
+                });
+            }
+            for (dim, &len) in node.shape().dims().iter().zip(data.shape()) {
+                let len = i64::try_from(len).map_err(|_| Error::InvalidForSizes {
+                    op: "bind".into(),
+                    detail: format!("input {name:?} has a length beyond i64"),
+                })?;
+                equations.push((name, dim, len, node.shape(), data.shape()));
+            }
+            placeholders.insert(node.id(), data);
+        }
+        solve_sizes(&mut sizes, &equations)?;
+        if let Some(missing) = self.size_params.iter().find(|p| !sizes.contains_key(*p)) {
+            return Err(Error::SizeBinding {
+                param: missing.clone(),
+                detail: "no input shape determines it; pass it as a 0-d integer input".into(),
+            });
+        }
+        let bound = Bound { sizes, placeholders };
+        for node in &self.nodes {
+            check_node_for_sizes(node, &bound)?;
+        }
+        Ok(bound)
+    }
+}
+
+fn scalar_int(data: &ArrayData) -> Option<i64> {
+    if data.ndim() != 0 {
+        return None;
+    }
+    let v = data.get_flat(0)?;
+    if v.dtype().is_integer() { i64::try_from(v.to_i128()?).ok() } else { None }
+}
+
+/// Solves `dim = len` equations for the unbound size parameters: repeatedly takes an equation with
+/// one unknown, solves it, and finally checks every equation.
+fn solve_sizes(sizes: &mut BTreeMap<String, i64>, equations: &[(&str, &Dim, i64, &Shape, &[usize])]) -> Result<()> {
+    let mismatch = |name: &str, expected: &Shape, got: &[usize], detail: String| Error::InputShape {
+        name: name.to_string(),
+        expected: expected.clone(),
+        got: got.to_vec(),
+        detail,
+    };
+    loop {
+        let mut progress = false;
+        for &(name, dim, len, expected, got) in equations {
+            let unknown: Vec<(&str, i64)> = dim.terms().filter(|(p, _)| !sizes.contains_key(*p)).collect();
+            let [(param, coeff)] = unknown[..] else { continue };
+            let known: i128 = dim.constant() as i128
+                + dim.terms().filter(|(p, _)| *p != param).map(|(p, c)| c as i128 * sizes[p] as i128).sum::<i128>();
+            let rest = len as i128 - known;
+            if rest % coeff as i128 != 0 || rest / (coeff as i128) < 0 {
+                return Err(mismatch(
+                    name,
+                    expected,
+                    got,
+                    format!("no non-negative {param} gives length {len} for {dim}"),
+                ));
+            }
+            let value = i64::try_from(rest / coeff as i128)
+                .map_err(|_| mismatch(name, expected, got, format!("{param} would overflow")))?;
+            sizes.insert(param.to_string(), value);
+            progress = true;
+        }
+        if !progress {
+            break;
+        }
+    }
+    for &(name, dim, len, expected, got) in equations {
+        match dim.eval(|p| sizes.get(p).copied()) {
+            Ok(v) if v == len => {}
+            Ok(v) => {
+                let bound: Vec<String> =
+                    dim.params().filter_map(|p| sizes.get(p).map(|v| format!("{p} = {v}"))).collect();
+                return Err(mismatch(name, expected, got, format!("{dim} is {v} with {}", bound.join(", "))));
+            }
+            Err(_) => continue, // left for the unbound-parameter check
+        }
+    }
+    Ok(())
+}
+
+/// Lengths must be non-negative and integer indices and slices must stay inside their axes once
+/// the sizes are known (symbolic ones could not be checked when the node was built).
+fn check_node_for_sizes(node: &Array, bound: &Bound<'_>) -> Result<()> {
+    let op = node.kind_name();
+    check_lengths(node, bound)?;
+    if let NodeKind::BasicIndex { array, indices }
+    | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
+    | NodeKind::AdvancedIndexInNoncontiguousAxes { array, indices } = node.kind()
+    {
+        let lengths = bound.shape(array.shape())?;
+        for (axis, (item, &len)) in indices.iter().zip(&lengths).enumerate() {
+            let len = len as i64;
+            let check = |i: i64, what: &str| -> Result<()> {
+                if (0..len).contains(&i) {
+                    Ok(())
+                } else {
+                    Err(Error::InvalidForSizes {
+                        op: op.into(),
+                        detail: format!("{what} {i} is outside axis {axis} of length {len} (sizes {:?})", bound.sizes),
+                    })
+                }
+            };
+            match item {
+                IndexItem::Int(d) => check(bound.eval(d)?, "index")?,
+                IndexItem::Slice(s) => {
+                    let (start, stop) = (bound.eval(&s.start)?, bound.eval(&s.stop)?);
+                    let n = if s.step > 0 {
+                        (stop - start + s.step - 1).div_euclid(s.step).max(0)
+                    } else {
+                        (start - stop - s.step - 1).div_euclid(-s.step).max(0)
+                    };
+                    if n > 0 {
+                        check(start, "slice start")?;
+                        check(start + (n - 1) * s.step, "slice end")?;
+                    }
+                }
+                IndexItem::Array(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_lengths(node: &Array, bound: &Bound<'_>) -> Result<()> {
+    for d in node.shape().dims() {
+        let v = bound.eval(d)?;
+        if v < 0 {
+            return Err(Error::InvalidForSizes {
+                op: node.kind_name().into(),
+                detail: format!("axis length {d} is {v} with sizes {:?}", bound.sizes),
+            });
+        }
+    }
+    Ok(())
+}

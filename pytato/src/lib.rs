@@ -1,0 +1,48 @@
+//! # pytato-rs
+//!
+//! Lazy array expressions with a numpy-like API. Build a DAG of array operations (nothing is
+//! computed), then compile it for a backend and run it on real data, as often as you like.
+//!
+//! ```
+//! use pytato as pt;
+//! use pytato::{ArrayData, DType, backend::NamedData};
+//!
+//! let x = pt::placeholder("x", [4], DType::F64).unwrap();
+//! let y = pt::sum(&(&x * &x), None).unwrap();          // nothing runs yet
+//! let program = pt::default_backend().unwrap().compile(&(&y).into()).unwrap();
+//! let inputs = NamedData::from([("x".into(), ArrayData::from(ndarray::arr1(&[1.0, 2.0, 3.0, 4.0]).into_dyn()))]);
+//! let out = program.run(&inputs).unwrap();
+//! assert_eq!(out["_pt_out"].as_array::<f64>().unwrap().sum(), 30.0);
+//! ```
+//!
+//! ## Backends and features
+//!
+//! Each backend is a crate that registers itself when it is linked; a cargo feature of this crate
+//! links it:
+//!
+//! | feature | backend | |
+//! | --- | --- | --- |
+//! | `interp` (default) | `"interp"` | the reference interpreter on `ndarray`: simple, slow, every node kind |
+//!
+//! The compiled backends (`cranelift`, `wgpu`) arrive as features of the same names. [`backends`]
+//! lists what is linked, [`backend`] picks one by name, and [`default_backend`] picks the most
+//! preferred (cranelift > wgpu > interp); the environment variable `PYTATO_BACKEND` overrides it.
+//!
+//! ## Where things are
+//!
+//! The numpy-like functions are at the crate root (`pt::add`, `pt::einsum`, `pt::sum`, ...,
+//! from [`pytato_core::frontend`]); the array model is in [`array`], [`dtype`], [`shape`],
+//! [`expr`] and [`tags`]; the backend interface in [`backend`].
+
+pub use pytato_core::backend::{backend, backends, default_backend};
+pub use pytato_core::frontend::*;
+pub use pytato_core::{
+    Array, ArrayData, Axis, DType, DictOfNamedArrays, Dim, EinsumAxis, Error, Expr, IndexItem, NodeKind,
+    NormalizedSlice, Order, ReductionDescriptor, Result, Scalar, Shape, Tag, TagSet, array, backend, binding, data,
+    dtype, expr, names, s, scalar, shape, tags,
+};
+
+// Link the backends the features ask for: registration happens through `inventory`, which only
+// sees crates that are linked.
+#[cfg(feature = "interp")]
+use pytato_backend_interp as _;
