@@ -1,1 +1,109 @@
-//! placeholder
+//! The conformance suite: one set of cases, expected values from numpy, run against every linked
+//! backend.
+//!
+//! Cases are defined once, as numpy expressions, in `golden/gen_conformance.py`; that script
+//! evaluates them with numpy and writes `data/cases.json` (run it through `cargo xtask golden`).
+//! This crate parses each expression into pytato frontend calls ([`numpy_expr`]), compiles the
+//! result on each backend, runs it on the same inputs and compares with numpy within the
+//! tolerances of [`tolerance`]. Error cases must fail with the same [`Error::kind`] on every backend.
+//!
+//! `cargo xtask conformance [--backend NAME]` prints the case-by-backend matrix and writes
+//! `target/conformance/report.{md,json}`; `cargo test -p pytato-conformance` runs the same cases.
+
+pub mod golden;
+pub mod numpy_expr;
+pub mod report;
+pub mod tolerance;
+
+use std::collections::BTreeMap;
+
+use pytato_core::backend::{Backend, NamedData, Outputs};
+use pytato_core::frontend as pt;
+use pytato_core::{Array, DictOfNamedArrays, Error};
+
+pub use golden::{Case, load_cases};
+
+// Link every backend this crate is built with, so that `inventory` registers it.
+use pytato_backend_interp as _;
+
+/// What happened when a backend ran a case.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Matched numpy (or failed with the expected error kind).
+    Pass,
+    /// Did not; the message says how.
+    Fail(String),
+    /// The backend reported that it cannot run this case here, and why.
+    Unsupported(String),
+}
+
+/// The DAG of a case: placeholders (or data wrappers) for its inputs, size parameters for its
+/// symbolic lengths, and the expression(s) evaluated with the frontend.
+pub fn build_outputs(case: &Case) -> Result<Outputs, String> {
+    let mut names: BTreeMap<String, Array> = BTreeMap::new();
+    for (name, input) in &case.inputs {
+        let array = if input.is_data {
+            pt::data_wrapper(input.data.clone(), Some(name))
+        } else {
+            pt::placeholder(name, input.shape.clone(), input.dtype)
+        };
+        names.insert(name.clone(), array.map_err(|e| e.to_string())?);
+    }
+    for size in case.sizes.keys() {
+        names.entry(size.clone()).or_insert(pt::size_param(size).map_err(|e| e.to_string())?);
+    }
+    let mut outputs = Vec::new();
+    for (out, expr) in &case.exprs {
+        let array = numpy_expr::evaluate(expr, &names).map_err(|e| format!("building {expr:?}: {e}"))?;
+        outputs.push((out.clone(), array));
+    }
+    if outputs.len() == 1 && outputs[0].0 == pytato_core::backend::SINGLE_OUTPUT_NAME {
+        return Ok(Outputs::Single(outputs.pop().expect("one output").1));
+    }
+    let dict =
+        DictOfNamedArrays::new(outputs.iter().map(|(n, a)| (n.as_str(), a.clone()))).map_err(|e| e.to_string())?;
+    Ok(Outputs::Named(dict))
+}
+
+/// The inputs passed to `run`: the placeholders' data, less omitted inputs, with the case's
+/// run-time replacements applied.
+pub fn run_inputs(case: &Case) -> NamedData {
+    let mut inputs: NamedData = case
+        .inputs
+        .iter()
+        .filter(|(name, input)| !input.is_data && !case.omit.contains(name))
+        .map(|(name, input)| (name.clone(), input.data.clone()))
+        .collect();
+    for (name, replacement) in &case.run {
+        match replacement {
+            Some(data) => inputs.insert(name.clone(), data.clone()),
+            None => inputs.remove(name),
+        };
+    }
+    inputs
+}
+
+/// Runs `case` on `backend` and judges the result.
+pub fn run_case(case: &Case, backend: &dyn Backend) -> Outcome {
+    let outputs = match build_outputs(case) {
+        Ok(o) => o,
+        Err(e) => return Outcome::Fail(format!("the case does not build: {e}")),
+    };
+    let result = backend.compile(&outputs).and_then(|program| program.run(&run_inputs(case)));
+    match (result, &case.error) {
+        (Err(Error::Unsupported { reason, .. }), _) => Outcome::Unsupported(reason),
+        (Err(e), Some(kind)) if e.kind() == kind => Outcome::Pass,
+        (Err(e), Some(kind)) => Outcome::Fail(format!("expected a {kind} error, got {}: {e}", e.kind())),
+        (Err(e), None) => Outcome::Fail(format!("{}: {e}", e.kind())),
+        (Ok(_), Some(kind)) => Outcome::Fail(format!("expected a {kind} error, but the run succeeded")),
+        (Ok(got), None) => {
+            for (name, expected) in &case.expected {
+                let Some(value) = got.get(name) else { return Outcome::Fail(format!("output {name} missing")) };
+                if let Err(why) = tolerance::compare(value, expected) {
+                    return Outcome::Fail(format!("output {name}: {why}"));
+                }
+            }
+            Outcome::Pass
+        }
+    }
+}

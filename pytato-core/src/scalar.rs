@@ -165,30 +165,17 @@ impl Scalar {
         })
     }
 
-    /// numpy's `astype` for one value: integers wrap, floats truncate toward zero (saturating, NaN to
-    /// 0), complex to real drops the imaginary part, anything to bool is `!= 0`.
+    /// numpy's `astype` for one value: integers wrap, floats truncate toward zero and then wrap
+    /// like integers (as numpy does on x86; NaN and values beyond 128 bits are undefined in numpy
+    /// and give 0 or a saturated value here), complex to real drops the imaginary part, anything to
+    /// bool is `!= 0`.
     pub fn cast(&self, dtype: DType) -> Scalar {
         if dtype == DType::Bool {
             let c = self.to_complex64();
             return Scalar::Bool(c.re != 0.0 || c.im != 0.0);
         }
         if let Some(i) = self.to_i128() {
-            // Integer (or bool) source: wrap into the target, exact for integer targets.
-            return match dtype {
-                DType::I8 => Scalar::I8(i as i8),
-                DType::I16 => Scalar::I16(i as i16),
-                DType::I32 => Scalar::I32(i as i32),
-                DType::I64 => Scalar::I64(i as i64),
-                DType::U8 => Scalar::U8(i as u8),
-                DType::U16 => Scalar::U16(i as u16),
-                DType::U32 => Scalar::U32(i as u32),
-                DType::U64 => Scalar::U64(i as u64),
-                DType::F32 => Scalar::F32(i as f32),
-                DType::F64 => Scalar::F64(i as f64),
-                DType::C64 => Scalar::C64(Complex32::new(i as f32, 0.0)),
-                DType::C128 => Scalar::C128(Complex64::new(i as f64, 0.0)),
-                DType::Bool => unreachable!(),
-            };
+            return Scalar::from_i128_wrapping(i, dtype);
         }
         let c = self.to_complex64();
         let (re, im) = match *self {
@@ -197,20 +184,36 @@ impl Scalar {
             Scalar::C64(v) if dtype == DType::C64 => return Scalar::C64(v),
             _ => (c.re, c.im),
         };
+        if dtype.is_integer() {
+            // numpy (on x86) truncates toward zero to a wide integer, then wraps into the target:
+            // -1.5 becomes 255 as uint8. NaN and values beyond 64 bits are undefined in numpy.
+            return Scalar::from_i128_wrapping(re.trunc() as i128, dtype);
+        }
         match dtype {
-            DType::I8 => Scalar::I8(re as i8),
-            DType::I16 => Scalar::I16(re as i16),
-            DType::I32 => Scalar::I32(re as i32),
-            DType::I64 => Scalar::I64(re as i64),
-            DType::U8 => Scalar::U8(re as u8),
-            DType::U16 => Scalar::U16(re as u16),
-            DType::U32 => Scalar::U32(re as u32),
-            DType::U64 => Scalar::U64(re as u64),
             DType::F32 => Scalar::F32(re as f32),
             DType::F64 => Scalar::F64(re),
             DType::C64 => Scalar::C64(Complex32::new(re as f32, im as f32)),
             DType::C128 => Scalar::C128(Complex64::new(re, im)),
-            DType::Bool => unreachable!(),
+            _ => unreachable!("bool and integer targets are handled above"),
+        }
+    }
+
+    /// The integer `i` as `dtype`: wrapped into integer dtypes, rounded into float ones.
+    fn from_i128_wrapping(i: i128, dtype: DType) -> Scalar {
+        match dtype {
+            DType::Bool => Scalar::Bool(i != 0),
+            DType::I8 => Scalar::I8(i as i8),
+            DType::I16 => Scalar::I16(i as i16),
+            DType::I32 => Scalar::I32(i as i32),
+            DType::I64 => Scalar::I64(i as i64),
+            DType::U8 => Scalar::U8(i as u8),
+            DType::U16 => Scalar::U16(i as u16),
+            DType::U32 => Scalar::U32(i as u32),
+            DType::U64 => Scalar::U64(i as u64),
+            DType::F32 => Scalar::F32(i as f32),
+            DType::F64 => Scalar::F64(i as f64),
+            DType::C64 => Scalar::C64(Complex32::new(i as f32, 0.0)),
+            DType::C128 => Scalar::C128(Complex64::new(i as f64, 0.0)),
         }
     }
 
@@ -293,6 +296,9 @@ mod tests {
         assert_eq!(Scalar::I64(300).cast(DType::U8), Scalar::U8(44));
         assert_eq!(Scalar::I64(-1).cast(DType::U16), Scalar::U16(u16::MAX));
         assert_eq!(Scalar::F64(-2.7).cast(DType::I32), Scalar::I32(-2));
+        // numpy: np.array([-1.5, 300.7]).astype(np.uint8) == [255, 44]
+        assert_eq!(Scalar::F64(-1.5).cast(DType::U8), Scalar::U8(255));
+        assert_eq!(Scalar::F64(300.7).cast(DType::U8), Scalar::U8(44));
         assert_eq!(Scalar::F64(0.0).cast(DType::Bool), Scalar::Bool(false));
         assert_eq!(Scalar::F64(f64::NAN).cast(DType::Bool), Scalar::Bool(true));
         assert_eq!(Scalar::C128(Complex64::new(0.0, 1.0)).cast(DType::Bool), Scalar::Bool(true));

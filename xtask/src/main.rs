@@ -1,6 +1,8 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
-//! - `ci`: formatting, lints and every test of the workspace: the README's test command.
+//! - `ci`: formatting, lints, every test of the workspace and the conformance suite: the README's
+//!   test command.
+//! - `conformance [--backend NAME]...`: the case-by-backend matrix; reports in `target/conformance`.
 //! - `golden`: regenerates the numpy golden files (needs Python 3 with numpy; the tests do not).
 
 use std::env;
@@ -13,9 +15,11 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("golden") => golden(),
+        Some("conformance") => conformance(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci|golden>");
-            eprintln!("  ci      cargo fmt --check, cargo clippy -D warnings, cargo test --workspace");
+            eprintln!("usage: cargo xtask <ci|conformance|golden>");
+            eprintln!("  ci           cargo fmt --check, clippy -D warnings, cargo test --workspace, conformance");
+            eprintln!("  conformance  [--backend NAME]... run the conformance suite; reports in target/conformance");
             eprintln!("  golden  regenerate the numpy golden files under */tests/data (needs python3 + numpy)");
             return ExitCode::from(2);
         }
@@ -64,7 +68,18 @@ fn ci() -> Result<(), String> {
     let mut test = cargo();
     test.args(["test", "--workspace"]);
     run("cargo test", test)?;
-    Ok(())
+
+    conformance(&[])
+}
+
+/// Runs the conformance binary, which prints the matrix and the per-backend summary lines and
+/// writes `target/conformance/report.{md,json}`.
+fn conformance(args: &[String]) -> Result<(), String> {
+    let mut cmd = cargo();
+    cmd.args(["run", "--quiet", "--package", "pytato-conformance", "--bin", "conformance", "--"]);
+    cmd.args(args);
+    cmd.args(["--report-dir", &workspace_root().join("target/conformance").to_string_lossy()]);
+    run("conformance", cmd)
 }
 
 fn golden() -> Result<(), String> {

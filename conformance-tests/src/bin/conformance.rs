@@ -1,0 +1,48 @@
+//! `conformance [--backend NAME]... [--report-dir DIR]`: runs every case on every linked backend
+//! (or the ones named), prints the matrix and one summary line per backend, writes
+//! `report.md` and `report.json`, and exits non-zero on any failure.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use pytato_core::backend::{backend, backends};
+
+fn main() -> ExitCode {
+    let mut names: Vec<String> = Vec::new();
+    let mut report_dir = PathBuf::from("target/conformance");
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--backend" => names.extend(args.next()),
+            "--report-dir" => report_dir = args.next().map(PathBuf::from).unwrap_or(report_dir),
+            other => {
+                eprintln!("unknown argument {other}; usage: conformance [--backend NAME]... [--report-dir DIR]");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if names.is_empty() {
+        names = backends().iter().map(|b| b.name.to_string()).collect();
+    }
+    let mut instances = Vec::new();
+    for name in &names {
+        match backend(name) {
+            Ok(b) => instances.push((name.clone(), b)),
+            Err(e) => {
+                eprintln!("conformance: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let matrix = pytato_conformance::report::run_all(&instances);
+    print!("{}", matrix.to_text());
+    for line in matrix.summary_lines() {
+        println!("{line}");
+    }
+    if let Err(e) = matrix.write(&report_dir) {
+        eprintln!("conformance: writing reports to {}: {e}", report_dir.display());
+        return ExitCode::FAILURE;
+    }
+    println!("reports: {}/report.md, {}/report.json", report_dir.display(), report_dir.display());
+    if matrix.all_passed() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}

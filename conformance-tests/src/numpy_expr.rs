@@ -1,0 +1,611 @@
+//! Evaluates the numpy expressions of the conformance cases with the pytato frontend.
+//!
+//! The language is the subset of Python the cases use: names, int/float/complex/bool literals,
+//! strings, tuples and lists, `+ - * / // % ** @ & | ^ ~` and comparisons with Python's
+//! precedence, calls of `np.*` functions with positional and keyword arguments, the methods
+//! `astype` and `reshape`, the attribute `T`, and numpy indexing (`x[1:, None, ..., i]`).
+//! Names are the case's inputs, and symbolic lengths (which become size parameters).
+
+use std::collections::BTreeMap;
+
+use num_complex::Complex64;
+use pytato_core::dtype::WeakScalar;
+use pytato_core::frontend::{self as pt, Idx, Operand, PadWidth, ReduceOptions, TensordotAxes};
+use pytato_core::{Array, DType, Order};
+
+/// A value while evaluating.
+#[derive(Clone, Debug)]
+enum V {
+    Array(Array),
+    Int(i64),
+    Float(f64),
+    Complex(Complex64),
+    Bool(bool),
+    Str(String),
+    None,
+    Tuple(Vec<V>),
+    DType(DType),
+    Module,
+    Func(String),
+    Method(Array, String),
+    Slice(Option<i64>, Option<i64>, Option<i64>),
+    Ellipsis,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Name(String),
+    Int(i64),
+    Float(f64),
+    Imag(f64),
+    Str(String),
+    Op(&'static str),
+}
+
+const OPS: [&str; 27] = [
+    "...", "**", "//", "==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "@", "&", "|", "^", "~", "(", ")",
+    "[", "]", ",", ":", ".", "=",
+];
+
+fn tokenize(src: &str) -> Result<Vec<Tok>, String> {
+    let chars: Vec<char> = src.chars().collect();
+    let mut toks = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit)) {
+            let start = i;
+            while i < chars.len()
+                && (chars[i].is_ascii_digit()
+                    || chars[i] == '.'
+                    || chars[i] == 'e'
+                    || ((chars[i] == '-' || chars[i] == '+') && chars[i - 1] == 'e'))
+            {
+                i += 1;
+            }
+            let text: String = chars[start..i].iter().collect();
+            if chars.get(i) == Some(&'j') {
+                i += 1;
+                toks.push(Tok::Imag(text.parse().map_err(|e| format!("{text}: {e}"))?));
+            } else if text.contains(['.', 'e']) {
+                toks.push(Tok::Float(text.parse().map_err(|e| format!("{text}: {e}"))?));
+            } else {
+                toks.push(Tok::Int(text.parse().map_err(|e| format!("{text}: {e}"))?));
+            }
+        } else if c.is_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            toks.push(Tok::Name(chars[start..i].iter().collect()));
+        } else if c == '\'' || c == '"' {
+            let end = chars[i + 1..].iter().position(|&d| d == c).ok_or("unterminated string")? + i + 1;
+            toks.push(Tok::Str(chars[i + 1..end].iter().collect()));
+            i = end + 1;
+        } else {
+            let rest: String = chars[i..chars.len().min(i + 3)].iter().collect();
+            let op =
+                OPS.iter().find(|op| rest.starts_with(**op)).ok_or_else(|| format!("unexpected character {c:?}"))?;
+            toks.push(Tok::Op(op));
+            i += op.len();
+        }
+    }
+    Ok(toks)
+}
+
+/// Evaluates `src` with `names` bound (inputs and size parameters).
+pub fn evaluate(src: &str, names: &BTreeMap<String, Array>) -> Result<Array, String> {
+    let toks = tokenize(src)?;
+    let mut p = Parser { toks, pos: 0, names };
+    let v = p.expr()?;
+    if p.pos != p.toks.len() {
+        return Err(format!("unexpected {:?} at token {}", p.toks[p.pos], p.pos));
+    }
+    match v {
+        V::Array(a) => Ok(a),
+        other => Err(format!("the expression gives {other:?}, not an array")),
+    }
+}
+
+struct Parser<'a> {
+    toks: Vec<Tok>,
+    pos: usize,
+    names: &'a BTreeMap<String, Array>,
+}
+
+type R<T> = Result<T, String>;
+
+fn err(e: pytato_core::Error) -> String {
+    e.to_string()
+}
+
+impl Parser<'_> {
+    fn peek_op(&self) -> Option<&'static str> {
+        match self.toks.get(self.pos) {
+            Some(Tok::Op(o)) => Some(o),
+            _ => None,
+        }
+    }
+
+    fn eat(&mut self, op: &str) -> bool {
+        if self.peek_op() == Some(op) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expr(&mut self) -> R<V> {
+        let lhs = self.bitor()?;
+        let op = match self.peek_op() {
+            Some(op @ ("<" | "<=" | ">" | ">=" | "==" | "!=")) => op,
+            _ => return Ok(lhs),
+        };
+        self.pos += 1;
+        let rhs = self.bitor()?;
+        let (a, b) = (operand(lhs)?, operand(rhs)?);
+        array(match op {
+            "<" => pt::less(a, b),
+            "<=" => pt::less_equal(a, b),
+            ">" => pt::greater(a, b),
+            ">=" => pt::greater_equal(a, b),
+            "==" => pt::equal(a, b),
+            _ => pt::not_equal(a, b),
+        })
+    }
+
+    fn left_assoc(&mut self, ops: &[&str], next: fn(&mut Self) -> R<V>) -> R<V> {
+        let mut lhs = next(self)?;
+        while let Some(op) = self.peek_op().filter(|o| ops.contains(o)) {
+            self.pos += 1;
+            let rhs = next(self)?;
+            lhs = binary(op, lhs, rhs)?;
+        }
+        Ok(lhs)
+    }
+
+    fn bitor(&mut self) -> R<V> {
+        self.left_assoc(&["|"], Self::bitxor)
+    }
+    fn bitxor(&mut self) -> R<V> {
+        self.left_assoc(&["^"], Self::bitand)
+    }
+    fn bitand(&mut self) -> R<V> {
+        self.left_assoc(&["&"], Self::arith)
+    }
+    fn arith(&mut self) -> R<V> {
+        self.left_assoc(&["+", "-"], Self::term)
+    }
+    fn term(&mut self) -> R<V> {
+        self.left_assoc(&["*", "/", "//", "%", "@"], Self::factor)
+    }
+
+    fn factor(&mut self) -> R<V> {
+        if self.eat("-") {
+            return match self.factor()? {
+                V::Int(i) => Ok(V::Int(-i)),
+                V::Float(x) => Ok(V::Float(-x)),
+                V::Complex(c) => Ok(V::Complex(-c)),
+                v => array(pt::negative(&to_array(v)?)),
+            };
+        }
+        if self.eat("+") {
+            return self.factor();
+        }
+        if self.eat("~") {
+            return array(pt::invert(&to_array(self.factor()?)?));
+        }
+        let base = self.primary()?;
+        if self.eat("**") {
+            let exp = self.factor()?;
+            return binary("**", base, exp);
+        }
+        Ok(base)
+    }
+
+    fn primary(&mut self) -> R<V> {
+        let mut v = self.atom()?;
+        loop {
+            if self.eat("(") {
+                let (args, kwargs) = self.call_args()?;
+                v = call(v, args, kwargs)?;
+            } else if self.eat("[") {
+                let items = self.subscripts()?;
+                v = V::Array(to_array(v)?.index(items).map_err(err)?);
+            } else if self.eat(".") {
+                let Some(Tok::Name(attr)) = self.toks.get(self.pos).cloned() else {
+                    return Err("expected an attribute".into());
+                };
+                self.pos += 1;
+                v = attribute(v, &attr)?;
+            } else {
+                return Ok(v);
+            }
+        }
+    }
+
+    fn atom(&mut self) -> R<V> {
+        let tok = self.toks.get(self.pos).cloned().ok_or("unexpected end of expression")?;
+        self.pos += 1;
+        Ok(match tok {
+            Tok::Int(i) => V::Int(i),
+            Tok::Float(x) => V::Float(x),
+            Tok::Imag(x) => V::Complex(Complex64::new(0.0, x)),
+            Tok::Str(s) => V::Str(s),
+            Tok::Name(n) => match n.as_str() {
+                "np" => V::Module,
+                "True" => V::Bool(true),
+                "False" => V::Bool(false),
+                "None" => V::None,
+                _ => V::Array(self.names.get(&n).cloned().ok_or_else(|| format!("unknown name {n}"))?),
+            },
+            Tok::Op("(") => {
+                let mut items = Vec::new();
+                let mut tuple = false;
+                while !self.eat(")") {
+                    items.push(self.expr()?);
+                    if self.eat(",") {
+                        tuple = true;
+                    }
+                }
+                if tuple || items.is_empty() { V::Tuple(items) } else { items.pop().expect("one item") }
+            }
+            Tok::Op("[") => {
+                let mut items = Vec::new();
+                while !self.eat("]") {
+                    items.push(self.expr()?);
+                    self.eat(",");
+                }
+                V::Tuple(items)
+            }
+            Tok::Op("...") => V::Ellipsis,
+            other => return Err(format!("unexpected {other:?}")),
+        })
+    }
+
+    fn call_args(&mut self) -> R<(Vec<V>, BTreeMap<String, V>)> {
+        let (mut args, mut kwargs) = (Vec::new(), BTreeMap::new());
+        while !self.eat(")") {
+            if let (Some(Tok::Name(n)), Some(Tok::Op("="))) =
+                (self.toks.get(self.pos).cloned(), self.toks.get(self.pos + 1))
+            {
+                self.pos += 2;
+                kwargs.insert(n, self.expr()?);
+            } else {
+                args.push(self.expr()?);
+            }
+            self.eat(",");
+        }
+        Ok((args, kwargs))
+    }
+
+    fn subscripts(&mut self) -> R<Vec<Idx>> {
+        let mut items = Vec::new();
+        while !self.eat("]") {
+            let start = if matches!(self.peek_op(), Some(":")) { V::None } else { self.expr()? };
+            let item = if self.eat(":") {
+                let stop = if matches!(self.peek_op(), Some(":" | "," | "]")) { V::None } else { self.expr()? };
+                let step =
+                    if self.eat(":") && !matches!(self.peek_op(), Some("," | "]")) { self.expr()? } else { V::None };
+                V::Slice(opt_int(start)?, opt_int(stop)?, opt_int(step)?)
+            } else {
+                start
+            };
+            items.push(match item {
+                V::Slice(a, b, c) => Idx::Slice { start: a, stop: b, step: c.unwrap_or(1) },
+                V::Int(i) => Idx::Int(i),
+                V::None => Idx::NewAxis,
+                V::Ellipsis => Idx::Ellipsis,
+                V::Array(a) => Idx::Array(a),
+                other => return Err(format!("bad index {other:?}")),
+            });
+            self.eat(",");
+        }
+        Ok(items)
+    }
+}
+
+fn opt_int(v: V) -> R<Option<i64>> {
+    match v {
+        V::None => Ok(None),
+        V::Int(i) => Ok(Some(i)),
+        other => Err(format!("slice bound {other:?} is not an integer")),
+    }
+}
+
+fn array(r: pytato_core::Result<Array>) -> R<V> {
+    r.map(V::Array).map_err(err)
+}
+
+fn operand(v: V) -> R<Operand> {
+    Ok(match v {
+        V::Array(a) => Operand::Array(a),
+        V::Int(i) => Operand::Scalar(WeakScalar::Int(i.into())),
+        V::Float(x) => Operand::Scalar(WeakScalar::Float(x)),
+        V::Complex(c) => Operand::Scalar(WeakScalar::Complex(c)),
+        V::Bool(b) => Operand::Scalar(WeakScalar::Bool(b)),
+        other => return Err(format!("{other:?} is not an operand")),
+    })
+}
+
+fn weak(v: V) -> R<WeakScalar> {
+    match operand(v)? {
+        Operand::Scalar(s) => Ok(s),
+        Operand::Array(_) => Err("expected a scalar".into()),
+    }
+}
+
+fn to_array(v: V) -> R<Array> {
+    match v {
+        V::Array(a) => Ok(a),
+        other => Err(format!("{other:?} is not an array")),
+    }
+}
+
+fn int(v: &V) -> R<i64> {
+    match v {
+        V::Int(i) => Ok(*i),
+        other => Err(format!("{other:?} is not an integer")),
+    }
+}
+
+fn ints(v: &V) -> R<Vec<i64>> {
+    match v {
+        V::Tuple(items) => items.iter().map(int).collect(),
+        other => Ok(vec![int(other)?]),
+    }
+}
+
+fn arrays(v: V) -> R<Vec<Array>> {
+    match v {
+        V::Tuple(items) => items.into_iter().map(to_array).collect(),
+        other => Err(format!("{other:?} is not a list of arrays")),
+    }
+}
+
+fn dtype(v: &V) -> R<DType> {
+    match v {
+        V::DType(d) => Ok(*d),
+        other => Err(format!("{other:?} is not a dtype")),
+    }
+}
+
+fn binary(op: &str, a: V, b: V) -> R<V> {
+    if op == "@" {
+        return array(pt::matmul(&to_array(a)?, &to_array(b)?));
+    }
+    let (a, b) = (operand(a)?, operand(b)?);
+    array(match op {
+        "+" => pt::add(a, b),
+        "-" => pt::subtract(a, b),
+        "*" => pt::multiply(a, b),
+        "/" => pt::divide(a, b),
+        "//" => pt::floor_divide(a, b),
+        "%" => pt::remainder(a, b),
+        "**" => pt::power(a, b),
+        "&" => pt::bitwise_and(a, b),
+        "|" => pt::bitwise_or(a, b),
+        "^" => pt::bitwise_xor(a, b),
+        other => return Err(format!("unknown operator {other}")),
+    })
+}
+
+fn attribute(v: V, attr: &str) -> R<V> {
+    match v {
+        V::Module => Ok(match DType::from_name(attr) {
+            Some(d) => V::DType(d),
+            None => V::Func(attr.to_string()),
+        }),
+        V::Array(a) if attr == "T" => array(pt::transpose(&a, None)),
+        V::Array(a) => Ok(V::Method(a, attr.to_string())),
+        other => Err(format!("{other:?} has no attribute {attr}")),
+    }
+}
+
+fn reduce_options(args: &[V], kwargs: &BTreeMap<String, V>) -> R<ReduceOptions> {
+    let axis = kwargs.get("axis").or(args.get(1));
+    let mut opts = match axis {
+        None | Some(V::None) => ReduceOptions::axes(None),
+        Some(v) => ReduceOptions::axes(ints(v)?),
+    };
+    if let Some(V::Bool(k)) = kwargs.get("keepdims") {
+        opts = opts.keepdims(*k);
+    }
+    if let Some(init) = kwargs.get("initial") {
+        opts = opts.initial(weak(init.clone())?);
+    }
+    Ok(opts)
+}
+
+fn opt_dtype(kwargs: &BTreeMap<String, V>) -> R<Option<DType>> {
+    kwargs.get("dtype").map(dtype).transpose()
+}
+
+fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
+    let name = match f {
+        V::Func(name) => name,
+        V::Method(a, m) => {
+            return match m.as_str() {
+                "astype" => array(pt::astype(&a, dtype(&args[0])?)),
+                "reshape" => array(pt::reshape(&a, ints(&args[0])?, Order::C)),
+                other => Err(format!("unknown method {other}")),
+            };
+        }
+        other => return Err(format!("{other:?} is not callable")),
+    };
+    let arg = |i: usize| args.get(i).cloned().ok_or_else(|| format!("np.{name}: argument {i} missing"));
+    let a0 = || to_array(arg(0)?);
+    let unary: Option<fn(&Array) -> pytato_core::Result<Array>> = match name.as_str() {
+        "sqrt" => Some(pt::sqrt),
+        "exp" => Some(pt::exp),
+        "log" => Some(pt::log),
+        "log10" => Some(pt::log10),
+        "sin" => Some(pt::sin),
+        "cos" => Some(pt::cos),
+        "tan" => Some(pt::tan),
+        "arcsin" => Some(pt::arcsin),
+        "arccos" => Some(pt::arccos),
+        "arctan" => Some(pt::arctan),
+        "sinh" => Some(pt::sinh),
+        "cosh" => Some(pt::cosh),
+        "tanh" => Some(pt::tanh),
+        "floor" => Some(pt::floor),
+        "ceil" => Some(pt::ceil),
+        "isnan" => Some(pt::isnan),
+        "abs" => Some(pt::abs),
+        "real" => Some(pt::real),
+        "imag" => Some(pt::imag),
+        "conj" => Some(pt::conj),
+        "logical_not" => Some(pt::logical_not),
+        "invert" => Some(pt::invert),
+        "negative" => Some(pt::negative),
+        "ravel" => Some(pt::ravel),
+        _ => None,
+    };
+    if let Some(f) = unary {
+        return array(f(&a0()?));
+    }
+    let bin: Option<fn(Operand, Operand) -> pytato_core::Result<Array>> = match name.as_str() {
+        "maximum" => Some(pt::maximum),
+        "minimum" => Some(pt::minimum),
+        "arctan2" => Some(pt::arctan2),
+        "logical_and" => Some(pt::logical_and),
+        "logical_or" => Some(pt::logical_or),
+        "add" => Some(pt::add),
+        "multiply" => Some(pt::multiply),
+        _ => None,
+    };
+    if let Some(f) = bin {
+        return array(f(operand(arg(0)?)?, operand(arg(1)?)?));
+    }
+    let reduction: Option<fn(&Array, ReduceOptions) -> pytato_core::Result<Array>> = match name.as_str() {
+        "sum" => Some(pt::sum),
+        "prod" => Some(pt::prod),
+        "max" => Some(pt::max),
+        "min" => Some(pt::min),
+        "all" => Some(pt::all),
+        "any" => Some(pt::any),
+        "mean" => Some(pt::mean),
+        _ => None,
+    };
+    if let Some(f) = reduction {
+        return array(f(&a0()?, reduce_options(&args, &kwargs)?));
+    }
+    let kw_or = |k: &str, i: usize| kwargs.get(k).cloned().or_else(|| args.get(i).cloned());
+    array(match name.as_str() {
+        "where" => pt::where_(operand(arg(0)?)?, operand(arg(1)?)?, operand(arg(2)?)?),
+        "einsum" => {
+            let V::Str(spec) = arg(0)? else { return Err("einsum needs a spec string".into()) };
+            let ops = args[1..].iter().cloned().map(to_array).collect::<R<Vec<_>>>()?;
+            pt::einsum(&spec, &ops.iter().collect::<Vec<_>>())
+        }
+        "matmul" => pt::matmul(&a0()?, &to_array(arg(1)?)?),
+        "dot" => pt::dot(&a0()?, &to_array(arg(1)?)?),
+        "vdot" => pt::vdot(&a0()?, &to_array(arg(1)?)?),
+        "tensordot" => {
+            let axes = match kw_or("axes", 2) {
+                Some(V::Tuple(pair)) => TensordotAxes::Pairs(ints(&pair[0])?, ints(&pair[1])?),
+                Some(V::Int(n)) => TensordotAxes::Count(n as usize),
+                None => TensordotAxes::Count(2),
+                Some(other) => return Err(format!("bad tensordot axes {other:?}")),
+            };
+            pt::tensordot(&a0()?, &to_array(arg(1)?)?, axes)
+        }
+        "reshape" => {
+            let order = match kwargs.get("order") {
+                Some(V::Str(o)) if o == "F" => Order::F,
+                _ => Order::C,
+            };
+            pt::reshape(&a0()?, ints(&arg(1)?)?, order)
+        }
+        "transpose" => match args.get(1) {
+            Some(axes) => pt::transpose(&a0()?, Some(&ints(axes)?)),
+            None => pt::transpose(&a0()?, None),
+        },
+        "swapaxes" => pt::swapaxes(&a0()?, int(&arg(1)?)?, int(&arg(2)?)?),
+        "moveaxis" => pt::moveaxis(&a0()?, &ints(&arg(1)?)?, &ints(&arg(2)?)?),
+        "roll" => {
+            let axis = match kw_or("axis", 2) {
+                None | Some(V::None) => None,
+                Some(v) => Some(int(&v)?),
+            };
+            pt::roll(&a0()?, int(&arg(1)?)?, axis)
+        }
+        "stack" => pt::stack(&arrays(arg(0)?)?, kw_or("axis", 1).map(|v| int(&v)).transpose()?.unwrap_or(0)),
+        "concatenate" => {
+            pt::concatenate(&arrays(arg(0)?)?, kw_or("axis", 1).map(|v| int(&v)).transpose()?.unwrap_or(0))
+        }
+        "broadcast_to" => pt::broadcast_to(&a0()?, ints(&arg(1)?)?),
+        "squeeze" => match kw_or("axis", 1) {
+            None | Some(V::None) => pt::squeeze(&a0()?, None),
+            Some(v) => pt::squeeze(&a0()?, ints(&v)?),
+        },
+        "expand_dims" => pt::expand_dims(&a0()?, ints(&arg(1)?)?),
+        "zeros" | "ones" => {
+            let d = opt_dtype(&kwargs)?.unwrap_or(DType::F64);
+            let shape = ints(&arg(0)?)?;
+            if name == "zeros" { pt::zeros(shape, d) } else { pt::ones(shape, d) }
+        }
+        "full" => pt::full(ints(&arg(0)?)?, weak(arg(1)?)?, opt_dtype(&kwargs)?),
+        "eye" => {
+            let m = match kw_or("M", 1) {
+                None | Some(V::None) => None,
+                Some(v) => Some(int(&v)?.into()),
+            };
+            let k = kw_or("k", 2).map(|v| int(&v)).transpose()?.unwrap_or(0);
+            pt::eye(int(&arg(0)?)?, m, k, opt_dtype(&kwargs)?.unwrap_or(DType::F64))
+        }
+        "arange" => pt::arange(weak(arg(0)?)?, weak(arg(1)?)?, weak(arg(2)?)?, opt_dtype(&kwargs)?),
+        "linspace" => {
+            let num = int(&arg(2)?)? as usize;
+            let endpoint = !matches!(kwargs.get("endpoint"), Some(V::Bool(false)));
+            let f = |v: V| -> R<f64> {
+                match v {
+                    V::Float(x) => Ok(x),
+                    V::Int(i) => Ok(i as f64),
+                    other => Err(format!("{other:?} is not a number")),
+                }
+            };
+            pt::linspace(f(arg(0)?)?, f(arg(1)?)?, num, endpoint)
+        }
+        "zeros_like" => pt::zeros_like(&a0()?, opt_dtype(&kwargs)?),
+        "ones_like" => pt::ones_like(&a0()?, opt_dtype(&kwargs)?),
+        "full_like" => pt::full_like(&a0()?, weak(arg(1)?)?, opt_dtype(&kwargs)?),
+        "pad" => {
+            let V::Tuple(pairs) = arg(1)? else { return Err("pad widths must be a tuple".into()) };
+            let widths: Vec<(usize, usize)> =
+                pairs.iter().map(|p| ints(p).map(|w| (w[0] as usize, w[1] as usize))).collect::<R<_>>()?;
+            let width = if widths.len() == 1 {
+                PadWidth::BeforeAfter(widths[0].0, widths[0].1)
+            } else {
+                PadWidth::PerAxis(widths)
+            };
+            let value = kwargs.get("constant_values").cloned().unwrap_or(V::Int(0));
+            pt::pad(&a0()?, width, weak(value)?)
+        }
+        other => return Err(format!("np.{other} is not supported by the conformance evaluator")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_python_precedence() {
+        let x = pt::placeholder("x", [3], DType::F64).unwrap();
+        let names = BTreeMap::from([("x".to_string(), x.clone())]);
+        // -x ** 2 is -(x ** 2); 2 * x + 1 groups the product.
+        let got = evaluate("-x ** 2", &names).unwrap();
+        assert_eq!(got, pt::negative(&pt::power(&x, 2).unwrap()).unwrap());
+        let got = evaluate("2 * x + 1", &names).unwrap();
+        assert_eq!(got, pt::add(pt::multiply(2, &x).unwrap(), 1).unwrap());
+        let got = evaluate("x[::-1, None]", &names).unwrap();
+        assert_eq!(got.shape().to_string(), "(3, 1)");
+        assert!(evaluate("np.nosuch(x)", &names).is_err());
+        assert!(evaluate("x +", &names).is_err());
+    }
+}

@@ -1,0 +1,84 @@
+//! How close a backend's result must be to numpy's: the one place tolerances live.
+//!
+//! Integers and bools must match exactly. Floating point values must satisfy
+//! `|got - expected| <= atol + rtol * |expected|` per component, with NaN matching NaN and
+//! infinities matching infinities of the same sign. The tolerances allow for a different summation
+//! order than numpy's pairwise sums and for other (correctly rounded to a few ulp) math libraries.
+
+use pytato_core::{ArrayData, DType, Scalar};
+
+/// `(rtol, atol)` for a dtype; `None` means exact.
+pub fn tolerance(dtype: DType) -> Option<(f64, f64)> {
+    match dtype {
+        DType::F32 | DType::C64 => Some((2e-5, 1e-6)),
+        DType::F64 | DType::C128 => Some((1e-10, 1e-13)),
+        _ => None,
+    }
+}
+
+fn close(got: f64, expected: f64, rtol: f64, atol: f64) -> bool {
+    if expected.is_nan() || got.is_nan() {
+        return expected.is_nan() && got.is_nan();
+    }
+    if expected.is_infinite() || got.is_infinite() {
+        return got == expected;
+    }
+    (got - expected).abs() <= atol + rtol * expected.abs()
+}
+
+fn scalars_match(got: &Scalar, expected: &Scalar, tol: Option<(f64, f64)>) -> bool {
+    match tol {
+        None => got == expected,
+        Some((rtol, atol)) => {
+            let (g, e) = (got.to_complex64(), expected.to_complex64());
+            close(g.re, e.re, rtol, atol) && close(g.im, e.im, rtol, atol)
+        }
+    }
+}
+
+/// `Ok` when `got` matches `expected` in dtype, shape and values; otherwise what differs.
+pub fn compare(got: &ArrayData, expected: &ArrayData) -> Result<(), String> {
+    if got.dtype() != expected.dtype() {
+        return Err(format!("dtype {} instead of {}", got.dtype(), expected.dtype()));
+    }
+    if got.shape() != expected.shape() {
+        return Err(format!("shape {:?} instead of {:?}", got.shape(), expected.shape()));
+    }
+    let tol = tolerance(expected.dtype());
+    let (g, e) = (got.to_scalars(), expected.to_scalars());
+    let bad: Vec<usize> = (0..e.len()).filter(|&i| !scalars_match(&g[i], &e[i], tol)).collect();
+    match bad.first() {
+        None => Ok(()),
+        Some(&i) => Err(format!(
+            "{} of {} values differ; first at flat index {i}: got {}, numpy {} (tolerance {tol:?})",
+            bad.len(),
+            e.len(),
+            g[i],
+            e[i]
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::arr1;
+
+    fn f64s(v: &[f64]) -> ArrayData {
+        ArrayData::from(arr1(v).into_dyn())
+    }
+
+    #[test]
+    fn tolerances() {
+        assert!(
+            compare(&f64s(&[1.0, f64::NAN, f64::INFINITY]), &f64s(&[1.0 + 1e-12, f64::NAN, f64::INFINITY])).is_ok()
+        );
+        assert!(compare(&f64s(&[1.0]), &f64s(&[1.0 + 1e-6])).is_err());
+        assert!(compare(&f64s(&[f64::NAN]), &f64s(&[0.0])).is_err());
+        assert!(compare(&f64s(&[f64::NEG_INFINITY]), &f64s(&[f64::INFINITY])).is_err());
+        let ints = ArrayData::from(arr1(&[1i32, 2]).into_dyn());
+        assert!(compare(&ints, &ints).is_ok());
+        assert!(compare(&ints, &f64s(&[1.0, 2.0])).unwrap_err().contains("dtype"));
+        assert!(compare(&f64s(&[1.0]), &f64s(&[1.0, 2.0])).unwrap_err().contains("shape"));
+    }
+}

@@ -1,0 +1,17 @@
+//! Every conformance case on every linked backend (the same run as `cargo xtask conformance`).
+
+use pytato_core::backend::backends;
+
+#[test]
+fn every_case_passes_on_every_linked_backend() {
+    let instances: Vec<_> = backends()
+        .iter()
+        .map(|reg| (reg.name.to_string(), (reg.constructor)().unwrap_or_else(|e| panic!("{}: {e}", reg.name))))
+        .collect();
+    assert!(instances.iter().any(|(n, _)| n == "interp"), "the interpreter is always linked");
+    let matrix = pytato_conformance::report::run_all(&instances);
+    assert!(matrix.rows.len() >= 200, "only {} cases", matrix.rows.len());
+    let text = matrix.to_text();
+    let failures: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL ")).collect();
+    assert!(matrix.all_passed(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}

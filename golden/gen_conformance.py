@@ -1,0 +1,388 @@
+#!/usr/bin/env python3
+"""The conformance cases, and their expected values from numpy.
+
+This file is the one place cases are defined. A case is a numpy expression (a small subset of
+Python: names, numbers, strings, operators, calls of np.*, methods astype/reshape/T, indexing) over
+named inputs. This script makes seeded inputs, evaluates the expression with numpy, and writes
+conformance-tests/data/cases.json; the Rust suite parses the same expression into frontend calls,
+runs it on every backend and compares with what numpy computed. Adding a case is one line below
+(then `cargo xtask golden`).
+
+Case fields:
+  name     unique identifier
+  expr     a string (one output) or a dict of output name -> string (several outputs)
+  inputs   name -> (dtype, shape[, options]); shape entries may be symbolic ("n", "m"); options:
+             "data": the input is wrapped data in the DAG (DataWrapper), not a placeholder
+             "pos":  values in (0.1, 2) rather than (-2, 2)
+             "int:LO:HI": integer values in [LO, HI)
+  sizes    values of the symbolic lengths (bound from the input shapes at run time)
+  omit     inputs that are not passed at run time (the outputs must not need them)
+  run      inputs passed instead at run time (name -> spec, or None to leave it out), for errors
+  error    the error kind every backend must report
+"""
+import json
+import os
+import random
+import re
+import warnings
+
+import numpy as np
+
+warnings.simplefilter("ignore")
+
+F, D, C, Z = "float32", "float64", "complex64", "complex128"
+I8, I16, I32, I64 = "int8", "int16", "int32", "int64"
+U8, U16, U32, U64 = "uint8", "uint16", "uint32", "uint64"
+B = "bool"
+ALL = [B, I8, I16, I32, I64, U8, U16, U32, U64, F, D, C, Z]
+NUMERIC = ALL[1:]
+REAL = ALL[1:11]
+INEXACT = [F, D, C, Z]
+
+CASES = []
+
+
+def case(name, expr, inputs=None, **kw):
+    CASES.append(dict(name=name, expr=expr, inputs=inputs or {}, **kw))
+
+
+# --- Elementwise arithmetic over every dtype --------------------------------------------------------
+for d in NUMERIC:
+    case(f"add_{d}", "x + y", {"x": (d, (3, 4)), "y": (d, (4,))})
+    case(f"mul_scalar_{d}", "2 * x - x * 3", {"x": (d, (5,))})
+for d in [B, I8, U16, I64, F, D, C, Z]:
+    case(f"true_divide_{d}", "x / y", {"x": (d, (6,)), "y": (d, (6,), "pos" if d in INEXACT else "int:1:5")})
+for d in [I8, I32, U8, U64, F, D]:
+    case(f"floor_divide_{d}", "x // y", {"x": (d, (8,), "int:-20:20" if d[0] == "i" else None), "y": (d, (8,), "int:-4:5" if d[0] == "i" else None)})
+    case(f"remainder_{d}", "x % y", {"x": (d, (8,), "int:-20:20" if d[0] == "i" else None), "y": (d, (8,), "int:-4:5" if d[0] == "i" else None)})
+case("floor_divide_by_zero_int", "x // y", {"x": (I32, (4,), "int:-9:9"), "y": (I32, (4,), "int:0:1")})
+case("remainder_by_zero_int", "x % y", {"x": (I64, (4,), "int:-9:9"), "y": (I64, (4,), "int:0:1")})
+case("int_min_floor_divide_minus_one", "x // -1", {"x": (I64, (3,), "int:-9223372036854775808:-9223372036854775807")})
+case("float_floor_divide_mixed_signs", "x // y", {"x": (D, (6,)), "y": (D, (6,))})
+for d in [I8, I32, U8, U32, I64]:
+    case(f"power_int_{d}", "x ** 3", {"x": (d, (5,), "int:0:6")})
+    case(f"overflow_wraps_{d}", "x * x * x * x", {"x": (d, (5,), "int:50:120")})
+case("power_float", "x ** y", {"x": (D, (5,), "pos"), "y": (D, (5,))})
+case("power_float32_half", "x ** 0.5", {"x": (F, (5,), "pos")})
+case("power_complex", "x ** 2", {"x": (Z, (4,))})
+for d in [I16, U8, B]:
+    case(f"bitwise_{d}", "(x & y) | (x ^ ~y)", {"x": (d, (6,)), "y": (d, (6,))})
+case("negative_unsigned_wraps", "-x", {"x": (U8, (5,))})
+case("negative_float", "-x", {"x": (D, (2, 3))})
+case("bool_add_is_or", "x + y", {"x": (B, (6,)), "y": (B, (6,))})
+case("bool_mul_is_and", "x * y", {"x": (B, (6,)), "y": (B, (6,))})
+case("weak_scalar_keeps_uint8", "x + 200", {"x": (U8, (5,))})
+case("weak_float_keeps_float32", "x * 0.1", {"x": (F, (5,))})
+case("int_times_float_scalar", "x * 0.5", {"x": (I16, (5,))})
+case("mixed_int_uint", "x + y", {"x": (I8, (4,)), "y": (U8, (4,))})
+case("mixed_int64_uint64", "x + y", {"x": (I64, (4,), "int:0:1000"), "y": (U64, (4,))})
+case("mixed_int32_float32", "x * y", {"x": (I32, (4,)), "y": (F, (4,))})
+case("mixed_float_complex", "x + y", {"x": (D, (4,)), "y": (C, (4,))})
+
+# --- Comparisons, logic, where, maximum ------------------------------------------------------------
+for d in [B, I8, U32, I64, F, D, Z]:
+    case(f"compare_{d}", {"lt": "x < y", "le": "x <= y", "eq": "x == y", "ne": "x != y", "gt": "x > y", "ge": "x >= y"},
+         {"x": (d, (7,), "int:-2:3" if d[0] in "iu" else None), "y": (d, (7,), "int:-2:3" if d[0] in "iu" else None)})
+case("compare_uint8_with_300", "x < 300", {"x": (U8, (4,))})
+case("logical_ops", {"and": "np.logical_and(x, y)", "or": "np.logical_or(x, y)", "not": "np.logical_not(x)"},
+     {"x": (D, (5,), "int:-1:2"), "y": (I32, (5,), "int:-1:2")})
+case("where_broadcast", "np.where(c, x, y)", {"c": (B, (3, 1)), "x": (D, (4,)), "y": (I32, (3, 4))})
+case("where_scalars", "np.where(x > 0, 1.0, -1)", {"x": (F, (6,))})
+for d in [I8, U16, F, D, Z]:
+    case(f"maximum_{d}", {"max": "np.maximum(x, y)", "min": "np.minimum(x, y)"}, {"x": (d, (6,)), "y": (d, (6,))})
+case("maximum_nan_propagates", {"max": "np.maximum(x, np.log(y))", "min": "np.minimum(np.log(y), x)"}, {"x": (D, (6,)), "y": (D, (6,))})
+case("isnan", "np.isnan(np.sqrt(x))", {"x": (D, (6,))})
+case("isnan_int", "np.isnan(x)", {"x": (I32, (3,))})
+
+# --- Math functions ---------------------------------------------------------------------------------
+for f in ["sqrt", "exp", "log", "log10", "sin", "cos", "tan", "arctan", "sinh", "cosh", "tanh"]:
+    case(f"{f}_float64", f"np.{f}(x)", {"x": (D, (2, 3), "pos")})
+    case(f"{f}_float32", f"np.{f}(x)", {"x": (F, (4,), "pos")})
+    case(f"{f}_complex128", f"np.{f}(x)", {"x": (Z, (3,))})
+for f in ["arcsin", "arccos"]:
+    case(f"{f}_float64", f"np.{f}(x / 2)", {"x": (D, (5,))})
+    case(f"{f}_complex64", f"np.{f}(x)", {"x": (C, (3,))})
+case("sqrt_int", "np.sqrt(x)", {"x": (I32, (4,), "int:0:100")})
+case("sin_int16", "np.sin(x)", {"x": (I16, (4,))})
+case("arctan2", "np.arctan2(x, y)", {"x": (D, (5,)), "y": (D, (5,))})
+case("arctan2_float32", "np.arctan2(x, 1.0)", {"x": (F, (5,))})
+for d in [F, D]:
+    case(f"floor_ceil_{d}", {"f": "np.floor(x)", "c": "np.ceil(x)"}, {"x": (d, (6,))})
+case("floor_int_unchanged", "np.floor(x)", {"x": (I8, (4,))})
+for d in [I8, I64, F, D, C, Z]:
+    case(f"abs_{d}", "np.abs(x)", {"x": (d, (5,))})
+case("abs_int_min_wraps", "np.abs(x)", {"x": (I8, (2,), "int:-128:-127")})
+for d in [D, C, Z]:
+    case(f"complex_parts_{d}", {"re": "np.real(x)", "im": "np.imag(x)", "conj": "np.conj(x)"}, {"x": (d, (4,))})
+
+# --- Casts ------------------------------------------------------------------------------------------
+for src in [B, I8, U16, I64, F, D, Z]:
+    for dst in ["bool", "int16", "uint8", "float32", "complex128"]:
+        if src == Z and dst not in ("bool", "complex128"):
+            continue  # numpy warns and drops the imaginary part; covered once below
+        case(f"astype_{src}_to_{dst}", f"x.astype(np.{dst})", {"x": (src, (5,), "int:-100:100" if src[0] in "iu" else None)})
+case("astype_complex_to_float", "x.astype(np.float64)", {"x": (Z, (3,))})
+case("astype_float_to_int_truncates", "x.astype(np.int32)", {"x": (D, (6,))})
+
+# --- Reductions -------------------------------------------------------------------------------------
+for d in [B, I8, U16, I64, F, D, Z]:
+    case(f"sum_{d}", {"all": "np.sum(x)", "ax0": "np.sum(x, axis=0)", "ax_neg": "np.sum(x, axis=-1, keepdims=True)"},
+         {"x": (d, (3, 4, 2))})
+    case(f"prod_{d}", {"all": "np.prod(x)", "ax1": "np.prod(x, axis=(0, 2))"}, {"x": (d, (3, 2, 2), "int:-3:4" if d[0] in "iu" else None)})
+for d in [B, I8, U16, I64, F, D]:
+    case(f"max_min_{d}", {"max": "np.max(x, axis=1)", "min": "np.min(x)", "maxk": "np.max(x, axis=0, keepdims=True)"}, {"x": (d, (3, 5))})
+for d in [B, I32, D, Z]:
+    case(f"all_any_{d}", {"all": "np.all(x, axis=0)", "any": "np.any(x)", "anyk": "np.any(x > 0, axis=1)"}, {"x": (d, (4, 3), "int:-1:2" if d[0] == "i" else None)})
+for d in [I16, U8, F, D, C]:
+    case(f"mean_{d}", {"all": "np.mean(x)", "ax": "np.mean(x, axis=(1,))"}, {"x": (d, (4, 6))})
+case("sum_initial", "np.sum(x, axis=1, initial=10)", {"x": (I32, (3, 4))})
+case("max_initial_empty", "np.max(x, axis=0, initial=-5.0)", {"x": (D, (0, 3))})
+case("sum_empty", {"a": "np.sum(x)", "b": "np.prod(x, axis=0)"}, {"x": (D, (0, 3))})
+case("max_nan_propagates", "np.max(np.log(x), axis=0)", {"x": (D, (4, 3))})
+case("sum_symbolic", {"s": "np.sum(x, axis=0)", "m": "np.mean(x, axis=0)"}, {"x": (D, ("n", 3))}, sizes={"n": 7})
+case("reduce_0d", "np.sum(x)", {"x": (D, ())})
+case("sum_of_products", "np.sum(x * y, axis=1)", {"x": (D, (5, 6)), "y": (D, (6,))})
+
+# --- Linear algebra ---------------------------------------------------------------------------------
+case("einsum_matmul", "np.einsum('ij,jk->ik', a, b)", {"a": (D, (3, 4)), "b": (D, (4, 5))})
+case("einsum_implicit", "np.einsum('ij,jk', a, b)", {"a": (F, (2, 3)), "b": (F, (3, 2))})
+case("einsum_trace", "np.einsum('ii', a)", {"a": (D, (4, 4))})
+case("einsum_diagonal", "np.einsum('ii->i', a)", {"a": (I32, (4, 4))})
+case("einsum_transpose", "np.einsum('ij->ji', a)", {"a": (D, (2, 3))})
+case("einsum_outer", "np.einsum('i,j->ij', a, b)", {"a": (D, (3,)), "b": (C, (2,))})
+case("einsum_ellipsis", "np.einsum('...ij,...jk->...ik', a, b)", {"a": (D, (2, 1, 2, 3)), "b": (D, (4, 3, 2))})
+case("einsum_three_operands", "np.einsum('ij,jk,kl->il', a, b, c)", {"a": (D, (2, 3)), "b": (D, (3, 4)), "c": (D, (4, 2))})
+case("einsum_broadcast_one", "np.einsum('i,i->i', a, b)", {"a": (D, (1,)), "b": (D, (5,))})
+case("einsum_dg_apply", "np.einsum('ij,ej->ei', a, u)", {"a": (D, (5, 5)), "u": (D, ("n", 5))}, sizes={"n": 6})
+case("einsum_full_sum", "np.einsum('ij->', a)", {"a": (I64, (3, 3))})
+case("einsum_bool", "np.einsum('ij,jk->ik', a, b)", {"a": (B, (2, 3)), "b": (B, (3, 2))})
+for sa, sb, label in [((3,), (3,), "vv"), ((3,), (3, 4), "vm"), ((2, 3), (3,), "mv"), ((2, 3), (3, 4), "mm"),
+                      ((2, 1, 2, 3), (3, 3, 2), "batched")]:
+    case(f"matmul_{label}", "a @ b", {"a": (D, sa), "b": (F, sb)})
+case("matmul_int", "np.matmul(a, b)", {"a": (I32, (2, 3)), "b": (I32, (3, 2))})
+case("matmul_symbolic", "a @ b", {"a": (D, ("n", 3)), "b": (D, (3, "m"))}, sizes={"n": 4, "m": 2})
+for sa, sb, label in [((3,), (3,), "vv"), ((2, 3, 4), (5, 4, 2), "nd"), ((), (3,), "scalar"), ((2, 3), (3,), "mv")]:
+    case(f"dot_{label}", "np.dot(a, b)", {"a": (D, sa), "b": (D, sb)})
+case("vdot_complex", "np.vdot(a, b)", {"a": (Z, (2, 3)), "b": (Z, (6,))})
+case("tensordot_pairs", "np.tensordot(a, b, axes=([1, 0], [0, 1]))", {"a": (D, (3, 4, 2)), "b": (D, (4, 3, 5))})
+case("tensordot_count", "np.tensordot(a, b, axes=1)", {"a": (D, (2, 3)), "b": (D, (3, 4))})
+case("tensordot_outer", "np.tensordot(a, b, axes=0)", {"a": (D, (2,)), "b": (D, (3,))})
+
+# --- Shape manipulation -----------------------------------------------------------------------------
+case("reshape_c", "np.reshape(x, (3, -1))", {"x": (D, (2, 6))})
+case("reshape_f", "np.reshape(x, (3, 4), order='F')", {"x": (I16, (2, 6))})
+case("reshape_method", "x.reshape((6,))", {"x": (D, (2, 3))})
+case("reshape_0d", "np.reshape(x, (1, 1))", {"x": (D, ())})
+case("reshape_empty", "np.reshape(x, (2, 0, 3))", {"x": (D, (0, 6))})
+case("reshape_symbolic", "np.reshape(x, (-1, 3))", {"x": (D, ("n", 6))}, sizes={"n": 2})
+case("ravel", "np.ravel(x)", {"x": (D, (2, 3, 2))})
+case("transpose", "np.transpose(x)", {"x": (D, (2, 3, 4))})
+case("transpose_axes", "np.transpose(x, (1, 2, 0))", {"x": (U8, (2, 3, 4))})
+case("transpose_attr", "x.T", {"x": (D, (2, 5))})
+case("swapaxes", "np.swapaxes(x, 0, -1)", {"x": (D, (2, 3, 4))})
+case("moveaxis", "np.moveaxis(x, [0, 1], [2, 0])", {"x": (D, (2, 3, 4))})
+case("roll_axis", "np.roll(x, 2, axis=1)", {"x": (D, (3, 5))})
+case("roll_negative", "np.roll(x, -7, axis=0)", {"x": (I64, (5, 2))})
+case("roll_flat", "np.roll(x, 4)", {"x": (D, (3, 5))})
+case("roll_symbolic", "np.roll(x, 1, axis=0)", {"x": (D, ("n",))}, sizes={"n": 6})
+case("stack", "np.stack([x, y], axis=1)", {"x": (D, (3, 2)), "y": (D, (3, 2))})
+case("stack_promotes", "np.stack([x, y])", {"x": (I8, (3,)), "y": (F, (3,))})
+case("stack_negative_axis", "np.stack([x, y, x], axis=-1)", {"x": (D, (2, 2)), "y": (D, (2, 2))})
+case("concatenate", "np.concatenate([x, y], axis=0)", {"x": (D, (2, 3)), "y": (D, (4, 3))})
+case("concatenate_axis1", "np.concatenate([x, y, x], axis=-1)", {"x": (I32, (2, 1)), "y": (I32, (2, 3))})
+case("concatenate_symbolic", "np.concatenate([x, y])", {"x": (D, ("n",)), "y": (D, (2,))}, sizes={"n": 3})
+case("concatenate_empty", "np.concatenate([x, y])", {"x": (D, (0,)), "y": (D, (2,))})
+case("broadcast_to", "np.broadcast_to(x, (2, 3, 4))", {"x": (D, (3, 1))})
+case("squeeze", "np.squeeze(x)", {"x": (D, (1, 3, 1))})
+case("squeeze_axis", "np.squeeze(x, axis=0)", {"x": (D, (1, 3, 1))})
+case("expand_dims", "np.expand_dims(x, (0, -1))", {"x": (D, (2, 3))})
+case("size1_broadcast", "x + y", {"x": (D, (1, 4, 1)), "y": (D, (3, 1, 2))})
+case("scalar_0d_broadcast", "x * y", {"x": (D, ()), "y": (D, (2, 3))})
+case("empty_elementwise", "x + 1", {"x": (D, (0, 3))})
+
+# --- Creation ---------------------------------------------------------------------------------------
+case("zeros", "np.zeros((2, 3)) + x", {"x": (D, (3,))})
+case("ones_int8", "np.ones((4,), dtype=np.int8) + x", {"x": (I8, (4,))})
+case("full", "np.full((2, 2), 7) * x", {"x": (I64, (2,))})
+case("full_float32", "np.full((3,), 2.5, dtype=np.float32)", {})
+case("eye", "np.eye(3, 4, k=1)", {})
+case("eye_negative_k", "np.eye(4, k=-2, dtype=np.int32)", {})
+case("arange_int", "np.arange(0, 10, 3)", {})
+case("arange_negative_step", "np.arange(5, -5, -2)", {})
+case("arange_float", "np.arange(0.0, 1.0, 0.125)", {})
+case("linspace", "np.linspace(0.0, 1.0, 7)", {})
+case("linspace_no_endpoint", "np.linspace(-1.0, 1.0, 5, endpoint=False)", {})
+case("zeros_like", "np.zeros_like(x) + y", {"x": (D, (3,)), "y": (D, (3,))})
+case("ones_like_dtype", "np.ones_like(x, dtype=np.float32)", {"x": (I32, (2, 2))})
+case("full_like", "np.full_like(x, 3)", {"x": (U16, (3,))})
+case("zeros_like_ignores_nan", "np.zeros_like(np.log(x))", {"x": (D, (4,))})
+case("pad", "np.pad(x, ((1, 0), (2, 2)))", {"x": (D, (2, 3))})
+case("pad_value", "np.pad(x, ((1, 2),), constant_values=9)", {"x": (I32, (3,))})
+case("pad_symbolic", "np.pad(x, ((2, 1),))", {"x": (D, ("n",))}, sizes={"n": 4})
+
+# --- Indexing ---------------------------------------------------------------------------------------
+IDX = {"x": (D, (5, 6, 7))}
+case("index_int", "x[1, 2, 3]", IDX)
+case("index_negative_int", "x[-1, -2]", IDX)
+case("index_slices", "x[1:4, ::2, 5:]", IDX)
+case("index_negative_step", "x[::-1, 5:0:-2, -1:-8:-3]", IDX)
+case("index_newaxis_ellipsis", "x[..., None, 0]", IDX)
+case("index_newaxis_front", "x[None, 1:3]", IDX)
+case("index_empty_slice", "x[3:1]", IDX)
+case("index_symbolic", "y[1:] - y[:-1]", {"y": (D, ("n",))}, sizes={"n": 8})
+case("index_symbolic_negative", "y[-2, ::-1]", {"y": (D, ("n", 3))}, sizes={"n": 4})
+case("index_array_contiguous", "x[:, i, j]", {"x": (D, (5, 6, 7)), "i": (I64, (2, 3), "int:-6:6"), "j": (I32, (3,), "int:0:7")})
+case("index_array_noncontiguous", "x[i, :, j]", {"x": (D, (5, 6, 7)), "i": (I64, (2, 3), "int:-5:5"), "j": (I32, (3,), "int:0:7")})
+case("index_array_with_int", "x[0, :, j]", {"x": (D, (5, 6, 7)), "j": (I16, (4,), "int:0:7")})
+case("index_array_int_adjacent", "x[:, 1, j]", {"x": (D, (5, 6, 7)), "j": (U8, (4,), "int:0:7")})
+case("index_array_newaxis_between", "x[i, None, j]", {"x": (D, (5, 6, 7)), "i": (I64, (3,), "int:0:5"), "j": (I64, (3,), "int:0:6")})
+case("index_array_single", "x[i]", {"x": (I32, (5, 2)), "i": (I64, (7,), "int:-5:5")})
+case("index_array_0d", "x[i]", {"x": (D, (5,)), "i": (I64, (), "int:0:5")})
+case("index_array_slice_step", "x[1:5:2, j, ::-1]", {"x": (D, (5, 6, 7)), "j": (I64, (2, 1), "int:0:6")})
+case("index_gather_data", "x[i]", {"x": (D, (6,)), "i": (I64, (4,), "int:0:6 data")})
+
+# --- Inputs: data wrappers, size parameters, dict outputs, unused inputs ------------------------------
+case("data_wrapper", "x * w", {"x": (D, (3,)), "w": (D, (3,), "data")})
+case("size_param_value", "x * n", {"x": (D, ("n",))}, sizes={"n": 5})
+case("dict_outputs", {"sum": "x + y", "prod": "x * y", "neg": "-x"}, {"x": (D, (4,)), "y": (D, (4,))})
+case("dict_outputs_shared", {"a": "np.sin(x) + 1", "b": "np.sin(x) * 2"}, {"x": (D, (5,))})
+case("unused_input_not_required", "np.zeros_like(x) + y", {"x": (D, (3,)), "y": (D, (3,))}, omit=["x"])
+case("unused_input_accepted", "np.ones_like(x) * 2", {"x": (D, (3,))})
+
+# --- Seeded random DAGs -----------------------------------------------------------------------------
+rng = random.Random(20261122)
+UNARY_OPS = ["np.sin({})", "np.cos({})", "np.tanh({})", "np.abs({})", "-{}", "({} * 0.5)", "np.exp(-np.abs({}))",
+             "np.sqrt(np.abs({}))", "np.maximum({}, 0.25)"]
+BINARY_OPS = ["({} + {})", "({} - {})", "({} * {})", "np.where({} > {}, 1.0, 2.0)", "np.minimum({}, {})"]
+SHAPE_OPS = ["np.roll({}, 1, axis=0)", "{}[::-1]", "np.transpose({})", "np.reshape(np.transpose({}), (4, 3))",
+             "np.sum({}, axis=1, keepdims=True)", "np.concatenate([{}[1:], {}[:1]])", "({} @ np.ones((3, 3)))"]
+def _valid(expr, names):
+    """Whether numpy accepts the expression (shapes line up) for (4, 3) inputs."""
+    try:
+        np.asarray(eval(expr, {"np": np, **{n: np.ones((4, 3)) for n in names}}))
+        return True
+    except ValueError:
+        return False
+
+
+for k in range(30):
+    names = ["a", "b", "c"]
+    terms = list(names)
+    while len(terms) < 3 + rng.randint(3, 9):
+        kind = rng.random()
+        if kind < 0.4:
+            t = rng.choice(UNARY_OPS).format(rng.choice(terms))
+        elif kind < 0.8:
+            t = rng.choice(BINARY_OPS).format(rng.choice(terms), rng.choice(terms))
+        else:
+            op = rng.choice(SHAPE_OPS)
+            t = op.format(*([rng.choice(terms)] * op.count("{}")))
+        if _valid(t, names):
+            terms.append(t)
+    expr = f"{terms[-1]} + {rng.choice(terms[3:])}"
+    if not _valid(expr, names):
+        expr = terms[-1]
+    used = [n for n in names if re.search(rf"\b{n}\b", expr)]
+    case(f"random_dag_{k:02d}", expr, {n: (D, (4, 3)) for n in used})
+
+# --- Errors: every backend must report the same kind ----------------------------------------------------
+case("error_missing_input", "x + y", {"x": (D, (3,)), "y": (D, (3,))}, run={"y": None}, error="MissingInput")
+case("error_unknown_input", "x + 1", {"x": (D, (3,))}, run={"zz": (D, (3,))}, error="UnknownInput")
+case("error_wrong_dtype", "x + 1", {"x": (D, (3,))}, run={"x": (F, (3,))}, error="InputDType")
+case("error_wrong_ndim", "x + 1", {"x": (D, (3,))}, run={"x": (D, (3, 1))}, error="InputShape")
+case("error_wrong_length", "x + 1", {"x": (D, (3,))}, run={"x": (D, (4,))}, error="InputShape")
+case("error_size_conflict", "x + y", {"x": (D, ("n",)), "y": (D, ("n",))}, sizes={"n": 3}, run={"y": (D, (4,))}, error="InputShape")
+case("error_size_unbound", "x * m", {"x": (D, (3,))}, sizes={"m": 2}, run={"m": None}, error="SizeBinding")
+case("error_index_out_of_bounds", "x[i]", {"x": (D, (5,)), "i": (I64, (3,), "int:0:5")}, run={"i": (I64, (3,), "int:5:9")}, error="IndexOutOfBounds")
+case("error_index_negative_out_of_bounds", "x[:, i]", {"x": (D, (2, 4)), "i": (I64, (2,), "int:0:4")}, run={"i": (I64, (2,), "int:-9:-5")}, error="IndexOutOfBounds")
+case("error_slice_too_long_for_size", "y[3:]", {"y": (D, ("n",))}, sizes={"n": 5}, run={"y": (D, (2,))}, error="InvalidForSizes")
+
+
+# ----------------------------------------------------------------------------------------------------
+def make_data(rng_np, dtype, shape, opts):
+    shape = tuple(shape)
+    opts = opts or ""
+    ints = [o for o in opts.split() if o.startswith("int:")]
+    if ints:
+        lo, hi = (int(v) for v in ints[0].split(":")[1:])
+        info = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else None
+        if info is not None:
+            lo, hi = max(lo, int(info.min)), min(hi, int(info.max) + 1)
+        return rng_np.integers(lo, hi, size=shape, dtype=np.int64 if dtype != "uint64" else np.uint64).astype(dtype)
+    if dtype == "bool":
+        return rng_np.random(shape) < 0.5
+    if dtype.startswith("int") or dtype.startswith("uint"):
+        info = np.iinfo(dtype)
+        lo, hi = max(int(info.min), -50), min(int(info.max), 50)
+        return rng_np.integers(lo, hi + 1, size=shape).astype(dtype)
+    lo, hi = (0.1, 2.0) if "pos" in opts else (-2.0, 2.0)
+    if dtype.startswith("complex"):
+        return (rng_np.uniform(lo, hi, shape) + 1j * rng_np.uniform(lo, hi, shape)).astype(dtype)
+    return rng_np.uniform(lo, hi, shape).astype(dtype)
+
+
+def enc_float(v):
+    v = float(v)
+    if np.isnan(v):
+        return "nan"
+    if np.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+def encode(a):
+    a = np.asarray(a)
+    flat = a.reshape(-1)
+    if a.dtype.kind == "b":
+        values = [bool(v) for v in flat]
+    elif a.dtype.kind in "iu":
+        values = [int(v) for v in flat]
+    elif a.dtype.kind == "f":
+        values = [enc_float(v) for v in flat]
+    else:
+        values = [[enc_float(v.real), enc_float(v.imag)] for v in flat]
+    return {"dtype": a.dtype.name, "shape": list(a.shape), "values": values}
+
+
+def concrete(shape, sizes):
+    return tuple(sizes[d] if isinstance(d, str) else d for d in shape)
+
+
+def build(c, index):
+    rng_np = np.random.default_rng(1000 + index)
+    sizes = c.get("sizes", {})
+    out = {"name": c["name"], "sizes": sizes, "inputs": {}, "omit": c.get("omit", [])}
+    namespace = {"np": np}
+    for name, spec in c["inputs"].items():
+        dtype, shape = spec[0], spec[1]
+        opts = spec[2] if len(spec) > 2 else None
+        data = make_data(rng_np, dtype, concrete(shape, sizes), opts)
+        kind = "data" if opts and "data" in opts.split() else "placeholder"
+        out["inputs"][name] = {"kind": kind, "dtype": dtype, "shape": list(shape), "data": encode(data)}
+        namespace[name] = data
+    for s, v in sizes.items():
+        namespace[s] = v
+    exprs = c["expr"] if isinstance(c["expr"], dict) else {"_pt_out": c["expr"]}
+    out["expr"] = exprs
+    if "error" in c:
+        out["error"] = c["error"]
+        run = {}
+        for name, spec in c.get("run", {}).items():
+            if spec is None:
+                run[name] = None
+            else:
+                run[name] = encode(make_data(rng_np, spec[0], spec[1], spec[2] if len(spec) > 2 else None))
+        out["run"] = run
+        return out
+    out["expected"] = {name: encode(eval(e, namespace)) for name, e in exprs.items()}
+    return out
+
+
+names = [c["name"] for c in CASES]
+assert len(names) == len(set(names)), "case names must be unique"
+golden = {"numpy": np.__version__, "cases": [build(c, i) for i, c in enumerate(CASES)]}
+path = os.path.join(os.path.dirname(__file__), "..", "conformance-tests", "data", "cases.json")
+os.makedirs(os.path.dirname(path), exist_ok=True)
+with open(path, "w") as f:
+    json.dump(golden, f, separators=(",", ":"))
+print(f"wrote {len(CASES)} cases to {os.path.normpath(path)} with numpy {np.__version__}")
