@@ -10,6 +10,7 @@ runs it on every backend and compares with what numpy computed. Adding a case is
 
 Case fields:
   name     unique identifier
+  (besides np.*, expressions may call named(e): e read back through a NamedArray node)
   expr     a string (one output) or a dict of output name -> string (several outputs)
   inputs   name -> (dtype, shape[, options]); shape entries may be symbolic ("n", "m"); options:
              "data": the input is wrapped data in the DAG (DataWrapper), not a placeholder
@@ -248,6 +249,8 @@ case("dict_outputs", {"sum": "x + y", "prod": "x * y", "neg": "-x"}, {"x": (D, (
 case("dict_outputs_shared", {"a": "np.sin(x) + 1", "b": "np.sin(x) * 2"}, {"x": (D, (5,))})
 case("unused_input_not_required", "np.zeros_like(x) + y", {"x": (D, (3,)), "y": (D, (3,))}, omit=["x"])
 case("unused_input_accepted", "np.ones_like(x) * 2", {"x": (D, (3,))})
+# named(e): e as an entry of a DictOfNamedArrays, read back through a NamedArray node.
+case("named_array", "named(x + 1) * named(np.sin(x))", {"x": (D, (2, 3))})
 
 # --- Seeded random DAGs -----------------------------------------------------------------------------
 rng = random.Random(20261122)
@@ -352,7 +355,7 @@ def build(c, index):
     rng_np = np.random.default_rng(1000 + index)
     sizes = c.get("sizes", {})
     out = {"name": c["name"], "sizes": sizes, "inputs": {}, "omit": c.get("omit", [])}
-    namespace = {"np": np}
+    namespace = {"np": np, "named": lambda e: e}
     for name, spec in c["inputs"].items():
         dtype, shape = spec[0], spec[1]
         opts = spec[2] if len(spec) > 2 else None

@@ -4,14 +4,15 @@
 //! strings, tuples and lists, `+ - * / // % ** @ & | ^ ~` and comparisons with Python's
 //! precedence, calls of `np.*` functions with positional and keyword arguments, the methods
 //! `astype` and `reshape`, the attribute `T`, and numpy indexing (`x[1:, None, ..., i]`).
-//! Names are the case's inputs, and symbolic lengths (which become size parameters).
+//! Names are the case's inputs, and symbolic lengths (which become size parameters). One function
+//! is not numpy's: `named(e)` reads `e` back through a `NamedArray` node (numpy sees the identity).
 
 use std::collections::BTreeMap;
 
 use num_complex::Complex64;
 use pytato_core::dtype::WeakScalar;
 use pytato_core::frontend::{self as pt, Idx, Operand, PadWidth, ReduceOptions, TensordotAxes};
-use pytato_core::{Array, DType, Order};
+use pytato_core::{Array, DType, DictOfNamedArrays, Order};
 
 /// A value while evaluating.
 #[derive(Clone, Debug)]
@@ -240,6 +241,7 @@ impl Parser<'_> {
                 "True" => V::Bool(true),
                 "False" => V::Bool(false),
                 "None" => V::None,
+                "named" => V::Func("named".into()),
                 _ => V::Array(self.names.get(&n).cloned().ok_or_else(|| format!("unknown name {n}"))?),
             },
             Tok::Op("(") => {
@@ -497,6 +499,7 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
     let kw_or = |k: &str, i: usize| kwargs.get(k).cloned().or_else(|| args.get(i).cloned());
     array(match name.as_str() {
         "where" => pt::where_(operand(arg(0)?)?, operand(arg(1)?)?, operand(arg(2)?)?),
+        "named" => DictOfNamedArrays::new([("value", a0()?)]).and_then(|d| Array::new_named_array(&d, "value")),
         "einsum" => {
             let V::Str(spec) = arg(0)? else { return Err("einsum needs a spec string".into()) };
             let ops = args[1..].iter().cloned().map(to_array).collect::<R<Vec<_>>>()?;
