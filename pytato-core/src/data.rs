@@ -105,22 +105,10 @@ impl_data_element!(
 impl ArrayData {
     /// The element type.
     pub fn dtype(&self) -> DType {
-        use ArrayData::*;
-        match self {
-            Bool(_) => DType::Bool,
-            I8(_) => DType::I8,
-            I16(_) => DType::I16,
-            I32(_) => DType::I32,
-            I64(_) => DType::I64,
-            U8(_) => DType::U8,
-            U16(_) => DType::U16,
-            U32(_) => DType::U32,
-            U64(_) => DType::U64,
-            F32(_) => DType::F32,
-            F64(_) => DType::F64,
-            C64(_) => DType::C64,
-            C128(_) => DType::C128,
+        fn of<T: Element>(_: &ArrayD<T>) -> DType {
+            T::DTYPE
         }
+        for_each_array_data!(self, a => of(a))
     }
 
     /// The shape.
