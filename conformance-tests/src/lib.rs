@@ -85,11 +85,39 @@ pub fn run_inputs(case: &Case) -> NamedData {
 
 /// Runs `case` on `backend` and judges the result.
 pub fn run_case(case: &Case, backend: &dyn Backend) -> Outcome {
-    let outputs = match build_outputs(case) {
+    run(case, backend, |o| Ok(o.clone()), false)
+}
+
+/// Runs `case` on `backend` after applying `transform` to its DAG (the lowering checks use this:
+/// a transformed DAG must still give numpy's values).
+pub fn run_transformed_case(
+    case: &Case,
+    backend: &dyn Backend,
+    transform: impl Fn(&Outputs) -> pytato_core::Result<Outputs>,
+) -> Outcome {
+    run(case, backend, transform, true)
+}
+
+fn run(
+    case: &Case,
+    backend: &dyn Backend,
+    transform: impl Fn(&Outputs) -> pytato_core::Result<Outputs>,
+    transformed: bool,
+) -> Outcome {
+    let outputs = match build_outputs(case).and_then(|o| transform(&o).map_err(|e| format!("transform: {e}"))) {
         Ok(o) => o,
         Err(e) => return Outcome::Fail(format!("the case does not build: {e}")),
     };
-    let result = backend.compile(&outputs).and_then(|program| program.run(&run_inputs(case)));
+    let result = backend.compile(&outputs).and_then(|program| {
+        // A transform may remove inputs (dead-code elimination drops `x` from `zeros_like(x)`):
+        // declared inputs the program no longer has are not passed. Undeclared names still are.
+        let accepted = program.input_names();
+        let mut inputs = run_inputs(case);
+        if transformed {
+            inputs.retain(|name, _| accepted.contains(name) || !case.inputs.contains_key(name));
+        }
+        program.run(&inputs)
+    });
     match (result, &case.error) {
         (Err(Error::Unsupported { reason, .. }), _) => Outcome::Unsupported(reason),
         (Err(e), Some(kind)) if e.kind() == kind => Outcome::Pass,

@@ -191,6 +191,32 @@ pub struct IndexLambda {
     pub reduction_descriptors: BTreeMap<Arc<str>, ReductionDescriptor>,
 }
 
+/// The [`TypeEnv`] of an index lambda: its output axes and its bindings' dtypes and ranks.
+pub struct IndexLambdaTypes<'a> {
+    ndim: usize,
+    bindings: &'a BTreeMap<Arc<str>, Array>,
+}
+
+impl<'a> IndexLambdaTypes<'a> {
+    /// The environment of a lambda with `ndim` output axes reading `bindings`.
+    pub fn new(ndim: usize, bindings: &'a BTreeMap<Arc<str>, Array>) -> IndexLambdaTypes<'a> {
+        IndexLambdaTypes { ndim, bindings }
+    }
+}
+
+impl TypeEnv for IndexLambdaTypes<'_> {
+    fn ndim(&self) -> usize {
+        self.ndim
+    }
+    fn binding(&self, name: &str) -> Option<(DType, usize)> {
+        self.bindings.get(name).map(|a| (a.dtype(), a.ndim()))
+    }
+    fn describe(&self) -> String {
+        let names: Vec<&str> = self.bindings.keys().map(|k| &**k).collect();
+        format!("inames _0.._{}; bindings [{}]", self.ndim, names.join(", "))
+    }
+}
+
 /// How an axis of an einsum operand is used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EinsumAxis {
@@ -597,6 +623,74 @@ impl Array {
         Ok(self.with_metadata(self.0.tags.clone(), axes.into()))
     }
 
+    /// The same node over other children (in [`NodeKind::children`] order), validated again, with
+    /// this node's tags and (when the number of axes is unchanged) axis metadata. Returns `self`
+    /// itself when every child is the very same node.
+    pub fn with_children(&self, children: Vec<Array>) -> Result<Array> {
+        let old = self.children();
+        if old.len() != children.len() {
+            return Err(Error::invalid(
+                "with_children",
+                format!("{} children given for a {} with {}", children.len(), self.kind_name(), old.len()),
+            ));
+        }
+        if old.iter().zip(&children).all(|(a, b)| a.ptr_eq(b)) {
+            return Ok(self.clone());
+        }
+        let mut new = children.into_iter();
+        let mut next = || new.next().expect("counted above");
+        let rebuilt = match self.kind() {
+            NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. } | NodeKind::DataWrapper { .. } => self.clone(),
+            NodeKind::IndexLambda(il) => {
+                let bindings = il.bindings.keys().map(|k| (k.clone(), next())).collect();
+                Array::new_index_lambda(
+                    il.expr.clone(),
+                    self.shape().clone(),
+                    bindings,
+                    il.reduction_descriptors.clone(),
+                )?
+            }
+            NodeKind::Einsum(e) => {
+                let args = e.args.iter().map(|_| next()).collect();
+                Array::new_einsum(e.access.clone(), args, e.reduction_descriptors.clone())?
+            }
+            NodeKind::Reshape { order, .. } => Array::new_reshape(&next(), self.shape().clone(), *order)?,
+            NodeKind::Roll { shift, axis, .. } => Array::new_roll(&next(), *shift, *axis)?,
+            NodeKind::AxisPermutation { axes, .. } => Array::new_axis_permutation(&next(), axes.clone())?,
+            NodeKind::Stack { arrays, axis } => Array::new_stack(arrays.iter().map(|_| next()).collect(), *axis)?,
+            NodeKind::Concatenate { arrays, axis } => {
+                Array::new_concatenate(arrays.iter().map(|_| next()).collect(), *axis)?
+            }
+            NodeKind::BasicIndex { indices, .. }
+            | NodeKind::AdvancedIndexInContiguousAxes { indices, .. }
+            | NodeKind::AdvancedIndexInNoncontiguousAxes { indices, .. } => {
+                let array = next();
+                let indices: Vec<IndexItem> = indices
+                    .iter()
+                    .map(|i| match i {
+                        IndexItem::Array(_) => IndexItem::Array(next()),
+                        other => other.clone(),
+                    })
+                    .collect();
+                match self.kind() {
+                    NodeKind::BasicIndex { .. } => Array::new_basic_index(&array, indices)?,
+                    NodeKind::AdvancedIndexInContiguousAxes { .. } => {
+                        Array::new_advanced_index_contiguous(&array, indices)?
+                    }
+                    _ => Array::new_advanced_index_noncontiguous(&array, indices)?,
+                }
+            }
+            NodeKind::NamedArray { container, name } => {
+                let entries: BTreeMap<Arc<str>, Array> =
+                    container.0.entries.keys().map(|k| (k.clone(), next())).collect();
+                let container = DictOfNamedArrays::from_map(entries, container.0.tags.clone());
+                Array::new_named_array(&container, name)?
+            }
+        };
+        let axes = if rebuilt.ndim() == self.ndim() { self.0.axes.clone() } else { rebuilt.0.axes.clone() };
+        Ok(rebuilt.with_metadata(self.0.tags.clone(), axes))
+    }
+
     /// An input named `name` (or unnamed) of the given shape and dtype.
     pub fn new_placeholder(name: Option<&str>, shape: Shape, dtype: DType) -> Result<Array> {
         if let Some(n) = name {
@@ -639,23 +733,7 @@ impl Array {
         for name in bindings.keys() {
             names::check_binding_name(name)?;
         }
-        struct Env<'a> {
-            ndim: usize,
-            bindings: &'a BTreeMap<Arc<str>, Array>,
-        }
-        impl TypeEnv for Env<'_> {
-            fn ndim(&self) -> usize {
-                self.ndim
-            }
-            fn binding(&self, name: &str) -> Option<(DType, usize)> {
-                self.bindings.get(name).map(|a| (a.dtype(), a.ndim()))
-            }
-            fn describe(&self) -> String {
-                let names: Vec<&str> = self.bindings.keys().map(|k| &**k).collect();
-                format!("inames _0.._{}; bindings [{}]", self.ndim, names.join(", "))
-            }
-        }
-        let dtype = expr.dtype(&Env { ndim: shape.ndim(), bindings: &bindings })?;
+        let dtype = expr.dtype(&IndexLambdaTypes::new(shape.ndim(), &bindings))?;
         let mut used: BTreeSet<Arc<str>> = BTreeSet::new();
         expr.walk(&mut |e| {
             if let Expr::Reduce(r) = e {
@@ -1023,7 +1101,12 @@ impl DictOfNamedArrays {
     }
     /// The dictionary with `tag` added.
     pub fn tagged(&self, tag: impl Tag) -> Result<DictOfNamedArrays> {
-        Ok(DictOfNamedArrays::from_map(self.0.entries.clone(), self.0.tags.with(tag)?))
+        self.tagged_ref(TagRef::new(tag))
+    }
+
+    /// The dictionary with an already-shared `tag` added.
+    pub fn tagged_ref(&self, tag: TagRef) -> Result<DictOfNamedArrays> {
+        Ok(DictOfNamedArrays::from_map(self.0.entries.clone(), self.0.tags.with_ref(tag)?))
     }
 }
 
@@ -1091,6 +1174,33 @@ pub fn collect_inputs<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Result<
         }
     }
     Ok(inputs)
+}
+
+/// Every distinct node (by identity) reachable from `roots` through `children`, each after all of
+/// its children (a topological order of the data flow). Iterative: any depth is fine.
+pub fn post_order<'a>(
+    roots: impl IntoIterator<Item = &'a Array>,
+    mut children: impl FnMut(&Array) -> Vec<&Array>,
+) -> Vec<Array> {
+    let mut order = Vec::new();
+    let mut done: HashSet<usize> = HashSet::new();
+    // (node, children pushed?): a node is emitted once all its children have been.
+    let mut stack: Vec<(Array, bool)> = roots.into_iter().map(|r| (r.clone(), false)).collect();
+    stack.reverse();
+    while let Some((node, expanded)) = stack.pop() {
+        if done.contains(&node.id()) {
+            continue;
+        }
+        if expanded {
+            done.insert(node.id());
+            order.push(node);
+            continue;
+        }
+        let pending: Vec<Array> = children(&node).into_iter().filter(|c| !done.contains(&c.id())).cloned().collect();
+        stack.push((node, true));
+        stack.extend(pending.into_iter().rev().map(|c| (c, false)));
+    }
+    order
 }
 
 /// Every distinct node (by identity) reachable from `roots`, parents before children.

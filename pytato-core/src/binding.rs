@@ -85,26 +85,7 @@ pub fn data_children(node: &Array) -> Vec<&Array> {
 
 /// The nodes `roots` depend on through [`data_children`], children before parents, each once.
 pub fn evaluation_order<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Vec<Array> {
-    let mut order = Vec::new();
-    let mut done: HashSet<usize> = HashSet::new();
-    // (node, children pushed?) pairs: a node is emitted after all its children.
-    let mut stack: Vec<(Array, bool)> = roots.into_iter().map(|r| (r.clone(), false)).collect();
-    stack.reverse();
-    while let Some((node, expanded)) = stack.pop() {
-        if done.contains(&node.id()) {
-            continue;
-        }
-        if expanded {
-            done.insert(node.id());
-            order.push(node);
-            continue;
-        }
-        let children: Vec<Array> =
-            data_children(&node).into_iter().filter(|c| !done.contains(&c.id())).cloned().collect();
-        stack.push((node, true));
-        stack.extend(children.into_iter().rev().map(|c| (c, false)));
-    }
-    order
+    crate::array::post_order(roots, data_children)
 }
 
 /// The size parameters a node's shape, index items and reduction bounds mention.

@@ -502,6 +502,42 @@ impl Expr {
         }
     }
 
+    /// The expression rewritten bottom-up: `f` sees each node after its children were rewritten
+    /// and returns a replacement, or `None` to keep it.
+    ///
+    /// ```
+    /// use pytato_core::expr::{Expr, Func};
+    /// let e = Expr::call(Func::Sin, vec![Expr::var("x")]);
+    /// let cos = e.rewrite(&mut |e| match e {
+    ///     Expr::Call(Func::Sin, args) => Some(Expr::Call(Func::Cos, args.clone())),
+    ///     _ => None,
+    /// });
+    /// assert_eq!(cos.to_string(), "cos(x)");
+    /// ```
+    pub fn rewrite(&self, f: &mut impl FnMut(&Expr) -> Option<Expr>) -> Expr {
+        fn rewrite_dyn(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Expr {
+            let list = |v: &Arc<[Expr]>, f: &mut dyn FnMut(&Expr) -> Option<Expr>| -> Arc<[Expr]> {
+                v.iter().map(|x| rewrite_dyn(x, f)).collect()
+            };
+            let one = |a: &Arc<Expr>, f: &mut dyn FnMut(&Expr) -> Option<Expr>| Arc::new(rewrite_dyn(a, f));
+            let rebuilt = match e {
+                Expr::Const(_) | Expr::Var(_) => e.clone(),
+                Expr::Subscript(n, idx) => Expr::Subscript(n.clone(), list(idx, f)),
+                Expr::Unary(op, a) => Expr::Unary(*op, one(a, f)),
+                Expr::Binary(op, a, b) => Expr::Binary(*op, one(a, f), one(b, f)),
+                Expr::Compare(op, a, b) => Expr::Compare(*op, one(a, f), one(b, f)),
+                Expr::If(c, a, b) => Expr::If(one(c, f), one(a, f), one(b, f)),
+                Expr::Cast(d, a) => Expr::Cast(*d, one(a, f)),
+                Expr::Call(func, args) => Expr::Call(*func, list(args, f)),
+                Expr::Reduce(r) => {
+                    Expr::Reduce(Arc::new(Reduce { op: r.op, inames: r.inames.clone(), body: rewrite_dyn(&r.body, f) }))
+                }
+            };
+            f(&rebuilt).unwrap_or(rebuilt)
+        }
+        rewrite_dyn(self, f)
+    }
+
     /// The names of the bindings the expression reads (as variables or subscripts), without
     /// duplicates, in order of first appearance.
     pub fn binding_names(&self) -> Vec<Arc<str>> {

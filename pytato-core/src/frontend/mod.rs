@@ -42,7 +42,7 @@ pub use elementwise::{
 };
 pub use indexing::{Ellipsis, Idx, NewAxis, index};
 pub use linalg::{TensordotAxes, dot, einsum, matmul, tensordot, vdot};
-pub use operand::{Operand, promote};
+pub use operand::{LambdaBuilder, Operand, promote};
 pub use reductions::{Axes, ReduceOptions, all, any, max, mean, min, prod, sum};
 pub use shape_ops::{
     broadcast_to, concatenate, expand_dims, moveaxis, permute_dims, ravel, reshape, roll, squeeze, stack, swapaxes,

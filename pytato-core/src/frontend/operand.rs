@@ -106,23 +106,41 @@ pub(crate) fn cast_expr(expr: Expr, from: DType, to: DType) -> Expr {
     if from == to { expr } else { expr.cast(to) }
 }
 
-/// Builds one index lambda: binds arrays under generated names and reads them broadcast to the
-/// output shape.
-pub(crate) struct LambdaBuilder {
+/// Builds one index lambda: binds arrays under generated names (`_in0`, `_in1`, ...), reads them
+/// broadcast to the output shape or at explicit indices, turns lengths into expressions over size
+/// parameters, and hands out reduction inames. The frontend and the lowering passes share it.
+///
+/// ```
+/// use pytato_core::frontend::{self as pt, LambdaBuilder};
+/// use pytato_core::{DType, Shape, expr::{Expr, BinaryOp}};
+/// let x = pt::placeholder("x", [3], DType::F64).unwrap();
+/// let mut b = LambdaBuilder::new(Shape::from([2, 3]));
+/// let read = b.read_broadcast(&x);                  // x[_1]
+/// let y = b.finish(read.binary(BinaryOp::Mul, Expr::f64(2.0))).unwrap();
+/// assert_eq!(y.shape().to_string(), "(2, 3)");
+/// ```
+pub struct LambdaBuilder {
     shape: Shape,
     bindings: BTreeMap<Arc<str>, Array>,
     size_params: BTreeMap<String, Arc<str>>,
+    param_nodes: BTreeMap<String, Array>,
     reductions: BTreeMap<Arc<str>, ReductionDescriptor>,
 }
 
 impl LambdaBuilder {
     /// A builder for a result of `shape`.
-    pub(crate) fn new(shape: Shape) -> LambdaBuilder {
-        LambdaBuilder { shape, bindings: BTreeMap::new(), size_params: BTreeMap::new(), reductions: BTreeMap::new() }
+    pub fn new(shape: Shape) -> LambdaBuilder {
+        LambdaBuilder {
+            shape,
+            bindings: BTreeMap::new(),
+            size_params: BTreeMap::new(),
+            param_nodes: BTreeMap::new(),
+            reductions: BTreeMap::new(),
+        }
     }
 
     /// The binding name of `array`, binding it if it is new (one binding per node).
-    pub(crate) fn bind(&mut self, array: &Array) -> Arc<str> {
+    pub fn bind(&mut self, array: &Array) -> Arc<str> {
         if let Some((name, _)) = self.bindings.iter().find(|(_, a)| a.ptr_eq(array)) {
             return name.clone();
         }
@@ -133,7 +151,7 @@ impl LambdaBuilder {
 
     /// `array` read at the output index, broadcasting (numpy rules, right-aligned): axes of length 1
     /// that the output stretches are read at 0.
-    pub(crate) fn read_broadcast(&mut self, array: &Array) -> Expr {
+    pub fn read_broadcast(&mut self, array: &Array) -> Expr {
         let name = self.bind(array);
         let offset = self.shape.ndim() - array.ndim();
         let one = Dim::new(1);
@@ -152,13 +170,13 @@ impl LambdaBuilder {
     }
 
     /// `array` read at explicit indices (one per axis).
-    pub(crate) fn read_at(&mut self, array: &Array, indices: Vec<Expr>) -> Expr {
+    pub fn read_at(&mut self, array: &Array, indices: Vec<Expr>) -> Expr {
         let name = self.bind(array);
         subscript(&name, indices)
     }
 
     /// An operand read at the output index as dtype `dtype`.
-    pub(crate) fn operand(&mut self, operand: &Operand, dtype: DType) -> Result<Expr> {
+    pub fn operand(&mut self, operand: &Operand, dtype: DType) -> Result<Expr> {
         Ok(match operand {
             Operand::Array(a) => {
                 let e = self.read_broadcast(a);
@@ -169,13 +187,17 @@ impl LambdaBuilder {
     }
 
     /// An axis length as an `int64` expression; size parameters become 0-d bindings.
-    pub(crate) fn dim(&mut self, dim: &Dim) -> Result<Expr> {
+    pub fn dim(&mut self, dim: &Dim) -> Result<Expr> {
         let mut expr = Expr::i64(dim.constant());
         for (param, coeff) in dim.terms() {
             let name = match self.size_params.get(param) {
                 Some(n) => n.clone(),
                 None => {
-                    let n = self.bind(&Array::new_size_param(param)?);
+                    let node = match self.param_nodes.get(param) {
+                        Some(node) => node.clone(),
+                        None => Array::new_size_param(param)?,
+                    };
+                    let n = self.bind(&node);
                     self.size_params.insert(param.to_string(), n.clone());
                     n
                 }
@@ -192,14 +214,21 @@ impl LambdaBuilder {
     }
 
     /// Registers a fresh reduction iname with an empty descriptor and returns it.
-    pub(crate) fn reduction_iname(&mut self) -> Arc<str> {
+    pub fn reduction_iname(&mut self) -> Arc<str> {
         let name: Arc<str> = names::reduction_iname(self.reductions.len()).into();
         self.reductions.insert(name.clone(), ReductionDescriptor::default());
         name
     }
 
+    /// Reads size parameters through these nodes instead of making new ones, so that passes that
+    /// build many lambdas share one node per parameter.
+    pub fn with_size_params<'a>(mut self, nodes: impl IntoIterator<Item = &'a Array>) -> LambdaBuilder {
+        self.param_nodes.extend(nodes.into_iter().filter_map(|n| n.name().map(|name| (name.to_string(), n.clone()))));
+        self
+    }
+
     /// The index lambda computing `expr`.
-    pub(crate) fn finish(self, expr: Expr) -> Result<Array> {
+    pub fn finish(self, expr: Expr) -> Result<Array> {
         Array::new_index_lambda(expr, self.shape, self.bindings, self.reductions)
     }
 }

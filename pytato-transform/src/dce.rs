@@ -1,0 +1,73 @@
+//! Dead-code elimination: cuts the links that `zero(…)` keeps (seed: "zeros_like (and similar)").
+//!
+//! `zeros_like(x)` is `zero(x[...])`: it keeps `x` in the DAG, so metadata added to `x` can still
+//! reach the result, without reading `x`. This pass replaces every `zero(e)` by the constant zero of
+//! `e`'s dtype and drops the bindings no longer read, after which `x` (and anything only it needed)
+//! is gone. Nodes that no output reaches are never part of a result in the first place.
+//!
+//! ```
+//! use pytato_core::{frontend as pt, DType};
+//! use pytato_transform::{dce::eliminate_dead_code, mapper::inputs};
+//! let x = pt::placeholder("x", [3], DType::F64)?;
+//! let y = pt::placeholder("y", [3], DType::F64)?;
+//! let z = &pt::zeros_like(&x, None)? + &y;
+//! let cleaned = eliminate_dead_code(&(&z).into())?;
+//! let pytato_core::backend::Outputs::Single(c) = cleaned else { unreachable!() };
+//! let names: Vec<_> = inputs(&[c]).iter().filter_map(|a| a.name().map(str::to_string)).collect();
+//! assert_eq!(names, ["y"]);
+//! # Ok::<(), pytato_core::Error>(())
+//! ```
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use pytato_core::array::IndexLambdaTypes;
+use pytato_core::backend::Outputs;
+use pytato_core::binding::data_bindings;
+use pytato_core::expr::{Expr, Func};
+use pytato_core::{Array, NodeKind, Result, Scalar};
+
+use crate::mapper::{CopyMapper, map_copy};
+
+/// Removes the `zero(…)` links and whatever only they kept alive.
+pub fn eliminate_dead_code(outputs: &Outputs) -> Result<Outputs> {
+    map_copy(&mut DeadCodeEliminator, outputs)
+}
+
+struct DeadCodeEliminator;
+
+impl CopyMapper for DeadCodeEliminator {
+    fn map_index_lambda(&mut self, node: &Array, children: &[Array]) -> Result<Array> {
+        let NodeKind::IndexLambda(il) = node.kind() else { unreachable!("dispatched by kind") };
+        let bindings: BTreeMap<Arc<str>, Array> = il.bindings.keys().cloned().zip(children.iter().cloned()).collect();
+        let mut has_zero = false;
+        il.expr.walk(&mut |e| has_zero |= matches!(e, Expr::Call(Func::Zero, _)));
+        if !has_zero {
+            return node.with_children(children.to_vec());
+        }
+        let types = IndexLambdaTypes::new(node.ndim(), &bindings);
+        let inames = il.reduction_descriptors.keys().map(|k| &**k).collect::<Vec<_>>();
+        let mut failure = None;
+        let expr = il.expr.rewrite(&mut |e| match e {
+            // Typed with no reduction in scope first; an argument inside a reduction needs its
+            // inames (binding them all at once is harmless for typing).
+            Expr::Call(Func::Zero, args) => {
+                match args[0].dtype(&types).or_else(|_| args[0].dtype_with_reduction_inames(&types, &inames)) {
+                    Ok(d) => Some(Expr::Const(Scalar::zero(d))),
+                    Err(err) => {
+                        failure = Some(err);
+                        None
+                    }
+                }
+            }
+            _ => None,
+        });
+        if let Some(err) = failure {
+            return Err(err);
+        }
+        let used = data_bindings(&expr);
+        let kept = bindings.into_iter().filter(|(name, _)| used.contains(&**name)).collect();
+        let lambda = Array::new_index_lambda(expr, node.shape().clone(), kept, il.reduction_descriptors.clone())?;
+        lambda.with_tags(node.tags().clone()).with_axes(node.axes().to_vec())
+    }
+}

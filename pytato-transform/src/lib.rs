@@ -1,0 +1,17 @@
+//! Transformations of array DAGs.
+//!
+//! - [`mapper`]: the Mapper family users write their own passes with (bottom-up, memoized,
+//!   iterative), and gatherers built on it.
+//! - [`cse`]: common-subexpression elimination.
+//! - [`dce`]: dead-code elimination of the `zero(…)` links.
+//! - [`lower`]: every node kind to an equivalent `IndexLambda`.
+//! - [`analysis`]: node counts, users, depth.
+//!
+//! Every pass takes and returns [`Outputs`](pytato_core::backend::Outputs) and leaves its input
+//! untouched (DAGs are immutable); a pass that changes nothing returns the very same nodes.
+
+pub mod analysis;
+pub mod cse;
+pub mod dce;
+pub mod lower;
+pub mod mapper;

@@ -1,0 +1,308 @@
+//! Lowering: every node kind becomes an equivalent `IndexLambda`.
+//!
+//! After [`lower_to_index_lambdas`] a DAG holds only inputs (placeholders, size parameters, data
+//! wrappers) and index lambdas, the uniform form the kernel IR is built from. Each node keeps its
+//! tags and axis metadata. The rules, per kind (`o` is the output index):
+//!
+//! - `Einsum`: `sum_{reduction} prod_k cast(arg_k[...])` (logical and/or for bools); operand axes of
+//!   length 1 that broadcast are read at 0.
+//! - `Reshape`: the flat position of `o` in the result (C or F order) is unravelled in the input.
+//! - `Roll`: `a[..., (o_axis - shift) mod n, ...]`.
+//! - `AxisPermutation`: `a[o_{p^-1(0)}, ...]`.
+//! - `Stack`, `Concatenate`: a chain of `if`s on `o_axis` choosing the operand (cast to the result
+//!   dtype); `if` is lazy, so untaken branches never read out of bounds.
+//! - `BasicIndex`: integers are constants, slices `start + step * o_k`.
+//! - Advanced indexing: index arrays are read at the broadcast part of `o`, and negative values
+//!   wrap (`v < 0 ? v + n : v`); values out of range fail as subscripts when the program runs.
+//! - `NamedArray`: a read of the dictionary entry.
+
+use pytato_core::array::IndexItem;
+use pytato_core::backend::Outputs;
+use pytato_core::expr::{BinaryOp, CompareOp, Expr, ReduceOp, ReductionBounds};
+use pytato_core::frontend::LambdaBuilder;
+use pytato_core::{Array, DType, Dim, EinsumAxis, NodeKind, Order, Result, Scalar, Shape};
+
+use crate::mapper::{CopyMapper, map_copy};
+
+/// Lowers every node of `outputs` to an `IndexLambda` (inputs stay as they are).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType, NodeKind, backend::Outputs};
+/// use pytato_transform::{lower::lower_to_index_lambdas, mapper::topological_sort};
+/// let a = pt::placeholder("a", [2, 3], DType::F64)?;
+/// let b = pt::placeholder("b", [3, 4], DType::F64)?;
+/// let c = pt::roll(&pt::matmul(&a, &b)?, 1, Some(0))?;
+/// let Outputs::Single(lowered) = lower_to_index_lambdas(&(&c).into())? else { unreachable!() };
+/// assert!(topological_sort(&[lowered]).iter().all(|n| n.is_input() || matches!(n.kind(), NodeKind::IndexLambda(_))));
+/// # Ok::<(), pytato_core::Error>(())
+/// ```
+pub fn lower_to_index_lambdas(outputs: &Outputs) -> Result<Outputs> {
+    let roots: Vec<Array> = outputs.entries().into_iter().map(|(_, a)| a).collect();
+    map_copy(&mut Lowerer::for_dag(&roots)?, outputs)
+}
+
+/// The copy mapper behind [`lower_to_index_lambdas`].
+pub struct Lowerer {
+    /// One node per size parameter, shared by every lambda that reads one.
+    size_params: Vec<Array>,
+}
+
+impl Lowerer {
+    /// A lowerer for the DAG below `roots`: it reuses the DAG's own `SizeParam` nodes and makes
+    /// one for each parameter that only appears in shapes.
+    pub fn for_dag(roots: &[Array]) -> Result<Lowerer> {
+        let mut nodes: Vec<Array> = Vec::new();
+        crate::mapper::walk(roots, |n| {
+            if matches!(n.kind(), NodeKind::SizeParam { .. }) && !nodes.iter().any(|m| m.name() == n.name()) {
+                nodes.push(n.clone());
+            }
+        });
+        for name in crate::mapper::size_params(roots) {
+            if !nodes.iter().any(|m| m.name() == Some(&*name)) {
+                nodes.push(Array::new_size_param(&name)?);
+            }
+        }
+        Ok(Lowerer { size_params: nodes })
+    }
+}
+
+fn same_metadata(lowered: Array, node: &Array) -> Result<Array> {
+    lowered.with_tags(node.tags().clone()).with_axes(node.axes().to_vec())
+}
+
+fn cast(e: Expr, from: DType, to: DType) -> Expr {
+    if from == to { e } else { e.cast(to) }
+}
+
+fn is_one(d: &Dim) -> bool {
+    d.as_int() == Some(1)
+}
+
+impl CopyMapper for Lowerer {
+    fn map_node(&mut self, node: &Array, children: &[Array]) -> Result<Array> {
+        // Inputs and index lambdas keep their kind; everything else is lowered.
+        let rebuilt = node.with_children(children.to_vec())?;
+        let lowered = match rebuilt.kind() {
+            NodeKind::Placeholder { .. }
+            | NodeKind::SizeParam { .. }
+            | NodeKind::DataWrapper { .. }
+            | NodeKind::IndexLambda(_) => return Ok(rebuilt),
+            _ => lower(&rebuilt, &self.size_params)?,
+        };
+        same_metadata(lowered, node)
+    }
+}
+
+/// One node (whose children are already lowered) as an index lambda.
+fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
+    let shape = node.shape().clone();
+    let dtype = node.dtype();
+    let mut b = LambdaBuilder::new(shape.clone()).with_size_params(size_params);
+    let inames = |n: usize| (0..n).map(Expr::iname).collect::<Vec<_>>();
+    let expr = match node.kind() {
+        NodeKind::Einsum(e) => {
+            // Reduction lengths: the non-1 length among the operand axes of each index.
+            let mut red_len: Vec<Dim> = vec![Dim::new(1); e.reduction_descriptors.len()];
+            for (acc, arg) in e.access.iter().zip(&e.args) {
+                for (ax, len) in acc.iter().zip(arg.shape().dims()) {
+                    if let EinsumAxis::Reduction(r) = ax
+                        && !is_one(len)
+                    {
+                        red_len[*r] = len.clone();
+                    }
+                }
+            }
+            let red_names: Vec<_> = red_len.iter().map(|_| b.reduction_iname()).collect();
+            let mut product: Option<Expr> = None;
+            for (acc, arg) in e.access.iter().zip(&e.args) {
+                let idx = acc
+                    .iter()
+                    .zip(arg.shape().dims())
+                    .map(|(ax, len)| match ax {
+                        EinsumAxis::Elementwise(o) if is_one(len) && !is_one(&shape[*o]) => Expr::i64(0),
+                        EinsumAxis::Elementwise(o) => Expr::iname(*o),
+                        EinsumAxis::Reduction(r) if is_one(len) && !is_one(&red_len[*r]) => Expr::i64(0),
+                        EinsumAxis::Reduction(r) => Expr::Var(red_names[*r].clone()),
+                    })
+                    .collect();
+                let factor = cast(b.read_at(arg, idx), arg.dtype(), dtype);
+                let op = if dtype == DType::Bool { BinaryOp::LogicalAnd } else { BinaryOp::Mul };
+                product = Some(match product {
+                    None => factor,
+                    Some(p) => p.binary(op, factor),
+                });
+            }
+            let body = product.expect("an einsum has operands");
+            if red_names.is_empty() {
+                body
+            } else {
+                let bounds = red_names
+                    .iter()
+                    .zip(&red_len)
+                    .map(|(n, len)| ReductionBounds { iname: n.clone(), lower: Dim::new(0), upper: len.clone() })
+                    .collect();
+                let op = if dtype == DType::Bool { ReduceOp::Any } else { ReduceOp::Sum };
+                Expr::reduce(op, bounds, body)
+            }
+        }
+        NodeKind::Reshape { array, order } => {
+            let fortran = *order == Order::F;
+            let flat = flat_index(&mut b, &inames(shape.ndim()), &shape, fortran)?;
+            let idx = unravel(&mut b, flat, array.shape(), fortran)?;
+            b.read_at(array, idx)
+        }
+        NodeKind::Roll { array, shift, axis } => {
+            let mut idx = inames(shape.ndim());
+            let n = b.dim(&shape[*axis])?;
+            idx[*axis] = Expr::iname(*axis).binary(BinaryOp::Sub, Expr::i64(*shift)).binary(BinaryOp::Rem, n);
+            b.read_at(array, idx)
+        }
+        NodeKind::AxisPermutation { array, axes } => {
+            let mut idx = vec![Expr::i64(0); axes.len()];
+            for (out_axis, &in_axis) in axes.iter().enumerate() {
+                idx[in_axis] = Expr::iname(out_axis);
+            }
+            b.read_at(array, idx)
+        }
+        NodeKind::Stack { arrays, axis } => {
+            let reads: Vec<Expr> = arrays
+                .iter()
+                .map(|a| {
+                    let idx = (0..shape.ndim()).filter(|k| k != axis).map(Expr::iname).collect();
+                    cast(b.read_at(a, idx), a.dtype(), dtype)
+                })
+                .collect();
+            let choose = |k: usize| Expr::iname(*axis).compare(CompareOp::Eq, Expr::i64(k as i64));
+            select_chain(reads, |k| Ok(choose(k)))?
+        }
+        NodeKind::Concatenate { arrays, axis } => {
+            let mut offset = Dim::new(0);
+            let mut reads = Vec::new();
+            let mut bounds = Vec::new();
+            for a in arrays {
+                let mut idx = inames(shape.ndim());
+                let off = b.dim(&offset)?;
+                idx[*axis] = Expr::iname(*axis).binary(BinaryOp::Sub, off);
+                reads.push(cast(b.read_at(a, idx), a.dtype(), dtype));
+                offset = offset.add(&a.shape()[*axis])?;
+                bounds.push(b.dim(&offset)?);
+            }
+            select_chain(reads, |k| Ok(Expr::iname(*axis).compare(CompareOp::Lt, bounds[k].clone())))?
+        }
+        NodeKind::BasicIndex { array, indices }
+        | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
+        | NodeKind::AdvancedIndexInNoncontiguousAxes { array, indices } => {
+            let in_place = !matches!(node.kind(), NodeKind::AdvancedIndexInNoncontiguousAxes { .. });
+            let idx = index_expressions(&mut b, array, indices, in_place, shape.ndim())?;
+            b.read_at(array, idx)
+        }
+        NodeKind::NamedArray { container, name } => {
+            let entry = container.get(name).expect("validated when built").clone();
+            b.read_at(&entry, inames(shape.ndim()))
+        }
+        NodeKind::Placeholder { .. }
+        | NodeKind::SizeParam { .. }
+        | NodeKind::DataWrapper { .. }
+        | NodeKind::IndexLambda(_) => {
+            unreachable!("not lowered")
+        }
+    };
+    b.finish(expr)
+}
+
+/// `if c0 then r0 else if c1 then r1 ... else r_last`.
+fn select_chain(mut reads: Vec<Expr>, cond: impl Fn(usize) -> Result<Expr>) -> Result<Expr> {
+    let mut expr = reads.pop().expect("at least one operand");
+    for k in (0..reads.len()).rev() {
+        expr = Expr::if_then_else(cond(k)?, reads[k].clone(), expr);
+    }
+    Ok(expr)
+}
+
+/// The position of index `idx` in a `shape`-shaped array laid out in C (last axis fastest) or F
+/// order, as an `int64` expression.
+fn flat_index(b: &mut LambdaBuilder, idx: &[Expr], shape: &Shape, fortran: bool) -> Result<Expr> {
+    let axes: Vec<usize> = if fortran { (0..shape.ndim()).rev().collect() } else { (0..shape.ndim()).collect() };
+    let mut flat: Option<Expr> = None;
+    for a in axes {
+        flat = Some(match flat {
+            None => idx[a].clone(),
+            Some(f) => f.binary(BinaryOp::Mul, b.dim(&shape[a])?).binary(BinaryOp::Add, idx[a].clone()),
+        });
+    }
+    Ok(flat.unwrap_or_else(|| Expr::i64(0)))
+}
+
+/// The index in `shape` of flat position `flat` (C or F order).
+fn unravel(b: &mut LambdaBuilder, flat: Expr, shape: &Shape, fortran: bool) -> Result<Vec<Expr>> {
+    let n = shape.ndim();
+    let mut idx = vec![Expr::i64(0); n];
+    // Stride of axis a: the product of the lengths of the faster axes.
+    let faster = |a: usize| -> Vec<usize> { if fortran { (0..a).collect() } else { (a + 1..n).collect() } };
+    let slowest = if fortran { n.saturating_sub(1) } else { 0 };
+    for (a, slot) in idx.iter_mut().enumerate() {
+        let mut e = flat.clone();
+        let mut stride: Option<Expr> = None;
+        for f in faster(a) {
+            let len = b.dim(&shape[f])?;
+            stride = Some(match stride {
+                None => len,
+                Some(s) => s.binary(BinaryOp::Mul, len),
+            });
+        }
+        if let Some(s) = stride {
+            e = e.binary(BinaryOp::FloorDiv, s);
+        }
+        if a != slowest {
+            e = e.binary(BinaryOp::Rem, b.dim(&shape[a])?);
+        }
+        *slot = e;
+    }
+    Ok(idx)
+}
+
+/// The input index of an indexing node for output index `_0 .. _{out_ndim-1}`.
+fn index_expressions(
+    b: &mut LambdaBuilder,
+    array: &Array,
+    items: &[IndexItem],
+    in_place: bool,
+    out_ndim: usize,
+) -> Result<Vec<Expr>> {
+    let has_arrays = items.iter().any(|i| matches!(i, IndexItem::Array(_)));
+    let n_slices = items.iter().filter(|i| matches!(i, IndexItem::Slice(_))).count();
+    let nb = if has_arrays { out_ndim - n_slices } else { 0 };
+    // Where the broadcast index block sits in the output.
+    let block =
+        if has_arrays && in_place { items.iter().take_while(|i| matches!(i, IndexItem::Slice(_))).count() } else { 0 };
+    let mut slice_axis = 0;
+    let mut out = Vec::with_capacity(items.len());
+    for (axis, item) in items.iter().enumerate() {
+        out.push(match item {
+            IndexItem::Int(d) => b.dim(d)?,
+            IndexItem::Slice(s) => {
+                let o = if slice_axis < block { slice_axis } else { slice_axis + nb };
+                slice_axis += 1;
+                let start = b.dim(&s.start)?;
+                let scaled =
+                    if s.step == 1 { Expr::iname(o) } else { Expr::iname(o).binary(BinaryOp::Mul, Expr::i64(s.step)) };
+                if s.start == Dim::new(0) { scaled } else { start.binary(BinaryOp::Add, scaled) }
+            }
+            IndexItem::Array(ix) => {
+                let k = ix.ndim();
+                let idx: Vec<Expr> = ix
+                    .shape()
+                    .dims()
+                    .iter()
+                    .enumerate()
+                    .map(|(j, len)| if is_one(len) { Expr::i64(0) } else { Expr::iname(block + nb - k + j) })
+                    .collect();
+                let v = cast(b.read_at(ix, idx), ix.dtype(), DType::I64);
+                let len = b.dim(&array.shape()[axis])?;
+                let negative = v.clone().compare(CompareOp::Lt, Expr::Const(Scalar::I64(0)));
+                Expr::if_then_else(negative, v.clone().binary(BinaryOp::Add, len), v)
+            }
+        });
+    }
+    Ok(out)
+}
