@@ -13,7 +13,7 @@
 //! let z = &pt::zeros_like(&x, None)? + &y;
 //! let cleaned = eliminate_dead_code(&(&z).into())?;
 //! let pytato_core::backend::Outputs::Single(c) = cleaned else { unreachable!() };
-//! let names: Vec<_> = inputs(&[c]).iter().filter_map(|a| a.name().map(str::to_string)).collect();
+//! let names: Vec<_> = inputs([&c]).iter().filter_map(|a| a.name().map(str::to_string)).collect();
 //! assert_eq!(names, ["y"]);
 //! # Ok::<(), pytato_core::Error>(())
 //! ```

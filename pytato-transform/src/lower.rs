@@ -33,7 +33,7 @@ use crate::mapper::{CopyMapper, map_copy};
 /// let b = pt::placeholder("b", [3, 4], DType::F64)?;
 /// let c = pt::roll(&pt::matmul(&a, &b)?, 1, Some(0))?;
 /// let Outputs::Single(lowered) = lower_to_index_lambdas(&(&c).into())? else { unreachable!() };
-/// assert!(topological_sort(&[lowered]).iter().all(|n| n.is_input() || matches!(n.kind(), NodeKind::IndexLambda(_))));
+/// assert!(topological_sort([&lowered]).iter().all(|n| n.is_input() || matches!(n.kind(), NodeKind::IndexLambda(_))));
 /// # Ok::<(), pytato_core::Error>(())
 /// ```
 pub fn lower_to_index_lambdas(outputs: &Outputs) -> Result<Outputs> {

@@ -182,29 +182,29 @@ pub fn map_copy<M: CopyMapper>(mapper: &mut M, outputs: &Outputs) -> Result<Outp
 }
 
 /// Calls `visit` on every node reachable from `roots`, children first, each node once.
-pub fn walk(roots: &[Array], mut visit: impl FnMut(&Array)) {
+pub fn walk<'a>(roots: impl IntoIterator<Item = &'a Array>, mut visit: impl FnMut(&Array)) {
     for node in post_order(roots, Array::children) {
         visit(&node);
     }
 }
 
 /// Every node reachable from `roots` (the roots included), each once, children first.
-pub fn topological_sort(roots: &[Array]) -> Vec<Array> {
+pub fn topological_sort<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Vec<Array> {
     post_order(roots, Array::children)
 }
 
 /// Every node the roots depend on, the roots included.
-pub fn dependencies(roots: &[Array]) -> Vec<Array> {
+pub fn dependencies<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Vec<Array> {
     topological_sort(roots)
 }
 
 /// The placeholders, size parameters and data wrappers the roots depend on.
-pub fn inputs(roots: &[Array]) -> Vec<Array> {
+pub fn inputs<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Vec<Array> {
     topological_sort(roots).into_iter().filter(Array::is_input).collect()
 }
 
 /// The names of the size parameters the roots' shapes and `SizeParam` nodes use.
-pub fn size_params(roots: &[Array]) -> BTreeSet<String> {
+pub fn size_params<'a>(roots: impl IntoIterator<Item = &'a Array>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     walk(roots, |node| {
         out.extend(node.shape().params().map(str::to_string));
@@ -216,7 +216,7 @@ pub fn size_params(roots: &[Array]) -> BTreeSet<String> {
 }
 
 /// For each node (by [`Array::id`]), the nodes that use it, each once.
-pub fn users(roots: &[Array]) -> HashMap<usize, Vec<Array>> {
+pub fn users<'a>(roots: impl IntoIterator<Item = &'a Array>) -> HashMap<usize, Vec<Array>> {
     let mut users: HashMap<usize, Vec<Array>> = HashMap::new();
     walk(roots, |node| {
         users.entry(node.id()).or_default();

@@ -38,7 +38,7 @@ fn cse_merges_data_wrappers_over_one_buffer_only() {
     let w2 = pt::data_wrapper(buffer.clone(), None).unwrap();
     let other = pt::data_wrapper(Arc::new((*buffer).clone()), None).unwrap();
     let y = single(deduplicate(&(&(&(&w1 + &w2) + &other)).into()).unwrap());
-    let wrappers: Vec<Array> = inputs(&[y]).into_iter().collect();
+    let wrappers: Vec<Array> = inputs([&y]).into_iter().collect();
     assert_eq!(wrappers.len(), 2, "w1 and w2 merge; the copy of the data stays separate");
 }
 
@@ -47,9 +47,9 @@ fn dce_cuts_zero_links_and_keeps_tags() {
     let x = pt::placeholder("x", [3], DType::F64).unwrap();
     let y = pt::placeholder("y", [3], DType::F64).unwrap();
     let z = (&pt::zeros_like(&pt::exp(&x).unwrap(), None).unwrap() + &y).tagged(pytato_core::tags::ImplStored).unwrap();
-    assert_eq!(inputs(&[z.clone()]).len(), 2);
+    assert_eq!(inputs([&z]).len(), 2);
     let cleaned = single(eliminate_dead_code(&(&z).into()).unwrap());
-    assert_eq!(inputs(&[cleaned.clone()]).iter().map(|a| a.name().unwrap()).collect::<Vec<_>>(), ["y"]);
+    assert_eq!(inputs([&cleaned]).iter().map(|a| a.name().unwrap()).collect::<Vec<_>>(), ["y"]);
     assert!(cleaned.tags().contains(&pytato_core::tags::ImplStored));
     assert_eq!(num_nodes(&(&cleaned).into()), 3, "y, the zero constant plus y, and nothing of x");
 }
@@ -59,14 +59,14 @@ fn users_and_topological_order() {
     let x = pt::placeholder("x", [3], DType::F64).unwrap();
     let s = pt::sin(&x).unwrap();
     let y = &(&s * &s) + &x;
-    let order = topological_sort(&[y.clone()]);
+    let order = topological_sort([&y]);
     let pos = |a: &Array| order.iter().position(|n| n.ptr_eq(a)).unwrap();
     for node in &order {
         for child in node.children() {
             assert!(pos(child) < pos(node), "children come first");
         }
     }
-    let u = users(&[y.clone()]);
+    let u = users([&y]);
     assert_eq!(u[&x.id()].len(), 2, "sin(x) and the sum use x");
     assert_eq!(u[&s.id()].len(), 1, "s * s is one user");
     assert_eq!(num_users(&(&y).into())[&y.id()], 1, "the output counts as a use");
