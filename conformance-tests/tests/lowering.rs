@@ -4,6 +4,9 @@
 use pytato_backend_interp::Interpreter;
 use pytato_conformance::{Outcome, load_cases, run_transformed_case};
 use pytato_core::backend::Outputs;
+use pytato_transform::einsum::{apply_distributive_law, remove_broadcasts_in_einsums};
+use pytato_transform::materialize::{Mpms, materialize};
+use pytato_transform::unify_tags::unify_axes_tags;
 use pytato_transform::{
     analysis::is_lowered, cse::deduplicate, dce::eliminate_dead_code, lower::lower_to_index_lambdas,
 };
@@ -39,5 +42,14 @@ fn deduplicated_and_dead_code_eliminated_dags_match_numpy() {
 fn fully_transformed_dags_match_numpy() {
     check_all("dce + cse + lowering + cse", |o| {
         deduplicate(&lower_to_index_lambdas(&deduplicate(&eliminate_dead_code(o)?)?)?)
+    });
+}
+
+#[test]
+fn einsum_rewrites_materialization_and_tag_unification_keep_values() {
+    check_all("einsum rewrites + mpms + unify", |o| {
+        let o = apply_distributive_law(&remove_broadcasts_in_einsums(o)?, |_| true)?;
+        let o = unify_axes_tags(&materialize(&o, &mut Mpms)?, |_| true)?;
+        lower_to_index_lambdas(&o)
     });
 }

@@ -5,6 +5,9 @@
 //! - [`cse`]: common-subexpression elimination.
 //! - [`dce`]: dead-code elimination of the `zero(…)` links.
 //! - [`lower`]: every node kind to an equivalent `IndexLambda`.
+//! - [`einsum`]: removing broadcast axes from einsums, and the distributive law.
+//! - [`unify_tags`]: axis tags spread along the axes the computation identifies.
+//! - [`materialize`]: which nodes are stored, by a pluggable policy (default: MPMS).
 //! - [`analysis`]: node counts, users, depth.
 //!
 //! Every pass takes and returns [`Outputs`](pytato_core::backend::Outputs) and leaves its input
@@ -13,5 +16,8 @@
 pub mod analysis;
 pub mod cse;
 pub mod dce;
+pub mod einsum;
 pub mod lower;
 pub mod mapper;
+pub mod materialize;
+pub mod unify_tags;

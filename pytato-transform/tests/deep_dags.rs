@@ -62,6 +62,14 @@ fn everything() -> Result<()> {
     assert!(deduped.ptr_eq(&top), "nothing to merge in a chain");
     let Outputs::Single(cleaned) = eliminate_dead_code(&outputs)? else { unreachable!() };
     assert!(cleaned.ptr_eq(&top));
+    let stored = pytato_transform::materialize::materialize(&outputs, &mut pytato_transform::materialize::Mpms)?;
+    assert_eq!(pytato_transform::analysis::materialized(&stored).len(), 1, "a chain stores only its output");
+    drop(stored);
+    let unified = pytato_transform::unify_tags::unify_axes_tags(&outputs, |_| true)?;
+    assert_eq!(num_nodes(&unified), LENGTH);
+    drop(unified);
+    let no_broadcasts = pytato_transform::einsum::remove_broadcasts_in_einsums(&outputs)?;
+    drop(no_broadcasts);
     let lowered = lower_to_index_lambdas(&outputs)?;
     assert!(is_lowered(&lowered));
     // Every lowered roll reads the length `n` through one shared SizeParam node.

@@ -92,3 +92,109 @@ fn lowering_keeps_metadata() {
     assert!(lowered.axes()[1].tags.contains(&ElementAxis));
     assert!(lowered.tags().contains(&pytato_core::tags::ImplStored));
 }
+
+mod materialization {
+    use super::*;
+    use pytato_core::tags::{ImplInlined, ImplStored};
+    use pytato_transform::analysis::materialized;
+    use pytato_transform::materialize::{Mpms, StoreShared, materialize};
+
+    fn stored_names(o: &Outputs) -> usize {
+        materialized(o).len()
+    }
+
+    #[test]
+    fn mpms_stores_shared_nodes_with_several_materialized_predecessors() {
+        let x = pt::placeholder("x", [3], DType::F64).unwrap();
+        let y = pt::placeholder("y", [3], DType::F64).unwrap();
+        // s has one materialized predecessor (x) and two users: inlined under MPMS.
+        let s = pt::sin(&x).unwrap();
+        // t has two (x, y) and two users: stored.
+        let t = &x * &y;
+        let out = &(&(&s + &t) * &s) - &t;
+        let o = materialize(&(&out).into(), &mut Mpms).unwrap();
+        let stored = materialized(&o);
+        assert_eq!(stored.len(), 2, "t and the output");
+        assert!(stored.iter().any(|a| a.shape() == t.shape() && matches!(a.kind(), NodeKind::IndexLambda(il) if il.expr.to_string().contains('*') && il.bindings.len() == 2 && il.bindings.values().all(Array::is_input))));
+        // Storing every shared node stores s as well.
+        assert_eq!(stored_names(&materialize(&(&out).into(), &mut StoreShared).unwrap()), 3);
+    }
+
+    #[test]
+    fn explicit_tags_win() {
+        let x = pt::placeholder("x", [3], DType::F64).unwrap();
+        let y = pt::placeholder("y", [3], DType::F64).unwrap();
+        let t = (&x * &y).tagged(ImplInlined).unwrap();
+        let u = pt::exp(&x).unwrap().tagged(ImplStored).unwrap();
+        let out = &(&t + &t) + &u;
+        let stored = materialized(&materialize(&(&out).into(), &mut StoreShared).unwrap());
+        assert_eq!(stored.len(), 2, "u (tagged) and the output; t is tagged inlined");
+    }
+}
+
+mod tag_unification {
+    use super::*;
+    use pytato_core::Tag;
+    use pytato_transform::unify_tags::{IgnoredForPropagation, unify_axes_tags};
+
+    #[derive(Debug, PartialEq, Eq, Hash)]
+    struct ElementAxis;
+    impl Tag for ElementAxis {}
+    #[derive(Debug, PartialEq, Eq, Hash)]
+    struct DofAxis;
+    impl Tag for DofAxis {}
+
+    fn only_element(t: &pytato_core::tags::TagRef) -> bool {
+        t.downcast_ref::<ElementAxis>().is_some()
+    }
+
+    #[test]
+    fn tags_flow_through_einsum_in_both_directions() {
+        // u: (e, j) with e tagged; the operator a: (i, j); result (e, i). The reduction index j
+        // links u's axis 1 with a's axis 1, and DofAxis on a's axis 1 reaches u's axis 1 too.
+        let u = pt::placeholder("u", [10, 4], DType::F64).unwrap().with_tagged_axis(0, ElementAxis).unwrap();
+        let a = pt::placeholder("a", [4, 4], DType::F64).unwrap().with_tagged_axis(1, DofAxis).unwrap();
+        let r = pt::einsum("ij,ej->ei", &[&a, &u]).unwrap();
+        let out = single(unify_axes_tags(&(&r).into(), |_| true).unwrap());
+        assert!(out.axes()[0].tags.contains(&ElementAxis));
+        let NodeKind::Einsum(e) = out.kind() else { panic!() };
+        assert!(e.args[1].axes()[1].tags.contains(&DofAxis), "u's axis 1 learned a's tag");
+        // With a filter, only element tags move.
+        let filtered = single(unify_axes_tags(&(&r).into(), only_element).unwrap());
+        let NodeKind::Einsum(e) = filtered.kind() else { panic!() };
+        assert!(!e.args[1].axes()[1].tags.contains(&DofAxis));
+    }
+
+    #[test]
+    fn ignored_axes_neither_give_nor_take() {
+        let u = pt::placeholder("u", [5], DType::F64).unwrap().with_tagged_axis(0, ElementAxis).unwrap();
+        let blocked = pt::sin(&u).unwrap().with_tagged_axis(0, IgnoredForPropagation).unwrap();
+        let after = pt::cos(&blocked).unwrap();
+        let out = single(unify_axes_tags(&(&after).into(), |_| true).unwrap());
+        // sin's axis is ignored, so the chain u -> sin -> cos is cut there.
+        assert!(!out.axes()[0].tags.contains(&ElementAxis));
+        let plain = pt::cos(&pt::sin(&u).unwrap()).unwrap();
+        assert!(single(unify_axes_tags(&(&plain).into(), |_| true).unwrap()).axes()[0].tags.contains(&ElementAxis));
+    }
+
+    #[test]
+    fn broadcast_axes_are_not_identified() {
+        let u = pt::placeholder("u", [1, 5], DType::F64).unwrap().with_tagged_axis(0, ElementAxis).unwrap();
+        let v = pt::placeholder("v", [3, 5], DType::F64).unwrap();
+        let out = single(unify_axes_tags(&(&(&u + &v)).into(), |_| true).unwrap());
+        assert!(!out.axes()[0].tags.contains(&ElementAxis), "a length-1 axis broadcast to 3 is another axis");
+    }
+}
+
+#[test]
+fn distributive_law_respects_the_callback() {
+    use pytato_transform::einsum::apply_distributive_law;
+    let m = pt::placeholder("m", [3, 3], DType::F64).unwrap();
+    let u = pt::placeholder("u", [3], DType::F64).unwrap();
+    let v = pt::placeholder("v", [3], DType::F64).unwrap();
+    let e = pt::einsum("ij,j->i", &[&m, &(&u - &v)]).unwrap();
+    let kept = single(apply_distributive_law(&(&e).into(), |_| false).unwrap());
+    assert!(kept.ptr_eq(&e));
+    let split = apply_distributive_law(&(&e).into(), |_| true).unwrap();
+    assert_eq!(node_type_counts(&split)["Einsum"], 2);
+}

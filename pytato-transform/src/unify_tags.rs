@@ -1,0 +1,249 @@
+//! Tag unification: axis tags spread along the axes the computation identifies.
+//!
+//! Metadata is never propagated implicitly (seed: "Metadata Propagation"); this pass is the user's
+//! explicit tool. It collects equations between `(array, axis)` pairs from every node kind (an
+//! index lambda reading `a[_0, _1]` identifies its axis 0 with `a`'s axis 0; an einsum identifies
+//! operand axes with the output axes and with each other per reduction index; a permutation, a
+//! roll, a stack, a concatenation, a reshape's unchanged leading and trailing axes, indexing and
+//! named arrays likewise), joins the pairs into classes, and gives every axis of a class the tags
+//! that any axis of it carries and that `filter` accepts. An axis tagged [`IgnoredForPropagation`]
+//! takes no part.
+//!
+//! ```
+//! use pytato_core::{frontend as pt, DType, Tag, backend::Outputs};
+//! use pytato_transform::unify_tags::unify_axes_tags;
+//!
+//! #[derive(Debug, PartialEq, Eq, Hash)]
+//! struct ElementAxis;
+//! impl Tag for ElementAxis {}
+//!
+//! let u = pt::placeholder("u", [100, 3], DType::F64)?.with_tagged_axis(0, ElementAxis)?;
+//! let v = pt::transpose(&(&u * &u), None)?;           // (3, 100)
+//! let Outputs::Single(v) = unify_axes_tags(&(&v).into(), |t| t.downcast_ref::<ElementAxis>().is_some())? else { unreachable!() };
+//! assert!(v.axes()[1].tags.contains(&ElementAxis));
+//! assert!(v.axes()[0].tags.is_empty());
+//! # Ok::<(), pytato_core::Error>(())
+//! ```
+
+use std::collections::HashMap;
+
+use pytato_core::array::IndexItem;
+use pytato_core::backend::Outputs;
+use pytato_core::expr::Expr;
+use pytato_core::names::{Reserved, classify};
+use pytato_core::tags::TagRef;
+use pytato_core::{Array, Axis, Dim, EinsumAxis, NodeKind, Result, Tag};
+
+use crate::mapper::{CopyMapper, map_copy, topological_sort};
+
+/// Marks an axis that tag unification leaves alone: it neither gives nor receives tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IgnoredForPropagation;
+impl Tag for IgnoredForPropagation {}
+
+/// Spreads the axis tags accepted by `filter` along the axes the computation identifies.
+pub fn unify_axes_tags(outputs: &Outputs, filter: impl Fn(&TagRef) -> bool) -> Result<Outputs> {
+    let roots: Vec<Array> = outputs.entries().into_iter().map(|(_, a)| a).collect();
+    let nodes = topological_sort(&roots);
+    let mut uf = UnionFind::default();
+    for node in &nodes {
+        for (a, b) in equations(node) {
+            uf.union(a, b);
+        }
+    }
+    // The tags of each class.
+    let mut class_tags: HashMap<(usize, usize), Vec<TagRef>> = HashMap::new();
+    for node in &nodes {
+        for (axis, meta) in node.axes().iter().enumerate() {
+            if meta.tags.contains(&IgnoredForPropagation) {
+                continue;
+            }
+            let root = uf.find((node.id(), axis));
+            let entry = class_tags.entry(root).or_default();
+            for tag in meta.tags.iter().filter(|t| filter(t)) {
+                if !entry.contains(tag) {
+                    entry.push(tag.clone());
+                }
+            }
+        }
+    }
+    let mut new_axes: HashMap<usize, Vec<Axis>> = HashMap::new();
+    for node in &nodes {
+        let mut changed = false;
+        let mut axes = node.axes().to_vec();
+        for (axis, meta) in axes.iter_mut().enumerate() {
+            if meta.tags.contains(&IgnoredForPropagation) {
+                continue;
+            }
+            let tags = class_tags.get(&uf.find((node.id(), axis))).cloned().unwrap_or_default();
+            let missing: Vec<TagRef> = tags.into_iter().filter(|t| !meta.tags.iter().any(|m| m == t)).collect();
+            if !missing.is_empty() {
+                meta.tags = meta.tags.union(missing)?;
+                changed = true;
+            }
+        }
+        if changed {
+            new_axes.insert(node.id(), axes);
+        }
+    }
+    map_copy(&mut AxisRetagger { new_axes }, outputs)
+}
+
+struct AxisRetagger {
+    new_axes: HashMap<usize, Vec<Axis>>,
+}
+
+impl CopyMapper for AxisRetagger {
+    fn map_node(&mut self, node: &Array, children: &[Array]) -> Result<Array> {
+        let rebuilt = node.with_children(children.to_vec())?;
+        match self.new_axes.get(&node.id()) {
+            Some(axes) => rebuilt.with_axes(axes.clone()),
+            None => Ok(rebuilt),
+        }
+    }
+}
+
+type Key = (usize, usize);
+
+#[derive(Default)]
+struct UnionFind {
+    parent: HashMap<Key, Key>,
+}
+
+impl UnionFind {
+    fn find(&mut self, k: Key) -> Key {
+        let mut root = k;
+        while let Some(&p) = self.parent.get(&root) {
+            if p == root {
+                break;
+            }
+            root = p;
+        }
+        // Path compression, iteratively.
+        let mut cur = k;
+        while cur != root {
+            let next = self.parent.get(&cur).copied().unwrap_or(root);
+            self.parent.insert(cur, root);
+            cur = next;
+        }
+        root
+    }
+
+    fn union(&mut self, a: Key, b: Key) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.parent.insert(ra, rb);
+        }
+    }
+}
+
+fn one(d: &Dim) -> bool {
+    d.as_int() == Some(1)
+}
+
+/// The `(array, axis)` pairs `node` identifies with its own axes or with each other.
+fn equations(node: &Array) -> Vec<(Key, Key)> {
+    let mut eqs = Vec::new();
+    let mut link = |a: &Array, ax: usize, b: &Array, bx: usize| {
+        // Broadcast (length-1 against longer) axes are not the same axis, and ignored axes take
+        // no part at all.
+        let ignored = |x: &Array, i: usize| x.axes()[i].tags.contains(&IgnoredForPropagation);
+        if one(&a.shape()[ax]) == one(&b.shape()[bx]) && !ignored(a, ax) && !ignored(b, bx) {
+            eqs.push(((a.id(), ax), (b.id(), bx)));
+        }
+    };
+    match node.kind() {
+        NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. } | NodeKind::DataWrapper { .. } => {}
+        NodeKind::IndexLambda(il) => il.expr.walk(&mut |e| {
+            if let Expr::Subscript(name, idx) = e
+                && let Some(arg) = il.bindings.get(name)
+            {
+                for (j, i) in idx.iter().enumerate() {
+                    if let Expr::Var(v) = i
+                        && let Some(Reserved::Iname(k)) = classify(v)
+                    {
+                        link(arg, j, node, k);
+                    }
+                }
+            }
+        }),
+        NodeKind::Einsum(e) => {
+            let mut reduction_first: HashMap<usize, (usize, usize)> = HashMap::new();
+            for (k, (acc, arg)) in e.access.iter().zip(&e.args).enumerate() {
+                for (j, ax) in acc.iter().enumerate() {
+                    match ax {
+                        EinsumAxis::Elementwise(o) => link(arg, j, node, *o),
+                        EinsumAxis::Reduction(r) => match reduction_first.get(r) {
+                            Some(&(k0, j0)) => link(&e.args[k0], j0, arg, j),
+                            None => {
+                                reduction_first.insert(*r, (k, j));
+                            }
+                        },
+                    }
+                }
+            }
+        }
+        NodeKind::Reshape { array, .. } => {
+            let (a, b) = (array.shape().dims(), node.shape().dims());
+            let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+            for i in 0..prefix {
+                link(array, i, node, i);
+            }
+            let suffix = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
+            for i in 0..suffix.min(a.len() - prefix).min(b.len() - prefix) {
+                link(array, a.len() - 1 - i, node, b.len() - 1 - i);
+            }
+        }
+        NodeKind::Roll { array, .. } => (0..node.ndim()).for_each(|i| link(array, i, node, i)),
+        NodeKind::AxisPermutation { array, axes } => {
+            axes.iter().enumerate().for_each(|(i, &a)| link(array, a, node, i))
+        }
+        NodeKind::Stack { arrays, axis } => {
+            for a in arrays {
+                (0..a.ndim()).for_each(|j| link(a, j, node, if j < *axis { j } else { j + 1 }));
+            }
+        }
+        NodeKind::Concatenate { arrays, axis } => {
+            for a in arrays {
+                (0..a.ndim()).filter(|j| j != axis).for_each(|j| link(a, j, node, j));
+            }
+        }
+        NodeKind::BasicIndex { array, indices }
+        | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
+        | NodeKind::AdvancedIndexInNoncontiguousAxes { array, indices } => {
+            let has_arrays = indices.iter().any(|i| matches!(i, IndexItem::Array(_)));
+            let n_slices = indices.iter().filter(|i| matches!(i, IndexItem::Slice(_))).count();
+            let nb = if has_arrays { node.ndim() - n_slices } else { 0 };
+            let in_place = !matches!(node.kind(), NodeKind::AdvancedIndexInNoncontiguousAxes { .. });
+            let block = if has_arrays && in_place {
+                indices.iter().take_while(|i| matches!(i, IndexItem::Slice(_))).count()
+            } else {
+                0
+            };
+            let mut slice_axis = 0;
+            for (axis, item) in indices.iter().enumerate() {
+                match item {
+                    IndexItem::Slice(s) => {
+                        let out = if slice_axis < block { slice_axis } else { slice_axis + nb };
+                        slice_axis += 1;
+                        // Only a full, forward slice keeps the axis as it is.
+                        if s.step == 1 && s.start == Dim::new(0) && s.stop == array.shape()[axis] {
+                            link(array, axis, node, out);
+                        }
+                    }
+                    IndexItem::Array(ix) => {
+                        let k = ix.ndim();
+                        (0..k).for_each(|j| link(ix, j, node, block + nb - k + j));
+                    }
+                    IndexItem::Int(_) => {}
+                }
+            }
+        }
+        NodeKind::NamedArray { container, name } => {
+            if let Some(entry) = container.get(name) {
+                (0..node.ndim()).for_each(|i| link(entry, i, node, i));
+            }
+        }
+    }
+    eqs
+}
