@@ -9,6 +9,7 @@
 //! - [`unify_tags`]: axis tags spread along the axes the computation identifies.
 //! - [`materialize`]: which nodes are stored, by a pluggable policy (default: MPMS).
 //! - [`analysis`]: node counts, users, depth.
+//! - [`draw`]: DOT, SVG (pure Rust) and HTML drawings.
 //!
 //! Every pass takes and returns [`Outputs`](pytato_core::backend::Outputs) and leaves its input
 //! untouched (DAGs are immutable); a pass that changes nothing returns the very same nodes.
@@ -16,6 +17,7 @@
 pub mod analysis;
 pub mod cse;
 pub mod dce;
+pub mod draw;
 pub mod einsum;
 pub mod lower;
 pub mod mapper;

@@ -198,3 +198,20 @@ fn distributive_law_respects_the_callback() {
     let split = apply_distributive_law(&(&e).into(), |_| true).unwrap();
     assert_eq!(node_type_counts(&split)["Einsum"], 2);
 }
+
+#[test]
+fn drawings_show_every_node_and_edge() {
+    use pytato_transform::draw::{to_dot, to_html, to_svg};
+    let x = pt::placeholder("x", [3], DType::F64).unwrap();
+    let y = pt::exp(&pt::sin(&x).unwrap()).unwrap().tagged(pytato_core::tags::ImplStored).unwrap();
+    let dict = DictOfNamedArrays::new([("a", y.clone()), ("b", x.clone())]).unwrap();
+    let outputs = Outputs::from(dict);
+    let dot = to_dot(&outputs);
+    assert_eq!(dot.matches(" [label=").count(), 3 + 2, "three nodes and two output boxes");
+    assert_eq!(dot.matches(" -> ").count(), 2 + 2, "x -> sin -> exp, and one edge per output");
+    assert!(dot.contains("Placeholder x") && dot.contains("(3,) float64") && dot.contains("ImplStored"));
+    let svg = to_svg(&outputs).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("Placeholder x"));
+    let html = to_html(&outputs, "a <test>").unwrap();
+    assert!(html.contains("a &lt;test&gt;") && html.contains("<svg"));
+}

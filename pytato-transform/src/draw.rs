@@ -1,0 +1,129 @@
+//! Drawing DAGs: DOT text, SVG rendered in pure Rust (no graphviz install needed), and an HTML page.
+//!
+//! Each node shows its kind, name, shape, dtype and tags (an index lambda also its expression,
+//! shortened); edges run in data-flow direction, from the array used to its user, and each output
+//! gets a box of its own.
+//!
+//! ```
+//! use pytato_core::{frontend as pt, DType};
+//! use pytato_transform::draw::{to_dot, to_svg};
+//! let x = pt::placeholder("x", [3], DType::F64)?;
+//! let y = pt::sin(&x)?;
+//! let dot = to_dot(&(&y).into());
+//! assert!(dot.starts_with("digraph"));
+//! assert!(to_svg(&(&y).into())?.contains("<svg"));
+//! # Ok::<(), pytato_core::Error>(())
+//! ```
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use layout::backends::svg::SVGWriter;
+use layout::gv::{DotParser, GraphBuilder};
+use pytato_core::backend::Outputs;
+use pytato_core::{Array, Error, NodeKind, Result};
+
+use crate::mapper::topological_sort;
+
+/// Longest expression shown in a node label.
+const MAX_EXPR_CHARS: usize = 48;
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max { s.to_string() } else { s.chars().take(max - 1).collect::<String>() + "…" }
+}
+
+/// The lines of a node's label.
+fn label(node: &Array) -> Vec<String> {
+    let mut lines = vec![match node.name() {
+        Some(n) => format!("{} {n}", node.kind_name()),
+        None => node.kind_name().to_string(),
+    }];
+    lines.push(format!("{} {}", node.shape(), node.dtype()));
+    match node.kind() {
+        NodeKind::IndexLambda(il) => lines.push(shorten(&il.expr.to_string(), MAX_EXPR_CHARS)),
+        NodeKind::Einsum(e) => lines.push(format!("{} operands", e.args.len())),
+        NodeKind::Roll { shift, axis, .. } => lines.push(format!("shift {shift} along {axis}")),
+        NodeKind::AxisPermutation { axes, .. } => lines.push(format!("axes {axes:?}")),
+        NodeKind::Stack { axis, .. } | NodeKind::Concatenate { axis, .. } => lines.push(format!("axis {axis}")),
+        _ => {}
+    }
+    if !node.tags().is_empty() {
+        lines.push(shorten(&format!("tags {}", node.tags()), MAX_EXPR_CHARS));
+    }
+    for (i, axis) in node.axes().iter().enumerate() {
+        if !axis.tags.is_empty() {
+            lines.push(shorten(&format!("axis {i}: {}", axis.tags), MAX_EXPR_CHARS));
+        }
+    }
+    lines
+}
+
+fn fill(node: &Array) -> &'static str {
+    match node.kind() {
+        NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. } => "lightblue",
+        NodeKind::DataWrapper { .. } => "lightcyan",
+        NodeKind::IndexLambda(_) => "lightyellow",
+        NodeKind::Einsum(_) => "lightpink",
+        _ => "lightgrey",
+    }
+}
+
+/// The DAG of `outputs` in Graphviz's DOT language.
+pub fn to_dot(outputs: &Outputs) -> String {
+    let entries = outputs.entries();
+    let roots: Vec<Array> = entries.iter().map(|(_, a)| a.clone()).collect();
+    let nodes = topological_sort(&roots);
+    let ids: HashMap<usize, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id(), i)).collect();
+    let mut s = String::from("digraph pytato {\n  rankdir=TB;\n  node [shape=box, style=filled, fontsize=12];\n");
+    for (i, node) in nodes.iter().enumerate() {
+        let text = label(node).iter().map(|l| escape(l)).collect::<Vec<_>>().join("\\n");
+        let _ = writeln!(s, "  n{i} [label=\"{text}\", fillcolor=\"{}\"];", fill(node));
+    }
+    for (i, node) in nodes.iter().enumerate() {
+        for child in node.children() {
+            let _ = writeln!(s, "  n{} -> n{i};", ids[&child.id()]);
+        }
+    }
+    for (k, (name, array)) in entries.iter().enumerate() {
+        let _ = writeln!(s, "  out{k} [label=\"output {}\", fillcolor=\"palegreen\"];", escape(name));
+        let _ = writeln!(s, "  n{} -> out{k};", ids[&array.id()]);
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// The DAG of `outputs` as an SVG document, laid out in pure Rust by `layout-rs`.
+pub fn to_svg(outputs: &Outputs) -> Result<String> {
+    let dot = to_dot(outputs);
+    let mut parser = DotParser::new(&dot);
+    let graph =
+        parser.process().map_err(|e| Error::invalid("to_svg", format!("DOT the drawer made does not parse: {e}")))?;
+    let mut builder = GraphBuilder::new();
+    builder.visit_graph(&graph);
+    let mut visual = builder.get();
+    let mut svg = SVGWriter::new();
+    visual.do_it(false, false, false, &mut svg);
+    Ok(svg.finalize())
+}
+
+/// A self-contained HTML page: the SVG drawing, node counts, and the DOT source.
+pub fn to_html(outputs: &Outputs, title: &str) -> Result<String> {
+    let svg = to_svg(outputs)?;
+    let counts = crate::analysis::node_type_counts(outputs);
+    let rows: String = counts.iter().map(|(k, n)| format!("<tr><td>{k}</td><td>{n}</td></tr>")).collect();
+    let html_escape = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    Ok(format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title>\
+         <style>body{{font-family:sans-serif}} td{{padding:0 1em}} pre{{background:#f4f4f4;padding:1em}}</style></head>\n\
+         <body><h1>{t}</h1>\n<p>{n} nodes, depth {d}.</p>\n<table>{rows}</table>\n{svg}\n\
+         <details><summary>DOT source</summary><pre>{dot}</pre></details>\n</body></html>\n",
+        t = html_escape(title),
+        n = crate::analysis::num_nodes(outputs),
+        d = crate::analysis::depth(outputs),
+        dot = html_escape(&to_dot(outputs)),
+    ))
+}
