@@ -504,7 +504,7 @@ impl Eq for Array {}
 /// Structural equality of several pairs at once, sharing one memo table. Linear in the number of
 /// distinct node pairs visited; no recursion.
 fn structurally_equal(mut stack: Vec<(Array, Array)>) -> bool {
-    let mut assumed_equal: HashSet<(usize, usize)> = HashSet::new();
+    let mut assumed_equal: HashSet<(usize, usize), std::hash::BuildHasherDefault<IdHasher>> = HashSet::default();
     while let Some((a, b)) = stack.pop() {
         if a.ptr_eq(&b) {
             continue;
@@ -598,6 +598,20 @@ impl Array {
         self.with_metadata(tags, self.0.axes.clone())
     }
 
+    /// This array with the tags and axis metadata of `other` (which must have as many axes).
+    pub fn with_metadata_of(&self, other: &Array) -> Result<Array> {
+        if other.ndim() != self.ndim() {
+            return Err(Error::invalid(
+                "with_metadata_of",
+                format!("shapes {} and {} differ in rank", self.shape(), other.shape()),
+            ));
+        }
+        if self.0.tags == other.0.tags && self.0.axes == other.0.axes {
+            return Ok(self.clone());
+        }
+        Ok(self.with_metadata(other.0.tags.clone(), other.0.axes.clone()))
+    }
+
     /// This array with `tag` added to axis `axis`.
     pub fn with_tagged_axis(&self, axis: usize, tag: impl Tag) -> Result<Array> {
         if axis >= self.ndim() {
@@ -688,6 +702,9 @@ impl Array {
             }
         };
         let axes = if rebuilt.ndim() == self.ndim() { self.0.axes.clone() } else { rebuilt.0.axes.clone() };
+        if rebuilt.0.tags == self.0.tags && rebuilt.0.axes == axes {
+            return Ok(rebuilt); // already right: skip making a second node
+        }
         Ok(rebuilt.with_metadata(self.0.tags.clone(), axes))
     }
 
@@ -1176,6 +1193,32 @@ pub fn collect_inputs<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Result<
     Ok(inputs)
 }
 
+/// A hasher for node ids ([`Array::id`], which are addresses): one multiplication, far cheaper
+/// than SipHash on the million-entry tables that traversals keep. Not for untrusted keys.
+#[derive(Default, Clone, Copy)]
+pub struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, i: usize) {
+        // Addresses are aligned: fold the high bits down so the low bits the table uses vary.
+        let x = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = x ^ (x >> 29);
+    }
+}
+
+/// A map keyed by [`Array::id`].
+pub type IdMap<V> = std::collections::HashMap<usize, V, std::hash::BuildHasherDefault<IdHasher>>;
+/// A set of [`Array::id`]s.
+pub type IdSet = std::collections::HashSet<usize, std::hash::BuildHasherDefault<IdHasher>>;
+
 /// Every distinct node (by identity) reachable from `roots` through `children`, each after all of
 /// its children (a topological order of the data flow). Iterative: any depth is fine.
 pub fn post_order<'a>(
@@ -1183,7 +1226,7 @@ pub fn post_order<'a>(
     mut children: impl FnMut(&Array) -> Vec<&Array>,
 ) -> Vec<Array> {
     let mut order = Vec::new();
-    let mut done: HashSet<usize> = HashSet::new();
+    let mut done = IdSet::default();
     // (node, children pushed?): a node is emitted once all its children have been.
     let mut stack: Vec<(Array, bool)> = roots.into_iter().map(|r| (r.clone(), false)).collect();
     stack.reverse();
@@ -1205,7 +1248,7 @@ pub fn post_order<'a>(
 
 /// Every distinct node (by identity) reachable from `roots`, parents before children.
 pub fn unique_nodes<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Vec<Array> {
-    let mut seen = HashSet::new();
+    let mut seen = IdSet::default();
     let mut stack: Vec<Array> = roots.into_iter().cloned().collect();
     stack.reverse();
     let mut out = Vec::new();

@@ -68,6 +68,6 @@ impl CopyMapper for DeadCodeEliminator {
         let used = data_bindings(&expr);
         let kept = bindings.into_iter().filter(|(name, _)| used.contains(&**name)).collect();
         let lambda = Array::new_index_lambda(expr, node.shape().clone(), kept, il.reduction_descriptors.clone())?;
-        lambda.with_tags(node.tags().clone()).with_axes(node.axes().to_vec())
+        lambda.with_metadata_of(node)
     }
 }

@@ -67,7 +67,7 @@ impl CopyMapper for BroadcastRemover {
             return node.with_children(children.to_vec());
         }
         let rewritten = Array::new_einsum(access, args, e.reduction_descriptors.clone())?;
-        rewritten.with_tags(node.tags().clone()).with_axes(node.axes().to_vec())
+        rewritten.with_metadata_of(node)
     }
 }
 
@@ -127,6 +127,6 @@ impl<F: FnMut(&Array) -> bool> CopyMapper for Distributor<F> {
         };
         let (ea, eb) = (with(&a)?, with(&b)?);
         let combined = if op == BinaryOp::Add { pt::add(&ea, &eb)? } else { pt::subtract(&ea, &eb)? };
-        combined.with_tags(node.tags().clone()).with_axes(node.axes().to_vec())
+        combined.with_metadata_of(node)
     }
 }

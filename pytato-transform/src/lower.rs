@@ -67,7 +67,7 @@ impl Lowerer {
 }
 
 fn same_metadata(lowered: Array, node: &Array) -> Result<Array> {
-    lowered.with_tags(node.tags().clone()).with_axes(node.axes().to_vec())
+    lowered.with_metadata_of(node)
 }
 
 fn cast(e: Expr, from: DType, to: DType) -> Expr {

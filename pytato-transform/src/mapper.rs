@@ -43,7 +43,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use pytato_core::array::post_order;
+use pytato_core::array::{IdMap, post_order};
 use pytato_core::backend::Outputs;
 use pytato_core::{Array, DictOfNamedArrays, NodeKind, Result};
 
@@ -152,7 +152,7 @@ pub fn dispatch<M: Mapper + ?Sized>(mapper: &mut M, node: &Array, children: &[M:
 /// the results for `roots`.
 pub fn map_dag<M: Mapper + ?Sized>(mapper: &mut M, roots: &[Array]) -> Result<Vec<M::Output>> {
     let order = post_order(roots, Array::children);
-    let mut memo: HashMap<usize, M::Output> = HashMap::with_capacity(order.len());
+    let mut memo: IdMap<M::Output> = IdMap::with_capacity_and_hasher(order.len(), Default::default());
     let mut children = Vec::new();
     for node in &order {
         children.clear();
