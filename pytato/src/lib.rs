@@ -32,7 +32,9 @@
 //!
 //! The numpy-like functions are at the crate root (`pt::add`, `pt::einsum`, `pt::sum`, ...,
 //! from [`pytato_core::frontend`]); the array model is in [`array`], [`dtype`], [`shape`],
-//! [`expr`] and [`tags`]; the backend interface in [`backend`].
+//! [`expr`] and [`tags`]; the backend interface in [`backend`]; passes (CSE, DCE, tag
+//! unification, lowering, materialization, drawing) and the Mapper framework for writing your own
+//! are in [`transform`].
 
 pub use pytato_core::backend::{backend, backends, default_backend};
 pub use pytato_core::frontend::*;
@@ -42,7 +44,16 @@ pub use pytato_core::{
     dtype, expr, names, s, scalar, shape, tags,
 };
 
+/// Transformations of array DAGs: the Mapper family, CSE, DCE, tag unification, lowering,
+/// materialization, einsum rewrites, analysis and drawing (the `pytato-transform` crate).
+pub use pytato_transform as transform;
+
 // Link the backends the features ask for: registration happens through `inventory`, which only
 // sees crates that are linked.
 #[cfg(feature = "interp")]
 use pytato_backend_interp as _;
+
+// The README's example is compiled and run as a doc test, so that it stays true.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -1,6 +1,10 @@
 //! `std::ops` for arrays: `+ - * / % & | ^`, unary `-` and `!`, between arrays and with Rust scalars
 //! on either side.
 //!
+//! Any Rust scalar works on the right (`&a * 2_u8`, `&a + 0.5_f32`); on the left, `i64`, `f64` and
+//! `Complex64` do, so that literals infer (`2 * &a`, `0.5 * &a`). Other scalar types on the left go
+//! through the functions (`pt::multiply(2_u8, &a)`).
+//!
 //! The operators call the frontend functions ([`add`](super::add), ...) and **panic** with the same
 //! message those return as an error (as ndarray's operators do on shape mismatch). Use the
 //! functions where bad input is possible and should be handled.
@@ -11,8 +15,7 @@
 //! let b = pt::placeholder("b", [2, 3], DType::F64).unwrap();
 //! let c = &a * 2.0 + &b / (&a + 1.5);
 //! assert_eq!(c.shape().to_string(), "(2, 3)");
-//! // A literal on the left names its type: several scalar types implement `Sub<&Array>`.
-//! let d = 1.0_f64 - -&a;
+//! let d = 1.0 - -&a;
 //! assert_eq!(d.dtype(), DType::F64);
 //! ```
 
@@ -67,7 +70,7 @@ macro_rules! binary_ops {
                 unwrap_or_panic($func(self, crate::frontend::Operand::Scalar(rhs.into())))
             }
         }
-        binary_ops!(@scalars $trait::$method => $func; bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, Complex32, Complex64);
+        binary_ops!(@scalars $trait::$method => $func; i64, f64, Complex64);
     )*};
     (@scalars $trait:ident :: $method:ident => $func:path; $($t:ty),*) => {$(
         impl $trait<&Array> for $t {
