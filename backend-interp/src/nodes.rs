@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use pytato_core::array::{Einsum, IndexItem};
+use pytato_core::array::{Einsum, IndexItem, IndexLayout};
 use pytato_core::binding::{Bound, data_bindings};
 use pytato_core::{Array, ArrayData, DType, EinsumAxis, Error, NodeKind, Order, Result, Scalar};
 
@@ -193,12 +193,8 @@ fn index(
             }
         }
     }
-    let first_advanced = items.iter().position(|i| !matches!(i, IndexItem::Slice(_)));
-    let offset = if has_arrays && in_place {
-        items[..first_advanced.unwrap_or(0)].iter().filter(|i| matches!(i, IndexItem::Slice(_))).count()
-    } else {
-        0
-    };
+    let layout = IndexLayout::new(items, in_place, shape.len());
+    let offset = layout.block_start;
     let mut bidx = vec![0usize; nb];
     gather(dtype, shape, &[src], |out, at| {
         // The broadcast index sits at `offset` in the output (0 when it goes first).

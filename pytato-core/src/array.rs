@@ -237,6 +237,58 @@ pub struct Einsum {
     pub reduction_descriptors: BTreeMap<usize, ReductionDescriptor>,
 }
 
+/// Where the axes of an indexing node's result come from: index arrays (broadcast together) fill
+/// `block_len` consecutive axes starting at `block_start`; each slice fills one of the other axes,
+/// in order. Integers fill none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexLayout {
+    /// First result axis of the broadcast index block (0 when the block goes first).
+    pub block_start: usize,
+    /// Number of axes of the broadcast index shape (0 without index arrays).
+    pub block_len: usize,
+    /// For each item, the result axis of a slice (`None` for integers and index arrays).
+    pub slice_axes: Vec<Option<usize>>,
+}
+
+impl IndexLayout {
+    /// The layout of `NodeKind::BasicIndex` / `AdvancedIndexIn*Axes` with these `indices` and a
+    /// result of `ndim` axes; `in_place` for the contiguous kind (and basic indexing).
+    pub fn new(indices: &[IndexItem], in_place: bool, ndim: usize) -> IndexLayout {
+        let has_arrays = indices.iter().any(|i| matches!(i, IndexItem::Array(_)));
+        let n_slices = indices.iter().filter(|i| matches!(i, IndexItem::Slice(_))).count();
+        let block_len = if has_arrays { ndim - n_slices } else { 0 };
+        let block_start = if has_arrays && in_place {
+            indices.iter().take_while(|i| matches!(i, IndexItem::Slice(_))).count()
+        } else {
+            0
+        };
+        let mut k = 0;
+        let slice_axes = indices
+            .iter()
+            .map(|i| {
+                matches!(i, IndexItem::Slice(_)).then(|| {
+                    let axis = if k < block_start { k } else { k + block_len };
+                    k += 1;
+                    axis
+                })
+            })
+            .collect();
+        IndexLayout { block_start, block_len, slice_axes }
+    }
+
+    /// The layout of an indexing node; `None` for other kinds.
+    pub fn of(node: &Array) -> Option<IndexLayout> {
+        let (indices, in_place) = match node.kind() {
+            NodeKind::BasicIndex { indices, .. } | NodeKind::AdvancedIndexInContiguousAxes { indices, .. } => {
+                (indices, true)
+            }
+            NodeKind::AdvancedIndexInNoncontiguousAxes { indices, .. } => (indices, false),
+            _ => return None,
+        };
+        Some(IndexLayout::new(indices, in_place, node.ndim()))
+    }
+}
+
 /// A slice in normal form: the indices `start, start + step, …` that lie before `stop` (after it,
 /// for a negative step), all within the axis.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

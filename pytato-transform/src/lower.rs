@@ -16,7 +16,7 @@
 //!   wrap (`v < 0 ? v + n : v`); values out of range fail as subscripts when the program runs.
 //! - `NamedArray`: a read of the dictionary entry.
 
-use pytato_core::array::IndexItem;
+use pytato_core::array::{IndexItem, IndexLayout};
 use pytato_core::backend::Outputs;
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, ReduceOp, ReductionBounds};
 use pytato_core::frontend::LambdaBuilder;
@@ -192,8 +192,8 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
         NodeKind::BasicIndex { array, indices }
         | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
         | NodeKind::AdvancedIndexInNoncontiguousAxes { array, indices } => {
-            let in_place = !matches!(node.kind(), NodeKind::AdvancedIndexInNoncontiguousAxes { .. });
-            let idx = index_expressions(&mut b, array, indices, in_place, shape.ndim())?;
+            let layout = IndexLayout::of(node).expect("an indexing node");
+            let idx = index_expressions(&mut b, array, indices, &layout)?;
             b.read_at(array, idx)
         }
         NodeKind::NamedArray { container, name } => {
@@ -261,41 +261,34 @@ fn unravel(b: &mut LambdaBuilder, flat: Expr, shape: &Shape, fortran: bool) -> R
     Ok(idx)
 }
 
-/// The input index of an indexing node for output index `_0 .. _{out_ndim-1}`.
+/// The input index of an indexing node for output index `_0 .. _{ndim-1}`.
 fn index_expressions(
     b: &mut LambdaBuilder,
     array: &Array,
     items: &[IndexItem],
-    in_place: bool,
-    out_ndim: usize,
+    layout: &IndexLayout,
 ) -> Result<Vec<Expr>> {
-    let has_arrays = items.iter().any(|i| matches!(i, IndexItem::Array(_)));
-    let n_slices = items.iter().filter(|i| matches!(i, IndexItem::Slice(_))).count();
-    let nb = if has_arrays { out_ndim - n_slices } else { 0 };
-    // Where the broadcast index block sits in the output.
-    let block =
-        if has_arrays && in_place { items.iter().take_while(|i| matches!(i, IndexItem::Slice(_))).count() } else { 0 };
-    let mut slice_axis = 0;
+    let block_end = layout.block_start + layout.block_len;
     let mut out = Vec::with_capacity(items.len());
     for (axis, item) in items.iter().enumerate() {
         out.push(match item {
             IndexItem::Int(d) => b.dim(d)?,
             IndexItem::Slice(s) => {
-                let o = if slice_axis < block { slice_axis } else { slice_axis + nb };
-                slice_axis += 1;
+                let o = layout.slice_axes[axis].expect("a slice has a result axis");
                 let start = b.dim(&s.start)?;
                 let scaled =
                     if s.step == 1 { Expr::iname(o) } else { Expr::iname(o).binary(BinaryOp::Mul, Expr::i64(s.step)) };
                 if s.start == Dim::new(0) { scaled } else { start.binary(BinaryOp::Add, scaled) }
             }
             IndexItem::Array(ix) => {
+                // Index arrays broadcast right-aligned within the block.
                 let k = ix.ndim();
                 let idx: Vec<Expr> = ix
                     .shape()
                     .dims()
                     .iter()
                     .enumerate()
-                    .map(|(j, len)| if is_one(len) { Expr::i64(0) } else { Expr::iname(block + nb - k + j) })
+                    .map(|(j, len)| if is_one(len) { Expr::i64(0) } else { Expr::iname(block_end - k + j) })
                     .collect();
                 let v = cast(b.read_at(ix, idx), ix.dtype(), DType::I64);
                 let len = b.dim(&array.shape()[axis])?;

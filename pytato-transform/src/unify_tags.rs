@@ -27,7 +27,7 @@
 
 use std::collections::HashMap;
 
-use pytato_core::array::IndexItem;
+use pytato_core::array::{IndexItem, IndexLayout};
 use pytato_core::backend::Outputs;
 use pytato_core::expr::Expr;
 use pytato_core::names::{Reserved, classify};
@@ -211,29 +211,19 @@ fn equations(node: &Array) -> Vec<(Key, Key)> {
         NodeKind::BasicIndex { array, indices }
         | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
         | NodeKind::AdvancedIndexInNoncontiguousAxes { array, indices } => {
-            let has_arrays = indices.iter().any(|i| matches!(i, IndexItem::Array(_)));
-            let n_slices = indices.iter().filter(|i| matches!(i, IndexItem::Slice(_))).count();
-            let nb = if has_arrays { node.ndim() - n_slices } else { 0 };
-            let in_place = !matches!(node.kind(), NodeKind::AdvancedIndexInNoncontiguousAxes { .. });
-            let block = if has_arrays && in_place {
-                indices.iter().take_while(|i| matches!(i, IndexItem::Slice(_))).count()
-            } else {
-                0
-            };
-            let mut slice_axis = 0;
+            let layout = IndexLayout::of(node).expect("an indexing node");
+            let block_end = layout.block_start + layout.block_len;
             for (axis, item) in indices.iter().enumerate() {
                 match item {
                     IndexItem::Slice(s) => {
-                        let out = if slice_axis < block { slice_axis } else { slice_axis + nb };
-                        slice_axis += 1;
                         // Only a full, forward slice keeps the axis as it is.
                         if s.step == 1 && s.start == Dim::new(0) && s.stop == array.shape()[axis] {
-                            link(array, axis, node, out);
+                            link(array, axis, node, layout.slice_axes[axis].expect("a slice has a result axis"));
                         }
                     }
                     IndexItem::Array(ix) => {
                         let k = ix.ndim();
-                        (0..k).for_each(|j| link(ix, j, node, block + nb - k + j));
+                        (0..k).for_each(|j| link(ix, j, node, block_end - k + j));
                     }
                     IndexItem::Int(_) => {}
                 }
