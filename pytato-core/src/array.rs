@@ -51,7 +51,8 @@ pub struct Node {
     shape: Shape,
     dtype: DType,
     tags: TagSet,
-    axes: Arc<[Axis]>,
+    /// `None` when every axis has default metadata (the common case): no allocation.
+    axes: Option<Arc<[Axis]>>,
     hash: u64,
 }
 
@@ -61,6 +62,9 @@ pub struct Node {
 /// the frontend's `equal`.
 #[derive(Clone)]
 pub struct Array(Arc<Node>);
+
+/// Axis metadata of nodes whose axes carry no tags (most of them): shared, never allocated.
+static DEFAULT_AXES: [Axis; 32] = [const { Axis { tags: TagSet::new() } }; 32];
 
 /// Metadata of one axis of an array.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -382,7 +386,10 @@ impl Array {
     }
     /// Per-axis metadata; one entry per axis.
     pub fn axes(&self) -> &[Axis] {
-        &self.0.axes
+        match &self.0.axes {
+            Some(axes) => axes,
+            None => &DEFAULT_AXES[..self.ndim()],
+        }
     }
     /// The cached structural hash.
     pub fn structural_hash(&self) -> u64 {
@@ -573,7 +580,7 @@ fn structurally_equal(mut stack: Vec<(Array, Array)>) -> bool {
         if na.dtype != nb.dtype
             || na.shape != nb.shape
             || na.tags != nb.tags
-            || na.axes != nb.axes
+            || a.axes() != b.axes()
             || !na.kind.shallow_eq(&nb.kind)
         {
             return false;
@@ -606,27 +613,35 @@ impl Drop for Node {
 // Construction.
 
 impl Array {
-    /// The one place a node is made: computes the hash. `axes` must have one entry per axis.
-    fn make(kind: NodeKind, shape: Shape, dtype: DType, tags: TagSet, axes: Arc<[Axis]>) -> Array {
-        debug_assert_eq!(axes.len(), shape.ndim());
+    /// The one place a node is made: computes the hash. `axes`, when given, has one entry per axis.
+    fn make(kind: NodeKind, shape: Shape, dtype: DType, tags: TagSet, axes: Option<Arc<[Axis]>>) -> Array {
+        let ndim = shape.ndim();
+        let axes = match axes {
+            Some(a) if ndim <= DEFAULT_AXES.len() && a.iter().all(|x| x.tags.is_empty()) => None,
+            None if ndim > DEFAULT_AXES.len() => Some(vec![Axis::default(); ndim].into()),
+            other => other,
+        };
+        debug_assert!(axes.as_ref().is_none_or(|a| a.len() == ndim));
         let mut h = DefaultHasher::new();
         kind.hash(&mut h);
         shape.hash(&mut h);
         dtype.hash(&mut h);
         tags.hash(&mut h);
-        axes.hash(&mut h);
+        match &axes {
+            Some(a) => a.hash(&mut h),
+            None => DEFAULT_AXES[..ndim].hash(&mut h),
+        }
         let hash = h.finish();
         Array(Arc::new(Node { kind, shape, dtype, tags, axes, hash }))
     }
 
     /// A new node with no tags and untagged axes.
     fn fresh(kind: NodeKind, shape: Shape, dtype: DType) -> Array {
-        let axes = vec![Axis::default(); shape.ndim()].into();
-        Array::make(kind, shape, dtype, TagSet::new(), axes)
+        Array::make(kind, shape, dtype, TagSet::new(), None)
     }
 
     /// The same node with other tags and axes.
-    fn with_metadata(&self, tags: TagSet, axes: Arc<[Axis]>) -> Array {
+    fn with_metadata(&self, tags: TagSet, axes: Option<Arc<[Axis]>>) -> Array {
         Array::make(self.0.kind.clone(), self.0.shape.clone(), self.0.dtype, tags, axes)
     }
 
@@ -658,7 +673,7 @@ impl Array {
                 format!("shapes {} and {} differ in rank", self.shape(), other.shape()),
             ));
         }
-        if self.0.tags == other.0.tags && self.0.axes == other.0.axes {
+        if self.0.tags == other.0.tags && self.axes() == other.axes() {
             return Ok(self.clone());
         }
         Ok(self.with_metadata(other.0.tags.clone(), other.0.axes.clone()))
@@ -673,9 +688,9 @@ impl Array {
                 shape: self.shape().clone(),
             });
         }
-        let mut axes = self.0.axes.to_vec();
+        let mut axes = self.axes().to_vec();
         axes[axis].tags = axes[axis].tags.with(tag)?;
-        Ok(self.with_metadata(self.0.tags.clone(), axes.into()))
+        Ok(self.with_metadata(self.0.tags.clone(), Some(axes.into())))
     }
 
     /// This array with its axes' metadata replaced; `axes` must have one entry per axis.
@@ -686,7 +701,7 @@ impl Array {
                 format!("{} axes given for an array of shape {}", axes.len(), self.shape()),
             ));
         }
-        Ok(self.with_metadata(self.0.tags.clone(), axes.into()))
+        Ok(self.with_metadata(self.0.tags.clone(), Some(axes.into())))
     }
 
     /// The same node over other children (in [`NodeKind::children`] order), validated again, with
@@ -754,7 +769,7 @@ impl Array {
             }
         };
         let axes = if rebuilt.ndim() == self.ndim() { self.0.axes.clone() } else { rebuilt.0.axes.clone() };
-        if rebuilt.0.tags == self.0.tags && rebuilt.0.axes == axes {
+        if rebuilt.0.tags == self.0.tags && (rebuilt.ndim() != self.ndim() || rebuilt.axes() == self.axes()) {
             return Ok(rebuilt); // already right: skip making a second node
         }
         Ok(rebuilt.with_metadata(self.0.tags.clone(), axes))

@@ -104,29 +104,40 @@ impl fmt::Debug for TagRef {
 /// A set of tags. Order-independent in equality and hashing; cheap to clone.
 #[derive(Clone, Default)]
 pub struct TagSet {
-    /// Sorted by hash so that equal sets are stored identically; no duplicates.
-    tags: Arc<[(u64, TagRef)]>,
+    /// Sorted by hash so that equal sets are stored identically; no duplicates. `None` when empty:
+    /// most nodes and axes have no tags, and an empty set then costs no allocation.
+    tags: Option<Arc<[(u64, TagRef)]>>,
+}
+
+impl TagSet {
+    fn from_vec(tags: Vec<(u64, TagRef)>) -> TagSet {
+        TagSet { tags: (!tags.is_empty()).then(|| tags.into()) }
+    }
+
+    fn entries(&self) -> &[(u64, TagRef)] {
+        self.tags.as_deref().unwrap_or(&[])
+    }
 }
 
 impl TagSet {
     /// The empty set.
-    pub fn new() -> TagSet {
-        TagSet::default()
+    pub const fn new() -> TagSet {
+        TagSet { tags: None }
     }
 
     /// `true` when there are no tags.
     pub fn is_empty(&self) -> bool {
-        self.tags.is_empty()
+        self.entries().is_empty()
     }
 
     /// Number of tags.
     pub fn len(&self) -> usize {
-        self.tags.len()
+        self.entries().len()
     }
 
     /// The tags.
     pub fn iter(&self) -> impl Iterator<Item = &TagRef> {
-        self.tags.iter().map(|(_, t)| t)
+        self.entries().iter().map(|(_, t)| t)
     }
 
     /// `true` when the set holds a tag equal to `tag`.
@@ -151,7 +162,7 @@ impl TagSet {
 
     /// The union of this set and `tags`, checking unique families.
     pub fn union(&self, tags: impl IntoIterator<Item = TagRef>) -> Result<TagSet> {
-        let mut all: Vec<(u64, TagRef)> = self.tags.to_vec();
+        let mut all: Vec<(u64, TagRef)> = self.entries().to_vec();
         for tag in tags {
             if all.iter().any(|(_, t)| *t == tag) {
                 continue;
@@ -168,19 +179,19 @@ impl TagSet {
             all.push((tag.0.dyn_hash(), tag));
         }
         all.sort_by_key(|(h, _)| *h);
-        Ok(TagSet { tags: all.into() })
+        Ok(TagSet::from_vec(all))
     }
 
     /// The set without the tags equal to any in `remove`.
     pub fn without(&self, remove: &TagSet) -> TagSet {
-        let kept: Vec<_> = self.tags.iter().filter(|(_, t)| !remove.iter().any(|r| r == t)).cloned().collect();
-        TagSet { tags: kept.into() }
+        let kept: Vec<_> = self.entries().iter().filter(|(_, t)| !remove.iter().any(|r| r == t)).cloned().collect();
+        TagSet::from_vec(kept)
     }
 
     /// The set without any tag of type `T`.
     pub fn without_type<T: Tag>(&self) -> TagSet {
-        let kept: Vec<_> = self.tags.iter().filter(|(_, t)| t.downcast_ref::<T>().is_none()).cloned().collect();
-        TagSet { tags: kept.into() }
+        let kept: Vec<_> = self.entries().iter().filter(|(_, t)| t.downcast_ref::<T>().is_none()).cloned().collect();
+        TagSet::from_vec(kept)
     }
 }
 
@@ -188,9 +199,9 @@ impl PartialEq for TagSet {
     fn eq(&self, other: &TagSet) -> bool {
         // Both are sorted by hash and deduplicated; equal hashes may still hold different tags in a
         // different order, so fall back to a set comparison when the quick check fails.
-        self.tags.len() == other.tags.len()
-            && (self.tags.iter().zip(other.tags.iter()).all(|(a, b)| a == b)
-                || self.iter().all(|t| other.iter().any(|o| o == t)))
+        let (mine, theirs) = (self.entries(), other.entries());
+        mine.len() == theirs.len()
+            && (mine.iter().zip(theirs).all(|(a, b)| a == b) || self.iter().all(|t| other.iter().any(|o| o == t)))
     }
 }
 impl Eq for TagSet {}
@@ -198,8 +209,8 @@ impl Eq for TagSet {}
 impl Hash for TagSet {
     fn hash<H: Hasher>(&self, state: &mut H) {
         // Order-independent: a wrapping sum of the element hashes.
-        let sum = self.tags.iter().fold(0u64, |acc, (h, _)| acc.wrapping_add(*h));
-        state.write_usize(self.tags.len());
+        let sum = self.entries().iter().fold(0u64, |acc, (h, _)| acc.wrapping_add(*h));
+        state.write_usize(self.entries().len());
         state.write_u64(sum);
     }
 }
