@@ -357,6 +357,8 @@ fn check_node_for_sizes(node: &Array, bound: &Bound<'_>) -> Result<()> {
 }
 
 fn check_lengths(node: &Array, bound: &Bound<'_>) -> Result<()> {
+    // Every array must be addressable: its size in bytes fits `isize` (what Rust allocations allow).
+    let mut bytes: Option<u64> = Some(node.dtype().itemsize() as u64);
     for d in node.shape().dims() {
         let v = bound.eval(d)?;
         if v < 0 {
@@ -365,6 +367,18 @@ fn check_lengths(node: &Array, bound: &Bound<'_>) -> Result<()> {
                 detail: format!("axis length {d} is {v} with sizes {:?}", bound.sizes),
             });
         }
+        bytes = bytes.and_then(|b| b.checked_mul(v as u64));
+    }
+    if bytes.is_none_or(|b| b > isize::MAX as u64) {
+        return Err(Error::InvalidForSizes {
+            op: node.kind_name().into(),
+            detail: format!(
+                "an array of shape {} and dtype {} is too large to address with sizes {:?}",
+                node.shape(),
+                node.dtype(),
+                bound.sizes
+            ),
+        });
     }
     Ok(())
 }

@@ -168,6 +168,7 @@ impl From<i64> for Dim {
     }
 }
 
+/// Panics for lengths beyond `i64::MAX`, which no array can have.
 impl From<usize> for Dim {
     fn from(value: usize) -> Dim {
         Dim::new(i64::try_from(value).expect("axis length fits i64"))

@@ -193,3 +193,9 @@ fn indexing() {
     let j = ph("j", [3], DType::I64);
     expect_err(a.index(s![&i, &j]), broadcast, &["index", "(2,)", "(3,)"]);
 }
+
+#[test]
+fn lengths_that_overflow() {
+    expect_err(pt::linspace(0.0, 1.0, usize::MAX, true), |e| matches!(e, Error::Overflow { .. }), &["linspace"]);
+    expect_err(pt::arange(0, i64::MAX, 1, None).and_then(|a| pt::reshape(&a, [-1, 2], Order::C)), shape, &["reshape"]);
+}

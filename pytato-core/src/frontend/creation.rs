@@ -169,17 +169,19 @@ pub fn arange(
 /// assert_eq!((x.shape().to_string(), x.dtype()), ("(5,)".into(), DType::F64));
 /// ```
 pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Array> {
+    let length =
+        i64::try_from(num).map_err(|_| Error::Overflow { op: "linspace".into(), what: format!("the length {num}") })?;
     let div = if endpoint { num.saturating_sub(1) } else { num };
     let step = if div > 0 { (stop - start) / div as f64 } else { 0.0 };
     let value =
         Expr::f64(start).binary(BinaryOp::Add, Expr::iname(0).cast(DType::F64).binary(BinaryOp::Mul, Expr::f64(step)));
     let expr = if endpoint && num > 1 {
-        let last = Expr::iname(0).compare(CompareOp::Eq, Expr::i64(num as i64 - 1));
+        let last = Expr::iname(0).compare(CompareOp::Eq, Expr::i64(length - 1));
         Expr::if_then_else(last, Expr::f64(stop), value)
     } else {
         value
     };
-    LambdaBuilder::new(Shape::from(vec![Dim::from(num)])).finish(expr)
+    LambdaBuilder::new(Shape::from([length])).finish(expr)
 }
 
 /// An array like `a` (same shape; `a`'s dtype unless `dtype` says) filled with `value`.
