@@ -50,7 +50,7 @@ pub fn compare(got: &ArrayData, expected: &ArrayData) -> Result<(), String> {
     match bad.first() {
         None => Ok(()),
         Some(&i) => Err(format!(
-            "{} of {} values differ; first at flat index {i}: got {}, numpy {} (tolerance {tol:?})",
+            "{} of {} values differ; first at flat index {i}: got {}, expected {} (tolerance {tol:?})",
             bad.len(),
             e.len(),
             g[i],
