@@ -87,6 +87,9 @@ fn build(steps: &[Step]) -> Result<Array> {
     Ok(terms.pop().expect("at least the inputs"))
 }
 
+/// A transformation pipeline under test.
+type Pipeline = fn(&Outputs) -> Result<Outputs>;
+
 fn run(outputs: &Outputs, inputs: &NamedData) -> ArrayData {
     let program = Interpreter.compile(outputs).expect("compiles");
     let accepted = program.input_names();
@@ -112,7 +115,7 @@ proptest! {
         };
         let inputs = NamedData::from([("x".to_string(), values(1)), ("y".to_string(), values(2))]);
         let expected = run(&outputs, &inputs);
-        let pipelines: [(&str, fn(&Outputs) -> Result<Outputs>); 4] = [
+        let pipelines: [(&str, Pipeline); 4] = [
             ("lowering", lower_to_index_lambdas),
             ("cse+dce", |o| eliminate_dead_code(&deduplicate(o)?)),
             ("mpms+unify", |o| unify_axes_tags(&materialize(o, &mut Mpms)?, |_| true)),
