@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use num_complex::{Complex32, Complex64};
 
-use crate::array::{Array, ReductionDescriptor};
+use crate::array::{Array, IdMap, ReductionDescriptor};
 use crate::dtype::{DType, WeakScalar, result_type_many, result_type_weak};
 use crate::error::{Error, Result};
 use crate::expr::{BinaryOp, Expr};
@@ -122,6 +122,8 @@ pub(crate) fn cast_expr(expr: Expr, from: DType, to: DType) -> Expr {
 pub struct LambdaBuilder {
     shape: Shape,
     bindings: BTreeMap<Arc<str>, Array>,
+    /// Binding name of each bound node, by id: one binding per node.
+    bound: IdMap<Arc<str>>,
     size_params: BTreeMap<String, Arc<str>>,
     param_nodes: BTreeMap<String, Array>,
     reductions: BTreeMap<Arc<str>, ReductionDescriptor>,
@@ -133,6 +135,7 @@ impl LambdaBuilder {
         LambdaBuilder {
             shape,
             bindings: BTreeMap::new(),
+            bound: IdMap::default(),
             size_params: BTreeMap::new(),
             param_nodes: BTreeMap::new(),
             reductions: BTreeMap::new(),
@@ -141,11 +144,12 @@ impl LambdaBuilder {
 
     /// The binding name of `array`, binding it if it is new (one binding per node).
     pub fn bind(&mut self, array: &Array) -> Arc<str> {
-        if let Some((name, _)) = self.bindings.iter().find(|(_, a)| a.ptr_eq(array)) {
+        if let Some(name) = self.bound.get(&array.id()) {
             return name.clone();
         }
         let name: Arc<str> = names::binding_name(self.bindings.len()).into();
         self.bindings.insert(name.clone(), array.clone());
+        self.bound.insert(array.id(), name.clone());
         name
     }
 
