@@ -30,3 +30,24 @@ fn size_parameters_must_be_0d_integers() {
     let ok = program.run(&NamedData::from([("n".to_string(), ArrayData::from_scalar(Scalar::I32(3)))])).unwrap();
     assert_eq!(ok["_pt_out"].shape(), &[3]);
 }
+
+#[test]
+fn million_node_chain_compiles_and_runs_on_a_2mib_stack() {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let x = pt::placeholder("x", [2], DType::F64).unwrap();
+            let mut a = x.clone();
+            for k in 0..1_000_000 {
+                a = if k % 2 == 0 { pt::add(&a, 1.0).unwrap() } else { pt::roll(&a, 1, Some(0)).unwrap() };
+            }
+            let program = Interpreter.compile(&(&a).into()).unwrap();
+            let data = ArrayData::from(ndarray::arr1(&[0.0, 10.0]).into_dyn());
+            let out = program.run(&NamedData::from([("x".to_string(), data)])).unwrap();
+            // 500,000 additions of 1 and an even number of rolls (so no net rotation).
+            assert_eq!(out["_pt_out"].as_array::<f64>().unwrap().as_slice().unwrap(), &[500_000.0, 500_010.0]);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
