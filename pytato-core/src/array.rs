@@ -516,7 +516,9 @@ impl NodeKind {
                 })
         }
         match (self, other) {
-            (Placeholder { name: a }, Placeholder { name: b }) => a == b,
+            // An unnamed placeholder is a distinct input: equal only to itself (identity is
+            // checked before this), or CSE would merge two different inputs.
+            (Placeholder { name: a }, Placeholder { name: b }) => a.is_some() && a == b,
             (SizeParam { name: a }, SizeParam { name: b }) => a == b,
             (DataWrapper { name: a, data: x }, DataWrapper { name: b, data: y }) => a == b && x == y,
             (IndexLambda(a), IndexLambda(b)) => {

@@ -215,3 +215,13 @@ fn drawings_show_every_node_and_edge() {
     let html = to_html(&outputs, "a <test>").unwrap();
     assert!(html.contains("a &lt;test&gt;") && html.contains("<svg"));
 }
+
+#[test]
+fn cse_never_merges_distinct_unnamed_inputs() {
+    let a = pytato_core::Array::new_placeholder(None, pytato_core::Shape::from([3]), DType::F64).unwrap();
+    let b = pytato_core::Array::new_placeholder(None, pytato_core::Shape::from([3]), DType::F64).unwrap();
+    assert_ne!(a, b);
+    assert_eq!(a, a.clone());
+    let y = single(deduplicate(&(&(&a + &b)).into()).unwrap());
+    assert_eq!(inputs([&y]).len(), 2);
+}
