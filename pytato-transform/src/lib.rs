@@ -8,6 +8,7 @@
 //! - [`einsum`]: removing broadcast axes from einsums, and the distributive law.
 //! - [`unify_tags`]: axis tags spread along the axes the computation identifies.
 //! - [`materialize`]: which nodes are stored, by a pluggable policy (default: MPMS).
+//! - [`kernel`]: the kernel IR compiled backends translate (fusion of everything not stored).
 //! - [`analysis`]: node counts, users, depth.
 //! - [`draw`]: DOT, SVG (pure Rust) and HTML drawings.
 //!
@@ -19,6 +20,7 @@ pub mod cse;
 pub mod dce;
 pub mod draw;
 pub mod einsum;
+pub mod kernel;
 pub mod lower;
 pub mod mapper;
 pub mod materialize;

@@ -75,6 +75,17 @@ fn everything() -> Result<()> {
     // Every lowered roll reads the length `n` through one shared SizeParam node.
     assert_eq!(num_nodes(&lowered), LENGTH + 1);
     drop(lowered);
+
+    // The kernel IR: the inline limit cuts the chain into bounded expressions.
+    let options = pytato_transform::kernel::KernelOptions::default();
+    let program = pytato_transform::kernel::build_kernel_program(&outputs, options)?;
+    assert!(program.kernels.len() > LENGTH / (2 * options.max_inline_depth), "{} kernels", program.kernels.len());
+    for kernel in &program.kernels {
+        let mut size = 0u64;
+        kernel.expr.walk(&mut |_| size += 1);
+        assert!(size <= 4 * options.max_inline_size, "a kernel expression of {size} operations");
+    }
+    drop(program);
     drop(top);
     Ok(())
 }

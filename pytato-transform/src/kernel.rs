@@ -1,0 +1,405 @@
+//! The kernel IR shared by the compiled backends.
+//!
+//! A [`KernelProgram`] is a list of buffers, the size parameters, and kernels in execution order.
+//! A [`Kernel`] writes one stored array: for every index `(_0, …, _{d-1})` of its output buffer's
+//! shape it evaluates a scalar [`Expr`] that reads buffers and size parameters; reductions are
+//! `Reduce` expressions (inner loops). Everything that is not stored is inlined into the
+//! expressions that read it: this is where fusion happens.
+//!
+//! [`build_kernel_program`] gets there by dead-code elimination, CSE, lowering to index lambdas,
+//! CSE again, and materialization ([`Mpms`] within an [`InlineLimit`], so that no expression grows
+//! beyond a bounded depth or size however long the DAG).
+//!
+//! # Invariants
+//!
+//! - Every buffer is an input (a placeholder, by the name `run` accepts), wrapped data, a temporary
+//!   or an output. Each temporary and output is written by exactly one kernel. An output name may
+//!   also refer to an input or data buffer, which the program returns unchanged.
+//! - Kernels are in dependency order: a kernel reads only inputs, data, and buffers written by
+//!   earlier kernels. A kernel never reads the buffer it writes.
+//! - In a kernel's expression, `Subscript(b, idx)` reads buffer `b` (one integer index per axis) and
+//!   `Var(b)` a 0-d buffer; `Var(p)` for a size parameter `p` is its `int64` value; `_k` are the
+//!   output inames, `_rN` reduction inames bound by an enclosing `Reduce` (each bound once per kernel).
+//! - The expression type-checks ([`Expr::dtype`]) with the buffers' dtypes and ranks, and its dtype
+//!   is the output buffer's.
+//! - Subscripts whose index depends on data (index arrays) may be out of range: backends check every
+//!   subscript they cannot prove in range and report [`Error::IndexOutOfBounds`]. Branches of `If`
+//!   are lazy: a subscript in an untaken branch must not be read.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+use pytato_core::array::collect_inputs;
+use pytato_core::backend::Outputs;
+use pytato_core::data::ArrayData;
+use pytato_core::expr::{Expr, TypeEnv};
+use pytato_core::names::{Reserved, classify};
+use pytato_core::tags::ImplStored;
+use pytato_core::{Array, DType, Error, NodeKind, Result, Shape};
+
+use crate::cse::deduplicate;
+use crate::dce::eliminate_dead_code;
+use crate::lower::lower_to_index_lambdas;
+use crate::mapper::topological_sort;
+use crate::materialize::{InlineLimit, Mpms, materialize};
+
+/// Index of a buffer in [`KernelProgram::buffers`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BufferId(pub usize);
+
+/// What a buffer holds.
+#[derive(Clone, Debug)]
+pub enum BufferKind {
+    /// A program input, passed to `run` under the buffer's name.
+    Input,
+    /// Data known at compile time (a `DataWrapper`).
+    Data(Arc<ArrayData>),
+    /// An intermediate result, written by one kernel and read by later ones.
+    Temporary,
+    /// A program output, written by one kernel.
+    Output,
+}
+
+/// A named, typed, shaped array of the program.
+#[derive(Clone, Debug)]
+pub struct Buffer {
+    /// The name expressions use for it.
+    pub name: Arc<str>,
+    /// Element type.
+    pub dtype: DType,
+    /// Shape, possibly in terms of size parameters.
+    pub shape: Shape,
+    /// What it holds.
+    pub kind: BufferKind,
+}
+
+/// One loop nest: `output[_0, …] = expr` over the output buffer's shape.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    /// The buffer written.
+    pub output: BufferId,
+    /// The scalar expression, see the module's invariants.
+    pub expr: Expr,
+}
+
+/// Buffers, size parameters and kernels in execution order; see the module docs.
+#[derive(Clone, Debug, Default)]
+pub struct KernelProgram {
+    /// Every buffer.
+    pub buffers: Vec<Buffer>,
+    /// The size parameters expressions and shapes use.
+    pub size_params: Vec<String>,
+    /// The kernels, in execution order.
+    pub kernels: Vec<Kernel>,
+    /// Output name → buffer (two names may share one buffer).
+    pub outputs: Vec<(String, BufferId)>,
+}
+
+/// Limits on inlining, and with them on expression size.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelOptions {
+    /// Deepest expression a kernel may inline.
+    pub max_inline_depth: usize,
+    /// Largest expression (operation count) a kernel may inline.
+    pub max_inline_size: u64,
+}
+
+impl Default for KernelOptions {
+    fn default() -> KernelOptions {
+        KernelOptions { max_inline_depth: 64, max_inline_size: 2048 }
+    }
+}
+
+/// `true` when the environment variable `PYTATO_DUMP` (a comma-separated list) names `what`.
+pub fn dump_requested(what: &str) -> bool {
+    std::env::var("PYTATO_DUMP").is_ok_and(|v| v.split(',').any(|w| w.trim() == what))
+}
+
+/// Builds the kernel program of `outputs`; see the module docs.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType, Dim};
+/// use pytato_transform::kernel::{build_kernel_program, KernelOptions};
+/// let u = pt::placeholder("u", [Dim::param("n")], DType::F64)?;
+/// let next = &u + 0.25 * &(pt::roll(&u, 1, Some(0))? - 2.0 * &u + pt::roll(&u, -1, Some(0))?);
+/// let program = build_kernel_program(&(&next).into(), KernelOptions::default())?;
+/// assert_eq!(program.kernels.len(), 1, "the whole update fuses into one loop");
+/// println!("{program}");
+/// # Ok::<(), pytato_core::Error>(())
+/// ```
+pub fn build_kernel_program(outputs: &Outputs, options: KernelOptions) -> Result<KernelProgram> {
+    // Input names as `run` knows them (unnamed placeholders numbered in order), from the DAG the
+    // user built: transformations keep input nodes, so ids still match.
+    let original_roots: Vec<Array> = outputs.entries().into_iter().map(|(_, a)| a).collect();
+    let inputs = collect_inputs(&original_roots)?;
+    let mut input_names: HashMap<usize, Arc<str>> = HashMap::new();
+    for (k, a) in inputs.unnamed.iter().filter(|a| matches!(a.kind(), NodeKind::Placeholder { .. })).enumerate() {
+        input_names.insert(a.id(), format!("_pt_in{k}").into());
+    }
+
+    let lowered = deduplicate(&lower_to_index_lambdas(&deduplicate(&eliminate_dead_code(outputs)?)?)?)?;
+    let policy = InlineLimit { policy: Mpms, max_depth: options.max_inline_depth, max_size: options.max_inline_size };
+    let stored = materialize(&lowered, &mut { policy })?;
+
+    let entries = stored.entries();
+    let roots: Vec<Array> = entries.iter().map(|(_, a)| a.clone()).collect();
+    let mut builder =
+        Builder { program: KernelProgram::default(), buffer_of: HashMap::new(), input_names, next_data: 0 };
+    let mut params = BTreeSet::new();
+    for node in topological_sort(&roots) {
+        params.extend(node.shape().params().map(str::to_string));
+        match node.kind() {
+            NodeKind::Placeholder { .. } | NodeKind::DataWrapper { .. } => {
+                builder.input_buffer(&node);
+            }
+            NodeKind::SizeParam { name } => {
+                params.insert(name.to_string());
+            }
+            NodeKind::IndexLambda(_) if node.tags().contains(&ImplStored) => builder.kernel(&node, &entries)?,
+            NodeKind::IndexLambda(il) => {
+                il.expr.walk(&mut |e| {
+                    if let Expr::Reduce(r) = e {
+                        for b in &r.inames {
+                            params.extend(b.lower.params().chain(b.upper.params()).map(str::to_string));
+                        }
+                    }
+                });
+            }
+            other => {
+                return Err(Error::Internal {
+                    backend: "kernel IR".into(),
+                    message: format!("{} survived lowering", other.name()),
+                });
+            }
+        }
+    }
+    for (name, array) in &entries {
+        // An output that is a size parameter gets a kernel of its own; inputs and data are
+        // returned as they are.
+        if !builder.buffer_of.contains_key(&array.id()) {
+            builder.kernel(array, &entries)?;
+        }
+        let buffer = builder.buffer_of[&array.id()];
+        builder.program.outputs.push((name.clone(), buffer));
+    }
+    let mut program = builder.program;
+    program.size_params = params.into_iter().collect();
+    program.check()?;
+    Ok(program)
+}
+
+struct Builder {
+    program: KernelProgram,
+    buffer_of: HashMap<usize, BufferId>,
+    input_names: HashMap<usize, Arc<str>>,
+    next_data: usize,
+}
+
+impl Builder {
+    fn add_buffer(&mut self, node: &Array, name: Arc<str>, kind: BufferKind) -> BufferId {
+        let id = BufferId(self.program.buffers.len());
+        self.program.buffers.push(Buffer { name, dtype: node.dtype(), shape: node.shape().clone(), kind });
+        self.buffer_of.insert(node.id(), id);
+        id
+    }
+
+    fn input_buffer(&mut self, node: &Array) {
+        let (name, kind) = match node.kind() {
+            NodeKind::Placeholder { name } => {
+                let n = name
+                    .clone()
+                    .or_else(|| self.input_names.get(&node.id()).cloned())
+                    .unwrap_or_else(|| "_pt_in".into());
+                (n, BufferKind::Input)
+            }
+            NodeKind::DataWrapper { name, data } => {
+                let n = name.clone().unwrap_or_else(|| {
+                    self.next_data += 1;
+                    format!("_pt_data{}", self.next_data - 1).into()
+                });
+                (n, BufferKind::Data(data.0.clone()))
+            }
+            _ => unreachable!("inputs only"),
+        };
+        self.add_buffer(node, name, kind);
+    }
+
+    /// The kernel of a stored lambda, with every non-stored predecessor inlined. An output's buffer
+    /// takes the (first) output name.
+    fn kernel(&mut self, node: &Array, entries: &[(String, Array)]) -> Result<()> {
+        let (name, kind): (Arc<str>, BufferKind) = match entries.iter().find(|(_, a)| a.ptr_eq(node)) {
+            Some((n, _)) => (n.as_str().into(), BufferKind::Output),
+            None => (format!("_pt_out_tmp{}", self.program.kernels.len()).into(), BufferKind::Temporary),
+        };
+        let expr = match node.kind() {
+            NodeKind::IndexLambda(il) => {
+                let identity: Vec<Expr> = (0..node.ndim()).map(Expr::iname).collect();
+                self.expand(&il.expr, &il.bindings, &identity, &mut 0)?
+            }
+            NodeKind::SizeParam { name } => Expr::Var(name.clone()),
+            other => unreachable!("kernels compute index lambdas and size parameters, not {}", other.name()),
+        };
+        let output = self.add_buffer(node, name, kind);
+        self.program.kernels.push(Kernel { output, expr });
+        Ok(())
+    }
+
+    /// `expr` of a lambda with `bindings`, at output index `index`: inlined reads expanded,
+    /// stored and input reads turned into buffer reads, reduction inames renamed apart.
+    fn expand(
+        &self,
+        expr: &Expr,
+        bindings: &BTreeMap<Arc<str>, Array>,
+        index: &[Expr],
+        fresh: &mut usize,
+    ) -> Result<Expr> {
+        // Rename this lambda's reduction inames to kernel-unique ones.
+        let mut renames: HashMap<Arc<str>, Arc<str>> = HashMap::new();
+        expr.walk(&mut |e| {
+            if let Expr::Reduce(r) = e {
+                for b in &r.inames {
+                    renames.entry(b.iname.clone()).or_insert_with(|| {
+                        *fresh += 1;
+                        format!("_r{}", *fresh - 1).into()
+                    });
+                }
+            }
+        });
+        let mut failure = None;
+        let out = expr.rewrite(&mut |e| {
+            let replaced: Option<Result<Expr>> = match e {
+                Expr::Var(v) => match classify(v) {
+                    Some(Reserved::Iname(k)) => Some(Ok(index[k].clone())),
+                    Some(Reserved::ReductionIname(_)) => renames.get(v).map(|n| Ok(Expr::Var(n.clone()))),
+                    _ => self.read(bindings, v, &[], fresh),
+                },
+                Expr::Subscript(name, idx) => self.read(bindings, name, idx, fresh),
+                Expr::Reduce(r) => {
+                    let mut renamed = (**r).clone();
+                    for b in &mut renamed.inames {
+                        if let Some(n) = renames.get(&b.iname) {
+                            b.iname = n.clone();
+                        }
+                    }
+                    Some(Ok(Expr::Reduce(Arc::new(renamed))))
+                }
+                _ => None,
+            };
+            match replaced {
+                Some(Ok(x)) => Some(x),
+                Some(Err(err)) => {
+                    failure = Some(err);
+                    None
+                }
+                None => None,
+            }
+        });
+        match failure {
+            Some(err) => Err(err),
+            None => Ok(out),
+        }
+    }
+
+    /// A read of binding `name` at `idx` (already expanded).
+    fn read(
+        &self,
+        bindings: &BTreeMap<Arc<str>, Array>,
+        name: &str,
+        idx: &[Expr],
+        fresh: &mut usize,
+    ) -> Option<Result<Expr>> {
+        let array = bindings.get(name)?;
+        if let NodeKind::SizeParam { name } = array.kind() {
+            return Some(Ok(Expr::Var(name.clone())));
+        }
+        if let Some(buffer) = self.buffer_of.get(&array.id()) {
+            let b = self.program.buffers[buffer.0].name.clone();
+            return Some(Ok(if idx.is_empty() { Expr::Var(b) } else { Expr::Subscript(b, idx.into()) }));
+        }
+        let NodeKind::IndexLambda(il) = array.kind() else {
+            return Some(Err(Error::Internal {
+                backend: "kernel IR".into(),
+                message: format!("{} is neither stored nor an index lambda", array.summary()),
+            }));
+        };
+        // A 0-d lambda read as a variable has no index.
+        Some(self.expand(&il.expr, &il.bindings, idx, fresh))
+    }
+}
+
+impl KernelProgram {
+    /// Checks the invariants of the module docs; an [`Error::Internal`] names the one broken.
+    pub fn check(&self) -> Result<()> {
+        let bug = |message: String| Error::Internal { backend: "kernel IR".into(), message };
+        let mut written: BTreeSet<usize> = BTreeSet::new();
+        for (k, kernel) in self.kernels.iter().enumerate() {
+            let out = &self.buffers[kernel.output.0];
+            if matches!(out.kind, BufferKind::Input | BufferKind::Data(_)) || !written.insert(kernel.output.0) {
+                return Err(bug(format!("kernel {k} writes {} twice or writes an input", out.name)));
+            }
+            let env =
+                ProgramTypes { program: self, ndim: out.shape.ndim(), visible: &written, writing: kernel.output.0 };
+            let dtype = kernel.expr.dtype(&env).map_err(|e| bug(format!("kernel {k} ({}): {e}", out.name)))?;
+            if dtype != out.dtype {
+                return Err(bug(format!("kernel {k} computes {dtype} for {} of dtype {}", out.name, out.dtype)));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Typing environment of one kernel: buffers it may read (inputs, data, earlier kernels' outputs)
+/// and size parameters.
+struct ProgramTypes<'a> {
+    program: &'a KernelProgram,
+    ndim: usize,
+    visible: &'a BTreeSet<usize>,
+    writing: usize,
+}
+
+impl TypeEnv for ProgramTypes<'_> {
+    fn ndim(&self) -> usize {
+        self.ndim
+    }
+    fn binding(&self, name: &str) -> Option<(DType, usize)> {
+        if self.program.size_params.iter().any(|p| p == name) {
+            return Some((DType::I64, 0));
+        }
+        let (i, b) = self.program.buffers.iter().enumerate().find(|(_, b)| &*b.name == name)?;
+        let readable = matches!(b.kind, BufferKind::Input | BufferKind::Data(_))
+            || (self.visible.contains(&i) && i != self.writing);
+        readable.then(|| (b.dtype, b.shape.ndim()))
+    }
+    fn describe(&self) -> String {
+        let names: Vec<&str> = self.program.buffers.iter().map(|b| &*b.name).collect();
+        format!("buffers [{}], size parameters {:?}", names.join(", "), self.program.size_params)
+    }
+}
+
+impl fmt::Display for KernelProgram {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "kernel program: {} buffers, {} kernels, sizes {:?}",
+            self.buffers.len(),
+            self.kernels.len(),
+            self.size_params
+        )?;
+        for b in &self.buffers {
+            let kind = match b.kind {
+                BufferKind::Input => "input",
+                BufferKind::Data(_) => "data",
+                BufferKind::Temporary => "temporary",
+                BufferKind::Output => "output",
+            };
+            writeln!(f, "  {kind:9} {}: {} {}", b.name, b.dtype, b.shape)?;
+        }
+        for (k, kernel) in self.kernels.iter().enumerate() {
+            let out = &self.buffers[kernel.output.0];
+            let idx: Vec<String> = (0..out.shape.ndim()).map(|i| format!("_{i}")).collect();
+            writeln!(f, "  kernel {k}: over {}: {}[{}] = {}", out.shape, out.name, idx.join(", "), kernel.expr)?;
+        }
+        Ok(())
+    }
+}
