@@ -1,8 +1,9 @@
 //! Evaluating index lambdas: the scalar expression is first resolved once (variables to slots,
 //! `zero(…)` to a constant), then evaluated at every output index.
 
+use pytato_core::array::IndexLambdaTypes;
 use pytato_core::binding::Bound;
-use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, TypeEnv, UnaryOp};
+use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, UnaryOp};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{ArrayData, DType, Error, Result, Scalar};
 
@@ -32,24 +33,13 @@ enum Resolved {
     },
 }
 
-/// The arrays an index lambda reads, by binding name, with their dtypes for typing `zero(…)`.
+/// The arrays an index lambda reads, by binding name (in the lambda's binding order), with the
+/// lambda's typing environment for `zero(…)`.
 pub(crate) struct LambdaInputs<'a> {
     pub(crate) names: Vec<&'a str>,
+    /// `None` for bindings read only inside `zero(…)`, which are never evaluated.
     pub(crate) values: Vec<Option<&'a ArrayData>>,
-    pub(crate) dtypes: Vec<(DType, usize)>,
-    pub(crate) ndim: usize,
-}
-
-impl TypeEnv for LambdaInputs<'_> {
-    fn ndim(&self) -> usize {
-        self.ndim
-    }
-    fn binding(&self, name: &str) -> Option<(DType, usize)> {
-        self.names.iter().position(|n| *n == name).map(|i| self.dtypes[i])
-    }
-    fn describe(&self) -> String {
-        format!("bindings {:?}", self.names)
-    }
+    pub(crate) types: IndexLambdaTypes<'a>,
 }
 
 fn internal(message: impl Into<String>) -> Error {
@@ -120,7 +110,7 @@ impl Resolver<'_, '_> {
     /// The dtype of a sub-expression, with the reduction inames in scope bound.
     fn dtype_in_scope(&self, e: &Expr) -> Result<DType> {
         let scope: Vec<&str> = self.scope.iter().map(String::as_str).collect();
-        e.dtype_with_reduction_inames(self.inputs, &scope)
+        e.dtype_with_reduction_inames(&self.inputs.types, &scope)
     }
 }
 
@@ -217,18 +207,4 @@ fn read(inputs: &LambdaInputs<'_>, binding: usize, at: &[i64]) -> Result<Scalar>
         index.push(i as usize);
     }
     data.get(&index).ok_or_else(|| internal("subscript arity"))
-}
-
-/// Bindings of a lambda: name → (data if evaluated, dtype, ndim).
-pub(crate) fn lambda_inputs<'a>(
-    bindings: impl Iterator<Item = (&'a str, Option<&'a ArrayData>, DType, usize)>,
-    ndim: usize,
-) -> LambdaInputs<'a> {
-    let mut inputs = LambdaInputs { names: Vec::new(), values: Vec::new(), dtypes: Vec::new(), ndim };
-    for (name, value, dtype, nd) in bindings {
-        inputs.names.push(name);
-        inputs.values.push(value);
-        inputs.dtypes.push((dtype, nd));
-    }
-    inputs
 }

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use pytato_core::array::{Einsum, IndexItem, IndexLayout};
+use pytato_core::array::{Einsum, IndexItem, IndexLambdaTypes, IndexLayout};
 use pytato_core::binding::{Bound, data_bindings};
 use pytato_core::{Array, ArrayData, DType, EinsumAxis, Error, NodeKind, Order, Result, Scalar};
 
@@ -37,13 +37,15 @@ pub(crate) fn evaluate<'a>(node: &'a Array, values: &Values<'a>, bound: &Bound<'
         }
         NodeKind::IndexLambda(il) => {
             let used = data_bindings(&il.expr);
-            let inputs = lambda::lambda_inputs(
-                il.bindings.iter().map(|(name, a)| {
-                    let v = if used.contains(&**name) { values.get(&a.id()).map(|c| &**c) } else { None };
-                    (&**name, v, a.dtype(), a.ndim())
-                }),
-                shape.len(),
-            );
+            let inputs = lambda::LambdaInputs {
+                names: il.bindings.keys().map(|k| &**k).collect(),
+                values: il
+                    .bindings
+                    .iter()
+                    .map(|(name, a)| if used.contains(&**name) { values.get(&a.id()).map(|c| &**c) } else { None })
+                    .collect(),
+                types: IndexLambdaTypes::new(shape.len(), &il.bindings),
+            };
             lambda::evaluate(&il.expr, dtype, &shape, &inputs, bound)?
         }
         NodeKind::Einsum(e) => einsum(e, dtype, &shape, values)?,
@@ -164,26 +166,22 @@ fn index(
     bound: &Bound<'_>,
 ) -> Result<ArrayData> {
     let src_shape = src.shape().to_vec();
-    // Advanced positions (index arrays, and integers when there are index arrays).
-    let has_arrays = items.iter().any(|i| matches!(i, IndexItem::Array(_)));
-    let mut broadcast: Vec<usize> = Vec::new();
-    let mut arrays: Vec<Option<(ArrayData, Vec<usize>)>> = Vec::with_capacity(items.len());
+    let mut arrays: Vec<Option<ArrayData>> = Vec::with_capacity(items.len());
     for item in items {
-        if let IndexItem::Array(a) = item {
-            let data = value(values, a)?;
-            let data = ArrayData::from_scalars(DType::I64, data.shape(), data.to_scalars())
-                .ok_or_else(|| internal("index cast"))?;
-            let s = data.shape().to_vec();
-            broadcast = broadcast_pair(&broadcast, &s);
-            arrays.push(Some((data, s)));
-        } else {
-            arrays.push(None);
-        }
+        arrays.push(match item {
+            IndexItem::Array(a) => {
+                let data = value(values, a)?;
+                Some(
+                    ArrayData::from_scalars(DType::I64, data.shape(), data.to_scalars())
+                        .ok_or_else(|| internal("index cast"))?,
+                )
+            }
+            _ => None,
+        });
     }
-    let nb = broadcast.len();
     // Check every index value once, up front.
-    for (axis, entry) in arrays.iter().enumerate() {
-        if let Some((data, _)) = entry {
+    for (axis, data) in arrays.iter().enumerate() {
+        if let Some(data) = data {
             let len = src_shape[axis] as i64;
             for v in data.to_scalars() {
                 let v = v.to_i128().expect("int64") as i64;
@@ -194,31 +192,23 @@ fn index(
         }
     }
     let layout = IndexLayout::new(items, in_place, shape.len());
-    let offset = layout.block_start;
-    let mut bidx = vec![0usize; nb];
+    let block_end = layout.block_start + layout.block_len;
     gather(dtype, shape, &[src], |out, at| {
-        // The broadcast index sits at `offset` in the output (0 when it goes first).
-        let slice_out: Vec<usize> = if has_arrays {
-            bidx.copy_from_slice(&out[offset..offset + nb]);
-            out[..offset].iter().chain(&out[offset + nb..]).copied().collect()
-        } else {
-            out.to_vec()
-        };
-        let mut slice_pos = 0;
         for (axis, item) in items.iter().enumerate() {
             let v = match item {
                 IndexItem::Int(d) => bound.eval(d)? as usize,
                 IndexItem::Slice(s) => {
-                    let k = slice_out[slice_pos] as i64;
-                    slice_pos += 1;
+                    let k = out[layout.slice_axes[axis].expect("a slice has a result axis")] as i64;
                     (bound.eval(&s.start)? + k * s.step) as usize
                 }
                 IndexItem::Array(_) => {
-                    let (data, s) = arrays[axis].as_ref().expect("index array");
+                    // Index arrays broadcast right-aligned within the block of result axes.
+                    let data = arrays[axis].as_ref().expect("index array");
+                    let s = data.shape();
                     let local: Vec<usize> = s
                         .iter()
                         .enumerate()
-                        .map(|(k, &len)| if len == 1 { 0 } else { bidx[nb - s.len() + k] })
+                        .map(|(k, &len)| if len == 1 { 0 } else { out[block_end - s.len() + k] })
                         .collect();
                     let raw =
                         data.get(&local).and_then(|v| v.to_i128()).ok_or_else(|| internal("index array read"))? as i64;
@@ -230,15 +220,4 @@ fn index(
         }
         Ok(0)
     })
-}
-
-fn broadcast_pair(a: &[usize], b: &[usize]) -> Vec<usize> {
-    let n = a.len().max(b.len());
-    (0..n)
-        .map(|i| {
-            let x = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-            let y = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
-            if x == 1 { y } else { x }
-        })
-        .collect()
 }

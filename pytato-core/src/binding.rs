@@ -88,8 +88,9 @@ pub fn evaluation_order<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Vec<A
     crate::array::post_order(roots, data_children)
 }
 
-/// The size parameters a node's shape, index items and reduction bounds mention.
-fn node_params(node: &Array, out: &mut BTreeSet<String>) {
+/// Adds to `out` the size parameters `node` mentions: in its shape, its index items, its reduction
+/// bounds, or as a `SizeParam` node itself.
+pub fn node_size_params(node: &Array, out: &mut BTreeSet<String>) {
     out.extend(node.shape().params().map(str::to_string));
     match node.kind() {
         NodeKind::SizeParam { name } => {
@@ -149,7 +150,7 @@ impl Signature {
         }
         let mut size_params = BTreeSet::new();
         for node in &nodes {
-            node_params(node, &mut size_params);
+            node_size_params(node, &mut size_params);
         }
         known_inputs.extend(size_params.iter().cloned());
         Ok(Signature { outputs, placeholders, known_inputs, size_params, nodes })

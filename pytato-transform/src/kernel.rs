@@ -32,6 +32,7 @@ use std::sync::Arc;
 
 use pytato_core::array::collect_inputs;
 use pytato_core::backend::Outputs;
+use pytato_core::binding::node_size_params;
 use pytato_core::data::ArrayData;
 use pytato_core::expr::{Expr, TypeEnv};
 use pytato_core::names::{Reserved, classify};
@@ -148,24 +149,12 @@ pub fn build_kernel_program(outputs: &Outputs, options: KernelOptions) -> Result
         Builder { program: KernelProgram::default(), buffer_of: HashMap::new(), input_names, next_data: 0 };
     let mut params = BTreeSet::new();
     for node in topological_sort(&roots) {
-        params.extend(node.shape().params().map(str::to_string));
+        node_size_params(&node, &mut params);
         match node.kind() {
-            NodeKind::Placeholder { .. } | NodeKind::DataWrapper { .. } => {
-                builder.input_buffer(&node);
-            }
-            NodeKind::SizeParam { name } => {
-                params.insert(name.to_string());
-            }
+            NodeKind::Placeholder { .. } | NodeKind::DataWrapper { .. } => builder.input_buffer(&node),
+            NodeKind::SizeParam { .. } => {}
             NodeKind::IndexLambda(_) if node.tags().contains(&ImplStored) => builder.kernel(&node, &entries)?,
-            NodeKind::IndexLambda(il) => {
-                il.expr.walk(&mut |e| {
-                    if let Expr::Reduce(r) = e {
-                        for b in &r.inames {
-                            params.extend(b.lower.params().chain(b.upper.params()).map(str::to_string));
-                        }
-                    }
-                });
-            }
+            NodeKind::IndexLambda(_) => {}
             other => {
                 return Err(Error::Internal {
                     backend: "kernel IR".into(),

@@ -203,15 +203,11 @@ pub fn inputs<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Vec<Array> {
     topological_sort(roots).into_iter().filter(Array::is_input).collect()
 }
 
-/// The names of the size parameters the roots' shapes and `SizeParam` nodes use.
+/// The names of the size parameters the DAG mentions (shapes, index items, reduction bounds and
+/// `SizeParam` nodes).
 pub fn size_params<'a>(roots: impl IntoIterator<Item = &'a Array>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    walk(roots, |node| {
-        out.extend(node.shape().params().map(str::to_string));
-        if let NodeKind::SizeParam { name } = node.kind() {
-            out.insert(name.to_string());
-        }
-    });
+    walk(roots, |node| pytato_core::binding::node_size_params(node, &mut out));
     out
 }
 
