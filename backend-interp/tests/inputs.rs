@@ -51,3 +51,19 @@ fn million_node_chain_compiles_and_runs_on_a_2mib_stack() {
         .join()
         .unwrap();
 }
+
+#[test]
+fn one_input_declared_twice_is_bound_everywhere() {
+    // Two equal declarations of "x" are one input (DuplicateName is only for different ones).
+    let x1 = pt::placeholder("x", [3], DType::F64).unwrap();
+    let x2 = pt::placeholder("x", [3], DType::F64).unwrap();
+    let y = &pt::sin(&x1).unwrap() + &x2;
+    let program = Interpreter.compile(&(&y).into()).unwrap();
+    assert_eq!(program.input_names(), ["x"]);
+    let data = ArrayData::from(ndarray::arr1(&[0.0, 1.0, 2.0]).into_dyn());
+    let out = program.run(&NamedData::from([("x".to_string(), data)])).unwrap();
+    let got = out["_pt_out"].as_array::<f64>().unwrap();
+    for (i, v) in [0.0f64, 1.0, 2.0].into_iter().enumerate() {
+        assert_eq!(got[[i]], v.sin() + v);
+    }
+}

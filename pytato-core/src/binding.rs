@@ -19,8 +19,10 @@ use crate::shape::{Dim, EvalDimError, Shape};
 /// What a program needs, worked out once from its outputs.
 pub struct Signature {
     outputs: Vec<(String, Array)>,
-    /// Required placeholders with their input names (unnamed ones get `_pt_in<k>`).
+    /// Required placeholders with their input names (unnamed ones get `_pt_in<k>`), one per name.
     placeholders: Vec<(String, Array)>,
+    /// Every required placeholder node (by id) with its input name.
+    placeholder_nodes: Vec<(usize, String)>,
     /// Every input name in the DAG, required or not: supplying one that is not required is fine.
     known_inputs: BTreeSet<String>,
     /// Size parameters whose values the program needs.
@@ -125,35 +127,37 @@ impl Signature {
         let roots: Vec<&Array> = outputs.iter().map(|(_, a)| a).collect();
         let inputs = collect_inputs(roots.iter().copied())?;
         let nodes = evaluation_order(roots.iter().copied());
-        let reachable: HashSet<usize> = nodes.iter().map(Array::id).collect();
 
         let mut unnamed = HashMap::new();
         for (k, a) in inputs.unnamed.iter().filter(|a| matches!(a.kind(), NodeKind::Placeholder { .. })).enumerate() {
             unnamed.insert(a.id(), format!("_pt_in{k}"));
         }
-        let name_of = |a: &Array| a.name().map(str::to_string).or_else(|| unnamed.get(&a.id()).cloned());
+        // Every input name of the DAG is accepted (a placeholder only `zero(…)` reads may be passed).
+        let mut known_inputs: BTreeSet<String> = inputs
+            .named
+            .iter()
+            .filter(|(_, a)| matches!(a.kind(), NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. }))
+            .map(|(n, _)| n.clone())
+            .collect();
+        known_inputs.extend(unnamed.values().cloned());
+        // Required: the placeholders the outputs depend on. Equal declarations of one input are
+        // several nodes with one name: each is bound to that input's data.
         let mut placeholders = Vec::new();
-        let mut known_inputs = BTreeSet::new();
-        let mut seen_names = HashSet::new();
-        for node in crate::array::unique_nodes(roots.iter().copied()) {
-            if !matches!(node.kind(), NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. }) {
-                continue;
+        let mut placeholder_nodes = Vec::new();
+        for node in nodes.iter().filter(|n| matches!(n.kind(), NodeKind::Placeholder { .. })) {
+            let name = node.name().map(str::to_string).or_else(|| unnamed.get(&node.id()).cloned());
+            let name = name.expect("placeholders are named or numbered");
+            if !placeholders.iter().any(|(n, _): &(String, Array)| *n == name) {
+                placeholders.push((name.clone(), node.clone()));
             }
-            let name = name_of(&node).expect("placeholders are named or numbered");
-            known_inputs.insert(name.clone());
-            if matches!(node.kind(), NodeKind::Placeholder { .. })
-                && reachable.contains(&node.id())
-                && seen_names.insert(name.clone())
-            {
-                placeholders.push((name, node));
-            }
+            placeholder_nodes.push((node.id(), name));
         }
         let mut size_params = BTreeSet::new();
         for node in &nodes {
             node_size_params(node, &mut size_params);
         }
         known_inputs.extend(size_params.iter().cloned());
-        Ok(Signature { outputs, placeholders, known_inputs, size_params, nodes })
+        Ok(Signature { outputs, placeholders, placeholder_nodes, known_inputs, size_params, nodes })
     }
 
     /// The outputs, by name.
@@ -241,7 +245,9 @@ impl Signature {
                 })?;
                 equations.push((name, dim, len, node.shape(), data.shape()));
             }
-            placeholders.insert(node.id(), data);
+        }
+        for (id, name) in &self.placeholder_nodes {
+            placeholders.insert(*id, &inputs[name]);
         }
         solve_sizes(&mut sizes, &equations)?;
         if let Some(missing) = self.size_params.iter().find(|p| !sizes.contains_key(*p)) {
