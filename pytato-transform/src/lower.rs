@@ -52,12 +52,14 @@ impl Lowerer {
     /// one for each parameter that only appears in shapes.
     pub fn for_dag(roots: &[Array]) -> Result<Lowerer> {
         let mut nodes: Vec<Array> = Vec::new();
+        let mut names = std::collections::BTreeSet::new();
         crate::mapper::walk(roots, |n| {
             if matches!(n.kind(), NodeKind::SizeParam { .. }) && !nodes.iter().any(|m| m.name() == n.name()) {
                 nodes.push(n.clone());
             }
+            pytato_core::binding::node_size_params(n, &mut names);
         });
-        for name in crate::mapper::size_params(roots) {
+        for name in names {
             if !nodes.iter().any(|m| m.name() == Some(&*name)) {
                 nodes.push(Array::new_size_param(&name)?);
             }
