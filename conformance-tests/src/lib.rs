@@ -24,6 +24,7 @@ use pytato_core::{Array, DictOfNamedArrays, Error};
 pub use golden::{Case, load_cases};
 
 // Link every backend this crate is built with, so that `inventory` registers it.
+use pytato_backend_cranelift as _;
 use pytato_backend_interp as _;
 
 /// What happened when a backend ran a case.

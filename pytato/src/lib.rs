@@ -23,8 +23,9 @@
 //! | feature | backend | |
 //! | --- | --- | --- |
 //! | `interp` (default) | `"interp"` | the reference interpreter on `ndarray`: simple, slow, every node kind |
+//! | `cranelift` (default) | `"cranelift"` | fused kernels JIT-compiled with Cranelift: threaded, cached, the default backend |
 //!
-//! The compiled backends (`cranelift`, `wgpu`) arrive as features of the same names. [`backends`]
+//! The GPU backend (`wgpu`) arrives as a feature of the same name. [`backends`]
 //! lists what is linked, [`backend`] picks one by name, and [`default_backend`] picks the most
 //! preferred (cranelift > wgpu > interp); the environment variable `PYTATO_BACKEND` overrides it.
 //!
@@ -50,6 +51,8 @@ pub use pytato_transform as transform;
 
 // Link the backends the features ask for: registration happens through `inventory`, which only
 // sees crates that are linked.
+#[cfg(feature = "cranelift")]
+use pytato_backend_cranelift as _;
 #[cfg(feature = "interp")]
 use pytato_backend_interp as _;
 

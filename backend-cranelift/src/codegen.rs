@@ -1,0 +1,892 @@
+//! Translation of one kernel of the kernel IR into a Cranelift function.
+//!
+//! # The kernel ABI
+//!
+//! ```text
+//! extern "C" fn(buffers: *const *mut u8, sizes: *const i64, lo: i64, hi: i64, error: *mut i64) -> i32
+//! ```
+//!
+//! - `buffers[i]` is the base address of buffer `i` of the [`KernelProgram`], every buffer dense and
+//!   in C order;
+//! - `sizes[j]` is the value of size parameter `j` (`KernelProgram::size_params` order); every
+//!   extent and stride is computed from them in the function's entry block, which is what makes a
+//!   compiled kernel shape-polymorphic;
+//! - the kernel computes the elements whose first index is in `[lo, hi)` (a 0-d kernel: `lo = 0`,
+//!   `hi = 1`), so that a caller can split the outermost loop across threads;
+//! - it returns 0, or 1 after writing `[buffer, axis, index, length]` of an out-of-range subscript
+//!   to `error[0..4]`; nothing is read or written out of bounds before that return.
+//!
+//! Loop counters, accumulators and the results of `if` are Cranelift variables; everything that
+//! depends only on sizes is computed once in the entry block, which dominates all other code.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{
+    AbiParam, Block, Function, InstBuilder, MemFlags, Signature, StackSlotData, StackSlotKind, Type, Value, types,
+};
+use cranelift_codegen::isa::CallConv;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
+use pytato_core::names::{Reserved, classify};
+use pytato_core::{DType, Dim, Error, Result, Scalar};
+use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
+
+use crate::bounds::Ranges;
+use crate::helpers;
+
+/// The signature of every kernel function; see the module docs.
+pub(crate) fn kernel_signature(call_conv: CallConv) -> Signature {
+    let mut sig = Signature::new(call_conv);
+    for ty in [types::I64, types::I64, types::I64, types::I64, types::I64] {
+        sig.params.push(AbiParam::new(ty));
+    }
+    sig.returns.push(AbiParam::new(types::I32));
+    sig
+}
+
+/// The Cranelift type of one (real) component of `dtype`.
+fn component_type(dtype: DType) -> Type {
+    use DType::*;
+    match dtype {
+        Bool | I8 | U8 => types::I8,
+        I16 | U16 => types::I16,
+        I32 | U32 => types::I32,
+        I64 | U64 => types::I64,
+        F32 | C64 => types::F32,
+        F64 | C128 => types::F64,
+    }
+}
+
+/// An output or reduction iname (other reserved names, like `_pt_out_tmp0`, are buffers).
+fn is_iname(name: &str) -> bool {
+    matches!(classify(name), Some(Reserved::Iname(_) | Reserved::ReductionIname(_)))
+}
+
+fn is_signed(dtype: DType) -> bool {
+    matches!(dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64)
+}
+
+fn is_float(dtype: DType) -> bool {
+    matches!(dtype, DType::F32 | DType::F64)
+}
+
+/// A scalar value: one Cranelift value, or the real and imaginary parts of a complex one.
+#[derive(Clone, Copy)]
+enum Val {
+    Real(Value),
+    Complex(Value, Value),
+}
+
+impl Val {
+    fn real(self) -> Value {
+        match self {
+            Val::Real(v) | Val::Complex(v, _) => v,
+        }
+    }
+    fn parts(self) -> (Value, Value) {
+        match self {
+            Val::Complex(re, im) => (re, im),
+            Val::Real(v) => (v, v),
+        }
+    }
+}
+
+/// A buffer as one kernel sees it: base address, extents and strides (in elements).
+struct View {
+    dtype: DType,
+    base: Value,
+    extents: Vec<Value>,
+    strides: Vec<Value>,
+    dims: Vec<Dim>,
+}
+
+/// Translates `kernel` into `func`, whose signature must be [`kernel_signature`].
+pub(crate) fn translate(
+    program: &KernelProgram,
+    kernel: &Kernel,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+) -> Result<()> {
+    let b = FunctionBuilder::new(func, fctx);
+    let output = &program.buffers[kernel.output.0];
+    let mut t = Translator {
+        program,
+        b,
+        names: program.buffers.iter().enumerate().map(|(i, b)| (&*b.name, BufferId(i))).collect(),
+        sizes: HashMap::new(),
+        views: HashMap::new(),
+        inames: Vec::new(),
+        reduction_vars: HashMap::new(),
+        ranges: Ranges { output: output.shape.dims(), reductions: HashMap::new(), size_params: &program.size_params },
+        next_var: 0,
+        error_ptr: None,
+        complex_slot: None,
+    };
+    t.function(kernel)?;
+    t.b.seal_all_blocks();
+    t.b.finalize();
+    Ok(())
+}
+
+struct Translator<'a, 'f> {
+    program: &'a KernelProgram,
+    b: FunctionBuilder<'f>,
+    names: HashMap<&'a str, BufferId>,
+    sizes: HashMap<&'a str, Value>,
+    views: HashMap<BufferId, View>,
+    inames: Vec<Variable>,
+    reduction_vars: HashMap<Arc<str>, Variable>,
+    ranges: Ranges<'a>,
+    next_var: u32,
+    error_ptr: Option<Value>,
+    /// A 16-byte stack slot complex helpers write their results to.
+    complex_slot: Option<cranelift_codegen::ir::StackSlot>,
+}
+
+fn bug(message: impl Into<String>) -> Error {
+    Error::Internal { backend: "cranelift".into(), message: message.into() }
+}
+
+const TRUSTED: MemFlags = MemFlags::trusted();
+
+impl<'a> Translator<'a, '_> {
+    fn var(&mut self, ty: Type) -> Variable {
+        let v = Variable::from_u32(self.next_var);
+        self.next_var += 1;
+        self.b.declare_var(v, ty);
+        v
+    }
+
+    /// The whole function: entry block (sizes, views), loop nest, store, return.
+    fn function(&mut self, kernel: &'a Kernel) -> Result<()> {
+        let entry = self.b.create_block();
+        self.b.append_block_params_for_function_params(entry);
+        self.b.switch_to_block(entry);
+        let params = self.b.block_params(entry).to_vec();
+        let (buffers_ptr, sizes_ptr, lo, hi) = (params[0], params[1], params[2], params[3]);
+        self.error_ptr = Some(params[4]);
+
+        for (j, p) in self.program.size_params.iter().enumerate() {
+            let v = self.b.ins().load(types::I64, TRUSTED, sizes_ptr, (8 * j) as i32);
+            self.sizes.insert(p.as_str(), v);
+        }
+        // Views of every buffer the kernel touches, in the entry block so that they dominate.
+        let mut used: Vec<BufferId> = vec![kernel.output];
+        let mut seen: HashSet<BufferId> = HashSet::from([kernel.output]);
+        let mut unknown = None;
+        kernel.expr.walk(&mut |e| {
+            if let Expr::Var(n) | Expr::Subscript(n, _) = e
+                && !is_iname(n)
+                && !self.sizes.contains_key(&**n)
+            {
+                match self.names.get(&**n) {
+                    Some(&id) => {
+                        if seen.insert(id) {
+                            used.push(id);
+                        }
+                    }
+                    None => unknown = Some(n.clone()),
+                }
+            }
+        });
+        if let Some(n) = unknown {
+            return Err(bug(format!("kernel reads `{n}`, which is neither a buffer nor a size parameter")));
+        }
+        for id in used {
+            let view = self.view(buffers_ptr, id)?;
+            self.views.insert(id, view);
+        }
+
+        let out = &self.views[&kernel.output];
+        let (out_extents, out_strides, out_base, out_dtype) =
+            (out.extents.clone(), out.strides.clone(), out.base, out.dtype);
+        let mut loops = Vec::with_capacity(out_extents.len());
+        for (axis, &extent) in out_extents.iter().enumerate() {
+            let var = self.var(types::I64);
+            self.inames.push(var);
+            let (start, end) = if axis == 0 { (lo, hi) } else { (self.b.ins().iconst(types::I64, 0), extent) };
+            loops.push(self.open_loop(var, start, end));
+        }
+        let value = self.emit(&kernel.expr)?.0;
+        let mut offset = self.b.ins().iconst(types::I64, 0);
+        for (axis, &stride) in out_strides.iter().enumerate() {
+            let i = self.b.use_var(self.inames[axis]);
+            let term = self.b.ins().imul(i, stride);
+            offset = self.b.ins().iadd(offset, term);
+        }
+        let addr = self.address(out_base, offset, out_dtype);
+        self.store(value, addr, out_dtype);
+        while let Some(l) = loops.pop() {
+            self.close_loop(l);
+        }
+        let ok = self.b.ins().iconst(types::I32, 0);
+        self.b.ins().return_(&[ok]);
+        Ok(())
+    }
+
+    fn view(&mut self, buffers_ptr: Value, id: BufferId) -> Result<View> {
+        let buffer = &self.program.buffers[id.0];
+        let base = self.b.ins().load(types::I64, TRUSTED, buffers_ptr, (8 * id.0) as i32);
+        let dims = buffer.shape.dims().to_vec();
+        let extents: Vec<Value> = dims.iter().map(|d| self.dim_value(d)).collect::<Result<_>>()?;
+        let mut strides = vec![self.b.ins().iconst(types::I64, 1); extents.len()];
+        for axis in (0..extents.len().saturating_sub(1)).rev() {
+            strides[axis] = self.b.ins().imul(strides[axis + 1], extents[axis + 1]);
+        }
+        Ok(View { dtype: buffer.dtype, base, extents, strides, dims })
+    }
+
+    /// The value of an affine length at run time.
+    fn dim_value(&mut self, dim: &Dim) -> Result<Value> {
+        let mut v = self.b.ins().iconst(types::I64, dim.constant());
+        for (p, c) in dim.terms() {
+            let s = *self.sizes.get(p).ok_or_else(|| bug(format!("size parameter {p} is not in the program")))?;
+            let term = self.b.ins().imul_imm(s, c);
+            v = self.b.ins().iadd(v, term);
+        }
+        Ok(v)
+    }
+
+    fn open_loop(&mut self, var: Variable, start: Value, end: Value) -> (Variable, Block, Block) {
+        self.b.def_var(var, start);
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let i = self.b.use_var(var);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, i, end);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        (var, header, exit)
+    }
+
+    fn close_loop(&mut self, (var, header, exit): (Variable, Block, Block)) {
+        let i = self.b.use_var(var);
+        let next = self.b.ins().iadd_imm(i, 1);
+        self.b.def_var(var, next);
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(exit);
+    }
+
+    fn address(&mut self, base: Value, offset: Value, dtype: DType) -> Value {
+        let bytes = self.b.ins().imul_imm(offset, dtype.itemsize() as i64);
+        self.b.ins().iadd(base, bytes)
+    }
+
+    fn load(&mut self, addr: Value, dtype: DType) -> Val {
+        let ty = component_type(dtype);
+        let re = self.b.ins().load(ty, TRUSTED, addr, 0);
+        if dtype.is_complex() {
+            let im = self.b.ins().load(ty, TRUSTED, addr, ty.bytes() as i32);
+            Val::Complex(re, im)
+        } else {
+            Val::Real(re)
+        }
+    }
+
+    fn store(&mut self, value: Val, addr: Value, dtype: DType) {
+        match value {
+            Val::Real(v) => {
+                self.b.ins().store(TRUSTED, v, addr, 0);
+            }
+            Val::Complex(re, im) => {
+                self.b.ins().store(TRUSTED, re, addr, 0);
+                self.b.ins().store(TRUSTED, im, addr, component_type(dtype).bytes() as i32);
+            }
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Expressions.
+
+    /// The dtype of `e` without emitting code (the typing rules of `pytato_core::expr`).
+    fn dtype_of(&self, e: &Expr) -> Result<DType> {
+        Ok(match e {
+            Expr::Const(s) => s.dtype(),
+            Expr::Var(n) if is_iname(n) || self.sizes.contains_key(&**n) => DType::I64,
+            Expr::Var(n) | Expr::Subscript(n, _) => {
+                let id = self.names.get(&**n).ok_or_else(|| bug(format!("unknown buffer {n}")))?;
+                self.program.buffers[id.0].dtype
+            }
+            Expr::Unary(_, a) | Expr::Binary(_, a, _) | Expr::If(_, a, _) => self.dtype_of(a)?,
+            Expr::Compare(..) => DType::Bool,
+            Expr::Cast(to, _) => *to,
+            Expr::Call(f, args) => {
+                let arg = self.dtype_of(args.first().ok_or_else(|| bug("call without arguments"))?)?;
+                f.result_dtype(arg).map_err(|why| bug(format!("{}({arg}): {why}", f.name())))?
+            }
+            Expr::Reduce(r) => self.dtype_of(&r.body)?,
+        })
+    }
+
+    fn emit(&mut self, e: &Expr) -> Result<(Val, DType)> {
+        match e {
+            Expr::Const(s) => Ok((self.constant(*s), s.dtype())),
+            Expr::Var(n) => self.variable(n),
+            Expr::Subscript(n, idx) => self.subscript(n, idx),
+            Expr::Unary(op, a) => {
+                let (v, d) = self.emit(a)?;
+                Ok((self.unary(*op, v, d), d))
+            }
+            Expr::Binary(op, a, b) => {
+                let (x, d) = self.emit(a)?;
+                let (y, _) = self.emit(b)?;
+                Ok((self.binary(*op, x, y, d)?, d))
+            }
+            Expr::Compare(op, a, b) => {
+                let (x, d) = self.emit(a)?;
+                let (y, _) = self.emit(b)?;
+                Ok((Val::Real(self.compare(*op, x, y, d)), DType::Bool))
+            }
+            Expr::If(c, a, b) => self.if_then_else(c, a, b),
+            Expr::Cast(to, a) => {
+                let (v, from) = self.emit(a)?;
+                Ok((self.cast(v, from, *to), *to))
+            }
+            Expr::Call(f, args) => self.call(*f, args),
+            Expr::Reduce(r) => self.reduce(r),
+        }
+    }
+
+    fn constant(&mut self, s: Scalar) -> Val {
+        let ins = |b: &mut FunctionBuilder, ty: Type, bits: i64| b.ins().iconst(ty, bits);
+        Val::Real(match s {
+            Scalar::Bool(v) => ins(&mut self.b, types::I8, v as i64),
+            Scalar::I8(v) => ins(&mut self.b, types::I8, v as i64),
+            Scalar::I16(v) => ins(&mut self.b, types::I16, v as i64),
+            Scalar::I32(v) => ins(&mut self.b, types::I32, v as i64),
+            Scalar::I64(v) => ins(&mut self.b, types::I64, v),
+            Scalar::U8(v) => ins(&mut self.b, types::I8, v as i64),
+            Scalar::U16(v) => ins(&mut self.b, types::I16, v as i64),
+            Scalar::U32(v) => ins(&mut self.b, types::I32, v as i64),
+            Scalar::U64(v) => ins(&mut self.b, types::I64, v as i64),
+            Scalar::F32(v) => self.b.ins().f32const(v),
+            Scalar::F64(v) => self.b.ins().f64const(v),
+            Scalar::C64(z) => {
+                let (re, im) = (self.b.ins().f32const(z.re), self.b.ins().f32const(z.im));
+                return Val::Complex(re, im);
+            }
+            Scalar::C128(z) => {
+                let (re, im) = (self.b.ins().f64const(z.re), self.b.ins().f64const(z.im));
+                return Val::Complex(re, im);
+            }
+        })
+    }
+
+    fn zero(&mut self, dtype: DType) -> Val {
+        self.constant(Scalar::zero(dtype))
+    }
+
+    fn variable(&mut self, name: &Arc<str>) -> Result<(Val, DType)> {
+        match classify(name) {
+            Some(Reserved::Iname(k)) => {
+                let var = *self.inames.get(k).ok_or_else(|| bug(format!("iname {name} beyond the output's rank")))?;
+                Ok((Val::Real(self.b.use_var(var)), DType::I64))
+            }
+            Some(Reserved::ReductionIname(_)) => {
+                let var =
+                    *self.reduction_vars.get(name).ok_or_else(|| bug(format!("reduction iname {name} unbound")))?;
+                Ok((Val::Real(self.b.use_var(var)), DType::I64))
+            }
+            _ => {
+                if let Some(&v) = self.sizes.get(&**name) {
+                    return Ok((Val::Real(v), DType::I64));
+                }
+                let id = self.names[&**name];
+                let (base, dtype) = (self.views[&id].base, self.views[&id].dtype);
+                Ok((self.load(base, dtype), dtype))
+            }
+        }
+    }
+
+    fn subscript(&mut self, name: &str, indices: &[Expr]) -> Result<(Val, DType)> {
+        let id = self.names[name];
+        let (base, dtype, extents, strides, dims) = {
+            let v = &self.views[&id];
+            (v.base, v.dtype, v.extents.clone(), v.strides.clone(), v.dims.clone())
+        };
+        let mut offset = self.b.ins().iconst(types::I64, 0);
+        for (axis, idx) in indices.iter().enumerate() {
+            let (v, d) = self.emit(idx)?;
+            let i = self.widen_to_i64(v.real(), d);
+            if !self.ranges.proves_in_bounds(idx, &dims[axis]) {
+                self.check_index(id, axis, i, extents[axis]);
+            }
+            let term = self.b.ins().imul(i, strides[axis]);
+            offset = self.b.ins().iadd(offset, term);
+        }
+        let addr = self.address(base, offset, dtype);
+        Ok((self.load(addr, dtype), dtype))
+    }
+
+    fn widen_to_i64(&mut self, v: Value, dtype: DType) -> Value {
+        match component_type(dtype) {
+            types::I64 => v,
+            _ if is_signed(dtype) => self.b.ins().sextend(types::I64, v),
+            _ => self.b.ins().uextend(types::I64, v),
+        }
+    }
+
+    /// `index` must lie in `[0, extent)`, or the kernel returns 1 with the details in `error`.
+    fn check_index(&mut self, id: BufferId, axis: usize, index: Value, extent: Value) {
+        let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, index, extent);
+        let fail = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(fail);
+        self.b.ins().brif(ok, cont, &[], fail, &[]);
+        self.b.switch_to_block(fail);
+        let err = self.error_ptr.expect("set in the entry block");
+        let buffer = self.b.ins().iconst(types::I64, id.0 as i64);
+        let axis = self.b.ins().iconst(types::I64, axis as i64);
+        for (k, v) in [buffer, axis, index, extent].into_iter().enumerate() {
+            self.b.ins().store(TRUSTED, v, err, (8 * k) as i32);
+        }
+        let code = self.b.ins().iconst(types::I32, 1);
+        self.b.ins().return_(&[code]);
+        self.b.switch_to_block(cont);
+    }
+
+    fn unary(&mut self, op: UnaryOp, v: Val, dtype: DType) -> Val {
+        match (op, v) {
+            (UnaryOp::Neg, Val::Complex(re, im)) => Val::Complex(self.b.ins().fneg(re), self.b.ins().fneg(im)),
+            (UnaryOp::Neg, Val::Real(x)) if is_float(dtype) => Val::Real(self.b.ins().fneg(x)),
+            (UnaryOp::Neg, Val::Real(x)) => Val::Real(self.b.ins().ineg(x)),
+            (_, Val::Real(x)) if dtype == DType::Bool => Val::Real(self.b.ins().bxor_imm(x, 1)),
+            (_, x) => Val::Real(self.b.ins().bnot(x.real())),
+        }
+    }
+
+    fn binary(&mut self, op: BinaryOp, x: Val, y: Val, dtype: DType) -> Result<Val> {
+        use BinaryOp::*;
+        if dtype.is_complex() {
+            let ((a, b), (c, d)) = (x.parts(), y.parts());
+            return Ok(match op {
+                Add => Val::Complex(self.b.ins().fadd(a, c), self.b.ins().fadd(b, d)),
+                Sub => Val::Complex(self.b.ins().fsub(a, c), self.b.ins().fsub(b, d)),
+                Mul => self.complex_mul((a, b), (c, d)),
+                Div => self.complex_helper(helpers::complex_div as *const () as usize, dtype, &[a, b, c, d], None),
+                Pow => self.complex_helper(helpers::complex_pow as *const () as usize, dtype, &[a, b, c, d], None),
+                _ => return Err(bug(format!("{op:?} on {dtype}"))),
+            });
+        }
+        let (a, b) = (x.real(), y.real());
+        let ins = self.b.ins();
+        Ok(Val::Real(match op {
+            Add if is_float(dtype) => ins.fadd(a, b),
+            Sub if is_float(dtype) => ins.fsub(a, b),
+            Mul if is_float(dtype) => ins.fmul(a, b),
+            Div if is_float(dtype) => ins.fdiv(a, b),
+            FloorDiv if is_float(dtype) => self.real_helper(helpers::floor_div as *const () as usize, dtype, &[a, b]),
+            Rem if is_float(dtype) => self.real_helper(helpers::remainder as *const () as usize, dtype, &[a, b]),
+            Pow if is_float(dtype) => self.real_helper(helpers::pow as *const () as usize, dtype, &[a, b]),
+            Add => ins.iadd(a, b),
+            Sub => ins.isub(a, b),
+            Mul => ins.imul(a, b),
+            FloorDiv | Rem => self.int_division(op == FloorDiv, a, b, dtype),
+            Pow => self.int_pow(a, b, dtype),
+            LogicalAnd | BitAnd => ins.band(a, b),
+            LogicalOr | BitOr => ins.bor(a, b),
+            BitXor => ins.bxor(a, b),
+            Div => return Err(bug(format!("true division of {dtype}"))),
+        }))
+    }
+
+    fn complex_mul(&mut self, (a, b): (Value, Value), (c, d): (Value, Value)) -> Val {
+        let ac = self.b.ins().fmul(a, c);
+        let bd = self.b.ins().fmul(b, d);
+        let ad = self.b.ins().fmul(a, d);
+        let bc = self.b.ins().fmul(b, c);
+        Val::Complex(self.b.ins().fsub(ac, bd), self.b.ins().fadd(ad, bc))
+    }
+
+    /// Python's `//` or `%` on integers without a trap: a zero divisor gives 0, and `MIN // -1`
+    /// wraps (the divisor is replaced by 1 where it is 0 or -1, and those results patched in).
+    fn int_division(&mut self, floor_div: bool, a: Value, b: Value, dtype: DType) -> Value {
+        let ty = component_type(dtype);
+        let zero = self.b.ins().iconst(ty, 0);
+        let one = self.b.ins().iconst(ty, 1);
+        let b_zero = self.b.ins().icmp_imm(IntCC::Equal, b, 0);
+        if !is_signed(dtype) {
+            let safe = self.b.ins().select(b_zero, one, b);
+            let r = if floor_div { self.b.ins().udiv(a, safe) } else { self.b.ins().urem(a, safe) };
+            return self.b.ins().select(b_zero, zero, r);
+        }
+        let b_minus_one = self.b.ins().icmp_imm(IntCC::Equal, b, -1);
+        let special = self.b.ins().bor(b_zero, b_minus_one);
+        let safe = self.b.ins().select(special, one, b);
+        let q = self.b.ins().sdiv(a, safe);
+        let r = self.b.ins().srem(a, safe);
+        // Round toward negative infinity: a non-zero remainder whose sign differs from the divisor's.
+        let r_nonzero = self.b.ins().icmp_imm(IntCC::NotEqual, r, 0);
+        let signs = self.b.ins().bxor(r, b);
+        let signs_differ = self.b.ins().icmp_imm(IntCC::SignedLessThan, signs, 0);
+        let adjust = self.b.ins().band(r_nonzero, signs_differ);
+        if floor_div {
+            let q1 = self.b.ins().iadd_imm(q, -1);
+            let q = self.b.ins().select(adjust, q1, q);
+            let neg = self.b.ins().ineg(a);
+            let q = self.b.ins().select(b_minus_one, neg, q);
+            self.b.ins().select(b_zero, zero, q)
+        } else {
+            let rb = self.b.ins().iadd(r, b);
+            let r = self.b.ins().select(adjust, rb, r);
+            self.b.ins().select(special, zero, r)
+        }
+    }
+
+    fn int_pow(&mut self, a: Value, b: Value, dtype: DType) -> Value {
+        let (a64, b64) = (self.widen_to_i64(a, dtype), self.widen_to_i64(b, dtype));
+        let f = if is_signed(dtype) {
+            helpers::int_pow as *const () as usize
+        } else {
+            helpers::uint_pow as *const () as usize
+        };
+        let r = self.call_helper(f, &[a64, b64], &[types::I64, types::I64], Some(types::I64)).expect("returns");
+        let ty = component_type(dtype);
+        if ty == types::I64 { r } else { self.b.ins().ireduce(ty, r) }
+    }
+
+    /// Calls a real `f64` helper on `args` of a float dtype (widening `float32` and narrowing back).
+    fn real_helper(&mut self, f: usize, dtype: DType, args: &[Value]) -> Value {
+        let narrow = component_type(dtype) == types::F32;
+        let wide: Vec<Value> =
+            args.iter().map(|&a| if narrow { self.b.ins().fpromote(types::F64, a) } else { a }).collect();
+        let params = vec![types::F64; wide.len()];
+        let r = self.call_helper(f, &wide, &params, Some(types::F64)).expect("returns");
+        if narrow { self.b.ins().fdemote(types::F32, r) } else { r }
+    }
+
+    /// Calls a complex helper `f(args as f64..., [code,] out)` and reads its result.
+    fn complex_helper(&mut self, f: usize, dtype: DType, args: &[Value], code: Option<i64>) -> Val {
+        let narrow = component_type(dtype) == types::F32;
+        let mut call_args = Vec::new();
+        let mut params = Vec::new();
+        if let Some(c) = code {
+            call_args.push(self.b.ins().iconst(types::I64, c));
+            params.push(types::I64);
+        }
+        for &a in args {
+            call_args.push(if narrow { self.b.ins().fpromote(types::F64, a) } else { a });
+            params.push(types::F64);
+        }
+        let slot = *self.complex_slot.get_or_insert_with(|| {
+            self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3))
+        });
+        let out = self.b.ins().stack_addr(types::I64, slot, 0);
+        call_args.push(out);
+        params.push(types::I64);
+        self.call_helper(f, &call_args, &params, None);
+        let re = self.b.ins().stack_load(types::F64, slot, 0);
+        let im = self.b.ins().stack_load(types::F64, slot, 8);
+        if narrow {
+            Val::Complex(self.b.ins().fdemote(types::F32, re), self.b.ins().fdemote(types::F32, im))
+        } else {
+            Val::Complex(re, im)
+        }
+    }
+
+    fn call_helper(&mut self, address: usize, args: &[Value], params: &[Type], ret: Option<Type>) -> Option<Value> {
+        let mut sig = Signature::new(self.b.func.signature.call_conv);
+        sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+        sig.returns.extend(ret.map(AbiParam::new));
+        let sig = self.b.import_signature(sig);
+        let callee = self.b.ins().iconst(types::I64, address as i64);
+        let call = self.b.ins().call_indirect(sig, callee, args);
+        self.b.inst_results(call).first().copied()
+    }
+
+    fn compare(&mut self, op: CompareOp, x: Val, y: Val, dtype: DType) -> Value {
+        if let (Val::Complex(a, b), Val::Complex(c, d)) = (x, y) {
+            // Lexicographic, as numpy 2: real parts, then imaginary parts.
+            let re_eq = self.b.ins().fcmp(FloatCC::Equal, a, c);
+            return match op {
+                CompareOp::Eq => {
+                    let im_eq = self.b.ins().fcmp(FloatCC::Equal, b, d);
+                    self.b.ins().band(re_eq, im_eq)
+                }
+                CompareOp::Ne => {
+                    let re_ne = self.b.ins().fcmp(FloatCC::NotEqual, a, c);
+                    let im_ne = self.b.ins().fcmp(FloatCC::NotEqual, b, d);
+                    self.b.ins().bor(re_ne, im_ne)
+                }
+                _ => {
+                    let cc = float_cc(op);
+                    let strict = match op {
+                        CompareOp::Le => FloatCC::LessThan,
+                        CompareOp::Ge => FloatCC::GreaterThan,
+                        _ => cc,
+                    };
+                    let re_strict = self.b.ins().fcmp(strict, a, c);
+                    let im = self.b.ins().fcmp(cc, b, d);
+                    let tie = self.b.ins().band(re_eq, im);
+                    self.b.ins().bor(re_strict, tie)
+                }
+            };
+        }
+        let (a, b) = (x.real(), y.real());
+        if is_float(dtype) {
+            self.b.ins().fcmp(float_cc(op), a, b)
+        } else {
+            let signed = is_signed(dtype);
+            let cc = match op {
+                CompareOp::Eq => IntCC::Equal,
+                CompareOp::Ne => IntCC::NotEqual,
+                CompareOp::Lt if signed => IntCC::SignedLessThan,
+                CompareOp::Le if signed => IntCC::SignedLessThanOrEqual,
+                CompareOp::Gt if signed => IntCC::SignedGreaterThan,
+                CompareOp::Ge if signed => IntCC::SignedGreaterThanOrEqual,
+                CompareOp::Lt => IntCC::UnsignedLessThan,
+                CompareOp::Le => IntCC::UnsignedLessThanOrEqual,
+                CompareOp::Gt => IntCC::UnsignedGreaterThan,
+                CompareOp::Ge => IntCC::UnsignedGreaterThanOrEqual,
+            };
+            self.b.ins().icmp(cc, a, b)
+        }
+    }
+
+    /// `if` with only the selected branch evaluated (it may subscript out of range otherwise).
+    fn if_then_else(&mut self, c: &Expr, a: &Expr, b: &Expr) -> Result<(Val, DType)> {
+        let (cond, _) = self.emit(c)?;
+        let then_block = self.b.create_block();
+        let else_block = self.b.create_block();
+        let merge = self.b.create_block();
+        self.b.ins().brif(cond.real(), then_block, &[], else_block, &[]);
+        let dtype = self.dtype_of(a)?;
+        let ty = component_type(dtype);
+        let vars: Vec<Variable> = (0..if dtype.is_complex() { 2 } else { 1 }).map(|_| self.var(ty)).collect();
+        for (block, branch) in [(then_block, a), (else_block, b)] {
+            self.b.switch_to_block(block);
+            let (v, _) = self.emit(branch)?;
+            self.define(&vars, v);
+            self.b.ins().jump(merge, &[]);
+        }
+        self.b.switch_to_block(merge);
+        Ok((self.read(&vars), dtype))
+    }
+
+    fn define(&mut self, vars: &[Variable], v: Val) {
+        match v {
+            Val::Real(x) => self.b.def_var(vars[0], x),
+            Val::Complex(re, im) => {
+                self.b.def_var(vars[0], re);
+                self.b.def_var(vars[1], im);
+            }
+        }
+    }
+
+    fn read(&mut self, vars: &[Variable]) -> Val {
+        if vars.len() == 2 {
+            Val::Complex(self.b.use_var(vars[0]), self.b.use_var(vars[1]))
+        } else {
+            Val::Real(self.b.use_var(vars[0]))
+        }
+    }
+
+    /// numpy's `astype`; see `pytato_core::expr` for the rules.
+    fn cast(&mut self, v: Val, from: DType, to: DType) -> Val {
+        if from == to {
+            return v;
+        }
+        if to == DType::Bool {
+            let nonzero = |t: &mut Self, x: Value, d: DType| -> Value {
+                if d.is_inexact() {
+                    let z = t.zero(d.real_dtype()).real();
+                    t.b.ins().fcmp(FloatCC::NotEqual, x, z)
+                } else {
+                    t.b.ins().icmp_imm(IntCC::NotEqual, x, 0)
+                }
+            };
+            return Val::Real(match v {
+                Val::Complex(re, im) => {
+                    let (a, b) = (nonzero(self, re, from), nonzero(self, im, from));
+                    self.b.ins().bor(a, b)
+                }
+                Val::Real(x) => nonzero(self, x, from),
+            });
+        }
+        match (v, to.is_complex()) {
+            (Val::Complex(re, im), true) => {
+                let (f, t) = (from.real_dtype(), to.real_dtype());
+                Val::Complex(self.cast_real(re, f, t), self.cast_real(im, f, t))
+            }
+            (Val::Complex(re, _), false) => Val::Real(self.cast_real(re, from.real_dtype(), to)),
+            (Val::Real(x), true) => {
+                let t = to.real_dtype();
+                let re = self.cast_real(x, from, t);
+                let im = self.zero(t).real();
+                Val::Complex(re, im)
+            }
+            (Val::Real(x), false) => Val::Real(self.cast_real(x, from, to)),
+        }
+    }
+
+    /// Casts between real dtypes (bool as a source included).
+    fn cast_real(&mut self, x: Value, from: DType, to: DType) -> Value {
+        let (tf, tt) = (component_type(from), component_type(to));
+        match (is_float(from), is_float(to)) {
+            (true, true) if tf == tt => x,
+            (true, true) if tt == types::F64 => self.b.ins().fpromote(types::F64, x),
+            (true, true) => self.b.ins().fdemote(types::F32, x),
+            (false, true) => {
+                let wide = self.widen_to_i64(x, from);
+                if is_signed(from) {
+                    self.b.ins().fcvt_from_sint(tt, wide)
+                } else {
+                    self.b.ins().fcvt_from_uint(tt, wide)
+                }
+            }
+            (true, false) => {
+                // Truncate toward zero into 64 bits (unsigned above 2**63), then wrap.
+                let x = if tf == types::F32 { self.b.ins().fpromote(types::F64, x) } else { x };
+                let limit = self.b.ins().f64const(9.223_372_036_854_776e18);
+                let big = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, x, limit);
+                let s = self.b.ins().fcvt_to_sint_sat(types::I64, x);
+                let u = self.b.ins().fcvt_to_uint_sat(types::I64, x);
+                let r = self.b.ins().select(big, u, s);
+                if tt == types::I64 { r } else { self.b.ins().ireduce(tt, r) }
+            }
+            (false, false) => {
+                if tt.bits() > tf.bits() {
+                    if is_signed(from) { self.b.ins().sextend(tt, x) } else { self.b.ins().uextend(tt, x) }
+                } else if tt.bits() < tf.bits() {
+                    self.b.ins().ireduce(tt, x)
+                } else {
+                    x
+                }
+            }
+        }
+    }
+
+    fn call(&mut self, func: Func, args: &[Expr]) -> Result<(Val, DType)> {
+        use Func::*;
+        if func == Zero {
+            // Zero of the argument's dtype; the argument is not evaluated.
+            let dtype = self.dtype_of(&args[0])?;
+            return Ok((self.zero(dtype), dtype));
+        }
+        let (x, dtype) = self.emit(&args[0])?;
+        let result_dtype = func.result_dtype(dtype).map_err(|why| bug(format!("{}({dtype}): {why}", func.name())))?;
+        if func.arity() == 2 {
+            let (y, _) = self.emit(&args[1])?;
+            return Ok((self.call2(func, x.real(), y.real(), dtype)?, result_dtype));
+        }
+        let code = Func::ALL.iter().position(|&f| f == func).expect("every function is in ALL") as i64;
+        let v = match (func, x) {
+            (Real, Val::Complex(re, _)) => Val::Real(re),
+            (Imag, Val::Complex(_, im)) => Val::Real(im),
+            (Conj, Val::Complex(re, im)) => Val::Complex(re, self.b.ins().fneg(im)),
+            (Real | Conj, v) => v,
+            (Imag, _) => self.zero(dtype),
+            (IsNan, Val::Complex(re, im)) => {
+                let a = self.b.ins().fcmp(FloatCC::Unordered, re, re);
+                let b = self.b.ins().fcmp(FloatCC::Unordered, im, im);
+                Val::Real(self.b.ins().bor(a, b))
+            }
+            (IsNan, Val::Real(v)) => Val::Real(self.b.ins().fcmp(FloatCC::Unordered, v, v)),
+            (Abs, Val::Complex(re, im)) => Val::Real(
+                self.complex_helper(helpers::complex_unary as *const () as usize, dtype, &[re, im], Some(code)).real(),
+            ),
+            (_, Val::Complex(re, im)) => {
+                self.complex_helper(helpers::complex_unary as *const () as usize, dtype, &[re, im], Some(code))
+            }
+            (Abs, Val::Real(v)) if is_float(dtype) => Val::Real(self.b.ins().fabs(v)),
+            (Abs, Val::Real(v)) if is_signed(dtype) => {
+                let neg = self.b.ins().ineg(v);
+                let below = self.b.ins().icmp_imm(IntCC::SignedLessThan, v, 0);
+                Val::Real(self.b.ins().select(below, neg, v))
+            }
+            (Abs, v) => v,
+            (Sqrt, Val::Real(v)) => Val::Real(self.b.ins().sqrt(v)),
+            (Floor, Val::Real(v)) => Val::Real(self.b.ins().floor(v)),
+            (Ceil, Val::Real(v)) => Val::Real(self.b.ins().ceil(v)),
+            (f, Val::Real(v)) => {
+                let address = helpers::real_unary(f).ok_or_else(|| bug(format!("no helper for {}", f.name())))?;
+                Val::Real(self.real_helper(address, dtype, &[v]))
+            }
+        };
+        Ok((v, result_dtype))
+    }
+
+    fn call2(&mut self, func: Func, a: Value, b: Value, dtype: DType) -> Result<Val> {
+        Ok(Val::Real(match func {
+            Func::Arctan2 => self.real_helper(helpers::atan2 as *const () as usize, dtype, &[a, b]),
+            Func::Maximum => self.max_min(true, a, b, dtype),
+            Func::Minimum => self.max_min(false, a, b, dtype),
+            other => return Err(bug(format!("{} is not binary", other.name()))),
+        }))
+    }
+
+    /// NaN-propagating maximum or minimum of two real values.
+    fn max_min(&mut self, max: bool, a: Value, b: Value, dtype: DType) -> Value {
+        if is_float(dtype) {
+            return if max { self.b.ins().fmax(a, b) } else { self.b.ins().fmin(a, b) };
+        }
+        if dtype == DType::Bool {
+            return if max { self.b.ins().bor(a, b) } else { self.b.ins().band(a, b) };
+        }
+        let cc = match (max, is_signed(dtype)) {
+            (true, true) => IntCC::SignedGreaterThan,
+            (true, false) => IntCC::UnsignedGreaterThan,
+            (false, true) => IntCC::SignedLessThan,
+            (false, false) => IntCC::UnsignedLessThan,
+        };
+        let a_wins = self.b.ins().icmp(cc, a, b);
+        self.b.ins().select(a_wins, a, b)
+    }
+
+    fn reduce(&mut self, r: &Reduce) -> Result<(Val, DType)> {
+        // Bounds, then the accumulator, then one loop per iname (the first slowest).
+        let mut bounds = Vec::with_capacity(r.inames.len());
+        for rb in &r.inames {
+            let (lower, upper) = (self.dim_value(&rb.lower)?, self.dim_value(&rb.upper)?);
+            let var = self.var(types::I64);
+            self.reduction_vars.insert(rb.iname.clone(), var);
+            self.ranges.reductions.insert(rb.iname.clone(), (rb.lower.clone(), rb.upper.clone()));
+            bounds.push((var, lower, upper));
+        }
+        let dtype = self.dtype_of(&r.body)?;
+        let ty = component_type(dtype);
+        let acc: Vec<Variable> = (0..if dtype.is_complex() { 2 } else { 1 }).map(|_| self.var(ty)).collect();
+        let neutral = self.constant(r.op.neutral(dtype));
+        self.define(&acc, neutral);
+        let loops: Vec<_> = bounds.into_iter().map(|(var, lower, upper)| self.open_loop(var, lower, upper)).collect();
+        let (x, _) = self.emit(&r.body)?;
+        let current = self.read(&acc);
+        let next = self.combine(r.op, current, x, dtype);
+        self.define(&acc, next);
+        for l in loops.into_iter().rev() {
+            self.close_loop(l);
+        }
+        for rb in &r.inames {
+            self.reduction_vars.remove(&rb.iname);
+            self.ranges.reductions.remove(&rb.iname);
+        }
+        Ok((self.read(&acc), dtype))
+    }
+
+    fn combine(&mut self, op: ReduceOp, acc: Val, x: Val, dtype: DType) -> Val {
+        let (a, b) = (acc.real(), x.real());
+        match op {
+            ReduceOp::Sum => self.binary(BinaryOp::Add, acc, x, dtype).expect("sum of a numeric dtype"),
+            ReduceOp::Product => self.binary(BinaryOp::Mul, acc, x, dtype).expect("product of a numeric dtype"),
+            ReduceOp::Max => Val::Real(self.max_min(true, a, b, dtype)),
+            ReduceOp::Min => Val::Real(self.max_min(false, a, b, dtype)),
+            ReduceOp::All => Val::Real(self.b.ins().band(a, b)),
+            ReduceOp::Any => Val::Real(self.b.ins().bor(a, b)),
+        }
+    }
+}
+
+fn float_cc(op: CompareOp) -> FloatCC {
+    match op {
+        CompareOp::Eq => FloatCC::Equal,
+        CompareOp::Ne => FloatCC::NotEqual,
+        CompareOp::Lt => FloatCC::LessThan,
+        CompareOp::Le => FloatCC::LessThanOrEqual,
+        CompareOp::Gt => FloatCC::GreaterThan,
+        CompareOp::Ge => FloatCC::GreaterThanOrEqual,
+    }
+}

@@ -1,0 +1,227 @@
+//! Functions JIT code calls for what has no Cranelift instruction: transcendental functions (the
+//! platform's libm, through Rust's `f64` methods), numpy's float `//` and `%`, integer powers and
+//! complex arithmetic beyond `+ - *`.
+//!
+//! Every helper works in `f64` (and complex in pairs of `f64`): `float32` and `complex64` values
+//! are widened before the call and narrowed after, which is at least as accurate as computing in
+//! single precision. Complex results are written through an out-pointer to two `f64`s, which keeps
+//! every signature within what any calling convention returns in registers.
+
+use num_complex::Complex64;
+use pytato_core::expr::Func;
+
+/// A real function of one `f64`, by its address.
+pub(crate) fn real_unary(func: Func) -> Option<usize> {
+    use Func::*;
+    let f: extern "C" fn(f64) -> f64 = match func {
+        Exp => exp,
+        Log => ln,
+        Log10 => log10,
+        Sin => sin,
+        Cos => cos,
+        Tan => tan,
+        Arcsin => asin,
+        Arccos => acos,
+        Arctan => atan,
+        Sinh => sinh,
+        Cosh => cosh,
+        Tanh => tanh,
+        _ => return None,
+    };
+    Some(f as usize)
+}
+
+macro_rules! real_unary_helpers {
+    ($($name:ident => $method:ident),* $(,)?) => {$(
+        extern "C" fn $name(x: f64) -> f64 {
+            x.$method()
+        }
+    )*};
+}
+
+real_unary_helpers! {
+    exp => exp, ln => ln, log10 => log10, sin => sin, cos => cos, tan => tan, asin => asin,
+    acos => acos, atan => atan, sinh => sinh, cosh => cosh, tanh => tanh,
+}
+
+/// `x ** y` for floats.
+pub(crate) extern "C" fn pow(x: f64, y: f64) -> f64 {
+    x.powf(y)
+}
+
+/// `arctan2(y, x)`.
+pub(crate) extern "C" fn atan2(y: f64, x: f64) -> f64 {
+    y.atan2(x)
+}
+
+/// numpy's `divmod` for floats (`npy_divmod`): the floor quotient and the remainder with the sign
+/// of the divisor.
+fn float_divmod(a: f64, b: f64) -> (f64, f64) {
+    let mut m = a % b;
+    if b == 0.0 {
+        return (a / b, m);
+    }
+    let mut div = (a - m) / b;
+    if m != 0.0 {
+        if (b < 0.0) != (m < 0.0) {
+            m += b;
+            div -= 1.0;
+        }
+    } else {
+        m = 0.0f64.copysign(b);
+    }
+    let floordiv = if div != 0.0 {
+        let f = div.floor();
+        if div - f > 0.5 { f + 1.0 } else { f }
+    } else {
+        0.0f64.copysign(a / b)
+    };
+    (floordiv, m)
+}
+
+/// numpy's `floor_divide` for floats.
+pub(crate) extern "C" fn floor_div(a: f64, b: f64) -> f64 {
+    float_divmod(a, b).0
+}
+
+/// numpy's `remainder` for floats (the sign of the divisor; NaN for a zero divisor).
+pub(crate) extern "C" fn remainder(a: f64, b: f64) -> f64 {
+    if b == 0.0 { a % b } else { float_divmod(a, b).1 }
+}
+
+/// `base ** exp` for signed integers, wrapping; negative exponents truncate (0 unless the base
+/// is 1 or -1). Narrower signed dtypes are computed here after sign extension and wrapped by the
+/// caller, which gives the same bits.
+pub(crate) extern "C" fn int_pow(base: i64, exp: i64) -> i64 {
+    if exp < 0 {
+        return match base {
+            1 => 1,
+            -1 if exp % 2 == 0 => 1,
+            -1 => -1,
+            _ => 0,
+        };
+    }
+    uint_pow(base as u64, exp as u64) as i64
+}
+
+/// `base ** exp` for unsigned integers, wrapping.
+pub(crate) extern "C" fn uint_pow(mut base: u64, mut exp: u64) -> u64 {
+    let mut acc: u64 = 1;
+    while exp > 0 {
+        if exp & 1 == 1 {
+            acc = acc.wrapping_mul(base);
+        }
+        base = base.wrapping_mul(base);
+        exp >>= 1;
+    }
+    acc
+}
+
+/// Writes `z` to `out[0..2]`.
+///
+/// # Safety
+/// `out` points to two writable `f64`s: JIT code passes a 16-byte stack slot.
+unsafe fn write_complex(out: *mut f64, z: Complex64) {
+    // SAFETY: the caller's contract; see above.
+    unsafe {
+        *out = z.re;
+        *out.add(1) = z.im;
+    }
+}
+
+/// A complex function of one complex argument; `func` is the index of the function in
+/// [`Func::ALL`]. `abs` writes the modulus to `out[0]` and 0 to `out[1]`.
+///
+/// # Safety
+/// `out` points to two writable `f64`s.
+pub(crate) unsafe extern "C" fn complex_unary(func: i64, re: f64, im: f64, out: *mut f64) {
+    use Func::*;
+    let z = Complex64::new(re, im);
+    let r = match Func::ALL.get(func as usize) {
+        Some(Abs) => Complex64::new(z.norm(), 0.0),
+        Some(Sqrt) => z.sqrt(),
+        Some(Exp) => z.exp(),
+        Some(Log) => z.ln(),
+        Some(Log10) => z.ln() / std::f64::consts::LN_10,
+        Some(Sin) => z.sin(),
+        Some(Cos) => z.cos(),
+        Some(Tan) => z.tan(),
+        Some(Arcsin) => z.asin(),
+        Some(Arccos) => z.acos(),
+        Some(Arctan) => z.atan(),
+        Some(Sinh) => z.sinh(),
+        Some(Cosh) => z.cosh(),
+        Some(Tanh) => z.tanh(),
+        // The code generator calls this only for the functions above.
+        _ => Complex64::new(f64::NAN, f64::NAN),
+    };
+    // SAFETY: the caller's contract.
+    unsafe { write_complex(out, r) }
+}
+
+/// `a / b` for complex numbers, as `num_complex` (and the reference interpreter) computes it.
+///
+/// # Safety
+/// `out` points to two writable `f64`s.
+pub(crate) unsafe extern "C" fn complex_div(ar: f64, ai: f64, br: f64, bi: f64, out: *mut f64) {
+    let r = Complex64::new(ar, ai) / Complex64::new(br, bi);
+    // SAFETY: the caller's contract.
+    unsafe { write_complex(out, r) }
+}
+
+/// `a ** b` for complex numbers: `x ** 0 = 1`, `0 ** y = 0`, otherwise `exp(b ln a)`.
+///
+/// # Safety
+/// `out` points to two writable `f64`s.
+pub(crate) unsafe extern "C" fn complex_pow(ar: f64, ai: f64, br: f64, bi: f64, out: *mut f64) {
+    let (a, b) = (Complex64::new(ar, ai), Complex64::new(br, bi));
+    let zero = Complex64::new(0.0, 0.0);
+    let r = if b == zero {
+        Complex64::new(1.0, 0.0)
+    } else if a == zero {
+        zero
+    } else {
+        a.powc(b)
+    };
+    // SAFETY: the caller's contract.
+    unsafe { write_complex(out, r) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_floor_division_follows_numpy() {
+        // Expected values from numpy 2: np.floor_divide / np.remainder.
+        assert_eq!(floor_div(-7.5, 2.0), -4.0);
+        assert_eq!(remainder(-7.5, 2.0), 0.5);
+        assert_eq!(floor_div(7.0, -2.0), -4.0);
+        assert_eq!(remainder(7.0, -2.0), -1.0);
+        assert!(remainder(1.0, 0.0).is_nan());
+        assert_eq!(floor_div(1.0, 0.0), f64::INFINITY);
+    }
+
+    #[test]
+    fn integer_powers_wrap_and_truncate() {
+        assert_eq!(int_pow(3, 4), 81);
+        assert_eq!(int_pow(2, 64), 0);
+        assert_eq!(int_pow(2, -1), 0);
+        assert_eq!(int_pow(-1, -3), -1);
+        assert_eq!(int_pow(-1, -4), 1);
+        assert_eq!(uint_pow(u64::MAX, 2), 1);
+    }
+
+    #[test]
+    fn complex_helpers_write_both_parts() {
+        let mut out = [0.0f64; 2];
+        // SAFETY: `out` holds two f64s.
+        unsafe { complex_div(1.0, 1.0, 0.0, 2.0, out.as_mut_ptr()) };
+        assert_eq!(out, [0.5, -0.5]);
+        // SAFETY: as above.
+        unsafe {
+            complex_unary(Func::ALL.iter().position(|&f| f == Func::Abs).unwrap() as i64, 3.0, 4.0, out.as_mut_ptr())
+        };
+        assert_eq!(out, [5.0, 0.0]);
+    }
+}

@@ -1,0 +1,102 @@
+//! Compiling a kernel program to machine code: one Cranelift JIT module per program, one
+//! function per kernel.
+
+use std::sync::{Mutex, OnceLock};
+
+use cranelift_codegen::ir;
+use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module, default_libcall_names};
+use pytato_core::{Error, Result};
+use pytato_transform::kernel::{KernelProgram, dump_requested};
+
+use crate::codegen::{kernel_signature, translate};
+
+/// A compiled kernel; see [`crate::codegen`] for the ABI.
+pub(crate) type KernelFn = unsafe extern "C" fn(*const *mut u8, *const i64, i64, i64, *mut i64) -> i32;
+
+/// The machine code of one program. The code lives as long as this value.
+pub(crate) struct JitCode {
+    /// One entry per kernel of the program, in order.
+    pub(crate) kernels: Vec<KernelFn>,
+    /// Owns the executable memory; behind a mutex only so that `JitCode` is `Sync`.
+    module: Mutex<Option<ModuleOwner>>,
+}
+
+/// The JIT module, kept only to free its memory when the program is dropped.
+struct ModuleOwner(JITModule);
+
+// SAFETY: after `finalize_definitions` the module is never used again except by `free_memory` in
+// `JitCode::drop`, which has exclusive access. What makes `JITModule` `!Send` is its boxed memory
+// provider trait object; the default provider (the one used here) owns plain page allocations
+// with no thread affinity, so freeing them from another thread is sound.
+unsafe impl Send for ModuleOwner {}
+
+impl Drop for JitCode {
+    fn drop(&mut self) {
+        if let Some(ModuleOwner(module)) = self.module.get_mut().ok().and_then(Option::take) {
+            // SAFETY: the function pointers in `self.kernels` are the only references into the
+            // module's memory, and they are dropped with `self`: nothing can call them afterwards.
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+fn jit_error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Internal { backend: "cranelift".into(), message: format!("{what}: {e}") }
+}
+
+/// The host's instruction set, with the optimiser on; built once.
+fn isa() -> Result<OwnedTargetIsa> {
+    static ISA: OnceLock<std::result::Result<OwnedTargetIsa, String>> = OnceLock::new();
+    ISA.get_or_init(|| {
+        let mut flags = settings::builder();
+        for (name, value) in [("opt_level", "speed"), ("use_colocated_libcalls", "false"), ("is_pic", "false")] {
+            flags.set(name, value).map_err(|e| e.to_string())?;
+        }
+        let builder = cranelift_native::builder().map_err(|e| e.to_string())?;
+        builder.finish(settings::Flags::new(flags)).map_err(|e| e.to_string())
+    })
+    .clone()
+    .map_err(|e| Error::Unsupported { backend: "cranelift".into(), reason: format!("this host: {e}") })
+}
+
+/// Compiles every kernel of `program`. `PYTATO_DUMP=clif` prints each function's IR.
+pub(crate) fn compile(program: &KernelProgram) -> Result<JitCode> {
+    let isa = isa()?;
+    let call_conv = isa.default_call_conv();
+    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    let dump = dump_requested("clif");
+    let mut ids = Vec::with_capacity(program.kernels.len());
+    for (k, kernel) in program.kernels.iter().enumerate() {
+        let sig = kernel_signature(call_conv);
+        let id = module
+            .declare_function(&format!("kernel{k}"), Linkage::Local, &sig)
+            .map_err(|e| jit_error("declaring a kernel", e))?;
+        ctx.func.signature = sig;
+        ctx.func.name = ir::UserFuncName::user(0, id.as_u32());
+        translate(program, kernel, &mut ctx.func, &mut fctx)?;
+        if dump {
+            eprintln!("; kernel {k} of {}\n{}", program.kernels.len(), ctx.func.display());
+        }
+        module.define_function(id, &mut ctx).map_err(|e| jit_error(&format!("compiling kernel {k}"), e))?;
+        module.clear_context(&mut ctx);
+        ids.push(id);
+    }
+    module.finalize_definitions().map_err(|e| jit_error("linking", e))?;
+    let kernels = ids
+        .into_iter()
+        .map(|id| {
+            let code = module.get_finalized_function(id);
+            // SAFETY: `code` is the finalized machine code of a function compiled with
+            // `kernel_signature`, which is the C ABI `KernelFn` spells out (five 64-bit integer
+            // arguments, pointers passed as integers, a 32-bit result).
+            unsafe { std::mem::transmute::<*const u8, KernelFn>(code) }
+        })
+        .collect();
+    Ok(JitCode { kernels, module: Mutex::new(Some(ModuleOwner(module))) })
+}

@@ -1,0 +1,175 @@
+//! The Cranelift JIT backend: kernels compiled to native code.
+//!
+//! [`Cranelift::compile`] builds the kernel IR of the DAG
+//! ([`pytato_transform::kernel::build_kernel_program`]: CSE, lowering, materialization, fusion),
+//! translates each kernel into one Cranelift function (the module `codegen` documents the ABI) and
+//! JIT-compiles them. Programs are **shape-polymorphic** (extents are computed from the size
+//! parameters when a kernel starts) and **cached** by the DAG's structure: compiling a structurally
+//! equal DAG again returns the program compiled the first time ([`cache_stats`] counts hits).
+//!
+//! Running a program checks every input with [`Signature::bind`] first, allocates outputs, reuses
+//! temporaries from the previous run, and splits the outermost loop of each large kernel across
+//! threads ([`Cranelift::with_threads`]; default: the environment variable `PYTATO_NUM_THREADS`,
+//! else every core).
+//!
+//! Semantics are numpy's, as the reference interpreter's: integer `//` and `%` by zero give 0 and
+//! never trap, `MIN // -1` wraps, NaN propagates through `maximum`/`minimum`, and a subscript that
+//! is not proved in range at compile time (module `bounds`) is checked when it runs, so an index-array
+//! value out of range is [`Error::IndexOutOfBounds`], never an access out of bounds.
+//!
+//! `PYTATO_DUMP=kernels` prints the kernel IR of every program compiled, `PYTATO_DUMP=clif` the
+//! Cranelift IR of every kernel (comma-separate both).
+//!
+//! ```
+//! use pytato_core::{frontend as pt, ArrayData, DType, Dim, backend::{Backend, NamedData}};
+//! use pytato_backend_cranelift::Cranelift;
+//! let x = pt::placeholder("x", [Dim::param("n")], DType::I64)?;
+//! let y = pt::floor_divide(&x, 2)?;
+//! let program = Cranelift::new().compile(&(&y).into())?;
+//! let inputs = NamedData::from([("x".to_string(), ArrayData::from(ndarray::arr1(&[-3i64, 4, 5]).into_dyn()))]);
+//! let out = program.run(&inputs)?;
+//! assert_eq!(out["_pt_out"].as_array::<i64>().unwrap().as_slice().unwrap(), &[-2, 2, 2]);
+//! # Ok::<(), pytato_core::Error>(())
+//! ```
+
+mod bounds;
+mod codegen;
+mod helpers;
+mod jit;
+mod run;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use pytato_core::backend::{Backend, BackendRegistration, NamedData, Outputs, Program};
+use pytato_core::binding::Signature;
+use pytato_core::{Array, Result};
+use pytato_transform::kernel::{KernelOptions, build_kernel_program, dump_requested};
+
+use crate::run::Compiled;
+
+/// The Cranelift JIT backend, registered as `"cranelift"` (the default backend when linked).
+#[derive(Clone, Copy, Debug)]
+pub struct Cranelift {
+    threads: usize,
+}
+
+inventory::submit! {
+    BackendRegistration {
+        name: "cranelift",
+        description: "Cranelift JIT: fused kernels compiled to native code, threaded, cached",
+        priority: 30,
+        constructor: || Ok(Box::new(Cranelift::new())),
+    }
+}
+
+impl Default for Cranelift {
+    fn default() -> Cranelift {
+        Cranelift::new()
+    }
+}
+
+impl Cranelift {
+    /// A backend using `PYTATO_NUM_THREADS` threads if that is set, else every core.
+    pub fn new() -> Cranelift {
+        let threads = std::env::var("PYTATO_NUM_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        Cranelift { threads: threads.max(1) }
+    }
+
+    /// The same backend, running programs on at most `threads` threads (at least 1).
+    pub fn with_threads(self, threads: usize) -> Cranelift {
+        Cranelift { threads: threads.max(1) }
+    }
+
+    /// The number of threads programs compiled by this backend run on.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+}
+
+impl Backend for Cranelift {
+    fn name(&self) -> &str {
+        "cranelift"
+    }
+
+    fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
+        let compiled = cached_or_compile(outputs)?;
+        Ok(Box::new(CraneliftProgram { compiled, threads: self.threads }))
+    }
+}
+
+/// How many compilations the process-wide program cache answered, and how many it did not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Compilations answered from the cache.
+    pub hits: u64,
+    /// Compilations that compiled.
+    pub misses: u64,
+}
+
+static HITS: AtomicU64 = AtomicU64::new(0);
+static MISSES: AtomicU64 = AtomicU64::new(0);
+
+/// The program cache's counters since the process started.
+pub fn cache_stats() -> CacheStats {
+    CacheStats { hits: HITS.load(Ordering::Relaxed), misses: MISSES.load(Ordering::Relaxed) }
+}
+
+/// Programs kept; the oldest is dropped beyond this.
+const CACHE_CAPACITY: usize = 64;
+
+type CacheEntry = (u64, Vec<(String, Array)>, Arc<Compiled>);
+
+fn cache() -> &'static Mutex<Vec<CacheEntry>> {
+    static CACHE: OnceLock<Mutex<Vec<CacheEntry>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+/// The compiled program of a structurally equal DAG, or a new one.
+fn cached_or_compile(outputs: &Outputs) -> Result<Arc<Compiled>> {
+    let hash = outputs.structural_hash();
+    let entries = outputs.entries();
+    {
+        let cache = cache().lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, _, compiled)) = cache.iter().find(|(h, e, _)| *h == hash && *e == entries) {
+            HITS.fetch_add(1, Ordering::Relaxed);
+            return Ok(compiled.clone());
+        }
+    }
+    MISSES.fetch_add(1, Ordering::Relaxed);
+    let signature = Signature::new(outputs)?;
+    let program = build_kernel_program(outputs, KernelOptions::default())?;
+    if dump_requested("kernels") {
+        eprintln!("{program}");
+    }
+    let code = jit::compile(&program)?;
+    let compiled = Arc::new(Compiled::new(signature, program, code));
+    let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
+    if cache.len() >= CACHE_CAPACITY {
+        cache.remove(0);
+    }
+    cache.push((hash, entries, compiled.clone()));
+    Ok(compiled)
+}
+
+struct CraneliftProgram {
+    compiled: Arc<Compiled>,
+    threads: usize,
+}
+
+impl Program for CraneliftProgram {
+    fn input_names(&self) -> Vec<String> {
+        self.compiled.signature.input_names()
+    }
+
+    fn output_names(&self) -> Vec<String> {
+        self.compiled.signature.outputs().iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    fn run(&self, inputs: &NamedData) -> Result<NamedData> {
+        self.compiled.run(inputs, self.threads)
+    }
+}

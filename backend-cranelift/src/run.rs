@@ -1,0 +1,215 @@
+//! Running a compiled program: buffers, kernel launches, threads, errors.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use pytato_core::backend::NamedData;
+use pytato_core::binding::Signature;
+use pytato_core::data::DataElement;
+use pytato_core::expr::Expr;
+use pytato_core::{ArrayData, Dim, Error, Result, for_each_array_data};
+use pytato_transform::kernel::{BufferKind, KernelProgram};
+
+use crate::jit::{JitCode, KernelFn};
+
+/// Kernels with fewer element operations than this run on one thread: below it, starting threads
+/// costs more than it saves.
+const PARALLEL_THRESHOLD: u128 = 1 << 16;
+
+/// Everything compiled for one DAG; shared by every program handle and the cache.
+pub(crate) struct Compiled {
+    pub(crate) signature: Signature,
+    program: KernelProgram,
+    code: JitCode,
+    /// Dense C-order copies of data buffers that were not (by buffer index).
+    dense_data: HashMap<usize, ArrayData>,
+    /// For each kernel, the bounds of each reduction's inames: the work per output element.
+    reductions: Vec<Vec<Vec<(Dim, Dim)>>>,
+    /// Temporaries of the last run (by buffer index), reused by the next one.
+    scratch: Mutex<HashMap<usize, Vec<u64>>>,
+}
+
+fn internal(message: String) -> Error {
+    Error::Internal { backend: "cranelift".into(), message }
+}
+
+fn is_dense(data: &ArrayData) -> bool {
+    for_each_array_data!(data, a => a.is_standard_layout())
+}
+
+fn dense_copy(data: &ArrayData) -> ArrayData {
+    for_each_array_data!(data, a => DataElement::wrap(a.as_standard_layout().into_owned()))
+}
+
+fn base_ptr(data: &ArrayData) -> *mut u8 {
+    for_each_array_data!(data, a => a.as_ptr() as *mut u8)
+}
+
+fn base_ptr_mut(data: &mut ArrayData) -> *mut u8 {
+    for_each_array_data!(data, a => a.as_mut_ptr().cast::<u8>())
+}
+
+impl Compiled {
+    pub(crate) fn new(signature: Signature, program: KernelProgram, code: JitCode) -> Compiled {
+        let dense_data = program
+            .buffers
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| match &b.kind {
+                BufferKind::Data(d) if !is_dense(d) => Some((i, dense_copy(d))),
+                _ => None,
+            })
+            .collect();
+        let reductions = program
+            .kernels
+            .iter()
+            .map(|k| {
+                let mut found = Vec::new();
+                k.expr.walk(&mut |e| {
+                    if let Expr::Reduce(r) = e {
+                        found.push(r.inames.iter().map(|b| (b.lower.clone(), b.upper.clone())).collect());
+                    }
+                });
+                found
+            })
+            .collect();
+        Compiled { signature, program, code, dense_data, reductions, scratch: Mutex::new(HashMap::new()) }
+    }
+
+    pub(crate) fn run(&self, inputs: &NamedData, threads: usize) -> Result<NamedData> {
+        let bound = self.signature.bind(inputs)?;
+        let program = &self.program;
+        let sizes: Vec<i64> = program
+            .size_params
+            .iter()
+            .map(|p| bound.sizes.get(p).copied().ok_or_else(|| internal(format!("size parameter {p} is unbound"))))
+            .collect::<Result<_>>()?;
+        let shapes: Vec<Vec<usize>> = program.buffers.iter().map(|b| bound.shape(&b.shape)).collect::<Result<_>>()?;
+
+        // Base addresses. Everything whose address is taken stays alive (and unmoved on the heap)
+        // until the kernels are done: `copies`, `outputs`, `scratch` and the inputs.
+        let mut pointers: Vec<*mut u8> = vec![std::ptr::null_mut(); program.buffers.len()];
+        let mut copies: Vec<ArrayData> = Vec::new();
+        let mut outputs: HashMap<usize, ArrayData> = HashMap::new();
+        let mut own_scratch = HashMap::new();
+        let mut shared_scratch = self.scratch.try_lock().ok();
+        let scratch = shared_scratch.as_deref_mut().unwrap_or(&mut own_scratch);
+        for (i, buffer) in program.buffers.iter().enumerate() {
+            pointers[i] = match &buffer.kind {
+                BufferKind::Input => {
+                    let data = inputs
+                        .get(&*buffer.name)
+                        .ok_or_else(|| internal(format!("input {} passed the checks but is absent", buffer.name)))?;
+                    if is_dense(data) {
+                        base_ptr(data)
+                    } else {
+                        copies.push(dense_copy(data));
+                        base_ptr(copies.last().expect("just pushed"))
+                    }
+                }
+                BufferKind::Data(d) => base_ptr(self.dense_data.get(&i).unwrap_or(d)),
+                BufferKind::Temporary => {
+                    let bytes = shapes[i].iter().product::<usize>() * buffer.dtype.itemsize();
+                    let words = scratch.entry(i).or_default();
+                    if words.len() < bytes.div_ceil(8) {
+                        *words = vec![0; bytes.div_ceil(8)];
+                    }
+                    words.as_mut_ptr() as *mut u8
+                }
+                BufferKind::Output => {
+                    let mut data = ArrayData::zeros(buffer.dtype, &shapes[i]);
+                    let p = base_ptr_mut(&mut data);
+                    outputs.insert(i, data);
+                    p
+                }
+            };
+        }
+
+        for (k, kernel) in program.kernels.iter().enumerate() {
+            let shape = &shapes[kernel.output.0];
+            let elements: usize = shape.iter().product();
+            if elements == 0 {
+                continue;
+            }
+            let outer = shape.first().copied().unwrap_or(1);
+            let per_element: u128 = 1 + self.reductions[k]
+                .iter()
+                .map(|inames| {
+                    inames.iter().try_fold(1u128, |acc, (lo, hi)| {
+                        Ok::<u128, Error>(acc * (bound.eval(hi)? - bound.eval(lo)?).max(0) as u128)
+                    })
+                })
+                .sum::<Result<u128>>()?;
+            let work = elements as u128 * per_element;
+            let parts = if work >= PARALLEL_THRESHOLD { threads.min(outer) } else { 1 };
+            launch(self.code.kernels[k], &pointers, &sizes, outer, parts).map_err(|e| self.index_error(e))?;
+        }
+
+        let mut remaining: HashMap<usize, usize> = HashMap::new();
+        for (_, id) in &program.outputs {
+            *remaining.entry(id.0).or_default() += 1;
+        }
+        let mut result = NamedData::new();
+        for (name, id) in &program.outputs {
+            let buffer = &program.buffers[id.0];
+            let data = match &buffer.kind {
+                BufferKind::Output => {
+                    let left = remaining.get_mut(&id.0).expect("counted");
+                    *left -= 1;
+                    if *left == 0 { outputs.remove(&id.0) } else { outputs.get(&id.0).cloned() }
+                }
+                BufferKind::Input => inputs.get(&*buffer.name).cloned(),
+                BufferKind::Data(d) => Some((**d).clone()),
+                BufferKind::Temporary => None,
+            };
+            result.insert(name.clone(), data.ok_or_else(|| internal(format!("output {name} was not computed")))?);
+        }
+        Ok(result)
+    }
+
+    fn index_error(&self, e: [i64; 4]) -> Error {
+        let [buffer, axis, index, length] = e;
+        let name = self.program.buffers.get(buffer as usize).map_or("?", |b| &*b.name);
+        Error::IndexOutOfBounds {
+            op: format!("subscript of {name}"),
+            index,
+            axis: axis as usize,
+            length: length as usize,
+        }
+    }
+}
+
+/// Runs one kernel over `[0, outer)` of its first axis, split into `parts` contiguous ranges on
+/// as many threads. An out-of-range subscript is reported as `[buffer, axis, index, length]`.
+fn launch(kernel: KernelFn, pointers: &[*mut u8], sizes: &[i64], outer: usize, parts: usize) -> Result<(), [i64; 4]> {
+    // Addresses cross threads as integers: every thread only reads the pointer tables.
+    let (buffers, sizes) = (pointers.as_ptr() as usize, sizes.as_ptr() as usize);
+    let call = move |lo: usize, hi: usize| -> Result<(), [i64; 4]> {
+        let mut error = [0i64; 4];
+        // SAFETY: `buffers` holds the base address of every buffer of the program, each dense and
+        // in C order with the shape the kernel computes from `sizes` (inputs were checked against
+        // those shapes by `Signature::bind`; outputs and temporaries were allocated with them),
+        // and all of them outlive this call. The kernel writes only its own output, at first
+        // indices in [lo, hi), which no other thread writes; it reads and writes nothing out of
+        // bounds (subscripts are proved or checked), and `error` has the four slots it may fill.
+        let status =
+            unsafe { kernel(buffers as *const *mut u8, sizes as *const i64, lo as i64, hi as i64, error.as_mut_ptr()) };
+        if status == 0 { Ok(()) } else { Err(error) }
+    };
+    if parts <= 1 {
+        return call(0, outer);
+    }
+    let chunk = outer.div_ceil(parts);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (1..parts)
+            .map(|p| (p * chunk, ((p + 1) * chunk).min(outer)))
+            .filter(|(lo, hi)| lo < hi)
+            .map(|(lo, hi)| s.spawn(move || call(lo, hi)))
+            .collect();
+        let first = call(0, chunk.min(outer));
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .fold(first, |acc, r| acc.and(r))
+    })
+}
