@@ -102,10 +102,17 @@ struct View {
     dims: Vec<Dim>,
 }
 
-/// Translates `kernel` into `func`, whose signature must be [`kernel_signature`].
-pub(crate) fn translate(
-    program: &KernelProgram,
-    kernel: &Kernel,
+/// Buffers by name, built once per program.
+pub(crate) fn buffer_names(program: &KernelProgram) -> HashMap<&str, BufferId> {
+    program.buffers.iter().enumerate().map(|(i, b)| (&*b.name, BufferId(i))).collect()
+}
+
+/// Translates `kernel` into `func`, whose signature must be [`kernel_signature`]; `names` is
+/// [`buffer_names`] of the program.
+pub(crate) fn translate<'a>(
+    program: &'a KernelProgram,
+    names: &'a HashMap<&'a str, BufferId>,
+    kernel: &'a Kernel,
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
 ) -> Result<()> {
@@ -114,7 +121,7 @@ pub(crate) fn translate(
     let mut t = Translator {
         program,
         b,
-        names: program.buffers.iter().enumerate().map(|(i, b)| (&*b.name, BufferId(i))).collect(),
+        names,
         sizes: HashMap::new(),
         views: HashMap::new(),
         inames: Vec::new(),
@@ -133,7 +140,7 @@ pub(crate) fn translate(
 struct Translator<'a, 'f> {
     program: &'a KernelProgram,
     b: FunctionBuilder<'f>,
-    names: HashMap<&'a str, BufferId>,
+    names: &'a HashMap<&'a str, BufferId>,
     sizes: HashMap<&'a str, Value>,
     views: HashMap<BufferId, View>,
     inames: Vec<Variable>,

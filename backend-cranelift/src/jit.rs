@@ -12,7 +12,7 @@ use cranelift_module::{Linkage, Module, default_libcall_names};
 use pytato_core::{Error, Result};
 use pytato_transform::kernel::{KernelProgram, dump_requested};
 
-use crate::codegen::{kernel_signature, translate};
+use crate::codegen::{buffer_names, kernel_signature, translate};
 
 /// A compiled kernel; see [`crate::codegen`] for the ABI.
 pub(crate) type KernelFn = unsafe extern "C" fn(*const *mut u8, *const i64, i64, i64, *mut i64) -> i32;
@@ -71,6 +71,7 @@ pub(crate) fn compile(program: &KernelProgram) -> Result<JitCode> {
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
     let dump = dump_requested("clif");
+    let names = buffer_names(program);
     let mut ids = Vec::with_capacity(program.kernels.len());
     for (k, kernel) in program.kernels.iter().enumerate() {
         let sig = kernel_signature(call_conv);
@@ -79,7 +80,7 @@ pub(crate) fn compile(program: &KernelProgram) -> Result<JitCode> {
             .map_err(|e| jit_error("declaring a kernel", e))?;
         ctx.func.signature = sig;
         ctx.func.name = ir::UserFuncName::user(0, id.as_u32());
-        translate(program, kernel, &mut ctx.func, &mut fctx)?;
+        translate(program, &names, kernel, &mut ctx.func, &mut fctx)?;
         if dump {
             eprintln!("; kernel {k} of {}\n{}", program.kernels.len(), ctx.func.display());
         }

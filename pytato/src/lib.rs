@@ -51,8 +51,10 @@ pub use pytato_transform as transform;
 
 // Link the backends the features ask for: registration happens through `inventory`, which only
 // sees crates that are linked.
+/// The Cranelift JIT backend, for its settings (`Cranelift::new().with_threads(n)`) and its cache
+/// counters; feature `cranelift`.
 #[cfg(feature = "cranelift")]
-use pytato_backend_cranelift as _;
+pub use pytato_backend_cranelift as cranelift;
 #[cfg(feature = "interp")]
 use pytato_backend_interp as _;
 

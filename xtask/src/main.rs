@@ -3,6 +3,8 @@
 //! - `ci`: formatting, lints, every test of the workspace and the conformance suite: the README's
 //!   test command.
 //! - `conformance [--backend NAME]...`: the case-by-backend matrix; reports in `target/conformance`.
+//! - `bench [--quick] [WORKLOAD]...`: the benchmark workloads on every linked backend against
+//!   `ndarray` and hand-written loops (release build); reports in `target/bench`.
 //! - `golden`: regenerates the numpy golden files (needs Python 3 with numpy; the tests do not).
 
 use std::env;
@@ -16,10 +18,14 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("golden") => golden(),
         Some("conformance") => conformance(&args[1..]),
+        Some("bench") => bench(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci|conformance|golden>");
+            eprintln!("usage: cargo xtask <ci|conformance|bench|golden>");
             eprintln!("  ci           cargo fmt --check, clippy -D warnings, cargo test --workspace, conformance");
             eprintln!("  conformance  [--backend NAME]... run the conformance suite; reports in target/conformance");
+            eprintln!(
+                "  bench        [--quick] [WORKLOAD]... benchmarks vs ndarray and hand loops; reports in target/bench"
+            );
             eprintln!("  golden  regenerate the numpy golden files under */tests/data (needs python3 + numpy)");
             return ExitCode::from(2);
         }
@@ -70,6 +76,15 @@ fn ci() -> Result<(), String> {
     run("cargo test", test)?;
 
     conformance(&[])
+}
+
+/// Runs the benchmark workloads (`pytato/benches/workloads.rs`), which print the table and write
+/// `target/bench/report.{json,md}`.
+fn bench(args: &[String]) -> Result<(), String> {
+    let mut cmd = cargo();
+    cmd.args(["bench", "--package", "pytato", "--bench", "workloads", "--"]);
+    cmd.args(args);
+    run("bench", cmd)
 }
 
 /// Runs the conformance binary, which prints the matrix and the per-backend summary lines and

@@ -1,0 +1,187 @@
+//! The Cranelift backend beyond the conformance suite: traps that must not happen, bad indices,
+//! threads, the program cache, shape polymorphism, reuse of temporaries and deep DAGs.
+//!
+//! Expected values come from the reference interpreter (an independent implementation), from
+//! `ndarray`, or from numpy's rules written out by hand.
+
+use ndarray::{Array1, Array2, ArrayD};
+use pytato_backend_cranelift::{Cranelift, cache_stats};
+use pytato_backend_interp::Interpreter;
+use pytato_core::backend::{Backend, NamedData, Outputs};
+use pytato_core::frontend as pt;
+use pytato_core::{Array, ArrayData, DType, Dim, Error, Scalar};
+
+fn inputs<const N: usize>(items: [(&str, ArrayData); N]) -> NamedData {
+    items.into_iter().map(|(n, d)| (n.to_string(), d)).collect()
+}
+
+fn run(backend: &dyn Backend, outputs: impl Into<Outputs>, inputs: &NamedData) -> pytato_core::Result<ArrayData> {
+    let mut out = backend.compile(&outputs.into())?.run(inputs)?;
+    Ok(out.remove("_pt_out").expect("one output"))
+}
+
+fn scalars(d: &ArrayData) -> Vec<Scalar> {
+    d.to_scalars()
+}
+
+/// Bit-exact equality of two results, NaNs included.
+fn same_bits(a: &ArrayData, b: &ArrayData) -> bool {
+    a.dtype() == b.dtype() && a.shape() == b.shape() && scalars(a) == scalars(b)
+}
+
+#[test]
+fn integer_division_by_zero_and_min_over_minus_one_do_not_trap() {
+    // numpy: np.array([MIN, -7, 7, 5, MIN]) // np.array([-1, 0, -2, 3, 1]) and % likewise.
+    let x = pt::placeholder("x", [5], DType::I64).unwrap();
+    let y = pt::placeholder("y", [5], DType::I64).unwrap();
+    let data = inputs([
+        ("x", ArrayData::from(Array1::from(vec![i64::MIN, -7, 7, 5, i64::MIN]).into_dyn())),
+        ("y", ArrayData::from(Array1::from(vec![-1i64, 0, -2, 3, 1]).into_dyn())),
+    ]);
+    let q = run(&Cranelift::new(), pt::floor_divide(&x, &y).unwrap(), &data).unwrap();
+    let r = run(&Cranelift::new(), pt::remainder(&x, &y).unwrap(), &data).unwrap();
+    assert_eq!(q.as_array::<i64>().unwrap().as_slice().unwrap(), &[i64::MIN, 0, -4, 1, i64::MIN]);
+    assert_eq!(r.as_array::<i64>().unwrap().as_slice().unwrap(), &[0, 0, -1, 2, 0]);
+}
+
+#[test]
+fn integer_division_matches_the_interpreter_for_every_integer_dtype() {
+    let edge: Vec<i64> =
+        vec![i64::MIN, i64::MIN + 1, -129, -128, -127, -7, -2, -1, 0, 1, 2, 3, 7, 127, 128, 255, 256, i64::MAX];
+    let n = edge.len();
+    let xs: Vec<Scalar> = edge.iter().flat_map(|&a| edge.iter().map(move |_| Scalar::I64(a))).collect();
+    let ys: Vec<Scalar> = edge.iter().flat_map(|_| edge.iter().map(|&b| Scalar::I64(b))).collect();
+    for dtype in [DType::I8, DType::I16, DType::I32, DType::I64, DType::U8, DType::U16, DType::U32, DType::U64] {
+        let x = pt::placeholder("x", [(n * n) as i64], dtype).unwrap();
+        let y = pt::placeholder("y", [(n * n) as i64], dtype).unwrap();
+        let data = inputs([
+            ("x", ArrayData::from_scalars(dtype, &[n * n], xs.iter().copied()).unwrap()),
+            ("y", ArrayData::from_scalars(dtype, &[n * n], ys.iter().copied()).unwrap()),
+        ]);
+        for (name, e) in [
+            ("//", pt::floor_divide(&x, &y).unwrap()),
+            ("%", pt::remainder(&x, &y).unwrap()),
+            ("**", pt::power(&x, pt::remainder(&y, 5).unwrap()).unwrap()),
+        ] {
+            let jit = run(&Cranelift::new(), &e, &data).unwrap();
+            let reference = run(&Interpreter, &e, &data).unwrap();
+            assert!(same_bits(&jit, &reference), "{dtype} {name}");
+        }
+    }
+}
+
+#[test]
+fn index_values_out_of_range_are_errors() {
+    let x = pt::placeholder("x", [5], DType::F64).unwrap();
+    let idx = pt::placeholder("idx", [3], DType::I32).unwrap();
+    let gathered = x.index(pytato_core::s![&idx]).unwrap();
+    let xs = ArrayData::from(Array1::from(vec![10.0, 11.0, 12.0, 13.0, 14.0]).into_dyn());
+    let ok = run(
+        &Cranelift::new(),
+        &gathered,
+        &inputs([("x", xs.clone()), ("idx", ArrayData::from(Array1::from(vec![4i32, -5, 0]).into_dyn()))]),
+    )
+    .unwrap();
+    assert_eq!(ok.as_array::<f64>().unwrap().as_slice().unwrap(), &[14.0, 10.0, 10.0]);
+    for bad in [5i32, -6, i32::MAX, i32::MIN] {
+        let data = inputs([("x", xs.clone()), ("idx", ArrayData::from(Array1::from(vec![0i32, bad, 1]).into_dyn()))]);
+        let err = run(&Cranelift::new(), &gathered, &data).unwrap_err();
+        assert!(matches!(err, Error::IndexOutOfBounds { .. }), "{bad}: {err}");
+        assert_eq!(err.kind(), run(&Interpreter, &gathered, &data).unwrap_err().kind());
+    }
+}
+
+/// Work big enough to be split across threads, of several kernel shapes.
+fn threaded_workload() -> (Array, NamedData) {
+    let (n, m) = (300usize, 700usize);
+    let a = pt::placeholder("a", [Dim::param("n"), Dim::param("m")], DType::F64).unwrap();
+    let b = pt::placeholder("b", [Dim::param("m"), Dim::new(64)], DType::F64).unwrap();
+    let elementwise = pt::sin(&a).unwrap() * 2.0 + &a;
+    let product = pt::einsum("ij,jk->ik", &[&elementwise, &b]).unwrap();
+    let total = pt::sum(&product, 1).unwrap();
+    let values = Array2::from_shape_fn((n, m), |(i, j)| ((i * 31 + j * 7) % 101) as f64 / 50.0 - 1.0);
+    let bvalues = Array2::from_shape_fn((m, 64), |(i, j)| ((i * 13 + j * 3) % 37) as f64 / 18.0 - 1.0);
+    (total, inputs([("a", ArrayData::from(values.into_dyn())), ("b", ArrayData::from(bvalues.into_dyn()))]))
+}
+
+#[test]
+fn threads_compute_what_one_thread_computes() {
+    let (total, data) = threaded_workload();
+    let one = run(&Cranelift::new().with_threads(1), &total, &data).unwrap();
+    for threads in [2, 3, 8] {
+        let many = run(&Cranelift::new().with_threads(threads), &total, &data).unwrap();
+        assert!(same_bits(&one, &many), "{threads} threads");
+    }
+    let reference = run(&Interpreter, &total, &data).unwrap();
+    for (j, i) in one.as_array::<f64>().unwrap().iter().zip(reference.as_array::<f64>().unwrap()) {
+        assert!((j - i).abs() <= 1e-9 * i.abs().max(1.0), "{j} vs {i}");
+    }
+}
+
+#[test]
+fn a_structurally_equal_dag_is_compiled_once() {
+    let build = || {
+        let x = pt::placeholder("cache_probe", [Dim::param("n")], DType::F32).unwrap();
+        pt::exp(&(&x * 3.0)).unwrap() - 1.25
+    };
+    let (first, second) = (build(), build());
+    assert!(!first.ptr_eq(&second), "two separately built DAGs");
+    let before = cache_stats();
+    Cranelift::new().compile(&(&first).into()).unwrap();
+    let middle = cache_stats();
+    Cranelift::new().with_threads(1).compile(&(&second).into()).unwrap();
+    let after = cache_stats();
+    assert!(middle.misses > before.misses, "the first compilation compiles");
+    assert!(after.hits > middle.hits, "the second is a hit: {middle:?} -> {after:?}");
+}
+
+#[test]
+fn one_program_runs_every_size() {
+    let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
+    // A shifted difference and a full reduction: both depend on n.
+    let diff = x.index(pytato_core::s![1..]).unwrap() - x.index(pytato_core::s![..-1]).unwrap();
+    let outputs =
+        pytato_core::DictOfNamedArrays::new([("diff", diff), ("total", pt::sum(&x, pt::Axes::All).unwrap())]).unwrap();
+    let program = Cranelift::new().compile(&(&outputs).into()).unwrap();
+    for n in [1usize, 2, 7, 1000] {
+        let values = Array1::from_shape_fn(n, |i| (i * i) as f64);
+        let out = program.run(&inputs([("x", ArrayData::from(values.clone().into_dyn()))])).unwrap();
+        let expected_diff: Vec<f64> = (1..n).map(|i| (2 * i - 1) as f64).collect();
+        assert_eq!(out["diff"].as_array::<f64>().unwrap().as_slice().unwrap(), expected_diff.as_slice(), "n = {n}");
+        assert_eq!(out["total"].as_array::<f64>().unwrap().first(), Some(&values.sum()), "n = {n}");
+    }
+}
+
+#[test]
+fn temporaries_are_reused_across_runs_without_leaking_values() {
+    // Two stored intermediates: the sum is read by every element, so it is a temporary.
+    let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
+    let centered = &x - &pt::sum(&x, pt::Axes::All).unwrap();
+    let program = Cranelift::new().compile(&(&centered).into()).unwrap();
+    for (n, scale) in [(1000usize, 1.0), (10, -3.0), (1000, 0.5)] {
+        let values = Array1::from_shape_fn(n, |i| scale * i as f64);
+        let out = program.run(&inputs([("x", ArrayData::from(values.clone().into_dyn()))])).unwrap();
+        let expected: ArrayD<f64> = (&values - values.sum()).into_dyn();
+        assert_eq!(out["_pt_out"].as_array::<f64>().unwrap(), &expected, "n = {n}");
+    }
+}
+
+#[test]
+fn million_node_chain_compiles_and_runs_on_a_2mib_stack() {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let x = pt::placeholder("x", [3], DType::F64).unwrap();
+            let mut a = x.clone();
+            for _ in 0..500_000 {
+                // Two nodes per step: a multiply and an add.
+                a = &(&a * 1.0) + 1.0;
+            }
+            let data = inputs([("x", ArrayData::from(Array1::from(vec![0.0, 1.0, 2.0]).into_dyn()))]);
+            let out = run(&Cranelift::new(), &a, &data).unwrap();
+            assert_eq!(out.as_array::<f64>().unwrap().as_slice().unwrap(), &[500_000.0, 500_001.0, 500_002.0]);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

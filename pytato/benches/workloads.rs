@@ -1,0 +1,485 @@
+//! The workloads of `cargo xtask bench`, on every linked backend, against the `ndarray` code a
+//! Rust user would write and a hand-written Rust loop, measured in the same run.
+//!
+//! Prints a table of median times and ratios and writes `target/bench/report.json` (rows
+//! `{"workload", "backend", "median_ms", "ndarray_ms", "hand_ms"}`, null where a baseline does not
+//! apply) and `target/bench/report.md`. `--quick` uses smaller sizes and fewer repetitions.
+//!
+//! Every backend result is checked against the hand loop before it is timed. Backends: the
+//! Cranelift JIT on one thread (`cranelift`) and on every core (`cranelift-threads`); the
+//! reference interpreter only in the `compile` workload (it evaluates element by element and is
+//! not meant to be fast: the other workloads would take minutes on it).
+
+// ndarray's and pytato's `s![]` take numpy's negative slice ends (`1..-1`), which clippy reads as
+// empty Rust ranges; and ndarray's views add by reference.
+#![allow(clippy::reversed_empty_ranges, clippy::op_ref)]
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use ndarray::{Array1, Array2, ArrayD, Axis, Zip, s};
+use pytato as pt;
+use pytato::backend::{Backend, NamedData};
+use pytato::{Array, ArrayData, DType, Dim};
+
+/// Problem sizes and repetitions.
+struct Sizes {
+    elementwise: usize,
+    sum: usize,
+    matmul: Vec<usize>,
+    dg_elements: usize,
+    stencil: usize,
+    compile_nodes: Vec<usize>,
+    reps: usize,
+}
+
+impl Sizes {
+    fn full() -> Sizes {
+        Sizes {
+            elementwise: 10_000_000,
+            sum: 4096,
+            matmul: vec![512, 1024],
+            dg_elements: 100_000,
+            stencil: 4096,
+            compile_nodes: vec![10, 1_000, 100_000],
+            reps: 7,
+        }
+    }
+    fn quick() -> Sizes {
+        Sizes {
+            elementwise: 1_000_000,
+            sum: 1024,
+            matmul: vec![256],
+            dg_elements: 10_000,
+            stencil: 1024,
+            compile_nodes: vec![10, 1_000, 10_000],
+            reps: 3,
+        }
+    }
+}
+
+struct Row {
+    workload: String,
+    backend: String,
+    median_ms: f64,
+    ndarray_ms: Option<f64>,
+    hand_ms: Option<f64>,
+}
+
+/// A backend configuration under test.
+struct Runner {
+    name: String,
+    backend: Box<dyn Backend>,
+}
+
+fn runners() -> Vec<Runner> {
+    let mut out = Vec::new();
+    for reg in pt::backends() {
+        match reg.name {
+            // The reference interpreter joins only the compile workload (see the module docs).
+            "interp" => {}
+            #[cfg(feature = "cranelift")]
+            "cranelift" => {
+                let all = pt::cranelift::Cranelift::new()
+                    .with_threads(std::thread::available_parallelism().map_or(1, |n| n.get()));
+                out.push(Runner { name: "cranelift".into(), backend: Box::new(all.with_threads(1)) });
+                out.push(Runner { name: format!("cranelift-threads({})", all.threads()), backend: Box::new(all) });
+            }
+            name => match (reg.constructor)() {
+                Ok(backend) => out.push(Runner { name: name.into(), backend }),
+                Err(e) => println!("skipping backend {name}: {e}"),
+            },
+        }
+    }
+    out
+}
+
+/// Median wall time of `reps` calls of `f`, in milliseconds, after one warm-up call.
+fn median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut times: Vec<f64> = (0..reps)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// Deterministic values in [0, 1) (a xorshift generator; no dependency needed).
+fn values(n: usize, seed: u64) -> Vec<f64> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        })
+        .collect()
+}
+
+fn matrix(rows: usize, cols: usize, seed: u64) -> Array2<f64> {
+    Array2::from_shape_vec((rows, cols), values(rows * cols, seed)).expect("rows * cols values")
+}
+
+/// Fails loudly when a backend disagrees with the hand loop: a fast wrong answer is no result.
+fn check(workload: &str, backend: &str, got: &ArrayData, expected: &[f64]) {
+    let got = got.as_array::<f64>().unwrap_or_else(|| panic!("{workload} on {backend}: not float64"));
+    assert_eq!(got.len(), expected.len(), "{workload} on {backend}: length");
+    let scale = expected.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+    for (g, e) in got.iter().zip(expected) {
+        assert!((g - e).abs() <= 1e-9 * scale, "{workload} on {backend}: {g} vs {e}");
+    }
+}
+
+/// Compiles `output` on each runner, checks it, and adds one row per runner.
+fn bench_backends(
+    rows: &mut Vec<Row>,
+    sizes: &Sizes,
+    workload: &str,
+    output: &Array,
+    inputs: &NamedData,
+    expected: &[f64],
+    (ndarray_ms, hand_ms): (Option<f64>, Option<f64>),
+) {
+    for r in runners() {
+        let program = match r.backend.compile(&output.into()) {
+            Ok(p) => p,
+            Err(e) => {
+                println!("{workload:<22} {:<22} skipped: {e}", r.name);
+                continue;
+            }
+        };
+        let first = program.run(inputs).expect("the workload runs");
+        check(workload, &r.name, &first["_pt_out"], expected);
+        let median = median_ms(sizes.reps, || {
+            black_box(program.run(inputs).expect("the workload runs"));
+        });
+        print_row(workload, &r.name, median, ndarray_ms, hand_ms);
+        rows.push(Row { workload: workload.into(), backend: r.name, median_ms: median, ndarray_ms, hand_ms });
+    }
+}
+
+fn print_row(workload: &str, backend: &str, median: f64, ndarray_ms: Option<f64>, hand_ms: Option<f64>) {
+    let ratio = |base: Option<f64>| base.map_or("-".to_string(), |b| format!("{:.2}x", b / median));
+    let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
+    println!(
+        "{workload:<22} {backend:<22} {median:>10.4} {:>10} {:>10} {:>10} {:>10}",
+        ms(ndarray_ms),
+        ms(hand_ms),
+        ratio(ndarray_ms),
+        ratio(hand_ms)
+    );
+}
+
+fn data(array: ArrayD<f64>) -> ArrayData {
+    ArrayData::from(array)
+}
+
+fn fused_elementwise(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
+    let n = sizes.elementwise;
+    let [a, b, c, d] = [1, 2, 3, 4].map(|seed| Array1::from(values(n, seed)));
+    let nd = median_ms(sizes.reps, || {
+        black_box(a.mapv(f64::sin) * &b + &c / &(&d + 1.5));
+    });
+    let mut out = vec![0.0; n];
+    let hand = median_ms(sizes.reps, || {
+        let (a, b, c, d) = (a.as_slice().unwrap(), b.as_slice().unwrap(), c.as_slice().unwrap(), d.as_slice().unwrap());
+        for ((((o, a), b), c), d) in out.iter_mut().zip(a).zip(b).zip(c).zip(d) {
+            *o = a.sin() * b + c / (d + 1.5);
+        }
+        black_box(&out);
+    });
+    let ph = |name: &str| pt::placeholder(name, [Dim::param("n")], DType::F64);
+    let (pa, pb, pc, pd) = (ph("a")?, ph("b")?, ph("c")?, ph("d")?);
+    let expr = pt::sin(&pa)? * &pb + &pc / &(&pd + 1.5);
+    let inputs = NamedData::from([
+        ("a".to_string(), data(a.into_dyn())),
+        ("b".to_string(), data(b.into_dyn())),
+        ("c".to_string(), data(c.into_dyn())),
+        ("d".to_string(), data(d.into_dyn())),
+    ]);
+    bench_backends(rows, sizes, "fused-elementwise", &expr, &inputs, &out, (Some(nd), Some(hand)));
+    Ok(())
+}
+
+fn sum_axis(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
+    let n = sizes.sum;
+    let a = matrix(n, n, 5);
+    let pa = pt::placeholder("a", [Dim::param("n"), Dim::param("m")], DType::F64)?;
+    let inputs = NamedData::from([("a".to_string(), data(a.clone().into_dyn()))]);
+    let flat = a.as_slice().expect("C order");
+
+    // Axis 0: the hand loop adds rows into the result, walking memory in order.
+    let mut col_sums = vec![0.0; n];
+    let hand0 = median_ms(sizes.reps, || {
+        col_sums.iter_mut().for_each(|v| *v = 0.0);
+        for row in flat.chunks_exact(n) {
+            for (s, v) in col_sums.iter_mut().zip(row) {
+                *s += v;
+            }
+        }
+        black_box(&col_sums);
+    });
+    let nd0 = median_ms(sizes.reps, || {
+        black_box(a.sum_axis(Axis(0)));
+    });
+    bench_backends(rows, sizes, "sum-axis0", &pt::sum(&pa, 0)?, &inputs, &col_sums, (Some(nd0), Some(hand0)));
+
+    let mut row_sums = vec![0.0; n];
+    let hand1 = median_ms(sizes.reps, || {
+        for (s, row) in row_sums.iter_mut().zip(flat.chunks_exact(n)) {
+            *s = row.iter().sum();
+        }
+        black_box(&row_sums);
+    });
+    let nd1 = median_ms(sizes.reps, || {
+        black_box(a.sum_axis(Axis(1)));
+    });
+    bench_backends(rows, sizes, "sum-axis1", &pt::sum(&pa, 1)?, &inputs, &row_sums, (Some(nd1), Some(hand1)));
+
+    let mut total = 0.0;
+    let hand_all = median_ms(sizes.reps, || {
+        total = flat.iter().sum();
+        black_box(total);
+    });
+    let nd_all = median_ms(sizes.reps, || {
+        black_box(a.sum());
+    });
+    let all = pt::sum(&pa, pt::Axes::All)?;
+    bench_backends(rows, sizes, "sum-all", &all, &inputs, &[total], (Some(nd_all), Some(hand_all)));
+    Ok(())
+}
+
+fn matmul(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
+    for &n in &sizes.matmul {
+        let (a, b) = (matrix(n, n, 6), matrix(n, n, 7));
+        let nd = median_ms(sizes.reps, || {
+            black_box(a.dot(&b));
+        });
+        // The hand loop in i-k-j order: the innermost loop streams a row of b and of the result.
+        let (fa, fb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
+        let mut c = vec![0.0; n * n];
+        let hand = median_ms(sizes.reps, || {
+            c.iter_mut().for_each(|v| *v = 0.0);
+            for (i, c_row) in c.chunks_exact_mut(n).enumerate() {
+                for k in 0..n {
+                    let aik = fa[i * n + k];
+                    for (cv, bv) in c_row.iter_mut().zip(&fb[k * n..(k + 1) * n]) {
+                        *cv += aik * bv;
+                    }
+                }
+            }
+            black_box(&c);
+        });
+        let pa = pt::placeholder("a", [Dim::param("n"), Dim::param("k")], DType::F64)?;
+        let pb = pt::placeholder("b", [Dim::param("k"), Dim::param("m")], DType::F64)?;
+        let product = pt::einsum("ij,jk->ik", &[&pa, &pb])?;
+        let inputs = NamedData::from([("a".to_string(), data(a.into_dyn())), ("b".to_string(), data(b.into_dyn()))]);
+        bench_backends(rows, sizes, &format!("matmul-{n}"), &product, &inputs, &c, (Some(nd), Some(hand)));
+    }
+    Ok(())
+}
+
+fn dg_apply(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
+    const NODES: usize = 20;
+    let e = sizes.dg_elements;
+    let (d, u) = (matrix(NODES, NODES, 8), matrix(e, NODES, 9));
+    let nd = median_ms(sizes.reps, || {
+        black_box(u.dot(&d.t()));
+    });
+    let (fd, fu) = (d.as_slice().unwrap(), u.as_slice().unwrap());
+    let mut out = vec![0.0; e * NODES];
+    let hand = median_ms(sizes.reps, || {
+        for (o_row, u_row) in out.chunks_exact_mut(NODES).zip(fu.chunks_exact(NODES)) {
+            for (o, d_row) in o_row.iter_mut().zip(fd.chunks_exact(NODES)) {
+                *o = d_row.iter().zip(u_row).map(|(a, b)| a * b).sum();
+            }
+        }
+        black_box(&out);
+    });
+    let pd = pt::placeholder("d", [NODES as i64, NODES as i64], DType::F64)?;
+    let pu = pt::placeholder("u", [Dim::param("e"), Dim::new(NODES as i64)], DType::F64)?;
+    let applied = pt::einsum("ij,ej->ei", &[&pd, &pu])?;
+    let inputs = NamedData::from([("d".to_string(), data(d.into_dyn())), ("u".to_string(), data(u.into_dyn()))]);
+    bench_backends(rows, sizes, "dg-apply", &applied, &inputs, &out, (Some(nd), Some(hand)));
+    Ok(())
+}
+
+fn stencil(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
+    let n = sizes.stencil;
+    let u = matrix(n, n, 10);
+    let nd = median_ms(sizes.reps, || {
+        black_box(
+            &u.slice(s![..-2, 1..-1]) + &u.slice(s![2.., 1..-1]) + &u.slice(s![1..-1, ..-2]) + &u.slice(s![1..-1, 2..])
+                - 4.0 * &u.slice(s![1..-1, 1..-1]),
+        );
+    });
+    let fu = u.as_slice().unwrap();
+    let m = n - 2;
+    let mut out = vec![0.0; m * m];
+    let hand = median_ms(sizes.reps, || {
+        for (i, o_row) in out.chunks_exact_mut(m).enumerate() {
+            let (up, mid, down) =
+                (&fu[i * n..(i + 1) * n], &fu[(i + 1) * n..(i + 2) * n], &fu[(i + 2) * n..(i + 3) * n]);
+            for (j, o) in o_row.iter_mut().enumerate() {
+                *o = up[j + 1] + down[j + 1] + mid[j] + mid[j + 2] - 4.0 * mid[j + 1];
+            }
+        }
+        black_box(&out);
+    });
+    let pu = pt::placeholder("u", [Dim::param("n"), Dim::param("m")], DType::F64)?;
+    let laplacian = pu.index(pt::s![..-2, 1..-1])?
+        + pu.index(pt::s![2.., 1..-1])?
+        + pu.index(pt::s![1..-1, ..-2])?
+        + pu.index(pt::s![1..-1, 2..])?
+        - 4.0 * &pu.index(pt::s![1..-1, 1..-1])?;
+    let inputs = NamedData::from([("u".to_string(), data(u.clone().into_dyn()))]);
+    bench_backends(rows, sizes, "stencil", &laplacian, &inputs, &out, (Some(nd), Some(hand)));
+    // ndarray's Zip is what a performance-minded ndarray user would reach for; report it too.
+    let zip = median_ms(sizes.reps, || {
+        let mut o = Array2::<f64>::zeros((m, m));
+        Zip::from(&mut o)
+            .and(u.slice(s![..-2, 1..-1]))
+            .and(u.slice(s![2.., 1..-1]))
+            .and(u.slice(s![1..-1, ..-2]))
+            .and(u.slice(s![1..-1, 2..]))
+            .and(u.slice(s![1..-1, 1..-1]))
+            .for_each(|o, a, b, c, d, e| *o = a + b + c + d - 4.0 * e);
+        black_box(o);
+    });
+    println!("{:<22} {:<22} {zip:>10.3}   (ndarray Zip, for reference)", "stencil", "ndarray-zip");
+    Ok(())
+}
+
+/// A chain of about `nodes` nodes: `x ← x * c + 1` repeated; `salt` makes DAGs structurally
+/// distinct, so that each compile is cold.
+fn chain(nodes: usize, salt: usize) -> pt::Result<Array> {
+    let mut x = pt::placeholder("x", [Dim::param("n")], DType::F64)?;
+    let steps = (nodes / 2).max(1);
+    for k in 0..steps {
+        let c = if k == 0 { 1.0 + salt as f64 * 1e-9 } else { 1.0 + 1e-6 };
+        x = &x * c + 1.0;
+    }
+    Ok(x)
+}
+
+fn compile(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
+    let mut backends: Vec<Runner> =
+        runners().into_iter().filter(|r| !r.name.starts_with("cranelift-threads")).collect();
+    if let Ok(interp) = pt::backend("interp") {
+        backends.push(Runner { name: "interp".into(), backend: interp });
+    }
+    let mut salt = 0;
+    for &nodes in &sizes.compile_nodes {
+        let reps = if nodes >= 50_000 { 3 } else { sizes.reps };
+        let actual = pytato::array::unique_nodes([&chain(nodes, 0)?]).len();
+        for r in &backends {
+            // Build the DAGs first: only compilation is timed.
+            let dags: Vec<Array> = (0..=reps)
+                .map(|_| {
+                    salt += 1;
+                    chain(nodes, salt)
+                })
+                .collect::<pt::Result<_>>()?;
+            let mut next = dags.iter();
+            let cold = median_ms(reps, || {
+                black_box(r.backend.compile(&next.next().expect("one DAG per call").into()).expect("compiles"));
+            });
+            // Cached: a DAG rebuilt equal to one compiled before (equal structure, new nodes).
+            let first_salt = salt - reps;
+            let rebuilt: Vec<Array> = (0..=reps).map(|_| chain(nodes, first_salt)).collect::<pt::Result<_>>()?;
+            let mut next = rebuilt.iter();
+            let cached = median_ms(reps, || {
+                black_box(r.backend.compile(&next.next().expect("one DAG per call").into()).expect("compiles"));
+            });
+            for (kind, ms) in [("cold", cold), ("cached", cached)] {
+                let workload = format!("compile-{actual}-{kind}");
+                print_row(&workload, &r.name, ms, None, None);
+                rows.push(Row { workload, backend: r.name.clone(), median_ms: ms, ndarray_ms: None, hand_ms: None });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn target_dir() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace").to_path_buf();
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from).join("bench")
+}
+
+fn write_reports(rows: &[Row], quick: bool) -> std::io::Result<PathBuf> {
+    let dir = target_dir();
+    std::fs::create_dir_all(&dir)?;
+    let json: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "workload": r.workload, "backend": r.backend, "median_ms": r.median_ms,
+                "ndarray_ms": r.ndarray_ms, "hand_ms": r.hand_ms,
+            })
+        })
+        .collect();
+    std::fs::write(dir.join("report.json"), serde_json::to_string_pretty(&json).expect("plain values"))?;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut md = format!(
+        "# Benchmarks{}\n\nMedian wall times on this machine ({cpus} hardware threads); ratios are baseline time \
+         / backend time, so above 1 means the backend is faster. `cranelift` runs on one thread, \
+         `cranelift-threads(N)` on N. Produced by `cargo xtask bench{}`.\n\n\
+         | workload | backend | median ms | ndarray ms | hand ms | vs ndarray | vs hand |\n|---|---|---:|---:|---:|---:|---:|\n",
+        if quick { " (quick sizes)" } else { "" },
+        if quick { " --quick" } else { "" },
+    );
+    for r in rows {
+        let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
+        let ratio = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.2}x", v / r.median_ms));
+        md.push_str(&format!(
+            "| {} | {} | {:.4} | {} | {} | {} | {} |\n",
+            r.workload,
+            r.backend,
+            r.median_ms,
+            ms(r.ndarray_ms),
+            ms(r.hand_ms),
+            ratio(r.ndarray_ms),
+            ratio(r.hand_ms)
+        ));
+    }
+    std::fs::write(dir.join("report.md"), md)?;
+    Ok(dir)
+}
+
+fn main() -> pt::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    // `cargo bench` passes `--bench`; a name filter picks workloads.
+    let filter: Vec<&String> = args.iter().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
+    let sizes = if quick { Sizes::quick() } else { Sizes::full() };
+    let start = Instant::now();
+    println!(
+        "{:<22} {:<22} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "workload", "backend", "median ms", "ndarray", "hand", "vs ndarray", "vs hand"
+    );
+    let mut rows = Vec::new();
+    type Workload = fn(&mut Vec<Row>, &Sizes) -> pt::Result<()>;
+    let workloads: [(&str, Workload); 6] = [
+        ("fused-elementwise", fused_elementwise),
+        ("sum-axis", sum_axis),
+        ("matmul", matmul),
+        ("dg-apply", dg_apply),
+        ("stencil", stencil),
+        ("compile", compile),
+    ];
+    for (name, run) in workloads {
+        if wanted(name) {
+            run(&mut rows, &sizes)?;
+        }
+    }
+    let dir = write_reports(&rows, quick).expect("target/bench is writable");
+    println!("reports: {}/report.json, report.md ({:.1}s)", dir.display(), start.elapsed().as_secs_f64());
+    Ok(())
+}
