@@ -36,6 +36,8 @@ use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 use crate::bounds::Ranges;
 use crate::helpers;
 
+mod vector;
+
 /// The signature of every kernel function; see the module docs.
 pub(crate) fn kernel_signature(call_conv: CallConv) -> Signature {
     let mut sig = Signature::new(call_conv);
@@ -130,6 +132,9 @@ pub(crate) fn translate<'a>(
         next_var: 0,
         error_ptr: None,
         complex_slot: None,
+        output_strides: Vec::new(),
+        inner_override: None,
+        varies_memo: HashMap::new(),
     };
     t.function(kernel)?;
     t.b.seal_all_blocks();
@@ -150,6 +155,12 @@ struct Translator<'a, 'f> {
     error_ptr: Option<Value>,
     /// A 16-byte stack slot complex helpers write their results to.
     complex_slot: Option<cranelift_codegen::ir::StackSlot>,
+    /// The output buffer's strides (in elements).
+    output_strides: Vec<Value>,
+    /// In the vector loop: the value the innermost iname has for the lane being computed.
+    inner_override: Option<Value>,
+    /// Memo of [`Translator::varies`], by expression address.
+    varies_memo: HashMap<*const Expr, bool>,
 }
 
 fn bug(message: impl Into<String>) -> Error {
@@ -207,22 +218,35 @@ impl<'a> Translator<'a, '_> {
         }
 
         let out = &self.views[&kernel.output];
-        let (out_extents, out_strides, out_base, out_dtype) =
-            (out.extents.clone(), out.strides.clone(), out.base, out.dtype);
-        let mut loops = Vec::with_capacity(out_extents.len());
-        for (axis, &extent) in out_extents.iter().enumerate() {
+        let (out_extents, out_base, out_dtype) = (out.extents.clone(), out.base, out.dtype);
+        self.output_strides = out.strides.clone();
+        let ndim = out_extents.len();
+        let bounds = |t: &mut Self, axis: usize| {
+            if axis == 0 { (lo, hi) } else { (t.b.ins().iconst(types::I64, 0), out_extents[axis]) }
+        };
+        // Every axis but the innermost: plain loops.
+        let mut loops = Vec::with_capacity(ndim);
+        for axis in 0..ndim.saturating_sub(1) {
             let var = self.var(types::I64);
             self.inames.push(var);
-            let (start, end) = if axis == 0 { (lo, hi) } else { (self.b.ins().iconst(types::I64, 0), extent) };
+            let (start, end) = bounds(self, axis);
+            loops.push(self.open_loop(var, start, end));
+        }
+        // The innermost axis: a vector loop over whole vectors where the expression allows,
+        // then a scalar loop over what is left.
+        if ndim > 0 {
+            let var = self.var(types::I64);
+            self.inames.push(var);
+            let (start, end) = bounds(self, ndim - 1);
+            self.b.def_var(var, start);
+            if let Some(vector) = self.vector_type(&kernel.expr, out_dtype) {
+                self.vector_loop(&kernel.expr, vector, end, out_base)?;
+            }
+            let start = self.b.use_var(var);
             loops.push(self.open_loop(var, start, end));
         }
         let value = self.emit(&kernel.expr)?.0;
-        let mut offset = self.b.ins().iconst(types::I64, 0);
-        for (axis, &stride) in out_strides.iter().enumerate() {
-            let i = self.b.use_var(self.inames[axis]);
-            let term = self.b.ins().imul(i, stride);
-            offset = self.b.ins().iadd(offset, term);
-        }
+        let offset = self.output_offset(None);
         let addr = self.address(out_base, offset, out_dtype);
         self.store(value, addr, out_dtype);
         while let Some(l) = loops.pop() {
@@ -231,6 +255,21 @@ impl<'a> Translator<'a, '_> {
         let ok = self.b.ins().iconst(types::I32, 0);
         self.b.ins().return_(&[ok]);
         Ok(())
+    }
+
+    /// The element offset of the current output element; `inner` replaces the innermost iname.
+    fn output_offset(&mut self, inner: Option<Value>) -> Value {
+        let ndim = self.inames.len();
+        let mut offset = self.b.ins().iconst(types::I64, 0);
+        for axis in 0..ndim {
+            let i = match inner {
+                Some(v) if axis == ndim - 1 => v,
+                _ => self.b.use_var(self.inames[axis]),
+            };
+            let term = self.b.ins().imul(i, self.output_strides[axis]);
+            offset = self.b.ins().iadd(offset, term);
+        }
+        offset
     }
 
     fn view(&mut self, buffers_ptr: Value, id: BufferId) -> Result<View> {
@@ -391,6 +430,9 @@ impl<'a> Translator<'a, '_> {
         match classify(name) {
             Some(Reserved::Iname(k)) => {
                 let var = *self.inames.get(k).ok_or_else(|| bug(format!("iname {name} beyond the output's rank")))?;
+                if let Some(v) = self.inner_override.filter(|_| k + 1 == self.inames.len()) {
+                    return Ok((Val::Real(v), DType::I64));
+                }
                 Ok((Val::Real(self.b.use_var(var)), DType::I64))
             }
             Some(Reserved::ReductionIname(_)) => {

@@ -1,0 +1,394 @@
+//! 128-bit SIMD for the innermost output loop.
+//!
+//! A kernel whose output is `float64` or `float32` computes two (or four) adjacent elements of
+//! its innermost axis at once when every part of its expression that depends on the innermost
+//! iname is float arithmetic, a comparison, an `if`, a supported function, a float reduction, or
+//! a read of a float buffer. Reads whose last index is `iname + c` (the others not depending on
+//! the iname) are vector loads; other reads that depend on it are gathered lane by lane; parts
+//! that do not depend on it are computed once as scalars and splatted. Functions without a
+//! vector instruction (`sin`, `pow`, ...) are called lane by lane.
+//!
+//! The vector loop runs while a whole vector fits; the scalar loop finishes the row. Per element,
+//! the operations and their order are the scalar code's (a vector reduction accumulates each lane
+//! separately), so results are bit-identical to the scalar path.
+//!
+//! Both branches of an `if` are evaluated and blended, so an `if` is vectorized only when no read
+//! inside its branches needs a bounds check (a check must not fire for the branch not taken).
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{InstBuilder, MemFlags, Type, Value, types};
+use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, UnaryOp};
+use pytato_core::names::{Reserved, classify};
+use pytato_core::{DType, Result};
+
+use super::{Translator, bug, float_cc};
+use crate::helpers;
+
+/// Vector loads and stores: never trapping, not assumed aligned.
+fn vector_flags() -> MemFlags {
+    MemFlags::new().with_notrap()
+}
+
+impl Translator<'_, '_> {
+    /// The vector type of the innermost loop, if `expr` (writing `out_dtype`) can be vectorized.
+    pub(super) fn vector_type(&mut self, expr: &Expr, out_dtype: DType) -> Option<Type> {
+        let vector = match out_dtype {
+            DType::F64 => types::F64X2,
+            DType::F32 => types::F32X4,
+            _ => return None,
+        };
+        (self.varies(expr) && self.vectorizable(expr, out_dtype, false)).then_some(vector)
+    }
+
+    /// The vector loop: while `i + lanes <= end`, computes `lanes` elements and stores them. Leaves
+    /// the innermost iname's variable at the first element not computed.
+    pub(super) fn vector_loop(&mut self, expr: &Expr, vector: Type, end: Value, out_base: Value) -> Result<()> {
+        let var = *self.inames.last().expect("a vector loop has an innermost axis");
+        let lanes = vector.lane_count() as i64;
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let i = self.b.use_var(var);
+        let next = self.b.ins().iadd_imm(i, lanes);
+        let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, end);
+        self.b.ins().brif(fits, body, &[], exit, &[]);
+
+        self.b.switch_to_block(body);
+        let i = self.b.use_var(var);
+        self.inner_override = Some(i);
+        let value = self.emit_vector(expr, vector);
+        self.inner_override = None;
+        let value = value?;
+        let offset = self.output_offset(Some(i));
+        let itemsize = vector.lane_type().bytes() as i64;
+        let bytes = self.b.ins().imul_imm(offset, itemsize);
+        let addr = self.b.ins().iadd(out_base, bytes);
+        self.b.ins().store(vector_flags(), value, addr, 0);
+        let next = self.b.ins().iadd_imm(i, lanes);
+        self.b.def_var(var, next);
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    /// Whether `e` mentions the innermost iname (outside `zero(...)`).
+    fn varies(&mut self, e: &Expr) -> bool {
+        let key = e as *const Expr;
+        if let Some(&v) = self.varies_memo.get(&key) {
+            return v;
+        }
+        let inner = self.inames.len() - 1;
+        let v = match e {
+            Expr::Var(n) => matches!(classify(n), Some(Reserved::Iname(k)) if k == inner),
+            Expr::Call(Func::Zero, _) | Expr::Const(_) => false,
+            _ => e.children().into_iter().any(|c| self.varies(c)),
+        };
+        self.varies_memo.insert(key, v);
+        v
+    }
+
+    /// Whether every subscript in `e` is proved in bounds (so `e` may be evaluated speculatively).
+    fn all_reads_proved(&mut self, e: &Expr) -> bool {
+        let mut ok = true;
+        self.with_reduction_scopes(e, &mut |t, e| {
+            if let Expr::Subscript(name, idx) = e {
+                let dims = t.views[&t.names[&**name]].dims.clone();
+                ok &= idx.iter().zip(&dims).all(|(i, d)| t.ranges.proves_in_bounds(i, d));
+            }
+        });
+        ok
+    }
+
+    /// Calls `f` on every node of `e` with the bounds of enclosing reductions in `self.ranges`.
+    fn with_reduction_scopes(&mut self, e: &Expr, f: &mut dyn FnMut(&mut Self, &Expr)) {
+        f(self, e);
+        if let Expr::Reduce(r) = e {
+            for b in &r.inames {
+                self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
+            }
+            self.with_reduction_scopes(&r.body, f);
+            for b in &r.inames {
+                self.ranges.reductions.remove(&b.iname);
+            }
+        } else {
+            for c in e.children() {
+                self.with_reduction_scopes(c, f);
+            }
+        }
+    }
+
+    /// Whether `e`, of lane dtype `lane` (or bool, as a mask), can be computed in vector mode;
+    /// `conditional` inside the branches of an `if`.
+    fn vectorizable(&mut self, e: &Expr, lane: DType, conditional: bool) -> bool {
+        if !self.varies(e) {
+            return !conditional || self.all_reads_proved(e);
+        }
+        let Ok(dtype) = self.dtype_of(e) else { return false };
+        let is_lane = dtype == lane;
+        let operand_is_lane = |t: &Self, a: &Expr| t.dtype_of(a).is_ok_and(|d| d == lane);
+        match e {
+            // The iname as a value (`arange`) and anything integer stay scalar.
+            Expr::Var(_) | Expr::Const(_) => false,
+            Expr::Subscript(..) => is_lane && (!conditional || self.all_reads_proved(e)),
+            Expr::Unary(UnaryOp::Neg, a) => is_lane && self.vectorizable(a, lane, conditional),
+            Expr::Unary(_, a) => dtype == DType::Bool && self.vectorizable(a, lane, conditional),
+            Expr::Binary(op, a, b) => {
+                let ok_op = if is_lane {
+                    matches!(
+                        op,
+                        BinaryOp::Add
+                            | BinaryOp::Sub
+                            | BinaryOp::Mul
+                            | BinaryOp::Div
+                            | BinaryOp::FloorDiv
+                            | BinaryOp::Rem
+                            | BinaryOp::Pow
+                    )
+                } else {
+                    dtype == DType::Bool
+                        && matches!(op, BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::BitAnd | BinaryOp::BitOr)
+                };
+                ok_op && self.vectorizable(a, lane, conditional) && self.vectorizable(b, lane, conditional)
+            }
+            Expr::Compare(_, a, b) => {
+                operand_is_lane(self, a)
+                    && self.vectorizable(a, lane, conditional)
+                    && self.vectorizable(b, lane, conditional)
+            }
+            Expr::If(c, a, b) => {
+                is_lane
+                    && self.vectorizable(c, lane, conditional)
+                    && self.vectorizable(a, lane, true)
+                    && self.vectorizable(b, lane, true)
+            }
+            Expr::Cast(_, a) => is_lane && operand_is_lane(self, a) && self.vectorizable(a, lane, conditional),
+            Expr::Call(f, args) => {
+                let ok_func = match f {
+                    Func::IsNan => dtype == DType::Bool,
+                    Func::Zero => true,
+                    _ => is_lane && helpers_or_instruction(*f),
+                };
+                ok_func
+                    && args.iter().all(|a| operand_is_lane(self, a))
+                    && args.iter().all(|a| self.vectorizable(a, lane, conditional))
+            }
+            Expr::Reduce(r) => {
+                if !is_lane || !matches!(r.op, ReduceOp::Sum | ReduceOp::Product | ReduceOp::Max | ReduceOp::Min) {
+                    return false;
+                }
+                for b in &r.inames {
+                    self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
+                }
+                let ok = self.vectorizable(&r.body, lane, conditional);
+                for b in &r.inames {
+                    self.ranges.reductions.remove(&b.iname);
+                }
+                ok
+            }
+        }
+    }
+
+    /// `e` in vector mode: a vector of `vector`'s type, or a mask (integer lanes of the same width)
+    /// for bool expressions.
+    fn emit_vector(&mut self, e: &Expr, vector: Type) -> Result<Value> {
+        let mask = vector.as_int();
+        if !self.varies(e) {
+            // Uniform: computed once as a scalar, then splatted.
+            let (v, dtype) = self.emit(e)?;
+            return Ok(if dtype == DType::Bool {
+                let wide = self.b.ins().uextend(mask.lane_type(), v.real());
+                let all_ones = self.b.ins().ineg(wide);
+                self.b.ins().splat(mask, all_ones)
+            } else {
+                self.b.ins().splat(vector, v.real())
+            });
+        }
+        let lane = if vector.lane_type() == types::F64 { DType::F64 } else { DType::F32 };
+        Ok(match e {
+            Expr::Subscript(name, idx) => self.vector_read(name, idx, vector)?,
+            Expr::Unary(UnaryOp::Neg, a) => {
+                let a = self.emit_vector(a, vector)?;
+                self.b.ins().fneg(a)
+            }
+            Expr::Unary(_, a) => {
+                let a = self.emit_vector(a, vector)?;
+                self.b.ins().bnot(a)
+            }
+            Expr::Binary(op, a, b) => {
+                let (x, y) = (self.emit_vector(a, vector)?, self.emit_vector(b, vector)?);
+                let ins = self.b.ins();
+                match op {
+                    BinaryOp::Add => ins.fadd(x, y),
+                    BinaryOp::Sub => ins.fsub(x, y),
+                    BinaryOp::Mul => ins.fmul(x, y),
+                    BinaryOp::Div => ins.fdiv(x, y),
+                    BinaryOp::LogicalAnd | BinaryOp::BitAnd => ins.band(x, y),
+                    BinaryOp::LogicalOr | BinaryOp::BitOr => ins.bor(x, y),
+                    BinaryOp::FloorDiv => {
+                        self.per_lane(helpers::floor_div as *const () as usize, lane, vector, &[x, y])
+                    }
+                    BinaryOp::Rem => self.per_lane(helpers::remainder as *const () as usize, lane, vector, &[x, y]),
+                    BinaryOp::Pow => self.per_lane(helpers::pow as *const () as usize, lane, vector, &[x, y]),
+                    other => return Err(bug(format!("vector {other:?}"))),
+                }
+            }
+            Expr::Compare(op, a, b) => {
+                let (x, y) = (self.emit_vector(a, vector)?, self.emit_vector(b, vector)?);
+                self.b.ins().fcmp(float_cc(*op), x, y)
+            }
+            Expr::If(c, a, b) => {
+                let c = self.emit_vector(c, vector)?;
+                let (x, y) = (self.emit_vector(a, vector)?, self.emit_vector(b, vector)?);
+                let c = self.b.ins().bitcast(vector, MemFlags::new(), c);
+                self.b.ins().bitselect(c, x, y)
+            }
+            Expr::Cast(_, a) => self.emit_vector(a, vector)?,
+            Expr::Call(f, args) => {
+                let mut xs = Vec::with_capacity(args.len());
+                for a in args.iter() {
+                    xs.push(self.emit_vector(a, vector)?);
+                }
+                let ins = self.b.ins();
+                match f {
+                    Func::Abs => ins.fabs(xs[0]),
+                    Func::Sqrt => ins.sqrt(xs[0]),
+                    Func::Floor => ins.floor(xs[0]),
+                    Func::Ceil => ins.ceil(xs[0]),
+                    Func::Maximum => ins.fmax(xs[0], xs[1]),
+                    Func::Minimum => ins.fmin(xs[0], xs[1]),
+                    Func::IsNan => ins.fcmp(float_cc(CompareOp::Ne), xs[0], xs[0]),
+                    Func::Real | Func::Conj => xs[0],
+                    Func::Imag | Func::Zero => {
+                        let zero = self.zero(lane).real();
+                        self.b.ins().splat(vector, zero)
+                    }
+                    Func::Arctan2 => self.per_lane(helpers::atan2 as *const () as usize, lane, vector, &xs),
+                    other => {
+                        let address = helpers::real_unary(*other)
+                            .ok_or_else(|| bug(format!("no helper for {}", other.name())))?;
+                        self.per_lane(address, lane, vector, &xs)
+                    }
+                }
+            }
+            Expr::Reduce(r) => {
+                let mut bounds = Vec::with_capacity(r.inames.len());
+                for rb in &r.inames {
+                    let (lower, upper) = (self.dim_value(&rb.lower)?, self.dim_value(&rb.upper)?);
+                    let var = self.var(types::I64);
+                    self.reduction_vars.insert(rb.iname.clone(), var);
+                    self.ranges.reductions.insert(rb.iname.clone(), (rb.lower.clone(), rb.upper.clone()));
+                    bounds.push((var, lower, upper));
+                }
+                let acc = self.var(vector);
+                let neutral = self.constant(r.op.neutral(lane)).real();
+                let neutral = self.b.ins().splat(vector, neutral);
+                self.b.def_var(acc, neutral);
+                let loops: Vec<_> = bounds.into_iter().map(|(var, lo, hi)| self.open_loop(var, lo, hi)).collect();
+                let x = self.emit_vector(&r.body, vector)?;
+                let current = self.b.use_var(acc);
+                let ins = self.b.ins();
+                let next = match r.op {
+                    ReduceOp::Sum => ins.fadd(current, x),
+                    ReduceOp::Product => ins.fmul(current, x),
+                    ReduceOp::Max => ins.fmax(current, x),
+                    ReduceOp::Min => ins.fmin(current, x),
+                    other => return Err(bug(format!("vector reduction {other:?}"))),
+                };
+                self.b.def_var(acc, next);
+                for l in loops.into_iter().rev() {
+                    self.close_loop(l);
+                }
+                for rb in &r.inames {
+                    self.reduction_vars.remove(&rb.iname);
+                    self.ranges.reductions.remove(&rb.iname);
+                }
+                self.b.use_var(acc)
+            }
+            Expr::Var(_) | Expr::Const(_) => return Err(bug("a varying scalar in vector mode")),
+        })
+    }
+
+    /// A read in vector mode: one vector load where the lanes are adjacent and proved in bounds,
+    /// otherwise one scalar read (checked as in scalar code) per lane.
+    fn vector_read(&mut self, name: &str, idx: &[Expr], vector: Type) -> Result<Value> {
+        let id = self.names[name];
+        let dims = self.views[&id].dims.clone();
+        let (last, outer) = idx.split_last().ok_or_else(|| bug("a 0-d read varies"))?;
+        let contiguous = self.is_iname_plus_uniform(last)
+            && !outer.iter().any(|i| self.varies(i))
+            && idx.iter().zip(&dims).all(|(i, d)| self.ranges.proves_in_bounds(i, d));
+        if contiguous {
+            let (base, strides) = (self.views[&id].base, self.views[&id].strides.clone());
+            let mut offset = self.b.ins().iconst(types::I64, 0);
+            for (i, stride) in idx.iter().zip(strides) {
+                let (v, d) = self.emit(i)?;
+                let v = self.widen_to_i64(v.real(), d);
+                let term = self.b.ins().imul(v, stride);
+                offset = self.b.ins().iadd(offset, term);
+            }
+            let bytes = self.b.ins().imul_imm(offset, vector.lane_type().bytes() as i64);
+            let addr = self.b.ins().iadd(base, bytes);
+            return Ok(self.b.ins().load(vector, vector_flags(), addr, 0));
+        }
+        let first = self.inner_override.expect("vector mode");
+        let lane = if vector.lane_type() == types::F64 { DType::F64 } else { DType::F32 };
+        let zero = self.zero(lane).real();
+        let mut out = self.b.ins().splat(vector, zero);
+        for lane in 0..vector.lane_count() {
+            let i = self.b.ins().iadd_imm(first, lane as i64);
+            self.inner_override = Some(i);
+            let read = self.subscript(name, idx);
+            self.inner_override = Some(first);
+            let (v, _) = read?;
+            out = self.b.ins().insertlane(out, v.real(), lane as u8);
+        }
+        Ok(out)
+    }
+
+    /// `iname`, `iname + u`, `u + iname` or `iname - u` for the innermost iname and a uniform `u`.
+    fn is_iname_plus_uniform(&mut self, e: &Expr) -> bool {
+        let inner = self.inames.len() - 1;
+        let is_inner =
+            |e: &Expr| matches!(e, Expr::Var(n) if matches!(classify(n), Some(Reserved::Iname(k)) if k == inner));
+        match e {
+            Expr::Var(_) => is_inner(e),
+            Expr::Binary(BinaryOp::Add, a, b) => (is_inner(a) && !self.varies(b)) || (is_inner(b) && !self.varies(a)),
+            Expr::Binary(BinaryOp::Sub, a, b) => is_inner(a) && !self.varies(b),
+            _ => false,
+        }
+    }
+
+    /// Calls the real helper at `address` once per lane.
+    fn per_lane(&mut self, address: usize, lane: DType, vector: Type, args: &[Value]) -> Value {
+        let mut out = args[0];
+        for l in 0..vector.lane_count() as u8 {
+            let scalars: Vec<Value> = args.iter().map(|&a| self.b.ins().extractlane(a, l)).collect();
+            let r = self.real_helper(address, lane, &scalars);
+            out = self.b.ins().insertlane(out, r, l);
+        }
+        out
+    }
+}
+
+/// Functions with a vector instruction or a real helper (complex-only ones are excluded by dtype).
+fn helpers_or_instruction(f: Func) -> bool {
+    !matches!(f, Func::IsNan | Func::Zero) && (helpers::real_unary(f).is_some() || is_vector_instruction(f))
+}
+
+fn is_vector_instruction(f: Func) -> bool {
+    matches!(
+        f,
+        Func::Abs
+            | Func::Sqrt
+            | Func::Floor
+            | Func::Ceil
+            | Func::Maximum
+            | Func::Minimum
+            | Func::Real
+            | Func::Imag
+            | Func::Conj
+            | Func::Arctan2
+    )
+}
