@@ -237,18 +237,38 @@ impl<'a> Translator<'a, '_> {
         if ndim > 0 {
             let var = self.var(types::I64);
             self.inames.push(var);
-            let (start, end) = bounds(self, ndim - 1);
-            self.b.def_var(var, start);
-            if let Some(vector) = self.vector_type(&kernel.expr, out_dtype) {
-                self.vector_loop(&kernel.expr, vector, end, out_base)?;
-            }
-            let start = self.b.use_var(var);
-            loops.push(self.open_loop(var, start, end));
         }
-        let value = self.emit(&kernel.expr)?.0;
-        let offset = self.output_offset(None);
-        let addr = self.address(out_base, offset, out_dtype);
-        self.store(value, addr, out_dtype);
+        let vector = if ndim > 0 { self.vector_type(&kernel.expr, out_dtype) } else { None };
+        match (ndim, vector, &kernel.expr) {
+            (0, ..) => {
+                let value = self.emit(&kernel.expr)?.0;
+                self.store(value, out_base, out_dtype);
+            }
+            (_, Some(vector), Expr::Reduce(r)) if self.reads_rows(&r.body) => {
+                let (start, end) = bounds(self, ndim - 1);
+                self.reduction_outside(r, vector, start, end, out_base, out_dtype)?;
+            }
+            _ => {
+                // The innermost axis: a vector loop over whole vectors where the expression
+                // allows, then a scalar loop over what is left.
+                let var = *self.inames.last().expect("ndim > 0");
+                let (start, end) = bounds(self, ndim - 1);
+                self.b.def_var(var, start);
+                if let Some(vector) = vector {
+                    // Four vectors at a time (independent accumulators, rows read once for all
+                    // four), then one at a time.
+                    self.vector_loop(&kernel.expr, vector, 4, end, out_base, None)?;
+                    self.vector_loop(&kernel.expr, vector, 1, end, out_base, None)?;
+                }
+                let start = self.b.use_var(var);
+                let inner = self.open_loop(var, start, end);
+                let value = self.emit(&kernel.expr)?.0;
+                let offset = self.output_offset(None);
+                let addr = self.address(out_base, offset, out_dtype);
+                self.store(value, addr, out_dtype);
+                self.close_loop(inner);
+            }
+        }
         while let Some(l) = loops.pop() {
             self.close_loop(l);
         }

@@ -81,7 +81,7 @@ fn vector_loops_compute_what_the_interpreter_computes() {
     for dtype in [DType::F64, DType::F32] {
         for (name, e) in expressions(dtype) {
             let program = Cranelift::new().with_threads(1).compile(&(&e).into()).unwrap();
-            for (n, m) in [(1, 1), (2, 2), (3, 3), (2, 5), (3, 6), (2, 7), (4, 9), (1, 16), (3, 17)] {
+            for (n, m) in [(1, 1), (2, 2), (3, 3), (2, 5), (3, 6), (2, 7), (4, 9), (1, 16), (3, 17), (2, 33), (1, 40)] {
                 let names = program.input_names();
                 let data: NamedData = inputs(n, m, dtype).into_iter().filter(|(k, _)| names.contains(k)).collect();
                 let jit = program.run(&data).unwrap().remove("_pt_out").unwrap();

@@ -17,7 +17,7 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, MemFlags, Type, Value, types};
-use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, UnaryOp};
+use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Result};
 
@@ -40,33 +40,50 @@ impl Translator<'_, '_> {
         (self.varies(expr) && self.vectorizable(expr, out_dtype, false)).then_some(vector)
     }
 
-    /// The vector loop: while `i + lanes <= end`, computes `lanes` elements and stores them. Leaves
-    /// the innermost iname's variable at the first element not computed.
-    pub(super) fn vector_loop(&mut self, expr: &Expr, vector: Type, end: Value, out_base: Value) -> Result<()> {
+    /// The vector loop: while `i + unroll * lanes <= end`, computes `unroll` adjacent vectors
+    /// (sharing reduction loops, so that a row read in a reduction serves all of them) and stores
+    /// them. Leaves the innermost iname's variable at the first element not computed.
+    pub(super) fn vector_loop(
+        &mut self,
+        expr: &Expr,
+        vector: Type,
+        unroll: usize,
+        end: Value,
+        out_base: Value,
+        accumulate: Option<ReduceOp>,
+    ) -> Result<()> {
         let var = *self.inames.last().expect("a vector loop has an innermost axis");
-        let lanes = vector.lane_count() as i64;
+        let step = (vector.lane_count() as usize * unroll) as i64;
         let header = self.b.create_block();
         let body = self.b.create_block();
         let exit = self.b.create_block();
         self.b.ins().jump(header, &[]);
         self.b.switch_to_block(header);
         let i = self.b.use_var(var);
-        let next = self.b.ins().iadd_imm(i, lanes);
+        let next = self.b.ins().iadd_imm(i, step);
         let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, end);
         self.b.ins().brif(fits, body, &[], exit, &[]);
 
         self.b.switch_to_block(body);
         let i = self.b.use_var(var);
-        self.inner_override = Some(i);
-        let value = self.emit_vector(expr, vector);
+        let starts: Vec<Value> =
+            (0..unroll).map(|u| self.b.ins().iadd_imm(i, (u as u32 * vector.lane_count()) as i64)).collect();
+        let values = self.emit_group(expr, vector, &starts);
         self.inner_override = None;
-        let value = value?;
-        let offset = self.output_offset(Some(i));
-        let itemsize = vector.lane_type().bytes() as i64;
-        let bytes = self.b.ins().imul_imm(offset, itemsize);
-        let addr = self.b.ins().iadd(out_base, bytes);
-        self.b.ins().store(vector_flags(), value, addr, 0);
-        let next = self.b.ins().iadd_imm(i, lanes);
+        for (value, start) in values?.into_iter().zip(starts) {
+            let offset = self.output_offset(Some(start));
+            let bytes = self.b.ins().imul_imm(offset, vector.lane_type().bytes() as i64);
+            let addr = self.b.ins().iadd(out_base, bytes);
+            let value = match accumulate {
+                Some(op) => {
+                    let current = self.b.ins().load(vector, vector_flags(), addr, 0);
+                    self.vector_combine(op, current, value)?
+                }
+                None => value,
+            };
+            self.b.ins().store(vector_flags(), value, addr, 0);
+        }
+        let next = self.b.ins().iadd_imm(i, step);
         self.b.def_var(var, next);
         self.b.ins().jump(header, &[]);
         self.b.switch_to_block(exit);
@@ -190,87 +207,86 @@ impl Translator<'_, '_> {
         }
     }
 
-    /// `e` in vector mode: a vector of `vector`'s type, or a mask (integer lanes of the same width)
-    /// for bool expressions.
-    fn emit_vector(&mut self, e: &Expr, vector: Type) -> Result<Value> {
+    /// `e` in vector mode for each vector starting at one of `starts`: vectors of `vector`'s type,
+    /// or masks (integer lanes of the same width) for bool expressions.
+    fn emit_group(&mut self, e: &Expr, vector: Type, starts: &[Value]) -> Result<Vec<Value>> {
         let mask = vector.as_int();
         if !self.varies(e) {
             // Uniform: computed once as a scalar, then splatted.
             let (v, dtype) = self.emit(e)?;
-            return Ok(if dtype == DType::Bool {
+            let splat = if dtype == DType::Bool {
                 let wide = self.b.ins().uextend(mask.lane_type(), v.real());
                 let all_ones = self.b.ins().ineg(wide);
                 self.b.ins().splat(mask, all_ones)
             } else {
                 self.b.ins().splat(vector, v.real())
-            });
+            };
+            return Ok(vec![splat; starts.len()]);
         }
         let lane = if vector.lane_type() == types::F64 { DType::F64 } else { DType::F32 };
+        let each = |t: &mut Self, a: &Expr| t.emit_group(a, vector, starts);
         Ok(match e {
-            Expr::Subscript(name, idx) => self.vector_read(name, idx, vector)?,
-            Expr::Unary(UnaryOp::Neg, a) => {
-                let a = self.emit_vector(a, vector)?;
-                self.b.ins().fneg(a)
+            Expr::Subscript(name, idx) => {
+                let mut out = Vec::with_capacity(starts.len());
+                for &start in starts {
+                    self.inner_override = Some(start);
+                    out.push(self.vector_read(name, idx, vector)?);
+                }
+                out
             }
-            Expr::Unary(_, a) => {
-                let a = self.emit_vector(a, vector)?;
-                self.b.ins().bnot(a)
+            Expr::Unary(op, a) => {
+                let xs = each(self, a)?;
+                xs.into_iter()
+                    .map(|x| if *op == UnaryOp::Neg { self.b.ins().fneg(x) } else { self.b.ins().bnot(x) })
+                    .collect()
             }
             Expr::Binary(op, a, b) => {
-                let (x, y) = (self.emit_vector(a, vector)?, self.emit_vector(b, vector)?);
-                let ins = self.b.ins();
-                match op {
-                    BinaryOp::Add => ins.fadd(x, y),
-                    BinaryOp::Sub => ins.fsub(x, y),
-                    BinaryOp::Mul => ins.fmul(x, y),
-                    BinaryOp::Div => ins.fdiv(x, y),
-                    BinaryOp::LogicalAnd | BinaryOp::BitAnd => ins.band(x, y),
-                    BinaryOp::LogicalOr | BinaryOp::BitOr => ins.bor(x, y),
-                    BinaryOp::FloorDiv => {
-                        self.per_lane(helpers::floor_div as *const () as usize, lane, vector, &[x, y])
-                    }
-                    BinaryOp::Rem => self.per_lane(helpers::remainder as *const () as usize, lane, vector, &[x, y]),
-                    BinaryOp::Pow => self.per_lane(helpers::pow as *const () as usize, lane, vector, &[x, y]),
-                    other => return Err(bug(format!("vector {other:?}"))),
+                let (xs, ys) = (each(self, a)?, each(self, b)?);
+                let mut out = Vec::with_capacity(xs.len());
+                for (x, y) in xs.into_iter().zip(ys) {
+                    let ins = self.b.ins();
+                    out.push(match op {
+                        BinaryOp::Add => ins.fadd(x, y),
+                        BinaryOp::Sub => ins.fsub(x, y),
+                        BinaryOp::Mul => ins.fmul(x, y),
+                        BinaryOp::Div => ins.fdiv(x, y),
+                        BinaryOp::LogicalAnd | BinaryOp::BitAnd => ins.band(x, y),
+                        BinaryOp::LogicalOr | BinaryOp::BitOr => ins.bor(x, y),
+                        BinaryOp::FloorDiv => {
+                            self.per_lane(helpers::floor_div as *const () as usize, lane, vector, &[x, y])
+                        }
+                        BinaryOp::Rem => self.per_lane(helpers::remainder as *const () as usize, lane, vector, &[x, y]),
+                        BinaryOp::Pow => self.per_lane(helpers::pow as *const () as usize, lane, vector, &[x, y]),
+                        other => return Err(bug(format!("vector {other:?}"))),
+                    });
                 }
+                out
             }
             Expr::Compare(op, a, b) => {
-                let (x, y) = (self.emit_vector(a, vector)?, self.emit_vector(b, vector)?);
-                self.b.ins().fcmp(float_cc(*op), x, y)
+                let (xs, ys) = (each(self, a)?, each(self, b)?);
+                xs.into_iter().zip(ys).map(|(x, y)| self.b.ins().fcmp(float_cc(*op), x, y)).collect()
             }
             Expr::If(c, a, b) => {
-                let c = self.emit_vector(c, vector)?;
-                let (x, y) = (self.emit_vector(a, vector)?, self.emit_vector(b, vector)?);
-                let c = self.b.ins().bitcast(vector, MemFlags::new(), c);
-                self.b.ins().bitselect(c, x, y)
+                let (cs, xs, ys) = (each(self, c)?, each(self, a)?, each(self, b)?);
+                let mut out = Vec::with_capacity(cs.len());
+                for ((c, x), y) in cs.into_iter().zip(xs).zip(ys) {
+                    let c = self.b.ins().bitcast(vector, MemFlags::new(), c);
+                    out.push(self.b.ins().bitselect(c, x, y));
+                }
+                out
             }
-            Expr::Cast(_, a) => self.emit_vector(a, vector)?,
+            Expr::Cast(_, a) => each(self, a)?,
             Expr::Call(f, args) => {
-                let mut xs = Vec::with_capacity(args.len());
+                let mut groups = Vec::with_capacity(args.len());
                 for a in args.iter() {
-                    xs.push(self.emit_vector(a, vector)?);
+                    groups.push(each(self, a)?);
                 }
-                let ins = self.b.ins();
-                match f {
-                    Func::Abs => ins.fabs(xs[0]),
-                    Func::Sqrt => ins.sqrt(xs[0]),
-                    Func::Floor => ins.floor(xs[0]),
-                    Func::Ceil => ins.ceil(xs[0]),
-                    Func::Maximum => ins.fmax(xs[0], xs[1]),
-                    Func::Minimum => ins.fmin(xs[0], xs[1]),
-                    Func::IsNan => ins.fcmp(float_cc(CompareOp::Ne), xs[0], xs[0]),
-                    Func::Real | Func::Conj => xs[0],
-                    Func::Imag | Func::Zero => {
-                        let zero = self.zero(lane).real();
-                        self.b.ins().splat(vector, zero)
-                    }
-                    Func::Arctan2 => self.per_lane(helpers::atan2 as *const () as usize, lane, vector, &xs),
-                    other => {
-                        let address = helpers::real_unary(*other)
-                            .ok_or_else(|| bug(format!("no helper for {}", other.name())))?;
-                        self.per_lane(address, lane, vector, &xs)
-                    }
+                let mut out = Vec::with_capacity(starts.len());
+                for k in 0..starts.len() {
+                    let xs: Vec<Value> = groups.iter().map(|g| g[k]).collect();
+                    out.push(self.vector_call(*f, lane, vector, &xs)?);
                 }
+                out
             }
             Expr::Reduce(r) => {
                 let mut bounds = Vec::with_capacity(r.inames.len());
@@ -281,22 +297,19 @@ impl Translator<'_, '_> {
                     self.ranges.reductions.insert(rb.iname.clone(), (rb.lower.clone(), rb.upper.clone()));
                     bounds.push((var, lower, upper));
                 }
-                let acc = self.var(vector);
                 let neutral = self.constant(r.op.neutral(lane)).real();
                 let neutral = self.b.ins().splat(vector, neutral);
-                self.b.def_var(acc, neutral);
+                let accs: Vec<_> = starts.iter().map(|_| self.var(vector)).collect();
+                for &acc in &accs {
+                    self.b.def_var(acc, neutral);
+                }
                 let loops: Vec<_> = bounds.into_iter().map(|(var, lo, hi)| self.open_loop(var, lo, hi)).collect();
-                let x = self.emit_vector(&r.body, vector)?;
-                let current = self.b.use_var(acc);
-                let ins = self.b.ins();
-                let next = match r.op {
-                    ReduceOp::Sum => ins.fadd(current, x),
-                    ReduceOp::Product => ins.fmul(current, x),
-                    ReduceOp::Max => ins.fmax(current, x),
-                    ReduceOp::Min => ins.fmin(current, x),
-                    other => return Err(bug(format!("vector reduction {other:?}"))),
-                };
-                self.b.def_var(acc, next);
+                let xs = each(self, &r.body)?;
+                for (&acc, x) in accs.iter().zip(xs) {
+                    let current = self.b.use_var(acc);
+                    let next = self.vector_combine(r.op, current, x)?;
+                    self.b.def_var(acc, next);
+                }
                 for l in loops.into_iter().rev() {
                     self.close_loop(l);
                 }
@@ -304,9 +317,119 @@ impl Translator<'_, '_> {
                     self.reduction_vars.remove(&rb.iname);
                     self.ranges.reductions.remove(&rb.iname);
                 }
-                self.b.use_var(acc)
+                accs.into_iter().map(|acc| self.b.use_var(acc)).collect()
             }
             Expr::Var(_) | Expr::Const(_) => return Err(bug("a varying scalar in vector mode")),
+        })
+    }
+
+    fn vector_combine(&mut self, op: ReduceOp, acc: Value, x: Value) -> Result<Value> {
+        let ins = self.b.ins();
+        Ok(match op {
+            ReduceOp::Sum => ins.fadd(acc, x),
+            ReduceOp::Product => ins.fmul(acc, x),
+            ReduceOp::Max => ins.fmax(acc, x),
+            ReduceOp::Min => ins.fmin(acc, x),
+            other => return Err(bug(format!("vector reduction {other:?}"))),
+        })
+    }
+
+    /// Whether every read in `body` that depends on the innermost iname is a whole vector of a
+    /// row (and there is one): then [`Translator::reduction_outside`] streams rows.
+    pub(super) fn reads_rows(&mut self, body: &Expr) -> bool {
+        let mut rows = 0;
+        let mut gathers = 0;
+        let mut stack = vec![body];
+        while let Some(e) = stack.pop() {
+            if let Expr::Subscript(_, idx) = e
+                && self.varies(e)
+            {
+                let (last, outer) = idx.split_last().expect("a varying read has an index");
+                if self.is_iname_plus_uniform(last) && !outer.iter().any(|i| self.varies(i)) {
+                    rows += 1;
+                } else {
+                    gathers += 1;
+                }
+            }
+            stack.extend(e.children());
+        }
+        rows > 0 && gathers == 0
+    }
+
+    /// A kernel that is one reduction, with the reduction loops outside the innermost output loop:
+    /// the output row starts at the neutral element and each step of the reduction combines a
+    /// whole row into it (`out[i, :] += a[i, j] * b[j, :]` for a matrix product). Each element is
+    /// combined in the same order as by the scalar loop, so the result is the same bits; what
+    /// changes is that memory is read row by row.
+    pub(super) fn reduction_outside(
+        &mut self,
+        r: &Reduce,
+        vector: Type,
+        start: Value,
+        end: Value,
+        out_base: Value,
+        out_dtype: DType,
+    ) -> Result<()> {
+        let var = *self.inames.last().expect("an innermost axis");
+        let neutral = self.constant(r.op.neutral(out_dtype));
+        let init = self.open_loop(var, start, end);
+        let offset = self.output_offset(None);
+        let addr = self.address(out_base, offset, out_dtype);
+        self.store(neutral, addr, out_dtype);
+        self.close_loop(init);
+
+        let mut bounds = Vec::with_capacity(r.inames.len());
+        for rb in &r.inames {
+            let (lower, upper) = (self.dim_value(&rb.lower)?, self.dim_value(&rb.upper)?);
+            let v = self.var(types::I64);
+            self.reduction_vars.insert(rb.iname.clone(), v);
+            self.ranges.reductions.insert(rb.iname.clone(), (rb.lower.clone(), rb.upper.clone()));
+            bounds.push((v, lower, upper));
+        }
+        let loops: Vec<_> = bounds.into_iter().map(|(v, lo, hi)| self.open_loop(v, lo, hi)).collect();
+        self.b.def_var(var, start);
+        self.vector_loop(&r.body, vector, 4, end, out_base, Some(r.op))?;
+        self.vector_loop(&r.body, vector, 1, end, out_base, Some(r.op))?;
+        let rest = self.b.use_var(var);
+        let inner = self.open_loop(var, rest, end);
+        let (x, _) = self.emit(&r.body)?;
+        let offset = self.output_offset(None);
+        let addr = self.address(out_base, offset, out_dtype);
+        let current = self.load(addr, out_dtype);
+        let next = self.combine(r.op, current, x, out_dtype);
+        self.store(next, addr, out_dtype);
+        self.close_loop(inner);
+        for l in loops.into_iter().rev() {
+            self.close_loop(l);
+        }
+        for rb in &r.inames {
+            self.reduction_vars.remove(&rb.iname);
+            self.ranges.reductions.remove(&rb.iname);
+        }
+        Ok(())
+    }
+
+    fn vector_call(&mut self, f: Func, lane: DType, vector: Type, xs: &[Value]) -> Result<Value> {
+        let ins = self.b.ins();
+        Ok(match f {
+            Func::Abs => ins.fabs(xs[0]),
+            Func::Sqrt => ins.sqrt(xs[0]),
+            Func::Floor => ins.floor(xs[0]),
+            Func::Ceil => ins.ceil(xs[0]),
+            Func::Maximum => ins.fmax(xs[0], xs[1]),
+            Func::Minimum => ins.fmin(xs[0], xs[1]),
+            Func::IsNan => ins.fcmp(float_cc(CompareOp::Ne), xs[0], xs[0]),
+            Func::Real | Func::Conj => xs[0],
+            Func::Imag | Func::Zero => {
+                let zero = self.zero(lane).real();
+                self.b.ins().splat(vector, zero)
+            }
+            Func::Arctan2 => self.per_lane(helpers::atan2 as *const () as usize, lane, vector, xs),
+            other => {
+                let address =
+                    helpers::real_unary(other).ok_or_else(|| bug(format!("no helper for {}", other.name())))?;
+                self.per_lane(address, lane, vector, xs)
+            }
         })
     }
 
