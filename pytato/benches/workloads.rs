@@ -5,7 +5,9 @@
 //! `{"workload", "backend", "median_ms", "ndarray_ms", "hand_ms"}`, null where a baseline does not
 //! apply) and `target/bench/report.md`. `--quick` uses smaller sizes and fewer repetitions.
 //!
-//! Every backend result is checked against the hand loop before it is timed. Backends: the
+//! Every backend result is checked against the hand loop before it is timed. Like a backend's
+//! `run` and the `ndarray` expression, each hand loop allocates the array it returns (for large
+//! arrays, the page faults of a fresh allocation are a sizeable part of the time). Backends: the
 //! Cranelift JIT on one thread (`cranelift`) and on every core (`cranelift-threads`); the
 //! reference interpreter only in the `compile` workload (it evaluates element by element and is
 //! not meant to be fast: the other workloads would take minutes on it).
@@ -186,8 +188,9 @@ fn fused_elementwise(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     let nd = median_ms(sizes.reps, || {
         black_box(a.mapv(f64::sin) * &b + &c / &(&d + 1.5));
     });
-    let mut out = vec![0.0; n];
+    let mut out = Vec::new();
     let hand = median_ms(sizes.reps, || {
+        out = vec![0.0; n];
         let (a, b, c, d) = (a.as_slice().unwrap(), b.as_slice().unwrap(), c.as_slice().unwrap(), d.as_slice().unwrap());
         for ((((o, a), b), c), d) in out.iter_mut().zip(a).zip(b).zip(c).zip(d) {
             *o = a.sin() * b + c / (d + 1.5);
@@ -215,9 +218,9 @@ fn sum_axis(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     let flat = a.as_slice().expect("C order");
 
     // Axis 0: the hand loop adds rows into the result, walking memory in order.
-    let mut col_sums = vec![0.0; n];
+    let mut col_sums = Vec::new();
     let hand0 = median_ms(sizes.reps, || {
-        col_sums.iter_mut().for_each(|v| *v = 0.0);
+        col_sums = vec![0.0; n];
         for row in flat.chunks_exact(n) {
             for (s, v) in col_sums.iter_mut().zip(row) {
                 *s += v;
@@ -230,8 +233,9 @@ fn sum_axis(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     });
     bench_backends(rows, sizes, "sum-axis0", &pt::sum(&pa, 0)?, &inputs, &col_sums, (Some(nd0), Some(hand0)));
 
-    let mut row_sums = vec![0.0; n];
+    let mut row_sums = Vec::new();
     let hand1 = median_ms(sizes.reps, || {
+        row_sums = vec![0.0; n];
         for (s, row) in row_sums.iter_mut().zip(flat.chunks_exact(n)) {
             *s = row.iter().sum();
         }
@@ -263,9 +267,9 @@ fn matmul(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
         });
         // The hand loop in i-k-j order: the innermost loop streams a row of b and of the result.
         let (fa, fb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
-        let mut c = vec![0.0; n * n];
+        let mut c = Vec::new();
         let hand = median_ms(sizes.reps, || {
-            c.iter_mut().for_each(|v| *v = 0.0);
+            c = vec![0.0; n * n];
             for (i, c_row) in c.chunks_exact_mut(n).enumerate() {
                 for k in 0..n {
                     let aik = fa[i * n + k];
@@ -293,8 +297,9 @@ fn dg_apply(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
         black_box(u.dot(&d.t()));
     });
     let (fd, fu) = (d.as_slice().unwrap(), u.as_slice().unwrap());
-    let mut out = vec![0.0; e * NODES];
+    let mut out = Vec::new();
     let hand = median_ms(sizes.reps, || {
+        out = vec![0.0; e * NODES];
         for (o_row, u_row) in out.chunks_exact_mut(NODES).zip(fu.chunks_exact(NODES)) {
             for (o, d_row) in o_row.iter_mut().zip(fd.chunks_exact(NODES)) {
                 *o = d_row.iter().zip(u_row).map(|(a, b)| a * b).sum();
@@ -321,8 +326,9 @@ fn stencil(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     });
     let fu = u.as_slice().unwrap();
     let m = n - 2;
-    let mut out = vec![0.0; m * m];
+    let mut out = Vec::new();
     let hand = median_ms(sizes.reps, || {
+        out = vec![0.0; m * m];
         for (i, o_row) in out.chunks_exact_mut(m).enumerate() {
             let (up, mid, down) =
                 (&fu[i * n..(i + 1) * n], &fu[(i + 1) * n..(i + 2) * n], &fu[(i + 2) * n..(i + 3) * n]);
