@@ -907,7 +907,23 @@ impl<'a> Translator<'a, '_> {
     }
 
     fn reduce(&mut self, r: &Reduce) -> Result<(Val, DType)> {
-        // Bounds, then the accumulator, then one loop per iname (the first slowest).
+        // The accumulator, then one loop per iname (the first slowest).
+        let dtype = self.dtype_of(&r.body)?;
+        let ty = component_type(dtype);
+        let acc: Vec<Variable> = (0..if dtype.is_complex() { 2 } else { 1 }).map(|_| self.var(ty)).collect();
+        let neutral = self.constant(r.op.neutral(dtype));
+        self.define(&acc, neutral);
+        let loops = self.open_reduction_loops(r)?;
+        let (x, _) = self.emit(&r.body)?;
+        let current = self.read(&acc);
+        let next = self.combine(r.op, current, x, dtype);
+        self.define(&acc, next);
+        self.close_reduction_loops(r, loops);
+        Ok((self.read(&acc), dtype))
+    }
+
+    /// Binds the reduction's inames (for code and for bounds proofs) and opens their loops.
+    fn open_reduction_loops(&mut self, r: &Reduce) -> Result<Vec<(Variable, Block, Block)>> {
         let mut bounds = Vec::with_capacity(r.inames.len());
         for rb in &r.inames {
             let (lower, upper) = (self.dim_value(&rb.lower)?, self.dim_value(&rb.upper)?);
@@ -916,16 +932,11 @@ impl<'a> Translator<'a, '_> {
             self.ranges.reductions.insert(rb.iname.clone(), (rb.lower.clone(), rb.upper.clone()));
             bounds.push((var, lower, upper));
         }
-        let dtype = self.dtype_of(&r.body)?;
-        let ty = component_type(dtype);
-        let acc: Vec<Variable> = (0..if dtype.is_complex() { 2 } else { 1 }).map(|_| self.var(ty)).collect();
-        let neutral = self.constant(r.op.neutral(dtype));
-        self.define(&acc, neutral);
-        let loops: Vec<_> = bounds.into_iter().map(|(var, lower, upper)| self.open_loop(var, lower, upper)).collect();
-        let (x, _) = self.emit(&r.body)?;
-        let current = self.read(&acc);
-        let next = self.combine(r.op, current, x, dtype);
-        self.define(&acc, next);
+        Ok(bounds.into_iter().map(|(var, lower, upper)| self.open_loop(var, lower, upper)).collect())
+    }
+
+    /// Closes what [`Translator::open_reduction_loops`] opened.
+    fn close_reduction_loops(&mut self, r: &Reduce, loops: Vec<(Variable, Block, Block)>) {
         for l in loops.into_iter().rev() {
             self.close_loop(l);
         }
@@ -933,7 +944,6 @@ impl<'a> Translator<'a, '_> {
             self.reduction_vars.remove(&rb.iname);
             self.ranges.reductions.remove(&rb.iname);
         }
-        Ok((self.read(&acc), dtype))
     }
 
     fn combine(&mut self, op: ReduceOp, acc: Val, x: Val, dtype: DType) -> Val {

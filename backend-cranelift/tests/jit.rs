@@ -185,3 +185,23 @@ fn million_node_chain_compiles_and_runs_on_a_2mib_stack() {
         .join()
         .unwrap();
 }
+
+#[test]
+fn unnamed_placeholders_and_non_contiguous_inputs() {
+    // Unnamed placeholders are `_pt_in0`, `_pt_in1`, ... in order, as `input_names` says.
+    let a = Array::new_placeholder(None, [2i64, 3].as_slice().into(), DType::F64).unwrap();
+    let b = Array::new_placeholder(None, [2i64, 3].as_slice().into(), DType::F64).unwrap();
+    let program = Cranelift::new().compile(&(&(&a * 10.0) + &b).into()).unwrap();
+    let names = program.input_names();
+    assert_eq!(names, vec!["_pt_in0".to_string(), "_pt_in1".to_string()]);
+    // The second input is a transposed view: not in C order, so the backend copies it.
+    let first = ndarray::arr2(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+    let second = ndarray::arr2(&[[0.5, 0.25], [0.125, 1.0], [2.0, 4.0]]).reversed_axes();
+    assert!(!second.is_standard_layout());
+    let expected = &first * 10.0 + &second;
+    let second = ArrayData::from(second.into_dyn());
+    assert!(!second.as_array::<f64>().unwrap().is_standard_layout());
+    let data = inputs([("_pt_in0", ArrayData::from(first.into_dyn())), ("_pt_in1", second)]);
+    let out = program.run(&data).unwrap();
+    assert_eq!(out["_pt_out"].as_array::<f64>().unwrap(), &expected.into_dyn());
+}

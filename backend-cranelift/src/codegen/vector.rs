@@ -289,34 +289,20 @@ impl Translator<'_, '_> {
                 out
             }
             Expr::Reduce(r) => {
-                let mut bounds = Vec::with_capacity(r.inames.len());
-                for rb in &r.inames {
-                    let (lower, upper) = (self.dim_value(&rb.lower)?, self.dim_value(&rb.upper)?);
-                    let var = self.var(types::I64);
-                    self.reduction_vars.insert(rb.iname.clone(), var);
-                    self.ranges.reductions.insert(rb.iname.clone(), (rb.lower.clone(), rb.upper.clone()));
-                    bounds.push((var, lower, upper));
-                }
                 let neutral = self.constant(r.op.neutral(lane)).real();
                 let neutral = self.b.ins().splat(vector, neutral);
                 let accs: Vec<_> = starts.iter().map(|_| self.var(vector)).collect();
                 for &acc in &accs {
                     self.b.def_var(acc, neutral);
                 }
-                let loops: Vec<_> = bounds.into_iter().map(|(var, lo, hi)| self.open_loop(var, lo, hi)).collect();
+                let loops = self.open_reduction_loops(r)?;
                 let xs = each(self, &r.body)?;
                 for (&acc, x) in accs.iter().zip(xs) {
                     let current = self.b.use_var(acc);
                     let next = self.vector_combine(r.op, current, x)?;
                     self.b.def_var(acc, next);
                 }
-                for l in loops.into_iter().rev() {
-                    self.close_loop(l);
-                }
-                for rb in &r.inames {
-                    self.reduction_vars.remove(&rb.iname);
-                    self.ranges.reductions.remove(&rb.iname);
-                }
+                self.close_reduction_loops(r, loops);
                 accs.into_iter().map(|acc| self.b.use_var(acc)).collect()
             }
             Expr::Var(_) | Expr::Const(_) => return Err(bug("a varying scalar in vector mode")),
@@ -378,15 +364,7 @@ impl Translator<'_, '_> {
         self.store(neutral, addr, out_dtype);
         self.close_loop(init);
 
-        let mut bounds = Vec::with_capacity(r.inames.len());
-        for rb in &r.inames {
-            let (lower, upper) = (self.dim_value(&rb.lower)?, self.dim_value(&rb.upper)?);
-            let v = self.var(types::I64);
-            self.reduction_vars.insert(rb.iname.clone(), v);
-            self.ranges.reductions.insert(rb.iname.clone(), (rb.lower.clone(), rb.upper.clone()));
-            bounds.push((v, lower, upper));
-        }
-        let loops: Vec<_> = bounds.into_iter().map(|(v, lo, hi)| self.open_loop(v, lo, hi)).collect();
+        let loops = self.open_reduction_loops(r)?;
         self.b.def_var(var, start);
         self.vector_loop(&r.body, vector, 4, end, out_base, Some(r.op))?;
         self.vector_loop(&r.body, vector, 1, end, out_base, Some(r.op))?;
@@ -399,13 +377,7 @@ impl Translator<'_, '_> {
         let next = self.combine(r.op, current, x, out_dtype);
         self.store(next, addr, out_dtype);
         self.close_loop(inner);
-        for l in loops.into_iter().rev() {
-            self.close_loop(l);
-        }
-        for rb in &r.inames {
-            self.reduction_vars.remove(&rb.iname);
-            self.ranges.reductions.remove(&rb.iname);
-        }
+        self.close_reduction_loops(r, loops);
         Ok(())
     }
 
