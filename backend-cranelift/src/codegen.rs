@@ -36,6 +36,7 @@ use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 use crate::bounds::Ranges;
 use crate::helpers;
 
+mod trig;
 mod vector;
 
 /// The signature of every kernel function; see the module docs.
@@ -871,6 +872,7 @@ impl<'a> Translator<'a, '_> {
             (Sqrt, Val::Real(v)) => Val::Real(self.b.ins().sqrt(v)),
             (Floor, Val::Real(v)) => Val::Real(self.b.ins().floor(v)),
             (Ceil, Val::Real(v)) => Val::Real(self.b.ins().ceil(v)),
+            (f, Val::Real(v)) if trig::handles(f, dtype) => Val::Real(self.sin_cos_f64(f, v, types::F64)),
             (f, Val::Real(v)) => {
                 let address = helpers::real_unary(f).ok_or_else(|| bug(format!("no helper for {}", f.name())))?;
                 Val::Real(self.real_helper(address, dtype, &[v]))

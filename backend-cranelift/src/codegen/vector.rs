@@ -397,6 +397,7 @@ impl Translator<'_, '_> {
                 self.b.ins().splat(vector, zero)
             }
             Func::Arctan2 => self.per_lane(helpers::atan2 as *const () as usize, lane, vector, xs),
+            f if super::trig::handles(f, lane) => self.sin_cos_f64(f, xs[0], vector),
             other => {
                 let address =
                     helpers::real_unary(other).ok_or_else(|| bug(format!("no helper for {}", other.name())))?;
@@ -456,7 +457,7 @@ impl Translator<'_, '_> {
     }
 
     /// Calls the real helper at `address` once per lane.
-    fn per_lane(&mut self, address: usize, lane: DType, vector: Type, args: &[Value]) -> Value {
+    pub(super) fn per_lane(&mut self, address: usize, lane: DType, vector: Type, args: &[Value]) -> Value {
         let mut out = args[0];
         for l in 0..vector.lane_count() as u8 {
             let scalars: Vec<Value> = args.iter().map(|&a| self.b.ins().extractlane(a, l)).collect();
