@@ -22,7 +22,7 @@ use crate::helpers;
 /// significant bits) is exact.
 const REDUCTION_LIMIT: f64 = 1.0e5;
 const TO_INT: f64 = 6_755_399_441_055_744.0; // 1.5 / f64::EPSILON: adding it rounds to an integer
-const INV_PIO2: f64 = 6.366_197_723_675_814e-1;
+const INV_PIO2: f64 = std::f64::consts::FRAC_2_PI;
 const PIO2_1: f64 = 1.570_796_326_734_125_6; // the first 33 bits of pi/2
 const PIO2_1T: f64 = 6.077_100_506_506_192e-11; // pi/2 - PIO2_1
 const S: [f64; 6] = [
