@@ -1,6 +1,7 @@
 //! Functions JIT code calls for what has no Cranelift instruction: transcendental functions (the
-//! platform's libm, through Rust's `f64` methods), numpy's float `//` and `%`, integer powers and
-//! complex arithmetic beyond `+ - *`.
+//! platform's libm, through Rust's `f64` methods; float64 `sin` and `cos` are inline polynomials,
+//! see `codegen::trig`, and come here only for huge arguments), numpy's float `//` and `%`, integer
+//! powers and complex arithmetic beyond `+ - *`.
 //!
 //! Every helper works in `f64` (and complex in pairs of `f64`): `float32` and `complex64` values
 //! are widened before the call and narrowed after, which is at least as accurate as computing in
