@@ -96,6 +96,14 @@ impl Val {
     }
 }
 
+/// An open loop: its counter, the block that tests it, the block after it, and its step.
+struct Loop {
+    var: Variable,
+    header: Block,
+    exit: Block,
+    step: i64,
+}
+
 /// A buffer as one kernel sees it: base address, extents and strides (in elements).
 struct View {
     dtype: DType,
@@ -316,26 +324,37 @@ impl<'a> Translator<'a, '_> {
         Ok(v)
     }
 
-    fn open_loop(&mut self, var: Variable, start: Value, end: Value) -> (Variable, Block, Block) {
+    fn open_loop(&mut self, var: Variable, start: Value, end: Value) -> Loop {
         self.b.def_var(var, start);
+        self.open_stepped_loop(var, end, 1)
+    }
+
+    /// A loop over `var` (already defined) that runs while `var + step <= end`, stepping by `step`;
+    /// the builder is left in its body.
+    fn open_stepped_loop(&mut self, var: Variable, end: Value, step: i64) -> Loop {
         let header = self.b.create_block();
         let body = self.b.create_block();
         let exit = self.b.create_block();
         self.b.ins().jump(header, &[]);
         self.b.switch_to_block(header);
         let i = self.b.use_var(var);
-        let more = self.b.ins().icmp(IntCC::SignedLessThan, i, end);
+        let more = if step == 1 {
+            self.b.ins().icmp(IntCC::SignedLessThan, i, end)
+        } else {
+            let next = self.b.ins().iadd_imm(i, step);
+            self.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, end)
+        };
         self.b.ins().brif(more, body, &[], exit, &[]);
         self.b.switch_to_block(body);
-        (var, header, exit)
+        Loop { var, header, exit, step }
     }
 
-    fn close_loop(&mut self, (var, header, exit): (Variable, Block, Block)) {
-        let i = self.b.use_var(var);
-        let next = self.b.ins().iadd_imm(i, 1);
-        self.b.def_var(var, next);
-        self.b.ins().jump(header, &[]);
-        self.b.switch_to_block(exit);
+    fn close_loop(&mut self, l: Loop) {
+        let i = self.b.use_var(l.var);
+        let next = self.b.ins().iadd_imm(i, l.step);
+        self.b.def_var(l.var, next);
+        self.b.ins().jump(l.header, &[]);
+        self.b.switch_to_block(l.exit);
     }
 
     fn address(&mut self, base: Value, offset: Value, dtype: DType) -> Value {
@@ -925,7 +944,7 @@ impl<'a> Translator<'a, '_> {
     }
 
     /// Binds the reduction's inames (for code and for bounds proofs) and opens their loops.
-    fn open_reduction_loops(&mut self, r: &Reduce) -> Result<Vec<(Variable, Block, Block)>> {
+    fn open_reduction_loops(&mut self, r: &Reduce) -> Result<Vec<Loop>> {
         let mut bounds = Vec::with_capacity(r.inames.len());
         for rb in &r.inames {
             let (lower, upper) = (self.dim_value(&rb.lower)?, self.dim_value(&rb.upper)?);
@@ -938,7 +957,7 @@ impl<'a> Translator<'a, '_> {
     }
 
     /// Closes what [`Translator::open_reduction_loops`] opened.
-    fn close_reduction_loops(&mut self, r: &Reduce, loops: Vec<(Variable, Block, Block)>) {
+    fn close_reduction_loops(&mut self, r: &Reduce, loops: Vec<Loop>) {
         for l in loops.into_iter().rev() {
             self.close_loop(l);
         }

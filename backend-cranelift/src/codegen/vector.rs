@@ -15,7 +15,6 @@
 //! Both branches of an `if` are evaluated and blended, so an `if` is vectorized only when no read
 //! inside its branches needs a bounds check (a check must not fire for the branch not taken).
 
-use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, MemFlags, Type, Value, types};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
 use pytato_core::names::{Reserved, classify};
@@ -54,17 +53,7 @@ impl Translator<'_, '_> {
     ) -> Result<()> {
         let var = *self.inames.last().expect("a vector loop has an innermost axis");
         let step = (vector.lane_count() as usize * unroll) as i64;
-        let header = self.b.create_block();
-        let body = self.b.create_block();
-        let exit = self.b.create_block();
-        self.b.ins().jump(header, &[]);
-        self.b.switch_to_block(header);
-        let i = self.b.use_var(var);
-        let next = self.b.ins().iadd_imm(i, step);
-        let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, end);
-        self.b.ins().brif(fits, body, &[], exit, &[]);
-
-        self.b.switch_to_block(body);
+        let vector_loop = self.open_stepped_loop(var, end, step);
         let i = self.b.use_var(var);
         let starts: Vec<Value> =
             (0..unroll).map(|u| self.b.ins().iadd_imm(i, (u as u32 * vector.lane_count()) as i64)).collect();
@@ -83,10 +72,7 @@ impl Translator<'_, '_> {
             };
             self.b.ins().store(vector_flags(), value, addr, 0);
         }
-        let next = self.b.ins().iadd_imm(i, step);
-        self.b.def_var(var, next);
-        self.b.ins().jump(header, &[]);
-        self.b.switch_to_block(exit);
+        self.close_loop(vector_loop);
         Ok(())
     }
 
