@@ -62,7 +62,7 @@ impl Ranges<'_> {
             Expr::If(_, a, b) => {
                 let (alo, ahi) = self.interval(a)?;
                 let (blo, bhi) = self.interval(b)?;
-                Some((min(alo, blo)?, max(ahi, bhi)?))
+                Some((ordered(alo, blo)?.0, ordered(ahi, bhi)?.1))
             }
             _ => None,
         }
@@ -109,27 +109,16 @@ fn scale((lo, hi): Interval, c: i64) -> Option<Interval> {
     Some(if c >= 0 { (a, b) } else { (b, a) })
 }
 
-/// The smaller of two `Dim`s where that is provable for every binding.
-fn min(a: Dim, b: Dim) -> Option<Dim> {
+/// `(smaller, larger)` of two `Dim`s, where that order is provable for every binding.
+fn ordered(a: Dim, b: Dim) -> Option<(Dim, Dim)> {
     if b.sub(&a).ok()?.is_provably_nonnegative() {
-        Some(a)
+        Some((a, b))
     } else if a.sub(&b).ok()?.is_provably_nonnegative() {
-        Some(b)
+        Some((b, a))
     } else {
         None
     }
 }
-
-fn max(a: Dim, b: Dim) -> Option<Dim> {
-    if b.sub(&a).ok()?.is_provably_nonnegative() {
-        Some(b)
-    } else if a.sub(&b).ok()?.is_provably_nonnegative() {
-        Some(a)
-    } else {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -128,16 +128,25 @@ fn cache() -> &'static Mutex<Vec<CacheEntry>> {
     CACHE.get_or_init(|| Mutex::new(Vec::new()))
 }
 
+/// The cached program of a DAG structurally equal to `entries` (of structural hash `hash`).
+fn lookup(hash: u64, entries: &[(String, Array)]) -> Option<Arc<Compiled>> {
+    let cache = cache().lock().unwrap_or_else(|p| p.into_inner());
+    cache.iter().find(|(h, e, _)| *h == hash && e.as_slice() == entries).map(|(_, _, c)| c.clone())
+}
+
+/// Whether compiling `outputs` now would be answered from the cache (a structurally equal DAG was
+/// compiled before and is still cached).
+pub fn is_cached(outputs: &Outputs) -> bool {
+    lookup(outputs.structural_hash(), &outputs.entries()).is_some()
+}
+
 /// The compiled program of a structurally equal DAG, or a new one.
 fn cached_or_compile(outputs: &Outputs) -> Result<Arc<Compiled>> {
     let hash = outputs.structural_hash();
     let entries = outputs.entries();
-    {
-        let cache = cache().lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, _, compiled)) = cache.iter().find(|(h, e, _)| *h == hash && *e == entries) {
-            HITS.fetch_add(1, Ordering::Relaxed);
-            return Ok(compiled.clone());
-        }
+    if let Some(compiled) = lookup(hash, &entries) {
+        HITS.fetch_add(1, Ordering::Relaxed);
+        return Ok(compiled);
     }
     MISSES.fetch_add(1, Ordering::Relaxed);
     let signature = Signature::new(outputs)?;

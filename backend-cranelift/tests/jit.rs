@@ -5,7 +5,7 @@
 //! `ndarray`, or from numpy's rules written out by hand.
 
 use ndarray::{Array1, Array2, ArrayD};
-use pytato_backend_cranelift::{Cranelift, cache_stats};
+use pytato_backend_cranelift::{Cranelift, cache_stats, is_cached};
 use pytato_backend_interp::Interpreter;
 use pytato_core::backend::{Backend, NamedData, Outputs};
 use pytato_core::frontend as pt;
@@ -126,8 +126,11 @@ fn a_structurally_equal_dag_is_compiled_once() {
     };
     let (first, second) = (build(), build());
     assert!(!first.ptr_eq(&second), "two separately built DAGs");
+    // `is_cached` is exact; the global counters also move with the tests running beside this one.
+    assert!(!is_cached(&(&second).into()), "nothing equal compiled yet");
     let before = cache_stats();
     Cranelift::new().compile(&(&first).into()).unwrap();
+    assert!(is_cached(&(&second).into()), "an equal DAG, separately built, is found");
     let middle = cache_stats();
     Cranelift::new().with_threads(1).compile(&(&second).into()).unwrap();
     let after = cache_stats();
