@@ -33,8 +33,8 @@ use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Dim, Error, Result, Scalar};
 use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 
-use crate::bounds::Ranges;
 use crate::helpers;
+use pytato_transform::bounds::Ranges;
 
 mod trig;
 mod vector;
@@ -113,13 +113,8 @@ struct View {
     dims: Vec<Dim>,
 }
 
-/// Buffers by name, built once per program.
-pub(crate) fn buffer_names(program: &KernelProgram) -> HashMap<&str, BufferId> {
-    program.buffers.iter().enumerate().map(|(i, b)| (&*b.name, BufferId(i))).collect()
-}
-
 /// Translates `kernel` into `func`, whose signature must be [`kernel_signature`]; `names` is
-/// [`buffer_names`] of the program.
+/// [`KernelProgram::buffer_ids`].
 pub(crate) fn translate<'a>(
     program: &'a KernelProgram,
     names: &'a HashMap<&'a str, BufferId>,
@@ -390,22 +385,7 @@ impl<'a> Translator<'a, '_> {
 
     /// The dtype of `e` without emitting code (the typing rules of `pytato_core::expr`).
     fn dtype_of(&self, e: &Expr) -> Result<DType> {
-        Ok(match e {
-            Expr::Const(s) => s.dtype(),
-            Expr::Var(n) if is_iname(n) || self.sizes.contains_key(&**n) => DType::I64,
-            Expr::Var(n) | Expr::Subscript(n, _) => {
-                let id = self.names.get(&**n).ok_or_else(|| bug(format!("unknown buffer {n}")))?;
-                self.program.buffers[id.0].dtype
-            }
-            Expr::Unary(_, a) | Expr::Binary(_, a, _) | Expr::If(_, a, _) => self.dtype_of(a)?,
-            Expr::Compare(..) => DType::Bool,
-            Expr::Cast(to, _) => *to,
-            Expr::Call(f, args) => {
-                let arg = self.dtype_of(args.first().ok_or_else(|| bug("call without arguments"))?)?;
-                f.result_dtype(arg).map_err(|why| bug(format!("{}({arg}): {why}", f.name())))?
-            }
-            Expr::Reduce(r) => self.dtype_of(&r.body)?,
-        })
+        self.program.expr_dtype(self.names, e)
     }
 
     fn emit(&mut self, e: &Expr) -> Result<(Val, DType)> {

@@ -12,7 +12,7 @@ use cranelift_module::{Linkage, Module, default_libcall_names};
 use pytato_core::{Error, Result};
 use pytato_transform::kernel::{KernelProgram, dump_requested};
 
-use crate::codegen::{buffer_names, kernel_signature, translate};
+use crate::codegen::{kernel_signature, translate};
 
 /// A compiled kernel; see [`crate::codegen`] for the ABI.
 pub(crate) type KernelFn = unsafe extern "C" fn(*const *mut u8, *const i64, i64, i64, *mut i64) -> i32;
@@ -71,7 +71,7 @@ pub(crate) fn compile(program: &KernelProgram) -> Result<JitCode> {
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
     let dump = dump_requested("clif");
-    let names = buffer_names(program);
+    let names = program.buffer_ids();
     let mut ids = Vec::with_capacity(program.kernels.len());
     for (k, kernel) in program.kernels.iter().enumerate() {
         let sig = kernel_signature(call_conv);

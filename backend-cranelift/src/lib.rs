@@ -32,7 +32,6 @@
 //! # Ok::<(), pytato_core::Error>(())
 //! ```
 
-mod bounds;
 mod codegen;
 mod helpers;
 mod jit;

@@ -26,6 +26,39 @@ pub use golden::{Case, load_cases};
 // Link every backend this crate is built with, so that `inventory` registers it.
 use pytato_backend_cranelift as _;
 use pytato_backend_interp as _;
+use pytato_backend_wgpu as _;
+
+/// Backend instances by name, and one message per backend left out.
+pub type Instances = (Vec<(String, Box<dyn Backend>)>, Vec<String>);
+
+/// Instances of the backends called `names` (every linked backend when empty).
+///
+/// A backend that cannot start here (the wgpu backend without a GPU driver) is left out with a
+/// message saying why, unless the environment variable `PYTATO_REQUIRE_<NAME>` (for example
+/// `PYTATO_REQUIRE_WGPU=1`, which CI sets) asks for it: then, as for an unknown name, the error
+/// is returned.
+pub fn instantiate(names: &[String]) -> Result<Instances, String> {
+    let names: Vec<String> = if names.is_empty() {
+        pytato_core::backend::backends().iter().map(|b| b.name.to_string()).collect()
+    } else {
+        names.to_vec()
+    };
+    let (mut instances, mut skipped) = (Vec::new(), Vec::new());
+    for name in names {
+        match pytato_core::backend::backend(&name) {
+            Ok(b) => instances.push((name, b)),
+            Err(e @ Error::UnknownBackend { .. }) => return Err(e.to_string()),
+            Err(e) => {
+                let var = format!("PYTATO_REQUIRE_{}", name.to_uppercase());
+                if std::env::var(&var).is_ok_and(|v| !v.is_empty() && v != "0") {
+                    return Err(format!("{var} is set, but backend {name} cannot start: {e}"));
+                }
+                skipped.push(format!("{name}: skipped, it cannot start here: {e} (set {var}=1 to make this an error)"));
+            }
+        }
+    }
+    Ok((instances, skipped))
+}
 
 /// What happened when a backend ran a case.
 #[derive(Clone, Debug, PartialEq)]

@@ -318,6 +318,39 @@ impl Builder {
 }
 
 impl KernelProgram {
+    /// Every buffer by name.
+    pub fn buffer_ids(&self) -> HashMap<&str, BufferId> {
+        self.buffers.iter().enumerate().map(|(i, b)| (&*b.name, BufferId(i))).collect()
+    }
+
+    /// The dtype of `e`, an expression or subexpression of a kernel of this program that
+    /// [`KernelProgram::check`] accepted, found by following first operands (the expression
+    /// type-checked as a whole, so nothing is checked again). `names` is [`Self::buffer_ids`].
+    pub fn expr_dtype(&self, names: &HashMap<&str, BufferId>, e: &Expr) -> Result<DType> {
+        let bug = |message: String| Error::Internal { backend: "kernel IR".into(), message };
+        Ok(match e {
+            Expr::Const(s) => s.dtype(),
+            Expr::Var(n)
+                if matches!(classify(n), Some(Reserved::Iname(_) | Reserved::ReductionIname(_)))
+                    || self.size_params.iter().any(|p| p == &**n) =>
+            {
+                DType::I64
+            }
+            Expr::Var(n) | Expr::Subscript(n, _) => {
+                let id = names.get(&**n).ok_or_else(|| bug(format!("unknown buffer {n}")))?;
+                self.buffers[id.0].dtype
+            }
+            Expr::Unary(_, a) | Expr::Binary(_, a, _) | Expr::If(_, a, _) => self.expr_dtype(names, a)?,
+            Expr::Compare(..) => DType::Bool,
+            Expr::Cast(to, _) => *to,
+            Expr::Call(f, args) => {
+                let arg = self.expr_dtype(names, args.first().ok_or_else(|| bug("call without arguments".into()))?)?;
+                f.result_dtype(arg).map_err(|why| bug(format!("{}({arg}): {why}", f.name())))?
+            }
+            Expr::Reduce(r) => self.expr_dtype(names, &r.body)?,
+        })
+    }
+
     /// Checks the invariants of the module docs; an [`Error::Internal`] names the one broken.
     pub fn check(&self) -> Result<()> {
         let bug = |message: String| Error::Internal { backend: "kernel IR".into(), message };

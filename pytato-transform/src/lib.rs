@@ -16,6 +16,7 @@
 //! untouched (DAGs are immutable); a pass that changes nothing returns the very same nodes.
 
 pub mod analysis;
+pub mod bounds;
 pub mod cse;
 pub mod dce;
 pub mod draw;

@@ -24,8 +24,9 @@
 //! | --- | --- | --- |
 //! | `interp` (default) | `"interp"` | the reference interpreter on `ndarray`: simple, slow, every node kind |
 //! | `cranelift` (default) | `"cranelift"` | fused kernels JIT-compiled with Cranelift: threaded, cached, the default backend |
+//! | `wgpu` | `"wgpu"` | fused kernels as WGSL compute shaders through wgpu (Vulkan, Metal, DX12); needs a GPU driver at run time (Mesa's lavapipe runs on the CPU) |
 //!
-//! The GPU backend (`wgpu`) arrives as a feature of the same name. [`backends`]
+//! [`backends`]
 //! lists what is linked, [`backend`] picks one by name, and [`default_backend`] picks the most
 //! preferred (cranelift > wgpu > interp); the environment variable `PYTATO_BACKEND` overrides it.
 //!
@@ -57,6 +58,10 @@ pub use pytato_transform as transform;
 pub use pytato_backend_cranelift as cranelift;
 #[cfg(feature = "interp")]
 use pytato_backend_interp as _;
+/// The wgpu backend, for its adapter and capabilities (`Wgpu::new()?.adapter()`) and its WGSL
+/// (`Wgpu::wgsl`); feature `wgpu`.
+#[cfg(feature = "wgpu")]
+pub use pytato_backend_wgpu as wgpu;
 
 // The README's example is compiled and run as a doc test, so that it stays true.
 #[doc = include_str!("../../README.md")]

@@ -5,8 +5,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use pytato_core::backend::{backend, backends};
-
 fn main() -> ExitCode {
     let mut names: Vec<String> = Vec::new();
     let mut report_dir = PathBuf::from("target/conformance");
@@ -21,22 +19,19 @@ fn main() -> ExitCode {
             }
         }
     }
-    if names.is_empty() {
-        names = backends().iter().map(|b| b.name.to_string()).collect();
-    }
-    let mut instances = Vec::new();
-    for name in &names {
-        match backend(name) {
-            Ok(b) => instances.push((name.clone(), b)),
-            Err(e) => {
-                eprintln!("conformance: {e}");
-                return ExitCode::FAILURE;
-            }
+    let (instances, skipped) = match pytato_conformance::instantiate(&names) {
+        Ok(found) => found,
+        Err(e) => {
+            eprintln!("conformance: {e}");
+            return ExitCode::FAILURE;
         }
-    }
+    };
     let matrix = pytato_conformance::report::run_all(&instances);
     print!("{}", matrix.to_text());
     for line in matrix.summary_lines() {
+        println!("{line}");
+    }
+    for line in &skipped {
         println!("{line}");
     }
     if let Err(e) = matrix.write(&report_dir) {

@@ -21,18 +21,18 @@ use pytato_core::{Dim, Scalar};
 type Interval = (Dim, Dim);
 
 /// The ranges of the variables an index expression may use.
-pub(crate) struct Ranges<'a> {
+pub struct Ranges<'a> {
     /// The output buffer's shape: iname `_k` runs over `[0, output[k] - 1]`.
-    pub(crate) output: &'a [Dim],
+    pub output: &'a [Dim],
     /// Reduction inames in scope, with their half-open bounds `[lower, upper)`.
-    pub(crate) reductions: HashMap<Arc<str>, (Dim, Dim)>,
+    pub reductions: HashMap<Arc<str>, (Dim, Dim)>,
     /// The size parameters of the program.
-    pub(crate) size_params: &'a [String],
+    pub size_params: &'a [String],
 }
 
 impl Ranges<'_> {
     /// Whether `index` provably lies in `[0, extent - 1]` wherever it is evaluated.
-    pub(crate) fn proves_in_bounds(&self, index: &Expr, extent: &Dim) -> bool {
+    pub fn proves_in_bounds(&self, index: &Expr, extent: &Dim) -> bool {
         let Some((lo, hi)) = self.interval(index) else { return false };
         let room = extent.sub(&hi).and_then(|d| d.sub(&Dim::new(1)));
         lo.is_provably_nonnegative() && room.is_ok_and(|d| d.is_provably_nonnegative())

@@ -1,0 +1,179 @@
+//! The process's GPU: adapter choice, device, and the pipeline cache.
+//!
+//! One device serves every program of the process. The adapter is wgpu's default (high
+//! performance preference), or the first whose name contains `PYTATO_WGPU_ADAPTER`
+//! (case-insensitive) or whose index in wgpu's adapter list it is. The device is requested with the
+//! adapter's own limits and with `SHADER_F64` and `SHADER_INT64` where the adapter has them.
+//!
+//! Shaders are parsed and validated by naga before wgpu sees them: a module naga rejects is an
+//! [`Error::Internal`] carrying the WGSL source and naga's message. Pipelines are cached by their
+//! WGSL source, so programs that generate the same kernel share one pipeline.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use pytato_core::{Error, Result};
+
+use crate::wgsl::ShaderFeatures;
+
+/// The environment variable that picks an adapter by name or index.
+pub const ADAPTER_VAR: &str = "PYTATO_WGPU_ADAPTER";
+
+/// The device every wgpu program runs on.
+pub(crate) struct Gpu {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) info: wgpu::AdapterInfo,
+    pub(crate) features: ShaderFeatures,
+    pub(crate) limits: wgpu::Limits,
+    pipelines: Mutex<HashMap<String, Arc<Pipeline>>>,
+}
+
+/// A compute pipeline and the layout of its bind group.
+pub(crate) struct Pipeline {
+    pub(crate) pipeline: wgpu::ComputePipeline,
+    pub(crate) layout: wgpu::BindGroupLayout,
+}
+
+/// The process's device, opened on first use; the error says why there is none.
+pub(crate) fn gpu() -> std::result::Result<&'static Gpu, String> {
+    static GPU: OnceLock<std::result::Result<Gpu, String>> = OnceLock::new();
+    GPU.get_or_init(open).as_ref().map_err(Clone::clone)
+}
+
+fn no_adapter(why: &str) -> String {
+    format!(
+        "{why}. Install a Vulkan driver (on Debian or Ubuntu, `apt-get install mesa-vulkan-drivers` provides \
+         lavapipe, which runs on the CPU), or choose another adapter with {ADAPTER_VAR}=<name or index>"
+    )
+}
+
+fn open() -> std::result::Result<Gpu, String> {
+    let instance = wgpu::Instance::new(&wgpu::InstanceDescriptor::from_env_or_default());
+    let adapter = match std::env::var(ADAPTER_VAR) {
+        Ok(wanted) if !wanted.trim().is_empty() => {
+            let wanted = wanted.trim().to_lowercase();
+            let adapters = instance.enumerate_adapters(wgpu::Backends::all());
+            let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+            adapters
+                .into_iter()
+                .enumerate()
+                .find(|(i, a)| i.to_string() == wanted || a.get_info().name.to_lowercase().contains(&wanted))
+                .map(|(_, a)| a)
+                .ok_or_else(|| {
+                    no_adapter(&format!("no adapter matches {ADAPTER_VAR}={wanted:?}; adapters: {names:?}"))
+                })?
+        }
+        _ => pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            ..Default::default()
+        }))
+        .map_err(|e| no_adapter(&format!("no GPU adapter found ({e})")))?,
+    };
+    let info = adapter.get_info();
+    let wanted = wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64;
+    let required_features = adapter.features() & wanted;
+    let limits = adapter.limits();
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("pytato"),
+        required_features,
+        required_limits: limits.clone(),
+        memory_hints: wgpu::MemoryHints::Performance,
+        trace: wgpu::Trace::Off,
+    }))
+    .map_err(|e| format!("adapter {} ({:?}) refused a device: {e}", info.name, info.backend))?;
+    // Errors are caught by error scopes where they can happen; anything else is a bug worth a
+    // message rather than wgpu's default panic.
+    device.on_uncaptured_error(Box::new(|e| eprintln!("pytato wgpu: uncaptured device error: {e}")));
+    let features = ShaderFeatures {
+        f64: required_features.contains(wgpu::Features::SHADER_F64),
+        i64: required_features.contains(wgpu::Features::SHADER_INT64),
+    };
+    Ok(Gpu { device, queue, info, features, limits, pipelines: Mutex::new(HashMap::new()) })
+}
+
+impl Gpu {
+    /// One line naming the adapter, its backend and driver.
+    pub(crate) fn describe(&self) -> String {
+        let i = &self.info;
+        format!("{} ({:?}, {:?}, driver {} {})", i.name, i.backend, i.device_type, i.driver, i.driver_info)
+    }
+
+    /// The pipeline of a WGSL module with `bindings` storage buffers (binding 0 the control
+    /// block and binding 1 the output, both read-write; the rest read-only): from the cache, or
+    /// validated by naga and created.
+    pub(crate) fn pipeline(&self, source: &str, bindings: usize) -> Result<Arc<Pipeline>> {
+        if let Some(p) = self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).get(source) {
+            return Ok(p.clone());
+        }
+        self.validate(source)?;
+        self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("pytato kernel"),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        // An explicit layout: an automatic one would drop buffers the shader declares but never
+        // reads (the argument of `zeros_like`, say).
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..bindings)
+            .map(|k| wgpu::BindGroupLayoutEntry {
+                binding: k as u32,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: k >= 2 },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
+        let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("pytato kernel"),
+            entries: &entries,
+        });
+        let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("pytato kernel"),
+            bind_group_layouts: &[&layout],
+            push_constant_ranges: &[],
+        });
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("pytato kernel"),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(e) = pollster::block_on(self.device.pop_error_scope()) {
+            return Err(Error::Internal {
+                backend: "wgpu".into(),
+                message: format!("wgpu rejected a shader naga accepted: {e}\n--- WGSL ---\n{source}"),
+            });
+        }
+        let pipeline = Arc::new(Pipeline { pipeline, layout });
+        self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).insert(source.to_string(), pipeline.clone());
+        Ok(pipeline)
+    }
+
+    /// Parses and validates `source` with naga, with the capabilities of this device.
+    fn validate(&self, source: &str) -> Result<()> {
+        use naga::valid::{Capabilities, ValidationFlags, Validator};
+        let internal = |what: &str, message: String| Error::Internal {
+            backend: "wgpu".into(),
+            message: format!("naga {what} the generated WGSL: {message}\n--- WGSL ---\n{source}"),
+        };
+        let module =
+            naga::front::wgsl::parse_str(source).map_err(|e| internal("could not parse", e.emit_to_string(source)))?;
+        let mut capabilities = Capabilities::empty();
+        capabilities.set(Capabilities::FLOAT64, self.features.f64);
+        capabilities.set(Capabilities::SHADER_INT64, self.features.i64);
+        Validator::new(ValidationFlags::all(), capabilities)
+            .validate(&module)
+            .map_err(|e| internal("rejected", e.emit_to_string(source)))?;
+        Ok(())
+    }
+
+    /// How many pipelines are cached.
+    pub(crate) fn cached_pipelines(&self) -> usize {
+        self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+}

@@ -1,0 +1,178 @@
+//! The wgpu backend: kernels as WGSL compute shaders, validated by naga, run through wgpu.
+//!
+//! [`Wgpu::compile`] builds the kernel IR of the DAG
+//! ([`pytato_transform::kernel::build_kernel_program`]: CSE, lowering, materialization, fusion),
+//! translates every kernel into a WGSL module (module `wgsl`: one invocation per output element,
+//! reductions as loops), validates it with naga and creates its pipeline (cached by WGSL source,
+//! module `device`). Programs are shape-polymorphic: the size parameters travel in a control
+//! buffer.
+//!
+//! # Devices and dtypes
+//!
+//! The device comes from wgpu's default adapter, or the one `PYTATO_WGPU_ADAPTER` names (a
+//! substring of its name, or its index). `bool`, `int32`, `uint32` and `float32` are native;
+//! `int8`/`int16`/`uint8`/`uint16` and `bool` are widened to 32 bits in storage and wrapped back
+//! into range in shaders; `int64`/`uint64` need `SHADER_INT64`, which every program needs anyway
+//! (indices are `int64`); `float64` and `complex128` need `SHADER_F64` (float64 transcendental
+//! functions are computed by our own WGSL library, see `wgsl::library`); complex numbers are
+//! `vec2` pairs. What the adapter cannot do is [`Error::Unsupported`] when compiling, with the
+//! reason; never a silent wrong result.
+//!
+//! # Semantics
+//!
+//! numpy's, as the interpreter's: integer `//` and `%` by zero give 0, `MIN // -1` wraps, NaN
+//! propagates through `maximum`/`minimum` and compares as IEEE says (tested by bits: WGSL lets
+//! drivers assume there is no NaN), index-array values out of range are
+//! [`Error::IndexOutOfBounds`] and are never read.
+//!
+//! # Limits
+//!
+//! More than 65,535 workgroups use a second grid dimension. A buffer larger than the adapter's
+//! `max_storage_buffer_binding_size`, or a kernel binding more storage buffers than
+//! `max_storage_buffers_per_shader_stage`, is [`Error::Unsupported`] with the sizes involved.
+//!
+//! ```no_run
+//! use pytato_core::{frontend as pt, ArrayData, DType, Dim, backend::{Backend, NamedData}};
+//! use pytato_backend_wgpu::Wgpu;
+//! let x = pt::placeholder("x", [Dim::param("n")], DType::F32)?;
+//! let y = pt::sin(&x)? * 2.0;
+//! let program = Wgpu::new()?.compile(&(&y).into())?;
+//! let inputs = NamedData::from([("x".to_string(), ArrayData::from(ndarray::arr1(&[0.0f32, 1.0]).into_dyn()))]);
+//! let out = program.run(&inputs)?;
+//! println!("{:?}", out["_pt_out"]);
+//! # Ok::<(), pytato_core::Error>(())
+//! ```
+
+mod device;
+mod run;
+mod transfer;
+mod wgsl;
+
+use std::sync::Arc;
+
+use pytato_core::backend::{Backend, BackendRegistration, NamedData, Outputs, Program};
+use pytato_core::binding::Signature;
+use pytato_core::{Error, Result};
+use pytato_transform::kernel::{KernelOptions, build_kernel_program, dump_requested};
+
+pub use device::ADAPTER_VAR;
+
+use crate::device::Gpu;
+use crate::run::{Compiled, CompiledKernel};
+
+/// The environment variable that makes a missing adapter an error in the test suites (CI sets
+/// it, so that lavapipe failing to load cannot pass silently).
+pub const REQUIRE_VAR: &str = "PYTATO_REQUIRE_WGPU";
+
+/// The wgpu backend, registered as `"wgpu"`.
+#[derive(Clone, Copy)]
+pub struct Wgpu {
+    gpu: &'static Gpu,
+}
+
+impl std::fmt::Debug for Wgpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Wgpu").field("adapter", &self.gpu.describe()).finish()
+    }
+}
+
+inventory::submit! {
+    BackendRegistration {
+        name: "wgpu",
+        description: "wgpu: fused kernels as WGSL compute shaders on the GPU (Vulkan, Metal, DX12)",
+        priority: 20,
+        constructor: || Ok(Box::new(Wgpu::new()?)),
+    }
+}
+
+impl Wgpu {
+    /// The backend on the process's GPU; [`Error::Unsupported`] saying why and how to get a
+    /// driver when there is no adapter.
+    pub fn new() -> Result<Wgpu> {
+        device::gpu().map(|gpu| Wgpu { gpu }).map_err(|reason| Error::Unsupported { backend: "wgpu".into(), reason })
+    }
+
+    /// The adapter programs run on: name, backend, device type and driver.
+    pub fn adapter(&self) -> String {
+        self.gpu.describe()
+    }
+
+    /// Whether the device has `SHADER_F64` (float64 and complex128).
+    pub fn has_f64(&self) -> bool {
+        self.gpu.features.f64
+    }
+
+    /// How many compute pipelines the process has created (the cache is keyed by WGSL source).
+    pub fn cached_pipelines(&self) -> usize {
+        self.gpu.cached_pipelines()
+    }
+
+    /// The WGSL modules of `outputs`' kernels, in execution order (what [`Backend::compile`]
+    /// would validate and run).
+    pub fn wgsl(&self, outputs: &Outputs) -> Result<Vec<String>> {
+        let program = build_kernel_program(outputs, KernelOptions::default())?;
+        let names = program.buffer_ids();
+        program
+            .kernels
+            .iter()
+            .map(|k| Ok(wgsl::kernel_shader(&program, &names, k, self.gpu.features)?.source))
+            .collect()
+    }
+}
+
+impl Backend for Wgpu {
+    fn name(&self) -> &str {
+        "wgpu"
+    }
+
+    fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
+        let signature = Signature::new(outputs)?;
+        let program = build_kernel_program(outputs, KernelOptions::default())?;
+        if dump_requested("kernels") {
+            eprintln!("{program}");
+        }
+        let names = program.buffer_ids();
+        let max_bindings = self.gpu.limits.max_storage_buffers_per_shader_stage as usize;
+        let mut kernels = Vec::with_capacity(program.kernels.len());
+        for kernel in &program.kernels {
+            let shader = wgsl::kernel_shader(&program, &names, kernel, self.gpu.features)?;
+            if dump_requested("wgsl") {
+                eprintln!("{}", shader.source);
+            }
+            if shader.buffers.len() + 1 > max_bindings {
+                return Err(Error::Unsupported {
+                    backend: "wgpu".into(),
+                    reason: format!(
+                        "kernel writing {} reads {} buffers; with its output and control block it needs {} storage \
+                         bindings, and the adapter allows {max_bindings} per shader stage",
+                        program.buffers[kernel.output.0].name,
+                        shader.buffers.len() - 1,
+                        shader.buffers.len() + 1
+                    ),
+                });
+            }
+            let pipeline = self.gpu.pipeline(&shader.source, shader.buffers.len() + 1)?;
+            kernels.push(CompiledKernel { output: kernel.output, buffers: shader.buffers, pipeline });
+        }
+        Ok(Box::new(WgpuProgram { compiled: Arc::new(Compiled::new(signature, program, kernels)), gpu: self.gpu }))
+    }
+}
+
+struct WgpuProgram {
+    compiled: Arc<Compiled>,
+    gpu: &'static Gpu,
+}
+
+impl Program for WgpuProgram {
+    fn input_names(&self) -> Vec<String> {
+        self.compiled.signature.input_names()
+    }
+
+    fn output_names(&self) -> Vec<String> {
+        self.compiled.signature.outputs().iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    fn run(&self, inputs: &NamedData) -> Result<NamedData> {
+        self.compiled.run(self.gpu, inputs)
+    }
+}

@@ -1,0 +1,301 @@
+//! Running a compiled program: buffers, dispatches, readback, errors.
+//!
+//! A run binds and checks the inputs ([`Signature::bind`]), sizes every buffer, reuses the GPU
+//! buffers of the previous run where they are large enough (wrapped data is uploaded once),
+//! uploads the inputs, records every kernel into one command buffer, copies the outputs and the
+//! control block into one staging buffer, and waits for the mapping with a blocking
+//! `Device::poll` (no busy-waiting). An out-of-range subscript recorded in the control block is
+//! [`Error::IndexOutOfBounds`].
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use pytato_core::backend::NamedData;
+use pytato_core::binding::Signature;
+use pytato_core::{ArrayData, Error, Result};
+use pytato_transform::kernel::{BufferId, BufferKind, KernelProgram};
+
+use crate::device::{Gpu, Pipeline};
+use crate::transfer::{from_bytes, to_bytes};
+use crate::wgsl::{WORKGROUP_SIZE, storage_size};
+
+/// Bytes of the control block's error record, read back after every run (see the module `wgsl`).
+const CONTROL_HEADER: u64 = 32;
+/// Offset of `sizes` in the control block (after the error record and `zero`).
+const SIZES_OFFSET: usize = 40;
+
+/// One kernel ready to dispatch.
+pub(crate) struct CompiledKernel {
+    pub(crate) output: BufferId,
+    /// Bound at `@binding(1)`, … in this order.
+    pub(crate) buffers: Vec<BufferId>,
+    pub(crate) pipeline: Arc<Pipeline>,
+}
+
+/// Everything compiled for one DAG.
+pub(crate) struct Compiled {
+    pub(crate) signature: Signature,
+    pub(crate) program: KernelProgram,
+    pub(crate) kernels: Vec<CompiledKernel>,
+    pool: Mutex<Pool>,
+}
+
+/// GPU buffers kept between runs.
+#[derive(Default)]
+struct Pool {
+    /// By program buffer index: the buffer and whether it holds this program's wrapped data.
+    buffers: HashMap<usize, (wgpu::Buffer, bool)>,
+    control: Option<wgpu::Buffer>,
+    staging: Option<wgpu::Buffer>,
+}
+
+fn internal(message: String) -> Error {
+    Error::Internal { backend: "wgpu".into(), message }
+}
+
+/// A buffer of at least `size` bytes from `slot`, reallocated only when too small.
+fn reuse<'a>(
+    gpu: &Gpu,
+    slot: &'a mut Option<wgpu::Buffer>,
+    size: u64,
+    usage: wgpu::BufferUsages,
+    label: &str,
+) -> &'a wgpu::Buffer {
+    if slot.as_ref().is_none_or(|b| b.size() < size) {
+        *slot = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage,
+            mapped_at_creation: false,
+        }));
+    }
+    slot.as_ref().expect("just filled")
+}
+
+impl Compiled {
+    pub(crate) fn new(signature: Signature, program: KernelProgram, kernels: Vec<CompiledKernel>) -> Compiled {
+        Compiled { signature, program, kernels, pool: Mutex::new(Pool::default()) }
+    }
+
+    pub(crate) fn run(&self, gpu: &Gpu, inputs: &NamedData) -> Result<NamedData> {
+        let bound = self.signature.bind(inputs)?;
+        let program = &self.program;
+        let sizes: Vec<i64> = program
+            .size_params
+            .iter()
+            .map(|p| bound.sizes.get(p).copied().ok_or_else(|| internal(format!("size parameter {p} is unbound"))))
+            .collect::<Result<_>>()?;
+        let shapes: Vec<Vec<usize>> = program.buffers.iter().map(|b| bound.shape(&b.shape)).collect::<Result<_>>()?;
+        let bytes: Vec<u64> = program
+            .buffers
+            .iter()
+            .zip(&shapes)
+            .map(|(b, s)| {
+                let n = s.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d as u64));
+                n.and_then(|n| n.checked_mul(storage_size(b.dtype) as u64)).unwrap_or(u64::MAX)
+            })
+            .collect();
+        let limit = gpu.limits.max_storage_buffer_binding_size as u64;
+        for (i, b) in program.buffers.iter().enumerate() {
+            if bytes[i] > limit || bytes[i] > gpu.limits.max_buffer_size {
+                return Err(Error::Unsupported {
+                    backend: "wgpu".into(),
+                    reason: format!(
+                        "buffer {} ({} of shape {:?}) needs {} bytes on the GPU; the adapter binds at most {limit} \
+                         bytes per storage buffer",
+                        b.name, b.dtype, shapes[i], bytes[i]
+                    ),
+                });
+            }
+        }
+
+        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+        // Buffers: every buffer has at least one element's room, so that a checked read that
+        // failed can read element 0.
+        for (i, b) in program.buffers.iter().enumerate() {
+            let size = bytes[i].max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+            let is_data = matches!(b.kind, BufferKind::Data(_));
+            let fresh = pool.buffers.get(&i).is_none_or(|(buf, _)| buf.size() < size);
+            if fresh {
+                let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(&b.name),
+                    size,
+                    usage: storage,
+                    mapped_at_creation: false,
+                });
+                pool.buffers.insert(i, (buffer, false));
+            }
+            let (buffer, uploaded) = pool.buffers.get_mut(&i).expect("just ensured");
+            match &b.kind {
+                BufferKind::Input => {
+                    let data = inputs
+                        .get(&*b.name)
+                        .ok_or_else(|| internal(format!("input {} passed the checks but is absent", b.name)))?;
+                    write(gpu, buffer, &to_bytes(data));
+                }
+                BufferKind::Data(d) if is_data && !*uploaded => {
+                    write(gpu, buffer, &to_bytes(d));
+                    *uploaded = true;
+                }
+                _ => {}
+            }
+        }
+        // The control block: no error yet, and the sizes.
+        let mut control = vec![0u8; SIZES_OFFSET];
+        for s in &sizes {
+            control.extend_from_slice(&s.to_le_bytes());
+        }
+        // A runtime-sized array needs room for one element.
+        control.resize(control.len().max(SIZES_OFFSET + 8), 0);
+        let control_buffer =
+            reuse(gpu, &mut pool.control, control.len() as u64, storage, "pytato control block").clone();
+        gpu.queue.write_buffer(&control_buffer, 0, &control);
+
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pytato") });
+        for kernel in &self.kernels {
+            let elements: u64 = shapes[kernel.output.0].iter().map(|&d| d as u64).product();
+            if elements == 0 {
+                continue;
+            }
+            let (x, y) = grid(elements, gpu.limits.max_compute_workgroups_per_dimension)?;
+            let mut entries = vec![wgpu::BindGroupEntry { binding: 0, resource: control_buffer.as_entire_binding() }];
+            for (k, id) in kernel.buffers.iter().enumerate() {
+                let (buffer, _) = &pool.buffers[&id.0];
+                entries.push(wgpu::BindGroupEntry { binding: k as u32 + 1, resource: buffer.as_entire_binding() });
+            }
+            let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &kernel.pipeline.layout,
+                entries: &entries,
+            });
+            let mut pass =
+                encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+            pass.set_pipeline(&kernel.pipeline.pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+
+        // Readback: the control header, then each output buffer, into one staging buffer.
+        let outputs: Vec<usize> = {
+            let mut seen = Vec::new();
+            for (_, id) in &program.outputs {
+                if matches!(program.buffers[id.0].kind, BufferKind::Output) && !seen.contains(&id.0) {
+                    seen.push(id.0);
+                }
+            }
+            seen
+        };
+        let mut offsets = HashMap::new();
+        let mut total = CONTROL_HEADER;
+        for &i in &outputs {
+            offsets.insert(i, total);
+            total += bytes[i].next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        }
+        let staging = reuse(
+            gpu,
+            &mut pool.staging,
+            total,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            "pytato staging",
+        )
+        .clone();
+        encoder.copy_buffer_to_buffer(&control_buffer, 0, &staging, 0, CONTROL_HEADER);
+        for &i in &outputs {
+            if bytes[i] > 0 {
+                let size = bytes[i].next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+                encoder.copy_buffer_to_buffer(&pool.buffers[&i].0, 0, &staging, offsets[&i], size);
+            }
+        }
+        gpu.queue.submit([encoder.finish()]);
+        let (sender, receiver) = std::sync::mpsc::channel();
+        staging.slice(..total).map_async(wgpu::MapMode::Read, move |r| {
+            let _ = sender.send(r);
+        });
+        gpu.device.poll(wgpu::PollType::Wait).map_err(|e| internal(format!("waiting for the GPU: {e}")))?;
+        receiver
+            .recv()
+            .map_err(|e| internal(format!("the readback never completed: {e}")))?
+            .map_err(|e| internal(format!("mapping the staging buffer: {e}")))?;
+        let result = {
+            let view = staging.slice(..total).get_mapped_range();
+            self.collect(inputs, &view, &shapes, &bytes, &offsets)
+        };
+        staging.unmap();
+        result
+    }
+
+    /// The outputs (or the first out-of-range subscript) from the mapped staging bytes.
+    fn collect(
+        &self,
+        inputs: &NamedData,
+        view: &[u8],
+        shapes: &[Vec<usize>],
+        bytes: &[u64],
+        offsets: &HashMap<usize, u64>,
+    ) -> Result<NamedData> {
+        let word = |at: usize| u32::from_le_bytes(view[at..at + 4].try_into().expect("4 bytes"));
+        let long = |at: usize| i64::from_le_bytes(view[at..at + 8].try_into().expect("8 bytes"));
+        if word(0) != 0 {
+            let name = self.program.buffers.get(word(4) as usize).map_or("?", |b| &*b.name);
+            return Err(Error::IndexOutOfBounds {
+                op: format!("subscript of {name}"),
+                index: long(16),
+                axis: word(8) as usize,
+                length: long(24).max(0) as usize,
+            });
+        }
+        let mut result = NamedData::new();
+        for (name, id) in &self.program.outputs {
+            let buffer = &self.program.buffers[id.0];
+            let data = match &buffer.kind {
+                BufferKind::Output => {
+                    let at = offsets[&id.0] as usize;
+                    Some(from_bytes(buffer.dtype, &shapes[id.0], &view[at..at + bytes[id.0] as usize]))
+                }
+                BufferKind::Input => inputs.get(&*buffer.name).cloned(),
+                BufferKind::Data(d) => Some(ArrayData::clone(d)),
+                BufferKind::Temporary => None,
+            };
+            result.insert(name.clone(), data.ok_or_else(|| internal(format!("output {name} was not computed")))?);
+        }
+        Ok(result)
+    }
+}
+
+fn write(gpu: &Gpu, buffer: &wgpu::Buffer, data: &[u8]) {
+    // `write_buffer` needs a multiple of 4 bytes; storage sizes are 4, 8 or 16 per element.
+    if !data.is_empty() {
+        gpu.queue.write_buffer(buffer, 0, data);
+    }
+}
+
+/// The workgroup grid for `elements` invocations: `x` up to the per-dimension limit, `y` rows of it.
+pub(crate) fn grid(elements: u64, per_dimension: u32) -> Result<(u32, u32)> {
+    let groups = elements.div_ceil(WORKGROUP_SIZE as u64);
+    let x = groups.min(per_dimension as u64).max(1);
+    let y = groups.div_ceil(x);
+    if y > per_dimension as u64 || elements > u32::MAX as u64 {
+        return Err(Error::Unsupported {
+            backend: "wgpu".into(),
+            reason: format!("a kernel of {elements} elements exceeds the dispatch grid of this adapter"),
+        });
+    }
+    Ok((x as u32, y as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grid;
+
+    #[test]
+    fn large_dispatches_use_a_second_grid_dimension() {
+        assert_eq!(grid(1, 65535).unwrap(), (1, 1));
+        assert_eq!(grid(256 * 65535, 65535).unwrap(), (65535, 1));
+        // One more workgroup than a row holds: a second row.
+        assert_eq!(grid(256 * 65535 + 1, 65535).unwrap(), (65535, 2));
+        let (x, y) = grid(3_000_000_000, 65535).unwrap();
+        assert!(x as u64 * y as u64 * 256 >= 3_000_000_000);
+        assert!(grid(u32::MAX as u64 + 1, 65535).is_err());
+    }
+}

@@ -1,0 +1,718 @@
+//! Translation of one kernel of the kernel IR into a WGSL compute shader.
+//!
+//! # The shader interface
+//!
+//! - `@binding(0)`: the control block, `Control { flag, buffer, axis, _pad, index, length, zero,
+//!   sizes: array<i64> }`: `sizes[j]` is size parameter `j` (`KernelProgram::size_params` order);
+//!   the first out-of-range subscript sets `flag` and records itself in the next four fields;
+//!   `zero` is 0 (see [`Translator::main`] for why it exists).
+//! - `@binding(1 + k)`: the `k`-th buffer of [`Shader::buffers`], dense and in C order: the output
+//!   (`read_write`) first, then every buffer the expression reads (`read`). Elements are stored
+//!   as [`storage_type`] says: `bool` and 8/16-bit integers widened to 32 bits, complex numbers as
+//!   `vec2` pairs (the layout of `num_complex` values).
+//! - One invocation computes one output element: the flat index is
+//!   `(workgroup_id.y * num_workgroups.x + workgroup_id.x) * WORKGROUP_SIZE + local_invocation_index`,
+//!   so that more than 65,535 workgroups fit a 2-D grid; invocations past the element count return.
+//!
+//! # Values
+//!
+//! Every dtype has one WGSL value type ([`value_type`]): 8/16-bit integers live in `i32`/`u32` and
+//! are wrapped back into their range after every operation that can leave it; the IR's `int64`
+//! (inames, size parameters, index arithmetic) is `i64`, so every program needs `SHADER_INT64`;
+//! float64 and complex128 need `SHADER_F64`. What the device lacks is [`Error::Unsupported`].
+//!
+//! Expressions become one `let` per operation, in the order the interpreter evaluates them. `if`
+//! becomes a real branch (numpy's lazy `where` for padding: the untaken side is never read),
+//! reductions become loops. A subscript that [`Ranges`] cannot prove in range is checked: out of
+//! range, it records itself in the control block and reads element 0 instead (every buffer has at
+//! least one element allocated), so nothing is ever read out of bounds.
+
+mod library;
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
+use pytato_core::names::{Reserved, classify};
+use pytato_core::{DType, Dim, Error, Result, Scalar};
+use pytato_transform::bounds::Ranges;
+use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
+
+use library::Library;
+
+/// Invocations per workgroup.
+pub(crate) const WORKGROUP_SIZE: u32 = 256;
+
+/// What the device can do that shaders depend on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct ShaderFeatures {
+    /// `SHADER_F64`: float64 and complex128.
+    pub(crate) f64: bool,
+    /// `SHADER_INT64`: int64/uint64, and the index arithmetic of every kernel.
+    pub(crate) i64: bool,
+}
+
+/// One kernel as a WGSL module.
+pub(crate) struct Shader {
+    /// The WGSL source; its entry point is `main`.
+    pub(crate) source: String,
+    /// The buffers bound at `@binding(1)`, `@binding(2)`, …: the output first.
+    pub(crate) buffers: Vec<BufferId>,
+}
+
+fn unsupported(reason: String) -> Error {
+    Error::Unsupported { backend: "wgpu".into(), reason }
+}
+
+fn bug(message: impl Into<String>) -> Error {
+    Error::Internal { backend: "wgpu".into(), message: message.into() }
+}
+
+/// The WGSL type values of `dtype` have in a shader, or why the device cannot hold them.
+pub(crate) fn value_type(dtype: DType, features: ShaderFeatures) -> Result<&'static str> {
+    use DType::*;
+    let needs = |ok: bool, ty: &'static str, feature: &str| {
+        if ok {
+            Ok(ty)
+        } else {
+            Err(unsupported(format!("{dtype} needs the adapter feature {feature}, which this adapter lacks")))
+        }
+    };
+    match dtype {
+        Bool => Ok("bool"),
+        I8 | I16 | I32 => Ok("i32"),
+        U8 | U16 | U32 => Ok("u32"),
+        I64 => needs(features.i64, "i64", "SHADER_INT64"),
+        U64 => needs(features.i64, "u64", "SHADER_INT64"),
+        F32 => Ok("f32"),
+        F64 => needs(features.f64, "f64", "SHADER_F64"),
+        C64 => Ok("vec2<f32>"),
+        C128 => needs(features.f64, "vec2<f64>", "SHADER_F64"),
+    }
+}
+
+/// The WGSL element type of a storage buffer of `dtype` (`bool` is not storable; 8/16-bit
+/// integers are widened, see [`crate::transfer`]).
+pub(crate) fn storage_type(dtype: DType, features: ShaderFeatures) -> Result<&'static str> {
+    Ok(match dtype {
+        DType::Bool => "u32",
+        other => value_type(other, features)?,
+    })
+}
+
+/// Bytes per element in a storage buffer.
+pub(crate) fn storage_size(dtype: DType) -> usize {
+    match dtype {
+        DType::Bool | DType::I8 | DType::I16 | DType::U8 | DType::U16 => 4,
+        other => other.itemsize(),
+    }
+}
+
+/// The WGSL shader of `kernel`; `names` maps buffer names to buffers.
+pub(crate) fn kernel_shader(
+    program: &KernelProgram,
+    names: &HashMap<&str, BufferId>,
+    kernel: &Kernel,
+    features: ShaderFeatures,
+) -> Result<Shader> {
+    if !features.i64 {
+        return Err(unsupported(
+            "the wgpu backend computes indices in int64 and needs the adapter feature SHADER_INT64, which this \
+             adapter lacks"
+                .into(),
+        ));
+    }
+    let output = &program.buffers[kernel.output.0];
+    let mut buffers = vec![kernel.output];
+    let mut unknown = None;
+    kernel.expr.walk(&mut |e| {
+        if let Expr::Var(n) | Expr::Subscript(n, _) = e
+            && !is_iname(n)
+            && !program.size_params.iter().any(|p| p == &**n)
+        {
+            match names.get(&**n) {
+                Some(id) if !buffers.contains(id) => buffers.push(*id),
+                Some(_) => {}
+                None => unknown = Some(n.clone()),
+            }
+        }
+    });
+    if let Some(n) = unknown {
+        return Err(bug(format!("kernel reads `{n}`, which is neither a buffer nor a size parameter")));
+    }
+    let mut t = Translator {
+        program,
+        names,
+        features,
+        slot: buffers.iter().enumerate().map(|(k, b)| (*b, k)).collect(),
+        body: String::new(),
+        indent: 1,
+        next: 0,
+        memo: vec![HashMap::new()],
+        library: Library::default(),
+        ranges: Ranges { output: output.shape.dims(), reductions: HashMap::new(), size_params: &program.size_params },
+    };
+    t.main(kernel, &buffers)?;
+
+    let mut source = String::new();
+    let _ = writeln!(
+        source,
+        "struct Control {{ flag: atomic<u32>, buffer: u32, axis: u32, pad: u32, index: i64, length: i64, zero: \
+         i64, sizes: array<i64> }}"
+    );
+    let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> ctl: Control;");
+    for (k, id) in buffers.iter().enumerate() {
+        let b = &program.buffers[id.0];
+        let access = if k == 0 { "read_write" } else { "read" };
+        let _ = writeln!(
+            source,
+            "@group(0) @binding({}) var<storage, {access}> b{k}: array<{}>; // {}",
+            k + 1,
+            storage_type(b.dtype, features)?,
+            b.name.escape_debug()
+        );
+    }
+    source.push_str(
+        "fn out_of_bounds(buffer: u32, axis: u32, index: i64, length: i64) {
+    if atomicExchange(&ctl.flag, 1u) == 0u {
+        ctl.buffer = buffer;
+        ctl.axis = axis;
+        ctl.index = index;
+        ctl.length = length;
+    }
+}
+",
+    );
+    source.push_str(t.library.source());
+    let _ = writeln!(source, "@compute @workgroup_size({WORKGROUP_SIZE})");
+    source.push_str(
+        "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+",
+    );
+    source.push_str(&t.body);
+    source.push_str("}\n");
+    Ok(Shader { source, buffers })
+}
+
+/// An output or reduction iname (other reserved names, like `_pt_out_tmp0`, are buffers).
+fn is_iname(name: &str) -> bool {
+    matches!(classify(name), Some(Reserved::Iname(_) | Reserved::ReductionIname(_)))
+}
+
+struct Translator<'a> {
+    program: &'a KernelProgram,
+    names: &'a HashMap<&'a str, BufferId>,
+    features: ShaderFeatures,
+    /// Buffer → its index in [`Shader::buffers`] (`b{index}`).
+    slot: HashMap<BufferId, usize>,
+    body: String,
+    indent: usize,
+    next: usize,
+    /// `let`s already emitted for an expression node, one map per open block.
+    memo: Vec<HashMap<*const Expr, String>>,
+    library: Library,
+    ranges: Ranges<'a>,
+}
+
+impl Translator<'_> {
+    fn line(&mut self, text: &str) {
+        for _ in 0..self.indent {
+            self.body.push_str("    ");
+        }
+        self.body.push_str(text);
+        self.body.push('\n');
+    }
+
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.next += 1;
+        format!("{prefix}{}", self.next - 1)
+    }
+
+    fn ty(&self, dtype: DType) -> Result<&'static str> {
+        value_type(dtype, self.features)
+    }
+
+    /// `let name: ty = value;`, returning the name.
+    fn bind(&mut self, dtype: DType, value: &str) -> Result<String> {
+        let name = self.fresh("t");
+        let ty = self.ty(dtype)?;
+        self.line(&format!("let {name}: {ty} = {value};"));
+        Ok(name)
+    }
+
+    fn open(&mut self, header: &str) {
+        self.line(&format!("{header} {{"));
+        self.indent += 1;
+        self.memo.push(HashMap::new());
+    }
+
+    fn close(&mut self) {
+        self.memo.pop();
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    /// An i64 expression for `dim` in terms of the size parameters.
+    fn dim(&self, dim: &Dim) -> Result<String> {
+        let mut s = format!("{}li", dim.constant());
+        if dim.constant() < 0 {
+            s = format!("({s})");
+        }
+        for (p, c) in dim.terms() {
+            let j = self.program.size_params.iter().position(|q| q == p).ok_or_else(|| {
+                bug(format!("size parameter {p} is not among the program's {:?}", self.program.size_params))
+            })?;
+            s = format!("{s} + ({c}li) * s{j}");
+        }
+        Ok(s)
+    }
+
+    fn main(&mut self, kernel: &Kernel, buffers: &[BufferId]) -> Result<()> {
+        for j in 0..self.program.size_params.len() {
+            self.line(&format!("let s{j}: i64 = ctl.sizes[{j}];"));
+        }
+        // Extents and strides (in elements) of every buffer bound.
+        for (k, id) in buffers.iter().enumerate() {
+            let dims = self.program.buffers[id.0].shape.dims().to_vec();
+            for (axis, d) in dims.iter().enumerate() {
+                let value = self.dim(d)?;
+                self.line(&format!("let e{k}_{axis}: i64 = {value};"));
+            }
+            for axis in (0..dims.len()).rev() {
+                let stride = if axis + 1 == dims.len() {
+                    "1li".to_string()
+                } else {
+                    format!("e{k}_{} * st{k}_{}", axis + 1, axis + 1)
+                };
+                self.line(&format!("let st{k}_{axis}: i64 = {stride};"));
+            }
+        }
+        let ndim = self.program.buffers[kernel.output.0].shape.ndim();
+        let count = if ndim == 0 { "1u".to_string() } else { "u32(e0_0 * st0_0)".to_string() };
+        self.line(&format!("let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;"));
+        // The element count fits in 32 bits (`run::grid` checks). Comparing in 32 bits also
+        // avoids a Mesa 22 (lavapipe) miscompilation: a `return` under a 64-bit comparison
+        // silently disables the whole shader.
+        self.line(&format!("if gid >= {count} {{ return; }}"));
+        // The multi-index of element `gid` (C order).
+        // Inames are `i64(gid-part) + zero`, with `zero` read from memory: Mesa 22's lavapipe
+        // miscompiles a branch on a 64-bit comparison of a value it can see was extended from 32
+        // bits (every lane takes the same side), which an opaque zero prevents.
+        self.line("let zero: i64 = ctl.zero;");
+        self.line("var rest: u32 = gid;");
+        for axis in (0..ndim).rev() {
+            if axis == 0 {
+                self.line("let i0: i64 = i64(rest) + zero;");
+            } else {
+                self.line(&format!("let i{axis}: i64 = i64(rest % u32(e0_{axis})) + zero;"));
+                self.line(&format!("rest = rest / u32(e0_{axis});"));
+            }
+        }
+        let value = self.emit(&kernel.expr)?;
+        let out_dtype = self.program.buffers[kernel.output.0].dtype;
+        let stored = if out_dtype == DType::Bool { format!("select(0u, 1u, {value})") } else { value };
+        self.line(&format!("b0[gid] = {stored};"));
+        Ok(())
+    }
+
+    fn dtype_of(&self, e: &Expr) -> Result<DType> {
+        self.program.expr_dtype(self.names, e)
+    }
+
+    /// Emits `e`; returns a WGSL expression (a name or a literal) of its value type.
+    fn emit(&mut self, e: &Expr) -> Result<String> {
+        let key = e as *const Expr;
+        if let Some(name) = self.memo.iter().rev().find_map(|m| m.get(&key)) {
+            return Ok(name.clone());
+        }
+        let value = self.emit_uncached(e)?;
+        if let Some(m) = self.memo.last_mut() {
+            m.insert(key, value.clone());
+        }
+        Ok(value)
+    }
+
+    fn emit_uncached(&mut self, e: &Expr) -> Result<String> {
+        let dtype = self.dtype_of(e)?;
+        match e {
+            // 64-bit integer constants go through a `let`: naga cannot constant-fold casts of
+            // 64-bit literals.
+            Expr::Const(s) if matches!(dtype, DType::I64 | DType::U64) => {
+                let literal = self.constant(s)?;
+                self.bind(dtype, &literal)
+            }
+            Expr::Const(s) => self.constant(s),
+            Expr::Var(name) => match classify(name) {
+                Some(Reserved::Iname(k)) => Ok(format!("i{k}")),
+                Some(Reserved::ReductionIname(_)) => Ok(reduction_var(name)),
+                _ => {
+                    if let Some(j) = self.program.size_params.iter().position(|p| p == &**name) {
+                        return Ok(format!("s{j}"));
+                    }
+                    self.read(name, &[], dtype)
+                }
+            },
+            Expr::Subscript(name, idx) => self.read(name, idx, dtype),
+            Expr::Unary(op, a) => {
+                let x = self.emit(a)?;
+                let v = match (op, dtype) {
+                    (UnaryOp::LogicalNot, _) | (UnaryOp::BitNot, DType::Bool) => format!("!{x}"),
+                    (UnaryOp::BitNot, _) => wrap(dtype, format!("~{x}")),
+                    (UnaryOp::Neg, DType::U8 | DType::U16 | DType::U32 | DType::U64) => {
+                        let zero = self.constant(&Scalar::zero(dtype))?;
+                        wrap(dtype, format!("{zero} - {x}"))
+                    }
+                    (UnaryOp::Neg, _) => wrap(dtype, format!("-{x}")),
+                };
+                self.bind(dtype, &v)
+            }
+            Expr::Binary(op, a, b) => {
+                let (x, y) = (self.emit(a)?, self.emit(b)?);
+                let v = self.binary(*op, dtype, &x, &y)?;
+                self.bind(dtype, &v)
+            }
+            Expr::Compare(op, a, b) => {
+                let operand = self.dtype_of(a)?;
+                let (x, y) = (self.emit(a)?, self.emit(b)?);
+                let v = self.compare(*op, operand, &x, &y)?;
+                self.bind(dtype, &v)
+            }
+            Expr::If(c, a, b) => {
+                let cond = self.emit(c)?;
+                let result = self.fresh("v");
+                let ty = self.ty(dtype)?;
+                self.line(&format!("var {result}: {ty};"));
+                self.open(&format!("if {cond}"));
+                let x = self.emit(a)?;
+                self.line(&format!("{result} = {x};"));
+                self.close();
+                self.open("else");
+                let y = self.emit(b)?;
+                self.line(&format!("{result} = {y};"));
+                self.close();
+                Ok(result)
+            }
+            Expr::Cast(to, a) => {
+                let from = self.dtype_of(a)?;
+                let x = self.emit(a)?;
+                let v = self.cast(from, *to, &x)?;
+                self.bind(dtype, &v)
+            }
+            Expr::Call(f, args) => {
+                if *f == Func::Zero {
+                    // Zero whatever the argument: the argument is not evaluated.
+                    return self.constant(&Scalar::zero(dtype));
+                }
+                let arg_dtype = self.dtype_of(&args[0])?;
+                let xs: Vec<String> = args.iter().map(|a| self.emit(a)).collect::<Result<_>>()?;
+                let v = self.call(*f, arg_dtype, &xs)?;
+                self.bind(dtype, &v)
+            }
+            Expr::Reduce(r) => self.reduce(r, dtype),
+        }
+    }
+
+    /// A WGSL literal of `s` (non-finite floats through their bits, which naga accepts).
+    fn constant(&mut self, s: &Scalar) -> Result<String> {
+        fn int(v: i128, ty: &str, suffix: &str, bits: u32) -> String {
+            if v >= 0 {
+                format!("{ty}({v}{suffix})")
+            } else {
+                // Two's complement bits as an unsigned literal, reinterpreted.
+                let u = (v as u128) & ((1u128 << bits) - 1);
+                let us = if bits == 64 { "lu" } else { "u" };
+                format!("bitcast<{ty}>({u}{us})")
+            }
+        }
+        let f64_literal = |v: f64| -> String {
+            if v.is_finite() {
+                format!("f64({v:?}lf)")
+            } else {
+                let bits: u32 = if v.is_nan() { 0x7fc0_0000 } else { (v as f32).to_bits() };
+                format!("f64(bitcast<f32>({bits}u))")
+            }
+        };
+        let f32_literal = |v: f32| -> String {
+            if v.is_finite() {
+                format!("f32({v:?}f)")
+            } else {
+                let bits = if v.is_nan() { 0x7fc0_0000 } else { v.to_bits() };
+                format!("bitcast<f32>({bits}u)")
+            }
+        };
+        self.ty(s.dtype())?;
+        Ok(match *s {
+            Scalar::Bool(b) => b.to_string(),
+            Scalar::I8(v) => int(v.into(), "i32", "i", 32),
+            Scalar::I16(v) => int(v.into(), "i32", "i", 32),
+            Scalar::I32(v) => int(v.into(), "i32", "i", 32),
+            Scalar::I64(v) => int(v.into(), "i64", "li", 64),
+            Scalar::U8(v) => format!("{v}u"),
+            Scalar::U16(v) => format!("{v}u"),
+            Scalar::U32(v) => format!("{v}u"),
+            Scalar::U64(v) => format!("{v}lu"),
+            Scalar::F32(v) => f32_literal(v),
+            Scalar::F64(v) => f64_literal(v),
+            Scalar::C64(c) => format!("vec2<f32>({}, {})", f32_literal(c.re), f32_literal(c.im)),
+            Scalar::C128(c) => format!("vec2<f64>({}, {})", f64_literal(c.re), f64_literal(c.im)),
+        })
+    }
+
+    /// A read of buffer `name` at `idx` (empty for a 0-d buffer), checked where not proved.
+    fn read(&mut self, name: &str, idx: &[Expr], dtype: DType) -> Result<String> {
+        let id = *self.names.get(name).ok_or_else(|| bug(format!("no buffer {name}")))?;
+        let k = self.slot[&id];
+        let dims = self.program.buffers[id.0].shape.dims().to_vec();
+        if dims.len() != idx.len() {
+            return Err(bug(format!("{name} has {} axes, subscripted with {}", dims.len(), idx.len())));
+        }
+        let mut terms = Vec::new();
+        let mut checks = Vec::new();
+        for (axis, (i, d)) in idx.iter().zip(&dims).enumerate() {
+            let v = self.emit(i)?;
+            if !self.ranges.proves_in_bounds(i, d) {
+                self.line(&format!(
+                    "if {v} < 0li || {v} >= e{k}_{axis} {{ out_of_bounds({}u, {axis}u, {v}, e{k}_{axis}); }}",
+                    id.0
+                ));
+                checks.push(format!("({v} >= 0li && {v} < e{k}_{axis})"));
+            }
+            terms.push(format!("{v} * st{k}_{axis}"));
+        }
+        let offset = terms.join(" + ");
+        let element = match (terms.is_empty(), checks.is_empty()) {
+            (true, _) => format!("b{k}[0u]"),
+            (false, true) => format!("b{k}[u32({offset})]"),
+            (false, false) => format!("b{k}[u32(select(0li, {offset}, {}))]", checks.join(" && ")),
+        };
+        let value = if dtype == DType::Bool { format!("({element} != 0u)") } else { element };
+        self.bind(dtype, &value)
+    }
+
+    fn binary(&mut self, op: BinaryOp, dtype: DType, x: &str, y: &str) -> Result<String> {
+        use BinaryOp::*;
+        let ty = self.ty(dtype)?;
+        let arith = |sym: &str| format!("{x} {sym} {y}");
+        Ok(match (op, dtype) {
+            (LogicalAnd, _) | (BitAnd, DType::Bool) => format!("{x} && {y}"),
+            (LogicalOr, _) | (BitOr, DType::Bool) => format!("{x} || {y}"),
+            (BitXor, DType::Bool) => format!("{x} != {y}"),
+            (BitAnd, _) => arith("&"),
+            (BitOr, _) => arith("|"),
+            (BitXor, _) => arith("^"),
+            (Add, _) => wrap(dtype, arith("+")),
+            (Sub, _) => wrap(dtype, arith("-")),
+            (Mul, DType::C64 | DType::C128) => format!("{}({x}, {y})", self.library.require("mul", ty)),
+            (Mul, _) => wrap(dtype, arith("*")),
+            (Div, DType::C64 | DType::C128) => format!("{}({x}, {y})", self.library.require("div", ty)),
+            (Div, _) => arith("/"),
+            (Pow, DType::F32 | DType::F64 | DType::C64 | DType::C128) => {
+                format!("{}({x}, {y})", self.library.require("pow", ty))
+            }
+            (Pow, _) => wrap(dtype, format!("{}({x}, {y})", self.library.require("ipow", ty))),
+            (FloorDiv, DType::F32 | DType::F64) => format!("{}({x}, {y})", self.library.require("ffloordiv", ty)),
+            (Rem, DType::F32 | DType::F64) => format!("{}({x}, {y})", self.library.require("frem", ty)),
+            (FloorDiv, _) => wrap(dtype, format!("{}({x}, {y})", self.library.require("floordiv", ty))),
+            (Rem, _) => wrap(dtype, format!("{}({x}, {y})", self.library.require("pyrem", ty))),
+        })
+    }
+
+    fn compare(&mut self, op: CompareOp, dtype: DType, x: &str, y: &str) -> Result<String> {
+        let ty = self.ty(dtype)?;
+        let sym = op.symbol();
+        Ok(match (op, dtype) {
+            (CompareOp::Ne, DType::F32 | DType::F64) => format!("{}({x}, {y})", self.library.require("ne", ty)),
+            (CompareOp::Eq, DType::C64 | DType::C128) => format!("all({x} == {y})"),
+            (CompareOp::Ne, DType::C64 | DType::C128) => {
+                let ne = self.library.require("ne", real(ty));
+                format!("{ne}({x}.x, {y}.x) || {ne}({x}.y, {y}.y)")
+            }
+            // Lexicographic: real parts, then imaginary parts.
+            (_, DType::C64 | DType::C128) => {
+                let strict = &sym[..1];
+                format!("({x}.x {strict} {y}.x) || ({x}.x == {y}.x && {x}.y {sym} {y}.y)")
+            }
+            // WGSL orders no bools: false < true as 0 < 1.
+            (CompareOp::Lt | CompareOp::Le | CompareOp::Gt | CompareOp::Ge, DType::Bool) => {
+                format!("select(0u, 1u, {x}) {sym} select(0u, 1u, {y})")
+            }
+            _ => format!("{x} {sym} {y}"),
+        })
+    }
+
+    fn cast(&mut self, from: DType, to: DType, x: &str) -> Result<String> {
+        use DType::*;
+        let from_ty = self.ty(from)?;
+        let to_ty = self.ty(to)?;
+        if from == to {
+            return Ok(x.to_string());
+        }
+        let is_complex = |d: DType| matches!(d, C64 | C128);
+        let is_float = |d: DType| matches!(d, F32 | F64);
+        // Complex sources: to complex, convert both parts; otherwise drop the imaginary part
+        // (to bool, both parts count).
+        if is_complex(from) {
+            if is_complex(to) {
+                return Ok(format!("{to_ty}({x})"));
+            }
+            if to == Bool {
+                let ne = self.library.require("ne", real(from_ty));
+                return Ok(format!("{ne}({x}.x, 0.0) || {ne}({x}.y, 0.0)"));
+            }
+            let re = format!("{x}.x");
+            return self.cast(if from == C64 { F32 } else { F64 }, to, &re);
+        }
+        if is_complex(to) {
+            let part = real(to_ty);
+            let re = self.cast(from, if to == C64 { F32 } else { F64 }, x)?;
+            return Ok(format!("{to_ty}({re}, {part}(0.0))"));
+        }
+        Ok(match (from, to) {
+            (Bool, _) => {
+                let one = self.constant(&Scalar::one(to))?;
+                let zero = self.constant(&Scalar::zero(to))?;
+                format!("select({zero}, {one}, {x})")
+            }
+            (_, Bool) if is_float(from) => format!("{}({x}, {from_ty}(0.0))", self.library.require("ne", from_ty)),
+            (_, Bool) => format!("{x} != {from_ty}(0)"),
+            // Floats: truncate toward zero into 64 bits, then wrap like integers.
+            (_, U64) if is_float(from) => format!("{}({x})", self.library.require("to_u64", from_ty)),
+            (_, _) if is_float(from) && !is_float(to) => {
+                let wide = format!("i64(trunc({x}))");
+                self.cast(I64, to, &wide)?
+            }
+            (_, F32 | F64) => format!("{to_ty}({x})"),
+            // Integer to integer: through 64 bits, keeping the source's sign, then wrapped.
+            _ => {
+                let signed = matches!(from, I8 | I16 | I32 | I64);
+                let wide = if signed { format!("i64({x})") } else { format!("u64({x})") };
+                // `+ zero`: see `main` (a 64-bit value extended from 32 bits must be opaque).
+                let from_32 = !matches!(from, I64 | U64);
+                let wide = match (from_32, signed) {
+                    (true, true) => format!("({wide} + zero)"),
+                    (true, false) => format!("({wide} + bitcast<u64>(zero))"),
+                    _ => wide,
+                };
+                let converted = match to {
+                    I64 if !signed => format!("bitcast<i64>({wide})"),
+                    U64 if signed => format!("bitcast<u64>({wide})"),
+                    I64 | U64 => wide,
+                    I8 | I16 | I32 => format!("i32({})", if signed { wide } else { format!("bitcast<i64>({wide})") }),
+                    _ => format!("u32({})", if signed { format!("bitcast<u64>({wide})") } else { wide }),
+                };
+                wrap(to, converted)
+            }
+        })
+    }
+
+    fn call(&mut self, f: Func, dtype: DType, xs: &[String]) -> Result<String> {
+        use Func::*;
+        let ty = self.ty(dtype)?;
+        let complex = matches!(dtype, DType::C64 | DType::C128);
+        let x = &xs[0];
+        let lib = |t: &mut Self, name: &'static str| -> String {
+            let f = t.library.require(name, ty);
+            format!("{f}({})", xs.join(", "))
+        };
+        Ok(match f {
+            Abs if complex => lib(self, "abs"),
+            Abs if dtype == DType::U8 || dtype == DType::U16 || dtype == DType::U32 || dtype == DType::U64 => x.clone(),
+            Abs => wrap(dtype, format!("abs({x})")),
+            Sqrt if complex => lib(self, "sqrt"),
+            Sqrt => format!("sqrt({x})"),
+            Floor => format!("floor({x})"),
+            Ceil => format!("ceil({x})"),
+            IsNan => lib(self, "isnan"),
+            Real if complex => format!("{x}.x"),
+            Imag if complex => format!("{x}.y"),
+            Real => x.clone(),
+            Imag => format!("{ty}(0.0)"),
+            Conj if complex => format!("{ty}({x}.x, -{x}.y)"),
+            Conj => x.clone(),
+            Zero => unreachable!("handled by the caller"),
+            Maximum | Minimum if matches!(dtype, DType::F32 | DType::F64) => {
+                lib(self, if f == Maximum { "fmax" } else { "fmin" })
+            }
+            Maximum if dtype == DType::Bool => format!("{x} || {}", xs[1]),
+            Minimum if dtype == DType::Bool => format!("{x} && {}", xs[1]),
+            Maximum => format!("max({x}, {})", xs[1]),
+            Minimum => format!("min({x}, {})", xs[1]),
+            Exp => lib(self, "exp"),
+            Log => lib(self, "log"),
+            Log10 => lib(self, "log10"),
+            Sin => lib(self, "sin"),
+            Cos => lib(self, "cos"),
+            Tan => lib(self, "tan"),
+            Arcsin => lib(self, "asin"),
+            Arccos => lib(self, "acos"),
+            Arctan => lib(self, "atan"),
+            Arctan2 => lib(self, "atan2"),
+            Sinh => lib(self, "sinh"),
+            Cosh => lib(self, "cosh"),
+            Tanh => lib(self, "tanh"),
+        })
+    }
+
+    fn reduce(&mut self, r: &Reduce, dtype: DType) -> Result<String> {
+        let ty = self.ty(dtype)?;
+        let acc = self.fresh("acc");
+        let neutral = self.constant(&r.op.neutral(dtype))?;
+        self.line(&format!("var {acc}: {ty} = {neutral};"));
+        let mut opened = Vec::new();
+        for b in &r.inames {
+            let v = reduction_var(&b.iname);
+            let (lo, hi) = (self.dim(&b.lower)?, self.dim(&b.upper)?);
+            self.open(&format!("for (var {v}: i64 = {lo}; {v} < {hi}; {v} = {v} + 1li)"));
+            self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
+            opened.push(b.iname.clone());
+        }
+        let x = self.emit(&r.body)?;
+        let combined = match (r.op, dtype) {
+            (ReduceOp::Sum, DType::C64 | DType::C128) => format!("{acc} + {x}"),
+            (ReduceOp::Product, DType::C64 | DType::C128) => {
+                format!("{}({acc}, {x})", self.library.require("mul", ty))
+            }
+            (ReduceOp::Sum, _) => wrap(dtype, format!("{acc} + {x}")),
+            (ReduceOp::Product, _) => wrap(dtype, format!("{acc} * {x}")),
+            (ReduceOp::All, _) | (ReduceOp::Min, DType::Bool) => format!("{acc} && {x}"),
+            (ReduceOp::Any, _) | (ReduceOp::Max, DType::Bool) => format!("{acc} || {x}"),
+            (ReduceOp::Max, DType::F32 | DType::F64) => format!("{}({acc}, {x})", self.library.require("fmax", ty)),
+            (ReduceOp::Min, DType::F32 | DType::F64) => format!("{}({acc}, {x})", self.library.require("fmin", ty)),
+            (ReduceOp::Max, _) => format!("max({acc}, {x})"),
+            (ReduceOp::Min, _) => format!("min({acc}, {x})"),
+        };
+        self.line(&format!("{acc} = {combined};"));
+        for iname in opened {
+            self.ranges.reductions.remove(&iname);
+            self.close();
+        }
+        Ok(acc)
+    }
+}
+
+/// The WGSL variable of reduction iname `_rN`.
+fn reduction_var(name: &Arc<str>) -> String {
+    format!("r{}", name.trim_start_matches("_r"))
+}
+
+/// The real type of a complex WGSL type.
+fn real(ty: &'static str) -> &'static str {
+    match ty {
+        "vec2<f32>" => "f32",
+        "vec2<f64>" => "f64",
+        other => other,
+    }
+}
+
+/// `value` wrapped into the range of an 8/16-bit dtype (held in 32 bits); others unchanged.
+fn wrap(dtype: DType, value: String) -> String {
+    match dtype {
+        DType::I8 => format!("(({value}) << 24u) >> 24u"),
+        DType::I16 => format!("(({value}) << 16u) >> 16u"),
+        DType::U8 => format!("({value}) & 0xffu"),
+        DType::U16 => format!("({value}) & 0xffffu"),
+        _ => value,
+    }
+}
