@@ -177,3 +177,25 @@ impl Gpu {
         self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_wgsl_is_an_internal_error_with_the_source_and_nagas_message() {
+        let Ok(gpu) = gpu() else {
+            eprintln!("skipped: no wgpu adapter");
+            return;
+        };
+        let source = "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }";
+        match gpu.pipeline(source, 1) {
+            Err(Error::Internal { message, .. }) => {
+                assert!(message.contains("--- WGSL ---") && message.contains(source), "{message}");
+                assert!(message.contains("naga"), "{message}");
+            }
+            Err(other) => panic!("expected an internal error, got {other}"),
+            Ok(_) => panic!("invalid WGSL was accepted"),
+        }
+    }
+}

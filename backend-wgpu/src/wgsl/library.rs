@@ -166,7 +166,7 @@ fn template(name: &str, ty: &'static str) -> (&'static str, Deps) {
             "fn fmin_$S(a: $T, b: $T) -> $T {
     if isnan_$S(a) { return a; }
     if isnan_$S(b) { return b; }
-    return select(b, a, a <= b);
+    return select(a, b, a >= b);
 }",
             vec![("isnan", ty)],
         ),
