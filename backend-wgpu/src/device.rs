@@ -26,6 +26,10 @@ pub(crate) struct Gpu {
     pub(crate) info: wgpu::AdapterInfo,
     pub(crate) features: ShaderFeatures,
     pub(crate) limits: wgpu::Limits,
+    /// The most iterations a loop statement may run in one invocation, where the driver stops
+    /// loops silently: Mesa's llvmpipe (lavapipe) ends every loop after 65,535 iterations
+    /// (counted over the whole invocation, not per entry into the loop).
+    pub(crate) loop_limit: Option<u64>,
     pipelines: Mutex<HashMap<String, Arc<Pipeline>>>,
 }
 
@@ -89,7 +93,8 @@ fn open() -> std::result::Result<Gpu, String> {
         f64: required_features.contains(wgpu::Features::SHADER_F64),
         i64: required_features.contains(wgpu::Features::SHADER_INT64),
     };
-    Ok(Gpu { device, queue, info, features, limits, pipelines: Mutex::new(HashMap::new()) })
+    let loop_limit = (info.driver == "llvmpipe" || info.name.contains("llvmpipe")).then_some(65_535);
+    Ok(Gpu { device, queue, info, features, limits, loop_limit, pipelines: Mutex::new(HashMap::new()) })
 }
 
 impl Gpu {

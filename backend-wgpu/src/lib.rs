@@ -102,6 +102,13 @@ impl Wgpu {
         self.gpu.features.f64
     }
 
+    /// The most loop iterations one invocation may run where the driver silently stops longer
+    /// loops (Mesa's llvmpipe: 65,535); programs whose reductions need more are
+    /// [`Error::Unsupported`] there.
+    pub fn loop_limit(&self) -> Option<u64> {
+        self.gpu.loop_limit
+    }
+
     /// How many compute pipelines the process has created (the cache is keyed by WGSL source).
     pub fn cached_pipelines(&self) -> usize {
         self.gpu.cached_pipelines()
@@ -152,7 +159,13 @@ impl Backend for Wgpu {
                 });
             }
             let pipeline = self.gpu.pipeline(&shader.source, shader.buffers.len() + 1)?;
-            kernels.push(CompiledKernel { output: kernel.output, buffers: shader.buffers, pipeline });
+            let mut reduction_bounds = Vec::new();
+            kernel.expr.walk(&mut |e| {
+                if let pytato_core::expr::Expr::Reduce(r) = e {
+                    reduction_bounds.extend(r.inames.iter().map(|b| (b.lower.clone(), b.upper.clone())));
+                }
+            });
+            kernels.push(CompiledKernel { output: kernel.output, buffers: shader.buffers, pipeline, reduction_bounds });
         }
         Ok(Box::new(WgpuProgram { compiled: Arc::new(Compiled::new(signature, program, kernels)), gpu: self.gpu }))
     }

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use pytato_core::backend::NamedData;
 use pytato_core::binding::Signature;
-use pytato_core::{ArrayData, Error, Result};
+use pytato_core::{ArrayData, Dim, Error, Result};
 use pytato_transform::kernel::{BufferId, BufferKind, KernelProgram};
 
 use crate::device::{Gpu, Pipeline};
@@ -30,6 +30,8 @@ pub(crate) struct CompiledKernel {
     /// Bound at `@binding(1)`, … in this order.
     pub(crate) buffers: Vec<BufferId>,
     pub(crate) pipeline: Arc<Pipeline>,
+    /// The bounds of every reduction iname of the kernel: the loop iterations per element.
+    pub(crate) reduction_bounds: Vec<(Dim, Dim)>,
 }
 
 /// Everything compiled for one DAG.
@@ -109,6 +111,25 @@ impl Compiled {
             }
         }
 
+        if let Some(limit) = gpu.loop_limit {
+            for kernel in &self.kernels {
+                // Bounded by the product over every reduction iname, nested or not.
+                let trips = kernel.reduction_bounds.iter().try_fold(1u128, |acc, (lo, hi)| {
+                    Ok::<u128, Error>(acc * (bound.eval(hi)? - bound.eval(lo)?).max(0) as u128)
+                })?;
+                if trips > limit as u128 {
+                    return Err(Error::Unsupported {
+                        backend: "wgpu".into(),
+                        reason: format!(
+                            "the kernel writing {} runs up to {trips} reduction-loop iterations per element; \
+                             this adapter's driver ({}) stops every loop after {limit} iterations, so the result \
+                             would be wrong",
+                            program.buffers[kernel.output.0].name, gpu.info.driver
+                        ),
+                    });
+                }
+            }
+        }
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
         // Buffers: every buffer has at least one element's room, so that a checked read that

@@ -266,3 +266,22 @@ fn generated_wgsl_is_readable_and_names_its_buffers() {
     assert!(shaders[0].contains("// temperature"), "{}", shaders[0]);
     assert!(shaders[0].contains("@compute @workgroup_size(256)"), "{}", shaders[0]);
 }
+
+#[test]
+fn long_reductions_are_exact_or_unsupported_never_wrong() {
+    let Some(w) = gpu() else { return };
+    for n in [64usize, 255, 1024] {
+        let a = pt::placeholder("a", [Dim::param("n"), Dim::param("n")], DType::F64).unwrap();
+        let values: Vec<f64> = (0..n * n).map(|i| (i % 7) as f64).collect();
+        let want: f64 = values.iter().sum();
+        let data =
+            inputs([("a", ArrayData::from(ndarray::Array2::from_shape_vec((n, n), values).unwrap().into_dyn()))]);
+        match (run(&w, pt::sum(&a, pt::Axes::All).unwrap(), &data), w.loop_limit()) {
+            // A driver that stops long loops: a typed error, never a wrong sum.
+            (Err(Error::Unsupported { reason, .. }), Some(limit)) if (n * n) as u64 > limit => {
+                assert!(reason.contains(&format!("{}", n * n)), "{reason}")
+            }
+            (got, _) => assert_eq!(f64s(&got.unwrap()), vec![want], "n = {n}"),
+        }
+    }
+}

@@ -82,7 +82,7 @@ fn ci() -> Result<(), String> {
 /// `target/bench/report.{json,md}`.
 fn bench(args: &[String]) -> Result<(), String> {
     let mut cmd = cargo();
-    cmd.args(["bench", "--package", "pytato", "--bench", "workloads", "--"]);
+    cmd.args(["bench", "--package", "pytato", "--features", "wgpu", "--bench", "workloads", "--"]);
     cmd.args(args);
     run("bench", cmd)
 }

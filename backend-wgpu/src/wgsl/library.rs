@@ -38,7 +38,13 @@ impl Library {
     pub(crate) fn require(&mut self, name: &'static str, ty: &'static str) -> String {
         let called = format!("{name}_{}", suffix(ty));
         if self.seen.insert((name, ty)) {
-            let (text, deps) = template(name, ty);
+            let (text, deps) = match name {
+                "ipow" => (ipow(ty), vec![]),
+                _ => {
+                    let (text, deps) = template(name, ty);
+                    (text.to_string(), deps)
+                }
+            };
             for (dep, dep_ty) in deps {
                 self.require(dep, dep_ty);
             }
@@ -74,6 +80,29 @@ fn suffix(ty: &'static str) -> &'static str {
 
 type Deps = Vec<(&'static str, &'static str)>;
 
+/// `base ** e` wrapping; a negative exponent truncates (0 unless the base is 1 or -1).
+///
+/// Square-and-multiply over every bit of the exponent, unrolled: a loop here would run inside
+/// reduction loops, and lavapipe counts loop iterations per invocation (see `Gpu::loop_limit`).
+fn ipow(ty: &str) -> String {
+    let bits = if ty.ends_with("64") { 64 } else { 32 };
+    let step = "    if (k & $T(1)) == $T(1) { acc = acc * b; }\n    b = b * b;\n    k = k >> 1u;\n";
+    format!(
+        "fn ipow_$S(base: $T, e: $T) -> $T {{
+    if e < $T(0) {{
+        if base == $T(1) {{ return $T(1); }}
+        if base == ~$T(0) {{ return select(base, $T(1), (e & $T(1)) == $T(0)); }}
+        return $T(0);
+    }}
+    var b = base;
+    var k = e;
+    var acc = $T(1);
+{}    return acc;
+}}",
+        step.repeat(bits)
+    )
+}
+
 /// The text of `name` for `ty` (with `$T` the type, `$R` its real type, `$S` the suffix) and the
 /// functions it calls.
 fn template(name: &str, ty: &'static str) -> (&'static str, Deps) {
@@ -99,25 +128,6 @@ fn template(name: &str, ty: &'static str) -> (&'static str, Deps) {
     let r = a - (a / b) * b;
     if r != $T(0) && ((r < $T(0)) != (b < $T(0))) { return r + b; }
     return r;
-}",
-            vec![],
-        ),
-        "ipow" => (
-            "fn ipow_$S(base: $T, e: $T) -> $T {
-    if e < $T(0) {
-        if base == $T(1) { return $T(1); }
-        if base == ~$T(0) { return select(base, $T(1), (e & $T(1)) == $T(0)); }
-        return $T(0);
-    }
-    var b = base;
-    var k = e;
-    var acc = $T(1);
-    while k > $T(0) {
-        if (k & $T(1)) == $T(1) { acc = acc * b; }
-        b = b * b;
-        k = k >> 1u;
-    }
-    return acc;
 }",
             vec![],
         ),
@@ -523,16 +533,22 @@ fn rem_pio2_f64(x: f64) -> RemPio2 {
         ),
         // sinh/cosh/tanh: a Taylor series below 1 in magnitude (no cancellation), exponentials
         // above, halved so that e^|x| does not overflow before the result does.
+        // x + x^3/3! + ... + x^23/23!, by Horner's rule in x² (no loop: see `ipow`).
         "sinh_series" => (
             "fn sinh_series_f64(x: f64) -> f64 {
     let z = x * x;
-    var term = x;
-    var sum = x;
-    for (var k = 1; k < 12; k++) {
-        term = term * z / f64((2 * k) * (2 * k + 1));
-        sum = sum + term;
-    }
-    return sum;
+    var p: f64 = 1.0lf / 25852016738884976640000.0lf;
+    p = 1.0lf / 51090942171709440000.0lf + z * p;
+    p = 1.0lf / 121645100408832000.0lf + z * p;
+    p = 1.0lf / 355687428096000.0lf + z * p;
+    p = 1.0lf / 1307674368000.0lf + z * p;
+    p = 1.0lf / 6227020800.0lf + z * p;
+    p = 1.0lf / 39916800.0lf + z * p;
+    p = 1.0lf / 362880.0lf + z * p;
+    p = 1.0lf / 5040.0lf + z * p;
+    p = 1.0lf / 120.0lf + z * p;
+    p = 1.0lf / 6.0lf + z * p;
+    return x + x * z * p;
 }",
             vec![],
         ),
