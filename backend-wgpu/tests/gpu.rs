@@ -286,3 +286,20 @@ fn long_reductions_are_exact_or_unsupported_never_wrong() {
         }
     }
 }
+
+#[test]
+fn kernels_reading_more_buffers_than_the_adapter_binds_are_unsupported_or_exact() {
+    let Some(w) = gpu() else { return };
+    // One fused kernel reads all 40 inputs (a stack is a chain of lazy branches).
+    let parts: Vec<pytato_core::Array> =
+        (0..40).map(|k| pt::placeholder(&format!("x{k}"), [3], DType::F32).unwrap()).collect();
+    let stacked = pt::stack(&parts, 0).unwrap();
+    let data: NamedData = (0..40)
+        .map(|k| (format!("x{k}"), ArrayData::from(Array1::from(vec![k as f32, 0.5, -1.0]).into_dyn())))
+        .collect();
+    match run(&w, &stacked, &data) {
+        Err(Error::Unsupported { reason, .. }) => assert!(reason.contains("storage bindings"), "{reason}"),
+        Ok(got) => assert_eq!(got, run(&Interpreter, &stacked, &data).unwrap()),
+        Err(e) => panic!("{e}"),
+    }
+}
