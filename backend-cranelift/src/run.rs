@@ -79,12 +79,7 @@ impl Compiled {
     pub(crate) fn run(&self, inputs: &NamedData, threads: usize) -> Result<NamedData> {
         let bound = self.signature.bind(inputs)?;
         let program = &self.program;
-        let sizes: Vec<i64> = program
-            .size_params
-            .iter()
-            .map(|p| bound.sizes.get(p).copied().ok_or_else(|| internal(format!("size parameter {p} is unbound"))))
-            .collect::<Result<_>>()?;
-        let shapes: Vec<Vec<usize>> = program.buffers.iter().map(|b| bound.shape(&b.shape)).collect::<Result<_>>()?;
+        let (sizes, shapes) = program.bind_sizes(&bound)?;
 
         // Base addresses. Everything whose address is taken stays alive (and unmoved on the heap)
         // until the kernels are done: `copies`, `outputs`, `scratch` and the inputs.

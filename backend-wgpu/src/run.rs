@@ -82,12 +82,7 @@ impl Compiled {
     pub(crate) fn run(&self, gpu: &Gpu, inputs: &NamedData) -> Result<NamedData> {
         let bound = self.signature.bind(inputs)?;
         let program = &self.program;
-        let sizes: Vec<i64> = program
-            .size_params
-            .iter()
-            .map(|p| bound.sizes.get(p).copied().ok_or_else(|| internal(format!("size parameter {p} is unbound"))))
-            .collect::<Result<_>>()?;
-        let shapes: Vec<Vec<usize>> = program.buffers.iter().map(|b| bound.shape(&b.shape)).collect::<Result<_>>()?;
+        let (sizes, shapes) = program.bind_sizes(&bound)?;
         let bytes: Vec<u64> = program
             .buffers
             .iter()

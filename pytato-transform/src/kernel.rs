@@ -323,6 +323,23 @@ impl KernelProgram {
         self.buffers.iter().enumerate().map(|(i, b)| (&*b.name, BufferId(i))).collect()
     }
 
+    /// The values of the size parameters (in [`Self::size_params`] order) and the shape of every
+    /// buffer, for inputs bound by [`pytato_core::binding::Signature::bind`].
+    pub fn bind_sizes(&self, bound: &pytato_core::binding::Bound<'_>) -> Result<(Vec<i64>, Vec<Vec<usize>>)> {
+        let sizes = self
+            .size_params
+            .iter()
+            .map(|p| {
+                bound.sizes.get(p).copied().ok_or_else(|| Error::Internal {
+                    backend: "kernel IR".into(),
+                    message: format!("size parameter {p} is unbound"),
+                })
+            })
+            .collect::<Result<_>>()?;
+        let shapes = self.buffers.iter().map(|b| bound.shape(&b.shape)).collect::<Result<_>>()?;
+        Ok((sizes, shapes))
+    }
+
     /// The dtype of `e`, an expression or subexpression of a kernel of this program that
     /// [`KernelProgram::check`] accepted, found by following first operands (the expression
     /// type-checked as a whole, so nothing is checked again). `names` is [`Self::buffer_ids`].
