@@ -19,7 +19,7 @@
 //! Loop counters, accumulators and the results of `if` are Cranelift variables; everything that
 //! depends only on sizes is computed once in the entry block, which dominates all other code.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -60,11 +60,6 @@ fn component_type(dtype: DType) -> Type {
         F32 | C64 => types::F32,
         F64 | C128 => types::F64,
     }
-}
-
-/// An output or reduction iname (other reserved names, like `_pt_out_tmp0`, are buffers).
-fn is_iname(name: &str) -> bool {
-    matches!(classify(name), Some(Reserved::Iname(_) | Reserved::ReductionIname(_)))
 }
 
 fn is_signed(dtype: DType) -> bool {
@@ -195,27 +190,7 @@ impl<'a> Translator<'a, '_> {
             self.sizes.insert(p.as_str(), v);
         }
         // Views of every buffer the kernel touches, in the entry block so that they dominate.
-        let mut used: Vec<BufferId> = vec![kernel.output];
-        let mut seen: HashSet<BufferId> = HashSet::from([kernel.output]);
-        let mut unknown = None;
-        kernel.expr.walk(&mut |e| {
-            if let Expr::Var(n) | Expr::Subscript(n, _) = e
-                && !is_iname(n)
-                && !self.sizes.contains_key(&**n)
-            {
-                match self.names.get(&**n) {
-                    Some(&id) => {
-                        if seen.insert(id) {
-                            used.push(id);
-                        }
-                    }
-                    None => unknown = Some(n.clone()),
-                }
-            }
-        });
-        if let Some(n) = unknown {
-            return Err(bug(format!("kernel reads `{n}`, which is neither a buffer nor a size parameter")));
-        }
+        let used = self.program.kernel_buffers(self.names, kernel)?;
         for id in used {
             let view = self.view(buffers_ptr, id)?;
             self.views.insert(id, view);

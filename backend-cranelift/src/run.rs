@@ -6,7 +6,6 @@ use std::sync::Mutex;
 use pytato_core::backend::NamedData;
 use pytato_core::binding::Signature;
 use pytato_core::data::DataElement;
-use pytato_core::expr::Expr;
 use pytato_core::{ArrayData, Dim, Error, Result, for_each_array_data};
 use pytato_transform::kernel::{BufferKind, KernelProgram};
 
@@ -60,19 +59,7 @@ impl Compiled {
                 _ => None,
             })
             .collect();
-        let reductions = program
-            .kernels
-            .iter()
-            .map(|k| {
-                let mut found = Vec::new();
-                k.expr.walk(&mut |e| {
-                    if let Expr::Reduce(r) = e {
-                        found.push(r.inames.iter().map(|b| (b.lower.clone(), b.upper.clone())).collect());
-                    }
-                });
-                found
-            })
-            .collect();
+        let reductions = program.kernels.iter().map(|k| k.reductions()).collect();
         Compiled { signature, program, code, dense_data, reductions, scratch: Mutex::new(HashMap::new()) }
     }
 

@@ -159,12 +159,7 @@ impl Backend for Wgpu {
                 });
             }
             let pipeline = self.gpu.pipeline(&shader.source, shader.buffers.len() + 1)?;
-            let mut reduction_bounds = Vec::new();
-            kernel.expr.walk(&mut |e| {
-                if let pytato_core::expr::Expr::Reduce(r) = e {
-                    reduction_bounds.extend(r.inames.iter().map(|b| (b.lower.clone(), b.upper.clone())));
-                }
-            });
+            let reduction_bounds = kernel.reductions().concat();
             kernels.push(CompiledKernel { output: kernel.output, buffers: shader.buffers, pipeline, reduction_bounds });
         }
         Ok(Box::new(WgpuProgram { compiled: Arc::new(Compiled::new(signature, program, kernels)), gpu: self.gpu }))

@@ -131,7 +131,6 @@ impl Compiled {
         // failed can read element 0.
         for (i, b) in program.buffers.iter().enumerate() {
             let size = bytes[i].max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-            let is_data = matches!(b.kind, BufferKind::Data(_));
             let fresh = pool.buffers.get(&i).is_none_or(|(buf, _)| buf.size() < size);
             if fresh {
                 let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -150,7 +149,7 @@ impl Compiled {
                         .ok_or_else(|| internal(format!("input {} passed the checks but is absent", b.name)))?;
                     write(gpu, buffer, &to_bytes(data));
                 }
-                BufferKind::Data(d) if is_data && !*uploaded => {
+                BufferKind::Data(d) if !*uploaded => {
                     write(gpu, buffer, &to_bytes(d));
                     *uploaded = true;
                 }

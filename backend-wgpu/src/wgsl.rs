@@ -39,7 +39,7 @@ use pytato_core::{DType, Dim, Error, Result, Scalar};
 use pytato_transform::bounds::Ranges;
 use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 
-use library::Library;
+use library::{Library, real_of};
 
 /// Invocations per workgroup.
 pub(crate) const WORKGROUP_SIZE: u32 = 256;
@@ -124,23 +124,7 @@ pub(crate) fn kernel_shader(
         ));
     }
     let output = &program.buffers[kernel.output.0];
-    let mut buffers = vec![kernel.output];
-    let mut unknown = None;
-    kernel.expr.walk(&mut |e| {
-        if let Expr::Var(n) | Expr::Subscript(n, _) = e
-            && !is_iname(n)
-            && !program.size_params.iter().any(|p| p == &**n)
-        {
-            match names.get(&**n) {
-                Some(id) if !buffers.contains(id) => buffers.push(*id),
-                Some(_) => {}
-                None => unknown = Some(n.clone()),
-            }
-        }
-    });
-    if let Some(n) = unknown {
-        return Err(bug(format!("kernel reads `{n}`, which is neither a buffer nor a size parameter")));
-    }
+    let buffers = program.kernel_buffers(names, kernel)?;
     let mut t = Translator {
         program,
         names,
@@ -194,11 +178,6 @@ pub(crate) fn kernel_shader(
     source.push_str(&t.body);
     source.push_str("}\n");
     Ok(Shader { source, buffers })
-}
-
-/// An output or reduction iname (other reserved names, like `_pt_out_tmp0`, are buffers).
-fn is_iname(name: &str) -> bool {
-    matches!(classify(name), Some(Reserved::Iname(_) | Reserved::ReductionIname(_)))
 }
 
 struct Translator<'a> {
@@ -526,7 +505,7 @@ impl Translator<'_> {
             (CompareOp::Ne, DType::F32 | DType::F64) => format!("{}({x}, {y})", self.library.require("ne", ty)),
             (CompareOp::Eq, DType::C64 | DType::C128) => format!("all({x} == {y})"),
             (CompareOp::Ne, DType::C64 | DType::C128) => {
-                let ne = self.library.require("ne", real(ty));
+                let ne = self.library.require("ne", real_of(ty));
                 format!("{ne}({x}.x, {y}.x) || {ne}({x}.y, {y}.y)")
             }
             // Lexicographic: real parts, then imaginary parts.
@@ -558,14 +537,14 @@ impl Translator<'_> {
                 return Ok(format!("{to_ty}({x})"));
             }
             if to == Bool {
-                let ne = self.library.require("ne", real(from_ty));
+                let ne = self.library.require("ne", real_of(from_ty));
                 return Ok(format!("{ne}({x}.x, 0.0) || {ne}({x}.y, 0.0)"));
             }
             let re = format!("{x}.x");
             return self.cast(if from == C64 { F32 } else { F64 }, to, &re);
         }
         if is_complex(to) {
-            let part = real(to_ty);
+            let part = real_of(to_ty);
             let re = self.cast(from, if to == C64 { F32 } else { F64 }, x)?;
             return Ok(format!("{to_ty}({re}, {part}(0.0))"));
         }
@@ -695,15 +674,6 @@ impl Translator<'_> {
 /// The WGSL variable of reduction iname `_rN`.
 fn reduction_var(name: &Arc<str>) -> String {
     format!("r{}", name.trim_start_matches("_r"))
-}
-
-/// The real type of a complex WGSL type.
-fn real(ty: &'static str) -> &'static str {
-    match ty {
-        "vec2<f32>" => "f32",
-        "vec2<f64>" => "f64",
-        other => other,
-    }
 }
 
 /// `value` wrapped into the range of an 8/16-bit dtype (held in 32 bits); others unchanged.

@@ -37,7 +37,7 @@ use pytato_core::data::ArrayData;
 use pytato_core::expr::{Expr, TypeEnv};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::tags::ImplStored;
-use pytato_core::{Array, DType, Error, NodeKind, Result, Shape};
+use pytato_core::{Array, DType, Dim, Error, NodeKind, Result, Shape};
 
 use crate::cse::deduplicate;
 use crate::dce::eliminate_dead_code;
@@ -82,6 +82,20 @@ pub struct Kernel {
     pub output: BufferId,
     /// The scalar expression, see the module's invariants.
     pub expr: Expr,
+}
+
+impl Kernel {
+    /// The bounds `(lower, upper)` of the inames of each reduction in the expression: the loop
+    /// work per output element.
+    pub fn reductions(&self) -> Vec<Vec<(Dim, Dim)>> {
+        let mut found = Vec::new();
+        self.expr.walk(&mut |e| {
+            if let Expr::Reduce(r) = e {
+                found.push(r.inames.iter().map(|b| (b.lower.clone(), b.upper.clone())).collect());
+            }
+        });
+        found
+    }
 }
 
 /// Buffers, size parameters and kernels in execution order; see the module docs.
@@ -340,6 +354,32 @@ impl KernelProgram {
         Ok((sizes, shapes))
     }
 
+    /// The buffers `kernel` touches: its output first, then every buffer its expression reads,
+    /// in the order of first reading. `names` is [`Self::buffer_ids`].
+    pub fn kernel_buffers(&self, names: &HashMap<&str, BufferId>, kernel: &Kernel) -> Result<Vec<BufferId>> {
+        let mut used = vec![kernel.output];
+        let mut unknown = None;
+        kernel.expr.walk(&mut |e| {
+            if let Expr::Var(n) | Expr::Subscript(n, _) = e
+                && !is_iname(n)
+                && !self.size_params.iter().any(|p| p == &**n)
+            {
+                match names.get(&**n) {
+                    Some(id) if !used.contains(id) => used.push(*id),
+                    Some(_) => {}
+                    None => unknown = Some(n.clone()),
+                }
+            }
+        });
+        match unknown {
+            Some(n) => Err(Error::Internal {
+                backend: "kernel IR".into(),
+                message: format!("a kernel reads `{n}`, which is neither a buffer nor a size parameter"),
+            }),
+            None => Ok(used),
+        }
+    }
+
     /// The dtype of `e`, an expression or subexpression of a kernel of this program that
     /// [`KernelProgram::check`] accepted, found by following first operands (the expression
     /// type-checked as a whole, so nothing is checked again). `names` is [`Self::buffer_ids`].
@@ -347,12 +387,7 @@ impl KernelProgram {
         let bug = |message: String| Error::Internal { backend: "kernel IR".into(), message };
         Ok(match e {
             Expr::Const(s) => s.dtype(),
-            Expr::Var(n)
-                if matches!(classify(n), Some(Reserved::Iname(_) | Reserved::ReductionIname(_)))
-                    || self.size_params.iter().any(|p| p == &**n) =>
-            {
-                DType::I64
-            }
+            Expr::Var(n) if is_iname(n) || self.size_params.iter().any(|p| p == &**n) => DType::I64,
             Expr::Var(n) | Expr::Subscript(n, _) => {
                 let id = names.get(&**n).ok_or_else(|| bug(format!("unknown buffer {n}")))?;
                 self.buffers[id.0].dtype
@@ -386,6 +421,11 @@ impl KernelProgram {
         }
         Ok(())
     }
+}
+
+/// An output or reduction iname (other reserved names, like `_pt_out_tmp0`, are buffers).
+fn is_iname(name: &str) -> bool {
+    matches!(classify(name), Some(Reserved::Iname(_) | Reserved::ReductionIname(_)))
 }
 
 /// Typing environment of one kernel: buffers it may read (inputs, data, earlier kernels' outputs)

@@ -61,7 +61,7 @@ impl Library {
 }
 
 /// `vec2<f64>` → `f64`; scalar types unchanged.
-fn real_of(ty: &'static str) -> &'static str {
+pub(crate) fn real_of(ty: &'static str) -> &'static str {
     match ty {
         "vec2<f32>" => "f32",
         "vec2<f64>" => "f64",
