@@ -1,7 +1,8 @@
 //! Functions JIT code calls for what has no Cranelift instruction: transcendental functions (the
 //! platform's libm, through Rust's `f64` methods; float64 `sin` and `cos` are inline polynomials,
 //! see `codegen::trig`, and come here only for huge arguments), numpy's float `//` and `%`, integer
-//! powers and complex arithmetic beyond `+ - *`.
+//! powers and complex arithmetic beyond `+ - *`. numpy's semantics come from
+//! `pytato_core::math`, which the interpreter calls too.
 //!
 //! Every helper works in `f64` (and complex in pairs of `f64`): `float32` and `complex64` values
 //! are widened before the call and narrowed after, which is at least as accurate as computing in
@@ -10,6 +11,7 @@
 
 use num_complex::Complex64;
 use pytato_core::expr::Func;
+use pytato_core::math::{self, complex};
 
 /// A real function of one `f64`, by its address.
 pub(crate) fn real_unary(func: Func) -> Option<usize> {
@@ -55,39 +57,14 @@ pub(crate) extern "C" fn atan2(y: f64, x: f64) -> f64 {
     y.atan2(x)
 }
 
-/// numpy's `divmod` for floats (`npy_divmod`): the floor quotient and the remainder with the sign
-/// of the divisor.
-fn float_divmod(a: f64, b: f64) -> (f64, f64) {
-    let mut m = a % b;
-    if b == 0.0 {
-        return (a / b, m);
-    }
-    let mut div = (a - m) / b;
-    if m != 0.0 {
-        if (b < 0.0) != (m < 0.0) {
-            m += b;
-            div -= 1.0;
-        }
-    } else {
-        m = 0.0f64.copysign(b);
-    }
-    let floordiv = if div != 0.0 {
-        let f = div.floor();
-        if div - f > 0.5 { f + 1.0 } else { f }
-    } else {
-        0.0f64.copysign(a / b)
-    };
-    (floordiv, m)
-}
-
 /// numpy's `floor_divide` for floats.
 pub(crate) extern "C" fn floor_div(a: f64, b: f64) -> f64 {
-    float_divmod(a, b).0
+    math::floor_divide(a, b)
 }
 
-/// numpy's `remainder` for floats (the sign of the divisor; NaN for a zero divisor).
+/// numpy's `remainder` for floats.
 pub(crate) extern "C" fn remainder(a: f64, b: f64) -> f64 {
-    if b == 0.0 { a % b } else { float_divmod(a, b).1 }
+    math::remainder(a, b)
 }
 
 /// `base ** exp` for signed integers, wrapping; negative exponents truncate (0 unless the base
@@ -139,20 +116,20 @@ pub(crate) unsafe extern "C" fn complex_unary(func: i64, re: f64, im: f64, out: 
     use Func::*;
     let z = Complex64::new(re, im);
     let r = match Func::ALL.get(func as usize) {
-        Some(Abs) => Complex64::new(z.norm(), 0.0),
-        Some(Sqrt) => z.sqrt(),
-        Some(Exp) => z.exp(),
-        Some(Log) => z.ln(),
-        Some(Log10) => z.ln() / std::f64::consts::LN_10,
-        Some(Sin) => z.sin(),
-        Some(Cos) => z.cos(),
-        Some(Tan) => z.tan(),
-        Some(Arcsin) => z.asin(),
-        Some(Arccos) => z.acos(),
-        Some(Arctan) => z.atan(),
-        Some(Sinh) => z.sinh(),
-        Some(Cosh) => z.cosh(),
-        Some(Tanh) => z.tanh(),
+        Some(Abs) => Complex64::new(complex::abs(z), 0.0),
+        Some(Sqrt) => complex::sqrt(z),
+        Some(Exp) => complex::exp(z),
+        Some(Log) => complex::log(z),
+        Some(Log10) => complex::log10(z),
+        Some(Sin) => complex::sin(z),
+        Some(Cos) => complex::cos(z),
+        Some(Tan) => complex::tan(z),
+        Some(Arcsin) => complex::asin(z),
+        Some(Arccos) => complex::acos(z),
+        Some(Arctan) => complex::atan(z),
+        Some(Sinh) => complex::sinh(z),
+        Some(Cosh) => complex::cosh(z),
+        Some(Tanh) => complex::tanh(z),
         // The code generator calls this only for the functions above.
         _ => Complex64::new(f64::NAN, f64::NAN),
     };
@@ -160,30 +137,22 @@ pub(crate) unsafe extern "C" fn complex_unary(func: i64, re: f64, im: f64, out: 
     unsafe { write_complex(out, r) }
 }
 
-/// `a / b` for complex numbers, as `num_complex` (and the reference interpreter) computes it.
+/// `a / b` for complex numbers, numpy's algorithm (`pytato_core::math::complex::div`).
 ///
 /// # Safety
 /// `out` points to two writable `f64`s.
 pub(crate) unsafe extern "C" fn complex_div(ar: f64, ai: f64, br: f64, bi: f64, out: *mut f64) {
-    let r = Complex64::new(ar, ai) / Complex64::new(br, bi);
+    let r = complex::div(Complex64::new(ar, ai), Complex64::new(br, bi));
     // SAFETY: the caller's contract.
     unsafe { write_complex(out, r) }
 }
 
-/// `a ** b` for complex numbers: `x ** 0 = 1`, `0 ** y = 0`, otherwise `exp(b ln a)`.
+/// `a ** b` for complex numbers, numpy's rules (`pytato_core::math::complex::pow`).
 ///
 /// # Safety
 /// `out` points to two writable `f64`s.
 pub(crate) unsafe extern "C" fn complex_pow(ar: f64, ai: f64, br: f64, bi: f64, out: *mut f64) {
-    let (a, b) = (Complex64::new(ar, ai), Complex64::new(br, bi));
-    let zero = Complex64::new(0.0, 0.0);
-    let r = if b == zero {
-        Complex64::new(1.0, 0.0)
-    } else if a == zero {
-        zero
-    } else {
-        a.powc(b)
-    };
+    let r = complex::pow(Complex64::new(ar, ai), Complex64::new(br, bi));
     // SAFETY: the caller's contract.
     unsafe { write_complex(out, r) }
 }

@@ -1,14 +1,15 @@
 //! numpy's semantics for one value at a time: what each operation of the scalar expression
-//! language means (see `pytato_core::expr` for the rules every backend follows).
+//! language means (see `pytato_core::expr` for the rules every backend follows). Float `//`, `%`,
+//! casts and complex functions come from `pytato_core::math`, which the Cranelift backend calls
+//! too; float32 and complex64 functions are computed in double precision and rounded once.
 //!
 //! The typing rules guarantee that both operands of a binary operation have one dtype, so every
 //! function here matches on pairs of equal variants; any other pair is an internal error.
 
-use num_complex::Complex;
-#[cfg(test)]
-use num_complex::Complex64;
+use num_complex::{Complex, Complex32, Complex64};
 use num_traits::{Float, PrimInt, WrappingAdd, WrappingMul, WrappingNeg, WrappingSub};
-use pytato_core::expr::{BinaryOp, CompareOp, Func, UnaryOp};
+use pytato_core::expr::{BinaryOp, CompareOp, Func, ReduceOp, UnaryOp};
+use pytato_core::math::{self, complex};
 use pytato_core::{DType, Scalar};
 
 /// An operation applied to operands it was not typed for: a bug in whoever built the expression.
@@ -106,69 +107,61 @@ fn int_binary<T: IntSemantics>(op: BinaryOp, x: T, y: T) -> R<T> {
     })
 }
 
-/// numpy's `divmod` for floats (`npy_divmod`): the floor quotient and the remainder with the sign
-/// of the divisor.
-fn float_divmod<T: Float>(a: T, b: T) -> (T, T) {
-    let mut m = a % b;
-    if b == T::zero() {
-        return (a / b, m);
-    }
-    let mut div = (a - m) / b;
-    if m != T::zero() {
-        if (b < T::zero()) != (m < T::zero()) {
-            m = m + b;
-            div = div - T::one();
-        }
-    } else {
-        m = T::zero().copysign(b);
-    }
-    let floordiv = if div != T::zero() {
-        let f = div.floor();
-        if div - f > T::from(0.5).expect("0.5") { f + T::one() } else { f }
-    } else {
-        T::zero().copysign(a / b)
-    };
-    (floordiv, m)
-}
-
-fn float_binary<T: Float>(op: BinaryOp, x: T, y: T) -> R<T> {
+/// `x op y` for floats, in `f64` (float32 values are widened and the result rounded once, as the
+/// compiled backends do; `+ - * /` give the same bits either way).
+fn float_binary(op: BinaryOp, x: f64, y: f64) -> R<f64> {
     use BinaryOp::*;
     Ok(match op {
         Add => x + y,
         Sub => x - y,
         Mul => x * y,
         Div => x / y,
-        FloorDiv => float_divmod(x, y).0,
-        Rem => {
-            if y == T::zero() {
-                x % y
-            } else {
-                float_divmod(x, y).1
-            }
-        }
+        FloorDiv => math::floor_divide(x, y),
+        Rem => math::remainder(x, y),
         Pow => x.powf(y),
         _ => return bug(format!("{op:?} on floats")),
     })
 }
 
-fn complex_binary<T: Float + num_traits::FloatConst>(op: BinaryOp, x: Complex<T>, y: Complex<T>) -> R<Complex<T>> {
+fn f32_binary(op: BinaryOp, x: f32, y: f32) -> R<f32> {
     use BinaryOp::*;
     Ok(match op {
+        // Native single precision: correctly rounded, like the compiled backends' instructions.
         Add => x + y,
         Sub => x - y,
         Mul => x * y,
         Div => x / y,
-        Pow => {
-            if y == Complex::new(T::zero(), T::zero()) {
-                Complex::new(T::one(), T::zero())
-            } else if x == Complex::new(T::zero(), T::zero()) {
-                Complex::new(T::zero(), T::zero())
-            } else {
-                x.powc(y)
-            }
-        }
+        _ => float_binary(op, x.into(), y.into())? as f32,
+    })
+}
+
+fn complex_binary(op: BinaryOp, x: Complex64, y: Complex64) -> R<Complex64> {
+    use BinaryOp::*;
+    Ok(match op {
+        Add => x + y,
+        Sub => x - y,
+        Mul => complex::mul(x, y),
+        Div => complex::div(x, y),
+        Pow => complex::pow(x, y),
         _ => return bug(format!("{op:?} on complex numbers")),
     })
+}
+
+fn c64_binary(op: BinaryOp, x: Complex32, y: Complex32) -> R<Complex32> {
+    Ok(match op {
+        BinaryOp::Add => x + y,
+        BinaryOp::Sub => x - y,
+        BinaryOp::Mul => Complex32::new(x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re),
+        _ => narrow(complex_binary(op, widen(x), widen(y))?),
+    })
+}
+
+fn widen(z: Complex32) -> Complex64 {
+    Complex64::new(z.re.into(), z.im.into())
+}
+
+fn narrow(z: Complex64) -> Complex32 {
+    Complex32::new(z.re as f32, z.im as f32)
 }
 
 /// `x op y` for two values of one dtype.
@@ -189,9 +182,9 @@ pub(crate) fn binary(op: BinaryOp, x: Scalar, y: Scalar) -> R<Scalar> {
         (S::U16(a), S::U16(b)) => S::U16(int_binary(op, a, b)?),
         (S::U32(a), S::U32(b)) => S::U32(int_binary(op, a, b)?),
         (S::U64(a), S::U64(b)) => S::U64(int_binary(op, a, b)?),
-        (S::F32(a), S::F32(b)) => S::F32(float_binary(op, a, b)?),
+        (S::F32(a), S::F32(b)) => S::F32(f32_binary(op, a, b)?),
         (S::F64(a), S::F64(b)) => S::F64(float_binary(op, a, b)?),
-        (S::C64(a), S::C64(b)) => S::C64(complex_binary(op, a, b)?),
+        (S::C64(a), S::C64(b)) => S::C64(c64_binary(op, a, b)?),
         (S::C128(a), S::C128(b)) => S::C128(complex_binary(op, a, b)?),
         _ => return bug(format!("{op:?} on {} and {}", x.dtype(), y.dtype())),
     })
@@ -270,7 +263,8 @@ pub(crate) fn unary(op: UnaryOp, x: Scalar) -> R<Scalar> {
     })
 }
 
-fn float_func<T: Float>(f: Func, x: T) -> R<T> {
+/// A real function in `f64` (float32 arguments are widened and the result rounded once).
+fn float_func(f: Func, x: f64) -> R<f64> {
     use Func::*;
     Ok(match f {
         Abs => x.abs(),
@@ -290,28 +284,29 @@ fn float_func<T: Float>(f: Func, x: T) -> R<T> {
         Floor => x.floor(),
         Ceil => x.ceil(),
         Real | Conj => x,
-        Imag => T::zero(),
+        Imag => 0.0,
         _ => return bug(format!("{f:?} of a float")),
     })
 }
 
-fn complex_func<T: Float + num_traits::FloatConst>(f: Func, x: Complex<T>) -> R<Complex<T>> {
+/// A complex function in `complex128` (complex64 arguments are widened and the result rounded).
+fn complex_func(f: Func, z: Complex64) -> R<Complex64> {
     use Func::*;
     Ok(match f {
-        Sqrt => x.sqrt(),
-        Exp => x.exp(),
-        Log => x.ln(),
-        Log10 => x.ln() / T::LN_10(),
-        Sin => x.sin(),
-        Cos => x.cos(),
-        Tan => x.tan(),
-        Arcsin => x.asin(),
-        Arccos => x.acos(),
-        Arctan => x.atan(),
-        Sinh => x.sinh(),
-        Cosh => x.cosh(),
-        Tanh => x.tanh(),
-        Conj => x.conj(),
+        Sqrt => complex::sqrt(z),
+        Exp => complex::exp(z),
+        Log => complex::log(z),
+        Log10 => complex::log10(z),
+        Sin => complex::sin(z),
+        Cos => complex::cos(z),
+        Tan => complex::tan(z),
+        Arcsin => complex::asin(z),
+        Arccos => complex::acos(z),
+        Arctan => complex::atan(z),
+        Sinh => complex::sinh(z),
+        Cosh => complex::cosh(z),
+        Tanh => complex::tanh(z),
+        Conj => z.conj(),
         _ => return bug(format!("{f:?} of a complex number")),
     })
 }
@@ -347,7 +342,7 @@ pub(crate) fn call(f: Func, args: &[Scalar]) -> R<Scalar> {
                 _ => return bug(format!("{f:?} of {} and {}", x.dtype(), y.dtype())),
             })
         }
-        (Func::Arctan2, [S::F32(a), S::F32(b)]) => Ok(S::F32(a.atan2(*b))),
+        (Func::Arctan2, [S::F32(a), S::F32(b)]) => Ok(S::F32(f64::from(*a).atan2(f64::from(*b)) as f32)),
         (Func::Arctan2, [S::F64(a), S::F64(b)]) => Ok(S::F64(a.atan2(*b))),
         (_, [x]) => unary_func(f, *x),
         _ => bug(format!("{f:?} with {} arguments", args.len())),
@@ -361,16 +356,16 @@ fn unary_func(f: Func, x: Scalar) -> R<Scalar> {
         S::F64(v) if f == Func::IsNan => S::Bool(v.is_nan()),
         S::C64(v) if f == Func::IsNan => S::Bool(v.re.is_nan() || v.im.is_nan()),
         S::C128(v) if f == Func::IsNan => S::Bool(v.re.is_nan() || v.im.is_nan()),
-        S::F32(v) => S::F32(float_func(f, v)?),
+        S::F32(v) => S::F32(float_func(f, v.into())? as f32),
         S::F64(v) => S::F64(float_func(f, v)?),
         S::C64(v) => match f {
-            Func::Abs => S::F32(v.norm()),
+            Func::Abs => S::F32(complex::abs(widen(v)) as f32),
             Func::Real => S::F32(v.re),
             Func::Imag => S::F32(v.im),
-            _ => S::C64(complex_func(f, v)?),
+            _ => S::C64(narrow(complex_func(f, widen(v))?)),
         },
         S::C128(v) => match f {
-            Func::Abs => S::F64(v.norm()),
+            Func::Abs => S::F64(complex::abs(v)),
             Func::Real => S::F64(v.re),
             Func::Imag => S::F64(v.im),
             _ => S::C128(complex_func(f, v)?),
@@ -392,8 +387,57 @@ fn unary_func(f: Func, x: Scalar) -> R<Scalar> {
     })
 }
 
+/// A running reduction. Float and complex sums follow `pytato_core::math`'s summation scheme
+/// (float32 and complex64 in double precision, float64 and complex128 in blocks), as the compiled
+/// backends do; everything else combines in order.
+pub(crate) struct Accumulator {
+    op: ReduceOp,
+    dtype: DType,
+    total: Scalar,
+    block: Scalar,
+    count: u64,
+}
+
+impl Accumulator {
+    pub(crate) fn new(op: ReduceOp, dtype: DType) -> Accumulator {
+        let wide = match (op, dtype) {
+            (ReduceOp::Sum, DType::F32) => DType::F64,
+            (ReduceOp::Sum, DType::C64) => DType::C128,
+            _ => dtype,
+        };
+        Accumulator { op, dtype, total: op.neutral(wide), block: Scalar::zero(wide), count: 0 }
+    }
+
+    pub(crate) fn add(&mut self, x: Scalar) -> R<()> {
+        match (self.op, self.dtype) {
+            (ReduceOp::Sum, DType::F32 | DType::C64) => {
+                self.total = binary(BinaryOp::Add, self.total, x.cast(self.total.dtype()))?;
+            }
+            (ReduceOp::Sum, DType::F64 | DType::C128) => {
+                self.block = binary(BinaryOp::Add, self.block, x)?;
+                self.count += 1;
+                if self.count == math::SUM_BLOCK {
+                    self.total = binary(BinaryOp::Add, self.total, self.block)?;
+                    self.block = Scalar::zero(self.dtype);
+                    self.count = 0;
+                }
+            }
+            _ => self.total = accumulate(self.op, self.total, x)?,
+        }
+        Ok(())
+    }
+
+    pub(crate) fn finish(self) -> R<Scalar> {
+        Ok(match (self.op, self.dtype) {
+            (ReduceOp::Sum, DType::F32 | DType::C64) => self.total.cast(self.dtype),
+            (ReduceOp::Sum, DType::F64 | DType::C128) => binary(BinaryOp::Add, self.total, self.block)?,
+            _ => self.total,
+        })
+    }
+}
+
 /// The running value of a reduction.
-pub(crate) fn accumulate(op: pytato_core::expr::ReduceOp, acc: Scalar, x: Scalar) -> R<Scalar> {
+fn accumulate(op: pytato_core::expr::ReduceOp, acc: Scalar, x: Scalar) -> R<Scalar> {
     use pytato_core::expr::ReduceOp::*;
     match op {
         Sum => binary(BinaryOp::Add, acc, x),
@@ -408,11 +452,6 @@ pub(crate) fn accumulate(op: pytato_core::expr::ReduceOp, acc: Scalar, x: Scalar
 /// The product used by einsum: logical and for bools.
 pub(crate) fn product(acc: Scalar, x: Scalar) -> R<Scalar> {
     if acc.dtype() == DType::Bool { binary(BinaryOp::LogicalAnd, acc, x) } else { binary(BinaryOp::Mul, acc, x) }
-}
-
-/// The sum used by einsum: logical or for bools.
-pub(crate) fn sum(acc: Scalar, x: Scalar) -> R<Scalar> {
-    if acc.dtype() == DType::Bool { binary(BinaryOp::LogicalOr, acc, x) } else { binary(BinaryOp::Add, acc, x) }
 }
 
 #[cfg(test)]

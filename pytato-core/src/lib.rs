@@ -8,7 +8,8 @@
 //! - [`expr`]: the scalar expression language of index lambdas;
 //! - [`array`]: the array nodes, with structural hashing and linear-time equality;
 //! - [`tags`] and [`names`]: metadata and the reserved namespaces;
-//! - [`data`] and [`scalar`]: dynamically typed values and `ndarray` arrays.
+//! - [`data`] and [`scalar`]: dynamically typed values and `ndarray` arrays;
+//! - [`math`]: numpy's scalar math where Rust differs (float `//` and `%`, casts, complex functions).
 //!
 //! See `ARCHITECTURE.md` at the repository root for how a DAG travels through the crates.
 
@@ -20,6 +21,7 @@ pub mod dtype;
 pub mod error;
 pub mod expr;
 pub mod frontend;
+pub mod math;
 pub mod names;
 pub mod scalar;
 pub mod shape;

@@ -153,10 +153,10 @@ impl Scalar {
         })
     }
 
-    /// numpy's `astype` for one value: integers wrap, floats truncate toward zero and then wrap
-    /// like integers (as numpy does on x86; NaN and values beyond 128 bits are undefined in numpy
-    /// and give 0 or a saturated value here), complex to real drops the imaginary part, anything to
-    /// bool is `!= 0`.
+    /// numpy's `astype` for one value: integers wrap, floats truncate toward zero as numpy does on
+    /// x86-64 ([`float_to_int`](crate::math::float_to_int): NaN and out-of-range values, undefined
+    /// in numpy, give what numpy gives there), complex to real drops the imaginary part, anything
+    /// to bool is `!= 0`.
     pub fn cast(&self, dtype: DType) -> Scalar {
         if dtype == DType::Bool {
             let c = self.to_complex64();
@@ -173,9 +173,8 @@ impl Scalar {
             _ => (c.re, c.im),
         };
         if dtype.is_integer() {
-            // numpy (on x86) truncates toward zero to a wide integer, then wraps into the target:
-            // -1.5 becomes 255 as uint8. NaN and values beyond 64 bits are undefined in numpy.
-            return Scalar::from_i128_wrapping(re.trunc() as i128, dtype);
+            // numpy leaves NaN and out-of-range values undefined; we follow its x86-64 results.
+            return crate::math::float_to_int(re, dtype);
         }
         match dtype {
             DType::F32 => Scalar::F32(re as f32),

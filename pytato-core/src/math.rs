@@ -1,0 +1,532 @@
+//! numpy's scalar math where Rust's operators and `num-complex` differ from it: the one
+//! definition the CPU backends share (the interpreter calls these functions, and the Cranelift JIT
+//! calls them from generated code), so that they agree bit for bit.
+//!
+//! - Float `//` and `%` ([`floor_divide`], [`remainder`]): numpy's `npy_divmod`, on an exact
+//!   `fmod`.
+//! - Float to integer casts ([`float_to_int`]): numpy calls out-of-range values and NaN undefined;
+//!   we follow what numpy gives on x86-64, the platform its users run most.
+//! - Complex arithmetic and functions ([`complex`]): numpy's division algorithm, and the special
+//!   values and branch cuts of C99 Annex G (what numpy gets from the C library), with formulas
+//!   that stay accurate for huge, tiny and subnormal arguments.
+//!
+//! float32 and complex64 are computed in float64 (and complex128) and rounded once at the end:
+//! as accurate as single precision or better, and the same on every CPU backend.
+//!
+//! # Summation
+//!
+//! Every backend sums floating-point values (sum and mean reductions, einsum contractions) so that
+//! a long sum is about as accurate as numpy's pairwise summation while staying one streaming loop:
+//!
+//! - float32 and complex64 terms are added in float64 (complex128) and rounded once at the end:
+//!   sums of up to 2^29 terms stay within one float32 rounding of the exact sum;
+//! - float64 and complex128 terms are added into a block sum, and every [`SUM_BLOCK`] terms the
+//!   block sum is added into the total and restarts at zero; the result is total + block. The
+//!   error grows like `SUM_BLOCK + n / SUM_BLOCK` roundings instead of `n`.
+//!
+//! Terms are taken in the order of the reduction's loops (the first iname slowest), counted over
+//! the whole reduction however many inames it has.
+
+use crate::dtype::DType;
+use crate::scalar::Scalar;
+
+/// Terms per block of a float64 or complex128 sum (see the module docs, "Summation").
+pub const SUM_BLOCK: u64 = 128;
+
+/// numpy's `divmod` for floats (`npy_divmod`): the quotient rounded toward negative infinity and
+/// the remainder with the sign of the divisor. A zero divisor gives `(a / b, NaN)`.
+pub fn float_divmod(a: f64, b: f64) -> (f64, f64) {
+    let mut m = a % b; // Rust's `%` on floats is C's fmod: exact.
+    if b == 0.0 {
+        return (a / b, m);
+    }
+    let mut div = (a - m) / b;
+    if m != 0.0 {
+        if (b < 0.0) != (m < 0.0) {
+            m += b;
+            div -= 1.0;
+        }
+    } else {
+        m = 0.0f64.copysign(b);
+    }
+    let floordiv = if div != 0.0 {
+        let f = div.floor();
+        if div - f > 0.5 { f + 1.0 } else { f }
+    } else {
+        0.0f64.copysign(a / b)
+    };
+    (floordiv, m)
+}
+
+/// numpy's `floor_divide` for floats.
+pub fn floor_divide(a: f64, b: f64) -> f64 {
+    float_divmod(a, b).0
+}
+
+/// numpy's `remainder` for floats: the sign of the divisor; NaN for a zero divisor.
+pub fn remainder(a: f64, b: f64) -> f64 {
+    if b == 0.0 { a % b } else { float_divmod(a, b).1 }
+}
+
+/// x86-64's `cvttsd2si` into `bits` bits: `x` truncated toward zero where that fits a signed
+/// integer of `bits` bits, otherwise (NaN, infinities, out of range) the smallest such integer.
+fn cvtt(x: f64, bits: u32) -> i64 {
+    let limit = 2f64.powi(bits as i32 - 1);
+    if x > -limit - 1.0 && x < limit { x.trunc() as i64 } else { -(1i128 << (bits - 1)) as i64 }
+}
+
+/// `x` (a float) cast to the integer dtype `dtype` as numpy does on x86-64:
+///
+/// - `int64`, `int32`: truncation toward zero; NaN, infinities and values outside the range give
+///   the smallest value of the dtype (`cvttsd2si`);
+/// - `int8`, `int16`, `uint8`, `uint16`: the 32-bit conversion, wrapped (`-1.5` is 255 as
+///   `uint8`; 300.7 is 44);
+/// - `uint32`, `uint64`: values from `2^31` (`2^63`) on are converted after subtracting it, and
+///   the top bit set again; below that, the signed conversion, wrapped.
+///
+/// Returns the integer as the target dtype's [`Scalar`]; `dtype` must be an integer dtype.
+///
+/// ```
+/// use pytato_core::{math::float_to_int, DType, Scalar};
+/// assert_eq!(float_to_int(-1.5, DType::U8), Scalar::U8(255));
+/// assert_eq!(float_to_int(3e9, DType::I32), Scalar::I32(i32::MIN));
+/// assert_eq!(float_to_int(f64::NAN, DType::U32), Scalar::U32(1 << 31));
+/// ```
+pub fn float_to_int(x: f64, dtype: DType) -> Scalar {
+    let unsigned = |bits: u32| -> u64 {
+        let top = 2f64.powi(bits as i32 - 1);
+        if x >= top { (cvtt(x - top, bits) as u64) ^ (1u64 << (bits - 1)) } else { cvtt(x, bits) as u64 }
+    };
+    match dtype {
+        DType::I64 => Scalar::I64(cvtt(x, 64)),
+        DType::I32 => Scalar::I32(cvtt(x, 32) as i32),
+        DType::I16 => Scalar::I16(cvtt(x, 32) as i16),
+        DType::I8 => Scalar::I8(cvtt(x, 32) as i8),
+        DType::U64 => Scalar::U64(unsigned(64)),
+        DType::U32 => Scalar::U32(unsigned(32) as u32),
+        DType::U16 => Scalar::U16(cvtt(x, 32) as u16),
+        DType::U8 => Scalar::U8(cvtt(x, 32) as u8),
+        other => panic!("float_to_int to {other}, which is not an integer dtype"),
+    }
+}
+
+/// Complex arithmetic and elementary functions on [`Complex64`]: numpy's results, C99 Annex G's
+/// special values (infinities, NaN, signed zeros on the branch cuts).
+pub mod complex {
+    use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, LN_2, LN_10, PI};
+
+    use num_complex::Complex64 as C;
+
+    fn c(re: f64, im: f64) -> C {
+        C::new(re, im)
+    }
+
+    /// `i z`.
+    fn times_i(z: C) -> C {
+        c(-z.im, z.re)
+    }
+
+    /// `-i z`.
+    fn times_minus_i(z: C) -> C {
+        c(z.im, -z.re)
+    }
+
+    /// `a * b`, the textbook formula numpy uses.
+    pub fn mul(a: C, b: C) -> C {
+        c(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re)
+    }
+
+    /// `a / b` with numpy's algorithm (Smith's, scaled by the larger part of the divisor; a zero
+    /// divisor divides each part by `+0`): no overflow for large divisors, `(1+1j)/0` is
+    /// `inf+infj`.
+    pub fn div(a: C, b: C) -> C {
+        let (br_abs, bi_abs) = (b.re.abs(), b.im.abs());
+        if br_abs >= bi_abs {
+            if br_abs == 0.0 && bi_abs == 0.0 {
+                return c(a.re / br_abs, a.im / br_abs);
+            }
+            let rat = b.im / b.re;
+            let scl = 1.0 / (b.re + b.im * rat);
+            c((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl)
+        } else {
+            let rat = b.re / b.im;
+            let scl = 1.0 / (b.im + b.re * rat);
+            c((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl)
+        }
+    }
+
+    /// `|z|` without overflow or underflow (`hypot`); infinite if either part is.
+    pub fn abs(z: C) -> f64 {
+        z.re.hypot(z.im)
+    }
+
+    /// `e^z`. `exp(x + 0i)` is `exp(x) + 0i` (no `inf * 0`), and `exp(x)` overflowing does not
+    /// make the result overflow where `exp(x) cos(y)` is finite.
+    pub fn exp(z: C) -> C {
+        let (x, y) = (z.re, z.im);
+        if y == 0.0 {
+            return c(x.exp(), y);
+        }
+        if x.is_infinite() && !y.is_finite() {
+            return if x > 0.0 { c(x, f64::NAN) } else { c(0.0, 0.0) };
+        }
+        if x > 709.0 {
+            // e^x = h * h without overflowing before the product does.
+            let h = (0.5 * x).exp();
+            return c(y.cos() * h * h, y.sin() * h * h);
+        }
+        let e = x.exp();
+        c(e * y.cos(), e * y.sin())
+    }
+
+    /// `log |z|`, accurate near `|z| = 1` and for huge, tiny and subnormal parts.
+    fn log_abs(x: f64, y: f64) -> f64 {
+        let (ax, ay) = (x.abs(), y.abs());
+        if ax.is_infinite() || ay.is_infinite() {
+            return f64::INFINITY;
+        }
+        if ax.is_nan() || ay.is_nan() {
+            return f64::NAN;
+        }
+        let (big, small) = if ax >= ay { (ax, ay) } else { (ay, ax) };
+        if big == 0.0 {
+            return f64::NEG_INFINITY;
+        }
+        if big > 0.5 && big < 2.0 {
+            // |z|² - 1 = (big - 1)(big + 1) + small², without cancellation.
+            return 0.5 * ((big - 1.0) * (big + 1.0) + small * small).ln_1p();
+        }
+        // Scale so that hypot keeps every digit of subnormal parts and never overflows.
+        const SCALE: i32 = 600;
+        if big < 2f64.powi(-500) {
+            let s = 2f64.powi(SCALE);
+            return (ax * s).hypot(ay * s).ln() - f64::from(SCALE) * LN_2;
+        }
+        if big > 2f64.powi(1000) {
+            let s = 2f64.powi(-SCALE);
+            return (ax * s).hypot(ay * s).ln() + f64::from(SCALE) * LN_2;
+        }
+        ax.hypot(ay).ln()
+    }
+
+    /// The principal logarithm: `log|z| + i arg z`; `log(-0 + 0i)` is `-inf + pi i`.
+    pub fn log(z: C) -> C {
+        c(log_abs(z.re, z.im), z.im.atan2(z.re))
+    }
+
+    /// `log(z) / ln 10`.
+    pub fn log10(z: C) -> C {
+        let l = log(z);
+        c(l.re / LN_10, l.im / LN_10)
+    }
+
+    /// The principal square root (Kahan's algorithm): the real part is never negative, the
+    /// imaginary part has the sign of `z.im` (so `sqrt(-4 - 0i)` is `-2i`).
+    pub fn sqrt(z: C) -> C {
+        let (x, y) = (z.re, z.im);
+        if x == 0.0 && y == 0.0 {
+            return c(0.0, y);
+        }
+        if y.is_infinite() {
+            return c(f64::INFINITY, y);
+        }
+        if x.is_nan() {
+            return c(x, f64::NAN);
+        }
+        if x.is_infinite() {
+            return match (x > 0.0, y.is_nan()) {
+                (true, true) => c(x, y),
+                (true, false) => c(x, 0.0f64.copysign(y)),
+                (false, true) => c(f64::NAN, f64::INFINITY),
+                (false, false) => c(0.0, f64::INFINITY.copysign(y)),
+            };
+        }
+        if y.is_nan() {
+            return c(f64::NAN, f64::NAN);
+        }
+        // Scale huge and tiny arguments (sqrt halves the exponent: scale by even powers of 2).
+        let (ax, ay) = (x.abs(), y.abs());
+        let (scale, unscale) = if ax.max(ay) > 2f64.powi(1000) {
+            (2f64.powi(-2), 2.0)
+        } else if ax.max(ay) < 2f64.powi(-1000) {
+            (2f64.powi(108), 2f64.powi(-54))
+        } else {
+            (1.0, 1.0)
+        };
+        let (sx, sy) = (ax * scale, ay * scale);
+        let t = (0.5 * (sx + sx.hypot(sy))).sqrt();
+        let (re, im) = (t, sy / (2.0 * t));
+        if x >= 0.0 { c(re * unscale, (im * unscale).copysign(y)) } else { c(im * unscale, (re * unscale).copysign(y)) }
+    }
+
+    /// `(sinh x, cosh x)` halves of `e^|x|` for large `|x|` times `m`, without overflowing early:
+    /// `m * e^|x| / 2`.
+    fn half_exp_times(ax: f64, m: f64) -> f64 {
+        let h = (0.5 * ax).exp();
+        (m * h) * (0.5 * h)
+    }
+
+    /// `sinh z = sinh x cos y + i cosh x sin y`.
+    pub fn sinh(z: C) -> C {
+        let (x, y) = (z.re, z.im);
+        if y == 0.0 {
+            return c(x.sinh(), y);
+        }
+        if !y.is_finite() {
+            return match x {
+                _ if x == 0.0 => c(x, f64::NAN),
+                _ if x.is_infinite() => c(f64::INFINITY, f64::NAN),
+                _ => c(f64::NAN, f64::NAN),
+            };
+        }
+        if x.is_finite() && x.abs() > 709.0 {
+            let ax = x.abs();
+            return c(half_exp_times(ax, y.cos()) * 1.0f64.copysign(x), half_exp_times(ax, y.sin()));
+        }
+        c(x.sinh() * y.cos(), x.cosh() * y.sin())
+    }
+
+    /// `cosh z = cosh x cos y + i sinh x sin y`.
+    pub fn cosh(z: C) -> C {
+        let (x, y) = (z.re, z.im);
+        if y == 0.0 {
+            // The imaginary part is sinh(x) * 0: a zero with the sign of x * y.
+            let im = if x.is_nan() { y } else { 0.0f64.copysign(x) * y };
+            return c(x.cosh(), im);
+        }
+        if !y.is_finite() {
+            return if x.is_infinite() {
+                c(f64::INFINITY, f64::NAN)
+            } else {
+                c(f64::NAN, if x == 0.0 { 0.0 } else { f64::NAN })
+            };
+        }
+        if x.is_finite() && x.abs() > 709.0 {
+            let ax = x.abs();
+            return c(half_exp_times(ax, y.cos()), half_exp_times(ax, y.sin()) * 1.0f64.copysign(x));
+        }
+        c(x.cosh() * y.cos(), x.sinh() * y.sin())
+    }
+
+    /// `tanh z`, by Kahan's formula (no cancellation near the poles of `tan`).
+    pub fn tanh(z: C) -> C {
+        let (x, y) = (z.re, z.im);
+        if x.is_nan() {
+            return if y == 0.0 { c(x, y) } else { c(f64::NAN, f64::NAN) };
+        }
+        if x.is_infinite() {
+            let im = if y.is_finite() { 0.0f64.copysign((2.0 * y).sin()) } else { 0.0f64.copysign(y) };
+            return c(1.0f64.copysign(x), im);
+        }
+        if !y.is_finite() {
+            return if x == 0.0 { c(x, f64::NAN) } else { c(f64::NAN, f64::NAN) };
+        }
+        if x.abs() >= 22.0 {
+            let e = (-2.0 * x.abs()).exp();
+            return c(1.0f64.copysign(x), 4.0 * y.sin() * y.cos() * e);
+        }
+        let t = y.tan();
+        let beta = 1.0 + t * t;
+        let s = x.sinh();
+        let rho = (1.0 + s * s).sqrt();
+        let denom = 1.0 + beta * s * s;
+        c(beta * rho * s / denom, t / denom)
+    }
+
+    /// `(y, x)` for `x + iy`: `sin` and `tan` are `sinh` and `tanh` with the parts swapped
+    /// (`sin z = -i sinh(iz)`), which keeps Annex G's signs where `-i` would flip an infinity.
+    fn swap(z: C) -> C {
+        c(z.im, z.re)
+    }
+
+    /// `sin z`: `sinh` of the swapped argument, swapped back.
+    pub fn sin(z: C) -> C {
+        swap(sinh(swap(z)))
+    }
+
+    /// `cos z = cosh(i z)`.
+    pub fn cos(z: C) -> C {
+        cosh(times_i(z))
+    }
+
+    /// `tan z`: `tanh` of the swapped argument, swapped back.
+    pub fn tan(z: C) -> C {
+        swap(tanh(swap(z)))
+    }
+
+    /// Annex G's `casinh` where a part is infinite or NaN (`None` for finite arguments).
+    fn asinh_special(z: C) -> Option<C> {
+        let (x, y) = (z.re, z.im);
+        if x.is_finite() && y.is_finite() {
+            return None;
+        }
+        let (ax, ay) = (x.abs(), y.abs());
+        let w = if ax.is_infinite() && ay.is_infinite() {
+            c(f64::INFINITY, FRAC_PI_4)
+        } else if ax.is_infinite() {
+            c(f64::INFINITY, if ay.is_nan() { f64::NAN } else { 0.0 })
+        } else if ay.is_infinite() {
+            c(f64::INFINITY, if ax.is_nan() { f64::NAN } else { FRAC_PI_2 })
+        } else if ax.is_nan() {
+            c(f64::NAN, if y == 0.0 { 0.0 } else { f64::NAN })
+        } else {
+            c(f64::NAN, f64::NAN)
+        };
+        // Odd in x, and conj(asinh z) = asinh(conj z); NaNs keep no sign.
+        let sign = |v: f64, s: f64| if v.is_nan() { v } else { v.copysign(s) };
+        Some(c(sign(w.re, x), sign(w.im, y)))
+    }
+
+    /// `asinh z` for huge `|z|`: `log(2z)` (the neglected term is below `1/|z|²`).
+    fn asinh_huge(z: C) -> C {
+        let w = log(c(z.re.abs(), z.im.abs()));
+        c((w.re + LN_2).copysign(z.re), w.im.copysign(z.im))
+    }
+
+    /// Beyond this `|z|`, [`asinh_huge`] is exact to double precision (and the products in
+    /// Kahan's formulas could overflow).
+    const HUGE: f64 = 1e150;
+
+    fn is_huge(z: C) -> bool {
+        z.re.abs() > HUGE || z.im.abs() > HUGE
+    }
+
+    /// `1 - z` with the real 1 (Kahan: the imaginary part is `-y`, so that the signed zero of
+    /// `y` picks the side of a branch cut).
+    fn one_minus(z: C) -> C {
+        c(1.0 - z.re, -z.im)
+    }
+
+    /// `1 + z` with the real 1.
+    fn one_plus(z: C) -> C {
+        c(1.0 + z.re, z.im)
+    }
+
+    /// `arcsin z` (Kahan): `atan2(x, Re(√(1-z)√(1+z))) + i asinh(Im(conj(√(1-z))√(1+z)))`;
+    /// the branch cuts `|x| > 1, y = ±0` follow the sign of `y`.
+    pub fn asin(z: C) -> C {
+        let iz = times_i(z);
+        if let Some(w) = asinh_special(iz) {
+            return times_minus_i(w);
+        }
+        if is_huge(z) {
+            return times_minus_i(asinh_huge(iz));
+        }
+        let (s1, s2) = (sqrt(one_minus(z)), sqrt(one_plus(z)));
+        let re = z.re.atan2(mul(s1, s2).re);
+        let im = mul(s1.conj(), s2).im.asinh();
+        c(re, im)
+    }
+
+    /// `arccos z` (Kahan): `2 atan2(Re √(1-z), Re √(1+z)) + i asinh(Im(conj(√(1+z))√(1-z)))`.
+    pub fn acos(z: C) -> C {
+        let (x, y) = (z.re, z.im);
+        if !x.is_finite() || !y.is_finite() {
+            // Annex G's cacos for Im z >= 0; cacos(conj z) = conj(cacos z).
+            let w = if x.is_nan() {
+                c(f64::NAN, if y.is_infinite() { f64::NEG_INFINITY } else { f64::NAN })
+            } else if y.is_nan() {
+                if x.is_infinite() {
+                    c(f64::NAN, f64::NEG_INFINITY)
+                } else if x == 0.0 {
+                    c(FRAC_PI_2, f64::NAN)
+                } else {
+                    c(f64::NAN, f64::NAN)
+                }
+            } else if y.is_infinite() {
+                let re = match (x.is_infinite(), x > 0.0) {
+                    (true, true) => FRAC_PI_4,
+                    (true, false) => 3.0 * FRAC_PI_4,
+                    (false, _) => FRAC_PI_2,
+                };
+                c(re, f64::NEG_INFINITY)
+            } else {
+                c(if x > 0.0 { 0.0 } else { PI }, f64::NEG_INFINITY)
+            };
+            return if y.is_sign_negative() && !y.is_nan() { w.conj() } else { w };
+        }
+        if is_huge(z) {
+            // acos z = -i log(2z) + O(1/z²) (upper half plane; conjugate below).
+            let l = log(c(x, y.abs()));
+            return c(y.abs().atan2(x), -(l.re + LN_2).copysign(y));
+        }
+        let (s1, s2) = (sqrt(one_minus(z)), sqrt(one_plus(z)));
+        c(2.0 * s1.re.atan2(s2.re), mul(s2.conj(), s1).im.asinh())
+    }
+
+    /// `atanh z` for finite `z`: `log1p(4x / ((1-x)² + y²)) / 4 + i atan2(2y, (1-x)(1+x) - y²) / 2`,
+    /// computed for `|x|, |y|` and given the signs of `x` and `y` (the cuts `|x| > 1, y = ±0` take
+    /// the sign of `y`).
+    fn atanh(z: C) -> C {
+        let (x, y) = (z.re, z.im);
+        let (ax, ay) = (x.abs(), y.abs());
+        let sign = |v: f64, s: f64| if v.is_nan() { v } else { v.copysign(s) };
+        if ax.is_nan() || ay.is_nan() {
+            let w = if ay.is_infinite() {
+                c(0.0, FRAC_PI_2)
+            } else if ax.is_infinite() || (ax == 0.0 && ay.is_nan()) {
+                c(0.0, f64::NAN)
+            } else {
+                c(f64::NAN, f64::NAN)
+            };
+            return c(sign(w.re, x), sign(w.im, y));
+        }
+        if ax.is_infinite() || ay.is_infinite() || ax > HUGE || ay > HUGE {
+            // atanh z = 1/z + ... → 0 + i π/2 (sign of y).
+            let h = ax.hypot(ay);
+            let re = if h.is_infinite() { 0.0 } else { (ax / h) / h };
+            return c(re.copysign(x), FRAC_PI_2.copysign(y));
+        }
+        let d = (1.0 - ax) * (1.0 - ax) + ay * ay;
+        let re = if d > 1e-280 {
+            0.25 * (4.0 * ax / d).ln_1p()
+        } else {
+            // 4x/d is huge (or d underflows): log1p(v) is log(v), with log d from the scaled |1-x+iy|.
+            0.25 * ((4.0 * ax).ln() - 2.0 * log_abs(1.0 - ax, ay))
+        };
+        let im = 0.5 * (2.0 * ay).atan2((1.0 - ax) * (1.0 + ax) - ay * ay);
+        c(re.copysign(x), im.copysign(y))
+    }
+
+    /// `arctan z = -i atanh(i z)`.
+    pub fn atan(z: C) -> C {
+        times_minus_i(atanh(times_i(z)))
+    }
+
+    /// `a ** b` as numpy computes it (`npy_cpow`): `b == 0` gives 1; `0 ** b` is 0 when `Re b > 0`
+    /// and NaN otherwise; integer exponents in (-100, 100) by repeated multiplication
+    /// (exact for small ones), the same multiplications as numpy; otherwise `exp(b log a)`.
+    pub fn pow(a: C, b: C) -> C {
+        let one = c(1.0, 0.0);
+        if b.re == 0.0 && b.im == 0.0 {
+            return one;
+        }
+        if a.re == 0.0 && a.im == 0.0 {
+            return if b.re > 0.0 { c(0.0, 0.0) } else { c(f64::NAN, f64::NAN) };
+        }
+        if b.im == 0.0 && b.re == b.re.trunc() && b.re.abs() < 100.0 {
+            let n = b.re as i64;
+            return match n {
+                1 => a,
+                2 => mul(a, a),
+                3 => mul(mul(a, a), a),
+                _ => {
+                    let (mut acc, mut p, k) = (one, a, n.unsigned_abs());
+                    let mut mask = 1u64;
+                    loop {
+                        if k & mask != 0 {
+                            acc = mul(acc, p);
+                        }
+                        mask <<= 1;
+                        if k < mask {
+                            break;
+                        }
+                        p = mul(p, p);
+                    }
+                    if n < 0 { div(one, acc) } else { acc }
+                }
+            };
+        }
+        exp(mul(b, log(a)))
+    }
+}
