@@ -1227,14 +1227,24 @@ pub struct Inputs {
     pub unnamed: Vec<Array>,
 }
 
-/// Collects the inputs of the DAGs rooted at `roots`, and the size variables their shapes use.
+/// Collects the inputs of the DAGs rooted at `roots`.
 ///
 /// Two inputs with one name must be the same input (structurally equal: the same placeholder
-/// declared twice is one input); otherwise this is [`Error::DuplicateName`], naming both.
+/// declared twice is one input), and no placeholder or data wrapper may be named like a size
+/// parameter the DAG uses (in a shape, an index or a reduction bound); otherwise this is
+/// [`Error::DuplicateName`], naming both.
 pub fn collect_inputs<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Result<Inputs> {
     let mut inputs = Inputs::default();
     let mut unnamed_seen = HashSet::new();
+    // Size parameters by name, with the first node that mentions each: a placeholder or data
+    // wrapper may not share a name with one (the program would have two values for `n`).
+    let mut size_params: BTreeMap<String, Array> = BTreeMap::new();
     for node in unique_nodes(roots) {
+        let mut mentioned = BTreeSet::new();
+        crate::binding::node_size_params(&node, &mut mentioned);
+        for p in mentioned {
+            size_params.entry(p).or_insert_with(|| node.clone());
+        }
         if !node.is_input() {
             continue;
         }
@@ -1257,6 +1267,17 @@ pub fn collect_inputs<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Result<
                     inputs.named.insert(name.to_string(), node.clone());
                 }
             },
+        }
+    }
+    for (name, input) in &inputs.named {
+        if matches!(input.kind(), NodeKind::Placeholder { .. } | NodeKind::DataWrapper { .. })
+            && let Some(user) = size_params.get(name)
+        {
+            return Err(Error::DuplicateName {
+                name: name.clone(),
+                first: input.summary(),
+                second: format!("the size parameter {name} of {}", user.summary()),
+            });
         }
     }
     Ok(inputs)

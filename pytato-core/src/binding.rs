@@ -195,11 +195,7 @@ impl Signature {
             return Err(Error::UnknownInput { name: unknown.clone(), known: self.input_names() });
         }
         let mut sizes: BTreeMap<String, i64> = BTreeMap::new();
-        let placeholder_names: HashSet<&str> = self.placeholders.iter().map(|(n, _)| n.as_str()).collect();
         for param in &self.size_params {
-            if placeholder_names.contains(param.as_str()) {
-                continue;
-            }
             if let Some(data) = inputs.get(param) {
                 let value = scalar_int(data).ok_or_else(|| Error::SizeBinding {
                     param: param.clone(),

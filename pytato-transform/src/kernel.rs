@@ -15,6 +15,9 @@
 //! - Every buffer is an input (a placeholder, by the name `run` accepts), wrapped data, a temporary
 //!   or an output. Each temporary and output is written by exactly one kernel. An output name may
 //!   also refer to an input or data buffer, which the program returns unchanged.
+//! - Buffer names are unique, and no size parameter is named like a buffer: a name in an
+//!   expression means one thing. Output names are not buffer names ([`KernelProgram::outputs`]
+//!   maps them): an output may be called like an input.
 //! - Kernels are in dependency order: a kernel reads only inputs, data, and buffers written by
 //!   earlier kernels. A kernel never reads the buffer it writes.
 //! - In a kernel's expression, `Subscript(b, idx)` reads buffer `b` (one integer index per axis) and
@@ -44,6 +47,10 @@ use crate::dce::eliminate_dead_code;
 use crate::lower::lower_to_index_lambdas;
 use crate::mapper::topological_sort;
 use crate::materialize::{InlineLimit, Mpms, materialize};
+
+/// The `buffer` of an out-of-range record (see [`KernelProgram::index_error`]) that a
+/// [`Func::NormalizeIndex`](pytato_core::expr::Func::NormalizeIndex) check made, not a subscript.
+pub const INDEX_ARRAY: i64 = -1;
 
 /// Index of a buffer in [`KernelProgram::buffers`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -85,17 +92,46 @@ pub struct Kernel {
 }
 
 impl Kernel {
-    /// The bounds `(lower, upper)` of the inames of each reduction in the expression: the loop
-    /// work per output element.
-    pub fn reductions(&self) -> Vec<Vec<(Dim, Dim)>> {
-        let mut found = Vec::new();
-        self.expr.walk(&mut |e| {
-            if let Expr::Reduce(r) = e {
-                found.push(r.inames.iter().map(|b| (b.lower.clone(), b.upper.clone())).collect());
+    /// The work per output element and the loop iterations per element, for lengths `eval`
+    /// gives: see [`KernelWork`].
+    pub fn work(&self, eval: &dyn Fn(&Dim) -> Result<i64>) -> Result<KernelWork> {
+        // Post-order over the expression: (operations, deepest loop iterations) of each node.
+        let mut done: HashMap<*const Expr, (u128, u128)> = HashMap::new();
+        let mut stack: Vec<(&Expr, bool)> = vec![(&self.expr, false)];
+        while let Some((e, children_done)) = stack.pop() {
+            if !children_done {
+                stack.push((e, true));
+                stack.extend(e.children().into_iter().map(|c| (c, false)));
+                continue;
             }
-        });
-        found
+            let children: Vec<(u128, u128)> = e.children().iter().map(|c| done[&(*c as *const Expr)]).collect();
+            let ops = children.iter().fold(1u128, |acc, c| acc.saturating_add(c.0));
+            let loops = children.iter().map(|c| c.1).max().unwrap_or(0);
+            let value = match e {
+                Expr::Reduce(r) => {
+                    let mut trips = 1u128;
+                    for b in &r.inames {
+                        trips = trips.saturating_mul((eval(&b.upper)? - eval(&b.lower)?).max(0) as u128);
+                    }
+                    (trips.saturating_mul(ops), trips.saturating_mul(loops.max(1)))
+                }
+                _ => (ops, loops),
+            };
+            done.insert(e as *const Expr, value);
+        }
+        let (operations, loop_iterations) = done[&(&self.expr as *const Expr)];
+        Ok(KernelWork { operations, loop_iterations })
     }
+}
+
+/// What one output element of a kernel costs, for given sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelWork {
+    /// Expression nodes evaluated (each evaluation of a reduction body counts its nodes).
+    pub operations: u128,
+    /// The most iterations one loop statement runs for one element (a loop nested in another
+    /// counts the iterations of both): what drivers that cap loops per invocation care about.
+    pub loop_iterations: u128,
 }
 
 /// Buffers, size parameters and kernels in execution order; see the module docs.
@@ -228,12 +264,16 @@ impl Builder {
         self.add_buffer(node, name, kind);
     }
 
-    /// The kernel of a stored lambda, with every non-stored predecessor inlined. An output's buffer
-    /// takes the (first) output name.
+    /// The kernel of a stored lambda, with every non-stored predecessor inlined. Buffers written by
+    /// kernels take names from the library's namespace (`_pt_out<k>` for outputs, `_pt_out_tmp<k>`
+    /// for temporaries): an output's own name may be an input's (`{"u": step(u)}`), and buffer
+    /// names must be unique.
     fn kernel(&mut self, node: &Array, entries: &[(String, Array)]) -> Result<()> {
-        let (name, kind): (Arc<str>, BufferKind) = match entries.iter().find(|(_, a)| a.ptr_eq(node)) {
-            Some((n, _)) => (n.as_str().into(), BufferKind::Output),
-            None => (format!("_pt_out_tmp{}", self.program.kernels.len()).into(), BufferKind::Temporary),
+        let k = self.program.kernels.len();
+        let (name, kind): (Arc<str>, BufferKind) = if entries.iter().any(|(_, a)| a.ptr_eq(node)) {
+            (format!("_pt_out{k}").into(), BufferKind::Output)
+        } else {
+            (format!("_pt_out_tmp{k}").into(), BufferKind::Temporary)
         };
         let expr = match node.kind() {
             NodeKind::IndexLambda(il) => {
@@ -403,9 +443,40 @@ impl KernelProgram {
         })
     }
 
+    /// What a buffer is to the user, for messages: the input's name, `output u`, or `a temporary`.
+    pub fn describe_buffer(&self, id: BufferId) -> String {
+        let Some(buffer) = self.buffers.get(id.0) else { return format!("buffer #{}", id.0) };
+        match buffer.kind {
+            BufferKind::Input | BufferKind::Data(_) => buffer.name.to_string(),
+            BufferKind::Output => {
+                let names: Vec<&str> = self.outputs.iter().filter(|(_, b)| *b == id).map(|(n, _)| n.as_str()).collect();
+                format!("output {}", names.join("/"))
+            }
+            BufferKind::Temporary => format!("temporary {}", buffer.name),
+        }
+    }
+
+    /// The error a backend reports for the out-of-range index it recorded as
+    /// `[buffer, axis, index, length]` (see [`INDEX_ARRAY`] for `buffer`).
+    pub fn index_error(&self, buffer: i64, axis: i64, index: i64, length: i64) -> Error {
+        let op = if buffer == INDEX_ARRAY {
+            "an index array".to_string()
+        } else {
+            format!("subscript of {}", self.describe_buffer(BufferId(buffer.max(0) as usize)))
+        };
+        Error::IndexOutOfBounds { op, index, axis: axis.max(0) as usize, length: length.max(0) as usize }
+    }
+
     /// Checks the invariants of the module docs; an [`Error::Internal`] names the one broken.
     pub fn check(&self) -> Result<()> {
         let bug = |message: String| Error::Internal { backend: "kernel IR".into(), message };
+        let mut names = BTreeSet::new();
+        if let Some(b) = self.buffers.iter().find(|b| !names.insert(&*b.name)) {
+            return Err(bug(format!("two buffers are named {}", b.name)));
+        }
+        if let Some(p) = self.size_params.iter().find(|p| names.contains(p.as_str())) {
+            return Err(bug(format!("size parameter {p} shares its name with a buffer")));
+        }
         let mut written: BTreeSet<usize> = BTreeSet::new();
         for (k, kernel) in self.kernels.iter().enumerate() {
             let out = &self.buffers[kernel.output.0];
@@ -473,6 +544,9 @@ impl fmt::Display for KernelProgram {
                 BufferKind::Output => "output",
             };
             writeln!(f, "  {kind:9} {}: {} {}", b.name, b.dtype, b.shape)?;
+        }
+        for (name, id) in &self.outputs {
+            writeln!(f, "  output {name} is {}", self.buffers[id.0].name)?;
         }
         for (k, kernel) in self.kernels.iter().enumerate() {
             let out = &self.buffers[kernel.output.0];
