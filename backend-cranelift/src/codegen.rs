@@ -29,9 +29,10 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
+use pytato_core::math::SUM_BLOCK;
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Dim, Error, Result, Scalar};
-use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
+use pytato_transform::kernel::{BufferId, INDEX_ARRAY, Kernel, KernelProgram};
 
 use crate::helpers;
 use pytato_transform::bounds::Ranges;
@@ -223,7 +224,9 @@ impl<'a> Translator<'a, '_> {
                 let value = self.emit(&kernel.expr)?.0;
                 self.store(value, out_base, out_dtype);
             }
-            (_, Some(vector), Expr::Reduce(r)) if self.reads_rows(&r.body) => {
+            // Rows streamed through the output: each element's terms combine in order, so sums
+            // (which follow the blocked summation scheme) do not take this path.
+            (_, Some(vector), Expr::Reduce(r)) if r.op != ReduceOp::Sum && self.reads_rows(&r.body) => {
                 let (start, end) = bounds(self, ndim - 1);
                 self.reduction_outside(r, vector, start, end, out_base, out_dtype)?;
             }
@@ -477,14 +480,20 @@ impl<'a> Translator<'a, '_> {
     /// `index` must lie in `[0, extent)`, or the kernel returns 1 with the details in `error`.
     fn check_index(&mut self, id: BufferId, axis: usize, index: Value, extent: Value) {
         let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, index, extent);
+        self.fail_unless(ok, id.0 as i64, axis as i64, index, extent);
+    }
+
+    /// Unless `ok`, the kernel returns 1 with `[buffer, axis, index, extent]` in `error` (see
+    /// `KernelProgram::index_error`).
+    fn fail_unless(&mut self, ok: Value, buffer: i64, axis: i64, index: Value, extent: Value) {
         let fail = self.b.create_block();
         let cont = self.b.create_block();
         self.b.set_cold_block(fail);
         self.b.ins().brif(ok, cont, &[], fail, &[]);
         self.b.switch_to_block(fail);
         let err = self.error_ptr.expect("set in the entry block");
-        let buffer = self.b.ins().iconst(types::I64, id.0 as i64);
-        let axis = self.b.ins().iconst(types::I64, axis as i64);
+        let buffer = self.b.ins().iconst(types::I64, buffer);
+        let axis = self.b.ins().iconst(types::I64, axis);
         for (k, v) in [buffer, axis, index, extent].into_iter().enumerate() {
             self.b.ins().store(TRUSTED, v, err, (8 * k) as i32);
         }
@@ -783,13 +792,14 @@ impl<'a> Translator<'a, '_> {
                 }
             }
             (true, false) => {
-                // Truncate toward zero into 64 bits (unsigned above 2**63), then wrap.
+                // numpy's x86-64 results (`pytato_core::math::float_to_int`).
                 let x = if tf == types::F32 { self.b.ins().fpromote(types::F64, x) } else { x };
-                let limit = self.b.ins().f64const(9.223_372_036_854_776e18);
-                let big = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, x, limit);
-                let s = self.b.ins().fcvt_to_sint_sat(types::I64, x);
-                let u = self.b.ins().fcvt_to_uint_sat(types::I64, x);
-                let r = self.b.ins().select(big, u, s);
+                let r = match to {
+                    DType::I64 => self.cvtt(x, 64),
+                    DType::U64 => self.cvtt_unsigned(x, 64),
+                    DType::U32 => self.cvtt_unsigned(x, 32),
+                    _ => self.cvtt(x, 32),
+                };
                 if tt == types::I64 { r } else { self.b.ins().ireduce(tt, r) }
             }
             (false, false) => {
@@ -804,12 +814,40 @@ impl<'a> Translator<'a, '_> {
         }
     }
 
+    /// x86-64's `cvttsd2si` of the float64 `x` into `bits` bits, as an `i64`: truncation toward
+    /// zero in range, the smallest `bits`-bit integer for NaN and out-of-range values.
+    fn cvtt(&mut self, x: Value, bits: u32) -> Value {
+        let limit = 2f64.powi(bits as i32 - 1);
+        let (lo, hi) = (self.b.ins().f64const(-limit - 1.0), self.b.ins().f64const(limit));
+        let above_lo = self.b.ins().fcmp(FloatCC::GreaterThan, x, lo);
+        let below_hi = self.b.ins().fcmp(FloatCC::LessThan, x, hi);
+        let in_range = self.b.ins().band(above_lo, below_hi);
+        let value = self.b.ins().fcvt_to_sint_sat(types::I64, x);
+        let min = self.b.ins().iconst(types::I64, -(1i128 << (bits - 1)) as i64);
+        self.b.ins().select(in_range, value, min)
+    }
+
+    /// numpy's x86-64 float64 to `uint32`/`uint64`: from `2^(bits-1)` on, convert `x - 2^(bits-1)`
+    /// and set the top bit; below, the signed conversion.
+    fn cvtt_unsigned(&mut self, x: Value, bits: u32) -> Value {
+        let top = self.b.ins().f64const(2f64.powi(bits as i32 - 1));
+        let big = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, x, top);
+        let shifted = self.b.ins().fsub(x, top);
+        let high = self.cvtt(shifted, bits);
+        let high = self.b.ins().bxor_imm(high, (1u64 << (bits - 1)) as i64);
+        let low = self.cvtt(x, bits);
+        self.b.ins().select(big, high, low)
+    }
+
     fn call(&mut self, func: Func, args: &[Expr]) -> Result<(Val, DType)> {
         use Func::*;
         if func == Zero {
             // Zero of the argument's dtype; the argument is not evaluated.
             let dtype = self.dtype_of(&args[0])?;
             return Ok((self.zero(dtype), dtype));
+        }
+        if func == NormalizeIndex {
+            return self.normalize_index(args);
         }
         let (x, dtype) = self.emit(&args[0])?;
         let result_dtype = func.result_dtype(dtype).map_err(|why| bug(format!("{}({dtype}): {why}", func.name())))?;
@@ -855,6 +893,24 @@ impl<'a> Translator<'a, '_> {
         Ok((v, result_dtype))
     }
 
+    /// `normalize_index(i, n, axis)`: `i`, or `i + n` for negative `i`; outside `[-n, n)` the kernel
+    /// fails with the index-array record.
+    fn normalize_index(&mut self, args: &[Expr]) -> Result<(Val, DType)> {
+        let (i, _) = self.emit(&args[0])?;
+        let (n, _) = self.emit(&args[1])?;
+        let axis = match &args[2] {
+            Expr::Const(Scalar::I64(a)) => *a,
+            other => return Err(bug(format!("normalize_index with axis {other}"))),
+        };
+        let (i, n) = (i.real(), n.real());
+        let negative = self.b.ins().icmp_imm(IntCC::SignedLessThan, i, 0);
+        let wrapped = self.b.ins().iadd(i, n);
+        let j = self.b.ins().select(negative, wrapped, i);
+        let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, j, n);
+        self.fail_unless(ok, INDEX_ARRAY, axis, i, n);
+        Ok((Val::Real(j), DType::I64))
+    }
+
     fn call2(&mut self, func: Func, a: Value, b: Value, dtype: DType) -> Result<Val> {
         Ok(Val::Real(match func {
             Func::Arctan2 => self.real_helper(helpers::atan2 as *const () as usize, dtype, &[a, b]),
@@ -882,20 +938,86 @@ impl<'a> Translator<'a, '_> {
         self.b.ins().select(a_wins, a, b)
     }
 
-    fn reduce(&mut self, r: &Reduce) -> Result<(Val, DType)> {
-        // The accumulator, then one loop per iname (the first slowest).
-        let dtype = self.dtype_of(&r.body)?;
+    /// Variables holding one value of `dtype` (two for complex), set to `value`.
+    fn vars_of(&mut self, dtype: DType, value: Val) -> Vec<Variable> {
         let ty = component_type(dtype);
-        let acc: Vec<Variable> = (0..if dtype.is_complex() { 2 } else { 1 }).map(|_| self.var(ty)).collect();
-        let neutral = self.constant(r.op.neutral(dtype));
-        self.define(&acc, neutral);
-        let loops = self.open_reduction_loops(r)?;
-        let (x, _) = self.emit(&r.body)?;
-        let current = self.read(&acc);
-        let next = self.combine(r.op, current, x, dtype);
-        self.define(&acc, next);
-        self.close_reduction_loops(r, loops);
-        Ok((self.read(&acc), dtype))
+        let vars: Vec<Variable> = (0..if dtype.is_complex() { 2 } else { 1 }).map(|_| self.var(ty)).collect();
+        self.define(&vars, value);
+        vars
+    }
+
+    /// A reduction: an accumulator, one loop per iname (the first slowest). Float and complex sums
+    /// follow `pytato_core::math`'s summation scheme: single precision in double, double precision
+    /// in blocks of `SUM_BLOCK` terms.
+    fn reduce(&mut self, r: &Reduce) -> Result<(Val, DType)> {
+        let dtype = self.dtype_of(&r.body)?;
+        match summation(r.op, dtype) {
+            Summation::Widened(wide) => {
+                let neutral = self.zero(wide);
+                let acc = self.vars_of(wide, neutral);
+                let loops = self.open_reduction_loops(r)?;
+                let (x, _) = self.emit(&r.body)?;
+                let x = self.cast(x, dtype, wide);
+                let current = self.read(&acc);
+                let next = self.combine(r.op, current, x, wide);
+                self.define(&acc, next);
+                self.close_reduction_loops(r, loops);
+                let total = self.read(&acc);
+                Ok((self.cast(total, wide, dtype), dtype))
+            }
+            Summation::Blocked => {
+                let zero = self.zero(dtype);
+                let total = self.vars_of(dtype, zero);
+                let block = self.vars_of(dtype, zero);
+                let count = self.var(types::I64);
+                let none = self.b.ins().iconst(types::I64, 0);
+                self.b.def_var(count, none);
+                let loops = self.open_reduction_loops(r)?;
+                let (x, _) = self.emit(&r.body)?;
+                let current = self.read(&block);
+                let next = self.combine(r.op, current, x, dtype);
+                self.define(&block, next);
+                self.count_and_flush(count, &mut |t| {
+                    let (sum, part) = (t.read(&total), t.read(&block));
+                    let sum = t.combine(ReduceOp::Sum, sum, part, dtype);
+                    t.define(&total, sum);
+                    let zero = t.zero(dtype);
+                    t.define(&block, zero);
+                });
+                self.close_reduction_loops(r, loops);
+                let (sum, part) = (self.read(&total), self.read(&block));
+                Ok((self.combine(ReduceOp::Sum, sum, part, dtype), dtype))
+            }
+            Summation::InOrder => {
+                let neutral = self.constant(r.op.neutral(dtype));
+                let acc = self.vars_of(dtype, neutral);
+                let loops = self.open_reduction_loops(r)?;
+                let (x, _) = self.emit(&r.body)?;
+                let current = self.read(&acc);
+                let next = self.combine(r.op, current, x, dtype);
+                self.define(&acc, next);
+                self.close_reduction_loops(r, loops);
+                Ok((self.read(&acc), dtype))
+            }
+        }
+    }
+
+    /// Counts one term in `count`; every `SUM_BLOCK` terms runs `flush` (which adds the block
+    /// sums into the totals) and restarts the count.
+    fn count_and_flush(&mut self, count: Variable, flush: &mut dyn FnMut(&mut Self)) {
+        let n = self.b.use_var(count);
+        let n = self.b.ins().iadd_imm(n, 1);
+        self.b.def_var(count, n);
+        let full = self.b.ins().icmp_imm(IntCC::Equal, n, SUM_BLOCK as i64);
+        let flush_block = self.b.create_block();
+        let merge = self.b.create_block();
+        self.b.ins().brif(full, flush_block, &[], merge, &[]);
+        self.b.switch_to_block(flush_block);
+        flush(self);
+        let none = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(count, none);
+        self.b.ins().jump(merge, &[]);
+        self.b.switch_to_block(merge);
     }
 
     /// Binds the reduction's inames (for code and for bounds proofs) and opens their loops.
@@ -932,6 +1054,25 @@ impl<'a> Translator<'a, '_> {
             ReduceOp::All => Val::Real(self.b.ins().band(a, b)),
             ReduceOp::Any => Val::Real(self.b.ins().bor(a, b)),
         }
+    }
+}
+
+/// How a reduction combines its terms (`pytato_core::math`, "Summation").
+pub(crate) enum Summation {
+    /// float32 and complex64 sums: in this wider dtype, rounded at the end.
+    Widened(DType),
+    /// float64 and complex128 sums: in blocks of `SUM_BLOCK` terms.
+    Blocked,
+    /// Everything else: one accumulator, in order.
+    InOrder,
+}
+
+pub(crate) fn summation(op: ReduceOp, dtype: DType) -> Summation {
+    match (op, dtype) {
+        (ReduceOp::Sum, DType::F32) => Summation::Widened(DType::F64),
+        (ReduceOp::Sum, DType::C64) => Summation::Widened(DType::C128),
+        (ReduceOp::Sum, DType::F64 | DType::C128) => Summation::Blocked,
+        _ => Summation::InOrder,
     }
 }
 

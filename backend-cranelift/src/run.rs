@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use pytato_core::backend::NamedData;
 use pytato_core::binding::Signature;
 use pytato_core::data::DataElement;
-use pytato_core::{ArrayData, Dim, Error, Result, for_each_array_data};
+use pytato_core::{ArrayData, Error, Result, for_each_array_data};
 use pytato_transform::kernel::{BufferKind, KernelProgram};
 
 use crate::jit::{JitCode, KernelFn};
@@ -22,8 +22,6 @@ pub(crate) struct Compiled {
     code: JitCode,
     /// Dense C-order copies of data buffers that were not (by buffer index).
     dense_data: HashMap<usize, ArrayData>,
-    /// For each kernel, the bounds of each reduction's inames: the work per output element.
-    reductions: Vec<Vec<Vec<(Dim, Dim)>>>,
     /// Temporaries of the last run (by buffer index), reused by the next one.
     scratch: Mutex<HashMap<usize, Vec<u64>>>,
 }
@@ -59,8 +57,7 @@ impl Compiled {
                 _ => None,
             })
             .collect();
-        let reductions = program.kernels.iter().map(|k| k.reductions()).collect();
-        Compiled { signature, program, code, dense_data, reductions, scratch: Mutex::new(HashMap::new()) }
+        Compiled { signature, program, code, dense_data, scratch: Mutex::new(HashMap::new()) }
     }
 
     pub(crate) fn run(&self, inputs: &NamedData, threads: usize) -> Result<NamedData> {
@@ -114,15 +111,8 @@ impl Compiled {
                 continue;
             }
             let outer = shape.first().copied().unwrap_or(1);
-            let per_element: u128 = 1 + self.reductions[k]
-                .iter()
-                .map(|inames| {
-                    inames.iter().try_fold(1u128, |acc, (lo, hi)| {
-                        Ok::<u128, Error>(acc * (bound.eval(hi)? - bound.eval(lo)?).max(0) as u128)
-                    })
-                })
-                .sum::<Result<u128>>()?;
-            let work = elements as u128 * per_element;
+            let per_element = kernel.work(&|d| bound.eval(d))?.operations;
+            let work = (elements as u128).saturating_mul(per_element);
             let parts = if work >= PARALLEL_THRESHOLD { threads.min(outer) } else { 1 };
             launch(self.code.kernels[k], &pointers, &sizes, outer, parts).map_err(|e| self.index_error(e))?;
         }
@@ -151,13 +141,7 @@ impl Compiled {
 
     fn index_error(&self, e: [i64; 4]) -> Error {
         let [buffer, axis, index, length] = e;
-        let name = self.program.buffers.get(buffer as usize).map_or("?", |b| &*b.name);
-        Error::IndexOutOfBounds {
-            op: format!("subscript of {name}"),
-            index,
-            axis: axis as usize,
-            length: length as usize,
-        }
+        self.program.index_error(buffer, axis, index, length)
     }
 }
 

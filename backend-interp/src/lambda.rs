@@ -7,7 +7,7 @@ use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, UnaryOp};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{ArrayData, DType, Error, Result, Scalar};
 
-use crate::scalar_ops::{self, TypeBug};
+use crate::scalar_ops::{self, Accumulator, TypeBug};
 
 /// An expression with every name resolved.
 enum Resolved {
@@ -165,18 +165,39 @@ fn eval(e: &Resolved, idx: &[usize], red: &mut Vec<i64>, inputs: &LambdaInputs<'
             other => return Err(internal(format!("if on {}", other.dtype()))),
         },
         Resolved::Cast(d, a) => eval(a, idx, red, inputs)?.cast(*d),
+        Resolved::Call(Func::NormalizeIndex, args) => {
+            let value = |k: usize, red: &mut Vec<i64>| -> Result<i64> {
+                match eval(&args[k], idx, red, inputs)? {
+                    Scalar::I64(v) => Ok(v),
+                    other => Err(internal(format!("normalize_index of {}", other.dtype()))),
+                }
+            };
+            let (i, n, axis) = (value(0, red)?, value(1, red)?, value(2, red)?);
+            if (0..n).contains(&i) {
+                Scalar::I64(i)
+            } else if (-n..0).contains(&i) {
+                Scalar::I64(i + n)
+            } else {
+                return Err(Error::IndexOutOfBounds {
+                    op: "an index array".into(),
+                    index: i,
+                    axis: axis.max(0) as usize,
+                    length: n.max(0) as usize,
+                });
+            }
+        }
         Resolved::Call(f, args) => {
             let values = args.iter().map(|a| eval(a, idx, red, inputs)).collect::<Result<Vec<_>>>()?;
             scalar_ops::call(*f, &values)?
         }
         Resolved::Reduce { op, dtype, bounds, first_slot, body } => {
-            let mut acc = op.neutral(*dtype);
+            let mut acc = Accumulator::new(*op, *dtype);
             red.truncate(*first_slot);
             red.extend(bounds.iter().map(|(lo, _)| *lo));
             if bounds.iter().all(|(lo, hi)| lo < hi) {
                 'outer: loop {
                     let x = eval(body, idx, red, inputs)?;
-                    acc = scalar_ops::accumulate(*op, acc, x)?;
+                    acc.add(x)?;
                     // Advance the innermost iname; carry outward.
                     for k in (0..bounds.len()).rev() {
                         let slot = first_slot + k;
@@ -190,7 +211,7 @@ fn eval(e: &Resolved, idx: &[usize], red: &mut Vec<i64>, inputs: &LambdaInputs<'
                 }
             }
             red.truncate(*first_slot);
-            acc
+            acc.finish()?
         }
     })
 }

@@ -5,11 +5,12 @@ use std::collections::HashMap;
 
 use pytato_core::array::{Einsum, IndexItem, IndexLambdaTypes, IndexLayout};
 use pytato_core::binding::{Bound, data_bindings};
+use pytato_core::expr::ReduceOp;
 use pytato_core::{Array, ArrayData, DType, EinsumAxis, Error, NodeKind, Order, Result, Scalar};
 
 use crate::index::{for_each_index, gather, ravel, unravel};
 use crate::lambda;
-use crate::scalar_ops;
+use crate::scalar_ops::{self, Accumulator};
 
 /// Values of evaluated nodes, by node id.
 pub(crate) type Values<'a> = HashMap<usize, Cow<'a, ArrayData>>;
@@ -60,10 +61,12 @@ pub(crate) fn evaluate<'a>(node: &'a Array, values: &Values<'a>, bound: &Bound<'
         }
         NodeKind::Roll { array, shift, axis } => {
             let src = value(values, array)?;
-            let n = shape[*axis] as i64;
+            // The shift reduced modulo the length first: any i64 shift, no overflow.
+            let n = shape[*axis].max(1) as i64;
+            let s = shift.rem_euclid(n);
             gather(dtype, &shape, &[src], |i, at| {
                 at.extend_from_slice(i);
-                at[*axis] = (i[*axis] as i64 - shift).rem_euclid(n.max(1)) as usize;
+                at[*axis] = (i[*axis] as i64 + n - s).rem_euclid(n) as usize;
                 Ok(0)
             })?
         }
@@ -124,13 +127,14 @@ fn einsum(e: &Einsum, dtype: DType, shape: &[usize], values: &Values<'_>) -> Res
             }
         }
     }
-    let zero = Scalar::zero(dtype);
+    let op = if dtype == DType::Bool { ReduceOp::Any } else { ReduceOp::Sum };
     let mut out = Vec::with_capacity(shape.iter().product());
     let mut at = Vec::new();
     for_each_index(shape, |i| {
-        let mut total = zero;
+        let mut total = Accumulator::new(op, dtype);
         for_each_index(&red_lengths, |r| {
-            let mut prod = Scalar::one(dtype);
+            // The product of the operands, from the first (no `1 *` that would turn inf into NaN).
+            let mut prod: Option<Scalar> = None;
             for (acc, arg) in e.access.iter().zip(&args) {
                 at.clear();
                 for (ax, len) in acc.iter().zip(arg.shape()) {
@@ -141,12 +145,15 @@ fn einsum(e: &Einsum, dtype: DType, shape: &[usize], values: &Values<'_>) -> Res
                     at.push(if *len == 1 { 0 } else { v });
                 }
                 let x = arg.get(&at).ok_or_else(|| internal("einsum operand index"))?.cast(dtype);
-                prod = scalar_ops::product(prod, x)?;
+                prod = Some(match prod {
+                    None => x,
+                    Some(p) => scalar_ops::product(p, x)?,
+                });
             }
-            total = scalar_ops::sum(total, prod)?;
+            total.add(prod.ok_or_else(|| internal("an einsum without operands"))?)?;
             Ok(())
         })?;
-        out.push(total);
+        out.push(total.finish()?);
         Ok(())
     })?;
     ArrayData::from_scalars(dtype, shape, out).ok_or_else(|| internal("einsum size"))

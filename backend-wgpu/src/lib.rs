@@ -159,8 +159,7 @@ impl Backend for Wgpu {
                 });
             }
             let pipeline = self.gpu.pipeline(&shader.source, shader.buffers.len() + 1)?;
-            let reduction_bounds = kernel.reductions().concat();
-            kernels.push(CompiledKernel { output: kernel.output, buffers: shader.buffers, pipeline, reduction_bounds });
+            kernels.push(CompiledKernel { kernel: kernel.clone(), buffers: shader.buffers, pipeline });
         }
         Ok(Box::new(WgpuProgram { compiled: Arc::new(Compiled::new(signature, program, kernels)), gpu: self.gpu }))
     }

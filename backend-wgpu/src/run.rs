@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use pytato_core::backend::NamedData;
 use pytato_core::binding::Signature;
-use pytato_core::{ArrayData, Dim, Error, Result};
-use pytato_transform::kernel::{BufferId, BufferKind, KernelProgram};
+use pytato_core::{ArrayData, Error, Result};
+use pytato_transform::kernel::{BufferId, BufferKind, Kernel, KernelProgram};
 
 use crate::device::{Gpu, Pipeline};
 use crate::transfer::{from_bytes, to_bytes};
@@ -26,12 +26,10 @@ const SIZES_OFFSET: usize = 40;
 
 /// One kernel ready to dispatch.
 pub(crate) struct CompiledKernel {
-    pub(crate) output: BufferId,
+    pub(crate) kernel: Kernel,
     /// Bound at `@binding(1)`, … in this order.
     pub(crate) buffers: Vec<BufferId>,
     pub(crate) pipeline: Arc<Pipeline>,
-    /// The bounds of every reduction iname of the kernel: the loop iterations per element.
-    pub(crate) reduction_bounds: Vec<(Dim, Dim)>,
 }
 
 /// Everything compiled for one DAG.
@@ -107,11 +105,8 @@ impl Compiled {
         }
 
         if let Some(limit) = gpu.loop_limit {
-            for kernel in &self.kernels {
-                // Bounded by the product over every reduction iname, nested or not.
-                let trips = kernel.reduction_bounds.iter().try_fold(1u128, |acc, (lo, hi)| {
-                    Ok::<u128, Error>(acc * (bound.eval(hi)? - bound.eval(lo)?).max(0) as u128)
-                })?;
+            for compiled in &self.kernels {
+                let trips = compiled.kernel.work(&|d| bound.eval(d))?.loop_iterations;
                 if trips > limit as u128 {
                     return Err(Error::Unsupported {
                         backend: "wgpu".into(),
@@ -119,7 +114,8 @@ impl Compiled {
                             "the kernel writing {} runs up to {trips} reduction-loop iterations per element; \
                              this adapter's driver ({}) stops every loop after {limit} iterations, so the result \
                              would be wrong",
-                            program.buffers[kernel.output.0].name, gpu.info.driver
+                            program.describe_buffer(compiled.kernel.output),
+                            gpu.info.driver
                         ),
                     });
                 }
@@ -169,7 +165,7 @@ impl Compiled {
 
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pytato") });
         for kernel in &self.kernels {
-            let elements: u64 = shapes[kernel.output.0].iter().map(|&d| d as u64).product();
+            let elements: u64 = shapes[kernel.kernel.output.0].iter().map(|&d| d as u64).product();
             if elements == 0 {
                 continue;
             }
@@ -252,13 +248,8 @@ impl Compiled {
         let word = |at: usize| u32::from_le_bytes(view[at..at + 4].try_into().expect("4 bytes"));
         let long = |at: usize| i64::from_le_bytes(view[at..at + 8].try_into().expect("8 bytes"));
         if word(0) != 0 {
-            let name = self.program.buffers.get(word(4) as usize).map_or("?", |b| &*b.name);
-            return Err(Error::IndexOutOfBounds {
-                op: format!("subscript of {name}"),
-                index: long(16),
-                axis: word(8) as usize,
-                length: long(24).max(0) as usize,
-            });
+            let buffer = word(4) as i32 as i64;
+            return Err(self.program.index_error(buffer, word(8) as i64, long(16), long(24)));
         }
         let mut result = NamedData::new();
         for (name, id) in &self.program.outputs {

@@ -379,6 +379,17 @@ impl Translator<'_> {
                 let v = self.cast(from, *to, &x)?;
                 self.bind(dtype, &v)
             }
+            Expr::Call(Func::NormalizeIndex, args) => {
+                let (i, n) = (self.emit(&args[0])?, self.emit(&args[1])?);
+                let axis = match &args[2] {
+                    Expr::Const(Scalar::I64(a)) => *a,
+                    other => return Err(bug(format!("normalize_index with axis {other}"))),
+                };
+                let j = self.bind(DType::I64, &format!("select({i}, {i} + {n}, {i} < 0li)"))?;
+                // The failure record's buffer is INDEX_ARRAY (-1); the value read stays in range.
+                self.line(&format!("if {j} < 0li || {j} >= {n} {{ out_of_bounds(0xffffffffu, {axis}u, {i}, {n}); }}"));
+                self.bind(DType::I64, &format!("select(0li, {j}, {j} >= 0li && {j} < {n})"))
+            }
             Expr::Call(f, args) => {
                 if *f == Func::Zero {
                     // Zero whatever the argument: the argument is not evaluated.
@@ -610,7 +621,7 @@ impl Translator<'_> {
             Imag => format!("{ty}(0.0)"),
             Conj if complex => format!("{ty}({x}.x, -{x}.y)"),
             Conj => x.clone(),
-            Zero => unreachable!("handled by the caller"),
+            Zero | NormalizeIndex => unreachable!("handled by the caller"),
             Maximum | Minimum if matches!(dtype, DType::F32 | DType::F64) => {
                 lib(self, if f == Maximum { "fmax" } else { "fmin" })
             }

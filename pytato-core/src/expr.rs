@@ -229,11 +229,16 @@ pub enum Func {
     Maximum,
     /// NaN-propagating minimum of two values.
     Minimum,
+    /// `normalize_index(i, n, axis)`, all `int64`: numpy's reading of an index into an axis of
+    /// length `n`: `i` for `0 <= i < n`, `i + n` for `-n <= i < 0`; any other `i` makes the
+    /// program fail with [`Error::IndexOutOfBounds`] for axis `axis` (a constant). Lowering checks
+    /// index arrays with it, over the whole index array, whether or not the values read are used.
+    NormalizeIndex,
 }
 
 impl Func {
     /// Every function.
-    pub const ALL: [Func; 24] = [
+    pub const ALL: [Func; 25] = [
         Func::Abs,
         Func::Sqrt,
         Func::Exp,
@@ -258,6 +263,7 @@ impl Func {
         Func::Zero,
         Func::Maximum,
         Func::Minimum,
+        Func::NormalizeIndex,
     ];
 
     /// The function's name, as numpy spells it.
@@ -288,6 +294,7 @@ impl Func {
             Zero => "zero",
             Maximum => "maximum",
             Minimum => "minimum",
+            NormalizeIndex => "normalize_index",
         }
     }
 
@@ -295,6 +302,7 @@ impl Func {
     pub fn arity(self) -> usize {
         match self {
             Func::Arctan2 | Func::Maximum | Func::Minimum => 2,
+            Func::NormalizeIndex => 3,
             _ => 1,
         }
     }
@@ -334,6 +342,13 @@ impl Func {
                     Err("complex values have no maximum/minimum here")
                 } else {
                     Ok(arg)
+                }
+            }
+            NormalizeIndex => {
+                if arg == DType::I64 {
+                    Ok(arg)
+                } else {
+                    Err("takes int64 arguments")
                 }
             }
         }

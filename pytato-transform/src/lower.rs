@@ -7,20 +7,22 @@
 //! - `Einsum`: `sum_{reduction} prod_k cast(arg_k[...])` (logical and/or for bools); operand axes of
 //!   length 1 that broadcast are read at 0.
 //! - `Reshape`: the flat position of `o` in the result (C or F order) is unravelled in the input.
-//! - `Roll`: `a[..., (o_axis - shift) mod n, ...]`.
+//! - `Roll`: `a[..., (o_axis + n - s) mod n, ...]` with `s = shift mod n`, so no shift overflows.
 //! - `AxisPermutation`: `a[o_{p^-1(0)}, ...]`.
 //! - `Stack`, `Concatenate`: a chain of `if`s on `o_axis` choosing the operand (cast to the result
 //!   dtype); `if` is lazy, so untaken branches never read out of bounds.
 //! - `BasicIndex`: integers are constants, slices `start + step * o_k`.
-//! - Advanced indexing: index arrays are read at the broadcast part of `o`, and negative values
-//!   wrap (`v < 0 ? v + n : v`); values out of range fail as subscripts when the program runs.
+//! - Advanced indexing: each index array becomes a lambda of its own,
+//!   `normalize_index(ix[...], n, axis)` (negative values count from the end, values out of range
+//!   fail when the program runs, over the whole index array, as numpy checks them), read at the
+//!   broadcast part of `o`.
 //! - `NamedArray`: a read of the dictionary entry.
 
 use pytato_core::array::{IndexItem, IndexLayout};
 use pytato_core::backend::Outputs;
-use pytato_core::expr::{BinaryOp, CompareOp, Expr, ReduceOp, ReductionBounds};
+use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, ReductionBounds};
 use pytato_core::frontend::LambdaBuilder;
-use pytato_core::{Array, DType, Dim, EinsumAxis, NodeKind, Order, Result, Scalar, Shape};
+use pytato_core::{Array, DType, Dim, EinsumAxis, NodeKind, Order, Result, Shape};
 
 use crate::mapper::{CopyMapper, map_copy};
 
@@ -154,9 +156,18 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
             b.read_at(array, idx)
         }
         NodeKind::Roll { array, shift, axis } => {
+            // (o + n - s) % n with s = shift mod n in [0, n): no overflow for any i64 shift.
             let mut idx = inames(shape.ndim());
-            let n = b.dim(&shape[*axis])?;
-            idx[*axis] = Expr::iname(*axis).binary(BinaryOp::Sub, Expr::i64(*shift)).binary(BinaryOp::Rem, n);
+            let len = &shape[*axis];
+            let n = b.dim(len)?;
+            let back = match len.as_int() {
+                Some(0) => None,
+                Some(n) => Some(Expr::i64(n - shift.rem_euclid(n))).filter(|_| shift.rem_euclid(n) != 0),
+                None => Some(n.clone().binary(BinaryOp::Sub, Expr::i64(*shift).binary(BinaryOp::Rem, n.clone()))),
+            };
+            if let Some(back) = back {
+                idx[*axis] = Expr::iname(*axis).binary(BinaryOp::Add, back).binary(BinaryOp::Rem, n);
+            }
             b.read_at(array, idx)
         }
         NodeKind::AxisPermutation { array, axes } => {
@@ -195,7 +206,7 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
         | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
         | NodeKind::AdvancedIndexInNoncontiguousAxes { array, indices } => {
             let layout = IndexLayout::of(node).expect("an indexing node");
-            let idx = index_expressions(&mut b, array, indices, &layout)?;
+            let idx = index_expressions(&mut b, array, indices, &layout, size_params)?;
             b.read_at(array, idx)
         }
         NodeKind::NamedArray { container, name } => {
@@ -263,12 +274,23 @@ fn unravel(b: &mut LambdaBuilder, flat: Expr, shape: &Shape, fortran: bool) -> R
     Ok(idx)
 }
 
+/// The index array `ix` for an axis of length `len`, checked and made non-negative by
+/// `normalize_index`: a lambda of its own, so that the check covers every value of `ix` (the
+/// kernel builder stores such lambdas) whether or not the values read through it are used.
+fn normalized_index(ix: &Array, len: &Dim, axis: usize, size_params: &[Array]) -> Result<Array> {
+    let mut b = LambdaBuilder::new(ix.shape().clone()).with_size_params(size_params);
+    let v = cast(b.read_at(ix, (0..ix.ndim()).map(Expr::iname).collect()), ix.dtype(), DType::I64);
+    let n = b.dim(len)?;
+    b.finish(Expr::call(Func::NormalizeIndex, vec![v, n, Expr::i64(axis as i64)]))
+}
+
 /// The input index of an indexing node for output index `_0 .. _{ndim-1}`.
 fn index_expressions(
     b: &mut LambdaBuilder,
     array: &Array,
     items: &[IndexItem],
     layout: &IndexLayout,
+    size_params: &[Array],
 ) -> Result<Vec<Expr>> {
     let block_end = layout.block_start + layout.block_len;
     let mut out = Vec::with_capacity(items.len());
@@ -292,10 +314,8 @@ fn index_expressions(
                     .enumerate()
                     .map(|(j, len)| if is_one(len) { Expr::i64(0) } else { Expr::iname(block_end - k + j) })
                     .collect();
-                let v = cast(b.read_at(ix, idx), ix.dtype(), DType::I64);
-                let len = b.dim(&array.shape()[axis])?;
-                let negative = v.clone().compare(CompareOp::Lt, Expr::Const(Scalar::I64(0)));
-                Expr::if_then_else(negative, v.clone().binary(BinaryOp::Add, len), v)
+                let normalized = normalized_index(ix, &array.shape()[axis], axis, size_params)?;
+                b.read_at(&normalized, idx)
             }
         });
     }

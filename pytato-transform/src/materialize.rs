@@ -22,7 +22,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use pytato_core::backend::Outputs;
-use pytato_core::expr::Expr;
+use pytato_core::expr::{Expr, Func};
 use pytato_core::tags::{ImplInlined, ImplStored};
 use pytato_core::{Array, NodeKind, Result};
 
@@ -43,6 +43,15 @@ pub struct NodeContext<'a> {
     /// The number of operations in that expression (saturating): inlining a node read twice
     /// duplicates its expression, so this can grow much faster than the DAG.
     pub inlined_size: u64,
+    /// Whether that expression contains a reduction (its own, or one of an inlined predecessor).
+    pub inlined_reduces: bool,
+    /// Whether the node has one user, which reads it once, at its own index (`a[_0, _1]` in a
+    /// lambda of `a`'s shape), outside any reduction: inlined there, each element of the node is
+    /// computed once. Any other use computes an inlined element more than once.
+    pub read_once_per_element: bool,
+    /// Whether the node checks index values (`normalize_index`): such a node must be computed for
+    /// every element, not only where a lazy `if` reads it.
+    pub checks_indices: bool,
 }
 
 /// Decides which nodes are stored. Outputs, inputs and explicitly tagged nodes are decided before
@@ -61,9 +70,16 @@ impl MaterializationPolicy for Mpms {
     }
 }
 
-/// Another policy, plus a node is stored whenever inlining it would make an expression deeper or
-/// larger than the limits: code generators need bounded expressions (a chain of a million
-/// elementwise operations must not become one million-deep expression).
+/// What code generators need, on top of another policy. A node is stored whenever inlining it
+/// would
+///
+/// - make an expression deeper or larger than the limits (a chain of a million elementwise
+///   operations must not become one million-deep expression);
+/// - repeat a reduction's work: a node whose inlined expression reduces is stored unless it is
+///   [read once per element](NodeContext::read_once_per_element) (`x / x.sum()` inlined would be
+///   quadratic, `m @ x.sum(1)` cubic);
+/// - skip part of an index check: a node that [checks indices](NodeContext::checks_indices) is
+///   computed in full, so every index value is checked as numpy checks it.
 pub struct InlineLimit<P> {
     /// The policy deciding within the limits.
     pub policy: P,
@@ -75,7 +91,11 @@ pub struct InlineLimit<P> {
 
 impl<P: MaterializationPolicy> MaterializationPolicy for InlineLimit<P> {
     fn store(&mut self, cx: &NodeContext<'_>) -> bool {
-        cx.inlined_depth > self.max_depth || cx.inlined_size > self.max_size || self.policy.store(cx)
+        cx.inlined_depth > self.max_depth
+            || cx.inlined_size > self.max_size
+            || (cx.inlined_reduces && !cx.read_once_per_element)
+            || cx.checks_indices
+            || self.policy.store(cx)
     }
 }
 
@@ -98,6 +118,8 @@ pub fn materialize(outputs: &Outputs, policy: &mut dyn MaterializationPolicy) ->
     let mut predecessors: HashMap<usize, BTreeSet<usize>> = HashMap::new();
     // For each node, (depth, size) of its expression with inlined predecessors substituted.
     let mut inlined: HashMap<usize, (usize, u64)> = HashMap::new();
+    // For each node, whether that expression reduces.
+    let mut reduces: HashMap<usize, bool> = HashMap::new();
     for node in topological_sort(&roots) {
         let mut preds = BTreeSet::new();
         for child in node.children() {
@@ -111,18 +133,23 @@ pub fn materialize(outputs: &Outputs, policy: &mut dyn MaterializationPolicy) ->
             if child.is_input() || stored.contains(&child.id()) { (1, 1) } else { inlined[&child.id()] }
         };
         let (inlined_depth, inlined_size) = expression_cost(&node, cost);
+        let inlined_reduces = own_reduction(&node)
+            || node.children().iter().any(|c| !c.is_input() && !stored.contains(&c.id()) && reduces[&c.id()]);
+        let node_users = users.get(&node.id()).map_or(&[][..], Vec::as_slice);
         let decided = if node.is_input() || node.tags().contains(&ImplInlined) {
             false
         } else if output_ids.contains(&node.id()) || node.tags().contains(&ImplStored) {
             true
         } else {
-            let num_users = users.get(&node.id()).map_or(0, Vec::len);
             policy.store(&NodeContext {
                 node: &node,
-                num_users,
+                num_users: node_users.len(),
                 num_materialized_predecessors: preds.len(),
                 inlined_depth,
                 inlined_size,
+                inlined_reduces,
+                read_once_per_element: matches!(node_users, [user] if reads_once_per_element(user, &node)),
+                checks_indices: checks_indices(&node),
             })
         };
         if decided {
@@ -130,8 +157,59 @@ pub fn materialize(outputs: &Outputs, policy: &mut dyn MaterializationPolicy) ->
         }
         predecessors.insert(node.id(), preds);
         inlined.insert(node.id(), (inlined_depth, inlined_size));
+        reduces.insert(node.id(), inlined_reduces);
     }
     map_copy(&mut Tagger { stored }, outputs)
+}
+
+/// Whether `node` itself reduces: a lambda with a reduction, or an einsum that sums.
+fn own_reduction(node: &Array) -> bool {
+    match node.kind() {
+        NodeKind::IndexLambda(il) => {
+            let mut found = false;
+            il.expr.walk(&mut |e| found |= matches!(e, Expr::Reduce(_)));
+            found
+        }
+        NodeKind::Einsum(e) => !e.reduction_descriptors.is_empty(),
+        _ => false,
+    }
+}
+
+/// Whether `node` is an index lambda that calls `normalize_index`.
+fn checks_indices(node: &Array) -> bool {
+    let NodeKind::IndexLambda(il) = node.kind() else { return false };
+    let mut found = false;
+    il.expr.walk(&mut |e| found |= matches!(e, Expr::Call(Func::NormalizeIndex, _)));
+    found
+}
+
+/// Whether `user` (an index lambda of `node`'s shape) reads `node` exactly once, at the identity
+/// index, outside every reduction.
+fn reads_once_per_element(user: &Array, node: &Array) -> bool {
+    let NodeKind::IndexLambda(il) = user.kind() else { return false };
+    if user.shape() != node.shape() {
+        return false;
+    }
+    let names: Vec<&str> = il.bindings.iter().filter(|(_, a)| a.ptr_eq(node)).map(|(n, _)| &**n).collect();
+    let identity = |idx: &[Expr]| idx.iter().enumerate().all(|(k, e)| *e == Expr::iname(k));
+    // (reads at the identity outside reductions, any other reads)
+    let mut counts = (0usize, 0usize);
+    let mut stack = vec![(&il.expr, false)];
+    while let Some((e, in_reduction)) = stack.pop() {
+        let once = match e {
+            Expr::Subscript(n, idx) if names.contains(&&**n) => Some(!in_reduction && identity(idx)),
+            Expr::Var(n) if names.contains(&&**n) => Some(!in_reduction),
+            _ => None,
+        };
+        match once {
+            Some(true) => counts.0 += 1,
+            Some(false) => counts.1 += 1,
+            None => {}
+        }
+        let inside = in_reduction || matches!(e, Expr::Reduce(_));
+        stack.extend(e.children().into_iter().map(|c| (c, inside)));
+    }
+    counts == (1, 0)
 }
 
 /// (depth, size) of `node`'s scalar expression with each child read replaced by `cost(child)`.

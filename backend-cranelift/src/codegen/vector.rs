@@ -178,7 +178,12 @@ impl Translator<'_, '_> {
                     && args.iter().all(|a| self.vectorizable(a, lane, conditional))
             }
             Expr::Reduce(r) => {
-                if !is_lane || !matches!(r.op, ReduceOp::Sum | ReduceOp::Product | ReduceOp::Max | ReduceOp::Min) {
+                // Single-precision sums accumulate in double precision: scalar code.
+                let widened = matches!(super::summation(r.op, dtype), super::Summation::Widened(_));
+                if !is_lane
+                    || widened
+                    || !matches!(r.op, ReduceOp::Sum | ReduceOp::Product | ReduceOp::Max | ReduceOp::Min)
+                {
                     return false;
                 }
                 for b in &r.inames {
@@ -275,21 +280,55 @@ impl Translator<'_, '_> {
                 out
             }
             Expr::Reduce(r) => {
+                // Each lane is one output element, combining its terms as the scalar code does
+                // (sums in blocks, with one count for all lanes: they run in lockstep).
+                let blocked = matches!(super::summation(r.op, lane), super::Summation::Blocked);
                 let neutral = self.constant(r.op.neutral(lane)).real();
                 let neutral = self.b.ins().splat(vector, neutral);
-                let accs: Vec<_> = starts.iter().map(|_| self.var(vector)).collect();
-                for &acc in &accs {
-                    self.b.def_var(acc, neutral);
-                }
+                let new_vars = |t: &mut Self| -> Vec<_> {
+                    starts
+                        .iter()
+                        .map(|_| {
+                            let v = t.var(vector);
+                            t.b.def_var(v, neutral);
+                            v
+                        })
+                        .collect()
+                };
+                let accs = new_vars(self);
+                let blocks = if blocked { new_vars(self) } else { accs.clone() };
+                let count = self.var(types::I64);
+                let none = self.b.ins().iconst(types::I64, 0);
+                self.b.def_var(count, none);
                 let loops = self.open_reduction_loops(r)?;
                 let xs = each(self, &r.body)?;
-                for (&acc, x) in accs.iter().zip(xs) {
+                for (&acc, x) in blocks.iter().zip(xs) {
                     let current = self.b.use_var(acc);
                     let next = self.vector_combine(r.op, current, x)?;
                     self.b.def_var(acc, next);
                 }
+                if blocked {
+                    self.count_and_flush(count, &mut |t| {
+                        for (&acc, &block) in accs.iter().zip(&blocks) {
+                            let (sum, part) = (t.b.use_var(acc), t.b.use_var(block));
+                            let sum = t.b.ins().fadd(sum, part);
+                            t.b.def_var(acc, sum);
+                            t.b.def_var(block, neutral);
+                        }
+                    });
+                }
                 self.close_reduction_loops(r, loops);
-                accs.into_iter().map(|acc| self.b.use_var(acc)).collect()
+                let mut out = Vec::with_capacity(accs.len());
+                for (&acc, &block) in accs.iter().zip(&blocks) {
+                    let total = self.b.use_var(acc);
+                    out.push(if blocked {
+                        let part = self.b.use_var(block);
+                        self.b.ins().fadd(total, part)
+                    } else {
+                        total
+                    });
+                }
+                out
             }
             Expr::Var(_) | Expr::Const(_) => return Err(bug("a varying scalar in vector mode")),
         })
