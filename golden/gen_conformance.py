@@ -16,6 +16,8 @@ Case fields:
              "data": the input is wrapped data in the DAG (DataWrapper), not a placeholder
              "pos":  values in (0.1, 2) rather than (-2, 2)
              "int:LO:HI": integer values in [LO, HI)
+             "special": the dtype's special values (NaN, +-inf, -0.0, extremes, subnormals), repeated
+             a list: these values, repeated to fill the shape
   sizes    values of the symbolic lengths (bound from the input shapes at run time)
   omit     inputs that are not passed at run time (the outputs must not need them)
   run      inputs passed instead at run time (name -> spec, or None to leave it out), for errors
@@ -288,6 +290,77 @@ for k in range(30):
     used = [n for n in names if re.search(rf"\b{n}\b", expr)]
     case(f"random_dag_{k:02d}", expr, {n: (D, (4, 3)) for n in used})
 
+# --- Regressions: classes of wrong values found from outside (issue 12) ------------------------------
+# Outputs named like their inputs (numpy code writes `u = step(u)`).
+case("output_named_like_input", {"u": "u * 2 + 1", "v": "u"}, {"u": (D, ("n",))}, sizes={"n": 5})
+case("output_named_like_data", {"w": "w + 1", "x": "w * x"}, {"w": (D, (3,), "data"), "x": (D, (3,))})
+case("outputs_swap_names", {"a": "b + 0", "b": "a * 1"}, {"a": (I32, (4,)), "b": (I32, (4,))})
+# A placeholder named like a size parameter has two meanings: an error everywhere.
+case("error_placeholder_named_like_size", "n * 2", {"n": (D, ("n",))}, sizes={"n": 3}, error="DuplicateName")
+# Rolls by shifts at the ends of int64.
+case("roll_extreme_shifts", {"a": "np.roll(x, 9223372036854775807, axis=0)", "b": "np.roll(x, -9223372036854775807, axis=1)"},
+     {"x": (D, (5, 3))})
+case("roll_extreme_symbolic", "np.roll(x, -9223372036854775807)", {"x": (I64, ("n",))}, sizes={"n": 7})
+# IEEE semantics at NaN, inf and -0.0.
+for d in [F, D]:
+    case(f"ieee_special_{d}", {"sub": "x - x", "mul0": "x * 0", "zero_mul": "0.0 * x", "div0": "np.divide(x, 0.0)",
+                               "add0": "x + 0.0", "div_self": "x / x", "ge_self": "x >= x", "lt_self": "x < x",
+                               "eq_self": "x == x", "ne_self": "x != x", "max0": "np.maximum(x, 0.0)"},
+         {"x": (d, (12,), "special")})
+    case(f"special_floor_divide_remainder_{d}", {"fd": "x // y", "rem": "x % y"},
+         {"x": (d, (13,), [5.0, -7.5, 7.5, -7.5, 1.0, 0.0, -0.0, "nan", "inf", "-inf", 3.0, 1e30, -2.5]),
+          "y": (d, (13,), ["inf", "inf", "-inf", "-inf", "nan", "inf", 2.0, 3.0, 2.0, 2.0, "-inf", 7.0, 1e-30])})
+case("remainder_exact_fmod", {"rem": "x % y", "fd": "x // y"},
+     {"x": (D, (4,), [1.797e308, -1.797e308, 1e300, 5e-324]), "y": (D, (4,), [-2.517, 3.1, 0.7, 3e-324])})
+case("remainder_exact_fmod_float32", "x % y", {"x": (F, (3,), [3.0e38, -1.7e38, 1e30]), "y": (F, (3,), [-2.517, 3.1, 0.7])})
+case("sin_cos_huge_arguments", {"sin": "np.sin(x)", "cos": "np.cos(x)", "tan": "np.tan(x)"},
+     {"x": (D, (8,), [1e7, -3e9, 1e10, 1e15, 1e22, -1e300, 1.7976931348623157e308, 6.0e5])})
+case("sin_cos_huge_arguments_float32", {"sin": "np.sin(x)", "cos": "np.cos(x)"},
+     {"x": (F, (4,), [1e7, -3e9, 1e20, 3.0e38])})
+for src in [F, D]:
+    case(f"cast_special_{src}", {t: f"x.astype(np.{t})" for t in ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"]},
+         {"x": (src, (16,), "special")})
+case("zeros_like_int_dtype", {"z": "np.zeros_like(x, dtype=np.int32)", "o": "np.ones_like(x, dtype=np.uint8)",
+                              "f": "np.full_like(x, 2.5, dtype=np.int16)"}, {"x": (D, (3,))})
+case("constant_operands", {"a": "np.abs(np.full((3,), 0.1))", "b": "np.full((2,), 1.5) * np.full((2,), -2.0)",
+                           "c": "np.maximum(np.full((2,), 3), 2)", "d": "np.full((2,), 7).astype(np.float32) / 2"}, {})
+for d in [C, Z]:
+    case(f"complex_special_{d}", {f: f"np.{f}(x)" for f in ["exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh",
+                                                               "tanh", "arcsin", "arccos", "arctan"]},
+         {"x": (d, (20,), "special")})
+    case(f"complex_division_edges_{d}", {"q": "x / y", "p": "x * y"}, {"x": (d, (20,), "special"), "y": (d, (20,), "special_shifted")})
+case("complex_division_overflow", "x / 2", {"x": (Z, (2,), [complex(1e308, 1e308), complex(-3.375, 2.5)])})
+case("complex_divide_by_zero", "x / y", {"x": (Z, (2,), [complex(-3.375, 2.5), complex(1, 1)]), "y": (Z, (2,), [0j, complex(-0.0, 0.0)])})
+case("complex_branch_cuts", {"asin": "np.arcsin(x)", "acos": "np.arccos(x)", "atan": "np.arctan(y)", "sqrt": "np.sqrt(x)",
+                             "log": "np.log(x)"},
+     {"x": (Z, (4,), [complex(3, 0.0), complex(3, -0.0), complex(-3, 0.0), complex(-3, -0.0)]),
+      "y": (Z, (4,), [complex(0.0, 3), complex(-0.0, 3), complex(0.0, -3), complex(-0.0, -3)])})
+case("complex_exp_log_edges", {"exp": "np.exp(x)", "log": "np.log(y)"},
+     {"x": (Z, (3,), [complex(1000, 0), complex(710, 1), complex(-1000, 2)]),
+      "y": (Z, (3,), [complex(5e-324, 5e-324), complex(1e-310, -2e-310), complex(1.0, 1e-10)])})
+case("complex_cosh_large_imaginary", {"cosh": "np.cosh(x)", "sinh": "np.sinh(x)"}, {"x": (Z, (2,), [complex(1, 1e300), complex(-2, 1e22)])})
+case("complex64_tan_near_pole", "np.tan(x)", {"x": (C, (3,), [complex(11, 0), complex(11, 1e-3), complex(-1.5707964, 0)])})
+case("einsum_complex_infinite", {"one": "np.einsum('i->i', x)", "sum": "np.einsum('i->', x)"},
+     {"x": (Z, (2,), [complex(np.inf, 0), complex(1, np.inf)])})
+case("arctan2_signed_zeros", "np.arctan2(x, y)", {"x": (F, (4,), [0.0, -0.0, 0.0, -0.0]), "y": (F, (4,), [0.0, 0.0, -0.0, -0.0])})
+case("arctan2_signed_zeros_float64", "np.arctan2(x, y)", {"x": (D, (4,), [0.0, -0.0, 0.0, -0.0]), "y": (D, (4,), [0.0, 0.0, -0.0, -0.0])})
+case("floor_divide_nan", {"fd": "np.floor_divide(x, 3.0)", "rem": "np.remainder(x, 1.0)"}, {"x": (D, (3,), ["nan", "inf", -0.0])})
+# Long float32 sums: numpy's pairwise summation is off by 1e-7 here, a sequential one by 1%.
+case("sum_float32_long", {"s": "np.sum(np.full((1000000,), 0.1, dtype=np.float32))",
+                          "m": "np.mean(np.full((1000, 1000), 0.1, dtype=np.float32), axis=1)"}, {})
+case("sum_float64_long", "np.sum(np.full((2000000,), 0.1))", {})
+# Reductions used inside broadcasts: computed once (they were recomputed per element).
+case("reduction_in_broadcast", {"norm": "x / np.sum(x)", "mv": "m @ np.sum(x, axis=0)", "c": "x - np.mean(x, axis=0)"},
+     {"x": (D, (50, 4)), "m": (D, (3, 4))})
+# Index arrays are checked against their axis even when no element is read.
+case("error_index_into_empty", "np.full((n,), 7.0)[i]", {"i": (I64, (2,), "int:0:1")}, sizes={"n": 0}, run={"n": (I64, (), [0])},
+     error="IndexOutOfBounds")
+case("error_index_untaken_branch", "np.where(c, x[i], 0.0)", {"c": (B, (3,), [False]), "x": (D, (4,)), "i": (I64, (3,), "int:0:4")},
+     run={"i": (I64, (3,), "int:4:9")}, error="IndexOutOfBounds")
+case("error_index_through_roll", "np.roll(x, 1)[i]", {"x": (D, (5,)), "i": (I64, (2,), "int:0:5")},
+     run={"i": (I64, (2,), "int:5:9")}, error="IndexOutOfBounds")
+case("index_negative_wraps_through_fused", "(x * 2)[i] + 1", {"x": (D, (5,)), "i": (I64, (6,), "int:-5:5")})
+
 # --- Errors: every backend must report the same kind ----------------------------------------------------
 case("error_missing_input", "x + y", {"x": (D, (3,)), "y": (D, (3,))}, run={"y": None}, error="MissingInput")
 case("error_unknown_input", "x + 1", {"x": (D, (3,))}, run={"zz": (D, (3,))}, error="UnknownInput")
@@ -302,8 +375,38 @@ case("error_slice_too_long_for_size", "y[3:]", {"y": (D, ("n",))}, sizes={"n": 5
 
 
 # ----------------------------------------------------------------------------------------------------
+SPECIAL_FLOATS = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.5, 2.5, 1e30, -1e30, 3e9, -3e9, 300.7, -0.7,
+                  1e-40, 65535.9]
+SPECIAL_FLOAT64 = SPECIAL_FLOATS + [1.7976931348623157e308, -5e-324, 1e-310, 2.0**63, -2.0**63 - 4096.0, 2.0**64]
+
+
+def special_values(dtype, shifted=False):
+    dt = np.dtype(dtype)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        vals = [info.min, info.max, 0, 1, -1 if dt.kind == "i" else 2, info.min + 1, info.max - 1]
+    elif dt.kind == "b":
+        vals = [True, False]
+    elif dt.kind == "f":
+        vals = SPECIAL_FLOAT64 if dt.itemsize == 8 else SPECIAL_FLOATS
+    else:
+        parts = [0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e30 if dt.itemsize == 8 else 1e20, 1e-30]
+        vals = [complex(a, b) for a in parts for b in parts]
+        rng = random.Random(7)
+        rng.shuffle(vals)
+    if shifted:
+        vals = vals[3:] + vals[:3]
+    return vals
+
+
 def make_data(rng_np, dtype, shape, opts):
     shape = tuple(shape)
+    if isinstance(opts, list):
+        values = np.array([float(v) if isinstance(v, str) else v for v in opts], dtype=dtype)
+        return np.resize(values, shape)
+    if opts in ("special", "special_shifted"):
+        values = np.array(special_values(dtype, opts == "special_shifted"), dtype=dtype)
+        return np.resize(values, shape)
     opts = opts or ""
     ints = [o for o in opts.split() if o.startswith("int:")]
     if ints:
@@ -360,7 +463,7 @@ def build(c, index):
         dtype, shape = spec[0], spec[1]
         opts = spec[2] if len(spec) > 2 else None
         data = make_data(rng_np, dtype, concrete(shape, sizes), opts)
-        kind = "data" if opts and "data" in opts.split() else "placeholder"
+        kind = "data" if isinstance(opts, str) and "data" in opts.split() else "placeholder"
         out["inputs"][name] = {"kind": kind, "dtype": dtype, "shape": list(shape), "data": encode(data)}
         namespace[name] = data
     for s, v in sizes.items():

@@ -520,7 +520,10 @@ impl<'a> Translator<'a, '_> {
                 Add => Val::Complex(self.b.ins().fadd(a, c), self.b.ins().fadd(b, d)),
                 Sub => Val::Complex(self.b.ins().fsub(a, c), self.b.ins().fsub(b, d)),
                 Mul => self.complex_mul((a, b), (c, d)),
-                Div => self.complex_helper(helpers::complex_div as *const () as usize, dtype, &[a, b, c, d], None),
+                Div => {
+                    let f = if dtype == DType::C64 { helpers::complex64_div } else { helpers::complex_div };
+                    self.complex_helper(f as *const () as usize, dtype, &[a, b, c, d], None)
+                }
                 Pow => self.complex_helper(helpers::complex_pow as *const () as usize, dtype, &[a, b, c, d], None),
                 _ => return Err(bug(format!("{op:?} on {dtype}"))),
             });

@@ -147,6 +147,18 @@ pub(crate) unsafe extern "C" fn complex_div(ar: f64, ai: f64, br: f64, bi: f64, 
     unsafe { write_complex(out, r) }
 }
 
+/// `a / b` for complex64 numbers passed as `f64`s (exact), divided in single precision as numpy
+/// does.
+///
+/// # Safety
+/// `out` points to two writable `f64`s.
+pub(crate) unsafe extern "C" fn complex64_div(ar: f64, ai: f64, br: f64, bi: f64, out: *mut f64) {
+    let narrow = |re: f64, im: f64| num_complex::Complex32::new(re as f32, im as f32);
+    let r = complex::div(narrow(ar, ai), narrow(br, bi));
+    // SAFETY: the caller's contract.
+    unsafe { write_complex(out, Complex64::new(r.re.into(), r.im.into())) }
+}
+
 /// `a ** b` for complex numbers, numpy's rules (`pytato_core::math::complex::pow`).
 ///
 /// # Safety

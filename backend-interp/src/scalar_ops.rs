@@ -152,6 +152,7 @@ fn c64_binary(op: BinaryOp, x: Complex32, y: Complex32) -> R<Complex32> {
         BinaryOp::Add => x + y,
         BinaryOp::Sub => x - y,
         BinaryOp::Mul => Complex32::new(x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re),
+        BinaryOp::Div => complex::div(x, y),
         _ => narrow(complex_binary(op, widen(x), widen(y))?),
     })
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use num_complex::Complex64;
 use pytato_core::dtype::WeakScalar;
 use pytato_core::frontend::{self as pt, Idx, Operand, PadWidth, ReduceOptions, TensordotAxes};
-use pytato_core::{Array, DType, DictOfNamedArrays, Order};
+use pytato_core::{Array, DType, DictOfNamedArrays, Dim, NodeKind, Order, Shape};
 
 /// A value while evaluating.
 #[derive(Clone, Debug)]
@@ -361,6 +361,23 @@ fn ints(v: &V) -> R<Vec<i64>> {
     }
 }
 
+/// A shape: integers or size parameters (symbolic lengths), one or a tuple.
+fn shape(v: &V) -> R<Shape> {
+    let dim = |v: &V| -> R<Dim> {
+        match v {
+            V::Int(i) => Ok(Dim::new(*i)),
+            V::Array(a) if matches!(a.kind(), NodeKind::SizeParam { .. }) => {
+                Ok(Dim::param(a.name().expect("size parameters are named")))
+            }
+            other => Err(format!("{other:?} is not a length")),
+        }
+    };
+    match v {
+        V::Tuple(items) => items.iter().map(dim).collect::<R<Vec<_>>>().map(Shape::from),
+        other => Ok(Shape::from(vec![dim(other)?])),
+    }
+}
+
 fn arrays(v: V) -> R<Vec<Array>> {
     match v {
         V::Tuple(items) => items.into_iter().map(to_array).collect(),
@@ -477,7 +494,12 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
         "logical_and" => Some(pt::logical_and),
         "logical_or" => Some(pt::logical_or),
         "add" => Some(pt::add),
+        "subtract" => Some(pt::subtract),
         "multiply" => Some(pt::multiply),
+        "divide" => Some(pt::divide),
+        "floor_divide" => Some(pt::floor_divide),
+        "remainder" => Some(pt::remainder),
+        "power" => Some(pt::power),
         _ => None,
     };
     if let Some(f) = bin {
@@ -549,10 +571,10 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
         "expand_dims" => pt::expand_dims(&a0()?, ints(&arg(1)?)?),
         "zeros" | "ones" => {
             let d = opt_dtype(&kwargs)?.unwrap_or(DType::F64);
-            let shape = ints(&arg(0)?)?;
+            let shape = shape(&arg(0)?)?;
             if name == "zeros" { pt::zeros(shape, d) } else { pt::ones(shape, d) }
         }
-        "full" => pt::full(ints(&arg(0)?)?, weak(arg(1)?)?, opt_dtype(&kwargs)?),
+        "full" => pt::full(shape(&arg(0)?)?, weak(arg(1)?)?, opt_dtype(&kwargs)?),
         "eye" => {
             let m = match kw_or("M", 1) {
                 None | Some(V::None) => None,

@@ -115,7 +115,8 @@ pub fn float_to_int(x: f64, dtype: DType) -> Scalar {
 pub mod complex {
     use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, LN_2, LN_10, PI};
 
-    use num_complex::Complex64 as C;
+    use num_complex::{Complex, Complex64 as C};
+    use num_traits::Float;
 
     fn c(re: f64, im: f64) -> C {
         C::new(re, im)
@@ -138,20 +139,21 @@ pub mod complex {
 
     /// `a / b` with numpy's algorithm (Smith's, scaled by the larger part of the divisor; a zero
     /// divisor divides each part by `+0`): no overflow for large divisors, `(1+1j)/0` is
-    /// `inf+infj`.
-    pub fn div(a: C, b: C) -> C {
+    /// `inf+infj`. Generic so that complex64 divides in single precision as numpy does (where an
+    /// intermediate overflows matters for infinities).
+    pub fn div<T: Float>(a: Complex<T>, b: Complex<T>) -> Complex<T> {
         let (br_abs, bi_abs) = (b.re.abs(), b.im.abs());
         if br_abs >= bi_abs {
-            if br_abs == 0.0 && bi_abs == 0.0 {
-                return c(a.re / br_abs, a.im / br_abs);
+            if br_abs == T::zero() && bi_abs == T::zero() {
+                return Complex::new(a.re / br_abs, a.im / br_abs);
             }
             let rat = b.im / b.re;
-            let scl = 1.0 / (b.re + b.im * rat);
-            c((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl)
+            let scl = T::one() / (b.re + b.im * rat);
+            Complex::new((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl)
         } else {
             let rat = b.re / b.im;
-            let scl = 1.0 / (b.im + b.re * rat);
-            c((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl)
+            let scl = T::one() / (b.im + b.re * rat);
+            Complex::new((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl)
         }
     }
 

@@ -1,0 +1,109 @@
+//! What the kernel builder guarantees whatever the DAG: bounded work (a reduction is never
+//! recomputed for every element of its consumer), index arrays checked in full, unique buffer
+//! names. Work is counted in the kernel program (operations per element times elements), never
+//! timed.
+
+use std::collections::BTreeMap;
+
+use pytato_core::backend::Outputs;
+use pytato_core::expr::{Expr, Func};
+use pytato_core::{DType, DictOfNamedArrays, Dim, Error, Result, frontend as pt, s};
+use pytato_transform::kernel::{KernelOptions, KernelProgram, build_kernel_program};
+
+/// Total operations of `program` with the size parameters set to `sizes`.
+fn total_work(program: &KernelProgram, sizes: &[(&str, i64)]) -> u128 {
+    let sizes: BTreeMap<&str, i64> = sizes.iter().copied().collect();
+    let eval = |d: &Dim| -> Result<i64> {
+        d.eval(|p| sizes.get(p).copied())
+            .map_err(|e| Error::Internal { backend: "test".into(), message: format!("{e:?}") })
+    };
+    program
+        .kernels
+        .iter()
+        .map(|k| {
+            let buffer = &program.buffers[k.output.0];
+            let elements: i64 = buffer.shape.dims().iter().map(|d| eval(d).unwrap()).product();
+            elements as u128 * k.work(&eval).unwrap().operations
+        })
+        .sum()
+}
+
+fn program(outputs: impl Into<Outputs>) -> KernelProgram {
+    build_kernel_program(&outputs.into(), KernelOptions::default()).unwrap()
+}
+
+/// Work at size `n` and `2n` (for every size parameter): linear work doubles.
+fn growth(program: &KernelProgram, params: &[&str], n: i64) -> f64 {
+    let at = |v: i64| total_work(program, &params.iter().map(|p| (*p, v)).collect::<Vec<_>>()) as f64;
+    at(2 * n) / at(n)
+}
+
+#[test]
+fn a_reduction_read_by_every_element_is_computed_once() {
+    // x / x.sum(): the sum is read by all n elements; inlined it would cost n² operations.
+    let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
+    let normalized = &x / &pt::sum(&x, None).unwrap();
+    let p = program(&normalized);
+    assert_eq!(p.kernels.len(), 2, "the sum is a kernel of its own:\n{p}");
+    let g = growth(&p, &["n"], 1000);
+    assert!(g < 2.01, "work grows by {g} when n doubles (linear: 2)\n{p}");
+}
+
+#[test]
+fn a_reduction_read_inside_a_reduction_is_computed_once() {
+    // m @ x.sum(1): every product term reads the row sums; inlined that is cubic.
+    let m = pt::placeholder("m", [Dim::param("n"), Dim::param("n")], DType::F64).unwrap();
+    let x = pt::placeholder("x", [Dim::param("n"), Dim::param("n")], DType::F64).unwrap();
+    let mv = pt::matmul(&m, &pt::sum(&x, pt::ReduceOptions::axes(1)).unwrap()).unwrap();
+    let p = program(&mv);
+    let g = growth(&p, &["n"], 200);
+    assert!(g < 4.05, "work grows by {g} when n doubles (quadratic: 4)\n{p}");
+}
+
+#[test]
+fn a_reduction_read_through_a_broadcast_chain_is_computed_once() {
+    // The row means are read at their own index by `mean + 1`, which every column then reads.
+    let x = pt::placeholder("x", [Dim::param("n"), Dim::param("n")], DType::F64).unwrap();
+    let shifted = pt::mean(&x, pt::ReduceOptions::axes(1).keepdims(true)).unwrap() + 1.0;
+    let centered = &x - &shifted;
+    let p = program(&centered);
+    let g = growth(&p, &["n"], 200);
+    assert!(g < 4.05, "work grows by {g} when n doubles (quadratic output: 4)\n{p}");
+}
+
+#[test]
+fn a_reduction_read_once_per_element_is_still_fused() {
+    let x = pt::placeholder("x", [Dim::param("n"), 8.into()], DType::F64).unwrap();
+    let y = pt::sum(&x, pt::ReduceOptions::axes(1)).unwrap() * 2.0 + 1.0;
+    assert_eq!(program(&y).kernels.len(), 1, "one identity read: fused");
+}
+
+#[test]
+fn index_arrays_are_checked_by_a_kernel_of_their_own() {
+    // full(n, 7)[i] reads no element of `full`: the index check must not disappear with it.
+    let i = pt::placeholder("i", [2], DType::I64).unwrap();
+    let g = pt::full([Dim::param("n")], 7.0, None).unwrap().index(s![&i]).unwrap();
+    let p = program(&g);
+    let checks = p
+        .kernels
+        .iter()
+        .filter(|k| {
+            let mut found = false;
+            k.expr.walk(&mut |e| found |= matches!(e, Expr::Call(Func::NormalizeIndex, _)));
+            found
+        })
+        .count();
+    assert_eq!(checks, 1, "{p}");
+}
+
+#[test]
+fn outputs_named_like_inputs_get_buffers_of_their_own() {
+    let u = pt::placeholder("u", [3], DType::F64).unwrap();
+    let outputs = DictOfNamedArrays::new([("u", &u * 2.0), ("v", u.clone())]).unwrap();
+    let p = program(Outputs::Named(outputs));
+    p.check().unwrap();
+    let names: Vec<&str> = p.buffers.iter().map(|b| &*b.name).collect();
+    assert_eq!(names.iter().filter(|n| **n == "u").count(), 1, "{p}");
+    let (_, out) = p.outputs.iter().find(|(n, _)| n == "u").unwrap();
+    assert_ne!(&*p.buffers[out.0].name, "u", "{p}");
+}
