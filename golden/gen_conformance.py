@@ -22,6 +22,8 @@ Case fields:
   omit     inputs that are not passed at run time (the outputs must not need them)
   run      inputs passed instead at run time (name -> spec, or None to leave it out), for errors
   error    the error kind every backend must report
+  numpy    output name -> the numpy expression that computes the expected value instead (where numpy's
+           own result depends on how it loops, see cast_special_*)
 """
 import json
 import os
@@ -318,8 +320,11 @@ case("sin_cos_huge_arguments", {"sin": "np.sin(x)", "cos": "np.cos(x)", "tan": "
 case("sin_cos_huge_arguments_float32", {"sin": "np.sin(x)", "cos": "np.cos(x)"},
      {"x": (F, (4,), [1e7, -3e9, 1e20, 3.0e38])})
 for src in [F, D]:
+    # numpy's uint32 casts of NaN and values below -2^31 depend on the loop (its 4-wide vector loop
+    # gives 2^31, its scalar loop the low bits of the int64 conversion); the library follows the
+    # scalar loop, which numpy computes for us through int64.
     case(f"cast_special_{src}", {t: f"x.astype(np.{t})" for t in ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"]},
-         {"x": (src, (16,), "special")})
+         {"x": (src, (16,), "special")}, numpy={"uint32": "x.astype(np.int64).astype(np.uint32)"})
 case("zeros_like_int_dtype", {"z": "np.zeros_like(x, dtype=np.int32)", "o": "np.ones_like(x, dtype=np.uint8)",
                               "f": "np.full_like(x, 2.5, dtype=np.int16)"}, {"x": (D, (3,))})
 case("constant_operands", {"a": "np.abs(np.full((3,), 0.1))", "b": "np.full((2,), 1.5) * np.full((2,), -2.0)",
@@ -480,7 +485,8 @@ def build(c, index):
                 run[name] = encode(make_data(rng_np, spec[0], spec[1], spec[2] if len(spec) > 2 else None))
         out["run"] = run
         return out
-    out["expected"] = {name: encode(eval(e, namespace)) for name, e in exprs.items()}
+    oracle = c.get("numpy", {})
+    out["expected"] = {name: encode(eval(oracle.get(name, e), namespace)) for name, e in exprs.items()}
     return out
 
 

@@ -675,7 +675,10 @@ impl<'a> Translator<'a, '_> {
                         CompareOp::Ge => FloatCC::GreaterThan,
                         _ => cc,
                     };
+                    // A NaN imaginary part voids the order of the real parts (numpy's CLT, ...).
                     let re_strict = self.b.ins().fcmp(strict, a, c);
+                    let no_nan = self.b.ins().fcmp(FloatCC::Ordered, b, d);
+                    let re_strict = self.b.ins().band(re_strict, no_nan);
                     let im = self.b.ins().fcmp(cc, b, d);
                     let tie = self.b.ins().band(re_eq, im);
                     self.b.ins().bor(re_strict, tie)
@@ -800,7 +803,7 @@ impl<'a> Translator<'a, '_> {
                 let r = match to {
                     DType::I64 => self.cvtt(x, 64),
                     DType::U64 => self.cvtt_unsigned(x, 64),
-                    DType::U32 => self.cvtt_unsigned(x, 32),
+                    DType::U32 => self.cvtt(x, 64),
                     _ => self.cvtt(x, 32),
                 };
                 if tt == types::I64 { r } else { self.b.ins().ireduce(tt, r) }
@@ -830,8 +833,8 @@ impl<'a> Translator<'a, '_> {
         self.b.ins().select(in_range, value, min)
     }
 
-    /// numpy's x86-64 float64 to `uint32`/`uint64`: from `2^(bits-1)` on, convert `x - 2^(bits-1)`
-    /// and set the top bit; below, the signed conversion.
+    /// numpy's x86-64 float64 to `uint64` (`bits` = 64): from `2^(bits-1)` on, convert
+    /// `x - 2^(bits-1)` and set the top bit; below, the signed conversion.
     fn cvtt_unsigned(&mut self, x: Value, bits: u32) -> Value {
         let top = self.b.ins().f64const(2f64.powi(bits as i32 - 1));
         let big = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, x, top);

@@ -203,14 +203,16 @@ fn ordering<T: PartialOrd>(op: CompareOp, a: T, b: T) -> bool {
 }
 
 fn complex_ordering<T: Float>(op: CompareOp, a: Complex<T>, b: Complex<T>) -> bool {
-    // numpy orders complex numbers lexicographically: real parts, then imaginary parts.
+    // numpy orders complex numbers lexicographically: real parts, then imaginary parts; a NaN
+    // imaginary part makes the real parts' order count for nothing (numpy's CLT, CGT, ...).
+    let no_nan = !a.im.is_nan() && !b.im.is_nan();
     match op {
         CompareOp::Eq => a == b,
         CompareOp::Ne => a != b,
-        CompareOp::Lt => a.re < b.re || (a.re == b.re && a.im < b.im),
-        CompareOp::Le => a.re < b.re || (a.re == b.re && a.im <= b.im),
-        CompareOp::Gt => a.re > b.re || (a.re == b.re && a.im > b.im),
-        CompareOp::Ge => a.re > b.re || (a.re == b.re && a.im >= b.im),
+        CompareOp::Lt => (a.re < b.re && no_nan) || (a.re == b.re && a.im < b.im),
+        CompareOp::Le => (a.re < b.re && no_nan) || (a.re == b.re && a.im <= b.im),
+        CompareOp::Gt => (a.re > b.re && no_nan) || (a.re == b.re && a.im > b.im),
+        CompareOp::Ge => (a.re > b.re && no_nan) || (a.re == b.re && a.im >= b.im),
     }
 }
 

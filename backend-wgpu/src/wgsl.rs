@@ -519,10 +519,14 @@ impl Translator<'_> {
                 let ne = self.library.require("ne", real_of(ty));
                 format!("{ne}({x}.x, {y}.x) || {ne}({x}.y, {y}.y)")
             }
-            // Lexicographic: real parts, then imaginary parts.
+            // Lexicographic: real parts, then imaginary parts; a NaN imaginary part voids the
+            // order of the real parts (numpy's CLT, ...).
             (_, DType::C64 | DType::C128) => {
                 let strict = &sym[..1];
-                format!("({x}.x {strict} {y}.x) || ({x}.x == {y}.x && {x}.y {sym} {y}.y)")
+                let isnan = self.library.require("isnan", real_of(ty));
+                format!(
+                    "({x}.x {strict} {y}.x && !{isnan}({x}.y) && !{isnan}({y}.y)) || ({x}.x == {y}.x && {x}.y {sym} {y}.y)"
+                )
             }
             // WGSL orders no bools: false < true as 0 < 1.
             (CompareOp::Lt | CompareOp::Le | CompareOp::Gt | CompareOp::Ge, DType::Bool) => {

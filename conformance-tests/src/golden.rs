@@ -120,3 +120,32 @@ pub fn decode(v: &Value) -> ArrayData {
     });
     ArrayData::from_scalars(dtype, &shape, values).expect("values match the shape")
 }
+
+fn encode_float(x: f64) -> Value {
+    if x.is_nan() {
+        Value::from("nan")
+    } else if x.is_infinite() {
+        Value::from(if x > 0.0 { "inf" } else { "-inf" })
+    } else {
+        Value::from(x)
+    }
+}
+
+/// `data` as `{"dtype", "shape", "values"}`, what [`decode`] reads (and `golden/` writes).
+pub fn encode(data: &ArrayData) -> Value {
+    let values: Vec<Value> = data
+        .to_scalars()
+        .into_iter()
+        .map(|s| match s {
+            Scalar::Bool(b) => Value::from(b),
+            Scalar::U64(v) => Value::from(v),
+            Scalar::F32(_) | Scalar::F64(_) => encode_float(s.to_f64()),
+            Scalar::C64(_) | Scalar::C128(_) => {
+                let c = s.to_complex64();
+                Value::from(vec![encode_float(c.re), encode_float(c.im)])
+            }
+            other => Value::from(other.to_i128().expect("an integer") as i64),
+        })
+        .collect();
+    serde_json::json!({"dtype": data.dtype().name(), "shape": data.shape(), "values": values})
+}

@@ -414,9 +414,12 @@ fn binary(op: &str, a: V, b: V) -> R<V> {
 
 fn attribute(v: V, attr: &str) -> R<V> {
     match v {
-        V::Module => Ok(match DType::from_name(attr) {
-            Some(d) => V::DType(d),
-            None => V::Func(attr.to_string()),
+        V::Module => Ok(match (attr, DType::from_name(attr)) {
+            ("inf", _) => V::Float(f64::INFINITY),
+            ("nan", _) => V::Float(f64::NAN),
+            ("pi", _) => V::Float(std::f64::consts::PI),
+            (_, Some(d)) => V::DType(d),
+            (_, None) => V::Func(attr.to_string()),
         }),
         V::Array(a) if attr == "T" => array(pt::transpose(&a, None)),
         V::Array(a) => Ok(V::Method(a, attr.to_string())),

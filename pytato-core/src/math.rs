@@ -81,8 +81,11 @@ fn cvtt(x: f64, bits: u32) -> i64 {
 ///   the smallest value of the dtype (`cvttsd2si`);
 /// - `int8`, `int16`, `uint8`, `uint16`: the 32-bit conversion, wrapped (`-1.5` is 255 as
 ///   `uint8`; 300.7 is 44);
-/// - `uint32`, `uint64`: values from `2^31` (`2^63`) on are converted after subtracting it, and
-///   the top bit set again; below that, the signed conversion, wrapped.
+/// - `uint32`: the 64-bit conversion, wrapped (numpy's scalar loop, which it uses for scalars,
+///   strided arrays and the tails of contiguous ones; its 4-wide vector loop gives `2^31` for NaN
+///   and values below `-2^31`, so numpy itself depends on where an element sits);
+/// - `uint64`: values from `2^63` on are converted after subtracting it, and the top bit set
+///   again; below that, the signed conversion, wrapped.
 ///
 /// Returns the integer as the target dtype's [`Scalar`]; `dtype` must be an integer dtype.
 ///
@@ -90,7 +93,7 @@ fn cvtt(x: f64, bits: u32) -> i64 {
 /// use pytato_core::{math::float_to_int, DType, Scalar};
 /// assert_eq!(float_to_int(-1.5, DType::U8), Scalar::U8(255));
 /// assert_eq!(float_to_int(3e9, DType::I32), Scalar::I32(i32::MIN));
-/// assert_eq!(float_to_int(f64::NAN, DType::U32), Scalar::U32(1 << 31));
+/// assert_eq!(float_to_int(-3e9, DType::U32), Scalar::U32(1_294_967_296));
 /// ```
 pub fn float_to_int(x: f64, dtype: DType) -> Scalar {
     let unsigned = |bits: u32| -> u64 {
@@ -103,7 +106,7 @@ pub fn float_to_int(x: f64, dtype: DType) -> Scalar {
         DType::I16 => Scalar::I16(cvtt(x, 32) as i16),
         DType::I8 => Scalar::I8(cvtt(x, 32) as i8),
         DType::U64 => Scalar::U64(unsigned(64)),
-        DType::U32 => Scalar::U32(unsigned(32) as u32),
+        DType::U32 => Scalar::U32(cvtt(x, 64) as u32),
         DType::U16 => Scalar::U16(cvtt(x, 32) as u16),
         DType::U8 => Scalar::U8(cvtt(x, 32) as u8),
         other => panic!("float_to_int to {other}, which is not an integer dtype"),

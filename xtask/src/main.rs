@@ -5,6 +5,9 @@
 //! - `conformance [--backend NAME]...`: the case-by-backend matrix; reports in `target/conformance`.
 //! - `bench [--quick] [WORKLOAD]...`: the benchmark workloads on every linked backend against
 //!   `ndarray` and hand-written loops (release build); reports in `target/bench`.
+//! - `fuzz [--minutes N] [--backend NAME]... [--start SEED] ...`: a differential fuzzing campaign
+//!   (release build): random programs on every backend against the interpreter, and the
+//!   interpreter against numpy where Python has it; report and shrunk failures in `target/fuzz`.
 //! - `golden`: regenerates the numpy golden files (needs Python 3 with numpy; the tests do not).
 
 use std::env;
@@ -19,13 +22,15 @@ fn main() -> ExitCode {
         Some("golden") => golden(),
         Some("conformance") => conformance(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("fuzz") => fuzz(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci|conformance|bench|golden>");
+            eprintln!("usage: cargo xtask <ci|conformance|bench|fuzz|golden>");
             eprintln!("  ci           cargo fmt --check, clippy -D warnings, cargo test --workspace, conformance");
             eprintln!("  conformance  [--backend NAME]... run the conformance suite; reports in target/conformance");
             eprintln!(
                 "  bench        [--quick] [WORKLOAD]... benchmarks vs ndarray and hand loops; reports in target/bench"
             );
+            eprintln!("  fuzz         [--minutes N] [--backend NAME]... differential fuzzing; report in target/fuzz");
             eprintln!("  golden  regenerate the numpy golden files under */tests/data (needs python3 + numpy)");
             return ExitCode::from(2);
         }
@@ -75,7 +80,32 @@ fn ci() -> Result<(), String> {
     test.args(["test", "--workspace"]);
     run("cargo test", test)?;
 
-    conformance(&[])
+    conformance(&[])?;
+
+    // A short, deterministic fuzzing run (the same seeds every time): a failure here is a new
+    // disagreement between backends, or with numpy.
+    let mut fuzz = cargo();
+    fuzz.args(["run", "--quiet", "--package", "pytato-conformance", "--bin", "fuzz", "--", "campaign"]);
+    fuzz.args(["--dags", CI_FUZZ_DAGS, "--start", "0", "--report"]);
+    fuzz.arg(workspace_root().join("target/fuzz-ci"));
+    run("fuzz (short run)", fuzz)
+}
+
+/// DAGs in the fuzzing run of `cargo xtask ci`.
+const CI_FUZZ_DAGS: &str = "3000";
+
+/// A fuzzing campaign in a release build: `--minutes N` (default 5) and the fuzz binary's options.
+fn fuzz(args: &[String]) -> Result<(), String> {
+    let mut cmd = cargo();
+    cmd.args(["run", "--release", "--quiet", "--package", "pytato-conformance", "--bin", "fuzz", "--", "campaign"]);
+    if !args.iter().any(|a| a == "--minutes" || a == "--seconds" || a == "--dags") {
+        cmd.args(["--minutes", "5"]);
+    }
+    cmd.args(args);
+    if !args.iter().any(|a| a == "--report") {
+        cmd.arg("--report").arg(workspace_root().join("target/fuzz"));
+    }
+    run("fuzz", cmd)
 }
 
 /// Runs the benchmark workloads (`pytato/benches/workloads.rs`), which print the table and write

@@ -1,0 +1,200 @@
+//! Running one case everywhere and judging the results: each compiled backend against the
+//! interpreter, and the interpreter against numpy.
+
+use std::collections::BTreeMap;
+
+use pytato_core::backend::{Backend, NamedData, Program};
+use pytato_core::{Error, Result};
+use serde_json::{Value, json};
+
+use super::case::FuzzCase;
+use super::oracle::{NumpyAnswer, Oracle};
+use crate::tolerance;
+
+/// How one side compared with its reference on a case.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// The same values (within the tolerances), or errors of the same kind, in every run.
+    Agree,
+    /// A different value, dtype, shape, or error: the details.
+    Mismatch(String),
+    /// The backend said it cannot run this here (and why): not a wrong answer.
+    Unsupported(String),
+    /// numpy refused what the library accepts (a different reading of the program): the details.
+    NumpyRefused(String),
+    /// The library refused what numpy accepts, where it documents that it does: lengths of
+    /// symbolic axes that numpy would clip or squeeze at run time (`InvalidForSizes`).
+    LibraryRefused(String),
+    /// Nothing to compare (the case does not build, or numpy is not available).
+    Skipped(String),
+}
+
+impl Verdict {
+    /// A short name for totals.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Verdict::Agree => "agree",
+            Verdict::Mismatch(_) => "mismatch",
+            Verdict::Unsupported(_) => "unsupported",
+            Verdict::NumpyRefused(_) => "numpy-refused",
+            Verdict::LibraryRefused(_) => "library-refused",
+            Verdict::Skipped(_) => "skipped",
+        }
+    }
+
+    fn detail(&self) -> &str {
+        match self {
+            Verdict::Agree => "",
+            Verdict::Mismatch(d)
+            | Verdict::Unsupported(d)
+            | Verdict::NumpyRefused(d)
+            | Verdict::LibraryRefused(d)
+            | Verdict::Skipped(d) => d,
+        }
+    }
+
+    /// As JSON: `{"verdict", "detail"}`.
+    pub fn to_json(&self) -> Value {
+        json!({"verdict": self.label(), "detail": self.detail()})
+    }
+
+    /// Back from [`Verdict::to_json`].
+    pub fn from_json(v: &Value) -> Verdict {
+        let detail = v["detail"].as_str().unwrap_or("").to_string();
+        match v["verdict"].as_str() {
+            Some("agree") => Verdict::Agree,
+            Some("mismatch") => Verdict::Mismatch(detail),
+            Some("unsupported") => Verdict::Unsupported(detail),
+            Some("numpy-refused") => Verdict::NumpyRefused(detail),
+            Some("library-refused") => Verdict::LibraryRefused(detail),
+            _ => Verdict::Skipped(detail),
+        }
+    }
+}
+
+/// A run's result: outputs, or an error (its kind and message).
+type RunResult = std::result::Result<NamedData, (String, String)>;
+
+fn outcome(r: Result<NamedData>) -> RunResult {
+    r.map_err(|e| (e.kind().to_string(), e.to_string()))
+}
+
+/// The results of every run of `case` on `backend` (one compilation, several runs).
+fn run_everywhere(case: &FuzzCase, backend: &dyn Backend) -> Vec<RunResult> {
+    let program: Result<Box<dyn Program>> = case
+        .build()
+        .map_err(|e| Error::Internal { backend: "fuzz".into(), message: format!("the case does not build: {e}") })
+        .and_then(|o| backend.compile(&o));
+    (0..case.runs.len())
+        .map(|run| match &program {
+            Ok(p) => {
+                // Pass what the program takes: size parameters no shape determines, placeholders it
+                // reads (inputs the outputs do not need may have been cut from the DAG).
+                let accepted = p.input_names();
+                let mut inputs = case.run_inputs(run);
+                inputs.retain(|k, _| accepted.contains(k));
+                outcome(p.run(&inputs))
+            }
+            Err(e) => Err((e.kind().to_string(), e.to_string())),
+        })
+        .collect()
+}
+
+/// `got` against `expected`: [`tolerance::compare`], or with `reordered = Some(single_precision)`
+/// [`tolerance::compare_reordered`] (numpy's order of operations is not the library's).
+fn compare_outputs(got: &NamedData, expected: &NamedData, reordered: Option<bool>) -> std::result::Result<(), String> {
+    if got.keys().ne(expected.keys()) {
+        return Err(format!("outputs {:?} instead of {:?}", got.keys(), expected.keys()));
+    }
+    for (name, e) in expected {
+        match reordered {
+            None => tolerance::compare(&got[name], e),
+            Some(single) => tolerance::compare_reordered(&got[name], e, single),
+        }
+        .map_err(|why| format!("output {name}: {why}"))?;
+    }
+    Ok(())
+}
+
+/// `got` (a compiled backend) against `reference` (the interpreter), run by run.
+fn judge(got: &[RunResult], reference: &[RunResult]) -> Verdict {
+    for (run, (g, r)) in got.iter().zip(reference).enumerate() {
+        match (g, r) {
+            (Ok(g), Ok(r)) => {
+                if let Err(why) = compare_outputs(g, r, None) {
+                    return Verdict::Mismatch(format!("run {run}: {why}"));
+                }
+            }
+            (Err((kind, message)), _) if kind == "Unsupported" => return Verdict::Unsupported(message.clone()),
+            (Err((k, m)), Err((rk, rm))) if k != rk => {
+                return Verdict::Mismatch(format!("run {run}: {k} error ({m}), the interpreter gives {rk} ({rm})"));
+            }
+            (Err(_), Err(_)) => {}
+            (Err((k, m)), Ok(_)) => {
+                return Verdict::Mismatch(format!("run {run}: {k} error ({m}); the interpreter succeeds"));
+            }
+            (Ok(_), Err((rk, rm))) => {
+                return Verdict::Mismatch(format!("run {run}: succeeds; the interpreter gives {rk} ({rm})"));
+            }
+        }
+    }
+    Verdict::Agree
+}
+
+/// The interpreter's results against numpy's, run by run.
+fn judge_numpy(case: &FuzzCase, reference: &[RunResult], oracle: &mut Oracle) -> Verdict {
+    // Anything computed in single precision on the way: numpy's float32 math is a few ulp off.
+    let single = case.without_dead_code().names().is_ok_and(|names| {
+        names.values().any(|a| matches!(a.dtype(), pytato_core::DType::F32 | pytato_core::DType::C64))
+    });
+    for (run, r) in reference.iter().enumerate() {
+        let answer = match oracle.ask(case, run) {
+            Ok(a) => a,
+            Err(e) => return Verdict::Skipped(e),
+        };
+        match (r, answer) {
+            // The library's own naming rules have no numpy counterpart.
+            (Err((k, _)), _) if k == "DuplicateName" => {}
+            (Ok(r), NumpyAnswer::Outputs(n)) => {
+                if let Err(why) = compare_outputs(r, &n, Some(single)) {
+                    return Verdict::Mismatch(format!("run {run}: interp vs numpy: {why}"));
+                }
+            }
+            // An index out of range: the library says so when it binds sizes or when it reads.
+            (Err((k, _)), NumpyAnswer::IndexError) if k == "IndexOutOfBounds" || k == "InvalidForSizes" => {}
+            (Err((k, m)), NumpyAnswer::Outputs(_)) if k == "InvalidForSizes" => {
+                return Verdict::LibraryRefused(format!("run {run}: {m}"));
+            }
+            (Err(_), NumpyAnswer::Refused(_)) => {}
+            (Ok(_), NumpyAnswer::Refused(why)) => return Verdict::NumpyRefused(format!("run {run}: {why}")),
+            (Ok(_), NumpyAnswer::IndexError) => {
+                return Verdict::Mismatch(format!("run {run}: numpy raises IndexError; the interpreter succeeds"));
+            }
+            (Err((k, m)), _) => {
+                return Verdict::Mismatch(format!("run {run}: the interpreter gives {k} ({m}); numpy disagrees"));
+            }
+        }
+    }
+    Verdict::Agree
+}
+
+/// Every verdict on `case`: `"<backend>"` for each compiled backend against the interpreter, and
+/// `"numpy"` for the interpreter against numpy (skipped without an oracle).
+pub fn check(
+    case: &FuzzCase,
+    interp: &dyn Backend,
+    backends: &[(String, Box<dyn Backend>)],
+    oracle: Option<&mut Oracle>,
+) -> BTreeMap<String, Verdict> {
+    let mut verdicts = BTreeMap::new();
+    let reference = run_everywhere(case, interp);
+    for (name, backend) in backends {
+        verdicts.insert(name.clone(), judge(&run_everywhere(case, backend.as_ref()), &reference));
+    }
+    let numpy = match oracle {
+        Some(o) => judge_numpy(case, &reference, o),
+        None => Verdict::Skipped("no numpy".into()),
+    };
+    verdicts.insert("numpy".into(), numpy);
+    verdicts
+}
