@@ -29,7 +29,7 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
-use pytato_core::math::SUM_BLOCK;
+use pytato_core::math::{SUM_BLOCK, Summation, summation};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Dim, Error, Result, Scalar};
 use pytato_transform::kernel::{BufferId, INDEX_ARRAY, Kernel, KernelProgram};
@@ -1060,25 +1060,6 @@ impl<'a> Translator<'a, '_> {
             ReduceOp::All => Val::Real(self.b.ins().band(a, b)),
             ReduceOp::Any => Val::Real(self.b.ins().bor(a, b)),
         }
-    }
-}
-
-/// How a reduction combines its terms (`pytato_core::math`, "Summation").
-pub(crate) enum Summation {
-    /// float32 and complex64 sums: in this wider dtype, rounded at the end.
-    Widened(DType),
-    /// float64 and complex128 sums: in blocks of `SUM_BLOCK` terms.
-    Blocked,
-    /// Everything else: one accumulator, in order.
-    InOrder,
-}
-
-pub(crate) fn summation(op: ReduceOp, dtype: DType) -> Summation {
-    match (op, dtype) {
-        (ReduceOp::Sum, DType::F32) => Summation::Widened(DType::F64),
-        (ReduceOp::Sum, DType::C64) => Summation::Widened(DType::C128),
-        (ReduceOp::Sum, DType::F64 | DType::C128) => Summation::Blocked,
-        _ => Summation::InOrder,
     }
 }
 

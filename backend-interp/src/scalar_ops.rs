@@ -403,20 +403,19 @@ pub(crate) struct Accumulator {
 
 impl Accumulator {
     pub(crate) fn new(op: ReduceOp, dtype: DType) -> Accumulator {
-        let wide = match (op, dtype) {
-            (ReduceOp::Sum, DType::F32) => DType::F64,
-            (ReduceOp::Sum, DType::C64) => DType::C128,
+        let wide = match math::summation(op, dtype) {
+            math::Summation::Widened(wide) => wide,
             _ => dtype,
         };
         Accumulator { op, dtype, total: op.neutral(wide), block: Scalar::zero(wide), count: 0 }
     }
 
     pub(crate) fn add(&mut self, x: Scalar) -> R<()> {
-        match (self.op, self.dtype) {
-            (ReduceOp::Sum, DType::F32 | DType::C64) => {
-                self.total = binary(BinaryOp::Add, self.total, x.cast(self.total.dtype()))?;
+        match math::summation(self.op, self.dtype) {
+            math::Summation::Widened(wide) => {
+                self.total = binary(BinaryOp::Add, self.total, x.cast(wide))?;
             }
-            (ReduceOp::Sum, DType::F64 | DType::C128) => {
+            math::Summation::Blocked => {
                 self.block = binary(BinaryOp::Add, self.block, x)?;
                 self.count += 1;
                 if self.count == math::SUM_BLOCK {
@@ -425,16 +424,16 @@ impl Accumulator {
                     self.count = 0;
                 }
             }
-            _ => self.total = accumulate(self.op, self.total, x)?,
+            math::Summation::InOrder => self.total = accumulate(self.op, self.total, x)?,
         }
         Ok(())
     }
 
     pub(crate) fn finish(self) -> R<Scalar> {
-        Ok(match (self.op, self.dtype) {
-            (ReduceOp::Sum, DType::F32 | DType::C64) => self.total.cast(self.dtype),
-            (ReduceOp::Sum, DType::F64 | DType::C128) => binary(BinaryOp::Add, self.total, self.block)?,
-            _ => self.total,
+        Ok(match math::summation(self.op, self.dtype) {
+            math::Summation::Widened(_) => self.total.cast(self.dtype),
+            math::Summation::Blocked => binary(BinaryOp::Add, self.total, self.block)?,
+            math::Summation::InOrder => self.total,
         })
     }
 }

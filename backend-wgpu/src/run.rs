@@ -223,17 +223,21 @@ impl Compiled {
         staging.slice(..total).map_async(wgpu::MapMode::Read, move |r| {
             let _ = sender.send(r);
         });
-        gpu.device.poll(wgpu::PollType::Wait).map_err(|e| internal(format!("waiting for the GPU: {e}")))?;
-        receiver
-            .recv()
-            .map_err(|e| internal(format!("the readback never completed: {e}")))?
-            .map_err(|e| internal(format!("mapping the staging buffer: {e}")))?;
-        let result = {
-            let view = staging.slice(..total).get_mapped_range();
-            self.collect(inputs, &view, &shapes, &bytes, &offsets)
-        };
-        staging.unmap();
-        result
+        let mapped = gpu
+            .device
+            .poll(wgpu::PollType::Wait)
+            .map_err(|e| internal(format!("waiting for the GPU: {e}")))
+            .and_then(|_| receiver.recv().map_err(|e| internal(format!("the readback never completed: {e}"))))
+            .and_then(|r| r.map_err(|e| internal(format!("mapping the staging buffer: {e}"))));
+        if let Err(e) = mapped {
+            // The mapping may still be pending: this buffer must never be mapped again.
+            pool.staging = None;
+            return Err(e);
+        }
+        // Unmapped on every path from here, a panic included, so the next run can map it again.
+        let _unmap = Unmap(&staging);
+        let view = staging.slice(..total).get_mapped_range();
+        self.collect(inputs, &view, &shapes, &bytes, &offsets)
     }
 
     /// The outputs (or the first out-of-range subscript) from the mapped staging bytes.
@@ -266,6 +270,15 @@ impl Compiled {
             result.insert(name.clone(), data.ok_or_else(|| internal(format!("output {name} was not computed")))?);
         }
         Ok(result)
+    }
+}
+
+/// Unmaps a mapped buffer when dropped (declared before the mapped view, so dropped after it).
+struct Unmap<'a>(&'a wgpu::Buffer);
+
+impl Drop for Unmap<'_> {
+    fn drop(&mut self) {
+        self.0.unmap();
     }
 }
 

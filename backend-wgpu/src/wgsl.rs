@@ -34,12 +34,13 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
+use pytato_core::math::{SUM_BLOCK, Summation, summation};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Dim, Error, Result, Scalar};
 use pytato_transform::bounds::Ranges;
 use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 
-use library::{Library, real_of};
+use library::{Library, OPAQUE_INIT, real_of};
 
 /// Invocations per workgroup.
 pub(crate) const WORKGROUP_SIZE: u32 = 256;
@@ -146,6 +147,7 @@ pub(crate) fn kernel_shader(
          i64, sizes: array<i64> }}"
     );
     let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> ctl: Control;");
+    source.push_str(library::OPAQUE_DECLARATIONS);
     for (k, id) in buffers.iter().enumerate() {
         let b = &program.buffers[id.0];
         let access = if k == 0 { "read_write" } else { "read" };
@@ -280,6 +282,7 @@ impl Translator<'_> {
         // miscompiles a branch on a 64-bit comparison of a value it can see was extended from 32
         // bits (every lane takes the same side), which an opaque zero prevents.
         self.line("let zero: i64 = ctl.zero;");
+        self.line(OPAQUE_INIT);
         self.line("var rest: u32 = gid;");
         for axis in (0..ndim).rev() {
             if axis == 0 {
@@ -321,6 +324,13 @@ impl Translator<'_> {
             Expr::Const(s) if matches!(dtype, DType::I64 | DType::U64) => {
                 let literal = self.constant(s)?;
                 self.bind(dtype, &literal)
+            }
+            // Float constants are opaque: the driver must not fold `x * 0.0` (NaN * 0 is NaN) nor
+            // evaluate casts of constants itself (naga's constant evaluator rejects some).
+            Expr::Const(s) if dtype.is_inexact() => {
+                let literal = self.constant(s)?;
+                let opaque = self.opaque(dtype, &literal, "opqc")?;
+                self.bind(dtype, &opaque)
             }
             Expr::Const(s) => self.constant(s),
             Expr::Var(name) => match classify(name) {
@@ -481,9 +491,34 @@ impl Translator<'_> {
         self.bind(dtype, &value)
     }
 
+    /// `value` of a float or complex `dtype` through the opaque helper `which` (`opqa`/`opqb`, see
+    /// `library`); other dtypes unchanged.
+    fn opaque(&mut self, dtype: DType, value: &str, which: &'static str) -> Result<String> {
+        if !dtype.is_inexact() {
+            return Ok(value.to_string());
+        }
+        let ty = self.ty(dtype)?;
+        Ok(format!("{}({value})", self.library.require(which, ty)))
+    }
+
+    /// Whether float32/complex64 math goes through the float64 library (see `library`).
+    fn widen_math(&self, dtype: DType) -> bool {
+        self.features.f64 && matches!(dtype, DType::F32 | DType::C64)
+    }
+
     fn binary(&mut self, op: BinaryOp, dtype: DType, x: &str, y: &str) -> Result<String> {
         use BinaryOp::*;
         let ty = self.ty(dtype)?;
+        // Float operands are opaque (different zeros on each side): no folding of `x - x` or
+        // `x * 0`, no fused multiply-add numpy would not compute.
+        let (xo, yo) = (self.opaque(dtype, x, "opqa")?, self.opaque(dtype, y, "opqb")?);
+        let (x, y) = (xo.as_str(), yo.as_str());
+        if self.widen_math(dtype) && matches!(op, FloorDiv | Rem | Pow) {
+            let wide = if dtype == DType::F32 { DType::F64 } else { DType::C128 };
+            let wide_ty = self.ty(wide)?;
+            let v = self.binary(op, wide, &format!("{wide_ty}({x})"), &format!("{wide_ty}({y})"))?;
+            return Ok(format!("{ty}({v})"));
+        }
         let arith = |sym: &str| format!("{x} {sym} {y}");
         Ok(match (op, dtype) {
             (LogicalAnd, _) | (BitAnd, DType::Bool) => format!("{x} && {y}"),
@@ -511,6 +546,9 @@ impl Translator<'_> {
 
     fn compare(&mut self, op: CompareOp, dtype: DType, x: &str, y: &str) -> Result<String> {
         let ty = self.ty(dtype)?;
+        // An opaque right operand: `x < x` must not fold (NaN < NaN is false, so is NaN >= NaN).
+        let yo = self.opaque(dtype, y, "opqb")?;
+        let y = yo.as_str();
         let sym = op.symbol();
         Ok(match (op, dtype) {
             (CompareOp::Ne, DType::F32 | DType::F64) => format!("{}({x}, {y})", self.library.require("ne", ty)),
@@ -571,11 +609,17 @@ impl Translator<'_> {
             }
             (_, Bool) if is_float(from) => format!("{}({x}, {from_ty}(0.0))", self.library.require("ne", from_ty)),
             (_, Bool) => format!("{x} != {from_ty}(0)"),
-            // Floats: truncate toward zero into 64 bits, then wrap like integers.
-            (_, U64) if is_float(from) => format!("{}({x})", self.library.require("to_u64", from_ty)),
+            // Floats to integers: numpy's results on x86-64 (`pytato_core::math::float_to_int`).
+            (_, I64) if is_float(from) => format!("{}({x})", self.library.require("cvtt64", from_ty)),
+            (_, U64) if is_float(from) => format!("{}({x})", self.library.require("cvttu64", from_ty)),
+            (_, U32) if is_float(from) => {
+                format!("u32(bitcast<u64>({}({x})) & 0xfffffffflu)", self.library.require("cvtt64", from_ty))
+            }
+            (_, I8 | I16 | I32) if is_float(from) => {
+                wrap(to, format!("{}({x})", self.library.require("cvtt32", from_ty)))
+            }
             (_, _) if is_float(from) && !is_float(to) => {
-                let wide = format!("i64(trunc({x}))");
-                self.cast(I64, to, &wide)?
+                wrap(to, format!("bitcast<u32>({}({x}))", self.library.require("cvtt32", from_ty)))
             }
             (_, F32 | F64) => format!("{to_ty}({x})"),
             // Integer to integer: through 64 bits, keeping the source's sign, then wrapped.
@@ -605,6 +649,26 @@ impl Translator<'_> {
         use Func::*;
         let ty = self.ty(dtype)?;
         let complex = matches!(dtype, DType::C64 | DType::C128);
+        let math = matches!(
+            f,
+            Sqrt | Exp | Log | Log10 | Sin | Cos | Tan | Arcsin | Arccos | Arctan | Arctan2 | Sinh | Cosh | Tanh
+        ) || (f == Abs && complex);
+        if math && self.widen_math(dtype) {
+            // Single precision through the float64 library, rounded once (module `library`).
+            let wide = if complex { DType::C128 } else { DType::F64 };
+            let wide_ty = self.ty(wide)?;
+            let args: Vec<String> = xs.iter().map(|x| format!("{wide_ty}({x})")).collect();
+            let v = self.call(f, wide, &args)?;
+            let result = f.result_dtype(dtype).map_err(|why| bug(format!("{}({dtype}): {why}", f.name())))?;
+            return Ok(format!("{}({v})", self.ty(result)?));
+        }
+        // The second operand is opaque: `maximum(x, x)`, `arctan2(x, x)` must not fold.
+        let second = match xs.get(1) {
+            Some(y) => Some(self.opaque(dtype, y, "opqb")?),
+            None => None,
+        };
+        let xs: Vec<String> = xs.iter().take(1).cloned().chain(second).collect();
+        let xs = &xs[..];
         let x = &xs[0];
         let lib = |t: &mut Self, name: &'static str| -> String {
             let f = t.library.require(name, ty);
@@ -649,11 +713,25 @@ impl Translator<'_> {
         })
     }
 
+    /// A reduction: a loop per iname. Float and complex sums follow `pytato_core::math`'s
+    /// summation scheme (single precision in double where the adapter has it, double precision in
+    /// blocks of `SUM_BLOCK` terms), as the CPU backends do.
     fn reduce(&mut self, r: &Reduce, dtype: DType) -> Result<String> {
         let ty = self.ty(dtype)?;
+        let scheme = match summation(r.op, dtype) {
+            Summation::Widened(_) if !self.features.f64 => Summation::Blocked,
+            other => other,
+        };
+        let acc_dtype = if let Summation::Widened(wide) = scheme { wide } else { dtype };
+        let acc_ty = self.ty(acc_dtype)?;
         let acc = self.fresh("acc");
-        let neutral = self.constant(&r.op.neutral(dtype))?;
-        self.line(&format!("var {acc}: {ty} = {neutral};"));
+        let neutral = self.constant(&r.op.neutral(acc_dtype))?;
+        self.line(&format!("var {acc}: {acc_ty} = {neutral};"));
+        let (block, count) = (self.fresh("blk"), self.fresh("cnt"));
+        if scheme == Summation::Blocked {
+            self.line(&format!("var {block}: {ty} = {neutral};"));
+            self.line(&format!("var {count}: u32 = 0u;"));
+        }
         let mut opened = Vec::new();
         for b in &r.inames {
             let v = reduction_var(&b.iname);
@@ -663,26 +741,50 @@ impl Translator<'_> {
             opened.push(b.iname.clone());
         }
         let x = self.emit(&r.body)?;
-        let combined = match (r.op, dtype) {
-            (ReduceOp::Sum, DType::C64 | DType::C128) => format!("{acc} + {x}"),
-            (ReduceOp::Product, DType::C64 | DType::C128) => {
-                format!("{}({acc}, {x})", self.library.require("mul", ty))
+        match scheme {
+            Summation::Widened(wide) => {
+                let sum = self.binary(BinaryOp::Add, wide, &acc, &format!("{acc_ty}({x})"))?;
+                self.line(&format!("{acc} = {sum};"));
             }
-            (ReduceOp::Sum, _) => wrap(dtype, format!("{acc} + {x}")),
-            (ReduceOp::Product, _) => wrap(dtype, format!("{acc} * {x}")),
-            (ReduceOp::All, _) | (ReduceOp::Min, DType::Bool) => format!("{acc} && {x}"),
-            (ReduceOp::Any, _) | (ReduceOp::Max, DType::Bool) => format!("{acc} || {x}"),
-            (ReduceOp::Max, DType::F32 | DType::F64) => format!("{}({acc}, {x})", self.library.require("fmax", ty)),
-            (ReduceOp::Min, DType::F32 | DType::F64) => format!("{}({acc}, {x})", self.library.require("fmin", ty)),
-            (ReduceOp::Max, _) => format!("max({acc}, {x})"),
-            (ReduceOp::Min, _) => format!("min({acc}, {x})"),
-        };
-        self.line(&format!("{acc} = {combined};"));
+            Summation::Blocked => {
+                let sum = self.binary(BinaryOp::Add, dtype, &block, &x)?;
+                self.line(&format!("{block} = {sum};"));
+                self.line(&format!("{count} = {count} + 1u;"));
+                let total = self.binary(BinaryOp::Add, dtype, &acc, &block)?;
+                self.line(&format!(
+                    "if {count} == {SUM_BLOCK}u {{ {acc} = {total}; {block} = {neutral}; {count} = 0u; }}"
+                ));
+            }
+            Summation::InOrder => {
+                let combined = match (r.op, dtype) {
+                    (ReduceOp::Product, _) => self.binary(BinaryOp::Mul, dtype, &acc, &x)?,
+                    (ReduceOp::Sum, _) => self.binary(BinaryOp::Add, dtype, &acc, &x)?,
+                    (ReduceOp::All, _) | (ReduceOp::Min, DType::Bool) => format!("{acc} && {x}"),
+                    (ReduceOp::Any, _) | (ReduceOp::Max, DType::Bool) => format!("{acc} || {x}"),
+                    (ReduceOp::Max, DType::F32 | DType::F64) => {
+                        format!("{}({acc}, {x})", self.library.require("fmax", ty))
+                    }
+                    (ReduceOp::Min, DType::F32 | DType::F64) => {
+                        format!("{}({acc}, {x})", self.library.require("fmin", ty))
+                    }
+                    (ReduceOp::Max, _) => format!("max({acc}, {x})"),
+                    (ReduceOp::Min, _) => format!("min({acc}, {x})"),
+                };
+                self.line(&format!("{acc} = {combined};"));
+            }
+        }
         for iname in opened {
             self.ranges.reductions.remove(&iname);
             self.close();
         }
-        Ok(acc)
+        Ok(match scheme {
+            Summation::Widened(_) => self.bind(dtype, &format!("{ty}({acc})"))?,
+            Summation::Blocked => {
+                let total = self.binary(BinaryOp::Add, dtype, &acc, &block)?;
+                self.bind(dtype, &total)?
+            }
+            Summation::InOrder => acc,
+        })
     }
 }
 

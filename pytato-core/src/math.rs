@@ -28,10 +28,32 @@
 //! the whole reduction however many inames it has.
 
 use crate::dtype::DType;
+use crate::expr::ReduceOp;
 use crate::scalar::Scalar;
 
 /// Terms per block of a float64 or complex128 sum (see the module docs, "Summation").
 pub const SUM_BLOCK: u64 = 128;
+
+/// How a reduction combines its terms (see the module docs, "Summation").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Summation {
+    /// float32 and complex64 sums: in this wider dtype, rounded at the end.
+    Widened(DType),
+    /// float64 and complex128 sums: in blocks of [`SUM_BLOCK`] terms.
+    Blocked,
+    /// Everything else: one accumulator, in order.
+    InOrder,
+}
+
+/// The scheme for a reduction `op` over terms of `dtype`.
+pub fn summation(op: ReduceOp, dtype: DType) -> Summation {
+    match (op, dtype) {
+        (ReduceOp::Sum, DType::F32) => Summation::Widened(DType::F64),
+        (ReduceOp::Sum, DType::C64) => Summation::Widened(DType::C128),
+        (ReduceOp::Sum, DType::F64 | DType::C128) => Summation::Blocked,
+        _ => Summation::InOrder,
+    }
+}
 
 /// numpy's `divmod` for floats (`npy_divmod`): the quotient rounded toward negative infinity and
 /// the remainder with the sign of the divisor. A zero divisor gives `(a / b, NaN)`.

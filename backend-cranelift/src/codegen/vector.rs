@@ -17,6 +17,7 @@
 
 use cranelift_codegen::ir::{InstBuilder, MemFlags, Type, Value, types};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
+use pytato_core::math::{Summation, summation};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Result};
 
@@ -179,7 +180,7 @@ impl Translator<'_, '_> {
             }
             Expr::Reduce(r) => {
                 // Single-precision sums accumulate in double precision: scalar code.
-                let widened = matches!(super::summation(r.op, dtype), super::Summation::Widened(_));
+                let widened = matches!(summation(r.op, dtype), Summation::Widened(_));
                 if !is_lane
                     || widened
                     || !matches!(r.op, ReduceOp::Sum | ReduceOp::Product | ReduceOp::Max | ReduceOp::Min)
@@ -282,7 +283,7 @@ impl Translator<'_, '_> {
             Expr::Reduce(r) => {
                 // Each lane is one output element, combining its terms as the scalar code does
                 // (sums in blocks, with one count for all lanes: they run in lockstep).
-                let blocked = matches!(super::summation(r.op, lane), super::Summation::Blocked);
+                let blocked = matches!(summation(r.op, lane), Summation::Blocked);
                 let neutral = self.constant(r.op.neutral(lane)).real();
                 let neutral = self.b.ins().splat(vector, neutral);
                 let new_vars = |t: &mut Self| -> Vec<_> {

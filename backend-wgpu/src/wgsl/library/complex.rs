@@ -1,0 +1,458 @@
+//! Complex arithmetic and functions on `vec2<R>` (real, imaginary): numpy's division and power,
+//! C99 Annex G's special values and branch cuts, as `pytato_core::math::complex` computes them on
+//! the CPU (the same formulas, so the backends agree).
+//!
+//! Templates are written once for both real types; `{NAME}` constants differ by type (the
+//! overflow threshold of `exp`, the magnitudes where formulas switch).
+
+use super::Deps;
+
+/// `(name, float64 value, float32 value)` of the per-type constants.
+const CONSTANTS: [(&str, &str, &str); 10] = [
+    // exp(x) overflows beyond this: exp(x/2)² from there.
+    ("{EXP_BIG}", "709.0", "88.0"),
+    // tanh(x) is ±1 to working precision beyond this.
+    ("{TANH_BIG}", "22.0", "9.0"),
+    // Beyond this magnitude asin/acos/atanh use their asymptotic forms.
+    ("{HUGE}", "1e150", "1e18"),
+    // log|z| rescales parts below TINY and above BIG by 2^∓SCALE.
+    ("{TINY}", "2.2250738585072014e-158", "1e-18"),
+    ("{BIG}", "1e300", "1e36"),
+    ("{SCALE}", "600", "60"),
+    // sqrt rescales beyond these.
+    ("{SQRT_BIG}", "1e300", "1e36"),
+    ("{SQRT_TINY}", "1e-300", "1e-36"),
+    // ... scaling tiny parts up by 2^SQRT_UP (even).
+    ("{SQRT_UP}", "108", "48"),
+    // atanh's (1-x)² + y² below this is computed through logs.
+    ("{D_SMALL}", "1e-280", "1e-30"),
+];
+
+/// The template `name` for the complex type `ty` and what it calls.
+pub(super) fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
+    let r = super::real_of(ty);
+    let (text, deps) = text(name, ty, r);
+    let mut text = text.to_string();
+    for (key, double, single) in CONSTANTS {
+        text = text.replace(key, if r == "f64" { double } else { single });
+    }
+    (text, deps)
+}
+
+fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str, Deps) {
+    match name {
+        "opqa" => ("fn opqa_$S(v: $T) -> $T { return $T(opqa_$R(v.x), opqa_$R(v.y)); }", vec![("opqa", r)]),
+        "opqb" => ("fn opqb_$S(v: $T) -> $T { return $T(opqb_$R(v.x), opqb_$R(v.y)); }", vec![("opqb", r)]),
+        "opqc" => ("fn opqc_$S(v: $T) -> $T { return $T(opqc_$R(v.x), opqc_$R(v.y)); }", vec![("opqc", r)]),
+        // numpy's product: the textbook formula.
+        "mul" => ("fn mul_$S(a: $T, b: $T) -> $T { return $T(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }", vec![]),
+        // numpy's division: Smith's algorithm; a zero divisor divides each part by +0.
+        "div" => (
+            "fn div_$S(a: $T, b: $T) -> $T {
+    let br = abs(b.x);
+    let bi = abs(b.y);
+    if br >= bi {
+        if br == $R(0.0) && bi == $R(0.0) { return $T(a.x / br, a.y / br); }
+        let rat = b.y / b.x;
+        let scl = $R(1.0) / (b.x + b.y * rat);
+        return $T((a.x + a.y * rat) * scl, (a.y - a.x * rat) * scl);
+    }
+    let rat = b.x / b.y;
+    let scl = $R(1.0) / (b.y + b.x * rat);
+    return $T((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl);
+}",
+            vec![],
+        ),
+        "isnan" => ("fn isnan_$S(z: $T) -> bool { return isnan_$R(z.x) || isnan_$R(z.y); }", vec![("isnan", r)]),
+        "abs" => (
+            "fn abs_$S(z: $T) -> $R {
+    if isinf_$R(z.x) || isinf_$R(z.y) { return inf_$R(); }
+    if isnan_$R(z.x) || isnan_$R(z.y) { return nan_$R(); }
+    return hypot_$R(abs(z.x), abs(z.y));
+}",
+            vec![("isinf", r), ("isnan", r), ("inf", r), ("nan", r), ("hypot", r)],
+        ),
+        "exp" => (
+            "fn exp_$S(z: $T) -> $T {
+    let x = z.x;
+    let y = z.y;
+    if y == $R(0.0) { return $T(exp_$R(x), y); }
+    if isinf_$R(x) && (isinf_$R(y) || isnan_$R(y)) {
+        if x > $R(0.0) { return $T(x, nan_$R()); }
+        return $T($R(0.0), $R(0.0));
+    }
+    if x > $R({EXP_BIG}) {
+        let h = exp_$R($R(0.5) * x);
+        return $T(cos_$R(y) * h * h, sin_$R(y) * h * h);
+    }
+    let e = exp_$R(x);
+    return $T(e * cos_$R(y), e * sin_$R(y));
+}",
+            vec![("exp", r), ("cos", r), ("sin", r), ("isinf", r), ("isnan", r), ("nan", r)],
+        ),
+        // log|x + iy|, accurate near 1 and for huge, tiny and subnormal parts.
+        "logabs" => (
+            "fn logabs_$S(x: $R, y: $R) -> $R {
+    let ax = abs(x);
+    let ay = abs(y);
+    if isinf_$R(ax) || isinf_$R(ay) { return inf_$R(); }
+    if isnan_$R(ax) || isnan_$R(ay) { return nan_$R(); }
+    let big = max(ax, ay);
+    let small = min(ax, ay);
+    if big == $R(0.0) { return -inf_$R(); }
+    if big > $R(0.5) && big < $R(2.0) {
+        return $R(0.5) * log1p_$R((big - $R(1.0)) * (big + $R(1.0)) + small * small);
+    }
+    if big < $R({TINY}) {
+        return log_$R(hypot_$R(ldexp(ax, {SCALE}), ldexp(ay, {SCALE}))) - $R({SCALE}) * $R(0.69314718055994530942);
+    }
+    if big > $R({BIG}) {
+        return log_$R(hypot_$R(ldexp(ax, -{SCALE}), ldexp(ay, -{SCALE}))) + $R({SCALE}) * $R(0.69314718055994530942);
+    }
+    return log_$R(hypot_$R(ax, ay));
+}",
+            vec![("isinf", r), ("isnan", r), ("inf", r), ("nan", r), ("log1p", r), ("log", r), ("hypot", r)],
+        ),
+        "log" => (
+            "fn log_$S(z: $T) -> $T { return $T(logabs_$S(z.x, z.y), atan2_$R(z.y, z.x)); }",
+            vec![("logabs", ty), ("atan2", r)],
+        ),
+        "log10" => ("fn log10_$S(z: $T) -> $T { return log_$S(z) / $R(2.30258509299404568402); }", vec![("log", ty)]),
+        // Kahan's square root: the real part is never negative, the imaginary part has y's sign.
+        "sqrt" => (
+            "fn sqrt_$S(z: $T) -> $T {
+    let x = z.x;
+    let y = z.y;
+    if x == $R(0.0) && y == $R(0.0) { return $T($R(0.0), y); }
+    if isinf_$R(y) { return $T(inf_$R(), y); }
+    if isnan_$R(x) { return $T(x, nan_$R()); }
+    if isinf_$R(x) {
+        if x > $R(0.0) {
+            if isnan_$R(y) { return $T(x, y); }
+            return $T(x, copysign_$R($R(0.0), y));
+        }
+        if isnan_$R(y) { return $T(nan_$R(), inf_$R()); }
+        return $T($R(0.0), copysign_$R(inf_$R(), y));
+    }
+    if isnan_$R(y) { return $T(nan_$R(), nan_$R()); }
+    let ax = abs(x);
+    let ay = abs(y);
+    var e = 0;
+    if max(ax, ay) > $R({SQRT_BIG}) { e = -2; } else if max(ax, ay) < $R({SQRT_TINY}) { e = {SQRT_UP}; }
+    let sx = ldexp(ax, e);
+    let sy = ldexp(ay, e);
+    let t = sqrt($R(0.5) * (sx + hypot_$R(sx, sy)));
+    let re = ldexp(t, -e / 2);
+    let im = ldexp(sy / ($R(2.0) * t), -e / 2);
+    if x >= $R(0.0) { return $T(re, copysign_$R(im, y)); }
+    return $T(im, copysign_$R(re, y));
+}",
+            vec![("isinf", r), ("isnan", r), ("inf", r), ("nan", r), ("copysign", r), ("hypot", r)],
+        ),
+        // m e^|x| / 2 without overflowing before the product does.
+        "halfexp" => (
+            "fn halfexp_$S(ax: $R, m: $R) -> $R {
+    let h = exp_$R($R(0.5) * ax);
+    return (m * h) * ($R(0.5) * h);
+}",
+            vec![("exp", r)],
+        ),
+        "sinh" => (
+            "fn sinh_$S(z: $T) -> $T {
+    let x = z.x;
+    let y = z.y;
+    if y == $R(0.0) { return $T(sinh_$R(x), y); }
+    if isinf_$R(y) || isnan_$R(y) {
+        if x == $R(0.0) { return $T(x, nan_$R()); }
+        if isinf_$R(x) { return $T(inf_$R(), nan_$R()); }
+        return $T(nan_$R(), nan_$R());
+    }
+    if !isinf_$R(x) && !isnan_$R(x) && abs(x) > $R({EXP_BIG}) {
+        return $T(copysign_$R($R(1.0), x) * halfexp_$S(abs(x), cos_$R(y)), halfexp_$S(abs(x), sin_$R(y)));
+    }
+    return $T(sinh_$R(x) * cos_$R(y), cosh_$R(x) * sin_$R(y));
+}",
+            vec![
+                ("sinh", r),
+                ("cosh", r),
+                ("sin", r),
+                ("cos", r),
+                ("isinf", r),
+                ("isnan", r),
+                ("inf", r),
+                ("nan", r),
+                ("copysign", r),
+                ("halfexp", ty),
+            ],
+        ),
+        "cosh" => (
+            "fn cosh_$S(z: $T) -> $T {
+    let x = z.x;
+    let y = z.y;
+    if y == $R(0.0) {
+        if isnan_$R(x) { return $T(x, y); }
+        return $T(cosh_$R(x), copysign_$R($R(0.0), x) * y);
+    }
+    if isinf_$R(y) || isnan_$R(y) {
+        if isinf_$R(x) { return $T(inf_$R(), nan_$R()); }
+        if x == $R(0.0) { return $T(nan_$R(), $R(0.0)); }
+        return $T(nan_$R(), nan_$R());
+    }
+    if !isinf_$R(x) && !isnan_$R(x) && abs(x) > $R({EXP_BIG}) {
+        return $T(halfexp_$S(abs(x), cos_$R(y)), copysign_$R($R(1.0), x) * halfexp_$S(abs(x), sin_$R(y)));
+    }
+    return $T(cosh_$R(x) * cos_$R(y), sinh_$R(x) * sin_$R(y));
+}",
+            vec![
+                ("sinh", r),
+                ("cosh", r),
+                ("sin", r),
+                ("cos", r),
+                ("isinf", r),
+                ("isnan", r),
+                ("inf", r),
+                ("nan", r),
+                ("copysign", r),
+                ("halfexp", ty),
+            ],
+        ),
+        // Kahan's formula: no cancellation near the poles of tan.
+        "tanh" => (
+            "fn tanh_$S(z: $T) -> $T {
+    let x = z.x;
+    let y = z.y;
+    if isnan_$R(x) {
+        if y == $R(0.0) { return $T(x, y); }
+        return $T(nan_$R(), nan_$R());
+    }
+    if isinf_$R(x) {
+        var im = copysign_$R($R(0.0), y);
+        if !isinf_$R(y) && !isnan_$R(y) { im = copysign_$R($R(0.0), sin_$R($R(2.0) * y)); }
+        return $T(copysign_$R($R(1.0), x), im);
+    }
+    if isinf_$R(y) || isnan_$R(y) {
+        if x == $R(0.0) { return $T(x, nan_$R()); }
+        return $T(nan_$R(), nan_$R());
+    }
+    if abs(x) >= $R({TANH_BIG}) {
+        let e = exp_$R($R(-2.0) * abs(x));
+        return $T(copysign_$R($R(1.0), x), $R(4.0) * sin_$R(y) * cos_$R(y) * e);
+    }
+    let t = tan_$R(y);
+    let beta = $R(1.0) + t * t;
+    let s = sinh_$R(x);
+    let rho = sqrt($R(1.0) + s * s);
+    let denom = $R(1.0) + beta * s * s;
+    return $T(beta * rho * s / denom, t / denom);
+}",
+            vec![
+                ("isnan", r),
+                ("isinf", r),
+                ("nan", r),
+                ("copysign", r),
+                ("sin", r),
+                ("cos", r),
+                ("tan", r),
+                ("exp", r),
+                ("sinh", r),
+            ],
+        ),
+        // sin and tan are sinh and tanh of the swapped parts (Annex G's signs); cos z = cosh(iz).
+        "sin" => ("fn sin_$S(z: $T) -> $T { return sinh_$S(z.yx).yx; }", vec![("sinh", ty)]),
+        "cos" => ("fn cos_$S(z: $T) -> $T { return cosh_$S($T(-z.y, z.x)); }", vec![("cosh", ty)]),
+        "tan" => ("fn tan_$S(z: $T) -> $T { return tanh_$S(z.yx).yx; }", vec![("tanh", ty)]),
+        // Annex G's casinh where a part is not finite (x, y are the parts; finite input: not used).
+        "asinh_special" => (
+            "fn asinh_special_$S(x: $R, y: $R) -> $T {
+    let ax = abs(x);
+    let ay = abs(y);
+    var w: $T;
+    if isinf_$R(ax) && isinf_$R(ay) {
+        w = $T(inf_$R(), $R(0.78539816339744830962));
+    } else if isinf_$R(ax) {
+        w = $T(inf_$R(), select($R(0.0), nan_$R(), isnan_$R(ay)));
+    } else if isinf_$R(ay) {
+        w = $T(inf_$R(), select($R(1.57079632679489661923), nan_$R(), isnan_$R(ax)));
+    } else if isnan_$R(ax) {
+        w = $T(nan_$R(), select(nan_$R(), $R(0.0), y == $R(0.0)));
+    } else {
+        w = $T(nan_$R(), nan_$R());
+    }
+    var re = w.x;
+    var im = w.y;
+    if !isnan_$R(re) { re = copysign_$R(re, x); }
+    if !isnan_$R(im) { im = copysign_$R(im, y); }
+    return $T(re, im);
+}",
+            vec![("isinf", r), ("isnan", r), ("inf", r), ("nan", r), ("copysign", r)],
+        ),
+        // asinh z = log(2z) for huge |z|.
+        "asinh_huge" => (
+            "fn asinh_huge_$S(z: $T) -> $T {
+    let w = log_$S($T(abs(z.x), abs(z.y)));
+    return $T(copysign_$R(w.x + $R(0.69314718055994530942), z.x), copysign_$R(w.y, z.y));
+}",
+            vec![("log", ty), ("copysign", r)],
+        ),
+        // Kahan: atan2(x, Re(√(1-z)√(1+z))) + i asinh(Im(conj(√(1-z))√(1+z))); 1 - z is
+        // (1 - x) - iy, so the signed zero of y picks the side of a cut.
+        "asin" => (
+            "fn asin_$S(z: $T) -> $T {
+    let iz = $T(-z.y, z.x);
+    if isinf_$R(z.x) || isnan_$R(z.x) || isinf_$R(z.y) || isnan_$R(z.y) {
+        let w = asinh_special_$S(iz.x, iz.y);
+        return $T(w.y, -w.x);
+    }
+    if abs(z.x) > $R({HUGE}) || abs(z.y) > $R({HUGE}) {
+        let w = asinh_huge_$S(iz);
+        return $T(w.y, -w.x);
+    }
+    let s1 = sqrt_$S($T($R(1.0) - z.x, -z.y));
+    let s2 = sqrt_$S($T($R(1.0) + z.x, z.y));
+    return $T(atan2_$R(z.x, mul_$S(s1, s2).x), asinh_$R(mul_$S($T(s1.x, -s1.y), s2).y));
+}",
+            vec![
+                ("asinh_special", ty),
+                ("asinh_huge", ty),
+                ("sqrt", ty),
+                ("mul", ty),
+                ("atan2", r),
+                ("asinh", r),
+                ("isinf", r),
+                ("isnan", r),
+            ],
+        ),
+        // Kahan: 2 atan2(Re √(1-z), Re √(1+z)) + i asinh(Im(conj(√(1+z))√(1-z))); Annex G's table
+        // where a part is not finite.
+        "acos" => (
+            "fn acos_$S(z: $T) -> $T {
+    let x = z.x;
+    let y = z.y;
+    if isinf_$R(x) || isnan_$R(x) || isinf_$R(y) || isnan_$R(y) {
+        var w: $T;
+        if isnan_$R(x) {
+            w = $T(nan_$R(), select(nan_$R(), -inf_$R(), isinf_$R(y)));
+        } else if isnan_$R(y) {
+            if isinf_$R(x) { w = $T(nan_$R(), -inf_$R()); }
+            else if x == $R(0.0) { w = $T($R(1.57079632679489661923), nan_$R()); }
+            else { w = $T(nan_$R(), nan_$R()); }
+        } else if isinf_$R(y) {
+            var re = $R(1.57079632679489661923);
+            if isinf_$R(x) { re = select($R(2.35619449019234492885), $R(0.78539816339744830962), x > $R(0.0)); }
+            w = $T(re, -inf_$R());
+        } else {
+            w = $T(select($R(3.14159265358979323846), $R(0.0), x > $R(0.0)), -inf_$R());
+        }
+        if signbit_$R(y) && !isnan_$R(y) { w.y = -w.y; }
+        return w;
+    }
+    if abs(x) > $R({HUGE}) || abs(y) > $R({HUGE}) {
+        let l = log_$S($T(x, abs(y)));
+        return $T(atan2_$R(abs(y), x), -copysign_$R(l.x + $R(0.69314718055994530942), y));
+    }
+    let s1 = sqrt_$S($T($R(1.0) - x, -y));
+    let s2 = sqrt_$S($T($R(1.0) + x, y));
+    return $T($R(2.0) * atan2_$R(s1.x, s2.x), asinh_$R(mul_$S($T(s2.x, -s2.y), s1).y));
+}",
+            vec![
+                ("isinf", r),
+                ("isnan", r),
+                ("inf", r),
+                ("nan", r),
+                ("signbit", r),
+                ("copysign", r),
+                ("log", ty),
+                ("sqrt", ty),
+                ("mul", ty),
+                ("atan2", r),
+                ("asinh", r),
+            ],
+        ),
+        // atanh z for the parts' magnitudes, then their signs: log1p(4x / ((1-x)² + y²)) / 4 +
+        // i atan2(2y, (1-x)(1+x) - y²) / 2; its special values and asymptotics.
+        "atanh" => (
+            "fn atanh_$S(z: $T) -> $T {
+    let x = z.x;
+    let y = z.y;
+    let ax = abs(x);
+    let ay = abs(y);
+    if isnan_$R(ax) || isnan_$R(ay) {
+        var w = $T(nan_$R(), nan_$R());
+        if isinf_$R(ay) { w = $T($R(0.0), $R(1.57079632679489661923)); }
+        else if isinf_$R(ax) || (ax == $R(0.0) && isnan_$R(ay)) { w = $T($R(0.0), nan_$R()); }
+        var re = w.x;
+        var im = w.y;
+        if !isnan_$R(re) { re = copysign_$R(re, x); }
+        if !isnan_$R(im) { im = copysign_$R(im, y); }
+        return $T(re, im);
+    }
+    if isinf_$R(ax) || isinf_$R(ay) || ax > $R({HUGE}) || ay > $R({HUGE}) {
+        let h = hypot_$R(select(ax, $R(0.0), isinf_$R(ay)), select(ay, $R(0.0), isinf_$R(ax)));
+        var re = $R(0.0);
+        if !isinf_$R(ax) && !isinf_$R(ay) { re = (ax / h) / h; }
+        return $T(copysign_$R(re, x), copysign_$R($R(1.57079632679489661923), y));
+    }
+    let d = ($R(1.0) - ax) * ($R(1.0) - ax) + ay * ay;
+    var re: $R;
+    if d > $R({D_SMALL}) {
+        re = $R(0.25) * log1p_$R($R(4.0) * ax / d);
+    } else {
+        re = $R(0.25) * (log_$R($R(4.0) * ax) - $R(2.0) * logabs_$S($R(1.0) - ax, ay));
+    }
+    let im = $R(0.5) * atan2_$R($R(2.0) * ay, ($R(1.0) - ax) * ($R(1.0) + ax) - ay * ay);
+    return $T(copysign_$R(re, x), copysign_$R(im, y));
+}",
+            vec![
+                ("isnan", r),
+                ("isinf", r),
+                ("nan", r),
+                ("copysign", r),
+                ("hypot", r),
+                ("log1p", r),
+                ("log", r),
+                ("logabs", ty),
+                ("atan2", r),
+            ],
+        ),
+        // atan z = -i atanh(i z).
+        "atan" => (
+            "fn atan_$S(z: $T) -> $T {
+    let w = atanh_$S($T(-z.y, z.x));
+    return $T(w.y, -w.x);
+}",
+            vec![("atanh", ty)],
+        ),
+        // numpy's npy_cpow: z ** 0 = 1; 0 ** w is 0 for Re w > 0, else NaN; integer exponents in
+        // (-100, 100) by numpy's multiplications (unrolled); otherwise exp(w log z).
+        "pow" => (
+            "fn pow_$S(a: $T, b: $T) -> $T {
+    if b.x == $R(0.0) && b.y == $R(0.0) { return $T($R(1.0), $R(0.0)); }
+    if a.x == $R(0.0) && a.y == $R(0.0) {
+        if b.x > $R(0.0) { return $T($R(0.0), $R(0.0)); }
+        return $T(nan_$R(), nan_$R());
+    }
+    if b.y == $R(0.0) && floor(b.x) == b.x && abs(b.x) < $R(100.0) {
+        let n = i32(b.x);
+        if n == 1 { return a; }
+        if n == 2 { return mul_$S(a, a); }
+        if n == 3 { return mul_$S(mul_$S(a, a), a); }
+        let k = abs(n);
+        var acc = $T($R(1.0), $R(0.0));
+        var p = a;
+        if (k & 1) != 0 { acc = mul_$S(acc, p); }
+        if k >= 2 { p = mul_$S(p, p); if (k & 2) != 0 { acc = mul_$S(acc, p); } }
+        if k >= 4 { p = mul_$S(p, p); if (k & 4) != 0 { acc = mul_$S(acc, p); } }
+        if k >= 8 { p = mul_$S(p, p); if (k & 8) != 0 { acc = mul_$S(acc, p); } }
+        if k >= 16 { p = mul_$S(p, p); if (k & 16) != 0 { acc = mul_$S(acc, p); } }
+        if k >= 32 { p = mul_$S(p, p); if (k & 32) != 0 { acc = mul_$S(acc, p); } }
+        if k >= 64 { p = mul_$S(p, p); if (k & 64) != 0 { acc = mul_$S(acc, p); } }
+        if n < 0 { return div_$S($T($R(1.0), $R(0.0)), acc); }
+        return acc;
+    }
+    return exp_$S(mul_$S(b, log_$S(a)));
+}",
+            vec![("nan", r), ("mul", ty), ("div", ty), ("exp", ty), ("log", ty)],
+        ),
+        other => panic!("no complex WGSL helper {other} for {ty}"),
+    }
+}

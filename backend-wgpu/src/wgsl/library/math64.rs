@@ -1,0 +1,577 @@
+//! The float64 math library: musl's (fdlibm's) algorithms in WGSL, from operations that are exact
+//! on every driver (see the parent module), with an exact `fmod` and Payne–Hanek reduction for
+//! huge arguments of `sin`, `cos` and `tan`.
+
+use super::Deps;
+
+/// 2/π, bits 1 to 1280 after the binary point, 32 to a word (computed from π by Machin's formula
+/// with integers; the first words agree with fdlibm's `ipio2`).
+const TWO_OVER_PI: [u32; 40] = [
+    0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561, 0xb7246e3a,
+    0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484, 0xe99c7026, 0xb45f7e41,
+    0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f, 0xef2f118b, 0x5a0a6d1f, 0x6d367ecf,
+    0x27cb09b7, 0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b, 0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08,
+    0x56033046, 0xfc7b6bab, 0xf0cfbc20, 0x9af4361d,
+];
+
+/// π/2 as a 128-bit fixed-point number with one integer bit (most significant word first).
+const PI_OVER_2: [u32; 4] = [0xc90fdaa2, 0x2168c234, 0xc4c6628b, 0x80dc1cd1];
+
+/// The float64 function `name` and what it calls.
+pub(super) fn template(name: &str) -> (String, Deps) {
+    let t = "f64";
+    match name {
+        "fmod" => (fmod(), vec![("isnan", t), ("isinf", t), ("nan", t), ("copysign", t)]),
+        "rem_pio2_large" => (rem_pio2_large(), vec![]),
+        // x - n pi/2: the medium reduction where it is exact, Payne–Hanek beyond.
+        "rem_pio2" => (
+            "fn rem_pio2_f64(x: f64) -> RemPio2 {
+    if abs(x) < 1647099.3291652855lf { return rem_pio2_medium_f64(x); }
+    return rem_pio2_large_f64(x);
+}"
+            .to_string(),
+            vec![("rem_pio2_medium", t), ("rem_pio2_large", t)],
+        ),
+        other => {
+            let (text, deps) = fixed(other);
+            (text.to_string(), deps)
+        }
+    }
+}
+
+/// `(m * 2^k) mod d` pieces for [`fmod`]: `a * b mod d` for `a, b < d < 2^53`, as 11-bit chunks
+/// of `b` (each partial product fits 64 bits).
+const MULMOD: &str = "fn mulmod53(a: u64, b: u64, d: u64) -> u64 {
+    var acc = 0lu;
+    acc = (a * ((b >> 44u) & 0x7fflu)) % d;
+    acc = (((acc << 11u) % d) + (a * ((b >> 33u) & 0x7fflu)) % d) % d;
+    acc = (((acc << 11u) % d) + (a * ((b >> 22u) & 0x7fflu)) % d) % d;
+    acc = (((acc << 11u) % d) + (a * ((b >> 11u) & 0x7fflu)) % d) % d;
+    acc = (((acc << 11u) % d) + (a * (b & 0x7fflu)) % d) % d;
+    return acc;
+}
+";
+
+/// C's `fmod` for float64, exact, with integer arithmetic and no loop: `|x| = mx 2^ex`,
+/// `|y| = my 2^ey`; the remainder is `(mx mod my) * 2^(ex-ey) mod my`, the power of two reduced by
+/// square-and-multiply over the 11 bits of the exponent difference.
+pub(super) fn fmod() -> String {
+    let mut steps = String::new();
+    for bit in (0..11).rev() {
+        let _ = std::fmt::Write::write_fmt(
+            &mut steps,
+            format_args!(
+                "    p = mulmod53(p, p, my);\n    if ((gap >> {bit}u) & 1u) == 1u {{ p = p << 1u; if p >= my {{ p = p - my; }} }}\n"
+            ),
+        );
+    }
+    format!(
+        "{MULMOD}fn fmod_f64(x: f64, y: f64) -> f64 {{
+    if isnan_f64(x) || isnan_f64(y) || isinf_f64(x) || y == 0.0lf {{ return nan_f64(); }}
+    let ax = abs(x);
+    let ay = abs(y);
+    if isinf_f64(y) || ax < ay {{ return x; }}
+    let bx = bitcast<u64>(ax);
+    let by = bitcast<u64>(ay);
+    var ex = u32(bx >> 52u);
+    var ey = u32(by >> 52u);
+    var mx = bx & 0xffffffffffffflu;
+    var my = by & 0xffffffffffffflu;
+    if ex == 0u {{ ex = 1u; }} else {{ mx = mx | 0x10000000000000lu; }}
+    if ey == 0u {{ ey = 1u; }} else {{ my = my | 0x10000000000000lu; }}
+    let gap = ex - ey;
+    var r = mx % my;
+    if gap <= 11u {{
+        r = (r << gap) % my;
+    }} else {{
+        var p = 1lu;
+{steps}        r = mulmod53(r, p, my);
+    }}
+    return copysign_f64(ldexp(f64(r), i32(ey) - 1075), x);
+}}"
+    )
+}
+
+/// `bits_at(P, pos)`: the 32 bits of the little-endian limbs `p` from bit `pos` on (WGSL text
+/// for a local array `p` with a zero limb past the end).
+fn bits_at(array: &str, pos: &str) -> String {
+    format!(
+        "((({array}[u32({pos}) / 32u]) >> (u32({pos}) % 32u)) | select(0u, {array}[u32({pos}) / 32u + 1u] << (32u - u32({pos}) % 32u), u32({pos}) % 32u != 0u))"
+    )
+}
+
+/// Payne–Hanek: `x - n pi/2` for huge finite `x`, exactly. `|x| = m 2^q` with `m` the 53-bit
+/// mantissa; the bits of 2/π that matter mod 4 start at `i0 = max(1, q - 1)`; 192 of them times
+/// `m` give `x * 2/π mod 4` with more than 130 good fraction bits; the fraction (in `[-1/2, 1/2)`)
+/// times π/2 (128 bits) is split into two doubles. Integer arithmetic throughout, unrolled.
+fn rem_pio2_large() -> String {
+    let table: Vec<String> = TWO_OVER_PI.iter().map(|w| format!("{w:#010x}u")).collect();
+    let mut s = String::new();
+    let mut w = |line: String| {
+        s.push_str("    ");
+        s.push_str(&line);
+        s.push('\n');
+    };
+    w("let bits = bitcast<u64>(x);".into());
+    w("let negative = (bits >> 63u) != 0lu;".into());
+    w("let m = (bits & 0xffffffffffffflu) | 0x10000000000000lu;".into());
+    w("let q = i32((bits >> 52u) & 0x7fflu) - 1075;".into());
+    w("let i0 = max(1, q - 1);".into());
+    w(format!("var t = array<u32, 42>({}, 0u, 0u);", table.join(", ")));
+    w("let tw = u32(i0 - 1) / 32u;".into());
+    w("let ts = u32(i0 - 1) % 32u;".into());
+    // The window, least significant limb first: limb k holds bits i0 + 32 (5 - k) .. + 31.
+    for k in 0..6 {
+        let word = 5 - k;
+        w(format!(
+            "let w{k}: u32 = (t[tw + {word}u] << ts) | select(0u, t[tw + {}u] >> (32u - ts), ts != 0u);",
+            word + 1
+        ));
+    }
+    w("let m0: u32 = u32(m & 0xfffffffflu);".into());
+    w("let m1: u32 = u32(m >> 32u);".into());
+    // P = m * W, 8 limbs.
+    w("var c: u64 = 0lu;".into());
+    w("var v: u64;".into());
+    for k in 0..6 {
+        w(format!("v = u64(m0) * u64(w{k}) + c; let a{k}: u32 = u32(v & 0xfffffffflu); c = v >> 32u;"));
+    }
+    w("let a6: u32 = u32(c);".into());
+    w("c = 0lu;".into());
+    for k in 0..6 {
+        w(format!(
+            "v = u64(m1) * u64(w{k}) + u64(a{}) + c; let b{}: u32 = u32(v & 0xfffffffflu); c = v >> 32u;",
+            k + 1,
+            k + 1
+        ));
+    }
+    w("var p = array<u32, 9>(a0, b1, b2, b3, b4, b5, b6, u32(c), 0u);".into());
+    // The fixed point: bit F of P has weight 1.
+    w("let f_pos: i32 = 192 + i0 - 1 - q;".into());
+    w(format!("var n: i32 = i32({} & 3u);", bits_at("p", "f_pos")));
+    w(format!("var f3: u32 = {};", bits_at("p", "f_pos - 32")));
+    w(format!("var f2: u32 = {};", bits_at("p", "f_pos - 64")));
+    w(format!("var f1: u32 = {};", bits_at("p", "f_pos - 96")));
+    w(format!("var f0: u32 = {};", bits_at("p", "f_pos - 128")));
+    // A fraction of 1/2 or more: one more quarter turn, and the (negative) rest.
+    w("let flip = (f3 >> 31u) == 1u;".into());
+    w("if flip {".into());
+    w("    n = n + 1;".into());
+    w("    f0 = ~f0; f1 = ~f1; f2 = ~f2; f3 = ~f3;".into());
+    w("    var carry: u64 = u64(f0) + 1lu; f0 = u32(carry & 0xfffffffflu);".into());
+    w("    carry = u64(f1) + (carry >> 32u); f1 = u32(carry & 0xfffffffflu);".into());
+    w("    carry = u64(f2) + (carry >> 32u); f2 = u32(carry & 0xfffffffflu);".into());
+    w("    carry = u64(f3) + (carry >> 32u); f3 = u32(carry & 0xfffffffflu);".into());
+    w("}".into());
+    // Q = f * π/2: 8 limbs, value Q 2^-255.
+    let f = ["f0", "f1", "f2", "f3"];
+    let c_limbs: Vec<String> = PI_OVER_2.iter().rev().map(|w| format!("{w:#010x}u")).collect();
+    w("var r = array<u32, 9>(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);".into());
+    for (i, fi) in f.iter().enumerate() {
+        w("c = 0lu;".into());
+        for (j, cj) in c_limbs.iter().enumerate() {
+            w(format!(
+                "v = u64({fi}) * u64({cj}) + u64(r[{}]) + c; r[{}] = u32(v & 0xfffffffflu); c = v >> 32u;",
+                i + j,
+                i + j
+            ));
+        }
+        w(format!("r[{}] = u32(c);", i + 4));
+    }
+    // The leading bit L, then 53 + 53 bits below it.
+    w("var lead: i32 = 0;".into());
+    for k in (0..8).rev() {
+        let cond = if k == 7 { "if".to_string() } else { "else if".to_string() };
+        w(format!("{cond} r[{k}] != 0u {{ lead = {} - i32(countLeadingZeros(r[{k}])); }}", 32 * k + 31));
+    }
+    let hi_lo =
+        |pos: &str| format!("(u64({}) | (u64({}) << 32u))", bits_at("r", pos), bits_at("r", &format!("{pos} + 32")));
+    w(format!("let hi: u64 = {} & 0x1ffffffffffffflu;", hi_lo("lead - 52")));
+    w(format!("let lo: u64 = {} & 0x1ffffffffffffflu;", hi_lo("lead - 105")));
+    w("var y0 = ldexp(f64(hi), lead - 52 - 255);".into());
+    w("var y1 = ldexp(f64(lo), lead - 105 - 255);".into());
+    w("if flip != negative { y0 = -y0; y1 = -y1; }".into());
+    w("if negative { n = -n; }".into());
+    w("return RemPio2(y0, y1, n);".into());
+    format!("fn rem_pio2_large_f64(x: f64) -> RemPio2 {{\n{s}}}")
+}
+
+/// The float64 functions written out in full (musl's algorithms).
+fn fixed(name: &str) -> (&'static str, Deps) {
+    let t = "f64";
+    match name {
+        // 2^k for k in [-1022, 1023].
+        "pow2" => ("fn pow2_f64(k: i32) -> f64 { return bitcast<f64>(u64(k + 1023) << 52u); }", vec![]),
+        "exp" => (
+            "fn exp_f64(x: f64) -> f64 {
+    if isnan_f64(x) { return x; }
+    if x > 709.782712893383973096 { return inf_f64(); }
+    if x < -745.13321910194110842 { return 0.0lf; }
+    if abs(x) < 7.450580596923828125e-9 { return 1.0lf + x; }
+    let k = round(x * 1.44269504088896338700);
+    let hi = x - k * 6.93147180369123816490e-01;
+    let lo = k * 1.90821492927058770002e-10;
+    let r = hi - lo;
+    let rr = r * r;
+    let c = r - rr * (1.66666666666666019037e-01 + rr * (-2.77777777770155933842e-03
+        + rr * (6.61375632143793436117e-05 + rr * (-1.65339022054652515390e-06 + rr * 4.13813679705723846039e-08))));
+    let y = 1.0lf + (r * c / (2.0lf - c) - lo + hi);
+    let ki = i32(k);
+    let half = ki / 2;
+    return y * pow2_f64(half) * pow2_f64(ki - half);
+}",
+            vec![("isnan", t), ("inf", t), ("pow2", t)],
+        ),
+        "log" => (
+            "fn log_f64(x0: f64) -> f64 {
+    if isnan_f64(x0) { return x0; }
+    if x0 < 0.0lf { return nan_f64(); }
+    if x0 == 0.0lf { return -inf_f64(); }
+    if isinf_f64(x0) { return x0; }
+    var x = x0;
+    var k = 0;
+    if x < 2.2250738585072014e-308 { x = x * 18014398509481984.0lf; k = -54; }
+    var bits = bitcast<u64>(x);
+    var hx = u32(bits >> 32u) + (0x3ff00000u - 0x3fe6a09eu);
+    k = k + i32(hx >> 20u) - 0x3ff;
+    hx = (hx & 0x000fffffu) + 0x3fe6a09eu;
+    x = bitcast<f64>((u64(hx) << 32u) | (bits & 0xfffffffflu));
+    let f = x - 1.0lf;
+    let hfsq = 0.5lf * f * f;
+    let s = f / (2.0lf + f);
+    let z = s * s;
+    let w = z * z;
+    let t1 = w * (3.999999999940941908e-01 + w * (2.222219843214978396e-01 + w * 1.531383769920937332e-01));
+    let t2 = z * (6.666666666666735130e-01 + w * (2.857142874366239149e-01
+        + w * (1.818357216161805012e-01 + w * 1.479819860511658591e-01)));
+    let rr = t2 + t1;
+    let dk = f64(k);
+    return s * (hfsq + rr) + dk * 1.90821492927058770002e-10 - hfsq + f + dk * 6.93147180369123816490e-01;
+}",
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t)],
+        ),
+        "log10" => ("fn log10_f64(x: f64) -> f64 { return log_f64(x) / 2.30258509299404568402; }", vec![("log", t)]),
+        // musl's __rem_pio2, medium case (|x| < 2^20 pi/2): x - n pi/2 as y0 + y1, and n.
+        "rem_pio2_medium" => (
+            "struct RemPio2 { y0: f64, y1: f64, n: i32 }
+fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
+    let fn_ = round(x * 6.36619772367581382433e-01);
+    var r = x - fn_ * 1.57079632673412561417e+00;
+    var w = fn_ * 6.07710050650619224932e-11;
+    var y0 = r - w;
+    let ex = i32((bitcast<u64>(x) >> 52u) & 0x7fflu);
+    var ey = i32((bitcast<u64>(y0) >> 52u) & 0x7fflu);
+    if ex - ey > 16 {
+        var t = r;
+        w = fn_ * 6.07710050630396597660e-11;
+        r = t - w;
+        w = fn_ * 2.02226624879595063154e-21 - ((t - r) - w);
+        y0 = r - w;
+        ey = i32((bitcast<u64>(y0) >> 52u) & 0x7fflu);
+        if ex - ey > 49 {
+            t = r;
+            w = fn_ * 2.02226624871116645580e-21;
+            r = t - w;
+            w = fn_ * 8.47842766036889956997e-32 - ((t - r) - w);
+            y0 = r - w;
+        }
+    }
+    return RemPio2(y0, (r - y0) - w, i32(fn_));
+}",
+            vec![],
+        ),
+        "ksin" => (
+            "fn ksin_f64(x: f64, y: f64) -> f64 {
+    let z = x * x;
+    let w = z * z;
+    let r = 8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04 + z * 2.75573137070700676789e-06)
+        + z * w * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10);
+    let v = z * x;
+    return x - ((z * (0.5lf * y - v * r) - y) - v * -1.66666666666666324348e-01);
+}",
+            vec![],
+        ),
+        "kcos" => (
+            "fn kcos_f64(x: f64, y: f64) -> f64 {
+    let z = x * x;
+    let w = z * z;
+    let r = z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 + z * 2.48015872894767294178e-05))
+        + w * w * (-2.75573143513906633035e-07 + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11));
+    let hz = 0.5lf * z;
+    let ww = 1.0lf - hz;
+    return ww + (((1.0lf - ww) - hz) + (z * r - x * y));
+}",
+            vec![],
+        ),
+        "sin" => (
+            "fn sin_f64(x: f64) -> f64 {
+    if isnan_f64(x) || isinf_f64(x) { return nan_f64(); }
+    if abs(x) < 7.450580596923828125e-9 { return x; }
+    let r = rem_pio2_f64(x);
+    switch r.n & 3 {
+        case 0: { return ksin_f64(r.y0, r.y1); }
+        case 1: { return kcos_f64(r.y0, r.y1); }
+        case 2: { return -ksin_f64(r.y0, r.y1); }
+        default: { return -kcos_f64(r.y0, r.y1); }
+    }
+}",
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("rem_pio2", t), ("ksin", t), ("kcos", t)],
+        ),
+        "cos" => (
+            "fn cos_f64(x: f64) -> f64 {
+    if isnan_f64(x) || isinf_f64(x) { return nan_f64(); }
+    let r = rem_pio2_f64(x);
+    switch r.n & 3 {
+        case 0: { return kcos_f64(r.y0, r.y1); }
+        case 1: { return -ksin_f64(r.y0, r.y1); }
+        case 2: { return -kcos_f64(r.y0, r.y1); }
+        default: { return ksin_f64(r.y0, r.y1); }
+    }
+}",
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("rem_pio2", t), ("ksin", t), ("kcos", t)],
+        ),
+        "tan" => (
+            "fn tan_f64(x: f64) -> f64 {
+    if isnan_f64(x) || isinf_f64(x) { return nan_f64(); }
+    if abs(x) < 7.450580596923828125e-9 { return x; }
+    let r = rem_pio2_f64(x);
+    let s = ksin_f64(r.y0, r.y1);
+    let c = kcos_f64(r.y0, r.y1);
+    if (r.n & 1) == 0 { return s / c; }
+    return -c / s;
+}",
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("rem_pio2", t), ("ksin", t), ("kcos", t)],
+        ),
+        "atan" => (
+            "fn atan_f64(x: f64) -> f64 {
+    if isnan_f64(x) { return x; }
+    var ax = abs(x);
+    if ax >= 7.378697629483821e19 { return copysign_f64(1.57079632679489655800e+00, x); }
+    var id = -1;
+    if ax < 0.4375lf {
+        if ax < 3.725290298461914e-9 { return x; }
+    } else if ax < 1.1875lf {
+        if ax < 0.6875lf { id = 0; ax = (2.0lf * ax - 1.0lf) / (2.0lf + ax); }
+        else { id = 1; ax = (ax - 1.0lf) / (ax + 1.0lf); }
+    } else if ax < 2.4375lf {
+        id = 2; ax = (ax - 1.5lf) / (1.0lf + 1.5lf * ax);
+    } else {
+        id = 3; ax = -1.0lf / ax;
+    }
+    let z = ax * ax;
+    let w = z * z;
+    let s1 = z * (3.33333333333329318027e-01 + w * (1.42857142725034663711e-01 + w * (9.09088713343650656196e-02
+        + w * (6.66107313738753120669e-02 + w * (4.97687799461593236017e-02 + w * 1.62858201153657823623e-02)))));
+    let s2 = w * (-1.99999999998764832476e-01 + w * (-1.11111104054623557880e-01 + w * (-7.69187620504482999495e-02
+        + w * (-5.83357013379057348645e-02 + w * -3.65315727442169155270e-02))));
+    if id < 0 { return x - x * (s1 + s2); }
+    var hi = array<f64, 4>(4.63647609000806093515e-01, 7.85398163397448278999e-01,
+        9.82793723247329054082e-01, 1.57079632679489655800e+00);
+    var lo = array<f64, 4>(2.26987774529616870924e-17, 3.06161699786838301793e-17,
+        1.39033110312309984516e-17, 6.12323399573676603587e-17);
+    let r = hi[id] - ((ax * (s1 + s2) - lo[id]) - ax);
+    return copysign_f64(r, x);
+}",
+            vec![("isnan", t), ("copysign", t)],
+        ),
+        "atan2" => (
+            "fn atan2_f64(y: f64, x: f64) -> f64 {
+    if isnan_f64(x) || isnan_f64(y) { return nan_f64(); }
+    let pi: f64 = 3.1415926535897931160e+00;
+    if y == 0.0lf {
+        if signbit_f64(x) { return copysign_f64(pi, y); }
+        return y;
+    }
+    if x == 0.0lf { return copysign_f64(1.5707963267948966, y); }
+    if isinf_f64(x) {
+        if isinf_f64(y) {
+            if signbit_f64(x) { return copysign_f64(2.356194490192345, y); }
+            return copysign_f64(0.7853981633974483, y);
+        }
+        if signbit_f64(x) { return copysign_f64(pi, y); }
+        return copysign_f64(0.0lf, y);
+    }
+    if isinf_f64(y) { return copysign_f64(1.5707963267948966, y); }
+    let z = atan_f64(abs(y / x));
+    if signbit_f64(x) { return copysign_f64(pi - (z - 1.2246467991473532e-16), y); }
+    return copysign_f64(z, y);
+}",
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("signbit", t), ("copysign", t), ("atan", t)],
+        ),
+        // musl's R(z) of asin and acos.
+        "asin_r" => (
+            "fn asin_r_f64(z: f64) -> f64 {
+    let p = z * (1.66666666666666657415e-01 + z * (-3.25565818622400915405e-01 + z * (2.01212532134862925881e-01
+        + z * (-4.00555345006794114027e-02 + z * (7.91534994289814532176e-04 + z * 3.47933107596021167570e-05)))));
+    let q = 1.0lf + z * (-2.40339491173441421878e+00 + z * (2.02094576023350569471e+00
+        + z * (-6.88283971605453293030e-01 + z * 7.70381505559019352791e-02)));
+    return p / q;
+}",
+            vec![],
+        ),
+        // Clears the low 32 bits (musl's SET_LOW_WORD(f, 0)).
+        "high_word" => {
+            ("fn high_word_f64(x: f64) -> f64 { return bitcast<f64>(bitcast<u64>(x) & 0xffffffff00000000lu); }", vec![])
+        }
+        "asin" => (
+            "fn asin_f64(x: f64) -> f64 {
+    let pio2_hi: f64 = 1.57079632679489655800e+00;
+    let pio2_lo: f64 = 6.12323399573676603587e-17;
+    let ax = abs(x);
+    if isnan_f64(x) || ax > 1.0lf { return nan_f64(); }
+    if ax == 1.0lf { return x * pio2_hi; }
+    if ax < 0.5lf {
+        if ax < 7.450580596923828125e-9 { return x; }
+        return x + x * asin_r_f64(x * x);
+    }
+    let z = (1.0lf - ax) * 0.5lf;
+    let s = sqrt(z);
+    let r = asin_r_f64(z);
+    var y: f64;
+    if ax >= 0.975lf {
+        y = pio2_hi - (2.0lf * (s + s * r) - pio2_lo);
+    } else {
+        let f = high_word_f64(s);
+        let c = (z - f * f) / (s + f);
+        y = 0.5lf * pio2_hi - (2.0lf * s * r - (pio2_lo - 2.0lf * c) - (0.5lf * pio2_hi - 2.0lf * f));
+    }
+    return copysign_f64(y, x);
+}",
+            vec![("isnan", t), ("nan", t), ("asin_r", t), ("high_word", t), ("copysign", t)],
+        ),
+        "acos" => (
+            "fn acos_f64(x: f64) -> f64 {
+    let pio2_hi: f64 = 1.57079632679489655800e+00;
+    let pio2_lo: f64 = 6.12323399573676603587e-17;
+    let ax = abs(x);
+    if isnan_f64(x) || ax > 1.0lf { return nan_f64(); }
+    if x == 1.0lf { return 0.0lf; }
+    if x == -1.0lf { return 2.0lf * pio2_hi; }
+    if ax < 0.5lf {
+        if ax < 6.938893903907228e-18 { return pio2_hi; }
+        return pio2_hi - (x - (pio2_lo - x * asin_r_f64(x * x)));
+    }
+    if x < 0.0lf {
+        let z = (1.0lf + x) * 0.5lf;
+        let s = sqrt(z);
+        let w = asin_r_f64(z) * s - pio2_lo;
+        return 2.0lf * (pio2_hi - (s + w));
+    }
+    let z = (1.0lf - x) * 0.5lf;
+    let s = sqrt(z);
+    let df = high_word_f64(s);
+    let c = (z - df * df) / (s + df);
+    let w = asin_r_f64(z) * s + c;
+    return 2.0lf * (df + w);
+}",
+            vec![("isnan", t), ("nan", t), ("asin_r", t), ("high_word", t)],
+        ),
+        // sinh/cosh/tanh: a Taylor series below 1 in magnitude (no cancellation), exponentials
+        // above, halved so that e^|x| does not overflow before the result does.
+        // x + x^3/3! + ... + x^23/23!, by Horner's rule in x² (no loop: see `ipow`).
+        "sinh_series" => (
+            "fn sinh_series_f64(x: f64) -> f64 {
+    let z = x * x;
+    var p: f64 = 1.0lf / 25852016738884976640000.0lf;
+    p = 1.0lf / 51090942171709440000.0lf + z * p;
+    p = 1.0lf / 121645100408832000.0lf + z * p;
+    p = 1.0lf / 355687428096000.0lf + z * p;
+    p = 1.0lf / 1307674368000.0lf + z * p;
+    p = 1.0lf / 6227020800.0lf + z * p;
+    p = 1.0lf / 39916800.0lf + z * p;
+    p = 1.0lf / 362880.0lf + z * p;
+    p = 1.0lf / 5040.0lf + z * p;
+    p = 1.0lf / 120.0lf + z * p;
+    p = 1.0lf / 6.0lf + z * p;
+    return x + x * z * p;
+}",
+            vec![],
+        ),
+        "sinh" => (
+            "fn sinh_f64(x: f64) -> f64 {
+    if isnan_f64(x) { return x; }
+    let ax = abs(x);
+    if ax < 1.0lf { return sinh_series_f64(x); }
+    if ax > 22.0lf {
+        let h = exp_f64(0.5lf * ax);
+        return copysign_f64(0.5lf * h * h, x);
+    }
+    let e = exp_f64(ax);
+    return copysign_f64(0.5lf * (e - 1.0lf / e), x);
+}",
+            vec![("isnan", t), ("sinh_series", t), ("exp", t), ("copysign", t)],
+        ),
+        "cosh" => (
+            "fn cosh_f64(x: f64) -> f64 {
+    if isnan_f64(x) { return x; }
+    let ax = abs(x);
+    if ax > 22.0lf {
+        let h = exp_f64(0.5lf * ax);
+        return 0.5lf * h * h;
+    }
+    let e = exp_f64(ax);
+    return 0.5lf * (e + 1.0lf / e);
+}",
+            vec![("isnan", t), ("exp", t)],
+        ),
+        "tanh" => (
+            "fn tanh_f64(x: f64) -> f64 {
+    if isnan_f64(x) { return x; }
+    let ax = abs(x);
+    if ax > 22.0lf { return copysign_f64(1.0lf, x); }
+    if ax < 1.0lf {
+        let s = sinh_series_f64(x);
+        return s / sqrt(1.0lf + s * s);
+    }
+    let e = exp_f64(2.0lf * ax);
+    return copysign_f64(1.0lf - 2.0lf / (e + 1.0lf), x);
+}",
+            vec![("isnan", t), ("sinh_series", t), ("exp", t), ("copysign", t)],
+        ),
+        // log(1 + x) from log, with Kahan's correction (u is opaque: `u - 1` must not become x).
+        "log1p" => (
+            "fn log1p_f64(x: f64) -> f64 {
+    if isnan_f64(x) || isinf_f64(x) { return select(x, nan_f64(), x < 0.0lf); }
+    let u = opqa_f64(1.0lf + x);
+    if u == 1.0lf { return x; }
+    return log_f64(u) * (x / (u - 1.0lf));
+}",
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("opqa", t), ("log", t)],
+        ),
+        // fdlibm's asinh.
+        "asinh" => (
+            "fn asinh_f64(x: f64) -> f64 {
+    if isnan_f64(x) || isinf_f64(x) { return x; }
+    let ax = abs(x);
+    var r: f64;
+    if ax > 268435456.0lf {
+        r = log_f64(ax) + 6.93147180559945286227e-01;
+    } else if ax > 2.0lf {
+        r = log_f64(2.0lf * ax + 1.0lf / (sqrt(x * x + 1.0lf) + ax));
+    } else if ax < 3.7252902984e-09 {
+        return x;
+    } else {
+        let t = x * x;
+        r = log1p_f64(ax + t / (1.0lf + sqrt(1.0lf + t)));
+    }
+    return copysign_f64(r, x);
+}",
+            vec![("isnan", t), ("isinf", t), ("log", t), ("log1p", t), ("copysign", t)],
+        ),
+        // sqrt(a² + b²) for finite a, b >= 0, scaled by powers of 2 (exact) against overflow and
+        // underflow.
+        "hypot" => (
+            "fn hypot_f64(a: f64, b: f64) -> f64 {
+    let m = max(a, b);
+    if m == 0.0lf { return 0.0lf; }
+    var e = 0;
+    if m > 1e150 { e = -600; } else if m < 1e-150 { e = 600; }
+    let p = ldexp(a, e);
+    let q = ldexp(b, e);
+    return ldexp(sqrt(p * p + q * q), -e);
+}",
+            vec![],
+        ),
+        other => panic!("no float64 WGSL helper {other}"),
+    }
+}
