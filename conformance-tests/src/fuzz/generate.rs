@@ -178,14 +178,22 @@ fn propose(rng: &mut Rng, scope: &BTreeMap<String, Array>, params: &[String]) ->
         53..=62 => {
             let r = rng.pick(&REDUCTIONS);
             let keep = if rng.chance(0.3) { ", keepdims=True" } else { "" };
-            match rng.below(4) {
+            match rng.below(5) {
                 0 => format!("np.{r}({a})"),
                 1 if ndim >= 2 => format!("np.{r}({a}, axis=(0, {}){keep})", ndim - 1),
+                2 => format!("np.{r}({a}, axis={}, initial={}{keep})", axis(rng), literal(rng)),
                 _ => format!("np.{r}({a}, axis={}{keep})", axis(rng)),
             }
         }
-        63..=80 => match rng.below(14) {
+        63..=80 => match rng.below(18) {
             0 => format!("np.transpose({a})"),
+            14 if ndim == 3 => format!("np.transpose({a}, (1, 2, 0))"),
+            15 if arr.shape().dims().iter().all(|d| d.as_int().is_some()) => {
+                let dims: Vec<String> = arr.shape().dims().iter().map(|d| d.to_string()).collect();
+                format!("np.broadcast_to({a}, (2, {}))", dims.join(", "))
+            }
+            16 if ndim >= 2 && scope[b].dtype().is_integer() => format!("{a}[{b}, {b}]"),
+            17 => format!("np.pad({a}, (({}, {}),), constant_values={})", rng.below(3), rng.below(3), literal(rng)),
             1 if ndim >= 2 => format!("np.swapaxes({a}, 0, -1)"),
             2 if ndim >= 2 => format!("np.moveaxis({a}, 0, -1)"),
             3 => format!("np.roll({a}, {}, axis={})", rng.pick(&SHIFTS), axis(rng)),

@@ -100,12 +100,20 @@ fn bits_at(array: &str, pos: &str) -> String {
     )
 }
 
+/// Bits of 2/π taken at once by [`rem_pio2_large`] (8 limbs).
+const WINDOW_LIMBS: usize = 8;
+/// Fraction bits of `x * 2/π` kept (6 limbs): more than the 61 leading zeros of the worst case
+/// for doubles plus 106 significant bits.
+const FRACTION_LIMBS: usize = 6;
+
 /// Payne–Hanek: `x - n pi/2` for huge finite `x`, exactly. `|x| = m 2^q` with `m` the 53-bit
-/// mantissa; the bits of 2/π that matter mod 4 start at `i0 = max(1, q - 1)`; 192 of them times
-/// `m` give `x * 2/π mod 4` with more than 130 good fraction bits; the fraction (in `[-1/2, 1/2)`)
-/// times π/2 (128 bits) is split into two doubles. Integer arithmetic throughout, unrolled.
+/// mantissa; the bits of 2/π that matter mod 4 start at `i0 = max(1, q - 1)`; 256 of them times
+/// `m` give `x * 2/π mod 4` with about 200 good fraction bits; 192 of them (the fraction, in
+/// `[-1/2, 1/2)`) times π/2 (128 bits) are split into two doubles. The hardest double
+/// (6381956970095103 2^797) has 61 zeros after the point. Integer arithmetic throughout, unrolled.
 fn rem_pio2_large() -> String {
     let table: Vec<String> = TWO_OVER_PI.iter().map(|w| format!("{w:#010x}u")).collect();
+    let (nw, nf) = (WINDOW_LIMBS, FRACTION_LIMBS);
     let mut s = String::new();
     let mut w = |line: String| {
         s.push_str("    ");
@@ -120,9 +128,9 @@ fn rem_pio2_large() -> String {
     w(format!("var t = array<u32, 42>({}, 0u, 0u);", table.join(", ")));
     w("let tw = u32(i0 - 1) / 32u;".into());
     w("let ts = u32(i0 - 1) % 32u;".into());
-    // The window, least significant limb first: limb k holds bits i0 + 32 (5 - k) .. + 31.
-    for k in 0..6 {
-        let word = 5 - k;
+    // The window, least significant limb first: limb k holds bits i0 + 32 (nw - 1 - k) .. + 31.
+    for k in 0..nw {
+        let word = nw - 1 - k;
         w(format!(
             "let w{k}: u32 = (t[tw + {word}u] << ts) | select(0u, t[tw + {}u] >> (32u - ts), ts != 0u);",
             word + 1
@@ -130,71 +138,73 @@ fn rem_pio2_large() -> String {
     }
     w("let m0: u32 = u32(m & 0xfffffffflu);".into());
     w("let m1: u32 = u32(m >> 32u);".into());
-    // P = m * W, 8 limbs.
+    // P = m * W.
+    w(format!("var p = array<u32, {}>();", nw + 3));
     w("var c: u64 = 0lu;".into());
     w("var v: u64;".into());
-    for k in 0..6 {
-        w(format!("v = u64(m0) * u64(w{k}) + c; let a{k}: u32 = u32(v & 0xfffffffflu); c = v >> 32u;"));
+    for (row, limb) in ["m0", "m1"].iter().enumerate() {
+        w("c = 0lu;".into());
+        for k in 0..nw {
+            w(format!(
+                "v = u64({limb}) * u64(w{k}) + u64(p[{}]) + c; p[{}] = u32(v & 0xfffffffflu); c = v >> 32u;",
+                row + k,
+                row + k
+            ));
+        }
+        w(format!("p[{}] = u32(c);", row + nw));
     }
-    w("let a6: u32 = u32(c);".into());
-    w("c = 0lu;".into());
-    for k in 0..6 {
-        w(format!(
-            "v = u64(m1) * u64(w{k}) + u64(a{}) + c; let b{}: u32 = u32(v & 0xfffffffflu); c = v >> 32u;",
-            k + 1,
-            k + 1
-        ));
-    }
-    w("var p = array<u32, 9>(a0, b1, b2, b3, b4, b5, b6, u32(c), 0u);".into());
     // The fixed point: bit F of P has weight 1.
-    w("let f_pos: i32 = 192 + i0 - 1 - q;".into());
+    w(format!("let f_pos: i32 = {} + i0 - 1 - q;", 32 * nw));
     w(format!("var n: i32 = i32({} & 3u);", bits_at("p", "f_pos")));
-    w(format!("var f3: u32 = {};", bits_at("p", "f_pos - 32")));
-    w(format!("var f2: u32 = {};", bits_at("p", "f_pos - 64")));
-    w(format!("var f1: u32 = {};", bits_at("p", "f_pos - 96")));
-    w(format!("var f0: u32 = {};", bits_at("p", "f_pos - 128")));
+    for k in 0..nf {
+        w(format!("var f{k}: u32 = {};", bits_at("p", &format!("f_pos - {}", 32 * (nf - k)))));
+    }
     // A fraction of 1/2 or more: one more quarter turn, and the (negative) rest.
-    w("let flip = (f3 >> 31u) == 1u;".into());
+    let top = nf - 1;
+    w(format!("let flip = (f{top} >> 31u) == 1u;"));
     w("if flip {".into());
     w("    n = n + 1;".into());
-    w("    f0 = ~f0; f1 = ~f1; f2 = ~f2; f3 = ~f3;".into());
-    w("    var carry: u64 = u64(f0) + 1lu; f0 = u32(carry & 0xfffffffflu);".into());
-    w("    carry = u64(f1) + (carry >> 32u); f1 = u32(carry & 0xfffffffflu);".into());
-    w("    carry = u64(f2) + (carry >> 32u); f2 = u32(carry & 0xfffffffflu);".into());
-    w("    carry = u64(f3) + (carry >> 32u); f3 = u32(carry & 0xfffffffflu);".into());
+    w("    var carry: u64 = 1lu;".into());
+    for k in 0..nf {
+        w(format!("    carry = u64(~f{k}) + carry; f{k} = u32(carry & 0xfffffffflu); carry = carry >> 32u;"));
+    }
     w("}".into());
-    // Q = f * π/2: 8 limbs, value Q 2^-255.
-    let f = ["f0", "f1", "f2", "f3"];
+    // Q = f * π/2, value Q 2^-(32 nf + 127).
     let c_limbs: Vec<String> = PI_OVER_2.iter().rev().map(|w| format!("{w:#010x}u")).collect();
-    w("var r = array<u32, 9>(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);".into());
-    for (i, fi) in f.iter().enumerate() {
+    let nq = nf + 4;
+    w(format!("var r = array<u32, {}>();", nq + 1));
+    for i in 0..nf {
         w("c = 0lu;".into());
         for (j, cj) in c_limbs.iter().enumerate() {
             w(format!(
-                "v = u64({fi}) * u64({cj}) + u64(r[{}]) + c; r[{}] = u32(v & 0xfffffffflu); c = v >> 32u;",
+                "v = u64(f{i}) * u64({cj}) + u64(r[{}]) + c; r[{}] = u32(v & 0xfffffffflu); c = v >> 32u;",
                 i + j,
                 i + j
             ));
         }
         w(format!("r[{}] = u32(c);", i + 4));
     }
-    // The leading bit L, then 53 + 53 bits below it.
+    // The leading bit, then 53 + 53 bits below it.
     w("var lead: i32 = 0;".into());
-    for k in (0..8).rev() {
-        let cond = if k == 7 { "if".to_string() } else { "else if".to_string() };
+    for k in (0..nq).rev() {
+        let cond = if k == nq - 1 { "if" } else { "else if" };
         w(format!("{cond} r[{k}] != 0u {{ lead = {} - i32(countLeadingZeros(r[{k}])); }}", 32 * k + 31));
     }
+    let scale = 32 * nf + 127;
     let hi_lo =
         |pos: &str| format!("(u64({}) | (u64({}) << 32u))", bits_at("r", pos), bits_at("r", &format!("{pos} + 32")));
-    w(format!("let hi: u64 = {} & 0x1ffffffffffffflu;", hi_lo("lead - 52")));
-    w(format!("let lo: u64 = {} & 0x1ffffffffffffflu;", hi_lo("lead - 105")));
-    w("var y0 = ldexp(f64(hi), lead - 52 - 255);".into());
-    w("var y1 = ldexp(f64(lo), lead - 105 - 255);".into());
+    w(format!("let hi: u64 = {} & 0x1fffffffffffffu;", hi_lo("lead - 52")).replace("0x1fffffffffffffu", MASK53));
+    w(format!("let lo: u64 = {} & 0x1fffffffffffffu;", hi_lo("lead - 105")).replace("0x1fffffffffffffu", MASK53));
+    w(format!("var y0 = ldexp(f64(hi), lead - 52 - {scale});"));
+    w(format!("var y1 = ldexp(f64(lo), lead - 105 - {scale});"));
     w("if flip != negative { y0 = -y0; y1 = -y1; }".into());
     w("if negative { n = -n; }".into());
     w("return RemPio2(y0, y1, n);".into());
     format!("fn rem_pio2_large_f64(x: f64) -> RemPio2 {{\n{s}}}")
 }
+
+/// 2^53 - 1, as a WGSL literal.
+const MASK53: &str = "0x1ffffffffffffflu";
 
 /// The float64 functions written out in full (musl's algorithms).
 fn fixed(name: &str) -> (&'static str, Deps) {
