@@ -433,7 +433,10 @@ fn complex_functions_agree_with_the_cpu_definitions() {
     let data = inputs([("z", ArrayData::from(Array1::from(zs.clone()).into_dyn()))]);
     use pytato_core::math::complex;
     type F = fn(&pytato_core::Array) -> pytato_core::Result<pytato_core::Array>;
-    let cases: [(&str, F, fn(num_complex::Complex64) -> num_complex::Complex64); 13] = [
+    type C = num_complex::Complex64;
+    /// Name, frontend function, CPU definition.
+    type Case = (&'static str, F, fn(C) -> C);
+    let cases: [Case; 13] = [
         ("exp", pt::exp, complex::exp),
         ("log", pt::log, complex::log),
         ("log10", pt::log10, complex::log10),
