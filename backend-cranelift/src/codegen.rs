@@ -926,10 +926,14 @@ impl<'a> Translator<'a, '_> {
         }))
     }
 
-    /// NaN-propagating maximum or minimum of two real values.
+    /// numpy's `maximum`/`minimum` of two real values: `a` if it is NaN or strictly beyond `b`,
+    /// else `b` (NaN propagates; of `-0.0` and `0.0` the second wins, unlike IEEE's maximum).
     fn max_min(&mut self, max: bool, a: Value, b: Value, dtype: DType) -> Value {
         if is_float(dtype) {
-            return if max { self.b.ins().fmax(a, b) } else { self.b.ins().fmin(a, b) };
+            let a_nan = self.b.ins().fcmp(FloatCC::Unordered, a, a);
+            let beyond = self.b.ins().fcmp(if max { FloatCC::GreaterThan } else { FloatCC::LessThan }, a, b);
+            let keep_a = self.b.ins().bor(a_nan, beyond);
+            return self.b.ins().select(keep_a, a, b);
         }
         if dtype == DType::Bool {
             return if max { self.b.ins().bor(a, b) } else { self.b.ins().band(a, b) };

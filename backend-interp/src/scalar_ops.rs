@@ -314,16 +314,10 @@ fn complex_func(f: Func, z: Complex64) -> R<Complex64> {
     })
 }
 
+/// numpy's `maximum` (`max`) or `minimum`: `a` if it is NaN or strictly beyond `b`, else `b`
+/// (so NaN propagates, and of two equal values, `-0.0` and `0.0`, the second wins).
 fn nan_max<T: PartialOrd + Copy>(a: T, b: T, is_nan: impl Fn(T) -> bool, max: bool) -> T {
-    if is_nan(a) {
-        a
-    } else if is_nan(b) {
-        b
-    } else if (a >= b) == max {
-        a
-    } else {
-        b
-    }
+    if is_nan(a) || (if max { a > b } else { a < b }) { a } else { b }
 }
 
 /// `f(args...)`. `zero` is handled by the caller: its argument is never evaluated.

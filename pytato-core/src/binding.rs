@@ -29,6 +29,10 @@ pub struct Signature {
     size_params: BTreeSet<String>,
     /// The nodes the outputs depend on, children before parents.
     nodes: Vec<Array>,
+    /// Every node whose shape and indices must be valid for the sizes: those of `nodes`, and those
+    /// only `zero(…)` reads (`zeros_like(x[1:3])` has the shape of `x[1:3]`), where the program
+    /// binds every size parameter they use.
+    checked: Vec<Array>,
 }
 
 /// Inputs checked against a [`Signature`].
@@ -157,7 +161,15 @@ impl Signature {
             node_size_params(node, &mut size_params);
         }
         known_inputs.extend(size_params.iter().cloned());
-        Ok(Signature { outputs, placeholders, placeholder_nodes, known_inputs, size_params, nodes })
+        let checked = crate::array::post_order(roots.iter().copied(), Array::children)
+            .into_iter()
+            .filter(|n| {
+                let mut params = BTreeSet::new();
+                node_size_params(n, &mut params);
+                params.is_subset(&size_params)
+            })
+            .collect();
+        Ok(Signature { outputs, placeholders, placeholder_nodes, known_inputs, size_params, nodes, checked })
     }
 
     /// The outputs, by name.
@@ -253,7 +265,7 @@ impl Signature {
             });
         }
         let bound = Bound { sizes, placeholders };
-        for node in &self.nodes {
+        for node in &self.checked {
             check_node_for_sizes(node, &bound)?;
         }
         Ok(bound)

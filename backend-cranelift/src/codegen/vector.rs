@@ -340,10 +340,21 @@ impl Translator<'_, '_> {
         Ok(match op {
             ReduceOp::Sum => ins.fadd(acc, x),
             ReduceOp::Product => ins.fmul(acc, x),
-            ReduceOp::Max => ins.fmax(acc, x),
-            ReduceOp::Min => ins.fmin(acc, x),
+            ReduceOp::Max => return Ok(self.vector_max_min(true, acc, x)),
+            ReduceOp::Min => return Ok(self.vector_max_min(false, acc, x)),
             other => return Err(bug(format!("vector reduction {other:?}"))),
         })
+    }
+
+    /// Lane by lane what `Translator::max_min` computes: `a` where it is NaN or strictly beyond
+    /// `b`, else `b`.
+    fn vector_max_min(&mut self, max: bool, a: Value, b: Value) -> Value {
+        let ty = self.b.func.dfg.value_type(a);
+        let a_nan = self.b.ins().fcmp(float_cc(CompareOp::Ne), a, a);
+        let beyond = self.b.ins().fcmp(float_cc(if max { CompareOp::Gt } else { CompareOp::Lt }), a, b);
+        let keep_a = self.b.ins().bor(a_nan, beyond);
+        let keep_a = self.b.ins().bitcast(ty, MemFlags::new(), keep_a);
+        self.b.ins().bitselect(keep_a, a, b)
     }
 
     /// Whether every read in `body` that depends on the innermost iname is a whole vector of a
@@ -414,8 +425,8 @@ impl Translator<'_, '_> {
             Func::Sqrt => ins.sqrt(xs[0]),
             Func::Floor => ins.floor(xs[0]),
             Func::Ceil => ins.ceil(xs[0]),
-            Func::Maximum => ins.fmax(xs[0], xs[1]),
-            Func::Minimum => ins.fmin(xs[0], xs[1]),
+            Func::Maximum => return Ok(self.vector_max_min(true, xs[0], xs[1])),
+            Func::Minimum => return Ok(self.vector_max_min(false, xs[0], xs[1])),
             Func::IsNan => ins.fcmp(float_cc(CompareOp::Ne), xs[0], xs[0]),
             Func::Real | Func::Conj => xs[0],
             Func::Imag | Func::Zero => {

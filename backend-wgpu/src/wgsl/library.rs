@@ -202,11 +202,13 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
             "fn ne_$S(a: $T, b: $T) -> bool { return isnan_$S(a) || isnan_$S(b) || a != b; }",
             vec![("isnan", ty)],
         ),
+        // numpy's maximum/minimum: a if it is NaN or strictly beyond b, else b (of -0.0 and 0.0
+        // the second wins).
         "fmax" => fixed(
             "fn fmax_$S(a: $T, b: $T) -> $T {
     if isnan_$S(a) { return a; }
     if isnan_$S(b) { return b; }
-    return select(b, a, a >= b);
+    return select(b, a, a > b);
 }",
             vec![("isnan", ty)],
         ),
@@ -214,7 +216,7 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
             "fn fmin_$S(a: $T, b: $T) -> $T {
     if isnan_$S(a) { return a; }
     if isnan_$S(b) { return b; }
-    return select(a, b, a >= b);
+    return select(b, a, a < b);
 }",
             vec![("isnan", ty)],
         ),

@@ -309,7 +309,10 @@ fn record(t: &mut Totals, seed: u64, line: &Value) {
         *t.verdicts.entry(side.clone()).or_default().entry(v.label().to_string()).or_default() += 1;
         match &v {
             Verdict::Mismatch(d) => t.failures.push((seed, side.clone(), d.clone(), line["case"].clone())),
-            Verdict::Unsupported(d) | Verdict::NumpyRefused(d) | Verdict::LibraryRefused(d) => {
+            Verdict::Unsupported(d)
+            | Verdict::NumpyRefused(d)
+            | Verdict::LibraryRefused(d)
+            | Verdict::NumpyDiffers(d) => {
                 *t.reasons.entry(format!("{side} {}", v.label())).or_default().entry(short_reason(d)).or_default() += 1;
             }
             _ => {}
@@ -478,7 +481,10 @@ fn shrink_failures(o: &Options, t: &Totals) -> Result<Vec<Shrunk>, String> {
     for &s in &t.hangs {
         todo.push((s, "hang".into(), String::new(), String::new()));
     }
-    for (s, side, detail, _) in &t.failures {
+    // Backends first: a numpy disagreement is about the interpreter (or numpy).
+    let mut failures: Vec<&(u64, String, String, Value)> = t.failures.iter().collect();
+    failures.sort_by_key(|(_, side, _, _)| side == "numpy");
+    for (s, side, detail, _) in failures {
         todo.push((*s, "mismatch".into(), side.clone(), detail.clone()));
     }
     std::fs::create_dir_all(&o.report).map_err(|e| e.to_string())?;
@@ -512,18 +518,20 @@ fn write_report(o: &Options, t: &Totals, sides: &[String], elapsed: f64, shrunk:
         t.crashes.len(),
         t.hangs.len()
     );
-    md += "| comparison | agree | mismatch | unsupported | numpy refused | library refused | skipped |\n";
-    md += "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    md +=
+        "| comparison | agree | mismatch | unsupported | numpy refused | library refused | numpy differs | skipped |\n";
+    md += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
     for (side, counts) in &t.verdicts {
         let label = if side == "numpy" { "interp vs numpy".to_string() } else { format!("{side} vs interp") };
         let c = |k: &str| counts.get(k).copied().unwrap_or(0);
         md += &format!(
-            "| {label} | {} | {} | {} | {} | {} | {} |\n",
+            "| {label} | {} | {} | {} | {} | {} | {} | {} |\n",
             c("agree"),
             c("mismatch"),
             c("unsupported"),
             c("numpy-refused"),
             c("library-refused"),
+            c("numpy-differs"),
             c("skipped")
         );
     }

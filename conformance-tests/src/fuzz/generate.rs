@@ -166,6 +166,10 @@ fn propose(rng: &mut Rng, scope: &BTreeMap<String, Array>, params: &[String]) ->
         25..=44 => {
             let op = rng.pick(&OPERATORS);
             match rng.below(10) {
+                // numpy's `x ** scalar` takes shortcuts (`** -1` is reciprocal, `** 2` square,
+                // `** 0.5` sqrt) that differ from its own `power` at special values and in
+                // dtype (`bool ** 2` is int8); the library's `**` is `power`.
+                0..=1 if *op == "**" => format!("np.power({a}, {})", literal(rng)),
                 0..=1 => format!("({a} {op} {})", literal(rng)),
                 2 => format!("({} {op} {a})", literal(rng)),
                 3 => format!("np.{}({a}, {b})", rng.pick(&BINARY_FUNCS)),

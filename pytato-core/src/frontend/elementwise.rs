@@ -640,8 +640,8 @@ pub fn ceil(a: &Array) -> Result<Array> {
     round(Func::Ceil, a)
 }
 
-/// `true` where `a` is NaN (numpy `isnan`); always false for integers and bools, which still keeps
-/// the dependency on `a` (through `zero`), as numpy's result still has `a`'s shape.
+/// `true` where `a` is NaN (numpy `isnan`); always false for integers and bools, computed as
+/// `a != a` so that `a` is still evaluated, as numpy evaluates it (an index error in it counts).
 ///
 /// ```
 /// use pytato_core::{frontend as pt, DType};
@@ -651,7 +651,8 @@ pub fn isnan(a: &Array) -> Result<Array> {
     if a.dtype().is_inexact() {
         unary("isnan", a, a.dtype(), |e| Expr::call(Func::IsNan, vec![e]))
     } else {
-        unary("isnan", a, a.dtype(), |e| Expr::call(Func::Zero, vec![e.cast(DType::Bool)]))
+        // Always false, but the argument is read (numpy evaluates it: an index error in it counts).
+        unary("isnan", a, a.dtype(), |e| e.clone().compare(CompareOp::Ne, e))
     }
 }
 
@@ -668,6 +669,12 @@ pub fn arctan2(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
     if promoted.is_complex() {
         return Err(dtype_error("arctan2", promoted, &[&a, &b], "arctan2 needs real operands"));
     }
-    let dtype = promoted.float_for_math();
+    // numpy picks the first float loop that holds each operand (a weak scalar taking the dtype
+    // it promotes to), not the float of the promoted dtype: int8 with uint16 is float32.
+    let operand_float = |o: &Operand| match o {
+        Operand::Array(x) => x.dtype().float_for_math(),
+        Operand::Scalar(_) => promoted.float_for_math(),
+    };
+    let dtype = result_type(operand_float(&a), operand_float(&b));
     elementwise("arctan2", &[&a, &b], dtype, |e| Ok(Expr::call(Func::Arctan2, e)))
 }
