@@ -30,8 +30,7 @@ pub struct Signature {
     /// The nodes the outputs depend on, children before parents.
     nodes: Vec<Array>,
     /// Every node whose shape and indices must be valid for the sizes: those of `nodes`, and those
-    /// only `zero(…)` reads (`zeros_like(x[1:3])` has the shape of `x[1:3]`), where the program
-    /// binds every size parameter they use.
+    /// only `zero(…)` reads (`zeros_like(x[1:3])` has the shape of `x[1:3]`).
     checked: Vec<Array>,
 }
 
@@ -156,19 +155,14 @@ impl Signature {
             }
             placeholder_nodes.push((node.id(), name));
         }
+        // Every size parameter of the DAG is needed, those of nodes only `zero(…)` reads
+        // included: their shapes are checked too (`zeros_like(x[1:3])` needs `x[1:3]` to exist).
+        let checked = crate::array::post_order(roots.iter().copied(), Array::children);
         let mut size_params = BTreeSet::new();
-        for node in &nodes {
+        for node in &checked {
             node_size_params(node, &mut size_params);
         }
         known_inputs.extend(size_params.iter().cloned());
-        let checked = crate::array::post_order(roots.iter().copied(), Array::children)
-            .into_iter()
-            .filter(|n| {
-                let mut params = BTreeSet::new();
-                node_size_params(n, &mut params);
-                params.is_subset(&size_params)
-            })
-            .collect();
         Ok(Signature { outputs, placeholders, placeholder_nodes, known_inputs, size_params, nodes, checked })
     }
 

@@ -25,8 +25,13 @@ pub enum Verdict {
     /// The library refused what numpy accepts, where it documents that it does: lengths of
     /// symbolic axes that numpy would clip or squeeze at run time (`InvalidForSizes`).
     LibraryRefused(String),
-    /// numpy's answer is not the IEEE one where the library's is (BLAS with NaN and infinities).
+    /// numpy's answer differs where the library documents why: `zeros_like` and its kin do not
+    /// evaluate their argument (seed: `zero(…)`). (numpy's products go through einsum's loops in
+    /// the oracle, not BLAS, which is not IEEE with NaN and infinities.)
     NumpyDiffers(String),
+    /// Agreement only within [`tolerance::transcendental_tolerance`]: the program went through
+    /// transcendental functions (implementations an ulp apart) and an ill-conditioned step.
+    Transcendental(String),
     /// Nothing to compare (the case does not build, or numpy is not available).
     Skipped(String),
 }
@@ -41,6 +46,7 @@ impl Verdict {
             Verdict::NumpyRefused(_) => "numpy-refused",
             Verdict::LibraryRefused(_) => "library-refused",
             Verdict::NumpyDiffers(_) => "numpy-differs",
+            Verdict::Transcendental(_) => "transcendental",
             Verdict::Skipped(_) => "skipped",
         }
     }
@@ -53,6 +59,7 @@ impl Verdict {
             | Verdict::NumpyRefused(d)
             | Verdict::LibraryRefused(d)
             | Verdict::NumpyDiffers(d)
+            | Verdict::Transcendental(d)
             | Verdict::Skipped(d) => d,
         }
     }
@@ -72,6 +79,7 @@ impl Verdict {
             Some("numpy-refused") => Verdict::NumpyRefused(detail),
             Some("library-refused") => Verdict::LibraryRefused(detail),
             Some("numpy-differs") => Verdict::NumpyDiffers(detail),
+            Some("transcendental") => Verdict::Transcendental(detail),
             _ => Verdict::Skipped(detail),
         }
     }
@@ -121,12 +129,44 @@ fn compare_outputs(got: &NamedData, expected: &NamedData, reordered: Option<bool
     Ok(())
 }
 
+/// Whether the live statements call a transcendental function.
+fn transcendental(case: &FuzzCase) -> bool {
+    const FUNCTIONS: [&str; 14] = [
+        "np.sin(",
+        "np.cos(",
+        "np.tan(",
+        "np.exp(",
+        "np.log(",
+        "np.log10(",
+        "np.arcsin(",
+        "np.arccos(",
+        "np.arctan(",
+        "np.arctan2(",
+        "np.sinh(",
+        "np.cosh(",
+        "np.tanh(",
+        "np.power(",
+    ];
+    case.without_dead_code().stmts.iter().any(|(_, e)| e.contains("**") || FUNCTIONS.iter().any(|f| e.contains(f)))
+}
+
+/// Outputs that agree only within the transcendental tolerances.
+fn within_transcendental(got: &NamedData, expected: &NamedData) -> bool {
+    got.keys().eq(expected.keys())
+        && expected.iter().all(|(name, e)| tolerance::compare_transcendental(&got[name], e).is_ok())
+}
+
 /// `got` (a compiled backend) against `reference` (the interpreter), run by run.
-fn judge(got: &[RunResult], reference: &[RunResult]) -> Verdict {
+fn judge(case: &FuzzCase, got: &[RunResult], reference: &[RunResult]) -> Verdict {
+    let mut verdict = Verdict::Agree;
     for (run, (g, r)) in got.iter().zip(reference).enumerate() {
         match (g, r) {
             (Ok(g), Ok(r)) => {
                 if let Err(why) = compare_outputs(g, r, None) {
+                    if transcendental(case) && within_transcendental(g, r) {
+                        verdict = Verdict::Transcendental(format!("run {run}: {why}"));
+                        continue;
+                    }
                     return Verdict::Mismatch(format!("run {run}: {why}"));
                 }
             }
@@ -143,7 +183,7 @@ fn judge(got: &[RunResult], reference: &[RunResult]) -> Verdict {
             }
         }
     }
-    Verdict::Agree
+    verdict
 }
 
 /// The interpreter's results against numpy's, run by run.
@@ -153,10 +193,8 @@ fn judge_numpy(case: &FuzzCase, reference: &[RunResult], oracle: &mut Oracle) ->
     let single = live.names().is_ok_and(|names| {
         names.values().any(|a| matches!(a.dtype(), pytato_core::DType::F32 | pytato_core::DType::C64))
     });
-    // Products numpy hands to BLAS, which does not follow IEEE with NaN and infinities.
-    let blas = live.stmts.iter().any(|(_, e)| {
-        ["@", "np.dot(", "np.vdot(", "np.tensordot(", "np.matmul(", "np.einsum("].iter().any(|op| e.contains(op))
-    });
+
+    let mut verdict = Verdict::Agree;
     for (run, r) in reference.iter().enumerate() {
         let answer = match oracle.ask(case, run) {
             Ok(a) => a,
@@ -167,10 +205,9 @@ fn judge_numpy(case: &FuzzCase, reference: &[RunResult], oracle: &mut Oracle) ->
             (Err((k, _)), _) if k == "DuplicateName" => {}
             (Ok(r), NumpyAnswer::Outputs(n)) => {
                 if let Err(why) = compare_outputs(r, &n, Some(single)) {
-                    if blas && (has_non_finite(r) || has_non_finite(&n) || case_has_non_finite_input(case, run)) {
-                        return Verdict::NumpyDiffers(format!(
-                            "run {run}: numpy's BLAS is not IEEE with NaN and infinities (it skips zero terms): {why}"
-                        ));
+                    if transcendental(case) && within_transcendental(r, &n) {
+                        verdict = Verdict::Transcendental(format!("run {run}: {why}"));
+                        continue;
                     }
                     return Verdict::Mismatch(format!("run {run}: interp vs numpy: {why}"));
                 }
@@ -182,6 +219,12 @@ fn judge_numpy(case: &FuzzCase, reference: &[RunResult], oracle: &mut Oracle) ->
             }
             (Err(_), NumpyAnswer::Refused(_)) => {}
             (Ok(_), NumpyAnswer::Refused(why)) => return Verdict::NumpyRefused(format!("run {run}: {why}")),
+            (Ok(_), NumpyAnswer::IndexError) if live.stmts.iter().any(|(_, e)| e.contains("_like(")) => {
+                return Verdict::NumpyDiffers(format!(
+                    "run {run}: numpy raises IndexError in the argument of a *_like function, which the library does \
+                     not evaluate (seed: zero(...))"
+                ));
+            }
             (Ok(_), NumpyAnswer::IndexError) => {
                 return Verdict::Mismatch(format!("run {run}: numpy raises IndexError; the interpreter succeeds"));
             }
@@ -190,21 +233,7 @@ fn judge_numpy(case: &FuzzCase, reference: &[RunResult], oracle: &mut Oracle) ->
             }
         }
     }
-    Verdict::Agree
-}
-
-fn has_non_finite(data: &NamedData) -> bool {
-    data.values().any(|a| {
-        a.to_scalars().iter().any(|s| {
-            let z = s.to_complex64();
-            !z.re.is_finite() || !z.im.is_finite()
-        })
-    })
-}
-
-fn case_has_non_finite_input(case: &FuzzCase, run: usize) -> bool {
-    let inputs: NamedData = case.inputs.iter().map(|i| (i.name.clone(), case.input_data(i, run))).collect();
-    has_non_finite(&inputs)
+    verdict
 }
 
 /// Every verdict on `case`: `"<backend>"` for each compiled backend against the interpreter, and
@@ -226,7 +255,7 @@ pub fn check(
     }
     let reference = run_everywhere(case, interp);
     for (name, backend) in backends {
-        verdicts.insert(name.clone(), judge(&run_everywhere(case, backend.as_ref()), &reference));
+        verdicts.insert(name.clone(), judge(case, &run_everywhere(case, backend.as_ref()), &reference));
     }
     let numpy = match oracle {
         Some(o) => judge_numpy(case, &reference, o),

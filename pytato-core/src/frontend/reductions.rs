@@ -19,7 +19,7 @@ use std::sync::Arc;
 use crate::array::Array;
 use crate::dtype::{DType, DTypeKind, WeakScalar};
 use crate::error::{Error, Result};
-use crate::expr::{BinaryOp, Expr, Func, ReduceOp, ReductionBounds};
+use crate::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, ReductionBounds};
 use crate::scalar::Scalar;
 use crate::shape::{Dim, Shape};
 
@@ -166,18 +166,41 @@ fn reduction(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions, dtype: DT
     }
     let read = builder.read_at(a, indices);
     let body = if a.dtype() == dtype { read } else { read.cast(dtype) };
-    let mut expr = if bounds.is_empty() { body } else { Expr::reduce(op, bounds, body) };
-    if let Some(initial) = &opts.initial {
-        let c = Expr::Const(Scalar::from_weak(initial, dtype)?);
-        expr = match op {
-            ReduceOp::Sum => expr.binary(BinaryOp::Add, c),
-            ReduceOp::Product => expr.binary(BinaryOp::Mul, c),
-            ReduceOp::Max => Expr::call(Func::Maximum, vec![expr, c]),
-            ReduceOp::Min => Expr::call(Func::Minimum, vec![expr, c]),
+    let Some(initial) = &opts.initial else {
+        return builder.finish(if bounds.is_empty() { body } else { Expr::reduce(op, bounds, body) });
+    };
+    let c = Expr::Const(Scalar::from_weak(initial, dtype)?);
+    // numpy starts the accumulator at `initial`: `c * x0 * x1 ...`, `max(max(c, x0), x1) ...`;
+    // the order matters where a product overflows or a maximum ties -0.0 and 0.0.
+    let with_initial = |x: Expr| -> Result<Expr> {
+        Ok(match op {
+            ReduceOp::Sum => c.clone().binary(BinaryOp::Add, x),
+            ReduceOp::Product => c.clone().binary(BinaryOp::Mul, x),
+            ReduceOp::Max => Expr::call(Func::Maximum, vec![c.clone(), x]),
+            ReduceOp::Min => Expr::call(Func::Minimum, vec![c.clone(), x]),
             ReduceOp::All | ReduceOp::Any => return Err(Error::invalid(name, "`initial` is not accepted")),
-        };
+        })
+    };
+    if bounds.is_empty() {
+        return builder.finish(with_initial(body)?);
     }
-    builder.finish(expr)
+    if op == ReduceOp::Sum {
+        // initial + sum: numpy adds the (pairwise) sum of the terms to it.
+        return builder.finish(with_initial(Expr::reduce(op, bounds, body))?);
+    }
+    // The first term carries `initial`; an empty range gives `initial` itself.
+    let mut first: Option<Expr> = None;
+    let mut empty: Option<Expr> = None;
+    for b in &bounds {
+        let (lo, hi) = (builder.dim(&b.lower)?, builder.dim(&b.upper)?);
+        let at_start = Expr::Var(b.iname.clone()).compare(CompareOp::Eq, lo.clone());
+        let no_trips = hi.compare(CompareOp::Le, lo);
+        first = Some(first.map_or(at_start.clone(), |f| f.binary(BinaryOp::LogicalAnd, at_start)));
+        empty = Some(empty.map_or(no_trips.clone(), |e| e.binary(BinaryOp::LogicalOr, no_trips)));
+    }
+    let (first, empty) = (first.expect("bounds"), empty.expect("bounds"));
+    let seeded = Expr::if_then_else(first, with_initial(body.clone())?, body);
+    builder.finish(Expr::if_then_else(empty, c.clone(), Expr::reduce(op, bounds, seeded)))
 }
 
 /// The result shape of reducing `axes`, and for each input axis its output axis (reduced axes
