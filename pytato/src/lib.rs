@@ -43,7 +43,7 @@ pub use pytato_core::frontend::*;
 pub use pytato_core::{
     Array, ArrayData, Axis, DType, DictOfNamedArrays, Dim, EinsumAxis, Error, Expr, IndexItem, NodeKind,
     NormalizedSlice, Order, ReductionDescriptor, Result, Scalar, Shape, Tag, TagSet, array, backend, binding, data,
-    dtype, expr, names, s, scalar, shape, tags,
+    dtype, expr, math, names, s, scalar, shape, tags,
 };
 
 /// Transformations of array DAGs: the Mapper family, CSE, DCE, tag unification, lowering,

@@ -32,12 +32,15 @@ fn script() -> PathBuf {
 }
 
 impl Oracle {
-    /// Starts numpy, or says why it cannot (no `python3`, no numpy).
+    /// Starts numpy, or says why it cannot (no `python3`, no numpy 2).
     pub fn start() -> Result<Oracle, String> {
-        let probe = Command::new("python3").args(["-c", "import numpy"]).output();
+        // numpy 2's promotion rules (NEP 50) are the ones the library follows.
+        let probe = Command::new("python3")
+            .args(["-c", "import numpy, sys; sys.exit(int(numpy.__version__.split('.')[0]) < 2)"])
+            .output();
         match probe {
             Ok(o) if o.status.success() => {}
-            Ok(_) => return Err("python3 has no numpy (pip install numpy)".into()),
+            Ok(_) => return Err("python3 has no numpy 2 (pip install 'numpy>=2')".into()),
             Err(e) => return Err(format!("no python3: {e}")),
         }
         let mut child = Command::new("python3")

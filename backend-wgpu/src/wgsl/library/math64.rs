@@ -92,27 +92,26 @@ pub(super) fn fmod() -> String {
     )
 }
 
-/// `bits_at(P, pos)`: the 32 bits of the little-endian limbs `p` from bit `pos` on (WGSL text
-/// for a local array `p` with a zero limb past the end).
-fn bits_at(array: &str, pos: &str) -> String {
-    format!(
-        "((({array}[u32({pos}) / 32u]) >> (u32({pos}) % 32u)) | select(0u, {array}[u32({pos}) / 32u + 1u] << (32u - u32({pos}) % 32u), u32({pos}) % 32u != 0u))"
-    )
-}
-
 /// Bits of 2/π taken at once by [`rem_pio2_large`] (8 limbs).
 const WINDOW_LIMBS: usize = 8;
 /// Fraction bits of `x * 2/π` kept (6 limbs): more than the 61 leading zeros of the worst case
 /// for doubles plus 106 significant bits.
 const FRACTION_LIMBS: usize = 6;
+/// Zero words in front of 2/π, so the window may start before the binary point (`q < 2`).
+const TABLE_PAD: usize = 2;
 
 /// Payne–Hanek: `x - n pi/2` for huge finite `x`, exactly. `|x| = m 2^q` with `m` the 53-bit
-/// mantissa; the bits of 2/π that matter mod 4 start at `i0 = max(1, q - 1)`; 256 of them times
-/// `m` give `x * 2/π mod 4` with about 200 good fraction bits; 192 of them (the fraction, in
-/// `[-1/2, 1/2)`) times π/2 (128 bits) are split into two doubles. The hardest double
-/// (6381956970095103 2^797) has 61 zeros after the point. Integer arithmetic throughout, unrolled.
+/// mantissa; the bits of 2/π that matter mod 4 start at `i0 = q - 1` (bits before the point are
+/// zero); 256 of them times `m` give `x * 2/π mod 4` with about 200 good fraction bits; 192 of
+/// them (the fraction, in `[-1/2, 1/2)`) are normalized and times π/2 (128 bits) split into two
+/// doubles. The hardest double (6381956970095103 2^797) has 61 zeros after the point. Integer
+/// arithmetic throughout, unrolled.
+///
+/// No array is indexed by a run-time value: drivers that turn such an index into a chain of
+/// selects over the whole array (lavapipe does) took seconds to compile each copy. The window is
+/// cut from the table by a barrel shifter (one level of `select`s per bit of the word offset),
+/// and with `i0 = q - 1` the units bit of the product has a fixed place.
 fn rem_pio2_large() -> String {
-    let table: Vec<String> = TWO_OVER_PI.iter().map(|w| format!("{w:#010x}u")).collect();
     let (nw, nf) = (WINDOW_LIMBS, FRACTION_LIMBS);
     let mut s = String::new();
     let mut w = |line: String| {
@@ -124,16 +123,40 @@ fn rem_pio2_large() -> String {
     w("let negative = (bits >> 63u) != 0lu;".into());
     w("let m = (bits & 0xffffffffffffflu) | 0x10000000000000lu;".into());
     w("let q = i32((bits >> 52u) & 0x7fflu) - 1075;".into());
-    w("let i0 = max(1, q - 1);".into());
-    w(format!("var t = array<u32, 42>({}, 0u, 0u);", table.join(", ")));
-    w("let tw = u32(i0 - 1) / 32u;".into());
-    w("let ts = u32(i0 - 1) % 32u;".into());
+    // Bit i0 of 2/π (1 is the first after the point) is bit i0 + 32 TABLE_PAD - 1 of the padded
+    // table, counted from its most significant end; |x| >= 2^20 makes that non-negative.
+    w(format!("let start = u32(q - 2 + {});", 32 * TABLE_PAD));
+    w("let tw = start / 32u;".into());
+    w("let ts = start % 32u;".into());
+    // a{i}: word tw + i of the padded table, by shifting the whole table left one power of two
+    // of words at a time. `need` words survive each level; words past the end are zero.
+    let mut table: Vec<String> = vec!["0u".to_string(); TABLE_PAD];
+    table.extend(TWO_OVER_PI.iter().map(|w| format!("{w:#010x}u")));
+    let max_word = (TABLE_PAD + TWO_OVER_PI.len()) as u32;
+    let levels = u32::BITS - max_word.leading_zeros();
+    let mut words = table;
+    for level in (0..levels).rev() {
+        let shift = 1usize << level;
+        let need = nw + 1 + (1usize << level) - 1;
+        let mut next = Vec::with_capacity(need);
+        for i in 0..need.min(words.len()) {
+            let moved = words.get(i + shift).cloned().unwrap_or_else(|| "0u".to_string());
+            if words[i] == "0u" && moved == "0u" {
+                next.push("0u".to_string());
+                continue;
+            }
+            w(format!("let b{level}_{i} = select({}, {moved}, (tw & {shift}u) != 0u);", words[i]));
+            next.push(format!("b{level}_{i}"));
+        }
+        words = next;
+    }
     // The window, least significant limb first: limb k holds bits i0 + 32 (nw - 1 - k) .. + 31.
     for k in 0..nw {
         let word = nw - 1 - k;
         w(format!(
-            "let w{k}: u32 = (t[tw + {word}u] << ts) | select(0u, t[tw + {}u] >> (32u - ts), ts != 0u);",
-            word + 1
+            "let w{k}: u32 = ({} << ts) | select(0u, {} >> (32u - ts), ts != 0u);",
+            words[word],
+            words[word + 1]
         ));
     }
     w("let m0: u32 = u32(m & 0xfffffffflu);".into());
@@ -153,11 +176,20 @@ fn rem_pio2_large() -> String {
         }
         w(format!("p[{}] = u32(c);", row + nw));
     }
-    // The fixed point: bit F of P has weight 1.
-    w(format!("let f_pos: i32 = {} + i0 - 1 - q;", 32 * nw));
-    w(format!("var n: i32 = i32({} & 3u);", bits_at("p", "f_pos")));
+    // The units bit of P: the window's first bit has weight 2^(q - i0) = 2, so bit F = 32 nw - 2
+    // of P has weight 1; n is the two bits from F, the fraction the nf limbs below F.
+    let units = 32 * nw - 2;
+    let bits_at = |pos: usize| {
+        let (word, shift) = (pos / 32, pos % 32);
+        if shift == 0 {
+            format!("p[{word}]")
+        } else {
+            format!("((p[{word}] >> {shift}u) | (p[{}] << {}u))", word + 1, 32 - shift)
+        }
+    };
+    w(format!("var n: i32 = i32({} & 3u);", bits_at(units)));
     for k in 0..nf {
-        w(format!("var f{k}: u32 = {};", bits_at("p", &format!("f_pos - {}", 32 * (nf - k)))));
+        w(format!("var f{k}: u32 = {};", bits_at(units - 32 * (nf - k))));
     }
     // A fraction of 1/2 or more: one more quarter turn, and the (negative) rest.
     let top = nf - 1;
@@ -169,10 +201,33 @@ fn rem_pio2_large() -> String {
         w(format!("    carry = u64(~f{k}) + carry; f{k} = u32(carry & 0xfffffffflu); carry = carry >> 32u;"));
     }
     w("}".into());
-    // Q = f * π/2, value Q 2^-(32 nf + 127).
+    // Normalize the fraction (never zero: π is irrational): whole words while the top one is
+    // zero (at most 61 leading zero bits, two words allowed for), then the bits.
+    w("var lz: i32 = 0;".into());
+    for _ in 0..2 {
+        w(format!("if f{top} == 0u {{"));
+        for k in (1..nf).rev() {
+            w(format!("    f{k} = f{};", k - 1));
+        }
+        w("    f0 = 0u;".into());
+        w("    lz = lz + 32;".into());
+        w("}".into());
+    }
+    w(format!("let sh = countLeadingZeros(f{top});"));
+    w("if sh != 0u {".into());
+    for k in (0..nf).rev() {
+        if k == 0 {
+            w("    f0 = f0 << sh;".into());
+        } else {
+            w(format!("    f{k} = (f{k} << sh) | (f{} >> (32u - sh));", k - 1));
+        }
+    }
+    w("}".into());
+    w("lz = lz + i32(sh);".into());
+    // R = f * π/2: the top bit of f and of π/2 (as an integer) set, so R has 32 nr or 32 nr - 1 bits.
     let c_limbs: Vec<String> = PI_OVER_2.iter().rev().map(|w| format!("{w:#010x}u")).collect();
-    let nq = nf + 4;
-    w(format!("var r = array<u32, {}>();", nq + 1));
+    let nr = nf + PI_OVER_2.len();
+    w(format!("var r = array<u32, {nr}>();"));
     for i in 0..nf {
         w("c = 0lu;".into());
         for (j, cj) in c_limbs.iter().enumerate() {
@@ -182,29 +237,30 @@ fn rem_pio2_large() -> String {
                 i + j
             ));
         }
-        w(format!("r[{}] = u32(c);", i + 4));
+        w(format!("r[{}] = u32(c);", i + c_limbs.len()));
     }
-    // The leading bit, then 53 + 53 bits below it.
-    w("var lead: i32 = 0;".into());
-    for k in (0..nq).rev() {
-        let cond = if k == nq - 1 { "if" } else { "else if" };
-        w(format!("{cond} r[{k}] != 0u {{ lead = {} - i32(countLeadingZeros(r[{k}])); }}", 32 * k + 31));
-    }
+    // The top 128 bits of R, shifted left once where its leading bit is one place down; then
+    // the 53 + 53 bits of the two doubles.
+    let (r3, r2, r1, r0, below) = (nr - 1, nr - 2, nr - 3, nr - 4, nr - 5);
+    w(format!("let one = (r[{r3}] >> 31u) == 0u;"));
+    w(format!("let top = (u64(r[{r3}]) << 32u) | u64(r[{r2}]);"));
+    w(format!("let mid = (u64(r[{r1}]) << 32u) | u64(r[{r0}]);"));
+    w("let hi_bits = select(top, (top << 1u) | (mid >> 63u), one);".into());
+    w(format!("let lo_bits = select(mid, (mid << 1u) | u64(r[{below}] >> 31u), one);"));
+    w("let hi: u64 = hi_bits >> 11u;".into());
+    w("let lo: u64 = ((hi_bits & 0x7fflu) << 42u) | (lo_bits >> 22u);".into());
+    // R's value is R 2^-(32 nf + 127) 2^-lz (the fraction was shifted lz places), and one place
+    // less where it was shifted once more.
     let scale = 32 * nf + 127;
-    let hi_lo =
-        |pos: &str| format!("(u64({}) | (u64({}) << 32u))", bits_at("r", pos), bits_at("r", &format!("{pos} + 32")));
-    w(format!("let hi: u64 = {} & 0x1fffffffffffffu;", hi_lo("lead - 52")).replace("0x1fffffffffffffu", MASK53));
-    w(format!("let lo: u64 = {} & 0x1fffffffffffffu;", hi_lo("lead - 105")).replace("0x1fffffffffffffu", MASK53));
-    w(format!("var y0 = ldexp(f64(hi), lead - 52 - {scale});"));
-    w(format!("var y1 = ldexp(f64(lo), lead - 105 - {scale});"));
+    let top_bit = 32 * nr - 1;
+    w(format!("let e = lz + select(0, 1, one) + {scale};"));
+    w(format!("var y0 = ldexp(f64(hi), {} - e);", top_bit - 52));
+    w(format!("var y1 = ldexp(f64(lo), {} - e);", top_bit - 105));
     w("if flip != negative { y0 = -y0; y1 = -y1; }".into());
     w("if negative { n = -n; }".into());
     w("return RemPio2(y0, y1, n);".into());
     format!("fn rem_pio2_large_f64(x: f64) -> RemPio2 {{\n{s}}}")
 }
-
-/// 2^53 - 1, as a WGSL literal.
-const MASK53: &str = "0x1ffffffffffffflu";
 
 /// The float64 functions written out in full (musl's algorithms).
 fn fixed(name: &str) -> (&'static str, Deps) {
