@@ -350,6 +350,11 @@ case("einsum_complex_infinite", {"one": "np.einsum('i->i', x)", "sum": "np.einsu
 case("arctan2_signed_zeros", "np.arctan2(x, y)", {"x": (F, (4,), [0.0, -0.0, 0.0, -0.0]), "y": (F, (4,), [0.0, 0.0, -0.0, -0.0])})
 case("arctan2_signed_zeros_float64", "np.arctan2(x, y)", {"x": (D, (4,), [0.0, -0.0, 0.0, -0.0]), "y": (D, (4,), [0.0, 0.0, -0.0, -0.0])})
 case("floor_divide_nan", {"fd": "np.floor_divide(x, 3.0)", "rem": "np.remainder(x, 1.0)"}, {"x": (D, (3,), ["nan", "inf", -0.0])})
+# numpy's complex log10 is log(z) * log10(e): dividing by ln 10 gives 299.99999999999994 here.
+case("complex_log10_powers_of_ten", "np.log10(x + 0j).astype(np.uint16)", {"x": (D, (3,), [1e300, 1e100, 1000.0])})
+# (-inf) ** y is 0 or inf (C99), not the NaN of a finite negative base.
+case("power_negative_infinite_base", "x ** y",
+     {"x": (D, (5,), ["-inf", "-inf", "-inf", "-inf", -2.0]), "y": (D, (5,), [-0.5, 0.5, -3.0, 3.0, 0.5])})
 # Long float32 sums: numpy's pairwise summation is off by 1e-7 here, a sequential one by 1%.
 case("sum_float32_long", {"s": "np.sum(np.full((1000000,), 0.1, dtype=np.float32))",
                           "m": "np.mean(np.full((1000, 1000), 0.1, dtype=np.float32), axis=1)"}, {})

@@ -191,8 +191,10 @@ struct Translator<'a> {
     body: String,
     indent: usize,
     next: usize,
-    /// `let`s already emitted for an expression node, one map per open block.
-    memo: Vec<HashMap<*const Expr, String>>,
+    /// `let`s already emitted for an expression, one map per open block: equal expressions (the
+    /// operand an inlined `maximum` of complex numbers reads three times, say) are computed once
+    /// where the first one dominates the rest. Keyed by value, not by node: inlining copies nodes.
+    memo: Vec<HashMap<Expr, String>>,
     library: Library,
     ranges: Ranges<'a>,
 }
@@ -305,13 +307,12 @@ impl Translator<'_> {
 
     /// Emits `e`; returns a WGSL expression (a name or a literal) of its value type.
     fn emit(&mut self, e: &Expr) -> Result<String> {
-        let key = e as *const Expr;
-        if let Some(name) = self.memo.iter().rev().find_map(|m| m.get(&key)) {
+        if let Some(name) = self.memo.iter().rev().find_map(|m| m.get(e)) {
             return Ok(name.clone());
         }
         let value = self.emit_uncached(e)?;
         if let Some(m) = self.memo.last_mut() {
-            m.insert(key, value.clone());
+            m.insert(e.clone(), value.clone());
         }
         Ok(value)
     }

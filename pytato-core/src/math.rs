@@ -138,7 +138,7 @@ pub fn float_to_int(x: f64, dtype: DType) -> Scalar {
 /// Complex arithmetic and elementary functions on [`Complex64`]: numpy's results, C99 Annex G's
 /// special values (infinities, NaN, signed zeros on the branch cuts).
 pub mod complex {
-    use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, LN_2, LN_10, PI};
+    use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, LN_2, LOG10_E, PI};
 
     use num_complex::{Complex, Complex64 as C};
     use num_traits::Float;
@@ -241,10 +241,11 @@ pub mod complex {
         c(log_abs(z.re, z.im), z.im.atan2(z.re))
     }
 
-    /// `log(z) / ln 10`.
+    /// `log(z) * log10(e)`: numpy multiplies (dividing by `ln 10` differs in the last place,
+    /// and `log10(1e300)` would be just below 300).
     pub fn log10(z: C) -> C {
         let l = log(z);
-        c(l.re / LN_10, l.im / LN_10)
+        c(l.re * LOG10_E, l.im * LOG10_E)
     }
 
     /// The principal square root (Kahan's algorithm): the real part is never negative, the

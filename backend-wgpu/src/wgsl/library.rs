@@ -286,7 +286,8 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
     if isnan_$S(x) || isnan_$S(y) { return nan_$S(); }
     let y_int = floor(y) == y;
     let y_odd = y_int && abs(y) < $T(9007199254740992.0) && floor(y * $T(0.5)) * $T(2.0) != y;
-    if x < $T(0.0) && !y_int && !isinf_$S(y) { return nan_$S(); }
+    // Finite negative x to a finite non-integer power; (-inf)^y is 0 or inf, as C99 says.
+    if x < $T(0.0) && !isinf_$S(x) && !y_int && !isinf_$S(y) { return nan_$S(); }
     if isinf_$S(y) {
         let ax = abs(x);
         if ax == $T(1.0) { return $T(1.0); }

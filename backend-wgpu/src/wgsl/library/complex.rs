@@ -117,7 +117,7 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
             "fn log_$S(z: $T) -> $T { return $T(logabs_$S(z.x, z.y), atan2_$R(z.y, z.x)); }",
             vec![("logabs", ty), ("atan2", r)],
         ),
-        "log10" => ("fn log10_$S(z: $T) -> $T { return log_$S(z) / $R(2.30258509299404568402); }", vec![("log", ty)]),
+        "log10" => ("fn log10_$S(z: $T) -> $T { return log_$S(z) * $R(0.43429448190325182765); }", vec![("log", ty)]),
         // Kahan's square root: the real part is never negative, the imaginary part has y's sign.
         "sqrt" => (
             "fn sqrt_$S(z: $T) -> $T {
