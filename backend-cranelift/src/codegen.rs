@@ -24,9 +24,9 @@ use std::sync::Arc;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    AbiParam, Block, Function, InstBuilder, MemFlags, Signature, StackSlotData, StackSlotKind, Type, Value, types,
+    AbiParam, Block, Function, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind, Type, Value, types,
 };
-use cranelift_codegen::isa::CallConv;
+use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
 use pytato_core::math::{SUM_BLOCK, Summation, summation};
@@ -117,6 +117,7 @@ pub(crate) fn translate<'a>(
     kernel: &'a Kernel,
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
+    target: TargetFrontendConfig,
 ) -> Result<()> {
     let b = FunctionBuilder::new(func, fctx);
     let output = &program.buffers[kernel.output.0];
@@ -129,7 +130,6 @@ pub(crate) fn translate<'a>(
         inames: Vec::new(),
         reduction_vars: HashMap::new(),
         ranges: Ranges { output: output.shape.dims(), reductions: HashMap::new(), size_params: &program.size_params },
-        next_var: 0,
         error_ptr: None,
         complex_slot: None,
         output_strides: Vec::new(),
@@ -138,7 +138,7 @@ pub(crate) fn translate<'a>(
     };
     t.function(kernel)?;
     t.b.seal_all_blocks();
-    t.b.finalize();
+    t.b.finalize(target);
     Ok(())
 }
 
@@ -151,7 +151,7 @@ struct Translator<'a, 'f> {
     inames: Vec<Variable>,
     reduction_vars: HashMap<Arc<str>, Variable>,
     ranges: Ranges<'a>,
-    next_var: u32,
+
     error_ptr: Option<Value>,
     /// A 16-byte stack slot complex helpers write their results to.
     complex_slot: Option<cranelift_codegen::ir::StackSlot>,
@@ -167,14 +167,11 @@ fn bug(message: impl Into<String>) -> Error {
     Error::Internal { backend: "cranelift".into(), message: message.into() }
 }
 
-const TRUSTED: MemFlags = MemFlags::trusted();
+const TRUSTED: MemFlagsData = MemFlagsData::trusted();
 
 impl<'a> Translator<'a, '_> {
     fn var(&mut self, ty: Type) -> Variable {
-        let v = Variable::from_u32(self.next_var);
-        self.next_var += 1;
-        self.b.declare_var(v, ty);
-        v
+        self.b.declare_var(ty)
     }
 
     /// The whole function: entry block (sizes, views), loop nest, store, return.
@@ -291,7 +288,7 @@ impl<'a> Translator<'a, '_> {
         let mut v = self.b.ins().iconst(types::I64, dim.constant());
         for (p, c) in dim.terms() {
             let s = *self.sizes.get(p).ok_or_else(|| bug(format!("size parameter {p} is not in the program")))?;
-            let term = self.b.ins().imul_imm(s, c);
+            let term = self.b.ins().imul_imm_s(s, c);
             v = self.b.ins().iadd(v, term);
         }
         Ok(v)
@@ -314,7 +311,7 @@ impl<'a> Translator<'a, '_> {
         let more = if step == 1 {
             self.b.ins().icmp(IntCC::SignedLessThan, i, end)
         } else {
-            let next = self.b.ins().iadd_imm(i, step);
+            let next = self.b.ins().iadd_imm_s(i, step);
             self.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, end)
         };
         self.b.ins().brif(more, body, &[], exit, &[]);
@@ -324,14 +321,14 @@ impl<'a> Translator<'a, '_> {
 
     fn close_loop(&mut self, l: Loop) {
         let i = self.b.use_var(l.var);
-        let next = self.b.ins().iadd_imm(i, l.step);
+        let next = self.b.ins().iadd_imm_s(i, l.step);
         self.b.def_var(l.var, next);
         self.b.ins().jump(l.header, &[]);
         self.b.switch_to_block(l.exit);
     }
 
     fn address(&mut self, base: Value, offset: Value, dtype: DType) -> Value {
-        let bytes = self.b.ins().imul_imm(offset, dtype.itemsize() as i64);
+        let bytes = self.b.ins().imul_imm_s(offset, dtype.itemsize() as i64);
         self.b.ins().iadd(base, bytes)
     }
 
@@ -507,7 +504,7 @@ impl<'a> Translator<'a, '_> {
             (UnaryOp::Neg, Val::Complex(re, im)) => Val::Complex(self.b.ins().fneg(re), self.b.ins().fneg(im)),
             (UnaryOp::Neg, Val::Real(x)) if is_float(dtype) => Val::Real(self.b.ins().fneg(x)),
             (UnaryOp::Neg, Val::Real(x)) => Val::Real(self.b.ins().ineg(x)),
-            (_, Val::Real(x)) if dtype == DType::Bool => Val::Real(self.b.ins().bxor_imm(x, 1)),
+            (_, Val::Real(x)) if dtype == DType::Bool => Val::Real(self.b.ins().bxor_imm_s(x, 1)),
             (_, x) => Val::Real(self.b.ins().bnot(x.real())),
         }
     }
@@ -564,24 +561,24 @@ impl<'a> Translator<'a, '_> {
         let ty = component_type(dtype);
         let zero = self.b.ins().iconst(ty, 0);
         let one = self.b.ins().iconst(ty, 1);
-        let b_zero = self.b.ins().icmp_imm(IntCC::Equal, b, 0);
+        let b_zero = self.b.ins().icmp_imm_s(IntCC::Equal, b, 0);
         if !is_signed(dtype) {
             let safe = self.b.ins().select(b_zero, one, b);
             let r = if floor_div { self.b.ins().udiv(a, safe) } else { self.b.ins().urem(a, safe) };
             return self.b.ins().select(b_zero, zero, r);
         }
-        let b_minus_one = self.b.ins().icmp_imm(IntCC::Equal, b, -1);
+        let b_minus_one = self.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
         let special = self.b.ins().bor(b_zero, b_minus_one);
         let safe = self.b.ins().select(special, one, b);
         let q = self.b.ins().sdiv(a, safe);
         let r = self.b.ins().srem(a, safe);
         // Round toward negative infinity: a non-zero remainder whose sign differs from the divisor's.
-        let r_nonzero = self.b.ins().icmp_imm(IntCC::NotEqual, r, 0);
+        let r_nonzero = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
         let signs = self.b.ins().bxor(r, b);
-        let signs_differ = self.b.ins().icmp_imm(IntCC::SignedLessThan, signs, 0);
+        let signs_differ = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, signs, 0);
         let adjust = self.b.ins().band(r_nonzero, signs_differ);
         if floor_div {
-            let q1 = self.b.ins().iadd_imm(q, -1);
+            let q1 = self.b.ins().iadd_imm_s(q, -1);
             let q = self.b.ins().select(adjust, q1, q);
             let neg = self.b.ins().ineg(a);
             let q = self.b.ins().select(b_minus_one, neg, q);
@@ -635,8 +632,8 @@ impl<'a> Translator<'a, '_> {
         call_args.push(out);
         params.push(types::I64);
         self.call_helper(f, &call_args, &params, None);
-        let re = self.b.ins().stack_load(types::F64, slot, 0);
-        let im = self.b.ins().stack_load(types::F64, slot, 8);
+        let re = self.b.ins().stack_load(types::I64, types::F64, slot, 0);
+        let im = self.b.ins().stack_load(types::I64, types::F64, slot, 8);
         if narrow {
             Val::Complex(self.b.ins().fdemote(types::F32, re), self.b.ins().fdemote(types::F32, im))
         } else {
@@ -755,7 +752,7 @@ impl<'a> Translator<'a, '_> {
                     let z = t.zero(d.real_dtype()).real();
                     t.b.ins().fcmp(FloatCC::NotEqual, x, z)
                 } else {
-                    t.b.ins().icmp_imm(IntCC::NotEqual, x, 0)
+                    t.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0)
                 }
             };
             return Val::Real(match v {
@@ -840,7 +837,7 @@ impl<'a> Translator<'a, '_> {
         let big = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, x, top);
         let shifted = self.b.ins().fsub(x, top);
         let high = self.cvtt(shifted, bits);
-        let high = self.b.ins().bxor_imm(high, (1u64 << (bits - 1)) as i64);
+        let high = self.b.ins().bxor_imm_s(high, (1u64 << (bits - 1)) as i64);
         let low = self.cvtt(x, bits);
         self.b.ins().select(big, high, low)
     }
@@ -883,7 +880,7 @@ impl<'a> Translator<'a, '_> {
             (Abs, Val::Real(v)) if is_float(dtype) => Val::Real(self.b.ins().fabs(v)),
             (Abs, Val::Real(v)) if is_signed(dtype) => {
                 let neg = self.b.ins().ineg(v);
-                let below = self.b.ins().icmp_imm(IntCC::SignedLessThan, v, 0);
+                let below = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, v, 0);
                 Val::Real(self.b.ins().select(below, neg, v))
             }
             (Abs, v) => v,
@@ -909,7 +906,7 @@ impl<'a> Translator<'a, '_> {
             other => return Err(bug(format!("normalize_index with axis {other}"))),
         };
         let (i, n) = (i.real(), n.real());
-        let negative = self.b.ins().icmp_imm(IntCC::SignedLessThan, i, 0);
+        let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
         let wrapped = self.b.ins().iadd(i, n);
         let j = self.b.ins().select(negative, wrapped, i);
         let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, j, n);
@@ -1016,9 +1013,9 @@ impl<'a> Translator<'a, '_> {
     /// sums into the totals) and restarts the count.
     fn count_and_flush(&mut self, count: Variable, flush: &mut dyn FnMut(&mut Self)) {
         let n = self.b.use_var(count);
-        let n = self.b.ins().iadd_imm(n, 1);
+        let n = self.b.ins().iadd_imm_s(n, 1);
         self.b.def_var(count, n);
-        let full = self.b.ins().icmp_imm(IntCC::Equal, n, SUM_BLOCK as i64);
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, n, SUM_BLOCK as i64);
         let flush_block = self.b.create_block();
         let merge = self.b.create_block();
         self.b.ins().brif(full, flush_block, &[], merge, &[]);

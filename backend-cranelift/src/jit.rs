@@ -67,6 +67,7 @@ fn isa() -> Result<OwnedTargetIsa> {
 pub(crate) fn compile(program: &KernelProgram) -> Result<JitCode> {
     let isa = isa()?;
     let call_conv = isa.default_call_conv();
+    let frontend = isa.frontend_config();
     let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
@@ -80,7 +81,7 @@ pub(crate) fn compile(program: &KernelProgram) -> Result<JitCode> {
             .map_err(|e| jit_error("declaring a kernel", e))?;
         ctx.func.signature = sig;
         ctx.func.name = ir::UserFuncName::user(0, id.as_u32());
-        translate(program, &names, kernel, &mut ctx.func, &mut fctx)?;
+        translate(program, &names, kernel, &mut ctx.func, &mut fctx, frontend)?;
         if dump {
             eprintln!("; kernel {k} of {}\n{}", program.kernels.len(), ctx.func.display());
         }

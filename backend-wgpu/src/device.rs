@@ -53,11 +53,11 @@ fn no_adapter(why: &str) -> String {
 }
 
 fn open() -> std::result::Result<Gpu, String> {
-    let instance = wgpu::Instance::new(&wgpu::InstanceDescriptor::from_env_or_default());
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = match std::env::var(ADAPTER_VAR) {
         Ok(wanted) if !wanted.trim().is_empty() => {
             let wanted = wanted.trim().to_lowercase();
-            let adapters = instance.enumerate_adapters(wgpu::Backends::all());
+            let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
             let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
             adapters
                 .into_iter()
@@ -83,12 +83,12 @@ fn open() -> std::result::Result<Gpu, String> {
         required_features,
         required_limits: limits.clone(),
         memory_hints: wgpu::MemoryHints::Performance,
-        trace: wgpu::Trace::Off,
+        ..Default::default()
     }))
     .map_err(|e| format!("adapter {} ({:?}) refused a device: {e}", info.name, info.backend))?;
     // Errors are caught by error scopes where they can happen; anything else is a bug worth a
     // message rather than wgpu's default panic.
-    device.on_uncaptured_error(Box::new(|e| eprintln!("pytato wgpu: uncaptured device error: {e}")));
+    device.on_uncaptured_error(Arc::new(|e| eprintln!("pytato wgpu: uncaptured device error: {e}")));
     let features = ShaderFeatures {
         f64: required_features.contains(wgpu::Features::SHADER_F64),
         i64: required_features.contains(wgpu::Features::SHADER_INT64),
@@ -112,7 +112,7 @@ impl Gpu {
             return Ok(p.clone());
         }
         self.validate(source)?;
-        self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("pytato kernel"),
             source: wgpu::ShaderSource::Wgsl(source.into()),
@@ -137,8 +137,8 @@ impl Gpu {
         });
         let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("pytato kernel"),
-            bind_group_layouts: &[&layout],
-            push_constant_ranges: &[],
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
         });
         let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("pytato kernel"),
@@ -148,7 +148,7 @@ impl Gpu {
             compilation_options: Default::default(),
             cache: None,
         });
-        if let Some(e) = pollster::block_on(self.device.pop_error_scope()) {
+        if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::Internal {
                 backend: "wgpu".into(),
                 message: format!("wgpu rejected a shader naga accepted: {e}\n--- WGSL ---\n{source}"),

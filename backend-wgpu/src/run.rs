@@ -90,7 +90,7 @@ impl Compiled {
                 n.and_then(|n| n.checked_mul(storage_size(b.dtype) as u64)).unwrap_or(u64::MAX)
             })
             .collect();
-        let limit = gpu.limits.max_storage_buffer_binding_size as u64;
+        let limit = gpu.limits.max_storage_buffer_binding_size;
         for (i, b) in program.buffers.iter().enumerate() {
             if bytes[i] > limit || bytes[i] > gpu.limits.max_buffer_size {
                 return Err(Error::Unsupported {
@@ -225,7 +225,7 @@ impl Compiled {
         });
         let mapped = gpu
             .device
-            .poll(wgpu::PollType::Wait)
+            .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| internal(format!("waiting for the GPU: {e}")))
             .and_then(|_| receiver.recv().map_err(|e| internal(format!("the readback never completed: {e}"))))
             .and_then(|r| r.map_err(|e| internal(format!("mapping the staging buffer: {e}"))));
@@ -236,7 +236,10 @@ impl Compiled {
         }
         // Unmapped on every path from here, a panic included, so the next run can map it again.
         let _unmap = Unmap(&staging);
-        let view = staging.slice(..total).get_mapped_range();
+        let view = staging
+            .slice(..total)
+            .get_mapped_range()
+            .map_err(|e| internal(format!("reading the staging buffer: {e}")))?;
         self.collect(inputs, &view, &shapes, &bytes, &offsets)
     }
 

@@ -11,7 +11,7 @@
 //! both paths give the same bits.
 
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{InstBuilder, MemFlags, Type, Value};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value};
 use pytato_core::DType;
 use pytato_core::expr::Func;
 
@@ -169,7 +169,7 @@ impl Translator<'_, '_> {
     /// `mask ? a : b` for scalars (an `i8` condition) or vectors (a lane mask).
     fn blend(&mut self, ty: Type, mask: Value, a: Value, b: Value) -> Value {
         if ty.is_vector() {
-            let mask = self.b.ins().bitcast(ty, MemFlags::new(), mask);
+            let mask = self.b.ins().bitcast(ty, MemFlagsData::new(), mask);
             self.b.ins().bitselect(mask, a, b)
         } else {
             self.b.ins().select(mask, a, b)

@@ -15,7 +15,7 @@
 //! Both branches of an `if` are evaluated and blended, so an `if` is vectorized only when no read
 //! inside its branches needs a bounds check (a check must not fire for the branch not taken).
 
-use cranelift_codegen::ir::{InstBuilder, MemFlags, Type, Value, types};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
 use pytato_core::math::{Summation, summation};
 use pytato_core::names::{Reserved, classify};
@@ -25,8 +25,8 @@ use super::{Translator, bug, float_cc};
 use crate::helpers;
 
 /// Vector loads and stores: never trapping, not assumed aligned.
-fn vector_flags() -> MemFlags {
-    MemFlags::new().with_notrap()
+fn vector_flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
 }
 
 impl Translator<'_, '_> {
@@ -57,12 +57,12 @@ impl Translator<'_, '_> {
         let vector_loop = self.open_stepped_loop(var, end, step);
         let i = self.b.use_var(var);
         let starts: Vec<Value> =
-            (0..unroll).map(|u| self.b.ins().iadd_imm(i, (u as u32 * vector.lane_count()) as i64)).collect();
+            (0..unroll).map(|u| self.b.ins().iadd_imm_s(i, (u as u32 * vector.lane_count()) as i64)).collect();
         let values = self.emit_group(expr, vector, &starts);
         self.inner_override = None;
         for (value, start) in values?.into_iter().zip(starts) {
             let offset = self.output_offset(Some(start));
-            let bytes = self.b.ins().imul_imm(offset, vector.lane_type().bytes() as i64);
+            let bytes = self.b.ins().imul_imm_s(offset, vector.lane_type().bytes() as i64);
             let addr = self.b.ins().iadd(out_base, bytes);
             let value = match accumulate {
                 Some(op) => {
@@ -262,7 +262,7 @@ impl Translator<'_, '_> {
                 let (cs, xs, ys) = (each(self, c)?, each(self, a)?, each(self, b)?);
                 let mut out = Vec::with_capacity(cs.len());
                 for ((c, x), y) in cs.into_iter().zip(xs).zip(ys) {
-                    let c = self.b.ins().bitcast(vector, MemFlags::new(), c);
+                    let c = self.b.ins().bitcast(vector, MemFlagsData::new(), c);
                     out.push(self.b.ins().bitselect(c, x, y));
                 }
                 out
@@ -353,7 +353,7 @@ impl Translator<'_, '_> {
         let a_nan = self.b.ins().fcmp(float_cc(CompareOp::Ne), a, a);
         let beyond = self.b.ins().fcmp(float_cc(if max { CompareOp::Gt } else { CompareOp::Lt }), a, b);
         let keep_a = self.b.ins().bor(a_nan, beyond);
-        let keep_a = self.b.ins().bitcast(ty, MemFlags::new(), keep_a);
+        let keep_a = self.b.ins().bitcast(ty, MemFlagsData::new(), keep_a);
         self.b.ins().bitselect(keep_a, a, b)
     }
 
@@ -461,7 +461,7 @@ impl Translator<'_, '_> {
                 let term = self.b.ins().imul(v, stride);
                 offset = self.b.ins().iadd(offset, term);
             }
-            let bytes = self.b.ins().imul_imm(offset, vector.lane_type().bytes() as i64);
+            let bytes = self.b.ins().imul_imm_s(offset, vector.lane_type().bytes() as i64);
             let addr = self.b.ins().iadd(base, bytes);
             return Ok(self.b.ins().load(vector, vector_flags(), addr, 0));
         }
@@ -470,7 +470,7 @@ impl Translator<'_, '_> {
         let zero = self.zero(lane).real();
         let mut out = self.b.ins().splat(vector, zero);
         for lane in 0..vector.lane_count() {
-            let i = self.b.ins().iadd_imm(first, lane as i64);
+            let i = self.b.ins().iadd_imm_s(first, lane as i64);
             self.inner_override = Some(i);
             let read = self.subscript(name, idx);
             self.inner_override = Some(first);

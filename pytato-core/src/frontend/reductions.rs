@@ -139,16 +139,17 @@ fn reduction(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions, dtype: DT
         return Err(Error::unsupported_dtype(name, a.dtype(), format!("array of shape {}", a.shape())));
     }
     let axes = opts.axes.resolve(name, a.shape())?;
-    if matches!(op, ReduceOp::Max | ReduceOp::Min) && opts.initial.is_none() {
-        if let Some(&axis) = axes.iter().find(|&&ax| a.shape()[ax].as_int() == Some(0)) {
-            return Err(Error::invalid(
-                name,
-                format!(
-                    "zero-size reduction along axis {axis} of an array of shape {} has no identity; pass `initial`",
-                    a.shape()
-                ),
-            ));
-        }
+    if matches!(op, ReduceOp::Max | ReduceOp::Min)
+        && opts.initial.is_none()
+        && let Some(&axis) = axes.iter().find(|&&ax| a.shape()[ax].as_int() == Some(0))
+    {
+        return Err(Error::invalid(
+            name,
+            format!(
+                "zero-size reduction along axis {axis} of an array of shape {} has no identity; pass `initial`",
+                a.shape()
+            ),
+        ));
     }
     let (out_shape, out_axis_of) = reduced_shape(a.shape(), &axes, opts.keepdims);
     let mut builder = LambdaBuilder::new(out_shape);
