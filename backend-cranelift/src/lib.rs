@@ -40,7 +40,7 @@ mod run;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use pytato_core::backend::{Backend, BackendRegistration, NamedData, Outputs, Program};
+use pytato_core::backend::{Backend, BackendRegistration, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
 use pytato_core::binding::Signature;
 use pytato_core::{Array, Result};
 use pytato_transform::kernel::{KernelOptions, build_kernel_program, dump_requested};
@@ -177,7 +177,11 @@ impl Program for CraneliftProgram {
         self.compiled.signature.outputs().iter().map(|(n, _)| n.clone()).collect()
     }
 
-    fn run(&self, inputs: &NamedData) -> Result<NamedData> {
+    fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
         self.compiled.run(inputs, self.threads)
+    }
+
+    fn run_into(&self, inputs: &NamedViews<'_>, outputs: &mut NamedViewsMut<'_>) -> Result<()> {
+        self.compiled.run_into(inputs, outputs, self.threads)
     }
 }

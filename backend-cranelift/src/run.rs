@@ -3,10 +3,12 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use pytato_core::backend::NamedData;
+use pytato_core::backend::{NamedData, NamedViews, NamedViewsMut};
 use pytato_core::binding::Signature;
 use pytato_core::data::DataElement;
-use pytato_core::{ArrayData, Error, Result, for_each_array_data};
+use pytato_core::{
+    ArrayData, ArrayDataView, ArrayDataViewMut, Error, Result, for_each_array_data, for_each_array_view,
+};
 use pytato_transform::kernel::{BufferKind, KernelProgram};
 
 use crate::jit::{JitCode, KernelFn};
@@ -46,6 +48,18 @@ fn base_ptr_mut(data: &mut ArrayData) -> *mut u8 {
     for_each_array_data!(data, a => a.as_mut_ptr().cast::<u8>())
 }
 
+fn view_ptr(view: &ArrayDataView<'_>) -> *mut u8 {
+    for_each_array_view!(ArrayDataView, view, a => a.as_ptr() as *mut u8)
+}
+
+fn copy_of(view: &ArrayDataViewMut<'_>) -> ArrayData {
+    for_each_array_view!(ArrayDataViewMut, view, a => ArrayData::from(a.as_standard_layout().into_owned()))
+}
+
+fn view_ptr_mut(view: &mut ArrayDataViewMut<'_>) -> *mut u8 {
+    for_each_array_view!(ArrayDataViewMut, view, a => a.as_mut_ptr().cast::<u8>())
+}
+
 impl Compiled {
     pub(crate) fn new(signature: Signature, program: KernelProgram, code: JitCode) -> Compiled {
         let dense_data = program
@@ -60,13 +74,97 @@ impl Compiled {
         Compiled { signature, program, code, dense_data, scratch: Mutex::new(HashMap::new()) }
     }
 
-    pub(crate) fn run(&self, inputs: &NamedData, threads: usize) -> Result<NamedData> {
+    /// Runs on borrowed inputs; the outputs are fresh arrays.
+    pub(crate) fn run(&self, inputs: &NamedViews<'_>, threads: usize) -> Result<NamedData> {
         let bound = self.signature.bind(inputs)?;
+        let mut outputs = self.execute(inputs, &bound, threads, None)?;
         let program = &self.program;
-        let (sizes, shapes) = program.bind_sizes(&bound)?;
+        let mut remaining: HashMap<usize, usize> = HashMap::new();
+        for (_, id) in &program.outputs {
+            *remaining.entry(id.0).or_default() += 1;
+        }
+        let mut result = NamedData::new();
+        for (name, id) in &program.outputs {
+            let buffer = &program.buffers[id.0];
+            let data = match &buffer.kind {
+                BufferKind::Output => {
+                    let left = remaining.get_mut(&id.0).expect("counted");
+                    *left -= 1;
+                    if *left == 0 { outputs.remove(&id.0) } else { outputs.get(&id.0).cloned() }
+                }
+                BufferKind::Input => inputs.get(&*buffer.name).map(ArrayDataView::to_owned),
+                BufferKind::Data(d) => Some((**d).clone()),
+                BufferKind::Temporary => None,
+            };
+            result.insert(name.clone(), data.ok_or_else(|| internal(format!("output {name} was not computed")))?);
+        }
+        Ok(result)
+    }
+
+    /// Runs on borrowed inputs and writes the outputs into `targets`: in place where a target is
+    /// row-major, else through a fresh array.
+    pub(crate) fn run_into(
+        &self,
+        inputs: &NamedViews<'_>,
+        targets: &mut NamedViewsMut<'_>,
+        threads: usize,
+    ) -> Result<()> {
+        let bound = self.signature.bind(inputs)?;
+        self.signature.check_outputs(&bound, targets)?;
+        let program = &self.program;
+        // The target each output buffer is computed in: the first row-major one named for it.
+        let mut in_place: HashMap<usize, &str> = HashMap::new();
+        for (name, id) in &program.outputs {
+            let row_major = targets.get(name.as_str()).is_some_and(ArrayDataViewMut::is_standard_layout);
+            if matches!(program.buffers[id.0].kind, BufferKind::Output) && row_major {
+                in_place.entry(id.0).or_insert(name.as_str());
+            }
+        }
+        let fresh = {
+            let mut direct: HashMap<usize, *mut u8> = HashMap::new();
+            for (&i, &name) in &in_place {
+                direct.insert(i, view_ptr_mut(targets.get_mut(name).expect("checked")));
+            }
+            self.execute(inputs, &bound, threads, Some(&direct))?
+        };
+        let fits = |name: &str| internal(format!("output {name} does not fit the checked array"));
+        for (name, id) in &program.outputs {
+            if in_place.get(&id.0) == Some(&name.as_str()) {
+                continue;
+            }
+            let buffer = &program.buffers[id.0];
+            let value = match &buffer.kind {
+                BufferKind::Output => match in_place.get(&id.0) {
+                    // Another name of the same array was computed in place: copy from there.
+                    Some(&first) => copy_of(&targets[first]),
+                    None => fresh.get(&id.0).cloned().ok_or_else(|| fits(name))?,
+                },
+                BufferKind::Input => {
+                    inputs.get(&*buffer.name).map(ArrayDataView::to_owned).ok_or_else(|| fits(name))?
+                }
+                BufferKind::Data(d) => (**d).clone(),
+                BufferKind::Temporary => return Err(fits(name)),
+            };
+            targets.get_mut(name.as_str()).expect("checked").assign(&value).ok_or_else(|| fits(name))?;
+        }
+        Ok(())
+    }
+
+    /// Runs every kernel. Output buffers are written at the addresses in `direct` (row-major
+    /// arrays of the output's shape, checked by the caller) or into fresh arrays, returned by
+    /// buffer index.
+    fn execute(
+        &self,
+        inputs: &NamedViews<'_>,
+        bound: &pytato_core::binding::Bound<'_>,
+        threads: usize,
+        direct: Option<&HashMap<usize, *mut u8>>,
+    ) -> Result<HashMap<usize, ArrayData>> {
+        let program = &self.program;
+        let (sizes, shapes) = program.bind_sizes(bound)?;
 
         // Base addresses. Everything whose address is taken stays alive (and unmoved on the heap)
-        // until the kernels are done: `copies`, `outputs`, `scratch` and the inputs.
+        // until the kernels are done: `copies`, `outputs`, `scratch`, the inputs and the targets.
         let mut pointers: Vec<*mut u8> = vec![std::ptr::null_mut(); program.buffers.len()];
         let mut copies: Vec<ArrayData> = Vec::new();
         let mut outputs: HashMap<usize, ArrayData> = HashMap::new();
@@ -79,10 +177,10 @@ impl Compiled {
                     let data = inputs
                         .get(&*buffer.name)
                         .ok_or_else(|| internal(format!("input {} passed the checks but is absent", buffer.name)))?;
-                    if is_dense(data) {
-                        base_ptr(data)
+                    if data.is_standard_layout() {
+                        view_ptr(data)
                     } else {
-                        copies.push(dense_copy(data));
+                        copies.push(data.to_owned());
                         base_ptr(copies.last().expect("just pushed"))
                     }
                 }
@@ -95,12 +193,15 @@ impl Compiled {
                     }
                     words.as_mut_ptr() as *mut u8
                 }
-                BufferKind::Output => {
-                    let mut data = ArrayData::zeros(buffer.dtype, &shapes[i]);
-                    let p = base_ptr_mut(&mut data);
-                    outputs.insert(i, data);
-                    p
-                }
+                BufferKind::Output => match direct.and_then(|d| d.get(&i)) {
+                    Some(&p) => p,
+                    None => {
+                        let mut data = ArrayData::zeros(buffer.dtype, &shapes[i]);
+                        let p = base_ptr_mut(&mut data);
+                        outputs.insert(i, data);
+                        p
+                    }
+                },
             };
         }
 
@@ -116,27 +217,7 @@ impl Compiled {
             let parts = if work >= PARALLEL_THRESHOLD { threads.min(outer) } else { 1 };
             launch(self.code.kernels[k], &pointers, &sizes, outer, parts).map_err(|e| self.index_error(e))?;
         }
-
-        let mut remaining: HashMap<usize, usize> = HashMap::new();
-        for (_, id) in &program.outputs {
-            *remaining.entry(id.0).or_default() += 1;
-        }
-        let mut result = NamedData::new();
-        for (name, id) in &program.outputs {
-            let buffer = &program.buffers[id.0];
-            let data = match &buffer.kind {
-                BufferKind::Output => {
-                    let left = remaining.get_mut(&id.0).expect("counted");
-                    *left -= 1;
-                    if *left == 0 { outputs.remove(&id.0) } else { outputs.get(&id.0).cloned() }
-                }
-                BufferKind::Input => inputs.get(&*buffer.name).cloned(),
-                BufferKind::Data(d) => Some((**d).clone()),
-                BufferKind::Temporary => None,
-            };
-            result.insert(name.clone(), data.ok_or_else(|| internal(format!("output {name} was not computed")))?);
-        }
-        Ok(result)
+        Ok(outputs)
     }
 
     fn index_error(&self, e: [i64; 4]) -> Error {
@@ -154,7 +235,9 @@ fn launch(kernel: KernelFn, pointers: &[*mut u8], sizes: &[i64], outer: usize, p
         let mut error = [0i64; 4];
         // SAFETY: `buffers` holds the base address of every buffer of the program, each dense and
         // in C order with the shape the kernel computes from `sizes` (inputs were checked against
-        // those shapes by `Signature::bind`; outputs and temporaries were allocated with them),
+        // those shapes by `Signature::bind` and copied where not row-major; outputs written in
+        // place were checked by `Signature::check_outputs` and are row-major; other outputs and
+        // temporaries were allocated with those shapes),
         // and all of them outlive this call. The kernel writes only its own output, at first
         // indices in [lo, hi), which no other thread writes; it reads and writes nothing out of
         // bounds (subscripts are proved or checked), and `error` has the four slots it may fill.

@@ -52,14 +52,14 @@ impl From<TypeBug> for Error {
     }
 }
 
-struct Resolver<'a, 'b> {
+struct Resolver<'a, 'b, 'c> {
     inputs: &'a LambdaInputs<'b>,
-    bound: &'a Bound<'a>,
+    bound: &'a Bound<'c>,
     /// Reduction inames in scope, innermost last.
     scope: Vec<String>,
 }
 
-impl Resolver<'_, '_> {
+impl Resolver<'_, '_, '_> {
     fn binding(&self, name: &str) -> Result<usize> {
         self.inputs.names.iter().position(|n| *n == name).ok_or_else(|| internal(format!("unknown binding {name}")))
     }

@@ -25,8 +25,8 @@ mod lambda;
 mod nodes;
 mod scalar_ops;
 
-use pytato_core::backend::{Backend, BackendRegistration, NamedData, Outputs, Program};
-use pytato_core::binding::Signature;
+use pytato_core::backend::{Backend, BackendRegistration, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
+use pytato_core::binding::{Bound, Signature};
 use pytato_core::{Error, Result};
 
 /// The reference interpreter backend, registered as `"interp"`.
@@ -65,11 +65,31 @@ impl Program for InterpProgram {
         self.signature.outputs().iter().map(|(n, _)| n.clone()).collect()
     }
 
-    fn run(&self, inputs: &NamedData) -> Result<NamedData> {
+    fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
         let bound = self.signature.bind(inputs)?;
+        self.evaluate(&bound)
+    }
+
+    fn run_into(&self, inputs: &NamedViews<'_>, outputs: &mut NamedViewsMut<'_>) -> Result<()> {
+        let bound = self.signature.bind(inputs)?;
+        self.signature.check_outputs(&bound, outputs)?;
+        for (name, value) in self.evaluate(&bound)? {
+            let target = outputs.get_mut(name.as_str()).expect("checked by check_outputs");
+            target.assign(&value).ok_or_else(|| Error::Internal {
+                backend: "interp".into(),
+                message: format!("output {name} does not fit the checked array"),
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl InterpProgram {
+    /// Every node the outputs need, in order; the outputs by name.
+    fn evaluate(&self, bound: &Bound<'_>) -> Result<NamedData> {
         let mut values = nodes::Values::new();
         for node in self.signature.nodes() {
-            let v = nodes::evaluate(node, &values, &bound)?;
+            let v = nodes::evaluate(node, &values, bound)?;
             values.insert(node.id(), v);
         }
         self.signature

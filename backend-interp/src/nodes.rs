@@ -24,13 +24,14 @@ fn value<'v>(values: &'v Values<'_>, a: &Array) -> Result<&'v ArrayData> {
 }
 
 /// Evaluates `node`, whose data children are all in `values`.
-pub(crate) fn evaluate<'a>(node: &'a Array, values: &Values<'a>, bound: &Bound<'a>) -> Result<Cow<'a, ArrayData>> {
+pub(crate) fn evaluate<'a>(node: &'a Array, values: &Values<'a>, bound: &Bound<'_>) -> Result<Cow<'a, ArrayData>> {
     let shape = bound.shape(node.shape())?;
     let dtype = node.dtype();
     Ok(Cow::Owned(match node.kind() {
         NodeKind::Placeholder { .. } => {
+            // Inputs are views of any layout; the interpreter, kept simple, reads an owned copy.
             let data = bound.placeholders.get(&node.id()).ok_or_else(|| internal("placeholder not bound"))?;
-            return Ok(Cow::Borrowed(*data));
+            data.to_owned()
         }
         NodeKind::DataWrapper { data, .. } => return Ok(Cow::Borrowed(&*data.0)),
         NodeKind::SizeParam { name } => {

@@ -59,7 +59,7 @@ mod wgsl;
 
 use std::sync::Arc;
 
-use pytato_core::backend::{Backend, BackendRegistration, NamedData, Outputs, Program};
+use pytato_core::backend::{Backend, BackendRegistration, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
 use pytato_core::binding::Signature;
 use pytato_core::{Error, Result};
 use pytato_transform::kernel::{KernelOptions, build_kernel_program, dump_requested};
@@ -188,7 +188,11 @@ impl Program for WgpuProgram {
         self.compiled.signature.outputs().iter().map(|(n, _)| n.clone()).collect()
     }
 
-    fn run(&self, inputs: &NamedData) -> Result<NamedData> {
+    fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
         self.compiled.run(self.gpu, inputs)
+    }
+
+    fn run_into(&self, inputs: &NamedViews<'_>, outputs: &mut NamedViewsMut<'_>) -> Result<()> {
+        self.compiled.run_into(self.gpu, inputs, outputs)
     }
 }

@@ -10,13 +10,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use pytato_core::backend::NamedData;
-use pytato_core::binding::Signature;
-use pytato_core::{ArrayData, Error, Result};
+use pytato_core::backend::{NamedData, NamedViews, NamedViewsMut};
+use pytato_core::binding::{Bound, Signature};
+use pytato_core::{ArrayData, ArrayDataView, Error, Result};
 use pytato_transform::kernel::{BufferId, BufferKind, Kernel, KernelProgram};
 
 use crate::device::{Gpu, Pipeline};
-use crate::transfer::{from_bytes, to_bytes};
+use crate::transfer::{bytes_into, from_bytes, to_bytes};
 use crate::wgsl::{WORKGROUP_SIZE, storage_size};
 
 /// Bytes of the control block's error record, read back after every run (see the module `wgsl`).
@@ -77,10 +77,58 @@ impl Compiled {
         Compiled { signature, program, kernels, pool: Mutex::new(Pool::default()) }
     }
 
-    pub(crate) fn run(&self, gpu: &Gpu, inputs: &NamedData) -> Result<NamedData> {
+    /// Runs on borrowed inputs; the outputs are fresh arrays.
+    pub(crate) fn run(&self, gpu: &Gpu, inputs: &NamedViews<'_>) -> Result<NamedData> {
         let bound = self.signature.bind(inputs)?;
+        self.execute(gpu, inputs, &bound, |readback| {
+            let mut result = NamedData::new();
+            for (name, id) in &self.program.outputs {
+                let buffer = &self.program.buffers[id.0];
+                let data = match &buffer.kind {
+                    BufferKind::Output => {
+                        readback.bytes_of(id.0).map(|b| from_bytes(buffer.dtype, &readback.shapes[id.0], b))
+                    }
+                    BufferKind::Input => inputs.get(&*buffer.name).map(ArrayDataView::to_owned),
+                    BufferKind::Data(d) => Some(ArrayData::clone(d)),
+                    BufferKind::Temporary => None,
+                };
+                result.insert(name.clone(), data.ok_or_else(|| internal(format!("output {name} was not computed")))?);
+            }
+            Ok(result)
+        })
+    }
+
+    /// Runs on borrowed inputs and writes the outputs into `targets`, straight from the mapped
+    /// readback buffer.
+    pub(crate) fn run_into(&self, gpu: &Gpu, inputs: &NamedViews<'_>, targets: &mut NamedViewsMut<'_>) -> Result<()> {
+        let bound = self.signature.bind(inputs)?;
+        self.signature.check_outputs(&bound, targets)?;
+        self.execute(gpu, inputs, &bound, |readback| {
+            for (name, id) in &self.program.outputs {
+                let buffer = &self.program.buffers[id.0];
+                let target = targets.get_mut(name.as_str()).expect("checked by check_outputs");
+                let fits = match &buffer.kind {
+                    BufferKind::Output => readback.bytes_of(id.0).and_then(|b| bytes_into(b, target)),
+                    BufferKind::Input => inputs.get(&*buffer.name).and_then(|v| target.assign(&v.to_owned())),
+                    BufferKind::Data(d) => target.assign(d),
+                    BufferKind::Temporary => None,
+                };
+                fits.ok_or_else(|| internal(format!("output {name} does not fit the checked array")))?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Uploads the inputs, runs every kernel and hands the mapped readback to `read`.
+    fn execute<R>(
+        &self,
+        gpu: &Gpu,
+        inputs: &NamedViews<'_>,
+        bound: &Bound<'_>,
+        read: impl FnOnce(&Readback<'_>) -> Result<R>,
+    ) -> Result<R> {
         let program = &self.program;
-        let (sizes, shapes) = program.bind_sizes(&bound)?;
+        let (sizes, shapes) = program.bind_sizes(bound)?;
         let bytes: Vec<u64> = program
             .buffers
             .iter()
@@ -146,7 +194,7 @@ impl Compiled {
                     write(gpu, buffer, &to_bytes(data));
                 }
                 BufferKind::Data(d) if !*uploaded => {
-                    write(gpu, buffer, &to_bytes(d));
+                    write(gpu, buffer, &to_bytes(&d.view()));
                     *uploaded = true;
                 }
                 _ => {}
@@ -240,39 +288,30 @@ impl Compiled {
             .slice(..total)
             .get_mapped_range()
             .map_err(|e| internal(format!("reading the staging buffer: {e}")))?;
-        self.collect(inputs, &view, &shapes, &bytes, &offsets)
-    }
-
-    /// The outputs (or the first out-of-range subscript) from the mapped staging bytes.
-    fn collect(
-        &self,
-        inputs: &NamedData,
-        view: &[u8],
-        shapes: &[Vec<usize>],
-        bytes: &[u64],
-        offsets: &HashMap<usize, u64>,
-    ) -> Result<NamedData> {
+        let readback = Readback { view: &view, shapes: &shapes, bytes: &bytes, offsets: &offsets };
         let word = |at: usize| u32::from_le_bytes(view[at..at + 4].try_into().expect("4 bytes"));
         let long = |at: usize| i64::from_le_bytes(view[at..at + 8].try_into().expect("8 bytes"));
         if word(0) != 0 {
             let buffer = word(4) as i32 as i64;
             return Err(self.program.index_error(buffer, word(8) as i64, long(16), long(24)));
         }
-        let mut result = NamedData::new();
-        for (name, id) in &self.program.outputs {
-            let buffer = &self.program.buffers[id.0];
-            let data = match &buffer.kind {
-                BufferKind::Output => {
-                    let at = offsets[&id.0] as usize;
-                    Some(from_bytes(buffer.dtype, &shapes[id.0], &view[at..at + bytes[id.0] as usize]))
-                }
-                BufferKind::Input => inputs.get(&*buffer.name).cloned(),
-                BufferKind::Data(d) => Some(ArrayData::clone(d)),
-                BufferKind::Temporary => None,
-            };
-            result.insert(name.clone(), data.ok_or_else(|| internal(format!("output {name} was not computed")))?);
-        }
-        Ok(result)
+        read(&readback)
+    }
+}
+
+/// The mapped staging bytes of a run: the control header, then each output buffer.
+struct Readback<'a> {
+    view: &'a [u8],
+    shapes: &'a [Vec<usize>],
+    bytes: &'a [u64],
+    offsets: &'a HashMap<usize, u64>,
+}
+
+impl Readback<'_> {
+    /// The storage bytes of output buffer `i`.
+    fn bytes_of(&self, i: usize) -> Option<&[u8]> {
+        let at = *self.offsets.get(&i)? as usize;
+        self.view.get(at..at + self.bytes[i] as usize)
     }
 }
 

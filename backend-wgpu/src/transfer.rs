@@ -6,76 +6,94 @@
 //! `wgsl`). Every other dtype keeps its layout; complex numbers are `(re, im)` pairs, which is
 //! both `num_complex`'s layout and WGSL's `vec2`. Elements are in C order.
 
-use ndarray::{ArrayD, IxDyn};
-use num_complex::Complex;
-use pytato_core::{ArrayData, DType};
+use std::borrow::Cow;
 
-/// The storage-buffer bytes of `data` (C order, any layout in).
-pub(crate) fn to_bytes(data: &ArrayData) -> Vec<u8> {
-    fn plain<T: bytemuck::Pod>(a: &ArrayD<T>) -> Vec<u8> {
-        match a.as_slice() {
-            Some(s) => bytemuck::cast_slice(s).to_vec(),
-            None => a.iter().flat_map(|x| bytemuck::bytes_of(x).to_vec()).collect(),
+use ndarray::{ArrayViewD, ArrayViewMutD};
+use num_complex::Complex;
+use pytato_core::{ArrayData, ArrayDataView, ArrayDataViewMut, DType};
+
+/// The storage-buffer bytes of `data` (C order, any layout in): borrowed where `data` is already
+/// row-major storage, else a copy.
+pub(crate) fn to_bytes<'a>(data: &ArrayDataView<'a>) -> Cow<'a, [u8]> {
+    fn plain<'a, T: bytemuck::Pod>(a: &ArrayViewD<'a, T>) -> Cow<'a, [u8]> {
+        match a.to_slice() {
+            Some(s) => Cow::Borrowed(bytemuck::cast_slice(s)),
+            None => Cow::Owned(a.iter().flat_map(|x| bytemuck::bytes_of(x).to_vec()).collect()),
         }
     }
-    fn widened<T: Copy, W: bytemuck::Pod>(a: &ArrayD<T>, widen: impl Fn(T) -> W) -> Vec<u8> {
+    fn widened<T: Copy, W: bytemuck::Pod>(a: &ArrayViewD<'_, T>, widen: impl Fn(T) -> W) -> Cow<'static, [u8]> {
         let wide: Vec<W> = a.iter().map(|&x| widen(x)).collect();
-        bytemuck::cast_slice(&wide).to_vec()
+        Cow::Owned(bytemuck::cast_slice(&wide).to_vec())
     }
-    fn pairs<T: bytemuck::Pod>(a: &ArrayD<Complex<T>>) -> Vec<u8> {
+    fn pairs<T: bytemuck::Pod>(a: &ArrayViewD<'_, Complex<T>>) -> Cow<'static, [u8]> {
         let flat: Vec<T> = a.iter().flat_map(|c| [c.re, c.im]).collect();
-        bytemuck::cast_slice(&flat).to_vec()
+        Cow::Owned(bytemuck::cast_slice(&flat).to_vec())
     }
     match data {
-        ArrayData::Bool(a) => widened(a, u32::from),
-        ArrayData::I8(a) => widened(a, i32::from),
-        ArrayData::I16(a) => widened(a, i32::from),
-        ArrayData::U8(a) => widened(a, u32::from),
-        ArrayData::U16(a) => widened(a, u32::from),
-        ArrayData::I32(a) => plain(a),
-        ArrayData::I64(a) => plain(a),
-        ArrayData::U32(a) => plain(a),
-        ArrayData::U64(a) => plain(a),
-        ArrayData::F32(a) => plain(a),
-        ArrayData::F64(a) => plain(a),
-        ArrayData::C64(a) => pairs(a),
-        ArrayData::C128(a) => pairs(a),
+        ArrayDataView::Bool(a) => widened(a, u32::from),
+        ArrayDataView::I8(a) => widened(a, i32::from),
+        ArrayDataView::I16(a) => widened(a, i32::from),
+        ArrayDataView::U8(a) => widened(a, u32::from),
+        ArrayDataView::U16(a) => widened(a, u32::from),
+        ArrayDataView::I32(a) => plain(a),
+        ArrayDataView::I64(a) => plain(a),
+        ArrayDataView::U32(a) => plain(a),
+        ArrayDataView::U64(a) => plain(a),
+        ArrayDataView::F32(a) => plain(a),
+        ArrayDataView::F64(a) => plain(a),
+        ArrayDataView::C64(a) => pairs(a),
+        ArrayDataView::C128(a) => pairs(a),
     }
+}
+
+/// Writes the storage-buffer bytes `bytes` (C order) into `target`, of any layout. `None` if
+/// `bytes` holds fewer elements than `target`.
+pub(crate) fn bytes_into(bytes: &[u8], target: &mut ArrayDataViewMut<'_>) -> Option<()> {
+    fn plain<T: bytemuck::Pod>(bytes: &[u8], t: &mut ArrayViewMutD<'_, T>) {
+        let size = size_of::<T>();
+        match t.as_slice_mut() {
+            Some(s) => {
+                let n = size_of_val(s);
+                bytemuck::cast_slice_mut::<T, u8>(s).copy_from_slice(&bytes[..n]);
+            }
+            None => t.iter_mut().zip(bytes.chunks_exact(size)).for_each(|(x, c)| *x = bytemuck::pod_read_unaligned(c)),
+        }
+    }
+    fn narrowed<W: bytemuck::Pod, T>(bytes: &[u8], t: &mut ArrayViewMutD<'_, T>, narrow: impl Fn(W) -> T) {
+        let size = size_of::<W>();
+        t.iter_mut().zip(bytes.chunks_exact(size)).for_each(|(x, c)| *x = narrow(bytemuck::pod_read_unaligned(c)));
+    }
+    fn pairs<T: bytemuck::Pod>(bytes: &[u8], t: &mut ArrayViewMutD<'_, Complex<T>>) {
+        let size = size_of::<T>();
+        t.iter_mut().zip(bytes.chunks_exact(2 * size)).for_each(|(x, c)| {
+            *x = Complex::new(bytemuck::pod_read_unaligned(&c[..size]), bytemuck::pod_read_unaligned(&c[size..]))
+        });
+    }
+    let n: usize = target.shape().iter().product();
+    let bytes = bytes.get(..n * crate::wgsl::storage_size(target.dtype()))?;
+    match target {
+        ArrayDataViewMut::Bool(t) => narrowed(bytes, t, |w: u32| w != 0),
+        ArrayDataViewMut::I8(t) => narrowed(bytes, t, |w: i32| w as i8),
+        ArrayDataViewMut::I16(t) => narrowed(bytes, t, |w: i32| w as i16),
+        ArrayDataViewMut::U8(t) => narrowed(bytes, t, |w: u32| w as u8),
+        ArrayDataViewMut::U16(t) => narrowed(bytes, t, |w: u32| w as u16),
+        ArrayDataViewMut::I32(t) => plain(bytes, t),
+        ArrayDataViewMut::I64(t) => plain(bytes, t),
+        ArrayDataViewMut::U32(t) => plain(bytes, t),
+        ArrayDataViewMut::U64(t) => plain(bytes, t),
+        ArrayDataViewMut::F32(t) => plain(bytes, t),
+        ArrayDataViewMut::F64(t) => plain(bytes, t),
+        ArrayDataViewMut::C64(t) => pairs(bytes, t),
+        ArrayDataViewMut::C128(t) => pairs(bytes, t),
+    }
+    Some(())
 }
 
 /// The array of `dtype` and `shape` whose storage-buffer bytes are `bytes`.
 pub(crate) fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> ArrayData {
-    fn array<T>(shape: &[usize], values: Vec<T>) -> ArrayD<T> {
-        ArrayD::from_shape_vec(IxDyn(shape), values).expect("the buffer holds exactly the shape's elements")
-    }
-    fn plain<T: bytemuck::Pod>(shape: &[usize], bytes: &[u8]) -> ArrayD<T> {
-        array(shape, bytemuck::pod_collect_to_vec(bytes))
-    }
-    fn narrowed<W: bytemuck::Pod, T>(shape: &[usize], bytes: &[u8], narrow: impl Fn(W) -> T) -> ArrayD<T> {
-        let wide: Vec<W> = bytemuck::pod_collect_to_vec(bytes);
-        array(shape, wide.into_iter().map(narrow).collect())
-    }
-    fn pairs<T: bytemuck::Pod>(shape: &[usize], bytes: &[u8]) -> ArrayD<Complex<T>> {
-        let flat: Vec<T> = bytemuck::pod_collect_to_vec(bytes);
-        array(shape, flat.chunks_exact(2).map(|p| Complex::new(p[0], p[1])).collect())
-    }
-    let n: usize = shape.iter().product();
-    let bytes = &bytes[..n * crate::wgsl::storage_size(dtype)];
-    match dtype {
-        DType::Bool => ArrayData::Bool(narrowed(shape, bytes, |w: u32| w != 0)),
-        DType::I8 => ArrayData::I8(narrowed(shape, bytes, |w: i32| w as i8)),
-        DType::I16 => ArrayData::I16(narrowed(shape, bytes, |w: i32| w as i16)),
-        DType::U8 => ArrayData::U8(narrowed(shape, bytes, |w: u32| w as u8)),
-        DType::U16 => ArrayData::U16(narrowed(shape, bytes, |w: u32| w as u16)),
-        DType::I32 => ArrayData::I32(plain(shape, bytes)),
-        DType::I64 => ArrayData::I64(plain(shape, bytes)),
-        DType::U32 => ArrayData::U32(plain(shape, bytes)),
-        DType::U64 => ArrayData::U64(plain(shape, bytes)),
-        DType::F32 => ArrayData::F32(plain(shape, bytes)),
-        DType::F64 => ArrayData::F64(plain(shape, bytes)),
-        DType::C64 => ArrayData::C64(pairs(shape, bytes)),
-        DType::C128 => ArrayData::C128(pairs(shape, bytes)),
-    }
+    let mut data = ArrayData::zeros(dtype, shape);
+    bytes_into(bytes, &mut data.view_mut()).expect("the buffer holds exactly the shape's elements");
+    data
 }
 
 #[cfg(test)]
@@ -90,14 +108,14 @@ mod tests {
             let values: Vec<Scalar> =
                 [-128i64, -1, 0, 1, 127, 255, 40000, -7].iter().map(|&v| Scalar::I64(v).cast(dtype)).collect();
             let data = ArrayData::from_scalars(dtype, &[2, 4], values).expect("8 values for 2x4");
-            let bytes = to_bytes(&data);
+            let bytes = to_bytes(&data.view());
             assert_eq!(bytes.len(), 8 * crate::wgsl::storage_size(dtype), "{dtype}");
             assert_eq!(from_bytes(dtype, &[2, 4], &bytes), data, "{dtype}");
             // A transposed (non-standard layout) view is written in C order of its own shape.
             let t =
                 pytato_core::for_each_array_data!(&data, a => pytato_core::data::DataElement::wrap(a.t().to_owned()));
             let tv = pytato_core::for_each_array_data!(&data, a => pytato_core::data::DataElement::wrap(a.clone().reversed_axes()));
-            assert_eq!(from_bytes(dtype, &[4, 2], &to_bytes(&tv)), t, "{dtype} transposed");
+            assert_eq!(from_bytes(dtype, &[4, 2], &to_bytes(&tv.view())), t, "{dtype} transposed");
         }
     }
 }

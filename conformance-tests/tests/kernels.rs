@@ -84,8 +84,9 @@ fn check_all(options: KernelOptions) {
     for case in &cases {
         let outputs = build_outputs(case).expect("cases build");
         let inputs = run_inputs(case);
-        let sizes =
-            Signature::new(&outputs).and_then(|s| s.bind(&inputs).map(|b| b.sizes.clone())).expect("valid inputs");
+        let sizes = Signature::new(&outputs)
+            .and_then(|s| s.bind(&pytato_core::backend::views(&inputs)).map(|b| b.sizes.clone()))
+            .expect("valid inputs");
         let result = build_kernel_program(&outputs, options).and_then(|p| execute(&p, &inputs, &sizes));
         match result {
             Err(e) => failures.push(format!("{}: {e}", case.name)),

@@ -1,7 +1,10 @@
 //! The backend interface and the registry of linked backends.
 //!
 //! A [`Backend`] compiles [`Outputs`] (an array or a [`DictOfNamedArrays`]) into a [`Program`];
-//! [`Program::run`] takes named `ndarray` inputs and returns named outputs. Backends register
+//! [`Program::run_views`] takes named borrowed `ndarray` views of any layout and returns named
+//! outputs, [`Program::run_into`] writes the outputs into arrays the caller owns (no allocation
+//! for them, no copy where the kernels can write in place), and [`Program::run`] is the owned
+//! convenience. Backends register
 //! themselves with [`inventory::submit!`] and a [`BackendRegistration`]; linking a backend crate is
 //! enough for it to appear in [`backends`].
 //!
@@ -18,6 +21,7 @@ use std::collections::BTreeMap;
 use crate::array::{Array, DictOfNamedArrays};
 use crate::data::ArrayData;
 use crate::error::{Error, Result};
+use crate::view::{ArrayDataView, ArrayDataViewMut};
 
 /// The name of the output of a program compiled from a single array.
 pub const SINGLE_OUTPUT_NAME: &str = "_pt_out";
@@ -76,6 +80,17 @@ impl From<&DictOfNamedArrays> for Outputs {
 /// Named arrays going into or coming out of a program.
 pub type NamedData = BTreeMap<String, ArrayData>;
 
+/// Borrowed inputs of a run, by name: placeholders, and size parameters as 0-d integer arrays.
+pub type NamedViews<'a> = BTreeMap<&'a str, ArrayDataView<'a>>;
+
+/// The arrays [`Program::run_into`] writes, by output name.
+pub type NamedViewsMut<'a> = BTreeMap<&'a str, ArrayDataViewMut<'a>>;
+
+/// Views of every array of `data` (what [`Program::run`] passes to [`Program::run_views`]).
+pub fn views(data: &NamedData) -> NamedViews<'_> {
+    data.iter().map(|(name, d)| (name.as_str(), d.view())).collect()
+}
+
 /// A compiler from array expressions to runnable programs.
 pub trait Backend: Send + Sync {
     /// The registered name (`"interp"`, `"cranelift"`, `"wgpu"`).
@@ -87,6 +102,12 @@ pub trait Backend: Send + Sync {
 }
 
 /// A compiled program: run it as often as needed, with different inputs.
+///
+/// Every input is checked before anything runs: missing and unknown names, dtypes, shapes and
+/// size parameters; index arrays are checked before they are used. Bad input is an [`Error`],
+/// never a panic or undefined behaviour.
+///
+/// The facade crate `pytato` has a runnable example of `run_into` with borrowed inputs.
 pub trait Program: Send + Sync {
     /// The inputs `run` accepts: placeholders by name, and size parameters that no input shape
     /// determines (pass them as 0-d integer arrays).
@@ -95,10 +116,20 @@ pub trait Program: Send + Sync {
     /// The names of the outputs `run` returns.
     fn output_names(&self) -> Vec<String>;
 
-    /// Runs the program. Every input is checked before anything runs: missing and unknown names,
-    /// dtypes, shapes and size parameters; index arrays are checked before they are used. Bad
-    /// input is an [`Error`], never a panic or undefined behaviour.
-    fn run(&self, inputs: &NamedData) -> Result<NamedData>;
+    /// Runs the program on borrowed inputs of any layout (a backend copies a view only where its
+    /// kernels need row-major memory) and returns the outputs.
+    fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData>;
+
+    /// Runs the program and writes each output into the array `outputs` gives for its name
+    /// (any layout; compiled backends write row-major arrays in place). Every output needs an
+    /// array of its dtype and shape, checked before anything runs: [`Error::OutputNames`],
+    /// [`Error::OutputArray`]. On an error, the arrays may have been partly written.
+    fn run_into(&self, inputs: &NamedViews<'_>, outputs: &mut NamedViewsMut<'_>) -> Result<()>;
+
+    /// [`run_views`](Program::run_views) for owned inputs: the simple API.
+    fn run(&self, inputs: &NamedData) -> Result<NamedData> {
+        self.run_views(&views(inputs))
+    }
 }
 
 /// How a backend makes itself known: submit one with [`inventory::submit!`].

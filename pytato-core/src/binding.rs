@@ -10,11 +10,11 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::array::{Array, IndexItem, NodeKind, collect_inputs};
-use crate::backend::{NamedData, Outputs};
-use crate::data::ArrayData;
+use crate::backend::{NamedViews, NamedViewsMut, Outputs};
 use crate::error::{Error, Result};
 use crate::expr::{Expr, Func};
 use crate::shape::{Dim, EvalDimError, Shape};
+use crate::view::ArrayDataView;
 
 /// What a program needs, worked out once from its outputs.
 pub struct Signature {
@@ -39,7 +39,7 @@ pub struct Bound<'a> {
     /// The value of every size parameter the program needs.
     pub sizes: BTreeMap<String, i64>,
     /// The data of each required placeholder, by node [`id`](Array::id).
-    pub placeholders: HashMap<usize, &'a ArrayData>,
+    pub placeholders: HashMap<usize, ArrayDataView<'a>>,
 }
 
 impl Bound<'_> {
@@ -196,13 +196,13 @@ impl Signature {
     }
 
     /// Checks `inputs` and binds the size parameters; see the [module docs](self).
-    pub fn bind<'a>(&self, inputs: &'a NamedData) -> Result<Bound<'a>> {
-        if let Some(unknown) = inputs.keys().find(|k| !self.known_inputs.contains(*k)) {
-            return Err(Error::UnknownInput { name: unknown.clone(), known: self.input_names() });
+    pub fn bind<'a>(&self, inputs: &NamedViews<'a>) -> Result<Bound<'a>> {
+        if let Some(unknown) = inputs.keys().find(|k| !self.known_inputs.contains(**k)) {
+            return Err(Error::UnknownInput { name: unknown.to_string(), known: self.input_names() });
         }
         let mut sizes: BTreeMap<String, i64> = BTreeMap::new();
         for param in &self.size_params {
-            if let Some(data) = inputs.get(param) {
+            if let Some(data) = inputs.get(param.as_str()) {
                 let value = scalar_int(data).ok_or_else(|| Error::SizeBinding {
                     param: param.clone(),
                     detail: format!(
@@ -223,7 +223,7 @@ impl Signature {
         let mut placeholders = HashMap::new();
         let mut equations: Vec<(&str, &Dim, i64, &Shape, &[usize])> = Vec::new();
         for (name, node) in &self.placeholders {
-            let Some(data) = inputs.get(name) else {
+            let Some(data) = inputs.get(name.as_str()) else {
                 return Err(Error::MissingInput {
                     name: name.clone(),
                     expected: format!("shape {}, dtype {}", node.shape(), node.dtype()),
@@ -249,7 +249,7 @@ impl Signature {
             }
         }
         for (id, name) in &self.placeholder_nodes {
-            placeholders.insert(*id, &inputs[name]);
+            placeholders.insert(*id, inputs[name.as_str()].clone());
         }
         solve_sizes(&mut sizes, &equations)?;
         if let Some(missing) = self.size_params.iter().find(|p| !sizes.contains_key(*p)) {
@@ -266,7 +266,35 @@ impl Signature {
     }
 }
 
-fn scalar_int(data: &ArrayData) -> Option<i64> {
+impl Signature {
+    /// Checks the arrays given to `Program::run_into` against the outputs, for the sizes
+    /// `bound`: one array per output name, each of the output's dtype and shape.
+    pub fn check_outputs(&self, bound: &Bound<'_>, outputs: &NamedViewsMut<'_>) -> Result<()> {
+        let known: Vec<String> = self.outputs.iter().map(|(n, _)| n.clone()).collect();
+        let missing: Vec<String> = known.iter().filter(|n| !outputs.contains_key(n.as_str())).cloned().collect();
+        let unknown: Vec<String> =
+            outputs.keys().filter(|n| !known.iter().any(|k| k == *n)).map(|n| n.to_string()).collect();
+        if !missing.is_empty() || !unknown.is_empty() {
+            return Err(Error::OutputNames { missing, unknown, known });
+        }
+        for (name, array) in &self.outputs {
+            let given = &outputs[name.as_str()];
+            let shape = bound.shape(array.shape())?;
+            if given.dtype() != array.dtype() || given.shape() != shape.as_slice() {
+                return Err(Error::OutputArray {
+                    name: name.clone(),
+                    expected_dtype: array.dtype(),
+                    expected_shape: shape,
+                    got_dtype: given.dtype(),
+                    got_shape: given.shape().to_vec(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn scalar_int(data: &ArrayDataView<'_>) -> Option<i64> {
     if data.ndim() != 0 {
         return None;
     }

@@ -209,6 +209,32 @@ pub enum Error {
         /// Which size made it not fit.
         detail: String,
     },
+    /// An array given to `Program::run_into` for an output whose dtype or shape it does not have.
+    #[error(
+        "run_into: output {name:?} is {expected_dtype} of shape {expected_shape:?}, the array provided is {got_dtype} of shape {got_shape:?}"
+    )]
+    OutputArray {
+        /// The output.
+        name: String,
+        /// The output's dtype.
+        expected_dtype: DType,
+        /// The output's shape for these inputs.
+        expected_shape: Vec<usize>,
+        /// The dtype of the array provided.
+        got_dtype: DType,
+        /// The shape of the array provided.
+        got_shape: Vec<usize>,
+    },
+    /// `Program::run_into` given no array for some outputs, or arrays for names that are not outputs.
+    #[error("run_into: the program's outputs are [{}]; {}", .known.join(", "), fmt_output_names(.missing, .unknown))]
+    OutputNames {
+        /// Outputs with no array.
+        missing: Vec<String>,
+        /// Names given that are not outputs.
+        unknown: Vec<String>,
+        /// The program's outputs.
+        known: Vec<String>,
+    },
     /// A size parameter that the inputs give two different values, or that has a value no
     /// input determines and none was passed.
     #[error("size parameter {param:?}: {detail}")]
@@ -298,6 +324,8 @@ impl Error {
             Error::UnknownInput { .. } => "UnknownInput",
             Error::InputDType { .. } => "InputDType",
             Error::InputShape { .. } => "InputShape",
+            Error::OutputArray { .. } => "OutputArray",
+            Error::OutputNames { .. } => "OutputNames",
             Error::SizeBinding { .. } => "SizeBinding",
             Error::InvalidForSizes { .. } => "InvalidForSizes",
             Error::IndexOutOfBounds { .. } => "IndexOutOfBounds",
@@ -348,6 +376,17 @@ impl Error {
 fn fmt_shapes(shapes: &[Shape]) -> String {
     let parts: Vec<String> = shapes.iter().map(ToString::to_string).collect();
     parts.join(" and ")
+}
+
+fn fmt_output_names(missing: &[String], unknown: &[String]) -> String {
+    let mut parts = Vec::new();
+    if !missing.is_empty() {
+        parts.push(format!("no array for [{}]", missing.join(", ")));
+    }
+    if !unknown.is_empty() {
+        parts.push(format!("arrays for unknown names [{}]", unknown.join(", ")));
+    }
+    parts.join(", ")
 }
 
 fn fmt_detail(detail: &str) -> String {

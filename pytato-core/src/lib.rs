@@ -26,6 +26,7 @@ pub mod names;
 pub mod scalar;
 pub mod shape;
 pub mod tags;
+pub mod view;
 
 pub use array::{
     Array, Axis, DictOfNamedArrays, EinsumAxis, IndexItem, NodeKind, NormalizedSlice, Order, ReductionDescriptor,
@@ -37,3 +38,4 @@ pub use expr::Expr;
 pub use scalar::Scalar;
 pub use shape::{Dim, Shape};
 pub use tags::{Tag, TagSet};
+pub use view::{ArrayDataView, ArrayDataViewMut};

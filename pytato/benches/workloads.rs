@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use ndarray::{Array1, Array2, ArrayD, Axis, Zip, s};
 use pytato as pt;
-use pytato::backend::{Backend, NamedData};
+use pytato::backend::{Backend, NamedData, NamedViews, NamedViewsMut};
 use pytato::{Array, ArrayData, DType, Dim};
 
 /// Problem sizes and repetitions.
@@ -217,6 +217,73 @@ fn fused_elementwise(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
         ("d".to_string(), data(d.into_dyn())),
     ]);
     bench_backends(rows, sizes, "fused-elementwise", &expr, &inputs, &out, (Some(nd), Some(hand)));
+    Ok(())
+}
+
+/// `fused-elementwise` the way a time-stepping loop runs it: inputs borrowed, the output written
+/// into an array allocated once (`Program::run_into`); the baselines write into theirs too.
+fn fused_elementwise_into(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
+    let workload = "fused-elementwise-into";
+    let n = sizes.elementwise;
+    let [a, b, c, d] = [1, 2, 3, 4].map(|seed| Array1::from(values(n, seed)));
+    let mut out = Array1::<f64>::zeros(n);
+    let nd = median_ms(sizes.reps, || {
+        Zip::from(&mut out).and(&a).and(&b).and(&c).and(&d).for_each(|o, a, b, c, d| *o = a.sin() * b + c / (d + 1.5));
+        black_box(&out);
+    });
+    let hand = median_ms(sizes.reps, || {
+        let o = out.as_slice_mut().unwrap();
+        let (a, b, c, d) = (a.as_slice().unwrap(), b.as_slice().unwrap(), c.as_slice().unwrap(), d.as_slice().unwrap());
+        for ((((o, a), b), c), d) in o.iter_mut().zip(a).zip(b).zip(c).zip(d) {
+            *o = a.sin() * b + c / (d + 1.5);
+        }
+        black_box(&o);
+    });
+    let expected = out.to_vec();
+    let ph = |name: &str| pt::placeholder(name, [Dim::param("n")], DType::F64);
+    let (pa, pb, pc, pd) = (ph("a")?, ph("b")?, ph("c")?, ph("d")?);
+    let expr = pt::sin(&pa)? * &pb + &pc / &(&pd + 1.5);
+    let inputs = NamedViews::from([
+        ("a", a.view().into_dyn().into()),
+        ("b", b.view().into_dyn().into()),
+        ("c", c.view().into_dyn().into()),
+        ("d", d.view().into_dyn().into()),
+    ]);
+    for r in runners() {
+        let program = match r.backend.compile(&(&expr).into()) {
+            Ok(p) => p,
+            Err(e) => {
+                println!("{workload:<22} {:<22} skipped: {e}", r.name);
+                continue;
+            }
+        };
+        out.fill(f64::NAN);
+        let mut targets = NamedViewsMut::from([("_pt_out", out.view_mut().into_dyn().into())]);
+        let first = program.run_into(&inputs, &mut targets);
+        drop(targets);
+        match first {
+            Ok(()) => {}
+            Err(e @ pt::Error::Unsupported { .. }) => {
+                println!("{workload:<22} {:<22} skipped: {e}", r.name);
+                continue;
+            }
+            Err(e) => panic!("{workload} on {}: {e}", r.name),
+        }
+        check(workload, &r.name, &data(out.clone().into_dyn()), &expected);
+        let median = median_ms(sizes.reps, || {
+            let mut targets = NamedViewsMut::from([("_pt_out", out.view_mut().into_dyn().into())]);
+            program.run_into(&inputs, &mut targets).expect("the workload runs");
+            black_box(&out);
+        });
+        print_row(workload, &r.name, median, Some(nd), Some(hand));
+        rows.push(Row {
+            workload: workload.into(),
+            backend: r.name,
+            median_ms: median,
+            ndarray_ms: Some(nd),
+            hand_ms: Some(hand),
+        });
+    }
     Ok(())
 }
 
@@ -510,8 +577,9 @@ fn main() -> pt::Result<()> {
     );
     let mut rows = Vec::new();
     type Workload = fn(&mut Vec<Row>, &Sizes) -> pt::Result<()>;
-    let workloads: [(&str, Workload); 6] = [
+    let workloads: [(&str, Workload); 7] = [
         ("fused-elementwise", fused_elementwise),
+        ("fused-elementwise-into", fused_elementwise_into),
         ("sum-axis", sum_axis),
         ("matmul", matmul),
         ("dg-apply", dg_apply),

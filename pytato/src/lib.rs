@@ -15,6 +15,37 @@
 //! assert_eq!(out["_pt_out"].as_array::<f64>().unwrap().sum(), 30.0);
 //! ```
 //!
+//! ## Data in and out without copies
+//!
+//! [`Program::run`](backend::Program::run) takes owned arrays and returns fresh ones: simple.
+//! A program run in a loop can instead borrow its inputs ([`ArrayDataView`], any strides: a
+//! compiled backend copies a view only where it is not row-major) and write its outputs into
+//! arrays it keeps ([`ArrayDataViewMut`]); a wrong dtype or shape is a typed error before
+//! anything runs.
+//!
+//! ```
+//! use pytato as pt;
+//! use pytato::{DType, Dim, backend::{NamedViews, NamedViewsMut}};
+//! use ndarray::{Array1, s};
+//!
+//! let u = pt::placeholder("u", [Dim::param("n")], DType::F64).unwrap();
+//! let step = pt::add(&u, &pt::multiply(&u, 0.5).unwrap()).unwrap();
+//! let program = pt::default_backend().unwrap().compile(&(&step).into()).unwrap();
+//!
+//! let data = Array1::from_shape_fn(10, |i| i as f64);
+//! let mut next = Array1::<f64>::zeros(5);
+//! // Every other element of `data` (a strided view), into `next` (allocated once).
+//! let inputs = NamedViews::from([("u", data.slice(s![..;2]).into_dyn().into())]);
+//! let mut outputs = NamedViewsMut::from([("_pt_out", next.view_mut().into_dyn().into())]);
+//! program.run_into(&inputs, &mut outputs).unwrap();
+//! assert_eq!(next.to_vec(), vec![0.0, 3.0, 6.0, 9.0, 12.0]);
+//!
+//! // The wrong dtype is an error that names the output, not a panic.
+//! let mut wrong = Array1::<f32>::zeros(5);
+//! let mut outputs = NamedViewsMut::from([("_pt_out", wrong.view_mut().into_dyn().into())]);
+//! assert!(matches!(program.run_into(&inputs, &mut outputs), Err(pt::Error::OutputArray { .. })));
+//! ```
+//!
 //! ## Backends and features
 //!
 //! Each backend is a crate that registers itself when it is linked; a cargo feature of this crate
@@ -41,9 +72,9 @@
 pub use pytato_core::backend::{backend, backends, default_backend};
 pub use pytato_core::frontend::*;
 pub use pytato_core::{
-    Array, ArrayData, Axis, DType, DictOfNamedArrays, Dim, EinsumAxis, Error, Expr, IndexItem, NodeKind,
-    NormalizedSlice, Order, ReductionDescriptor, Result, Scalar, Shape, Tag, TagSet, array, backend, binding, data,
-    dtype, expr, math, names, s, scalar, shape, tags,
+    Array, ArrayData, ArrayDataView, ArrayDataViewMut, Axis, DType, DictOfNamedArrays, Dim, EinsumAxis, Error, Expr,
+    IndexItem, NodeKind, NormalizedSlice, Order, ReductionDescriptor, Result, Scalar, Shape, Tag, TagSet, array,
+    backend, binding, data, dtype, expr, math, names, s, scalar, shape, tags, view,
 };
 
 /// Transformations of array DAGs: the Mapper family, CSE, DCE, tag unification, lowering,
