@@ -13,7 +13,9 @@
 //! it is skipped with the reason; its times include uploading the inputs and reading the result
 //! back, as `run` does; on Mesa's lavapipe they are CPU figures); the reference interpreter only
 //! in the `compile` workload (it evaluates element by element and is not meant to be fast: the
-//! other workloads would take minutes on it).
+//! other workloads would take minutes on it). `--peers PYTHON` also times the workloads with
+//! numpy and `jax.jit` (`peers.py`, run by that interpreter) and adds a `vs jax.jit` column;
+//! `cargo xtask bench --peers` makes a virtual environment with both.
 
 // ndarray's and pytato's `s![]` take numpy's negative slice ends (`1..-1`), which clippy reads as
 // empty Rust ranges; and ndarray's views add by reference.
@@ -495,6 +497,45 @@ fn compile(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     Ok(())
 }
 
+/// The same workloads timed with numpy and `jax.jit` by `peers.py` under `python`, added as rows
+/// (with the Rust baselines of their workload, so every ratio column applies).
+fn peers(rows: &mut Vec<Row>, sizes: &Sizes, python: &str, wanted: &dyn Fn(&str) -> bool) {
+    let spec = serde_json::json!({
+        "elementwise": sizes.elementwise, "sum": sizes.sum, "matmul": sizes.matmul,
+        "dg_elements": sizes.dg_elements, "stencil": sizes.stencil, "reps": sizes.reps,
+    });
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/peers.py");
+    let output = std::process::Command::new(python).arg(&script).arg(spec.to_string()).output();
+    let parsed = output.map_err(|e| e.to_string()).and_then(|o| {
+        eprint!("{}", String::from_utf8_lossy(&o.stderr));
+        if !o.status.success() {
+            return Err(format!("{} exited with {}", script.display(), o.status));
+        }
+        serde_json::from_slice::<Vec<serde_json::Value>>(&o.stdout).map_err(|e| e.to_string())
+    });
+    let peer_rows = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            println!("peers skipped: {e}");
+            return;
+        }
+    };
+    for p in peer_rows {
+        let (Some(workload), Some(backend), Some(median)) =
+            (p["workload"].as_str(), p["backend"].as_str(), p["median_ms"].as_f64())
+        else {
+            continue;
+        };
+        if !wanted(workload) {
+            continue;
+        }
+        let ours = rows.iter().find(|r| r.workload == workload);
+        let (ndarray_ms, hand_ms) = ours.map_or((None, None), |r| (r.ndarray_ms, r.hand_ms));
+        print_row(workload, backend, median, ndarray_ms, hand_ms);
+        rows.push(Row { workload: workload.into(), backend: backend.into(), median_ms: median, ndarray_ms, hand_ms });
+    }
+}
+
 fn target_dir() -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace").to_path_buf();
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from).join("bench")
@@ -540,23 +581,36 @@ fn write_reports(rows: &[Row], sizes: &Sizes, quick: bool) -> std::io::Result<Pa
         "# Benchmarks{}\n\nMedian wall times on this machine ({cpus} hardware threads); ratios are baseline time \
          / backend time, so above 1 means the backend is faster. `cranelift` runs on one thread, \
          `cranelift-threads(N)` on N. Produced by `cargo xtask bench{}`.\n\n\
-         | workload | backend | median ms | ndarray ms | hand ms | vs ndarray | vs hand |\n|---|---|---:|---:|---:|---:|---:|\n",
+         | workload | backend | median ms | ndarray ms | hand ms | vs ndarray | vs hand | vs jax.jit |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|\n",
         if quick { " (quick sizes)" } else { "" },
-        if quick { " --quick" } else { "" },
+        format!(
+            "{}{}",
+            if quick { " --quick" } else { "" },
+            if rows.iter().any(|r| r.backend == "numpy") { " --peers" } else { "" }
+        ),
     );
     for r in rows {
         let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
         let ratio = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.2}x", v / r.median_ms));
+        let jax = rows.iter().find(|p| p.workload == r.workload && p.backend == "jax.jit").map(|p| p.median_ms);
         md.push_str(&format!(
-            "| {} | {} | {:.4} | {} | {} | {} | {} |\n",
+            "| {} | {} | {:.4} | {} | {} | {} | {} | {} |\n",
             r.workload,
             r.backend,
             r.median_ms,
             ms(r.ndarray_ms),
             ms(r.hand_ms),
             ratio(r.ndarray_ms),
-            ratio(r.hand_ms)
+            ratio(r.hand_ms),
+            ratio(jax)
         ));
+    }
+    if rows.iter().any(|r| r.backend == "jax.jit") {
+        md.push_str(
+            "\n`numpy` and `jax.jit` rows come from `pytato/benches/peers.py` in the same run (float64; jax on \
+             the CPU with its default threads; `dg-apply` as `u @ d.T`).\n",
+        );
     }
     md.push_str(&adapter_note(rows, sizes.elementwise));
     std::fs::write(dir.join("report.md"), md)?;
@@ -567,7 +621,14 @@ fn main() -> pt::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
     // `cargo bench` passes `--bench`; a name filter picks workloads.
-    let filter: Vec<&String> = args.iter().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let peers_python = args.iter().position(|a| a == "--peers").map(|i| i + 1);
+    let filter: Vec<&String> = args
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(i, a)| !a.starts_with("--") && Some(*i) != peers_python)
+        .map(|(_, a)| a)
+        .collect();
     let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
     let sizes = if quick { Sizes::quick() } else { Sizes::full() };
     let start = Instant::now();
@@ -590,6 +651,9 @@ fn main() -> pt::Result<()> {
         if wanted(name) {
             run(&mut rows, &sizes)?;
         }
+    }
+    if let Some(python) = args.iter().position(|a| a == "--peers").and_then(|i| args.get(i + 1)) {
+        peers(&mut rows, &sizes, python, &wanted);
     }
     let dir = write_reports(&rows, &sizes, quick).expect("target/bench is writable");
     println!("reports: {}/report.json, report.md ({:.1}s)", dir.display(), start.elapsed().as_secs_f64());

@@ -3,8 +3,9 @@
 //! - `ci`: formatting, lints, every test of the workspace and the conformance suite: the README's
 //!   test command.
 //! - `conformance [--backend NAME]...`: the case-by-backend matrix; reports in `target/conformance`.
-//! - `bench [--quick] [WORKLOAD]...`: the benchmark workloads on every linked backend against
-//!   `ndarray` and hand-written loops (release build); reports in `target/bench`.
+//! - `bench [--quick] [--peers] [WORKLOAD]...`: the benchmark workloads on every linked backend
+//!   against `ndarray` and hand-written loops (release build); with `--peers` also numpy and
+//!   `jax.jit` (installed into `target/peers-venv` when missing); reports in `target/bench`.
 //! - `fuzz [--minutes N] [--backend NAME]... [--start SEED] ...`: a differential fuzzing campaign
 //!   (release build): random programs on every backend against the interpreter, and the
 //!   interpreter against numpy where Python has it; report and shrunk failures in `target/fuzz`.
@@ -28,7 +29,7 @@ fn main() -> ExitCode {
             eprintln!("  ci           cargo fmt --check, clippy -D warnings, cargo test --workspace, conformance");
             eprintln!("  conformance  [--backend NAME]... run the conformance suite; reports in target/conformance");
             eprintln!(
-                "  bench        [--quick] [WORKLOAD]... benchmarks vs ndarray and hand loops; reports in target/bench"
+                "  bench        [--quick] [--peers] [WORKLOAD]... benchmarks vs ndarray, hand loops (and numpy, jax.jit); reports in target/bench"
             );
             eprintln!("  fuzz         [--minutes N] [--backend NAME]... differential fuzzing; report in target/fuzz");
             eprintln!("  golden  regenerate the numpy golden files under */tests/data (needs python3 + numpy)");
@@ -113,8 +114,41 @@ fn fuzz(args: &[String]) -> Result<(), String> {
 fn bench(args: &[String]) -> Result<(), String> {
     let mut cmd = cargo();
     cmd.args(["bench", "--package", "pytato", "--features", "wgpu", "--bench", "workloads", "--"]);
-    cmd.args(args);
+    for arg in args {
+        if arg != "--peers" {
+            cmd.arg(arg);
+        } else {
+            match peers_python() {
+                Ok(python) => {
+                    cmd.arg("--peers").arg(python);
+                }
+                Err(e) => eprintln!("bench: peers skipped: {e}"),
+            }
+        }
+    }
     run("bench", cmd)
+}
+
+/// The Python of `target/peers-venv`, with numpy and jax installed there first if missing.
+fn peers_python() -> Result<PathBuf, String> {
+    let venv = workspace_root().join("target/peers-venv");
+    let python = venv.join("bin/python");
+    let ready = |python: &Path| {
+        Command::new(python).args(["-c", "import numpy, jax"]).output().is_ok_and(|o| o.status.success())
+    };
+    if ready(&python) {
+        return Ok(python);
+    }
+    eprintln!("==> installing numpy and jax into {}", venv.display());
+    let status = Command::new("python3").arg("-m").arg("venv").arg(&venv).status();
+    if !status.is_ok_and(|s| s.success()) {
+        return Err("python3 -m venv failed (Debian: apt-get install python3-venv)".into());
+    }
+    let status = Command::new(venv.join("bin/pip")).args(["install", "--quiet", "numpy>=2", "jax"]).status();
+    if !status.is_ok_and(|s| s.success()) || !ready(&python) {
+        return Err("pip could not install numpy and jax (offline?)".into());
+    }
+    Ok(python)
 }
 
 /// Runs the conformance binary, which prints the matrix and the per-backend summary lines and
