@@ -577,6 +577,9 @@ fn write_reports(rows: &[Row], sizes: &Sizes, quick: bool) -> std::io::Result<Pa
         .collect();
     std::fs::write(dir.join("report.json"), serde_json::to_string_pretty(&json).expect("plain values"))?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let peers = rows.iter().any(|r| r.backend == "numpy");
+    let flags =
+        [(quick, " --quick"), (peers, " --peers")].iter().filter(|(on, _)| *on).map(|(_, f)| *f).collect::<String>();
     let mut md = format!(
         "# Benchmarks{}\n\nMedian wall times on this machine ({cpus} hardware threads); ratios are baseline time \
          / backend time, so above 1 means the backend is faster. `cranelift` runs on one thread, \
@@ -584,11 +587,7 @@ fn write_reports(rows: &[Row], sizes: &Sizes, quick: bool) -> std::io::Result<Pa
          | workload | backend | median ms | ndarray ms | hand ms | vs ndarray | vs hand | vs jax.jit |\n\
          |---|---|---:|---:|---:|---:|---:|---:|\n",
         if quick { " (quick sizes)" } else { "" },
-        format!(
-            "{}{}",
-            if quick { " --quick" } else { "" },
-            if rows.iter().any(|r| r.backend == "numpy") { " --peers" } else { "" }
-        ),
+        flags,
     );
     for r in rows {
         let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
