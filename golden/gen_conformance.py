@@ -355,6 +355,11 @@ case("complex_log10_powers_of_ten", "np.log10(x + 0j).astype(np.uint16)", {"x": 
 # (-inf) ** y is 0 or inf (C99), not the NaN of a finite negative base.
 case("power_negative_infinite_base", "x ** y",
      {"x": (D, (5,), ["-inf", "-inf", "-inf", "-inf", -2.0]), "y": (D, (5,), [-0.5, 0.5, -3.0, 3.0, 0.5])})
+# Exact powers: one rounding, as numpy's pow (exp(y log x) made floor(1 / 0.1) 9 on wgpu).
+case("power_exact_small_exponents", {"inv": "np.floor(np.power(x, -1))", "sq": "np.power(x, 2)", "one": "np.power(x, 1)"},
+     {"x": (D, (4,), [0.1, 0.3, 0.7, -0.2])})
+# The sign of a zero imaginary part picks the branch of what follows: sin(2+0j) is sin 2 - 0j.
+case("complex_sin_real_axis_branch", "np.sin(x + 0j) ** np.sin(x + 0j)", {"x": (D, (3,), [2.0, 4.0, 5.0])})
 # Long float32 sums: numpy's pairwise summation is off by 1e-7 here, a sequential one by 1%.
 case("sum_float32_long", {"s": "np.sum(np.full((1000000,), 0.1, dtype=np.float32))",
                           "m": "np.mean(np.full((1000, 1000), 0.1, dtype=np.float32), axis=1)"}, {})

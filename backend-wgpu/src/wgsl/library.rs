@@ -284,6 +284,11 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
             "fn pow_$S(x: $T, y: $T) -> $T {
     if y == $T(0.0) || x == $T(1.0) { return $T(1.0); }
     if isnan_$S(x) || isnan_$S(y) { return nan_$S(); }
+    // One correctly rounded operation where there is one (numpy's pow is correctly rounded
+    // there; exp(y log x) is not: `floor((0.1) ** -1)` would be 9).
+    if y == $T(1.0) { return x; }
+    if y == $T(-1.0) { return $T(1.0) / x; }
+    if y == $T(2.0) { return x * x; }
     let y_int = floor(y) == y;
     let y_odd = y_int && abs(y) < $T(9007199254740992.0) && floor(y * $T(0.5)) * $T(2.0) != y;
     // Finite negative x to a finite non-integer power; (-inf)^y is 0 or inf, as C99 says.

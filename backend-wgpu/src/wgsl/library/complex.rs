@@ -86,9 +86,9 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
         return $T(cos_$R(y) * h * h, sin_$R(y) * h * h);
     }
     let e = exp_$R(x);
-    return $T(e * cos_$R(y), e * sin_$R(y));
+    return $T(opqa_$R(e) * opqb_$R(cos_$R(y)), opqa_$R(e) * opqb_$R(sin_$R(y)));
 }",
-            vec![("exp", r), ("cos", r), ("sin", r), ("isinf", r), ("isnan", r), ("nan", r)],
+            vec![("opqa", r), ("opqb", r), ("exp", r), ("cos", r), ("sin", r), ("isinf", r), ("isnan", r), ("nan", r)],
         ),
         // log|x + iy|, accurate near 1 and for huge, tiny and subnormal parts.
         "logabs" => (
@@ -157,6 +157,9 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
 }",
             vec![("exp", r)],
         ),
+        // The products of the general case have opaque operands: lavapipe otherwise gives
+        // `+0 * cos(2)` the sign +0 (the sign of a zero part picks the branch of later functions:
+        // `sin(2+0j) ** ...`). The same in cosh and exp.
         "sinh" => (
             "fn sinh_$S(z: $T) -> $T {
     let x = z.x;
@@ -170,9 +173,11 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
     if !isinf_$R(x) && !isnan_$R(x) && abs(x) > $R({EXP_BIG}) {
         return $T(copysign_$R($R(1.0), x) * halfexp_$S(abs(x), cos_$R(y)), halfexp_$S(abs(x), sin_$R(y)));
     }
-    return $T(sinh_$R(x) * cos_$R(y), cosh_$R(x) * sin_$R(y));
+    return $T(opqa_$R(sinh_$R(x)) * opqb_$R(cos_$R(y)), opqa_$R(cosh_$R(x)) * opqb_$R(sin_$R(y)));
 }",
             vec![
+                ("opqa", r),
+                ("opqb", r),
                 ("sinh", r),
                 ("cosh", r),
                 ("sin", r),
@@ -201,9 +206,11 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
     if !isinf_$R(x) && !isnan_$R(x) && abs(x) > $R({EXP_BIG}) {
         return $T(halfexp_$S(abs(x), cos_$R(y)), copysign_$R($R(1.0), x) * halfexp_$S(abs(x), sin_$R(y)));
     }
-    return $T(cosh_$R(x) * cos_$R(y), sinh_$R(x) * sin_$R(y));
+    return $T(opqa_$R(cosh_$R(x)) * opqb_$R(cos_$R(y)), opqa_$R(sinh_$R(x)) * opqb_$R(sin_$R(y)));
 }",
             vec![
+                ("opqa", r),
+                ("opqb", r),
                 ("sinh", r),
                 ("cosh", r),
                 ("sin", r),
