@@ -360,6 +360,8 @@ case("power_exact_small_exponents", {"inv": "np.floor(np.power(x, -1))", "sq": "
      {"x": (D, (4,), [0.1, 0.3, 0.7, -0.2])})
 # The sign of a zero imaginary part picks the branch of what follows: sin(2+0j) is sin 2 - 0j.
 case("complex_sin_real_axis_branch", "np.sin(x + 0j) ** np.sin(x + 0j)", {"x": (D, (3,), [2.0, 4.0, 5.0])})
+# numpy's einsum adds products into a zeroed output: -0.0 products come out +0.0, even unsummed.
+case("einsum_elementwise_negative_zero", "x / np.einsum('i,i->i', x, x > x)", {"x": (D, (3,), [0.5, -2.0, -0.0])})
 # Long float32 sums: numpy's pairwise summation is off by 1e-7 here, a sequential one by 1%.
 case("sum_float32_long", {"s": "np.sum(np.full((1000000,), 0.1, dtype=np.float32))",
                           "m": "np.mean(np.full((1000, 1000), 0.1, dtype=np.float32), axis=1)"}, {})

@@ -22,7 +22,7 @@ use pytato_core::array::{IndexItem, IndexLayout};
 use pytato_core::backend::Outputs;
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, ReductionBounds};
 use pytato_core::frontend::LambdaBuilder;
-use pytato_core::{Array, DType, Dim, EinsumAxis, NodeKind, Order, Result, Shape};
+use pytato_core::{Array, DType, Dim, EinsumAxis, NodeKind, Order, Result, Scalar, Shape};
 
 use crate::mapper::{CopyMapper, map_copy};
 
@@ -138,7 +138,9 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
             }
             let body = product.expect("an einsum has operands");
             if red_names.is_empty() {
-                body
+                // numpy adds each product into a zeroed output, even with nothing to sum: a -0.0
+                // product comes out +0.0 (and `x / einsum('i,i->i', x, 0 * x)` is +-inf by that sign).
+                if dtype.is_inexact() { body.binary(BinaryOp::Add, Expr::constant(Scalar::zero(dtype))) } else { body }
             } else {
                 let bounds = red_names
                     .iter()
