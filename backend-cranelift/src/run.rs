@@ -52,10 +52,6 @@ fn view_ptr(view: &ArrayDataView<'_>) -> *mut u8 {
     for_each_array_view!(ArrayDataView, view, a => a.as_ptr() as *mut u8)
 }
 
-fn copy_of(view: &ArrayDataViewMut<'_>) -> ArrayData {
-    for_each_array_view!(ArrayDataViewMut, view, a => ArrayData::from(a.as_standard_layout().into_owned()))
-}
-
 fn view_ptr_mut(view: &mut ArrayDataViewMut<'_>) -> *mut u8 {
     for_each_array_view!(ArrayDataViewMut, view, a => a.as_mut_ptr().cast::<u8>())
 }
@@ -133,16 +129,21 @@ impl Compiled {
                 continue;
             }
             let buffer = &program.buffers[id.0];
+            // Another name of an array computed in place is copied from there: the map lends one
+            // target at a time, so that one goes through an owned copy.
+            let copied: ArrayData;
             let value = match &buffer.kind {
                 BufferKind::Output => match in_place.get(&id.0) {
-                    // Another name of the same array was computed in place: copy from there.
-                    Some(&first) => copy_of(&targets[first]),
-                    None => fresh.get(&id.0).cloned().ok_or_else(|| fits(name))?,
+                    Some(&first) => {
+                        copied = targets[first].view().to_owned();
+                        copied.view()
+                    }
+                    None => fresh.get(&id.0).map(ArrayData::view).ok_or_else(|| fits(name))?,
                 },
                 BufferKind::Input => {
-                    inputs.get(&*buffer.name).map(ArrayDataView::to_owned).ok_or_else(|| fits(name))?
+                    inputs.get(&*buffer.name).map(ArrayDataView::reborrow).ok_or_else(|| fits(name))?
                 }
-                BufferKind::Data(d) => (**d).clone(),
+                BufferKind::Data(d) => d.view(),
                 BufferKind::Temporary => return Err(fits(name)),
             };
             targets.get_mut(name.as_str()).expect("checked").assign(&value).ok_or_else(|| fits(name))?;

@@ -75,7 +75,7 @@ impl Program for InterpProgram {
         self.signature.check_outputs(&bound, outputs)?;
         for (name, value) in self.evaluate(&bound)? {
             let target = outputs.get_mut(name.as_str()).expect("checked by check_outputs");
-            target.assign(&value).ok_or_else(|| Error::Internal {
+            target.assign(&value.view()).ok_or_else(|| Error::Internal {
                 backend: "interp".into(),
                 message: format!("output {name} does not fit the checked array"),
             })?;

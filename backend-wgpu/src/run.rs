@@ -109,8 +109,8 @@ impl Compiled {
                 let target = targets.get_mut(name.as_str()).expect("checked by check_outputs");
                 let fits = match &buffer.kind {
                     BufferKind::Output => readback.bytes_of(id.0).and_then(|b| bytes_into(b, target)),
-                    BufferKind::Input => inputs.get(&*buffer.name).and_then(|v| target.assign(&v.to_owned())),
-                    BufferKind::Data(d) => target.assign(d),
+                    BufferKind::Input => inputs.get(&*buffer.name).and_then(|v| target.assign(v)),
+                    BufferKind::Data(d) => target.assign(&d.view()),
                     BufferKind::Temporary => None,
                 };
                 fits.ok_or_else(|| internal(format!("output {name} does not fit the checked array")))?;

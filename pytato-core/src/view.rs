@@ -131,15 +131,11 @@ impl_view_element!(
     f32 => F32, f64 => F64, Complex32 => C64, Complex64 => C128,
 );
 
-fn dtype_of<T: Element>() -> DType {
-    T::DTYPE
-}
-
 impl<'a> ArrayDataView<'a> {
     /// The element type.
     pub fn dtype(&self) -> DType {
         fn of<T: Element>(_: &ArrayViewD<'_, T>) -> DType {
-            dtype_of::<T>()
+            T::DTYPE
         }
         for_each_array_view!(ArrayDataView, self, a => of(a))
     }
@@ -169,6 +165,11 @@ impl<'a> ArrayDataView<'a> {
         for_each_array_view!(ArrayDataView, self, a => a.is_standard_layout())
     }
 
+    /// The same view, borrowed for a shorter time (ndarray's views do not shorten by themselves).
+    pub fn reborrow(&self) -> ArrayDataView<'_> {
+        for_each_array_view!(ArrayDataView, self, a => ArrayDataView::from(a.view()))
+    }
+
     /// The typed view, if it holds `T`.
     pub fn as_view<T: ViewElement>(&self) -> Option<ArrayViewD<'a, T>> {
         T::unwrap_view(self)
@@ -190,7 +191,7 @@ impl<'a> ArrayDataViewMut<'a> {
     /// The element type.
     pub fn dtype(&self) -> DType {
         fn of<T: Element>(_: &ArrayViewMutD<'_, T>) -> DType {
-            dtype_of::<T>()
+            T::DTYPE
         }
         for_each_array_view!(ArrayDataViewMut, self, a => of(a))
     }
@@ -210,18 +211,23 @@ impl<'a> ArrayDataViewMut<'a> {
         T::unwrap_view_mut(self)
     }
 
-    /// Copies `data` in. `None` (nothing written) where the dtypes or shapes differ.
-    pub fn assign(&mut self, data: &ArrayData) -> Option<()> {
+    /// A read-only view of the same elements.
+    pub fn view(&self) -> ArrayDataView<'_> {
+        for_each_array_view!(ArrayDataViewMut, self, a => ArrayDataView::from(a.view()))
+    }
+
+    /// Copies `data` in (any layout on either side). `None` (nothing written) where the dtypes or
+    /// shapes differ.
+    pub fn assign(&mut self, data: &ArrayDataView<'_>) -> Option<()> {
         if data.dtype() != self.dtype() || data.shape() != self.shape() {
             return None;
         }
-        crate::for_each_array_data!(data, a => copy_typed(self, a))
+        fn copy<T: ViewElement>(to: &mut ArrayDataViewMut<'_>, from: &ArrayViewD<'_, T>) -> Option<()> {
+            T::unwrap_view_mut(to)?.assign(from);
+            Some(())
+        }
+        for_each_array_view!(ArrayDataView, data, a => copy(self, a))
     }
-}
-
-fn copy_typed<T: ViewElement>(to: &mut ArrayDataViewMut<'_>, from: &ndarray::ArrayD<T>) -> Option<()> {
-    T::unwrap_view_mut(to)?.assign(from);
-    Some(())
 }
 
 impl ArrayData {
@@ -264,10 +270,10 @@ mod tests {
         let mut out = Array2::<f64>::zeros((2, 3));
         let mut view: ArrayDataViewMut = out.slice_mut(s![.., 1..]).into_dyn().into();
         assert_eq!(view.shape(), &[2, 2]);
-        assert!(view.assign(&ArrayData::zeros(DType::F32, &[2, 2])).is_none());
-        assert!(view.assign(&ArrayData::zeros(DType::F64, &[2, 3])).is_none());
+        assert!(view.assign(&ArrayData::zeros(DType::F32, &[2, 2]).view()).is_none());
+        assert!(view.assign(&ArrayData::zeros(DType::F64, &[2, 3]).view()).is_none());
         let ones = ArrayData::from(ndarray::ArrayD::<f64>::ones(vec![2, 2]));
-        assert!(view.assign(&ones).is_some());
+        assert!(view.assign(&ones.view()).is_some());
         assert_eq!(out, ndarray::array![[0.0, 1.0, 1.0], [0.0, 1.0, 1.0]]);
     }
 }

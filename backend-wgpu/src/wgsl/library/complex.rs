@@ -39,6 +39,12 @@ pub(super) fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
     (text, deps)
 }
 
+/// What complex sinh and cosh call.
+fn hyperbolic_deps(ty: &'static str, r: &'static str) -> Deps {
+    let real = ["opqa", "opqb", "sinh", "cosh", "sin", "cos", "isinf", "isnan", "inf", "nan", "copysign"];
+    real.into_iter().map(|f| (f, r)).chain([("halfexp", ty)]).collect()
+}
+
 fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str, Deps) {
     match name {
         "opqa" => ("fn opqa_$S(v: $T) -> $T { return $T(opqa_$R(v.x), opqa_$R(v.y)); }", vec![("opqa", r)]),
@@ -175,20 +181,7 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
     }
     return $T(opqa_$R(sinh_$R(x)) * opqb_$R(cos_$R(y)), opqa_$R(cosh_$R(x)) * opqb_$R(sin_$R(y)));
 }",
-            vec![
-                ("opqa", r),
-                ("opqb", r),
-                ("sinh", r),
-                ("cosh", r),
-                ("sin", r),
-                ("cos", r),
-                ("isinf", r),
-                ("isnan", r),
-                ("inf", r),
-                ("nan", r),
-                ("copysign", r),
-                ("halfexp", ty),
-            ],
+            hyperbolic_deps(ty, r),
         ),
         "cosh" => (
             "fn cosh_$S(z: $T) -> $T {
@@ -208,20 +201,7 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
     }
     return $T(opqa_$R(cosh_$R(x)) * opqb_$R(cos_$R(y)), opqa_$R(sinh_$R(x)) * opqb_$R(sin_$R(y)));
 }",
-            vec![
-                ("opqa", r),
-                ("opqb", r),
-                ("sinh", r),
-                ("cosh", r),
-                ("sin", r),
-                ("cos", r),
-                ("isinf", r),
-                ("isnan", r),
-                ("inf", r),
-                ("nan", r),
-                ("copysign", r),
-                ("halfexp", ty),
-            ],
+            hyperbolic_deps(ty, r),
         ),
         // Kahan's formula: no cancellation near the poles of tan.
         "tanh" => (
