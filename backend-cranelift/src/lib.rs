@@ -10,7 +10,13 @@
 //! Running a program checks every input with [`Signature::bind`] first, allocates outputs, reuses
 //! temporaries from the previous run, and splits the outermost loop of each large kernel across
 //! threads ([`Cranelift::with_threads`]; default: the environment variable `PYTATO_NUM_THREADS`,
-//! else every core).
+//! else every core) on rayon's thread pool, which persists between kernels.
+//!
+//! Kernels that are float64 or complex128 matrix products (batched or not, DG's `ij,ej->ei`
+//! included) run through the `gemm` crate's tuned kernels ([`gemm_kernels_run`] counts them):
+//! they sum in the GEMM's order, with fused multiply-adds, as numpy's `@` does through BLAS.
+//! Every other sum follows `pytato_core::math`'s summation scheme, bit for bit with the
+//! interpreter.
 //!
 //! Semantics are numpy's, as the reference interpreter's: integer `//` and `%` by zero give 0 and
 //! never trap, `MIN // -1` wraps, NaN propagates through `maximum`/`minimum`, and a subscript that
@@ -33,6 +39,7 @@
 //! ```
 
 mod codegen;
+mod contraction;
 mod helpers;
 mod jit;
 mod run;
@@ -115,6 +122,15 @@ static MISSES: AtomicU64 = AtomicU64::new(0);
 /// The program cache's counters since the process started.
 pub fn cache_stats() -> CacheStats {
     CacheStats { hits: HITS.load(Ordering::Relaxed), misses: MISSES.load(Ordering::Relaxed) }
+}
+
+/// How many kernels ran as matrix products through the `gemm` crate since the process started:
+/// float64 and complex128 kernels that are (batched) matrix products of two stored arrays
+/// ([`pytato_transform::contraction`]), such as `a @ b` or DG's `einsum("ij,ej->ei", d, u)`.
+/// They are summed in the GEMM's order, with fused multiply-adds, as BLAS does: equal to the
+/// loop nest's results up to rounding, not bit for bit.
+pub fn gemm_kernels_run() -> u64 {
+    contraction::RUN.load(Ordering::Relaxed)
 }
 
 /// Programs kept; the oldest is dropped beyond this.

@@ -9,6 +9,7 @@ use pytato_core::data::DataElement;
 use pytato_core::{
     ArrayData, ArrayDataView, ArrayDataViewMut, Error, Result, for_each_array_data, for_each_array_view,
 };
+use pytato_transform::contraction::{Contraction, recognize};
 use pytato_transform::kernel::{BufferKind, KernelProgram};
 
 use crate::jit::{JitCode, KernelFn};
@@ -22,6 +23,8 @@ pub(crate) struct Compiled {
     pub(crate) signature: Signature,
     program: KernelProgram,
     code: JitCode,
+    /// Per kernel: the matrix product it is, where the GEMM runs it (module `contraction`).
+    products: Vec<Option<Contraction>>,
     /// Dense C-order copies of data buffers that were not (by buffer index).
     dense_data: HashMap<usize, ArrayData>,
     /// Temporaries of the last run (by buffer index), reused by the next one.
@@ -67,7 +70,12 @@ impl Compiled {
                 _ => None,
             })
             .collect();
-        Compiled { signature, program, code, dense_data, scratch: Mutex::new(HashMap::new()) }
+        let products = program
+            .kernels
+            .iter()
+            .map(|k| recognize(&program, k).filter(|c| crate::contraction::supported(c.dtype)))
+            .collect();
+        Compiled { signature, program, code, products, dense_data, scratch: Mutex::new(HashMap::new()) }
     }
 
     /// Runs on borrowed inputs; the outputs are fresh arrays.
@@ -212,6 +220,12 @@ impl Compiled {
             if elements == 0 {
                 continue;
             }
+            if let Some(product) = &self.products[k] {
+                let terms = bound.eval(&product.terms)?.max(0) as usize;
+                if crate::contraction::run(product, kernel.output, &pointers, &shapes, terms, threads) {
+                    continue;
+                }
+            }
             let outer = shape.first().copied().unwrap_or(1);
             let per_element = kernel.work(&|d| bound.eval(d))?.operations;
             let work = (elements as u128).saturating_mul(per_element);
@@ -249,17 +263,18 @@ fn launch(kernel: KernelFn, pointers: &[*mut u8], sizes: &[i64], outer: usize, p
     if parts <= 1 {
         return call(0, outer);
     }
+    // The parts run on rayon's pool, whose threads persist between kernels and programs: a small
+    // kernel pays a queue push per part, not a thread start.
     let chunk = outer.div_ceil(parts);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = (1..parts)
-            .map(|p| (p * chunk, ((p + 1) * chunk).min(outer)))
-            .filter(|(lo, hi)| lo < hi)
-            .map(|(lo, hi)| s.spawn(move || call(lo, hi)))
-            .collect();
-        let first = call(0, chunk.min(outer));
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .fold(first, |acc, r| acc.and(r))
-    })
+    let results: Vec<Mutex<Result<(), [i64; 4]>>> = (0..parts).map(|_| Mutex::new(Ok(()))).collect();
+    rayon::scope(|s| {
+        for (p, slot) in results.iter().enumerate().skip(1) {
+            let (lo, hi) = (p * chunk, ((p + 1) * chunk).min(outer));
+            if lo < hi {
+                s.spawn(move |_| *slot.lock().unwrap_or_else(|e| e.into_inner()) = call(lo, hi));
+            }
+        }
+        *results[0].lock().unwrap_or_else(|e| e.into_inner()) = call(0, chunk.min(outer));
+    });
+    results.into_iter().try_for_each(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()))
 }

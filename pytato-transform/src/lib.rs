@@ -9,6 +9,7 @@
 //! - [`unify_tags`]: axis tags spread along the axes the computation identifies.
 //! - [`materialize`]: which nodes are stored, by a pluggable policy (default: MPMS).
 //! - [`kernel`]: the kernel IR compiled backends translate (fusion of everything not stored).
+//! - [`contraction`]: kernels that are (batched) matrix products, for backends with a GEMM.
 //! - [`analysis`]: node counts, users, depth.
 //! - [`draw`]: DOT, SVG (pure Rust) and HTML drawings.
 //!
@@ -17,6 +18,7 @@
 
 pub mod analysis;
 pub mod bounds;
+pub mod contraction;
 pub mod cse;
 pub mod dce;
 pub mod draw;

@@ -518,16 +518,17 @@ fn write_report(o: &Options, t: &Totals, sides: &[String], elapsed: f64, shrunk:
         t.crashes.len(),
         t.hangs.len()
     );
-    md += "| comparison | agree | agree within transcendental tolerance | mismatch | unsupported | numpy refused \
-           | library refused | numpy differs | skipped |\n";
-    md += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    md += "| comparison | agree | agree within transcendental tolerance | agree in another summation order | mismatch \
+           | unsupported | numpy refused | library refused | numpy differs | skipped |\n";
+    md += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
     for (side, counts) in &t.verdicts {
         let label = if side == "numpy" { "interp vs numpy".to_string() } else { format!("{side} vs interp") };
         let c = |k: &str| counts.get(k).copied().unwrap_or(0);
         md += &format!(
-            "| {label} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {label} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             c("agree"),
             c("transcendental"),
+            c("reordered"),
             c("mismatch"),
             c("unsupported"),
             c("numpy-refused"),

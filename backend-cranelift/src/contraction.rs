@@ -1,0 +1,194 @@
+//! Matrix products through the `gemm` crate: kernels that
+//! [`pytato_transform::contraction::recognize`] finds to be (batched) matrix products of float64
+//! or complex128 buffers run as one GEMM per batch element instead of as JIT loops.
+//!
+//! The GEMM sums each output element in its own order, with fused multiply-adds, as BLAS (and so
+//! numpy's `@`) does: results agree with the loop nest to rounding, not bit for bit. float32 and
+//! complex64 products stay on the loop nest, which sums them in double precision (see
+//! `pytato_core::math`, "Summation"): a float32 GEMM would round every partial sum.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use pytato_core::DType;
+use pytato_transform::contraction::Contraction;
+use pytato_transform::kernel::BufferId;
+
+/// Kernels run through the GEMM since the process started (see [`crate::gemm_kernels_run`]).
+pub(crate) static RUN: AtomicU64 = AtomicU64::new(0);
+
+/// Products with fewer multiply-adds than this run on one thread.
+const PARALLEL_THRESHOLD: usize = 1 << 18;
+
+/// Whether the backend runs contractions of `dtype` through the GEMM.
+pub(crate) fn supported(dtype: DType) -> bool {
+    matches!(dtype, DType::F64 | DType::C128)
+}
+
+/// Row-major strides, in elements, of a dense array of `shape`.
+fn strides(shape: &[usize]) -> Vec<isize> {
+    let mut out = vec![1isize; shape.len()];
+    for k in (0..shape.len().saturating_sub(1)).rev() {
+        out[k] = out[k + 1] * shape[k + 1] as isize;
+    }
+    out
+}
+
+/// Runs `product`, which writes buffer `output`, with `terms` terms per sum. `pointers` and
+/// `shapes` hold every buffer's base address and shape (dense, row-major, as for a JIT kernel).
+///
+/// Returns `false`, having written nothing, when a range of the product does not fit the operand
+/// axis it indexes: the caller then runs the checked loop nest, which reports the error.
+pub(crate) fn run(
+    product: &Contraction,
+    output: BufferId,
+    pointers: &[*mut u8],
+    shapes: &[Vec<usize>],
+    terms: usize,
+    threads: usize,
+) -> bool {
+    let (out_shape, lhs_shape, rhs_shape) = (&shapes[output.0], &shapes[product.lhs.0], &shapes[product.rhs.0]);
+    let fits = |extent: usize, axis: Option<usize>, shape: &[usize]| axis.is_none_or(|a| extent <= shape[a]);
+    let in_range = fits(terms, Some(product.sum_axes.0), lhs_shape)
+        && fits(terms, Some(product.sum_axes.1), rhs_shape)
+        && product
+            .out_axes
+            .iter()
+            .zip(out_shape)
+            .all(|(&(l, r), &extent)| fits(extent, l, lhs_shape) && fits(extent, r, rhs_shape));
+    if !in_range || !supported(product.dtype) {
+        return false;
+    }
+    let (out_strides, lhs_strides, rhs_strides) = (strides(out_shape), strides(lhs_shape), strides(rhs_shape));
+
+    // The 2-d problem: rows (m) from the longest output axis that indexes only `lhs`, columns (n)
+    // from the longest that indexes only `rhs` (a missing one has length 1 and any stride); every
+    // other output axis is looped over, with stride 0 in the operand it does not index.
+    let longest = |axes: Vec<usize>| axes.into_iter().rev().max_by_key(|&a| out_shape[a]);
+    let (row, column) = (longest(product.row_axes()), longest(product.column_axes()));
+    let (m, dst_rs, lhs_rs) = match row {
+        Some(a) => (out_shape[a], out_strides[a], lhs_strides[product.out_axes[a].0.expect("a row")]),
+        None => (1, 0, 0),
+    };
+    let (n, dst_cs, rhs_cs) = match column {
+        Some(a) => (out_shape[a], out_strides[a], rhs_strides[product.out_axes[a].1.expect("a column")]),
+        None => (1, 0, 0),
+    };
+    let (lhs_cs, rhs_rs) = (lhs_strides[product.sum_axes.0], rhs_strides[product.sum_axes.1]);
+    // Threads split the longer of the rows and the columns into contiguous blocks, each one
+    // GEMM: the `gemm` crate's own threading does not pay for DG's shape (few rows, many columns).
+    let parts = if m.saturating_mul(n).saturating_mul(terms) >= PARALLEL_THRESHOLD { threads.min(m.max(n)) } else { 1 };
+    // Every element of the looped axes: element offsets into the output and the operands.
+    let looped: Vec<usize> = (0..out_shape.len()).filter(|&a| Some(a) != row && Some(a) != column).collect();
+    let count: usize = looped.iter().map(|&a| out_shape[a]).product();
+    for flat in 0..count {
+        let (mut dst, mut lhs, mut rhs, mut rest) = (0isize, 0isize, 0isize, flat);
+        for &a in looped.iter().rev() {
+            let i = rest % out_shape[a];
+            rest /= out_shape[a];
+            let (l, r) = product.out_axes[a];
+            let (i, stride) = (i as isize, |axis: Option<usize>, strides: &[isize]| axis.map_or(0, |x| strides[x]));
+            dst += i * out_strides[a];
+            lhs += i * stride(l, &lhs_strides);
+            rhs += i * stride(r, &rhs_strides);
+        }
+        let at = |buffer: BufferId, offset: isize| (pointers[buffer.0], offset);
+        let (dst, lhs, rhs) = (at(output, dst), at(product.lhs, lhs), at(product.rhs, rhs));
+        let whole = Problem { m, n, k: terms, dst, dst_cs, dst_rs, lhs, lhs_cs, lhs_rs, rhs, rhs_cs, rhs_rs };
+        let blocks: Vec<Problem> = (0..parts).filter_map(|p| whole.block(p, parts)).collect();
+        let run = |block: &Problem| match product.dtype {
+            DType::F64 => block.run::<f64>(1.0),
+            _ => block.run::<gemm::c64>(gemm::c64::new(1.0, 0.0)),
+        };
+        match blocks.as_slice() {
+            [one] => run(one),
+            _ => rayon::scope(|s| {
+                for block in &blocks {
+                    s.spawn(move |_| run(block));
+                }
+            }),
+        }
+    }
+    RUN.fetch_add(1, Ordering::Relaxed);
+    true
+}
+
+/// One GEMM call: `dst = lhs · rhs` with element strides (`_rs` between rows, `_cs` between
+/// columns) and each matrix given as a base address and an element offset from it.
+#[derive(Clone, Copy)]
+struct Problem {
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: (*mut u8, isize),
+    dst_cs: isize,
+    dst_rs: isize,
+    lhs: (*mut u8, isize),
+    lhs_cs: isize,
+    lhs_rs: isize,
+    rhs: (*mut u8, isize),
+    rhs_cs: isize,
+    rhs_rs: isize,
+}
+
+// SAFETY: a `Problem` only carries addresses from one `run` call to the threads of its
+// `rayon::scope`, which ends before `run` returns; the blocks of one product write disjoint
+// parts of the output (see `Problem::block`) and only read the operands.
+unsafe impl Send for Problem {}
+unsafe impl Sync for Problem {}
+
+impl Problem {
+    /// Block `p` of `parts`: a contiguous share of the rows, or of the columns where there are
+    /// more of those; `None` when the share is empty.
+    fn block(&self, p: usize, parts: usize) -> Option<Problem> {
+        let by_rows = self.m >= self.n;
+        let length = if by_rows { self.m } else { self.n };
+        let chunk = length.div_ceil(parts);
+        let (lo, hi) = (p * chunk, ((p + 1) * chunk).min(length));
+        if lo >= hi {
+            return None;
+        }
+        let shift = |(base, offset): (*mut u8, isize), stride: isize| (base, offset + lo as isize * stride);
+        Some(if by_rows {
+            Problem { m: hi - lo, dst: shift(self.dst, self.dst_rs), lhs: shift(self.lhs, self.lhs_rs), ..*self }
+        } else {
+            Problem { n: hi - lo, dst: shift(self.dst, self.dst_cs), rhs: shift(self.rhs, self.rhs_cs), ..*self }
+        })
+    }
+
+    fn run<T: Copy + 'static>(&self, one: T) {
+        let element = |(base, offset): (*mut u8, isize)| base.cast::<T>().wrapping_offset(offset);
+        // SAFETY: `T` is the element type of the three buffers (`run` dispatches on the
+        // contraction's dtype, which the recognizer checked is every buffer's dtype). Each base
+        // address is a live, dense, row-major buffer of the shape in `shapes` (the caller's
+        // contract, the same as a JIT kernel's), and the offsets and strides are that layout's:
+        // every element addressed is `offset + i * rs + j * cs` for `i < m`, `j < n` (`k` for the
+        // summed axis), and `run` checked that each of those ranges fits the axis it walks and
+        // that the batch offsets index within the batch axes. The output is not an operand (a
+        // kernel never reads the buffer it writes), so `dst` aliases neither `lhs` nor `rhs`.
+        // With `read_dst = false` the GEMM writes `dst` without reading it (its old contents may
+        // be anything), `beta = 1` keeps the product as it is, and no conjugation is asked for.
+        unsafe {
+            gemm::gemm(
+                self.m,
+                self.n,
+                self.k,
+                element(self.dst),
+                self.dst_cs,
+                self.dst_rs,
+                false,
+                element(self.lhs),
+                self.lhs_cs,
+                self.lhs_rs,
+                element(self.rhs),
+                self.rhs_cs,
+                self.rhs_rs,
+                one,
+                one,
+                false,
+                false,
+                false,
+                gemm::Parallelism::None,
+            )
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! Matrix products that run through the GEMM (module `contraction`): every operand layout the
+//! recognizer accepts, batched and not, float64 and complex128, sizes 0, 1 and odd ones, on one
+//! thread and on two, against a triple loop written here, within the classical error bound of a
+//! reordered sum of products; and special values against the interpreter.
+
+use ndarray::{ArrayD, Dimension, IxDyn};
+use num_complex::Complex64;
+use pytato_backend_cranelift::{Cranelift, gemm_kernels_run};
+use pytato_backend_interp::Interpreter;
+use pytato_core::backend::{Backend, NamedData};
+use pytato_core::frontend as pt;
+use pytato_core::{Array, ArrayData, DType, Dim, Result, Scalar};
+
+/// Held by each test while it reads the process-wide GEMM counter.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Deterministic values of both signs in [-1, 1) with inexact products (a xorshift generator).
+fn values(n: usize, seed: u64) -> Vec<f64> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+        })
+        .collect()
+}
+
+fn array(shape: &[usize], seed: u64, dtype: DType) -> ArrayData {
+    let n: usize = shape.iter().product();
+    let (re, im) = (values(n, seed), values(n, seed + 1000));
+    let scalars = (0..n).map(|i| match dtype {
+        DType::C128 => Scalar::C128(Complex64::new(re[i], im[i])),
+        _ => Scalar::F64(re[i]),
+    });
+    ArrayData::from_scalars(dtype, shape, scalars).expect("float data")
+}
+
+fn complex_values(data: &ArrayData) -> ArrayD<Complex64> {
+    let v: Vec<Complex64> = data.to_scalars().iter().map(Scalar::to_complex64).collect();
+    ArrayD::from_shape_vec(IxDyn(data.shape()), v).expect("shape")
+}
+
+/// `einsum(spec, a, b)` for a spec with one summed letter, as a plain loop over every index: the
+/// value and the sum of the absolute values of the products (for the error bound).
+fn reference(spec: &str, a: &ArrayData, b: &ArrayData) -> (ArrayD<Complex64>, ArrayD<f64>, usize) {
+    let (inputs, out) = spec.split_once("->").expect("explicit output");
+    let (sa, sb) = inputs.split_once(',').expect("two operands");
+    let (a, b) = (complex_values(a), complex_values(b));
+    let mut extent = std::collections::BTreeMap::new();
+    for (letters, shape) in [(sa, a.shape()), (sb, b.shape())] {
+        for (c, &n) in letters.chars().zip(shape) {
+            extent.insert(c, n);
+        }
+    }
+    let summed = sa.chars().find(|c| sb.contains(*c) && !out.contains(*c)).expect("one summed letter");
+    let out_shape: Vec<usize> = out.chars().map(|c| extent[&c]).collect();
+    let (mut value, mut magnitude) = (ArrayD::zeros(IxDyn(&out_shape)), ArrayD::zeros(IxDyn(&out_shape)));
+    for (index, v) in value.indexed_iter_mut() {
+        let mut at: std::collections::BTreeMap<char, usize> = out.chars().zip(index.slice().iter().copied()).collect();
+        let mut size = 0.0;
+        for r in 0..extent[&summed] {
+            at.insert(summed, r);
+            let ia: Vec<usize> = sa.chars().map(|c| at[&c]).collect();
+            let ib: Vec<usize> = sb.chars().map(|c| at[&c]).collect();
+            let p = a[IxDyn(&ia)] * b[IxDyn(&ib)];
+            *v += p;
+            size += a[IxDyn(&ia)].norm() * b[IxDyn(&ib)].norm();
+        }
+        magnitude[&index] = size;
+    }
+    (value, magnitude, extent[&summed])
+}
+
+fn product(spec: &str, a_shape: &[Dim], b_shape: &[Dim], dtype: DType) -> Result<Array> {
+    let a = pt::placeholder("a", a_shape.to_vec(), dtype)?;
+    let b = pt::placeholder("b", b_shape.to_vec(), dtype)?;
+    pt::einsum(spec, &[&a, &b])
+}
+
+fn dims(letters: &str) -> Vec<Dim> {
+    letters.chars().map(|c| Dim::param(format!("n_{c}"))).collect()
+}
+
+/// Every layout, at sizes from empty to above the threshold for threads.
+#[test]
+fn products_of_every_layout_agree_with_a_plain_loop() -> Result<()> {
+    let specs = [
+        "ij,jk->ik",
+        "ji,jk->ik",
+        "ij,kj->ik",
+        "ji,kj->ki",
+        "ij,ej->ei",
+        "ij,j->i",
+        "j,jk->k",
+        "bij,bjk->bik",
+        "bji,bkj->ibk",
+        "ibj,jk->bki",
+        "aij,jb->bia",
+    ];
+    let lengths = [0usize, 1, 3, 17, 70];
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let before = gemm_kernels_run();
+    let mut products = 0;
+    for dtype in [DType::F64, DType::C128] {
+        for spec in specs {
+            let (inputs, _) = spec.split_once("->").expect("explicit");
+            let (sa, sb) = inputs.split_once(',').expect("two");
+            let expr = product(spec, &dims(sa), &dims(sb), dtype)?;
+            for threads in [1, 2] {
+                let program = Cranelift::new().with_threads(threads).compile(&(&expr).into())?;
+                // Every letter its own length, rotating through `lengths`, then all of them long
+                // enough for threads; the batch short.
+                for k in 0..=lengths.len() {
+                    let length = |c: char| match c {
+                        'b' => 3,
+                        _ if k == lengths.len() => 70,
+                        _ => lengths[(k + c as usize) % lengths.len()],
+                    };
+                    let shape = |letters: &str| letters.chars().map(length).collect::<Vec<_>>();
+                    let (a, b) = (array(&shape(sa), 1 + k as u64, dtype), array(&shape(sb), 50 + k as u64, dtype));
+                    let inputs = NamedData::from([("a".to_string(), a.clone()), ("b".to_string(), b.clone())]);
+                    let got = complex_values(&program.run(&inputs)?["_pt_out"]);
+                    let (want, magnitude, terms) = reference(spec, &a, &b);
+                    assert_eq!(got.shape(), want.shape(), "{spec} {dtype} {threads} threads");
+                    // A sum of `terms` products in any order, with or without fused multiply-adds,
+                    // is within `(terms + 1) * eps * sum |a_r| |b_r|` of the exact value.
+                    let bound = |m: f64| (terms as f64 + 2.0) * f64::EPSILON * m * 2.0;
+                    for ((g, w), m) in got.iter().zip(&want).zip(&magnitude) {
+                        assert!(
+                            (g - w).norm() <= bound(*m),
+                            "{spec} {dtype} shapes {:?} {:?}: {g} vs {w}",
+                            shape(sa),
+                            shape(sb)
+                        );
+                    }
+                    products += usize::from(!got.is_empty());
+                }
+            }
+        }
+    }
+    assert!(gemm_kernels_run() - before >= products as u64, "every non-empty product ran through the GEMM");
+    Ok(())
+}
+
+/// NaN, infinities and signed zeros: where each shows up in a product does not depend on the
+/// order of the sum, so the GEMM must agree with the interpreter exactly in kind.
+#[test]
+fn special_values_propagate_as_in_the_interpreter() -> Result<()> {
+    let a = ArrayData::from(
+        ndarray::arr2(&[
+            [1.0, f64::NAN, 0.0],
+            [f64::INFINITY, 2.0, 0.0],
+            [-0.0, -0.0, -0.0],
+            [f64::INFINITY, -1.0, 1.0],
+        ])
+        .into_dyn(),
+    );
+    let b = ArrayData::from(
+        ndarray::arr2(&[[1.0, 0.0, 2.0, 1.0], [0.0, 1.0, 1.0, 1.0], [5.0, 0.0, 3.0, f64::NEG_INFINITY]]).into_dyn(),
+    );
+    let expr =
+        product("ij,jk->ik", &[Dim::param("n"), Dim::param("k")], &[Dim::param("k"), Dim::param("m")], DType::F64)?;
+    let inputs = NamedData::from([("a".to_string(), a), ("b".to_string(), b)]);
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let reference = Interpreter.compile(&(&expr).into())?.run(&inputs)?.remove("_pt_out").expect("output");
+    let before = gemm_kernels_run();
+    let got = Cranelift::new().compile(&(&expr).into())?.run(&inputs)?.remove("_pt_out").expect("output");
+    assert!(gemm_kernels_run() > before, "the product ran through the GEMM");
+    for (g, r) in got.to_scalars().iter().zip(reference.to_scalars()) {
+        let (g, r) = (g.to_f64(), r.to_f64());
+        let same_kind = (g.is_nan() && r.is_nan()) || (g == r && g.is_sign_negative() == r.is_sign_negative());
+        assert!(same_kind, "{g} vs {r}");
+    }
+    Ok(())
+}
+
+/// Operands that are not stored arrays, and float32, stay on the loop nest (bit for bit with the
+/// interpreter), and the program's answer does not change.
+#[test]
+fn other_products_stay_on_the_loop_nest() -> Result<()> {
+    let n = Dim::param("n");
+    let a = pt::placeholder("a", [n.clone(), n.clone()], DType::F32)?;
+    let expr = pt::matmul(&a, &a)?;
+    let data =
+        ArrayData::from_scalars(DType::F32, &[5, 5], values(25, 3).into_iter().map(Scalar::F64)).expect("float data");
+    let inputs = NamedData::from([("a".to_string(), data)]);
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let before = gemm_kernels_run();
+    let got = Cranelift::new().with_threads(1).compile(&(&expr).into())?.run(&inputs)?.remove("_pt_out");
+    let reference = Interpreter.compile(&(&expr).into())?.run(&inputs)?.remove("_pt_out");
+    assert_eq!(gemm_kernels_run(), before, "float32 products are summed in float64 by the loop nest");
+    assert_eq!(got, reference);
+    Ok(())
+}
