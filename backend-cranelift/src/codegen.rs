@@ -221,9 +221,12 @@ impl<'a> Translator<'a, '_> {
                 let value = self.emit(&kernel.expr)?.0;
                 self.store(value, out_base, out_dtype);
             }
-            // Rows streamed through the output: each element's terms combine in order, so sums
-            // (which follow the blocked summation scheme) do not take this path.
-            (_, Some(vector), Expr::Reduce(r)) if r.op != ReduceOp::Sum && self.reads_rows(&r.body) => {
+            // Rows streamed through the output: each element's terms combine in order (float64
+            // sums in blocks, as in scalar code; single-precision sums, which add in double
+            // precision, do not take this path).
+            (_, Some(vector), Expr::Reduce(r))
+                if !matches!(summation(r.op, out_dtype), Summation::Widened(_)) && self.reads_rows(&r.body) =>
+            {
                 let (start, end) = bounds(self, ndim - 1);
                 self.reduction_outside(r, vector, start, end, out_base, out_dtype)?;
             }

@@ -50,6 +50,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use pytato_core::backend::{Backend, BackendRegistration, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
 use pytato_core::binding::Signature;
 use pytato_core::{Array, Result};
+use pytato_transform::data_inputs::{DataInputs, data_as_inputs};
 use pytato_transform::kernel::{KernelOptions, build_kernel_program, dump_requested};
 
 use crate::run::Compiled;
@@ -102,8 +103,10 @@ impl Backend for Cranelift {
     }
 
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
-        let compiled = cached_or_compile(outputs)?;
-        Ok(Box::new(CraneliftProgram { compiled, threads: self.threads }))
+        // Data wrappers are compiled as inputs: a DAG rebuilt over other data is the same program.
+        let data = data_as_inputs(outputs)?;
+        let compiled = cached_or_compile(&data.outputs)?;
+        Ok(Box::new(CraneliftProgram { compiled, threads: self.threads, data }))
     }
 }
 
@@ -149,10 +152,11 @@ fn lookup(hash: u64, entries: &[(String, Array)]) -> Option<Arc<Compiled>> {
     cache.iter().find(|(h, e, _)| *h == hash && e.as_slice() == entries).map(|(_, _, c)| c.clone())
 }
 
-/// Whether compiling `outputs` now would be answered from the cache (a structurally equal DAG was
-/// compiled before and is still cached).
+/// Whether compiling `outputs` now would be answered from the cache: a structurally equal DAG,
+/// or one that differs only in the arrays its data wrappers hold, was compiled before and is
+/// still cached.
 pub fn is_cached(outputs: &Outputs) -> bool {
-    lookup(outputs.structural_hash(), &outputs.entries()).is_some()
+    data_as_inputs(outputs).is_ok_and(|d| lookup(d.outputs.structural_hash(), &d.outputs.entries()).is_some())
 }
 
 /// The compiled program of a structurally equal DAG, or a new one.
@@ -182,11 +186,13 @@ fn cached_or_compile(outputs: &Outputs) -> Result<Arc<Compiled>> {
 struct CraneliftProgram {
     compiled: Arc<Compiled>,
     threads: usize,
+    /// The data the compiled program takes as inputs.
+    data: DataInputs,
 }
 
 impl Program for CraneliftProgram {
     fn input_names(&self) -> Vec<String> {
-        self.compiled.signature.input_names()
+        self.data.user_inputs(self.compiled.signature.input_names())
     }
 
     fn output_names(&self) -> Vec<String> {
@@ -194,10 +200,12 @@ impl Program for CraneliftProgram {
     }
 
     fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
-        self.compiled.run(inputs, self.threads)
+        let inputs = self.data.bind(inputs, &|| self.input_names())?;
+        self.compiled.run(&inputs, self.threads).map_err(|e| self.data.user_error(e))
     }
 
     fn run_into(&self, inputs: &NamedViews<'_>, outputs: &mut NamedViewsMut<'_>) -> Result<()> {
-        self.compiled.run_into(inputs, outputs, self.threads)
+        let inputs = self.data.bind(inputs, &|| self.input_names())?;
+        self.compiled.run_into(&inputs, outputs, self.threads).map_err(|e| self.data.user_error(e))
     }
 }

@@ -139,6 +139,37 @@ fn a_structurally_equal_dag_is_compiled_once() {
 }
 
 #[test]
+fn a_dag_rebuilt_over_new_data_is_compiled_once_and_reads_the_new_data() {
+    let x = pt::placeholder("data_probe", [3], DType::F64).unwrap();
+    let build = |v: [f64; 3], w: f64| {
+        let d = pt::data_wrapper(ArrayData::from(Array1::from(v.to_vec()).into_dyn()), None).unwrap();
+        let e = pt::data_wrapper(ArrayData::from(ndarray::arr0(w).into_dyn()), Some("scale")).unwrap();
+        &(&x * &d) + &e
+    };
+    let (first, second) = (build([1.0, 2.0, 3.0], 0.5), build([-4.0, 5.0, 0.25], 8.0));
+    assert!(!is_cached(&(&second).into()), "nothing like it compiled yet");
+    let data = inputs([("data_probe", ArrayData::from(Array1::from(vec![2.0, 3.0, 4.0]).into_dyn()))]);
+    let a = run(&Cranelift::new(), &first, &data).unwrap();
+    assert!(is_cached(&(&second).into()), "the same program over other data");
+    let b = run(&Cranelift::new(), &second, &data).unwrap();
+    // The expected values: each DAG's own data, computed here.
+    assert_eq!(scalars(&a), [2.5, 6.5, 12.5].map(Scalar::F64));
+    assert_eq!(scalars(&b), [0.0, 23.0, 9.0].map(Scalar::F64));
+
+    // The data is not an input the user passes, nor one they may pass.
+    let program = Cranelift::new().compile(&(&second).into()).unwrap();
+    assert_eq!(program.input_names(), ["data_probe"]);
+    let mut extra = data.clone();
+    extra.insert("_pt_data0".into(), ArrayData::from(Array1::from(vec![0.0; 3]).into_dyn()));
+    match program.run(&extra) {
+        Err(Error::UnknownInput { name, known }) => {
+            assert_eq!((name.as_str(), known), ("_pt_data0", vec!["data_probe".to_string()]))
+        }
+        other => panic!("expected UnknownInput, got {other:?}"),
+    }
+}
+
+#[test]
 fn one_program_runs_every_size() {
     let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
     // A shifted difference and a full reduction: both depend on n.

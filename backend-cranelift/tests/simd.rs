@@ -91,3 +91,27 @@ fn vector_loops_compute_what_the_interpreter_computes() {
         }
     }
 }
+
+/// Sums down the columns, which stream rows through the output in strips of 256 elements and
+/// flush block sums every 128 rows: every combination of whole and partial strips and blocks,
+/// bit for bit with the interpreter; on two threads, which split the row.
+#[test]
+fn column_sums_in_strips_compute_what_the_interpreter_computes() {
+    let (n, m) = (Dim::param("n"), Dim::param("m"));
+    let x = pt::placeholder("x", [n.clone(), m.clone()], DType::F64).unwrap();
+    let y = pt::placeholder("y", [n, m], DType::F64).unwrap();
+    let sums = [pt::sum(&(&x * &y), 0).unwrap(), pt::sum(&(&x - 0.5), 0).unwrap()];
+    for e in sums {
+        for threads in [1, 2] {
+            let program = Cranelift::new().with_threads(threads).compile(&(&e).into()).unwrap();
+            for (n, m) in [(127, 255), (128, 256), (129, 257), (300, 600), (257, 513)] {
+                let names = program.input_names();
+                let data: NamedData = inputs(n, m, DType::F64).into_iter().filter(|(k, _)| names.contains(k)).collect();
+                let jit = program.run(&data).unwrap().remove("_pt_out").unwrap();
+                let reference = run(&Interpreter, &e, &data).unwrap();
+                let bits = |a: &ArrayData| a.to_scalars().iter().map(|v| v.to_f64().to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&jit), bits(&reference), "column sums at {n}x{m} on {threads} threads");
+            }
+        }
+    }
+}

@@ -786,6 +786,14 @@ impl Array {
         Ok(Array::fresh(NodeKind::Placeholder { name: name.map(Into::into) }, shape, dtype))
     }
 
+    /// A placeholder with a library-generated name (one of [`names::PT_PREFIXES`]): for passes
+    /// that turn other nodes into program inputs, such as data wrappers compiled as parameters.
+    pub fn new_generated_placeholder(name: &str, shape: Shape, dtype: DType) -> Result<Array> {
+        names::internal_name(name)?;
+        shape.validate("Placeholder")?;
+        Ok(Array::fresh(NodeKind::Placeholder { name: Some(name.into()) }, shape, dtype))
+    }
+
     /// The size parameter `name`: a 0-d `int64` input that shapes can refer to as `Dim::param(name)`.
     pub fn new_size_param(name: &str) -> Result<Array> {
         names::check_array_name("SizeParam", name)?;

@@ -5,6 +5,7 @@
 //! - [`cse`]: common-subexpression elimination.
 //! - [`dce`]: dead-code elimination of the `zero(…)` links.
 //! - [`lower`]: every node kind to an equivalent `IndexLambda`.
+//! - [`data_inputs`]: data wrappers as program inputs (programs that do not depend on the data).
 //! - [`einsum`]: removing broadcast axes from einsums, and the distributive law.
 //! - [`unify_tags`]: axis tags spread along the axes the computation identifies.
 //! - [`materialize`]: which nodes are stored, by a pluggable policy (default: MPMS).
@@ -20,6 +21,7 @@ pub mod analysis;
 pub mod bounds;
 pub mod contraction;
 pub mod cse;
+pub mod data_inputs;
 pub mod dce;
 pub mod draw;
 pub mod einsum;

@@ -24,6 +24,10 @@ use pytato_core::{DType, Result};
 use super::{Translator, bug, float_cc};
 use crate::helpers;
 
+/// Output elements per strip of a blocked sum with the reduction outside the row (the block sums
+/// of a strip live in a stack slot of this many elements).
+const STRIP: i64 = 256;
+
 /// Vector loads and stores: never trapping, not assumed aligned.
 fn vector_flags() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
@@ -381,9 +385,9 @@ impl Translator<'_, '_> {
 
     /// A kernel that is one reduction, with the reduction loops outside the innermost output loop:
     /// the output row starts at the neutral element and each step of the reduction combines a
-    /// whole row into it (`out[i, :] += a[i, j] * b[j, :]` for a matrix product). Each element is
-    /// combined in the same order as by the scalar loop, so the result is the same bits; what
-    /// changes is that memory is read row by row.
+    /// whole row into it (`out[i, :] = max(out[i, :], a[j, i, :])`). Each element is combined in
+    /// the same order as by the scalar loop, so the result is the same bits; what changes is that
+    /// memory is read row by row. Blocked sums take [`Self::blocked_sum_outside`].
     pub(super) fn reduction_outside(
         &mut self,
         r: &Reduce,
@@ -393,28 +397,140 @@ impl Translator<'_, '_> {
         out_base: Value,
         out_dtype: DType,
     ) -> Result<()> {
-        let var = *self.inames.last().expect("an innermost axis");
+        if matches!(summation(r.op, out_dtype), Summation::Blocked) {
+            return self.blocked_sum_outside(r, vector, start, end, out_base, out_dtype);
+        }
         let neutral = self.constant(r.op.neutral(out_dtype));
-        let init = self.open_loop(var, start, end);
-        let offset = self.output_offset(None);
-        let addr = self.address(out_base, offset, out_dtype);
-        self.store(neutral, addr, out_dtype);
-        self.close_loop(init);
-
+        self.fill_row(start, end, out_base, out_dtype, neutral);
         let loops = self.open_reduction_loops(r)?;
-        self.b.def_var(var, start);
-        self.vector_loop(&r.body, vector, 4, end, out_base, Some(r.op))?;
-        self.vector_loop(&r.body, vector, 1, end, out_base, Some(r.op))?;
+        self.accumulate_row(r, vector, start, end, out_base, out_dtype)?;
+        self.close_reduction_loops(r, loops);
+        Ok(())
+    }
+
+    /// [`Self::reduction_outside`] for a float64 sum, which follows the blocked summation scheme:
+    /// the row is cut into strips of [`STRIP`] elements; for each strip, the block sums live in a
+    /// stack slot and the totals in the output, and every `SUM_BLOCK` steps the blocks are added
+    /// into the totals. Per element: the scalar code's operations in its order (`sum(_r, a[_r, i])`
+    /// reads rows of `a` instead of walking down its columns).
+    fn blocked_sum_outside(
+        &mut self,
+        r: &Reduce,
+        vector: Type,
+        start: Value,
+        end: Value,
+        out_base: Value,
+        out_dtype: DType,
+    ) -> Result<()> {
+        let itemsize = out_dtype.itemsize() as i64;
+        let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+            (STRIP * itemsize) as u32,
+            4,
+        ));
+        let zero = self.zero(out_dtype);
+        let strip_start = self.var(types::I64);
+        self.b.def_var(strip_start, start);
+        let strips = self.open_stepped_loop(strip_start, end, STRIP);
+        // `open_stepped_loop` runs while a whole strip fits; the last, shorter one follows.
+        self.strip(r, vector, strip_start, None, (slot, zero), out_base, out_dtype)?;
+        self.close_loop(strips);
+        let rest = self.b.use_var(strip_start);
+        let short = self.b.ins().icmp(cranelift_codegen::ir::condcodes::IntCC::SignedLessThan, rest, end);
+        let (last, done) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(short, last, &[], done, &[]);
+        self.b.switch_to_block(last);
+        self.strip(r, vector, strip_start, Some(end), (slot, zero), out_base, out_dtype)?;
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        Ok(())
+    }
+
+    /// One strip of [`Self::blocked_sum_outside`]: `[strip_start, end.unwrap_or(strip_start + STRIP))`.
+    #[allow(clippy::too_many_arguments)]
+    fn strip(
+        &mut self,
+        r: &Reduce,
+        vector: Type,
+        strip_start: cranelift_frontend::Variable,
+        end: Option<Value>,
+        (slot, zero): (cranelift_codegen::ir::StackSlot, super::Val),
+        out_base: Value,
+        out_dtype: DType,
+    ) -> Result<()> {
+        let var = *self.inames.last().expect("an innermost axis");
+        let lo = self.b.use_var(strip_start);
+        let hi = match end {
+            Some(end) => end,
+            None => self.b.ins().iadd_imm_s(lo, STRIP),
+        };
+        // The block sums of the strip, addressed like the output: element `i` of the row is at
+        // `blocks + output_offset(i) * itemsize`.
+        let slot_addr = self.b.ins().stack_addr(types::I64, slot, 0);
+        self.b.def_var(var, lo);
+        let first = self.output_offset(None);
+        let first_bytes = self.b.ins().imul_imm_s(first, out_dtype.itemsize() as i64);
+        let blocks = self.b.ins().isub(slot_addr, first_bytes);
+        self.fill_row(lo, hi, out_base, out_dtype, zero);
+        self.fill_row(lo, hi, blocks, out_dtype, zero);
+        let count = self.var(types::I64);
+        let none = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(count, none);
+        let loops = self.open_reduction_loops(r)?;
+        self.accumulate_row(r, vector, lo, hi, blocks, out_dtype)?;
+        self.count_and_flush(count, &mut |t| t.flush_blocks(lo, hi, blocks, out_base, out_dtype, zero));
+        self.close_reduction_loops(r, loops);
+        self.flush_blocks(lo, hi, blocks, out_base, out_dtype, zero);
+        Ok(())
+    }
+
+    /// `out[i] += blocks[i]; blocks[i] = 0` over the row's `[lo, hi)`.
+    fn flush_blocks(&mut self, lo: Value, hi: Value, blocks: Value, out_base: Value, dtype: DType, zero: super::Val) {
+        let var = *self.inames.last().expect("an innermost axis");
+        let flush = self.open_loop(var, lo, hi);
+        let offset = self.output_offset(None);
+        let (total_at, block_at) = (self.address(out_base, offset, dtype), self.address(blocks, offset, dtype));
+        let (total, block) = (self.load(total_at, dtype), self.load(block_at, dtype));
+        let sum = self.combine(ReduceOp::Sum, total, block, dtype);
+        self.store(sum, total_at, dtype);
+        self.store(zero, block_at, dtype);
+        self.close_loop(flush);
+    }
+
+    /// `row[i] = value` over the output row's `[lo, hi)`, `row` addressed like the output.
+    fn fill_row(&mut self, lo: Value, hi: Value, row: Value, dtype: DType, value: super::Val) {
+        let var = *self.inames.last().expect("an innermost axis");
+        let fill = self.open_loop(var, lo, hi);
+        let offset = self.output_offset(None);
+        let addr = self.address(row, offset, dtype);
+        self.store(value, addr, dtype);
+        self.close_loop(fill);
+    }
+
+    /// One step of a reduction outside the row: `row[i] = row[i] op body` over `[lo, hi)`, four
+    /// vectors at a time, then one, then element by element.
+    fn accumulate_row(
+        &mut self,
+        r: &Reduce,
+        vector: Type,
+        lo: Value,
+        hi: Value,
+        row: Value,
+        dtype: DType,
+    ) -> Result<()> {
+        let var = *self.inames.last().expect("an innermost axis");
+        self.b.def_var(var, lo);
+        self.vector_loop(&r.body, vector, 4, hi, row, Some(r.op))?;
+        self.vector_loop(&r.body, vector, 1, hi, row, Some(r.op))?;
         let rest = self.b.use_var(var);
-        let inner = self.open_loop(var, rest, end);
+        let inner = self.open_loop(var, rest, hi);
         let (x, _) = self.emit(&r.body)?;
         let offset = self.output_offset(None);
-        let addr = self.address(out_base, offset, out_dtype);
-        let current = self.load(addr, out_dtype);
-        let next = self.combine(r.op, current, x, out_dtype);
-        self.store(next, addr, out_dtype);
+        let addr = self.address(row, offset, dtype);
+        let current = self.load(addr, dtype);
+        let next = self.combine(r.op, current, x, dtype);
+        self.store(next, addr, dtype);
         self.close_loop(inner);
-        self.close_reduction_loops(r, loops);
         Ok(())
     }
 
