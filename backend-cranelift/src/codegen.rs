@@ -24,12 +24,13 @@ use std::sync::Arc;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    AbiParam, Block, Function, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind, Type, Value, types,
+    AbiParam, Block, Function, InstBuilder, MemFlagsData, Signature, StackSlot, StackSlotData, StackSlotKind, Type,
+    Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
-use pytato_core::math::{SUM_BLOCK, Summation, summation};
+use pytato_core::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Dim, Error, Result, Scalar};
 use pytato_transform::kernel::{BufferId, INDEX_ARRAY, Kernel, KernelProgram};
@@ -958,7 +959,7 @@ impl<'a> Translator<'a, '_> {
 
     /// A reduction: an accumulator, one loop per iname (the first slowest). Float and complex sums
     /// follow `pytato_core::math`'s summation scheme: single precision in double, double precision
-    /// in blocks of `SUM_BLOCK` terms.
+    /// in blocks of `SUM_BLOCK` terms, each in `SUM_LANES` lanes.
     fn reduce(&mut self, r: &Reduce) -> Result<(Val, DType)> {
         let dtype = self.dtype_of(&r.body)?;
         match summation(r.op, dtype) {
@@ -976,27 +977,37 @@ impl<'a> Translator<'a, '_> {
                 Ok((self.cast(total, wide, dtype), dtype))
             }
             Summation::Blocked => {
+                // The lanes of the block live in a stack slot, lane `count % SUM_LANES` taking the
+                // next term: each lane's additions depend only on that lane's.
                 let zero = self.zero(dtype);
                 let total = self.vars_of(dtype, zero);
-                let block = self.vars_of(dtype, zero);
+                let size = dtype.itemsize() as i64;
+                let lanes = self.lane_slot(size);
+                self.clear_lanes(lanes, size, &mut |t, addr| t.store(zero, addr, dtype));
                 let count = self.var(types::I64);
                 let none = self.b.ins().iconst(types::I64, 0);
                 self.b.def_var(count, none);
                 let loops = self.open_reduction_loops(r)?;
                 let (x, _) = self.emit(&r.body)?;
-                let current = self.read(&block);
+                let lane = self.lane_address(lanes, size, count);
+                let current = self.load(lane, dtype);
                 let next = self.combine(r.op, current, x, dtype);
-                self.define(&block, next);
+                self.store(next, lane, dtype);
                 self.count_and_flush(count, &mut |t| {
-                    let (sum, part) = (t.read(&total), t.read(&block));
-                    let sum = t.combine(ReduceOp::Sum, sum, part, dtype);
+                    let block = t.lane_tree(lanes, size, &mut |t, addr| t.load(addr, dtype), &mut |t, a, b| {
+                        t.combine(ReduceOp::Sum, a, b, dtype)
+                    });
+                    let sum = t.read(&total);
+                    let sum = t.combine(ReduceOp::Sum, sum, block, dtype);
                     t.define(&total, sum);
-                    let zero = t.zero(dtype);
-                    t.define(&block, zero);
+                    t.clear_lanes(lanes, size, &mut |t, addr| t.store(zero, addr, dtype));
                 });
                 self.close_reduction_loops(r, loops);
-                let (sum, part) = (self.read(&total), self.read(&block));
-                Ok((self.combine(ReduceOp::Sum, sum, part, dtype), dtype))
+                let block = self.lane_tree(lanes, size, &mut |t, addr| t.load(addr, dtype), &mut |t, a, b| {
+                    t.combine(ReduceOp::Sum, a, b, dtype)
+                });
+                let sum = self.read(&total);
+                Ok((self.combine(ReduceOp::Sum, sum, block, dtype), dtype))
             }
             Summation::InOrder => {
                 let neutral = self.constant(r.op.neutral(dtype));
@@ -1010,6 +1021,44 @@ impl<'a> Translator<'a, '_> {
                 Ok((self.read(&acc), dtype))
             }
         }
+    }
+
+    /// A stack slot for the [`SUM_LANES`] lanes of a blocked sum, `lane_bytes` bytes per lane.
+    fn lane_slot(&mut self, lane_bytes: i64) -> StackSlot {
+        let bytes = (SUM_LANES as i64 * lane_bytes) as u32;
+        self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 4))
+    }
+
+    /// The address of lane `count % SUM_LANES` in `lanes`.
+    fn lane_address(&mut self, lanes: StackSlot, lane_bytes: i64, count: Variable) -> Value {
+        let n = self.b.use_var(count);
+        let lane = self.b.ins().band_imm_s(n, SUM_LANES as i64 - 1);
+        let offset = self.b.ins().imul_imm_s(lane, lane_bytes);
+        let base = self.b.ins().stack_addr(types::I64, lanes, 0);
+        self.b.ins().iadd(base, offset)
+    }
+
+    /// Runs `clear` on the address of every lane (which sets it to zero).
+    fn clear_lanes(&mut self, lanes: StackSlot, lane_bytes: i64, clear: &mut dyn FnMut(&mut Self, Value)) {
+        for l in 0..SUM_LANES as i64 {
+            let addr = self.b.ins().stack_addr(types::I64, lanes, (l * lane_bytes) as i32);
+            clear(self, addr);
+        }
+    }
+
+    /// The lanes' sum in [`lane_tree`]'s order: `load` reads a lane at an address, `add` adds.
+    fn lane_tree<V: Clone>(
+        &mut self,
+        lanes: StackSlot,
+        lane_bytes: i64,
+        load: &mut dyn FnMut(&mut Self, Value) -> V,
+        add: &mut dyn FnMut(&mut Self, V, V) -> V,
+    ) -> V {
+        let values: [V; SUM_LANES] = std::array::from_fn(|l| {
+            let addr = self.b.ins().stack_addr(types::I64, lanes, (l as i64 * lane_bytes) as i32);
+            load(self, addr)
+        });
+        lane_tree(values, &mut |a, b| Ok::<V, ()>(add(self, a, b))).unwrap_or_else(|()| unreachable!("infallible"))
     }
 
     /// Counts one term in `count`; every `SUM_BLOCK` terms runs `flush` (which adds the block

@@ -391,7 +391,8 @@ pub(crate) struct Accumulator {
     op: ReduceOp,
     dtype: DType,
     total: Scalar,
-    block: Scalar,
+    /// The lanes of the current block (blocked sums).
+    lanes: [Scalar; math::SUM_LANES],
     count: u64,
 }
 
@@ -401,7 +402,7 @@ impl Accumulator {
             math::Summation::Widened(wide) => wide,
             _ => dtype,
         };
-        Accumulator { op, dtype, total: op.neutral(wide), block: Scalar::zero(wide), count: 0 }
+        Accumulator { op, dtype, total: op.neutral(wide), lanes: [Scalar::zero(wide); math::SUM_LANES], count: 0 }
     }
 
     pub(crate) fn add(&mut self, x: Scalar) -> R<()> {
@@ -410,11 +411,13 @@ impl Accumulator {
                 self.total = binary(BinaryOp::Add, self.total, x.cast(wide))?;
             }
             math::Summation::Blocked => {
-                self.block = binary(BinaryOp::Add, self.block, x)?;
+                let lane = &mut self.lanes[self.count as usize % math::SUM_LANES];
+                *lane = binary(BinaryOp::Add, *lane, x)?;
                 self.count += 1;
                 if self.count == math::SUM_BLOCK {
-                    self.total = binary(BinaryOp::Add, self.total, self.block)?;
-                    self.block = Scalar::zero(self.dtype);
+                    let block = math::lane_tree(self.lanes, &mut |a, b| binary(BinaryOp::Add, a, b))?;
+                    self.total = binary(BinaryOp::Add, self.total, block)?;
+                    self.lanes = [Scalar::zero(self.dtype); math::SUM_LANES];
                     self.count = 0;
                 }
             }
@@ -426,7 +429,10 @@ impl Accumulator {
     pub(crate) fn finish(self) -> R<Scalar> {
         Ok(match math::summation(self.op, self.dtype) {
             math::Summation::Widened(_) => self.total.cast(self.dtype),
-            math::Summation::Blocked => binary(BinaryOp::Add, self.total, self.block)?,
+            math::Summation::Blocked => {
+                let block = math::lane_tree(self.lanes, &mut |a, b| binary(BinaryOp::Add, a, b))?;
+                binary(BinaryOp::Add, self.total, block)?
+            }
             math::Summation::InOrder => self.total,
         })
     }

@@ -34,7 +34,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
-use pytato_core::math::{SUM_BLOCK, Summation, summation};
+use pytato_core::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Dim, Error, Result, Scalar};
 use pytato_transform::bounds::Ranges;
@@ -716,7 +716,7 @@ impl Translator<'_> {
 
     /// A reduction: a loop per iname. Float and complex sums follow `pytato_core::math`'s
     /// summation scheme (single precision in double where the adapter has it, double precision in
-    /// blocks of `SUM_BLOCK` terms), as the CPU backends do.
+    /// blocks of `SUM_BLOCK` terms in `SUM_LANES` lanes), as the CPU backends do.
     fn reduce(&mut self, r: &Reduce, dtype: DType) -> Result<String> {
         let ty = self.ty(dtype)?;
         let scheme = match summation(r.op, dtype) {
@@ -728,9 +728,16 @@ impl Translator<'_> {
         let acc = self.fresh("acc");
         let neutral = self.constant(&r.op.neutral(acc_dtype))?;
         self.line(&format!("var {acc}: {acc_ty} = {neutral};"));
-        let (block, count) = (self.fresh("blk"), self.fresh("cnt"));
+        // Blocked sums: the lanes of the block rotate through `lanes[0]`, which always holds lane
+        // `count % SUM_LANES` (the one the next term goes to); after a multiple of `SUM_LANES`
+        // terms every lane is back in its place. Registers, where an array indexed by the count
+        // would become a chain of selects on some drivers.
+        let lanes: Vec<String> = (0..SUM_LANES).map(|_| self.fresh("lane")).collect();
+        let count = self.fresh("cnt");
         if scheme == Summation::Blocked {
-            self.line(&format!("var {block}: {ty} = {neutral};"));
+            for lane in &lanes {
+                self.line(&format!("var {lane}: {ty} = {neutral};"));
+            }
             self.line(&format!("var {count}: u32 = 0u;"));
         }
         let mut opened = Vec::new();
@@ -748,13 +755,19 @@ impl Translator<'_> {
                 self.line(&format!("{acc} = {sum};"));
             }
             Summation::Blocked => {
-                let sum = self.binary(BinaryOp::Add, dtype, &block, &x)?;
-                self.line(&format!("{block} = {sum};"));
+                let sum = self.binary(BinaryOp::Add, dtype, &lanes[0], &x)?;
+                let next = self.bind(dtype, &sum)?;
+                self.rotate_lanes(&lanes, &next);
                 self.line(&format!("{count} = {count} + 1u;"));
+                self.open(&format!("if {count} == {SUM_BLOCK}u"));
+                let block = self.lane_tree(&lanes, dtype)?;
                 let total = self.binary(BinaryOp::Add, dtype, &acc, &block)?;
-                self.line(&format!(
-                    "if {count} == {SUM_BLOCK}u {{ {acc} = {total}; {block} = {neutral}; {count} = 0u; }}"
-                ));
+                self.line(&format!("{acc} = {total};"));
+                for lane in &lanes {
+                    self.line(&format!("{lane} = {neutral};"));
+                }
+                self.line(&format!("{count} = 0u;"));
+                self.close();
             }
             Summation::InOrder => {
                 let combined = match (r.op, dtype) {
@@ -781,10 +794,33 @@ impl Translator<'_> {
         Ok(match scheme {
             Summation::Widened(_) => self.bind(dtype, &format!("{ty}({acc})"))?,
             Summation::Blocked => {
+                // Lanes back in their places, then the last (partial) block.
+                self.open(&format!("for (; ({count} & {}u) != 0u; {count} = {count} + 1u)", SUM_LANES - 1));
+                let first = self.bind(dtype, &lanes[0])?;
+                self.rotate_lanes(&lanes, &first);
+                self.close();
+                let block = self.lane_tree(&lanes, dtype)?;
                 let total = self.binary(BinaryOp::Add, dtype, &acc, &block)?;
                 self.bind(dtype, &total)?
             }
             Summation::InOrder => acc,
+        })
+    }
+
+    /// `lanes[k] = lanes[k + 1]`, and the last lane `= value`.
+    fn rotate_lanes(&mut self, lanes: &[String], value: &str) {
+        for pair in lanes.windows(2) {
+            self.line(&format!("{} = {};", pair[0], pair[1]));
+        }
+        self.line(&format!("{} = {value};", lanes[lanes.len() - 1]));
+    }
+
+    /// The sum of `lanes` (in their places) in `lane_tree`'s order, bound to a name.
+    fn lane_tree(&mut self, lanes: &[String], dtype: DType) -> Result<String> {
+        let lanes: [String; SUM_LANES] = lanes.to_vec().try_into().map_err(|_| bug("SUM_LANES lanes"))?;
+        lane_tree(lanes, &mut |a, b| {
+            let sum = self.binary(BinaryOp::Add, dtype, &a, &b)?;
+            self.bind(dtype, &sum)
         })
     }
 }

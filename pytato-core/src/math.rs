@@ -20,9 +20,13 @@
 //!
 //! - float32 and complex64 terms are added in float64 (complex128) and rounded once at the end:
 //!   sums of up to 2^29 terms stay within one float32 rounding of the exact sum;
-//! - float64 and complex128 terms are added into a block sum, and every [`SUM_BLOCK`] terms the
-//!   block sum is added into the total and restarts at zero; the result is total + block. The
-//!   error grows like `SUM_BLOCK + n / SUM_BLOCK` roundings instead of `n`.
+//! - float64 and complex128 terms are summed in blocks of [`SUM_BLOCK`] terms, and each block in
+//!   [`SUM_LANES`] lanes: term `t` (counted from 0) is added into lane `t % SUM_LANES` of its
+//!   block (lanes start at +0). Every `SUM_BLOCK` terms the lanes are combined by [`lane_tree`]
+//!   and added into the total, and start again at +0; the result is `total + lane_tree(lanes)`.
+//!   The error grows like `SUM_BLOCK / SUM_LANES + n / SUM_BLOCK` roundings instead of `n`, and
+//!   the lanes are what SIMD registers hold: a compiled loop adds one vector of adjacent terms
+//!   into each of its lane registers, with no dependency from one term to the next.
 //!
 //! Terms are taken in the order of the reduction's loops (the first iname slowest), counted over
 //! the whole reduction however many inames it has.
@@ -34,12 +38,42 @@ use crate::scalar::Scalar;
 /// Terms per block of a float64 or complex128 sum (see the module docs, "Summation").
 pub const SUM_BLOCK: u64 = 128;
 
+/// Lanes of a float64 or complex128 block sum (see the module docs, "Summation"); divides
+/// [`SUM_BLOCK`].
+pub const SUM_LANES: usize = 8;
+
+const _: () = assert!(SUM_BLOCK.is_multiple_of(SUM_LANES as u64), "lanes divide a block");
+
+/// The sum of the lanes of a block, in the one order every backend uses:
+/// `((l0 + l2) + (l4 + l6)) + ((l1 + l3) + (l5 + l7))`, which is what adding four 2-lane vectors
+/// pairwise and then the two halves of the result gives. `add` adds two values (a number, or code
+/// that computes one).
+///
+/// ```
+/// use pytato_core::math::lane_tree;
+/// let lanes = [1e16, 1.0, -1e16, 1.0, 0.0, 0.0, 0.0, 0.0];
+/// let sum = lane_tree(lanes, &mut |a: f64, b: f64| Ok::<_, ()>(a + b)).unwrap();
+/// assert_eq!(sum, 2.0); // ((1e16 + -1e16) + (0 + 0)) + ((1 + 1) + (0 + 0))
+/// ```
+pub fn lane_tree<T: Clone, E>(lanes: [T; SUM_LANES], add: &mut dyn FnMut(T, T) -> Result<T, E>) -> Result<T, E> {
+    let [l0, l1, l2, l3, l4, l5, l6, l7] = lanes;
+    let even = {
+        let (a, b) = (add(l0, l2)?, add(l4, l6)?);
+        add(a, b)?
+    };
+    let odd = {
+        let (a, b) = (add(l1, l3)?, add(l5, l7)?);
+        add(a, b)?
+    };
+    add(even, odd)
+}
+
 /// How a reduction combines its terms (see the module docs, "Summation").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Summation {
     /// float32 and complex64 sums: in this wider dtype, rounded at the end.
     Widened(DType),
-    /// float64 and complex128 sums: in blocks of [`SUM_BLOCK`] terms.
+    /// float64 and complex128 sums: in blocks of [`SUM_BLOCK`] terms, each in [`SUM_LANES`] lanes.
     Blocked,
     /// Everything else: one accumulator, in order.
     InOrder,

@@ -17,7 +17,7 @@
 
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
-use pytato_core::math::{Summation, summation};
+use pytato_core::math::{SUM_LANES, Summation, lane_tree, summation};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Result};
 
@@ -285,52 +285,84 @@ impl Translator<'_, '_> {
                 out
             }
             Expr::Reduce(r) => {
-                // Each lane is one output element, combining its terms as the scalar code does
-                // (sums in blocks, with one count for all lanes: they run in lockstep).
+                // Each vector lane is one output element, combining its terms as the scalar code
+                // does (one count for all of them: they run in lockstep). Blocked sums keep their
+                // `SUM_LANES` lanes in a stack slot, one vector per group of `starts`.
                 let blocked = matches!(summation(r.op, lane), Summation::Blocked);
                 let neutral = self.constant(r.op.neutral(lane)).real();
                 let neutral = self.b.ins().splat(vector, neutral);
-                let new_vars = |t: &mut Self| -> Vec<_> {
-                    starts
-                        .iter()
-                        .map(|_| {
-                            let v = t.var(vector);
-                            t.b.def_var(v, neutral);
-                            v
-                        })
-                        .collect()
+                let accs: Vec<_> = starts
+                    .iter()
+                    .map(|_| {
+                        let v = self.var(vector);
+                        self.b.def_var(v, neutral);
+                        v
+                    })
+                    .collect();
+                let group_bytes = vector.bytes() as i64;
+                let lane_bytes = group_bytes * starts.len() as i64;
+                let lanes = blocked.then(|| self.lane_slot(lane_bytes));
+                let clear = |t: &mut Self, lanes| {
+                    t.clear_lanes(lanes, lane_bytes, &mut |t, addr| {
+                        for u in 0..starts.len() {
+                            t.b.ins().store(vector_flags(), neutral, addr, (u as i64 * group_bytes) as i32);
+                        }
+                    })
                 };
-                let accs = new_vars(self);
-                let blocks = if blocked { new_vars(self) } else { accs.clone() };
+                let tree = |t: &mut Self, lanes, u: usize| {
+                    let offset = (u as i64 * group_bytes) as i32;
+                    t.lane_tree(
+                        lanes,
+                        lane_bytes,
+                        &mut |t, addr| t.b.ins().load(vector, vector_flags(), addr, offset),
+                        &mut |t, a, b| t.b.ins().fadd(a, b),
+                    )
+                };
+                if let Some(lanes) = lanes {
+                    clear(self, lanes);
+                }
                 let count = self.var(types::I64);
                 let none = self.b.ins().iconst(types::I64, 0);
                 self.b.def_var(count, none);
                 let loops = self.open_reduction_loops(r)?;
                 let xs = each(self, &r.body)?;
-                for (&acc, x) in blocks.iter().zip(xs) {
-                    let current = self.b.use_var(acc);
-                    let next = self.vector_combine(r.op, current, x)?;
-                    self.b.def_var(acc, next);
-                }
-                if blocked {
-                    self.count_and_flush(count, &mut |t| {
-                        for (&acc, &block) in accs.iter().zip(&blocks) {
-                            let (sum, part) = (t.b.use_var(acc), t.b.use_var(block));
-                            let sum = t.b.ins().fadd(sum, part);
-                            t.b.def_var(acc, sum);
-                            t.b.def_var(block, neutral);
+                match lanes {
+                    Some(lanes) => {
+                        let lane = self.lane_address(lanes, lane_bytes, count);
+                        for (u, x) in xs.into_iter().enumerate() {
+                            let offset = (u as i64 * group_bytes) as i32;
+                            let current = self.b.ins().load(vector, vector_flags(), lane, offset);
+                            let next = self.b.ins().fadd(current, x);
+                            self.b.ins().store(vector_flags(), next, lane, offset);
                         }
-                    });
+                        self.count_and_flush(count, &mut |t| {
+                            for (u, &acc) in accs.iter().enumerate() {
+                                let block = tree(t, lanes, u);
+                                let sum = t.b.use_var(acc);
+                                let sum = t.b.ins().fadd(sum, block);
+                                t.b.def_var(acc, sum);
+                            }
+                            clear(t, lanes);
+                        });
+                    }
+                    None => {
+                        for (&acc, x) in accs.iter().zip(xs) {
+                            let current = self.b.use_var(acc);
+                            let next = self.vector_combine(r.op, current, x)?;
+                            self.b.def_var(acc, next);
+                        }
+                    }
                 }
                 self.close_reduction_loops(r, loops);
                 let mut out = Vec::with_capacity(accs.len());
-                for (&acc, &block) in accs.iter().zip(&blocks) {
+                for (u, &acc) in accs.iter().enumerate() {
                     let total = self.b.use_var(acc);
-                    out.push(if blocked {
-                        let part = self.b.use_var(block);
-                        self.b.ins().fadd(total, part)
-                    } else {
-                        total
+                    out.push(match lanes {
+                        Some(lanes) => {
+                            let block = tree(self, lanes, u);
+                            self.b.ins().fadd(total, block)
+                        }
+                        None => total,
                     });
                 }
                 out
@@ -409,10 +441,11 @@ impl Translator<'_, '_> {
     }
 
     /// [`Self::reduction_outside`] for a float64 sum, which follows the blocked summation scheme:
-    /// the row is cut into strips of [`STRIP`] elements; for each strip, the block sums live in a
-    /// stack slot and the totals in the output, and every `SUM_BLOCK` steps the blocks are added
-    /// into the totals. Per element: the scalar code's operations in its order (`sum(_r, a[_r, i])`
-    /// reads rows of `a` instead of walking down its columns).
+    /// the row is cut into strips of [`STRIP`] elements; for each strip, the `SUM_LANES` lanes of
+    /// the blocks live in a stack slot (one row of the strip per lane) and the totals in the
+    /// output, and every `SUM_BLOCK` steps the lanes are added into the totals. Per element: the
+    /// scalar code's operations in its order (`sum(_r, a[_r, i])` reads rows of `a` instead of
+    /// walking down its columns).
     fn blocked_sum_outside(
         &mut self,
         r: &Reduce,
@@ -425,7 +458,7 @@ impl Translator<'_, '_> {
         let itemsize = out_dtype.itemsize() as i64;
         let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
             cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-            (STRIP * itemsize) as u32,
+            (SUM_LANES as i64 * STRIP * itemsize) as u32,
             4,
         ));
         let zero = self.zero(out_dtype);
@@ -464,36 +497,63 @@ impl Translator<'_, '_> {
             Some(end) => end,
             None => self.b.ins().iadd_imm_s(lo, STRIP),
         };
-        // The block sums of the strip, addressed like the output: element `i` of the row is at
-        // `blocks + output_offset(i) * itemsize`.
+        // The lanes of the strip, each addressed like the output: element `i` of lane `k` is at
+        // `blocks + k * lane_bytes + output_offset(i) * itemsize`.
+        let lane_bytes = STRIP * out_dtype.itemsize() as i64;
         let slot_addr = self.b.ins().stack_addr(types::I64, slot, 0);
         self.b.def_var(var, lo);
         let first = self.output_offset(None);
         let first_bytes = self.b.ins().imul_imm_s(first, out_dtype.itemsize() as i64);
         let blocks = self.b.ins().isub(slot_addr, first_bytes);
         self.fill_row(lo, hi, out_base, out_dtype, zero);
-        self.fill_row(lo, hi, blocks, out_dtype, zero);
+        for k in 0..SUM_LANES as i64 {
+            let lane = self.b.ins().iadd_imm_s(blocks, k * lane_bytes);
+            self.fill_row(lo, hi, lane, out_dtype, zero);
+        }
         let count = self.var(types::I64);
         let none = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(count, none);
         let loops = self.open_reduction_loops(r)?;
-        self.accumulate_row(r, vector, lo, hi, blocks, out_dtype)?;
-        self.count_and_flush(count, &mut |t| t.flush_blocks(lo, hi, blocks, out_base, out_dtype, zero));
+        let n = self.b.use_var(count);
+        let k = self.b.ins().band_imm_s(n, SUM_LANES as i64 - 1);
+        let k_bytes = self.b.ins().imul_imm_s(k, lane_bytes);
+        let lane = self.b.ins().iadd(blocks, k_bytes);
+        self.accumulate_row(r, vector, lo, hi, lane, out_dtype)?;
+        self.count_and_flush(count, &mut |t| t.flush_lanes(lo, hi, (blocks, lane_bytes), out_base, out_dtype, zero));
         self.close_reduction_loops(r, loops);
-        self.flush_blocks(lo, hi, blocks, out_base, out_dtype, zero);
+        self.flush_lanes(lo, hi, (blocks, lane_bytes), out_base, out_dtype, zero);
         Ok(())
     }
 
-    /// `out[i] += blocks[i]; blocks[i] = 0` over the row's `[lo, hi)`.
-    fn flush_blocks(&mut self, lo: Value, hi: Value, blocks: Value, out_base: Value, dtype: DType, zero: super::Val) {
+    /// `out[i] += lane_tree(lanes[..][i]); lanes[..][i] = 0` over the row's `[lo, hi)`; lane `k`
+    /// at `blocks + k * lane_bytes`.
+    fn flush_lanes(
+        &mut self,
+        lo: Value,
+        hi: Value,
+        (blocks, lane_bytes): (Value, i64),
+        out_base: Value,
+        dtype: DType,
+        zero: super::Val,
+    ) {
         let var = *self.inames.last().expect("an innermost axis");
         let flush = self.open_loop(var, lo, hi);
         let offset = self.output_offset(None);
-        let (total_at, block_at) = (self.address(out_base, offset, dtype), self.address(blocks, offset, dtype));
-        let (total, block) = (self.load(total_at, dtype), self.load(block_at, dtype));
+        let at = self.address(blocks, offset, dtype);
+        let values: [super::Val; SUM_LANES] = std::array::from_fn(|k| {
+            let addr = self.b.ins().iadd_imm_s(at, k as i64 * lane_bytes);
+            self.load(addr, dtype)
+        });
+        let block = lane_tree(values, &mut |a, b| Ok::<_, ()>(self.combine(ReduceOp::Sum, a, b, dtype)))
+            .unwrap_or_else(|()| unreachable!("infallible"));
+        let total_at = self.address(out_base, offset, dtype);
+        let total = self.load(total_at, dtype);
         let sum = self.combine(ReduceOp::Sum, total, block, dtype);
         self.store(sum, total_at, dtype);
-        self.store(zero, block_at, dtype);
+        for k in 0..SUM_LANES as i64 {
+            let addr = self.b.ins().iadd_imm_s(at, k * lane_bytes);
+            self.store(zero, addr, dtype);
+        }
         self.close_loop(flush);
     }
 
