@@ -135,6 +135,7 @@ pub(crate) fn translate<'a>(
         complex_slot: None,
         output_strides: Vec::new(),
         inner_override: None,
+        vector_iname: None,
         varies_memo: HashMap::new(),
     };
     t.function(kernel)?;
@@ -158,8 +159,11 @@ struct Translator<'a, 'f> {
     complex_slot: Option<cranelift_codegen::ir::StackSlot>,
     /// The output buffer's strides (in elements).
     output_strides: Vec<Value>,
-    /// In the vector loop: the value the innermost iname has for the lane being computed.
+    /// In the vector loop: the value the vector iname has for the lane being computed.
     inner_override: Option<Value>,
+    /// The iname vector lanes run along: the innermost output iname (`None`), or a reduction
+    /// iname (a sum vectorized along its terms, `codegen::vector`).
+    vector_iname: Option<Arc<str>>,
     /// Memo of [`Translator::varies`], by expression address.
     varies_memo: HashMap<*const Expr, bool>,
 }
@@ -217,6 +221,12 @@ impl<'a> Translator<'a, '_> {
             self.inames.push(var);
         }
         let vector = if ndim > 0 { self.vector_type(&kernel.expr, out_dtype) } else { None };
+        // A sum whose terms are adjacent in memory but whose outputs are not (`sum(x, axis=-1)`):
+        // vectorized along its terms, one output at a time, rather than gathered along the output.
+        let vector = match &kernel.expr {
+            Expr::Reduce(r) if vector.is_some() && !self.reads_rows(&r.body) && self.sums_along_terms(r, out_dtype) => None,
+            _ => vector,
+        };
         match (ndim, vector, &kernel.expr) {
             (0, ..) => {
                 let value = self.emit(&kernel.expr)?.0;
@@ -429,12 +439,15 @@ impl<'a> Translator<'a, '_> {
         match classify(name) {
             Some(Reserved::Iname(k)) => {
                 let var = *self.inames.get(k).ok_or_else(|| bug(format!("iname {name} beyond the output's rank")))?;
-                if let Some(v) = self.inner_override.filter(|_| k + 1 == self.inames.len()) {
+                if let Some(v) = self.inner_override.filter(|_| self.vector_iname.is_none() && k + 1 == self.inames.len()) {
                     return Ok((Val::Real(v), DType::I64));
                 }
                 Ok((Val::Real(self.b.use_var(var)), DType::I64))
             }
             Some(Reserved::ReductionIname(_)) => {
+                if let Some(v) = self.inner_override.filter(|_| self.vector_iname.as_ref() == Some(name)) {
+                    return Ok((Val::Real(v), DType::I64));
+                }
                 let var =
                     *self.reduction_vars.get(name).ok_or_else(|| bug(format!("reduction iname {name} unbound")))?;
                 Ok((Val::Real(self.b.use_var(var)), DType::I64))
@@ -976,39 +989,8 @@ impl<'a> Translator<'a, '_> {
                 let total = self.read(&acc);
                 Ok((self.cast(total, wide, dtype), dtype))
             }
-            Summation::Blocked => {
-                // The lanes of the block live in a stack slot, lane `count % SUM_LANES` taking the
-                // next term: each lane's additions depend only on that lane's.
-                let zero = self.zero(dtype);
-                let total = self.vars_of(dtype, zero);
-                let size = dtype.itemsize() as i64;
-                let lanes = self.lane_slot(size);
-                self.clear_lanes(lanes, size, &mut |t, addr| t.store(zero, addr, dtype));
-                let count = self.var(types::I64);
-                let none = self.b.ins().iconst(types::I64, 0);
-                self.b.def_var(count, none);
-                let loops = self.open_reduction_loops(r)?;
-                let (x, _) = self.emit(&r.body)?;
-                let lane = self.lane_address(lanes, size, count);
-                let current = self.load(lane, dtype);
-                let next = self.combine(r.op, current, x, dtype);
-                self.store(next, lane, dtype);
-                self.count_and_flush(count, &mut |t| {
-                    let block = t.lane_tree(lanes, size, &mut |t, addr| t.load(addr, dtype), &mut |t, a, b| {
-                        t.combine(ReduceOp::Sum, a, b, dtype)
-                    });
-                    let sum = t.read(&total);
-                    let sum = t.combine(ReduceOp::Sum, sum, block, dtype);
-                    t.define(&total, sum);
-                    t.clear_lanes(lanes, size, &mut |t, addr| t.store(zero, addr, dtype));
-                });
-                self.close_reduction_loops(r, loops);
-                let block = self.lane_tree(lanes, size, &mut |t, addr| t.load(addr, dtype), &mut |t, a, b| {
-                    t.combine(ReduceOp::Sum, a, b, dtype)
-                });
-                let sum = self.read(&total);
-                Ok((self.combine(ReduceOp::Sum, sum, block, dtype), dtype))
-            }
+            Summation::Blocked if self.sums_along_terms(r, dtype) => Ok((self.blocked_sum_along_terms(r)?, dtype)),
+            Summation::Blocked => Ok((self.blocked_sum(r, dtype)?, dtype)),
             Summation::InOrder => {
                 let neutral = self.constant(r.op.neutral(dtype));
                 let acc = self.vars_of(dtype, neutral);
@@ -1021,6 +1003,41 @@ impl<'a> Translator<'a, '_> {
                 Ok((self.read(&acc), dtype))
             }
         }
+    }
+
+    /// A blocked sum (see [`Translator::reduce`]) one term at a time: the lanes of the block live
+    /// in a stack slot, lane `count % SUM_LANES` taking the next term, so each lane's additions
+    /// depend only on that lane's.
+    fn blocked_sum(&mut self, r: &Reduce, dtype: DType) -> Result<Val> {
+        let zero = self.zero(dtype);
+        let total = self.vars_of(dtype, zero);
+        let size = dtype.itemsize() as i64;
+        let lanes = self.lane_slot(size);
+        self.clear_lanes(lanes, size, &mut |t, addr| t.store(zero, addr, dtype));
+        let count = self.var(types::I64);
+        let none = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(count, none);
+        let loops = self.open_reduction_loops(r)?;
+        let (x, _) = self.emit(&r.body)?;
+        let lane = self.lane_address(lanes, size, count);
+        let current = self.load(lane, dtype);
+        let next = self.combine(r.op, current, x, dtype);
+        self.store(next, lane, dtype);
+        self.count_and_flush(count, &mut |t| {
+            let block = t.lane_tree(lanes, size, &mut |t, addr| t.load(addr, dtype), &mut |t, a, b| {
+                t.combine(ReduceOp::Sum, a, b, dtype)
+            });
+            let sum = t.read(&total);
+            let sum = t.combine(ReduceOp::Sum, sum, block, dtype);
+            t.define(&total, sum);
+            t.clear_lanes(lanes, size, &mut |t, addr| t.store(zero, addr, dtype));
+        });
+        self.close_reduction_loops(r, loops);
+        let block = self.lane_tree(lanes, size, &mut |t, addr| t.load(addr, dtype), &mut |t, a, b| {
+            t.combine(ReduceOp::Sum, a, b, dtype)
+        });
+        let sum = self.read(&total);
+        Ok(self.combine(ReduceOp::Sum, sum, block, dtype))
     }
 
     /// A stack slot for the [`SUM_LANES`] lanes of a blocked sum, `lane_bytes` bytes per lane.
@@ -1064,8 +1081,13 @@ impl<'a> Translator<'a, '_> {
     /// Counts one term in `count`; every `SUM_BLOCK` terms runs `flush` (which adds the block
     /// sums into the totals) and restarts the count.
     fn count_and_flush(&mut self, count: Variable, flush: &mut dyn FnMut(&mut Self)) {
+        self.count_and_flush_by(count, 1, flush);
+    }
+
+    /// [`Translator::count_and_flush`] for `step` terms at once (`step` divides `SUM_BLOCK`).
+    fn count_and_flush_by(&mut self, count: Variable, step: i64, flush: &mut dyn FnMut(&mut Self)) {
         let n = self.b.use_var(count);
-        let n = self.b.ins().iadd_imm_s(n, 1);
+        let n = self.b.ins().iadd_imm_s(n, step);
         self.b.def_var(count, n);
         let full = self.b.ins().icmp_imm_s(IntCC::Equal, n, SUM_BLOCK as i64);
         let flush_block = self.b.create_block();

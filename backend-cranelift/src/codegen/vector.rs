@@ -17,6 +17,8 @@
 
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
+use std::sync::Arc;
+
 use pytato_core::math::{SUM_LANES, Summation, lane_tree, summation};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Result};
@@ -27,6 +29,13 @@ use crate::helpers;
 /// Output elements per strip of a blocked sum with the reduction outside the row (the block sums
 /// of a strip live in a stack slot of this many elements).
 const STRIP: i64 = 256;
+
+/// Bytes from one lane of a strip to the next: a strip, and a cache line more so that the lanes
+/// do not share their addresses modulo 4 KiB (a load whose address matches a pending store's
+/// there waits for it on x86: the rows of a matrix read down its columns all do).
+fn lane_bytes(itemsize: i64) -> i64 {
+    STRIP * itemsize + 64
+}
 
 /// Vector loads and stores: never trapping, not assumed aligned.
 fn vector_flags() -> MemFlagsData {
@@ -87,9 +96,8 @@ impl Translator<'_, '_> {
         if let Some(&v) = self.varies_memo.get(&key) {
             return v;
         }
-        let inner = self.inames.len() - 1;
         let v = match e {
-            Expr::Var(n) => matches!(classify(n), Some(Reserved::Iname(k)) if k == inner),
+            Expr::Var(n) => self.is_vector_iname(n),
             Expr::Call(Func::Zero, _) | Expr::Const(_) => false,
             _ => e.children().into_iter().any(|c| self.varies(c)),
         };
@@ -415,6 +423,133 @@ impl Translator<'_, '_> {
         rows > 0 && gathers == 0
     }
 
+    /// Whether a float64 sum can be vectorized along its terms ([`Self::blocked_sum_along_terms`]):
+    /// its body reads adjacent elements for adjacent values of its last iname (and nothing
+    /// else that varies with it), holds no reduction, and every part of it vectorizes.
+    pub(super) fn sums_along_terms(&mut self, r: &Reduce, dtype: DType) -> bool {
+        if dtype != DType::F64 || r.op != ReduceOp::Sum {
+            return false;
+        }
+        let mut nested = false;
+        r.body.walk(&mut |e| nested |= matches!(e, Expr::Reduce(_)));
+        if nested {
+            return false;
+        }
+        let last = r.inames.last().expect("a reduction has an iname").iname.clone();
+        let outer = self.vector_iname.clone();
+        self.set_vector_iname(Some(last));
+        for b in &r.inames {
+            self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
+        }
+        let ok = self.varies(&r.body) && self.vectorizable(&r.body, DType::F64, false) && self.reads_rows(&r.body);
+        for b in &r.inames {
+            self.ranges.reductions.remove(&b.iname);
+        }
+        self.set_vector_iname(outer);
+        ok
+    }
+
+    /// Changes the iname vector lanes run along (and forgets what varied along the last one).
+    fn set_vector_iname(&mut self, iname: Option<Arc<str>>) {
+        self.vector_iname = iname;
+        self.varies_memo.clear();
+    }
+
+    /// A float64 sum with its terms in vector registers: when the last iname's range has a
+    /// multiple of `SUM_LANES` terms (checked when the kernel runs), each group of `SUM_LANES`
+    /// adjacent terms is four 2-lane vector loads, added into four vector accumulators that hold
+    /// lanes `(0, 1)`, `(2, 3)`, `(4, 5)`, `(6, 7)` of the block: exactly the scheme of
+    /// `pytato_core::math` (every row starts at lane 0), with no dependency between adjacent
+    /// terms. Other ranges take [`Translator::blocked_sum`].
+    pub(super) fn blocked_sum_along_terms(&mut self, r: &Reduce) -> Result<super::Val> {
+        let (dtype, vector) = (DType::F64, types::F64X2);
+        let last = r.inames.last().expect("a reduction has an iname");
+        let (lower, upper) = (self.dim_value(&last.lower)?, self.dim_value(&last.upper)?);
+        let terms = self.b.ins().isub(upper, lower);
+        let group = self.b.ins().band_imm_s(terms, SUM_LANES as i64 - 1);
+        let result = self.var(types::F64);
+        let (fast, slow, merge) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(group, slow, &[], fast, &[]);
+
+        self.b.switch_to_block(slow);
+        let value = self.blocked_sum(r, dtype)?.real();
+        self.b.def_var(result, value);
+        self.b.ins().jump(merge, &[]);
+
+        self.b.switch_to_block(fast);
+        let zero = self.b.ins().f64const(0.0);
+        let zeros = self.b.ins().splat(vector, zero);
+        let total = self.var(types::F64);
+        self.b.def_var(total, zero);
+        let accs: Vec<_> = (0..SUM_LANES / 2)
+            .map(|_| {
+                let v = self.var(vector);
+                self.b.def_var(v, zeros);
+                v
+            })
+            .collect();
+        let count = self.var(types::I64);
+        let none = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(count, none);
+        // Every iname's loop, the last one stepping a whole group at a time.
+        let mut loops = Vec::with_capacity(r.inames.len());
+        for (k, b) in r.inames.iter().enumerate() {
+            let (lo, hi) = (self.dim_value(&b.lower)?, self.dim_value(&b.upper)?);
+            let var = self.var(types::I64);
+            self.reduction_vars.insert(b.iname.clone(), var);
+            self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
+            self.b.def_var(var, lo);
+            let step = if k + 1 == r.inames.len() { SUM_LANES as i64 } else { 1 };
+            loops.push(self.open_stepped_loop(var, hi, step));
+        }
+        // This sum may be a uniform part of an expression vectorized along the output: that
+        // vector mode resumes after it.
+        let outer = (self.vector_iname.clone(), self.inner_override);
+        self.set_vector_iname(Some(last.iname.clone()));
+        let i = self.b.use_var(*self.reduction_vars.get(&last.iname).expect("just bound"));
+        let starts: Vec<Value> = (0..accs.len()).map(|u| self.b.ins().iadd_imm_s(i, 2 * u as i64)).collect();
+        let xs = self.emit_group(&r.body, vector, &starts);
+        self.set_vector_iname(outer.0);
+        self.inner_override = outer.1;
+        for (&acc, x) in accs.iter().zip(xs?) {
+            let current = self.b.use_var(acc);
+            let next = self.b.ins().fadd(current, x);
+            self.b.def_var(acc, next);
+        }
+        let tree = |t: &mut Self| {
+            // `lane_tree` on vectors of lanes (2u, 2u + 1): pairs first, then the two halves.
+            let v: Vec<Value> = accs.iter().map(|&a| t.b.use_var(a)).collect();
+            let (a, b) = (t.b.ins().fadd(v[0], v[1]), t.b.ins().fadd(v[2], v[3]));
+            let both = t.b.ins().fadd(a, b);
+            let (even, odd) = (t.b.ins().extractlane(both, 0), t.b.ins().extractlane(both, 1));
+            t.b.ins().fadd(even, odd)
+        };
+        self.count_and_flush_by(count, SUM_LANES as i64, &mut |t| {
+            let block = tree(t);
+            let sum = t.b.use_var(total);
+            let sum = t.b.ins().fadd(sum, block);
+            t.b.def_var(total, sum);
+            for &acc in &accs {
+                t.b.def_var(acc, zeros);
+            }
+        });
+        for l in loops.into_iter().rev() {
+            self.close_loop(l);
+        }
+        for b in &r.inames {
+            self.reduction_vars.remove(&b.iname);
+            self.ranges.reductions.remove(&b.iname);
+        }
+        let block = tree(self);
+        let sum = self.b.use_var(total);
+        let sum = self.b.ins().fadd(sum, block);
+        self.b.def_var(result, sum);
+        self.b.ins().jump(merge, &[]);
+
+        self.b.switch_to_block(merge);
+        Ok(super::Val::Real(self.b.use_var(result)))
+    }
+
     /// A kernel that is one reduction, with the reduction loops outside the innermost output loop:
     /// the output row starts at the neutral element and each step of the reduction combines a
     /// whole row into it (`out[i, :] = max(out[i, :], a[j, i, :])`). Each element is combined in
@@ -458,7 +593,7 @@ impl Translator<'_, '_> {
         let itemsize = out_dtype.itemsize() as i64;
         let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
             cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-            (SUM_LANES as i64 * STRIP * itemsize) as u32,
+            (SUM_LANES as i64 * lane_bytes(itemsize)) as u32,
             4,
         ));
         let zero = self.zero(out_dtype);
@@ -499,7 +634,7 @@ impl Translator<'_, '_> {
         };
         // The lanes of the strip, each addressed like the output: element `i` of lane `k` is at
         // `blocks + k * lane_bytes + output_offset(i) * itemsize`.
-        let lane_bytes = STRIP * out_dtype.itemsize() as i64;
+        let lane_bytes = lane_bytes(out_dtype.itemsize() as i64);
         let slot_addr = self.b.ins().stack_addr(types::I64, slot, 0);
         self.b.def_var(var, lo);
         let first = self.output_offset(None);
@@ -656,15 +791,23 @@ impl Translator<'_, '_> {
         Ok(out)
     }
 
-    /// `iname`, `iname + u`, `u + iname` or `iname - u` for the innermost iname and a uniform `u`.
+    /// Whether `name` is the iname vector lanes run along (see `Translator::vector_iname`).
+    fn is_vector_iname(&self, name: &Arc<str>) -> bool {
+        match &self.vector_iname {
+            Some(v) => v == name,
+            None => matches!(classify(name), Some(Reserved::Iname(k)) if k + 1 == self.inames.len()),
+        }
+    }
+
+    /// `iname`, `iname + u`, `u + iname` or `iname - u` for the vector iname and a uniform `u`.
     fn is_iname_plus_uniform(&mut self, e: &Expr) -> bool {
-        let inner = self.inames.len() - 1;
-        let is_inner =
-            |e: &Expr| matches!(e, Expr::Var(n) if matches!(classify(n), Some(Reserved::Iname(k)) if k == inner));
+        let is_inner = |t: &Self, e: &Expr| matches!(e, Expr::Var(n) if t.is_vector_iname(n));
         match e {
-            Expr::Var(_) => is_inner(e),
-            Expr::Binary(BinaryOp::Add, a, b) => (is_inner(a) && !self.varies(b)) || (is_inner(b) && !self.varies(a)),
-            Expr::Binary(BinaryOp::Sub, a, b) => is_inner(a) && !self.varies(b),
+            Expr::Var(_) => is_inner(self, e),
+            Expr::Binary(BinaryOp::Add, a, b) => {
+                (is_inner(self, a) && !self.varies(b)) || (is_inner(self, b) && !self.varies(a))
+            }
+            Expr::Binary(BinaryOp::Sub, a, b) => is_inner(self, a) && !self.varies(b),
             _ => false,
         }
     }
