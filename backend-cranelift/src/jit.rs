@@ -3,12 +3,14 @@
 
 use std::sync::{Mutex, OnceLock};
 
+use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{Linkage, Module, default_libcall_names};
+use cranelift_module::{Linkage, Module, ModuleReloc, default_libcall_names};
+use rayon::prelude::*;
 use pytato_core::{Error, Result};
 use pytato_transform::kernel::{KernelProgram, dump_requested};
 
@@ -63,31 +65,58 @@ fn isa() -> Result<OwnedTargetIsa> {
     .map_err(|e| Error::Unsupported { backend: "cranelift".into(), reason: format!("this host: {e}") })
 }
 
-/// Compiles every kernel of `program`. `PYTATO_DUMP=clif` prints each function's IR.
+/// One kernel's machine code, compiled apart from the module (see [`compile`]).
+struct Compiled {
+    bytes: Vec<u8>,
+    alignment: u64,
+    relocs: Vec<ModuleReloc>,
+    /// The Cranelift IR, when `PYTATO_DUMP=clif` asks for it.
+    clif: Option<String>,
+}
+
+/// Compiles every kernel of `program`: translation and code generation of the kernels in
+/// parallel on rayon's pool (each kernel is independent), then their code placed in one module.
+/// `PYTATO_DUMP=clif` prints each function's IR, in kernel order.
 pub(crate) fn compile(program: &KernelProgram) -> Result<JitCode> {
     let isa = isa()?;
     let call_conv = isa.default_call_conv();
     let frontend = isa.frontend_config();
-    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
-    let mut ctx = module.make_context();
-    let mut fctx = FunctionBuilderContext::new();
+    let mut module = JITModule::new(JITBuilder::with_isa(isa.clone(), default_libcall_names()));
     let dump = dump_requested("clif");
     let names = program.buffer_ids();
-    let mut ids = Vec::with_capacity(program.kernels.len());
-    for (k, kernel) in program.kernels.iter().enumerate() {
-        let sig = kernel_signature(call_conv);
-        let id = module
-            .declare_function(&format!("kernel{k}"), Linkage::Local, &sig)
-            .map_err(|e| jit_error("declaring a kernel", e))?;
-        ctx.func.signature = sig;
-        ctx.func.name = ir::UserFuncName::user(0, id.as_u32());
-        translate(program, &names, kernel, &mut ctx.func, &mut fctx, frontend)?;
-        if dump {
-            eprintln!("; kernel {k} of {}\n{}", program.kernels.len(), ctx.func.display());
+    let ids = (0..program.kernels.len())
+        .map(|k| module.declare_function(&format!("kernel{k}"), Linkage::Local, &kernel_signature(call_conv)))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| jit_error("declaring a kernel", e))?;
+    let compiled: Vec<Compiled> = program
+        .kernels
+        .par_iter()
+        .zip(&ids)
+        .enumerate()
+        .map_init(FunctionBuilderContext::new, |fctx, (k, (kernel, &id))| {
+            let mut func = ir::Function::with_name_signature(
+                ir::UserFuncName::user(0, id.as_u32()),
+                kernel_signature(call_conv),
+            );
+            translate(program, &names, kernel, &mut func, fctx, frontend)?;
+            let clif = dump.then(|| func.display().to_string());
+            let mut ctx = cranelift_codegen::Context::for_function(func);
+            ctx.compile(&*isa, &mut ControlPlane::default())
+                .map_err(|e| jit_error(&format!("compiling kernel {k}"), format!("{:?}", e.inner)))?;
+            let code = ctx.compiled_code().expect("just compiled");
+            let alignment =
+                (code.buffer.alignment as u64).max(isa.function_alignment().minimum as u64).max(isa.symbol_alignment());
+            let relocs = code.buffer.relocs().iter().map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id)).collect();
+            Ok(Compiled { bytes: code.code_buffer().to_vec(), alignment, relocs, clif })
+        })
+        .collect::<Result<_>>()?;
+    for (k, (code, &id)) in compiled.iter().zip(&ids).enumerate() {
+        if let Some(clif) = &code.clif {
+            eprintln!("; kernel {k} of {}\n{clif}", program.kernels.len());
         }
-        module.define_function(id, &mut ctx).map_err(|e| jit_error(&format!("compiling kernel {k}"), e))?;
-        module.clear_context(&mut ctx);
-        ids.push(id);
+        module
+            .define_function_bytes(id, code.alignment, &code.bytes, &code.relocs)
+            .map_err(|e| jit_error(&format!("placing kernel {k}"), e))?;
     }
     module.finalize_definitions().map_err(|e| jit_error("linking", e))?;
     let kernels = ids
