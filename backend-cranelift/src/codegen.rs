@@ -224,7 +224,9 @@ impl<'a> Translator<'a, '_> {
         // A sum whose terms are adjacent in memory but whose outputs are not (`sum(x, axis=-1)`):
         // vectorized along its terms, one output at a time, rather than gathered along the output.
         let vector = match &kernel.expr {
-            Expr::Reduce(r) if vector.is_some() && !self.reads_rows(&r.body) && self.sums_along_terms(r, out_dtype) => None,
+            Expr::Reduce(r) if vector.is_some() && !self.reads_rows(&r.body) && self.sums_along_terms(r, out_dtype) => {
+                None
+            }
             _ => vector,
         };
         match (ndim, vector, &kernel.expr) {
@@ -439,7 +441,9 @@ impl<'a> Translator<'a, '_> {
         match classify(name) {
             Some(Reserved::Iname(k)) => {
                 let var = *self.inames.get(k).ok_or_else(|| bug(format!("iname {name} beyond the output's rank")))?;
-                if let Some(v) = self.inner_override.filter(|_| self.vector_iname.is_none() && k + 1 == self.inames.len()) {
+                if let Some(v) =
+                    self.inner_override.filter(|_| self.vector_iname.is_none() && k + 1 == self.inames.len())
+                {
                     return Ok((Val::Real(v), DType::I64));
                 }
                 Ok((Val::Real(self.b.use_var(var)), DType::I64))

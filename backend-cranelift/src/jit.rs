@@ -10,9 +10,9 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, ModuleReloc, default_libcall_names};
-use rayon::prelude::*;
 use pytato_core::{Error, Result};
 use pytato_transform::kernel::{KernelProgram, dump_requested};
+use rayon::prelude::*;
 
 use crate::codegen::{kernel_signature, translate};
 
@@ -85,19 +85,20 @@ pub(crate) fn compile(program: &KernelProgram) -> Result<JitCode> {
     let dump = dump_requested("clif");
     let names = program.buffer_ids();
     let ids = (0..program.kernels.len())
-        .map(|k| module.declare_function(&format!("kernel{k}"), Linkage::Local, &kernel_signature(call_conv)))
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| jit_error("declaring a kernel", e))?;
+        .map(|k| {
+            module
+                .declare_function(&format!("kernel{k}"), Linkage::Local, &kernel_signature(call_conv))
+                .map_err(|e| jit_error("declaring a kernel", e))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let compiled: Vec<Compiled> = program
         .kernels
         .par_iter()
         .zip(&ids)
         .enumerate()
         .map_init(FunctionBuilderContext::new, |fctx, (k, (kernel, &id))| {
-            let mut func = ir::Function::with_name_signature(
-                ir::UserFuncName::user(0, id.as_u32()),
-                kernel_signature(call_conv),
-            );
+            let mut func =
+                ir::Function::with_name_signature(ir::UserFuncName::user(0, id.as_u32()), kernel_signature(call_conv));
             translate(program, &names, kernel, &mut func, fctx, frontend)?;
             let clif = dump.then(|| func.display().to_string());
             let mut ctx = cranelift_codegen::Context::for_function(func);

@@ -41,7 +41,22 @@ fn long_sums_are_the_interpreters_bits_on_every_backend() {
             let reference_program = interp.compile(&(&e).into()).unwrap();
             for (name, backend) in instances.iter().filter(|(n, _)| n != "interp") {
                 let program = backend.compile(&(&e).into()).unwrap();
-                for (n, m) in [(1, 7), (1, 9), (3, 43), (2, 128), (1, 129), (5, 300), (300, 5), (257, 3), (0, 4), (3, 8), (2, 16), (5, 136), (4, 256), (300, 8)] {
+                for (n, m) in [
+                    (1, 7),
+                    (1, 9),
+                    (3, 43),
+                    (2, 128),
+                    (1, 129),
+                    (5, 300),
+                    (300, 5),
+                    (257, 3),
+                    (0, 4),
+                    (3, 8),
+                    (2, 16),
+                    (5, 136),
+                    (4, 256),
+                    (300, 8),
+                ] {
                     let inputs = NamedData::from([("x".to_string(), values(&[n, m], dtype))]);
                     let want = reference_program.run(&inputs).unwrap().remove("_pt_out").unwrap();
                     let got = program.run(&inputs).unwrap().remove("_pt_out").unwrap();
