@@ -159,10 +159,8 @@ fn transcendental(case: &FuzzCase) -> bool {
 
 /// Whether the live statements have a matrix product (which a backend may run as a GEMM).
 fn contraction(case: &FuzzCase) -> bool {
-    case.without_dead_code()
-        .stmts
-        .iter()
-        .any(|(_, e)| e.contains(" @ ") || e.contains("np.dot(") || e.contains("np.einsum("))
+    const PRODUCTS: [&str; 5] = [" @ ", "np.dot(", "np.vdot(", "np.tensordot(", "np.einsum("];
+    case.without_dead_code().stmts.iter().any(|(_, e)| PRODUCTS.iter().any(|p| e.contains(p)))
 }
 
 /// Outputs that agree only within the transcendental tolerances.
