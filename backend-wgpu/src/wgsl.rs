@@ -740,14 +740,35 @@ impl Translator<'_> {
             }
             self.line(&format!("var {count}: u32 = 0u;"));
         }
-        let mut opened = Vec::new();
-        for b in &r.inames {
-            let v = reduction_var(&b.iname);
-            let (lo, hi) = (self.dim(&b.lower)?, self.dim(&b.upper)?);
-            self.open(&format!("for (var {v}: i64 = {lo}; {v} < {hi}; {v} = {v} + 1li)"));
-            self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
-            opened.push(b.iname.clone());
+        // Blocked sums of a small body whose last range has a multiple of `SUM_LANES` terms (decided
+        // when the kernel runs): the body unrolled `SUM_LANES` times, each copy adding into its own
+        // lane, with no rotation. Every row starts at lane 0, so the lanes are those of the scheme.
+        let mut size = 0usize;
+        r.body.walk(&mut |_| size += 1);
+        let unrolled = scheme == Summation::Blocked && size <= UNROLLED_SUM_BODY;
+        if unrolled {
+            let last = r.inames.last().expect("a reduction has an iname");
+            let (lo, hi) = (self.dim(&last.lower)?, self.dim(&last.upper)?);
+            self.open(&format!("if ((({hi}) - ({lo})) & {}li) == 0li", SUM_LANES - 1));
+            let opened = self.open_reduction_loops(r, SUM_LANES as i64)?;
+            let v = reduction_var(&last.iname);
+            for (u, lane) in lanes.iter().enumerate() {
+                // A block of its own: the copy's iname shadows the loop's, and values the emitter
+                // remembers stay with the copy that computed them.
+                self.open("");
+                self.line(&format!("let {v} = {v} + {u}li;"));
+                let x = self.emit(&r.body)?;
+                let sum = self.binary(BinaryOp::Add, dtype, lane, &x)?;
+                self.line(&format!("{lane} = {sum};"));
+                self.close();
+            }
+            self.line(&format!("{count} = {count} + {SUM_LANES}u;"));
+            self.flush_lanes(&lanes, &acc, &count, &neutral, dtype)?;
+            self.close_reduction_loops(opened);
+            self.close();
+            self.open("else");
         }
+        let opened = self.open_reduction_loops(r, 1)?;
         let x = self.emit(&r.body)?;
         match scheme {
             Summation::Widened(wide) => {
@@ -759,15 +780,7 @@ impl Translator<'_> {
                 let next = self.bind(dtype, &sum)?;
                 self.rotate_lanes(&lanes, &next);
                 self.line(&format!("{count} = {count} + 1u;"));
-                self.open(&format!("if {count} == {SUM_BLOCK}u"));
-                let block = self.lane_tree(&lanes, dtype)?;
-                let total = self.binary(BinaryOp::Add, dtype, &acc, &block)?;
-                self.line(&format!("{acc} = {total};"));
-                for lane in &lanes {
-                    self.line(&format!("{lane} = {neutral};"));
-                }
-                self.line(&format!("{count} = 0u;"));
-                self.close();
+                self.flush_lanes(&lanes, &acc, &count, &neutral, dtype)?;
             }
             Summation::InOrder => {
                 let combined = match (r.op, dtype) {
@@ -787,8 +800,8 @@ impl Translator<'_> {
                 self.line(&format!("{acc} = {combined};"));
             }
         }
-        for iname in opened {
-            self.ranges.reductions.remove(&iname);
+        self.close_reduction_loops(opened);
+        if unrolled {
             self.close();
         }
         Ok(match scheme {
@@ -805,6 +818,42 @@ impl Translator<'_> {
             }
             Summation::InOrder => acc,
         })
+    }
+
+    /// Opens a loop per iname of `r` (the first outermost), the last one stepping by `step`;
+    /// returns what [`Self::close_reduction_loops`] closes.
+    fn open_reduction_loops(&mut self, r: &Reduce, step: i64) -> Result<Vec<Arc<str>>> {
+        let mut opened = Vec::new();
+        for (k, b) in r.inames.iter().enumerate() {
+            let v = reduction_var(&b.iname);
+            let (lo, hi) = (self.dim(&b.lower)?, self.dim(&b.upper)?);
+            let step = if k + 1 == r.inames.len() { step } else { 1 };
+            self.open(&format!("for (var {v}: i64 = {lo}; {v} < {hi}; {v} = {v} + {step}li)"));
+            self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
+            opened.push(b.iname.clone());
+        }
+        Ok(opened)
+    }
+
+    fn close_reduction_loops(&mut self, opened: Vec<Arc<str>>) {
+        for iname in opened {
+            self.ranges.reductions.remove(&iname);
+            self.close();
+        }
+    }
+
+    /// When `count` reaches `SUM_BLOCK`: the lanes (in their places) into `acc`, and a new block.
+    fn flush_lanes(&mut self, lanes: &[String], acc: &str, count: &str, neutral: &str, dtype: DType) -> Result<()> {
+        self.open(&format!("if {count} == {SUM_BLOCK}u"));
+        let block = self.lane_tree(lanes, dtype)?;
+        let total = self.binary(BinaryOp::Add, dtype, acc, &block)?;
+        self.line(&format!("{acc} = {total};"));
+        for lane in lanes {
+            self.line(&format!("{lane} = {neutral};"));
+        }
+        self.line(&format!("{count} = 0u;"));
+        self.close();
+        Ok(())
     }
 
     /// `lanes[k] = lanes[k + 1]`, and the last lane `= value`.
@@ -824,6 +873,9 @@ impl Translator<'_> {
         })
     }
 }
+
+/// The largest body (in expression nodes) of a blocked sum that is unrolled `SUM_LANES` times.
+const UNROLLED_SUM_BODY: usize = 48;
 
 /// The WGSL variable of reduction iname `_rN`.
 fn reduction_var(name: &Arc<str>) -> String {
