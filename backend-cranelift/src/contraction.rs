@@ -4,7 +4,8 @@
 //!
 //! The GEMM sums each output element in its own order, with fused multiply-adds, as BLAS (and so
 //! numpy's `@`) does: results agree with the loop nest to rounding, not bit for bit. float32 and
-//! complex64 products stay on the loop nest, which sums them in double precision (see
+//! complex64 products are computed as float64 and complex128 GEMMs on widened copies of the
+//! operands and rounded once, as the library sums single precision everywhere (see
 //! `pytato_core::math`, "Summation"): a float32 GEMM would round every partial sum.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,7 +22,7 @@ const PARALLEL_THRESHOLD: usize = 1 << 18;
 
 /// Whether the backend runs contractions of `dtype` through the GEMM.
 pub(crate) fn supported(dtype: DType) -> bool {
-    matches!(dtype, DType::F64 | DType::C128)
+    matches!(dtype, DType::F64 | DType::C128 | DType::F32 | DType::C64)
 }
 
 /// Row-major strides, in elements, of a dense array of `shape`.
@@ -58,6 +59,60 @@ pub(crate) fn run(
     if !in_range || !supported(product.dtype) {
         return false;
     }
+    match product.dtype {
+        DType::F32 | DType::C64 => widened(product, output, pointers, shapes, terms, threads),
+        dtype => products(product, dtype, output, pointers, shapes, terms, threads),
+    }
+    RUN.fetch_add(1, Ordering::Relaxed);
+    true
+}
+
+/// A float32 or complex64 `product` as a float64 or complex128 one: the operands widened into
+/// fresh buffers, the result rounded once into the output.
+fn widened(
+    product: &Contraction,
+    output: BufferId,
+    pointers: &[*mut u8],
+    shapes: &[Vec<usize>],
+    terms: usize,
+    threads: usize,
+) {
+    let (components, wide) = if product.dtype == DType::C64 { (2, DType::C128) } else { (1, DType::F64) };
+    let floats = |id: BufferId| shapes[id.0].iter().product::<usize>() * components;
+    let widen = |id: BufferId| -> Vec<f64> {
+        // SAFETY: buffer `id` is a live, dense array of `shapes[id]` elements of the product's
+        // dtype (the caller's contract), that is `floats(id)` contiguous `f32` values.
+        let values = unsafe { std::slice::from_raw_parts(pointers[id.0].cast::<f32>(), floats(id)) };
+        values.iter().map(|&v| f64::from(v)).collect()
+    };
+    let mut table = pointers.to_vec();
+    let mut lhs = widen(product.lhs);
+    let mut rhs = (product.rhs != product.lhs).then(|| widen(product.rhs));
+    let mut out = vec![0.0f64; floats(output)];
+    table[product.lhs.0] = lhs.as_mut_ptr().cast();
+    table[product.rhs.0] = rhs.as_mut().map_or(lhs.as_mut_ptr(), |r| r.as_mut_ptr()).cast();
+    table[output.0] = out.as_mut_ptr().cast();
+    products(product, wide, output, &table, shapes, terms, threads);
+    // SAFETY: the output buffer is a live, dense array of `floats(output)` `f32` values that
+    // nothing else reads or writes while this kernel runs (a kernel never reads its output).
+    let narrow = unsafe { std::slice::from_raw_parts_mut(pointers[output.0].cast::<f32>(), floats(output)) };
+    for (n, &w) in narrow.iter_mut().zip(&out) {
+        *n = w as f32;
+    }
+}
+
+/// Runs `product` as GEMMs of `dtype` (float64 or complex128) on the buffers of `pointers`,
+/// whose ranges [`run`] checked.
+fn products(
+    product: &Contraction,
+    dtype: DType,
+    output: BufferId,
+    pointers: &[*mut u8],
+    shapes: &[Vec<usize>],
+    terms: usize,
+    threads: usize,
+) {
+    let (out_shape, lhs_shape, rhs_shape) = (&shapes[output.0], &shapes[product.lhs.0], &shapes[product.rhs.0]);
     let (out_strides, lhs_strides, rhs_strides) = (strides(out_shape), strides(lhs_shape), strides(rhs_shape));
 
     // The 2-d problem: rows (m) from the longest output axis that indexes only `lhs`, columns (n)
@@ -95,7 +150,7 @@ pub(crate) fn run(
         let (dst, lhs, rhs) = (at(output, dst), at(product.lhs, lhs), at(product.rhs, rhs));
         let whole = Problem { m, n, k: terms, dst, dst_cs, dst_rs, lhs, lhs_cs, lhs_rs, rhs, rhs_cs, rhs_rs };
         let blocks: Vec<Problem> = (0..parts).filter_map(|p| whole.block(p, parts)).collect();
-        let run = |block: &Problem| match product.dtype {
+        let run = |block: &Problem| match dtype {
             DType::F64 => block.run::<f64>(1.0),
             _ => block.run::<gemm::c64>(gemm::c64::new(1.0, 0.0)),
         };
@@ -108,8 +163,6 @@ pub(crate) fn run(
             }),
         }
     }
-    RUN.fetch_add(1, Ordering::Relaxed);
-    true
 }
 
 /// One GEMM call: `dst = lhs · rhs` with element strides (`_rs` between rows, `_cs` between
@@ -157,8 +210,10 @@ impl Problem {
 
     fn run<T: Copy + 'static>(&self, one: T) {
         let element = |(base, offset): (*mut u8, isize)| base.cast::<T>().wrapping_offset(offset);
-        // SAFETY: `T` is the element type of the three buffers (`run` dispatches on the
-        // contraction's dtype, which the recognizer checked is every buffer's dtype). Each base
+        // SAFETY: `T` is the element type of the three buffers (`products` dispatches on its
+        // `dtype`, which is every buffer's in its pointer table: the contraction's own dtype, which
+        // the recognizer checked is the dtype of operands and output, or that of the widened
+        // copies `widened` made). Each base
         // address is a live, dense, row-major buffer of the shape in `shapes` (the caller's
         // contract, the same as a JIT kernel's), and the offsets and strides are that layout's:
         // every element addressed is `offset + i * rs + j * cs` for `i < m`, `j < n` (`k` for the

@@ -12,7 +12,7 @@
 //! threads ([`Cranelift::with_threads`]; default: the environment variable `PYTATO_NUM_THREADS`,
 //! else every core) on rayon's thread pool, which persists between kernels.
 //!
-//! Kernels that are float64 or complex128 matrix products (batched or not, DG's `ij,ej->ei`
+//! Kernels that are floating-point matrix products (batched or not, DG's `ij,ej->ei`
 //! included) run through the `gemm` crate's tuned kernels ([`gemm_kernels_run`] counts them):
 //! they sum in the GEMM's order, with fused multiply-adds, as numpy's `@` does through BLAS.
 //! Every other sum follows `pytato_core::math`'s summation scheme, bit for bit with the
@@ -128,10 +128,11 @@ pub fn cache_stats() -> CacheStats {
 }
 
 /// How many kernels ran as matrix products through the `gemm` crate since the process started:
-/// float64 and complex128 kernels that are (batched) matrix products of two stored arrays
-/// ([`pytato_transform::contraction`]), such as `a @ b` or DG's `einsum("ij,ej->ei", d, u)`.
-/// They are summed in the GEMM's order, with fused multiply-adds, as BLAS does: equal to the
-/// loop nest's results up to rounding, not bit for bit.
+/// floating-point kernels that are (batched) matrix products of two stored arrays
+/// ([`pytato_transform::contraction`]), such as `a @ b` or DG's `einsum("ij,ej->ei", d, u)`
+/// (float32 and complex64 ones as float64 and complex128 GEMMs, rounded once). They are summed
+/// in the GEMM's order, with fused multiply-adds, as BLAS does: equal to the loop nest's results
+/// up to rounding, not bit for bit.
 pub fn gemm_kernels_run() -> u64 {
     contraction::RUN.load(Ordering::Relaxed)
 }
