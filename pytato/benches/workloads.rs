@@ -15,7 +15,11 @@
 //! in the `compile` workload (it evaluates element by element and is not meant to be fast: the
 //! other workloads would take minutes on it). `--peers PYTHON` also times the workloads with
 //! numpy and `jax.jit` (`peers.py`, run by that interpreter) and adds a `vs jax.jit` column;
-//! `cargo xtask bench --peers` makes a virtual environment with both.
+//! `cargo xtask bench --peers` makes a virtual environment with both. The `-into` workloads
+//! (`fused-elementwise-into`, `dg-apply-into`, `stencil-into`) write into an output allocated
+//! once, through `run_into`, as a time loop would (and as jax's allocator reuses its buffers); their
+//! baselines write into theirs too, and their `vs jax.jit` compares with jax's row of the same
+//! computation.
 
 // ndarray's and pytato's `s![]` take numpy's negative slice ends (`1..-1`), which clippy reads as
 // empty Rust ranges; and ndarray's views add by reference.
@@ -251,8 +255,26 @@ fn fused_elementwise_into(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> 
         ("c", c.view().into_dyn().into()),
         ("d", d.view().into_dyn().into()),
     ]);
+    let mut out = out.into_dyn();
+    bench_backends_into(rows, sizes, workload, &expr, &inputs, &mut out, &expected, (Some(nd), Some(hand)));
+    Ok(())
+}
+
+/// [`bench_backends`] through `run_into`: each run writes its result into `out` (allocated once,
+/// as a time loop would), so that no run pays for a fresh output.
+#[allow(clippy::too_many_arguments)]
+fn bench_backends_into(
+    rows: &mut Vec<Row>,
+    sizes: &Sizes,
+    workload: &str,
+    expr: &Array,
+    inputs: &NamedViews<'_>,
+    out: &mut ArrayD<f64>,
+    expected: &[f64],
+    (ndarray_ms, hand_ms): (Option<f64>, Option<f64>),
+) {
     for r in runners() {
-        let program = match r.backend.compile(&(&expr).into()) {
+        let program = match r.backend.compile(&expr.into()) {
             Ok(p) => p,
             Err(e) => {
                 println!("{workload:<22} {:<22} skipped: {e}", r.name);
@@ -260,8 +282,8 @@ fn fused_elementwise_into(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> 
             }
         };
         out.fill(f64::NAN);
-        let mut targets = NamedViewsMut::from([("_pt_out", out.view_mut().into_dyn().into())]);
-        let first = program.run_into(&inputs, &mut targets);
+        let mut targets = NamedViewsMut::from([("_pt_out", out.view_mut().into())]);
+        let first = program.run_into(inputs, &mut targets);
         drop(targets);
         match first {
             Ok(()) => {}
@@ -271,22 +293,14 @@ fn fused_elementwise_into(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> 
             }
             Err(e) => panic!("{workload} on {}: {e}", r.name),
         }
-        check(workload, &r.name, &data(out.clone().into_dyn()), &expected);
+        check(workload, &r.name, &data(out.clone()), expected);
         let median = median_ms(sizes.reps, || {
-            let mut targets = NamedViewsMut::from([("_pt_out", out.view_mut().into_dyn().into())]);
-            program.run_into(&inputs, &mut targets).expect("the workload runs");
-            black_box(&out);
+            let mut targets = NamedViewsMut::from([("_pt_out", out.view_mut().into())]);
+            program.run_into(inputs, &mut targets).expect("the workload runs");
         });
-        print_row(workload, &r.name, median, Some(nd), Some(hand));
-        rows.push(Row {
-            workload: workload.into(),
-            backend: r.name,
-            median_ms: median,
-            ndarray_ms: Some(nd),
-            hand_ms: Some(hand),
-        });
+        print_row(workload, &r.name, median, ndarray_ms, hand_ms);
+        rows.push(Row { workload: workload.into(), backend: r.name, median_ms: median, ndarray_ms, hand_ms });
     }
-    Ok(())
 }
 
 fn sum_axis(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
@@ -389,8 +403,29 @@ fn dg_apply(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     let pd = pt::placeholder("d", [NODES as i64, NODES as i64], DType::F64)?;
     let pu = pt::placeholder("u", [Dim::param("e"), Dim::new(NODES as i64)], DType::F64)?;
     let applied = pt::einsum("ij,ej->ei", &[&pd, &pu])?;
-    let inputs = NamedData::from([("d".to_string(), data(d.into_dyn())), ("u".to_string(), data(u.into_dyn()))]);
+    let inputs =
+        NamedData::from([("d".to_string(), data(d.clone().into_dyn())), ("u".to_string(), data(u.clone().into_dyn()))]);
     bench_backends(rows, sizes, "dg-apply", &applied, &inputs, &out, (Some(nd), Some(hand)));
+
+    // Into an output allocated once, as a time stepper would: the baselines write into theirs too.
+    let mut into = Array2::<f64>::zeros((e, NODES));
+    let nd_into = median_ms(sizes.reps, || {
+        ndarray::linalg::general_mat_mul(1.0, &u, &d.t(), 0.0, &mut into);
+        black_box(&into);
+    });
+    let hand_into = median_ms(sizes.reps, || {
+        let o = into.as_slice_mut().expect("C order");
+        for (o_row, u_row) in o.chunks_exact_mut(NODES).zip(fu.chunks_exact(NODES)) {
+            for (o, d_row) in o_row.iter_mut().zip(fd.chunks_exact(NODES)) {
+                *o = d_row.iter().zip(u_row).map(|(a, b)| a * b).sum();
+            }
+        }
+        black_box(&into);
+    });
+    let views = NamedViews::from([("d", d.view().into_dyn().into()), ("u", u.view().into_dyn().into())]);
+    let mut into = into.into_dyn();
+    let workload = "dg-apply-into";
+    bench_backends_into(rows, sizes, workload, &applied, &views, &mut into, &out, (Some(nd_into), Some(hand_into)));
     Ok(())
 }
 
@@ -438,6 +473,33 @@ fn stencil(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
         black_box(o);
     });
     println!("{:<22} {:<22} {zip:>10.3}   (ndarray Zip, for reference)", "stencil", "ndarray-zip");
+
+    // Into an output allocated once, as a time loop would: the baselines write into theirs too.
+    let mut into = Array2::<f64>::zeros((m, m));
+    let nd_into = median_ms(sizes.reps, || {
+        Zip::from(&mut into)
+            .and(u.slice(s![..-2, 1..-1]))
+            .and(u.slice(s![2.., 1..-1]))
+            .and(u.slice(s![1..-1, ..-2]))
+            .and(u.slice(s![1..-1, 2..]))
+            .and(u.slice(s![1..-1, 1..-1]))
+            .for_each(|o, a, b, c, d, e| *o = a + b + c + d - 4.0 * e);
+        black_box(&into);
+    });
+    let hand_into = median_ms(sizes.reps, || {
+        for (i, o_row) in into.as_slice_mut().expect("C order").chunks_exact_mut(m).enumerate() {
+            let (up, mid, down) =
+                (&fu[i * n..(i + 1) * n], &fu[(i + 1) * n..(i + 2) * n], &fu[(i + 2) * n..(i + 3) * n]);
+            for (j, o) in o_row.iter_mut().enumerate() {
+                *o = up[j + 1] + down[j + 1] + mid[j] + mid[j + 2] - 4.0 * mid[j + 1];
+            }
+        }
+        black_box(&into);
+    });
+    let views = NamedViews::from([("u", u.view().into_dyn().into())]);
+    let mut into = into.into_dyn();
+    let workload = "stencil-into";
+    bench_backends_into(rows, sizes, workload, &laplacian, &views, &mut into, &out, (Some(nd_into), Some(hand_into)));
     Ok(())
 }
 
@@ -592,7 +654,10 @@ fn write_reports(rows: &[Row], sizes: &Sizes, quick: bool) -> std::io::Result<Pa
     for r in rows {
         let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
         let ratio = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.2}x", v / r.median_ms));
-        let jax = rows.iter().find(|p| p.workload == r.workload && p.backend == "jax.jit").map(|p| p.median_ms);
+        // `-into` rows write into an output allocated once, as jax's allocator reuses its buffers:
+        // they are compared with jax's row of the same computation.
+        let computation = r.workload.trim_end_matches("-into");
+        let jax = rows.iter().find(|p| p.workload == computation && p.backend == "jax.jit").map(|p| p.median_ms);
         md.push_str(&format!(
             "| {} | {} | {:.4} | {} | {} | {} | {} | {} |\n",
             r.workload,
