@@ -92,7 +92,7 @@ fn vector_loops_compute_what_the_interpreter_computes() {
     }
 }
 
-/// Sums down the columns, which stream rows through the output in strips of 256 elements and
+/// Sums down the columns, which stream rows through the output in strips of 1024 elements and
 /// flush block sums every 128 rows: every combination of whole and partial strips and blocks,
 /// bit for bit with the interpreter; on two threads, which split the row.
 #[test]
@@ -104,7 +104,7 @@ fn column_sums_in_strips_compute_what_the_interpreter_computes() {
     for e in sums {
         for threads in [1, 2] {
             let program = Cranelift::new().with_threads(threads).compile(&(&e).into()).unwrap();
-            for (n, m) in [(127, 255), (128, 256), (129, 257), (300, 600), (257, 513)] {
+            for (n, m) in [(127, 255), (128, 1024), (129, 1025), (300, 600), (257, 513), (130, 2100)] {
                 let names = program.input_names();
                 let data: NamedData = inputs(n, m, DType::F64).into_iter().filter(|(k, _)| names.contains(k)).collect();
                 let jit = program.run(&data).unwrap().remove("_pt_out").unwrap();

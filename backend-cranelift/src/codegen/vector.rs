@@ -28,7 +28,7 @@ use crate::helpers;
 
 /// Output elements per strip of a blocked sum with the reduction outside the row (the block sums
 /// of a strip live in a stack slot of this many elements).
-const STRIP: i64 = 256;
+const STRIP: i64 = 1024;
 
 /// Bytes from one lane of a strip to the next: a strip, and a cache line more so that the lanes
 /// do not share their addresses modulo 4 KiB (a load whose address matches a pending store's
