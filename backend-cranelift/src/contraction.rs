@@ -135,13 +135,13 @@ fn products(
     // Every element of the looped axes: element offsets into the output and the operands.
     let looped: Vec<usize> = (0..out_shape.len()).filter(|&a| Some(a) != row && Some(a) != column).collect();
     let count: usize = looped.iter().map(|&a| out_shape[a]).product();
+    let stride = |axis: Option<usize>, strides: &[isize]| axis.map_or(0, |x| strides[x]);
     for flat in 0..count {
         let (mut dst, mut lhs, mut rhs, mut rest) = (0isize, 0isize, 0isize, flat);
         for &a in looped.iter().rev() {
-            let i = rest % out_shape[a];
+            let i = (rest % out_shape[a]) as isize;
             rest /= out_shape[a];
             let (l, r) = product.out_axes[a];
-            let (i, stride) = (i as isize, |axis: Option<usize>, strides: &[isize]| axis.map_or(0, |x| strides[x]));
             dst += i * out_strides[a];
             lhs += i * stride(l, &lhs_strides);
             rhs += i * stride(r, &rhs_strides);
