@@ -1107,6 +1107,12 @@ impl<'a> Translator<'a, '_> {
 
     /// Binds the reduction's inames (for code and for bounds proofs) and opens their loops.
     fn open_reduction_loops(&mut self, r: &Reduce) -> Result<Vec<Loop>> {
+        self.open_reduction_loops_stepped(r, 1)
+    }
+
+    /// [`Translator::open_reduction_loops`] with the last iname's loop taking `step` values at a
+    /// time (it runs while all of them are in range).
+    fn open_reduction_loops_stepped(&mut self, r: &Reduce, step: i64) -> Result<Vec<Loop>> {
         let mut bounds = Vec::with_capacity(r.inames.len());
         for rb in &r.inames {
             let (lower, upper) = (self.dim_value(&rb.lower)?, self.dim_value(&rb.upper)?);
@@ -1115,7 +1121,15 @@ impl<'a> Translator<'a, '_> {
             self.ranges.reductions.insert(rb.iname.clone(), (rb.lower.clone(), rb.upper.clone()));
             bounds.push((var, lower, upper));
         }
-        Ok(bounds.into_iter().map(|(var, lower, upper)| self.open_loop(var, lower, upper)).collect())
+        let last = bounds.len() - 1;
+        Ok(bounds
+            .into_iter()
+            .enumerate()
+            .map(|(k, (var, lower, upper))| {
+                self.b.def_var(var, lower);
+                self.open_stepped_loop(var, upper, if k == last { step } else { 1 })
+            })
+            .collect())
     }
 
     /// Closes what [`Translator::open_reduction_loops`] opened.

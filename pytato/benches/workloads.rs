@@ -390,14 +390,18 @@ fn dg_apply(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
         black_box(u.dot(&d.t()));
     });
     let (fd, fu) = (d.as_slice().unwrap(), u.as_slice().unwrap());
-    let mut out = Vec::new();
-    let hand = median_ms(sizes.reps, || {
-        out = vec![0.0; e * NODES];
+    // The hand loop: each row of the result is `d` applied to a row of `u`.
+    let hand_apply = |out: &mut [f64]| {
         for (o_row, u_row) in out.chunks_exact_mut(NODES).zip(fu.chunks_exact(NODES)) {
             for (o, d_row) in o_row.iter_mut().zip(fd.chunks_exact(NODES)) {
                 *o = d_row.iter().zip(u_row).map(|(a, b)| a * b).sum();
             }
         }
+    };
+    let mut out = Vec::new();
+    let hand = median_ms(sizes.reps, || {
+        out = vec![0.0; e * NODES];
+        hand_apply(&mut out);
         black_box(&out);
     });
     let pd = pt::placeholder("d", [NODES as i64, NODES as i64], DType::F64)?;
@@ -414,12 +418,7 @@ fn dg_apply(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
         black_box(&into);
     });
     let hand_into = median_ms(sizes.reps, || {
-        let o = into.as_slice_mut().expect("C order");
-        for (o_row, u_row) in o.chunks_exact_mut(NODES).zip(fu.chunks_exact(NODES)) {
-            for (o, d_row) in o_row.iter_mut().zip(fd.chunks_exact(NODES)) {
-                *o = d_row.iter().zip(u_row).map(|(a, b)| a * b).sum();
-            }
-        }
+        hand_apply(into.as_slice_mut().expect("C order"));
         black_box(&into);
     });
     let views = NamedViews::from([("d", d.view().into_dyn().into()), ("u", u.view().into_dyn().into())]);
@@ -440,9 +439,9 @@ fn stencil(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     });
     let fu = u.as_slice().unwrap();
     let m = n - 2;
-    let mut out = Vec::new();
-    let hand = median_ms(sizes.reps, || {
-        out = vec![0.0; m * m];
+    // The hand loop over rows of the result, and ndarray's Zip (what a performance-minded ndarray
+    // user would reach for), each writing into a given output.
+    let hand_laplacian = |out: &mut [f64]| {
         for (i, o_row) in out.chunks_exact_mut(m).enumerate() {
             let (up, mid, down) =
                 (&fu[i * n..(i + 1) * n], &fu[(i + 1) * n..(i + 2) * n], &fu[(i + 2) * n..(i + 3) * n]);
@@ -450,6 +449,20 @@ fn stencil(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
                 *o = up[j + 1] + down[j + 1] + mid[j] + mid[j + 2] - 4.0 * mid[j + 1];
             }
         }
+    };
+    let zip_laplacian = |out: &mut Array2<f64>| {
+        Zip::from(out)
+            .and(u.slice(s![..-2, 1..-1]))
+            .and(u.slice(s![2.., 1..-1]))
+            .and(u.slice(s![1..-1, ..-2]))
+            .and(u.slice(s![1..-1, 2..]))
+            .and(u.slice(s![1..-1, 1..-1]))
+            .for_each(|o, a, b, c, d, e| *o = a + b + c + d - 4.0 * e);
+    };
+    let mut out = Vec::new();
+    let hand = median_ms(sizes.reps, || {
+        out = vec![0.0; m * m];
+        hand_laplacian(&mut out);
         black_box(&out);
     });
     let pu = pt::placeholder("u", [Dim::param("n"), Dim::param("m")], DType::F64)?;
@@ -460,16 +473,9 @@ fn stencil(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
         - 4.0 * &pu.index(pt::s![1..-1, 1..-1])?;
     let inputs = NamedData::from([("u".to_string(), data(u.clone().into_dyn()))]);
     bench_backends(rows, sizes, "stencil", &laplacian, &inputs, &out, (Some(nd), Some(hand)));
-    // ndarray's Zip is what a performance-minded ndarray user would reach for; report it too.
     let zip = median_ms(sizes.reps, || {
         let mut o = Array2::<f64>::zeros((m, m));
-        Zip::from(&mut o)
-            .and(u.slice(s![..-2, 1..-1]))
-            .and(u.slice(s![2.., 1..-1]))
-            .and(u.slice(s![1..-1, ..-2]))
-            .and(u.slice(s![1..-1, 2..]))
-            .and(u.slice(s![1..-1, 1..-1]))
-            .for_each(|o, a, b, c, d, e| *o = a + b + c + d - 4.0 * e);
+        zip_laplacian(&mut o);
         black_box(o);
     });
     println!("{:<22} {:<22} {zip:>10.3}   (ndarray Zip, for reference)", "stencil", "ndarray-zip");
@@ -477,23 +483,11 @@ fn stencil(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     // Into an output allocated once, as a time loop would: the baselines write into theirs too.
     let mut into = Array2::<f64>::zeros((m, m));
     let nd_into = median_ms(sizes.reps, || {
-        Zip::from(&mut into)
-            .and(u.slice(s![..-2, 1..-1]))
-            .and(u.slice(s![2.., 1..-1]))
-            .and(u.slice(s![1..-1, ..-2]))
-            .and(u.slice(s![1..-1, 2..]))
-            .and(u.slice(s![1..-1, 1..-1]))
-            .for_each(|o, a, b, c, d, e| *o = a + b + c + d - 4.0 * e);
+        zip_laplacian(&mut into);
         black_box(&into);
     });
     let hand_into = median_ms(sizes.reps, || {
-        for (i, o_row) in into.as_slice_mut().expect("C order").chunks_exact_mut(m).enumerate() {
-            let (up, mid, down) =
-                (&fu[i * n..(i + 1) * n], &fu[(i + 1) * n..(i + 2) * n], &fu[(i + 2) * n..(i + 3) * n]);
-            for (j, o) in o_row.iter_mut().enumerate() {
-                *o = up[j + 1] + down[j + 1] + mid[j] + mid[j + 2] - 4.0 * mid[j + 1];
-            }
-        }
+        hand_laplacian(into.as_slice_mut().expect("C order"));
         black_box(&into);
     });
     let views = NamedViews::from([("u", u.view().into_dyn().into())]);

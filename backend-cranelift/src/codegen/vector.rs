@@ -15,15 +15,18 @@
 //! Both branches of an `if` are evaluated and blended, so an `if` is vectorized only when no read
 //! inside its branches needs a bounds check (a check must not fire for the branch not taken).
 
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
-use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
 use std::sync::Arc;
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind, Type, Value, types};
+use cranelift_frontend::Variable;
+use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
 
 use pytato_core::math::{SUM_LANES, Summation, lane_tree, summation};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Result};
 
-use super::{Translator, bug, float_cc};
+use super::{Translator, Val, bug, float_cc};
 use crate::helpers;
 
 /// Output elements per strip of a blocked sum with the reduction outside the row (the block sums
@@ -461,7 +464,7 @@ impl Translator<'_, '_> {
     /// lanes `(0, 1)`, `(2, 3)`, `(4, 5)`, `(6, 7)` of the block: exactly the scheme of
     /// `pytato_core::math` (every row starts at lane 0), with no dependency between adjacent
     /// terms. Other ranges take [`Translator::blocked_sum`].
-    pub(super) fn blocked_sum_along_terms(&mut self, r: &Reduce) -> Result<super::Val> {
+    pub(super) fn blocked_sum_along_terms(&mut self, r: &Reduce) -> Result<Val> {
         let (dtype, vector) = (DType::F64, types::F64X2);
         let last = r.inames.last().expect("a reduction has an iname");
         let (lower, upper) = (self.dim_value(&last.lower)?, self.dim_value(&last.upper)?);
@@ -492,16 +495,7 @@ impl Translator<'_, '_> {
         let none = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(count, none);
         // Every iname's loop, the last one stepping a whole group at a time.
-        let mut loops = Vec::with_capacity(r.inames.len());
-        for (k, b) in r.inames.iter().enumerate() {
-            let (lo, hi) = (self.dim_value(&b.lower)?, self.dim_value(&b.upper)?);
-            let var = self.var(types::I64);
-            self.reduction_vars.insert(b.iname.clone(), var);
-            self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
-            self.b.def_var(var, lo);
-            let step = if k + 1 == r.inames.len() { SUM_LANES as i64 } else { 1 };
-            loops.push(self.open_stepped_loop(var, hi, step));
-        }
+        let loops = self.open_reduction_loops_stepped(r, SUM_LANES as i64)?;
         // This sum may be a uniform part of an expression vectorized along the output: that
         // vector mode resumes after it.
         let outer = (self.vector_iname.clone(), self.inner_override);
@@ -533,13 +527,7 @@ impl Translator<'_, '_> {
                 t.b.def_var(acc, zeros);
             }
         });
-        for l in loops.into_iter().rev() {
-            self.close_loop(l);
-        }
-        for b in &r.inames {
-            self.reduction_vars.remove(&b.iname);
-            self.ranges.reductions.remove(&b.iname);
-        }
+        self.close_reduction_loops(r, loops);
         let block = tree(self);
         let sum = self.b.use_var(total);
         let sum = self.b.ins().fadd(sum, block);
@@ -547,7 +535,7 @@ impl Translator<'_, '_> {
         self.b.ins().jump(merge, &[]);
 
         self.b.switch_to_block(merge);
-        Ok(super::Val::Real(self.b.use_var(result)))
+        Ok(Val::Real(self.b.use_var(result)))
     }
 
     /// A kernel that is one reduction, with the reduction loops outside the innermost output loop:
@@ -591,8 +579,8 @@ impl Translator<'_, '_> {
         out_dtype: DType,
     ) -> Result<()> {
         let itemsize = out_dtype.itemsize() as i64;
-        let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
             (SUM_LANES as i64 * lane_bytes(itemsize)) as u32,
             4,
         ));
@@ -604,7 +592,7 @@ impl Translator<'_, '_> {
         self.strip(r, vector, strip_start, None, (slot, zero), out_base, out_dtype)?;
         self.close_loop(strips);
         let rest = self.b.use_var(strip_start);
-        let short = self.b.ins().icmp(cranelift_codegen::ir::condcodes::IntCC::SignedLessThan, rest, end);
+        let short = self.b.ins().icmp(IntCC::SignedLessThan, rest, end);
         let (last, done) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(short, last, &[], done, &[]);
         self.b.switch_to_block(last);
@@ -620,9 +608,9 @@ impl Translator<'_, '_> {
         &mut self,
         r: &Reduce,
         vector: Type,
-        strip_start: cranelift_frontend::Variable,
+        strip_start: Variable,
         end: Option<Value>,
-        (slot, zero): (cranelift_codegen::ir::StackSlot, super::Val),
+        (slot, zero): (StackSlot, Val),
         out_base: Value,
         out_dtype: DType,
     ) -> Result<()> {
@@ -669,13 +657,13 @@ impl Translator<'_, '_> {
         (blocks, lane_bytes): (Value, i64),
         out_base: Value,
         dtype: DType,
-        zero: super::Val,
+        zero: Val,
     ) {
         let var = *self.inames.last().expect("an innermost axis");
         let flush = self.open_loop(var, lo, hi);
         let offset = self.output_offset(None);
         let at = self.address(blocks, offset, dtype);
-        let values: [super::Val; SUM_LANES] = std::array::from_fn(|k| {
+        let values: [Val; SUM_LANES] = std::array::from_fn(|k| {
             let addr = self.b.ins().iadd_imm_s(at, k as i64 * lane_bytes);
             self.load(addr, dtype)
         });
@@ -693,7 +681,7 @@ impl Translator<'_, '_> {
     }
 
     /// `row[i] = value` over the output row's `[lo, hi)`, `row` addressed like the output.
-    fn fill_row(&mut self, lo: Value, hi: Value, row: Value, dtype: DType, value: super::Val) {
+    fn fill_row(&mut self, lo: Value, hi: Value, row: Value, dtype: DType, value: Val) {
         let var = *self.inames.last().expect("an innermost axis");
         let fill = self.open_loop(var, lo, hi);
         let offset = self.output_offset(None);
