@@ -104,10 +104,9 @@ impl Gpu {
         format!("{} ({:?}, {:?}, driver {} {})", i.name, i.backend, i.device_type, i.driver, i.driver_info)
     }
 
-    /// The pipeline of a WGSL module with `bindings` storage buffers (binding 0 the control
-    /// block and binding 1 the output, both read-write; the rest read-only): from the cache, or
-    /// validated by naga and created.
-    pub(crate) fn pipeline(&self, source: &str, bindings: usize) -> Result<Arc<Pipeline>> {
+    /// The pipeline of a WGSL module whose storage buffers are bound at 0, 1, …, read-write where
+    /// `writable` says so: from the cache, or validated by naga and created.
+    pub(crate) fn pipeline(&self, source: &str, writable: &[bool]) -> Result<Arc<Pipeline>> {
         if let Some(p) = self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).get(source) {
             return Ok(p.clone());
         }
@@ -119,12 +118,14 @@ impl Gpu {
         });
         // An explicit layout: an automatic one would drop buffers the shader declares but never
         // reads (the argument of `zeros_like`, say).
-        let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..bindings)
-            .map(|k| wgpu::BindGroupLayoutEntry {
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = writable
+            .iter()
+            .enumerate()
+            .map(|(k, &write)| wgpu::BindGroupLayoutEntry {
                 binding: k as u32,
                 visibility: wgpu::ShaderStages::COMPUTE,
                 ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: k >= 2 },
+                    ty: wgpu::BufferBindingType::Storage { read_only: !write },
                     has_dynamic_offset: false,
                     min_binding_size: None,
                 },
@@ -194,7 +195,7 @@ mod tests {
             return;
         };
         let source = "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }";
-        match gpu.pipeline(source, 1) {
+        match gpu.pipeline(source, &[true]) {
             Err(Error::Internal { message, .. }) => {
                 assert!(message.contains("--- WGSL ---") && message.contains(source), "{message}");
                 assert!(message.contains("naga"), "{message}");

@@ -62,12 +62,12 @@ use std::sync::Arc;
 use pytato_core::backend::{Backend, BackendRegistration, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
 use pytato_core::binding::Signature;
 use pytato_core::{Error, Result};
-use pytato_transform::kernel::{KernelOptions, build_kernel_program, dump_requested};
+use pytato_transform::kernel::{Kernel, KernelOptions, KernelProgram, build_kernel_program, dump_requested};
 
 pub use device::ADAPTER_VAR;
 
-use crate::device::Gpu;
-use crate::run::{Compiled, CompiledKernel};
+use crate::device::{Gpu, Pipeline};
+use crate::run::{Compiled, CompiledBlockSums, CompiledKernel};
 
 /// The environment variable that makes a missing adapter an error in the test suites (CI sets
 /// it, so that lavapipe failing to load cannot pass silently).
@@ -131,8 +131,37 @@ impl Wgpu {
         program
             .kernels
             .iter()
-            .map(|k| Ok(wgsl::kernel_shader(&program, &names, k, self.gpu.features)?.source))
-            .collect()
+            .map(|k| {
+                let shaders = wgsl::kernel_shaders(&program, &names, k, self.gpu.features)?;
+                let mut sources: Vec<String> = shaders.block_sums.into_iter().map(|b| b.shader.source).collect();
+                sources.push(shaders.kernel.source);
+                Ok(sources)
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(|per_kernel| per_kernel.into_iter().flatten().collect())
+    }
+}
+
+impl Wgpu {
+    /// The pipeline of one shader of `kernel`, or why the adapter cannot bind its buffers.
+    fn pipeline(&self, program: &KernelProgram, kernel: &Kernel, shader: &wgsl::Shader) -> Result<Arc<Pipeline>> {
+        if dump_requested("wgsl") {
+            eprintln!("{}", shader.source);
+        }
+        let max_bindings = self.gpu.limits.max_storage_buffers_per_shader_stage as usize;
+        let bindings = shader.writable.len();
+        if bindings > max_bindings {
+            return Err(Error::Unsupported {
+                backend: "wgpu".into(),
+                reason: format!(
+                    "kernel writing {} reads {} buffers; with its output, block sums and control block it needs \
+                     {bindings} storage bindings, and the adapter allows {max_bindings} per shader stage",
+                    program.buffers[kernel.output.0].name,
+                    shader.buffers.len() - 1,
+                ),
+            });
+        }
+        self.gpu.pipeline(&shader.source, &shader.writable)
     }
 }
 
@@ -148,27 +177,25 @@ impl Backend for Wgpu {
             eprintln!("{program}");
         }
         let names = program.buffer_ids();
-        let max_bindings = self.gpu.limits.max_storage_buffers_per_shader_stage as usize;
         let mut kernels = Vec::with_capacity(program.kernels.len());
         for kernel in &program.kernels {
-            let shader = wgsl::kernel_shader(&program, &names, kernel, self.gpu.features)?;
-            if dump_requested("wgsl") {
-                eprintln!("{}", shader.source);
-            }
-            if shader.buffers.len() + 1 > max_bindings {
-                return Err(Error::Unsupported {
-                    backend: "wgpu".into(),
-                    reason: format!(
-                        "kernel writing {} reads {} buffers; with its output and control block it needs {} storage \
-                         bindings, and the adapter allows {max_bindings} per shader stage",
-                        program.buffers[kernel.output.0].name,
-                        shader.buffers.len() - 1,
-                        shader.buffers.len() + 1
-                    ),
+            let shaders = wgsl::kernel_shaders(&program, &names, kernel, self.gpu.features)?;
+            let mut block_sums = Vec::with_capacity(shaders.block_sums.len());
+            for b in shaders.block_sums {
+                block_sums.push(CompiledBlockSums {
+                    pipeline: self.pipeline(&program, kernel, &b.shader)?,
+                    reduce: b.reduce,
+                    element_size: b.element_size,
                 });
             }
-            let pipeline = self.gpu.pipeline(&shader.source, shader.buffers.len() + 1)?;
-            kernels.push(CompiledKernel { kernel: kernel.clone(), buffers: shader.buffers, pipeline });
+            let pipeline = self.pipeline(&program, kernel, &shaders.kernel)?;
+            kernels.push(CompiledKernel {
+                kernel: kernel.clone(),
+                buffers: shaders.kernel.buffers,
+                pipeline,
+                block_sums,
+                unrolled: wgsl::unrolled_reductions(&program, &names, kernel, self.gpu.features)?,
+            });
         }
         Ok(Box::new(WgpuProgram { compiled: Arc::new(Compiled::new(signature, program, kernels)), gpu: self.gpu }))
     }

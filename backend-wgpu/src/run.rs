@@ -12,12 +12,14 @@ use std::sync::{Arc, Mutex};
 
 use pytato_core::backend::{NamedData, NamedViews, NamedViewsMut};
 use pytato_core::binding::{Bound, Signature};
+use pytato_core::expr::{Expr, Reduce, ReductionBounds};
+use pytato_core::math::{SUM_BLOCK, SUM_LANES};
 use pytato_core::{ArrayData, ArrayDataView, Error, Result};
 use pytato_transform::kernel::{BufferId, BufferKind, Kernel, KernelProgram};
 
 use crate::device::{Gpu, Pipeline};
 use crate::transfer::{bytes_into, from_bytes, to_bytes};
-use crate::wgsl::{WORKGROUP_SIZE, storage_size};
+use crate::wgsl::{self, WORKGROUP_SIZE, storage_size};
 
 /// Bytes of the control block's error record, read back after every run (see the module `wgsl`).
 const CONTROL_HEADER: u64 = 32;
@@ -30,6 +32,80 @@ pub(crate) struct CompiledKernel {
     /// Bound at `@binding(1)`, … in this order.
     pub(crate) buffers: Vec<BufferId>,
     pub(crate) pipeline: Arc<Pipeline>,
+    /// Dispatched before the kernel, in this order: the block sums of its split reductions,
+    /// bound after `buffers` in the kernel's shader.
+    pub(crate) block_sums: Vec<CompiledBlockSums>,
+    /// The reductions whose loops are unrolled, with the copies per iteration (see
+    /// `wgsl::unrolled_reductions`).
+    pub(crate) unrolled: Vec<(Arc<Reduce>, u64)>,
+}
+
+/// The block-sums stage of one split reduction (see `wgsl::split_reductions`).
+pub(crate) struct CompiledBlockSums {
+    pub(crate) pipeline: Arc<Pipeline>,
+    pub(crate) reduce: Arc<Reduce>,
+    /// Bytes per block sum.
+    pub(crate) element_size: usize,
+}
+
+impl CompiledBlockSums {
+    /// The number of terms of the reduction, for sizes `bound` gives.
+    fn terms(&self, bound: &Bound<'_>) -> Result<u64> {
+        self.reduce.inames.iter().try_fold(1u64, |n, b| {
+            let extent = (bound.eval(&b.upper)? - bound.eval(&b.lower)?).max(0) as u64;
+            Ok(n.saturating_mul(extent))
+        })
+    }
+}
+
+impl CompiledKernel {
+    /// The most iterations one loop statement of any of the kernel's shaders runs per
+    /// invocation (what `KernelWork::loop_iterations` counts, for the loops the shaders have:
+    /// split reductions as the loop over their block sums and their blocks, unrolled loops at
+    /// their unrolled count), for sizes `bound` gives.
+    fn loop_iterations(&self, bound: &Bound<'_>) -> Result<u128> {
+        let mut most = self.loops(&self.kernel.expr, bound)?;
+        for b in &self.block_sums {
+            let block = (SUM_BLOCK as u128).saturating_mul(self.loops(&b.reduce.body, bound)?.max(1));
+            most = most.max(block);
+        }
+        Ok(most)
+    }
+
+    /// The deepest loop iterations of `e` in the kernel's shader.
+    fn loops(&self, e: &Expr, bound: &Bound<'_>) -> Result<u128> {
+        let mut done: HashMap<*const Expr, u128> = HashMap::new();
+        let mut stack: Vec<(&Expr, bool)> = vec![(e, false)];
+        while let Some((e, children_done)) = stack.pop() {
+            if !children_done {
+                stack.push((e, true));
+                stack.extend(e.children().into_iter().map(|c| (c, false)));
+                continue;
+            }
+            let inner = e.children().iter().map(|c| done[&(*c as *const Expr)]).max().unwrap_or(0);
+            let value = match e {
+                Expr::Reduce(r) => {
+                    let extent =
+                        |b: &ReductionBounds| Ok::<_, Error>((bound.eval(&b.upper)? - bound.eval(&b.lower)?).max(0));
+                    let terms =
+                        r.inames.iter().try_fold(1u128, |n, b| Ok::<_, Error>(n.saturating_mul(extent(b)? as u128)))?;
+                    if let Some(split) = self.block_sums.iter().find(|b| b.reduce == *r) {
+                        wgsl::block_count(split.terms(bound)?).div_ceil(SUM_LANES as u64) as u128
+                    } else {
+                        let last = extent(r.inames.last().expect("a reduction has an iname"))? as u128;
+                        let trips = match self.unrolled.iter().find(|(u, _)| u == r) {
+                            Some((_, factor)) if last.is_multiple_of(*factor as u128) => terms / *factor as u128,
+                            _ => terms,
+                        };
+                        trips.saturating_mul(inner.max(1))
+                    }
+                }
+                _ => inner,
+            };
+            done.insert(e as *const Expr, value);
+        }
+        Ok(done[&(e as *const Expr)])
+    }
 }
 
 /// Everything compiled for one DAG.
@@ -45,6 +121,8 @@ pub(crate) struct Compiled {
 struct Pool {
     /// By program buffer index: the buffer and whether it holds this program's wrapped data.
     buffers: HashMap<usize, (wgpu::Buffer, bool)>,
+    /// By kernel index and split reduction: the block sums.
+    block_sums: HashMap<(usize, usize), wgpu::Buffer>,
     control: Option<wgpu::Buffer>,
     staging: Option<wgpu::Buffer>,
 }
@@ -154,7 +232,7 @@ impl Compiled {
 
         if let Some(limit) = gpu.loop_limit {
             for compiled in &self.kernels {
-                let trips = compiled.kernel.work(&|d| bound.eval(d))?.loop_iterations;
+                let trips = compiled.loop_iterations(bound)?;
                 if trips > limit as u128 {
                     return Err(Error::Unsupported {
                         backend: "wgpu".into(),
@@ -212,27 +290,49 @@ impl Compiled {
         gpu.queue.write_buffer(&control_buffer, 0, &control);
 
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pytato") });
-        for kernel in &self.kernels {
+        for (k, kernel) in self.kernels.iter().enumerate() {
             let elements: u64 = shapes[kernel.kernel.output.0].iter().map(|&d| d as u64).product();
             if elements == 0 {
                 continue;
             }
-            let (x, y) = grid(elements, gpu.limits.max_compute_workgroups_per_dimension)?;
-            let mut entries = vec![wgpu::BindGroupEntry { binding: 0, resource: control_buffer.as_entire_binding() }];
-            for (k, id) in kernel.buffers.iter().enumerate() {
-                let (buffer, _) = &pool.buffers[&id.0];
-                entries.push(wgpu::BindGroupEntry { binding: k as u32 + 1, resource: buffer.as_entire_binding() });
+            let bindings = |pool: &Pool| -> Vec<wgpu::Buffer> {
+                kernel.buffers.iter().map(|id| pool.buffers[&id.0].0.clone()).collect()
+            };
+            let mut block_sums = Vec::with_capacity(kernel.block_sums.len());
+            for (j, stage) in kernel.block_sums.iter().enumerate() {
+                let invocations = elements.saturating_mul(wgsl::block_count(stage.terms(bound)?));
+                let size = invocations.saturating_mul(stage.element_size as u64);
+                if size > limit || size > gpu.limits.max_buffer_size {
+                    return Err(Error::Unsupported {
+                        backend: "wgpu".into(),
+                        reason: format!(
+                            "the block sums of a reduction in the kernel writing {} need {size} bytes on the GPU; \
+                             the adapter binds at most {limit} bytes per storage buffer",
+                            program.describe_buffer(kernel.kernel.output)
+                        ),
+                    });
+                }
+                let size = size.max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+                let slot = pool.block_sums.get(&(k, j)).filter(|b| b.size() >= size).cloned();
+                let partials = slot.unwrap_or_else(|| {
+                    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("pytato block sums"),
+                        size,
+                        usage: wgpu::BufferUsages::STORAGE,
+                        mapped_at_creation: false,
+                    })
+                });
+                pool.block_sums.insert((k, j), partials.clone());
+                if invocations > 0 {
+                    let mut buffers = bindings(&pool);
+                    buffers.push(partials.clone());
+                    dispatch(gpu, &mut encoder, &stage.pipeline, &control_buffer, &buffers, invocations)?;
+                }
+                block_sums.push(partials);
             }
-            let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: None,
-                layout: &kernel.pipeline.layout,
-                entries: &entries,
-            });
-            let mut pass =
-                encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
-            pass.set_pipeline(&kernel.pipeline.pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(x, y, 1);
+            let mut buffers = bindings(&pool);
+            buffers.extend(block_sums);
+            dispatch(gpu, &mut encoder, &kernel.pipeline, &control_buffer, &buffers, elements)?;
         }
 
         // Readback: the control header, then each output buffer, into one staging buffer.
@@ -329,6 +429,33 @@ fn write(gpu: &Gpu, buffer: &wgpu::Buffer, data: &[u8]) {
     if !data.is_empty() {
         gpu.queue.write_buffer(buffer, 0, data);
     }
+}
+
+/// Records one dispatch of `pipeline` over `invocations` invocations, with the control block at
+/// binding 0 and `buffers` after it.
+fn dispatch(
+    gpu: &Gpu,
+    encoder: &mut wgpu::CommandEncoder,
+    pipeline: &Pipeline,
+    control: &wgpu::Buffer,
+    buffers: &[wgpu::Buffer],
+    invocations: u64,
+) -> Result<()> {
+    let (x, y) = grid(invocations, gpu.limits.max_compute_workgroups_per_dimension)?;
+    let mut entries = vec![wgpu::BindGroupEntry { binding: 0, resource: control.as_entire_binding() }];
+    for (k, buffer) in buffers.iter().enumerate() {
+        entries.push(wgpu::BindGroupEntry { binding: k as u32 + 1, resource: buffer.as_entire_binding() });
+    }
+    let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.layout,
+        entries: &entries,
+    });
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+    pass.set_pipeline(&pipeline.pipeline);
+    pass.set_bind_group(0, &bind_group, &[]);
+    pass.dispatch_workgroups(x, y, 1);
+    Ok(())
 }
 
 /// The workgroup grid for `elements` invocations: `x` up to the per-dimension limit, `y` rows of it.

@@ -58,8 +58,11 @@ pub(crate) struct ShaderFeatures {
 pub(crate) struct Shader {
     /// The WGSL source; its entry point is `main`.
     pub(crate) source: String,
-    /// The buffers bound at `@binding(1)`, `@binding(2)`, …: the output first.
+    /// The buffers bound at `@binding(1)`, `@binding(2)`, …: the output first. Block sums are
+    /// bound after them.
     pub(crate) buffers: Vec<BufferId>,
+    /// For every binding, the control block's included: whether the shader writes it.
+    pub(crate) writable: Vec<bool>,
 }
 
 fn unsupported(reason: String) -> Error {
@@ -110,13 +113,36 @@ pub(crate) fn storage_size(dtype: DType) -> usize {
     }
 }
 
-/// The WGSL shader of `kernel`; `names` maps buffer names to buffers.
-pub(crate) fn kernel_shader(
+/// The shaders of one kernel, in dispatch order: one [`BlockSums`] per split reduction, then the
+/// kernel's own shader, which reads their block sums.
+pub(crate) struct KernelShaders {
+    pub(crate) block_sums: Vec<BlockSums>,
+    pub(crate) kernel: Shader,
+}
+
+/// The shader that computes the block sums of one split reduction (see [`split_reductions`]):
+/// one invocation per output element and block of `SUM_BLOCK` terms, writing
+/// `partials[element * blocks + block]`.
+pub(crate) struct BlockSums {
+    pub(crate) shader: Shader,
+    /// The reduction; the bounds of its inames give its term count when the kernel runs.
+    pub(crate) reduce: Arc<Reduce>,
+    /// Bytes per block sum in the partials buffer.
+    pub(crate) element_size: usize,
+}
+
+/// The number of blocks of [`SUM_BLOCK`] terms a split reduction of `terms` terms has.
+pub(crate) fn block_count(terms: u64) -> u64 {
+    terms.div_ceil(SUM_BLOCK)
+}
+
+/// The shaders of `kernel`; `names` maps buffer names to buffers.
+pub(crate) fn kernel_shaders(
     program: &KernelProgram,
     names: &HashMap<&str, BufferId>,
     kernel: &Kernel,
     features: ShaderFeatures,
-) -> Result<Shader> {
+) -> Result<KernelShaders> {
     if !features.i64 {
         return Err(unsupported(
             "the wgpu backend computes indices in int64 and needs the adapter feature SHADER_INT64, which this \
@@ -124,13 +150,109 @@ pub(crate) fn kernel_shader(
                 .into(),
         ));
     }
+    let splits = split_reductions(program, names, kernel, features)?;
+    let block_sums = splits
+        .iter()
+        .map(|(r, dtype)| {
+            Ok(BlockSums {
+                shader: shader(program, names, kernel, features, Stage::BlockSums(r, *dtype))?,
+                reduce: r.clone(),
+                element_size: storage_size(*dtype),
+            })
+        })
+        .collect::<Result<_>>()?;
+    Ok(KernelShaders { block_sums, kernel: shader(program, names, kernel, features, Stage::Kernel(&splits))? })
+}
+
+/// Which shader of a kernel is generated.
+enum Stage<'a> {
+    /// The kernel itself; these reductions are read from their block sums, bound after the
+    /// kernel's buffers in this order.
+    Kernel(&'a [(Arc<Reduce>, DType)]),
+    /// The block sums of one reduction (of this dtype), bound after the kernel's buffers.
+    BlockSums(&'a Reduce, DType),
+}
+
+/// The reductions of `kernel` that run in two stages: the block sums of `SUM_BLOCK` terms of every
+/// output element in parallel, then the kernel, which adds each element's block sums in order.
+/// Summed this way a reduction gives the same bits as in one loop (the scheme adds whole blocks
+/// into the total in order; integer operations are associative), spreads a long sum over many
+/// invocations, and keeps the loops of every invocation short: drivers that stop loops after a
+/// fixed count (llvmpipe: 65,535) can then run sums of any length.
+///
+/// Split: sums in blocks (float64, complex128, and single precision where the adapter lacks
+/// float64) and integer sums, products, maxima and minima, that the kernel always evaluates (not
+/// under an `if`, not inside another reduction) and that have more than `SUM_BLOCK` terms or a
+/// length known only at run time. Float maxima and minima and products stay in one loop: their
+/// results would depend on the grouping.
+fn split_reductions(
+    program: &KernelProgram,
+    names: &HashMap<&str, BufferId>,
+    kernel: &Kernel,
+    features: ShaderFeatures,
+) -> Result<Vec<(Arc<Reduce>, DType)>> {
+    let mut found: Vec<(Arc<Reduce>, DType)> = Vec::new();
+    let mut stack = vec![&kernel.expr];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::Reduce(r) => {
+                let dtype = program.expr_dtype(names, e)?;
+                let splittable = match scheme(r.op, dtype, features) {
+                    Summation::Blocked => true,
+                    Summation::InOrder => {
+                        dtype.is_integer()
+                            && matches!(r.op, ReduceOp::Sum | ReduceOp::Product | ReduceOp::Max | ReduceOp::Min)
+                    }
+                    Summation::Widened(_) => false,
+                };
+                let short = r.inames.iter().try_fold(1i64, |n, b| {
+                    let (lo, hi) = (&b.lower, &b.upper);
+                    let constant = lo.terms().next().is_none() && hi.terms().next().is_none();
+                    constant.then(|| n.saturating_mul((hi.constant() - lo.constant()).max(0)))
+                });
+                let short = short.is_some_and(|n| n <= SUM_BLOCK as i64);
+                if splittable && !short && !found.iter().any(|(f, _)| f == r) {
+                    found.push((r.clone(), dtype));
+                }
+            }
+            // Only the condition of an `if` is always evaluated; `zero(…)` evaluates nothing.
+            Expr::If(c, _, _) => stack.push(c),
+            Expr::Call(Func::Zero, _) => {}
+            _ => stack.extend(e.children()),
+        }
+    }
+    Ok(found)
+}
+
+/// How a reduction `op` over `dtype` sums on a device with `features`: `pytato_core::math`'s
+/// scheme, with single precision summed in blocks where the device lacks float64.
+fn scheme(op: ReduceOp, dtype: DType, features: ShaderFeatures) -> Summation {
+    match summation(op, dtype) {
+        Summation::Widened(_) if !features.f64 => Summation::Blocked,
+        other => other,
+    }
+}
+
+/// One shader of `kernel`.
+fn shader(
+    program: &KernelProgram,
+    names: &HashMap<&str, BufferId>,
+    kernel: &Kernel,
+    features: ShaderFeatures,
+    stage: Stage<'_>,
+) -> Result<Shader> {
     let output = &program.buffers[kernel.output.0];
     let buffers = program.kernel_buffers(names, kernel)?;
+    let split = match stage {
+        Stage::Kernel(split) => split.to_vec(),
+        Stage::BlockSums(..) => Vec::new(),
+    };
     let mut t = Translator {
         program,
         names,
         features,
         slot: buffers.iter().enumerate().map(|(k, b)| (*b, k)).collect(),
+        split,
         body: String::new(),
         indent: 1,
         next: 0,
@@ -138,8 +260,32 @@ pub(crate) fn kernel_shader(
         library: Library::default(),
         ranges: Ranges { output: output.shape.dims(), reductions: HashMap::new(), size_params: &program.size_params },
     };
-    t.main(kernel, &buffers)?;
+    t.main(kernel, &buffers, &stage)?;
 
+    // Storage bindings after the control block: the kernel's buffers (`b0` is its output), then
+    // the block sums (`p0`, …): read by the kernel, written by a block-sums shader.
+    let mut writable = vec![true];
+    let mut declarations = Vec::new();
+    for (k, id) in buffers.iter().enumerate() {
+        let b = &program.buffers[id.0];
+        let write = k == 0 && matches!(stage, Stage::Kernel(_));
+        declarations.push((
+            format!("b{k}"),
+            storage_type(b.dtype, features)?,
+            write,
+            b.name.escape_debug().to_string(),
+        ));
+    }
+    match &stage {
+        Stage::Kernel(split) => {
+            for (j, (_, dtype)) in split.iter().enumerate() {
+                declarations.push((format!("p{j}"), value_type(*dtype, features)?, false, "block sums".into()));
+            }
+        }
+        Stage::BlockSums(_, dtype) => {
+            declarations.push(("p0".into(), value_type(*dtype, features)?, true, "block sums".into()));
+        }
+    }
     let mut source = String::new();
     let _ = writeln!(
         source,
@@ -148,16 +294,11 @@ pub(crate) fn kernel_shader(
     );
     let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> ctl: Control;");
     source.push_str(library::OPAQUE_DECLARATIONS);
-    for (k, id) in buffers.iter().enumerate() {
-        let b = &program.buffers[id.0];
-        let access = if k == 0 { "read_write" } else { "read" };
-        let _ = writeln!(
-            source,
-            "@group(0) @binding({}) var<storage, {access}> b{k}: array<{}>; // {}",
-            k + 1,
-            storage_type(b.dtype, features)?,
-            b.name.escape_debug()
-        );
+    for (k, (var, ty, write, comment)) in declarations.into_iter().enumerate() {
+        let access = if write { "read_write" } else { "read" };
+        let _ =
+            writeln!(source, "@group(0) @binding({}) var<storage, {access}> {var}: array<{ty}>; // {comment}", k + 1);
+        writable.push(write);
     }
     source.push_str(
         "fn out_of_bounds(buffer: u32, axis: u32, index: i64, length: i64) {
@@ -179,7 +320,7 @@ pub(crate) fn kernel_shader(
     );
     source.push_str(&t.body);
     source.push_str("}\n");
-    Ok(Shader { source, buffers })
+    Ok(Shader { source, buffers, writable })
 }
 
 struct Translator<'a> {
@@ -188,6 +329,8 @@ struct Translator<'a> {
     features: ShaderFeatures,
     /// Buffer → its index in [`Shader::buffers`] (`b{index}`).
     slot: HashMap<BufferId, usize>,
+    /// Reductions read from their block sums (`p{index}`), see [`split_reductions`].
+    split: Vec<(Arc<Reduce>, DType)>,
     body: String,
     indent: usize,
     next: usize,
@@ -252,7 +395,7 @@ impl Translator<'_> {
         Ok(s)
     }
 
-    fn main(&mut self, kernel: &Kernel, buffers: &[BufferId]) -> Result<()> {
+    fn main(&mut self, kernel: &Kernel, buffers: &[BufferId], stage: &Stage<'_>) -> Result<()> {
         for j in 0..self.program.size_params.len() {
             self.line(&format!("let s{j}: i64 = ctl.sizes[{j}];"));
         }
@@ -278,14 +421,27 @@ impl Translator<'_> {
         // The element count fits in 32 bits (`run::grid` checks). Comparing in 32 bits also
         // avoids a Mesa 22 (lavapipe) miscompilation: a `return` under a 64-bit comparison
         // silently disables the whole shader.
-        self.line(&format!("if gid >= {count} {{ return; }}"));
-        // The multi-index of element `gid` (C order).
+        let element = match stage {
+            Stage::Kernel(_) => {
+                self.line(&format!("if gid >= {count} {{ return; }}"));
+                "gid"
+            }
+            // Invocation `gid` sums block `gid % blocks` of element `gid / blocks`.
+            Stage::BlockSums(r, _) => {
+                let (_, blocks) = self.block_count(r)?;
+                self.line(&format!("if gid >= {count} * {blocks} {{ return; }}"));
+                self.line(&format!("let block: u32 = gid % {blocks};"));
+                self.line(&format!("let element: u32 = gid / {blocks};"));
+                "element"
+            }
+        };
+        // The multi-index of the element (C order).
         // Inames are `i64(gid-part) + zero`, with `zero` read from memory: Mesa 22's lavapipe
         // miscompiles a branch on a 64-bit comparison of a value it can see was extended from 32
         // bits (every lane takes the same side), which an opaque zero prevents.
         self.line("let zero: i64 = ctl.zero;");
         self.line(OPAQUE_INIT);
-        self.line("var rest: u32 = gid;");
+        self.line(&format!("var rest: u32 = {element};"));
         for axis in (0..ndim).rev() {
             if axis == 0 {
                 self.line("let i0: i64 = i64(rest) + zero;");
@@ -294,10 +450,18 @@ impl Translator<'_> {
                 self.line(&format!("rest = rest / u32(e0_{axis});"));
             }
         }
-        let value = self.emit(&kernel.expr)?;
-        let out_dtype = self.program.buffers[kernel.output.0].dtype;
-        let stored = if out_dtype == DType::Bool { format!("select(0u, 1u, {value})") } else { value };
-        self.line(&format!("b0[gid] = {stored};"));
+        match stage {
+            Stage::Kernel(_) => {
+                let value = self.emit(&kernel.expr)?;
+                let out_dtype = self.program.buffers[kernel.output.0].dtype;
+                let stored = if out_dtype == DType::Bool { format!("select(0u, 1u, {value})") } else { value };
+                self.line(&format!("b0[gid] = {stored};"));
+            }
+            Stage::BlockSums(r, dtype) => {
+                let value = self.block_sum(r, *dtype, "block")?;
+                self.line(&format!("p0[gid] = {value};"));
+            }
+        }
         Ok(())
     }
 
@@ -716,17 +880,65 @@ impl Translator<'_> {
 
     /// A reduction: a loop per iname. Float and complex sums follow `pytato_core::math`'s
     /// summation scheme (single precision in double where the adapter has it, double precision in
-    /// blocks of `SUM_BLOCK` terms in `SUM_LANES` lanes), as the CPU backends do.
-    fn reduce(&mut self, r: &Reduce, dtype: DType) -> Result<String> {
+    /// blocks of `SUM_BLOCK` terms in `SUM_LANES` lanes), as the CPU backends do. A split
+    /// reduction (see [`split_reductions`]) adds up its block sums instead.
+    fn reduce(&mut self, r: &Arc<Reduce>, dtype: DType) -> Result<String> {
+        if let Some(j) = self.split.iter().position(|(s, _)| s == r) {
+            return self.read_block_sums(j, r, dtype);
+        }
+        let sum = self.open_sum(r.op, dtype)?;
+        // A small body whose last range has a multiple of `factor` terms (decided when the kernel
+        // runs): the body unrolled `factor` times. Blocked sums: each copy adds into its own lane,
+        // with no rotation (every row starts at lane 0, so the lanes are those of the scheme);
+        // other reductions: the copies combine in order.
+        let factor = unroll_factor(r, sum.scheme);
+        if let Some(factor) = factor {
+            let last = r.inames.last().expect("a reduction has an iname");
+            let (lo, hi) = (self.dim(&last.lower)?, self.dim(&last.upper)?);
+            self.open(&format!("if ((({hi}) - ({lo})) & {}li) == 0li", factor - 1));
+            let opened = self.open_reduction_loops(r, factor as i64)?;
+            let v = reduction_var(&last.iname);
+            for u in 0..factor as usize {
+                // A block of its own: the copy's iname shadows the loop's, and values the emitter
+                // remembers stay with the copy that computed them.
+                self.open("");
+                self.line(&format!("let {v} = {v} + {u}li;"));
+                if sum.scheme == Summation::Blocked {
+                    let x = self.emit(&r.body)?;
+                    let lane = &sum.lanes[u];
+                    let added = self.binary(BinaryOp::Add, dtype, lane, &x)?;
+                    self.line(&format!("{lane} = {added};"));
+                } else {
+                    self.add_term(&sum, r, dtype)?;
+                }
+                self.close();
+            }
+            if sum.scheme == Summation::Blocked {
+                self.line(&format!("{} = {} + {SUM_LANES}u;", sum.count, sum.count));
+                self.flush_lanes(&sum, dtype)?;
+            }
+            self.close_reduction_loops(opened);
+            self.close();
+            self.open("else");
+        }
+        let opened = self.open_reduction_loops(r, 1)?;
+        self.add_term(&sum, r, dtype)?;
+        self.close_reduction_loops(opened);
+        if factor.is_some() {
+            self.close();
+        }
+        self.finish_sum(&sum, dtype)
+    }
+
+    /// Declares the accumulator (and for blocked sums the lanes and the term count) of a
+    /// reduction `op` over `dtype`.
+    fn open_sum(&mut self, op: ReduceOp, dtype: DType) -> Result<Sum> {
         let ty = self.ty(dtype)?;
-        let scheme = match summation(r.op, dtype) {
-            Summation::Widened(_) if !self.features.f64 => Summation::Blocked,
-            other => other,
-        };
+        let scheme = scheme(op, dtype, self.features);
         let acc_dtype = if let Summation::Widened(wide) = scheme { wide } else { dtype };
         let acc_ty = self.ty(acc_dtype)?;
         let acc = self.fresh("acc");
-        let neutral = self.constant(&r.op.neutral(acc_dtype))?;
+        let neutral = self.constant(&op.neutral(acc_dtype))?;
         self.line(&format!("var {acc}: {acc_ty} = {neutral};"));
         // Blocked sums: the lanes of the block rotate through `lanes[0]`, which always holds lane
         // `count % SUM_LANES` (the one the next term goes to); after a multiple of `SUM_LANES`
@@ -740,84 +952,152 @@ impl Translator<'_> {
             }
             self.line(&format!("var {count}: u32 = 0u;"));
         }
-        // Blocked sums of a small body whose last range has a multiple of `SUM_LANES` terms (decided
-        // when the kernel runs): the body unrolled `SUM_LANES` times, each copy adding into its own
-        // lane, with no rotation. Every row starts at lane 0, so the lanes are those of the scheme.
-        let mut size = 0usize;
-        r.body.walk(&mut |_| size += 1);
-        let unrolled = scheme == Summation::Blocked && size <= UNROLLED_SUM_BODY;
-        if unrolled {
-            let last = r.inames.last().expect("a reduction has an iname");
-            let (lo, hi) = (self.dim(&last.lower)?, self.dim(&last.upper)?);
-            self.open(&format!("if ((({hi}) - ({lo})) & {}li) == 0li", SUM_LANES - 1));
-            let opened = self.open_reduction_loops(r, SUM_LANES as i64)?;
-            let v = reduction_var(&last.iname);
-            for (u, lane) in lanes.iter().enumerate() {
-                // A block of its own: the copy's iname shadows the loop's, and values the emitter
-                // remembers stay with the copy that computed them.
-                self.open("");
-                self.line(&format!("let {v} = {v} + {u}li;"));
-                let x = self.emit(&r.body)?;
-                let sum = self.binary(BinaryOp::Add, dtype, lane, &x)?;
-                self.line(&format!("{lane} = {sum};"));
-                self.close();
-            }
-            self.line(&format!("{count} = {count} + {SUM_LANES}u;"));
-            self.flush_lanes(&lanes, &acc, &count, &neutral, dtype)?;
-            self.close_reduction_loops(opened);
-            self.close();
-            self.open("else");
-        }
-        let opened = self.open_reduction_loops(r, 1)?;
+        Ok(Sum { op, scheme, acc, acc_ty, neutral, lanes, count })
+    }
+
+    /// The body of `r` (its inames in scope), added into `sum`.
+    fn add_term(&mut self, sum: &Sum, r: &Reduce, dtype: DType) -> Result<()> {
         let x = self.emit(&r.body)?;
-        match scheme {
+        match sum.scheme {
             Summation::Widened(wide) => {
-                let sum = self.binary(BinaryOp::Add, wide, &acc, &format!("{acc_ty}({x})"))?;
-                self.line(&format!("{acc} = {sum};"));
+                let added = self.binary(BinaryOp::Add, wide, &sum.acc, &format!("{}({x})", sum.acc_ty))?;
+                self.line(&format!("{} = {added};", sum.acc));
             }
             Summation::Blocked => {
-                let sum = self.binary(BinaryOp::Add, dtype, &lanes[0], &x)?;
-                let next = self.bind(dtype, &sum)?;
-                self.rotate_lanes(&lanes, &next);
-                self.line(&format!("{count} = {count} + 1u;"));
-                self.flush_lanes(&lanes, &acc, &count, &neutral, dtype)?;
+                let added = self.binary(BinaryOp::Add, dtype, &sum.lanes[0], &x)?;
+                let next = self.bind(dtype, &added)?;
+                self.rotate_lanes(&sum.lanes, &next);
+                self.line(&format!("{} = {} + 1u;", sum.count, sum.count));
+                self.flush_lanes(sum, dtype)?;
             }
             Summation::InOrder => {
-                let combined = match (r.op, dtype) {
-                    (ReduceOp::Product, _) => self.binary(BinaryOp::Mul, dtype, &acc, &x)?,
-                    (ReduceOp::Sum, _) => self.binary(BinaryOp::Add, dtype, &acc, &x)?,
-                    (ReduceOp::All, _) | (ReduceOp::Min, DType::Bool) => format!("{acc} && {x}"),
-                    (ReduceOp::Any, _) | (ReduceOp::Max, DType::Bool) => format!("{acc} || {x}"),
-                    (ReduceOp::Max, DType::F32 | DType::F64) => {
-                        format!("{}({acc}, {x})", self.library.require("fmax", ty))
-                    }
-                    (ReduceOp::Min, DType::F32 | DType::F64) => {
-                        format!("{}({acc}, {x})", self.library.require("fmin", ty))
-                    }
-                    (ReduceOp::Max, _) => format!("max({acc}, {x})"),
-                    (ReduceOp::Min, _) => format!("min({acc}, {x})"),
-                };
-                self.line(&format!("{acc} = {combined};"));
+                let combined = self.combine_in_order(sum.op, dtype, &sum.acc, &x)?;
+                self.line(&format!("{} = {combined};", sum.acc));
             }
         }
-        self.close_reduction_loops(opened);
-        if unrolled {
-            self.close();
-        }
-        Ok(match scheme {
-            Summation::Widened(_) => self.bind(dtype, &format!("{ty}({acc})"))?,
+        Ok(())
+    }
+
+    /// `acc` and `x` combined by `op`, for a reduction summed in order.
+    fn combine_in_order(&mut self, op: ReduceOp, dtype: DType, acc: &str, x: &str) -> Result<String> {
+        let ty = self.ty(dtype)?;
+        Ok(match (op, dtype) {
+            (ReduceOp::Product, _) => self.binary(BinaryOp::Mul, dtype, acc, x)?,
+            (ReduceOp::Sum, _) => self.binary(BinaryOp::Add, dtype, acc, x)?,
+            (ReduceOp::All, _) | (ReduceOp::Min, DType::Bool) => format!("{acc} && {x}"),
+            (ReduceOp::Any, _) | (ReduceOp::Max, DType::Bool) => format!("{acc} || {x}"),
+            (ReduceOp::Max, DType::F32 | DType::F64) => format!("{}({acc}, {x})", self.library.require("fmax", ty)),
+            (ReduceOp::Min, DType::F32 | DType::F64) => format!("{}({acc}, {x})", self.library.require("fmin", ty)),
+            (ReduceOp::Max, _) => format!("max({acc}, {x})"),
+            (ReduceOp::Min, _) => format!("min({acc}, {x})"),
+        })
+    }
+
+    /// The value of `sum` once every term is in.
+    fn finish_sum(&mut self, sum: &Sum, dtype: DType) -> Result<String> {
+        let ty = self.ty(dtype)?;
+        Ok(match sum.scheme {
+            Summation::Widened(_) => self.bind(dtype, &format!("{ty}({})", sum.acc))?,
             Summation::Blocked => {
                 // Lanes back in their places, then the last (partial) block.
+                let count = &sum.count;
                 self.open(&format!("for (; ({count} & {}u) != 0u; {count} = {count} + 1u)", SUM_LANES - 1));
-                let first = self.bind(dtype, &lanes[0])?;
-                self.rotate_lanes(&lanes, &first);
+                let first = self.bind(dtype, &sum.lanes[0])?;
+                self.rotate_lanes(&sum.lanes, &first);
                 self.close();
-                let block = self.lane_tree(&lanes, dtype)?;
-                let total = self.binary(BinaryOp::Add, dtype, &acc, &block)?;
+                let block = self.lane_tree(&sum.lanes, dtype)?;
+                let total = self.binary(BinaryOp::Add, dtype, &sum.acc, &block)?;
                 self.bind(dtype, &total)?
             }
-            Summation::InOrder => acc,
+            Summation::InOrder => sum.acc.clone(),
         })
+    }
+
+    /// Emits the term count of `r` (int64) and its number of blocks (u32, which the host checked
+    /// fits); returns their names.
+    fn block_count(&mut self, r: &Reduce) -> Result<(String, String)> {
+        let mut factors = Vec::new();
+        for b in &r.inames {
+            let (lo, hi) = (self.dim(&b.lower)?, self.dim(&b.upper)?);
+            let extent = self.bind(DType::I64, &format!("({hi}) - ({lo})"))?;
+            factors.push(format!("select(0li, {extent}, {extent} > 0li)"));
+        }
+        let terms = self.bind(DType::I64, &factors.join(" * "))?;
+        let blocks = self.fresh("blocks");
+        self.line(&format!("let {blocks}: u32 = u32(({terms} + {}li) / {SUM_BLOCK}li);", SUM_BLOCK - 1));
+        Ok((terms, blocks))
+    }
+
+    /// The sum of block `block` (a u32) of `r`'s terms: terms `block * SUM_BLOCK` up to the next
+    /// block or the end, counted over all of `r`'s inames (the first slowest), summed as
+    /// [`Self::reduce`] sums them.
+    fn block_sum(&mut self, r: &Reduce, dtype: DType, block: &str) -> Result<String> {
+        let (terms, _) = self.block_count(r)?;
+        let sum = self.open_sum(r.op, dtype)?;
+        let first = self.bind(DType::I64, &format!("i64({block}) * {SUM_BLOCK}li + zero"))?;
+        let left = self.bind(DType::I64, &format!("{terms} - {first}"))?;
+        let len = self.bind(DType::U32, &format!("u32(select({left}, {SUM_BLOCK}li, {left} > {SUM_BLOCK}li))"))?;
+        // The inames of term `first`, then advanced one term at a time (the last fastest).
+        let mut place = self.fresh("t");
+        self.line(&format!("var {place}: i64 = {first};"));
+        let mut extents = Vec::new();
+        for b in r.inames.iter().rev() {
+            let v = reduction_var(&b.iname);
+            let (lo, hi) = (self.dim(&b.lower)?, self.dim(&b.upper)?);
+            let extent = self.bind(DType::I64, &format!("({hi}) - ({lo})"))?;
+            self.line(&format!("var {v}: i64 = {lo} + {place} % {extent};"));
+            let next = self.fresh("t");
+            self.line(&format!("let {next}: i64 = {place} / {extent};"));
+            place = next;
+            extents.push((v, lo, hi));
+            self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
+        }
+        let q = self.fresh("q");
+        self.open(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + 1u)"));
+        self.add_term(&sum, r, dtype)?;
+        // Advance, carrying into slower inames (a carry out of the first is never read).
+        for (k, (v, lo, hi)) in extents.iter().enumerate() {
+            self.line(&format!("{v} = {v} + 1li;"));
+            if k + 1 < extents.len() {
+                self.open(&format!("if {v} == {hi}"));
+                self.line(&format!("{v} = {lo};"));
+            }
+        }
+        for _ in 1..extents.len() {
+            self.close();
+        }
+        self.close();
+        for b in &r.inames {
+            self.ranges.reductions.remove(&b.iname);
+        }
+        self.finish_sum(&sum, dtype)
+    }
+
+    /// The value of split reduction `j` (`r`) for this element: its block sums (binding `p{j}`)
+    /// combined in order, starting from the neutral element.
+    fn read_block_sums(&mut self, j: usize, r: &Reduce, dtype: DType) -> Result<String> {
+        let (_, blocks) = self.block_count(r)?;
+        let acc = self.fresh("acc");
+        let ty = self.ty(dtype)?;
+        let neutral = self.constant(&r.op.neutral(dtype))?;
+        self.line(&format!("var {acc}: {ty} = {neutral};"));
+        let base = self.bind(DType::U32, &format!("gid * {blocks}"))?;
+        let k = self.fresh("k");
+        self.line(&format!("var {k}: u32 = 0u;"));
+        // Eight block sums per iteration, fewer loop iterations for drivers that count them.
+        let groups = SUM_LANES;
+        self.open(&format!("for (; {k} < ({blocks} & ~{}u); {k} = {k} + {groups}u)", groups - 1));
+        for u in 0..groups {
+            let x = format!("p{j}[{base} + {k} + {u}u]");
+            let combined = self.combine_in_order(r.op, dtype, &acc, &x)?;
+            self.line(&format!("{acc} = {combined};"));
+        }
+        self.close();
+        self.open(&format!("for (; {k} < {blocks}; {k} = {k} + 1u)"));
+        let combined = self.combine_in_order(r.op, dtype, &acc, &format!("p{j}[{base} + {k}]"))?;
+        self.line(&format!("{acc} = {combined};"));
+        self.close();
+        Ok(acc)
     }
 
     /// Opens a loop per iname of `r` (the first outermost), the last one stepping by `step`;
@@ -842,14 +1122,16 @@ impl Translator<'_> {
         }
     }
 
-    /// When `count` reaches `SUM_BLOCK`: the lanes (in their places) into `acc`, and a new block.
-    fn flush_lanes(&mut self, lanes: &[String], acc: &str, count: &str, neutral: &str, dtype: DType) -> Result<()> {
+    /// When the term count reaches `SUM_BLOCK`: the lanes (in their places) into the total, and
+    /// a new block.
+    fn flush_lanes(&mut self, sum: &Sum, dtype: DType) -> Result<()> {
+        let (acc, count) = (&sum.acc, &sum.count);
         self.open(&format!("if {count} == {SUM_BLOCK}u"));
-        let block = self.lane_tree(lanes, dtype)?;
+        let block = self.lane_tree(&sum.lanes, dtype)?;
         let total = self.binary(BinaryOp::Add, dtype, acc, &block)?;
         self.line(&format!("{acc} = {total};"));
-        for lane in lanes {
-            self.line(&format!("{lane} = {neutral};"));
+        for lane in &sum.lanes {
+            self.line(&format!("{lane} = {};", sum.neutral));
         }
         self.line(&format!("{count} = 0u;"));
         self.close();
@@ -874,8 +1156,63 @@ impl Translator<'_> {
     }
 }
 
-/// The largest body (in expression nodes) of a blocked sum that is unrolled `SUM_LANES` times.
+/// The variables of one reduction being summed (see [`Translator::open_sum`]).
+struct Sum {
+    op: ReduceOp,
+    scheme: Summation,
+    /// The total (for blocked sums: of the blocks done), of type `acc_ty`.
+    acc: String,
+    acc_ty: &'static str,
+    /// The neutral element of `op`, a literal.
+    neutral: String,
+    /// Blocked sums: the lanes, `lanes[0]` the next term's.
+    lanes: Vec<String>,
+    /// Blocked sums: the terms in the current block.
+    count: String,
+}
+
+/// The largest body (in expression nodes) of a reduction that is unrolled.
 const UNROLLED_SUM_BODY: usize = 48;
+
+/// Copies of the body per loop iteration of reductions summed in order when unrolled: enough
+/// that a million terms stay under llvmpipe's 65,535 loop iterations.
+const UNROLLED_IN_ORDER: u64 = 16;
+
+/// How many copies of `r`'s body an iteration of its unrolled loop holds (`r` summed by `scheme`),
+/// or `None` when its body is too large to unroll. The unrolled loop runs when the last iname's
+/// range is a multiple of this.
+fn unroll_factor(r: &Reduce, scheme: Summation) -> Option<u64> {
+    let mut size = 0usize;
+    r.body.walk(&mut |_| size += 1);
+    (size <= UNROLLED_SUM_BODY).then_some(match scheme {
+        Summation::Blocked => SUM_LANES as u64,
+        _ => UNROLLED_IN_ORDER,
+    })
+}
+
+/// Every reduction of `kernel` whose loop is unrolled, with its [`unroll_factor`].
+pub(crate) fn unrolled_reductions(
+    program: &KernelProgram,
+    names: &HashMap<&str, BufferId>,
+    kernel: &Kernel,
+    features: ShaderFeatures,
+) -> Result<Vec<(Arc<Reduce>, u64)>> {
+    let mut found = Vec::new();
+    let mut failure = None;
+    kernel.expr.walk(&mut |e| {
+        if let Expr::Reduce(r) = e {
+            match program.expr_dtype(names, e) {
+                Ok(dtype) => {
+                    if let Some(factor) = unroll_factor(r, scheme(r.op, dtype, features)) {
+                        found.push((r.clone(), factor));
+                    }
+                }
+                Err(err) => failure = Some(err),
+            }
+        }
+    });
+    failure.map_or(Ok(found), Err)
+}
 
 /// The WGSL variable of reduction iname `_rN`.
 fn reduction_var(name: &Arc<str>) -> String {

@@ -29,54 +29,135 @@ fn sums(dtype: DType) -> Vec<(&'static str, Array)> {
     ]
 }
 
-#[test]
-fn long_sums_are_the_interpreters_bits_on_every_backend() {
+type Instances = Vec<(String, Box<dyn pytato_core::backend::Backend>)>;
+
+fn backends() -> Instances {
     let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
     for line in &skipped {
         eprintln!("{line}");
     }
+    assert!(instances.iter().any(|(n, _)| n == "interp"), "the interpreter is linked");
+    instances
+}
+
+/// The bits of every element (complex parts apart; integers through their complex value, exact
+/// below 2^53, and compared as well through their text).
+fn bits(a: &ArrayData) -> Vec<(u64, u64, String)> {
+    a.to_scalars()
+        .iter()
+        .map(|s| {
+            let z = s.to_complex64();
+            (z.re.to_bits(), z.im.to_bits(), s.to_string())
+        })
+        .collect()
+}
+
+/// `e` on every backend, for each of `inputs`, must give the interpreter's bits.
+fn assert_interpreters_bits(instances: &Instances, what: &str, e: &Array, inputs: &[NamedData]) {
     let interp = &instances.iter().find(|(n, _)| n == "interp").expect("the interpreter is linked").1;
+    let reference_program = interp.compile(&e.into()).unwrap();
+    for (name, backend) in instances.iter().filter(|(n, _)| n != "interp") {
+        let program = backend.compile(&e.into()).unwrap();
+        for input in inputs {
+            let want = reference_program.run(input).unwrap().remove("_pt_out").unwrap();
+            let got = program.run(input).unwrap().remove("_pt_out").unwrap();
+            let (g, w) = (bits(&got), bits(&want));
+            let first = g.iter().zip(&w).position(|(a, b)| a != b);
+            let shapes: Vec<_> = input.iter().map(|(k, v)| format!("{k}: {:?}", v.shape())).collect();
+            assert!(
+                g.len() == w.len() && first.is_none(),
+                "{what} ({shapes:?}) on {name}: first difference at {first:?}: {} vs {}",
+                got.to_scalars()[first.unwrap_or(0)],
+                want.to_scalars()[first.unwrap_or(0)]
+            );
+        }
+    }
+}
+
+#[test]
+fn long_sums_are_the_interpreters_bits_on_every_backend() {
+    let instances = backends();
     for dtype in [DType::F64, DType::C128] {
         for (what, e) in sums(dtype) {
-            let reference_program = interp.compile(&(&e).into()).unwrap();
-            for (name, backend) in instances.iter().filter(|(n, _)| n != "interp") {
-                let program = backend.compile(&(&e).into()).unwrap();
-                for (n, m) in [
-                    (1, 7),
-                    (1, 9),
-                    (3, 43),
-                    (2, 128),
-                    (1, 129),
-                    (5, 300),
-                    (300, 5),
-                    (257, 3),
-                    (0, 4),
-                    (3, 8),
-                    (2, 16),
-                    (5, 136),
-                    (4, 256),
-                    (300, 8),
-                ] {
-                    let inputs = NamedData::from([("x".to_string(), values(&[n, m], dtype))]);
-                    let want = reference_program.run(&inputs).unwrap().remove("_pt_out").unwrap();
-                    let got = program.run(&inputs).unwrap().remove("_pt_out").unwrap();
-                    let bits = |a: &ArrayData| {
-                        a.to_scalars()
-                            .iter()
-                            .map(|s| s.to_complex64())
-                            .map(|z| (z.re.to_bits(), z.im.to_bits()))
-                            .collect::<Vec<_>>()
-                    };
-                    let (g, w) = (bits(&got), bits(&want));
-                    let first = g.iter().zip(&w).position(|(a, b)| a != b);
-                    assert!(
-                        g.len() == w.len() && first.is_none(),
-                        "{what} ({dtype}) of {n}x{m} on {name}: first difference at {first:?}: {} vs {}",
-                        got.to_scalars()[first.unwrap_or(0)],
-                        want.to_scalars()[first.unwrap_or(0)]
-                    );
-                }
-            }
+            let inputs: Vec<NamedData> = [
+                (1, 7),
+                (1, 9),
+                (3, 43),
+                (2, 128),
+                (1, 129),
+                (5, 300),
+                (300, 5),
+                (257, 3),
+                (0, 4),
+                (3, 8),
+                (2, 16),
+                (5, 136),
+                (4, 256),
+                (300, 8),
+            ]
+            .into_iter()
+            .map(|(n, m)| NamedData::from([("x".to_string(), values(&[n, m], dtype))]))
+            .collect();
+            assert_interpreters_bits(&instances, &format!("{what} ({dtype})"), &e, &inputs);
+        }
+    }
+}
+
+/// Sums of special values: -0.0 everywhere (the sum of negative zeros is +0.0 in this scheme,
+/// whichever backend and however the terms are grouped into blocks), and an infinity or a NaN in
+/// a late block; and one sum of 1.2 million terms.
+#[test]
+fn special_values_sum_to_the_interpreters_bits() {
+    let instances = backends();
+    let x = pt::placeholder("x", [Dim::param("n"), Dim::param("m")], DType::F64).unwrap();
+    let with = |shape: [usize; 2], at: usize, v: f64| {
+        let n = shape[0] * shape[1];
+        let scalars = (0..n).map(|i| Scalar::F64(if i == at { v } else { -0.0 }));
+        NamedData::from([("x".to_string(), ArrayData::from_scalars(DType::F64, &shape, scalars).unwrap())])
+    };
+    let inputs = vec![
+        with([3, 300], usize::MAX, 0.0),
+        with([1, 1], usize::MAX, 0.0),
+        with([2, 700], 650, f64::INFINITY),
+        with([2, 700], 1300, f64::NEG_INFINITY),
+        with([4, 200], 799, f64::NAN),
+        // Longer than a driver that stops loops after 65,535 iterations (llvmpipe) could sum in
+        // one loop, even unrolled eight times.
+        with([2, 600_000], 1_000_000, f64::INFINITY),
+    ];
+    for (what, e) in [("sum", pt::sum(&x, pt::Axes::All).unwrap()), ("sum axis 1", pt::sum(&x, 1).unwrap())] {
+        assert_interpreters_bits(&instances, what, &e, &inputs);
+    }
+}
+
+/// Integer reductions wrap like numpy's, in any grouping: int8 and int64 sums that overflow,
+/// products, maxima and minima, long enough to be split into blocks where a backend does that.
+#[test]
+fn long_integer_reductions_are_the_interpreters_values() {
+    let instances = backends();
+    for dtype in [DType::I8, DType::U16, DType::I32, DType::I64, DType::U64] {
+        let x = pt::placeholder("x", [Dim::param("n"), Dim::param("m")], dtype).unwrap();
+        let inputs: Vec<NamedData> = [(1, 1), (2, 129), (3, 1000), (1000, 3), (0, 5)]
+            .into_iter()
+            .map(|(n, m): (usize, usize)| {
+                let scalars = (0..n * m).map(|i| {
+                    let v = (i as i128 * 2_654_435_761) % 1_000_003 - 500_000;
+                    let big = if i % 7 == 0 { v * 9_000_000_000_000 } else { v };
+                    Scalar::I64(big as i64).cast(dtype)
+                });
+                NamedData::from([("x".to_string(), ArrayData::from_scalars(dtype, &[n, m], scalars).unwrap())])
+            })
+            .collect();
+        let cases = [
+            ("sum", pt::sum(&x, pt::Axes::All).unwrap()),
+            ("sum axis 0", pt::sum(&x, 0).unwrap()),
+            ("prod axis 1", pt::prod(&x, 1).unwrap()),
+            ("max", pt::max(&x, pt::Axes::All).unwrap()),
+            ("min axis 0", pt::min(&x, 0).unwrap()),
+        ];
+        for (what, e) in cases {
+            // A run-time-empty max or min gives the identity (README, "Semantics at the edges").
+            assert_interpreters_bits(&instances, &format!("{what} ({dtype})"), &e, &inputs);
         }
     }
 }
