@@ -53,6 +53,7 @@
 //! ```
 
 mod device;
+mod resident;
 mod run;
 mod transfer;
 mod wgsl;
@@ -61,7 +62,8 @@ use std::sync::Arc;
 
 use pytato_core::backend::{Backend, BackendRegistration, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
 use pytato_core::binding::Signature;
-use pytato_core::{Error, Result};
+use pytato_core::device::{DeviceArray, NamedDeviceArrays, NamedDeviceInputs};
+use pytato_core::{ArrayDataView, Error, Result};
 use pytato_transform::kernel::{Kernel, KernelOptions, KernelProgram, build_kernel_program, dump_requested};
 
 pub use device::ADAPTER_VAR;
@@ -170,6 +172,10 @@ impl Backend for Wgpu {
         "wgpu"
     }
 
+    fn upload(&self, data: &ArrayDataView<'_>) -> Result<DeviceArray> {
+        resident::upload(self.gpu, data)
+    }
+
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
         let signature = Signature::new(outputs)?;
         let program = build_kernel_program(outputs, KernelOptions::default())?;
@@ -221,5 +227,9 @@ impl Program for WgpuProgram {
 
     fn run_into(&self, inputs: &NamedViews<'_>, outputs: &mut NamedViewsMut<'_>) -> Result<()> {
         self.compiled.run_into(self.gpu, inputs, outputs)
+    }
+
+    fn run_device(&self, inputs: &NamedDeviceInputs<'_>) -> Result<NamedDeviceArrays> {
+        self.compiled.run_device(self.gpu, inputs)
     }
 }

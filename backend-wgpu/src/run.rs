@@ -7,10 +7,11 @@
 //! `Device::poll` (no busy-waiting). An out-of-range subscript recorded in the control block is
 //! [`Error::IndexOutOfBounds`].
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use pytato_core::backend::{NamedData, NamedViews, NamedViewsMut};
+use pytato_core::device::{DeviceArray, DeviceInput, NamedDeviceArrays, NamedDeviceInputs};
 use pytato_core::binding::{Bound, Signature};
 use pytato_core::expr::{Expr, Reduce, ReductionBounds};
 use pytato_core::math::{SUM_BLOCK, SUM_LANES};
@@ -18,6 +19,7 @@ use pytato_core::{ArrayData, ArrayDataView, Error, Result};
 use pytato_transform::kernel::{BufferId, BufferKind, Kernel, KernelProgram};
 
 use crate::device::{Gpu, Pipeline};
+use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, wrap};
 use crate::transfer::{bytes_into, from_bytes, to_bytes};
 use crate::wgsl::{self, WORKGROUP_SIZE, storage_size};
 
@@ -118,7 +120,7 @@ pub(crate) struct Compiled {
 
 /// GPU buffers kept between runs.
 #[derive(Default)]
-struct Pool {
+pub(crate) struct Pool {
     /// By program buffer index: the buffer and whether it holds this program's wrapped data.
     buffers: HashMap<usize, (wgpu::Buffer, bool)>,
     /// By kernel index and split reduction: the block sums.
@@ -158,7 +160,7 @@ impl Compiled {
     /// Runs on borrowed inputs; the outputs are fresh arrays.
     pub(crate) fn run(&self, gpu: &Gpu, inputs: &NamedViews<'_>) -> Result<NamedData> {
         let bound = self.signature.bind(inputs)?;
-        self.execute(gpu, inputs, &bound, |readback| {
+        self.execute(gpu, inputs, &HashMap::new(), false, &bound, |readback, _| {
             let mut result = NamedData::new();
             for (name, id) in &self.program.outputs {
                 let buffer = &self.program.buffers[id.0];
@@ -181,7 +183,7 @@ impl Compiled {
     pub(crate) fn run_into(&self, gpu: &Gpu, inputs: &NamedViews<'_>, targets: &mut NamedViewsMut<'_>) -> Result<()> {
         let bound = self.signature.bind(inputs)?;
         self.signature.check_outputs(&bound, targets)?;
-        self.execute(gpu, inputs, &bound, |readback| {
+        self.execute(gpu, inputs, &HashMap::new(), false, &bound, |readback, _| {
             for (name, id) in &self.program.outputs {
                 let buffer = &self.program.buffers[id.0];
                 let target = targets.get_mut(name.as_str()).expect("checked by check_outputs");
@@ -197,13 +199,80 @@ impl Compiled {
         })
     }
 
-    /// Uploads the inputs, runs every kernel and hands the mapped readback to `read`.
+    /// Runs on inputs from the host or held on this GPU, and leaves the outputs on the GPU (see
+    /// `Program::run_device`).
+    pub(crate) fn run_device(&self, gpu: &'static Gpu, inputs: &NamedDeviceInputs<'_>) -> Result<NamedDeviceArrays> {
+        // Device arrays of another backend come through the host.
+        let copied: BTreeMap<&str, ArrayData> = inputs
+            .iter()
+            .filter_map(|(name, input)| match input {
+                DeviceInput::Device(d) if GpuStorage::of(d, gpu).is_none() && d.storage().as_host().is_none() => {
+                    Some(d.to_host().map(|h| (*name, h)))
+                }
+                _ => None,
+            })
+            .collect::<Result<_>>()?;
+        let mut resident = HashMap::new();
+        let mut views = NamedViews::new();
+        for (name, input) in inputs {
+            let view = match input {
+                DeviceInput::Host(v) => v.reborrow(),
+                DeviceInput::Device(d) => match (GpuStorage::of(d, gpu), d.storage().as_host()) {
+                    (Some(storage), _) => {
+                        resident.insert(*name, storage.buffer.clone());
+                        // Checked by dtype and shape; the elements are on the GPU.
+                        d.stand_in()
+                    }
+                    (None, Some(host)) => host.view(),
+                    (None, None) => copied[name].view(),
+                },
+            };
+            views.insert(*name, view);
+        }
+        let bound = self.signature.bind(&views)?;
+        self.execute(gpu, &views, &resident, true, &bound, |readback, pool| {
+            let mut taken: HashMap<usize, DeviceArray> = HashMap::new();
+            let mut result = NamedDeviceArrays::new();
+            for (name, id) in &self.program.outputs {
+                let buffer = &self.program.buffers[id.0];
+                let array = match &buffer.kind {
+                    BufferKind::Output => match taken.get(&id.0) {
+                        Some(a) => a.clone(),
+                        None => {
+                            // The program's next run allocates a new buffer for this output.
+                            let (gpu_buffer, _) = pool
+                                .buffers
+                                .remove(&id.0)
+                                .ok_or_else(|| internal(format!("output {name} has no buffer")))?;
+                            let a = wrap(gpu, gpu_buffer, buffer.dtype, readback.shapes[id.0].clone());
+                            taken.insert(id.0, a.clone());
+                            a
+                        }
+                    },
+                    BufferKind::Input => match inputs.get(&*buffer.name) {
+                        Some(DeviceInput::Device(d)) => (*d).clone(),
+                        _ => DeviceArray::host(views[&*buffer.name].to_owned()),
+                    },
+                    BufferKind::Data(d) => DeviceArray::host(ArrayData::clone(d)),
+                    BufferKind::Temporary => return Err(internal(format!("output {name} is a temporary"))),
+                };
+                result.insert(name.clone(), array);
+            }
+            Ok(result)
+        })
+    }
+
+    /// Uploads the inputs (except those in `resident`, bound as they are), runs every kernel and
+    /// hands the mapped readback to `read`, with the buffer pool. With `keep_outputs`, the outputs
+    /// are not read back: `read` takes their buffers from the pool.
     fn execute<R>(
         &self,
         gpu: &Gpu,
         inputs: &NamedViews<'_>,
+        resident: &HashMap<&str, wgpu::Buffer>,
+        keep_outputs: bool,
         bound: &Bound<'_>,
-        read: impl FnOnce(&Readback<'_>) -> Result<R>,
+        read: impl FnOnce(&Readback<'_>, &mut Pool) -> Result<R>,
     ) -> Result<R> {
         let program = &self.program;
         let (sizes, shapes) = program.bind_sizes(bound)?;
@@ -248,7 +317,6 @@ impl Compiled {
             }
         }
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
-        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
         // Buffers: every buffer has at least one element's room, so that a checked read that
         // failed can read element 0.
         for (i, b) in program.buffers.iter().enumerate() {
@@ -258,13 +326,14 @@ impl Compiled {
                 let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(&b.name),
                     size,
-                    usage: storage,
+                    usage: STORAGE_USAGE,
                     mapped_at_creation: false,
                 });
                 pool.buffers.insert(i, (buffer, false));
             }
             let (buffer, uploaded) = pool.buffers.get_mut(&i).expect("just ensured");
             match &b.kind {
+                BufferKind::Input if resident.contains_key(&*b.name) => {}
                 BufferKind::Input => {
                     let data = inputs
                         .get(&*b.name)
@@ -286,7 +355,7 @@ impl Compiled {
         // A runtime-sized array needs room for one element.
         control.resize(control.len().max(SIZES_OFFSET + 8), 0);
         let control_buffer =
-            reuse(gpu, &mut pool.control, control.len() as u64, storage, "pytato control block").clone();
+            reuse(gpu, &mut pool.control, control.len() as u64, STORAGE_USAGE, "pytato control block").clone();
         gpu.queue.write_buffer(&control_buffer, 0, &control);
 
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pytato") });
@@ -296,7 +365,11 @@ impl Compiled {
                 continue;
             }
             let bindings = |pool: &Pool| -> Vec<wgpu::Buffer> {
-                kernel.buffers.iter().map(|id| pool.buffers[&id.0].0.clone()).collect()
+                let buffer = |id: &BufferId| match resident.get(&*program.buffers[id.0].name) {
+                    Some(b) if matches!(program.buffers[id.0].kind, BufferKind::Input) => b.clone(),
+                    _ => pool.buffers[&id.0].0.clone(),
+                };
+                kernel.buffers.iter().map(buffer).collect()
             };
             let mut block_sums = Vec::with_capacity(kernel.block_sums.len());
             for (j, stage) in kernel.block_sums.iter().enumerate() {
@@ -335,11 +408,12 @@ impl Compiled {
             dispatch(gpu, &mut encoder, &kernel.pipeline, &control_buffer, &buffers, elements)?;
         }
 
-        // Readback: the control header, then each output buffer, into one staging buffer.
+        // Readback: the control header, then each output buffer (unless kept on the device), into
+        // one staging buffer.
         let outputs: Vec<usize> = {
             let mut seen = Vec::new();
             for (_, id) in &program.outputs {
-                if matches!(program.buffers[id.0].kind, BufferKind::Output) && !seen.contains(&id.0) {
+                if matches!(program.buffers[id.0].kind, BufferKind::Output) && !seen.contains(&id.0) && !keep_outputs {
                     seen.push(id.0);
                 }
             }
@@ -367,16 +441,7 @@ impl Compiled {
             }
         }
         gpu.queue.submit([encoder.finish()]);
-        let (sender, receiver) = std::sync::mpsc::channel();
-        staging.slice(..total).map_async(wgpu::MapMode::Read, move |r| {
-            let _ = sender.send(r);
-        });
-        let mapped = gpu
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| internal(format!("waiting for the GPU: {e}")))
-            .and_then(|_| receiver.recv().map_err(|e| internal(format!("the readback never completed: {e}"))))
-            .and_then(|r| r.map_err(|e| internal(format!("mapping the staging buffer: {e}"))));
+        let mapped = map_for_reading(gpu, &staging, total);
         if let Err(e) = mapped {
             // The mapping may still be pending: this buffer must never be mapped again.
             pool.staging = None;
@@ -395,7 +460,7 @@ impl Compiled {
             let buffer = word(4) as i32 as i64;
             return Err(self.program.index_error(buffer, word(8) as i64, long(16), long(24)));
         }
-        read(&readback)
+        read(&readback, &mut pool)
     }
 }
 

@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 
 use crate::array::{Array, DictOfNamedArrays};
 use crate::data::ArrayData;
+use crate::device::{DeviceArray, DeviceInput, NamedDeviceArrays, NamedDeviceInputs};
 use crate::error::{Error, Result};
 use crate::view::{ArrayDataView, ArrayDataViewMut};
 
@@ -99,6 +100,12 @@ pub trait Backend: Send + Sync {
     /// Compiles `outputs`. Errors are [`Error::Unsupported`] for what the backend (or its device)
     /// cannot do, and the core's own errors for invalid DAGs.
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>>;
+
+    /// Copies `data` to this backend's device, for [`Program::run_device`]. Backends that compute
+    /// in host memory keep a host copy (the default).
+    fn upload(&self, data: &ArrayDataView<'_>) -> Result<DeviceArray> {
+        Ok(DeviceArray::host(data.to_owned()))
+    }
 }
 
 /// A compiled program: run it as often as needed, with different inputs.
@@ -129,6 +136,51 @@ pub trait Program: Send + Sync {
     /// [`run_views`](Program::run_views) for owned inputs: the simple API.
     fn run(&self, inputs: &NamedData) -> Result<NamedData> {
         self.run_views(&views(inputs))
+    }
+
+    /// Runs the program on inputs that may be held by the backend ([`DeviceArray`]s, from
+    /// [`Backend::upload`] or an earlier `run_device`) and leaves the outputs with the backend:
+    /// a time loop passes each step's outputs to the next step, and copies to the host only what
+    /// it reads ([`DeviceArray::to_host`]). Inputs are checked as [`run_views`](Program::run_views)
+    /// checks them. A device array of another backend is copied through the host.
+    ///
+    /// The default, for backends that compute in host memory, runs on the host arrays in place
+    /// and holds the outputs in host memory.
+    ///
+    /// ```
+    /// # fn demo(backend: &dyn pytato_core::backend::Backend, program: &dyn pytato_core::backend::Program,
+    /// #         u0: pytato_core::ArrayData) -> pytato_core::Result<pytato_core::ArrayData> {
+    /// use pytato_core::device::{DeviceInput, NamedDeviceInputs};
+    /// let mut u = backend.upload(&u0.view())?;
+    /// for _ in 0..100 {
+    ///     let inputs = NamedDeviceInputs::from([("u", DeviceInput::Device(&u))]);
+    ///     u = program.run_device(&inputs)?.remove("u_next").expect("the program's output");
+    /// }
+    /// u.to_host()
+    /// # }
+    /// ```
+    fn run_device(&self, inputs: &NamedDeviceInputs<'_>) -> Result<NamedDeviceArrays> {
+        let copied: BTreeMap<&str, ArrayData> = inputs
+            .iter()
+            .filter_map(|(name, input)| match input {
+                DeviceInput::Device(d) if d.storage().as_host().is_none() => Some(d.to_host().map(|h| (*name, h))),
+                _ => None,
+            })
+            .collect::<Result<_>>()?;
+        let views: NamedViews<'_> = inputs
+            .iter()
+            .map(|(name, input)| {
+                let view = match input {
+                    DeviceInput::Host(v) => v.reborrow(),
+                    DeviceInput::Device(d) => match d.storage().as_host() {
+                        Some(host) => host.view(),
+                        None => copied[name].view(),
+                    },
+                };
+                (*name, view)
+            })
+            .collect();
+        Ok(self.run_views(&views)?.into_iter().map(|(name, data)| (name, DeviceArray::host(data))).collect())
     }
 }
 

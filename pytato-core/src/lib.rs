@@ -17,6 +17,7 @@ pub mod array;
 pub mod backend;
 pub mod binding;
 pub mod data;
+pub mod device;
 pub mod dtype;
 pub mod error;
 pub mod expr;

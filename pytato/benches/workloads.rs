@@ -31,7 +31,8 @@ use std::time::Instant;
 
 use ndarray::{Array1, Array2, ArrayD, Axis, Zip, s};
 use pytato as pt;
-use pytato::backend::{Backend, NamedData, NamedViews, NamedViewsMut};
+use pytato::backend::{Backend, NamedData, NamedViews, NamedViewsMut, Program};
+use pytato::device::{DeviceArray, DeviceInput, NamedDeviceInputs};
 use pytato::{Array, ArrayData, DType, Dim};
 
 /// Problem sizes and repetitions.
@@ -178,8 +179,38 @@ fn bench_backends(
             black_box(program.run(inputs).expect("the workload runs"));
         });
         print_row(workload, &r.name, median, ndarray_ms, hand_ms);
-        rows.push(Row { workload: workload.into(), backend: r.name, median_ms: median, ndarray_ms, hand_ms });
+        rows.push(Row { workload: workload.into(), backend: r.name.clone(), median_ms: median, ndarray_ms, hand_ms });
+        bench_resident(rows, sizes, workload, &r, &*program, inputs, expected, (ndarray_ms, hand_ms));
     }
+}
+
+/// For a backend with a device of its own: a `-resident` row, the inputs uploaded once and the
+/// output left on the device (`run_device`), as a time loop runs (checked once, read back).
+#[allow(clippy::too_many_arguments)]
+fn bench_resident(
+    rows: &mut Vec<Row>,
+    sizes: &Sizes,
+    workload: &str,
+    r: &Runner,
+    program: &dyn Program,
+    inputs: &NamedData,
+    expected: &[f64],
+    (ndarray_ms, hand_ms): (Option<f64>, Option<f64>),
+) {
+    let held: Vec<(&str, DeviceArray)> =
+        inputs.iter().map(|(k, v)| (k.as_str(), r.backend.upload(&v.view()).expect("the upload fits"))).collect();
+    if held.iter().any(|(_, d)| d.storage().as_host().is_some()) {
+        return;
+    }
+    let device_inputs: NamedDeviceInputs<'_> = held.iter().map(|(k, d)| (*k, DeviceInput::Device(d))).collect();
+    let run = || program.run_device(&device_inputs).expect("the workload runs");
+    check(workload, &r.name, &run()["_pt_out"].to_host().expect("the download works"), expected);
+    let median = median_ms(sizes.reps, || {
+        black_box(run());
+    });
+    let workload = format!("{workload}-resident");
+    print_row(&workload, &r.name, median, ndarray_ms, hand_ms);
+    rows.push(Row { workload, backend: r.name.clone(), median_ms: median, ndarray_ms, hand_ms });
 }
 
 fn print_row(workload: &str, backend: &str, median: f64, ndarray_ms: Option<f64>, hand_ms: Option<f64>) {
@@ -299,7 +330,7 @@ fn bench_backends_into(
             program.run_into(inputs, &mut targets).expect("the workload runs");
         });
         print_row(workload, &r.name, median, ndarray_ms, hand_ms);
-        rows.push(Row { workload: workload.into(), backend: r.name, median_ms: median, ndarray_ms, hand_ms });
+        rows.push(Row { workload: workload.into(), backend: r.name.clone(), median_ms: median, ndarray_ms, hand_ms });
     }
 }
 

@@ -1,0 +1,126 @@
+//! Arrays held in GPU buffers between runs (`pytato_core::device`): uploads, the storage of
+//! device arrays, and their copy back to the host.
+
+use std::sync::Arc;
+
+use pytato_core::device::{DeviceArray, DeviceStorage};
+use pytato_core::{ArrayData, ArrayDataView, DType, Error, Result};
+
+use crate::device::Gpu;
+use crate::transfer::{from_bytes, to_bytes};
+use crate::wgsl::storage_size;
+
+/// The usages of every buffer the backend binds: storage, written by uploads, read back.
+pub(crate) const STORAGE_USAGE: wgpu::BufferUsages =
+    wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_DST).union(wgpu::BufferUsages::COPY_SRC);
+
+/// A device array's elements in a storage buffer of the process's GPU, in the layout of
+/// `crate::transfer` (the buffer may be longer).
+pub(crate) struct GpuStorage {
+    pub(crate) gpu: &'static Gpu,
+    pub(crate) buffer: wgpu::Buffer,
+    pub(crate) dtype: DType,
+    pub(crate) shape: Vec<usize>,
+}
+
+impl std::fmt::Debug for GpuStorage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "wgpu buffer of {} bytes on {}", self.buffer.size(), self.gpu.info.name)
+    }
+}
+
+impl GpuStorage {
+    /// The storage bytes the elements take.
+    fn bytes(&self) -> u64 {
+        self.shape.iter().product::<usize>() as u64 * storage_size(self.dtype) as u64
+    }
+
+    /// The storage of `array` if it is a buffer of `gpu`.
+    pub(crate) fn of<'a>(array: &'a DeviceArray, gpu: &Gpu) -> Option<&'a GpuStorage> {
+        array.storage().as_any().downcast_ref::<GpuStorage>().filter(|s| std::ptr::eq(s.gpu, gpu))
+    }
+}
+
+impl DeviceStorage for GpuStorage {
+    fn to_host(&self) -> Result<ArrayData> {
+        let size = self.bytes().next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        if size == 0 {
+            return Ok(ArrayData::zeros(self.dtype, &self.shape));
+        }
+        let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("pytato download"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        encoder.copy_buffer_to_buffer(&self.buffer, 0, &staging, 0, size);
+        self.gpu.queue.submit([encoder.finish()]);
+        map_for_reading(self.gpu, &staging, size)?;
+        let data = {
+            let view = staging
+                .slice(..size)
+                .get_mapped_range()
+                .map_err(|e| internal(format!("reading a downloaded buffer: {e}")))?;
+            from_bytes(self.dtype, &self.shape, &view[..self.bytes() as usize])
+        };
+        staging.unmap();
+        Ok(data)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// `data` in a new storage buffer of `gpu`.
+pub(crate) fn upload(gpu: &'static Gpu, data: &ArrayDataView<'_>) -> Result<DeviceArray> {
+    let bytes = to_bytes(data);
+    let size = (bytes.len() as u64).max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+    if size > gpu.limits.max_buffer_size || size > gpu.limits.max_storage_buffer_binding_size {
+        return Err(Error::Unsupported {
+            backend: "wgpu".into(),
+            reason: format!(
+                "uploading {} of shape {:?} needs {size} bytes on the GPU; the adapter binds at most {} bytes per \
+                 storage buffer",
+                data.dtype(),
+                data.shape(),
+                gpu.limits.max_storage_buffer_binding_size
+            ),
+        });
+    }
+    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("pytato device array"),
+        size,
+        usage: STORAGE_USAGE,
+        mapped_at_creation: false,
+    });
+    if !bytes.is_empty() {
+        gpu.queue.write_buffer(&buffer, 0, &bytes);
+    }
+    Ok(wrap(gpu, buffer, data.dtype(), data.shape().to_vec()))
+}
+
+/// A device array whose elements `buffer` holds.
+pub(crate) fn wrap(gpu: &'static Gpu, buffer: wgpu::Buffer, dtype: DType, shape: Vec<usize>) -> DeviceArray {
+    DeviceArray::new(dtype, shape.clone(), Arc::new(GpuStorage { gpu, buffer, dtype, shape }))
+}
+
+/// Maps the first `size` bytes of `staging` for reading, after the work submitted so far, with
+/// a blocking wait (no busy-waiting). On an error the mapping may still be pending: the buffer
+/// must not be mapped again.
+pub(crate) fn map_for_reading(gpu: &Gpu, staging: &wgpu::Buffer, size: u64) -> Result<()> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    staging.slice(..size).map_async(wgpu::MapMode::Read, move |r| {
+        let _ = sender.send(r);
+    });
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| internal(format!("waiting for the GPU: {e}")))
+        .and_then(|_| receiver.recv().map_err(|e| internal(format!("the readback never completed: {e}"))))
+        .and_then(|r| r.map_err(|e| internal(format!("mapping the staging buffer: {e}"))))
+}
+
+fn internal(message: String) -> Error {
+    Error::Internal { backend: "wgpu".into(), message }
+}
