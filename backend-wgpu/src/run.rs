@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use pytato_core::backend::{NamedData, NamedViews, NamedViewsMut};
-use pytato_core::device::{DeviceArray, DeviceInput, NamedDeviceArrays, NamedDeviceInputs};
 use pytato_core::binding::{Bound, Signature};
+use pytato_core::device::{DeviceArray, DeviceInput, NamedDeviceArrays, NamedDeviceInputs};
 use pytato_core::expr::{Expr, Reduce, ReductionBounds};
 use pytato_core::math::{SUM_BLOCK, SUM_LANES};
 use pytato_core::{ArrayData, ArrayDataView, Error, Result};

@@ -122,7 +122,7 @@ pub(crate) struct KernelShaders {
 
 /// The shader that computes the block sums of one split reduction (see [`split_reductions`]):
 /// one invocation per output element and block of `SUM_BLOCK` terms, writing
-/// `partials[element * blocks + block]`.
+/// `partials[block * elements + element]`.
 pub(crate) struct BlockSums {
     pub(crate) shader: Shader,
     /// The reduction; the bounds of its inames give its term count when the kernel runs.
@@ -417,6 +417,8 @@ impl Translator<'_> {
         }
         let ndim = self.program.buffers[kernel.output.0].shape.ndim();
         let count = if ndim == 0 { "1u".to_string() } else { "u32(e0_0 * st0_0)".to_string() };
+        self.line(&format!("let count: u32 = {count};"));
+        let count = "count";
         self.line(&format!("let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;"));
         // The element count fits in 32 bits (`run::grid` checks). Comparing in 32 bits also
         // avoids a Mesa 22 (lavapipe) miscompilation: a `return` under a 64-bit comparison
@@ -426,12 +428,14 @@ impl Translator<'_> {
                 self.line(&format!("if gid >= {count} {{ return; }}"));
                 "gid"
             }
-            // Invocation `gid` sums block `gid % blocks` of element `gid / blocks`.
+            // Invocation `gid` sums block `gid / count` of element `gid % count`: neighbouring
+            // invocations sum the same block of neighbouring elements, which for a sum along a
+            // slow axis (columns of a matrix) read neighbouring memory.
             Stage::BlockSums(r, _) => {
                 let (_, blocks) = self.block_count(r)?;
                 self.line(&format!("if gid >= {count} * {blocks} {{ return; }}"));
-                self.line(&format!("let block: u32 = gid % {blocks};"));
-                self.line(&format!("let element: u32 = gid / {blocks};"));
+                self.line(&format!("let block: u32 = gid / {count};"));
+                self.line(&format!("let element: u32 = gid % {count};"));
                 "element"
             }
         };
@@ -1052,12 +1056,50 @@ impl Translator<'_> {
             extents.push((v, lo, hi));
             self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
         }
+        // A small body of a blocked sum whose last range has a multiple of `SUM_LANES` terms: the
+        // body unrolled into the lanes, as `reduce` does (blocks start at a multiple of
+        // `SUM_LANES` terms, so a group of lanes never crosses a row).
+        let unrolled = sum.scheme == Summation::Blocked && unroll_factor(r, sum.scheme).is_some();
         let q = self.fresh("q");
+        if unrolled {
+            let (last, lo, hi) = extents[0].clone();
+            self.open(&format!("if ((({hi}) - ({lo})) & {}li) == 0li", SUM_LANES - 1));
+            self.open(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + {SUM_LANES}u)"));
+            for (u, lane) in sum.lanes.iter().enumerate() {
+                self.open("");
+                self.line(&format!("let {last} = {last} + {u}li;"));
+                let x = self.emit(&r.body)?;
+                let added = self.binary(BinaryOp::Add, dtype, lane, &x)?;
+                self.line(&format!("{lane} = {added};"));
+                self.close();
+            }
+            self.line(&format!("{} = {} + {SUM_LANES}u;", sum.count, sum.count));
+            self.flush_lanes(&sum, dtype)?;
+            self.advance(&extents, SUM_LANES);
+            self.close();
+            self.close();
+            self.open("else");
+        }
         self.open(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + 1u)"));
         self.add_term(&sum, r, dtype)?;
-        // Advance, carrying into slower inames (a carry out of the first is never read).
+        self.advance(&extents, 1);
+        self.close();
+        if unrolled {
+            self.close();
+        }
+        for b in &r.inames {
+            self.ranges.reductions.remove(&b.iname);
+        }
+        self.finish_sum(&sum, dtype)
+    }
+
+    /// Advances the inames `extents` (`(variable, lower, upper)`, the fastest first) by `step`
+    /// terms, carrying into slower inames; `step` divides the fastest range, and a carry out of
+    /// the slowest is never read.
+    fn advance(&mut self, extents: &[(String, String, String)], step: usize) {
         for (k, (v, lo, hi)) in extents.iter().enumerate() {
-            self.line(&format!("{v} = {v} + 1li;"));
+            let by = if k == 0 { step } else { 1 };
+            self.line(&format!("{v} = {v} + {by}li;"));
             if k + 1 < extents.len() {
                 self.open(&format!("if {v} == {hi}"));
                 self.line(&format!("{v} = {lo};"));
@@ -1066,11 +1108,6 @@ impl Translator<'_> {
         for _ in 1..extents.len() {
             self.close();
         }
-        self.close();
-        for b in &r.inames {
-            self.ranges.reductions.remove(&b.iname);
-        }
-        self.finish_sum(&sum, dtype)
     }
 
     /// The value of split reduction `j` (`r`) for this element: its block sums (binding `p{j}`)
@@ -1081,20 +1118,19 @@ impl Translator<'_> {
         let ty = self.ty(dtype)?;
         let neutral = self.constant(&r.op.neutral(dtype))?;
         self.line(&format!("var {acc}: {ty} = {neutral};"));
-        let base = self.bind(DType::U32, &format!("gid * {blocks}"))?;
         let k = self.fresh("k");
         self.line(&format!("var {k}: u32 = 0u;"));
         // Eight block sums per iteration, fewer loop iterations for drivers that count them.
         let groups = SUM_LANES;
         self.open(&format!("for (; {k} < ({blocks} & ~{}u); {k} = {k} + {groups}u)", groups - 1));
         for u in 0..groups {
-            let x = format!("p{j}[{base} + {k} + {u}u]");
+            let x = format!("p{j}[({k} + {u}u) * count + gid]");
             let combined = self.combine_in_order(r.op, dtype, &acc, &x)?;
             self.line(&format!("{acc} = {combined};"));
         }
         self.close();
         self.open(&format!("for (; {k} < {blocks}; {k} = {k} + 1u)"));
-        let combined = self.combine_in_order(r.op, dtype, &acc, &format!("p{j}[{base} + {k}]"))?;
+        let combined = self.combine_in_order(r.op, dtype, &acc, &format!("p{j}[{k} * count + gid]"))?;
         self.line(&format!("{acc} = {combined};"));
         self.close();
         Ok(acc)

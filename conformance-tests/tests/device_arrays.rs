@@ -62,7 +62,8 @@ fn a_time_loop_on_the_device_gives_the_bits_of_the_loop_through_the_host() {
                 assert_eq!((u.dtype(), u.shape()), (dtype, &[n][..]));
                 let mut positive = None;
                 for _ in 0..5 {
-                    let mut out = program.run_device(&NamedDeviceInputs::from([("u", DeviceInput::Device(&u))])).unwrap();
+                    let mut out =
+                        program.run_device(&NamedDeviceInputs::from([("u", DeviceInput::Device(&u))])).unwrap();
                     assert_eq!(out["previous"].to_host().unwrap(), u.to_host().unwrap(), "{name}");
                     u = out.remove("u").unwrap();
                     positive = out.remove("positive");
@@ -80,7 +81,8 @@ fn host_inputs_and_device_arrays_of_other_backends_are_accepted() {
     let instances = backends();
     let outputs = step(DType::F64);
     let u0 = initial(DType::F64, 9);
-    let want = instances[0].1.compile(&outputs).unwrap().run(&NamedData::from([("u".to_string(), u0.clone())])).unwrap();
+    let want =
+        instances[0].1.compile(&outputs).unwrap().run(&NamedData::from([("u".to_string(), u0.clone())])).unwrap();
     for (from, source) in &instances {
         let held = source.upload(&u0.view()).unwrap();
         for (to, target) in &instances {
