@@ -21,7 +21,7 @@ use pytato_transform::kernel::{BufferId, BufferKind, Kernel, KernelProgram};
 use crate::device::{Gpu, Pipeline};
 use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, wrap};
 use crate::transfer::{bytes_into, from_bytes, to_bytes};
-use crate::wgsl::{self, WORKGROUP_SIZE, storage_size};
+use crate::wgsl::{self, TILE, TILE_K, Tiled, WORKGROUP_SIZE, storage_size};
 
 /// Bytes of the control block's error record, read back after every run (see the module `wgsl`).
 const CONTROL_HEADER: u64 = 32;
@@ -40,6 +40,8 @@ pub(crate) struct CompiledKernel {
     /// The reductions whose loops are unrolled, with the copies per iteration (see
     /// `wgsl::unrolled_reductions`).
     pub(crate) unrolled: Vec<(Arc<Reduce>, u64)>,
+    /// Set when the kernel is a matrix product in tiles: one workgroup per tile of the output.
+    pub(crate) tiled: Option<Tiled>,
 }
 
 /// The block-sums stage of one split reduction (see `wgsl::split_reductions`).
@@ -66,6 +68,9 @@ impl CompiledKernel {
     /// split reductions as the loop over their block sums and their blocks, unrolled loops at
     /// their unrolled count), for sizes `bound` gives.
     fn loop_iterations(&self, bound: &Bound<'_>) -> Result<u128> {
+        if let Some(product) = &self.tiled {
+            return Ok((bound.eval(&product.contraction.terms)?.max(0) as u128).div_ceil(TILE_K as u128));
+        }
         let mut most = self.loops(&self.kernel.expr, bound)?;
         for b in &self.block_sums {
             let block = (SUM_BLOCK as u128).saturating_mul(self.loops(&b.reduce.body, bound)?.max(1));
@@ -405,7 +410,14 @@ impl Compiled {
             }
             let mut buffers = bindings(&pool);
             buffers.extend(block_sums);
-            dispatch(gpu, &mut encoder, &kernel.pipeline, &control_buffer, &buffers, elements)?;
+            let invocations = match &kernel.tiled {
+                Some(product) => {
+                    let side = |axis: usize| (shapes[kernel.kernel.output.0][axis] as u64).div_ceil(TILE as u64);
+                    side(product.row_axis) * side(product.column_axis) * WORKGROUP_SIZE as u64
+                }
+                None => elements,
+            };
+            dispatch(gpu, &mut encoder, &kernel.pipeline, &control_buffer, &buffers, invocations)?;
         }
 
         // Readback: the control header, then each output buffer (unless kept on the device), into

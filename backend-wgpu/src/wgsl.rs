@@ -28,6 +28,7 @@
 //! least one element allocated), so nothing is ever read out of bounds.
 
 mod library;
+mod tiled;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -41,6 +42,7 @@ use pytato_transform::bounds::Ranges;
 use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 
 use library::{Library, OPAQUE_INIT, real_of};
+pub(crate) use tiled::{TILE, TILE_K, Tiled};
 
 /// Invocations per workgroup.
 pub(crate) const WORKGROUP_SIZE: u32 = 256;
@@ -118,6 +120,9 @@ pub(crate) fn storage_size(dtype: DType) -> usize {
 pub(crate) struct KernelShaders {
     pub(crate) block_sums: Vec<BlockSums>,
     pub(crate) kernel: Shader,
+    /// Set when the kernel's shader is a tiled matrix product (see `tiled`): one workgroup per
+    /// tile of the output instead of one invocation per element.
+    pub(crate) tiled: Option<Tiled>,
 }
 
 /// The shader that computes the block sums of one split reduction (see [`split_reductions`]):
@@ -136,12 +141,14 @@ pub(crate) fn block_count(terms: u64) -> u64 {
     terms.div_ceil(SUM_BLOCK)
 }
 
-/// The shaders of `kernel`; `names` maps buffer names to buffers.
+/// The shaders of `kernel`; `names` maps buffer names to buffers. With `tile_products`, a
+/// product of two matrices is a tiled shader (see `tiled`).
 pub(crate) fn kernel_shaders(
     program: &KernelProgram,
     names: &HashMap<&str, BufferId>,
     kernel: &Kernel,
     features: ShaderFeatures,
+    tile_products: bool,
 ) -> Result<KernelShaders> {
     if !features.i64 {
         return Err(unsupported(
@@ -149,6 +156,10 @@ pub(crate) fn kernel_shaders(
              adapter lacks"
                 .into(),
         ));
+    }
+    if let Some(product) = tile_products.then(|| tiled::tiled_product(program, kernel, features)).flatten() {
+        let shader = shader(program, names, kernel, features, Stage::Tiled(&product))?;
+        return Ok(KernelShaders { block_sums: Vec::new(), kernel: shader, tiled: Some(product) });
     }
     let splits = split_reductions(program, names, kernel, features)?;
     let block_sums = splits
@@ -161,7 +172,11 @@ pub(crate) fn kernel_shaders(
             })
         })
         .collect::<Result<_>>()?;
-    Ok(KernelShaders { block_sums, kernel: shader(program, names, kernel, features, Stage::Kernel(&splits))? })
+    Ok(KernelShaders {
+        block_sums,
+        kernel: shader(program, names, kernel, features, Stage::Kernel(&splits))?,
+        tiled: None,
+    })
 }
 
 /// Which shader of a kernel is generated.
@@ -171,6 +186,8 @@ enum Stage<'a> {
     Kernel(&'a [(Arc<Reduce>, DType)]),
     /// The block sums of one reduction (of this dtype), bound after the kernel's buffers.
     BlockSums(&'a Reduce, DType),
+    /// The kernel, a matrix product in tiles (see `tiled`).
+    Tiled(&'a Tiled),
 }
 
 /// The reductions of `kernel` that run in two stages: the block sums of `SUM_BLOCK` terms of every
@@ -245,7 +262,7 @@ fn shader(
     let buffers = program.kernel_buffers(names, kernel)?;
     let split = match stage {
         Stage::Kernel(split) => split.to_vec(),
-        Stage::BlockSums(..) => Vec::new(),
+        Stage::BlockSums(..) | Stage::Tiled(_) => Vec::new(),
     };
     let mut t = Translator {
         program,
@@ -268,7 +285,7 @@ fn shader(
     let mut declarations = Vec::new();
     for (k, id) in buffers.iter().enumerate() {
         let b = &program.buffers[id.0];
-        let write = k == 0 && matches!(stage, Stage::Kernel(_));
+        let write = k == 0 && !matches!(stage, Stage::BlockSums(..));
         declarations.push((
             format!("b{k}"),
             storage_type(b.dtype, features)?,
@@ -285,6 +302,7 @@ fn shader(
         Stage::BlockSums(_, dtype) => {
             declarations.push(("p0".into(), value_type(*dtype, features)?, true, "block sums".into()));
         }
+        Stage::Tiled(_) => {}
     }
     let mut source = String::new();
     let _ = writeln!(
@@ -294,6 +312,9 @@ fn shader(
     );
     let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> ctl: Control;");
     source.push_str(library::OPAQUE_DECLARATIONS);
+    if let Stage::Tiled(product) = &stage {
+        source.push_str(&tiled::declarations(value_type(product.contraction.dtype, features)?));
+    }
     for (k, (var, ty, write, comment)) in declarations.into_iter().enumerate() {
         let access = if write { "read_write" } else { "read" };
         let _ =
@@ -415,6 +436,9 @@ impl Translator<'_> {
                 self.line(&format!("let st{k}_{axis}: i64 = {stride};"));
             }
         }
+        if let Stage::Tiled(product) = stage {
+            return self.tiled_main(product);
+        }
         let ndim = self.program.buffers[kernel.output.0].shape.ndim();
         let count = if ndim == 0 { "1u".to_string() } else { "u32(e0_0 * st0_0)".to_string() };
         self.line(&format!("let count: u32 = {count};"));
@@ -424,7 +448,7 @@ impl Translator<'_> {
         // avoids a Mesa 22 (lavapipe) miscompilation: a `return` under a 64-bit comparison
         // silently disables the whole shader.
         let element = match stage {
-            Stage::Kernel(_) => {
+            Stage::Kernel(_) | Stage::Tiled(_) => {
                 self.line(&format!("if gid >= {count} {{ return; }}"));
                 "gid"
             }
@@ -455,7 +479,7 @@ impl Translator<'_> {
             }
         }
         match stage {
-            Stage::Kernel(_) => {
+            Stage::Kernel(_) | Stage::Tiled(_) => {
                 let value = self.emit(&kernel.expr)?;
                 let out_dtype = self.program.buffers[kernel.output.0].dtype;
                 let stored = if out_dtype == DType::Bool { format!("select(0u, 1u, {value})") } else { value };

@@ -504,3 +504,66 @@ fn an_operand_read_several_times_is_computed_once() {
         assert!(same(g.re, e.re) && same(g.im, e.im), "{g} on the GPU, {e} in the interpreter");
     }
 }
+
+/// Matrix products in tiles (forced on, as on a GPU; lavapipe runs them too) give the
+/// interpreter's bits: every layout of operands and output, lengths around the tile (16), the
+/// summation tile (32) and the summation block (128), zero terms, float64 and float32, and
+/// infinities and NaN in the operands.
+#[test]
+fn tiled_matrix_products_are_the_interpreters_bits() {
+    let Some(w) = gpu() else { return };
+    let tiled = w.with_tiled_products(true);
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    };
+    let layouts = ["ij,jk->ik", "ji,jk->ik", "ij,kj->ik", "ij,jk->ki", "ij,ej->ei"];
+    for dtype in [DType::F64, DType::F32] {
+        for layout in layouts {
+            let (left, right) = layout.split_once("->").unwrap().0.split_once(',').unwrap();
+            let dim = |c: char| Dim::param(c.to_string());
+            let a = pt::placeholder("a", left.chars().map(dim).collect::<Vec<_>>(), dtype).unwrap();
+            let b = pt::placeholder("b", right.chars().map(dim).collect::<Vec<_>>(), dtype).unwrap();
+            let product = pt::einsum(layout, &[&a, &b]).unwrap();
+            let shaders = tiled.wgsl(&(&product).into()).unwrap();
+            assert!(shaders.iter().any(|s| s.contains("workgroupBarrier")), "{layout} is tiled");
+            for (n, k, m) in [(1, 1, 1), (17, 33, 15), (16, 130, 31), (3, 0, 5), (0, 4, 2), (40, 257, 2)] {
+                let len = |c: char| match c {
+                    'i' => n,
+                    'j' => k,
+                    _ => m,
+                };
+                let mut operand = |spec: &str, special: bool| {
+                    let shape: Vec<usize> = spec.chars().map(len).collect();
+                    let count: usize = shape.iter().product();
+                    let values = (0..count).map(|i| {
+                        let v = next() * 1e3;
+                        let v = if special && i == 5 {
+                            f64::INFINITY
+                        } else if special && i == 11 {
+                            f64::NAN
+                        } else {
+                            v
+                        };
+                        Scalar::F64(v).cast(dtype)
+                    });
+                    ArrayData::from_scalars(dtype, &shape, values).unwrap()
+                };
+                for special in [false, true] {
+                    let data = inputs([("a", operand(left, special)), ("b", operand(right, false))]);
+                    let want = run(&Interpreter, &product, &data).unwrap();
+                    let got = run(&tiled, &product, &data).unwrap();
+                    let (g, w) = (f64s(&got), f64s(&want));
+                    let first = g.iter().zip(&w).position(|(x, y)| x.to_bits() != y.to_bits());
+                    assert!(
+                        g.len() == w.len() && first.is_none(),
+                        "{layout} ({dtype}), n, k, m = {n}, {k}, {m}, special {special}: first difference at {first:?}"
+                    );
+                }
+            }
+        }
+    }
+}

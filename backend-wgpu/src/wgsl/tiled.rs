@@ -1,0 +1,162 @@
+//! Matrix products in workgroup memory: a kernel that is a [`Contraction`] of two matrices
+//! (`ij,jk->ik` in any layout of operands and output, `ij,ej->ei`, …) runs as tiles of
+//! [`TILE`]×[`TILE`] output elements per workgroup. The workgroup copies a [`TILE`]×[`TILE_K`]
+//! block of the left operand and a [`TILE_K`]×[`TILE`] block of the right one into workgroup
+//! memory, waits for all of it, and each invocation adds its element's [`TILE_K`] terms from
+//! there: every operand element is read from the storage buffer once per tile instead of once
+//! per output element.
+//!
+//! Each element is summed exactly as the generic loop sums it (`pytato_core::math`, "Summation":
+//! term `t` into lane `t % 8`, a block of 128 terms into the total, in order), so tiled and
+//! generic kernels, and the CPU backends, give the same bits. A tile of terms past the end is
+//! padded with `+0.0 * +0.0` products, which change no lane and no total: a lane starts at +0.0
+//! and, adding in round-to-nearest, can never become -0.0, and `x + +0.0 == x` for every other
+//! `x`, NaN and infinities included.
+
+use pytato_core::expr::{BinaryOp, ReduceOp};
+use pytato_core::math::{SUM_BLOCK, SUM_LANES, Summation};
+use pytato_core::{DType, Result};
+use pytato_transform::contraction::{Contraction, recognize};
+use pytato_transform::kernel::{Kernel, KernelProgram};
+
+use super::{ShaderFeatures, Translator, WORKGROUP_SIZE, scheme};
+
+/// Output elements per side of a workgroup's tile (`TILE * TILE` is the workgroup size).
+pub(crate) const TILE: u32 = 16;
+/// Terms per tile of the summation: a multiple of the lanes, dividing a block.
+pub(crate) const TILE_K: u32 = 32;
+
+const _: () = assert!(TILE * TILE == WORKGROUP_SIZE, "one invocation per element of a tile");
+const _: () = assert!(TILE_K.is_multiple_of(SUM_LANES as u32) && (SUM_BLOCK as u32).is_multiple_of(TILE_K));
+const _: () = assert!((TILE * TILE_K).is_multiple_of(WORKGROUP_SIZE), "every invocation copies as many");
+
+/// A matrix product that runs tiled: the contraction, and the output axes of its rows and
+/// columns.
+#[derive(Clone, Debug)]
+pub(crate) struct Tiled {
+    pub(crate) contraction: Contraction,
+    pub(crate) row_axis: usize,
+    pub(crate) column_axis: usize,
+}
+
+/// `kernel` as a tiled matrix product, if it is a product of two matrices whose axes have
+/// exactly the lengths of the output's (so that every read the tiles make is in range, whatever
+/// the sizes) and whose dtype sums in float64 or float32 on this device.
+pub(crate) fn tiled_product(program: &KernelProgram, kernel: &Kernel, features: ShaderFeatures) -> Option<Tiled> {
+    let c = recognize(program, kernel)?;
+    let (&[row_axis], &[column_axis]) = (c.row_axes().as_slice(), c.column_axes().as_slice()) else { return None };
+    let summed = matches!(
+        (c.dtype, scheme(ReduceOp::Sum, c.dtype, features)),
+        (DType::F64, Summation::Blocked) | (DType::F32, Summation::Blocked | Summation::Widened(DType::F64))
+    );
+    let (lhs, rhs) = (program.buffers[c.lhs.0].shape.dims(), program.buffers[c.rhs.0].shape.dims());
+    let out = program.buffers[kernel.output.0].shape.dims();
+    let fits = out.len() == 2
+        && lhs.len() == 2
+        && rhs.len() == 2
+        && c.out_axes[row_axis].0.map(|a| &lhs[a]) == Some(&out[row_axis])
+        && c.out_axes[column_axis].1.map(|a| &rhs[a]) == Some(&out[column_axis])
+        && lhs[c.sum_axes.0] == c.terms
+        && rhs[c.sum_axes.1] == c.terms;
+    (summed && fits).then_some(Tiled { contraction: c, row_axis, column_axis })
+}
+
+/// The workgroup-memory declarations of a tiled product's shader, values of type `ty`.
+pub(crate) fn declarations(ty: &str) -> String {
+    format!(
+        "var<workgroup> tile_a: array<{ty}, {a}>;\nvar<workgroup> tile_b: array<{ty}, {a}>;\nvar<workgroup> \
+         tile_count: u32;\nvar<workgroup> tile_total: u32;\n",
+        a = TILE * TILE_K
+    )
+}
+
+impl Translator<'_> {
+    /// The body of a tiled product's `main` (after the extents of every buffer): see the module
+    /// docs.
+    pub(super) fn tiled_main(&mut self, tiled: &Tiled) -> Result<()> {
+        let c = &tiled.contraction;
+        let (row, column) = (tiled.row_axis, tiled.column_axis);
+        let (a, b) = (self.slot[&c.lhs], self.slot[&c.rhs]);
+        let (a_row, b_column) = (c.out_axes[row].0.expect("a row axis"), c.out_axes[column].1.expect("a column"));
+        let (a_sum, b_sum) = c.sum_axes;
+        let terms = self.dim(&c.terms)?;
+        self.line(&format!("let rows: i64 = e0_{row};"));
+        self.line(&format!("let columns: i64 = e0_{column};"));
+        self.line(&format!("let terms: i64 = {terms};"));
+        self.line(&format!("let tiles_c: u32 = u32((columns + {}li) / {TILE}li);", TILE - 1));
+        self.line(&format!("let tiles_r: u32 = u32((rows + {}li) / {TILE}li);", TILE - 1));
+        // Counts read through `workgroupUniformLoad`: the same for the whole workgroup, so that the
+        // barriers below are in uniform control flow.
+        self.line(&format!(
+            "if lid == 0u {{ tile_count = u32((terms + {}li) / {TILE_K}li); tile_total = tiles_r * tiles_c; }}",
+            TILE_K - 1
+        ));
+        self.line("let k_tiles: u32 = workgroupUniformLoad(&tile_count);");
+        self.line("let wg: u32 = wid.y * nwg.x + wid.x;");
+        self.line("if wg >= workgroupUniformLoad(&tile_total) { return; }");
+        self.line("let zero: i64 = ctl.zero;");
+        self.line(super::OPAQUE_INIT);
+        self.line(&format!("let row0: i64 = i64((wg / tiles_c) * {TILE}u) + zero;"));
+        self.line(&format!("let column0: i64 = i64((wg % tiles_c) * {TILE}u) + zero;"));
+        self.line(&format!("let my_row: i64 = row0 + i64(lid / {TILE}u);"));
+        self.line(&format!("let my_column: i64 = column0 + i64(lid % {TILE}u);"));
+
+        let dtype = c.dtype;
+        let ty = self.ty(dtype)?;
+        let sum = self.open_sum(ReduceOp::Sum, dtype)?;
+        self.open("for (var kt: u32 = 0u; kt < k_tiles; kt = kt + 1u)");
+        self.line(&format!("let k0: i64 = i64(kt * {TILE_K}u) + zero;"));
+        // Copy the two blocks: element `e` of `tile_a` is (row e / TILE_K, term e % TILE_K), of
+        // `tile_b` (term e / TILE, column e % TILE); out-of-range elements are +0.0.
+        let zero = self.constant(&pytato_core::Scalar::zero(dtype))?;
+        for copy in 0..TILE * TILE_K / WORKGROUP_SIZE {
+            let e = format!("(lid + {}u)", copy * WORKGROUP_SIZE);
+            self.open("");
+            self.line(&format!("let ar: i64 = row0 + i64({e} / {TILE_K}u);"));
+            self.line(&format!("let ak: i64 = k0 + i64({e} % {TILE_K}u);"));
+            self.line(&format!("var av: {ty} = {zero};"));
+            self.line(&format!(
+                "if ar < rows && ak < terms {{ av = b{a}[u32(ar * st{a}_{a_row} + ak * st{a}_{a_sum})]; }}"
+            ));
+            self.line(&format!("tile_a[{e}] = av;"));
+            self.line(&format!("let bk: i64 = k0 + i64({e} / {TILE}u);"));
+            self.line(&format!("let bc: i64 = column0 + i64({e} % {TILE}u);"));
+            self.line(&format!("var bv: {ty} = {zero};"));
+            self.line(&format!(
+                "if bk < terms && bc < columns {{ bv = b{b}[u32(bk * st{b}_{b_sum} + bc * st{b}_{b_column})]; }}"
+            ));
+            self.line(&format!("tile_b[{e}] = bv;"));
+            self.close();
+        }
+        self.line("workgroupBarrier();");
+        for u in 0..TILE_K {
+            let x = format!("tile_a[(lid / {TILE}u) * {TILE_K}u + {u}u]");
+            let y = format!("tile_b[{}u + lid % {TILE}u]", u * TILE);
+            let product = self.binary(BinaryOp::Mul, dtype, &x, &y)?;
+            let product = self.bind(dtype, &product)?;
+            match sum.scheme {
+                Summation::Blocked => {
+                    let lane = &sum.lanes[u as usize % SUM_LANES];
+                    let added = self.binary(BinaryOp::Add, dtype, lane, &product)?;
+                    self.line(&format!("{lane} = {added};"));
+                }
+                Summation::Widened(wide) => {
+                    let added = self.binary(BinaryOp::Add, wide, &sum.acc, &format!("{}({product})", sum.acc_ty))?;
+                    self.line(&format!("{} = {added};", sum.acc));
+                }
+                Summation::InOrder => unreachable!("tiled products are float sums"),
+            }
+        }
+        if sum.scheme == Summation::Blocked {
+            self.line(&format!("{} = {} + {TILE_K}u;", sum.count, sum.count));
+            self.flush_lanes(&sum, dtype)?;
+        }
+        self.line("workgroupBarrier();");
+        self.close();
+        let value = self.finish_sum(&sum, dtype)?;
+        self.open("if my_row < rows && my_column < columns");
+        self.line(&format!("b0[u32(my_row * st0_{row} + my_column * st0_{column})] = {value};"));
+        self.close();
+        Ok(())
+    }
+}
