@@ -915,6 +915,9 @@ impl Translator<'_> {
             return self.read_block_sums(j, r, dtype);
         }
         let sum = self.open_sum(r.op, dtype)?;
+        if let Some(terms) = fully_unrolled_terms(r) {
+            return self.fully_unrolled(&sum, r, dtype, terms);
+        }
         // A small body whose last range has a multiple of `factor` terms (decided when the kernel
         // runs): the body unrolled `factor` times. Blocked sums: each copy adds into its own lane,
         // with no rotation (every row starts at lane 0, so the lanes are those of the scheme);
@@ -956,6 +959,38 @@ impl Translator<'_> {
             self.close();
         }
         self.finish_sum(&sum, dtype)
+    }
+
+    /// A reduction of a few terms, known when compiling: the body once per term, its inames
+    /// constants, each copy adding into its lane (blocked sums; there is no loop to count) or
+    /// combining in order.
+    fn fully_unrolled(&mut self, sum: &Sum, r: &Reduce, dtype: DType, terms: i64) -> Result<String> {
+        for b in &r.inames {
+            self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
+        }
+        for t in 0..terms {
+            self.open("");
+            // The inames of term `t`, the last fastest.
+            let mut rest = t;
+            for b in r.inames.iter().rev() {
+                let extent = b.upper.constant() - b.lower.constant();
+                self.line(&format!("let {}: i64 = {}li;", reduction_var(&b.iname), b.lower.constant() + rest % extent));
+                rest /= extent;
+            }
+            if sum.scheme == Summation::Blocked {
+                let x = self.emit(&r.body)?;
+                let lane = &sum.lanes[t as usize % SUM_LANES];
+                let added = self.binary(BinaryOp::Add, dtype, lane, &x)?;
+                self.line(&format!("{lane} = {added};"));
+            } else {
+                self.add_term(sum, r, dtype)?;
+            }
+            self.close();
+        }
+        for b in &r.inames {
+            self.ranges.reductions.remove(&b.iname);
+        }
+        self.finish_sum(sum, dtype)
     }
 
     /// Declares the accumulator (and for blocked sums the lanes and the term count) of a
@@ -1248,6 +1283,24 @@ fn unroll_factor(r: &Reduce, scheme: Summation) -> Option<u64> {
         Summation::Blocked => SUM_LANES as u64,
         _ => UNROLLED_IN_ORDER,
     })
+}
+
+/// The most terms of a reduction emitted as straight-line code (see [`fully_unrolled_terms`]).
+const FULLY_UNROLLED_TERMS: i64 = 32;
+
+/// The number of terms of `r` when it is known when compiling, small (up to
+/// [`FULLY_UNROLLED_TERMS`]), and its body small enough to copy once per term; `None` otherwise.
+/// Such a reduction has no loop: DG's element-local products (`ij,ej->ei` with 20 terms) are of
+/// this kind.
+fn fully_unrolled_terms(r: &Reduce) -> Option<i64> {
+    let mut size = 0usize;
+    r.body.walk(&mut |_| size += 1);
+    let constant = |d: &Dim| d.terms().next().is_none();
+    let terms = r.inames.iter().try_fold(1i64, |n, b| {
+        (constant(&b.lower) && constant(&b.upper))
+            .then(|| n.saturating_mul((b.upper.constant() - b.lower.constant()).max(0)))
+    })?;
+    (terms <= FULLY_UNROLLED_TERMS && size <= UNROLLED_SUM_BODY).then_some(terms)
 }
 
 /// Every reduction of `kernel` whose loop is unrolled, with its [`unroll_factor`].

@@ -20,7 +20,11 @@ fn values(shape: &[usize], dtype: DType) -> ArrayData {
 }
 
 fn sums(dtype: DType) -> Vec<(&'static str, Array)> {
-    let x = pt::placeholder("x", [Dim::param("n"), Dim::param("m")], dtype).unwrap();
+    sums_of_shape(dtype, [Dim::param("n"), Dim::param("m")])
+}
+
+fn sums_of_shape(dtype: DType, shape: [Dim; 2]) -> Vec<(&'static str, Array)> {
+    let x = pt::placeholder("x", shape, dtype).unwrap();
     vec![
         ("sum", pt::sum(&x, pt::Axes::All).unwrap()),
         ("sum axis 0", pt::sum(&x, 0).unwrap()),
@@ -99,6 +103,20 @@ fn long_sums_are_the_interpreters_bits_on_every_backend() {
             .map(|(n, m)| NamedData::from([("x".to_string(), values(&[n, m], dtype))]))
             .collect();
             assert_interpreters_bits(&instances, &format!("{what} ({dtype})"), &e, &inputs);
+        }
+    }
+}
+
+/// Sums whose lengths are known when compiling (short ones may be compiled without a loop).
+#[test]
+fn sums_of_fixed_shapes_are_the_interpreters_bits_on_every_backend() {
+    let instances = backends();
+    for dtype in [DType::F64, DType::C128] {
+        for (n, m) in [(1, 1), (3, 7), (2, 16), (1, 32), (4, 9), (5, 30), (2, 33)] {
+            let inputs = [NamedData::from([("x".to_string(), values(&[n, m], dtype))])];
+            for (what, e) in sums_of_shape(dtype, [Dim::new(n as i64), Dim::new(m as i64)]) {
+                assert_interpreters_bits(&instances, &format!("{what} ({dtype}) of fixed shape"), &e, &inputs);
+            }
         }
     }
 }
