@@ -325,6 +325,9 @@ impl Compiled {
         // Buffers: every buffer has at least one element's room, so that a checked read that
         // failed can read element 0.
         for (i, b) in program.buffers.iter().enumerate() {
+            if matches!(b.kind, BufferKind::Input) && resident.contains_key(&*b.name) {
+                continue;
+            }
             let size = bytes[i].max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
             let fresh = pool.buffers.get(&i).is_none_or(|(buf, _)| buf.size() < size);
             if fresh {
@@ -338,7 +341,6 @@ impl Compiled {
             }
             let (buffer, uploaded) = pool.buffers.get_mut(&i).expect("just ensured");
             match &b.kind {
-                BufferKind::Input if resident.contains_key(&*b.name) => {}
                 BufferKind::Input => {
                     let data = inputs
                         .get(&*b.name)
