@@ -292,16 +292,27 @@ fn generated_wgsl_is_readable_and_names_its_buffers() {
 #[test]
 fn long_reductions_are_exact_or_unsupported_never_wrong() {
     let Some(w) = gpu() else { return };
-    for n in [64usize, 255, 1024] {
-        let a = pt::placeholder("a", [Dim::param("n"), Dim::param("n")], DType::F64).unwrap();
-        let values: Vec<f64> = (0..n * n).map(|i| (i % 7) as f64).collect();
+    let square = |n: usize, f: &dyn Fn(usize) -> f64| {
+        let values: Vec<f64> = (0..n * n).map(f).collect();
+        let data = ArrayData::from(ndarray::Array2::from_shape_vec((n, n), values.clone()).unwrap().into_dyn());
+        (values, inputs([("a", data)]))
+    };
+    let a = pt::placeholder("a", [Dim::param("n"), Dim::param("n")], DType::F64).unwrap();
+    // Sums run in two stages (blocks of 128 terms, then the blocks): exact at any length, on
+    // drivers that stop long loops too.
+    for n in [64usize, 255, 1024, 1500] {
+        let (values, data) = square(n, &|i| (i % 7) as f64);
         let want: f64 = values.iter().sum();
-        let data =
-            inputs([("a", ArrayData::from(ndarray::Array2::from_shape_vec((n, n), values).unwrap().into_dyn()))]);
-        match (run(&w, pt::sum(&a, pt::Axes::All).unwrap(), &data), w.loop_limit()) {
-            // A driver that stops long loops: a typed error, never a wrong sum.
-            (Err(Error::Unsupported { reason, .. }), Some(limit)) if (n * n) as u64 > limit => {
-                assert!(reason.contains(&format!("{}", n * n)), "{reason}")
+        assert_eq!(f64s(&run(&w, pt::sum(&a, pt::Axes::All).unwrap(), &data).unwrap()), vec![want], "n = {n}");
+    }
+    // A float maximum runs in one loop (unrolled 16 times): past a driver's loop cap it is a typed
+    // error, never a wrong result.
+    for n in [255usize, 1500] {
+        let (values, data) = square(n, &|i| ((i * 7919) % 10007) as f64);
+        let want = values.iter().cloned().fold(f64::MIN, f64::max);
+        match (run(&w, pt::max(&a, pt::Axes::All).unwrap(), &data), w.loop_limit()) {
+            (Err(Error::Unsupported { reason, .. }), Some(limit)) if (n * n / 16) as u64 > limit => {
+                assert!(reason.contains("iterations"), "{reason}")
             }
             (got, _) => assert_eq!(f64s(&got.unwrap()), vec![want], "n = {n}"),
         }
