@@ -162,14 +162,14 @@ fn bench_backends(
         let program = match r.backend.compile(&output.into()) {
             Ok(p) => p,
             Err(e) => {
-                println!("{workload:<22} {:<22} skipped: {e}", r.name);
+                println!("{workload:<26} {:<22} skipped: {e}", r.name);
                 continue;
             }
         };
         let first = match program.run(inputs) {
             Ok(first) => first,
             Err(e @ pt::Error::Unsupported { .. }) => {
-                println!("{workload:<22} {:<22} skipped: {e}", r.name);
+                println!("{workload:<26} {:<22} skipped: {e}", r.name);
                 continue;
             }
             Err(e) => panic!("{workload} on {}: {e}", r.name),
@@ -217,7 +217,7 @@ fn print_row(workload: &str, backend: &str, median: f64, ndarray_ms: Option<f64>
     let ratio = |base: Option<f64>| base.map_or("-".to_string(), |b| format!("{:.2}x", b / median));
     let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
     println!(
-        "{workload:<22} {backend:<22} {median:>10.4} {:>10} {:>10} {:>10} {:>10}",
+        "{workload:<26} {backend:<22} {median:>10.4} {:>10} {:>10} {:>10} {:>10}",
         ms(ndarray_ms),
         ms(hand_ms),
         ratio(ndarray_ms),
@@ -308,7 +308,7 @@ fn bench_backends_into(
         let program = match r.backend.compile(&expr.into()) {
             Ok(p) => p,
             Err(e) => {
-                println!("{workload:<22} {:<22} skipped: {e}", r.name);
+                println!("{workload:<26} {:<22} skipped: {e}", r.name);
                 continue;
             }
         };
@@ -319,7 +319,7 @@ fn bench_backends_into(
         match first {
             Ok(()) => {}
             Err(e @ pt::Error::Unsupported { .. }) => {
-                println!("{workload:<22} {:<22} skipped: {e}", r.name);
+                println!("{workload:<26} {:<22} skipped: {e}", r.name);
                 continue;
             }
             Err(e) => panic!("{workload} on {}: {e}", r.name),
@@ -509,7 +509,7 @@ fn stencil(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
         zip_laplacian(&mut o);
         black_box(o);
     });
-    println!("{:<22} {:<22} {zip:>10.3}   (ndarray Zip, for reference)", "stencil", "ndarray-zip");
+    println!("{:<26} {:<22} {zip:>10.3}   (ndarray Zip, for reference)", "stencil", "ndarray-zip");
 
     // Into an output allocated once, as a time loop would: the baselines write into theirs too.
     let mut into = Array2::<f64>::zeros((m, m));
@@ -722,7 +722,7 @@ fn main() -> pt::Result<()> {
     let sizes = if quick { Sizes::quick() } else { Sizes::full() };
     let start = Instant::now();
     println!(
-        "{:<22} {:<22} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "{:<26} {:<22} {:>10} {:>10} {:>10} {:>10} {:>10}",
         "workload", "backend", "median ms", "ndarray", "hand", "vs ndarray", "vs hand"
     );
     let mut rows = Vec::new();
