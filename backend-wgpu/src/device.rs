@@ -90,7 +90,9 @@ fn open() -> std::result::Result<Gpu, String> {
     // message rather than wgpu's default panic.
     device.on_uncaptured_error(Arc::new(|e| eprintln!("pytato wgpu: uncaptured device error: {e}")));
     let features = ShaderFeatures {
-        f64: required_features.contains(wgpu::Features::SHADER_F64),
+        // The float64 library and conversions are written with 64-bit integers.
+        f64: required_features.contains(wgpu::Features::SHADER_F64)
+            && required_features.contains(wgpu::Features::SHADER_INT64),
         i64: required_features.contains(wgpu::Features::SHADER_INT64),
     };
     let loop_limit = (info.driver == "llvmpipe" || info.name.contains("llvmpipe")).then_some(65_535);
@@ -105,12 +107,16 @@ impl Gpu {
     }
 
     /// The pipeline of a WGSL module whose storage buffers are bound at 0, 1, …, read-write where
-    /// `writable` says so: from the cache, or validated by naga and created.
-    pub(crate) fn pipeline(&self, source: &str, writable: &[bool]) -> Result<Arc<Pipeline>> {
-        if let Some(p) = self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).get(source) {
+    /// `writable` says so: from the cache, or validated by naga (allowing what `features` has)
+    /// and created.
+    pub(crate) fn pipeline(&self, source: &str, writable: &[bool], features: ShaderFeatures) -> Result<Arc<Pipeline>> {
+        // Keyed by what validation allowed too: a shader accepted with 64-bit integers is checked
+        // again for a compilation that must not use them.
+        let key = format!("{}\n{source}", features.i64);
+        if let Some(p) = self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
             return Ok(p.clone());
         }
-        self.validate(source)?;
+        Self::validate(source, features)?;
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("pytato kernel"),
@@ -156,12 +162,12 @@ impl Gpu {
             });
         }
         let pipeline = Arc::new(Pipeline { pipeline, layout });
-        self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).insert(source.to_string(), pipeline.clone());
+        self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).insert(key, pipeline.clone());
         Ok(pipeline)
     }
 
     /// Parses and validates `source` with naga, with the capabilities of this device.
-    fn validate(&self, source: &str) -> Result<()> {
+    fn validate(source: &str, features: ShaderFeatures) -> Result<()> {
         use naga::valid::{Capabilities, ValidationFlags, Validator};
         let internal = |what: &str, message: String| Error::Internal {
             backend: "wgpu".into(),
@@ -170,8 +176,8 @@ impl Gpu {
         let module =
             naga::front::wgsl::parse_str(source).map_err(|e| internal("could not parse", e.emit_to_string(source)))?;
         let mut capabilities = Capabilities::empty();
-        capabilities.set(Capabilities::FLOAT64, self.features.f64);
-        capabilities.set(Capabilities::SHADER_INT64, self.features.i64);
+        capabilities.set(Capabilities::FLOAT64, features.f64);
+        capabilities.set(Capabilities::SHADER_INT64, features.i64);
         Validator::new(ValidationFlags::all(), capabilities)
             .validate(&module)
             .map_err(|e| internal("rejected", e.emit_to_string(source)))?;
@@ -195,7 +201,7 @@ mod tests {
             return;
         };
         let source = "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }";
-        match gpu.pipeline(source, &[true]) {
+        match gpu.pipeline(source, &[true], gpu.features) {
             Err(Error::Internal { message, .. }) => {
                 assert!(message.contains("--- WGSL ---") && message.contains(source), "{message}");
                 assert!(message.contains("naga"), "{message}");

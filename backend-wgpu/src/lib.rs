@@ -58,18 +58,19 @@ mod run;
 mod transfer;
 mod wgsl;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use pytato_core::backend::{Backend, BackendRegistration, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
 use pytato_core::binding::Signature;
 use pytato_core::device::{DeviceArray, NamedDeviceArrays, NamedDeviceInputs};
 use pytato_core::{ArrayDataView, Error, Result};
-use pytato_transform::kernel::{Kernel, KernelOptions, KernelProgram, build_kernel_program, dump_requested};
+use pytato_transform::kernel::{BufferId, Kernel, KernelOptions, KernelProgram, build_kernel_program, dump_requested};
 
 pub use device::ADAPTER_VAR;
 
 use crate::device::{Gpu, Pipeline};
-use crate::run::{Compiled, CompiledBlockSums, CompiledKernel};
+use crate::run::{Compiled, CompiledBlockSums, CompiledKernel, KernelChoices};
 
 /// The environment variable that makes a missing adapter an error in the test suites (CI sets
 /// it, so that lavapipe failing to load cannot pass silently).
@@ -80,6 +81,7 @@ pub const REQUIRE_VAR: &str = "PYTATO_REQUIRE_WGPU";
 pub struct Wgpu {
     gpu: &'static Gpu,
     tiled_products: bool,
+    int64: bool,
 }
 
 impl std::fmt::Debug for Wgpu {
@@ -102,7 +104,31 @@ impl Wgpu {
     /// driver when there is no adapter.
     pub fn new() -> Result<Wgpu> {
         let gpu = device::gpu().map_err(|reason| Error::Unsupported { backend: "wgpu".into(), reason })?;
-        Ok(Wgpu { gpu, tiled_products: gpu.info.device_type != wgpu::DeviceType::Cpu })
+        Ok(Wgpu { gpu, tiled_products: gpu.info.device_type != wgpu::DeviceType::Cpu, int64: true })
+    }
+
+    /// With `false`, compiles as if the adapter lacked `SHADER_INT64`: only kernels with 32-bit
+    /// indices (see [`Wgpu::int64`]), validated without 64-bit integers. For checking that a
+    /// program runs on such adapters.
+    pub fn with_int64(self, on: bool) -> Wgpu {
+        Wgpu { int64: on, ..self }
+    }
+
+    /// Whether shaders may use 64-bit integers (`SHADER_INT64`, and not turned off with
+    /// [`Wgpu::with_int64`]). Kernels whose index arithmetic fits 32 bits for a run's sizes run
+    /// with 32-bit indices either way; without 64-bit integers, other kernels (int64 data, indices
+    /// that may reach 2^31) are [`Error::Unsupported`].
+    pub fn int64(&self) -> bool {
+        self.features().i64
+    }
+
+    /// What shaders may use. The float64 library and conversions are written with 64-bit
+    /// integers, so float64 goes with them (adapters without `SHADER_INT64` rarely have float64).
+    fn features(&self) -> wgsl::ShaderFeatures {
+        let mut features = self.gpu.features;
+        features.i64 &= self.int64;
+        features.f64 &= features.i64;
+        features
     }
 
     /// Whether matrix products run in tiles in workgroup memory (see [`Wgpu::tiled_products`]).
@@ -124,9 +150,9 @@ impl Wgpu {
         self.gpu.describe()
     }
 
-    /// Whether the device has `SHADER_F64` (float64 and complex128).
+    /// Whether shaders may use float64 and complex128 (`SHADER_F64`, with 64-bit integers).
     pub fn has_f64(&self) -> bool {
-        self.gpu.features.f64
+        self.features().f64
     }
 
     /// The most loop iterations one invocation may run where the driver silently stops longer
@@ -150,7 +176,14 @@ impl Wgpu {
             .kernels
             .iter()
             .map(|k| {
-                let shaders = wgsl::kernel_shaders(&program, &names, k, self.gpu.features, self.tiled_products)?;
+                let shaders = wgsl::kernel_shaders(
+                    &program,
+                    &names,
+                    k,
+                    self.features(),
+                    self.tiled_products,
+                    !self.features().i64,
+                )?;
                 let mut sources: Vec<String> = shaders.block_sums.into_iter().map(|b| b.shader.source).collect();
                 sources.push(shaders.kernel.source);
                 Ok(sources)
@@ -179,7 +212,37 @@ impl Wgpu {
                 ),
             });
         }
-        self.gpu.pipeline(&shader.source, &shader.writable)
+        self.gpu.pipeline(&shader.source, &shader.writable, self.features())
+    }
+}
+
+impl Wgpu {
+    /// One form of `kernel`'s shaders, compiled (`narrow`: with 32-bit indices).
+    fn compile_kernel(
+        &self,
+        program: &KernelProgram,
+        names: &HashMap<&str, BufferId>,
+        kernel: &Kernel,
+        narrow: bool,
+    ) -> Result<CompiledKernel> {
+        let features = self.features();
+        let shaders = wgsl::kernel_shaders(program, names, kernel, features, self.tiled_products, narrow)?;
+        let mut block_sums = Vec::with_capacity(shaders.block_sums.len());
+        for b in shaders.block_sums {
+            block_sums.push(CompiledBlockSums {
+                pipeline: self.pipeline(program, kernel, &b.shader)?,
+                reduce: b.reduce,
+                element_size: b.element_size,
+            });
+        }
+        Ok(CompiledKernel {
+            kernel: kernel.clone(),
+            pipeline: self.pipeline(program, kernel, &shaders.kernel)?,
+            buffers: shaders.kernel.buffers,
+            block_sums,
+            unrolled: wgsl::unrolled_reductions(program, names, kernel, features)?,
+            tiled: shaders.tiled,
+        })
     }
 }
 
@@ -201,24 +264,24 @@ impl Backend for Wgpu {
         let names = program.buffer_ids();
         let mut kernels = Vec::with_capacity(program.kernels.len());
         for kernel in &program.kernels {
-            let shaders = wgsl::kernel_shaders(&program, &names, kernel, self.gpu.features, self.tiled_products)?;
-            let mut block_sums = Vec::with_capacity(shaders.block_sums.len());
-            for b in shaders.block_sums {
-                block_sums.push(CompiledBlockSums {
-                    pipeline: self.pipeline(&program, kernel, &b.shader)?,
-                    reduce: b.reduce,
-                    element_size: b.element_size,
+            let features = self.features();
+            let narrow = wgsl::narrowable(&program, &names, kernel, features.i64)?;
+            let form = |narrow: bool| self.compile_kernel(&program, &names, kernel, narrow);
+            let choices = KernelChoices {
+                wide: features.i64.then(|| form(false)).transpose()?,
+                narrow: narrow.then(|| form(true)).transpose()?,
+            };
+            if choices.wide.is_none() && choices.narrow.is_none() {
+                return Err(Error::Unsupported {
+                    backend: "wgpu".into(),
+                    reason: format!(
+                        "the kernel writing {} computes 64-bit integers (int64 data, or index arithmetic this \
+                         backend cannot bound to 32 bits), and this adapter lacks SHADER_INT64",
+                        program.describe_buffer(kernel.output)
+                    ),
                 });
             }
-            let pipeline = self.pipeline(&program, kernel, &shaders.kernel)?;
-            kernels.push(CompiledKernel {
-                kernel: kernel.clone(),
-                buffers: shaders.kernel.buffers,
-                pipeline,
-                block_sums,
-                unrolled: wgsl::unrolled_reductions(&program, &names, kernel, self.gpu.features)?,
-                tiled: shaders.tiled,
-            });
+            kernels.push(choices);
         }
         Ok(Box::new(WgpuProgram { compiled: Arc::new(Compiled::new(signature, program, kernels)), gpu: self.gpu }))
     }

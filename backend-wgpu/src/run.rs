@@ -44,6 +44,42 @@ pub(crate) struct CompiledKernel {
     pub(crate) tiled: Option<Tiled>,
 }
 
+/// A kernel's compiled forms: with 64-bit indices (where the device has `SHADER_INT64`) and with
+/// 32-bit ones (where the kernel is `wgsl::narrowable`); a run takes the 32-bit one when its sizes
+/// fit (`wgsl::fits`).
+pub(crate) struct KernelChoices {
+    pub(crate) wide: Option<CompiledKernel>,
+    pub(crate) narrow: Option<CompiledKernel>,
+}
+
+impl KernelChoices {
+    /// The form that runs for the sizes `bound` gives and the buffer shapes `shapes`.
+    fn choose(
+        &self,
+        program: &KernelProgram,
+        names: &HashMap<&str, BufferId>,
+        bound: &Bound<'_>,
+        shapes: &[Vec<usize>],
+    ) -> Result<&CompiledKernel> {
+        if let Some(narrow) = &self.narrow
+            && wgsl::fits(program, names, &narrow.kernel, &|d| bound.eval(d), shapes)?
+        {
+            return Ok(narrow);
+        }
+        self.wide.as_ref().ok_or_else(|| {
+            let kernel =
+                self.narrow.as_ref().map_or("a kernel".to_string(), |k| program.describe_buffer(k.kernel.output));
+            Error::Unsupported {
+                backend: "wgpu".into(),
+                reason: format!(
+                    "the kernel writing {kernel} needs 64-bit indices for these sizes (an index, size or buffer \
+                     length reaches 2^31), and this adapter lacks SHADER_INT64"
+                ),
+            }
+        })
+    }
+}
+
 /// The block-sums stage of one split reduction (see `wgsl::split_reductions`).
 pub(crate) struct CompiledBlockSums {
     pub(crate) pipeline: Arc<Pipeline>,
@@ -119,7 +155,7 @@ impl CompiledKernel {
 pub(crate) struct Compiled {
     pub(crate) signature: Signature,
     pub(crate) program: KernelProgram,
-    pub(crate) kernels: Vec<CompiledKernel>,
+    pub(crate) kernels: Vec<KernelChoices>,
     pool: Mutex<Pool>,
 }
 
@@ -158,7 +194,7 @@ fn reuse<'a>(
 }
 
 impl Compiled {
-    pub(crate) fn new(signature: Signature, program: KernelProgram, kernels: Vec<CompiledKernel>) -> Compiled {
+    pub(crate) fn new(signature: Signature, program: KernelProgram, kernels: Vec<KernelChoices>) -> Compiled {
         Compiled { signature, program, kernels, pool: Mutex::new(Pool::default()) }
     }
 
@@ -290,6 +326,9 @@ impl Compiled {
                 n.and_then(|n| n.checked_mul(storage_size(b.dtype) as u64)).unwrap_or(u64::MAX)
             })
             .collect();
+        let names = program.buffer_ids();
+        let kernels: Vec<&CompiledKernel> =
+            self.kernels.iter().map(|k| k.choose(program, &names, bound, &shapes)).collect::<Result<_>>()?;
         let limit = gpu.limits.max_storage_buffer_binding_size;
         for (i, b) in program.buffers.iter().enumerate() {
             if bytes[i] > limit || bytes[i] > gpu.limits.max_buffer_size {
@@ -305,7 +344,7 @@ impl Compiled {
         }
 
         if let Some(limit) = gpu.loop_limit {
-            for compiled in &self.kernels {
+            for compiled in &kernels {
                 let trips = compiled.loop_iterations(bound)?;
                 if trips > limit as u128 {
                     return Err(Error::Unsupported {
@@ -366,7 +405,7 @@ impl Compiled {
         gpu.queue.write_buffer(&control_buffer, 0, &control);
 
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pytato") });
-        for (k, kernel) in self.kernels.iter().enumerate() {
+        for (k, kernel) in kernels.iter().enumerate() {
             let elements: u64 = shapes[kernel.kernel.output.0].iter().map(|&d| d as u64).product();
             if elements == 0 {
                 continue;

@@ -5,7 +5,8 @@
 //! - `@binding(0)`: the control block, `Control { flag, buffer, axis, _pad, index, length, zero,
 //!   sizes: array<i64> }`: `sizes[j]` is size parameter `j` (`KernelProgram::size_params` order);
 //!   the first out-of-range subscript sets `flag` and records itself in the next four fields;
-//!   `zero` is 0 (see [`Translator::main`] for why it exists).
+//!   `zero` is 0 (see [`Translator::main`] for why it exists). A shader with 32-bit indices reads
+//!   the 64-bit fields as `vec2<i32>` pairs (the same bytes; the sizes fit in the low word).
 //! - `@binding(1 + k)`: the `k`-th buffer of [`Shader::buffers`], dense and in C order: the output
 //!   (`read_write`) first, then every buffer the expression reads (`read`). Elements are stored
 //!   as [`storage_type`] says: `bool` and 8/16-bit integers widened to 32 bits, complex numbers as
@@ -18,8 +19,9 @@
 //!
 //! Every dtype has one WGSL value type ([`value_type`]): 8/16-bit integers live in `i32`/`u32` and
 //! are wrapped back into their range after every operation that can leave it; the IR's `int64`
-//! (inames, size parameters, index arithmetic) is `i64`, so every program needs `SHADER_INT64`;
-//! float64 and complex128 need `SHADER_F64`. What the device lacks is [`Error::Unsupported`].
+//! (inames, size parameters, index arithmetic) is `i64` (`SHADER_INT64`), or `i32` in a shader with
+//! 32-bit indices (see `narrow`); float64 and complex128 need `SHADER_F64`. What the device lacks
+//! is [`Error::Unsupported`].
 //!
 //! Expressions become one `let` per operation, in the order the interpreter evaluates them. `if`
 //! becomes a real branch (numpy's lazy `where` for padding: the untaken side is never read),
@@ -28,6 +30,7 @@
 //! least one element allocated), so nothing is ever read out of bounds.
 
 mod library;
+mod narrow;
 mod tiled;
 
 use std::collections::HashMap;
@@ -42,6 +45,7 @@ use pytato_transform::bounds::Ranges;
 use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 
 use library::{Library, OPAQUE_INIT, real_of};
+pub(crate) use narrow::{fits, narrowable};
 pub(crate) use tiled::{TILE, TILE_K, Tiled};
 
 /// Invocations per workgroup.
@@ -142,15 +146,17 @@ pub(crate) fn block_count(terms: u64) -> u64 {
 }
 
 /// The shaders of `kernel`; `names` maps buffer names to buffers. With `tile_products`, a
-/// product of two matrices is a tiled shader (see `tiled`).
+/// product of two matrices is a tiled shader (see `tiled`); with `narrow`, indices are 32-bit
+/// (see `narrow`; the kernel must be [`narrowable`]).
 pub(crate) fn kernel_shaders(
     program: &KernelProgram,
     names: &HashMap<&str, BufferId>,
     kernel: &Kernel,
     features: ShaderFeatures,
     tile_products: bool,
+    narrow: bool,
 ) -> Result<KernelShaders> {
-    if !features.i64 {
+    if !features.i64 && !narrow {
         return Err(unsupported(
             "the wgpu backend computes indices in int64 and needs the adapter feature SHADER_INT64, which this \
              adapter lacks"
@@ -158,7 +164,7 @@ pub(crate) fn kernel_shaders(
         ));
     }
     if let Some(product) = tile_products.then(|| tiled::tiled_product(program, kernel, features)).flatten() {
-        let shader = shader(program, names, kernel, features, Stage::Tiled(&product))?;
+        let shader = shader(program, names, kernel, features, narrow, Stage::Tiled(&product))?;
         return Ok(KernelShaders { block_sums: Vec::new(), kernel: shader, tiled: Some(product) });
     }
     let splits = split_reductions(program, names, kernel, features)?;
@@ -166,7 +172,7 @@ pub(crate) fn kernel_shaders(
         .iter()
         .map(|(r, dtype)| {
             Ok(BlockSums {
-                shader: shader(program, names, kernel, features, Stage::BlockSums(r, *dtype))?,
+                shader: shader(program, names, kernel, features, narrow, Stage::BlockSums(r, *dtype))?,
                 reduce: r.clone(),
                 element_size: storage_size(*dtype),
             })
@@ -174,7 +180,7 @@ pub(crate) fn kernel_shaders(
         .collect::<Result<_>>()?;
     Ok(KernelShaders {
         block_sums,
-        kernel: shader(program, names, kernel, features, Stage::Kernel(&splits))?,
+        kernel: shader(program, names, kernel, features, narrow, Stage::Kernel(&splits))?,
         tiled: None,
     })
 }
@@ -256,6 +262,7 @@ fn shader(
     names: &HashMap<&str, BufferId>,
     kernel: &Kernel,
     features: ShaderFeatures,
+    narrow: bool,
     stage: Stage<'_>,
 ) -> Result<Shader> {
     let output = &program.buffers[kernel.output.0];
@@ -270,6 +277,7 @@ fn shader(
         features,
         slot: buffers.iter().enumerate().map(|(k, b)| (*b, k)).collect(),
         split,
+        narrow,
         body: String::new(),
         indent: 1,
         next: 0,
@@ -305,13 +313,15 @@ fn shader(
         Stage::Tiled(_) => {}
     }
     let mut source = String::new();
+    // A narrow shader reads the control block's 64-bit fields as pairs of `i32` (the same bytes).
+    let long = if narrow { "vec2<i32>" } else { "i64" };
     let _ = writeln!(
         source,
-        "struct Control {{ flag: atomic<u32>, buffer: u32, axis: u32, pad: u32, index: i64, length: i64, zero: \
-         i64, sizes: array<i64> }}"
+        "struct Control {{ flag: atomic<u32>, buffer: u32, axis: u32, pad: u32, index: {long}, length: {long}, \
+         zero: {long}, sizes: array<{long}> }}"
     );
     let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> ctl: Control;");
-    source.push_str(library::OPAQUE_DECLARATIONS);
+    source.push_str(if features.i64 { library::OPAQUE_DECLARATIONS } else { library::OPAQUE_DECLARATIONS_32 });
     if let Stage::Tiled(product) = &stage {
         source.push_str(&tiled::declarations(value_type(product.contraction.dtype, features)?));
     }
@@ -321,16 +331,19 @@ fn shader(
             writeln!(source, "@group(0) @binding({}) var<storage, {access}> {var}: array<{ty}>; // {comment}", k + 1);
         writable.push(write);
     }
-    source.push_str(
-        "fn out_of_bounds(buffer: u32, axis: u32, index: i64, length: i64) {
-    if atomicExchange(&ctl.flag, 1u) == 0u {
+    let (ix, widen) = if narrow { ("i32", "vec2<i32>(v, select(0i, -1i, v < 0i))") } else { ("i64", "v") };
+    let _ = write!(
+        source,
+        "fn out_of_bounds(buffer: u32, axis: u32, index: {ix}, length: {ix}) {{
+    if atomicExchange(&ctl.flag, 1u) == 0u {{
         ctl.buffer = buffer;
         ctl.axis = axis;
-        ctl.index = index;
-        ctl.length = length;
-    }
-}
-",
+        ctl.index = widened(index);
+        ctl.length = widened(length);
+    }}
+}}
+fn widened(v: {ix}) -> {long} {{ return {widen}; }}
+"
     );
     source.push_str(t.library.source());
     let _ = writeln!(source, "@compute @workgroup_size({WORKGROUP_SIZE})");
@@ -352,6 +365,9 @@ struct Translator<'a> {
     slot: HashMap<BufferId, usize>,
     /// Reductions read from their block sums (`p{index}`), see [`split_reductions`].
     split: Vec<(Arc<Reduce>, DType)>,
+    /// 32-bit indices: int64 values (inames, sizes, index arithmetic) are computed as `i32` (see
+    /// [`narrowable`]).
+    narrow: bool,
     body: String,
     indent: usize,
     next: usize,
@@ -378,7 +394,22 @@ impl Translator<'_> {
     }
 
     fn ty(&self, dtype: DType) -> Result<&'static str> {
-        value_type(dtype, self.features)
+        value_type(self.narrowed(dtype), self.features)
+    }
+
+    /// The dtype int64 values are computed in: int32 in a narrow shader.
+    fn narrowed(&self, dtype: DType) -> DType {
+        if self.narrow && dtype == DType::I64 { DType::I32 } else { dtype }
+    }
+
+    /// The WGSL type of indices, sizes and inames.
+    fn ix(&self) -> &'static str {
+        if self.narrow { "i32" } else { "i64" }
+    }
+
+    /// An index literal.
+    fn lit(&self, v: impl std::fmt::Display) -> String {
+        if self.narrow { format!("{v}i") } else { format!("{v}li") }
     }
 
     /// `let name: ty = value;`, returning the name.
@@ -401,9 +432,9 @@ impl Translator<'_> {
         self.line("}");
     }
 
-    /// An i64 expression for `dim` in terms of the size parameters.
+    /// An index expression for `dim` in terms of the size parameters.
     fn dim(&self, dim: &Dim) -> Result<String> {
-        let mut s = format!("{}li", dim.constant());
+        let mut s = self.lit(dim.constant());
         if dim.constant() < 0 {
             s = format!("({s})");
         }
@@ -411,29 +442,30 @@ impl Translator<'_> {
             let j = self.program.size_params.iter().position(|q| q == p).ok_or_else(|| {
                 bug(format!("size parameter {p} is not among the program's {:?}", self.program.size_params))
             })?;
-            s = format!("{s} + ({c}li) * s{j}");
+            s = format!("{s} + ({}) * s{j}", self.lit(c));
         }
         Ok(s)
     }
 
     fn main(&mut self, kernel: &Kernel, buffers: &[BufferId], stage: &Stage<'_>) -> Result<()> {
         for j in 0..self.program.size_params.len() {
-            self.line(&format!("let s{j}: i64 = ctl.sizes[{j}];"));
+            let size = if self.narrow { format!("ctl.sizes[{j}].x") } else { format!("ctl.sizes[{j}]") };
+            self.line(&format!("let s{j}: {} = {size};", self.ix()));
         }
         // Extents and strides (in elements) of every buffer bound.
         for (k, id) in buffers.iter().enumerate() {
             let dims = self.program.buffers[id.0].shape.dims().to_vec();
             for (axis, d) in dims.iter().enumerate() {
                 let value = self.dim(d)?;
-                self.line(&format!("let e{k}_{axis}: i64 = {value};"));
+                self.line(&format!("let e{k}_{axis}: {} = {value};", self.ix()));
             }
             for axis in (0..dims.len()).rev() {
                 let stride = if axis + 1 == dims.len() {
-                    "1li".to_string()
+                    self.lit(1)
                 } else {
                     format!("e{k}_{} * st{k}_{}", axis + 1, axis + 1)
                 };
-                self.line(&format!("let st{k}_{axis}: i64 = {stride};"));
+                self.line(&format!("let st{k}_{axis}: {} = {stride};", self.ix()));
             }
         }
         if let Stage::Tiled(product) = stage {
@@ -467,15 +499,16 @@ impl Translator<'_> {
         // Inames are `i64(gid-part) + zero`, with `zero` read from memory: Mesa 22's lavapipe
         // miscompiles a branch on a 64-bit comparison of a value it can see was extended from 32
         // bits (every lane takes the same side), which an opaque zero prevents.
-        self.line("let zero: i64 = ctl.zero;");
-        self.line(OPAQUE_INIT);
+        self.zero_and_opaque_init();
         self.line(&format!("var rest: u32 = {element};"));
         for axis in (0..ndim).rev() {
             if axis == 0 {
-                self.line("let i0: i64 = i64(rest) + zero;");
+                self.line(&format!("let i0: {ix} = {ix}(rest) + zero;", ix = self.ix()));
             } else {
-                self.line(&format!("let i{axis}: i64 = i64(rest % u32(e0_{axis})) + zero;"));
-                self.line(&format!("rest = rest / u32(e0_{axis});"));
+                // `max`: an output with an empty axis runs no invocation, but an axis of constant
+                // length 0 must not be a division by a constant zero.
+                self.line(&format!("let i{axis}: {ix} = {ix}(rest % max(u32(e0_{axis}), 1u)) + zero;", ix = self.ix()));
+                self.line(&format!("rest = rest / max(u32(e0_{axis}), 1u);"));
             }
         }
         match stage {
@@ -493,8 +526,20 @@ impl Translator<'_> {
         Ok(())
     }
 
+    /// `zero` (an index-typed 0 the driver cannot see through, see `main`) and the opaque zeros
+    /// of `library`, from the control block.
+    fn zero_and_opaque_init(&mut self) {
+        if self.narrow {
+            self.line("let zero: i32 = ctl.zero.x;");
+            self.line(library::opaque_init_narrow(self.features.i64));
+        } else {
+            self.line("let zero: i64 = ctl.zero;");
+            self.line(OPAQUE_INIT);
+        }
+    }
+
     fn dtype_of(&self, e: &Expr) -> Result<DType> {
-        self.program.expr_dtype(self.names, e)
+        Ok(self.narrowed(self.program.expr_dtype(self.names, e)?))
     }
 
     /// Emits `e`; returns a WGSL expression (a name or a literal) of its value type.
@@ -579,7 +624,7 @@ impl Translator<'_> {
             Expr::Cast(to, a) => {
                 let from = self.dtype_of(a)?;
                 let x = self.emit(a)?;
-                let v = self.cast(from, *to, &x)?;
+                let v = self.cast(from, self.narrowed(*to), &x)?;
                 self.bind(dtype, &v)
             }
             Expr::Call(Func::NormalizeIndex, args) => {
@@ -588,10 +633,11 @@ impl Translator<'_> {
                     Expr::Const(Scalar::I64(a)) => *a,
                     other => return Err(bug(format!("normalize_index with axis {other}"))),
                 };
-                let j = self.bind(DType::I64, &format!("select({i}, {i} + {n}, {i} < 0li)"))?;
+                let z = self.lit(0);
+                let j = self.bind(DType::I64, &format!("select({i}, {i} + {n}, {i} < {z})"))?;
                 // The failure record's buffer is INDEX_ARRAY (-1); the value read stays in range.
-                self.line(&format!("if {j} < 0li || {j} >= {n} {{ out_of_bounds(0xffffffffu, {axis}u, {i}, {n}); }}"));
-                self.bind(DType::I64, &format!("select(0li, {j}, {j} >= 0li && {j} < {n})"))
+                self.line(&format!("if {j} < {z} || {j} >= {n} {{ out_of_bounds(0xffffffffu, {axis}u, {i}, {n}); }}"));
+                self.bind(DType::I64, &format!("select({z}, {j}, {j} >= {z} && {j} < {n})"))
             }
             Expr::Call(f, args) => {
                 if *f == Func::Zero {
@@ -636,6 +682,15 @@ impl Translator<'_> {
             }
         };
         self.ty(s.dtype())?;
+        let narrowed;
+        let s = match s {
+            // In range: `narrowable` checked every int64 value.
+            Scalar::I64(v) if self.narrow => {
+                narrowed = Scalar::I32(*v as i32);
+                &narrowed
+            }
+            _ => s,
+        };
         Ok(match *s {
             Scalar::Bool(b) => b.to_string(),
             Scalar::I8(v) => int(v.into(), "i32", "i", 32),
@@ -661,16 +716,17 @@ impl Translator<'_> {
         if dims.len() != idx.len() {
             return Err(bug(format!("{name} has {} axes, subscripted with {}", dims.len(), idx.len())));
         }
+        let z = self.lit(0);
         let mut terms = Vec::new();
         let mut checks = Vec::new();
         for (axis, (i, d)) in idx.iter().zip(&dims).enumerate() {
             let v = self.emit(i)?;
             if !self.ranges.proves_in_bounds(i, d) {
                 self.line(&format!(
-                    "if {v} < 0li || {v} >= e{k}_{axis} {{ out_of_bounds({}u, {axis}u, {v}, e{k}_{axis}); }}",
+                    "if {v} < {z} || {v} >= e{k}_{axis} {{ out_of_bounds({}u, {axis}u, {v}, e{k}_{axis}); }}",
                     id.0
                 ));
-                checks.push(format!("({v} >= 0li && {v} < e{k}_{axis})"));
+                checks.push(format!("({v} >= {z} && {v} < e{k}_{axis})"));
             }
             terms.push(format!("{v} * st{k}_{axis}"));
         }
@@ -678,7 +734,7 @@ impl Translator<'_> {
         let element = match (terms.is_empty(), checks.is_empty()) {
             (true, _) => format!("b{k}[0u]"),
             (false, true) => format!("b{k}[u32({offset})]"),
-            (false, false) => format!("b{k}[u32(select(0li, {offset}, {}))]", checks.join(" && ")),
+            (false, false) => format!("b{k}[u32(select({z}, {offset}, {}))]", checks.join(" && ")),
         };
         let value = if dtype == DType::Bool { format!("({element} != 0u)") } else { element };
         self.bind(dtype, &value)
@@ -815,6 +871,16 @@ impl Translator<'_> {
                 wrap(to, format!("bitcast<u32>({}({x}))", self.library.require("cvtt32", from_ty)))
             }
             (_, F32 | F64) => format!("{to_ty}({x})"),
+            // Integers of up to 32 bits: reinterpreted to the target's signedness, then wrapped.
+            (I8 | I16 | I32 | U8 | U16 | U32, I8 | I16 | I32 | U8 | U16 | U32) => {
+                let signed = |d: DType| matches!(d, I8 | I16 | I32);
+                let converted = match (signed(from), signed(to)) {
+                    (true, false) => format!("bitcast<u32>({x})"),
+                    (false, true) => format!("bitcast<i32>({x})"),
+                    _ => x.to_string(),
+                };
+                wrap(to, converted)
+            }
             // Integer to integer: through 64 bits, keeping the source's sign, then wrapped.
             _ => {
                 let signed = matches!(from, I8 | I16 | I32 | I64);
@@ -926,14 +992,14 @@ impl Translator<'_> {
         if let Some(factor) = factor {
             let last = r.inames.last().expect("a reduction has an iname");
             let (lo, hi) = (self.dim(&last.lower)?, self.dim(&last.upper)?);
-            self.open(&format!("if ((({hi}) - ({lo})) & {}li) == 0li", factor - 1));
+            self.open(&format!("if ((({hi}) - ({lo})) & {}) == {}", self.lit(factor - 1), self.lit(0)));
             let opened = self.open_reduction_loops(r, factor as i64)?;
             let v = reduction_var(&last.iname);
             for u in 0..factor as usize {
                 // A block of its own: the copy's iname shadows the loop's, and values the emitter
                 // remembers stay with the copy that computed them.
                 self.open("");
-                self.line(&format!("let {v} = {v} + {u}li;"));
+                self.line(&format!("let {v} = {v} + {};", self.lit(u)));
                 if sum.scheme == Summation::Blocked {
                     let x = self.emit(&r.body)?;
                     let lane = &sum.lanes[u];
@@ -974,7 +1040,8 @@ impl Translator<'_> {
             let mut rest = t;
             for b in r.inames.iter().rev() {
                 let extent = b.upper.constant() - b.lower.constant();
-                self.line(&format!("let {}: i64 = {}li;", reduction_var(&b.iname), b.lower.constant() + rest % extent));
+                let value = self.lit(b.lower.constant() + rest % extent);
+                self.line(&format!("let {}: {} = {value};", reduction_var(&b.iname), self.ix()));
                 rest /= extent;
             }
             if sum.scheme == Summation::Blocked {
@@ -1083,11 +1150,15 @@ impl Translator<'_> {
         for b in &r.inames {
             let (lo, hi) = (self.dim(&b.lower)?, self.dim(&b.upper)?);
             let extent = self.bind(DType::I64, &format!("({hi}) - ({lo})"))?;
-            factors.push(format!("select(0li, {extent}, {extent} > 0li)"));
+            factors.push(format!("select({z}, {extent}, {extent} > {z})", z = self.lit(0)));
         }
         let terms = self.bind(DType::I64, &factors.join(" * "))?;
         let blocks = self.fresh("blocks");
-        self.line(&format!("let {blocks}: u32 = u32(({terms} + {}li) / {SUM_BLOCK}li);", SUM_BLOCK - 1));
+        self.line(&format!(
+            "let {blocks}: u32 = u32(({terms} + {}) / {});",
+            self.lit(SUM_BLOCK - 1),
+            self.lit(SUM_BLOCK)
+        ));
         Ok((terms, blocks))
     }
 
@@ -1097,20 +1168,23 @@ impl Translator<'_> {
     fn block_sum(&mut self, r: &Reduce, dtype: DType, block: &str) -> Result<String> {
         let (terms, _) = self.block_count(r)?;
         let sum = self.open_sum(r.op, dtype)?;
-        let first = self.bind(DType::I64, &format!("i64({block}) * {SUM_BLOCK}li + zero"))?;
+        let first = self.bind(DType::I64, &format!("{}({block}) * {} + zero", self.ix(), self.lit(SUM_BLOCK)))?;
         let left = self.bind(DType::I64, &format!("{terms} - {first}"))?;
-        let len = self.bind(DType::U32, &format!("u32(select({left}, {SUM_BLOCK}li, {left} > {SUM_BLOCK}li))"))?;
+        let block_len = self.lit(SUM_BLOCK);
+        let len = self.bind(DType::U32, &format!("u32(select({left}, {block_len}, {left} > {block_len}))"))?;
         // The inames of term `first`, then advanced one term at a time (the last fastest).
         let mut place = self.fresh("t");
-        self.line(&format!("var {place}: i64 = {first};"));
+        self.line(&format!("var {place}: {} = {first};", self.ix()));
         let mut extents = Vec::new();
         for b in r.inames.iter().rev() {
             let v = reduction_var(&b.iname);
             let (lo, hi) = (self.dim(&b.lower)?, self.dim(&b.upper)?);
-            let extent = self.bind(DType::I64, &format!("({hi}) - ({lo})"))?;
-            self.line(&format!("var {v}: i64 = {lo} + {place} % {extent};"));
+            // At least 1: a block-sums shader runs only when every range is non-empty, but an empty
+            // range known when compiling must not be a division by a constant zero.
+            let extent = self.bind(DType::I64, &format!("max(({hi}) - ({lo}), {})", self.lit(1)))?;
+            self.line(&format!("var {v}: {} = {lo} + {place} % {extent};", self.ix()));
             let next = self.fresh("t");
-            self.line(&format!("let {next}: i64 = {place} / {extent};"));
+            self.line(&format!("let {next}: {} = {place} / {extent};", self.ix()));
             place = next;
             extents.push((v, lo, hi));
             self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
@@ -1122,11 +1196,11 @@ impl Translator<'_> {
         let q = self.fresh("q");
         if unrolled {
             let (last, lo, hi) = extents[0].clone();
-            self.open(&format!("if ((({hi}) - ({lo})) & {}li) == 0li", SUM_LANES - 1));
+            self.open(&format!("if ((({hi}) - ({lo})) & {}) == {}", self.lit(SUM_LANES - 1), self.lit(0)));
             self.open(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + {SUM_LANES}u)"));
             for (u, lane) in sum.lanes.iter().enumerate() {
                 self.open("");
-                self.line(&format!("let {last} = {last} + {u}li;"));
+                self.line(&format!("let {last} = {last} + {};", self.lit(u)));
                 let x = self.emit(&r.body)?;
                 let added = self.binary(BinaryOp::Add, dtype, lane, &x)?;
                 self.line(&format!("{lane} = {added};"));
@@ -1158,7 +1232,7 @@ impl Translator<'_> {
     fn advance(&mut self, extents: &[(String, String, String)], step: usize) {
         for (k, (v, lo, hi)) in extents.iter().enumerate() {
             let by = if k == 0 { step } else { 1 };
-            self.line(&format!("{v} = {v} + {by}li;"));
+            self.line(&format!("{v} = {v} + {};", self.lit(by)));
             if k + 1 < extents.len() {
                 self.open(&format!("if {v} == {hi}"));
                 self.line(&format!("{v} = {lo};"));
@@ -1203,7 +1277,7 @@ impl Translator<'_> {
             let v = reduction_var(&b.iname);
             let (lo, hi) = (self.dim(&b.lower)?, self.dim(&b.upper)?);
             let step = if k + 1 == r.inames.len() { step } else { 1 };
-            self.open(&format!("for (var {v}: i64 = {lo}; {v} < {hi}; {v} = {v} + {step}li)"));
+            self.open(&format!("for (var {v}: {} = {lo}; {v} < {hi}; {v} = {v} + {})", self.ix(), self.lit(step)));
             self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
             opened.push(b.iname.clone());
         }

@@ -578,3 +578,65 @@ fn tiled_matrix_products_are_the_interpreters_bits() {
         }
     }
 }
+
+/// Compiled as if the adapter lacked `SHADER_INT64` (validated by naga without 64-bit integers),
+/// programs whose index arithmetic fits 32 bits run with the interpreter's results: elementwise
+/// work with broadcasts and rolls over symbolic sizes, reshapes, sums split into blocks, integer
+/// casts, a tiled product; programs with int64 values (int64 data, and gathers, whose index
+/// arrays the lowering stores as int64) are `Unsupported`, saying why.
+#[test]
+fn programs_with_32_bit_indices_run_without_int64() {
+    let Some(w) = gpu() else { return };
+    let narrow = w.with_int64(false).with_tiled_products(true);
+    assert!(!narrow.int64());
+    let n = Dim::param("n");
+    let x = pt::placeholder("x", [n.clone(), Dim::new(6)], DType::F32).unwrap();
+    let v = pt::placeholder("v", [Dim::new(6)], DType::F32).unwrap();
+    let i = pt::placeholder("i", [Dim::new(4)], DType::I32).unwrap();
+    let m = pt::placeholder("m", [Dim::new(6), Dim::new(5)], DType::F32).unwrap();
+    let k = pt::placeholder("k", [n.clone()], DType::I16).unwrap();
+    let programs: Vec<(&str, pytato_core::Array)> = vec![
+        ("broadcast and roll", pt::add(pt::roll(&x, 2, Some(0)).unwrap(), pt::multiply(&v, 2.0).unwrap()).unwrap()),
+        ("reshape", pt::reshape(&x, [Dim::new(-1)], pytato_core::Order::C).unwrap()),
+        ("sum", pt::sum(&x, pt::Axes::All).unwrap()),
+        ("sum axis 0", pt::sum(&x, 0).unwrap()),
+        ("matmul", pt::matmul(&x, &m).unwrap()),
+        ("int casts", pt::astype(&pt::multiply(&k, 3).unwrap(), DType::U8).unwrap()),
+    ];
+    let mut state = 7u64;
+    let mut next = move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 33) % 2001) as f64 / 8.0 - 125.0
+    };
+    for rows in [0usize, 1, 300] {
+        let mut data = |dtype: DType, shape: &[usize]| {
+            let count: usize = shape.iter().product();
+            ArrayData::from_scalars(dtype, shape, (0..count).map(|_| Scalar::F64(next()).cast(dtype))).unwrap()
+        };
+        let mut given = inputs([
+            ("x", data(DType::F32, &[rows, 6])),
+            ("v", data(DType::F32, &[6])),
+            ("m", data(DType::F32, &[6, 5])),
+            ("k", data(DType::I16, &[rows])),
+        ]);
+        let index = [0i32, -1, 2, 1].map(|j| Scalar::I32(j.min(rows as i32 - 1)));
+        given.insert("i".into(), ArrayData::from_scalars(DType::I32, &[4], index).unwrap());
+        for (what, e) in &programs {
+            let want = run(&Interpreter, e, &given);
+            let got = run(&narrow, e, &given);
+            match (got, want) {
+                (Ok(g), Ok(w)) => assert_eq!(g, w, "{what}, {rows} rows"),
+                (Err(g), Err(w)) => assert_eq!(g.kind(), w.kind(), "{what}, {rows} rows: {g} vs {w}"),
+                (g, w) => panic!("{what}, {rows} rows: {g:?} vs {w:?}"),
+            }
+        }
+    }
+    let big = pt::placeholder("b", [Dim::new(3)], DType::I64).unwrap();
+    for needs_int64 in [pt::add(&big, 1).unwrap(), x.index([pytato_core::frontend::Idx::from(&i)]).unwrap()] {
+        match narrow.compile(&(&needs_int64).into()) {
+            Err(Error::Unsupported { reason, .. }) => assert!(reason.contains("SHADER_INT64"), "{reason}"),
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("64-bit integers compiled without SHADER_INT64"),
+        }
+    }
+}

@@ -86,6 +86,29 @@ pub(crate) const OPAQUE_INIT: &str = "pza64 = bitcast<u64>(ctl.zero);
     pzb32 = u32(pza64 >> 32u);
     pzc32 = u32(pzc64 & 0xfffffffflu);";
 
+/// [`OPAQUE_DECLARATIONS`] for a shader on a device without 64-bit integers.
+pub(crate) const OPAQUE_DECLARATIONS_32: &str = "var<private> pza32: u32;
+var<private> pzb32: u32;
+var<private> pzc32: u32;
+";
+
+/// [`OPAQUE_INIT`] for a shader with 32-bit indices, whose control block holds `zero` as a pair
+/// of `i32`; `with_i64`: the device has 64-bit integers (and the 64-bit opaque zeros are declared).
+pub(crate) fn opaque_init_narrow(with_i64: bool) -> &'static str {
+    if with_i64 {
+        "pza64 = (u64(bitcast<u32>(ctl.zero.y)) << 32u) | u64(bitcast<u32>(ctl.zero.x));
+    pzb64 = (pza64 << 1u) | (pza64 >> 63u);
+    pzc64 = (pza64 << 2u) | (pza64 >> 62u);
+    pza32 = u32(pza64 & 0xfffffffflu);
+    pzb32 = u32(pza64 >> 32u);
+    pzc32 = u32(pzc64 & 0xfffffffflu);"
+    } else {
+        "pza32 = bitcast<u32>(ctl.zero.x);
+    pzb32 = bitcast<u32>(ctl.zero.y);
+    pzc32 = (pza32 << 2u) | (pza32 >> 30u);"
+    }
+}
+
 /// `vec2<f64>` → `f64`; scalar types unchanged.
 pub(crate) fn real_of(ty: &'static str) -> &'static str {
     match ty {

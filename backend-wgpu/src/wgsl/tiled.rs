@@ -80,47 +80,48 @@ impl Translator<'_> {
         let (a_row, b_column) = (c.out_axes[row].0.expect("a row axis"), c.out_axes[column].1.expect("a column"));
         let (a_sum, b_sum) = c.sum_axes;
         let terms = self.dim(&c.terms)?;
-        self.line(&format!("let rows: i64 = e0_{row};"));
-        self.line(&format!("let columns: i64 = e0_{column};"));
-        self.line(&format!("let terms: i64 = {terms};"));
-        self.line(&format!("let tiles_c: u32 = u32((columns + {}li) / {TILE}li);", TILE - 1));
-        self.line(&format!("let tiles_r: u32 = u32((rows + {}li) / {TILE}li);", TILE - 1));
+        let (ix, tile, rounding) = (self.ix(), self.lit(TILE), self.lit(TILE - 1));
+        self.line(&format!("let rows: {ix} = e0_{row};"));
+        self.line(&format!("let columns: {ix} = e0_{column};"));
+        self.line(&format!("let terms: {ix} = {terms};"));
+        self.line(&format!("let tiles_c: u32 = u32((columns + {rounding}) / {tile});"));
+        self.line(&format!("let tiles_r: u32 = u32((rows + {rounding}) / {tile});"));
         // Counts read through `workgroupUniformLoad`: the same for the whole workgroup, so that the
         // barriers below are in uniform control flow.
         self.line(&format!(
-            "if lid == 0u {{ tile_count = u32((terms + {}li) / {TILE_K}li); tile_total = tiles_r * tiles_c; }}",
-            TILE_K - 1
+            "if lid == 0u {{ tile_count = u32((terms + {}) / {}); tile_total = tiles_r * tiles_c; }}",
+            self.lit(TILE_K - 1),
+            self.lit(TILE_K)
         ));
         self.line("let k_tiles: u32 = workgroupUniformLoad(&tile_count);");
         self.line("let wg: u32 = wid.y * nwg.x + wid.x;");
         self.line("if wg >= workgroupUniformLoad(&tile_total) { return; }");
-        self.line("let zero: i64 = ctl.zero;");
-        self.line(super::OPAQUE_INIT);
-        self.line(&format!("let row0: i64 = i64((wg / tiles_c) * {TILE}u) + zero;"));
-        self.line(&format!("let column0: i64 = i64((wg % tiles_c) * {TILE}u) + zero;"));
-        self.line(&format!("let my_row: i64 = row0 + i64(lid / {TILE}u);"));
-        self.line(&format!("let my_column: i64 = column0 + i64(lid % {TILE}u);"));
+        self.zero_and_opaque_init();
+        self.line(&format!("let row0: {ix} = {ix}((wg / tiles_c) * {TILE}u) + zero;"));
+        self.line(&format!("let column0: {ix} = {ix}((wg % tiles_c) * {TILE}u) + zero;"));
+        self.line(&format!("let my_row: {ix} = row0 + {ix}(lid / {TILE}u);"));
+        self.line(&format!("let my_column: {ix} = column0 + {ix}(lid % {TILE}u);"));
 
         let dtype = c.dtype;
         let ty = self.ty(dtype)?;
         let sum = self.open_sum(ReduceOp::Sum, dtype)?;
         self.open("for (var kt: u32 = 0u; kt < k_tiles; kt = kt + 1u)");
-        self.line(&format!("let k0: i64 = i64(kt * {TILE_K}u) + zero;"));
+        self.line(&format!("let k0: {ix} = {ix}(kt * {TILE_K}u) + zero;"));
         // Copy the two blocks: element `e` of `tile_a` is (row e / TILE_K, term e % TILE_K), of
         // `tile_b` (term e / TILE, column e % TILE); out-of-range elements are +0.0.
         let zero = self.constant(&pytato_core::Scalar::zero(dtype))?;
         for copy in 0..TILE * TILE_K / WORKGROUP_SIZE {
             let e = format!("(lid + {}u)", copy * WORKGROUP_SIZE);
             self.open("");
-            self.line(&format!("let ar: i64 = row0 + i64({e} / {TILE_K}u);"));
-            self.line(&format!("let ak: i64 = k0 + i64({e} % {TILE_K}u);"));
+            self.line(&format!("let ar: {ix} = row0 + {ix}({e} / {TILE_K}u);"));
+            self.line(&format!("let ak: {ix} = k0 + {ix}({e} % {TILE_K}u);"));
             self.line(&format!("var av: {ty} = {zero};"));
             self.line(&format!(
                 "if ar < rows && ak < terms {{ av = b{a}[u32(ar * st{a}_{a_row} + ak * st{a}_{a_sum})]; }}"
             ));
             self.line(&format!("tile_a[{e}] = av;"));
-            self.line(&format!("let bk: i64 = k0 + i64({e} / {TILE}u);"));
-            self.line(&format!("let bc: i64 = column0 + i64({e} % {TILE}u);"));
+            self.line(&format!("let bk: {ix} = k0 + {ix}({e} / {TILE}u);"));
+            self.line(&format!("let bc: {ix} = column0 + {ix}({e} % {TILE}u);"));
             self.line(&format!("var bv: {ty} = {zero};"));
             self.line(&format!(
                 "if bk < terms && bc < columns {{ bv = b{b}[u32(bk * st{b}_{b_sum} + bc * st{b}_{b_column})]; }}"
