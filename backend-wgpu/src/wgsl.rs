@@ -96,9 +96,9 @@ pub(crate) fn value_type(dtype: DType, features: ShaderFeatures) -> Result<&'sta
         I64 => needs(features.i64, "i64", "SHADER_INT64"),
         U64 => needs(features.i64, "u64", "SHADER_INT64"),
         F32 => Ok("f32"),
-        F64 => needs(features.f64, "f64", "SHADER_F64"),
+        F64 => needs(features.f64, "f64", "SHADER_F64 (and SHADER_INT64)"),
         C64 => Ok("vec2<f32>"),
-        C128 => needs(features.f64, "vec2<f64>", "SHADER_F64"),
+        C128 => needs(features.f64, "vec2<f64>", "SHADER_F64 (and SHADER_INT64)"),
     }
 }
 
@@ -768,6 +768,14 @@ impl Translator<'_> {
             let v = self.binary(op, wide, &format!("{wide_ty}({x})"), &format!("{wide_ty}({y})"))?;
             return Ok(format!("{ty}({v})"));
         }
+        if dtype == DType::F32 && matches!(op, FloorDiv | Rem) && !self.features.f64 {
+            // numpy's float `//` and `%` need an exact `fmod`, which the library computes in float64.
+            return Err(unsupported(format!(
+                "float32 {} needs the adapter feature SHADER_F64 (and SHADER_INT64) for an exact fmod, which this \
+                 adapter lacks",
+                if op == FloorDiv { "//" } else { "%" }
+            )));
+        }
         let arith = |sym: &str| format!("{x} {sym} {y}");
         Ok(match (op, dtype) {
             (LogicalAnd, _) | (BitAnd, DType::Bool) => format!("{x} && {y}"),
@@ -912,6 +920,15 @@ impl Translator<'_> {
             f,
             Sqrt | Exp | Log | Log10 | Sin | Cos | Tan | Arcsin | Arccos | Arctan | Arctan2 | Sinh | Cosh | Tanh
         ) || (f == Abs && complex);
+        if math && matches!(dtype, DType::F32 | DType::C64) && !self.features.f64 && f != Sqrt {
+            // The drivers' single-precision functions make no accuracy promise numpy's users could
+            // rely on (huge arguments of `sin`, say): an error, not a wrong value.
+            return Err(unsupported(format!(
+                "{} of {dtype} is computed through the float64 library for numpy's accuracy, and needs the \
+                 adapter feature SHADER_F64 (and SHADER_INT64), which this adapter lacks",
+                f.name()
+            )));
+        }
         if math && self.widen_math(dtype) {
             // Single precision through the float64 library, rounded once (module `library`).
             let wide = if complex { DType::C128 } else { DType::F64 };
@@ -1082,7 +1099,14 @@ impl Translator<'_> {
             }
             self.line(&format!("var {count}: u32 = 0u;"));
         }
-        Ok(Sum { op, scheme, acc, acc_ty, neutral, lanes, count })
+        let compensation = if scheme == Summation::Blocked && matches!(dtype, DType::F32 | DType::C64) {
+            let c = self.fresh("comp");
+            self.line(&format!("var {c}: {ty} = {neutral};"));
+            Some(c)
+        } else {
+            None
+        };
+        Ok(Sum { op, scheme, acc, acc_ty, neutral, lanes, count, compensation })
     }
 
     /// The body of `r` (its inames in scope), added into `sum`.
@@ -1136,8 +1160,8 @@ impl Translator<'_> {
                 self.rotate_lanes(&sum.lanes, &first);
                 self.close();
                 let block = self.lane_tree(&sum.lanes, dtype)?;
-                let total = self.binary(BinaryOp::Add, dtype, &sum.acc, &block)?;
-                self.bind(dtype, &total)?
+                self.add_to_total(&sum.acc, sum.compensation.as_deref(), &block, dtype)?;
+                self.bind(dtype, &sum.acc)?
             }
             Summation::InOrder => sum.acc.clone(),
         })
@@ -1247,26 +1271,53 @@ impl Translator<'_> {
     /// combined in order, starting from the neutral element.
     fn read_block_sums(&mut self, j: usize, r: &Reduce, dtype: DType) -> Result<String> {
         let (_, blocks) = self.block_count(r)?;
-        let acc = self.fresh("acc");
-        let ty = self.ty(dtype)?;
-        let neutral = self.constant(&r.op.neutral(dtype))?;
-        self.line(&format!("var {acc}: {ty} = {neutral};"));
+        let sum = self.open_sum(r.op, dtype)?;
+        let acc = sum.acc.clone();
         let k = self.fresh("k");
         self.line(&format!("var {k}: u32 = 0u;"));
         // Eight block sums per iteration, fewer loop iterations for drivers that count them.
         let groups = SUM_LANES;
         self.open(&format!("for (; {k} < ({blocks} & ~{}u); {k} = {k} + {groups}u)", groups - 1));
         for u in 0..groups {
-            let x = format!("p{j}[({k} + {u}u) * count + gid]");
-            let combined = self.combine_in_order(r.op, dtype, &acc, &x)?;
-            self.line(&format!("{acc} = {combined};"));
+            self.combine_block_sum(&sum, dtype, &format!("p{j}[({k} + {u}u) * count + gid]"))?;
         }
         self.close();
         self.open(&format!("for (; {k} < {blocks}; {k} = {k} + 1u)"));
-        let combined = self.combine_in_order(r.op, dtype, &acc, &format!("p{j}[{k} * count + gid]"))?;
-        self.line(&format!("{acc} = {combined};"));
+        self.combine_block_sum(&sum, dtype, &format!("p{j}[{k} * count + gid]"))?;
         self.close();
         Ok(acc)
+    }
+
+    /// One block sum `x` into the total of `sum`.
+    fn combine_block_sum(&mut self, sum: &Sum, dtype: DType, x: &str) -> Result<()> {
+        if sum.scheme == Summation::Blocked {
+            let x = self.bind(dtype, x)?;
+            return self.add_to_total(&sum.acc, sum.compensation.as_deref(), &x, dtype);
+        }
+        let combined = self.combine_in_order(sum.op, dtype, &sum.acc, x)?;
+        self.line(&format!("{} = {combined};", sum.acc));
+        Ok(())
+    }
+
+    /// `acc = acc + x`; with a `compensation` variable, compensated (Kahan's summation: the
+    /// rounding error of each addition is carried into the next). The operands are opaque, so
+    /// the driver cannot simplify `(t - acc) - y` to 0.
+    fn add_to_total(&mut self, acc: &str, compensation: Option<&str>, x: &str, dtype: DType) -> Result<()> {
+        let Some(c) = compensation else {
+            let total = self.binary(BinaryOp::Add, dtype, acc, x)?;
+            self.line(&format!("{acc} = {total};"));
+            return Ok(());
+        };
+        let y = self.binary(BinaryOp::Sub, dtype, x, c)?;
+        let y = self.bind(dtype, &y)?;
+        let t = self.binary(BinaryOp::Add, dtype, acc, &y)?;
+        let t = self.bind(dtype, &t)?;
+        let lost = self.binary(BinaryOp::Sub, dtype, &t, acc)?;
+        let lost = self.bind(dtype, &lost)?;
+        let c_next = self.binary(BinaryOp::Sub, dtype, &lost, &y)?;
+        self.line(&format!("{c} = {c_next};"));
+        self.line(&format!("{acc} = {t};"));
+        Ok(())
     }
 
     /// Opens a loop per iname of `r` (the first outermost), the last one stepping by `step`;
@@ -1297,8 +1348,7 @@ impl Translator<'_> {
         let (acc, count) = (&sum.acc, &sum.count);
         self.open(&format!("if {count} == {SUM_BLOCK}u"));
         let block = self.lane_tree(&sum.lanes, dtype)?;
-        let total = self.binary(BinaryOp::Add, dtype, acc, &block)?;
-        self.line(&format!("{acc} = {total};"));
+        self.add_to_total(acc, sum.compensation.as_deref(), &block, dtype)?;
         for lane in &sum.lanes {
             self.line(&format!("{lane} = {};", sum.neutral));
         }
@@ -1338,6 +1388,9 @@ struct Sum {
     lanes: Vec<String>,
     /// Blocked sums: the terms in the current block.
     count: String,
+    /// Blocked single-precision sums (adapters without float64): the compensation of the total
+    /// (see [`Translator::add_to_total`]).
+    compensation: Option<String>,
 }
 
 /// The largest body (in expression nodes) of a reduction that is unrolled.
