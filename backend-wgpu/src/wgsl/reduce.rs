@@ -1,0 +1,550 @@
+//! Reductions in WGSL: `pytato_core::math`'s summation scheme (lanes, blocks; single precision
+//! in double where the device has it), loops unrolled where the body is small, straight-line code
+//! for a few terms known when compiling, and long reductions split into a block-sums shader and
+//! the kernel that adds the block sums in order (see [`split_reductions`]).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use pytato_core::expr::{BinaryOp, Expr, Func, Reduce, ReduceOp};
+use pytato_core::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation};
+use pytato_core::{DType, Dim, Result};
+use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
+
+use super::{ShaderFeatures, Translator, bug};
+
+/// The number of blocks of [`SUM_BLOCK`] terms a split reduction of `terms` terms has.
+pub(crate) fn block_count(terms: u64) -> u64 {
+    terms.div_ceil(SUM_BLOCK)
+}
+
+/// The reductions of `kernel` that run in two stages: the block sums of `SUM_BLOCK` terms of every
+/// output element in parallel, then the kernel, which adds each element's block sums in order.
+/// Summed this way a reduction gives the same bits as in one loop (the scheme adds whole blocks
+/// into the total in order; integer operations are associative), spreads a long sum over many
+/// invocations, and keeps the loops of every invocation short: drivers that stop loops after a
+/// fixed count (llvmpipe: 65,535) can then run sums of any length.
+///
+/// Split: sums in blocks (float64, complex128, and single precision where the adapter lacks
+/// float64) and integer sums, products, maxima and minima, that the kernel always evaluates (not
+/// under an `if`, not inside another reduction) and that have more than `SUM_BLOCK` terms or a
+/// length known only at run time. Float maxima and minima and products stay in one loop: their
+/// results would depend on the grouping.
+pub(super) fn split_reductions(
+    program: &KernelProgram,
+    names: &HashMap<&str, BufferId>,
+    kernel: &Kernel,
+    features: ShaderFeatures,
+) -> Result<Vec<(Arc<Reduce>, DType)>> {
+    let mut found: Vec<(Arc<Reduce>, DType)> = Vec::new();
+    let mut stack = vec![&kernel.expr];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::Reduce(r) => {
+                let dtype = program.expr_dtype(names, e)?;
+                let splittable = match scheme(r.op, dtype, features) {
+                    Summation::Blocked => true,
+                    Summation::InOrder => {
+                        dtype.is_integer()
+                            && matches!(r.op, ReduceOp::Sum | ReduceOp::Product | ReduceOp::Max | ReduceOp::Min)
+                    }
+                    Summation::Widened(_) => false,
+                };
+                let short = r.inames.iter().try_fold(1i64, |n, b| {
+                    let (lo, hi) = (&b.lower, &b.upper);
+                    let constant = lo.terms().next().is_none() && hi.terms().next().is_none();
+                    constant.then(|| n.saturating_mul((hi.constant() - lo.constant()).max(0)))
+                });
+                let short = short.is_some_and(|n| n <= SUM_BLOCK as i64);
+                if splittable && !short && !found.iter().any(|(f, _)| f == r) {
+                    found.push((r.clone(), dtype));
+                }
+            }
+            // Only the condition of an `if` is always evaluated; `zero(…)` evaluates nothing.
+            Expr::If(c, _, _) => stack.push(c),
+            Expr::Call(Func::Zero, _) => {}
+            _ => stack.extend(e.children()),
+        }
+    }
+    Ok(found)
+}
+
+/// How a reduction `op` over `dtype` sums on a device with `features`: `pytato_core::math`'s
+/// scheme, with single precision summed in blocks where the device lacks float64.
+pub(super) fn scheme(op: ReduceOp, dtype: DType, features: ShaderFeatures) -> Summation {
+    match summation(op, dtype) {
+        Summation::Widened(_) if !features.f64 => Summation::Blocked,
+        other => other,
+    }
+}
+
+impl Translator<'_> {
+    /// A reduction: a loop per iname. Float and complex sums follow `pytato_core::math`'s
+    /// summation scheme (single precision in double where the adapter has it, double precision in
+    /// blocks of `SUM_BLOCK` terms in `SUM_LANES` lanes), as the CPU backends do. A split
+    /// reduction (see [`split_reductions`]) adds up its block sums instead.
+    pub(super) fn reduce(&mut self, r: &Arc<Reduce>, dtype: DType) -> Result<String> {
+        if let Some(j) = self.split.iter().position(|(s, _)| s == r) {
+            return self.read_block_sums(j, r, dtype);
+        }
+        let sum = self.open_sum(r.op, dtype)?;
+        if let Some(terms) = fully_unrolled_terms(r) {
+            return self.fully_unrolled(&sum, r, dtype, terms);
+        }
+        // A small body whose last range has a multiple of `factor` terms (decided when the kernel
+        // runs): the body unrolled `factor` times. Blocked sums: each copy adds into its own lane,
+        // with no rotation (every row starts at lane 0, so the lanes are those of the scheme);
+        // other reductions: the copies combine in order.
+        let factor = unroll_factor(r, sum.scheme);
+        if let Some(factor) = factor {
+            let last = r.inames.last().expect("a reduction has an iname");
+            let (lo, hi) = (self.dim(&last.lower)?, self.dim(&last.upper)?);
+            self.open(&format!("if ((({hi}) - ({lo})) & {}) == {}", self.lit(factor - 1), self.lit(0)));
+            let opened = self.open_reduction_loops(r, factor as i64)?;
+            let v = reduction_var(&last.iname);
+            for u in 0..factor as usize {
+                // A block of its own: the copy's iname shadows the loop's, and values the emitter
+                // remembers stay with the copy that computed them.
+                self.open("");
+                self.line(&format!("let {v} = {v} + {};", self.lit(u)));
+                if sum.scheme == Summation::Blocked {
+                    let x = self.emit(&r.body)?;
+                    let lane = &sum.lanes[u];
+                    let added = self.binary(BinaryOp::Add, dtype, lane, &x)?;
+                    self.line(&format!("{lane} = {added};"));
+                } else {
+                    self.add_term(&sum, r, dtype)?;
+                }
+                self.close();
+            }
+            if sum.scheme == Summation::Blocked {
+                self.line(&format!("{} = {} + {SUM_LANES}u;", sum.count, sum.count));
+                self.flush_lanes(&sum, dtype)?;
+            }
+            self.close_reduction_loops(opened);
+            self.close();
+            self.open("else");
+        }
+        let opened = self.open_reduction_loops(r, 1)?;
+        self.add_term(&sum, r, dtype)?;
+        self.close_reduction_loops(opened);
+        if factor.is_some() {
+            self.close();
+        }
+        self.finish_sum(&sum, dtype)
+    }
+
+    /// A reduction of a few terms, known when compiling: the body once per term, its inames
+    /// constants, each copy adding into its lane (blocked sums; there is no loop to count) or
+    /// combining in order.
+    fn fully_unrolled(&mut self, sum: &Sum, r: &Reduce, dtype: DType, terms: i64) -> Result<String> {
+        for b in &r.inames {
+            self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
+        }
+        for t in 0..terms {
+            self.open("");
+            // The inames of term `t`, the last fastest.
+            let mut rest = t;
+            for b in r.inames.iter().rev() {
+                let extent = b.upper.constant() - b.lower.constant();
+                let value = self.lit(b.lower.constant() + rest % extent);
+                self.line(&format!("let {}: {} = {value};", reduction_var(&b.iname), self.ix()));
+                rest /= extent;
+            }
+            if sum.scheme == Summation::Blocked {
+                let x = self.emit(&r.body)?;
+                let lane = &sum.lanes[t as usize % SUM_LANES];
+                let added = self.binary(BinaryOp::Add, dtype, lane, &x)?;
+                self.line(&format!("{lane} = {added};"));
+            } else {
+                self.add_term(sum, r, dtype)?;
+            }
+            self.close();
+        }
+        for b in &r.inames {
+            self.ranges.reductions.remove(&b.iname);
+        }
+        self.finish_sum(sum, dtype)
+    }
+
+    /// Declares the accumulator (and for blocked sums the lanes and the term count) of a
+    /// reduction `op` over `dtype`.
+    pub(super) fn open_sum(&mut self, op: ReduceOp, dtype: DType) -> Result<Sum> {
+        let ty = self.ty(dtype)?;
+        let scheme = scheme(op, dtype, self.features);
+        let acc_dtype = if let Summation::Widened(wide) = scheme { wide } else { dtype };
+        let acc_ty = self.ty(acc_dtype)?;
+        let acc = self.fresh("acc");
+        let neutral = self.constant(&op.neutral(acc_dtype))?;
+        self.line(&format!("var {acc}: {acc_ty} = {neutral};"));
+        // Blocked sums: the lanes of the block rotate through `lanes[0]`, which always holds lane
+        // `count % SUM_LANES` (the one the next term goes to); after a multiple of `SUM_LANES`
+        // terms every lane is back in its place. Registers, where an array indexed by the count
+        // would become a chain of selects on some drivers.
+        let lanes: Vec<String> = (0..SUM_LANES).map(|_| self.fresh("lane")).collect();
+        let count = self.fresh("cnt");
+        if scheme == Summation::Blocked {
+            for lane in &lanes {
+                self.line(&format!("var {lane}: {ty} = {neutral};"));
+            }
+            self.line(&format!("var {count}: u32 = 0u;"));
+        }
+        let compensation = if scheme == Summation::Blocked && matches!(dtype, DType::F32 | DType::C64) {
+            let c = self.fresh("comp");
+            self.line(&format!("var {c}: {ty} = {neutral};"));
+            Some(c)
+        } else {
+            None
+        };
+        Ok(Sum { op, scheme, acc, acc_ty, neutral, lanes, count, compensation })
+    }
+
+    /// The body of `r` (its inames in scope), added into `sum`.
+    fn add_term(&mut self, sum: &Sum, r: &Reduce, dtype: DType) -> Result<()> {
+        let x = self.emit(&r.body)?;
+        match sum.scheme {
+            Summation::Widened(wide) => {
+                let added = self.binary(BinaryOp::Add, wide, &sum.acc, &format!("{}({x})", sum.acc_ty))?;
+                self.line(&format!("{} = {added};", sum.acc));
+            }
+            Summation::Blocked => {
+                let added = self.binary(BinaryOp::Add, dtype, &sum.lanes[0], &x)?;
+                let next = self.bind(dtype, &added)?;
+                self.rotate_lanes(&sum.lanes, &next);
+                self.line(&format!("{} = {} + 1u;", sum.count, sum.count));
+                self.flush_lanes(sum, dtype)?;
+            }
+            Summation::InOrder => {
+                let combined = self.combine_in_order(sum.op, dtype, &sum.acc, &x)?;
+                self.line(&format!("{} = {combined};", sum.acc));
+            }
+        }
+        Ok(())
+    }
+
+    /// `acc` and `x` combined by `op`, for a reduction summed in order.
+    fn combine_in_order(&mut self, op: ReduceOp, dtype: DType, acc: &str, x: &str) -> Result<String> {
+        let ty = self.ty(dtype)?;
+        Ok(match (op, dtype) {
+            (ReduceOp::Product, _) => self.binary(BinaryOp::Mul, dtype, acc, x)?,
+            (ReduceOp::Sum, _) => self.binary(BinaryOp::Add, dtype, acc, x)?,
+            (ReduceOp::All, _) | (ReduceOp::Min, DType::Bool) => format!("{acc} && {x}"),
+            (ReduceOp::Any, _) | (ReduceOp::Max, DType::Bool) => format!("{acc} || {x}"),
+            (ReduceOp::Max, DType::F32 | DType::F64) => format!("{}({acc}, {x})", self.library.require("fmax", ty)),
+            (ReduceOp::Min, DType::F32 | DType::F64) => format!("{}({acc}, {x})", self.library.require("fmin", ty)),
+            (ReduceOp::Max, _) => format!("max({acc}, {x})"),
+            (ReduceOp::Min, _) => format!("min({acc}, {x})"),
+        })
+    }
+
+    /// The value of `sum` once every term is in.
+    pub(super) fn finish_sum(&mut self, sum: &Sum, dtype: DType) -> Result<String> {
+        let ty = self.ty(dtype)?;
+        Ok(match sum.scheme {
+            Summation::Widened(_) => self.bind(dtype, &format!("{ty}({})", sum.acc))?,
+            Summation::Blocked => {
+                // Lanes back in their places, then the last (partial) block.
+                let count = &sum.count;
+                self.open(&format!("for (; ({count} & {}u) != 0u; {count} = {count} + 1u)", SUM_LANES - 1));
+                let first = self.bind(dtype, &sum.lanes[0])?;
+                self.rotate_lanes(&sum.lanes, &first);
+                self.close();
+                let block = self.lane_tree(&sum.lanes, dtype)?;
+                self.add_to_total(&sum.acc, sum.compensation.as_deref(), &block, dtype)?;
+                self.bind(dtype, &sum.acc)?
+            }
+            Summation::InOrder => sum.acc.clone(),
+        })
+    }
+
+    /// Emits the term count of `r` (int64) and its number of blocks (u32, which the host checked
+    /// fits); returns their names.
+    pub(super) fn block_count(&mut self, r: &Reduce) -> Result<(String, String)> {
+        let mut factors = Vec::new();
+        for b in &r.inames {
+            let (lo, hi) = (self.dim(&b.lower)?, self.dim(&b.upper)?);
+            let extent = self.bind(DType::I64, &format!("({hi}) - ({lo})"))?;
+            factors.push(format!("select({z}, {extent}, {extent} > {z})", z = self.lit(0)));
+        }
+        let terms = self.bind(DType::I64, &factors.join(" * "))?;
+        let blocks = self.fresh("blocks");
+        self.line(&format!(
+            "let {blocks}: u32 = u32(({terms} + {}) / {});",
+            self.lit(SUM_BLOCK - 1),
+            self.lit(SUM_BLOCK)
+        ));
+        Ok((terms, blocks))
+    }
+
+    /// The sum of block `block` (a u32) of `r`'s terms: terms `block * SUM_BLOCK` up to the next
+    /// block or the end, counted over all of `r`'s inames (the first slowest), summed as
+    /// [`Self::reduce`] sums them.
+    pub(super) fn block_sum(&mut self, r: &Reduce, dtype: DType, block: &str) -> Result<String> {
+        let (terms, _) = self.block_count(r)?;
+        let sum = self.open_sum(r.op, dtype)?;
+        let first = self.bind(DType::I64, &format!("{}({block}) * {} + zero", self.ix(), self.lit(SUM_BLOCK)))?;
+        let left = self.bind(DType::I64, &format!("{terms} - {first}"))?;
+        let block_len = self.lit(SUM_BLOCK);
+        let len = self.bind(DType::U32, &format!("u32(select({left}, {block_len}, {left} > {block_len}))"))?;
+        // The inames of term `first`, then advanced one term at a time (the last fastest).
+        let mut place = self.fresh("t");
+        self.line(&format!("var {place}: {} = {first};", self.ix()));
+        let mut extents = Vec::new();
+        for b in r.inames.iter().rev() {
+            let v = reduction_var(&b.iname);
+            let (lo, hi) = (self.dim(&b.lower)?, self.dim(&b.upper)?);
+            // At least 1: a block-sums shader runs only when every range is non-empty, but an empty
+            // range known when compiling must not be a division by a constant zero.
+            let extent = self.bind(DType::I64, &format!("max(({hi}) - ({lo}), {})", self.lit(1)))?;
+            self.line(&format!("var {v}: {} = {lo} + {place} % {extent};", self.ix()));
+            let next = self.fresh("t");
+            self.line(&format!("let {next}: {} = {place} / {extent};", self.ix()));
+            place = next;
+            extents.push((v, lo, hi));
+            self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
+        }
+        // A small body of a blocked sum whose last range has a multiple of `SUM_LANES` terms: the
+        // body unrolled into the lanes, as `reduce` does (blocks start at a multiple of
+        // `SUM_LANES` terms, so a group of lanes never crosses a row).
+        let unrolled = sum.scheme == Summation::Blocked && unroll_factor(r, sum.scheme).is_some();
+        let q = self.fresh("q");
+        if unrolled {
+            let (last, lo, hi) = extents[0].clone();
+            self.open(&format!("if ((({hi}) - ({lo})) & {}) == {}", self.lit(SUM_LANES - 1), self.lit(0)));
+            self.open(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + {SUM_LANES}u)"));
+            for (u, lane) in sum.lanes.iter().enumerate() {
+                self.open("");
+                self.line(&format!("let {last} = {last} + {};", self.lit(u)));
+                let x = self.emit(&r.body)?;
+                let added = self.binary(BinaryOp::Add, dtype, lane, &x)?;
+                self.line(&format!("{lane} = {added};"));
+                self.close();
+            }
+            self.line(&format!("{} = {} + {SUM_LANES}u;", sum.count, sum.count));
+            self.flush_lanes(&sum, dtype)?;
+            self.advance(&extents, SUM_LANES);
+            self.close();
+            self.close();
+            self.open("else");
+        }
+        self.open(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + 1u)"));
+        self.add_term(&sum, r, dtype)?;
+        self.advance(&extents, 1);
+        self.close();
+        if unrolled {
+            self.close();
+        }
+        for b in &r.inames {
+            self.ranges.reductions.remove(&b.iname);
+        }
+        self.finish_sum(&sum, dtype)
+    }
+
+    /// Advances the inames `extents` (`(variable, lower, upper)`, the fastest first) by `step`
+    /// terms, carrying into slower inames; `step` divides the fastest range, and a carry out of
+    /// the slowest is never read.
+    fn advance(&mut self, extents: &[(String, String, String)], step: usize) {
+        for (k, (v, lo, hi)) in extents.iter().enumerate() {
+            let by = if k == 0 { step } else { 1 };
+            self.line(&format!("{v} = {v} + {};", self.lit(by)));
+            if k + 1 < extents.len() {
+                self.open(&format!("if {v} == {hi}"));
+                self.line(&format!("{v} = {lo};"));
+            }
+        }
+        for _ in 1..extents.len() {
+            self.close();
+        }
+    }
+
+    /// The value of split reduction `j` (`r`) for this element: its block sums (binding `p{j}`)
+    /// combined in order, starting from the neutral element.
+    pub(super) fn read_block_sums(&mut self, j: usize, r: &Reduce, dtype: DType) -> Result<String> {
+        let (_, blocks) = self.block_count(r)?;
+        let sum = self.open_sum(r.op, dtype)?;
+        let acc = sum.acc.clone();
+        let k = self.fresh("k");
+        self.line(&format!("var {k}: u32 = 0u;"));
+        // Eight block sums per iteration, fewer loop iterations for drivers that count them.
+        let groups = SUM_LANES;
+        self.open(&format!("for (; {k} < ({blocks} & ~{}u); {k} = {k} + {groups}u)", groups - 1));
+        for u in 0..groups {
+            self.combine_block_sum(&sum, dtype, &format!("p{j}[({k} + {u}u) * count + gid]"))?;
+        }
+        self.close();
+        self.open(&format!("for (; {k} < {blocks}; {k} = {k} + 1u)"));
+        self.combine_block_sum(&sum, dtype, &format!("p{j}[{k} * count + gid]"))?;
+        self.close();
+        Ok(acc)
+    }
+
+    /// One block sum `x` into the total of `sum`.
+    fn combine_block_sum(&mut self, sum: &Sum, dtype: DType, x: &str) -> Result<()> {
+        if sum.scheme == Summation::Blocked {
+            let x = self.bind(dtype, x)?;
+            return self.add_to_total(&sum.acc, sum.compensation.as_deref(), &x, dtype);
+        }
+        let combined = self.combine_in_order(sum.op, dtype, &sum.acc, x)?;
+        self.line(&format!("{} = {combined};", sum.acc));
+        Ok(())
+    }
+
+    /// `acc = acc + x`; with a `compensation` variable, compensated (Kahan's summation: the
+    /// rounding error of each addition is carried into the next). The operands are opaque, so
+    /// the driver cannot simplify `(t - acc) - y` to 0.
+    fn add_to_total(&mut self, acc: &str, compensation: Option<&str>, x: &str, dtype: DType) -> Result<()> {
+        let Some(c) = compensation else {
+            let total = self.binary(BinaryOp::Add, dtype, acc, x)?;
+            self.line(&format!("{acc} = {total};"));
+            return Ok(());
+        };
+        let y = self.binary(BinaryOp::Sub, dtype, x, c)?;
+        let y = self.bind(dtype, &y)?;
+        let t = self.binary(BinaryOp::Add, dtype, acc, &y)?;
+        let t = self.bind(dtype, &t)?;
+        let lost = self.binary(BinaryOp::Sub, dtype, &t, acc)?;
+        let lost = self.bind(dtype, &lost)?;
+        let c_next = self.binary(BinaryOp::Sub, dtype, &lost, &y)?;
+        self.line(&format!("{c} = {c_next};"));
+        self.line(&format!("{acc} = {t};"));
+        Ok(())
+    }
+
+    /// Opens a loop per iname of `r` (the first outermost), the last one stepping by `step`;
+    /// returns what [`Self::close_reduction_loops`] closes.
+    fn open_reduction_loops(&mut self, r: &Reduce, step: i64) -> Result<Vec<Arc<str>>> {
+        let mut opened = Vec::new();
+        for (k, b) in r.inames.iter().enumerate() {
+            let v = reduction_var(&b.iname);
+            let (lo, hi) = (self.dim(&b.lower)?, self.dim(&b.upper)?);
+            let step = if k + 1 == r.inames.len() { step } else { 1 };
+            self.open(&format!("for (var {v}: {} = {lo}; {v} < {hi}; {v} = {v} + {})", self.ix(), self.lit(step)));
+            self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
+            opened.push(b.iname.clone());
+        }
+        Ok(opened)
+    }
+
+    fn close_reduction_loops(&mut self, opened: Vec<Arc<str>>) {
+        for iname in opened {
+            self.ranges.reductions.remove(&iname);
+            self.close();
+        }
+    }
+
+    /// When the term count reaches `SUM_BLOCK`: the lanes (in their places) into the total, and
+    /// a new block.
+    pub(super) fn flush_lanes(&mut self, sum: &Sum, dtype: DType) -> Result<()> {
+        let (acc, count) = (&sum.acc, &sum.count);
+        self.open(&format!("if {count} == {SUM_BLOCK}u"));
+        let block = self.lane_tree(&sum.lanes, dtype)?;
+        self.add_to_total(acc, sum.compensation.as_deref(), &block, dtype)?;
+        for lane in &sum.lanes {
+            self.line(&format!("{lane} = {};", sum.neutral));
+        }
+        self.line(&format!("{count} = 0u;"));
+        self.close();
+        Ok(())
+    }
+
+    /// `lanes[k] = lanes[k + 1]`, and the last lane `= value`.
+    fn rotate_lanes(&mut self, lanes: &[String], value: &str) {
+        for pair in lanes.windows(2) {
+            self.line(&format!("{} = {};", pair[0], pair[1]));
+        }
+        self.line(&format!("{} = {value};", lanes[lanes.len() - 1]));
+    }
+
+    /// The sum of `lanes` (in their places) in `lane_tree`'s order, bound to a name.
+    fn lane_tree(&mut self, lanes: &[String], dtype: DType) -> Result<String> {
+        let lanes: [String; SUM_LANES] = lanes.to_vec().try_into().map_err(|_| bug("SUM_LANES lanes"))?;
+        lane_tree(lanes, &mut |a, b| {
+            let sum = self.binary(BinaryOp::Add, dtype, &a, &b)?;
+            self.bind(dtype, &sum)
+        })
+    }
+}
+
+/// The variables of one reduction being summed (see [`Translator::open_sum`]).
+pub(super) struct Sum {
+    pub(super) op: ReduceOp,
+    pub(super) scheme: Summation,
+    /// The total (for blocked sums: of the blocks done), of type `acc_ty`.
+    pub(super) acc: String,
+    pub(super) acc_ty: &'static str,
+    /// The neutral element of `op`, a literal.
+    pub(super) neutral: String,
+    /// Blocked sums: the lanes, `lanes[0]` the next term's.
+    pub(super) lanes: Vec<String>,
+    /// Blocked sums: the terms in the current block.
+    pub(super) count: String,
+    /// Blocked single-precision sums (adapters without float64): the compensation of the total
+    /// (see [`Translator::add_to_total`]).
+    pub(super) compensation: Option<String>,
+}
+
+/// The largest body (in expression nodes) of a reduction that is unrolled.
+const UNROLLED_SUM_BODY: usize = 48;
+
+/// Copies of the body per loop iteration of reductions summed in order when unrolled: enough
+/// that a million terms stay under llvmpipe's 65,535 loop iterations.
+const UNROLLED_IN_ORDER: u64 = 16;
+
+/// How many copies of `r`'s body an iteration of its unrolled loop holds (`r` summed by `scheme`),
+/// or `None` when its body is too large to unroll. The unrolled loop runs when the last iname's
+/// range is a multiple of this.
+fn unroll_factor(r: &Reduce, scheme: Summation) -> Option<u64> {
+    let mut size = 0usize;
+    r.body.walk(&mut |_| size += 1);
+    (size <= UNROLLED_SUM_BODY).then_some(match scheme {
+        Summation::Blocked => SUM_LANES as u64,
+        _ => UNROLLED_IN_ORDER,
+    })
+}
+
+/// The most terms of a reduction emitted as straight-line code (see [`fully_unrolled_terms`]).
+const FULLY_UNROLLED_TERMS: i64 = 32;
+
+/// The number of terms of `r` when it is known when compiling, small (up to
+/// [`FULLY_UNROLLED_TERMS`]), and its body small enough to copy once per term; `None` otherwise.
+/// Such a reduction has no loop: DG's element-local products (`ij,ej->ei` with 20 terms) are of
+/// this kind.
+fn fully_unrolled_terms(r: &Reduce) -> Option<i64> {
+    let mut size = 0usize;
+    r.body.walk(&mut |_| size += 1);
+    let constant = |d: &Dim| d.terms().next().is_none();
+    let terms = r.inames.iter().try_fold(1i64, |n, b| {
+        (constant(&b.lower) && constant(&b.upper))
+            .then(|| n.saturating_mul((b.upper.constant() - b.lower.constant()).max(0)))
+    })?;
+    (terms <= FULLY_UNROLLED_TERMS && size <= UNROLLED_SUM_BODY).then_some(terms)
+}
+
+/// Every reduction of `kernel` whose loop is unrolled, with its [`unroll_factor`].
+pub(crate) fn unrolled_reductions(
+    program: &KernelProgram,
+    names: &HashMap<&str, BufferId>,
+    kernel: &Kernel,
+    features: ShaderFeatures,
+) -> Result<Vec<(Arc<Reduce>, u64)>> {
+    let mut found = Vec::new();
+    let mut failure = None;
+    kernel.expr.walk(&mut |e| {
+        if let Expr::Reduce(r) = e {
+            match program.expr_dtype(names, e) {
+                Ok(dtype) => {
+                    if let Some(factor) = unroll_factor(r, scheme(r.op, dtype, features)) {
+                        found.push((r.clone(), factor));
+                    }
+                }
+                Err(err) => failure = Some(err),
+            }
+        }
+    });
+    failure.map_or(Ok(found), Err)
+}
+
+/// The WGSL variable of reduction iname `_rN`.
+pub(super) fn reduction_var(name: &Arc<str>) -> String {
+    format!("r{}", name.trim_start_matches("_r"))
+}
