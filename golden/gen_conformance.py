@@ -471,11 +471,44 @@ def concrete(shape, sizes):
     return tuple(sizes[d] if isinstance(d, str) else d for d in shape)
 
 
+# --- Partial replacement: at(x)[items].set(v) is x with x[items] = v (JAX's spelling) ---------------------
+class _At:
+    """`at(x)[items].set(v)`: a copy of `x` with `x[items] = v` (numpy's __setitem__)."""
+
+    def __init__(self, x, items=None):
+        self.x, self.items = x, items
+
+    def __getitem__(self, items):
+        return _At(self.x, items)
+
+    def set(self, v):
+        y = np.array(self.x, copy=True)
+        y[self.items] = v
+        return y
+
+
+case("set_rows", "at(x)[1:3, :].set(v)", {"x": (D, (5, 7)), "v": (D, (7,))})
+case("set_every_other_column_scalar", "at(x)[:, ::2].set(0.5)", {"x": (D, (4, 7))})
+case("set_negative_step", "at(x)[4::-2, 1].set(v)", {"x": (D, (6, 3)), "v": (D, (3,))})
+case("set_negative_step_to_start", "at(x)[::-3].set(v)", {"x": (I64, (8,)), "v": (I64, (3,))})
+case("set_float_into_int_truncates", "at(x)[2].set(y)", {"x": (I32, (4, 3)), "y": (D, (3,), "int:-50:50")})
+case("set_new_axis_and_ellipsis", "at(x)[..., None, 1:4].set(v)", {"x": (F, (2, 3, 6)), "v": (F, (1, 3))})
+case("set_symbolic_slice", "at(x)[1:-1].set(y)", {"x": (D, ("n",)), "y": (D, (1,))}, sizes={"n": 6})
+case("set_empty_region", "at(x)[3:1].set(7.0)", {"x": (D, (5,))})
+case("set_whole_array", "at(x)[...].set(v)", {"x": (Z, (3, 2)), "v": (Z, (2,))})
+case("set_bool", "at(x)[::3].set(True)", {"x": (B, (7,))})
+case("set_uint8_scalar", "at(x)[1:, -1].set(255)", {"x": (U8, (3, 4))})
+case("set_chained", "at(at(x)[0].set(1.0))[:, 0].set(2.0)", {"x": (D, (3, 3))})
+case("set_then_reduce", "np.sum(at(x)[1:3].set(v), axis=0)", {"x": (D, (5, 4)), "v": (D, (2, 4))})
+case("set_output_named_like_input", {"x": "at(x)[0].set(y)", "y": "y * 2"}, {"x": (D, (3, 2)), "y": (D, (2,))})
+case("set_value_from_itself", "at(x)[1:].set(x[:-1])", {"x": (D, (6,))})
+
+
 def build(c, index):
     rng_np = np.random.default_rng(1000 + index)
     sizes = c.get("sizes", {})
     out = {"name": c["name"], "sizes": sizes, "inputs": {}, "omit": c.get("omit", [])}
-    namespace = {"np": np, "named": lambda e: e}
+    namespace = {"np": np, "named": lambda e: e, "at": _At}
     for name, spec in c["inputs"].items():
         dtype, shape = spec[0], spec[1]
         opts = spec[2] if len(spec) > 2 else None

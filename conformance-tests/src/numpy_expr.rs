@@ -29,6 +29,11 @@ enum V {
     Module,
     Func(String),
     Method(Array, String),
+    /// `at(x)`, `at(x)[items]` and `at(x)[items].set`: partial replacement, JAX's spelling of
+    /// numpy's `x[items] = v` as a value (the generator gives numpy's `at` the same meaning).
+    At(Array),
+    AtIndex(Array, Vec<Idx>),
+    AtSet(Array, Vec<Idx>),
     Slice(Option<i64>, Option<i64>, Option<i64>),
     Ellipsis,
 }
@@ -215,7 +220,10 @@ impl Parser<'_> {
                 v = call(v, args, kwargs)?;
             } else if self.eat("[") {
                 let items = self.subscripts()?;
-                v = V::Array(to_array(v)?.index(items).map_err(err)?);
+                v = match v {
+                    V::At(a) => V::AtIndex(a, items),
+                    other => V::Array(to_array(other)?.index(items).map_err(err)?),
+                };
             } else if self.eat(".") {
                 let Some(Tok::Name(attr)) = self.toks.get(self.pos).cloned() else {
                     return Err("expected an attribute".into());
@@ -242,6 +250,7 @@ impl Parser<'_> {
                 "False" => V::Bool(false),
                 "None" => V::None,
                 "named" => V::Func("named".into()),
+                "at" => V::Func("at".into()),
                 _ => V::Array(self.names.get(&n).cloned().ok_or_else(|| format!("unknown name {n}"))?),
             },
             Tok::Op("(") => {
@@ -423,6 +432,7 @@ fn attribute(v: V, attr: &str) -> R<V> {
         }),
         V::Array(a) if attr == "T" => array(pt::transpose(&a, None)),
         V::Array(a) => Ok(V::Method(a, attr.to_string())),
+        V::AtIndex(a, items) if attr == "set" => Ok(V::AtSet(a, items)),
         other => Err(format!("{other:?} has no attribute {attr}")),
     }
 }
@@ -456,10 +466,17 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
                 other => Err(format!("unknown method {other}")),
             };
         }
+        V::AtSet(a, items) => {
+            let value = args.into_iter().next().ok_or("at(...)[...].set needs a value")?;
+            return array(pt::set_index(&a, &items, operand(value)?));
+        }
         other => return Err(format!("{other:?} is not callable")),
     };
     let arg = |i: usize| args.get(i).cloned().ok_or_else(|| format!("np.{name}: argument {i} missing"));
     let a0 = || to_array(arg(0)?);
+    if name == "at" {
+        return Ok(V::At(a0()?));
+    }
     let unary: Option<fn(&Array) -> pytato_core::Result<Array>> = match name.as_str() {
         "sqrt" => Some(pt::sqrt),
         "exp" => Some(pt::exp),

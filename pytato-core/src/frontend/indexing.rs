@@ -190,9 +190,9 @@ pub fn index(a: &Array, items: &[Idx]) -> Result<Array> {
     })
 }
 
-fn index_impl(a: &Array, items: &[Idx]) -> Result<Array> {
-    let op = "index";
-    let shape = a.shape();
+/// `items` for an array `a`, the ellipsis (or the end) expanded into full slices: one item per
+/// axis of `a`, plus the new axes.
+pub(super) fn expand_items(op: &str, items: &[Idx], a: &Array) -> Result<Vec<Idx>> {
     let consumed = items.iter().filter(|i| !matches!(i, Idx::NewAxis | Idx::Ellipsis)).count();
     let ellipses = items.iter().filter(|i| matches!(i, Idx::Ellipsis)).count();
     if ellipses > 1 {
@@ -201,10 +201,13 @@ fn index_impl(a: &Array, items: &[Idx]) -> Result<Array> {
     if consumed > a.ndim() {
         return Err(Error::invalid(
             op,
-            format!("too many indices: array of shape {shape} has {} axes, but {consumed} were indexed", a.ndim()),
+            format!(
+                "too many indices: array of shape {} has {} axes, but {consumed} were indexed",
+                a.shape(),
+                a.ndim()
+            ),
         ));
     }
-    // Expand the ellipsis (or pad at the end) with full slices.
     let full = || Idx::Slice { start: None, stop: None, step: 1 };
     let mut expanded: Vec<Idx> = Vec::with_capacity(items.len() + a.ndim());
     for item in items {
@@ -216,6 +219,13 @@ fn index_impl(a: &Array, items: &[Idx]) -> Result<Array> {
     if ellipses == 0 {
         expanded.extend((0..a.ndim() - consumed).map(|_| full()));
     }
+    Ok(expanded)
+}
+
+fn index_impl(a: &Array, items: &[Idx]) -> Result<Array> {
+    let op = "index";
+    let shape = a.shape();
+    let expanded = expand_items(op, items, a)?;
 
     let has_arrays = expanded.iter().any(|i| matches!(i, Idx::Array(_)));
     let mut node_items: Vec<IndexItem> = Vec::with_capacity(a.ndim());
@@ -316,7 +326,7 @@ fn check_index_array(op: &str, idx: &Array, a: &Array) -> Result<()> {
     }
 }
 
-fn normalize_int(op: &str, i: i64, axis: usize, a: &Array) -> Result<Dim> {
+pub(super) fn normalize_int(op: &str, i: i64, axis: usize, a: &Array) -> Result<Dim> {
     let len = &a.shape()[axis];
     let out_of_range =
         || Error::IndexOutOfRange { op: op.into(), index: i, axis, length: len.to_string(), shape: a.shape().clone() };
@@ -334,7 +344,7 @@ fn normalize_int(op: &str, i: i64, axis: usize, a: &Array) -> Result<Dim> {
 
 /// numpy's slice normalization (`PySlice_AdjustIndices`) for concrete lengths; for symbolic ones
 /// negative bounds count from the end and the bounds are assumed to lie within the axis.
-fn normalize_slice(
+pub(super) fn normalize_slice(
     op: &str,
     start: Option<i64>,
     stop: Option<i64>,

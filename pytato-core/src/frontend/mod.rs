@@ -21,6 +21,7 @@
 //! and Results"): elementwise operations and reductions are `IndexLambda`s, `einsum`/`matmul`/`dot`
 //! are `Einsum`s, `reshape` is a `Reshape`, indexing is one of the index nodes.
 
+mod assign;
 mod creation;
 mod elementwise;
 mod indexing;
@@ -30,6 +31,7 @@ pub mod ops;
 mod reductions;
 mod shape_ops;
 
+pub use assign::set_index;
 pub use creation::{
     PadWidth, arange, data_wrapper, eye, full, full_like, linspace, ones, ones_like, pad, placeholder, size_param,
     zeros, zeros_like,
