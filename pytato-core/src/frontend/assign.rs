@@ -19,7 +19,7 @@ use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::expr::{BinaryOp, CompareOp, Expr};
 use crate::scalar::Scalar;
-use crate::shape::{Dim, broadcast_shapes};
+use crate::shape::broadcast_shapes;
 
 use super::indexing::{Idx, expand_items, normalize_int, normalize_slice};
 use super::operand::{LambdaBuilder, Operand, cast_expr};
@@ -100,23 +100,8 @@ pub fn set_index(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<
 
     let new = match &value {
         Operand::Array(v) => {
-            // Right-aligned on the region's axes; axes of length 1 that the region stretches read 0.
-            let offset = region_shape.ndim() - v.ndim();
-            let one = Dim::new(1);
-            let at = v
-                .shape()
-                .dims()
-                .iter()
-                .enumerate()
-                .map(|(k, d)| {
-                    if *d == one && region_shape[k + offset] != one {
-                        Expr::i64(0)
-                    } else {
-                        positions[k + offset].clone()
-                    }
-                })
-                .collect();
-            cast_expr(builder.read_at(v, at), v.dtype(), x.dtype())
+            let read = builder.read_broadcast_at(v, region_shape, &positions);
+            cast_expr(read, v.dtype(), x.dtype())
         }
         Operand::Scalar(s) => Expr::Const(Scalar::from_weak(s, x.dtype())?),
     };

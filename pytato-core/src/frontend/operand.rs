@@ -156,8 +156,16 @@ impl LambdaBuilder {
     /// `array` read at the output index, broadcasting (numpy rules, right-aligned): axes of length 1
     /// that the output stretches are read at 0.
     pub fn read_broadcast(&mut self, array: &Array) -> Expr {
+        let shape = self.shape.clone();
+        let inames: Vec<Expr> = (0..shape.ndim()).map(Expr::iname).collect();
+        self.read_broadcast_at(array, &shape, &inames)
+    }
+
+    /// `array` broadcast to `target` (numpy rules, right-aligned) and read at `positions`, one per
+    /// axis of `target`: axes of length 1 that `target` stretches are read at 0.
+    pub fn read_broadcast_at(&mut self, array: &Array, target: &Shape, positions: &[Expr]) -> Expr {
         let name = self.bind(array);
-        let offset = self.shape.ndim() - array.ndim();
+        let offset = target.ndim() - array.ndim();
         let one = Dim::new(1);
         let indices = array
             .shape()
@@ -166,7 +174,7 @@ impl LambdaBuilder {
             .enumerate()
             .map(
                 |(k, d)| {
-                    if *d == one && self.shape[k + offset] != one { Expr::i64(0) } else { Expr::iname(k + offset) }
+                    if *d == one && target[k + offset] != one { Expr::i64(0) } else { positions[k + offset].clone() }
                 },
             )
             .collect();
