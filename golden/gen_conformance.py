@@ -502,6 +502,13 @@ case("set_chained", "at(at(x)[0].set(1.0))[:, 0].set(2.0)", {"x": (D, (3, 3))})
 case("set_then_reduce", "np.sum(at(x)[1:3].set(v), axis=0)", {"x": (D, (5, 4)), "v": (D, (2, 4))})
 case("set_output_named_like_input", {"x": "at(x)[0].set(y)", "y": "y * 2"}, {"x": (D, (3, 2)), "y": (D, (2,))})
 case("set_value_from_itself", "at(x)[1:].set(x[:-1])", {"x": (D, (6,))})
+case("set_value_with_leading_unit_axis", "at(x)[0].set(v)", {"x": (D, (3, 4)), "v": (D, (1, 4))})
+case("set_mask_scalar", "at(x)[x > 0].set(0.0)", {"x": (D, (4, 5))})
+case("set_mask_rows", "at(x)[m].set(v)", {"x": (D, (4, 3)), "m": (B, (4,)), "v": (D, (3,))})
+case("set_mask_then_slice", "at(x)[m, :].set(7)", {"x": (I16, (3, 2)), "m": (B, (3,))})
+case("set_mask_all_false", "at(x)[x > 10.0].set(-1.0)", {"x": (D, (5,))})
+case("set_mask_symbolic", "at(x)[x > 0.25].set(-1.0)", {"x": (D, ("n", 3))}, sizes={"n": 4})
+case("set_mask_float32_from_float64", "at(x)[m].set(v)", {"x": (F, (3, 2)), "m": (B, (3, 2)), "v": (D, ())})
 
 
 def build(c, index):
