@@ -509,6 +509,9 @@ case("set_mask_then_slice", "at(x)[m, :].set(7)", {"x": (I16, (3, 2)), "m": (B, 
 case("set_mask_all_false", "at(x)[x > 10.0].set(-1.0)", {"x": (D, (5,))})
 case("set_mask_symbolic", "at(x)[x > 0.25].set(-1.0)", {"x": (D, ("n", 3))}, sizes={"n": 4})
 case("set_mask_float32_from_float64", "at(x)[m].set(v)", {"x": (F, (3, 2)), "m": (B, (3, 2)), "v": (D, ())})
+# Found by the fuzzer: full_like kept +0.0 for -0.0; a constant cast to int8 in 32-bit indices.
+case("full_like_negative_zero", "3 / np.full_like(x, -0.0)", {"x": (D, (2, 3))})
+case("constant_cast_to_int8_symbolic", "np.full((n,), 255).astype(np.int8) + x", {"x": (I8, ("n",))}, sizes={"n": 5})
 
 
 def build(c, index):

@@ -824,7 +824,10 @@ impl Translator<'_> {
                     (false, true) => format!("bitcast<i32>({x})"),
                     _ => x.to_string(),
                 };
-                wrap(to, converted)
+                // `+ zero` (opaque, see `main`): naga must not fold the wrapping shifts of a
+                // constant, which it rejects as an overflow.
+                let zero = if signed(to) { "i32(zero)" } else { "u32(zero)" };
+                wrap(to, format!("({converted} + {zero})"))
             }
             // Integer to integer: through 64 bits, keeping the source's sign, then wrapped.
             _ => {

@@ -204,8 +204,12 @@ pub fn full_like(a: &Array, value: impl Into<WeakScalar>, dtype: impl Into<Optio
     let read = builder.read_broadcast(a);
     let zero = Expr::call(Func::Zero, vec![read]);
     let zero = if a.dtype() == dtype { zero } else { zero.cast(dtype) };
-    let combine = if dtype == DType::Bool { BinaryOp::BitOr } else { BinaryOp::Add };
-    builder.finish(zero.binary(combine, value))
+    // `value - 0`, not `0 + value`: that would turn -0.0 into +0.0.
+    if dtype == DType::Bool {
+        builder.finish(zero.binary(BinaryOp::BitOr, value))
+    } else {
+        builder.finish(value.binary(BinaryOp::Sub, zero))
+    }
 }
 
 /// Zeros like `a` (numpy `zeros_like`); see [`full_like`] for how the link to `a` is kept.
