@@ -269,7 +269,7 @@ impl Backend for Wgpu {
             let form = |narrow: bool| self.compile_kernel(&program, &names, kernel, narrow);
             let choices = KernelChoices {
                 wide: features.i64.then(|| form(false)).transpose()?,
-                narrow: narrow.then(|| form(true)).transpose()?,
+                narrow: narrow.map(|bounds| Ok::<_, Error>((form(true)?, bounds))).transpose()?,
             };
             if choices.wide.is_none() && choices.narrow.is_none() {
                 return Err(Error::Unsupported {

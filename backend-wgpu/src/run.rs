@@ -21,7 +21,7 @@ use pytato_transform::kernel::{BufferId, BufferKind, Kernel, KernelProgram};
 use crate::device::{Gpu, Pipeline};
 use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, wrap};
 use crate::transfer::{bytes_into, from_bytes, to_bytes};
-use crate::wgsl::{self, TILE, TILE_K, Tiled, WORKGROUP_SIZE, storage_size};
+use crate::wgsl::{self, IndexBounds, TILE, TILE_K, Tiled, WORKGROUP_SIZE, storage_size};
 
 /// Bytes of the control block's error record, read back after every run (see the module `wgsl`).
 const CONTROL_HEADER: u64 = 32;
@@ -45,30 +45,24 @@ pub(crate) struct CompiledKernel {
 }
 
 /// A kernel's compiled forms: with 64-bit indices (where the device has `SHADER_INT64`) and with
-/// 32-bit ones (where the kernel is `wgsl::narrowable`); a run takes the 32-bit one when its sizes
-/// fit (`wgsl::fits`).
+/// 32-bit ones (where the kernel is `wgsl::narrowable`, with the bounds a run checks); a run takes
+/// the 32-bit one when its sizes fit.
 pub(crate) struct KernelChoices {
     pub(crate) wide: Option<CompiledKernel>,
-    pub(crate) narrow: Option<CompiledKernel>,
+    pub(crate) narrow: Option<(CompiledKernel, IndexBounds)>,
 }
 
 impl KernelChoices {
     /// The form that runs for the sizes `bound` gives and the buffer shapes `shapes`.
-    fn choose(
-        &self,
-        program: &KernelProgram,
-        names: &HashMap<&str, BufferId>,
-        bound: &Bound<'_>,
-        shapes: &[Vec<usize>],
-    ) -> Result<&CompiledKernel> {
-        if let Some(narrow) = &self.narrow
-            && wgsl::fits(program, names, &narrow.kernel, &|d| bound.eval(d), shapes)?
+    fn choose(&self, program: &KernelProgram, bound: &Bound<'_>, shapes: &[Vec<usize>]) -> Result<&CompiledKernel> {
+        if let Some((narrow, bounds)) = &self.narrow
+            && bounds.fits(&|d| bound.eval(d), shapes)?
         {
             return Ok(narrow);
         }
         self.wide.as_ref().ok_or_else(|| {
             let kernel =
-                self.narrow.as_ref().map_or("a kernel".to_string(), |k| program.describe_buffer(k.kernel.output));
+                self.narrow.as_ref().map_or("a kernel".to_string(), |(k, _)| program.describe_buffer(k.kernel.output));
             Error::Unsupported {
                 backend: "wgpu".into(),
                 reason: format!(
@@ -326,9 +320,8 @@ impl Compiled {
                 n.and_then(|n| n.checked_mul(storage_size(b.dtype) as u64)).unwrap_or(u64::MAX)
             })
             .collect();
-        let names = program.buffer_ids();
         let kernels: Vec<&CompiledKernel> =
-            self.kernels.iter().map(|k| k.choose(program, &names, bound, &shapes)).collect::<Result<_>>()?;
+            self.kernels.iter().map(|k| k.choose(program, bound, &shapes)).collect::<Result<_>>()?;
         let limit = gpu.limits.max_storage_buffer_binding_size;
         for (i, b) in program.buffers.iter().enumerate() {
             if bytes[i] > limit || bytes[i] > gpu.limits.max_buffer_size {

@@ -45,7 +45,7 @@ use pytato_transform::bounds::Ranges;
 use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 
 use library::{Library, OPAQUE_INIT, real_of};
-pub(crate) use narrow::{fits, narrowable};
+pub(crate) use narrow::{IndexBounds, narrowable};
 pub(crate) use reduce::{block_count, unrolled_reductions};
 use reduce::{reduction_var, scheme, split_reductions};
 pub(crate) use tiled::{TILE, TILE_K, Tiled};

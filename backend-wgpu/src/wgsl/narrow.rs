@@ -7,7 +7,7 @@
 //!   compiling), and every int64 value it computes is index arithmetic: constants, inames, size
 //!   parameters, casts from integers of at most 32 bits, `normalize_index`, and `-`, `+`, `-`,
 //!   `*`, `//`, `%`, `maximum`, `minimum`, `if` of those;
-//! - for the sizes of a run ([`fits`]), a bound on the magnitude of each of those values, each
+//! - for the sizes of a run ([`IndexBounds::fits`]), a bound on the magnitude of each of those values, each
 //!   size, each buffer's element count and each reduction's term count is below 2^31, so that no
 //!   32-bit operation overflows and the results are the int64 ones.
 //!
@@ -25,57 +25,76 @@ use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 /// The largest magnitude a narrow shader computes.
 const LIMIT: u128 = i32::MAX as u128;
 
-/// Whether `kernel` can have a narrow shader (see the module docs): what does not depend on
-/// sizes. Float64 needs 64-bit integers for its opaque helpers, so without `with_i64` a kernel
-/// with float64 values is not narrowable either.
+/// A bound on a magnitude, as a formula of lengths known when a kernel runs; the operands are
+/// earlier terms of the same [`IndexBounds`].
+enum Term {
+    Const(u128),
+    /// The magnitude of a length (a size parameter, an axis length, a reduction bound).
+    Length(Dim),
+    Add(usize, usize),
+    Mul(usize, usize),
+    Max(usize, usize),
+    Min(usize, usize),
+    PlusOne(usize),
+}
+
+/// What a run of a narrowable kernel checks (see the module docs): the kernel's buffers, and
+/// bounds on its index values, sizes and reduction term counts, worked out once when compiling.
+pub(crate) struct IndexBounds {
+    buffers: Vec<BufferId>,
+    terms: Vec<Term>,
+    /// The terms that must stay within 32 bits.
+    checked: Vec<usize>,
+}
+
+impl IndexBounds {
+    fn push(&mut self, term: Term) -> usize {
+        self.terms.push(term);
+        self.terms.len() - 1
+    }
+
+    /// Whether the sizes of a run (`eval` gives lengths, `shapes` every buffer's shape) keep every
+    /// index value within 32 bits.
+    pub(crate) fn fits(&self, eval: &dyn Fn(&Dim) -> Result<i64>, shapes: &[Vec<usize>]) -> Result<bool> {
+        for b in &self.buffers {
+            let elements = shapes[b.0].iter().try_fold(1u128, |n, &d| n.checked_mul(d as u128));
+            if elements.is_none_or(|n| n > LIMIT) {
+                return Ok(false);
+            }
+        }
+        let mut values: Vec<u128> = Vec::with_capacity(self.terms.len());
+        for term in &self.terms {
+            let v = match *term {
+                Term::Const(c) => c,
+                Term::Length(ref d) => eval(d)?.unsigned_abs() as u128,
+                Term::Add(a, b) => values[a].saturating_add(values[b]),
+                Term::Mul(a, b) => values[a].saturating_mul(values[b]),
+                Term::Max(a, b) => values[a].max(values[b]),
+                Term::Min(a, b) => values[a].min(values[b]),
+                Term::PlusOne(a) => values[a].saturating_add(1),
+            };
+            values.push(v);
+        }
+        Ok(self.checked.iter().all(|&t| values[t] <= LIMIT))
+    }
+}
+
+/// The bounds a run of `kernel` with a narrow shader checks, or `None` where the kernel cannot
+/// have one (see the module docs): it binds a 64-bit integer buffer or computes uint64 or an int64
+/// value that is not index arithmetic. Float64 needs 64-bit integers for its opaque helpers, so
+/// without `with_i64` a kernel with float64 values has no narrow shader either.
 pub(crate) fn narrowable(
     program: &KernelProgram,
     names: &HashMap<&str, BufferId>,
     kernel: &Kernel,
     with_i64: bool,
-) -> Result<bool> {
+) -> Result<Option<IndexBounds>> {
     let wide = |d: DType| matches!(d, DType::I64 | DType::U64) || (!with_i64 && matches!(d, DType::F64 | DType::C128));
-    if program.kernel_buffers(names, kernel)?.iter().any(|b| wide(program.buffers[b.0].dtype)) {
-        return Ok(false);
+    let buffers = program.kernel_buffers(names, kernel)?;
+    if buffers.iter().any(|b| wide(program.buffers[b.0].dtype)) {
+        return Ok(None);
     }
-    Ok(magnitudes(program, names, kernel, &|_| Ok(0), &|_| Ok(0), with_i64)?.is_some())
-}
-
-/// Whether the sizes of a run (`eval` gives lengths, `shapes` every buffer's shape) keep every
-/// index value of `kernel` within 32 bits (see the module docs). `kernel` is [`narrowable`].
-pub(crate) fn fits(
-    program: &KernelProgram,
-    names: &HashMap<&str, BufferId>,
-    kernel: &Kernel,
-    eval: &dyn Fn(&Dim) -> Result<i64>,
-    shapes: &[Vec<usize>],
-) -> Result<bool> {
-    for b in program.kernel_buffers(names, kernel)? {
-        let elements = shapes[b.0].iter().try_fold(1u128, |n, &d| n.checked_mul(d as u128));
-        if elements.is_none_or(|n| n > LIMIT) {
-            return Ok(false);
-        }
-    }
-    let size = |name: &str| Ok(eval(&Dim::param(name))?.unsigned_abs() as u128);
-    let bound = |d: &Dim| Ok(eval(d)?.unsigned_abs() as u128);
-    Ok(magnitudes(program, names, kernel, &size, &bound, true)?.is_some_and(|most| most <= LIMIT))
-}
-
-/// The largest magnitude of the int64 values of `kernel` (and of its sizes and reduction term
-/// counts), for sizes `size` and lengths `length` give; `None` where a value is not index
-/// arithmetic (or, without `with_i64`, where float64 appears).
-fn magnitudes(
-    program: &KernelProgram,
-    names: &HashMap<&str, BufferId>,
-    kernel: &Kernel,
-    size: &dyn Fn(&str) -> Result<u128>,
-    length: &dyn Fn(&Dim) -> Result<u128>,
-    with_i64: bool,
-) -> Result<Option<u128>> {
-    let output = program.buffers[kernel.output.0].shape.dims();
-    // Inames of reductions (a name used twice takes the larger bound) and term counts.
-    let mut reduction_inames: HashMap<Arc<str>, u128> = HashMap::new();
-    let mut most = 0u128;
+    let mut bounds = IndexBounds { buffers, terms: Vec::new(), checked: Vec::new() };
     // Parents before children.
     let mut nodes: Vec<&Expr> = Vec::new();
     let mut stack = vec![&kernel.expr];
@@ -83,23 +102,34 @@ fn magnitudes(
         nodes.push(e);
         stack.extend(e.children());
     }
+    // Inames of reductions (a name used twice takes the larger bound) and term counts.
+    let mut reduction_inames: HashMap<Arc<str>, usize> = HashMap::new();
     for e in &nodes {
         if let Expr::Reduce(r) = e {
-            let mut terms = 1u128;
+            let mut count = bounds.push(Term::Const(1));
             for b in &r.inames {
-                let (lo, hi) = (length(&b.lower)?, length(&b.upper)?);
-                let m = reduction_inames.entry(b.iname.clone()).or_default();
-                *m = (*m).max(lo).max(hi);
-                terms = terms.saturating_mul(lo.saturating_add(hi));
+                let (lo, hi) = (bounds.push(Term::Length(b.lower.clone())), bounds.push(Term::Length(b.upper.clone())));
+                let widest = bounds.push(Term::Max(lo, hi));
+                let m = match reduction_inames.get(&b.iname) {
+                    Some(&earlier) => bounds.push(Term::Max(earlier, widest)),
+                    None => widest,
+                };
+                reduction_inames.insert(b.iname.clone(), m);
+                let extent = bounds.push(Term::Add(lo, hi));
+                count = bounds.push(Term::Mul(count, extent));
             }
-            most = most.max(terms);
+            bounds.checked.push(count);
         }
     }
+    let mut sizes: HashMap<&str, usize> = HashMap::new();
     for p in &program.size_params {
-        most = most.max(size(p)?);
+        let t = bounds.push(Term::Length(Dim::param(p.as_str())));
+        sizes.insert(p, t);
+        bounds.checked.push(t);
     }
+    let output = program.buffers[kernel.output.0].shape.dims();
     // Children before parents.
-    let mut magnitude: HashMap<*const Expr, u128> = HashMap::new();
+    let mut magnitude: HashMap<*const Expr, usize> = HashMap::new();
     for e in nodes.iter().rev() {
         let dtype = program.expr_dtype(names, e)?;
         if dtype == DType::U64 || (!with_i64 && matches!(dtype, DType::F64 | DType::C128)) {
@@ -117,37 +147,33 @@ fn magnitudes(
             Ok(DType::I32) => Some(1 << 31),
             _ => None,
         };
-        let m = match e {
-            Expr::Const(Scalar::I64(v)) => Some(v.unsigned_abs() as u128),
+        let term = match e {
+            Expr::Const(Scalar::I64(v)) => Some(Term::Const(v.unsigned_abs() as u128)),
             Expr::Var(name) => match classify(name) {
-                Some(Reserved::Iname(k)) => output.get(k).map(length).transpose()?,
-                Some(Reserved::ReductionIname(_)) => reduction_inames.get(name).copied(),
-                _ if program.size_params.iter().any(|p| p == &**name) => Some(size(name)?),
-                _ => None,
+                Some(Reserved::Iname(k)) => output.get(k).map(|d| Term::Length(d.clone())),
+                Some(Reserved::ReductionIname(_)) => reduction_inames.get(name).map(|&t| Term::Max(t, t)),
+                _ => sizes.get(&**name).map(|&t| Term::Max(t, t)),
             },
-            Expr::Cast(_, a) => cast_magnitude(a),
-            Expr::Unary(UnaryOp::Neg, a) => of(a),
+            Expr::Cast(_, a) => cast_magnitude(a).map(Term::Const),
+            Expr::Unary(UnaryOp::Neg, a) => of(a).map(|x| Term::Max(x, x)),
             Expr::Binary(op, a, b) => match (op, of(a), of(b)) {
-                (BinaryOp::Add | BinaryOp::Sub, Some(x), Some(y)) => Some(x.saturating_add(y)),
-                (BinaryOp::Mul, Some(x), Some(y)) => Some(x.saturating_mul(y)),
-                (BinaryOp::FloorDiv, Some(x), Some(_)) => Some(x.saturating_add(1)),
-                (BinaryOp::Rem, Some(x), Some(y)) => Some(x.min(y)),
+                (BinaryOp::Add | BinaryOp::Sub, Some(x), Some(y)) => Some(Term::Add(x, y)),
+                (BinaryOp::Mul, Some(x), Some(y)) => Some(Term::Mul(x, y)),
+                (BinaryOp::FloorDiv, Some(x), Some(_)) => Some(Term::PlusOne(x)),
+                (BinaryOp::Rem, Some(x), Some(y)) => Some(Term::Min(x, y)),
                 _ => None,
             },
-            Expr::Call(Func::NormalizeIndex, args) => match (of(&args[0]), of(&args[1])) {
-                (Some(i), Some(n)) => Some(i.saturating_add(n)),
-                _ => None,
-            },
-            Expr::Call(Func::Maximum | Func::Minimum, args) => match (of(&args[0]), of(&args[1])) {
-                (Some(x), Some(y)) => Some(x.max(y)),
-                _ => None,
-            },
-            Expr::If(_, a, b) => of(a).zip(of(b)).map(|(x, y)| x.max(y)),
+            Expr::Call(Func::NormalizeIndex, args) => of(&args[0]).zip(of(&args[1])).map(|(i, n)| Term::Add(i, n)),
+            Expr::Call(Func::Maximum | Func::Minimum, args) => {
+                of(&args[0]).zip(of(&args[1])).map(|(x, y)| Term::Max(x, y))
+            }
+            Expr::If(_, a, b) => of(a).zip(of(b)).map(|(x, y)| Term::Max(x, y)),
             _ => None,
         };
-        let Some(m) = m else { return Ok(None) };
-        most = most.max(m);
-        magnitude.insert(*e as *const Expr, m);
+        let Some(term) = term else { return Ok(None) };
+        let t = bounds.push(term);
+        bounds.checked.push(t);
+        magnitude.insert(*e as *const Expr, t);
     }
-    Ok(Some(most))
+    Ok(Some(bounds))
 }

@@ -71,6 +71,33 @@ pub(crate) fn declarations(ty: &str) -> String {
 }
 
 impl Translator<'_> {
+    /// `tile[e] = b{buffer}[…]`: element `e` of the tile is (`e / width`, `e % width`) from the
+    /// block's corner along the operand's `slow` and `fast` axes, each given as (corner, length,
+    /// stride); outside the operand it is `zero`.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_to_tile(
+        &mut self,
+        tile: &str,
+        e: &str,
+        width: u32,
+        buffer: usize,
+        [slow0, slow_len, slow_stride]: [&str; 3],
+        [fast0, fast_len, fast_stride]: [&str; 3],
+        zero: &str,
+    ) {
+        let ix = self.ix();
+        self.open("");
+        self.line(&format!("let s: {ix} = {slow0} + {ix}({e} / {width}u);"));
+        self.line(&format!("let f: {ix} = {fast0} + {ix}({e} % {width}u);"));
+        // `zero` is a typed literal (`f64(…)`, `f32(…)`), which gives `v` its type.
+        self.line(&format!("var v = {zero};"));
+        self.line(&format!(
+            "if s < {slow_len} && f < {fast_len} {{ v = b{buffer}[u32(s * {slow_stride} + f * {fast_stride})]; }}"
+        ));
+        self.line(&format!("{tile}[{e}] = v;"));
+        self.close();
+    }
+
     /// The body of a tiled product's `main` (after the extents of every buffer): see the module
     /// docs.
     pub(super) fn tiled_main(&mut self, tiled: &Tiled) -> Result<()> {
@@ -103,7 +130,6 @@ impl Translator<'_> {
         self.line(&format!("let my_column: {ix} = column0 + {ix}(lid % {TILE}u);"));
 
         let dtype = c.dtype;
-        let ty = self.ty(dtype)?;
         let sum = self.open_sum(ReduceOp::Sum, dtype)?;
         self.open("for (var kt: u32 = 0u; kt < k_tiles; kt = kt + 1u)");
         self.line(&format!("let k0: {ix} = {ix}(kt * {TILE_K}u) + zero;"));
@@ -112,22 +138,18 @@ impl Translator<'_> {
         let zero = self.constant(&pytato_core::Scalar::zero(dtype))?;
         for copy in 0..TILE * TILE_K / WORKGROUP_SIZE {
             let e = format!("(lid + {}u)", copy * WORKGROUP_SIZE);
-            self.open("");
-            self.line(&format!("let ar: {ix} = row0 + {ix}({e} / {TILE_K}u);"));
-            self.line(&format!("let ak: {ix} = k0 + {ix}({e} % {TILE_K}u);"));
-            self.line(&format!("var av: {ty} = {zero};"));
-            self.line(&format!(
-                "if ar < rows && ak < terms {{ av = b{a}[u32(ar * st{a}_{a_row} + ak * st{a}_{a_sum})]; }}"
-            ));
-            self.line(&format!("tile_a[{e}] = av;"));
-            self.line(&format!("let bk: {ix} = k0 + {ix}({e} / {TILE}u);"));
-            self.line(&format!("let bc: {ix} = column0 + {ix}({e} % {TILE}u);"));
-            self.line(&format!("var bv: {ty} = {zero};"));
-            self.line(&format!(
-                "if bk < terms && bc < columns {{ bv = b{b}[u32(bk * st{b}_{b_sum} + bc * st{b}_{b_column})]; }}"
-            ));
-            self.line(&format!("tile_b[{e}] = bv;"));
-            self.close();
+            let (a_rows, a_terms) = (format!("st{a}_{a_row}"), format!("st{a}_{a_sum}"));
+            let (b_terms, b_columns) = (format!("st{b}_{b_sum}"), format!("st{b}_{b_column}"));
+            self.copy_to_tile("tile_a", &e, TILE_K, a, ["row0", "rows", &a_rows], ["k0", "terms", &a_terms], &zero);
+            self.copy_to_tile(
+                "tile_b",
+                &e,
+                TILE,
+                b,
+                ["k0", "terms", &b_terms],
+                ["column0", "columns", &b_columns],
+                &zero,
+            );
         }
         self.line("workgroupBarrier();");
         for u in 0..TILE_K {
