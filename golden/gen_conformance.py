@@ -486,6 +486,12 @@ class _At:
         y[self.items] = v
         return y
 
+    def add(self, v):
+        """`at(x)[items].add(v)`: a copy of `x` after `np.add.at(x, items, v)`."""
+        y = np.array(self.x, copy=True)
+        np.add.at(y, self.items, v)
+        return y
+
 
 case("set_rows", "at(x)[1:3, :].set(v)", {"x": (D, (5, 7)), "v": (D, (7,))})
 case("set_every_other_column_scalar", "at(x)[:, ::2].set(0.5)", {"x": (D, (4, 7))})
@@ -513,12 +519,92 @@ case("set_mask_float32_from_float64", "at(x)[m].set(v)", {"x": (F, (3, 2)), "m":
 case("full_like_negative_zero", "3 / np.full_like(x, -0.0)", {"x": (D, (2, 3))})
 case("constant_cast_to_int8_symbolic", "np.full((n,), 255).astype(np.int8) + x", {"x": (I8, ("n",))}, sizes={"n": 5})
 
+# --- Data-dependent lengths: boolean masks, nonzero and friends (counts) ----------------------------
+case("mask_1d", "x[x > 0]", {"x": (D, (9,))})
+case("mask_2d_whole", "x[x > 0]", {"x": (D, (4, 5))})
+case("mask_rows", "x[m]", {"x": (D, (5, 3)), "m": (B, (5,))})
+case("mask_columns", "x[:, m]", {"x": (I32, (3, 5)), "m": (B, (5,))})
+case("mask_then_slice", "x[m, 1:]", {"x": (D, (5, 4)), "m": (B, (5,))})
+case("mask_middle_axis", "x[:, m, :]", {"x": (F, (2, 4, 3)), "m": (B, (4,))})
+case("mask_2d_over_3d", "x[m]", {"x": (D, (3, 4, 2)), "m": (B, (3, 4))})
+case("mask_2d_trailing", "x[..., m]", {"x": (D, (2, 3, 4)), "m": (B, (3, 4))})
+case("mask_with_int_array", "x[m, i]", {"x": (D, (5, 4)), "m": (B, (5,)), "i": (I64, (1,), "int:-4:4")})
+case("mask_with_int", "x[m, 2]", {"x": (U16, (5, 4)), "m": (B, (5,))})
+case("mask_noncontiguous_with_int", "x[m, :, -1]", {"x": (D, (4, 3, 2)), "m": (B, (4,))})
+case("mask_all_false", "x[x > 10.0]", {"x": (D, (6,))})
+case("mask_all_true", "x[x > -10.0]", {"x": (D, (2, 3))})
+case("mask_empty_input", "x[x > 0]", {"x": (D, (0, 3))})
+case("mask_symbolic", "x[x > 0]", {"x": (D, ("n", 3))}, sizes={"n": 5})
+case("mask_symbolic_rows", "x[x[:, 0] > 0]", {"x": (D, ("n", 3))}, sizes={"n": 6})
+case("mask_chained", "x[x > 0][x[x > 0] < 1.0]", {"x": (D, (12,))})
+case("mask_count_named", "x[count_named(x > 0, 'mycount')] * 2", {"x": (D, (3, 4))})
+case("mask_sum_of_empty_selection", {"s": "np.sum(x[x > 10.0])", "p": "np.prod(x[x > 10.0])"}, {"x": (D, (5,))})
+case("mask_reductions", {"s": "np.sum(x[x > 0])", "m": "np.max(x[m], initial=-1.0)", "n": "np.mean(x[x < 0])"},
+     {"x": (D, (4, 5)), "m": (B, (4, 5))})
+case("mask_reduction_in_broadcast", "x - np.mean(x[x > 0])", {"x": (D, (3, 4))})
+case("mask_arithmetic", "x[m] * 2 + x[m] ** 2", {"x": (D, (7,)), "m": (B, (7,))})
+case("mask_einsum", "np.einsum('ij,j->i', x[m], v)", {"x": (D, (5, 3)), "m": (B, (5,)), "v": (D, (3,))})
+case("mask_concatenate", "np.concatenate([x[x > 0], y])", {"x": (D, (6,)), "y": (D, (2,))})
+case("mask_special_values", {"nan": "x[np.isnan(x)]", "zero": "x[x == 0]", "big": "x[np.abs(x) > 1e300]"},
+     {"x": (D, (24,), "special")})
+case("mask_int_extremes", "x[x < 0]", {"x": (I64, (9,), "special")})
+for d in ALL:
+    op = "!=" if d in (C, Z) else ">"
+    case(f"mask_compare_{d}", f"x[x {op} y]", {"x": (d, (7,), "int:-2:3" if d[0] in "iu" else None),
+                                                "y": (d, (7,), "int:-2:3" if d[0] in "iu" else None)})
+case("nonzero_1d", "np.nonzero(x)[0]", {"x": (I32, (8,), "int:-1:2")})
+case("nonzero_2d", {"r": "np.nonzero(x)[0]", "c": "np.nonzero(x)[1]"}, {"x": (I8, (4, 5), "int:-1:2")})
+case("nonzero_as_index", "x[np.nonzero(x > 0)]", {"x": (D, (3, 4))})
+case("nonzero_symbolic", "np.nonzero(x)[0]", {"x": (I64, ("n",), "int:-1:2")}, sizes={"n": 7})
+case("flatnonzero", "np.flatnonzero(x)", {"x": (U8, (3, 4), "int:0:2")})
+case("flatnonzero_empty", "np.flatnonzero(x)", {"x": (D, (0,))})
+case("argwhere", "np.argwhere(x)", {"x": (B, (3, 4))})
+case("argwhere_complex", "np.argwhere(x)", {"x": (Z, (5,), "special")})
+case("count_nonzero", {"all": "np.count_nonzero(x)", "ax0": "np.count_nonzero(x, axis=0)",
+                       "ax1": "np.count_nonzero(x, axis=1)"}, {"x": (I16, (4, 5), "int:-1:2")})
+case("extract", "np.extract(x > 0, y)", {"x": (D, (3, 4)), "y": (I32, (3, 4))})
+case("extract_shorter_condition", "np.extract(c, y)", {"c": (B, (5,)), "y": (D, (2, 4))})
+case("compress_axis", "np.compress(c, x, axis=1)", {"x": (D, (3, 5)), "c": (B, (5,))})
+case("compress_short_condition", "np.compress(c, x, axis=0)", {"x": (D, (5, 2)), "c": (B, (3,))})
+case("compress_flat", "np.compress(c, x)", {"x": (D, (2, 3)), "c": (B, (4,))})
+case("error_mask_wrong_shape", "x[m]", {"x": (D, (5,)), "m": (B, (4,))}, error="ShapeMismatch")
+case("error_compress_beyond_the_axis", "np.compress(c, x, axis=0)", {"x": (D, (3,)), "c": (B, (5,), [False, False, False, False, True])},
+     error="IndexOutOfBounds")
+
+# --- Scatters: at(x)[index arrays].set(v) and at(x)[...].add(v) (np.add.at) --------------------------
+case("scatter_set", "at(x)[i].set(v)", {"x": (D, (6,)), "i": (I64, (4,), "int:-6:6"), "v": (D, (4,))})
+case("scatter_set_repeated_last_wins", "at(x)[i].set(v)", {"x": (D, (5,)), "i": (I64, (6,), [1, 3, 1, -4, 0, 1]), "v": (D, (6,))})
+case("scatter_set_rows_scalar", "at(x)[i].set(0)", {"x": (I32, (5, 3)), "i": (I64, (3,), "int:0:5")})
+case("scatter_set_two_arrays", "at(x)[i, j].set(v)", {"x": (D, (4, 5)), "i": (I64, (3,), "int:0:4"), "j": (I32, (3,), "int:-5:5"), "v": (D, (3,))})
+case("scatter_set_with_slice", "at(x)[:, j].set(v)", {"x": (D, (3, 5)), "j": (I64, (2,), "int:0:5"), "v": (D, (2,))})
+case("scatter_set_noncontiguous", "at(x)[i, :, j].set(0.5)", {"x": (F, (3, 4, 5)), "i": (I64, (2,), "int:0:3"), "j": (I64, (2,), "int:0:5")})
+case("scatter_set_per_masked_position", "at(x)[x > 0].set(x[x > 0] * 2)", {"x": (D, (3, 4))})
+case("scatter_set_mask_values_by_mask", "at(x)[m].set(v[m])", {"x": (D, (6,)), "m": (B, (6,)), "v": (D, (6,))})
+case("scatter_set_casts", "at(x)[i].set(v)", {"x": (I16, (5,)), "i": (I64, (3,), "int:0:5"), "v": (D, (3,), "int:-40:40")})
+case("scatter_set_symbolic", "at(x)[i].set(v)", {"x": (D, ("n",)), "i": (I64, (3,), "int:0:4"), "v": (D, (3,))}, sizes={"n": 4})
+case("scatter_set_then_reduce", "np.sum(at(x)[i].set(0.0), axis=0)", {"x": (D, (4, 3)), "i": (I64, (2,), "int:0:4")})
+case("scatter_output_named_like_input", {"x": "at(x)[i].add(1.0)", "i": "i * 2"}, {"x": (D, (4,)), "i": (I64, (5,), "int:0:4")})
+case("add_at", "at(x)[i].add(v)", {"x": (D, (5,)), "i": (I64, (8,), "int:-5:5"), "v": (D, (8,))})
+case("add_at_histogram", "at(np.zeros((4,), dtype=np.int64))[i].add(1)", {"i": (I64, (20,), "int:0:4")})
+case("add_at_int8_wraps", "at(x)[i].add(v)", {"x": (I8, (3,)), "i": (I64, (4,), [0, 0, 0, 1]), "v": (I8, (4,), "int:100:127")})
+case("add_at_float_into_int", "at(x)[i].add(-0.5)", {"x": (I64, (3,), [1, 1, 1]), "i": (I64, (3,), [0, 0, 2])})
+case("add_at_float64_into_float32", "at(x)[i].add(v)", {"x": (F, (3,)), "i": (I64, (6,), "int:0:3"), "v": (D, (6,))})
+case("add_at_bool", "at(x)[i].add(True)", {"x": (B, (4,), [False, True]), "i": (I64, (2,), [0, 0])})
+case("add_at_basic_slice", "at(x)[1:3].add(v)", {"x": (D, (5,)), "v": (D, (2,))})
+case("add_at_rows_and_slice", "at(x)[i, 1:].add(v)", {"x": (D, (4, 3)), "i": (I64, (5,), "int:0:4"), "v": (D, (5, 2))})
+case("add_at_complex", "at(x)[i].add(v)", {"x": (Z, (3,)), "i": (I64, (4,), "int:0:3"), "v": (Z, (4,))})
+case("add_at_mask", "at(x)[x > 0].add(1)", {"x": (I32, (3, 3))})
+case("error_scatter_index_out_of_bounds", "at(x)[i].set(1.0)", {"x": (D, (5,)), "i": (I64, (3,), "int:0:5")},
+     run={"i": (I64, (3,), "int:5:9")}, error="IndexOutOfBounds")
+case("error_add_at_negative_out_of_bounds", "at(x)[i].add(1.0)", {"x": (D, (5,)), "i": (I64, (3,), "int:0:5")},
+     run={"i": (I64, (3,), "int:-9:-5")}, error="IndexOutOfBounds")
+
 
 def build(c, index):
     rng_np = np.random.default_rng(1000 + index)
     sizes = c.get("sizes", {})
     out = {"name": c["name"], "sizes": sizes, "inputs": {}, "omit": c.get("omit", [])}
-    namespace = {"np": np, "named": lambda e: e, "at": _At}
+    namespace = {"np": np, "named": lambda e: e, "at": _At, "count_named": lambda m, name: m}
     for name, spec in c["inputs"].items():
         dtype, shape = spec[0], spec[1]
         opts = spec[2] if len(spec) > 2 else None

@@ -110,6 +110,9 @@ impl Backend for Cranelift {
             let data = DataInputs { outputs: outputs.clone(), data: Vec::new() };
             return Ok(Box::new(CraneliftProgram { compiled, threads: self.threads, data }));
         }
+        if pytato_core::phases::has_host_steps(outputs) {
+            return pytato_core::phases::compile(self, outputs);
+        }
         // Data wrappers are compiled as inputs: a DAG rebuilt over other data is the same program.
         let data = data_as_inputs(outputs)?;
         let compiled = cached_or_compile(&data.outputs)?;

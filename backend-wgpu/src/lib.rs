@@ -256,6 +256,9 @@ impl Backend for Wgpu {
     }
 
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
+        if pytato_core::phases::has_host_steps(outputs) {
+            return pytato_core::phases::compile(self, outputs);
+        }
         let signature = Signature::new(outputs)?;
         let program = build_kernel_program(outputs, KernelOptions::default())?;
         if dump_requested("kernels") {

@@ -141,6 +141,9 @@ fn run(
 ) -> Outcome {
     let outputs = match build_outputs(case).and_then(|o| transform(&o).map_err(|e| format!("transform: {e}"))) {
         Ok(o) => o,
+        // numpy raises some errors while building (a mask of the wrong shape): the frontend does
+        // too, and the message leads with the error's kind.
+        Err(e) if case.error.as_ref().is_some_and(|kind| e.contains(&format!("[{kind}] "))) => return Outcome::Pass,
         Err(e) => return Outcome::Fail(format!("the case does not build: {e}")),
     };
     let result = backend.compile(&outputs).and_then(|program| {

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use num_complex::Complex64;
 use pytato_core::dtype::WeakScalar;
 use pytato_core::frontend::{self as pt, Idx, Operand, PadWidth, ReduceOptions, TensordotAxes};
+use pytato_core::tags::CountNamed;
 use pytato_core::{Array, DType, DictOfNamedArrays, Dim, NodeKind, Order, Shape};
 
 /// A value while evaluating.
@@ -34,6 +35,8 @@ enum V {
     At(Array),
     AtIndex(Array, Vec<Idx>),
     AtSet(Array, Vec<Idx>),
+    /// `at(x)[items].add`: numpy's `np.add.at(x, items, v)` as a value.
+    AtAdd(Array, Vec<Idx>),
     Slice(Option<i64>, Option<i64>, Option<i64>),
     Ellipsis,
 }
@@ -123,8 +126,10 @@ struct Parser<'a> {
 
 type R<T> = Result<T, String>;
 
+/// The message of a frontend error, led by its kind in brackets (`[ShapeMismatch] ...`) so that a
+/// case may expect an error numpy raises while indexing (see `run_case`).
 fn err(e: pytato_core::Error) -> String {
-    e.to_string()
+    format!("[{}] {e}", e.kind())
 }
 
 impl Parser<'_> {
@@ -222,6 +227,14 @@ impl Parser<'_> {
                 let items = self.subscripts()?;
                 v = match v {
                     V::At(a) => V::AtIndex(a, items),
+                    // A tuple (what np.nonzero returns) indexed by an integer.
+                    V::Tuple(entries) => match items.as_slice() {
+                        [Idx::Int(k)] => usize::try_from(*k)
+                            .ok()
+                            .and_then(|k| entries.get(k).cloned())
+                            .ok_or_else(|| format!("tuple index {k} out of range"))?,
+                        _ => return Err("a tuple is indexed by one integer".into()),
+                    },
                     other => V::Array(to_array(other)?.index(items).map_err(err)?),
                 };
             } else if self.eat(".") {
@@ -251,6 +264,7 @@ impl Parser<'_> {
                 "None" => V::None,
                 "named" => V::Func("named".into()),
                 "at" => V::Func("at".into()),
+                "count_named" => V::Func("count_named".into()),
                 _ => V::Array(self.names.get(&n).cloned().ok_or_else(|| format!("unknown name {n}"))?),
             },
             Tok::Op("(") => {
@@ -305,6 +319,12 @@ impl Parser<'_> {
             } else {
                 start
             };
+            if let V::Tuple(arrays) = item {
+                // x[np.nonzero(m)]: a tuple of index arrays is one item per array.
+                items.extend(arrays.into_iter().map(|a| to_array(a).map(Idx::Array)).collect::<R<Vec<_>>>()?);
+                self.eat(",");
+                continue;
+            }
             items.push(match item {
                 V::Slice(a, b, c) => Idx::Slice { start: a, stop: b, step: c.unwrap_or(1) },
                 V::Int(i) => Idx::Int(i),
@@ -433,6 +453,7 @@ fn attribute(v: V, attr: &str) -> R<V> {
         V::Array(a) if attr == "T" => array(pt::transpose(&a, None)),
         V::Array(a) => Ok(V::Method(a, attr.to_string())),
         V::AtIndex(a, items) if attr == "set" => Ok(V::AtSet(a, items)),
+        V::AtIndex(a, items) if attr == "add" => Ok(V::AtAdd(a, items)),
         other => Err(format!("{other:?} has no attribute {attr}")),
     }
 }
@@ -470,12 +491,19 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
             let value = args.into_iter().next().ok_or("at(...)[...].set needs a value")?;
             return array(pt::set_index(&a, &items, operand(value)?));
         }
+        V::AtAdd(a, items) => {
+            let value = args.into_iter().next().ok_or("at(...)[...].add needs a value")?;
+            return array(pt::add_at(&a, &items, operand(value)?));
+        }
         other => return Err(format!("{other:?} is not callable")),
     };
     let arg = |i: usize| args.get(i).cloned().ok_or_else(|| format!("np.{name}: argument {i} missing"));
     let a0 = || to_array(arg(0)?);
     if name == "at" {
         return Ok(V::At(a0()?));
+    }
+    if name == "nonzero" {
+        return Ok(V::Tuple(pt::nonzero(&a0()?).map_err(err)?.into_iter().map(V::Array).collect()));
     }
     let unary: Option<fn(&Array) -> pytato_core::Result<Array>> = match name.as_str() {
         "sqrt" => Some(pt::sqrt),
@@ -502,6 +530,8 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
         "invert" => Some(pt::invert),
         "negative" => Some(pt::negative),
         "ravel" => Some(pt::ravel),
+        "flatnonzero" => Some(pt::flatnonzero),
+        "argwhere" => Some(pt::argwhere),
         _ => None,
     };
     if let Some(f) = unary {
@@ -542,6 +572,23 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
     array(match name.as_str() {
         "where" => pt::where_(operand(arg(0)?)?, operand(arg(1)?)?, operand(arg(2)?)?),
         "named" => DictOfNamedArrays::new([("value", a0()?)]).and_then(|d| Array::new_named_array(&d, "value")),
+        // count_named(mask, "n"): the mask tagged CountNamed("n") (numpy: the mask itself).
+        "count_named" => {
+            let V::Str(count) = arg(1)? else { return Err("count_named needs a name".into()) };
+            a0()?.tagged(CountNamed(count))
+        }
+        "count_nonzero" => match kw_or("axis", 1) {
+            None | Some(V::None) => pt::count_nonzero(&a0()?, None),
+            Some(v) => pt::count_nonzero(&a0()?, ints(&v)?),
+        },
+        "extract" => pt::extract(&a0()?, &to_array(arg(1)?)?),
+        "compress" => {
+            let axis = match kw_or("axis", 2) {
+                None | Some(V::None) => None,
+                Some(v) => Some(int(&v)?),
+            };
+            pt::compress(&a0()?, &to_array(arg(1)?)?, axis)
+        }
         "einsum" => {
             let V::Str(spec) = arg(0)? else { return Err("einsum needs a spec string".into()) };
             let ops = args[1..].iter().cloned().map(to_array).collect::<R<Vec<_>>>()?;

@@ -89,6 +89,15 @@ pub enum Order {
     F,
 }
 
+/// How a [`NodeKind::Scatter`] combines a value with the element it lands on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScatterMode {
+    /// The value replaces the element (numpy's `x[idx] = v`).
+    Set,
+    /// The value is added to the element, once per occurrence of its position (`np.add.at`).
+    Add,
+}
+
 /// What a node computes. Children (the arrays a node uses) are [`Array`] handles.
 #[derive(Clone, Hash)]
 pub enum NodeKind {
@@ -174,6 +183,33 @@ pub enum NodeKind {
         array: Array,
         /// One item per axis of `array`; at least one [`IndexItem::Array`].
         indices: Vec<IndexItem>,
+    },
+    /// The positions of the `true` elements of a boolean `mask` (`mask.ndim >= 1`), in row-major
+    /// order: an `int64` array of shape `(mask.ndim, count)` whose column `k` is the index of the
+    /// `k`-th `true` element (numpy's `nonzero`, stacked). `count` is a *count*: a size variable
+    /// whose value the data decides (see [`crate::phases`]). A host step: programs run it
+    /// between phases, never inside a kernel.
+    Nonzero {
+        /// The boolean mask.
+        mask: Array,
+        /// The count's name: `_pt_shp` and the mask's structural hash, or the name of a
+        /// [`CountNamed`](crate::tags::CountNamed) tag on the mask.
+        count: Arc<str>,
+    },
+    /// `array` with elements replaced (or added to) at flat row-major `positions`: element
+    /// `positions[r]` becomes `values[r]` ([`ScatterMode::Set`]; of repeated positions, the last in
+    /// row-major order of `positions` wins, as in numpy) or has `values[r]` added to it in that
+    /// order ([`ScatterMode::Add`], numpy's `add.at`). A host step, like [`NodeKind::Nonzero`].
+    Scatter {
+        /// The array written into (shape and dtype of the result).
+        array: Array,
+        /// Flat row-major positions in `array`, `int64`; each must be in `0..array.size`.
+        positions: Array,
+        /// One value per position (same shape as `positions`): of `array`'s dtype to replace; of any
+        /// dtype to add (numpy's `add.at` adds in the promoted dtype and casts back each time).
+        values: Array,
+        /// Replace or accumulate.
+        mode: ScatterMode,
     },
     /// One entry of a [`DictOfNamedArrays`], as an array.
     NamedArray {
@@ -446,6 +482,8 @@ impl NodeKind {
             NodeKind::BasicIndex { .. } => "BasicIndex",
             NodeKind::AdvancedIndexInContiguousAxes { .. } => "AdvancedIndexInContiguousAxes",
             NodeKind::AdvancedIndexInNoncontiguousAxes { .. } => "AdvancedIndexInNoncontiguousAxes",
+            NodeKind::Nonzero { .. } => "Nonzero",
+            NodeKind::Scatter { .. } => "Scatter",
             NodeKind::NamedArray { .. } => "NamedArray",
         }
     }
@@ -471,6 +509,8 @@ impl NodeKind {
                     _ => None,
                 }))
                 .collect(),
+            NodeKind::Nonzero { mask, .. } => vec![mask],
+            NodeKind::Scatter { array, positions, values, .. } => vec![array, positions, values],
             NodeKind::NamedArray { container, .. } => container.0.entries.values().collect(),
         }
     }
@@ -495,6 +535,8 @@ impl NodeKind {
                     _ => None,
                 }))
                 .collect(),
+            NodeKind::Nonzero { mask, .. } => vec![mask],
+            NodeKind::Scatter { array, positions, values, .. } => vec![array, positions, values],
             NodeKind::NamedArray { container, .. } => match Arc::into_inner(container.0) {
                 Some(inner) => inner.entries.into_values().collect(),
                 None => Vec::new(),
@@ -538,6 +580,8 @@ impl NodeKind {
                 AdvancedIndexInNoncontiguousAxes { indices: a, .. },
                 AdvancedIndexInNoncontiguousAxes { indices: b, .. },
             ) => items_eq(a, b),
+            (Nonzero { count: a, .. }, Nonzero { count: b, .. }) => a == b,
+            (Scatter { mode: a, .. }, Scatter { mode: b, .. }) => a == b,
             (NamedArray { container: c1, name: n1 }, NamedArray { container: c2, name: n2 }) => {
                 n1 == n2 && c1.0.tags == c2.0.tags && c1.0.entries.keys().eq(c2.0.entries.keys())
             }
@@ -763,6 +807,11 @@ impl Array {
                     _ => Array::new_advanced_index_noncontiguous(&array, indices)?,
                 }
             }
+            NodeKind::Nonzero { count, .. } => Array::new_nonzero(&next(), count)?,
+            NodeKind::Scatter { mode, .. } => {
+                let (array, positions, values) = (next(), next(), next());
+                Array::new_scatter(&array, &positions, &values, *mode)?
+            }
             NodeKind::NamedArray { container, name } => {
                 let entries: BTreeMap<Arc<str>, Array> =
                     container.0.entries.keys().map(|k| (k.clone(), next())).collect();
@@ -796,7 +845,12 @@ impl Array {
 
     /// The size parameter `name`: a 0-d `int64` input that shapes can refer to as `Dim::param(name)`.
     pub fn new_size_param(name: &str) -> Result<Array> {
-        names::check_array_name("SizeParam", name)?;
+        // A count is read like a size parameter once its phase has bound it.
+        if name.starts_with(names::COUNT_PREFIX) {
+            names::internal_name(name)?;
+        } else {
+            names::check_array_name("SizeParam", name)?;
+        }
         Ok(Array::fresh(NodeKind::SizeParam { name: name.into() }, Shape::scalar(), DType::I64))
     }
 
@@ -1029,6 +1083,52 @@ impl Array {
         ))
     }
 
+    /// The positions of the `true` elements of `mask`, counted by the size variable `count`; see
+    /// [`NodeKind::Nonzero`]. The frontend's [`nonzero`](crate::frontend::nonzero) names the count.
+    pub fn new_nonzero(mask: &Array, count: &str) -> Result<Array> {
+        let op = "Nonzero";
+        if mask.dtype() != DType::Bool || mask.ndim() == 0 {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "the mask must be a boolean array of at least one axis, got {} of shape {}",
+                    mask.dtype(),
+                    mask.shape()
+                ),
+            ));
+        }
+        if !crate::names::is_identifier(count) {
+            return Err(Error::InvalidName { what: "count".into(), name: count.to_string() });
+        }
+        let ndim = i64::try_from(mask.ndim()).expect("few axes");
+        let shape = Shape::from(vec![Dim::new(ndim), Dim::param(count)]);
+        Ok(Array::fresh(NodeKind::Nonzero { mask: mask.clone(), count: count.into() }, shape, DType::I64))
+    }
+
+    /// `array` with `values` written to (or added at) the flat `positions`; see
+    /// [`NodeKind::Scatter`].
+    pub fn new_scatter(array: &Array, positions: &Array, values: &Array, mode: ScatterMode) -> Result<Array> {
+        let op = "Scatter";
+        if positions.dtype() != DType::I64 {
+            return Err(Error::unsupported_dtype(op, positions.dtype(), "scatter positions are int64"));
+        }
+        if mode == ScatterMode::Set && values.dtype() != array.dtype() {
+            return Err(Error::DTypeMismatch { op: op.into(), lhs: array.dtype(), rhs: values.dtype() });
+        }
+        if positions.shape() != values.shape() {
+            return Err(Error::ShapeMismatch {
+                op: op.into(),
+                expected: format!("values of the positions' shape {}", positions.shape()),
+                got: values.shape().clone(),
+            });
+        }
+        Ok(Array::fresh(
+            NodeKind::Scatter { array: array.clone(), positions: positions.clone(), values: values.clone(), mode },
+            array.shape().clone(),
+            array.dtype(),
+        ))
+    }
+
     /// The entry `name` of `container`, as an array.
     pub fn new_named_array(container: &DictOfNamedArrays, name: &str) -> Result<Array> {
         let entry = container.get(name).ok_or_else(|| {
@@ -1247,7 +1347,24 @@ pub fn collect_inputs<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Result<
     // Size parameters by name, with the first node that mentions each: a placeholder or data
     // wrapper may not share a name with one (the program would have two values for `n`).
     let mut size_params: BTreeMap<String, Array> = BTreeMap::new();
+    // Counts by name: one count, one mask (equal masks are one count).
+    let mut counts: BTreeMap<String, Array> = BTreeMap::new();
     for node in unique_nodes(roots) {
+        if let NodeKind::Nonzero { count, .. } = node.kind() {
+            match counts.get(&**count) {
+                Some(first) if *first != node => {
+                    return Err(Error::DuplicateName {
+                        name: count.to_string(),
+                        first: format!("the count of {}", first.summary()),
+                        second: format!("the count of {}", node.summary()),
+                    });
+                }
+                Some(_) => {}
+                None => {
+                    counts.insert(count.to_string(), node.clone());
+                }
+            }
+        }
         let mut mentioned = BTreeSet::new();
         crate::binding::node_size_params(&node, &mut mentioned);
         for p in mentioned {
@@ -1277,6 +1394,8 @@ pub fn collect_inputs<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Result<
             },
         }
     }
+    // A `SizeParam` named like a count reads the count's value (as `mean` of a selection does); a
+    // placeholder or data wrapper named so is caught below: counts are in shapes.
     for (name, input) in &inputs.named {
         if matches!(input.kind(), NodeKind::Placeholder { .. } | NodeKind::DataWrapper { .. })
             && let Some(user) = size_params.get(name)
@@ -1464,6 +1583,20 @@ impl Array {
                     }
                 }
                 f.write_str("), ")?;
+            }
+            NodeKind::Nonzero { mask, count } => {
+                write!(f, "count={count}, mask=")?;
+                child(f, mask)?;
+                f.write_str(", ")?;
+            }
+            NodeKind::Scatter { array, positions, values, mode } => {
+                write!(f, "mode={mode:?}, array=")?;
+                child(f, array)?;
+                f.write_str(", positions=")?;
+                child(f, positions)?;
+                f.write_str(", values=")?;
+                child(f, values)?;
+                f.write_str(", ")?;
             }
             NodeKind::NamedArray { container, name } => {
                 write!(f, "name={name:?}, container={:?}, ", container.names().collect::<Vec<_>>())?;

@@ -9,6 +9,7 @@
 //! - [`array`]: the array nodes, with structural hashing and linear-time equality;
 //! - [`tags`] and [`names`]: metadata and the reserved namespaces;
 //! - [`data`] and [`scalar`]: dynamically typed values and `ndarray` arrays;
+//! - [`phases`]: programs with data-dependent lengths (counts) and scatters, run in phases;
 //! - [`math`]: numpy's scalar math where Rust differs (float `//` and `%`, casts, complex functions).
 //!
 //! See `ARCHITECTURE.md` at the repository root for how a DAG travels through the crates.
@@ -24,6 +25,7 @@ pub mod expr;
 pub mod frontend;
 pub mod math;
 pub mod names;
+pub mod phases;
 pub mod scalar;
 pub mod shape;
 pub mod tags;

@@ -18,6 +18,9 @@
 
 use crate::error::{Error, Result};
 
+/// The prefix of generated count names (data-dependent lengths, see [`crate::phases`]).
+pub const COUNT_PREFIX: &str = "_pt_shp";
+
 /// The sub-regions of `_pt_` the library draws generated names from.
 pub const PT_PREFIXES: [&str; 5] = ["_pt_shp", "_pt_out", "_pt_in", "_pt_data", "_pt_dist"];
 

@@ -187,8 +187,11 @@ fn indexing() {
     expect_err(a.index(vec![Idx::Ellipsis, Idx::Ellipsis]), invalid, &["index", "single ellipsis"]);
     let f = ph("f", [2], DType::F32);
     expect_err(a.index(s![&f]), dtype, &["index", "float32", "integer"]);
-    let mask = ph("mask", [5], DType::Bool);
-    expect_err(a.index(s![&mask]), dtype, &["index", "bool", "(5, 6)", "not supported yet"]);
+    let mask = ph("mask", [6], DType::Bool);
+    expect_err(a.index(s![&mask]), shape, &["index", "(6,)", "axes 0..1", "(5, 6)"]);
+    expect_err(a.index(s![.., .., &mask]), invalid, &["index", "too many indices"]);
+    let scalar_mask = ph("m0", pytato_core::Shape::scalar(), DType::Bool);
+    expect_err(a.index(s![&scalar_mask]), invalid, &["index", "0-d boolean"]);
     let i = ph("i", [2], DType::I64);
     let j = ph("j", [3], DType::I64);
     expect_err(a.index(s![&i, &j]), broadcast, &["index", "(2,)", "(3,)"]);

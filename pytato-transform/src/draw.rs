@@ -49,6 +49,8 @@ fn label(node: &Array) -> Vec<String> {
         NodeKind::Roll { shift, axis, .. } => lines.push(format!("shift {shift} along {axis}")),
         NodeKind::AxisPermutation { axes, .. } => lines.push(format!("axes {axes:?}")),
         NodeKind::Stack { axis, .. } | NodeKind::Concatenate { axis, .. } => lines.push(format!("axis {axis}")),
+        NodeKind::Nonzero { count, .. } => lines.push(format!("count {count}")),
+        NodeKind::Scatter { mode, .. } => lines.push(format!("mode {mode:?}")),
         _ => {}
     }
     if !node.tags().is_empty() {

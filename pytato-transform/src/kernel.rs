@@ -205,6 +205,16 @@ pub fn build_kernel_program(outputs: &Outputs, options: KernelOptions) -> Result
             NodeKind::SizeParam { .. } => {}
             NodeKind::IndexLambda(_) if node.tags().contains(&ImplStored) => builder.kernel(&node, &entries)?,
             NodeKind::IndexLambda(_) => {}
+            NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } => {
+                return Err(Error::Unsupported {
+                    backend: "kernel IR".into(),
+                    reason: format!(
+                        "{} is a host step: compile the DAG with a backend, which runs it between phases \
+                         (pytato_core::phases)",
+                        node.summary()
+                    ),
+                });
+            }
             other => {
                 return Err(Error::Internal {
                     backend: "kernel IR".into(),

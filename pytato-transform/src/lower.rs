@@ -91,6 +91,8 @@ impl CopyMapper for Lowerer {
             | NodeKind::SizeParam { .. }
             | NodeKind::DataWrapper { .. }
             | NodeKind::IndexLambda(_) => return Ok(rebuilt),
+            // Host steps are no kernel: programs run them between phases (`pytato_core::phases`).
+            NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } => return Ok(rebuilt),
             _ => lower(&rebuilt, &self.size_params)?,
         };
         same_metadata(lowered, node)
@@ -218,7 +220,9 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
         NodeKind::Placeholder { .. }
         | NodeKind::SizeParam { .. }
         | NodeKind::DataWrapper { .. }
-        | NodeKind::IndexLambda(_) => {
+        | NodeKind::IndexLambda(_)
+        | NodeKind::Nonzero { .. }
+        | NodeKind::Scatter { .. } => {
             unreachable!("not lowered")
         }
     };

@@ -124,6 +124,10 @@ mapper_methods! {
     map_advanced_index_contiguous;
     /// An `AdvancedIndexInNoncontiguousAxes`; children are the array, then the index arrays.
     map_advanced_index_noncontiguous;
+    /// A `Nonzero` (a host step, see `pytato_core::phases`); the child is the mask.
+    map_nonzero;
+    /// A `Scatter` (a host step); children are the array, the positions and the values.
+    map_scatter;
     /// A `NamedArray`; children are the container's entries in name order.
     map_named_array;
 }
@@ -144,6 +148,8 @@ pub fn dispatch<M: Mapper + ?Sized>(mapper: &mut M, node: &Array, children: &[M:
         NodeKind::BasicIndex { .. } => mapper.map_basic_index(node, children),
         NodeKind::AdvancedIndexInContiguousAxes { .. } => mapper.map_advanced_index_contiguous(node, children),
         NodeKind::AdvancedIndexInNoncontiguousAxes { .. } => mapper.map_advanced_index_noncontiguous(node, children),
+        NodeKind::Nonzero { .. } => mapper.map_nonzero(node, children),
+        NodeKind::Scatter { .. } => mapper.map_scatter(node, children),
         NodeKind::NamedArray { .. } => mapper.map_named_array(node, children),
     }
 }

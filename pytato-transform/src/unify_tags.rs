@@ -154,6 +154,9 @@ fn equations(node: &Array) -> Vec<(Key, Key)> {
     };
     match node.kind() {
         NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. } | NodeKind::DataWrapper { .. } => {}
+        // A position list has no axis of the mask; counts are new axes.
+        NodeKind::Nonzero { .. } => {}
+        NodeKind::Scatter { array, .. } => (0..node.ndim()).for_each(|i| link(array, i, node, i)),
         NodeKind::IndexLambda(il) => il.expr.walk(&mut |e| {
             if let Expr::Subscript(name, idx) = e
                 && let Some(arg) = il.bindings.get(name)

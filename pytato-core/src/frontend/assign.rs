@@ -1,9 +1,15 @@
-//! Partial replacement: numpy's `x[items] = value` as a value. Arrays are immutable, so
-//! [`set_index`] returns a new array, `x` with the region `x[items]` replaced by `value`
-//! (broadcast to the region's shape and cast to `x`'s dtype, as numpy's `__setitem__` does), and
-//! `x` itself is unchanged. The region is a basic index (integers, slices with any step, new
-//! axes, an ellipsis); the result is one index lambda that selects, element by element, between
-//! `value` (inside the region) and `x`, so it fuses with what surrounds it.
+//! Partial replacement: numpy's `x[items] = value` and `np.add.at(x, items, value)` as values.
+//! Arrays are immutable, so [`set_index`] and [`add_at`] return a new array and `x` itself is
+//! unchanged.
+//!
+//! Where the region is a basic index (integers, slices with any step, new axes, an ellipsis) or a
+//! boolean mask over the leading axes whose value fits every selected position, the result is one
+//! index lambda that selects, element by element, between the new value and `x`, so it fuses with
+//! what surrounds it. Index arrays and one value per masked position make a
+//! [`Scatter`](crate::NodeKind::Scatter): the positions of the region are worked out by indexing
+//! an array of flat positions exactly as `x[items]` would index `x` (numpy's shape rules, negative
+//! indices, range checks), and the values land there in row-major order of the region, so of
+//! repeated positions the last one wins (what numpy does, though it does not promise it).
 //!
 //! ```
 //! use pytato_core::{frontend as pt, s, DType};
@@ -13,57 +19,51 @@
 //! let y = pt::set_index(&x, &s![1..3, ..], &v).unwrap();
 //! let z = pt::set_index(&y, &s![.., ..;2], 0.0).unwrap();
 //! assert_eq!((z.shape().to_string(), z.dtype()), ("(4, 5)".to_string(), DType::F64));
+//! // x[i] = 1.0 and np.add.at(x, i, 1.0) with an index array: scatters.
+//! let i = pt::placeholder("i", [7], DType::I64).unwrap();
+//! assert_eq!(x.set_index(s![&i], 1.0).unwrap().kind_name(), "Scatter");
+//! assert_eq!(pt::add_at(&x, &s![&i, 2], 1.0).unwrap().shape(), x.shape());
 //! ```
 
-use crate::array::Array;
-use crate::array::Order;
+use crate::array::{Array, Order, ScatterMode};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::expr::{BinaryOp, CompareOp, Expr};
 use crate::scalar::Scalar;
 use crate::shape::{Dim, Shape, broadcast_shapes};
 
+use super::creation::full;
+use super::elementwise::{add, astype};
 use super::indexing::{Idx, expand_items, normalize_int, normalize_slice};
 use super::operand::{LambdaBuilder, Operand, cast_expr};
-use super::shape_ops::reshape;
+use super::shape_ops::{broadcast_to, reshape};
 
 /// `x` with `x[items]` replaced by `value`: numpy's `x[items] = value`, returned as a new array
 /// (see the [module docs](self)). `value` is an array or a scalar; it must broadcast to the
 /// region's shape, and is cast to `x`'s dtype (a float into an integer array truncates, as in
 /// numpy; a Python-style integer scalar out of the dtype's range is an error, as in numpy 2).
 ///
-/// A boolean mask over the leading axes (`x[mask] = v`, `x[mask, :] = v`) is supported where `v`
-/// broadcasts to every selected position (a scalar, or an array of the trailing axes' shape).
-/// Integer index arrays (a scatter) and values with one entry per selected position are not
-/// supported yet: [`Error::InvalidArgument`].
+/// Index arrays and boolean masks may appear anywhere (numpy's rules, as in
+/// [`index`](super::index)); see the [module docs](self) for how each form is computed and which
+/// write wins.
 pub fn set_index(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<Array> {
     let op = "set_index";
     let value = value.into();
     if let [Idx::Array(mask), rest @ ..] = items
         && mask.dtype() == DType::Bool
         && rest.iter().all(is_full)
+        && let Some(result) = set_mask(x, mask, &value)?
     {
-        return set_mask(x, mask, value);
+        return Ok(result);
+    }
+    if items.iter().any(|i| matches!(i, Idx::Array(_))) {
+        return scatter(op, x, items, value, ScatterMode::Set);
     }
     let expanded = expand_items(op, items, x)?;
-    if expanded.iter().any(|i| matches!(i, Idx::Array(_))) {
-        return Err(Error::invalid(op, "index arrays in an assignment (a scatter) are not supported yet"));
-    }
     let region = x.index(items).map_err(|e| e.renamed("index", op))?;
     let region_shape = region.shape();
     let value = drop_leading_ones(value, region_shape.ndim())?;
-    let value_shape = value.shape();
-    let fits = broadcast_shapes(op, &[&value_shape, region_shape]).is_ok_and(|s| &s == region_shape);
-    if !fits {
-        return Err(Error::invalid(
-            op,
-            format!(
-                "a value of shape {value_shape} cannot be broadcast to the region of shape {region_shape} (of an array \
-                 of shape {})",
-                x.shape()
-            ),
-        ));
-    }
+    check_fits(op, &value, region_shape, x)?;
 
     let mut builder = LambdaBuilder::new(x.shape().clone());
     // Whether the output index lies in the region, and its position in the region, axis by axis.
@@ -128,6 +128,93 @@ pub fn set_index(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<
     builder.finish(expr)
 }
 
+/// `x` with `value` added at `x[items]`, once per occurrence of each position: numpy's
+/// `np.add.at(x, items, value)`, returned as a new array. Each sum is computed as numpy computes
+/// it: in the promoted dtype of `x` and `value` (a scalar `value` takes its default dtype, `int64`
+/// for an integer, as `np.add.at` does), cast back to `x`'s dtype after every addition, in
+/// row-major order of the region.
+///
+/// ```
+/// use pytato_core::{frontend as pt, s, DType};
+/// let counts = pt::zeros([10], DType::I64).unwrap();
+/// let bins = pt::placeholder("bins", [1000], DType::I64).unwrap();
+/// let histogram = pt::add_at(&counts, &s![&bins], 1).unwrap();
+/// assert_eq!(histogram.shape().to_string(), "(10,)");
+/// ```
+pub fn add_at(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<Array> {
+    let op = "add_at";
+    let value = match value.into() {
+        Operand::Scalar(s) => Operand::Array(full(Shape::scalar(), s, None)?),
+        array => array,
+    };
+    if items.iter().any(|i| matches!(i, Idx::Array(_))) {
+        return scatter(op, x, items, value, ScatterMode::Add);
+    }
+    // A basic index selects each position once: x[items] = x[items] + value.
+    let region = x.index(items).map_err(|e| e.renamed("index", op))?;
+    let value = drop_leading_ones(value, region.ndim())?;
+    check_fits(op, &value, region.shape(), x)?;
+    let Operand::Array(value) = value else { unreachable!("made an array above") };
+    let sum = add(&region, &value).map_err(|e| e.renamed("add", op))?;
+    set_index(x, items, &sum).map_err(|e| e.renamed("set_index", op))
+}
+
+impl Array {
+    /// `np.add.at(self, items, value)` as a new array; see [`add_at`].
+    pub fn add_at(&self, items: impl AsRef<[Idx]>, value: impl Into<Operand>) -> Result<Array> {
+        add_at(self, items.as_ref(), value)
+    }
+}
+
+/// An `int64` array of `x`'s shape holding each element's flat row-major position: indexing it
+/// as `x[items]` gives the positions a scatter writes.
+fn flat_positions(x: &Array) -> Result<Array> {
+    let mut builder = LambdaBuilder::new(x.shape().clone());
+    let mut position = Expr::i64(0);
+    for (axis, len) in x.shape().dims().iter().enumerate() {
+        position = if axis == 0 {
+            Expr::iname(0)
+        } else {
+            let len = builder.dim(len)?;
+            position.binary(BinaryOp::Mul, len).binary(BinaryOp::Add, Expr::iname(axis))
+        };
+    }
+    builder.finish(position)
+}
+
+/// `x` with `value` scattered into the region `x[items]` (see the [module docs](self)): values are
+/// broadcast to the region and, to replace, cast to `x`'s dtype as `__setitem__` casts.
+fn scatter(op: &str, x: &Array, items: &[Idx], value: Operand, mode: ScatterMode) -> Result<Array> {
+    let positions = flat_positions(x)?.index(items).map_err(|e| e.renamed("index", op))?;
+    let region = positions.shape().clone();
+    let value = drop_leading_ones(value, region.ndim())?;
+    check_fits(op, &value, &region, x)?;
+    let values = match (value, mode) {
+        (Operand::Scalar(s), _) => full(region.clone(), s, x.dtype())?,
+        (Operand::Array(v), ScatterMode::Set) => astype(&broadcast_to(&v, region.clone())?, x.dtype())?,
+        (Operand::Array(v), ScatterMode::Add) => broadcast_to(&v, region.clone())?,
+    };
+    Array::new_scatter(x, &positions, &values, mode)
+}
+
+/// Whether `value` broadcasts to the region (of `x`) it is assigned to; an error showing the
+/// shapes otherwise.
+fn check_fits(op: &str, value: &Operand, region: &Shape, x: &Array) -> Result<()> {
+    let value_shape = value.shape();
+    let fits = broadcast_shapes(op, &[&value_shape, region]).is_ok_and(|s| &s == region);
+    if fits {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        op,
+        format!(
+            "a value of shape {value_shape} cannot be broadcast to the region of shape {region} (of an array of \
+             shape {})",
+            x.shape()
+        ),
+    ))
+}
+
 /// `value` with leading axes of length 1 beyond `ndim` axes dropped, as numpy's `__setitem__`
 /// drops them (`x[0] = ones((1, n))`).
 fn drop_leading_ones(value: Operand, ndim: usize) -> Result<Operand> {
@@ -149,36 +236,19 @@ fn is_full(item: &Idx) -> bool {
 
 /// `x[mask] = value` for a boolean `mask` over the leading axes of `x`, where `value` has no
 /// axis for the selected positions (it broadcasts to `x.shape[mask.ndim:]`): `where(mask, value,
-/// x)`, each selected position taking all of `value`. A value with one entry per selected
-/// position needs the positions counted (data-dependent shapes), which is not supported yet.
-fn set_mask(x: &Array, mask: &Array, value: Operand) -> Result<Array> {
-    let op = "set_index";
+/// x)`, each selected position taking all of `value`. `None` when `value` does not broadcast so
+/// (one value per selected position, say): that is a scatter.
+fn set_mask(x: &Array, mask: &Array, value: &Operand) -> Result<Option<Array>> {
     let lead = mask.ndim();
     if lead > x.ndim() || mask.shape().dims() != &x.shape().dims()[..lead] {
-        return Err(Error::invalid(
-            op,
-            format!(
-                "a boolean mask of shape {} does not match the leading axes of an array of shape {}",
-                mask.shape(),
-                x.shape()
-            ),
-        ));
+        return Ok(None); // the scatter's indexing reports the mismatch as indexing does
     }
     let trailing = Shape::from(x.shape().dims()[lead..].to_vec());
-    let value = drop_leading_ones(value, trailing.ndim())?;
+    let value = drop_leading_ones(value.clone(), trailing.ndim())?;
     let value_shape = value.shape();
-    let fits = broadcast_shapes(op, &[&value_shape, &trailing]).is_ok_and(|s| s == trailing);
+    let fits = broadcast_shapes("set_index", &[&value_shape, &trailing]).is_ok_and(|s| s == trailing);
     if !fits {
-        return Err(Error::invalid(
-            op,
-            format!(
-                "a value of shape {value_shape} for the positions a mask of shape {} selects in an array of shape {}: \
-                 values broadcast to each selected position ({trailing}) are supported; one value per selected \
-                 position needs data-dependent shapes, which are not supported yet",
-                mask.shape(),
-                x.shape()
-            ),
-        ));
+        return Ok(None);
     }
     let mut builder = LambdaBuilder::new(x.shape().clone());
     let selected = builder.read_at(mask, (0..lead).map(Expr::iname).collect());
@@ -191,7 +261,7 @@ fn set_mask(x: &Array, mask: &Array, value: Operand) -> Result<Array> {
         Operand::Scalar(s) => Expr::Const(Scalar::from_weak(s, x.dtype())?),
     };
     let old = builder.read_broadcast(x);
-    builder.finish(Expr::if_then_else(selected, new, old))
+    builder.finish(Expr::if_then_else(selected, new, old)).map(Some)
 }
 
 impl Array {
@@ -218,7 +288,15 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let i = pt::placeholder("i", [2], DType::I64).unwrap();
-        assert!(matches!(x.set_index(s![&i], 0.0), Err(Error::InvalidArgument { .. })));
+        match x.set_index(s![&i], &wrong) {
+            Err(Error::InvalidArgument { op, message }) => {
+                assert_eq!(op, "set_index");
+                assert!(message.contains("(3,)") && message.contains("(2, 5)"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let f = pt::placeholder("f", [2], DType::F64).unwrap();
+        assert!(matches!(x.set_index(s![&f], 0.0), Err(Error::UnsupportedDType { .. })));
         assert!(matches!(x.set_index(s![4], 0.0), Err(Error::IndexOutOfRange { .. })));
         assert!(matches!(x.set_index(s![0, 0, 0], 0.0), Err(Error::InvalidArgument { .. })));
         // numpy 2 refuses a Python integer out of the target's range.
@@ -228,19 +306,36 @@ mod tests {
     }
 
     #[test]
-    fn masks_must_match_the_leading_axes_and_values_must_not_need_a_count() {
+    fn masks_must_match_the_axes_they_index() {
         let x = pt::placeholder("x", [4, 3], DType::F64).unwrap();
         let rows = pt::placeholder("m", [4], DType::Bool).unwrap();
         let wrong = pt::placeholder("w", [3], DType::Bool).unwrap();
-        assert!(matches!(x.set_index(s![&wrong], 0.0), Err(Error::InvalidArgument { .. })));
-        // One value per selected row would need the rows counted first.
-        let per_row = pt::placeholder("v", [2, 3], DType::F64).unwrap();
-        match x.set_index(s![&rows], &per_row) {
-            Err(Error::InvalidArgument { message, .. }) => assert!(message.contains("data-dependent"), "{message}"),
-            other => panic!("{other:?}"),
-        }
+        assert!(matches!(x.set_index(s![&wrong], 0.0), Err(Error::ShapeMismatch { .. })));
+        // A value for every selected row broadcasts: one select, no scatter.
         let row = pt::placeholder("r", [3], DType::F64).unwrap();
-        assert_eq!(x.set_index(s![&rows, ..], &row).unwrap().shape(), x.shape());
+        let y = x.set_index(s![&rows, ..], &row).unwrap();
+        assert_eq!((y.shape(), y.kind_name()), (x.shape(), "IndexLambda"));
+        // One value per selected row is a scatter; its values must have the selection's shape.
+        let selected = x.index(s![&rows]).unwrap();
+        let doubled = &selected * 2.0;
+        assert_eq!(x.set_index(s![&rows], &doubled).unwrap().kind_name(), "Scatter");
+        let per_row = pt::placeholder("v", [2, 3], DType::F64).unwrap();
+        assert!(matches!(x.set_index(s![&rows], &per_row), Err(Error::InvalidArgument { .. })));
+    }
+
+    #[test]
+    fn add_at_adds_in_the_promoted_dtype_and_keeps_the_arrays() {
+        let x = pt::placeholder("x", [5], DType::I8).unwrap();
+        let i = pt::placeholder("i", [3], DType::I64).unwrap();
+        let v = pt::placeholder("v", [3], DType::F64).unwrap();
+        let y = x.add_at(s![&i], &v).unwrap();
+        assert_eq!((y.shape(), y.dtype()), (x.shape(), DType::I8));
+        let crate::NodeKind::Scatter { values, mode, .. } = y.kind() else { panic!("{}", y.kind_name()) };
+        assert_eq!((values.dtype(), *mode), (DType::F64, crate::array::ScatterMode::Add));
+        // A Python integer is an int64 array to np.add.at, so 300 is no range error.
+        assert!(x.add_at(s![&i], 300).is_ok());
+        // A basic index selects each position once: no scatter.
+        assert_eq!(x.add_at(s![1..3], 1).unwrap().kind_name(), "IndexLambda");
     }
 
     #[test]

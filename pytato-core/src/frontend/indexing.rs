@@ -24,6 +24,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Dim;
 
+use super::selection::nonzero_positions;
 use super::shape_ops::insert_unit_axes;
 
 /// One item of an index: see the [module docs](self).
@@ -44,7 +45,9 @@ pub enum Idx {
     NewAxis,
     /// As many full slices as needed (numpy's `...`); at most one.
     Ellipsis,
-    /// An integer index array (advanced indexing).
+    /// An integer index array (advanced indexing), or a boolean mask over as many axes as it has
+    /// (numpy's rule: the mask stands for the index arrays of its `nonzero` positions; the
+    /// selection's length is a count, see [`selection`](super::selection)).
     Array(Array),
 }
 
@@ -57,6 +60,11 @@ pub struct NewAxis;
 pub struct Ellipsis;
 
 impl Idx {
+    /// The full slice `:`.
+    pub fn full() -> Idx {
+        Idx::Slice { start: None, stop: None, step: 1 }
+    }
+
     /// A slice with a step; used by [`s!`](crate::s) for `range;step`.
     pub fn stepped(range: impl Into<Idx>, step: i64) -> Idx {
         match range.into() {
@@ -222,10 +230,77 @@ pub(super) fn expand_items(op: &str, items: &[Idx], a: &Array) -> Result<Vec<Idx
     Ok(expanded)
 }
 
+/// `items` with each boolean mask replaced by the index arrays of its nonzero positions (numpy's
+/// rule), after checking that the mask's shape is that of the axes it indexes.
+pub(super) fn expand_masks(op: &str, items: &[Idx], a: &Array) -> Result<Vec<Idx>> {
+    let is_mask = |i: &Idx| matches!(i, Idx::Array(m) if m.dtype() == DType::Bool);
+    if !items.iter().any(is_mask) {
+        return Ok(items.to_vec());
+    }
+    let consumed: usize = items
+        .iter()
+        .map(|i| match i {
+            Idx::NewAxis | Idx::Ellipsis => 0,
+            Idx::Array(m) if m.dtype() == DType::Bool => m.ndim(),
+            _ => 1,
+        })
+        .sum();
+    if consumed > a.ndim() {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "too many indices: array of shape {} has {} axes, but {consumed} were indexed (a mask indexes as many \
+                 axes as it has)",
+                a.shape(),
+                a.ndim()
+            ),
+        ));
+    }
+    let mut expanded = Vec::with_capacity(items.len() + 1);
+    let mut axis = 0;
+    for item in items {
+        match item {
+            Idx::Ellipsis => {
+                axis += a.ndim().saturating_sub(consumed);
+                expanded.push(Idx::Ellipsis);
+            }
+            Idx::NewAxis => expanded.push(Idx::NewAxis),
+            Idx::Array(mask) if mask.dtype() == DType::Bool => {
+                if mask.ndim() == 0 {
+                    return Err(Error::invalid(op, "a 0-d boolean index (x[True]) is not supported"));
+                }
+                let indexed = a.shape().dims().get(axis..axis + mask.ndim());
+                if indexed != Some(mask.shape().dims()) {
+                    return Err(Error::ShapeMismatch {
+                        op: op.into(),
+                        expected: format!(
+                            "a boolean mask matching axes {axis}..{} of an array of shape {}",
+                            axis + mask.ndim(),
+                            a.shape()
+                        ),
+                        got: mask.shape().clone(),
+                    });
+                }
+                let positions = nonzero_positions(op, mask)?;
+                for k in 0..mask.ndim() {
+                    expanded.push(Idx::Array(positions.index([Idx::Int(k as i64), Idx::full()])?));
+                }
+                axis += mask.ndim();
+            }
+            other => {
+                expanded.push(other.clone());
+                axis += 1;
+            }
+        }
+    }
+    Ok(expanded)
+}
+
 fn index_impl(a: &Array, items: &[Idx]) -> Result<Array> {
     let op = "index";
     let shape = a.shape();
-    let expanded = expand_items(op, items, a)?;
+    let items = expand_masks(op, items, a)?;
+    let expanded = expand_items(op, &items, a)?;
 
     let has_arrays = expanded.iter().any(|i| matches!(i, Idx::Array(_)));
     let mut node_items: Vec<IndexItem> = Vec::with_capacity(a.ndim());
@@ -314,15 +389,11 @@ impl Array {
 fn check_index_array(op: &str, idx: &Array, a: &Array) -> Result<()> {
     match idx.dtype() {
         d if d.is_integer() => Ok(()),
-        DType::Bool => Err(Error::unsupported_dtype(
+        d => Err(Error::unsupported_dtype(
             op,
-            DType::Bool,
-            format!(
-                "boolean mask indexing of an array of shape {} needs data-dependent shapes, which are not supported yet",
-                a.shape()
-            ),
+            d,
+            format!("index arrays of an array of shape {} must be integers or boolean masks", a.shape()),
         )),
-        d => Err(Error::unsupported_dtype(op, d, "index arrays must have an integer dtype")),
     }
 }
 

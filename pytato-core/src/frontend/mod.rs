@@ -29,9 +29,10 @@ mod linalg;
 mod operand;
 pub mod ops;
 mod reductions;
+mod selection;
 mod shape_ops;
 
-pub use assign::set_index;
+pub use assign::{add_at, set_index};
 pub use creation::{
     PadWidth, arange, data_wrapper, eye, full, full_like, linspace, ones, ones_like, pad, placeholder, size_param,
     zeros, zeros_like,
@@ -46,6 +47,7 @@ pub use indexing::{Ellipsis, Idx, NewAxis, index};
 pub use linalg::{TensordotAxes, dot, einsum, matmul, tensordot, vdot};
 pub use operand::{LambdaBuilder, Operand, promote};
 pub use reductions::{Axes, ReduceOptions, all, any, max, mean, min, prod, sum};
+pub use selection::{COUNT_PREFIX, argwhere, compress, count_nonzero, extract, flatnonzero, nonzero};
 pub use shape_ops::{
     broadcast_to, concatenate, expand_dims, moveaxis, permute_dims, ravel, reshape, roll, squeeze, stack, swapaxes,
     transpose,

@@ -1,0 +1,167 @@
+//! Data-dependent lengths and scatters on every linked backend (`pytato_core::phases`): one
+//! compiled program runs with other counts and sizes, writes into caller arrays, refuses step
+//! results and counts as inputs, reads a count as a value, and chains many phases. Expected values
+//! come from plain Rust loops over the same data.
+
+use pytato_core::backend::{Backend, NamedData, Outputs, views};
+use pytato_core::frontend as pt;
+use pytato_core::tags::CountNamed;
+use pytato_core::{ArrayData, DType, DictOfNamedArrays, Dim, Error, s};
+
+fn backends() -> Vec<(String, Box<dyn Backend>)> {
+    let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
+    for line in &skipped {
+        eprintln!("{line}");
+    }
+    assert!(instances.iter().any(|(n, _)| n == "interp"), "the interpreter is linked");
+    instances
+}
+
+fn f64s(values: &[f64]) -> ArrayData {
+    ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn())
+}
+
+fn i64s(values: &[i64]) -> ArrayData {
+    ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn())
+}
+
+fn values(data: &ArrayData) -> Vec<f64> {
+    data.to_scalars().iter().map(|s| s.to_f64()).collect()
+}
+
+#[test]
+fn one_program_runs_with_other_counts_and_sizes() {
+    let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
+    let positive = x.index(s![&pt::greater(&x, 0.0).unwrap()]).unwrap();
+    let outputs = DictOfNamedArrays::new([
+        ("doubled", &positive * 2.0),
+        ("total", pt::sum(&positive, None).unwrap()),
+        ("count", pt::count_nonzero(&pt::greater(&x, 0.0).unwrap(), None).unwrap()),
+    ])
+    .unwrap();
+    let inputs: [&[f64]; 4] = [&[1.0, -2.0, 3.0], &[-1.0, -0.0, -5.0, -2.0, -1.0], &[0.5; 7], &[]];
+    for (name, backend) in backends() {
+        let program = backend.compile(&Outputs::Named(outputs.clone())).unwrap();
+        assert_eq!(program.input_names(), ["x"], "{name}");
+        for data in inputs {
+            let got = program.run(&NamedData::from([("x".to_string(), f64s(data))])).unwrap();
+            let kept: Vec<f64> = data.iter().copied().filter(|v| *v > 0.0).collect();
+            let doubled: Vec<f64> = kept.iter().map(|v| v * 2.0).collect();
+            assert_eq!(values(&got["doubled"]), doubled, "{name} on {data:?}");
+            assert_eq!(values(&got["total"]), [kept.iter().sum::<f64>()], "{name} on {data:?}");
+            assert_eq!(values(&got["count"]), [kept.len() as f64], "{name} on {data:?}");
+        }
+    }
+}
+
+#[test]
+fn a_selection_is_written_into_a_callers_array() {
+    let x = pt::placeholder("x", [6], DType::F64).unwrap();
+    let small = x.index(s![&pt::less(&x, 0.0).unwrap()]).unwrap();
+    let data = [3.0, -1.0, 2.0, -4.0, -0.5, 9.0];
+    for (name, backend) in backends() {
+        let program = backend.compile(&Outputs::Single(small.clone())).unwrap();
+        let inputs = NamedData::from([("x".to_string(), f64s(&data))]);
+        let mut out = ArrayData::zeros(DType::F64, &[3]);
+        let mut outputs = pytato_core::backend::NamedViewsMut::new();
+        outputs.insert(pytato_core::backend::SINGLE_OUTPUT_NAME, out.view_mut());
+        program.run_into(&views(&inputs), &mut outputs).unwrap();
+        drop(outputs);
+        assert_eq!(values(&out), [-1.0, -4.0, -0.5], "{name}");
+        // An array of another length is refused before anything runs.
+        let mut wrong = ArrayData::zeros(DType::F64, &[2]);
+        let mut outputs = pytato_core::backend::NamedViewsMut::new();
+        outputs.insert(pytato_core::backend::SINGLE_OUTPUT_NAME, wrong.view_mut());
+        let err = program.run_into(&views(&inputs), &mut outputs).unwrap_err();
+        assert!(matches!(err, Error::OutputArray { .. }), "{name}: {err}");
+    }
+}
+
+#[test]
+fn step_results_and_counts_are_no_inputs() {
+    let x = pt::placeholder("x", [4], DType::F64).unwrap();
+    let mask = pt::greater(&x, 0.0).unwrap().tagged(CountNamed("k".into())).unwrap();
+    let selected = x.index(s![&mask]).unwrap();
+    // `k` read as a value: the count bound by the first phase.
+    let k = pt::size_param("k").unwrap();
+    let outputs = DictOfNamedArrays::new([("selected", selected.clone()), ("k", k)]).unwrap();
+    let data = f64s(&[1.0, -1.0, 2.0, 0.0]);
+    for (name, backend) in backends() {
+        let program = backend.compile(&Outputs::Named(outputs.clone())).unwrap();
+        assert_eq!(program.input_names(), ["x"], "{name}");
+        let got = program.run(&NamedData::from([("x".to_string(), data.clone())])).unwrap();
+        assert_eq!(values(&got["selected"]), [1.0, 2.0], "{name}");
+        assert_eq!(values(&got["k"]), [2.0], "{name}");
+        for extra in ["_pt_in_step0", "k", "zz"] {
+            let inputs = NamedData::from([("x".to_string(), data.clone()), (extra.to_string(), i64s(&[1]))]);
+            match program.run(&inputs) {
+                Err(Error::UnknownInput { name: n, known }) => {
+                    assert_eq!((n.as_str(), known), (extra, vec!["x".to_string()]), "{name}")
+                }
+                other => panic!("{name}: passing {extra} gave {other:?}"),
+            }
+        }
+        assert!(matches!(program.run(&NamedData::new()), Err(Error::MissingInput { .. })), "{name}");
+    }
+}
+
+#[test]
+fn scatters_keep_the_last_write_and_add_in_order() {
+    let x = pt::placeholder("x", [5], DType::I32).unwrap();
+    let i = pt::placeholder("i", [Dim::param("m")], DType::I64).unwrap();
+    let v = pt::placeholder("v", [Dim::param("m")], DType::I32).unwrap();
+    let outputs = DictOfNamedArrays::new([
+        ("set", x.set_index(s![&i], &v).unwrap()),
+        ("add", x.add_at(s![&i], &v).unwrap()),
+    ])
+    .unwrap();
+    let base = [10i32, 20, 30, 40, 50];
+    let runs: [(&[i64], &[i32]); 3] = [(&[1, -1, 1], &[7, 8, 9]), (&[0, 0, 0, 0], &[1, 2, 3, i32::MAX]), (&[], &[])];
+    for (name, backend) in backends() {
+        let program = backend.compile(&Outputs::Named(outputs.clone())).unwrap();
+        for (idx, vals) in runs {
+            let (mut set, mut add) = (base, base);
+            for (&p, &value) in idx.iter().zip(vals) {
+                let p = p.rem_euclid(5) as usize;
+                set[p] = value;
+                add[p] = add[p].wrapping_add(value);
+            }
+            let inputs = NamedData::from([
+                ("x".to_string(), ArrayData::from(ndarray::Array1::from(base.to_vec()).into_dyn())),
+                ("i".to_string(), i64s(idx)),
+                ("v".to_string(), ArrayData::from(ndarray::Array1::from(vals.to_vec()).into_dyn())),
+            ]);
+            let got = program.run(&inputs).unwrap();
+            let ints = |d: &ArrayData| d.as_array::<i32>().unwrap().iter().copied().collect::<Vec<_>>();
+            assert_eq!(ints(&got["set"]), set, "{name} on {idx:?}");
+            assert_eq!(ints(&got["add"]), add, "{name} on {idx:?}");
+        }
+        let bad = NamedData::from([
+            ("x".to_string(), ArrayData::from(ndarray::Array1::from(base.to_vec()).into_dyn())),
+            ("i".to_string(), i64s(&[5])),
+            ("v".to_string(), ArrayData::from(ndarray::Array1::from(vec![1i32]).into_dyn())),
+        ]);
+        assert!(matches!(program.run(&bad), Err(Error::IndexOutOfBounds { .. })), "{name}");
+    }
+}
+
+#[test]
+fn many_chained_selections_run_in_as_many_phases() {
+    // y = x; repeatedly y = y[y > t] for rising thresholds: each mask needs the count before it.
+    let x = pt::placeholder("x", [200], DType::F64).unwrap();
+    let thresholds: Vec<f64> = (0..40).map(|k| k as f64 * 4.0).collect();
+    let mut y = x.clone();
+    for &t in &thresholds {
+        y = y.index(s![&pt::greater(&y, t).unwrap()]).unwrap();
+    }
+    let data: Vec<f64> = (0..200).map(|k| ((k * 37) % 200) as f64).collect();
+    let mut expected = data.clone();
+    for &t in &thresholds {
+        expected.retain(|v| *v > t);
+    }
+    for (name, backend) in backends() {
+        let program = backend.compile(&Outputs::Single(y.clone())).unwrap();
+        let got = program.run(&NamedData::from([("x".to_string(), f64s(&data))])).unwrap();
+        assert_eq!(values(&got[pytato_core::backend::SINGLE_OUTPUT_NAME]), expected, "{name}");
+    }
+}

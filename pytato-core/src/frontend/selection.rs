@@ -1,0 +1,151 @@
+//! Selections whose length the data decides: `nonzero`, `flatnonzero`, `argwhere`,
+//! `count_nonzero`, `extract`, `compress`, and boolean masks as indices (`a.index(s![&mask])`).
+//!
+//! Each selection is counted by a *count*, a size variable that the program binds when it runs
+//! (see [`crate::phases`]). A count is named `_pt_shp` followed by the mask's structural hash, so
+//! the same mask built twice has one count and selections by it have equal shapes; tag the mask
+//! with [`CountNamed`] to choose the name. Two different masks with one name are
+//! [`Error::DuplicateName`] when the program is compiled.
+//!
+//! ```
+//! use pytato_core::{frontend as pt, s, DType};
+//! use pytato_core::tags::CountNamed;
+//! let a = pt::placeholder("A", [4, 5], DType::F64).unwrap();
+//! let mask = pt::greater(&a, 0.0).unwrap().tagged(CountNamed("mycount".into())).unwrap();
+//! let positive = a.index(s![&mask]).unwrap();
+//! assert_eq!(positive.shape().to_string(), "(mycount,)");
+//! // Selections flow into everything else: a sum of an empty selection is 0.
+//! assert_eq!(pt::sum(&positive, None).unwrap().shape().to_string(), "()");
+//! ```
+
+use crate::array::Array;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::tags::CountNamed;
+
+use super::elementwise::{astype, not_equal};
+use super::indexing::Idx;
+use super::reductions::{Axes, sum};
+use super::shape_ops::{ravel, reshape, transpose};
+
+pub use crate::names::COUNT_PREFIX;
+
+/// The positions of the nonzero elements of `a` (at least one axis) as one `int64` array of shape
+/// `(a.ndim, count)`: the node behind every selection here.
+pub(crate) fn nonzero_positions(op: &str, a: &Array) -> Result<Array> {
+    if a.ndim() == 0 {
+        return Err(Error::invalid(
+            op,
+            "a 0-d array has no positions to select (numpy: calling nonzero on 0d arrays is not allowed); use \
+             atleast_1d first",
+        ));
+    }
+    let named = a.tags_of_type::<CountNamed>().next().map(|t| t.0.clone());
+    let mask = if a.dtype() == DType::Bool { a.clone() } else { not_equal(a, 0)? };
+    let count = named.unwrap_or_else(|| format!("{COUNT_PREFIX}{:016x}", mask.structural_hash()));
+    Array::new_nonzero(&mask, &count)
+}
+
+/// The indices of the nonzero elements, one `int64` array of length `count` per axis (numpy
+/// `nonzero`), in row-major order.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3, 4], DType::I32).unwrap();
+/// let [rows, cols] = <[_; 2]>::try_from(pt::nonzero(&a).unwrap()).unwrap();
+/// assert_eq!(rows.shape(), cols.shape());
+/// assert_eq!(rows.dtype(), DType::I64);
+/// ```
+pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
+    let positions = nonzero_positions("nonzero", a)?;
+    (0..a.ndim()).map(|axis| positions.index([Idx::Int(axis as i64), Idx::full()])).collect()
+}
+
+/// The indices of the nonzero elements of `a` flattened (numpy `flatnonzero`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3, 4], DType::F64).unwrap();
+/// assert_eq!(pt::flatnonzero(&a).unwrap().ndim(), 1);
+/// ```
+pub fn flatnonzero(a: &Array) -> Result<Array> {
+    let flat = ravel(a).map_err(|e| e.renamed("reshape", "flatnonzero"))?;
+    let positions = nonzero_positions("flatnonzero", &flat)?;
+    positions.index([Idx::Int(0), Idx::full()])
+}
+
+/// The indices of the nonzero elements as rows, shape `(count, a.ndim)` (numpy `argwhere`); a 0-d
+/// `a` gives shape `(count, 0)` as in numpy.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3, 4], DType::Bool).unwrap();
+/// assert_eq!(pt::argwhere(&a).unwrap().shape().dims()[1], 2.into());
+/// ```
+pub fn argwhere(a: &Array) -> Result<Array> {
+    if a.ndim() == 0 {
+        let one = reshape(a, [1], crate::array::Order::C)?;
+        let rows = transpose(&nonzero_positions("argwhere", &one)?, None)?;
+        return rows.index([Idx::full(), Idx::Slice { start: Some(0), stop: Some(0), step: 1 }]);
+    }
+    transpose(&nonzero_positions("argwhere", a)?, None)
+}
+
+/// The number of nonzero elements along `axes` (numpy `count_nonzero`), as `int64`. An ordinary
+/// reduction: its value is data, not a length.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3, 4], DType::F64).unwrap();
+/// assert_eq!(pt::count_nonzero(&a, 0).unwrap().shape().to_string(), "(4,)");
+/// assert_eq!(pt::count_nonzero(&a, None).unwrap().dtype(), DType::I64);
+/// ```
+pub fn count_nonzero(a: &Array, axes: impl Into<Axes>) -> Result<Array> {
+    let nonzero = if a.dtype() == DType::Bool { a.clone() } else { not_equal(a, 0)? };
+    let counts = sum(&nonzero, axes.into()).map_err(|e| e.renamed("sum", "count_nonzero"))?;
+    astype(&counts, DType::I64)
+}
+
+/// The elements of `arr` (flattened) where `condition` (flattened) is nonzero (numpy `extract`).
+/// A nonzero `condition` element beyond the end of `arr` is an index error when the program runs.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let arr = pt::placeholder("arr", [2, 3], DType::F64).unwrap();
+/// assert_eq!(pt::extract(&pt::greater(&arr, 0.0).unwrap(), &arr).unwrap().ndim(), 1);
+/// ```
+pub fn extract(condition: &Array, arr: &Array) -> Result<Array> {
+    let flat = ravel(arr).map_err(|e| e.renamed("reshape", "extract"))?;
+    flat.index([Idx::Array(flatnonzero(condition)?)])
+}
+
+/// The slices of `a` along `axis` where the 1-d `condition` is nonzero (numpy `compress`); with no
+/// axis, `a` is flattened first. `condition` may be shorter than the axis; a nonzero element
+/// beyond its end is an index error when the program runs.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3, 4], DType::F64).unwrap();
+/// let keep = pt::placeholder("keep", [4], DType::Bool).unwrap();
+/// assert_eq!(pt::compress(&keep, &a, Some(1)).unwrap().shape().dims()[0], 3.into());
+/// ```
+pub fn compress(condition: &Array, a: &Array, axis: Option<i64>) -> Result<Array> {
+    let op = "compress";
+    if condition.ndim() != 1 {
+        return Err(Error::invalid(op, format!("the condition must be 1-d, got shape {}", condition.shape())));
+    }
+    let (a, axis) = match axis {
+        None => (ravel(a).map_err(|e| e.renamed("reshape", op))?, 0),
+        Some(axis) => {
+            let ndim = a.ndim() as i64;
+            if !(-ndim..ndim).contains(&axis) {
+                return Err(Error::AxisOutOfRange { op: op.into(), axis, shape: a.shape().clone() });
+            }
+            (a.clone(), axis.rem_euclid(ndim.max(1)) as usize)
+        }
+    };
+    let positions = nonzero_positions(op, condition)?.index([Idx::Int(0), Idx::full()])?;
+    let mut items: Vec<Idx> = (0..axis).map(|_| Idx::full()).collect();
+    items.push(Idx::Array(positions));
+    a.index(items)
+}
