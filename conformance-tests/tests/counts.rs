@@ -110,11 +110,9 @@ fn scatters_keep_the_last_write_and_add_in_order() {
     let x = pt::placeholder("x", [5], DType::I32).unwrap();
     let i = pt::placeholder("i", [Dim::param("m")], DType::I64).unwrap();
     let v = pt::placeholder("v", [Dim::param("m")], DType::I32).unwrap();
-    let outputs = DictOfNamedArrays::new([
-        ("set", x.set_index(s![&i], &v).unwrap()),
-        ("add", x.add_at(s![&i], &v).unwrap()),
-    ])
-    .unwrap();
+    let outputs =
+        DictOfNamedArrays::new([("set", x.set_index(s![&i], &v).unwrap()), ("add", x.add_at(s![&i], &v).unwrap())])
+            .unwrap();
     let base = [10i32, 20, 30, 40, 50];
     let runs: [(&[i64], &[i32]); 3] = [(&[1, -1, 1], &[7, 8, 9]), (&[0, 0, 0, 0], &[1, 2, 3, i32::MAX]), (&[], &[])];
     for (name, backend) in backends() {
@@ -163,5 +161,41 @@ fn many_chained_selections_run_in_as_many_phases() {
         let program = backend.compile(&Outputs::Single(y.clone())).unwrap();
         let got = program.run(&NamedData::from([("x".to_string(), f64s(&data))])).unwrap();
         assert_eq!(values(&got[pytato_core::backend::SINGLE_OUTPUT_NAME]), expected, "{name}");
+    }
+}
+
+#[test]
+fn inputs_are_checked_across_phases_before_anything_runs() {
+    // The mask's length and the array's are one size `n`, though different phases read them.
+    let n = Dim::param("n");
+    let x = pt::placeholder("x", [n.clone()], DType::F64).unwrap();
+    let m = pt::placeholder("m", [n], DType::Bool).unwrap();
+    let selected = x.index(s![&m]).unwrap();
+    let bools = |v: &[bool]| ArrayData::from(ndarray::Array1::from(v.to_vec()).into_dyn());
+    // An unnamed input takes the name a program of the whole DAG gives it.
+    let unnamed = pytato_core::Array::new_placeholder(None, [2].into(), DType::F64).unwrap();
+    let outputs = DictOfNamedArrays::new([("selected", selected), ("other", &unnamed * 2.0)]).unwrap();
+    for (name, backend) in backends() {
+        let program = backend.compile(&Outputs::Named(outputs.clone())).unwrap();
+        let mut names = program.input_names();
+        names.sort();
+        assert_eq!(names, ["_pt_in0", "m", "x"], "{name}");
+        let run = |x: &[f64], m: &[bool]| {
+            program.run(&NamedData::from([
+                ("x".to_string(), f64s(x)),
+                ("m".to_string(), bools(m)),
+                ("_pt_in0".to_string(), f64s(&[1.0, 2.0])),
+            ]))
+        };
+        let got = run(&[1.0, 2.0, 3.0], &[true, false, true]).unwrap();
+        assert_eq!(values(&got["selected"]), [1.0, 3.0], "{name}");
+        assert_eq!(values(&got["other"]), [2.0, 4.0], "{name}");
+        // numpy: "boolean index did not match indexed array"; here the sizes disagree.
+        let err = run(&[1.0, 2.0, 3.0], &[true, false, true, false, false]).unwrap_err();
+        assert!(matches!(err, Error::InputShape { .. }), "{name}: {err}");
+        let err = program
+            .run(&NamedData::from([("x".to_string(), f64s(&[1.0])), ("m".to_string(), f64s(&[1.0]))]))
+            .unwrap_err();
+        assert!(matches!(err, Error::MissingInput { .. } | Error::InputDType { .. }), "{name}: {err}");
     }
 }

@@ -203,7 +203,8 @@ pub enum NodeKind {
     Scatter {
         /// The array written into (shape and dtype of the result).
         array: Array,
-        /// Flat row-major positions in `array`, `int64`; each must be in `0..array.size`.
+        /// Flat row-major positions in `array`, `int64`; each must be in `-size..size` (a negative
+        /// position counts from the end, as numpy's indices do).
         positions: Array,
         /// One value per position (same shape as `positions`): of `array`'s dtype to replace; of any
         /// dtype to add (numpy's `add.at` adds in the promoted dtype and casts back each time).

@@ -31,16 +31,18 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use ndarray::{ArrayD, IxDyn};
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
 use num_complex::{Complex32, Complex64};
 
 use crate::array::{Array, DictOfNamedArrays, IdMap, NodeKind, ScatterMode, post_order};
 use crate::backend::{Backend, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
-use crate::data::{ArrayData, DataElement};
+use crate::binding::Signature;
+use crate::data::ArrayData;
 use crate::dtype::result_type;
 use crate::error::{Error, Result};
-use crate::for_each_array_data;
+use crate::for_each_array_view;
 use crate::scalar::Scalar;
+use crate::view::{ArrayDataView, ViewElement};
 
 /// The prefix of the placeholders that carry host-step results into later phases (in the `_pt_in`
 /// namespace; unnamed placeholders are `_pt_in<k>`, so the two never meet).
@@ -57,13 +59,12 @@ pub fn has_host_steps(outputs: &Outputs) -> bool {
     post_order(entries.iter().map(|(_, a)| a), Array::children).iter().any(is_host_step)
 }
 
-/// One host step of a phase: what it computes, from which outputs of the phase's program.
+/// One host step of a phase: what it computes, from where.
 struct Step {
     /// The name its result takes in later phases.
     input: String,
     kind: StepKind,
-    /// Output names of the phase program holding the step's operands, in operand order.
-    operands: Vec<String>,
+    operands: Vec<Source>,
 }
 
 #[derive(Clone)]
@@ -73,19 +74,27 @@ enum StepKind {
     Scatter(ScatterMode),
 }
 
+/// Where a host step's operand comes from.
+enum Source {
+    /// An output of the phase's program.
+    Computed(String),
+    /// An input (of the user, or a step result) used as it is: no program copies it.
+    Given(String),
+}
+
 struct Phase {
-    program: Box<dyn Program>,
+    /// Computes the operands that are not given; `None` when every operand is.
+    program: Option<Box<dyn Program>>,
     steps: Vec<Step>,
 }
 
 /// A program compiled in phases; see the [module docs](self).
 struct PhasedProgram {
+    /// Checks every user input before anything runs (names, dtypes, shapes, consistent sizes
+    /// across phases) and binds the sizes, which later programs may need as values.
+    inputs: Signature,
     phases: Vec<Phase>,
     last: Box<dyn Program>,
-    /// Every input a user may pass, in the order programs list them.
-    inputs: Vec<String>,
-    /// The counts' names (their values are step results, never user inputs).
-    counts: BTreeSet<String>,
 }
 
 /// Compiles `outputs`, whose DAG has host steps, into a program that runs in phases on `backend`
@@ -94,7 +103,16 @@ struct PhasedProgram {
 pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Program>> {
     // Checks names (two masks whose counts share one name, an input named like a count) first.
     let entries = outputs.entries();
-    crate::array::collect_inputs(entries.iter().map(|(_, a)| a))?;
+    let inputs = crate::array::collect_inputs(entries.iter().map(|(_, a)| a))?;
+    // Unnamed placeholders get the names a program of the whole DAG would give them, so that
+    // every phase agrees on them.
+    let unnamed: IdMap<String> = inputs
+        .unnamed
+        .iter()
+        .filter(|a| matches!(a.kind(), NodeKind::Placeholder { .. }))
+        .enumerate()
+        .map(|(k, a)| (a.id(), format!("_pt_in{k}")))
+        .collect();
 
     // One pass, children first: the rewritten node (host steps replaced by placeholders), and the
     // phase of each host step (one more than the latest host step below it).
@@ -104,7 +122,11 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
     // Equal host steps (`x[x > 0]` written twice) are one step.
     let mut steps: HashMap<Array, usize> = HashMap::new();
     let mut planned: Vec<(usize, StepKind, Vec<Array>, Array)> = Vec::new();
+    // What the user passes: the placeholders, and every size parameter that is not a count.
+    let mut user_inputs: Vec<Array> = Vec::new();
+    let mut size_names: BTreeSet<String> = BTreeSet::new();
     for node in &nodes {
+        crate::binding::node_size_params(node, &mut size_names);
         let children = node.children();
         let below = children.iter().map(|c| level[&c.id()]).max().unwrap_or(0);
         let new_children: Vec<Array> = children.iter().map(|c| rewritten[&c.id()].clone()).collect();
@@ -126,14 +148,19 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
                 }
             };
             (planned[k].3.clone(), below + 1)
+        } else if let Some(name) = unnamed.get(&node.id()) {
+            let named = Array::new_generated_placeholder(name, node.shape().clone(), node.dtype())?;
+            user_inputs.push(named.clone());
+            (named, below)
         } else {
+            if matches!(node.kind(), NodeKind::Placeholder { .. }) {
+                user_inputs.push(node.clone());
+            }
             (node.with_children(new_children)?, below)
         };
         rewritten.insert(node.id(), new);
         level.insert(node.id(), lvl);
     }
-
-    let phase_count = planned.iter().map(|p| p.0 + 1).max().unwrap_or(0);
     let counts: BTreeSet<String> = planned
         .iter()
         .filter_map(|p| match &p.1 {
@@ -141,22 +168,42 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
             StepKind::Scatter(_) => None,
         })
         .collect();
+    for name in size_names.difference(&counts) {
+        user_inputs.push(Array::new_size_param(name)?);
+    }
+    let entries: Vec<(String, Array)> =
+        user_inputs.into_iter().enumerate().map(|(k, a)| (format!("input{k}"), a)).collect();
+    let inputs =
+        Signature::new(&Outputs::Named(DictOfNamedArrays::new(entries.iter().map(|(n, a)| (n.as_str(), a.clone())))?))?;
+
+    let phase_count = planned.iter().map(|p| p.0 + 1).max().unwrap_or(0);
     let mut phases = Vec::with_capacity(phase_count);
-    let mut inputs: Vec<String> = Vec::new();
     for phase in 0..phase_count {
-        let mut entries: BTreeMap<String, Array> = BTreeMap::new();
+        let mut computed: BTreeMap<String, Array> = BTreeMap::new();
         let mut phase_steps = Vec::new();
         for (k, (lvl, kind, operands, _)) in planned.iter().enumerate() {
             if *lvl != phase {
                 continue;
             }
-            let names: Vec<String> = (0..operands.len()).map(|j| format!("step{k}_{j}")).collect();
-            entries.extend(names.iter().cloned().zip(operands.iter().cloned()));
-            phase_steps.push(Step { input: format!("{STEP_INPUT_PREFIX}{k}"), kind: kind.clone(), operands: names });
+            let mut sources = Vec::with_capacity(operands.len());
+            for (j, operand) in operands.iter().enumerate() {
+                sources.push(match (operand.kind(), operand.name()) {
+                    (NodeKind::Placeholder { .. }, Some(name)) => Source::Given(name.to_string()),
+                    _ => {
+                        let name = format!("step{k}_{j}");
+                        computed.insert(name.clone(), operand.clone());
+                        Source::Computed(name)
+                    }
+                });
+            }
+            phase_steps.push(Step { input: format!("{STEP_INPUT_PREFIX}{k}"), kind: kind.clone(), operands: sources });
         }
-        let dict = DictOfNamedArrays::new(entries.iter().map(|(n, a)| (n.as_str(), a.clone())))?;
-        let program = backend.compile(&Outputs::Named(dict))?;
-        add_user_inputs(&mut inputs, program.input_names(), &counts);
+        let program = if computed.is_empty() {
+            None
+        } else {
+            let dict = DictOfNamedArrays::new(computed.iter().map(|(n, a)| (n.as_str(), a.clone())))?;
+            Some(backend.compile(&Outputs::Named(dict))?)
+        };
         phases.push(Phase { program, steps: phase_steps });
     }
     let last_outputs = match outputs {
@@ -166,79 +213,70 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
         )?),
     };
     let last = backend.compile(&last_outputs)?;
-    add_user_inputs(&mut inputs, last.input_names(), &counts);
-    Ok(Box::new(PhasedProgram { phases, last, inputs, counts }))
-}
-
-/// Adds to `inputs` the names a program takes that are the user's (not step results or counts).
-fn add_user_inputs(inputs: &mut Vec<String>, names: Vec<String>, counts: &BTreeSet<String>) {
-    for name in names {
-        if !name.starts_with(STEP_INPUT_PREFIX) && !counts.contains(&name) && !inputs.contains(&name) {
-            inputs.push(name);
-        }
-    }
+    Ok(Box::new(PhasedProgram { inputs, phases, last }))
 }
 
 impl PhasedProgram {
-    /// Runs every phase and its host steps; returns the step results by input name.
+    /// Checks the inputs, runs every phase and its host steps; returns what later programs may
+    /// take besides the user's inputs: step results, counts and the sizes bound.
     fn run_phases(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
-        let mut results = NamedData::new();
+        let bound = self.inputs.bind(inputs)?;
+        let mut results: NamedData =
+            bound.sizes.iter().map(|(name, &v)| (name.clone(), ArrayData::from_scalar(Scalar::I64(v)))).collect();
         for phase in &self.phases {
-            let wanted: BTreeSet<String> = phase.program.input_names().into_iter().collect();
-            let values = phase.program.run_views(&select(inputs, &results, |name| wanted.contains(name)))?;
+            let values = match &phase.program {
+                Some(program) => program.run_views(&wanted_by(&**program, inputs, &results))?,
+                None => NamedData::new(),
+            };
+            let mut new = Vec::with_capacity(phase.steps.len());
             for step in &phase.steps {
-                let operands: Vec<&ArrayData> = step.operands.iter().map(|n| &values[n]).collect();
-                let result = match &step.kind {
+                let operands: Vec<ArrayDataView<'_>> = step
+                    .operands
+                    .iter()
+                    .map(|source| match source {
+                        Source::Computed(name) => values[name].view(),
+                        Source::Given(name) => match inputs.get(name.as_str()) {
+                            Some(view) => view.reborrow(),
+                            None => results[name].view(),
+                        },
+                    })
+                    .collect();
+                match &step.kind {
                     StepKind::Nonzero(count) => {
-                        let positions = nonzero(operands[0])?;
+                        let positions = nonzero(&operands[0])?;
                         // The count, for programs that read it without the positions' shape.
                         let value = i64::try_from(positions.shape()[1]).expect("a count fits in i64");
-                        results.insert(count.clone(), ArrayData::from_scalar(Scalar::I64(value)));
-                        positions
+                        new.push((count.clone(), ArrayData::from_scalar(Scalar::I64(value))));
+                        new.push((step.input.clone(), positions));
                     }
-                    StepKind::Scatter(mode) => scatter(operands[0], operands[1], operands[2], *mode)?,
-                };
-                results.insert(step.input.clone(), result);
+                    StepKind::Scatter(mode) => {
+                        new.push((step.input.clone(), scatter(&operands[0], &operands[1], &operands[2], *mode)?))
+                    }
+                }
             }
+            results.extend(new);
         }
         Ok(results)
     }
-
-    /// The inputs of the last program: the step results, what it lists, and every user input no
-    /// phase took (so that it reports unknown names and checks sizes passed explicitly).
-    fn last_inputs<'a>(&self, inputs: &'a NamedViews<'_>, results: &'a NamedData) -> NamedViews<'a> {
-        let wanted: BTreeSet<String> = self.last.input_names().into_iter().collect();
-        let taken: BTreeSet<String> = self.phases.iter().flat_map(|p| p.program.input_names()).collect();
-        select(inputs, results, |name| wanted.contains(name) || (inputs.contains_key(name) && !taken.contains(name)))
-    }
-
-    /// Step results and counts are not the user's to pass.
-    fn check_names(&self, inputs: &NamedViews<'_>) -> Result<()> {
-        match inputs.keys().find(|n| n.starts_with(STEP_INPUT_PREFIX) || self.counts.contains(**n)) {
-            Some(name) => Err(Error::UnknownInput { name: name.to_string(), known: self.inputs.clone() }),
-            None => Ok(()),
-        }
-    }
-
-    fn user_error(&self, error: Error) -> Error {
-        match error {
-            Error::UnknownInput { name, .. } => Error::UnknownInput { name, known: self.inputs.clone() },
-            other => other,
-        }
-    }
 }
 
-/// The user inputs and step results `keep` accepts.
-fn select<'a>(inputs: &'a NamedViews<'_>, results: &'a NamedData, keep: impl Fn(&str) -> bool) -> NamedViews<'a> {
-    let mut views: NamedViews<'a> =
-        inputs.iter().filter(|(name, _)| keep(name)).map(|(&name, view)| (name, view.reborrow())).collect();
-    views.extend(results.iter().filter(|(name, _)| keep(name)).map(|(name, data)| (name.as_str(), data.view())));
+/// The user inputs and phase results that `program` takes.
+fn wanted_by<'a>(program: &dyn Program, inputs: &'a NamedViews<'_>, results: &'a NamedData) -> NamedViews<'a> {
+    let wanted: BTreeSet<String> = program.input_names().into_iter().collect();
+    let mut views: NamedViews<'a> = inputs
+        .iter()
+        .filter(|(name, _)| wanted.contains(**name))
+        .map(|(&name, view)| (name, view.reborrow()))
+        .collect();
+    views.extend(
+        results.iter().filter(|(name, _)| wanted.contains(*name)).map(|(name, data)| (name.as_str(), data.view())),
+    );
     views
 }
 
 impl Program for PhasedProgram {
     fn input_names(&self) -> Vec<String> {
-        self.inputs.clone()
+        self.inputs.input_names()
     }
 
     fn output_names(&self) -> Vec<String> {
@@ -246,37 +284,90 @@ impl Program for PhasedProgram {
     }
 
     fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
-        self.check_names(inputs)?;
-        let results = self.run_phases(inputs).map_err(|e| self.user_error(e))?;
-        self.last.run_views(&self.last_inputs(inputs, &results)).map_err(|e| self.user_error(e))
+        let results = self.run_phases(inputs)?;
+        self.last.run_views(&wanted_by(&*self.last, inputs, &results))
     }
 
     fn run_into(&self, inputs: &NamedViews<'_>, outputs: &mut NamedViewsMut<'_>) -> Result<()> {
-        self.check_names(inputs)?;
-        let results = self.run_phases(inputs).map_err(|e| self.user_error(e))?;
-        self.last.run_into(&self.last_inputs(inputs, &results), outputs).map_err(|e| self.user_error(e))
+        let results = self.run_phases(inputs)?;
+        self.last.run_into(&wanted_by(&*self.last, inputs, &results), outputs)
     }
 }
 
 /// [`NodeKind::Nonzero`] on the host: the row-major positions of the `true` elements, as an
-/// `int64` array of shape `(ndim, count)`.
-pub fn nonzero(mask: &ArrayData) -> Result<ArrayData> {
-    let mask = mask.as_array::<bool>().ok_or_else(|| Error::Internal {
+/// `int64` array of shape `(ndim, count)`. Large masks are scanned in parallel: each thread counts
+/// the `true` elements of its stretch, a prefix sum of the counts says where each stretch's
+/// positions go, and each thread writes its own.
+pub fn nonzero(mask: &ArrayDataView<'_>) -> Result<ArrayData> {
+    let mask = mask.as_view::<bool>().ok_or_else(|| Error::Internal {
         backend: "phases".into(),
         message: format!("a nonzero step got a {} mask", mask.dtype()),
     })?;
-    let ndim = mask.ndim();
-    let mut columns: Vec<Vec<i64>> = vec![Vec::new(); ndim];
-    for (index, &selected) in mask.indexed_iter() {
-        if selected {
-            for (axis, column) in columns.iter_mut().enumerate() {
-                column.push(index[axis] as i64);
-            }
+    let mask = mask.as_standard_layout();
+    let flat = mask.as_slice().expect("standard layout");
+    let shape = mask.shape();
+    let ndim = shape.len();
+    // One stretch per thread, for masks large enough to pay for threads.
+    const PER_THREAD: usize = 1 << 20;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(flat.len() / PER_THREAD).max(1);
+    let stretch = flat.len().div_ceil(threads).max(1);
+    let counts: Vec<usize> = if threads == 1 {
+        vec![flat.iter().filter(|&&b| b).count()]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> =
+                flat.chunks(stretch).map(|c| scope.spawn(move || c.iter().filter(|&&b| b).count())).collect();
+            handles.into_iter().map(|h| h.join().expect("counting never panics")).collect()
+        })
+    };
+    let count: usize = counts.iter().sum();
+    let mut out = vec![0i64; ndim * count];
+    // Row `a` of the result holds axis `a`'s indices; split every row at the stretches' offsets.
+    let mut rows: Vec<&mut [i64]> = out.chunks_mut(count.max(1)).take(ndim).collect();
+    let mut pieces: Vec<Vec<&mut [i64]>> = (0..counts.len()).map(|_| Vec::with_capacity(ndim)).collect();
+    for row in rows.iter_mut() {
+        let mut rest: &mut [i64] = std::mem::take(row);
+        for (piece, &c) in pieces.iter_mut().zip(&counts) {
+            let (mine, tail) = rest.split_at_mut(c);
+            piece.push(mine);
+            rest = tail;
         }
     }
-    let count = columns.first().map_or(0, Vec::len);
-    let flat: Vec<i64> = columns.into_iter().flatten().collect();
-    let positions = ArrayD::from_shape_vec(IxDyn(&[ndim, count]), flat).expect("ndim * count values");
+    let fill = |first: usize, selected: &[bool], mut piece: Vec<&mut [i64]>| {
+        // The multi-index of `first`, then counted up element by element.
+        let mut index = vec![0usize; ndim];
+        let mut rest = first;
+        for a in (0..ndim).rev() {
+            index[a] = rest % shape[a].max(1);
+            rest /= shape[a].max(1);
+        }
+        let mut k = 0;
+        for &sel in selected {
+            if sel {
+                for (row, &i) in piece.iter_mut().zip(&index) {
+                    row[k] = i as i64;
+                }
+                k += 1;
+            }
+            for a in (0..ndim).rev() {
+                index[a] += 1;
+                if index[a] < shape[a] {
+                    break;
+                }
+                index[a] = 0;
+            }
+        }
+    };
+    if threads == 1 {
+        fill(0, flat, pieces.pop().expect("one stretch"));
+    } else {
+        std::thread::scope(|scope| {
+            for (t, (selected, piece)) in flat.chunks(stretch).zip(pieces).enumerate() {
+                scope.spawn(move || fill(t * stretch, selected, piece));
+            }
+        });
+    }
+    let positions = ArrayD::from_shape_vec(IxDyn(&[ndim, count]), out).expect("ndim * count values");
     Ok(ArrayData::from(positions))
 }
 
@@ -314,39 +405,42 @@ impl NumpyAdd for bool {
 }
 
 /// [`NodeKind::Scatter`] on the host: `array` with `values` written to (or added at) the flat
-/// `positions`, in row-major order of `positions` (so the last of repeated positions wins a
-/// [`ScatterMode::Set`]). A position outside the array is [`Error::IndexOutOfBounds`].
-pub fn scatter(array: &ArrayData, positions: &ArrayData, values: &ArrayData, mode: ScatterMode) -> Result<ArrayData> {
-    let positions = positions.as_array::<i64>().ok_or_else(|| Error::Internal {
+/// `positions` (negative ones from the end), in row-major order of `positions` (so the last of
+/// repeated positions wins a [`ScatterMode::Set`]). A position outside the array is
+/// [`Error::IndexOutOfBounds`].
+pub fn scatter(
+    array: &ArrayDataView<'_>,
+    positions: &ArrayDataView<'_>,
+    values: &ArrayDataView<'_>,
+    mode: ScatterMode,
+) -> Result<ArrayData> {
+    let positions = positions.as_view::<i64>().ok_or_else(|| Error::Internal {
         backend: "phases".into(),
         message: format!("a scatter step got {} positions", positions.dtype()),
     })?;
-    fn typed<T: DataElement + NumpyAdd>(
-        array: &ArrayD<T>,
-        positions: &ArrayD<i64>,
-        values: &ArrayData,
+    if values.shape() != positions.shape() {
+        return Err(Error::Internal {
+            backend: "phases".into(),
+            message: format!("scatter: {:?} values for {:?} positions", values.shape(), positions.shape()),
+        });
+    }
+    // Slices, not n-dimensional iterators: the loops below are the whole cost of the step.
+    let positions = positions.as_standard_layout();
+    let positions = positions.as_slice().expect("standard layout");
+    fn typed<T: ViewElement + NumpyAdd>(
+        array: &ArrayViewD<'_, T>,
+        positions: &[i64],
+        values: &ArrayDataView<'_>,
         mode: ScatterMode,
     ) -> Result<ArrayData> {
-        let values = T::unwrap_ref(values).ok_or_else(|| Error::Internal {
-            backend: "phases".into(),
-            message: format!("a scatter step got {} values for a {} array", values.dtype(), T::DTYPE),
-        })?;
-        if values.shape() != positions.shape() {
-            return Err(Error::Internal {
-                backend: "phases".into(),
-                message: format!("scatter: {:?} values for {:?} positions", values.shape(), positions.shape()),
-            });
-        }
+        let values = T::unwrap_view(values).expect("the dtypes were compared");
+        let values = values.as_standard_layout();
+        let values = values.as_slice().expect("standard layout");
         let mut result = array.as_standard_layout().into_owned();
         let out = result.as_slice_mut().expect("standard layout");
         let length = out.len();
-        for (&p, &v) in positions.iter().zip(values.iter()) {
-            let slot = usize::try_from(p).ok().filter(|&p| p < length).ok_or(Error::IndexOutOfBounds {
-                op: "scatter".into(),
-                index: p,
-                axis: 0,
-                length,
-            })?;
+        for (&p, &v) in positions.iter().zip(values) {
+            let slot = slot(p, length)?;
             out[slot] = match mode {
                 ScatterMode::Set => v,
                 ScatterMode::Add => out[slot].numpy_add(v),
@@ -355,25 +449,32 @@ pub fn scatter(array: &ArrayData, positions: &ArrayData, values: &ArrayData, mod
         Ok(T::wrap(result))
     }
     if values.dtype() != array.dtype() {
-        return add_promoted(array, positions, values);
+        return add_promoted(&array.to_owned(), positions, &values.to_owned());
     }
-    for_each_array_data!(array, a => typed(a, positions, values, mode))
+    for_each_array_view!(ArrayDataView, array, a => typed(a, positions, values, mode))
+}
+
+/// The flat position `p` of an array of `length` elements as an index (negative from the end), or
+/// the error.
+fn slot(p: i64, length: usize) -> Result<usize> {
+    let from_end = |p: i64| (p < 0).then(|| length.checked_sub(p.unsigned_abs() as usize)).flatten();
+    usize::try_from(p).ok().filter(|&p| p < length).or_else(|| from_end(p)).ok_or_else(|| Error::IndexOutOfBounds {
+        op: "scatter".into(),
+        index: p,
+        axis: 0,
+        length,
+    })
 }
 
 /// `np.add.at` with values of another dtype: each addition in the promoted dtype, the sum cast
 /// back to the array's dtype before the next one (numpy's order of operations, one element at a
 /// time through [`Scalar`]).
-fn add_promoted(array: &ArrayData, positions: &ArrayD<i64>, values: &ArrayData) -> Result<ArrayData> {
+fn add_promoted(array: &ArrayData, positions: &[i64], values: &ArrayData) -> Result<ArrayData> {
     let (own, sum_dtype) = (array.dtype(), result_type(array.dtype(), values.dtype()));
     let mut out = array.to_scalars();
     let length = out.len();
     for (&p, v) in positions.iter().zip(values.to_scalars()) {
-        let slot = usize::try_from(p).ok().filter(|&p| p < length).ok_or(Error::IndexOutOfBounds {
-            op: "scatter".into(),
-            index: p,
-            axis: 0,
-            length,
-        })?;
+        let slot = slot(p, length)?;
         out[slot] = scalar_add(out[slot].cast(sum_dtype), v.cast(sum_dtype)).cast(own);
     }
     Ok(ArrayData::from_scalars(own, array.shape(), out).expect("values of the array's dtype and size"))
@@ -438,11 +539,28 @@ mod tests {
     #[test]
     fn nonzero_lists_positions_in_row_major_order() {
         let mask = ArrayData::from(array![[true, false, true], [false, true, false]].into_dyn());
-        let got = nonzero(&mask).unwrap();
+        let got = nonzero(&mask.view()).unwrap();
         let want = ArrayData::from(array![[0i64, 0, 1], [0, 2, 1]].into_dyn());
         assert_eq!(got, want);
         let none = ArrayData::from(ArrayD::<bool>::from_elem(IxDyn(&[0, 4]), false));
-        assert_eq!(nonzero(&none).unwrap().shape(), &[2, 0]);
+        assert_eq!(nonzero(&none.view()).unwrap().shape(), &[2, 0]);
+    }
+
+    #[test]
+    fn nonzero_of_a_large_mask_scanned_in_parallel_is_the_simple_scan() {
+        let (rows, cols) = (1537, 2048 + 3);
+        let mask = ArrayD::from_shape_fn(IxDyn(&[rows, cols]), |i| (i[0] * 31 + i[1] * 7) % 11 < 3);
+        let mut want: Vec<Vec<i64>> = vec![Vec::new(), Vec::new()];
+        for (index, &selected) in mask.indexed_iter() {
+            if selected {
+                want[0].push(index[0] as i64);
+                want[1].push(index[1] as i64);
+            }
+        }
+        let got = nonzero(&ArrayData::from(mask).view()).unwrap();
+        let got = got.as_array::<i64>().unwrap();
+        assert_eq!(got.shape(), &[2, want[0].len()]);
+        assert!(got.outer_iter().zip(&want).all(|(g, w)| g.iter().eq(w.iter())));
     }
 
     #[test]
@@ -450,17 +568,39 @@ mod tests {
         let x = ArrayData::from(array![0.0f64, 0.0, 0.0].into_dyn());
         let p = ArrayData::from(array![2i64, 0, 2].into_dyn());
         let v = ArrayData::from(array![1.0f64, 2.0, 3.0].into_dyn());
-        assert_eq!(scatter(&x, &p, &v, ScatterMode::Set).unwrap(), ArrayData::from(array![2.0, 0.0, 3.0].into_dyn()));
-        assert_eq!(scatter(&x, &p, &v, ScatterMode::Add).unwrap(), ArrayData::from(array![2.0, 0.0, 4.0].into_dyn()));
+        assert_eq!(
+            scatter(&x.view(), &p.view(), &v.view(), ScatterMode::Set).unwrap(),
+            ArrayData::from(array![2.0, 0.0, 3.0].into_dyn())
+        );
+        assert_eq!(
+            scatter(&x.view(), &p.view(), &v.view(), ScatterMode::Add).unwrap(),
+            ArrayData::from(array![2.0, 0.0, 4.0].into_dyn())
+        );
         let ints = ArrayData::from(array![i8::MAX].into_dyn());
         let one = ArrayData::from(array![1i8].into_dyn());
         let zero = ArrayData::from(array![0i64].into_dyn());
-        assert_eq!(scatter(&ints, &zero, &one, ScatterMode::Add).unwrap(), ArrayData::from(array![i8::MIN].into_dyn()));
-        let out = ArrayData::from(array![3i64].into_dyn());
-        assert!(matches!(scatter(&x, &out, &v.clone(), ScatterMode::Set), Err(Error::Internal { .. })));
+        assert_eq!(
+            scatter(&ints.view(), &zero.view(), &one.view(), ScatterMode::Add).unwrap(),
+            ArrayData::from(array![i8::MIN].into_dyn())
+        );
+        let from_end = ArrayData::from(array![-1i64].into_dyn());
         let one_value = ArrayData::from(array![1.0f64].into_dyn());
+        assert_eq!(
+            scatter(&x.view(), &from_end.view(), &one_value.view(), ScatterMode::Set).unwrap(),
+            ArrayData::from(array![0.0, 0.0, 1.0].into_dyn())
+        );
+        let before = ArrayData::from(array![-4i64].into_dyn());
         assert!(matches!(
-            scatter(&x, &out, &one_value, ScatterMode::Set),
+            scatter(&x.view(), &before.view(), &one_value.view(), ScatterMode::Add),
+            Err(Error::IndexOutOfBounds { index: -4, length: 3, .. })
+        ));
+        let out = ArrayData::from(array![3i64].into_dyn());
+        assert!(matches!(
+            scatter(&x.view(), &out.view(), &v.clone().view(), ScatterMode::Set),
+            Err(Error::Internal { .. })
+        ));
+        assert!(matches!(
+            scatter(&x.view(), &out.view(), &one_value.view(), ScatterMode::Set),
             Err(Error::IndexOutOfBounds { index: 3, length: 3, .. })
         ));
     }

@@ -41,6 +41,20 @@ def workloads(sizes, rng):
     dg = (rng.standard_normal((20, 20)), rng.standard_normal((sizes["dg_elements"], 20)))
     # einsum("ij,ej->ei", d, u), written as the product BLAS (and XLA) take it.
     yield "dg-apply", lambda xp: lambda d, u: u @ d.T, dg
+    x = rng.standard_normal(n)
+    # Boolean masks have data-dependent shapes, which jax.jit refuses: numpy rows only (see main).
+    yield "select-sum", lambda xp: lambda x: xp.sum(x[x > 0]), (x,)
+    which = (np.arange(n, dtype=np.uint64) * np.uint64(2654435761) % np.uint64(1000)).astype(np.int64)
+
+    def histogram(xp):
+        if xp is np:
+            def f(w, bins):
+                h = np.zeros(1000)
+                np.add.at(h, bins, w)
+                return h
+            return f
+        return lambda w, bins: xp.zeros(1000).at[bins].add(w)
+    yield "add-at-histogram", histogram, (rng.standard_normal(n), which)
     u = rng.standard_normal((sizes["stencil"], sizes["stencil"]))
     yield "stencil", lambda xp: lambda u: u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1], (u,)
 
@@ -60,7 +74,7 @@ def main():
     for name, make, args in workloads(sizes, np.random.default_rng(0)):
         f = make(np)
         rows.append({"workload": name, "backend": "numpy", "median_ms": median_ms(reps, lambda: f(*args))})
-        if jax is not None:
+        if jax is not None and name != "select-sum":
             jf = jax.jit(make(jnp))
             device_args = [jax.device_put(a) for a in args]
             ms = median_ms(reps, lambda: jf(*device_args).block_until_ready())

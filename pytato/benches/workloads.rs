@@ -383,6 +383,49 @@ fn sum_axis(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     Ok(())
 }
 
+/// Data-dependent lengths: `sum(x[x > 0])` (a count, its positions, a gather, a sum) and a
+/// weighted histogram through `add_at` (`np.add.at(h, bins, w)`: a scatter of repeated positions).
+fn select(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
+    let n = sizes.elementwise;
+    let x = values(n, 11);
+    let inputs = NamedData::from([("x".to_string(), data(Array1::from(x.clone()).into_dyn()))]);
+    let mut total = 0.0;
+    let hand = median_ms(sizes.reps, || {
+        total = x.iter().filter(|v| **v > 0.0).sum();
+        black_box(total);
+    });
+    // ndarray has no boolean masks: positions first, then `select` gathers them (numpy's way).
+    let xa = Array1::from(x.clone());
+    let nd = median_ms(sizes.reps, || {
+        let positions: Vec<usize> = xa.iter().enumerate().filter(|(_, v)| **v > 0.0).map(|(i, _)| i).collect();
+        black_box(xa.select(Axis(0), &positions).sum());
+    });
+    let px = pt::placeholder("x", [Dim::param("n")], DType::F64)?;
+    let selected = pt::sum(&px.index(pt::s![&pt::greater(&px, 0.0)?])?, None)?;
+    bench_backends(rows, sizes, "select-sum", &selected, &inputs, &[total], (Some(nd), Some(hand)));
+
+    let bins = 1000;
+    let weights = values(n, 12);
+    let which: Vec<i64> = (0..n).map(|i| ((i as u64).wrapping_mul(2_654_435_761) % bins as u64) as i64).collect();
+    let inputs = NamedData::from([
+        ("w".to_string(), data(Array1::from(weights.clone()).into_dyn())),
+        ("bins".to_string(), ArrayData::from(Array1::from(which.clone()).into_dyn())),
+    ]);
+    let mut histogram = Vec::new();
+    let hand = median_ms(sizes.reps, || {
+        histogram = vec![0.0; bins];
+        for (&b, &w) in which.iter().zip(&weights) {
+            histogram[b as usize] += w;
+        }
+        black_box(&histogram);
+    });
+    let pw = pt::placeholder("w", [Dim::param("n")], DType::F64)?;
+    let pb = pt::placeholder("bins", [Dim::param("n")], DType::I64)?;
+    let added = pt::zeros([bins as i64], DType::F64)?.add_at(pt::s![&pb], &pw)?;
+    bench_backends(rows, sizes, "add-at-histogram", &added, &inputs, &histogram, (None, Some(hand)));
+    Ok(())
+}
+
 fn matmul(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     for &n in &sizes.matmul {
         let (a, b) = (matrix(n, n, 6), matrix(n, n, 7));
@@ -727,10 +770,11 @@ fn main() -> pt::Result<()> {
     );
     let mut rows = Vec::new();
     type Workload = fn(&mut Vec<Row>, &Sizes) -> pt::Result<()>;
-    let workloads: [(&str, Workload); 7] = [
+    let workloads: [(&str, Workload); 8] = [
         ("fused-elementwise", fused_elementwise),
         ("fused-elementwise-into", fused_elementwise_into),
         ("sum-axis", sum_axis),
+        ("select", select),
         ("matmul", matmul),
         ("dg-apply", dg_apply),
         ("stencil", stencil),

@@ -185,7 +185,12 @@ fn flat_positions(x: &Array) -> Result<Array> {
 /// `x` with `value` scattered into the region `x[items]` (see the [module docs](self)): values are
 /// broadcast to the region and, to replace, cast to `x`'s dtype as `__setitem__` casts.
 fn scatter(op: &str, x: &Array, items: &[Idx], value: Operand, mode: ScatterMode) -> Result<Array> {
-    let positions = flat_positions(x)?.index(items).map_err(|e| e.renamed("index", op))?;
+    let positions = match items {
+        // One integer array into a vector (a histogram): its values are the positions, negative
+        // ones counting from the end, as the scatter reads them; no array of positions is made.
+        [Idx::Array(i)] if x.ndim() == 1 && i.dtype().is_integer() => astype(i, DType::I64)?,
+        _ => flat_positions(x)?.index(items).map_err(|e| e.renamed("index", op))?,
+    };
     let region = positions.shape().clone();
     let value = drop_leading_ones(value, region.ndim())?;
     check_fits(op, &value, &region, x)?;
