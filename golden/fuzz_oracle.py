@@ -134,8 +134,28 @@ KNOWN = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
          "complex64", "complex128"}
 
 
+class At:
+    """`at(x)[items].set(v)` / `.add(v)`: a copy of `x` after `x[items] = v` / `np.add.at(x, items, v)`."""
+
+    def __init__(self, x, items=None):
+        self.x, self.items = x, items
+
+    def __getitem__(self, items):
+        return At(self.x, items)
+
+    def set(self, v):
+        y = np.array(self.x, copy=True)
+        y[self.items] = v
+        return y
+
+    def add(self, v):
+        y = np.array(self.x, copy=True)
+        np.add.at(y, self.items, v)
+        return y
+
+
 def answer(req):
-    ns = {"np": NoBlas(), "named": lambda e: e}
+    ns = {"np": NoBlas(), "named": lambda e: e, "at": At}
     ns.update(req["sizes"])
     ns.update({k: decode(v) for k, v in req["inputs"].items()})
     try:

@@ -189,7 +189,18 @@ fn propose(rng: &mut Rng, scope: &BTreeMap<String, Array>, params: &[String]) ->
                 _ => format!("np.{r}({a}, axis={}{keep})", axis(rng)),
             }
         }
-        63..=80 => match rng.below(18) {
+        63..=80 => match rng.below(22) {
+            // Data-dependent lengths and scatters (host steps between phases).
+            18 => format!("{a}[{a} != {}]", literal(rng)),
+            19 => format!("np.flatnonzero({a})"),
+            20 if ndim >= 1 && scope[b].dtype().is_integer() => {
+                format!("at({a})[{b}].{}({})", rng.pick(&["set", "add"]), rng.pick(&["1", "-1", "2", "0.5", "True"]))
+            }
+            20 if ndim >= 1 => format!("at({a})[np.flatnonzero({b})[:1]].add(1)"),
+            21 => {
+                let mask = format!("{a} != {}", literal(rng));
+                format!("at({a})[{mask}].{}({a}[{mask}] * 2)", rng.pick(&["set", "add"]))
+            }
             0 => format!("np.transpose({a})"),
             14 if ndim == 3 => format!("np.transpose({a}, (1, 2, 0))"),
             15 if arr.shape().dims().iter().all(|d| d.as_int().is_some()) => {
@@ -281,4 +292,22 @@ fn einsum_spec(rng: &mut Rng, a: usize, b: usize) -> String {
     let mut all: Vec<&str> = letters[..a.max(b).min(3)].to_vec();
     all.retain(|_| rng.chance(0.6));
     format!("{first},{second}->{}", all.concat())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::generate;
+
+    #[test]
+    fn programs_include_selections_and_scatters() {
+        // What the generator proposes is kept only where the frontend accepts it: masks and
+        // scatters must survive that often enough to be fuzzed.
+        let stmts: Vec<String> = (0..400).flat_map(|seed| generate(seed).stmts).map(|(_, e)| e).collect();
+        let masked = |e: &&String| e.split_once('[').is_some_and(|(a, rest)| rest.starts_with(&format!("{a} != ")));
+        assert!(stmts.iter().filter(masked).count() >= 5, "too few masks in 400 programs");
+        for form in ["np.flatnonzero(", "].add(", "].set("] {
+            let n = stmts.iter().filter(|e| e.contains(form)).count();
+            assert!(n >= 5, "{form}: {n} statements in 400 programs");
+        }
+    }
 }
