@@ -95,7 +95,10 @@ pub fn depth(outputs: &Outputs) -> usize {
     deepest
 }
 
-/// Whether every node is an input or an `IndexLambda` (the form lowering produces).
+/// Whether every node is an input, an `IndexLambda` or a host step (`Nonzero`, `Scatter`: no
+/// kernel computes those, see `pytato_core::phases`): the form lowering produces.
 pub fn is_lowered(outputs: &Outputs) -> bool {
-    topological_sort(&roots(outputs)).iter().all(|n| n.is_input() || matches!(n.kind(), NodeKind::IndexLambda(_)))
+    topological_sort(&roots(outputs))
+        .iter()
+        .all(|n| n.is_input() || matches!(n.kind(), NodeKind::IndexLambda(_)) || pytato_core::phases::is_host_step(n))
 }

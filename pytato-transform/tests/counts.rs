@@ -32,6 +32,9 @@ fn cse_merges_equal_selections_and_dce_keeps_them() {
     assert_eq!(node_type_counts(&merged)["Scatter"], 1);
     let kept = eliminate_dead_code(&merged).unwrap();
     assert_eq!(node_type_counts(&kept)["Nonzero"], 1);
+    // Materialization tags what is stored; host steps stay host steps.
+    let stored = pytato_transform::materialize::materialize(&kept, &mut pytato_transform::materialize::Mpms).unwrap();
+    assert_eq!(node_type_counts(&stored)["Nonzero"], 1);
 }
 
 #[test]
