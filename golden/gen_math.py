@@ -64,10 +64,15 @@ SMALL = [0.0, -0.0, 1.0, -2.5, 3.0, 1e300, -1e-300, inf, -inf, nan]
 cgrid = [complex(a, b) for a in SMALL for b in SMALL]
 out["complex_div"] = [[encc(a), encc(b), encc(np.complex128(a) / np.complex128(b))] for a in cgrid[::3] for b in cgrid]
 EXPONENTS = [complex(0, 0), complex(1, 0), complex(2, 0), complex(3, 0), complex(-1, 0), complex(5, 0),
-             complex(-7, 0), complex(0.5, 0), complex(2, 1), complex(-0.5, 0.25), complex(150, 0)]
+             complex(-7, 0), complex(0.5, 0), complex(2, 1), complex(-0.5, 0.25), complex(150, 0),
+             # Infinite exponents: glibc's cpow, exp(b log a) with C's complex product (Annex G).
+             complex(-inf, 0), complex(inf, 0), complex(-inf, 1), complex(0.5, inf)]
 BASES = [complex(0, 0), complex(1, 2), complex(-1.5, 0.5), complex(0, -3), complex(1e-3, 1e3), complex(-2, 0),
          complex(inf, 0), complex(nan, 0), complex(0.5, -0.5)]
 out["complex_pow"] = [[encc(a), encc(b), encc(np.complex128(a) ** np.complex128(b))] for a in BASES for b in EXPONENTS]
+# Every edge base to an infinite or NaN power (where signed zeros and NaN signs come from glibc).
+out["complex_pow"] += [[encc(a), encc(b), encc(np.complex128(a) ** np.complex128(b))]
+                       for a in cgrid for b in [complex(-inf, 0), complex(inf, 0), complex(2.5, -inf), complex(nan, 0)]]
 
 path = os.path.join(os.path.dirname(__file__), "..", "pytato-core", "tests", "data", "math.json")
 os.makedirs(os.path.dirname(path), exist_ok=True)

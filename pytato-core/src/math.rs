@@ -196,6 +196,35 @@ pub mod complex {
         c(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re)
     }
 
+    /// `a * b` as C's `*` on `double complex` computes it (libgcc's `__muldc3`, C99 Annex G): the
+    /// textbook formula, and where both parts come out NaN, infinities recovered (an infinite
+    /// factor boxed to ±1 and NaNs in the other set to signed zeros). glibc's `cpow`, which numpy
+    /// calls for non-integer exponents, multiplies this way.
+    pub fn mul_annex_g(x: C, y: C) -> C {
+        let (mut a, mut b, mut c_, mut d) = (x.re, x.im, y.re, y.im);
+        let (ac, bd, ad, bc) = (a * c_, b * d, a * d, b * c_);
+        let (re, im) = (ac - bd, ad + bc);
+        if !(re.is_nan() && im.is_nan()) {
+            return c(re, im);
+        }
+        let boxed = |v: f64| (if v.is_infinite() { 1.0f64 } else { 0.0 }).copysign(v);
+        let zeroed = |v: f64| if v.is_nan() { 0.0f64.copysign(v) } else { v };
+        let mut recalc = false;
+        if a.is_infinite() || b.is_infinite() {
+            (a, b, c_, d) = (boxed(a), boxed(b), zeroed(c_), zeroed(d));
+            recalc = true;
+        }
+        if c_.is_infinite() || d.is_infinite() {
+            (c_, d, a, b) = (boxed(c_), boxed(d), zeroed(a), zeroed(b));
+            recalc = true;
+        }
+        if !recalc && (ac.is_infinite() || bd.is_infinite() || ad.is_infinite() || bc.is_infinite()) {
+            (a, b, c_, d) = (zeroed(a), zeroed(b), zeroed(c_), zeroed(d));
+            recalc = true;
+        }
+        if recalc { c(f64::INFINITY * (a * c_ - b * d), f64::INFINITY * (a * d + b * c_)) } else { c(re, im) }
+    }
+
     /// `a / b` with numpy's algorithm (Smith's, scaled by the larger part of the divisor; a zero
     /// divisor divides each part by `+0`): no overflow for large divisors, `(1+1j)/0` is
     /// `inf+infj`. Generic so that complex64 divides in single precision as numpy does (where an
@@ -229,7 +258,9 @@ pub mod complex {
             return c(x.exp(), y);
         }
         if x.is_infinite() && !y.is_finite() {
-            return if x > 0.0 { c(x, f64::NAN) } else { c(0.0, 0.0) };
+            // C99 Annex G as glibc's cexp (which numpy calls): +inf + iy -> inf + i NaN,
+            // -inf + iy -> 0 with y's sign on the imaginary zero.
+            return if x > 0.0 { c(x, f64::NAN) } else { c(0.0, 0.0f64.copysign(y)) };
         }
         if x > 709.0 {
             // e^x = h * h without overflowing before the product does.
@@ -557,7 +588,8 @@ pub mod complex {
 
     /// `a ** b` as numpy computes it (`npy_cpow`): `b == 0` gives 1; `0 ** b` is 0 when `Re b > 0`
     /// and NaN otherwise; integer exponents in (-100, 100) by repeated multiplication
-    /// (exact for small ones), the same multiplications as numpy; otherwise `exp(b log a)`.
+    /// (exact for small ones), the same multiplications as numpy; otherwise glibc's `cpow`,
+    /// `exp(b log a)` with C's complex product ([`mul_annex_g`]).
     pub fn pow(a: C, b: C) -> C {
         let one = c(1.0, 0.0);
         if b.re == 0.0 && b.im == 0.0 {
@@ -589,6 +621,6 @@ pub mod complex {
                 }
             };
         }
-        exp(mul(b, log(a)))
+        exp(mul_annex_g(b, log(a)))
     }
 }

@@ -85,7 +85,7 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
     if y == $R(0.0) { return $T(exp_$R(x), y); }
     if isinf_$R(x) && (isinf_$R(y) || isnan_$R(y)) {
         if x > $R(0.0) { return $T(x, nan_$R()); }
-        return $T($R(0.0), $R(0.0));
+        return $T($R(0.0), copysign_$R($R(0.0), y));
     }
     if x > $R({EXP_BIG}) {
         let h = exp_$R($R(0.5) * x);
@@ -94,7 +94,52 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
     let e = exp_$R(x);
     return $T(opqa_$R(e) * opqb_$R(cos_$R(y)), opqa_$R(e) * opqb_$R(sin_$R(y)));
 }",
-            vec![("opqa", r), ("opqb", r), ("exp", r), ("cos", r), ("sin", r), ("isinf", r), ("isnan", r), ("nan", r)],
+            vec![
+                ("opqa", r),
+                ("opqb", r),
+                ("exp", r),
+                ("cos", r),
+                ("sin", r),
+                ("isinf", r),
+                ("isnan", r),
+                ("nan", r),
+                ("copysign", r),
+            ],
+        ),
+        // C's complex product (libgcc's __muldc3, Annex G): infinities recovered where both parts
+        // come out NaN. glibc's cpow multiplies this way.
+        "mulg" => (
+            "fn box_$S(v: $R) -> $R { return copysign_$R(select($R(0.0), $R(1.0), isinf_$R(v)), v); }
+fn zeroed_$S(v: $R) -> $R { return select(v, copysign_$R($R(0.0), v), isnan_$R(v)); }
+fn mulg_$S(x: $T, y: $T) -> $T {
+    var a = x.x;
+    var b = x.y;
+    var c = y.x;
+    var d = y.y;
+    let ac = a * c;
+    let bd = b * d;
+    let ad = a * d;
+    let bc = b * c;
+    let re = ac - bd;
+    let im = ad + bc;
+    if !(isnan_$R(re) && isnan_$R(im)) { return $T(re, im); }
+    var recalc = false;
+    if isinf_$R(a) || isinf_$R(b) {
+        a = box_$S(a); b = box_$S(b); c = zeroed_$S(c); d = zeroed_$S(d);
+        recalc = true;
+    }
+    if isinf_$R(c) || isinf_$R(d) {
+        c = box_$S(c); d = box_$S(d); a = zeroed_$S(a); b = zeroed_$S(b);
+        recalc = true;
+    }
+    if !recalc && (isinf_$R(ac) || isinf_$R(bd) || isinf_$R(ad) || isinf_$R(bc)) {
+        a = zeroed_$S(a); b = zeroed_$S(b); c = zeroed_$S(c); d = zeroed_$S(d);
+        recalc = true;
+    }
+    if !recalc { return $T(re, im); }
+    return $T(inf_$R() * (a * c - b * d), inf_$R() * (a * d + b * c));
+}",
+            vec![("copysign", r), ("isinf", r), ("isnan", r), ("inf", r)],
         ),
         // log|x + iy|, accurate near 1 and for huge, tiny and subnormal parts.
         "logabs" => (
@@ -436,9 +481,9 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
         if n < 0 { return div_$S($T($R(1.0), $R(0.0)), acc); }
         return acc;
     }
-    return exp_$S(mul_$S(b, log_$S(a)));
+    return exp_$S(mulg_$S(b, log_$S(a)));
 }",
-            vec![("nan", r), ("mul", ty), ("div", ty), ("exp", ty), ("log", ty)],
+            vec![("nan", r), ("mul", ty), ("mulg", ty), ("div", ty), ("exp", ty), ("log", ty)],
         ),
         other => panic!("no complex WGSL helper {other} for {ty}"),
     }
