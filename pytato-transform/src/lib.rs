@@ -2,6 +2,8 @@
 //!
 //! - [`mapper`]: the Mapper family users write their own passes with (bottom-up, memoized,
 //!   iterative), and gatherers built on it.
+//! - [`context`]: mappers that pass a context down, walks that skip or stop, memo caches shared
+//!   between runs.
 //! - [`cse`]: common-subexpression elimination.
 //! - [`dce`]: dead-code elimination of the `zero(…)` links.
 //! - [`lower`]: every node kind to an equivalent `IndexLambda`.
@@ -11,7 +13,8 @@
 //! - [`materialize`]: which nodes are stored, by a pluggable policy (default: MPMS).
 //! - [`kernel`]: the kernel IR compiled backends translate (fusion of everything not stored).
 //! - [`contraction`]: kernels that are (batched) matrix products, for backends with a GEMM.
-//! - [`analysis`]: node counts, users, depth.
+//! - [`analysis`]: node counts and multiplicities, users (direct and transitive), depth, tag
+//!   counts, einsum similarity.
 //! - [`draw`]: DOT, SVG (pure Rust) and HTML drawings.
 //!
 //! Every pass takes and returns [`Outputs`](pytato_core::backend::Outputs) and leaves its input
@@ -19,6 +22,7 @@
 
 pub mod analysis;
 pub mod bounds;
+pub mod context;
 pub mod contraction;
 pub mod cse;
 pub mod data_inputs;

@@ -94,3 +94,92 @@ fn everything() -> Result<()> {
 fn million_node_chain_through_every_pass_on_a_2mib_stack() {
     std::thread::Builder::new().stack_size(2 << 20).spawn(everything).unwrap().join().unwrap().unwrap();
 }
+
+mod traversals_with_context {
+    use pytato_core::{Array, DType, Result, frontend as pt};
+    use pytato_transform::context::{ContextMapper, MapCache, Visit, map_dag_cached, map_with_context, walk_top_down};
+    use pytato_transform::mapper::Mapper;
+
+    fn chain(n: usize) -> (Array, Array) {
+        let x = pt::placeholder("x", [2], DType::F64).unwrap();
+        let mut y = x.clone();
+        for _ in 0..n {
+            y = &y + 1.0;
+        }
+        (x, y)
+    }
+
+    /// Distance from the output, capped: a context with few values keeps the work linear.
+    struct CappedDepth;
+    impl ContextMapper for CappedDepth {
+        type Context = u8;
+        type Output = u8;
+        fn child_context(&mut self, _: &Array, context: &u8, _: usize) -> u8 {
+            context.saturating_add(1).min(3)
+        }
+        fn map(&mut self, _: &Array, context: &u8, children: &[u8]) -> Result<u8> {
+            Ok(children.iter().copied().max().unwrap_or(*context))
+        }
+    }
+
+    #[test]
+    fn context_mappers_walks_and_caches_take_a_long_chain() {
+        // Run on a small stack: nothing may recurse along the chain.
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(|| {
+                let (x, y) = chain(200_000);
+                assert_eq!(map_with_context(&mut CappedDepth, &[(y.clone(), 0)]).unwrap(), [3]);
+                let mut visited = 0;
+                assert!(walk_top_down([&y], |n| {
+                    visited += 1;
+                    if n.ptr_eq(&x) { Visit::Stop } else { Visit::Continue }
+                }));
+                assert_eq!(visited, 200_001);
+                // Skipping the first node's children visits it alone.
+                let mut alone = 0;
+                assert!(!walk_top_down([&y], |_| {
+                    alone += 1;
+                    Visit::SkipChildren
+                }));
+                assert_eq!(alone, 1);
+                struct Count(usize);
+                impl Mapper for Count {
+                    type Output = ();
+                    fn map_node(&mut self, _: &Array, _: &[()]) -> Result<()> {
+                        self.0 += 1;
+                        Ok(())
+                    }
+                }
+                let (mut count, mut cache) = (Count(0), MapCache::new());
+                map_dag_cached(&mut count, std::slice::from_ref(&y), &mut cache).unwrap();
+                let longer = &y * 2.0;
+                map_dag_cached(&mut count, &[longer], &mut cache).unwrap();
+                assert_eq!((count.0, cache.len()), (200_002, 200_002));
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    #[test]
+    fn a_node_reached_in_two_contexts_is_mapped_in_each() {
+        struct Paths;
+        impl ContextMapper for Paths {
+            type Context = bool; // reached through the left operand of some node
+            type Output = usize;
+            fn child_context(&mut self, _: &Array, context: &bool, index: usize) -> bool {
+                *context || index == 0
+            }
+            fn map(&mut self, node: &Array, context: &bool, children: &[usize]) -> Result<usize> {
+                Ok(children.iter().sum::<usize>() + usize::from(node.is_input() && *context))
+            }
+        }
+        let x = pt::placeholder("x", [2], DType::F64).unwrap();
+        let y = pt::placeholder("y", [2], DType::F64).unwrap();
+        // x is the left operand (bindings in name order: _in0 = x, _in1 = y).
+        let out = &x * &y;
+        assert_eq!(map_with_context(&mut Paths, &[(out.clone(), false)]).unwrap(), [1]);
+        assert_eq!(map_with_context(&mut Paths, &[(out, true)]).unwrap(), [2]);
+    }
+}

@@ -225,3 +225,65 @@ fn cse_never_merges_distinct_unnamed_inputs() {
     let y = single(deduplicate(&(&(&a + &b)).into()).unwrap());
     assert_eq!(inputs([&y]).len(), 2);
 }
+
+mod analysis_questions {
+    use pytato_core::{DType, Error, frontend as pt};
+    use pytato_transform::analysis::{
+        is_einsum_similar_to_subscript, node_multiplicities, num_nodes, num_nodes_deduplicated, transitive_users,
+    };
+
+    #[test]
+    fn einsum_similarity_is_up_to_letter_names_and_nothing_else() {
+        let a = pt::placeholder("a", [3, 4], DType::F64).unwrap();
+        let b = pt::placeholder("b", [4, 5], DType::F64).unwrap();
+        let mm = pt::einsum("ij,jk->ik", &[&a, &b]).unwrap();
+        for (spec, expected) in [
+            ("ij,jk->ik", true),
+            ("xy,yz->xz", true),
+            ("ij,jk->ki", false),  // transposed output
+            ("ij,kj->ik", false),  // b read transposed
+            ("ij,jk->i", false),   // k summed
+            ("ij,jk->ikl", false), // an output axis too many
+            ("ij->ij", false),     // one operand
+            ("ij,jkl->ik", false), // b has two axes
+        ] {
+            assert_eq!(is_einsum_similar_to_subscript(&mm, spec).unwrap(), expected, "{spec}");
+        }
+        // Two summed indices must stay two.
+        let t = pt::placeholder("t", [3, 4, 5], DType::F64).unwrap();
+        let full = pt::einsum("ijk->", &[&t]).unwrap();
+        assert!(is_einsum_similar_to_subscript(&full, "abc->").unwrap());
+        assert!(!is_einsum_similar_to_subscript(&full, "aab->").unwrap());
+        for bad in ["ij,jk", "...j,jk->k", "ij,jk->ii"] {
+            assert!(matches!(is_einsum_similar_to_subscript(&mm, bad), Err(Error::InvalidArgument { .. })), "{bad}");
+        }
+        assert!(is_einsum_similar_to_subscript(&a, "ij->ij").is_err());
+    }
+
+    #[test]
+    fn multiplicities_count_the_copies_cse_would_merge() {
+        let x = pt::placeholder("x", [3], DType::F64).unwrap();
+        let copies: Vec<_> = (0..4).map(|_| pt::exp(&x).unwrap()).collect();
+        let total = copies.iter().skip(1).fold(copies[0].clone(), |acc, c| &acc + c);
+        let outputs = (&total).into();
+        let multiplicities = node_multiplicities(&outputs);
+        let exp = multiplicities.iter().find(|(n, _)| n == &copies[0]).unwrap().1;
+        assert_eq!(exp, 4);
+        assert_eq!(multiplicities.iter().map(|(_, m)| m).sum::<usize>(), num_nodes(&outputs));
+        assert_eq!(multiplicities.len(), num_nodes_deduplicated(&outputs));
+    }
+
+    #[test]
+    fn transitive_users_follow_every_path_once() {
+        let x = pt::placeholder("x", [3], DType::F64).unwrap();
+        let y = pt::placeholder("y", [3], DType::F64).unwrap();
+        let s = pt::sin(&x).unwrap();
+        let (a, b) = (&s * 2.0, &s + &y);
+        let out = &a * &b;
+        let users = transitive_users(&(&out).into(), &s);
+        assert_eq!(users.len(), 3);
+        assert!(users.iter().any(|u| u.ptr_eq(&a)) && users.iter().any(|u| u.ptr_eq(&out)));
+        assert!(transitive_users(&(&out).into(), &out).is_empty());
+        assert_eq!(transitive_users(&(&out).into(), &y).len(), 2);
+    }
+}
