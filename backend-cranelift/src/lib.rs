@@ -51,14 +51,15 @@ use pytato_core::backend::{Backend, BackendRegistration, NamedData, NamedViews, 
 use pytato_core::binding::Signature;
 use pytato_core::{Array, Result};
 use pytato_transform::data_inputs::{DataInputs, data_as_inputs};
-use pytato_transform::kernel::{KernelOptions, build_kernel_program, dump_requested};
+use pytato_transform::kernel::{CodegenOptions, dump_requested};
 
 use crate::run::Compiled;
 
 /// The Cranelift JIT backend, registered as `"cranelift"` (the default backend when linked).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Cranelift {
     threads: usize,
+    codegen: CodegenOptions,
 }
 
 inventory::submit! {
@@ -83,12 +84,19 @@ impl Cranelift {
             .ok()
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        Cranelift { threads: threads.max(1) }
+        Cranelift { threads: threads.max(1), codegen: CodegenOptions::default() }
     }
 
     /// The same backend, running programs on at most `threads` threads (at least 1).
     pub fn with_threads(self, threads: usize) -> Cranelift {
-        Cranelift { threads: threads.max(1) }
+        Cranelift { threads: threads.max(1), ..self }
+    }
+
+    /// The same backend, generating code under `codegen` (inlining limits, a transformation of
+    /// each kernel program before translation). Programs compiled under other options are cached
+    /// apart.
+    pub fn with_codegen(self, codegen: CodegenOptions) -> Cranelift {
+        Cranelift { codegen, ..self }
     }
 
     /// The number of threads programs compiled by this backend run on.
@@ -105,7 +113,8 @@ impl Backend for Cranelift {
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
         // A DAG without data wrappers is its own key: a hit needs no pass over the DAG. (The
         // cache holds only DAGs without wrappers, so a DAG with some never matches here.)
-        if let Some(compiled) = lookup(outputs.structural_hash(), &outputs.entries()) {
+        let key = self.codegen.cache_key();
+        if let Some(compiled) = lookup(outputs.structural_hash(), &outputs.entries(), key) {
             HITS.fetch_add(1, Ordering::Relaxed);
             let data = DataInputs { outputs: outputs.clone(), data: Vec::new() };
             return Ok(Box::new(CraneliftProgram { compiled, threads: self.threads, data }));
@@ -115,7 +124,7 @@ impl Backend for Cranelift {
         }
         // Data wrappers are compiled as inputs: a DAG rebuilt over other data is the same program.
         let data = data_as_inputs(outputs)?;
-        let compiled = cached_or_compile(&data.outputs)?;
+        let compiled = cached_or_compile(&data.outputs, &self.codegen)?;
         Ok(Box::new(CraneliftProgram { compiled, threads: self.threads, data }))
     }
 }
@@ -150,37 +159,42 @@ pub fn gemm_kernels_run() -> u64 {
 /// Programs kept; the oldest is dropped beyond this.
 const CACHE_CAPACITY: usize = 64;
 
-type CacheEntry = (u64, Vec<(String, Array)>, Arc<Compiled>);
+/// The DAG's hash and outputs, the options' key and the options (which keep a transformation, and
+/// so its key, alive), and the program.
+type CacheEntry = (u64, Vec<(String, Array)>, (usize, u64, usize), CodegenOptions, Arc<Compiled>);
 
 fn cache() -> &'static Mutex<Vec<CacheEntry>> {
     static CACHE: OnceLock<Mutex<Vec<CacheEntry>>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(Vec::new()))
 }
 
-/// The cached program of a DAG structurally equal to `entries` (of structural hash `hash`).
-fn lookup(hash: u64, entries: &[(String, Array)]) -> Option<Arc<Compiled>> {
+/// The cached program of a DAG structurally equal to `entries` (of structural hash `hash`),
+/// compiled under options of key `key`.
+fn lookup(hash: u64, entries: &[(String, Array)], key: (usize, u64, usize)) -> Option<Arc<Compiled>> {
     let cache = cache().lock().unwrap_or_else(|p| p.into_inner());
-    cache.iter().find(|(h, e, _)| *h == hash && e.as_slice() == entries).map(|(_, _, c)| c.clone())
+    cache.iter().find(|(h, e, k, _, _)| *h == hash && *k == key && e.as_slice() == entries).map(|(.., c)| c.clone())
 }
 
 /// Whether compiling `outputs` now would be answered from the cache: a structurally equal DAG,
 /// or one that differs only in the arrays its data wrappers hold, was compiled before and is
 /// still cached.
 pub fn is_cached(outputs: &Outputs) -> bool {
-    data_as_inputs(outputs).is_ok_and(|d| lookup(d.outputs.structural_hash(), &d.outputs.entries()).is_some())
+    let key = CodegenOptions::default().cache_key();
+    data_as_inputs(outputs).is_ok_and(|d| lookup(d.outputs.structural_hash(), &d.outputs.entries(), key).is_some())
 }
 
-/// The compiled program of a structurally equal DAG, or a new one.
-fn cached_or_compile(outputs: &Outputs) -> Result<Arc<Compiled>> {
+/// The compiled program of a structurally equal DAG under the same options, or a new one.
+fn cached_or_compile(outputs: &Outputs, codegen: &CodegenOptions) -> Result<Arc<Compiled>> {
     let hash = outputs.structural_hash();
     let entries = outputs.entries();
-    if let Some(compiled) = lookup(hash, &entries) {
+    let key = codegen.cache_key();
+    if let Some(compiled) = lookup(hash, &entries, key) {
         HITS.fetch_add(1, Ordering::Relaxed);
         return Ok(compiled);
     }
     MISSES.fetch_add(1, Ordering::Relaxed);
     let signature = Signature::new(outputs)?;
-    let program = build_kernel_program(outputs, KernelOptions::default())?;
+    let program = codegen.build(outputs)?;
     if dump_requested("kernels") {
         eprintln!("{program}");
     }
@@ -190,7 +204,7 @@ fn cached_or_compile(outputs: &Outputs) -> Result<Arc<Compiled>> {
     if cache.len() >= CACHE_CAPACITY {
         cache.remove(0);
     }
-    cache.push((hash, entries, compiled.clone()));
+    cache.push((hash, entries, key, codegen.clone(), compiled.clone()));
     Ok(compiled)
 }
 

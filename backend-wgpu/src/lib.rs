@@ -65,7 +65,7 @@ use pytato_core::backend::{Backend, BackendRegistration, NamedData, NamedViews, 
 use pytato_core::binding::Signature;
 use pytato_core::device::{DeviceArray, NamedDeviceArrays, NamedDeviceInputs};
 use pytato_core::{ArrayDataView, Error, Result};
-use pytato_transform::kernel::{BufferId, Kernel, KernelOptions, KernelProgram, build_kernel_program, dump_requested};
+use pytato_transform::kernel::{BufferId, CodegenOptions, Kernel, KernelProgram, dump_requested};
 
 pub use device::ADAPTER_VAR;
 
@@ -77,11 +77,12 @@ use crate::run::{Compiled, CompiledBlockSums, CompiledKernel, KernelChoices};
 pub const REQUIRE_VAR: &str = "PYTATO_REQUIRE_WGPU";
 
 /// The wgpu backend, registered as `"wgpu"`.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Wgpu {
     gpu: &'static Gpu,
     tiled_products: bool,
     int64: bool,
+    codegen: CodegenOptions,
 }
 
 impl std::fmt::Debug for Wgpu {
@@ -104,7 +105,18 @@ impl Wgpu {
     /// driver when there is no adapter.
     pub fn new() -> Result<Wgpu> {
         let gpu = device::gpu().map_err(|reason| Error::Unsupported { backend: "wgpu".into(), reason })?;
-        Ok(Wgpu { gpu, tiled_products: gpu.info.device_type != wgpu::DeviceType::Cpu, int64: true })
+        Ok(Wgpu {
+            gpu,
+            tiled_products: gpu.info.device_type != wgpu::DeviceType::Cpu,
+            int64: true,
+            codegen: CodegenOptions::default(),
+        })
+    }
+
+    /// The same backend, generating code under `codegen` (inlining limits, a transformation of
+    /// each kernel program before translation).
+    pub fn with_codegen(self, codegen: CodegenOptions) -> Wgpu {
+        Wgpu { codegen, ..self }
     }
 
     /// With `false`, compiles as if the adapter lacked `SHADER_INT64`: only kernels with 32-bit
@@ -170,7 +182,7 @@ impl Wgpu {
     /// The WGSL modules of `outputs`' kernels, in execution order (what [`Backend::compile`]
     /// would validate and run).
     pub fn wgsl(&self, outputs: &Outputs) -> Result<Vec<String>> {
-        let program = build_kernel_program(outputs, KernelOptions::default())?;
+        let program = self.codegen.build(outputs)?;
         let names = program.buffer_ids();
         program
             .kernels
@@ -260,7 +272,7 @@ impl Backend for Wgpu {
             return pytato_core::phases::compile(self, outputs);
         }
         let signature = Signature::new(outputs)?;
-        let program = build_kernel_program(outputs, KernelOptions::default())?;
+        let program = self.codegen.build(outputs)?;
         if dump_requested("kernels") {
             eprintln!("{program}");
         }

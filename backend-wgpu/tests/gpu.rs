@@ -674,3 +674,31 @@ fn programs_with_32_bit_indices_run_without_int64() {
         }
     }
 }
+
+#[test]
+fn a_kernel_transformation_reaches_the_shaders() {
+    // `Wgpu::with_codegen`: the user's transformation of each kernel program runs before WGSL is
+    // written, and a program it breaks is refused.
+    use pytato_core::expr::{BinaryOp, Expr};
+    use pytato_transform::kernel::{CodegenOptions, KernelTransform};
+    let Some(w) = gpu() else { return };
+    let x = pt::placeholder("x", [3], DType::F64).unwrap();
+    let y = pt::exp(&x).unwrap();
+    let data = inputs([("x", ArrayData::from(Array1::from(vec![0.0, 1.0, -2.0]).into_dyn()))]);
+    let plain: Vec<f64> = run(&w, &y, &data).unwrap().to_scalars().iter().map(|s| s.to_f64()).collect();
+    let double = KernelTransform::new(|mut program| {
+        for k in &mut program.kernels {
+            k.expr = k.expr.clone().binary(BinaryOp::Mul, Expr::f64(2.0));
+        }
+        Ok(program)
+    });
+    let doubled = w.clone().with_codegen(CodegenOptions { transform: Some(double), ..Default::default() });
+    let got: Vec<f64> = run(&doubled, &y, &data).unwrap().to_scalars().iter().map(|s| s.to_f64()).collect();
+    assert_eq!(got, plain.iter().map(|v| v * 2.0).collect::<Vec<_>>());
+    let broken = KernelTransform::new(|mut program| {
+        program.kernels.clear();
+        Ok(program)
+    });
+    let refused = w.with_codegen(CodegenOptions { transform: Some(broken), ..Default::default() });
+    assert!(matches!(run(&refused, &y, &data), Err(Error::InvalidArgument { .. })));
+}

@@ -162,6 +162,82 @@ impl Default for KernelOptions {
     }
 }
 
+/// A user's transformation of a kernel program before code generation (upstream pytato's
+/// `transform_loopy_program`): split or reorder kernels, change expressions, rename buffers. The
+/// result must keep the kernel IR's invariants ([`KernelProgram::check`]); one that breaks them is
+/// [`Error::InvalidArgument`] when the DAG is compiled, never wrong code.
+///
+/// ```
+/// use pytato_transform::kernel::{CodegenOptions, KernelTransform};
+/// // Print every kernel program a backend compiles with these options, unchanged.
+/// let log = KernelTransform::new(|program| {
+///     println!("{program}");
+///     Ok(program)
+/// });
+/// let options = CodegenOptions { transform: Some(log), ..CodegenOptions::default() };
+/// # let _ = options;
+/// ```
+#[derive(Clone)]
+pub struct KernelTransform(Arc<dyn Fn(KernelProgram) -> Result<KernelProgram> + Send + Sync>);
+
+impl KernelTransform {
+    /// Wraps `f`.
+    pub fn new(f: impl Fn(KernelProgram) -> Result<KernelProgram> + Send + Sync + 'static) -> KernelTransform {
+        KernelTransform(Arc::new(f))
+    }
+
+    /// `f(program)`, checked.
+    pub fn apply(&self, program: KernelProgram) -> Result<KernelProgram> {
+        let program = (self.0)(program)?;
+        program.check().map_err(|e| {
+            Error::invalid(
+                "kernel transform",
+                format!("the transformed program breaks an invariant of the kernel IR: {e}"),
+            )
+        })?;
+        Ok(program)
+    }
+
+    /// The transformation's identity (the same closure is the same transformation), for caches
+    /// of compiled programs.
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.0) as *const () as usize
+    }
+}
+
+impl fmt::Debug for KernelTransform {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "KernelTransform({:#x})", self.id())
+    }
+}
+
+/// What a user chooses about the code the compiled backends generate (`Cranelift` and `Wgpu`
+/// take it through `with_codegen`): the inlining limits of materialization, and a transformation
+/// applied to each kernel program before it is translated.
+#[derive(Clone, Debug, Default)]
+pub struct CodegenOptions {
+    /// Inlining limits.
+    pub kernel: KernelOptions,
+    /// Applied to every kernel program built with these options.
+    pub transform: Option<KernelTransform>,
+}
+
+impl CodegenOptions {
+    /// The kernel program of `outputs` under these options.
+    pub fn build(&self, outputs: &Outputs) -> Result<KernelProgram> {
+        let program = build_kernel_program(outputs, self.kernel)?;
+        match &self.transform {
+            Some(t) => t.apply(program),
+            None => Ok(program),
+        }
+    }
+
+    /// What tells programs compiled under different options apart, for caches.
+    pub fn cache_key(&self) -> (usize, u64, usize) {
+        (self.kernel.max_inline_depth, self.kernel.max_inline_size, self.transform.as_ref().map_or(0, |t| t.id()))
+    }
+}
+
 /// `true` when the environment variable `PYTATO_DUMP` (a comma-separated list) names `what`.
 pub fn dump_requested(what: &str) -> bool {
     std::env::var("PYTATO_DUMP").is_ok_and(|v| v.split(',').any(|w| w.trim() == what))
@@ -489,7 +565,7 @@ impl KernelProgram {
         }
         let mut written: BTreeSet<usize> = BTreeSet::new();
         for (k, kernel) in self.kernels.iter().enumerate() {
-            let out = &self.buffers[kernel.output.0];
+            let out = self.buffers.get(kernel.output.0).ok_or_else(|| bug(format!("kernel {k} writes no buffer")))?;
             if matches!(out.kind, BufferKind::Input | BufferKind::Data(_)) || !written.insert(kernel.output.0) {
                 return Err(bug(format!("kernel {k} writes {} twice or writes an input", out.name)));
             }
@@ -499,6 +575,15 @@ impl KernelProgram {
             if dtype != out.dtype {
                 return Err(bug(format!("kernel {k} computes {dtype} for {} of dtype {}", out.name, out.dtype)));
             }
+        }
+        // Nothing is read or returned unwritten.
+        if let Some(i) = (0..self.buffers.len()).find(|i| {
+            matches!(self.buffers[*i].kind, BufferKind::Temporary | BufferKind::Output) && !written.contains(i)
+        }) {
+            return Err(bug(format!("no kernel writes {}", self.describe_buffer(BufferId(i)))));
+        }
+        if let Some((name, _)) = self.outputs.iter().find(|(_, b)| b.0 >= self.buffers.len()) {
+            return Err(bug(format!("output {name} is no buffer")));
         }
         Ok(())
     }

@@ -95,7 +95,7 @@ fn runners() -> Vec<Runner> {
             "cranelift" => {
                 let all = pt::cranelift::Cranelift::new()
                     .with_threads(std::thread::available_parallelism().map_or(1, |n| n.get()));
-                out.push(Runner { name: "cranelift".into(), backend: Box::new(all.with_threads(1)) });
+                out.push(Runner { name: "cranelift".into(), backend: Box::new(all.clone().with_threads(1)) });
                 out.push(Runner { name: format!("cranelift-threads({})", all.threads()), backend: Box::new(all) });
             }
             name => match (reg.constructor)() {
