@@ -39,7 +39,7 @@ use pytato_core::binding::node_size_params;
 use pytato_core::data::ArrayData;
 use pytato_core::expr::{Expr, TypeEnv};
 use pytato_core::names::{Reserved, classify};
-use pytato_core::tags::ImplStored;
+use pytato_core::tags::{ImplStored, Named, PrefixNamed};
 use pytato_core::{Array, DType, Dim, Error, NodeKind, Result, Shape};
 
 use crate::cse::deduplicate;
@@ -271,8 +271,11 @@ pub fn build_kernel_program(outputs: &Outputs, options: KernelOptions) -> Result
 
     let entries = stored.entries();
     let roots: Vec<Array> = entries.iter().map(|(_, a)| a.clone()).collect();
+    // Names the user's naming tags may not take: the inputs' and the size parameters'.
+    let mut taken: BTreeSet<String> = inputs.named.keys().cloned().collect();
+    taken.extend(crate::mapper::size_params(&roots));
     let mut builder =
-        Builder { program: KernelProgram::default(), buffer_of: HashMap::new(), input_names, next_data: 0 };
+        Builder { program: KernelProgram::default(), buffer_of: HashMap::new(), input_names, next_data: 0, taken };
     let mut params = BTreeSet::new();
     for node in topological_sort(&roots) {
         node_size_params(&node, &mut params);
@@ -319,6 +322,8 @@ struct Builder {
     buffer_of: HashMap<usize, BufferId>,
     input_names: HashMap<usize, Arc<str>>,
     next_data: usize,
+    /// Names a naming tag may no longer take.
+    taken: BTreeSet<String>,
 }
 
 impl Builder {
@@ -356,11 +361,12 @@ impl Builder {
     /// names must be unique.
     fn kernel(&mut self, node: &Array, entries: &[(String, Array)]) -> Result<()> {
         let k = self.program.kernels.len();
-        let (name, kind): (Arc<str>, BufferKind) = if entries.iter().any(|(_, a)| a.ptr_eq(node)) {
+        let (generated, kind): (Arc<str>, BufferKind) = if entries.iter().any(|(_, a)| a.ptr_eq(node)) {
             (format!("_pt_out{k}").into(), BufferKind::Output)
         } else {
             (format!("_pt_out_tmp{k}").into(), BufferKind::Temporary)
         };
+        let name = self.tagged_name(node)?.unwrap_or(generated);
         let expr = match node.kind() {
             NodeKind::IndexLambda(il) => {
                 let identity: Vec<Expr> = (0..node.ndim()).map(Expr::iname).collect();
@@ -372,6 +378,30 @@ impl Builder {
         let output = self.add_buffer(node, name, kind);
         self.program.kernels.push(Kernel { output, expr });
         Ok(())
+    }
+
+    /// The name a [`Named`] or [`PrefixNamed`] tag gives a stored node's buffer (and so its kernel,
+    /// in dumps and errors): the name itself, which must be free, or the prefix and the first
+    /// free `_<k>`.
+    fn tagged_name(&mut self, node: &Array) -> Result<Option<Arc<str>>> {
+        if let Some(Named(name)) = node.tags_of_type::<Named>().next() {
+            pytato_core::names::check_array_name("Named tag", name)?;
+            if !self.taken.insert(name.clone()) {
+                return Err(Error::DuplicateName {
+                    name: name.clone(),
+                    first: "an input, a size parameter or another stored array of the program".into(),
+                    second: node.summary(),
+                });
+            }
+            return Ok(Some(name.as_str().into()));
+        }
+        if let Some(PrefixNamed(prefix)) = node.tags_of_type::<PrefixNamed>().next() {
+            pytato_core::names::check_array_name("PrefixNamed tag", prefix)?;
+            let name = (0..).map(|k| format!("{prefix}_{k}")).find(|n| !self.taken.contains(n)).expect("a free name");
+            self.taken.insert(name.clone());
+            return Ok(Some(name.into()));
+        }
+        Ok(None)
     }
 
     /// `expr` of a lambda with `bindings`, at output index `index`: inlined reads expanded,

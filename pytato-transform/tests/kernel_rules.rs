@@ -107,3 +107,31 @@ fn outputs_named_like_inputs_get_buffers_of_their_own() {
     let (_, out) = p.outputs.iter().find(|(n, _)| n == "u").unwrap();
     assert_ne!(&*p.buffers[out.0].name, "u", "{p}");
 }
+
+#[test]
+fn naming_tags_name_buffers_and_kernels() {
+    use pytato_core::tags::{ImplStored, Named, PrefixNamed};
+    let x = pt::placeholder("x", [4], DType::F64).unwrap();
+    let flux = pt::exp(&x).unwrap().tagged(PrefixNamed("flux".into())).unwrap().tagged(ImplStored).unwrap();
+    let other = pt::sin(&x).unwrap().tagged(PrefixNamed("flux".into())).unwrap().tagged(ImplStored).unwrap();
+    let result = (&(&flux * 2.0) + &other).tagged(Named("result".into())).unwrap();
+    let outputs = Outputs::Named(DictOfNamedArrays::new([("out", result)]).unwrap());
+    let program = build_kernel_program(&outputs, KernelOptions::default()).unwrap();
+    let mut names: Vec<&str> = program.buffers.iter().map(|b| &*b.name).collect();
+    names.sort();
+    assert_eq!(names, ["flux_0", "flux_1", "result", "x"]);
+    let shown = program.to_string();
+    assert!(shown.contains("flux_0") && shown.contains("result"), "{shown}");
+    let temp = program.buffers.iter().position(|b| &*b.name == "flux_1").unwrap();
+    assert_eq!(program.describe_buffer(pytato_transform::kernel::BufferId(temp)), "temporary flux_1");
+
+    // A name taken by an input, a reserved name, and a name that is no identifier are errors.
+    let named = |name: &str| {
+        let y = (&x * 3.0).tagged(Named(name.into())).unwrap();
+        build_kernel_program(&(&y).into(), KernelOptions::default())
+    };
+    assert!(matches!(named("x"), Err(Error::DuplicateName { .. })));
+    assert!(matches!(named("_pt_mine"), Err(Error::ReservedName { .. })));
+    assert!(matches!(named("not a name"), Err(Error::InvalidName { .. })));
+    assert!(named("fine").is_ok());
+}
