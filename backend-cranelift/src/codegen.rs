@@ -119,6 +119,7 @@ pub(crate) fn translate<'a>(
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
     target: TargetFrontendConfig,
+    simd: bool,
 ) -> Result<()> {
     let b = FunctionBuilder::new(func, fctx);
     let output = &program.buffers[kernel.output.0];
@@ -137,6 +138,7 @@ pub(crate) fn translate<'a>(
         inner_override: None,
         vector_iname: None,
         varies_memo: HashMap::new(),
+        simd,
     };
     t.function(kernel)?;
     t.b.seal_all_blocks();
@@ -164,6 +166,8 @@ struct Translator<'a, 'f> {
     /// The iname vector lanes run along: the innermost output iname (`None`), or a reduction
     /// iname (a sum vectorized along its terms, `codegen::vector`).
     vector_iname: Option<Arc<str>>,
+    /// Whether vector loops are allowed (`CodegenOptions::simd`).
+    simd: bool,
     /// Memo of [`Translator::varies`], by expression address.
     varies_memo: HashMap<*const Expr, bool>,
 }

@@ -76,8 +76,8 @@ struct Compiled {
 
 /// Compiles every kernel of `program`: translation and code generation of the kernels in
 /// parallel on rayon's pool (each kernel is independent), then their code placed in one module.
-/// `PYTATO_DUMP=clif` prints each function's IR, in kernel order.
-pub(crate) fn compile(program: &KernelProgram) -> Result<JitCode> {
+/// `PYTATO_DUMP=clif` prints each function's IR, in kernel order. `simd` allows vector loops.
+pub(crate) fn compile(program: &KernelProgram, simd: bool) -> Result<JitCode> {
     let isa = isa()?;
     let call_conv = isa.default_call_conv();
     let frontend = isa.frontend_config();
@@ -99,7 +99,7 @@ pub(crate) fn compile(program: &KernelProgram) -> Result<JitCode> {
         .map_init(FunctionBuilderContext::new, |fctx, (k, (kernel, &id))| {
             let mut func =
                 ir::Function::with_name_signature(ir::UserFuncName::user(0, id.as_u32()), kernel_signature(call_conv));
-            translate(program, &names, kernel, &mut func, fctx, frontend)?;
+            translate(program, &names, kernel, &mut func, fctx, frontend, simd)?;
             let clif = dump.then(|| func.display().to_string());
             let mut ctx = cranelift_codegen::Context::for_function(func);
             ctx.compile(&*isa, &mut ControlPlane::default())

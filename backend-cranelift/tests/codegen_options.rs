@@ -57,7 +57,8 @@ fn the_transformation_sees_each_new_program_once_and_inlining_limits_store_more(
     assert_eq!(calls.load(Ordering::SeqCst), 1);
     // Tiny inlining limits: other options, another program, intermediates stored.
     let tiny = KernelOptions { max_inline_depth: 2, max_inline_size: 4 };
-    let stored = Cranelift::new().with_codegen(CodegenOptions { kernel: tiny, transform: Some(t) });
+    let stored =
+        Cranelift::new().with_codegen(CodegenOptions { kernel: tiny, transform: Some(t), ..Default::default() });
     assert_eq!(values(&stored, &y).unwrap(), plain);
     assert_eq!(calls.load(Ordering::SeqCst), 2);
     assert!(kernels.load(Ordering::SeqCst) > 1, "{} kernels", kernels.load(Ordering::SeqCst));

@@ -115,3 +115,31 @@ fn column_sums_in_strips_compute_what_the_interpreter_computes() {
         }
     }
 }
+
+/// `CodegenOptions::simd = false` compiles the scalar loop only: the same bits as the vector
+/// loop for every expression form above, sums along their terms included (equal bits, not just
+/// close: the vector path does the scalar path's operations in the same order).
+#[test]
+fn the_scalar_loop_alone_gives_the_vector_loops_bits() {
+    use pytato_transform::kernel::CodegenOptions;
+    let scalar = Cranelift::new().with_threads(1).with_codegen(CodegenOptions { simd: false, ..Default::default() });
+    let vector = Cranelift::new().with_threads(1);
+    let t = pt::placeholder("t", [Dim::param("n"), Dim::param("m")], DType::F64).unwrap();
+    let mut cases = expressions(DType::F64);
+    cases.extend(expressions(DType::F32));
+    cases.push(("sum along terms", pt::sum(&(&t * 1.5), 1).unwrap()));
+    for (name, e) in cases {
+        let (p, q) = (scalar.compile(&(&e).into()).unwrap(), vector.compile(&(&e).into()).unwrap());
+        for (n, m) in [(1, 1), (3, 7), (2, 16), (3, 33), (2, 64)] {
+            let names = p.input_names();
+            let dtype = e.dtype();
+            let mut data: NamedData = inputs(n, m, dtype).into_iter().filter(|(k, _)| names.contains(k)).collect();
+            if names.iter().any(|k| k == "t") {
+                data.insert("t".to_string(), values(&[n, m], 5, DType::F64));
+            }
+            let bits = |a: &ArrayData| a.to_scalars().iter().map(|v| v.to_f64().to_bits()).collect::<Vec<_>>();
+            let (a, b) = (p.run(&data).unwrap(), q.run(&data).unwrap());
+            assert_eq!(bits(&a["_pt_out"]), bits(&b["_pt_out"]), "{name} ({dtype}) at {n}x{m}");
+        }
+    }
+}

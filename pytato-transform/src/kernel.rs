@@ -212,14 +212,24 @@ impl fmt::Debug for KernelTransform {
 }
 
 /// What a user chooses about the code the compiled backends generate (`Cranelift` and `Wgpu`
-/// take it through `with_codegen`): the inlining limits of materialization, and a transformation
-/// applied to each kernel program before it is translated.
-#[derive(Clone, Debug, Default)]
+/// take it through `with_codegen`): the inlining limits of materialization, a transformation
+/// applied to each kernel program before it is translated, and whether the CPU backend uses
+/// SIMD instructions.
+#[derive(Clone, Debug)]
 pub struct CodegenOptions {
     /// Inlining limits.
     pub kernel: KernelOptions,
     /// Applied to every kernel program built with these options.
     pub transform: Option<KernelTransform>,
+    /// Whether the Cranelift backend vectorizes innermost loops with 128-bit SIMD (default `true`;
+    /// the results are the same bits either way). The wgpu backend has no such choice.
+    pub simd: bool,
+}
+
+impl Default for CodegenOptions {
+    fn default() -> CodegenOptions {
+        CodegenOptions { kernel: KernelOptions::default(), transform: None, simd: true }
+    }
 }
 
 impl CodegenOptions {
@@ -233,8 +243,9 @@ impl CodegenOptions {
     }
 
     /// What tells programs compiled under different options apart, for caches.
-    pub fn cache_key(&self) -> (usize, u64, usize) {
-        (self.kernel.max_inline_depth, self.kernel.max_inline_size, self.transform.as_ref().map_or(0, |t| t.id()))
+    pub fn cache_key(&self) -> (usize, u64, usize, bool) {
+        let transform = self.transform.as_ref().map_or(0, |t| t.id());
+        (self.kernel.max_inline_depth, self.kernel.max_inline_size, transform, self.simd)
     }
 }
 

@@ -48,6 +48,9 @@ fn vector_flags() -> MemFlagsData {
 impl Translator<'_, '_> {
     /// The vector type of the innermost loop, if `expr` (writing `out_dtype`) can be vectorized.
     pub(super) fn vector_type(&mut self, expr: &Expr, out_dtype: DType) -> Option<Type> {
+        if !self.simd {
+            return None;
+        }
         let vector = match out_dtype {
             DType::F64 => types::F64X2,
             DType::F32 => types::F32X4,
@@ -430,7 +433,7 @@ impl Translator<'_, '_> {
     /// its body reads adjacent elements for adjacent values of its last iname (and nothing
     /// else that varies with it), holds no reduction, and every part of it vectorizes.
     pub(super) fn sums_along_terms(&mut self, r: &Reduce, dtype: DType) -> bool {
-        if dtype != DType::F64 || r.op != ReduceOp::Sum {
+        if !self.simd || dtype != DType::F64 || r.op != ReduceOp::Sum {
             return false;
         }
         let mut nested = false;
