@@ -119,6 +119,9 @@ impl Backend for Cranelift {
             let data = DataInputs { outputs: outputs.clone(), data: Vec::new() };
             return Ok(Box::new(CraneliftProgram { compiled, threads: self.threads, data }));
         }
+        if pytato_core::function::has_calls(outputs) {
+            return self.compile(&pytato_core::function::inline_calls(outputs)?);
+        }
         if pytato_core::phases::has_host_steps(outputs) {
             return pytato_core::phases::compile(self, outputs);
         }

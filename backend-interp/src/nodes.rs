@@ -31,6 +31,9 @@ pub(crate) fn evaluate<'a>(node: &'a Array, values: &Values<'a>, bound: &Bound<'
         NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } => {
             return Err(internal(format!("{} is a host step, run between phases", node.summary())));
         }
+        NodeKind::CallResult { .. } => {
+            return Err(internal(format!("{} is a call, inlined when compiling", node.summary())));
+        }
         NodeKind::Placeholder { .. } => {
             // Inputs are views of any layout; the interpreter, kept simple, reads an owned copy.
             let data = bound.placeholders.get(&node.id()).ok_or_else(|| internal("placeholder not bound"))?;

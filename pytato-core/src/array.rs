@@ -41,6 +41,7 @@ use crate::data::ArrayData;
 use crate::dtype::{DType, result_type_many};
 use crate::error::{Error, Result};
 use crate::expr::{Expr, TypeEnv};
+use crate::function::Function;
 use crate::names;
 use crate::shape::{Dim, Shape, SizePolynomial, broadcast_shapes};
 use crate::tags::{Tag, TagRef, TagSet};
@@ -211,6 +212,16 @@ pub enum NodeKind {
         values: Array,
         /// Replace or accumulate.
         mode: ScatterMode,
+    },
+    /// The result `name` of a call of `function` with `bindings` (one per parameter, in parameter
+    /// name order); see [`crate::function`]. The function's body is not a child.
+    CallResult {
+        /// The function called.
+        function: Function,
+        /// The arguments, one per parameter in name order.
+        bindings: Vec<Array>,
+        /// Which result.
+        name: Arc<str>,
     },
     /// One entry of a [`DictOfNamedArrays`], as an array.
     NamedArray {
@@ -485,6 +496,7 @@ impl NodeKind {
             NodeKind::AdvancedIndexInNoncontiguousAxes { .. } => "AdvancedIndexInNoncontiguousAxes",
             NodeKind::Nonzero { .. } => "Nonzero",
             NodeKind::Scatter { .. } => "Scatter",
+            NodeKind::CallResult { .. } => "CallResult",
             NodeKind::NamedArray { .. } => "NamedArray",
         }
     }
@@ -512,6 +524,7 @@ impl NodeKind {
                 .collect(),
             NodeKind::Nonzero { mask, .. } => vec![mask],
             NodeKind::Scatter { array, positions, values, .. } => vec![array, positions, values],
+            NodeKind::CallResult { bindings, .. } => bindings.iter().collect(),
             NodeKind::NamedArray { container, .. } => container.0.entries.values().collect(),
         }
     }
@@ -538,6 +551,7 @@ impl NodeKind {
                 .collect(),
             NodeKind::Nonzero { mask, .. } => vec![mask],
             NodeKind::Scatter { array, positions, values, .. } => vec![array, positions, values],
+            NodeKind::CallResult { bindings, .. } => bindings,
             NodeKind::NamedArray { container, .. } => match Arc::into_inner(container.0) {
                 Some(inner) => inner.entries.into_values().collect(),
                 None => Vec::new(),
@@ -583,6 +597,7 @@ impl NodeKind {
             ) => items_eq(a, b),
             (Nonzero { count: a, .. }, Nonzero { count: b, .. }) => a == b,
             (Scatter { mode: a, .. }, Scatter { mode: b, .. }) => a == b,
+            (CallResult { function: f, name: a, .. }, CallResult { function: g, name: b, .. }) => a == b && f == g,
             (NamedArray { container: c1, name: n1 }, NamedArray { container: c2, name: n2 }) => {
                 n1 == n2 && c1.0.tags == c2.0.tags && c1.0.entries.keys().eq(c2.0.entries.keys())
             }
@@ -809,6 +824,9 @@ impl Array {
                 }
             }
             NodeKind::Nonzero { count, .. } => Array::new_nonzero(&next(), count)?,
+            NodeKind::CallResult { function, bindings, name } => {
+                Array::new_call_result(function, bindings.iter().map(|_| next()).collect(), name)?
+            }
             NodeKind::Scatter { mode, .. } => {
                 let (array, positions, values) = (next(), next(), next());
                 Array::new_scatter(&array, &positions, &values, *mode)?
@@ -1128,6 +1146,41 @@ impl Array {
             array.shape().clone(),
             array.dtype(),
         ))
+    }
+
+    /// The result `name` of calling `function` with `bindings` (one per parameter, in parameter
+    /// name order, each of the parameter's dtype and shape); see [`crate::function`].
+    pub fn new_call_result(function: &Function, bindings: Vec<Array>, name: &str) -> Result<Array> {
+        let op = "call";
+        let params: Vec<(&str, &Array)> = function.parameters().collect();
+        if params.len() != bindings.len() {
+            return Err(Error::invalid(
+                op,
+                format!("{} arguments for a function of {} parameters", bindings.len(), params.len()),
+            ));
+        }
+        for ((pname, p), a) in params.iter().zip(&bindings) {
+            if p.dtype() != a.dtype() || p.shape() != a.shape() {
+                return Err(Error::invalid(
+                    op,
+                    format!(
+                        "the parameter {pname:?} is {} of shape {}, the argument {} of shape {}",
+                        p.dtype(),
+                        p.shape(),
+                        a.dtype(),
+                        a.shape()
+                    ),
+                ));
+            }
+        }
+        let result = function.returns().get(name).ok_or_else(|| {
+            Error::invalid(
+                op,
+                format!("no result {name:?}; the function returns {:?}", function.returns().keys().collect::<Vec<_>>()),
+            )
+        })?;
+        let (shape, dtype) = (result.shape().clone(), result.dtype());
+        Ok(Array::fresh(NodeKind::CallResult { function: function.clone(), bindings, name: name.into() }, shape, dtype))
     }
 
     /// The entry `name` of `container`, as an array.
@@ -1597,6 +1650,11 @@ impl Array {
                 child(f, positions)?;
                 f.write_str(", values=")?;
                 child(f, values)?;
+                f.write_str(", ")?;
+            }
+            NodeKind::CallResult { function, bindings, name } => {
+                write!(f, "name={name:?}, function={function:?}, bindings=")?;
+                list(f, bindings)?;
                 f.write_str(", ")?;
             }
             NodeKind::NamedArray { container, name } => {

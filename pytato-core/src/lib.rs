@@ -9,6 +9,7 @@
 //! - [`array`]: the array nodes, with structural hashing and linear-time equality;
 //! - [`tags`] and [`names`]: metadata and the reserved namespaces;
 //! - [`data`] and [`scalar`]: dynamically typed values and `ndarray` arrays;
+//! - [`function`]: function definitions, calls, tracing and inlining;
 //! - [`phases`]: programs with data-dependent lengths (counts) and scatters, run in phases;
 //! - [`math`]: numpy's scalar math where Rust differs (float `//` and `%`, casts, complex functions).
 //!
@@ -23,6 +24,7 @@ pub mod dtype;
 pub mod error;
 pub mod expr;
 pub mod frontend;
+pub mod function;
 pub mod math;
 pub mod names;
 pub mod phases;

@@ -97,12 +97,15 @@ pub fn depth(outputs: &Outputs) -> usize {
     deepest
 }
 
-/// Whether every node is an input, an `IndexLambda` or a host step (`Nonzero`, `Scatter`: no
-/// kernel computes those, see `pytato_core::phases`): the form lowering produces.
+/// Whether every node is an input, an `IndexLambda`, a call result (inlined before code
+/// generation) or a host step (`Nonzero`, `Scatter`: no kernel computes those, see
+/// `pytato_core::phases`): the form lowering produces.
 pub fn is_lowered(outputs: &Outputs) -> bool {
-    topological_sort(&roots(outputs))
-        .iter()
-        .all(|n| n.is_input() || matches!(n.kind(), NodeKind::IndexLambda(_)) || pytato_core::phases::is_host_step(n))
+    topological_sort(&roots(outputs)).iter().all(|n| {
+        n.is_input()
+            || matches!(n.kind(), NodeKind::IndexLambda(_) | NodeKind::CallResult { .. })
+            || pytato_core::phases::is_host_step(n)
+    })
 }
 
 /// For each node up to structural equality, how many distinct nodes (by identity) equal it: a
@@ -254,4 +257,40 @@ pub fn is_einsum_similar_to_subscript(einsum: &Array, spec: &str) -> Result<bool
         }
     }
     Ok(true)
+}
+
+/// The number of call sites: distinct calls (one function with one list of arguments, however
+/// many of its results are used) in the DAG and, once per distinct function, in function bodies.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::function::trace_call;
+/// use pytato_transform::analysis::num_call_sites;
+/// let x = pt::placeholder("x", [3], DType::F64)?;
+/// let double = |a: &[pytato_core::Array]| Ok(vec![&a[0] * 2.0, &a[0] + 1.0]);
+/// let once = trace_call(double, &[&x])?;
+/// let twice = trace_call(double, &[&once[0]])?;
+/// let out = &(&once[1] + &twice[0]) + &twice[1];
+/// assert_eq!(num_call_sites(&(&out).into()), 2);
+/// # Ok::<(), pytato_core::Error>(())
+/// ```
+pub fn num_call_sites(outputs: &Outputs) -> usize {
+    let mut functions: Vec<pytato_core::function::Function> = Vec::new();
+    let mut pending: Vec<Vec<Array>> = vec![roots(outputs)];
+    let mut count = 0;
+    while let Some(roots) = pending.pop() {
+        let mut sites: std::collections::HashSet<(usize, Vec<usize>)> = std::collections::HashSet::new();
+        for node in topological_sort(&roots) {
+            if let NodeKind::CallResult { function, bindings, .. } = node.kind() {
+                let first = functions.iter().position(|f| f == function).unwrap_or_else(|| {
+                    functions.push(function.clone());
+                    pending.push(function.returns().values().cloned().collect());
+                    functions.len() - 1
+                });
+                sites.insert((first, bindings.iter().map(Array::id).collect()));
+            }
+        }
+        count += sites.len();
+    }
+    count
 }

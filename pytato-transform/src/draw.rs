@@ -51,6 +51,7 @@ fn label(node: &Array) -> Vec<String> {
         NodeKind::Stack { axis, .. } | NodeKind::Concatenate { axis, .. } => lines.push(format!("axis {axis}")),
         NodeKind::Nonzero { count, .. } => lines.push(format!("count {count}")),
         NodeKind::Scatter { mode, .. } => lines.push(format!("mode {mode:?}")),
+        NodeKind::CallResult { function, name, .. } => lines.push(format!("result {name} of {function:?}")),
         _ => {}
     }
     if !node.tags().is_empty() {

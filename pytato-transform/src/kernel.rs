@@ -295,6 +295,15 @@ pub fn build_kernel_program(outputs: &Outputs, options: KernelOptions) -> Result
             NodeKind::SizeParam { .. } => {}
             NodeKind::IndexLambda(_) if node.tags().contains(&ImplStored) => builder.kernel(&node, &entries)?,
             NodeKind::IndexLambda(_) => {}
+            NodeKind::CallResult { .. } => {
+                return Err(Error::Unsupported {
+                    backend: "kernel IR".into(),
+                    reason: format!(
+                        "{} is a call: inline it first (pytato_core::function::inline_calls), as backends do",
+                        node.summary()
+                    ),
+                });
+            }
             NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } => {
                 return Err(Error::Unsupported {
                     backend: "kernel IR".into(),

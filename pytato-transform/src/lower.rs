@@ -93,6 +93,8 @@ impl CopyMapper for Lowerer {
             | NodeKind::IndexLambda(_) => return Ok(rebuilt),
             // Host steps are no kernel: programs run them between phases (`pytato_core::phases`).
             NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } => return Ok(rebuilt),
+            // Calls are inlined (`pytato_core::function::inline_calls`) before code generation.
+            NodeKind::CallResult { .. } => return Ok(rebuilt),
             _ => lower(&rebuilt, &self.size_params)?,
         };
         same_metadata(lowered, node)
@@ -222,7 +224,8 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
         | NodeKind::DataWrapper { .. }
         | NodeKind::IndexLambda(_)
         | NodeKind::Nonzero { .. }
-        | NodeKind::Scatter { .. } => {
+        | NodeKind::Scatter { .. }
+        | NodeKind::CallResult { .. } => {
             unreachable!("not lowered")
         }
     };

@@ -156,6 +156,8 @@ fn equations(node: &Array) -> Vec<(Key, Key)> {
         NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. } | NodeKind::DataWrapper { .. } => {}
         // A position list has no axis of the mask; counts are new axes.
         NodeKind::Nonzero { .. } => {}
+        // The body relates a call's results to its arguments; not followed yet.
+        NodeKind::CallResult { .. } => {}
         NodeKind::Scatter { array, .. } => (0..node.ndim()).for_each(|i| link(array, i, node, i)),
         NodeKind::IndexLambda(il) => il.expr.walk(&mut |e| {
             if let Expr::Subscript(name, idx) = e

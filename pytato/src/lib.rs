@@ -71,10 +71,11 @@
 
 pub use pytato_core::backend::{backend, backends, default_backend};
 pub use pytato_core::frontend::*;
+pub use pytato_core::function::{Function, trace_call};
 pub use pytato_core::{
     Array, ArrayData, ArrayDataView, ArrayDataViewMut, Axis, DType, DictOfNamedArrays, Dim, EinsumAxis, Error, Expr,
     IndexItem, NodeKind, NormalizedSlice, Order, ReductionDescriptor, Result, Scalar, Shape, Tag, TagSet, array,
-    backend, binding, data, device, dtype, expr, math, names, s, scalar, shape, tags, view,
+    backend, binding, data, device, dtype, expr, function, math, names, phases, s, scalar, shape, tags, view,
 };
 
 /// Transformations of array DAGs: the Mapper family, CSE, DCE, tag unification, lowering,

@@ -1,0 +1,125 @@
+//! Functions and calls on every linked backend (`pytato_core::function`): traced calls give the
+//! values of the computation written out (a plain Rust loop here), equal definitions are one,
+//! calls nest, a call's results share one inlined body, calls hold selections, and bad calls are
+//! typed errors.
+
+use pytato_core::backend::{Backend, NamedData, Outputs};
+use pytato_core::frontend as pt;
+use pytato_core::function::{Function, inline_calls, trace_call};
+use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Error, TagSet, s};
+use pytato_transform::analysis::{num_call_sites, num_nodes};
+
+fn backends() -> Vec<(String, Box<dyn Backend>)> {
+    let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
+    for line in &skipped {
+        eprintln!("{line}");
+    }
+    instances
+}
+
+fn f64s(values: &[f64]) -> ArrayData {
+    ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn())
+}
+
+fn values(data: &ArrayData) -> Vec<f64> {
+    data.to_scalars().iter().map(|s| s.to_f64()).collect()
+}
+
+/// f(a, b) = (a * b + 1, a - b)
+fn f(args: &[Array]) -> pytato_core::Result<Vec<Array>> {
+    Ok(vec![&(&args[0] * &args[1]) + 1.0, &args[0] - &args[1]])
+}
+
+#[test]
+fn calls_compute_their_bodies_on_every_backend() {
+    let x = pt::placeholder("x", [4], DType::F64).unwrap();
+    let y = pt::placeholder("y", [4], DType::F64).unwrap();
+    let first = trace_call(f, &[&x, &y]).unwrap();
+    // g(a) = f(a, a)[0] * 2: a call inside a function.
+    let g = |args: &[Array]| Ok(vec![&trace_call(f, &[&args[0], &args[0]])?[0] * 2.0]);
+    let second = trace_call(g, &[&first[1]]).unwrap();
+    let outputs = Outputs::Named(
+        DictOfNamedArrays::new([("p", first[0].clone()), ("d", first[1].clone()), ("g", second[0].clone())]).unwrap(),
+    );
+    let (xs, ys) = ([1.0, -2.0, 0.5, 3.0], [2.0, 4.0, -1.0, 0.0]);
+    let data = NamedData::from([("x".to_string(), f64s(&xs)), ("y".to_string(), f64s(&ys))]);
+    let p: Vec<f64> = xs.iter().zip(&ys).map(|(a, b)| a * b + 1.0).collect();
+    let d: Vec<f64> = xs.iter().zip(&ys).map(|(a, b)| a - b).collect();
+    let gv: Vec<f64> = d.iter().map(|a| (a * a + 1.0) * 2.0).collect();
+    for (name, backend) in backends() {
+        let got = backend.compile(&outputs).unwrap().run(&data).unwrap();
+        assert_eq!(
+            (values(&got["p"]), values(&got["d"]), values(&got["g"])),
+            (p.clone(), d.clone(), gv.clone()),
+            "{name}"
+        );
+    }
+    assert_eq!(num_call_sites(&outputs), 3); // f(x, y), g(d), and f(a, a) in g's body
+}
+
+#[test]
+fn equal_definitions_are_one_and_results_of_one_call_share_its_body() {
+    let x = pt::placeholder("x", [4], DType::F64).unwrap();
+    let y = pt::placeholder("y", [4], DType::F64).unwrap();
+    let (a, b) = (trace_call(f, &[&x, &y]).unwrap(), trace_call(f, &[&x, &y]).unwrap());
+    assert_eq!(a, b);
+    let NodeKindCall { function: fa } = call_of(&a[0]);
+    let NodeKindCall { function: fb } = call_of(&b[0]);
+    assert_eq!(fa, fb);
+    // Other arguments: the same function, another call site.
+    let c = trace_call(f, &[&y, &x]).unwrap();
+    assert_eq!(call_of(&c[0]).function, fa);
+    let both = Outputs::Named(DictOfNamedArrays::new([("p", a[0].clone()), ("d", a[1].clone())]).unwrap());
+    assert_eq!(num_call_sites(&both), 1);
+    // Inlined, both results read one x and one y: the body is copied once.
+    let inlined = inline_calls(&both).unwrap();
+    assert_eq!(num_nodes(&inlined), 2 + 3); // x, y; x * y, + 1, x - y
+}
+
+struct NodeKindCall {
+    function: Function,
+}
+
+fn call_of(a: &Array) -> NodeKindCall {
+    match a.kind() {
+        pytato_core::NodeKind::CallResult { function, .. } => NodeKindCall { function: function.clone() },
+        other => panic!("{}", other.name()),
+    }
+}
+
+#[test]
+fn a_call_may_hold_a_selection() {
+    let x = pt::placeholder("x", [6], DType::F64).unwrap();
+    let positive_sum = |args: &[Array]| Ok(vec![pt::sum(&args[0].index(s![&pt::greater(&args[0], 0.0)?])?, None)?]);
+    let total = trace_call(positive_sum, &[&x]).unwrap().remove(0);
+    let data = NamedData::from([("x".to_string(), f64s(&[1.0, -1.0, 2.5, 0.0, -3.0, 4.0]))]);
+    for (name, backend) in backends() {
+        let got = backend.compile(&(&total).into()).unwrap().run(&data).unwrap();
+        assert_eq!(values(&got["_pt_out"]), [7.5], "{name}");
+    }
+}
+
+#[test]
+fn bad_definitions_and_calls_are_typed_errors() {
+    let x = pt::placeholder("x", [4], DType::F64).unwrap();
+    let a = pt::placeholder("a", [4], DType::F64).unwrap();
+    // A body reading an outer input that is not a parameter.
+    let captured = Function::new(vec![a.clone()], vec![("r", &a + &x)], TagSet::new());
+    assert!(matches!(captured, Err(Error::InvalidArgument { .. })));
+    let double = Function::new(vec![a.clone()], vec![("r", &a * 2.0)], TagSet::new()).unwrap();
+    let wrong_dtype = pt::placeholder("w", [4], DType::F32).unwrap();
+    let wrong_shape = pt::placeholder("v", [5], DType::F64).unwrap();
+    for bad in [&wrong_dtype, &wrong_shape] {
+        match double.call(&[("a", bad)]) {
+            Err(Error::InvalidArgument { op, message }) => {
+                assert!(op == "call" && message.contains("\"a\""), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(matches!(double.call(&[]), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(double.call(&[("a", &x), ("b", &x)]), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(Array::new_call_result(&double, vec![x.clone()], "nope"), Err(Error::InvalidArgument { .. })));
+    let ok = double.call(&[("a", &x)]).unwrap();
+    assert_eq!(ok["r"].shape(), x.shape());
+}
