@@ -24,6 +24,8 @@ Case fields:
   error    the error kind every backend must report
   numpy    output name -> the numpy expression that computes the expected value instead (where numpy's
            own result depends on how it loops, see cast_special_*)
+  functions name -> (params, [body expressions]): functions the expressions may call, f(x, y); the Rust
+           suite traces each call into a Function (pytato_core::function), numpy calls a Python function
 """
 import json
 import os
@@ -599,6 +601,23 @@ case("error_scatter_index_out_of_bounds", "at(x)[i].set(1.0)", {"x": (D, (5,)), 
 case("error_add_at_negative_out_of_bounds", "at(x)[i].add(1.0)", {"x": (D, (5,)), "i": (I64, (3,), "int:0:5")},
      run={"i": (I64, (3,), "int:-9:-5")}, error="IndexOutOfBounds")
 
+# --- Functions and calls: f(...) calls a function traced from its body (Rust), a Python function (numpy)
+F1 = {"f": (["a"], ["np.sin(a) * 2 + a"])}
+F2 = {"f": (["a", "b"], ["a * b", "a - b"])}
+case("call_one_result", "f(x) + 1", {"x": (D, (2, 3))}, functions=F1)
+case("call_two_results", {"p": "f(x, y)[0]", "d": "f(x, y)[1]"}, {"x": (D, (4,)), "y": (D, (4,))}, functions=F2)
+case("call_two_sites", "f(x) * f(y)", {"x": (D, (5,)), "y": (D, (5,))}, functions=F1)
+case("call_nested", "g(x)", {"x": (D, (3,))}, functions={**F1, "g": (["a"], ["f(f(a)) * 3"])})
+case("call_with_reduction", "f(x) - f(x * 2)", {"x": (D, (3, 4))}, functions={"f": (["a"], ["np.sum(a, axis=0)"])})
+case("call_with_mask", "np.sum(f(x))", {"x": (D, (7,))}, functions={"f": (["a"], ["a[a > 0]"])})
+case("call_with_scatter", "f(x, i)", {"x": (D, (5,)), "i": (I64, (6,), "int:-5:5")},
+     functions={"f": (["a", "j"], ["at(a)[j].add(1.0)"])})
+case("call_symbolic", "f(x, x)[0] + 2", {"x": (D, ("n", 3))}, sizes={"n": 4}, functions=F2)
+case("call_int", "f(x)", {"x": (I32, (6,), "int:-20:20")}, functions={"f": (["a"], ["a // 3 + a % 3"])})
+case("call_broadcast_inside", "f(x, y)", {"x": (F, (3, 1)), "y": (F, (4,))}, functions={"f": (["a", "b"], ["a + b"])})
+case("error_call_index_out_of_bounds", "f(x, i)", {"x": (D, (5,)), "i": (I64, (2,), "int:0:5")},
+     functions={"f": (["a", "j"], ["a[j]"])}, run={"i": (I64, (2,), "int:5:9")}, error="IndexOutOfBounds")
+
 
 def build(c, index):
     rng_np = np.random.default_rng(1000 + index)
@@ -614,6 +633,23 @@ def build(c, index):
         namespace[name] = data
     for s, v in sizes.items():
         namespace[s] = v
+    # Functions: name -> (params, [body expressions]); a body sees its parameters, np and the
+    # other functions (the Rust suite traces each call into a Function).
+    functions = c.get("functions", {})
+    if functions:
+        out["functions"] = {n: {"params": p, "body": b} for n, (p, b) in functions.items()}
+        scope = {"np": np, "at": _At, "named": lambda e: e}
+
+        def make(params, body):
+            def f(*args):
+                ns = dict(scope, **dict(zip(params, args)))
+                results = [eval(e, ns) for e in body]
+                return results[0] if len(results) == 1 else tuple(results)
+            return f
+
+        for n, (p, b) in functions.items():
+            scope[n] = make(p, b)
+            namespace[n] = scope[n]
     exprs = c["expr"] if isinstance(c["expr"], dict) else {"_pt_out": c["expr"]}
     out["expr"] = exprs
     if "error" in c:

@@ -28,6 +28,18 @@ pub struct Case {
     pub expected: BTreeMap<String, ArrayData>,
     /// The error kind every backend must report instead.
     pub error: Option<String>,
+    /// Functions the expressions may call, by name (each call is traced into a `Function`).
+    pub functions: BTreeMap<String, UserFunction>,
+}
+
+/// A function of a case: `name(params…)` returns its body expressions (one result each), written
+/// in the same numpy language over the parameters.
+#[derive(Clone, Debug, Default)]
+pub struct UserFunction {
+    /// Parameter names.
+    pub params: Vec<String>,
+    /// One expression per result.
+    pub body: Vec<String>,
 }
 
 /// A case input.
@@ -90,7 +102,19 @@ fn parse_case(v: &Value) -> Case {
         .map(|m| m.iter().map(|(k, d)| (k.clone(), decode(d))).collect())
         .unwrap_or_default();
     let error = v.get("error").and_then(Value::as_str).map(str::to_string);
-    Case { name, exprs, sizes, inputs, omit, run, expected, error }
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array().map(|a| a.iter().map(|s| s.as_str().expect("a string").to_string()).collect()).unwrap_or_default()
+    };
+    let functions = v
+        .get("functions")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, f)| (k.clone(), UserFunction { params: strings(&f["params"]), body: strings(&f["body"]) }))
+                .collect()
+        })
+        .unwrap_or_default();
+    Case { name, exprs, sizes, inputs, omit, run, expected, error, functions }
 }
 
 fn float(v: &Value) -> f64 {

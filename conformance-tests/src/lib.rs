@@ -89,7 +89,8 @@ pub fn build_outputs(case: &Case) -> Result<Outputs, String> {
     }
     let mut outputs = Vec::new();
     for (out, expr) in &case.exprs {
-        let array = numpy_expr::evaluate(expr, &names).map_err(|e| format!("building {expr:?}: {e}"))?;
+        let array =
+            numpy_expr::evaluate_with(expr, &names, &case.functions).map_err(|e| format!("building {expr:?}: {e}"))?;
         outputs.push((out.clone(), array));
     }
     if outputs.len() == 1 && outputs[0].0 == pytato_core::backend::SINGLE_OUTPUT_NAME {

@@ -13,6 +13,8 @@ use num_complex::Complex64;
 use pytato_core::dtype::WeakScalar;
 use pytato_core::frontend::{self as pt, Idx, Operand, PadWidth, ReduceOptions, TensordotAxes};
 use pytato_core::tags::CountNamed;
+
+use crate::golden::UserFunction;
 use pytato_core::{Array, DType, DictOfNamedArrays, Dim, NodeKind, Order, Shape};
 
 /// A value while evaluating.
@@ -106,8 +108,18 @@ fn tokenize(src: &str) -> Result<Vec<Tok>, String> {
 
 /// Evaluates `src` with `names` bound (inputs and size parameters).
 pub fn evaluate(src: &str, names: &BTreeMap<String, Array>) -> Result<Array, String> {
+    evaluate_with(src, names, &BTreeMap::new())
+}
+
+/// [`evaluate`] where the expression may call `functions` by name: each call is traced
+/// (`pytato_core::function::trace_call`) from the function's body expressions.
+pub fn evaluate_with(
+    src: &str,
+    names: &BTreeMap<String, Array>,
+    functions: &BTreeMap<String, UserFunction>,
+) -> Result<Array, String> {
     let toks = tokenize(src)?;
-    let mut p = Parser { toks, pos: 0, names };
+    let mut p = Parser { toks, pos: 0, names, functions };
     let v = p.expr()?;
     if p.pos != p.toks.len() {
         return Err(format!("unexpected {:?} at token {}", p.toks[p.pos], p.pos));
@@ -122,7 +134,11 @@ struct Parser<'a> {
     toks: Vec<Tok>,
     pos: usize,
     names: &'a BTreeMap<String, Array>,
+    functions: &'a BTreeMap<String, UserFunction>,
 }
+
+/// The prefix of a user function's name as a value (`V::Func`), apart from numpy's functions.
+const USER_FUNCTION: &str = "user:";
 
 type R<T> = Result<T, String>;
 
@@ -222,7 +238,12 @@ impl Parser<'_> {
         loop {
             if self.eat("(") {
                 let (args, kwargs) = self.call_args()?;
-                v = call(v, args, kwargs)?;
+                v = match v {
+                    V::Func(name) if name.starts_with(USER_FUNCTION) => {
+                        self.call_user(&name[USER_FUNCTION.len()..], args)?
+                    }
+                    other => call(other, args, kwargs)?,
+                };
             } else if self.eat("[") {
                 let items = self.subscripts()?;
                 v = match v {
@@ -265,6 +286,7 @@ impl Parser<'_> {
                 "named" => V::Func("named".into()),
                 "at" => V::Func("at".into()),
                 "count_named" => V::Func("count_named".into()),
+                _ if self.functions.contains_key(&n) => V::Func(format!("{USER_FUNCTION}{n}")),
                 _ => V::Array(self.names.get(&n).cloned().ok_or_else(|| format!("unknown name {n}"))?),
             },
             Tok::Op("(") => {
@@ -305,6 +327,43 @@ impl Parser<'_> {
             self.eat(",");
         }
         Ok((args, kwargs))
+    }
+
+    /// `name(args…)` for a user function: traced over its body expressions; one result is an
+    /// array, several a tuple.
+    fn call_user(&self, name: &str, args: Vec<V>) -> R<V> {
+        let def = &self.functions[name];
+        let args: Vec<Array> = args.into_iter().map(to_array).collect::<R<_>>()?;
+        if args.len() != def.params.len() {
+            return Err(format!("{name} takes {} arguments, got {}", def.params.len(), args.len()));
+        }
+        let functions = self.functions;
+        let mut failure = None;
+        let traced = pytato_core::function::trace_call(
+            |params| {
+                let inner: BTreeMap<String, Array> = def.params.iter().cloned().zip(params.iter().cloned()).collect();
+                def.body
+                    .iter()
+                    .map(|e| {
+                        evaluate_with(e, &inner, functions).map_err(|why| {
+                            failure = Some(why.clone());
+                            pytato_core::Error::invalid(name, why)
+                        })
+                    })
+                    .collect()
+            },
+            &args.iter().collect::<Vec<_>>(),
+        );
+        let mut results = match (traced, failure) {
+            (Ok(r), _) => r,
+            (Err(_), Some(why)) => return Err(format!("in {name}: {why}")),
+            (Err(e), None) => return Err(err(e)),
+        };
+        Ok(if results.len() == 1 {
+            V::Array(results.remove(0))
+        } else {
+            V::Tuple(results.into_iter().map(V::Array).collect())
+        })
     }
 
     fn subscripts(&mut self) -> R<Vec<Idx>> {
