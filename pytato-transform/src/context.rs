@@ -1,7 +1,8 @@
 //! Traversals beyond the plain bottom-up [`Mapper`](crate::mapper::Mapper): a mapper that passes a
 //! context from each node down to its children ([`ContextMapper`]), a walk from the outputs down
-//! that can skip a subgraph or stop ([`walk_top_down`]), and a memo cache that one run of a
-//! mapper hands to the next ([`MapCache`]).
+//! that can skip a subgraph or stop ([`walk_top_down`]), a memo cache that one run of a mapper
+//! hands to the next ([`MapCache`]), and copy mappers that also map the bodies of the functions
+//! a DAG calls ([`map_copy_through_calls`]).
 //!
 //! All of them keep their own stack: a DAG of any depth is fine.
 
@@ -9,9 +10,11 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 use pytato_core::array::{IdMap, IdSet, post_order};
-use pytato_core::{Array, Result};
+use pytato_core::backend::Outputs;
+use pytato_core::function::Function;
+use pytato_core::{Array, NodeKind, Result};
 
-use crate::mapper::{Mapper, dispatch};
+use crate::mapper::{CopyMapper, Mapper, dispatch, map_copy, map_dag};
 
 /// A mapper whose result for a node depends on a context its users pass down (upstream pytato's
 /// mappers with extra arguments): each node is mapped once per distinct context it is reached
@@ -231,4 +234,73 @@ pub fn map_dag_cached<M: Mapper + ?Sized>(
         results.insert(node.id(), (node.clone(), out));
     }
     Ok(roots.iter().map(|r| results[&r.id()].1.clone()).collect())
+}
+
+/// Runs a copy mapper over `outputs` and into the bodies of the functions they call (upstream's
+/// mapping of function definitions): each distinct function's parameters and results are mapped
+/// once, with a memo of their own (a body is its own namespace), into a new function, and every
+/// call is rebuilt over it before the mapper sees it (`map_call_result`). The mapped parameters
+/// must stay named placeholders.
+///
+/// ```
+/// use pytato_core::{frontend as pt, Array, DType, NodeKind, Result, expr::{Expr, Func}};
+/// use pytato_core::function::trace_call;
+/// use pytato_transform::context::map_copy_through_calls;
+/// use pytato_transform::mapper::CopyMapper;
+///
+/// struct SinToCos;
+/// impl CopyMapper for SinToCos {
+///     fn map_index_lambda(&mut self, node: &Array, children: &[Array]) -> Result<Array> {
+///         let NodeKind::IndexLambda(il) = node.kind() else { unreachable!() };
+///         let expr = il.expr.rewrite(&mut |e| match e {
+///             Expr::Call(Func::Sin, args) => Some(Expr::Call(Func::Cos, args.clone())),
+///             _ => None,
+///         });
+///         let bindings = il.bindings.keys().cloned().zip(children.iter().cloned()).collect();
+///         Array::new_index_lambda(expr, node.shape().clone(), bindings, il.reduction_descriptors.clone())
+///     }
+/// }
+///
+/// let x = pt::placeholder("x", [3], DType::F64)?;
+/// let called = trace_call(|a| Ok(vec![pt::sin(&a[0])?]), &[&x])?.remove(0);
+/// let mapped = map_copy_through_calls(&mut SinToCos, &(&called).into())?;
+/// let expected = trace_call(|a| Ok(vec![pt::cos(&a[0])?]), &[&x])?.remove(0);
+/// assert!(matches!(mapped, pytato_core::backend::Outputs::Single(a) if a == expected));
+/// # Ok::<(), pytato_core::Error>(())
+/// ```
+pub fn map_copy_through_calls<M: CopyMapper>(mapper: &mut M, outputs: &Outputs) -> Result<Outputs> {
+    map_copy(&mut ThroughCalls { inner: mapper, functions: HashMap::new() }, outputs)
+}
+
+struct ThroughCalls<'m, M> {
+    inner: &'m mut M,
+    /// Each function mapped so far, and what it became.
+    functions: HashMap<Function, Function>,
+}
+
+impl<M: CopyMapper> ThroughCalls<'_, M> {
+    fn function(&mut self, f: &Function) -> Result<Function> {
+        if let Some(g) = self.functions.get(f) {
+            return Ok(g.clone());
+        }
+        let params: Vec<Array> = f.parameters().map(|(_, p)| p.clone()).collect();
+        let names: Vec<&str> = f.returns().keys().map(|n| &**n).collect();
+        let roots: Vec<Array> = params.iter().cloned().chain(f.returns().values().cloned()).collect();
+        let mut mapped = map_dag(self, &roots)?;
+        let returns = mapped.split_off(params.len());
+        let g = Function::new(mapped, names.into_iter().zip(returns).collect(), f.tags().clone())?;
+        self.functions.insert(f.clone(), g.clone());
+        Ok(g)
+    }
+}
+
+impl<M: CopyMapper> CopyMapper for ThroughCalls<'_, M> {
+    fn map_node(&mut self, node: &Array, children: &[Array]) -> Result<Array> {
+        if let NodeKind::CallResult { function, name, .. } = node.kind() {
+            let mapped = self.function(function)?;
+            let rebuilt = Array::new_call_result(&mapped, children.to_vec(), name)?.with_metadata_of(node)?;
+            return dispatch(&mut *self.inner, &rebuilt, children);
+        }
+        dispatch(&mut *self.inner, node, children)
+    }
 }

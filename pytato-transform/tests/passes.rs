@@ -287,3 +287,39 @@ mod analysis_questions {
         assert_eq!(transitive_users(&(&out).into(), &y).len(), 2);
     }
 }
+
+mod mapping_through_calls {
+    use pytato_core::function::trace_call;
+    use pytato_core::{Array, DType, Result, frontend as pt};
+    use pytato_transform::analysis::num_call_sites;
+    use pytato_transform::context::map_copy_through_calls;
+    use pytato_transform::mapper::CopyMapper;
+
+    /// Counts the index lambdas it rebuilds (unchanged).
+    struct Count(usize);
+    impl CopyMapper for Count {
+        fn map_index_lambda(&mut self, node: &Array, children: &[Array]) -> Result<Array> {
+            self.0 += 1;
+            node.with_children(children.to_vec())
+        }
+    }
+
+    #[test]
+    fn each_function_body_is_mapped_once_however_often_it_is_called() {
+        let x = pt::placeholder("x", [3], DType::F64).unwrap();
+        let f = |a: &[Array]| Ok(vec![pt::exp(&(&a[0] * 2.0))?]); // two lambdas in the body
+        let once = trace_call(f, &[&x]).unwrap().remove(0);
+        let twice = trace_call(f, &[&once]).unwrap().remove(0);
+        // g calls f inside: f's body is one function wherever it is called from.
+        let g = |a: &[Array]| Ok(vec![&trace_call(f, &[&a[0]])?[0] + 1.0]);
+        let third = trace_call(g, &[&twice]).unwrap().remove(0);
+        let outputs = (&third).into();
+        assert_eq!(num_call_sites(&outputs), 4); // f(x), f(f(x)), g(.), f(a) in g
+        let mut count = Count(0);
+        let mapped = map_copy_through_calls(&mut count, &outputs).unwrap();
+        // f's body (2 lambdas) once, g's body (the `+ 1`) once; the caller has no lambdas.
+        assert_eq!(count.0, 3);
+        // Nothing changed: the very same nodes (equal functions, equal calls).
+        assert!(matches!(mapped, pytato_core::backend::Outputs::Single(a) if a == third));
+    }
+}
