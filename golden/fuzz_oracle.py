@@ -15,6 +15,8 @@ import warnings
 
 import numpy as np
 
+from at import At
+
 warnings.simplefilter("ignore")
 
 
@@ -132,26 +134,6 @@ def without_blas(expr):
 
 KNOWN = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
          "complex64", "complex128"}
-
-
-class At:
-    """`at(x)[items].set(v)` / `.add(v)`: a copy of `x` after `x[items] = v` / `np.add.at(x, items, v)`."""
-
-    def __init__(self, x, items=None):
-        self.x, self.items = x, items
-
-    def __getitem__(self, items):
-        return At(self.x, items)
-
-    def set(self, v):
-        y = np.array(self.x, copy=True)
-        y[self.items] = v
-        return y
-
-    def add(self, v):
-        y = np.array(self.x, copy=True)
-        np.add.at(y, self.items, v)
-        return y
 
 
 def answer(req):

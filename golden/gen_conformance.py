@@ -35,6 +35,8 @@ import warnings
 
 import numpy as np
 
+from at import At
+
 warnings.simplefilter("ignore")
 
 F, D, C, Z = "float32", "float64", "complex64", "complex128"
@@ -474,27 +476,6 @@ def concrete(shape, sizes):
 
 
 # --- Partial replacement: at(x)[items].set(v) is x with x[items] = v (JAX's spelling) ---------------------
-class _At:
-    """`at(x)[items].set(v)`: a copy of `x` with `x[items] = v` (numpy's __setitem__)."""
-
-    def __init__(self, x, items=None):
-        self.x, self.items = x, items
-
-    def __getitem__(self, items):
-        return _At(self.x, items)
-
-    def set(self, v):
-        y = np.array(self.x, copy=True)
-        y[self.items] = v
-        return y
-
-    def add(self, v):
-        """`at(x)[items].add(v)`: a copy of `x` after `np.add.at(x, items, v)`."""
-        y = np.array(self.x, copy=True)
-        np.add.at(y, self.items, v)
-        return y
-
-
 case("set_rows", "at(x)[1:3, :].set(v)", {"x": (D, (5, 7)), "v": (D, (7,))})
 case("set_every_other_column_scalar", "at(x)[:, ::2].set(0.5)", {"x": (D, (4, 7))})
 case("set_negative_step", "at(x)[4::-2, 1].set(v)", {"x": (D, (6, 3)), "v": (D, (3,))})
@@ -623,7 +604,7 @@ def build(c, index):
     rng_np = np.random.default_rng(1000 + index)
     sizes = c.get("sizes", {})
     out = {"name": c["name"], "sizes": sizes, "inputs": {}, "omit": c.get("omit", [])}
-    namespace = {"np": np, "named": lambda e: e, "at": _At, "count_named": lambda m, name: m}
+    namespace = {"np": np, "named": lambda e: e, "at": At, "count_named": lambda m, name: m}
     for name, spec in c["inputs"].items():
         dtype, shape = spec[0], spec[1]
         opts = spec[2] if len(spec) > 2 else None
@@ -638,7 +619,7 @@ def build(c, index):
     functions = c.get("functions", {})
     if functions:
         out["functions"] = {n: {"params": p, "body": b} for n, (p, b) in functions.items()}
-        scope = {"np": np, "at": _At, "named": lambda e: e}
+        scope = {"np": np, "at": At, "named": lambda e: e}
 
         def make(params, body):
             def f(*args):

@@ -119,11 +119,8 @@ impl Backend for Cranelift {
             let data = DataInputs { outputs: outputs.clone(), data: Vec::new() };
             return Ok(Box::new(CraneliftProgram { compiled, threads: self.threads, data }));
         }
-        if pytato_core::function::has_calls(outputs) {
-            return self.compile(&pytato_core::function::inline_calls(outputs)?);
-        }
-        if pytato_core::phases::has_host_steps(outputs) {
-            return pytato_core::phases::compile(self, outputs);
+        if let Some(program) = pytato_core::backend::compile_calls_and_phases(self, outputs) {
+            return program;
         }
         // Data wrappers are compiled as inputs: a DAG rebuilt over other data is the same program.
         let data = data_as_inputs(outputs)?;

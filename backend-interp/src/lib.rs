@@ -48,11 +48,8 @@ impl Backend for Interpreter {
     }
 
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
-        if pytato_core::function::has_calls(outputs) {
-            return self.compile(&pytato_core::function::inline_calls(outputs)?);
-        }
-        if pytato_core::phases::has_host_steps(outputs) {
-            return pytato_core::phases::compile(self, outputs);
+        if let Some(program) = pytato_core::backend::compile_calls_and_phases(self, outputs) {
+            return program;
         }
         Ok(Box::new(InterpProgram { signature: Signature::new(outputs)? }))
     }

@@ -268,11 +268,8 @@ impl Backend for Wgpu {
     }
 
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
-        if pytato_core::function::has_calls(outputs) {
-            return self.compile(&pytato_core::function::inline_calls(outputs)?);
-        }
-        if pytato_core::phases::has_host_steps(outputs) {
-            return pytato_core::phases::compile(self, outputs);
+        if let Some(program) = pytato_core::backend::compile_calls_and_phases(self, outputs) {
+            return program;
         }
         let signature = Signature::new(outputs)?;
         let program = self.codegen.build(outputs)?;

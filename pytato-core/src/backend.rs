@@ -45,6 +45,21 @@ impl Outputs {
         }
     }
 
+    /// The same outputs over other arrays: `f` maps each array, in [`entries`](Outputs::entries)
+    /// order; a dictionary keeps its names and tags.
+    pub fn map_arrays(&self, mut f: impl FnMut(&Array) -> Array) -> Result<Outputs> {
+        Ok(match self {
+            Outputs::Single(a) => Outputs::Single(f(a)),
+            Outputs::Named(d) => {
+                let mut dict = DictOfNamedArrays::new(d.iter().map(|(n, a)| (n, f(a))).collect::<Vec<_>>())?;
+                for tag in d.tags().iter() {
+                    dict = dict.tagged_ref(tag.clone())?;
+                }
+                Outputs::Named(dict)
+            }
+        })
+    }
+
     /// The structural hash of the whole result (compiled programs are cached by it).
     pub fn structural_hash(&self) -> u64 {
         use std::hash::{Hash, Hasher};
@@ -182,6 +197,23 @@ pub trait Program: Send + Sync {
             .collect();
         Ok(self.run_views(&views)?.into_iter().map(|(name, data)| (name, DeviceArray::host(data))).collect())
     }
+}
+
+/// What every backend's [`Backend::compile`] does first, with one walk over the DAG: a DAG with
+/// calls is inlined and compiled again ([`crate::function::inline_calls`]), one with host steps
+/// is compiled in phases ([`crate::phases::compile`]). `None` for a DAG with neither, which the
+/// backend compiles itself.
+pub fn compile_calls_and_phases(backend: &dyn Backend, outputs: &Outputs) -> Option<Result<Box<dyn Program>>> {
+    let entries = outputs.entries();
+    let (mut calls, mut steps) = (false, false);
+    for node in crate::array::post_order(entries.iter().map(|(_, a)| a), Array::children) {
+        calls |= matches!(node.kind(), crate::NodeKind::CallResult { .. });
+        steps |= crate::phases::is_host_step(&node);
+    }
+    if calls {
+        return Some(crate::function::inline_calls(outputs).and_then(|inlined| backend.compile(&inlined)));
+    }
+    steps.then(|| crate::phases::compile(backend, outputs))
 }
 
 /// How a backend makes itself known: submit one with [`inventory::submit!`].

@@ -28,7 +28,7 @@ use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
-use crate::array::{Array, DictOfNamedArrays, IdMap, NodeKind, collect_inputs, post_order};
+use crate::array::{Array, IdMap, NodeKind, collect_inputs, post_order};
 use crate::backend::Outputs;
 use crate::error::{Error, Result};
 use crate::names;
@@ -211,12 +211,7 @@ pub fn inline_calls(outputs: &Outputs) -> Result<Outputs> {
     let roots: Vec<Array> = entries.iter().map(|(_, a)| a.clone()).collect();
     let mut bodies = Bodies::default();
     let mapped = expand(&roots, &HashMap::new(), &mut bodies)?;
-    Ok(match outputs {
-        Outputs::Single(a) => Outputs::Single(mapped[&a.id()].clone()),
-        Outputs::Named(d) => Outputs::Named(DictOfNamedArrays::new(
-            d.iter().map(|(n, a)| (n, mapped[&a.id()].clone())).collect::<Vec<_>>(),
-        )?),
-    })
+    outputs.map_arrays(|a| mapped[&a.id()].clone())
 }
 
 /// A call site: the function's [`Function::id`] and the ids of its (inlined) arguments.

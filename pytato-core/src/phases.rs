@@ -16,7 +16,8 @@
 //!
 //! Every program involved is compiled once, when the DAG is: counts are size variables, so new
 //! data with other counts needs no new code. Backends call [`compile`] from their
-//! `Backend::compile` when [`has_host_steps`] says so; nothing else in a backend knows about counts.
+//! `Backend::compile` (through [`compile_calls_and_phases`](crate::backend::compile_calls_and_phases))
+//! when the DAG has host steps; nothing else in a backend knows about counts.
 //!
 //! ```
 //! use pytato_core::{frontend as pt, s, DType};
@@ -206,13 +207,7 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
         };
         phases.push(Phase { program, steps: phase_steps });
     }
-    let last_outputs = match outputs {
-        Outputs::Single(a) => Outputs::Single(rewritten[&a.id()].clone()),
-        Outputs::Named(d) => Outputs::Named(DictOfNamedArrays::new(
-            d.iter().map(|(n, a)| (n, rewritten[&a.id()].clone())).collect::<Vec<_>>(),
-        )?),
-    };
-    let last = backend.compile(&last_outputs)?;
+    let last = backend.compile(&outputs.map_arrays(|a| rewritten[&a.id()].clone())?)?;
     Ok(Box::new(PhasedProgram { inputs, phases, last }))
 }
 

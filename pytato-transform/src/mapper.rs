@@ -45,7 +45,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use pytato_core::array::{IdMap, post_order};
 use pytato_core::backend::Outputs;
-use pytato_core::{Array, DictOfNamedArrays, NodeKind, Result};
+use pytato_core::{Array, NodeKind, Result};
 
 macro_rules! mapper_methods {
     ($($(#[$doc:meta])* $method:ident;)*) => {
@@ -177,18 +177,8 @@ pub fn map_dag<M: Mapper + ?Sized>(mapper: &mut M, roots: &[Array]) -> Result<Ve
 pub fn map_copy<M: CopyMapper>(mapper: &mut M, outputs: &Outputs) -> Result<Outputs> {
     let entries = outputs.entries();
     let roots: Vec<Array> = entries.iter().map(|(_, a)| a.clone()).collect();
-    let mapped = map_dag(mapper, &roots)?;
-    Ok(match outputs {
-        Outputs::Single(_) => Outputs::Single(mapped.into_iter().next().expect("one output")),
-        Outputs::Named(d) => {
-            let names: Vec<&str> = d.names().collect();
-            let mut dict = DictOfNamedArrays::new(names.into_iter().zip(mapped))?;
-            for tag in d.tags().iter() {
-                dict = dict.tagged_ref(tag.clone())?;
-            }
-            Outputs::Named(dict)
-        }
-    })
+    let mut mapped = map_dag(mapper, &roots)?.into_iter();
+    outputs.map_arrays(|_| mapped.next().expect("one result per output"))
 }
 
 /// Calls `visit` on every node reachable from `roots`, children first, each node once.
