@@ -110,6 +110,10 @@ impl Backend for Cranelift {
         "cranelift"
     }
 
+    fn inline_rule(&self) -> pytato_core::function::InlineRule {
+        self.codegen.calls
+    }
+
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
         // A DAG without data wrappers is its own key: a hit needs no pass over the DAG. (The
         // cache holds only DAGs without wrappers, so a DAG with some never matches here.)

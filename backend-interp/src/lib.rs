@@ -47,6 +47,12 @@ impl Backend for Interpreter {
         "interp"
     }
 
+    /// The interpreter runs each call as a call (its function's body evaluated on the arguments),
+    /// inlining only functions tagged [`pytato_core::function::InlineCall`].
+    fn inline_rule(&self) -> pytato_core::function::InlineRule {
+        pytato_core::function::InlineRule::Never
+    }
+
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
         if let Some(program) = pytato_core::backend::compile_calls_and_phases(self, outputs) {
             return program;

@@ -267,6 +267,10 @@ impl Backend for Wgpu {
         resident::upload(self.gpu, data)
     }
 
+    fn inline_rule(&self) -> pytato_core::function::InlineRule {
+        self.codegen.calls
+    }
+
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
         if let Some(program) = pytato_core::backend::compile_calls_and_phases(self, outputs) {
             return program;

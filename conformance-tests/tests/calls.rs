@@ -5,7 +5,8 @@
 
 use pytato_core::backend::{Backend, NamedData, Outputs};
 use pytato_core::frontend as pt;
-use pytato_core::function::{Function, inline_calls, trace_call};
+use pytato_core::backend::WithInlineRule;
+use pytato_core::function::{Function, InlineRule, inline_calls, trace_call};
 use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Error, TagSet, s};
 use pytato_transform::analysis::{num_call_sites, num_nodes};
 
@@ -122,4 +123,91 @@ fn bad_definitions_and_calls_are_typed_errors() {
     assert!(matches!(Array::new_call_result(&double, vec![x.clone()], "nope"), Err(Error::InvalidArgument { .. })));
     let ok = double.call(&[("a", &x)]).unwrap();
     assert_eq!(ok["r"].shape(), x.shape());
+}
+
+/// Every conformance case with functions, on every backend, with the calls inlined and with every
+/// function compiled once and called (outlined): numpy's values both ways.
+#[test]
+fn call_cases_pass_inlined_and_outlined_on_every_backend() {
+    let cases: Vec<_> = pytato_conformance::golden::load_cases().into_iter().filter(|c| !c.functions.is_empty()).collect();
+    assert!(cases.len() >= 10, "{} call cases", cases.len());
+    for rule in [InlineRule::Always, InlineRule::Never] {
+        for (name, backend) in backends() {
+            let backend = WithInlineRule::new(backend, rule);
+            for case in &cases {
+                let outcome = pytato_conformance::run_case(case, &backend);
+                assert_eq!(outcome, pytato_conformance::Outcome::Pass, "{} on {name}, {rule:?}", case.name);
+            }
+        }
+    }
+}
+
+/// Records the DAGs a backend is asked to compile.
+struct Recording {
+    backend: Box<dyn Backend>,
+    compiled: std::sync::Mutex<Vec<Outputs>>,
+}
+
+impl Backend for Recording {
+    fn name(&self) -> &str {
+        self.backend.name()
+    }
+    fn compile(&self, outputs: &Outputs) -> pytato_core::Result<Box<dyn pytato_core::backend::Program>> {
+        self.compiled.lock().unwrap().push(outputs.clone());
+        self.backend.compile(outputs)
+    }
+}
+
+#[test]
+fn an_outlined_function_is_compiled_once_for_all_its_call_sites() {
+    let x = pt::placeholder("x", [3], DType::F64).unwrap();
+    let step = |args: &[Array]| Ok(vec![&(&args[0] * 0.5) + 1.0]);
+    let mut y = x.clone();
+    for _ in 0..10 {
+        y = trace_call(step, &[&y]).unwrap().remove(0);
+    }
+    let y = &y * 2.0;
+    let function = call_of(&trace_call(step, &[&x]).unwrap()[0]).function;
+    let data = NamedData::from([("x".to_string(), f64s(&[0.0, 2.0, -4.0]))]);
+    let want: Vec<f64> = [0.0f64, 2.0, -4.0]
+        .iter()
+        .map(|&v| {
+            let mut v = v;
+            for _ in 0..10 {
+                v = v * 0.5 + 1.0;
+            }
+            v * 2.0
+        })
+        .collect();
+    for (name, backend) in backends() {
+        let recording = Recording { backend, compiled: Default::default() };
+        let outlining = WithInlineRule::new(Box::new(recording), InlineRule::Never);
+        let got = outlining.compile(&(&y).into()).unwrap().run(&data).unwrap();
+        assert_eq!(values(&got["_pt_out"]), want, "{name}");
+        // The run again: the same program, other data.
+        let other = NamedData::from([("x".to_string(), f64s(&[1.0, 1.0, 1.0]))]);
+        let again = outlining.compile(&(&y).into()).unwrap().run(&other).unwrap();
+        assert_eq!(values(&again["_pt_out"])[0], values(&again["_pt_out"])[2], "{name}");
+    }
+    // Which DAGs reach the backend: the body once, and the program after the last call.
+    let recording = Recording { backend: pytato_core::backend::backend("interp").unwrap(), compiled: Default::default() };
+    let shared = std::sync::Arc::new(recording);
+    let outlining = WithInlineRule::new(Box::new(Shared(shared.clone())), InlineRule::Never);
+    outlining.compile(&(&y).into()).unwrap();
+    let compiled = shared.compiled.lock().unwrap();
+    let body = function.body().unwrap();
+    assert_eq!(compiled.iter().filter(|o| o.entries() == body.entries()).count(), 1, "the body, once");
+    assert_eq!(compiled.len(), 2, "the body and the last program: {compiled:?}");
+}
+
+/// A shared [`Recording`], so the test can read it after handing it to a backend.
+struct Shared(std::sync::Arc<Recording>);
+
+impl Backend for Shared {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn compile(&self, outputs: &Outputs) -> pytato_core::Result<Box<dyn pytato_core::backend::Program>> {
+        self.0.compile(outputs)
+    }
 }

@@ -22,6 +22,7 @@ use crate::array::{Array, DictOfNamedArrays};
 use crate::data::ArrayData;
 use crate::device::{DeviceArray, DeviceInput, NamedDeviceArrays, NamedDeviceInputs};
 use crate::error::{Error, Result};
+use crate::function::InlineRule;
 use crate::view::{ArrayDataView, ArrayDataViewMut};
 
 /// The name of the output of a program compiled from a single array.
@@ -116,6 +117,12 @@ pub trait Backend: Send + Sync {
     /// cannot do, and the core's own errors for invalid DAGs.
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>>;
 
+    /// Which calls this backend inlines and which it compiles once per function and calls (see
+    /// [`crate::function`]); [`InlineRule::default`] unless the backend was configured otherwise.
+    fn inline_rule(&self) -> InlineRule {
+        InlineRule::default()
+    }
+
     /// Copies `data` to this backend's device, for [`Program::run_device`]. Backends that compute
     /// in host memory keep a host copy (the default).
     fn upload(&self, data: &ArrayDataView<'_>) -> Result<DeviceArray> {
@@ -200,9 +207,10 @@ pub trait Program: Send + Sync {
 }
 
 /// What every backend's [`Backend::compile`] does first, with one walk over the DAG: a DAG with
-/// calls is inlined and compiled again ([`crate::function::inline_calls`]), one with host steps
-/// is compiled in phases ([`crate::phases::compile`]). `None` for a DAG with neither, which the
-/// backend compiles itself.
+/// calls has the calls that the backend's [`Backend::inline_rule`] inlines inlined
+/// ([`crate::function::apply_inline_rule`]); one with calls left or host steps is compiled in
+/// phases ([`crate::phases::compile`]), where each remaining call runs a program compiled once per
+/// function. `None` for a DAG with neither, which the backend compiles itself.
 pub fn compile_calls_and_phases(backend: &dyn Backend, outputs: &Outputs) -> Option<Result<Box<dyn Program>>> {
     let entries = outputs.entries();
     let (mut calls, mut steps) = (false, false);
@@ -211,9 +219,63 @@ pub fn compile_calls_and_phases(backend: &dyn Backend, outputs: &Outputs) -> Opt
         steps |= crate::phases::is_host_step(&node);
     }
     if calls {
-        return Some(crate::function::inline_calls(outputs).and_then(|inlined| backend.compile(&inlined)));
+        return Some(crate::function::apply_inline_rule(outputs, backend.inline_rule()).and_then(|rewritten| {
+            // Bodies inlined may have brought host steps: compiling again finds them.
+            if crate::function::has_calls(&rewritten) {
+                crate::phases::compile(backend, &rewritten)
+            } else {
+                backend.compile(&rewritten)
+            }
+        }));
     }
     steps.then(|| crate::phases::compile(backend, outputs))
+}
+
+/// `backend` with another [`InlineRule`]: compiles calls the way `rule` says and everything
+/// else as `backend` does. For experiments (the same DAG inlined and outlined) and for tests.
+///
+/// ```
+/// # fn demo(cranelift: Box<dyn pytato_core::backend::Backend>) {
+/// use pytato_core::backend::WithInlineRule;
+/// use pytato_core::function::InlineRule;
+/// // Every function compiled once and called, however small.
+/// let outlining = WithInlineRule::new(cranelift, InlineRule::Never);
+/// # let _ = outlining;
+/// # }
+/// ```
+pub struct WithInlineRule {
+    backend: Box<dyn Backend>,
+    rule: InlineRule,
+}
+
+impl WithInlineRule {
+    /// `backend`, compiling calls by `rule`.
+    pub fn new(backend: Box<dyn Backend>, rule: InlineRule) -> WithInlineRule {
+        WithInlineRule { backend, rule }
+    }
+}
+
+impl Backend for WithInlineRule {
+    fn name(&self) -> &str {
+        self.backend.name()
+    }
+
+    fn inline_rule(&self) -> InlineRule {
+        self.rule
+    }
+
+    fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
+        // Calls are decided here, by this rule (bodies compiled apart come back here too); what
+        // is left has none, and `backend` compiles it as it would.
+        match compile_calls_and_phases(self, outputs) {
+            Some(program) => program,
+            None => self.backend.compile(outputs),
+        }
+    }
+
+    fn upload(&self, data: &ArrayDataView<'_>) -> Result<DeviceArray> {
+        self.backend.upload(data)
+    }
 }
 
 /// How a backend makes itself known: submit one with [`inventory::submit!`].

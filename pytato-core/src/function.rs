@@ -7,8 +7,17 @@
 //! definitions are one definition (structural hash and equality), so a function traced twice
 //! from the same code is one function, and two calls with equal arguments are one call.
 //!
-//! Backends run calls by inlining them ([`inline_calls`], which every backend's `compile` applies
-//! first); compiling each distinct definition once and calling it per call site is the next step.
+//! Backends run calls in one of two ways, chosen per function by an [`InlineRule`] when the DAG
+//! is compiled ([`crate::backend::compile_calls_and_phases`]):
+//!
+//! - **inlined** ([`inline_calls_where`]): the body is copied into the caller at each call site,
+//!   where it fuses with the code around it. Best for small functions and few calls.
+//! - **outlined**: each distinct definition is compiled once, as a program of its own, and each
+//!   call site runs that program on its arguments (a step of [`crate::phases`]). Compile time
+//!   grows with the number of *definitions*, not of calls, at the price of a stored result per
+//!   call and no fusion across the call boundary.
+//!
+//! A function tagged [`InlineCall`] is always inlined (upstream's `InlineCallTag`).
 //!
 //! ```
 //! use pytato_core::{frontend as pt, DType};
@@ -32,7 +41,60 @@ use crate::array::{Array, IdMap, NodeKind, collect_inputs, post_order};
 use crate::backend::Outputs;
 use crate::error::{Error, Result};
 use crate::names;
-use crate::tags::TagSet;
+use crate::tags::{Tag, TagSet};
+
+/// A tag on a [`Function`]: its calls are always inlined, whatever the [`InlineRule`] says
+/// (upstream pytato's `InlineCallTag`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct InlineCall;
+impl Tag for InlineCall {}
+
+/// When the backends inline a function's calls rather than compile the function once and call it
+/// (see the [module docs](self)). A function tagged [`InlineCall`] is inlined whatever the rule.
+///
+/// ```
+/// use pytato_core::function::InlineRule;
+/// // The default: inline small functions and functions called once.
+/// assert_eq!(InlineRule::default(), InlineRule::Size { max_inlined_nodes: 10_000 });
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InlineRule {
+    /// Every call is inlined.
+    Always,
+    /// Only calls of functions tagged [`InlineCall`] are inlined (the interpreter's rule: it runs
+    /// calls as calls).
+    Never,
+    /// A function is inlined when it is called at one call site only, or when its body's nodes
+    /// times its call sites is at most `max_inlined_nodes`. Call sites are counted in the DAG being
+    /// compiled, not in the bodies of other functions.
+    Size {
+        /// The most nodes the copies of one function's body may add to the DAG.
+        max_inlined_nodes: usize,
+    },
+}
+
+impl Default for InlineRule {
+    /// [`InlineRule::Size`] with 10,000 nodes: a 100-node function called 100 times is inlined,
+    /// called 1,000 times is not (inlined, that DAG takes the Cranelift backend some 30 s to
+    /// compile; see `pytato/examples/calls.rs`).
+    fn default() -> InlineRule {
+        InlineRule::Size { max_inlined_nodes: 10_000 }
+    }
+}
+
+impl InlineRule {
+    /// Whether calls of `function`, which the DAG calls at `call_sites` sites, are inlined.
+    pub fn inlines(&self, function: &Function, call_sites: usize) -> bool {
+        function.tags().contains(&InlineCall)
+            || match *self {
+                InlineRule::Always => true,
+                InlineRule::Never => false,
+                InlineRule::Size { max_inlined_nodes } => {
+                    call_sites <= 1 || function.body_size().saturating_mul(call_sites) <= max_inlined_nodes
+                }
+            }
+    }
+}
 
 /// A function definition: parameters (placeholders, by name) and named results. Shared
 /// (cloning is cheap); `==` is structural.
@@ -117,6 +179,19 @@ impl Function {
     /// The definition's tags.
     pub fn tags(&self) -> &TagSet {
         &self.0.tags
+    }
+
+    /// The number of nodes of the body (the parameters included, the bodies of functions it
+    /// calls not).
+    pub fn body_size(&self) -> usize {
+        post_order(self.0.returns.values(), Array::children).len()
+    }
+
+    /// The body as outputs: the results by name, over the parameters as placeholders. What a
+    /// backend compiles to run the function outlined.
+    pub fn body(&self) -> Result<Outputs> {
+        let dict = crate::array::DictOfNamedArrays::new(self.0.returns.iter().map(|(n, r)| (&**n, r.clone())))?;
+        Ok(Outputs::Named(dict))
     }
 
     /// An address that identifies this definition's allocation (equal definitions built apart
@@ -204,14 +279,42 @@ pub fn has_calls(outputs: &Outputs) -> bool {
 }
 
 /// `outputs` with every call replaced by the function's body over the call's arguments, nested
-/// calls included: what backends compile. The results of one call (equal function and
-/// arguments) share one copy of the body.
+/// calls included. The results of one call (equal function and arguments) share one copy of the
+/// body.
 pub fn inline_calls(outputs: &Outputs) -> Result<Outputs> {
+    inline_calls_where(outputs, |_| true)
+}
+
+/// `outputs` with the calls of the functions `inline` accepts replaced by the function's body
+/// over the call's arguments (in the bodies inlined too); other calls stay, over the rewritten
+/// arguments. The results of one call share one copy of the body.
+pub fn inline_calls_where(outputs: &Outputs, inline: impl Fn(&Function) -> bool) -> Result<Outputs> {
     let entries = outputs.entries();
     let roots: Vec<Array> = entries.iter().map(|(_, a)| a.clone()).collect();
     let mut bodies = Bodies::default();
-    let mapped = expand(&roots, &HashMap::new(), &mut bodies)?;
+    let mapped = expand(&roots, &HashMap::new(), &mut bodies, &inline)?;
     outputs.map_arrays(|a| mapped[&a.id()].clone())
+}
+
+/// The call sites of each function the DAG of `outputs` calls (not counting calls inside
+/// function bodies): the number of distinct (function, arguments) pairs.
+pub fn call_sites(outputs: &Outputs) -> HashMap<Function, usize> {
+    let entries = outputs.entries();
+    let mut sites: HashMap<Function, std::collections::HashSet<Vec<usize>>> = HashMap::new();
+    for node in post_order(entries.iter().map(|(_, a)| a), Array::children) {
+        if let NodeKind::CallResult { function, bindings, .. } = node.kind() {
+            sites.entry(function.clone()).or_default().insert(bindings.iter().map(Array::id).collect());
+        }
+    }
+    sites.into_iter().map(|(f, s)| (f, s.len())).collect()
+}
+
+/// `outputs` with the calls that `rule` inlines inlined (see [`InlineRule`]); the others stay.
+pub fn apply_inline_rule(outputs: &Outputs, rule: InlineRule) -> Result<Outputs> {
+    let decided: HashMap<Function, bool> =
+        call_sites(outputs).into_iter().map(|(f, sites)| (f.clone(), rule.inlines(&f, sites))).collect();
+    // Functions called only from bodies being inlined count one call site each.
+    inline_calls_where(outputs, |f| decided.get(f).copied().unwrap_or_else(|| rule.inlines(f, 1)))
 }
 
 /// A call site: the function's [`Function::id`] and the ids of its (inlined) arguments.
@@ -226,19 +329,24 @@ struct Bodies(HashMap<Site, Inlined>);
 
 /// Every node reachable from `roots`, rebuilt with placeholders named in `params` replaced by
 /// their arrays and calls inlined; by the original node's id.
-fn expand(roots: &[Array], params: &HashMap<&str, Array>, bodies: &mut Bodies) -> Result<IdMap<Array>> {
+fn expand(
+    roots: &[Array],
+    params: &HashMap<&str, Array>,
+    bodies: &mut Bodies,
+    inline: &dyn Fn(&Function) -> bool,
+) -> Result<IdMap<Array>> {
     let mut mapped: IdMap<Array> = IdMap::default();
     for node in post_order(roots, Array::children) {
         let children: Vec<Array> = node.children().iter().map(|c| mapped[&c.id()].clone()).collect();
         let new = match node.kind() {
             NodeKind::Placeholder { name: Some(name) } if params.contains_key(&**name) => params[&**name].clone(),
-            NodeKind::CallResult { function, name, .. } => {
+            NodeKind::CallResult { function, name, .. } if inline(function) => {
                 let key = (function.id(), children.iter().map(Array::id).collect());
                 if !bodies.0.contains_key(&key) {
                     let inner: HashMap<&str, Array> =
                         function.parameters().map(|(n, _)| n).zip(children.iter().cloned()).collect();
                     let returns: Vec<Array> = function.returns().values().cloned().collect();
-                    let body = expand(&returns, &inner, bodies)?;
+                    let body = expand(&returns, &inner, bodies, inline)?;
                     let results = function.returns().iter().map(|(n, r)| (n.clone(), body[&r.id()].clone())).collect();
                     // The arguments are kept with the results: their ids are the key.
                     bodies.0.insert(key.clone(), (children.clone(), results));

@@ -14,6 +14,10 @@
 //! 3. phases repeat while host steps depend on earlier ones (`B = A[A > 0]; B[B < 1]`), and the last
 //!    program computes the outputs.
 //!
+//! Calls of functions compiled apart (outlined, see [`crate::function`]) are steps too: the
+//! function's body is compiled once, as a program of its own, and each call site runs it on the
+//! call's arguments between phases.
+//!
 //! Every program involved is compiled once, when the DAG is: counts are size variables, so new
 //! data with other counts needs no new code. Backends call [`compile`] from their
 //! `Backend::compile` (through [`compile_calls_and_phases`](crate::backend::compile_calls_and_phases))
@@ -31,6 +35,7 @@
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 use num_complex::{Complex32, Complex64};
@@ -42,7 +47,9 @@ use crate::data::ArrayData;
 use crate::dtype::result_type;
 use crate::error::{Error, Result};
 use crate::for_each_array_view;
+use crate::function::Function;
 use crate::scalar::Scalar;
+use crate::shape::Shape;
 use crate::view::{ArrayDataView, ViewElement};
 
 /// The prefix of the placeholders that carry host-step results into later phases (in the `_pt_in`
@@ -60,12 +67,12 @@ pub fn has_host_steps(outputs: &Outputs) -> bool {
     post_order(entries.iter().map(|(_, a)| a), Array::children).iter().any(is_host_step)
 }
 
-/// One host step of a phase: what it computes, from where.
+/// One step of a phase: what it computes, from where.
 struct Step {
-    /// The name its result takes in later phases.
-    input: String,
     kind: StepKind,
     operands: Vec<Source>,
+    /// The names its results take in later phases, with their shapes (which may hold counts).
+    results: Vec<(String, Shape)>,
 }
 
 #[derive(Clone)]
@@ -73,9 +80,12 @@ enum StepKind {
     /// With the count's name.
     Nonzero(String),
     Scatter(ScatterMode),
+    /// An outlined call: the function's program, its parameters (the operands' names, in order)
+    /// and the function's result behind each of the step's results.
+    Call { body: Arc<dyn Program>, parameters: Vec<String>, returns: Vec<Arc<str>> },
 }
 
-/// Where a host step's operand comes from.
+/// Where a step's operand comes from.
 enum Source {
     /// An output of the phase's program.
     Computed(String),
@@ -87,6 +97,16 @@ struct Phase {
     /// Computes the operands that are not given; `None` when every operand is.
     program: Option<Box<dyn Program>>,
     steps: Vec<Step>,
+}
+
+/// A step found in the DAG, before phases are cut.
+struct Planned {
+    /// The phase it runs after.
+    level: usize,
+    kind: StepKind,
+    operands: Vec<Array>,
+    /// The placeholders that stand for its results in later phases.
+    results: Vec<Array>,
 }
 
 /// A program compiled in phases; see the [module docs](self).
@@ -115,14 +135,18 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
         .map(|(k, a)| (a.id(), format!("_pt_in{k}")))
         .collect();
 
-    // One pass, children first: the rewritten node (host steps replaced by placeholders), and the
-    // phase of each host step (one more than the latest host step below it).
+    // One pass, children first: the rewritten node (steps replaced by placeholders), and the
+    // phase of each step (one more than the latest step below it).
     let nodes = post_order(entries.iter().map(|(_, a)| a), Array::children);
     let mut rewritten: IdMap<Array> = IdMap::default();
     let mut level: IdMap<usize> = IdMap::default();
-    // Equal host steps (`x[x > 0]` written twice) are one step.
+    // Equal host steps (`x[x > 0]` written twice) are one step; so are the results of one call
+    // (keyed by the function and the rewritten arguments' ids).
     let mut steps: HashMap<Array, usize> = HashMap::new();
-    let mut planned: Vec<(usize, StepKind, Vec<Array>, Array)> = Vec::new();
+    let mut calls: HashMap<(Function, Vec<usize>), usize> = HashMap::new();
+    // Each distinct function is compiled once, however many sites call it.
+    let mut bodies: HashMap<Function, Arc<dyn Program>> = HashMap::new();
+    let mut planned: Vec<Planned> = Vec::new();
     // What the user passes: the placeholders, and every size parameter that is not a count.
     let mut user_inputs: Vec<Array> = Vec::new();
     let mut size_names: BTreeSet<String> = BTreeSet::new();
@@ -131,7 +155,40 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
         let children = node.children();
         let below = children.iter().map(|c| level[&c.id()]).max().unwrap_or(0);
         let new_children: Vec<Array> = children.iter().map(|c| rewritten[&c.id()].clone()).collect();
-        let (new, lvl) = if is_host_step(node) {
+        let (new, lvl) = if let NodeKind::CallResult { function, name, .. } = node.kind() {
+            let key = (function.clone(), new_children.iter().map(Array::id).collect());
+            let k = match calls.get(&key) {
+                Some(&k) => k,
+                None => {
+                    let body = match bodies.get(function) {
+                        Some(body) => body.clone(),
+                        None => {
+                            let body: Arc<dyn Program> = backend.compile(&function.body()?)?.into();
+                            bodies.insert(function.clone(), body.clone());
+                            body
+                        }
+                    };
+                    let parameters = function.parameters().map(|(n, _)| n.to_string()).collect();
+                    let kind = StepKind::Call { body, parameters, returns: Vec::new() };
+                    planned.push(Planned { level: below, kind, operands: new_children, results: Vec::new() });
+                    calls.insert(key, planned.len() - 1);
+                    planned.len() - 1
+                }
+            };
+            let step = &mut planned[k];
+            let StepKind::Call { returns, .. } = &mut step.kind else { unreachable!("a call step") };
+            let placeholder = match returns.iter().position(|r| r == name) {
+                Some(j) => step.results[j].clone(),
+                None => {
+                    let input = format!("{STEP_INPUT_PREFIX}{k}_{name}");
+                    let placeholder = Array::new_generated_placeholder(&input, node.shape().clone(), node.dtype())?;
+                    returns.push(name.clone());
+                    step.results.push(placeholder.clone());
+                    placeholder
+                }
+            };
+            (placeholder, below + 1)
+        } else if is_host_step(node) {
             let k = match steps.get(node) {
                 Some(&k) => k,
                 None => {
@@ -143,12 +200,12 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
                         NodeKind::Nonzero { count, .. } => StepKind::Nonzero(count.to_string()),
                         other => unreachable!("{} is not a host step", other.name()),
                     };
-                    planned.push((below, kind, new_children, placeholder));
+                    planned.push(Planned { level: below, kind, operands: new_children, results: vec![placeholder] });
                     steps.insert(node.clone(), k);
                     k
                 }
             };
-            (planned[k].3.clone(), below + 1)
+            (planned[k].results[0].clone(), below + 1)
         } else if let Some(name) = unnamed.get(&node.id()) {
             let named = Array::new_generated_placeholder(name, node.shape().clone(), node.dtype())?;
             user_inputs.push(named.clone());
@@ -162,13 +219,23 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
         rewritten.insert(node.id(), new);
         level.insert(node.id(), lvl);
     }
-    let counts: BTreeSet<String> = planned
-        .iter()
-        .filter_map(|p| match &p.1 {
-            StepKind::Nonzero(count) => Some(count.clone()),
-            StepKind::Scatter(_) => None,
-        })
-        .collect();
+    // Lengths the steps decide: counts, and the lengths of call results that the call's arguments
+    // do not determine (counts inside the function).
+    let mut counts: BTreeSet<String> = BTreeSet::new();
+    for step in &planned {
+        match &step.kind {
+            StepKind::Nonzero(count) => {
+                counts.insert(count.clone());
+            }
+            StepKind::Call { .. } => {
+                let given: BTreeSet<&str> = step.operands.iter().flat_map(|a| a.shape().params()).collect();
+                for result in &step.results {
+                    counts.extend(result.shape().params().filter(|v| !given.contains(v)).map(str::to_string));
+                }
+            }
+            StepKind::Scatter(_) => {}
+        }
+    }
     for name in size_names.difference(&counts) {
         user_inputs.push(Array::new_size_param(name)?);
     }
@@ -177,17 +244,17 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
     let inputs =
         Signature::new(&Outputs::Named(DictOfNamedArrays::new(entries.iter().map(|(n, a)| (n.as_str(), a.clone())))?))?;
 
-    let phase_count = planned.iter().map(|p| p.0 + 1).max().unwrap_or(0);
+    let phase_count = planned.iter().map(|p| p.level + 1).max().unwrap_or(0);
     let mut phases = Vec::with_capacity(phase_count);
     for phase in 0..phase_count {
         let mut computed: BTreeMap<String, Array> = BTreeMap::new();
         let mut phase_steps = Vec::new();
-        for (k, (lvl, kind, operands, _)) in planned.iter().enumerate() {
-            if *lvl != phase {
+        for (k, step) in planned.iter().enumerate() {
+            if step.level != phase {
                 continue;
             }
-            let mut sources = Vec::with_capacity(operands.len());
-            for (j, operand) in operands.iter().enumerate() {
+            let mut sources = Vec::with_capacity(step.operands.len());
+            for (j, operand) in step.operands.iter().enumerate() {
                 sources.push(match (operand.kind(), operand.name()) {
                     (NodeKind::Placeholder { .. }, Some(name)) => Source::Given(name.to_string()),
                     _ => {
@@ -197,7 +264,9 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
                     }
                 });
             }
-            phase_steps.push(Step { input: format!("{STEP_INPUT_PREFIX}{k}"), kind: kind.clone(), operands: sources });
+            let results =
+                step.results.iter().map(|p| (p.name().expect("named").to_string(), p.shape().clone())).collect();
+            phase_steps.push(Step { kind: step.kind.clone(), operands: sources, results });
         }
         let program = if computed.is_empty() {
             None
@@ -242,10 +311,37 @@ impl PhasedProgram {
                         // The count, for programs that read it without the positions' shape.
                         let value = i64::try_from(positions.shape()[1]).expect("a count fits in i64");
                         new.push((count.clone(), ArrayData::from_scalar(Scalar::I64(value))));
-                        new.push((step.input.clone(), positions));
+                        new.push((step.results[0].0.clone(), positions));
                     }
-                    StepKind::Scatter(mode) => {
-                        new.push((step.input.clone(), scatter(&operands[0], &operands[1], &operands[2], *mode)?))
+                    StepKind::Scatter(mode) => new.push((
+                        step.results[0].0.clone(),
+                        scatter(&operands[0], &operands[1], &operands[2], *mode)?,
+                    )),
+                    StepKind::Call { body, parameters, returns } => {
+                        let mut arguments: NamedViews<'_> =
+                            parameters.iter().map(String::as_str).zip(operands.iter().map(|v| v.reborrow())).collect();
+                        // Sizes the body reads as values and no argument's shape carries.
+                        for name in body.input_names() {
+                            if !arguments.contains_key(name.as_str())
+                                && let Some((name, value)) = results.get_key_value(&name)
+                            {
+                                arguments.insert(name.as_str(), value.view());
+                            }
+                        }
+                        let mut values = body.run_views(&arguments)?;
+                        for ((input, shape), name) in step.results.iter().zip(returns) {
+                            let value = values.remove(&**name).expect("the body computes every result");
+                            // Lengths the body decided (counts inside it), for later programs.
+                            for (dim, &length) in shape.dims().iter().zip(value.shape()) {
+                                if let (0, [(variable, 1)]) = (dim.constant(), &dim.terms().collect::<Vec<_>>()[..])
+                                    && !results.contains_key(*variable)
+                                {
+                                    let length = i64::try_from(length).expect("a length fits in i64");
+                                    new.push((variable.to_string(), ArrayData::from_scalar(Scalar::I64(length))));
+                                }
+                            }
+                            new.push((input.clone(), value));
+                        }
                     }
                 }
             }

@@ -38,6 +38,7 @@ use pytato_core::backend::Outputs;
 use pytato_core::binding::node_size_params;
 use pytato_core::data::ArrayData;
 use pytato_core::expr::{Expr, TypeEnv};
+use pytato_core::function::InlineRule;
 use pytato_core::names::{Reserved, classify};
 use pytato_core::tags::{ImplStored, Named, PrefixNamed};
 use pytato_core::{Array, DType, Dim, Error, NodeKind, Result, Shape};
@@ -212,13 +213,17 @@ impl fmt::Debug for KernelTransform {
 }
 
 /// What a user chooses about the code the compiled backends generate (`Cranelift` and `Wgpu`
-/// take it through `with_codegen`): the inlining limits of materialization, a transformation
-/// applied to each kernel program before it is translated, and whether the CPU backend uses
-/// SIMD instructions.
+/// take it through `with_codegen`): the inlining limits of materialization, which function calls
+/// are inlined, a transformation applied to each kernel program before it is translated, and
+/// whether the CPU backend uses SIMD instructions. (The Cranelift backend's thread count is
+/// `Cranelift::with_threads`.)
 #[derive(Clone, Debug)]
 pub struct CodegenOptions {
     /// Inlining limits.
     pub kernel: KernelOptions,
+    /// Which calls are inlined, and which compiled once per function and called
+    /// ([`pytato_core::function`]).
+    pub calls: InlineRule,
     /// Applied to every kernel program built with these options.
     pub transform: Option<KernelTransform>,
     /// Whether the Cranelift backend vectorizes innermost loops with 128-bit SIMD (default `true`;
@@ -228,7 +233,7 @@ pub struct CodegenOptions {
 
 impl Default for CodegenOptions {
     fn default() -> CodegenOptions {
-        CodegenOptions { kernel: KernelOptions::default(), transform: None, simd: true }
+        CodegenOptions { kernel: KernelOptions::default(), calls: InlineRule::default(), transform: None, simd: true }
     }
 }
 
@@ -242,7 +247,8 @@ impl CodegenOptions {
         }
     }
 
-    /// What tells programs compiled under different options apart, for caches.
+    /// What tells programs compiled under different options apart, for caches (of programs
+    /// without calls: `calls` is not part of it).
     pub fn cache_key(&self) -> (usize, u64, usize, bool) {
         let transform = self.transform.as_ref().map_or(0, |t| t.id());
         (self.kernel.max_inline_depth, self.kernel.max_inline_size, transform, self.simd)
