@@ -31,6 +31,7 @@ pub mod phases;
 pub mod scalar;
 pub mod shape;
 pub mod tags;
+pub mod user_kernel;
 pub mod view;
 
 pub use array::{

@@ -75,7 +75,8 @@ pub use pytato_core::function::{Function, trace_call};
 pub use pytato_core::{
     Array, ArrayData, ArrayDataView, ArrayDataViewMut, Axis, DType, DictOfNamedArrays, Dim, EinsumAxis, Error, Expr,
     IndexItem, NodeKind, NormalizedSlice, Order, ReductionDescriptor, Result, Scalar, Shape, Tag, TagSet, array,
-    backend, binding, data, device, dtype, expr, function, math, names, phases, s, scalar, shape, tags, view,
+    backend, binding, data, device, dtype, expr, function, math, names, phases, s, scalar, shape, tags, user_kernel,
+    view,
 };
 
 /// Transformations of array DAGs: the Mapper family, CSE, DCE, tag unification, lowering,
