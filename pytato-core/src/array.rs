@@ -766,6 +766,38 @@ impl Array {
         Ok(self.with_metadata(self.0.tags.clone(), Some(axes.into())))
     }
 
+    /// This index lambda or einsum with the tags of each reduction replaced by `f(r, tags)`, where
+    /// `r` is the reduction's number (`N` of an index lambda's `_rN`, an einsum's reduction
+    /// index). Other nodes have no reductions and come back unchanged.
+    pub fn map_reduction_tags(&self, mut f: impl FnMut(usize, &TagSet) -> Result<TagSet>) -> Result<Array> {
+        let kind = match self.kind() {
+            NodeKind::IndexLambda(il) => {
+                let mut il = il.clone();
+                for (iname, descriptor) in il.reduction_descriptors.iter_mut() {
+                    let Some(names::Reserved::ReductionIname(r)) = names::classify(iname) else {
+                        return Err(Error::invalid("map_reduction_tags", format!("{iname:?} is not a reduction iname")));
+                    };
+                    descriptor.tags = f(r, &descriptor.tags)?;
+                }
+                NodeKind::IndexLambda(il)
+            }
+            NodeKind::Einsum(e) => {
+                let mut e = e.clone();
+                let reductions = e.access.iter().flatten().filter_map(|a| match a {
+                    EinsumAxis::Reduction(r) => Some(*r),
+                    EinsumAxis::Elementwise(_) => None,
+                });
+                for r in reductions.collect::<BTreeSet<usize>>() {
+                    let descriptor = e.reduction_descriptors.entry(r).or_default();
+                    descriptor.tags = f(r, &descriptor.tags)?;
+                }
+                NodeKind::Einsum(e)
+            }
+            _ => return Ok(self.clone()),
+        };
+        Ok(Array::make(kind, self.shape().clone(), self.dtype(), self.0.tags.clone(), self.0.axes.clone()))
+    }
+
     /// The same node over other children (in [`NodeKind::children`] order), validated again, with
     /// this node's tags and (when the number of axes is unchanged) axis metadata. Returns `self`
     /// itself when every child is the very same node.

@@ -6,8 +6,11 @@
 //! operand axes with the output axes and with each other per reduction index; a permutation, a
 //! roll, a stack, a concatenation, a reshape's unchanged leading and trailing axes, indexing and
 //! named arrays likewise), joins the pairs into classes, and gives every axis of a class the tags
-//! that any axis of it carries and that `filter` accepts. An axis tagged [`IgnoredForPropagation`]
-//! takes no part.
+//! that any axis of it carries and that `filter` accepts. Reductions take part like axes: an
+//! index lambda reading `a[_0, _r0]` identifies `a`'s axis 1 with its reduction `_r0`, an einsum
+//! each operand axis with the reduction index it is summed over, so a reduction's descriptor gets
+//! the tags of the axes it runs along and gives them its own. An axis tagged
+//! [`IgnoredForPropagation`] takes no part. Calls are not followed (their bodies keep their tags).
 //!
 //! ```
 //! use pytato_core::{frontend as pt, DType, Tag, backend::Outputs};
@@ -31,7 +34,7 @@ use pytato_core::array::{IndexItem, IndexLayout};
 use pytato_core::backend::Outputs;
 use pytato_core::expr::Expr;
 use pytato_core::names::{Reserved, classify};
-use pytato_core::tags::TagRef;
+use pytato_core::tags::{TagRef, TagSet};
 use pytato_core::{Array, Axis, Dim, EinsumAxis, NodeKind, Result, Tag};
 
 use crate::mapper::{CopyMapper, map_copy, topological_sort};
@@ -67,8 +70,27 @@ pub fn unify_axes_tags(outputs: &Outputs, filter: impl Fn(&TagRef) -> bool) -> R
             }
         }
     }
-    let mut new_axes: HashMap<usize, Vec<Axis>> = HashMap::new();
     for node in &nodes {
+        for (r, tags) in reduction_tags(node) {
+            let root = uf.find((node.id(), REDUCTION + r));
+            let entry = class_tags.entry(root).or_default();
+            for tag in tags.iter().filter(|t| filter(t)) {
+                if !entry.contains(tag) {
+                    entry.push(tag.clone());
+                }
+            }
+        }
+    }
+    let mut new_axes: HashMap<usize, Vec<Axis>> = HashMap::new();
+    let mut retag_reductions: HashMap<usize, HashMap<usize, Vec<TagRef>>> = HashMap::new();
+    for node in &nodes {
+        for (r, tags) in reduction_tags(node) {
+            let class = class_tags.get(&uf.find((node.id(), REDUCTION + r))).cloned().unwrap_or_default();
+            let missing: Vec<TagRef> = class.into_iter().filter(|t| !tags.iter().any(|m| m == t)).collect();
+            if !missing.is_empty() {
+                retag_reductions.entry(node.id()).or_default().insert(r, missing);
+            }
+        }
         let mut changed = false;
         let mut axes = node.axes().to_vec();
         for (axis, meta) in axes.iter_mut().enumerate() {
@@ -86,20 +108,63 @@ pub fn unify_axes_tags(outputs: &Outputs, filter: impl Fn(&TagRef) -> bool) -> R
             new_axes.insert(node.id(), axes);
         }
     }
-    map_copy(&mut AxisRetagger { new_axes }, outputs)
+    map_copy(&mut AxisRetagger { new_axes, retag_reductions }, outputs)
+}
+
+/// The key of reduction `r` of a node: past any axis number.
+const REDUCTION: usize = 1 << 40;
+
+/// The reductions of an index lambda or einsum, by number, with their tags.
+fn reduction_tags(node: &Array) -> Vec<(usize, TagSet)> {
+    match node.kind() {
+        NodeKind::IndexLambda(il) => il
+            .reduction_descriptors
+            .iter()
+            .filter_map(|(iname, d)| match classify(iname) {
+                Some(Reserved::ReductionIname(r)) => Some((r, d.tags.clone())),
+                _ => None,
+            })
+            .collect(),
+        NodeKind::Einsum(e) => {
+            let mut reductions: Vec<usize> = e
+                .access
+                .iter()
+                .flatten()
+                .filter_map(|a| match a {
+                    EinsumAxis::Reduction(r) => Some(*r),
+                    EinsumAxis::Elementwise(_) => None,
+                })
+                .collect();
+            reductions.sort_unstable();
+            reductions.dedup();
+            reductions
+                .into_iter()
+                .map(|r| (r, e.reduction_descriptors.get(&r).map(|d| d.tags.clone()).unwrap_or_default()))
+                .collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 struct AxisRetagger {
     new_axes: HashMap<usize, Vec<Axis>>,
+    /// Tags to add to reductions: node id -> reduction number -> tags.
+    retag_reductions: HashMap<usize, HashMap<usize, Vec<TagRef>>>,
 }
 
 impl CopyMapper for AxisRetagger {
     fn map_node(&mut self, node: &Array, children: &[Array]) -> Result<Array> {
-        let rebuilt = node.with_children(children.to_vec())?;
-        match self.new_axes.get(&node.id()) {
-            Some(axes) => rebuilt.with_axes(axes.clone()),
-            None => Ok(rebuilt),
+        let mut rebuilt = node.with_children(children.to_vec())?;
+        if let Some(axes) = self.new_axes.get(&node.id()) {
+            rebuilt = rebuilt.with_axes(axes.clone())?;
         }
+        if let Some(missing) = self.retag_reductions.get(&node.id()) {
+            rebuilt = rebuilt.map_reduction_tags(|r, tags| match missing.get(&r) {
+                Some(add) => tags.union(add.iter().cloned()),
+                None => Ok(tags.clone()),
+            })?;
+        }
+        Ok(rebuilt)
     }
 }
 
@@ -144,6 +209,13 @@ fn one(d: &Dim) -> bool {
 /// The `(array, axis)` pairs `node` identifies with its own axes or with each other.
 fn equations(node: &Array) -> Vec<(Key, Key)> {
     let mut eqs = Vec::new();
+    // Operand axis `ax` of `a` runs along reduction `r` of `node` (unless broadcast or ignored).
+    let mut along = Vec::new();
+    let mut link_reduction = |a: &Array, ax: usize, r: usize| {
+        if !one(&a.shape()[ax]) && !a.axes()[ax].tags.contains(&IgnoredForPropagation) {
+            along.push(((a.id(), ax), (node.id(), REDUCTION + r)));
+        }
+    };
     let mut link = |a: &Array, ax: usize, b: &Array, bx: usize| {
         // Broadcast (length-1 against longer) axes are not the same axis, and ignored axes take
         // no part at all.
@@ -164,26 +236,23 @@ fn equations(node: &Array) -> Vec<(Key, Key)> {
                 && let Some(arg) = il.bindings.get(name)
             {
                 for (j, i) in idx.iter().enumerate() {
-                    if let Expr::Var(v) = i
-                        && let Some(Reserved::Iname(k)) = classify(v)
-                    {
-                        link(arg, j, node, k);
+                    if let Expr::Var(v) = i {
+                        match classify(v) {
+                            Some(Reserved::Iname(k)) => link(arg, j, node, k),
+                            Some(Reserved::ReductionIname(r)) => link_reduction(arg, j, r),
+                            _ => {}
+                        }
                     }
                 }
             }
         }),
         NodeKind::Einsum(e) => {
-            let mut reduction_first: HashMap<usize, (usize, usize)> = HashMap::new();
-            for (k, (acc, arg)) in e.access.iter().zip(&e.args).enumerate() {
+            // Operand axes summed over one reduction index are one class with the reduction.
+            for (acc, arg) in e.access.iter().zip(&e.args) {
                 for (j, ax) in acc.iter().enumerate() {
                     match ax {
                         EinsumAxis::Elementwise(o) => link(arg, j, node, *o),
-                        EinsumAxis::Reduction(r) => match reduction_first.get(r) {
-                            Some(&(k0, j0)) => link(&e.args[k0], j0, arg, j),
-                            None => {
-                                reduction_first.insert(*r, (k, j));
-                            }
-                        },
+                        EinsumAxis::Reduction(r) => link_reduction(arg, j, *r),
                     }
                 }
             }
@@ -240,5 +309,6 @@ fn equations(node: &Array) -> Vec<(Key, Key)> {
             }
         }
     }
+    eqs.extend(along);
     eqs
 }

@@ -178,6 +178,29 @@ mod tag_unification {
     }
 
     #[test]
+    fn reductions_take_and_give_the_tags_of_the_axes_they_run_along() {
+        // einsum: a's axis 1 (DofAxis) is summed over reduction 0; the descriptor learns the tag.
+        let a = pt::placeholder("a", [4, 4], DType::F64).unwrap().with_tagged_axis(1, DofAxis).unwrap();
+        let u = pt::placeholder("u", [10, 4], DType::F64).unwrap();
+        let r = pt::einsum("ij,ej->ei", &[&a, &u]).unwrap();
+        let out = single(unify_axes_tags(&(&r).into(), |_| true).unwrap());
+        let NodeKind::Einsum(e) = out.kind() else { panic!() };
+        assert!(e.reduction_descriptors[&0].tags.contains(&DofAxis));
+        // A sum (an index lambda) over u's axis 0 (ElementAxis): its `_r0` learns the tag.
+        let tagged = u.with_tagged_axis(0, ElementAxis).unwrap();
+        let total = pt::sum(&tagged, 0).unwrap();
+        let out = single(unify_axes_tags(&(&total).into(), |_| true).unwrap());
+        let NodeKind::IndexLambda(il) = out.kind() else { panic!("{}", out.kind_name()) };
+        assert!(il.reduction_descriptors.values().all(|d| d.tags.contains(&ElementAxis)), "{:?}", il.reduction_descriptors);
+        // And the other way: a tag on the reduction reaches the operand axis it runs along.
+        let summed = pt::sum(&u, 1).unwrap().map_reduction_tags(|_, t| t.with(DofAxis)).unwrap();
+        let out = single(unify_axes_tags(&(&summed).into(), |_| true).unwrap());
+        let NodeKind::IndexLambda(il) = out.kind() else { panic!() };
+        let operand = il.bindings.values().next().unwrap();
+        assert!(operand.axes()[1].tags.contains(&DofAxis) && !operand.axes()[0].tags.contains(&DofAxis));
+    }
+
+    #[test]
     fn broadcast_axes_are_not_identified() {
         let u = pt::placeholder("u", [1, 5], DType::F64).unwrap().with_tagged_axis(0, ElementAxis).unwrap();
         let v = pt::placeholder("v", [3, 5], DType::F64).unwrap();
