@@ -25,7 +25,9 @@ Case fields:
   numpy    output name -> the numpy expression that computes the expected value instead (where numpy's
            own result depends on how it loops, see cast_special_*)
   functions name -> (params, [body expressions]): functions the expressions may call, f(x, y); the Rust
-           suite traces each call into a Function (pytato_core::function), numpy calls a Python function
+           suite traces each call into a Function (pytato_core::function), numpy calls a Python function;
+           or name -> (params, [outputs], [(target, shape, index expression)]): a user kernel
+           (pytato_core::user_kernel), which numpy evaluates over index grids (run_kernel)
 """
 import json
 import os
@@ -600,6 +602,74 @@ case("error_call_index_out_of_bounds", "f(x, i)", {"x": (D, (5,)), "i": (I64, (2
      functions={"f": (["a", "j"], ["a[j]"])}, run={"i": (I64, (2,), "int:5:9")}, error="IndexOutOfBounds")
 
 
+# --- User kernels: k(...) runs statements written in the kernel IR's expression language (Rust:
+# pytato_core::user_kernel; numpy: run_kernel over index grids) -------------------------------------
+case("kernel_elementwise", "k(x, y)", {"x": (D, (3, 4)), "y": (D, (3, 4))},
+     functions={"k": (["a", "b"], ["t"], [("t", (3, 4), "a[_0, _1] * b[_0, _1] + 1.0")])})
+case("kernel_matvec_symbolic", "k(m, v)", {"m": (D, ("n", "n")), "v": (D, ("n",))}, sizes={"n": 5},
+     functions={"k": (["a", "x"], ["y"], [("y", ("n",), "sum(_r0, n, a[_0, _r0] * x[_r0])")])})
+case("kernel_element_operator", {"du": "k(d, u)[0]", "flux": "k(d, u)[1] * 2"},
+     {"d": (D, ("n", "n")), "u": (D, ("E", "n"))}, sizes={"E": 4, "n": 3},
+     functions={"k": (["dm", "uu"], ["du", "flux"], [
+         ("du", ("E", "n"), "sum(_r0, n, dm[_1, _r0] * uu[_0, _r0])"),
+         ("flux", ("E",), "du[_0, n - 1] - du[(_0 + 1) % E, 0]")])})
+case("kernel_float32_literals", "k(x)", {"x": (F, (6,))},
+     functions={"k": (["a"], ["y"], [("y", (6,), "a[_0] * 2 + 0.5")])})
+case("kernel_int_wraparound", "k(x)", {"x": (I32, ("n",), "int:-50:50")}, sizes={"n": 7},
+     functions={"k": (["a"], ["y"], [("y", ("n",), "a[_0] // 3 + a[(_0 + 2) % n] % 4")])})
+case("kernel_where_and_max", "k(x, m)", {"x": (D, ("n",)), "m": (D, ("n", "c"))}, sizes={"n": 5, "c": 3},
+     functions={"k": (["a", "b"], ["y"], [("y", ("n",), "where(a[_0] > 0.0, amax(_r0, c, b[_0, _r0]), -a[_0])")])})
+case("kernel_in_a_dag", "k(x * 2) + np.sum(k(x))", {"x": (D, ("n",))}, sizes={"n": 6},
+     functions={"k": (["a"], ["y"], [("y", ("n",), "a[(_0 + 1) % n] - a[_0]")])})
+case("kernel_two_sites", "k(x) * k(y)", {"x": (D, (5,)), "y": (D, (5,))},
+     functions={"k": (["a"], ["y"], [("t", (5,), "sin(a[_0])"), ("y", (5,), "t[_0] * t[4 - _0]")])})
+case("kernel_empty", "k(x)", {"x": (D, ("n",))}, sizes={"n": 0},
+     functions={"k": (["a"], ["y"], [("y", ("n",), "a[_0] * 2.0")])})
+case("kernel_size_one_reduction", "k(m)", {"m": (D, ("n", 1))}, sizes={"n": 3},
+     functions={"k": (["a"], ["y"], [("y", ("n",), "sum(_r0, 1, a[_0, _r0]) + sum(_r1, 0, a[_0, _r1])")])})
+case("error_kernel_reads_out_of_range", "k(x)", {"x": (D, ("n",))}, sizes={"n": 4},
+     functions={"k": (["a"], ["y"], [("y", ("n",), "a[_0 + 1]")])}, error="IndexOutOfBounds")
+
+
+KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
+                "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
+
+
+def run_kernel(params, outputs, statements, args, sizes):
+    """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices
+    `_rN` of `sum(_rN, N, body)` / `amax(...)`) are broadcast index grids, so that `x[_0, (_1 + 1) % n]`
+    gathers like the loops would; a reduction sums (or maxes) its index's grid axis."""
+    env = dict(KERNEL_FUNCS, **sizes, **dict(zip(params, args)))
+    for target, shape, expr in statements:
+        shape = tuple(concrete(shape, sizes))
+        d = len(shape)
+        reductions = re.findall(r"(?:sum|amax)\((_r\d+),\s*(\w+)", expr)
+        total = d + len(reductions)
+        grids, axes = {}, {}
+        for k, n in enumerate(shape):
+            grids[f"_{k}"] = np.arange(n).reshape([n if j == k else 1 for j in range(total)])
+        for j, (iname, bound) in enumerate(reductions):
+            n = int(bound) if bound.isdigit() else sizes[bound]
+            grids[iname] = np.arange(n).reshape([n if a == d + j else 1 for a in range(total)])
+            axes[iname] = (d + j, n)
+
+        def reduce(op):
+            def f(iname, _bound, body):
+                axis, n = axes[iname]
+                body = np.asarray(body)
+                full = list(np.broadcast_shapes(body.shape, (1,) * total))
+                full[axis] = n
+                return op(np.broadcast_to(body, full), axis=axis, keepdims=True)
+            return f
+
+        # The reductions get their index by name, not its grid.
+        quoted = re.sub(r"(sum|amax)\((_r\d+)", r'\1("\2"', expr)
+        value = np.asarray(eval(quoted, dict(env, **grids, sum=reduce(np.sum), amax=reduce(np.max))))
+        env[target] = np.broadcast_to(value, shape + (1,) * len(reductions)).reshape(shape).copy()
+    results = [env[o] for o in outputs]
+    return results[0] if len(results) == 1 else tuple(results)
+
+
 def build(c, index):
     rng_np = np.random.default_rng(1000 + index)
     sizes = c.get("sizes", {})
@@ -618,7 +688,11 @@ def build(c, index):
     # other functions (the Rust suite traces each call into a Function).
     functions = c.get("functions", {})
     if functions:
-        out["functions"] = {n: {"params": p, "body": b} for n, (p, b) in functions.items()}
+        out["functions"] = {}
+        for n, (p, b, *kernel) in functions.items():
+            out["functions"][n] = {"params": p, "body": b}
+            if kernel:
+                out["functions"][n]["kernel"] = [[t, list(shape), e] for t, shape, e in kernel[0]]
         scope = {"np": np, "at": At, "named": lambda e: e}
 
         def make(params, body):
@@ -628,8 +702,11 @@ def build(c, index):
                 return results[0] if len(results) == 1 else tuple(results)
             return f
 
-        for n, (p, b) in functions.items():
-            scope[n] = make(p, b)
+        def make_kernel(params, outputs, statements):
+            return lambda *args: run_kernel(params, outputs, statements, args, sizes)
+
+        for n, (p, b, *kernel) in functions.items():
+            scope[n] = make_kernel(p, b, kernel[0]) if kernel else make(p, b)
             namespace[n] = scope[n]
     exprs = c["expr"] if isinstance(c["expr"], dict) else {"_pt_out": c["expr"]}
     out["expr"] = exprs

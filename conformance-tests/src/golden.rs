@@ -38,8 +38,28 @@ pub struct Case {
 pub struct UserFunction {
     /// Parameter names.
     pub params: Vec<String>,
-    /// One expression per result.
+    /// One expression per result; for a kernel, the names of the targets it returns.
     pub body: Vec<String>,
+    /// When not empty, the function is a user kernel (`pytato_core::user_kernel`): its
+    /// statements, each a target, the target's shape and an index expression
+    /// ([`crate::kernel_expr`]).
+    pub kernel: Vec<(String, Vec<pytato_core::Dim>, String)>,
+}
+
+/// One kernel statement of a case: `[target, [lengths…], expression]`, lengths integers or
+/// size names.
+fn statement(v: &Value) -> (String, Vec<pytato_core::Dim>, String) {
+    let text = |v: &Value| v.as_str().expect("a string").to_string();
+    let dims = v[1]
+        .as_array()
+        .expect("a shape")
+        .iter()
+        .map(|d| match d.as_i64() {
+            Some(n) => pytato_core::Dim::new(n),
+            None => pytato_core::Dim::param(d.as_str().expect("a length or a size name")),
+        })
+        .collect();
+    (text(&v[0]), dims, text(&v[2]))
 }
 
 /// A case input.
@@ -110,7 +130,14 @@ fn parse_case(v: &Value) -> Case {
         .and_then(Value::as_object)
         .map(|m| {
             m.iter()
-                .map(|(k, f)| (k.clone(), UserFunction { params: strings(&f["params"]), body: strings(&f["body"]) }))
+                .map(|(k, f)| {
+                    let kernel = f
+                        .get("kernel")
+                        .and_then(Value::as_array)
+                        .map(|statements| statements.iter().map(statement).collect())
+                        .unwrap_or_default();
+                    (k.clone(), UserFunction { params: strings(&f["params"]), body: strings(&f["body"]), kernel })
+                })
                 .collect()
         })
         .unwrap_or_default();

@@ -12,6 +12,7 @@
 
 pub mod fuzz;
 pub mod golden;
+pub mod kernel_expr;
 pub mod numpy_expr;
 pub mod report;
 pub mod tolerance;

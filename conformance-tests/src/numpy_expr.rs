@@ -44,7 +44,7 @@ enum V {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-enum Tok {
+pub(crate) enum Tok {
     Name(String),
     Int(i64),
     Float(f64),
@@ -58,7 +58,7 @@ const OPS: [&str; 27] = [
     "[", "]", ",", ":", ".", "=",
 ];
 
-fn tokenize(src: &str) -> Result<Vec<Tok>, String> {
+pub(crate) fn tokenize(src: &str) -> Result<Vec<Tok>, String> {
     let chars: Vec<char> = src.chars().collect();
     let mut toks = Vec::new();
     let mut i = 0;
@@ -337,6 +337,9 @@ impl Parser<'_> {
         if args.len() != def.params.len() {
             return Err(format!("{name} takes {} arguments, got {}", def.params.len(), args.len()));
         }
+        if !def.kernel.is_empty() {
+            return call_kernel(name, def, &args);
+        }
         let functions = self.functions;
         let mut failure = None;
         let traced = pytato_core::function::trace_call(
@@ -396,6 +399,33 @@ impl Parser<'_> {
         }
         Ok(items)
     }
+}
+
+/// `name(args…)` for a user kernel: built over the arguments' shapes and dtypes from the
+/// statements, and called; one output is an array, several a tuple.
+fn call_kernel(name: &str, def: &UserFunction, args: &[Array]) -> R<V> {
+    use crate::kernel_expr::{Buffers, parse_statement, statement_dtype};
+    use pytato_core::user_kernel::{Statement, UserKernel};
+    let mut buffers: Buffers = def.params.iter().zip(args).map(|(p, a)| (p.clone(), (a.dtype(), a.ndim()))).collect();
+    let mut statements = Vec::with_capacity(def.kernel.len());
+    for (target, dims, src) in &def.kernel {
+        let expr = parse_statement(src, dims.len(), &buffers).map_err(|e| format!("kernel {name}, {target}: {e}"))?;
+        let dtype =
+            statement_dtype(&expr, dims.len(), &buffers).map_err(|e| format!("kernel {name}, {target}: {e}"))?;
+        buffers.insert(target.clone(), (dtype, dims.len()));
+        statements.push(Statement::new(target, dims.clone(), expr));
+    }
+    let inputs = def.params.iter().zip(args).map(|(p, a)| (p.as_str(), a.shape().clone(), a.dtype())).collect();
+    let outputs: Vec<&str> = def.body.iter().map(String::as_str).collect();
+    let kernel = UserKernel::new(name, inputs, statements, &outputs).map_err(err)?;
+    let bound: Vec<(&str, &Array)> = def.params.iter().map(String::as_str).zip(args).collect();
+    let mut results = kernel.call(&bound).map_err(err)?;
+    let mut arrays: Vec<Array> = def.body.iter().map(|o| results.remove(o).expect("every output")).collect();
+    Ok(if arrays.len() == 1 {
+        V::Array(arrays.remove(0))
+    } else {
+        V::Tuple(arrays.into_iter().map(V::Array).collect())
+    })
 }
 
 fn opt_int(v: V) -> R<Option<i64>> {

@@ -3,9 +3,9 @@
 //! calls nest, a call's results share one inlined body, calls hold selections, and bad calls are
 //! typed errors.
 
+use pytato_core::backend::WithInlineRule;
 use pytato_core::backend::{Backend, NamedData, Outputs};
 use pytato_core::frontend as pt;
-use pytato_core::backend::WithInlineRule;
 use pytato_core::function::{Function, InlineRule, inline_calls, trace_call};
 use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Error, TagSet, s};
 use pytato_transform::analysis::{num_call_sites, num_nodes};
@@ -129,7 +129,8 @@ fn bad_definitions_and_calls_are_typed_errors() {
 /// function compiled once and called (outlined): numpy's values both ways.
 #[test]
 fn call_cases_pass_inlined_and_outlined_on_every_backend() {
-    let cases: Vec<_> = pytato_conformance::golden::load_cases().into_iter().filter(|c| !c.functions.is_empty()).collect();
+    let cases: Vec<_> =
+        pytato_conformance::golden::load_cases().into_iter().filter(|c| !c.functions.is_empty()).collect();
     assert!(cases.len() >= 10, "{} call cases", cases.len());
     for rule in [InlineRule::Always, InlineRule::Never] {
         for (name, backend) in backends() {
@@ -190,7 +191,8 @@ fn an_outlined_function_is_compiled_once_for_all_its_call_sites() {
         assert_eq!(values(&again["_pt_out"])[0], values(&again["_pt_out"])[2], "{name}");
     }
     // Which DAGs reach the backend: the body once, and the program after the last call.
-    let recording = Recording { backend: pytato_core::backend::backend("interp").unwrap(), compiled: Default::default() };
+    let recording =
+        Recording { backend: pytato_core::backend::backend("interp").unwrap(), compiled: Default::default() };
     let shared = std::sync::Arc::new(recording);
     let outlining = WithInlineRule::new(Box::new(Shared(shared.clone())), InlineRule::Never);
     outlining.compile(&(&y).into()).unwrap();

@@ -6,7 +6,7 @@ use pytato_core::expr::{BinaryOp, ReduceOp, ReductionBounds};
 use pytato_core::frontend as pt;
 use pytato_core::function::InlineRule;
 use pytato_core::user_kernel::{Statement, UserKernel};
-use pytato_core::{ArrayData, DType, Dim, DictOfNamedArrays, Error, Expr, Shape};
+use pytato_core::{ArrayData, DType, DictOfNamedArrays, Dim, Error, Expr, Shape};
 
 fn backends() -> Vec<(String, Box<dyn Backend>)> {
     let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
@@ -91,8 +91,14 @@ fn a_user_kernel_computes_its_statements_on_every_backend_inlined_and_outlined()
         let half: Vec<f64> = du.iter().map(|v| v * 0.5).collect();
         let (_, flux2) = apply(&half);
         let data = NamedData::from([
-            ("d".to_string(), ArrayData::from(ndarray::Array2::from_shape_vec((nodes, nodes), dm.clone()).unwrap().into_dyn())),
-            ("u".to_string(), ArrayData::from(ndarray::Array2::from_shape_vec((elements, nodes), um.clone()).unwrap().into_dyn())),
+            (
+                "d".to_string(),
+                ArrayData::from(ndarray::Array2::from_shape_vec((nodes, nodes), dm.clone()).unwrap().into_dyn()),
+            ),
+            (
+                "u".to_string(),
+                ArrayData::from(ndarray::Array2::from_shape_vec((elements, nodes), um.clone()).unwrap().into_dyn()),
+            ),
         ]);
         let close = |got: &[f64], want: &[f64]| {
             got.len() == want.len() && got.iter().zip(want).all(|(g, w)| (g - w).abs() <= 1e-12 * (1.0 + w.abs()))
@@ -125,7 +131,8 @@ fn a_kernel_reading_out_of_range_is_an_index_error_on_every_backend() {
     .unwrap();
     let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
     let y = kernel.call(&[("x", &x)]).unwrap().remove("y").unwrap();
-    let data = NamedData::from([("x".to_string(), ArrayData::from(ndarray::Array1::from(vec![1.0, 2.0, 3.0]).into_dyn()))]);
+    let data =
+        NamedData::from([("x".to_string(), ArrayData::from(ndarray::Array1::from(vec![1.0, 2.0, 3.0]).into_dyn()))]);
     for rule in [InlineRule::Always, InlineRule::Never] {
         for (name, backend) in backends() {
             let backend = WithInlineRule::new(backend, rule);

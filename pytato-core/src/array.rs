@@ -775,7 +775,10 @@ impl Array {
                 let mut il = il.clone();
                 for (iname, descriptor) in il.reduction_descriptors.iter_mut() {
                     let Some(names::Reserved::ReductionIname(r)) = names::classify(iname) else {
-                        return Err(Error::invalid("map_reduction_tags", format!("{iname:?} is not a reduction iname")));
+                        return Err(Error::invalid(
+                            "map_reduction_tags",
+                            format!("{iname:?} is not a reduction iname"),
+                        ));
                     };
                     descriptor.tags = f(r, &descriptor.tags)?;
                 }

@@ -82,7 +82,11 @@ enum StepKind {
     Scatter(ScatterMode),
     /// An outlined call: the function's program, its parameters (the operands' names, in order)
     /// and the function's result behind each of the step's results.
-    Call { body: Arc<dyn Program>, parameters: Vec<String>, returns: Vec<Arc<str>> },
+    Call {
+        body: Arc<dyn Program>,
+        parameters: Vec<String>,
+        returns: Vec<Arc<str>>,
+    },
 }
 
 /// Where a step's operand comes from.
@@ -313,10 +317,9 @@ impl PhasedProgram {
                         new.push((count.clone(), ArrayData::from_scalar(Scalar::I64(value))));
                         new.push((step.results[0].0.clone(), positions));
                     }
-                    StepKind::Scatter(mode) => new.push((
-                        step.results[0].0.clone(),
-                        scatter(&operands[0], &operands[1], &operands[2], *mode)?,
-                    )),
+                    StepKind::Scatter(mode) => {
+                        new.push((step.results[0].0.clone(), scatter(&operands[0], &operands[1], &operands[2], *mode)?))
+                    }
                     StepKind::Call { body, parameters, returns } => {
                         let mut arguments: NamedViews<'_> =
                             parameters.iter().map(String::as_str).zip(operands.iter().map(|v| v.reborrow())).collect();

@@ -191,7 +191,11 @@ mod tag_unification {
         let total = pt::sum(&tagged, 0).unwrap();
         let out = single(unify_axes_tags(&(&total).into(), |_| true).unwrap());
         let NodeKind::IndexLambda(il) = out.kind() else { panic!("{}", out.kind_name()) };
-        assert!(il.reduction_descriptors.values().all(|d| d.tags.contains(&ElementAxis)), "{:?}", il.reduction_descriptors);
+        assert!(
+            il.reduction_descriptors.values().all(|d| d.tags.contains(&ElementAxis)),
+            "{:?}",
+            il.reduction_descriptors
+        );
         // And the other way: a tag on the reduction reaches the operand axis it runs along.
         let summed = pt::sum(&u, 1).unwrap().map_reduction_tags(|_, t| t.with(DofAxis)).unwrap();
         let out = single(unify_axes_tags(&(&summed).into(), |_| true).unwrap());
