@@ -676,7 +676,12 @@ impl Drop for Node {
 
 impl Array {
     /// The one place a node is made: computes the hash. `axes`, when given, has one entry per axis.
-    fn make(kind: NodeKind, shape: Shape, dtype: DType, tags: TagSet, axes: Option<Arc<[Axis]>>) -> Array {
+    fn make(kind: NodeKind, shape: Shape, dtype: DType, mut tags: TagSet, axes: Option<Arc<[Axis]>>) -> Array {
+        if let Some(site) = crate::created_at::current()
+            && tags.of_type::<crate::created_at::CreatedAt>().next().is_none()
+        {
+            tags = tags.with(site).expect("a node without a creation site takes one");
+        }
         let ndim = shape.ndim();
         let axes = match axes {
             Some(a) if ndim <= DEFAULT_AXES.len() && a.iter().all(|x| x.tags.is_empty()) => None,
@@ -881,7 +886,9 @@ impl Array {
     }
 
     /// An input named `name` (or unnamed) of the given shape and dtype.
+    #[track_caller]
     pub fn new_placeholder(name: Option<&str>, shape: Shape, dtype: DType) -> Result<Array> {
+        let _site = crate::created_at::enter();
         if let Some(n) = name {
             names::check_array_name("Placeholder", n)?;
         }
@@ -891,14 +898,18 @@ impl Array {
 
     /// A placeholder with a library-generated name (one of [`names::PT_PREFIXES`]): for passes
     /// that turn other nodes into program inputs, such as data wrappers compiled as parameters.
+    #[track_caller]
     pub fn new_generated_placeholder(name: &str, shape: Shape, dtype: DType) -> Result<Array> {
+        let _site = crate::created_at::enter();
         names::internal_name(name)?;
         shape.validate("Placeholder")?;
         Ok(Array::fresh(NodeKind::Placeholder { name: Some(name.into()) }, shape, dtype))
     }
 
     /// The size parameter `name`: a 0-d `int64` input that shapes can refer to as `Dim::param(name)`.
+    #[track_caller]
     pub fn new_size_param(name: &str) -> Result<Array> {
+        let _site = crate::created_at::enter();
         // A count is read like a size parameter once its phase has bound it.
         if name.starts_with(names::COUNT_PREFIX) {
             names::internal_name(name)?;
@@ -910,7 +921,9 @@ impl Array {
 
     /// Wraps data known now. The wrapper owns a reference to the data; the data is freed when the
     /// last handle to the wrapper (and any DAG using it) drops.
+    #[track_caller]
     pub fn new_data_wrapper(data: impl Into<Arc<ArrayData>>, name: Option<&str>) -> Result<Array> {
+        let _site = crate::created_at::enter();
         if let Some(n) = name {
             names::check_array_name("DataWrapper", n)?;
         }
@@ -925,12 +938,14 @@ impl Array {
     /// Checks: binding names are identifiers outside the iname namespaces; every variable of `expr`
     /// is an iname below `shape.ndim()`, a bound reduction iname or a binding; every reduction iname
     /// has a descriptor and every descriptor a reduction iname.
+    #[track_caller]
     pub fn new_index_lambda(
         expr: Expr,
         shape: Shape,
         bindings: BTreeMap<Arc<str>, Array>,
         reduction_descriptors: BTreeMap<Arc<str>, ReductionDescriptor>,
     ) -> Result<Array> {
+        let _site = crate::created_at::enter();
         shape.validate("IndexLambda")?;
         for name in bindings.keys() {
             names::check_binding_name(name)?;
@@ -958,11 +973,13 @@ impl Array {
     /// reduction index; the output axes used must be `0..m` and the reduction indices `0..r`, with
     /// lengths that agree (or are 1, which broadcasts). One operand may use an index on several
     /// axes (`ii->i` reads a diagonal). Missing reduction descriptors are empty.
+    #[track_caller]
     pub fn new_einsum(
         access: Vec<Vec<EinsumAxis>>,
         args: Vec<Array>,
         mut reduction_descriptors: BTreeMap<usize, ReductionDescriptor>,
     ) -> Result<Array> {
+        let _site = crate::created_at::enter();
         let op = "Einsum";
         if args.is_empty() || access.len() != args.len() {
             return Err(Error::invalid(op, format!("{} access descriptors for {} operands", access.len(), args.len())));
@@ -1018,7 +1035,9 @@ impl Array {
 
     /// `array` reshaped to `shape` in `order`; the sizes must agree (as polynomials in the size
     /// parameters, for symbolic shapes).
+    #[track_caller]
     pub fn new_reshape(array: &Array, shape: Shape, order: Order) -> Result<Array> {
+        let _site = crate::created_at::enter();
         let op = "Reshape";
         shape.validate(op)?;
         if SizePolynomial::of(&shape, op)? != SizePolynomial::of(array.shape(), op)? {
@@ -1032,13 +1051,17 @@ impl Array {
     }
 
     /// `numpy.roll(array, shift, axis)`.
+    #[track_caller]
     pub fn new_roll(array: &Array, shift: i64, axis: usize) -> Result<Array> {
+        let _site = crate::created_at::enter();
         check_axis("Roll", axis, array.shape())?;
         Ok(Array::fresh(NodeKind::Roll { array: array.clone(), shift, axis }, array.shape().clone(), array.dtype()))
     }
 
     /// `numpy.transpose(array, axes)`; `axes` must be a permutation of `0..ndim`.
+    #[track_caller]
     pub fn new_axis_permutation(array: &Array, axes: Vec<usize>) -> Result<Array> {
+        let _site = crate::created_at::enter();
         let ndim = array.ndim();
         let mut seen = vec![false; ndim];
         let valid = axes.len() == ndim && axes.iter().all(|&a| a < ndim && !std::mem::replace(&mut seen[a], true));
@@ -1053,7 +1076,9 @@ impl Array {
     }
 
     /// `numpy.stack(arrays, axis)`: the arrays must share one shape; the dtype is their result type.
+    #[track_caller]
     pub fn new_stack(arrays: Vec<Array>, axis: usize) -> Result<Array> {
+        let _site = crate::created_at::enter();
         let op = "Stack";
         let first = arrays.first().ok_or_else(|| Error::invalid(op, "needs at least one array"))?;
         if axis > first.ndim() {
@@ -1073,7 +1098,9 @@ impl Array {
     }
 
     /// `numpy.concatenate(arrays, axis)`: every axis but `axis` must agree.
+    #[track_caller]
     pub fn new_concatenate(arrays: Vec<Array>, axis: usize) -> Result<Array> {
+        let _site = crate::created_at::enter();
         let op = "Concatenate";
         let first = arrays.first().ok_or_else(|| Error::invalid(op, "needs at least one array"))?;
         check_axis(op, axis, first.shape())?;
@@ -1097,7 +1124,9 @@ impl Array {
     }
 
     /// Indexing by integers and normalized slices, one per axis.
+    #[track_caller]
     pub fn new_basic_index(array: &Array, indices: Vec<IndexItem>) -> Result<Array> {
+        let _site = crate::created_at::enter();
         let op = "BasicIndex";
         if indices.iter().any(|i| matches!(i, IndexItem::Array(_))) {
             return Err(Error::invalid(op, "index arrays need an advanced index node"));
@@ -1107,7 +1136,9 @@ impl Array {
     }
 
     /// Advanced indexing whose array (and integer) indices are adjacent.
+    #[track_caller]
     pub fn new_advanced_index_contiguous(array: &Array, indices: Vec<IndexItem>) -> Result<Array> {
+        let _site = crate::created_at::enter();
         let op = "AdvancedIndexInContiguousAxes";
         if !advanced_indices_contiguous(op, &indices)? {
             return Err(Error::invalid(
@@ -1124,7 +1155,9 @@ impl Array {
     }
 
     /// Advanced indexing whose array (and integer) indices are separated by a slice.
+    #[track_caller]
     pub fn new_advanced_index_noncontiguous(array: &Array, indices: Vec<IndexItem>) -> Result<Array> {
+        let _site = crate::created_at::enter();
         let op = "AdvancedIndexInNoncontiguousAxes";
         if advanced_indices_contiguous(op, &indices)? {
             return Err(Error::invalid(op, "the advanced indices are adjacent; use AdvancedIndexInContiguousAxes"));
@@ -1139,7 +1172,9 @@ impl Array {
 
     /// The positions of the `true` elements of `mask`, counted by the size variable `count`; see
     /// [`NodeKind::Nonzero`]. The frontend's [`nonzero`](crate::frontend::nonzero) names the count.
+    #[track_caller]
     pub fn new_nonzero(mask: &Array, count: &str) -> Result<Array> {
+        let _site = crate::created_at::enter();
         let op = "Nonzero";
         if mask.dtype() != DType::Bool || mask.ndim() == 0 {
             return Err(Error::invalid(
@@ -1161,7 +1196,9 @@ impl Array {
 
     /// `array` with `values` written to (or added at) the flat `positions`; see
     /// [`NodeKind::Scatter`].
+    #[track_caller]
     pub fn new_scatter(array: &Array, positions: &Array, values: &Array, mode: ScatterMode) -> Result<Array> {
+        let _site = crate::created_at::enter();
         let op = "Scatter";
         if positions.dtype() != DType::I64 {
             return Err(Error::unsupported_dtype(op, positions.dtype(), "scatter positions are int64"));
@@ -1185,7 +1222,9 @@ impl Array {
 
     /// The result `name` of calling `function` with `bindings` (one per parameter, in parameter
     /// name order, each of the parameter's dtype and shape); see [`crate::function`].
+    #[track_caller]
     pub fn new_call_result(function: &Function, bindings: Vec<Array>, name: &str) -> Result<Array> {
+        let _site = crate::created_at::enter();
         let op = "call";
         let params: Vec<(&str, &Array)> = function.parameters().collect();
         if params.len() != bindings.len() {
@@ -1219,7 +1258,9 @@ impl Array {
     }
 
     /// The entry `name` of `container`, as an array.
+    #[track_caller]
     pub fn new_named_array(container: &DictOfNamedArrays, name: &str) -> Result<Array> {
+        let _site = crate::created_at::enter();
         let entry = container.get(name).ok_or_else(|| {
             Error::invalid(
                 "NamedArray",
@@ -1582,6 +1623,9 @@ impl Array {
             s += &format!("name={n:?}, ");
         }
         s += &format!("shape={}, dtype={})", self.shape(), self.dtype());
+        if let Some(site) = self.tags().of_type::<crate::created_at::CreatedAt>().next() {
+            s += &format!(" created at {site}");
+        }
         s
     }
 

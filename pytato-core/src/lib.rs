@@ -18,6 +18,7 @@
 pub mod array;
 pub mod backend;
 pub mod binding;
+pub mod created_at;
 pub mod data;
 pub mod device;
 pub mod dtype;

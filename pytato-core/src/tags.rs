@@ -34,6 +34,14 @@ pub trait Tag: fmt::Debug + Send + Sync + DynTag + 'static {
     fn unique_family(&self) -> Option<&'static str> {
         None
     }
+
+    /// `true` for a tag that records something about a node without being part of what the node
+    /// is (upstream's `IgnoredForEqualityTag`): equality and hashing of arrays skip it, so two
+    /// nodes that differ only in such tags are one node to CSE and to program caches. Example:
+    /// [`crate::created_at::CreatedAt`].
+    fn ignored_for_equality(&self) -> bool {
+        false
+    }
 }
 
 /// Object-safe equality and hashing for tags; implemented for every `Eq + Hash` type.
@@ -195,13 +203,24 @@ impl TagSet {
     }
 }
 
+impl TagSet {
+    /// The entries equality and hashing see: all but the tags ignored for equality.
+    fn compared(&self) -> impl Iterator<Item = &(u64, TagRef)> + Clone {
+        self.entries().iter().filter(|(_, t)| !t.get().ignored_for_equality())
+    }
+}
+
 impl PartialEq for TagSet {
     fn eq(&self, other: &TagSet) -> bool {
+        if self.tags.is_none() && other.tags.is_none() {
+            return true;
+        }
         // Both are sorted by hash and deduplicated; equal hashes may still hold different tags in a
         // different order, so fall back to a set comparison when the quick check fails.
-        let (mine, theirs) = (self.entries(), other.entries());
-        mine.len() == theirs.len()
-            && (mine.iter().zip(theirs).all(|(a, b)| a == b) || self.iter().all(|t| other.iter().any(|o| o == t)))
+        let (mine, theirs) = (self.compared(), other.compared());
+        mine.clone().count() == theirs.clone().count()
+            && (mine.clone().zip(theirs.clone()).all(|(a, b)| a == b)
+                || mine.clone().all(|(_, t)| theirs.clone().any(|(_, o)| o == t)))
     }
 }
 impl Eq for TagSet {}
@@ -209,8 +228,8 @@ impl Eq for TagSet {}
 impl Hash for TagSet {
     fn hash<H: Hasher>(&self, state: &mut H) {
         // Order-independent: a wrapping sum of the element hashes.
-        let sum = self.entries().iter().fold(0u64, |acc, (h, _)| acc.wrapping_add(*h));
-        state.write_usize(self.entries().len());
+        let (count, sum) = self.compared().fold((0usize, 0u64), |(n, acc), (h, _)| (n + 1, acc.wrapping_add(*h)));
+        state.write_usize(count);
         state.write_u64(sum);
     }
 }

@@ -46,7 +46,9 @@ use super::shape_ops::{broadcast_to, reshape};
 /// Index arrays and boolean masks may appear anywhere (numpy's rules, as in
 /// [`index`](super::index)); see the [module docs](self) for how each form is computed and which
 /// write wins.
+#[track_caller]
 pub fn set_index(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let op = "set_index";
     let value = value.into();
     if let [Idx::Array(mask), rest @ ..] = items
@@ -141,7 +143,9 @@ pub fn set_index(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<
 /// let histogram = pt::add_at(&counts, &s![&bins], 1).unwrap();
 /// assert_eq!(histogram.shape().to_string(), "(10,)");
 /// ```
+#[track_caller]
 pub fn add_at(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let op = "add_at";
     let value = match value.into() {
         Operand::Scalar(s) => Operand::Array(full(Shape::scalar(), s, None)?),
@@ -161,7 +165,9 @@ pub fn add_at(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<Arr
 
 impl Array {
     /// `np.add.at(self, items, value)` as a new array; see [`add_at`].
+    #[track_caller]
     pub fn add_at(&self, items: impl AsRef<[Idx]>, value: impl Into<Operand>) -> Result<Array> {
+        let _site = crate::created_at::enter();
         add_at(self, items.as_ref(), value)
     }
 }
@@ -271,7 +277,9 @@ fn set_mask(x: &Array, mask: &Array, value: &Operand) -> Result<Option<Array>> {
 
 impl Array {
     /// `self` with `self[items]` replaced by `value`; see [`set_index`].
+    #[track_caller]
     pub fn set_index(&self, items: impl AsRef<[Idx]>, value: impl Into<Operand>) -> Result<Array> {
+        let _site = crate::created_at::enter();
         set_index(self, items.as_ref(), value)
     }
 }

@@ -20,7 +20,9 @@ use super::operand::LambdaBuilder;
 /// let u = pt::placeholder("u", [Dim::param("n"), Dim::new(3)], DType::F64).unwrap();
 /// assert_eq!(u.shape().to_string(), "(n, 3)");
 /// ```
+#[track_caller]
 pub fn placeholder(name: &str, shape: impl Into<Shape>, dtype: DType) -> Result<Array> {
+    let _site = crate::created_at::enter();
     Array::new_placeholder(Some(name), shape.into(), dtype)
 }
 
@@ -32,7 +34,9 @@ pub fn placeholder(name: &str, shape: impl Into<Shape>, dtype: DType) -> Result<
 /// let n = pt::size_param("n").unwrap();
 /// assert_eq!((n.ndim(), n.dtype()), (0, DType::I64));
 /// ```
+#[track_caller]
 pub fn size_param(name: &str) -> Result<Array> {
+    let _site = crate::created_at::enter();
     Array::new_size_param(name)
 }
 
@@ -43,7 +47,9 @@ pub fn size_param(name: &str) -> Result<Array> {
 /// let d = pt::data_wrapper(ArrayData::from(ndarray::arr1(&[1.0f32, 2.0]).into_dyn()), None).unwrap();
 /// assert_eq!(d.dtype(), DType::F32);
 /// ```
+#[track_caller]
 pub fn data_wrapper(data: impl Into<Arc<ArrayData>>, name: Option<&str>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     Array::new_data_wrapper(data, name)
 }
 
@@ -55,7 +61,9 @@ pub fn data_wrapper(data: impl Into<Arc<ArrayData>>, name: Option<&str>) -> Resu
 /// assert_eq!(pt::full([2, 3], 7, None).unwrap().dtype(), DType::I64);
 /// assert_eq!(pt::full([2, 3], 7, DType::F32).unwrap().dtype(), DType::F32);
 /// ```
+#[track_caller]
 pub fn full(shape: impl Into<Shape>, value: impl Into<WeakScalar>, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let value = value.into();
     let dtype = dtype.into().unwrap_or(value.default_dtype());
     let shape = shape.into();
@@ -69,7 +77,9 @@ pub fn full(shape: impl Into<Shape>, value: impl Into<WeakScalar>, dtype: impl I
 /// use pytato_core::{frontend as pt, DType};
 /// assert_eq!(pt::zeros([4], DType::C64).unwrap().dtype(), DType::C64);
 /// ```
+#[track_caller]
 pub fn zeros(shape: impl Into<Shape>, dtype: DType) -> Result<Array> {
+    let _site = crate::created_at::enter();
     full(shape, 0, dtype)
 }
 
@@ -79,7 +89,9 @@ pub fn zeros(shape: impl Into<Shape>, dtype: DType) -> Result<Array> {
 /// use pytato_core::{frontend as pt, DType};
 /// assert_eq!(pt::ones([2, 2], DType::Bool).unwrap().dtype(), DType::Bool);
 /// ```
+#[track_caller]
 pub fn ones(shape: impl Into<Shape>, dtype: DType) -> Result<Array> {
+    let _site = crate::created_at::enter();
     full(shape, 1, dtype)
 }
 
@@ -91,7 +103,9 @@ pub fn ones(shape: impl Into<Shape>, dtype: DType) -> Result<Array> {
 /// let e = pt::eye(3, Some(4.into()), 1, DType::F64).unwrap();
 /// assert_eq!(e.shape().to_string(), "(3, 4)");
 /// ```
+#[track_caller]
 pub fn eye(n: impl Into<Dim>, m: Option<Dim>, k: i64, dtype: DType) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let n = n.into();
     let m = m.unwrap_or_else(|| n.clone());
     let shape = Shape::from(vec![n, m]);
@@ -110,12 +124,14 @@ pub fn eye(n: impl Into<Dim>, m: Option<Dim>, k: i64, dtype: DType) -> Result<Ar
 /// assert_eq!((a.shape().to_string(), a.dtype()), ("(4,)".into(), DType::I64));
 /// assert_eq!(pt::arange(0.0, 1.0, 0.25, None).unwrap().shape().to_string(), "(4,)");
 /// ```
+#[track_caller]
 pub fn arange(
     start: impl Into<WeakScalar>,
     stop: impl Into<WeakScalar>,
     step: impl Into<WeakScalar>,
     dtype: impl Into<Option<DType>>,
 ) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let (start, stop, step) = (start.into(), stop.into(), step.into());
     let natural = result_type_many([&start, &stop, &step].map(|s| s.default_dtype())).expect("three values");
     if natural.is_complex() {
@@ -168,7 +184,9 @@ pub fn arange(
 /// let x = pt::linspace(0.0, 1.0, 5, true).unwrap();
 /// assert_eq!((x.shape().to_string(), x.dtype()), ("(5,)".into(), DType::F64));
 /// ```
+#[track_caller]
 pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let length =
         i64::try_from(num).map_err(|_| Error::Overflow { op: "linspace".into(), what: format!("the length {num}") })?;
     let div = if endpoint { num.saturating_sub(1) } else { num };
@@ -197,7 +215,9 @@ pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Arr
 /// assert_eq!((f.shape(), f.dtype()), (a.shape(), DType::F32));
 /// assert_eq!(f.children().len(), 1, "the link to `a` survives");
 /// ```
+#[track_caller]
 pub fn full_like(a: &Array, value: impl Into<WeakScalar>, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let dtype = dtype.into().unwrap_or(a.dtype());
     let value = Expr::Const(Scalar::from_weak(&value.into(), dtype)?);
     let mut builder = LambdaBuilder::new(a.shape().clone());
@@ -219,7 +239,9 @@ pub fn full_like(a: &Array, value: impl Into<WeakScalar>, dtype: impl Into<Optio
 /// let a = pt::placeholder("a", [3], DType::I16).unwrap();
 /// assert_eq!(pt::zeros_like(&a, None).unwrap().dtype(), DType::I16);
 /// ```
+#[track_caller]
 pub fn zeros_like(a: &Array, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     full_like(a, 0, dtype)
 }
 
@@ -230,7 +252,9 @@ pub fn zeros_like(a: &Array, dtype: impl Into<Option<DType>>) -> Result<Array> {
 /// let a = pt::placeholder("a", [3], DType::Bool).unwrap();
 /// assert_eq!(pt::ones_like(&a, DType::F64).unwrap().dtype(), DType::F64);
 /// ```
+#[track_caller]
 pub fn ones_like(a: &Array, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     full_like(a, 1, dtype)
 }
 
@@ -274,7 +298,9 @@ impl<const N: usize> From<[(usize, usize); N]> for PadWidth {
 /// let p = pt::pad(&a, [(1, 0), (2, 2)], 0.0).unwrap();
 /// assert_eq!(p.shape().to_string(), "(3, 7)");
 /// ```
+#[track_caller]
 pub fn pad(a: &Array, width: impl Into<PadWidth>, value: impl Into<WeakScalar>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let ndim = a.ndim();
     let widths = match width.into() {
         PadWidth::Same(w) => vec![(w, w); ndim],

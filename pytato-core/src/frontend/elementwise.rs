@@ -40,7 +40,9 @@ fn binary(
 /// assert_eq!(pt::add(&a, 1).unwrap().dtype(), DType::U8);       // a weak scalar keeps uint8
 /// assert_eq!(pt::add(&a, 1.5).unwrap().dtype(), DType::F64);
 /// ```
+#[track_caller]
 pub fn add(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     binary("add", a.into(), b.into(), |d| Ok((d, if d == DType::Bool { BinaryOp::LogicalOr } else { BinaryOp::Add })))
 }
 
@@ -51,7 +53,9 @@ pub fn add(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
 /// let a = pt::placeholder("a", [3], DType::I32).unwrap();
 /// assert_eq!(pt::subtract(1, &a).unwrap().dtype(), DType::I32);
 /// ```
+#[track_caller]
 pub fn subtract(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     binary("subtract", a.into(), b.into(), |d| {
         if d == DType::Bool {
             Err("boolean subtract is not supported; use logical_xor or bitwise_xor")
@@ -69,7 +73,9 @@ pub fn subtract(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
 /// let b = pt::placeholder("b", [3], DType::F32).unwrap();
 /// assert_eq!(pt::multiply(&a, &b).unwrap().shape().to_string(), "(2, 3)");
 /// ```
+#[track_caller]
 pub fn multiply(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     binary("multiply", a.into(), b.into(), |d| {
         Ok((d, if d == DType::Bool { BinaryOp::LogicalAnd } else { BinaryOp::Mul }))
     })
@@ -82,7 +88,9 @@ pub fn multiply(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
 /// let a = pt::placeholder("a", [3], DType::I8).unwrap();
 /// assert_eq!(pt::divide(&a, &a).unwrap().dtype(), DType::F64);
 /// ```
+#[track_caller]
 pub fn divide(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     binary("divide", a.into(), b.into(), |d| Ok((if d.is_inexact() { d } else { DType::F64 }, BinaryOp::Div)))
 }
 
@@ -94,7 +102,9 @@ pub fn divide(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
 /// let a = pt::placeholder("a", [3], DType::I64).unwrap();
 /// assert_eq!(pt::floor_divide(&a, 2).unwrap().dtype(), DType::I64);
 /// ```
+#[track_caller]
 pub fn floor_divide(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     binary("floor_divide", a.into(), b.into(), |d| integer_or_float_rule(d, BinaryOp::FloorDiv))
 }
 
@@ -105,7 +115,9 @@ pub fn floor_divide(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Arra
 /// let a = pt::placeholder("a", [3], DType::F32).unwrap();
 /// assert_eq!(pt::remainder(&a, 2).unwrap().dtype(), DType::F32);
 /// ```
+#[track_caller]
 pub fn remainder(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     binary("remainder", a.into(), b.into(), |d| integer_or_float_rule(d, BinaryOp::Rem))
 }
 
@@ -125,7 +137,9 @@ fn integer_or_float_rule(d: DType, op: BinaryOp) -> std::result::Result<(DType, 
 /// assert_eq!(pt::power(&a, 2).unwrap().dtype(), DType::I16);
 /// assert_eq!(pt::power(&a, 0.5).unwrap().dtype(), DType::F64);
 /// ```
+#[track_caller]
 pub fn power(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     binary("power", a.into(), b.into(), |d| Ok((if d == DType::Bool { DType::I8 } else { d }, BinaryOp::Pow)))
 }
 
@@ -145,7 +159,9 @@ fn bitwise_rule(d: DType, op: BinaryOp) -> std::result::Result<(DType, BinaryOp)
 /// assert_eq!(pt::bitwise_and(&a, 0xff).unwrap().dtype(), DType::U16);
 /// assert!(pt::bitwise_and(&a, 1.0).is_err());
 /// ```
+#[track_caller]
 pub fn bitwise_and(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     binary("bitwise_and", a.into(), b.into(), |d| bitwise_rule(d, BinaryOp::BitAnd))
 }
 
@@ -156,7 +172,9 @@ pub fn bitwise_and(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array
 /// let a = pt::placeholder("a", [3], DType::Bool).unwrap();
 /// assert_eq!(pt::bitwise_or(&a, &a).unwrap().dtype(), DType::Bool);
 /// ```
+#[track_caller]
 pub fn bitwise_or(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     binary("bitwise_or", a.into(), b.into(), |d| bitwise_rule(d, BinaryOp::BitOr))
 }
 
@@ -167,7 +185,9 @@ pub fn bitwise_or(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array>
 /// let a = pt::placeholder("a", [3], DType::I8).unwrap();
 /// assert_eq!(pt::bitwise_xor(&a, -1).unwrap().dtype(), DType::I8);
 /// ```
+#[track_caller]
 pub fn bitwise_xor(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     binary("bitwise_xor", a.into(), b.into(), |d| bitwise_rule(d, BinaryOp::BitXor))
 }
 
@@ -183,7 +203,9 @@ fn unary(op: &str, a: &Array, dtype: DType, build: impl FnOnce(Expr) -> Expr) ->
 /// let a = pt::placeholder("a", [3], DType::U8).unwrap();
 /// assert_eq!(pt::invert(&a).unwrap().dtype(), DType::U8);
 /// ```
+#[track_caller]
 pub fn invert(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let d = a.dtype();
     if d != DType::Bool && !d.is_integer() {
         return Err(dtype_error("invert", d, &[&a.into()], "bitwise operations need integer or bool operands"));
@@ -198,7 +220,9 @@ pub fn invert(a: &Array) -> Result<Array> {
 /// let a = pt::placeholder("a", [3], DType::F64).unwrap();
 /// assert_eq!(pt::negative(&a).unwrap().dtype(), DType::F64);
 /// ```
+#[track_caller]
 pub fn negative(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let d = a.dtype();
     if d == DType::Bool {
         return Err(dtype_error(
@@ -248,7 +272,9 @@ fn compare(op: &str, cmp: CompareOp, a: Operand, b: Operand) -> Result<Array> {
 macro_rules! comparison {
     ($(#[$doc:meta])* $name:ident, $cmp:ident) => {
         $(#[$doc])*
+        #[track_caller]
         pub fn $name(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+            let _site = crate::created_at::enter();
             compare(stringify!($name), CompareOp::$cmp, a.into(), b.into())
         }
     };
@@ -331,7 +357,9 @@ fn logical(op: &str, a: Operand, b: Operand, bin: BinaryOp) -> Result<Array> {
 /// let a = pt::placeholder("a", [3], DType::F64).unwrap();
 /// assert_eq!(pt::logical_and(&a, true).unwrap().dtype(), DType::Bool);
 /// ```
+#[track_caller]
 pub fn logical_and(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     logical("logical_and", a.into(), b.into(), BinaryOp::LogicalAnd)
 }
 
@@ -342,7 +370,9 @@ pub fn logical_and(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array
 /// let a = pt::placeholder("a", [3], DType::I8).unwrap();
 /// assert_eq!(pt::logical_or(&a, &a).unwrap().dtype(), DType::Bool);
 /// ```
+#[track_caller]
 pub fn logical_or(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     logical("logical_or", a.into(), b.into(), BinaryOp::LogicalOr)
 }
 
@@ -353,7 +383,9 @@ pub fn logical_or(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array>
 /// let a = pt::placeholder("a", [3], DType::C64).unwrap();
 /// assert_eq!(pt::logical_not(&a).unwrap().dtype(), DType::Bool);
 /// ```
+#[track_caller]
 pub fn logical_not(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     unary("logical_not", a, DType::Bool, |e| e.unary(UnaryOp::LogicalNot))
 }
 
@@ -370,7 +402,9 @@ pub fn logical_not(a: &Array) -> Result<Array> {
 /// assert_eq!(pt::where_(&positive, &a, 0).unwrap().dtype(), DType::F32);
 /// ```
 #[doc(alias = "where")]
+#[track_caller]
 pub fn where_(cond: impl Into<Operand>, x: impl Into<Operand>, y: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let (cond, x, y) = (cond.into(), x.into(), y.into());
     let dtype = promote(&[&x, &y])?;
     let shape = broadcast_operands("where", &[&cond, &x, &y])?;
@@ -403,7 +437,9 @@ fn extremum(op: &str, a: Operand, b: Operand, func: Func, cmp: CompareOp) -> Res
 /// let a = pt::placeholder("a", [3], DType::F64).unwrap();
 /// assert_eq!(pt::maximum(&a, 0).unwrap().dtype(), DType::F64);
 /// ```
+#[track_caller]
 pub fn maximum(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     extremum("maximum", a.into(), b.into(), Func::Maximum, CompareOp::Ge)
 }
 
@@ -414,7 +450,9 @@ pub fn maximum(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
 /// let a = pt::placeholder("a", [3], DType::I32).unwrap();
 /// assert_eq!(pt::minimum(&a, 7).unwrap().dtype(), DType::I32);
 /// ```
+#[track_caller]
 pub fn minimum(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     extremum("minimum", a.into(), b.into(), Func::Minimum, CompareOp::Le)
 }
 
@@ -430,7 +468,9 @@ pub fn minimum(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
 /// let a = pt::placeholder("a", [3], DType::F64).unwrap();
 /// assert_eq!(pt::astype(&a, DType::I32).unwrap().dtype(), DType::I32);
 /// ```
+#[track_caller]
 pub fn astype(a: &Array, dtype: DType) -> Result<Array> {
+    let _site = crate::created_at::enter();
     if a.dtype() == dtype {
         return Ok(a.clone());
     }
@@ -444,7 +484,9 @@ pub fn astype(a: &Array, dtype: DType) -> Result<Array> {
 /// let a = pt::placeholder("a", [3], DType::C64).unwrap();
 /// assert_eq!(pt::real(&a).unwrap().dtype(), DType::F32);
 /// ```
+#[track_caller]
 pub fn real(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     if !a.dtype().is_complex() {
         return Ok(a.clone());
     }
@@ -458,7 +500,9 @@ pub fn real(a: &Array) -> Result<Array> {
 /// let a = pt::placeholder("a", [3], DType::C128).unwrap();
 /// assert_eq!(pt::imag(&a).unwrap().dtype(), DType::F64);
 /// ```
+#[track_caller]
 pub fn imag(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     unary("imag", a, a.dtype(), |e| Expr::call(Func::Imag, vec![e]))
 }
 
@@ -469,7 +513,9 @@ pub fn imag(a: &Array) -> Result<Array> {
 /// let a = pt::placeholder("a", [3], DType::C128).unwrap();
 /// assert_eq!(pt::conj(&a).unwrap().dtype(), DType::C128);
 /// ```
+#[track_caller]
 pub fn conj(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     if a.dtype() == DType::Bool {
         return astype(a, DType::I8);
     }
@@ -483,7 +529,9 @@ pub fn conj(a: &Array) -> Result<Array> {
 /// let a = pt::placeholder("a", [3], DType::C64).unwrap();
 /// assert_eq!(pt::abs(&a).unwrap().dtype(), DType::F32);
 /// ```
+#[track_caller]
 pub fn abs(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     if a.dtype() == DType::Bool {
         return Ok(a.clone());
     }
@@ -507,7 +555,9 @@ macro_rules! math_functions {
         /// Integer and bool input computes in floating point, as numpy does (`int32` and wider in
         /// `float64`; `int16` in `float32`; `bool` and 8-bit integers, for which numpy picks
         /// `float16`, in `float32`).
+        #[track_caller]
         pub fn $name(a: &Array) -> Result<Array> {
+            let _site = crate::created_at::enter();
             math(Func::$func, a)
         }
     )*};
@@ -626,7 +676,9 @@ fn round(func: Func, a: &Array) -> Result<Array> {
 /// use pytato_core::{frontend as pt, DType};
 /// assert_eq!(pt::floor(&pt::placeholder("a", [3], DType::F32).unwrap()).unwrap().dtype(), DType::F32);
 /// ```
+#[track_caller]
 pub fn floor(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     round(Func::Floor, a)
 }
 
@@ -636,7 +688,9 @@ pub fn floor(a: &Array) -> Result<Array> {
 /// use pytato_core::{frontend as pt, DType};
 /// assert_eq!(pt::ceil(&pt::placeholder("a", [3], DType::I8).unwrap()).unwrap().dtype(), DType::I8);
 /// ```
+#[track_caller]
 pub fn ceil(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     round(Func::Ceil, a)
 }
 
@@ -647,7 +701,9 @@ pub fn ceil(a: &Array) -> Result<Array> {
 /// use pytato_core::{frontend as pt, DType};
 /// assert_eq!(pt::isnan(&pt::placeholder("a", [3], DType::I32).unwrap()).unwrap().dtype(), DType::Bool);
 /// ```
+#[track_caller]
 pub fn isnan(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     if a.dtype().is_inexact() {
         unary("isnan", a, a.dtype(), |e| Expr::call(Func::IsNan, vec![e]))
     } else {
@@ -663,7 +719,9 @@ pub fn isnan(a: &Array) -> Result<Array> {
 /// let y = pt::placeholder("y", [3], DType::F32).unwrap();
 /// assert_eq!(pt::arctan2(&y, 1.0).unwrap().dtype(), DType::F32);
 /// ```
+#[track_caller]
 pub fn arctan2(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let (a, b) = (a.into(), b.into());
     let promoted = promote(&[&a, &b])?;
     if promoted.is_complex() {

@@ -61,12 +61,16 @@ pub struct Ellipsis;
 
 impl Idx {
     /// The full slice `:`.
+    #[track_caller]
     pub fn full() -> Idx {
+        let _site = crate::created_at::enter();
         Idx::Slice { start: None, stop: None, step: 1 }
     }
 
     /// A slice with a step; used by [`s!`](crate::s) for `range;step`.
+    #[track_caller]
     pub fn stepped(range: impl Into<Idx>, step: i64) -> Idx {
+        let _site = crate::created_at::enter();
         match range.into() {
             Idx::Slice { start, stop, .. } => Idx::Slice { start, stop, step },
             other => other,
@@ -190,7 +194,9 @@ enum Slot {
 /// assert_eq!(pt::index(&a, &s![-1, ..]).unwrap().shape().to_string(), "(4,)");
 /// assert!(pt::index(&a, &s![3, ..]).is_err());
 /// ```
+#[track_caller]
 pub fn index(a: &Array, items: &[Idx]) -> Result<Array> {
+    let _site = crate::created_at::enter();
     index_impl(a, items).map_err(|e| {
         ["BasicIndex", "AdvancedIndexInContiguousAxes", "AdvancedIndexInNoncontiguousAxes"]
             .into_iter()
@@ -381,7 +387,9 @@ fn index_impl(a: &Array, items: &[Idx]) -> Result<Array> {
 
 impl Array {
     /// `self[items]`; see [`index`](crate::frontend::index).
+    #[track_caller]
     pub fn index(&self, items: impl AsRef<[Idx]>) -> Result<Array> {
+        let _site = crate::created_at::enter();
         index(self, items.as_ref())
     }
 }

@@ -112,7 +112,9 @@ fn parse_term(op: &str, term: &str, ndim: usize, ellipsis_ndim: usize, which: &s
 /// let m = pt::placeholder("m", [2, 4, 4], DType::F64).unwrap();
 /// assert_eq!(pt::einsum("...ii->...i", &[&m]).unwrap().shape().to_string(), "(2, 4)");
 /// ```
+#[track_caller]
 pub fn einsum(subscripts: &str, operands: &[&Array]) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let op = "einsum";
     let spec: String = subscripts.chars().filter(|c| !c.is_whitespace()).collect();
     let (inputs, output) = match spec.split_once("->") {
@@ -189,7 +191,9 @@ fn letters(range: std::ops::Range<usize>) -> Vec<Label> {
 /// let v = pt::placeholder("v", [3], DType::F32).unwrap();
 /// assert_eq!(pt::matmul(&a, &v).unwrap().shape().to_string(), "(7, 1, 2)");
 /// ```
+#[track_caller]
 pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let op = "matmul";
     if a.ndim() == 0 || b.ndim() == 0 {
         return Err(Error::invalid(
@@ -239,7 +243,9 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
 /// let b = pt::placeholder("b", [5, 4, 6], DType::F64).unwrap();
 /// assert_eq!(pt::dot(&a, &b).unwrap().shape().to_string(), "(2, 3, 5, 6)");
 /// ```
+#[track_caller]
 pub fn dot(a: &Array, b: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let op = "dot";
     if a.ndim() == 0 || b.ndim() == 0 {
         return multiply(a, b);
@@ -266,7 +272,9 @@ pub fn dot(a: &Array, b: &Array) -> Result<Array> {
 /// let b = pt::placeholder("b", [6], DType::C64).unwrap();
 /// assert_eq!(pt::vdot(&a, &b).unwrap().shape().to_string(), "()");
 /// ```
+#[track_caller]
 pub fn vdot(a: &Array, b: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let (fa, fb) = (ravel(a)?, ravel(b)?);
     if fa.shape() != fb.shape() {
         return Err(Error::invalid("vdot", format!("arrays of shapes {} and {} differ in size", a.shape(), b.shape())));
@@ -311,7 +319,9 @@ impl<const N: usize> From<([i64; N], [i64; N])> for TensordotAxes {
 /// assert_eq!(pt::tensordot(&a, &b, ([1, 0], [0, 1])).unwrap().shape().to_string(), "(5, 2)");
 /// assert_eq!(pt::tensordot(&a, &a, 0).unwrap().ndim(), 6);
 /// ```
+#[track_caller]
 pub fn tensordot(a: &Array, b: &Array, axes: impl Into<TensordotAxes>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let op = "tensordot";
     let (ax_a, ax_b): (Vec<usize>, Vec<usize>) = match axes.into() {
         TensordotAxes::Count(n) => {

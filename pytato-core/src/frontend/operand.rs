@@ -54,7 +54,9 @@ operand_from_scalar!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, Compl
 
 impl Operand {
     /// The dtype the operand has on its own (a scalar's default dtype).
+    #[track_caller]
     pub fn dtype(&self) -> DType {
+        let _site = crate::created_at::enter();
         match self {
             Operand::Array(a) => a.dtype(),
             Operand::Scalar(s) => s.default_dtype(),
@@ -62,7 +64,9 @@ impl Operand {
     }
 
     /// The shape (`()` for a scalar).
+    #[track_caller]
     pub fn shape(&self) -> Shape {
+        let _site = crate::created_at::enter();
         match self {
             Operand::Array(a) => a.shape().clone(),
             Operand::Scalar(_) => Shape::scalar(),
@@ -81,7 +85,9 @@ impl Operand {
 /// numpy 2's result dtype of several operands: the arrays' result type, then each weak scalar in
 /// turn. With no array at all the scalars' default dtypes are promoted (like numpy's for Python
 /// scalars alone).
+#[track_caller]
 pub fn promote(operands: &[&Operand]) -> Result<DType> {
+    let _site = crate::created_at::enter();
     let arrays = result_type_many(operands.iter().filter_map(|o| match o {
         Operand::Array(a) => Some(a.dtype()),
         Operand::Scalar(_) => None,
@@ -131,7 +137,9 @@ pub struct LambdaBuilder {
 
 impl LambdaBuilder {
     /// A builder for a result of `shape`.
+    #[track_caller]
     pub fn new(shape: Shape) -> LambdaBuilder {
+        let _site = crate::created_at::enter();
         LambdaBuilder {
             shape,
             bindings: BTreeMap::new(),
@@ -143,7 +151,9 @@ impl LambdaBuilder {
     }
 
     /// The binding name of `array`, binding it if it is new (one binding per node).
+    #[track_caller]
     pub fn bind(&mut self, array: &Array) -> Arc<str> {
+        let _site = crate::created_at::enter();
         if let Some(name) = self.bound.get(&array.id()) {
             return name.clone();
         }
@@ -155,7 +165,9 @@ impl LambdaBuilder {
 
     /// `array` read at the output index, broadcasting (numpy rules, right-aligned): axes of length 1
     /// that the output stretches are read at 0.
+    #[track_caller]
     pub fn read_broadcast(&mut self, array: &Array) -> Expr {
+        let _site = crate::created_at::enter();
         let shape = self.shape.clone();
         let inames: Vec<Expr> = (0..shape.ndim()).map(Expr::iname).collect();
         self.read_broadcast_at(array, &shape, &inames)
@@ -163,7 +175,9 @@ impl LambdaBuilder {
 
     /// `array` broadcast to `target` (numpy rules, right-aligned) and read at `positions`, one per
     /// axis of `target`: axes of length 1 that `target` stretches are read at 0.
+    #[track_caller]
     pub fn read_broadcast_at(&mut self, array: &Array, target: &Shape, positions: &[Expr]) -> Expr {
+        let _site = crate::created_at::enter();
         let name = self.bind(array);
         let offset = target.ndim() - array.ndim();
         let one = Dim::new(1);
@@ -182,13 +196,17 @@ impl LambdaBuilder {
     }
 
     /// `array` read at explicit indices (one per axis).
+    #[track_caller]
     pub fn read_at(&mut self, array: &Array, indices: Vec<Expr>) -> Expr {
+        let _site = crate::created_at::enter();
         let name = self.bind(array);
         subscript(&name, indices)
     }
 
     /// An operand read at the output index as dtype `dtype`.
+    #[track_caller]
     pub fn operand(&mut self, operand: &Operand, dtype: DType) -> Result<Expr> {
+        let _site = crate::created_at::enter();
         Ok(match operand {
             Operand::Array(a) => {
                 let e = self.read_broadcast(a);
@@ -199,7 +217,9 @@ impl LambdaBuilder {
     }
 
     /// An axis length as an `int64` expression; size parameters become 0-d bindings.
+    #[track_caller]
     pub fn dim(&mut self, dim: &Dim) -> Result<Expr> {
+        let _site = crate::created_at::enter();
         let mut expr = Expr::i64(dim.constant());
         for (param, coeff) in dim.terms() {
             let name = match self.size_params.get(param) {
@@ -226,7 +246,9 @@ impl LambdaBuilder {
     }
 
     /// Registers a fresh reduction iname with an empty descriptor and returns it.
+    #[track_caller]
     pub fn reduction_iname(&mut self) -> Arc<str> {
+        let _site = crate::created_at::enter();
         let name: Arc<str> = names::reduction_iname(self.reductions.len()).into();
         self.reductions.insert(name.clone(), ReductionDescriptor::default());
         name
@@ -234,13 +256,17 @@ impl LambdaBuilder {
 
     /// Reads size parameters through these nodes instead of making new ones, so that passes that
     /// build many lambdas share one node per parameter.
+    #[track_caller]
     pub fn with_size_params<'a>(mut self, nodes: impl IntoIterator<Item = &'a Array>) -> LambdaBuilder {
+        let _site = crate::created_at::enter();
         self.param_nodes.extend(nodes.into_iter().filter_map(|n| n.name().map(|name| (name.to_string(), n.clone()))));
         self
     }
 
     /// The index lambda computing `expr`.
+    #[track_caller]
     pub fn finish(self, expr: Expr) -> Result<Array> {
+        let _site = crate::created_at::enter();
         Array::new_index_lambda(expr, self.shape, self.bindings, self.reductions)
     }
 }

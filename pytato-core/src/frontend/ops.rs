@@ -36,37 +36,49 @@ macro_rules! binary_ops {
     ($($trait:ident :: $method:ident => $func:path;)*) => {$(
         impl $trait<&Array> for &Array {
             type Output = Array;
+            #[track_caller]
             fn $method(self, rhs: &Array) -> Array {
+                let _site = crate::created_at::enter();
                 unwrap_or_panic($func(self, rhs))
             }
         }
         impl $trait<Array> for &Array {
             type Output = Array;
+            #[track_caller]
             fn $method(self, rhs: Array) -> Array {
+                let _site = crate::created_at::enter();
                 unwrap_or_panic($func(self, rhs))
             }
         }
         impl $trait<&Array> for Array {
             type Output = Array;
+            #[track_caller]
             fn $method(self, rhs: &Array) -> Array {
+                let _site = crate::created_at::enter();
                 unwrap_or_panic($func(self, rhs))
             }
         }
         impl $trait<Array> for Array {
             type Output = Array;
+            #[track_caller]
             fn $method(self, rhs: Array) -> Array {
+                let _site = crate::created_at::enter();
                 unwrap_or_panic($func(self, rhs))
             }
         }
         impl<T: ScalarOperand> $trait<T> for &Array {
             type Output = Array;
+            #[track_caller]
             fn $method(self, rhs: T) -> Array {
+                let _site = crate::created_at::enter();
                 unwrap_or_panic($func(self, crate::frontend::Operand::Scalar(rhs.into())))
             }
         }
         impl<T: ScalarOperand> $trait<T> for Array {
             type Output = Array;
+            #[track_caller]
             fn $method(self, rhs: T) -> Array {
+                let _site = crate::created_at::enter();
                 unwrap_or_panic($func(self, crate::frontend::Operand::Scalar(rhs.into())))
             }
         }
@@ -75,13 +87,17 @@ macro_rules! binary_ops {
     (@scalars $trait:ident :: $method:ident => $func:path; $($t:ty),*) => {$(
         impl $trait<&Array> for $t {
             type Output = Array;
+            #[track_caller]
             fn $method(self, rhs: &Array) -> Array {
+                let _site = crate::created_at::enter();
                 unwrap_or_panic($func(self, rhs))
             }
         }
         impl $trait<Array> for $t {
             type Output = Array;
+            #[track_caller]
             fn $method(self, rhs: Array) -> Array {
+                let _site = crate::created_at::enter();
                 unwrap_or_panic($func(self, rhs))
             }
         }
@@ -109,13 +125,17 @@ binary_ops! {
 
 impl Neg for &Array {
     type Output = Array;
+    #[track_caller]
     fn neg(self) -> Array {
+        let _site = crate::created_at::enter();
         unwrap_or_panic(ew::negative(self))
     }
 }
 impl Neg for Array {
     type Output = Array;
+    #[track_caller]
     fn neg(self) -> Array {
+        let _site = crate::created_at::enter();
         -&self
     }
 }
@@ -123,13 +143,17 @@ impl Neg for Array {
 /// `!a` is numpy's `~a` ([`invert`](super::invert)): bitwise not of integers, logical not of bools.
 impl Not for &Array {
     type Output = Array;
+    #[track_caller]
     fn not(self) -> Array {
+        let _site = crate::created_at::enter();
         unwrap_or_panic(ew::invert(self))
     }
 }
 impl Not for Array {
     type Output = Array;
+    #[track_caller]
     fn not(self) -> Array {
+        let _site = crate::created_at::enter();
         !&self
     }
 }

@@ -102,18 +102,24 @@ pub struct ReduceOptions {
 
 impl ReduceOptions {
     /// Reduce along `axes`.
+    #[track_caller]
     pub fn axes(axes: impl Into<Axes>) -> ReduceOptions {
+        let _site = crate::created_at::enter();
         ReduceOptions { axes: axes.into(), ..ReduceOptions::default() }
     }
 
     /// Keep the reduced axes as length 1.
+    #[track_caller]
     pub fn keepdims(mut self, keepdims: bool) -> ReduceOptions {
+        let _site = crate::created_at::enter();
         self.keepdims = keepdims;
         self
     }
 
     /// Start every reduction from `initial`.
+    #[track_caller]
     pub fn initial(mut self, initial: impl Into<WeakScalar>) -> ReduceOptions {
+        let _site = crate::created_at::enter();
         self.initial = Some(initial.into());
         self
     }
@@ -233,7 +239,9 @@ fn reduced_shape(shape: &Shape, axes: &[usize], keepdims: bool) -> (Shape, Vec<O
 /// let a = pt::placeholder("a", [3, 4], DType::U8).unwrap();
 /// assert_eq!(pt::sum(&a, 0).unwrap().dtype(), DType::U64);
 /// ```
+#[track_caller]
 pub fn sum(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     reduction("sum", ReduceOp::Sum, a, options.into(), accumulator_dtype(a.dtype()))
 }
 
@@ -244,7 +252,9 @@ pub fn sum(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 /// let a = pt::placeholder("a", [3, 4], DType::F32).unwrap();
 /// assert_eq!(pt::prod(&a, None).unwrap().dtype(), DType::F32);
 /// ```
+#[track_caller]
 pub fn prod(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     reduction("prod", ReduceOp::Product, a, options.into(), accumulator_dtype(a.dtype()))
 }
 
@@ -257,7 +267,9 @@ pub fn prod(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 /// assert!(pt::max(&a, 0).is_err());
 /// assert_eq!(pt::max(&a, 1).unwrap().shape().to_string(), "(0,)");
 /// ```
+#[track_caller]
 pub fn max(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     reduction("max", ReduceOp::Max, a, options.into(), a.dtype())
 }
 
@@ -268,7 +280,9 @@ pub fn max(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 /// let a = pt::placeholder("a", [5], DType::I8).unwrap();
 /// assert_eq!(pt::min(&a, None).unwrap().dtype(), DType::I8);
 /// ```
+#[track_caller]
 pub fn min(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     reduction("min", ReduceOp::Min, a, options.into(), a.dtype())
 }
 
@@ -279,7 +293,9 @@ pub fn min(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 /// let a = pt::placeholder("a", [5], DType::F64).unwrap();
 /// assert_eq!(pt::all(&a, None).unwrap().dtype(), DType::Bool);
 /// ```
+#[track_caller]
 pub fn all(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     reduction("all", ReduceOp::All, a, options.into(), DType::Bool)
 }
 
@@ -290,7 +306,9 @@ pub fn all(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 /// let a = pt::placeholder("a", [5, 2], DType::I32).unwrap();
 /// assert_eq!(pt::any(&a, -1).unwrap().shape().to_string(), "(5,)");
 /// ```
+#[track_caller]
 pub fn any(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     reduction("any", ReduceOp::Any, a, options.into(), DType::Bool)
 }
 
@@ -302,7 +320,9 @@ pub fn any(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 /// let a = pt::placeholder("a", [Dim::param("n"), Dim::new(3)], DType::I32).unwrap();
 /// assert_eq!(pt::mean(&a, 0).unwrap().dtype(), DType::F64);
 /// ```
+#[track_caller]
 pub fn mean(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let opts = options.into();
     if opts.initial.is_some() {
         return Err(Error::invalid("mean", "`initial` is not accepted"));

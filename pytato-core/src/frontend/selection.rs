@@ -56,7 +56,9 @@ pub(crate) fn nonzero_positions(op: &str, a: &Array) -> Result<Array> {
 /// assert_eq!(rows.shape(), cols.shape());
 /// assert_eq!(rows.dtype(), DType::I64);
 /// ```
+#[track_caller]
 pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
+    let _site = crate::created_at::enter();
     let positions = nonzero_positions("nonzero", a)?;
     (0..a.ndim()).map(|axis| positions.index([Idx::Int(axis as i64), Idx::full()])).collect()
 }
@@ -68,7 +70,9 @@ pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
 /// let a = pt::placeholder("a", [3, 4], DType::F64).unwrap();
 /// assert_eq!(pt::flatnonzero(&a).unwrap().ndim(), 1);
 /// ```
+#[track_caller]
 pub fn flatnonzero(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let flat = ravel(a).map_err(|e| e.renamed("reshape", "flatnonzero"))?;
     let positions = nonzero_positions("flatnonzero", &flat)?;
     positions.index([Idx::Int(0), Idx::full()])
@@ -82,7 +86,9 @@ pub fn flatnonzero(a: &Array) -> Result<Array> {
 /// let a = pt::placeholder("a", [3, 4], DType::Bool).unwrap();
 /// assert_eq!(pt::argwhere(&a).unwrap().shape().dims()[1], 2.into());
 /// ```
+#[track_caller]
 pub fn argwhere(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     if a.ndim() == 0 {
         let one = reshape(a, [1], crate::array::Order::C)?;
         let rows = transpose(&nonzero_positions("argwhere", &one)?, None)?;
@@ -100,7 +106,9 @@ pub fn argwhere(a: &Array) -> Result<Array> {
 /// assert_eq!(pt::count_nonzero(&a, 0).unwrap().shape().to_string(), "(4,)");
 /// assert_eq!(pt::count_nonzero(&a, None).unwrap().dtype(), DType::I64);
 /// ```
+#[track_caller]
 pub fn count_nonzero(a: &Array, axes: impl Into<Axes>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let nonzero = if a.dtype() == DType::Bool { a.clone() } else { not_equal(a, 0)? };
     let counts = sum(&nonzero, axes.into()).map_err(|e| e.renamed("sum", "count_nonzero"))?;
     astype(&counts, DType::I64)
@@ -114,7 +122,9 @@ pub fn count_nonzero(a: &Array, axes: impl Into<Axes>) -> Result<Array> {
 /// let arr = pt::placeholder("arr", [2, 3], DType::F64).unwrap();
 /// assert_eq!(pt::extract(&pt::greater(&arr, 0.0).unwrap(), &arr).unwrap().ndim(), 1);
 /// ```
+#[track_caller]
 pub fn extract(condition: &Array, arr: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let flat = ravel(arr).map_err(|e| e.renamed("reshape", "extract"))?;
     flat.index([Idx::Array(flatnonzero(condition)?)])
 }
@@ -129,7 +139,9 @@ pub fn extract(condition: &Array, arr: &Array) -> Result<Array> {
 /// let keep = pt::placeholder("keep", [4], DType::Bool).unwrap();
 /// assert_eq!(pt::compress(&keep, &a, Some(1)).unwrap().shape().dims()[0], 3.into());
 /// ```
+#[track_caller]
 pub fn compress(condition: &Array, a: &Array, axis: Option<i64>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let op = "compress";
     if condition.ndim() != 1 {
         return Err(Error::invalid(op, format!("the condition must be 1-d, got shape {}", condition.shape())));

@@ -30,7 +30,9 @@ pub(crate) fn normalize_axis(op: &str, axis: i64, ndim: usize, shape: &Shape) ->
 /// assert_eq!(pt::reshape(&a, [3, -1], Order::C).unwrap().shape().to_string(), "(3, 4)");
 /// assert!(pt::reshape(&a, [5, -1], Order::C).is_err());
 /// ```
+#[track_caller]
 pub fn reshape(a: &Array, shape: impl Into<Shape>, order: Order) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let requested: Shape = shape.into();
     let shape = infer_shape("reshape", a, &requested)?;
     if shape == *a.shape() {
@@ -75,7 +77,9 @@ fn infer_shape(op: &str, a: &Array, requested: &Shape) -> Result<Shape> {
 /// let a = pt::placeholder("a", [2, 3], DType::I32).unwrap();
 /// assert_eq!(pt::ravel(&a).unwrap().shape().to_string(), "(6,)");
 /// ```
+#[track_caller]
 pub fn ravel(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
     reshape(a, [-1], Order::C)
 }
 
@@ -88,7 +92,9 @@ pub fn ravel(a: &Array) -> Result<Array> {
 /// assert_eq!(pt::transpose(&a, None).unwrap().shape().to_string(), "(4, 3, 2)");
 /// assert_eq!(pt::transpose(&a, Some(&[1, -1, 0][..])).unwrap().shape().to_string(), "(3, 4, 2)");
 /// ```
+#[track_caller]
 pub fn transpose(a: &Array, axes: Option<&[i64]>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let ndim = a.ndim();
     let perm: Vec<usize> = match axes {
         None => (0..ndim).rev().collect(),
@@ -112,7 +118,9 @@ pub fn transpose(a: &Array, axes: Option<&[i64]>) -> Result<Array> {
 /// let a = pt::placeholder("a", [2, 3], DType::F64).unwrap();
 /// assert_eq!(pt::permute_dims(&a, &[1, 0]).unwrap().shape().to_string(), "(3, 2)");
 /// ```
+#[track_caller]
 pub fn permute_dims(a: &Array, axes: &[i64]) -> Result<Array> {
+    let _site = crate::created_at::enter();
     transpose(a, Some(axes))
 }
 
@@ -130,7 +138,9 @@ fn permute(a: &Array, perm: Vec<usize>) -> Result<Array> {
 /// let a = pt::placeholder("a", [2, 3, 4], DType::F64).unwrap();
 /// assert_eq!(pt::swapaxes(&a, 0, -1).unwrap().shape().to_string(), "(4, 3, 2)");
 /// ```
+#[track_caller]
 pub fn swapaxes(a: &Array, axis1: i64, axis2: i64) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let (i, j) = (
         normalize_axis("swapaxes", axis1, a.ndim(), a.shape())?,
         normalize_axis("swapaxes", axis2, a.ndim(), a.shape())?,
@@ -148,7 +158,9 @@ pub fn swapaxes(a: &Array, axis1: i64, axis2: i64) -> Result<Array> {
 /// let a = pt::placeholder("a", [2, 3, 4], DType::F64).unwrap();
 /// assert_eq!(pt::moveaxis(&a, &[0], &[-1]).unwrap().shape().to_string(), "(3, 4, 2)");
 /// ```
+#[track_caller]
 pub fn moveaxis(a: &Array, source: &[i64], destination: &[i64]) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let op = "moveaxis";
     if source.len() != destination.len() {
         return Err(Error::invalid(op, format!("source {source:?} and destination {destination:?} differ in length")));
@@ -181,7 +193,9 @@ pub fn moveaxis(a: &Array, source: &[i64], destination: &[i64]) -> Result<Array>
 /// assert_eq!(pt::roll(&a, -1, Some(1)).unwrap().shape(), a.shape());
 /// assert_eq!(pt::roll(&a, 5, None).unwrap().shape(), a.shape());
 /// ```
+#[track_caller]
 pub fn roll(a: &Array, shift: i64, axis: Option<i64>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     match axis {
         Some(axis) => Array::new_roll(a, shift, normalize_axis("roll", axis, a.ndim(), a.shape())?),
         None => {
@@ -201,7 +215,9 @@ pub fn roll(a: &Array, shift: i64, axis: Option<i64>) -> Result<Array> {
 /// let s = pt::stack(&[a, b], -1).unwrap();
 /// assert_eq!((s.shape().to_string(), s.dtype()), ("(3, 2)".into(), DType::F64));
 /// ```
+#[track_caller]
 pub fn stack(arrays: &[Array], axis: i64) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let first = arrays.first().ok_or_else(|| Error::invalid("stack", "need at least one array to stack"))?;
     let axis = normalize_axis("stack", axis, first.ndim() + 1, first.shape())?;
     Array::new_stack(arrays.to_vec(), axis).map_err(|e| e.renamed("Stack", "stack"))
@@ -215,7 +231,9 @@ pub fn stack(arrays: &[Array], axis: i64) -> Result<Array> {
 /// let b = pt::placeholder("b", [1, 2], DType::I32).unwrap();
 /// assert_eq!(pt::concatenate(&[a, b], 0).unwrap().shape().to_string(), "(n + 1, 2)");
 /// ```
+#[track_caller]
 pub fn concatenate(arrays: &[Array], axis: i64) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let op = "concatenate";
     let first = arrays.first().ok_or_else(|| Error::invalid(op, "need at least one array to concatenate"))?;
     if first.ndim() == 0 {
@@ -236,7 +254,9 @@ pub fn concatenate(arrays: &[Array], axis: i64) -> Result<Array> {
 /// assert_eq!(pt::broadcast_to(&a, [2, 3, 4]).unwrap().shape().to_string(), "(2, 3, 4)");
 /// assert!(pt::broadcast_to(&a, [4, 4]).is_err());
 /// ```
+#[track_caller]
 pub fn broadcast_to(a: &Array, shape: impl Into<Shape>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let shape = shape.into();
     shape.validate("broadcast_to")?;
     if shape == *a.shape() {
@@ -262,7 +282,9 @@ pub fn broadcast_to(a: &Array, shape: impl Into<Shape>) -> Result<Array> {
 /// assert_eq!(pt::squeeze(&a, 0).unwrap().shape().to_string(), "(3, 1)");
 /// assert!(pt::squeeze(&a, 1).is_err());
 /// ```
+#[track_caller]
 pub fn squeeze(a: &Array, axes: impl Into<Axes>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let one = Dim::new(1);
     let axes = match axes.into() {
         Axes::All => (0..a.ndim()).filter(|&i| a.shape()[i] == one).collect(),
@@ -290,7 +312,9 @@ pub fn squeeze(a: &Array, axes: impl Into<Axes>) -> Result<Array> {
 /// let a = pt::placeholder("a", [3, 4], DType::F64).unwrap();
 /// assert_eq!(pt::expand_dims(&a, [0, -1]).unwrap().shape().to_string(), "(1, 3, 4, 1)");
 /// ```
+#[track_caller]
 pub fn expand_dims(a: &Array, axes: impl Into<Axes>) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let list = match axes.into() {
         Axes::All => return Err(Error::invalid("expand_dims", "needs explicit axes")),
         Axes::List(l) => l,
