@@ -296,11 +296,18 @@ impl<M: CopyMapper> ThroughCalls<'_, M> {
 
 impl<M: CopyMapper> CopyMapper for ThroughCalls<'_, M> {
     fn map_node(&mut self, node: &Array, children: &[Array]) -> Result<Array> {
-        if let NodeKind::CallResult { function, name, .. } = node.kind() {
-            let mapped = self.function(function)?;
-            let rebuilt = Array::new_call_result(&mapped, children.to_vec(), name)?.with_metadata_of(node)?;
-            return dispatch(&mut *self.inner, &rebuilt, children);
+        let NodeKind::CallResult { function, .. } = node.kind() else {
+            return dispatch(&mut *self.inner, node, children);
+        };
+        let mapped = self.function(function)?;
+        // The mapper sees the original node (mappers keyed by node identity find it), and a call
+        // of the original function it returns is made a call of the mapped one.
+        let result = dispatch(&mut *self.inner, node, children)?;
+        match result.kind() {
+            NodeKind::CallResult { function: f, bindings, name } if f == function => {
+                Array::new_call_result(&mapped, bindings.clone(), name)?.with_metadata_of(&result)
+            }
+            _ => Ok(result),
         }
-        dispatch(&mut *self.inner, node, children)
     }
 }

@@ -10,7 +10,10 @@
 //! index lambda reading `a[_0, _r0]` identifies `a`'s axis 1 with its reduction `_r0`, an einsum
 //! each operand axis with the reduction index it is summed over, so a reduction's descriptor gets
 //! the tags of the axes it runs along and gives them its own. An axis tagged
-//! [`IgnoredForPropagation`] takes no part. Calls are not followed (their bodies keep their tags).
+//! [`IgnoredForPropagation`] takes no part. Calls are followed: a call's result axes are the
+//! axes of the function's result, its arguments' axes those of the parameters, and the bodies
+//! are retagged too (once per function: a function called at two sites joins the classes of both
+//! sites' arguments, since its one body serves both).
 //!
 //! ```
 //! use pytato_core::{frontend as pt, DType, Tag, backend::Outputs};
@@ -28,7 +31,7 @@
 //! # Ok::<(), pytato_core::Error>(())
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use pytato_core::array::{IndexItem, IndexLayout};
 use pytato_core::backend::Outputs;
@@ -37,7 +40,10 @@ use pytato_core::names::{Reserved, classify};
 use pytato_core::tags::{TagRef, TagSet};
 use pytato_core::{Array, Axis, Dim, EinsumAxis, NodeKind, Result, Tag};
 
-use crate::mapper::{CopyMapper, map_copy, topological_sort};
+use pytato_core::function::Function;
+
+use crate::context::map_copy_through_calls;
+use crate::mapper::{CopyMapper, topological_sort};
 
 /// Marks an axis that tag unification leaves alone: it neither gives nor receives tags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,7 +53,20 @@ impl Tag for IgnoredForPropagation {}
 /// Spreads the axis tags accepted by `filter` along the axes the computation identifies.
 pub fn unify_axes_tags(outputs: &Outputs, filter: impl Fn(&TagRef) -> bool) -> Result<Outputs> {
     let roots: Vec<Array> = outputs.entries().into_iter().map(|(_, a)| a).collect();
-    let nodes = topological_sort(&roots);
+    let mut nodes = topological_sort(&roots);
+    // The bodies of the functions called, nested calls included, each once.
+    let mut seen: HashSet<Function> = HashSet::new();
+    let mut k = 0;
+    while k < nodes.len() {
+        if let NodeKind::CallResult { function, .. } = nodes[k].kind()
+            && seen.insert(function.clone())
+        {
+            let body: Vec<Array> =
+                function.parameters().map(|(_, p)| p.clone()).chain(function.returns().values().cloned()).collect();
+            nodes.extend(topological_sort(&body));
+        }
+        k += 1;
+    }
     let mut uf = UnionFind::default();
     for node in &nodes {
         for (a, b) in equations(node) {
@@ -108,7 +127,7 @@ pub fn unify_axes_tags(outputs: &Outputs, filter: impl Fn(&TagRef) -> bool) -> R
             new_axes.insert(node.id(), axes);
         }
     }
-    map_copy(&mut AxisRetagger { new_axes, retag_reductions }, outputs)
+    map_copy_through_calls(&mut AxisRetagger { new_axes, retag_reductions }, outputs)
 }
 
 /// The key of reduction `r` of a node: past any axis number.
@@ -228,8 +247,14 @@ fn equations(node: &Array) -> Vec<(Key, Key)> {
         NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. } | NodeKind::DataWrapper { .. } => {}
         // A position list has no axis of the mask; counts are new axes.
         NodeKind::Nonzero { .. } => {}
-        // The body relates a call's results to its arguments; not followed yet.
-        NodeKind::CallResult { .. } => {}
+        // A result is the function's result; each argument is its parameter.
+        NodeKind::CallResult { function, bindings, name } => {
+            let result = &function.returns()[name];
+            (0..node.ndim()).for_each(|i| link(result, i, node, i));
+            for ((_, parameter), argument) in function.parameters().zip(bindings) {
+                (0..argument.ndim()).for_each(|j| link(parameter, j, argument, j));
+            }
+        }
         NodeKind::Scatter { array, .. } => (0..node.ndim()).for_each(|i| link(array, i, node, i)),
         NodeKind::IndexLambda(il) => il.expr.walk(&mut |e| {
             if let Expr::Subscript(name, idx) = e

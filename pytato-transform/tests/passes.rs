@@ -205,6 +205,32 @@ mod tag_unification {
     }
 
     #[test]
+    fn tags_flow_through_calls_into_bodies_and_out_to_results() {
+        use pytato_core::function::trace_call;
+        // f(a) = transpose(sin(a)): the argument's axis 0 is the result's axis 1.
+        let u = pt::placeholder("u", [10, 3], DType::F64).unwrap().with_tagged_axis(0, ElementAxis).unwrap();
+        let f = |args: &[Array]| Ok(vec![pt::transpose(&pt::sin(&args[0])?, None)?]);
+        let r = trace_call(f, &[&u]).unwrap().remove(0);
+        let out = single(unify_axes_tags(&(&r).into(), |_| true).unwrap());
+        assert!(out.axes()[1].tags.contains(&ElementAxis) && !out.axes()[0].tags.contains(&ElementAxis));
+        // The body learned it too: its parameter and the sin inside.
+        let NodeKind::CallResult { function, .. } = out.kind() else { panic!("{}", out.kind_name()) };
+        let (_, parameter) = function.parameters().next().unwrap();
+        assert!(parameter.axes()[0].tags.contains(&ElementAxis));
+        let result = function.returns().values().next().unwrap();
+        assert!(result.axes()[1].tags.contains(&ElementAxis));
+        // And the values are those of the untagged DAG: tags change nothing computed.
+        use pytato_core::backend::Backend;
+        let interp = pytato_backend_interp::Interpreter;
+        let data = pytato_core::backend::NamedData::from([(
+            "u".to_string(),
+            ArrayData::from(ndarray::Array2::from_shape_fn((10, 3), |(i, j)| (i * 3 + j) as f64).into_dyn()),
+        )]);
+        let run = |a: &Array| interp.compile(&a.into()).unwrap().run(&data).unwrap();
+        assert_eq!(run(&out), run(&r));
+    }
+
+    #[test]
     fn broadcast_axes_are_not_identified() {
         let u = pt::placeholder("u", [1, 5], DType::F64).unwrap().with_tagged_axis(0, ElementAxis).unwrap();
         let v = pt::placeholder("v", [3, 5], DType::F64).unwrap();
