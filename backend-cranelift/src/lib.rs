@@ -165,7 +165,7 @@ const CACHE_CAPACITY: usize = 64;
 
 /// The DAG's hash and outputs, the options' key and the options (which keep a transformation, and
 /// so its key, alive), and the program.
-type CacheEntry = (u64, Vec<(String, Array)>, (usize, u64, usize, bool), CodegenOptions, Arc<Compiled>);
+type CacheEntry = (u64, Vec<(String, Array)>, pytato_transform::kernel::CodegenKey, CodegenOptions, Arc<Compiled>);
 
 fn cache() -> &'static Mutex<Vec<CacheEntry>> {
     static CACHE: OnceLock<Mutex<Vec<CacheEntry>>> = OnceLock::new();
@@ -174,7 +174,7 @@ fn cache() -> &'static Mutex<Vec<CacheEntry>> {
 
 /// The cached program of a DAG structurally equal to `entries` (of structural hash `hash`),
 /// compiled under options of key `key`.
-fn lookup(hash: u64, entries: &[(String, Array)], key: (usize, u64, usize, bool)) -> Option<Arc<Compiled>> {
+fn lookup(hash: u64, entries: &[(String, Array)], key: pytato_transform::kernel::CodegenKey) -> Option<Arc<Compiled>> {
     let cache = cache().lock().unwrap_or_else(|p| p.into_inner());
     cache.iter().find(|(h, e, k, _, _)| *h == hash && *k == key && e.as_slice() == entries).map(|(.., c)| c.clone())
 }

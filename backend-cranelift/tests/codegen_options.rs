@@ -56,7 +56,7 @@ fn the_transformation_sees_each_new_program_once_and_inlining_limits_store_more(
     assert_eq!(values(&watched, &y).unwrap(), plain);
     assert_eq!(calls.load(Ordering::SeqCst), 1);
     // Tiny inlining limits: other options, another program, intermediates stored.
-    let tiny = KernelOptions { max_inline_depth: 2, max_inline_size: 4 };
+    let tiny = KernelOptions { max_inline_depth: 2, max_inline_size: 4, ..KernelOptions::default() };
     let stored =
         Cranelift::new().with_codegen(CodegenOptions { kernel: tiny, transform: Some(t), ..Default::default() });
     assert_eq!(values(&stored, &y).unwrap(), plain);
@@ -92,4 +92,18 @@ fn a_transformation_may_change_the_code_and_must_keep_the_invariants() {
         values(&Cranelift::new().with_codegen(CodegenOptions { transform: Some(refusing), ..Default::default() }), &y)
             .unwrap_err();
     assert!(matches!(&err, Error::InvalidArgument { op, .. } if op == "my pass"), "{err}");
+}
+
+#[test]
+fn storing_every_node_gives_a_kernel_per_operation_and_the_same_bits() {
+    use pytato_transform::kernel::Materialization;
+    let y = dag(0.375);
+    let plain = values(&Cranelift::new(), &y).unwrap();
+    let (t, _, kernels) = counting();
+    let every = KernelOptions { materialization: Materialization::StoreAll, ..KernelOptions::default() };
+    let stored =
+        Cranelift::new().with_codegen(CodegenOptions { kernel: every, transform: Some(t), ..Default::default() });
+    assert_eq!(values(&stored, &y).unwrap(), plain);
+    // sin, then an addition and a cosine per step.
+    assert_eq!(kernels.load(Ordering::SeqCst), 1 + 2 * 6);
 }

@@ -114,7 +114,15 @@ fn kernel_programs_compute_what_numpy_computes() {
 }
 
 #[test]
+fn kernel_programs_storing_shared_or_every_node_still_do() {
+    use pytato_transform::kernel::Materialization;
+    for materialization in [Materialization::StoreShared, Materialization::StoreAll] {
+        check_all(KernelOptions { materialization, ..KernelOptions::default() });
+    }
+}
+
+#[test]
 fn kernel_programs_with_tiny_inline_limits_still_do() {
     // Limits this small store almost every node: the other extreme of fusion.
-    check_all(KernelOptions { max_inline_depth: 2, max_inline_size: 4 });
+    check_all(KernelOptions { max_inline_depth: 2, max_inline_size: 4, ..KernelOptions::default() });
 }

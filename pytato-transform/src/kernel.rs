@@ -47,7 +47,7 @@ use crate::cse::deduplicate;
 use crate::dce::eliminate_dead_code;
 use crate::lower::lower_to_index_lambdas;
 use crate::mapper::topological_sort;
-use crate::materialize::{InlineLimit, Mpms, materialize};
+use crate::materialize::{InlineLimit, MaterializationPolicy, Mpms, NodeContext, StoreShared, materialize};
 
 /// The `buffer` of an out-of-range record (see [`KernelProgram::index_error`]) that a
 /// [`Func::NormalizeIndex`](pytato_core::expr::Func::NormalizeIndex) check made, not a subscript.
@@ -148,18 +148,45 @@ pub struct KernelProgram {
     pub outputs: Vec<(String, BufferId)>,
 }
 
-/// Limits on inlining, and with them on expression size.
+/// Which nodes become stored arrays (kernels of their own) and which are inlined into their
+/// users, within the limits of [`KernelOptions`] (which always apply: they keep expressions
+/// bounded, reductions from being recomputed and index checks complete).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Materialization {
+    /// pytato's MPMS rule ([`Mpms`]): a node with several users and several stored predecessors
+    /// is stored. The default.
+    #[default]
+    Mpms,
+    /// Every node with more than one user is stored ([`StoreShared`]): nothing is computed twice.
+    StoreShared,
+    /// Every node is stored: one kernel per operation, each intermediate in memory (for
+    /// debugging: each can be dumped and compared; the slowest choice).
+    StoreAll,
+}
+
+/// Limits on inlining, and with them on expression size, and the materialization rule.
 #[derive(Clone, Copy, Debug)]
 pub struct KernelOptions {
     /// Deepest expression a kernel may inline.
     pub max_inline_depth: usize,
     /// Largest expression (operation count) a kernel may inline.
     pub max_inline_size: u64,
+    /// Which nodes are stored within those limits.
+    pub materialization: Materialization,
 }
 
 impl Default for KernelOptions {
     fn default() -> KernelOptions {
-        KernelOptions { max_inline_depth: 64, max_inline_size: 2048 }
+        KernelOptions { max_inline_depth: 64, max_inline_size: 2048, materialization: Materialization::Mpms }
+    }
+}
+
+/// Stores every node.
+struct StoreAll;
+
+impl MaterializationPolicy for StoreAll {
+    fn store(&mut self, _: &NodeContext<'_>) -> bool {
+        true
     }
 }
 
@@ -249,11 +276,15 @@ impl CodegenOptions {
 
     /// What tells programs compiled under different options apart, for caches (of programs
     /// without calls: `calls` is not part of it).
-    pub fn cache_key(&self) -> (usize, u64, usize, bool) {
+    pub fn cache_key(&self) -> CodegenKey {
         let transform = self.transform.as_ref().map_or(0, |t| t.id());
-        (self.kernel.max_inline_depth, self.kernel.max_inline_size, transform, self.simd)
+        (self.kernel.max_inline_depth, self.kernel.max_inline_size, self.kernel.materialization, transform, self.simd)
     }
 }
+
+/// What tells [`CodegenOptions`] apart for caches of compiled programs: the inlining limits, the
+/// materialization rule, the transformation's identity and `simd`.
+pub type CodegenKey = (usize, u64, Materialization, usize, bool);
 
 /// `true` when the environment variable `PYTATO_DUMP` (a comma-separated list) names `what`.
 pub fn dump_requested(what: &str) -> bool {
@@ -283,8 +314,14 @@ pub fn build_kernel_program(outputs: &Outputs, options: KernelOptions) -> Result
     }
 
     let lowered = deduplicate(&lower_to_index_lambdas(&deduplicate(&eliminate_dead_code(outputs)?)?)?)?;
-    let policy = InlineLimit { policy: Mpms, max_depth: options.max_inline_depth, max_size: options.max_inline_size };
-    let stored = materialize(&lowered, &mut { policy })?;
+    let (max_depth, max_size) = (options.max_inline_depth, options.max_inline_size);
+    let stored = match options.materialization {
+        Materialization::Mpms => materialize(&lowered, &mut InlineLimit { policy: Mpms, max_depth, max_size })?,
+        Materialization::StoreShared => {
+            materialize(&lowered, &mut InlineLimit { policy: StoreShared, max_depth, max_size })?
+        }
+        Materialization::StoreAll => materialize(&lowered, &mut InlineLimit { policy: StoreAll, max_depth, max_size })?,
+    };
 
     let entries = stored.entries();
     let roots: Vec<Array> = entries.iter().map(|(_, a)| a.clone()).collect();
