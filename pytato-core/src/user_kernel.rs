@@ -209,23 +209,19 @@ mod tests {
     fn statements_read_inputs_and_earlier_targets_and_bad_ones_are_typed_errors() {
         let shape = Shape::from(vec![Dim::new(3)]);
         let input = || vec![("x", shape.clone(), DType::F64)];
-        let ok = UserKernel::new(
-            "k",
-            input(),
-            vec![Statement::new("t", shape.clone(), double("x")), Statement::new("y", shape.clone(), double("t"))],
-            &["y"],
-        )
-        .unwrap();
+        let build = || {
+            UserKernel::new(
+                "k",
+                input(),
+                vec![Statement::new("t", shape.clone(), double("x")), Statement::new("y", shape.clone(), double("t"))],
+                &["y"],
+            )
+            .unwrap()
+        };
+        let ok = build();
         assert_eq!(ok.function().returns().len(), 1);
         // The same kernel built again is the same function.
-        let again = UserKernel::new(
-            "k",
-            input(),
-            vec![Statement::new("t", shape.clone(), double("x")), Statement::new("y", shape.clone(), double("t"))],
-            &["y"],
-        )
-        .unwrap();
-        assert_eq!(ok, again);
+        assert_eq!(ok, build());
         let message = |r: Result<UserKernel>| match r {
             Err(Error::InvalidArgument { op, message }) => format!("{op}: {message}"),
             other => panic!("{other:?}"),

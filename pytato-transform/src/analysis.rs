@@ -275,22 +275,16 @@ pub fn is_einsum_similar_to_subscript(einsum: &Array, spec: &str) -> Result<bool
 /// # Ok::<(), pytato_core::Error>(())
 /// ```
 pub fn num_call_sites(outputs: &Outputs) -> usize {
-    let mut functions: Vec<pytato_core::function::Function> = Vec::new();
-    let mut pending: Vec<Vec<Array>> = vec![roots(outputs)];
+    let mut seen: std::collections::HashSet<pytato_core::function::Function> = std::collections::HashSet::new();
+    let mut pending: Vec<Outputs> = vec![outputs.clone()];
     let mut count = 0;
-    while let Some(roots) = pending.pop() {
-        let mut sites: std::collections::HashSet<(usize, Vec<usize>)> = std::collections::HashSet::new();
-        for node in topological_sort(&roots) {
-            if let NodeKind::CallResult { function, bindings, .. } = node.kind() {
-                let first = functions.iter().position(|f| f == function).unwrap_or_else(|| {
-                    functions.push(function.clone());
-                    pending.push(function.returns().values().cloned().collect());
-                    functions.len() - 1
-                });
-                sites.insert((first, bindings.iter().map(Array::id).collect()));
+    while let Some(dag) = pending.pop() {
+        for (function, sites) in pytato_core::function::call_sites(&dag) {
+            count += sites;
+            if seen.insert(function.clone()) {
+                pending.push(function.body().expect("a function's results have valid names"));
             }
         }
-        count += sites.len();
     }
     count
 }
