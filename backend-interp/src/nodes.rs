@@ -34,6 +34,9 @@ pub(crate) fn evaluate<'a>(node: &'a Array, values: &Values<'a>, bound: &Bound<'
         NodeKind::CallResult { .. } => {
             return Err(internal(format!("{} is a call, inlined when compiling", node.summary())));
         }
+        NodeKind::DistributedRecv { .. } | NodeKind::DistributedSendRefHolder { .. } => {
+            return Err(pytato_core::distributed::unpartitioned_error("interp", node));
+        }
         NodeKind::Placeholder { .. } => {
             // Inputs are views of any layout; the interpreter, kept simple, reads an owned copy.
             let data = bound.placeholders.get(&node.id()).ok_or_else(|| internal("placeholder not bound"))?;

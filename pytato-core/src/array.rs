@@ -38,6 +38,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use crate::data::ArrayData;
+use crate::distributed::{CommTag, DistributedSend};
 use crate::dtype::{DType, result_type_many};
 use crate::error::{Error, Result};
 use crate::expr::{Expr, TypeEnv};
@@ -212,6 +213,23 @@ pub enum NodeKind {
         values: Array,
         /// Replace or accumulate.
         mode: ScatterMode,
+    },
+    /// The array rank `src_rank` sends with `comm_tag`; see [`crate::distributed`]. A leaf: its
+    /// value arrives when the DAG runs over a communicator.
+    DistributedRecv {
+        /// The sending rank.
+        src_rank: usize,
+        /// The message's tag.
+        comm_tag: CommTag,
+    },
+    /// `passthrough` (its shape, dtype and value), carrying a send that happens when the DAG
+    /// runs; see [`crate::distributed::staple_distributed_send`]. Children: `passthrough`, then
+    /// the sent data.
+    DistributedSendRefHolder {
+        /// The send.
+        send: DistributedSend,
+        /// The array the send is stapled to.
+        passthrough: Array,
     },
     /// The result `name` of a call of `function` with `bindings` (one per parameter, in parameter
     /// name order); see [`crate::function`]. The function's body is not a child.
@@ -496,6 +514,8 @@ impl NodeKind {
             NodeKind::AdvancedIndexInNoncontiguousAxes { .. } => "AdvancedIndexInNoncontiguousAxes",
             NodeKind::Nonzero { .. } => "Nonzero",
             NodeKind::Scatter { .. } => "Scatter",
+            NodeKind::DistributedRecv { .. } => "DistributedRecv",
+            NodeKind::DistributedSendRefHolder { .. } => "DistributedSendRefHolder",
             NodeKind::CallResult { .. } => "CallResult",
             NodeKind::NamedArray { .. } => "NamedArray",
         }
@@ -505,7 +525,10 @@ impl NodeKind {
     /// order, index arrays in axis order, dictionary entries in name order.
     pub fn children(&self) -> Vec<&Array> {
         match self {
-            NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. } | NodeKind::DataWrapper { .. } => Vec::new(),
+            NodeKind::Placeholder { .. }
+            | NodeKind::SizeParam { .. }
+            | NodeKind::DataWrapper { .. }
+            | NodeKind::DistributedRecv { .. } => Vec::new(),
             NodeKind::IndexLambda(il) => il.bindings.values().collect(),
             NodeKind::Einsum(e) => e.args.iter().collect(),
             NodeKind::Reshape { array, .. }
@@ -524,6 +547,7 @@ impl NodeKind {
                 .collect(),
             NodeKind::Nonzero { mask, .. } => vec![mask],
             NodeKind::Scatter { array, positions, values, .. } => vec![array, positions, values],
+            NodeKind::DistributedSendRefHolder { send, passthrough } => vec![passthrough, &send.data],
             NodeKind::CallResult { bindings, .. } => bindings.iter().collect(),
             NodeKind::NamedArray { container, .. } => container.0.entries.values().collect(),
         }
@@ -532,7 +556,10 @@ impl NodeKind {
     /// Moves the children out (for the iterative `Drop`), leaving a childless kind.
     fn into_children(self) -> Vec<Array> {
         match self {
-            NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. } | NodeKind::DataWrapper { .. } => Vec::new(),
+            NodeKind::Placeholder { .. }
+            | NodeKind::SizeParam { .. }
+            | NodeKind::DataWrapper { .. }
+            | NodeKind::DistributedRecv { .. } => Vec::new(),
             NodeKind::IndexLambda(il) => il.bindings.into_values().collect(),
             NodeKind::Einsum(e) => e.args,
             NodeKind::Reshape { array, .. }
@@ -551,6 +578,7 @@ impl NodeKind {
                 .collect(),
             NodeKind::Nonzero { mask, .. } => vec![mask],
             NodeKind::Scatter { array, positions, values, .. } => vec![array, positions, values],
+            NodeKind::DistributedSendRefHolder { send, passthrough } => vec![passthrough, send.data],
             NodeKind::CallResult { bindings, .. } => bindings,
             NodeKind::NamedArray { container, .. } => match Arc::into_inner(container.0) {
                 Some(inner) => inner.entries.into_values().collect(),
@@ -598,6 +626,12 @@ impl NodeKind {
             (Nonzero { count: a, .. }, Nonzero { count: b, .. }) => a == b,
             (Scatter { mode: a, .. }, Scatter { mode: b, .. }) => a == b,
             (CallResult { function: f, name: a, .. }, CallResult { function: g, name: b, .. }) => a == b && f == g,
+            (DistributedRecv { src_rank: r, comm_tag: t }, DistributedRecv { src_rank: q, comm_tag: u }) => {
+                r == q && t == u
+            }
+            (DistributedSendRefHolder { send: a, .. }, DistributedSendRefHolder { send: b, .. }) => {
+                a.dest_rank == b.dest_rank && a.comm_tag == b.comm_tag
+            }
             (NamedArray { container: c1, name: n1 }, NamedArray { container: c2, name: n2 }) => {
                 n1 == n2 && c1.0.tags == c2.0.tags && c1.0.entries.keys().eq(c2.0.entries.keys())
             }
@@ -870,6 +904,12 @@ impl Array {
             NodeKind::Scatter { mode, .. } => {
                 let (array, positions, values) = (next(), next(), next());
                 Array::new_scatter(&array, &positions, &values, *mode)?
+            }
+            NodeKind::DistributedRecv { .. } => self.clone(),
+            NodeKind::DistributedSendRefHolder { send, .. } => {
+                let (passthrough, data) = (next(), next());
+                let send = DistributedSend { data, dest_rank: send.dest_rank, comm_tag: send.comm_tag.clone() };
+                Array::new_distributed_send_ref_holder(send, &passthrough)?
             }
             NodeKind::NamedArray { container, name } => {
                 let entries: BTreeMap<Arc<str>, Array> =
@@ -1217,6 +1257,33 @@ impl Array {
             NodeKind::Scatter { array: array.clone(), positions: positions.clone(), values: values.clone(), mode },
             array.shape().clone(),
             array.dtype(),
+        ))
+    }
+
+    /// The array rank `src_rank` sends with `comm_tag`; see [`NodeKind::DistributedRecv`]. The shape
+    /// must be concrete (no size parameters): the data that arrives is checked against it.
+    #[track_caller]
+    pub fn new_distributed_recv(src_rank: usize, comm_tag: CommTag, shape: Shape, dtype: DType) -> Result<Array> {
+        let _site = crate::created_at::enter();
+        let op = "make_distributed_recv";
+        shape.validate(op)?;
+        if !shape.is_concrete() {
+            return Err(Error::invalid(
+                op,
+                format!("the shape of a receive must be concrete, got {shape} (from rank {src_rank}, tag {comm_tag})"),
+            ));
+        }
+        Ok(Array::fresh(NodeKind::DistributedRecv { src_rank, comm_tag }, shape, dtype))
+    }
+
+    /// `passthrough` carrying `send`; see [`NodeKind::DistributedSendRefHolder`].
+    #[track_caller]
+    pub fn new_distributed_send_ref_holder(send: DistributedSend, passthrough: &Array) -> Result<Array> {
+        let _site = crate::created_at::enter();
+        Ok(Array::fresh(
+            NodeKind::DistributedSendRefHolder { send, passthrough: passthrough.clone() },
+            passthrough.shape().clone(),
+            passthrough.dtype(),
         ))
     }
 
@@ -1729,6 +1796,16 @@ impl Array {
                 child(f, positions)?;
                 f.write_str(", values=")?;
                 child(f, values)?;
+                f.write_str(", ")?;
+            }
+            NodeKind::DistributedRecv { src_rank, comm_tag } => {
+                write!(f, "src_rank={src_rank}, comm_tag={comm_tag}, ")?
+            }
+            NodeKind::DistributedSendRefHolder { send, passthrough } => {
+                write!(f, "dest_rank={}, comm_tag={}, data=", send.dest_rank, send.comm_tag)?;
+                child(f, &send.data)?;
+                f.write_str(", passthrough=")?;
+                child(f, passthrough)?;
                 f.write_str(", ")?;
             }
             NodeKind::CallResult { function, bindings, name } => {

@@ -210,11 +210,16 @@ pub trait Program: Send + Sync {
 /// calls has the calls that the backend's [`Backend::inline_rule`] inlines inlined
 /// ([`crate::function::apply_inline_rule`]); one with calls left or host steps is compiled in
 /// phases ([`crate::phases::compile`]), where each remaining call runs a program compiled once per
-/// function. `None` for a DAG with neither, which the backend compiles itself.
+/// function. `None` for a DAG with neither, which the backend compiles itself. A DAG with
+/// communication nodes ([`crate::distributed`]) is an [`Error::Unsupported`](crate::Error): it must
+/// be partitioned first.
 pub fn compile_calls_and_phases(backend: &dyn Backend, outputs: &Outputs) -> Option<Result<Box<dyn Program>>> {
     let entries = outputs.entries();
     let (mut calls, mut steps) = (false, false);
     for node in crate::array::post_order(entries.iter().map(|(_, a)| a), Array::children) {
+        if crate::distributed::is_communication(&node) {
+            return Some(Err(crate::distributed::unpartitioned_error(backend.name(), &node)));
+        }
         calls |= matches!(node.kind(), crate::NodeKind::CallResult { .. });
         steps |= crate::phases::is_host_step(&node);
     }

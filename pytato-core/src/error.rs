@@ -288,6 +288,28 @@ pub enum Error {
         /// What happened.
         message: String,
     },
+    /// Sends and receives that do not match across ranks (rank, tag, shape, dtype), or a cycle of
+    /// waits between ranks; see `pytato_distributed::verify_distributed_partition`.
+    #[error("{op} on rank {rank}: {message}")]
+    DistributedMismatch {
+        /// The operation.
+        op: String,
+        /// The rank that reports it.
+        rank: usize,
+        /// Which ranks, tags and arrays, and what differs.
+        message: String,
+    },
+    /// A message that could not be sent or received: a peer that does not exist, a failed or
+    /// timed-out receive, bytes that are not a message.
+    #[error("{op} on rank {rank}: {message}")]
+    Communication {
+        /// The operation.
+        op: String,
+        /// The rank that reports it.
+        rank: usize,
+        /// What happened.
+        message: String,
+    },
     /// Any other invalid argument; the message says which and why.
     #[error("{op}: {message}")]
     InvalidArgument {
@@ -333,6 +355,8 @@ impl Error {
             Error::UnknownBackend { .. } => "UnknownBackend",
             Error::Internal { .. } => "Internal",
             Error::InvalidArgument { .. } => "InvalidArgument",
+            Error::DistributedMismatch { .. } => "DistributedMismatch",
+            Error::Communication { .. } => "Communication",
         }
     }
 

@@ -10,6 +10,7 @@
 //! - [`tags`] and [`names`]: metadata and the reserved namespaces;
 //! - [`data`] and [`scalar`]: dynamically typed values and `ndarray` arrays;
 //! - [`function`]: function definitions, calls, tracing and inlining;
+//! - [`distributed`]: the nodes that send and receive arrays between ranks;
 //! - [`phases`]: programs with data-dependent lengths (counts) and scatters, run in phases;
 //! - [`math`]: numpy's scalar math where Rust differs (float `//` and `%`, casts, complex functions).
 //!
@@ -21,6 +22,7 @@ pub mod binding;
 pub mod created_at;
 pub mod data;
 pub mod device;
+pub mod distributed;
 pub mod dtype;
 pub mod error;
 pub mod expr;

@@ -52,6 +52,10 @@ fn label(node: &Array) -> Vec<String> {
         NodeKind::Nonzero { count, .. } => lines.push(format!("count {count}")),
         NodeKind::Scatter { mode, .. } => lines.push(format!("mode {mode:?}")),
         NodeKind::CallResult { function, name, .. } => lines.push(format!("result {name} of {function:?}")),
+        NodeKind::DistributedRecv { src_rank, comm_tag } => lines.push(format!("from rank {src_rank}, tag {comm_tag}")),
+        NodeKind::DistributedSendRefHolder { send, .. } => {
+            lines.push(format!("sends to rank {}, tag {}", send.dest_rank, send.comm_tag))
+        }
         _ => {}
     }
     if !node.tags().is_empty() {
@@ -101,8 +105,13 @@ pub fn to_dot(outputs: &Outputs) -> String {
 
 /// The DAG of `outputs` as an SVG document, laid out in pure Rust by `layout-rs`.
 pub fn to_svg(outputs: &Outputs) -> Result<String> {
-    let dot = to_dot(outputs);
-    let mut parser = DotParser::new(&dot);
+    dot_to_svg(&to_dot(outputs))
+}
+
+/// A drawing in the DOT subset this module writes, as an SVG document (for other drawings of
+/// DAGs, such as a distributed partition's).
+pub fn dot_to_svg(dot: &str) -> Result<String> {
+    let mut parser = DotParser::new(dot);
     let graph =
         parser.process().map_err(|e| Error::invalid("to_svg", format!("DOT the drawer made does not parse: {e}")))?;
     let mut builder = GraphBuilder::new();

@@ -95,6 +95,8 @@ impl CopyMapper for Lowerer {
             NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } => return Ok(rebuilt),
             // Calls are inlined (`pytato_core::function::inline_calls`) before code generation.
             NodeKind::CallResult { .. } => return Ok(rebuilt),
+            // Communication is partitioned away before code generation (`pytato-distributed`).
+            NodeKind::DistributedRecv { .. } | NodeKind::DistributedSendRefHolder { .. } => return Ok(rebuilt),
             _ => lower(&rebuilt, &self.size_params)?,
         };
         same_metadata(lowered, node)
@@ -225,6 +227,8 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
         | NodeKind::IndexLambda(_)
         | NodeKind::Nonzero { .. }
         | NodeKind::Scatter { .. }
+        | NodeKind::DistributedRecv { .. }
+        | NodeKind::DistributedSendRefHolder { .. }
         | NodeKind::CallResult { .. } => {
             unreachable!("not lowered")
         }

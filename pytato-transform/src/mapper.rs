@@ -133,6 +133,11 @@ mapper_methods! {
     map_call_result;
     /// A `NamedArray`; children are the container's entries in name order.
     map_named_array;
+    /// A `DistributedRecv` (no children).
+    map_distributed_recv;
+    /// A `DistributedSendRefHolder`; children are the array the send is stapled to, then the sent
+    /// data.
+    map_distributed_send_ref_holder;
 }
 
 /// Calls the method of `mapper` for `node`'s kind.
@@ -155,6 +160,8 @@ pub fn dispatch<M: Mapper + ?Sized>(mapper: &mut M, node: &Array, children: &[M:
         NodeKind::Scatter { .. } => mapper.map_scatter(node, children),
         NodeKind::CallResult { .. } => mapper.map_call_result(node, children),
         NodeKind::NamedArray { .. } => mapper.map_named_array(node, children),
+        NodeKind::DistributedRecv { .. } => mapper.map_distributed_recv(node, children),
+        NodeKind::DistributedSendRefHolder { .. } => mapper.map_distributed_send_ref_holder(node, children),
     }
 }
 

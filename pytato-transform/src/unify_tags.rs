@@ -244,7 +244,14 @@ fn equations(node: &Array) -> Vec<(Key, Key)> {
         }
     };
     match node.kind() {
-        NodeKind::Placeholder { .. } | NodeKind::SizeParam { .. } | NodeKind::DataWrapper { .. } => {}
+        NodeKind::Placeholder { .. }
+        | NodeKind::SizeParam { .. }
+        | NodeKind::DataWrapper { .. }
+        | NodeKind::DistributedRecv { .. } => {}
+        // The holder is the array the send is stapled to.
+        NodeKind::DistributedSendRefHolder { passthrough, .. } => {
+            (0..node.ndim()).for_each(|i| link(passthrough, i, node, i))
+        }
         // A position list has no axis of the mask; counts are new axes.
         NodeKind::Nonzero { .. } => {}
         // A result is the function's result; each argument is its parameter.

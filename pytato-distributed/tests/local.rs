@@ -1,0 +1,387 @@
+//! Distributed programs on in-process ranks (threads), on every linked backend: halo exchanges
+//! on rings of 1 to 4 ranks, the distributed heat equation against the one-process run, receives
+//! posted in random orders, forwarding, and the errors (mismatched shapes and dtypes, unmatched
+//! sends, cycles of waits, timeouts) on every rank.
+
+#[path = "support/heat.rs"]
+mod heat;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pytato_core::backend::{Backend, NamedData};
+use pytato_core::distributed::{CommTag, make_distributed_recv, make_distributed_send, staple_distributed_send};
+use pytato_core::frontend as pt;
+use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Error, Result, s};
+use pytato_distributed::{
+    Communicator, DistributedProgram, LocalCommunicator, find_distributed_partition, number_distributed_tags,
+    partition_to_dot, partition_to_svg, verify_distributed_partition,
+};
+
+fn backends() -> Vec<(String, Arc<dyn Backend>)> {
+    let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
+    for line in &skipped {
+        eprintln!("{line}");
+    }
+    instances.into_iter().map(|(name, b)| (name, Arc::from(b))).collect()
+}
+
+fn f64s(values: &[f64]) -> ArrayData {
+    ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn())
+}
+
+fn values(data: &ArrayData) -> Vec<f64> {
+    data.to_scalars().iter().map(|s| s.to_f64()).collect()
+}
+
+/// Runs `rank_fn` on each of `size` in-process ranks and returns the results in rank order.
+fn on_ranks<T: Send + 'static>(
+    size: usize,
+    rank_fn: impl Fn(&LocalCommunicator) -> T + Send + Sync + 'static,
+) -> Vec<T> {
+    let rank_fn = Arc::new(rank_fn);
+    let handles: Vec<_> = LocalCommunicator::group(size)
+        .into_iter()
+        .map(|comm| {
+            let rank_fn = rank_fn.clone();
+            std::thread::spawn(move || rank_fn(&comm))
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+}
+
+/// Ring halo exchange: each rank sends its vector to the right and adds what comes from the left.
+fn ring(rank: usize, size: usize) -> Result<Array> {
+    let x = pt::placeholder("x", [3], DType::F64)?;
+    let from_left = make_distributed_recv((rank + size - 1) % size, "ring", [3], DType::F64)?;
+    let send = make_distributed_send(&(2.0 * &x), (rank + 1) % size, "ring")?;
+    staple_distributed_send(&(&x + &from_left), send)
+}
+
+#[test]
+fn ring_halo_exchange_on_1_to_4_ranks_and_every_backend() {
+    for (name, backend) in backends() {
+        for size in 1..=4 {
+            let backend = backend.clone();
+            let results = on_ranks(size, move |comm| -> Result<Vec<f64>> {
+                let program = DistributedProgram::compile(&*backend, comm, &(&ring(comm.rank(), comm.size())?).into())?
+                    .with_timeout(Duration::from_secs(60));
+                let r = comm.rank() as f64;
+                // Run twice: tags are reused, messages must not mix.
+                let mut out = Vec::new();
+                for run in 0..2 {
+                    let x = f64s(&[r, 10.0 * r, run as f64]);
+                    out = values(&program.run(comm, &NamedData::from([("x".to_string(), x)]))?["_pt_out"]);
+                }
+                Ok(out)
+            });
+            for (rank, got) in results.into_iter().enumerate() {
+                let (r, l) = (rank as f64, ((rank + size - 1) % size) as f64);
+                let expected = vec![r + 2.0 * l, 10.0 * r + 20.0 * l, 1.0 + 2.0];
+                assert_eq!(got.unwrap(), expected, "{name}, {size} ranks, rank {rank}");
+            }
+        }
+    }
+}
+
+#[test]
+fn distributed_heat_equals_the_one_process_run_on_every_backend() {
+    let (n, steps) = (37, 6);
+    let u0 = heat::initial(n);
+    for (name, backend) in backends() {
+        let single = backend.compile(&(&heat::heat(n, steps).unwrap()).into()).unwrap();
+        let expected = values(&single.run(&NamedData::from([("u".to_string(), f64s(&u0))])).unwrap()["_pt_out"]);
+        for size in [1, 2, 3, 4] {
+            let (backend, u0) = (backend.clone(), u0.clone());
+            let pieces = on_ranks(size, move |comm| -> Result<Vec<f64>> {
+                let (start, len) = heat::chunk(n, comm.size(), comm.rank());
+                let dag = heat::distributed_heat(comm.rank(), comm.size(), len, steps)?;
+                let program = DistributedProgram::compile(&*backend, comm, &(&dag).into())?;
+                let (out, stats) = program.run_views(
+                    comm,
+                    &pytato_core::backend::views(&NamedData::from([("u".to_string(), f64s(&u0[start..start + len]))])),
+                )?;
+                assert_eq!(stats.messages_sent, 2 * steps);
+                assert_eq!(stats.messages_received, 2 * steps);
+                Ok(values(&out["_pt_out"]))
+            });
+            let got: Vec<f64> = pieces.into_iter().flat_map(|p| p.unwrap()).collect();
+            assert_eq!(got, expected, "{name}: {size} ranks against one process (bit for bit)");
+        }
+    }
+}
+
+#[test]
+fn receives_in_random_orders_do_not_deadlock() {
+    // Every rank sends a distinct array to every rank (itself included) and builds its receives
+    // in a rank-specific shuffled order; the outputs sum what arrived, weighted by source.
+    let size = 4;
+    let results = on_ranks(size, move |comm| -> Result<Vec<f64>> {
+        let (rank, size) = (comm.rank(), comm.size());
+        let mut order: Vec<usize> = (0..size).collect();
+        // A small LCG per rank: a different permutation on every rank.
+        let mut state = 0x9e37_79b9_u64.wrapping_mul(rank as u64 + 1);
+        for i in (1..order.len()).rev() {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            order.swap(i, (state >> 33) as usize % (i + 1));
+        }
+        let x = pt::placeholder("x", [2], DType::F64)?;
+        let mut total = pt::zeros([2], DType::F64)?;
+        for &src in &order {
+            let got = make_distributed_recv(src, ("all", src, rank), [2], DType::F64)?;
+            total = &total + &(&got * ((src + 1) as f64));
+        }
+        for &dest in order.iter().rev() {
+            let send = make_distributed_send(&(&x + (dest as f64)), dest, ("all", rank, dest))?;
+            total = staple_distributed_send(&total, send)?;
+        }
+        let program = DistributedProgram::compile(&pytato_backend_interp::Interpreter, comm, &(&total).into())?
+            .with_timeout(Duration::from_secs(60));
+        let out = program.run(comm, &NamedData::from([("x".to_string(), f64s(&[rank as f64, 1.0]))]))?;
+        Ok(values(&out["_pt_out"]))
+    });
+    for (rank, got) in results.into_iter().enumerate() {
+        let expected: Vec<f64> = (0..2)
+            .map(|j| {
+                (0..size).map(|src| (if j == 0 { src as f64 } else { 1.0 } + rank as f64) * (src + 1) as f64).sum()
+            })
+            .collect();
+        assert_eq!(got.unwrap(), expected, "rank {rank}");
+    }
+}
+
+#[test]
+fn forwarded_data_inputs_sent_as_they_are_and_received_outputs() {
+    // Rank 0 sends its input x to rank 1; rank 1 forwards what it got to rank 2 and outputs it;
+    // rank 2 outputs what arrives, and 10 * it.
+    let results = on_ranks(3, |comm| -> Result<NamedData> {
+        let outputs = match comm.rank() {
+            0 => {
+                let x = pt::placeholder("x", [2], DType::I32)?;
+                let sent = staple_distributed_send(&(&x + 1), make_distributed_send(&x, 1, "x")?)?;
+                DictOfNamedArrays::new([("y", sent)])?
+            }
+            1 => {
+                let got = make_distributed_recv(0, "x", [2], DType::I32)?;
+                DictOfNamedArrays::new([(
+                    "got",
+                    staple_distributed_send(&got, make_distributed_send(&got, 2, "fwd")?)?,
+                )])?
+            }
+            _ => {
+                let got = make_distributed_recv(1, "fwd", [2], DType::I32)?;
+                DictOfNamedArrays::new([("got", got.clone()), ("ten", &got * 10)])?
+            }
+        };
+        let program = DistributedProgram::compile(&pytato_backend_interp::Interpreter, comm, &outputs.into())?
+            .with_timeout(Duration::from_secs(60));
+        let inputs = if comm.rank() == 0 {
+            NamedData::from([("x".to_string(), ArrayData::from(ndarray::arr1(&[i32::MAX, -7]).into_dyn()))])
+        } else {
+            NamedData::new()
+        };
+        program.run(comm, &inputs)
+    });
+    let results: Vec<NamedData> = results.into_iter().map(|r| r.unwrap()).collect();
+    let ints = |d: &ArrayData| d.to_scalars().iter().map(|s| s.to_f64() as i64).collect::<Vec<_>>();
+    assert_eq!(ints(&results[0]["y"]), vec![i32::MIN as i64, -6], "int32 wraps as numpy's does");
+    assert_eq!(ints(&results[1]["got"]), vec![i32::MAX as i64, -7]);
+    assert_eq!(ints(&results[2]["got"]), vec![i32::MAX as i64, -7]);
+    assert_eq!(ints(&results[2]["ten"]), vec![(i32::MAX as i64 * 10) as i32 as i64, -70]);
+}
+
+#[test]
+fn parts_wait_only_for_their_receives() {
+    // interior needs no message; the boundary waits for the halo.
+    let u = pt::placeholder("u", [8], DType::F64).unwrap();
+    let halo = make_distributed_recv(1, "halo", [1], DType::F64).unwrap();
+    let interior = pt::sin(&u).unwrap();
+    let boundary = &interior.index(s![0..1]).unwrap() + &halo;
+    let sent = make_distributed_send(&interior.index(s![7..8]).unwrap(), 1, "halo").unwrap();
+    let out = DictOfNamedArrays::new([
+        ("interior", staple_distributed_send(&interior, sent).unwrap()),
+        ("boundary", boundary),
+    ])
+    .unwrap();
+    let partition = find_distributed_partition(0, &out.into()).unwrap();
+    assert_eq!(partition.parts.len(), 2);
+    let (first, second) = (&partition.parts[0], &partition.parts[1]);
+    assert!(first.received.is_empty() && first.needed_parts.is_empty());
+    assert_eq!(first.sends, vec![0], "the halo goes out after the first part");
+    assert_eq!(second.received.len(), 1);
+    assert_eq!(second.needed_parts.iter().copied().collect::<Vec<_>>(), vec![0], "sin(u) is computed once");
+    assert_eq!(partition.user_inputs.iter().collect::<Vec<_>>(), vec!["u"]);
+    let dot = partition_to_dot(&partition);
+    for needle in ["part0 -> part1", "recv0 -> part1", "part0 -> send0", "from rank 1, tag \\\"halo\\\""] {
+        assert!(dot.contains(needle), "{needle} in\n{dot}");
+    }
+    assert!(partition_to_svg(&partition).unwrap().contains("<svg"));
+}
+
+#[test]
+fn tags_are_numbered_alike_on_every_rank() {
+    let results = on_ranks(3, |comm| -> Result<Vec<(CommTag, CommTag)>> {
+        let r = comm.rank();
+        // Each rank uses some of the tags, in its own order.
+        let mut out = pt::placeholder("x", [1], DType::F64)?;
+        let tags = |rank: usize| [CommTag::from(("b", rank)), CommTag::from("a"), CommTag::from(7i64)];
+        let mut recvs = Vec::new();
+        let src = (r + 2) % 3;
+        for (mine, theirs) in tags(r).into_iter().zip(tags(src)) {
+            let send = make_distributed_send(&out, (r + 1) % 3, mine)?;
+            out = staple_distributed_send(&out, send)?;
+            recvs.push(make_distributed_recv(src, theirs, [1], DType::F64)?);
+        }
+        let sum = recvs.iter().try_fold(out, |acc, g| Ok::<_, Error>(&acc + g))?;
+        let partition = find_distributed_partition(r, &(&sum).into())?;
+        let (numbered, next) = number_distributed_tags(comm, &partition, 100)?;
+        assert_eq!(next, 100 + 5, "a, 7, and (\"b\", 0..3): 5 distinct tags");
+        verify_distributed_partition(comm, &partition)?;
+        Ok(partition
+            .sends
+            .iter()
+            .map(|s| s.comm_tag.clone())
+            .zip(numbered.sends.iter().map(|s| s.comm_tag.clone()))
+            .collect())
+    });
+    let mut numbers = std::collections::BTreeMap::new();
+    for pairs in results {
+        for (tag, number) in pairs.unwrap() {
+            assert_eq!(numbers.entry(tag.clone()).or_insert(number.clone()), &number, "{tag}");
+        }
+    }
+    // Integers first, then strings, then tuples; numbered from the base.
+    assert_eq!(numbers[&CommTag::from(7i64)], CommTag::Int(100));
+    assert_eq!(numbers[&CommTag::from("a")], CommTag::Int(101));
+    assert_eq!(numbers[&CommTag::from(("b", 0usize))], CommTag::Int(102));
+}
+
+/// Every rank's result must be the error `kind`, with every needle in the message.
+fn assert_error_on_every_rank(results: Vec<Result<()>>, kind: &str, needles: &[&str]) {
+    for (rank, r) in results.into_iter().enumerate() {
+        let e = r.expect_err(&format!("rank {rank} must fail"));
+        assert_eq!(e.kind(), kind, "rank {rank}: {e}");
+        for n in needles {
+            assert!(e.to_string().contains(n), "rank {rank}: {n:?} in {e}");
+        }
+    }
+}
+
+fn compile_on(comm: &LocalCommunicator, out: &Array) -> Result<()> {
+    DistributedProgram::compile(&pytato_backend_interp::Interpreter, comm, &out.into()).map(|_| ())
+}
+
+#[test]
+fn mismatched_shapes_and_dtypes_are_typed_errors_on_every_rank() {
+    for (shape, dtype, needle) in [([4], DType::F64, "shape [3]"), ([3], DType::F32, "dtype float64")] {
+        let results = on_ranks(2, move |comm| -> Result<()> {
+            let x = pt::placeholder("x", [3], DType::F64)?;
+            let out = if comm.rank() == 0 {
+                staple_distributed_send(&x, make_distributed_send(&x, 1, "t")?)?
+            } else {
+                &x + &pt::sum(&make_distributed_recv(0, "t", shape, dtype)?, None)?
+            };
+            compile_on(comm, &out)
+        });
+        assert_error_on_every_rank(results, "DistributedMismatch", &["rank 0 sends", needle, "tag 0"]);
+    }
+}
+
+#[test]
+fn unmatched_messages_and_cycles_are_typed_errors_on_every_rank() {
+    // A send nobody receives.
+    let results = on_ranks(2, |comm| {
+        let x = pt::placeholder("x", [3], DType::F64)?;
+        let out =
+            if comm.rank() == 0 { staple_distributed_send(&x, make_distributed_send(&x, 1, "lost")?)? } else { x };
+        compile_on(comm, &out)
+    });
+    assert_error_on_every_rank(results, "DistributedMismatch", &["posts no receive"]);
+    // A receive nobody sends.
+    let results = on_ranks(2, |comm| {
+        let x = pt::placeholder("x", [3], DType::F64)?;
+        let out = if comm.rank() == 1 { &x + &make_distributed_recv(0, "never", [3], DType::F64)? } else { x };
+        compile_on(comm, &out)
+    });
+    assert_error_on_every_rank(results, "DistributedMismatch", &["sends nothing"]);
+    // Each rank sends what it computes from the other's message: a deadlock.
+    let results = on_ranks(2, |comm| {
+        let other = 1 - comm.rank();
+        let got = make_distributed_recv(other, "c", [3], DType::F64)?;
+        let out = staple_distributed_send(&got, make_distributed_send(&(2.0 * &got), other, "c")?)?;
+        compile_on(comm, &out)
+    });
+    assert_error_on_every_rank(results, "DistributedMismatch", &["cycle of waits"]);
+    // A rank that does not exist.
+    let results = on_ranks(2, |comm| {
+        let x = pt::placeholder("x", [3], DType::F64)?;
+        compile_on(comm, &staple_distributed_send(&x, make_distributed_send(&x, 5, "far")?)?)
+    });
+    assert_error_on_every_rank(results, "DistributedMismatch", &["rank 5", "does not exist"]);
+}
+
+#[test]
+fn data_of_the_wrong_shape_at_run_time_is_a_typed_error_and_waiting_times_out() {
+    // The sender's shape is symbolic, so only the data can tell: the receiver refuses it.
+    let results = on_ranks(2, |comm| -> Result<()> {
+        let backend = pytato_backend_interp::Interpreter;
+        let out = if comm.rank() == 0 {
+            let x = pt::placeholder("x", [Dim::param("n")], DType::F64)?;
+            staple_distributed_send(&x, make_distributed_send(&x, 1, "t")?)?
+        } else {
+            make_distributed_recv(0, "t", [3], DType::F64)?
+        };
+        let program =
+            DistributedProgram::compile(&backend, comm, &(&out).into())?.with_timeout(Duration::from_secs(30));
+        let inputs =
+            if comm.rank() == 0 { NamedData::from([("x".to_string(), f64s(&[1.0; 4]))]) } else { NamedData::new() };
+        program.run(comm, &inputs).map(|_| ())
+    });
+    assert!(results[0].is_ok());
+    let e = results[1].as_ref().unwrap_err();
+    assert_eq!(e.kind(), "DistributedMismatch", "{e}");
+    assert!(e.to_string().contains("shape [4]") && e.to_string().contains("expects float64 of shape [3]"), "{e}");
+
+    // A rank that never runs: the other gives up after its timeout, naming what it waits for.
+    let results = on_ranks(2, |comm| -> Result<()> {
+        let other = 1 - comm.rank();
+        let x = pt::placeholder("x", [1], DType::F64)?;
+        let got = make_distributed_recv(other, "t", [1], DType::F64)?;
+        let out = staple_distributed_send(&(&x + &got), make_distributed_send(&x, other, "t")?)?;
+        let program = DistributedProgram::compile(&pytato_backend_interp::Interpreter, comm, &(&out).into())?
+            .with_timeout(Duration::from_millis(200));
+        if comm.rank() == 1 {
+            return Ok(());
+        }
+        program.run(comm, &NamedData::from([("x".to_string(), f64s(&[1.0]))])).map(|_| ())
+    });
+    let e = results[0].as_ref().unwrap_err();
+    assert_eq!(e.kind(), "Communication", "{e}");
+    assert!(e.to_string().contains("still waiting for") && e.to_string().contains("from rank 1"), "{e}");
+}
+
+#[test]
+fn bad_inputs_and_unpartitioned_dags_are_typed_errors() {
+    let got = make_distributed_recv(0, "t", [2], DType::F64).unwrap();
+    let x = pt::placeholder("x", [2], DType::F64).unwrap();
+    let out = staple_distributed_send(&(&x + &got), make_distributed_send(&x, 0, "t").unwrap()).unwrap();
+    for (name, backend) in backends() {
+        let e = backend.compile(&(&out).into()).err().expect("a communication node does not compile");
+        assert_eq!(e.kind(), "Unsupported", "{name}: {e}");
+        assert!(e.to_string().contains("partition"), "{name}: {e}");
+    }
+    assert!(make_distributed_recv(0, "t", [Dim::param("n")], DType::F64).is_err(), "receives have concrete shapes");
+    let results = on_ranks(1, move |comm| -> Result<()> {
+        let program = DistributedProgram::compile(&pytato_backend_interp::Interpreter, comm, &(&out).into())?;
+        let unknown = program.run(comm, &NamedData::from([("y".to_string(), f64s(&[1.0, 2.0]))])).unwrap_err();
+        assert_eq!(unknown.kind(), "UnknownInput", "{unknown}");
+        let missing = program.run(comm, &NamedData::new()).unwrap_err();
+        assert_eq!(missing.kind(), "MissingInput", "{missing}");
+        let shape = program.run(comm, &NamedData::from([("x".to_string(), f64s(&[1.0]))])).unwrap_err();
+        assert_eq!(shape.kind(), "InputShape", "{shape}");
+        let ok = program.run(comm, &NamedData::from([("x".to_string(), f64s(&[1.0, 2.0]))]))?;
+        assert_eq!(values(&ok["_pt_out"]), vec![2.0, 4.0]);
+        Ok(())
+    });
+    results.into_iter().for_each(|r| r.unwrap());
+}
