@@ -41,11 +41,14 @@ pub trait Exchange {
     fn try_receive(&mut self, src: usize, tag: WireTag) -> Result<Option<Vec<u8>>>;
 }
 
+/// Where a message goes: (source, destination, tag).
+type Route = (usize, usize, WireTag);
+
 /// Mailboxes and the all-gather state that the ranks of one [`LocalCommunicator::group`] share.
 #[derive(Default)]
 struct Shared {
     /// Messages in flight, by (source, destination, tag), oldest first.
-    mail: Mutex<HashMap<(usize, usize, WireTag), VecDeque<Vec<u8>>>>,
+    mail: Mutex<HashMap<Route, VecDeque<Vec<u8>>>>,
     gather: Mutex<Gather>,
     gathered: Condvar,
 }

@@ -385,3 +385,25 @@ fn bad_inputs_and_unpartitioned_dags_are_typed_errors() {
     });
     results.into_iter().for_each(|r| r.unwrap());
 }
+
+#[test]
+fn a_million_node_chain_partitions_on_a_small_stack() {
+    let worker = std::thread::Builder::new().stack_size(2 << 20).spawn(|| {
+        let got = make_distributed_recv(0, "deep", [2], DType::F64).unwrap();
+        let mut x = pt::placeholder("x", [2], DType::F64).unwrap();
+        for k in 0..1_000_000 {
+            x = if k == 500_000 { &x + &got } else { &x + 1.0 };
+        }
+        let out = staple_distributed_send(&x, make_distributed_send(&got, 0, "deep").unwrap()).unwrap();
+        let partition = find_distributed_partition(0, &(&out).into()).unwrap();
+        // The first half needs no message; the second half waits for it.
+        assert_eq!(partition.parts.len(), 2);
+        assert_eq!(partition.parts[1].needed_parts.len(), 1);
+        // The 500,000 additions from the one with the message on, and two placeholders: the first
+        // half's value and the message.
+        assert_eq!(pytato_transform::analysis::num_nodes(&partition.parts[1].outputs.clone().into()), 500_002);
+        drop(partition);
+        drop(out);
+    });
+    worker.unwrap().join().expect("no stack overflow");
+}

@@ -55,6 +55,8 @@
 //! | --- | --- | --- |
 //! | `interp` (default) | `"interp"` | the reference interpreter on `ndarray`: simple, slow, every node kind |
 //! | `cranelift` (default) | `"cranelift"` | fused kernels JIT-compiled with Cranelift: threaded, cached, the default backend |
+//! | `distributed` | | `run_distributed`: DAGs with sends and receives run over ranks (threads as ranks without MPI) |
+//! | `mpi` | | `distributed` over MPI (rsmpi; needs Open MPI and libclang to build) |
 //! | `wgpu` | `"wgpu"` | fused kernels as WGSL compute shaders through wgpu (Vulkan, Metal, DX12); needs a GPU driver at run time (Mesa's lavapipe runs on the CPU) |
 //!
 //! [`backends`]
@@ -75,9 +77,15 @@ pub use pytato_core::function::{Function, trace_call};
 pub use pytato_core::{
     Array, ArrayData, ArrayDataView, ArrayDataViewMut, Axis, DType, DictOfNamedArrays, Dim, EinsumAxis, Error, Expr,
     IndexItem, NodeKind, NormalizedSlice, Order, ReductionDescriptor, Result, Scalar, Shape, Tag, TagSet, array,
-    backend, binding, data, device, dtype, expr, function, math, names, phases, s, scalar, shape, tags, user_kernel,
-    view,
+    backend, binding, data, device, distributed, dtype, expr, function, math, names, phases, s, scalar, shape, tags,
+    user_kernel, view,
 };
+
+/// Running DAGs with sends and receives ([`distributed`]) over MPI or threads: partitioning,
+/// verification across ranks, [`DistributedProgram`](pytato_distributed::DistributedProgram)
+/// (the `distributed` feature; `mpi` adds `MpiCommunicator`).
+#[cfg(feature = "distributed")]
+pub use pytato_distributed as run_distributed;
 
 /// Transformations of array DAGs: the Mapper family, CSE, DCE, tag unification, lowering,
 /// materialization, einsum rewrites, analysis and drawing (the `pytato-transform` crate).

@@ -9,6 +9,9 @@
 //! - `fuzz [--minutes N] [--backend NAME]... [--start SEED] ...`: a differential fuzzing campaign
 //!   (release build): random programs on every backend against the interpreter, and the
 //!   interpreter against numpy where Python has it; report and shrunk failures in `target/fuzz`.
+//! - `mpi`: the distributed tests under `mpirun -n 2`, `-n 3` and `-n 4` (part of `ci` where MPI
+//!   is installed; `PYTATO_REQUIRE_MPI=1` makes a missing MPI a failure, as in CI).
+//! - `bench-mpi`: strong scaling of the `distributed_heat` example on 1, 2 and 4 ranks.
 //! - `golden`: regenerates the numpy golden files (needs Python 3 with numpy; the tests do not).
 
 use std::env;
@@ -24,6 +27,8 @@ fn main() -> ExitCode {
         Some("conformance") => conformance(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("fuzz") => fuzz(&args[1..]),
+        Some("mpi") => mpi_tests(true).map(|_| ()),
+        Some("bench-mpi") => bench_mpi(&args[1..]),
         _ => {
             eprintln!("usage: cargo xtask <ci|conformance|bench|fuzz|golden>");
             eprintln!("  ci           cargo fmt --check, clippy -D warnings, cargo test --workspace, conformance");
@@ -32,6 +37,10 @@ fn main() -> ExitCode {
                 "  bench        [--quick] [--peers] [WORKLOAD]... benchmarks vs ndarray, hand loops (and numpy, jax.jit); reports in target/bench"
             );
             eprintln!("  fuzz         [--minutes N] [--backend NAME]... differential fuzzing; report in target/fuzz");
+            eprintln!("  mpi          the distributed tests under mpirun -n 2, 3 and 4 (needs Open MPI)");
+            eprintln!(
+                "  bench-mpi    [--points N] [--runs N] strong scaling of the distributed heat example on 1, 2, 4 ranks"
+            );
             eprintln!("  golden  regenerate the numpy golden files under */tests/data (needs python3 + numpy)");
             return ExitCode::from(2);
         }
@@ -73,8 +82,14 @@ fn ci() -> Result<(), String> {
     fmt.args(["fmt", "--all", "--", "--check"]);
     run("cargo fmt --check", fmt)?;
 
+    // The MPI code is linted (and its tests run) where MPI is installed.
+    let mpi = mpi_available()?;
     let mut clippy = cargo();
-    clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    clippy.args(["clippy", "--workspace", "--all-targets"]);
+    if mpi {
+        clippy.args(["--features", "pytato-distributed/mpi"]);
+    }
+    clippy.args(["--", "-D", "warnings"]);
     run("cargo clippy", clippy)?;
 
     let mut test = cargo();
@@ -82,6 +97,10 @@ fn ci() -> Result<(), String> {
     run("cargo test", test)?;
 
     conformance(&[])?;
+
+    if mpi {
+        mpi_tests(false)?;
+    }
 
     // A short, deterministic fuzzing run (the same seeds every time): a failure here is a new
     // disagreement between backends, or with numpy.
@@ -176,6 +195,134 @@ fn golden() -> Result<(), String> {
         let mut cmd = Command::new("python3");
         cmd.arg(&script).current_dir(workspace_root());
         run(&format!("python3 {}", script.display()), cmd)?;
+    }
+    Ok(())
+}
+
+/// Whether MPI (`mpirun` and the `mpicc` the `mpi` crate builds with) is installed. Without it the
+/// MPI tests are skipped with a message, unless `PYTATO_REQUIRE_MPI=1` (CI) makes that an error.
+fn mpi_available() -> Result<bool, String> {
+    let found = |tool: &str| Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success());
+    if found("mpirun") && found("mpicc") {
+        return Ok(true);
+    }
+    if env::var("PYTATO_REQUIRE_MPI").is_ok_and(|v| v == "1") {
+        return Err("PYTATO_REQUIRE_MPI=1 but mpirun/mpicc were not found (install openmpi-bin libopenmpi-dev)".into());
+    }
+    eprintln!("==> MPI tests SKIPPED: mpirun/mpicc not found (install openmpi-bin, libopenmpi-dev and libclang-dev)");
+    Ok(false)
+}
+
+/// `mpirun` with the flags every run here needs: more ranks than cores, and root in containers.
+fn mpirun(ranks: usize) -> Command {
+    let mut cmd = Command::new("mpirun");
+    cmd.args(["-n", &ranks.to_string(), "--oversubscribe"]);
+    let root = Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if root {
+        cmd.arg("--allow-run-as-root");
+    }
+    // Loopback only: no network interface probing on build machines.
+    cmd.args(["--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo"]);
+    cmd.current_dir(workspace_root());
+    cmd
+}
+
+/// Runs `cmd`, killing it after `limit` (a hang is a failure, never a stuck CI).
+fn run_with_timeout(label: &str, mut cmd: Command, limit: std::time::Duration) -> Result<(), String> {
+    eprintln!("==> {label}");
+    let start = Instant::now();
+    let mut child = cmd.spawn().map_err(|e| format!("{label}: could not start: {e}"))?;
+    loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            eprintln!(
+                "==> {label}: {} in {:.1}s",
+                if status.success() { "ok" } else { "FAILED" },
+                start.elapsed().as_secs_f64()
+            );
+            return if status.success() { Ok(()) } else { Err(format!("{label} failed ({status})")) };
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("{label}: killed after {limit:?} (a hang)"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// Builds the MPI test harness (`pytato-distributed/tests/mpi.rs`) and runs it on 2, 3 and 4
+/// ranks. `check_installed`: say why when MPI is missing (the `mpi` command) instead of skipping.
+fn mpi_tests(check_installed: bool) -> Result<(), String> {
+    if check_installed && !mpi_available()? {
+        return Err("MPI is not installed".into());
+    }
+    let output = cargo()
+        .args(["test", "--package", "pytato-distributed", "--features", "mpi", "--test", "mpi", "--no-run"])
+        .args(["--message-format", "json-render-diagnostics"])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("building the MPI tests: {e}"))?;
+    if !output.status.success() {
+        return Err("building the MPI tests failed".into());
+    }
+    let executable = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|l| l.contains("\"name\":\"mpi\"") && l.contains("\"executable\":\""))
+        .find_map(|l| l.split("\"executable\":\"").nth(1).and_then(|rest| rest.split('"').next()).map(str::to_string))
+        .ok_or("cargo did not report the MPI test executable")?;
+    for ranks in [2, 3, 4] {
+        let mut cmd = mpirun(ranks);
+        cmd.arg(&executable);
+        run_with_timeout(&format!("MPI tests on {ranks} ranks"), cmd, std::time::Duration::from_secs(300))?;
+    }
+    Ok(())
+}
+
+/// Strong scaling of the `distributed_heat` example: one grid on 1, 2 and 4 ranks (release
+/// build). The example prints its timings; this prints the speedups of one run.
+fn bench_mpi(args: &[String]) -> Result<(), String> {
+    if !mpi_available()? {
+        return Err("MPI is not installed".into());
+    }
+    let mut build = cargo();
+    build.args([
+        "build",
+        "--release",
+        "--package",
+        "pytato-distributed",
+        "--features",
+        "mpi",
+        "--example",
+        "distributed_heat",
+    ]);
+    run("build distributed_heat", build)?;
+    let example = workspace_root().join("target/release/examples/distributed_heat");
+    let mut times: Vec<(usize, f64)> = Vec::new();
+    for ranks in [1, 2, 4] {
+        let mut cmd = mpirun(ranks);
+        cmd.arg(&example).args(args).arg("--summary");
+        eprintln!("==> distributed_heat on {ranks} ranks");
+        let out = cmd.output().map_err(|e| format!("mpirun: {e}"))?;
+        print!("{}", String::from_utf8_lossy(&out.stdout));
+        if !out.status.success() {
+            eprint!("{}", String::from_utf8_lossy(&out.stderr));
+            return Err(format!("distributed_heat on {ranks} ranks failed"));
+        }
+        let time = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("SUMMARY run_seconds=").and_then(|v| v.trim().parse::<f64>().ok()))
+            .ok_or("the example printed no SUMMARY line")?;
+        times.push((ranks, time));
+    }
+    let one = times[0].1;
+    println!("\nstrong scaling (median run time of the slowest rank; speedup = t(1) / t(n)):");
+    for (ranks, t) in &times {
+        println!(
+            "  {ranks} ranks: {:.4} s   speedup {:.2}   efficiency {:.0}%",
+            t,
+            one / t,
+            100.0 * one / t / *ranks as f64
+        );
     }
     Ok(())
 }
