@@ -297,7 +297,7 @@ fn bench_mpi(args: &[String]) -> Result<(), String> {
     ]);
     run("build distributed_heat", build)?;
     let example = workspace_root().join("target/release/examples/distributed_heat");
-    let mut times: Vec<(usize, f64)> = Vec::new();
+    let mut times: Vec<(usize, f64, f64)> = Vec::new();
     for ranks in [1, 2, 4] {
         let mut cmd = mpirun(ranks);
         cmd.arg(&example).args(args).arg("--summary");
@@ -308,15 +308,22 @@ fn bench_mpi(args: &[String]) -> Result<(), String> {
             eprint!("{}", String::from_utf8_lossy(&out.stderr));
             return Err(format!("distributed_heat on {ranks} ranks failed"));
         }
-        let time = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .find_map(|l| l.strip_prefix("SUMMARY run_seconds=").and_then(|v| v.trim().parse::<f64>().ok()))
-            .ok_or("the example printed no SUMMARY line")?;
-        times.push((ranks, time));
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        let field = |name: &str| {
+            stdout
+                .lines()
+                .filter(|l| l.starts_with("SUMMARY "))
+                .flat_map(str::split_whitespace)
+                .find_map(|kv| {
+                    kv.strip_prefix(name).and_then(|v| v.strip_prefix('=')).and_then(|v| v.parse::<f64>().ok())
+                })
+                .ok_or_else(|| format!("the example printed no SUMMARY {name}"))
+        };
+        times.push((ranks, field("run_seconds")?, field("unpartitioned_seconds")?));
     }
-    let one = times[0].1;
-    println!("\nstrong scaling (median run time of the slowest rank; speedup = t(1) / t(n)):");
-    for (ranks, t) in &times {
+    let (_, one, unpartitioned) = times[0];
+    println!("\nstrong scaling (median time of one run of 10 steps, slowest rank; speedup = t(1) / t(n)):");
+    for (ranks, t, _) in &times {
         println!(
             "  {ranks} ranks: {:.4} s   speedup {:.2}   efficiency {:.0}%",
             t,
@@ -324,5 +331,11 @@ fn bench_mpi(args: &[String]) -> Result<(), String> {
             100.0 * one / t / *ranks as f64
         );
     }
+    println!(
+        "overhead of the partitioned run on 1 rank: {:.4} s against {:.4} s unpartitioned (ratio {:.2})",
+        one,
+        unpartitioned,
+        one / unpartitioned
+    );
     Ok(())
 }
