@@ -52,6 +52,10 @@ pub struct NodeContext<'a> {
     /// Whether the node checks index values (`normalize_index`): such a node must be computed for
     /// every element, not only where a lazy `if` reads it.
     pub checks_indices: bool,
+    /// How many reads of the node its users' expressions hold (a user that is no index lambda
+    /// counts once): inlined, each element of the node is computed up to this many times (a
+    /// stencil `u[i-1] - 2u[i] + u[i+1]` reads `u` three times).
+    pub num_reads: usize,
 }
 
 /// Decides which nodes are stored. Outputs, inputs and explicitly tagged nodes are decided before
@@ -79,7 +83,11 @@ impl MaterializationPolicy for Mpms {
 ///   [read once per element](NodeContext::read_once_per_element) (`x / x.sum()` inlined would be
 ///   quadratic, `m @ x.sum(1)` cubic);
 /// - skip part of an index check: a node that [checks indices](NodeContext::checks_indices) is
-///   computed in full, so every index value is checked as numpy checks it.
+///   computed in full, so every index value is checked as numpy checks it;
+/// - repeat more than [`InlineLimit::MAX_REPEATED_SIZE`] operations per element: a node
+///   [read](NodeContext::num_reads) more than once whose inlined expression is larger is stored
+///   (ten steps of a stencil inlined into each other would compute the first step `3^9` times
+///   per element).
 pub struct InlineLimit<P> {
     /// The policy deciding within the limits.
     pub policy: P,
@@ -89,11 +97,18 @@ pub struct InlineLimit<P> {
     pub max_size: u64,
 }
 
+impl<P> InlineLimit<P> {
+    /// The largest inlined expression (in operations) that may be computed more than once per
+    /// element: reading a cheap node twice costs less than storing it and reading it back.
+    pub const MAX_REPEATED_SIZE: u64 = 64;
+}
+
 impl<P: MaterializationPolicy> MaterializationPolicy for InlineLimit<P> {
     fn store(&mut self, cx: &NodeContext<'_>) -> bool {
         cx.inlined_depth > self.max_depth
             || cx.inlined_size > self.max_size
             || (cx.inlined_reduces && !cx.read_once_per_element)
+            || (cx.num_reads > 1 && cx.inlined_size > Self::MAX_REPEATED_SIZE)
             || cx.checks_indices
             || self.policy.store(cx)
     }
@@ -150,6 +165,7 @@ pub fn materialize(outputs: &Outputs, policy: &mut dyn MaterializationPolicy) ->
                 inlined_reduces,
                 read_once_per_element: matches!(node_users, [user] if reads_once_per_element(user, &node)),
                 checks_indices: checks_indices(&node),
+                num_reads: node_users.iter().map(|user| reads_of(user, &node)).sum(),
             })
         };
         if decided {
@@ -181,6 +197,21 @@ fn checks_indices(node: &Array) -> bool {
     let mut found = false;
     il.expr.walk(&mut |e| found |= matches!(e, Expr::Call(Func::NormalizeIndex, _)));
     found
+}
+
+/// How many reads of `node` the expression of `user` holds (1 for a user that is no index lambda).
+fn reads_of(user: &Array, node: &Array) -> usize {
+    let NodeKind::IndexLambda(il) = user.kind() else { return 1 };
+    let names: Vec<&str> = il.bindings.iter().filter(|(_, a)| a.ptr_eq(node)).map(|(n, _)| &**n).collect();
+    let mut reads = 0;
+    il.expr.walk(&mut |e| {
+        if let Expr::Subscript(n, _) | Expr::Var(n) = e
+            && names.contains(&&**n)
+        {
+            reads += 1;
+        }
+    });
+    reads.max(1)
 }
 
 /// Whether `user` (an index lambda of `node`'s shape) reads `node` exactly once, at the identity
