@@ -135,3 +135,24 @@ fn naming_tags_name_buffers_and_kernels() {
     assert!(matches!(named("not a name"), Err(Error::InvalidName { .. })));
     assert!(named("fine").is_ok());
 }
+
+/// Fused stencil steps read each step three times (`roll(u, 1)`, `u`, `roll(u, -1)`): inlined into
+/// each other they would compute the first step `3^k` times per element. A node read more than
+/// once is stored once its inlined expression passes `InlineLimit::MAX_REPEATED_SIZE`, so the
+/// work per element and step stays that of a few steps, however many steps the DAG has.
+#[test]
+fn fused_stencil_steps_are_not_recomputed_per_element() {
+    let per_element_and_step = |steps: usize| {
+        let mut u = pt::placeholder("u", [1000], DType::F64).unwrap();
+        for _ in 0..steps {
+            let laplacian = pt::roll(&u, 1, Some(0)).unwrap() - 2.0 * &u + pt::roll(&u, -1, Some(0)).unwrap();
+            u = &u + 0.25 * &laplacian;
+        }
+        total_work(&program(&u), &[]) as f64 / (1000.0 * steps as f64)
+    };
+    let one = per_element_and_step(1);
+    for steps in [2, 5, 10, 40] {
+        let work = per_element_and_step(steps);
+        assert!(work <= 4.0 * one, "{steps} steps: {work} operations per element and step, one step alone {one}");
+    }
+}
