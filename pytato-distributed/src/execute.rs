@@ -20,6 +20,12 @@ use crate::verify::verify_distributed_partition;
 
 /// A partition compiled for a backend: run it with [`DistributedProgram::run`] on every rank.
 ///
+/// Inputs are checked before any message leaves, and mismatched sends and receives are found when
+/// the program is compiled, on every rank alike. An error while a part runs (an index out of
+/// bounds, say) stops only its own rank: the others wait for its messages, for ever unless the
+/// program has a [timeout](DistributedProgram::with_timeout) (under MPI, a process that exits with
+/// an error makes `mpirun` end the job).
+///
 /// ```
 /// use pytato_core::{frontend as pt, ArrayData, DType};
 /// use pytato_core::backend::NamedData;

@@ -10,7 +10,8 @@
 //! `_pt_dist_recv<k>` (the seed's `_pt_dist` namespace), a value one part computes and another
 //! reads is an output `_pt_dist_part<j>` of the first and a placeholder of the second, and send
 //! holders are replaced by the array they hold. User inputs (placeholders, size parameters) and
-//! data wrappers appear in every part that uses them.
+//! data wrappers appear in every part that uses them, and a small elementwise value whose own
+//! inputs are already at hand is computed again where it is read instead of crossing parts.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -119,6 +120,10 @@ pub struct DistributedPartition {
 pub fn find_distributed_partition(rank: usize, outputs: &Outputs) -> Result<DistributedPartition> {
     Partitioner::new(rank, outputs)?.run(outputs)
 }
+
+/// The largest expression (in expression nodes) a part computes again rather than import
+/// ([`Partitioner::recomputed`]).
+const MAX_RECOMPUTED_SIZE: usize = 16;
 
 /// The set of receives (indices) a node depends on; shared between nodes with one set.
 type RecvSet = Arc<BTreeSet<usize>>;
@@ -337,10 +342,40 @@ impl Partitioner {
         if let Some(p) = self.imports.get(&id) {
             return Ok(p.clone());
         }
+        if let Some(local) = self.recomputed(child)? {
+            self.imports.insert(id, local.clone());
+            return Ok(local);
+        }
         let name = self.export(child);
         let placeholder = Array::new_generated_placeholder(&name, child.shape().clone(), child.dtype())?;
         self.imports.insert(id, placeholder.clone());
         Ok(placeholder)
+    }
+
+    /// `node` (from an earlier part) computed again where it is read, when that is cheaper than
+    /// exporting it: a small elementwise lambda whose arrays are all free or already exported
+    /// (`2 * u` of a step whose `u` the next part reads anyway), so no new value crosses parts.
+    fn recomputed(&self, node: &Array) -> Result<Option<Array>> {
+        let NodeKind::IndexLambda(il) = node.kind() else { return Ok(None) };
+        let mut size = 0;
+        let mut reduces = false;
+        il.expr.walk(&mut |e| {
+            size += 1;
+            reduces |= matches!(e, pytato_core::Expr::Reduce(_));
+        });
+        if reduces || size > MAX_RECOMPUTED_SIZE {
+            return Ok(None);
+        }
+        let mut children = Vec::new();
+        for c in node.children() {
+            let c = resolve_holders(c);
+            match (self.free.contains_key(&c.id()), self.imports.get(&c.id())) {
+                (true, _) => children.push(self.rewritten[&c.id()].clone()),
+                (false, Some(imported)) => children.push(imported.clone()),
+                (false, None) => return Ok(None),
+            }
+        }
+        Ok(Some(node.with_children(children)?))
     }
 
     /// The value name of `node`, exported from its part (once).

@@ -407,3 +407,18 @@ fn a_million_node_chain_partitions_on_a_small_stack() {
     });
     worker.unwrap().join().expect("no stack overflow");
 }
+
+#[test]
+fn cheap_values_are_computed_again_rather_than_sent_between_parts() {
+    // Each step of the heat DAG reads `2 * u`; exported, it would be one more array written by
+    // every part and read by the next. Parts export only what crosses: the new state and the two
+    // halo values of each step (and the halos of the input).
+    let steps = 4;
+    let dag = heat::distributed_heat(0, 1, 8, steps).unwrap();
+    let partition = find_distributed_partition(0, &(&dag).into()).unwrap();
+    let outputs: Vec<usize> = partition.parts.iter().map(|p| p.outputs.names().count()).collect();
+    assert_eq!(partition.parts.len(), steps + 1, "{outputs:?}");
+    assert_eq!(outputs[0], 2, "the first halos, slices of the input");
+    assert!(outputs[1..steps].iter().all(|&n| n == 3), "state and two halos: {outputs:?}");
+    assert_eq!(outputs[steps], 1, "the result");
+}
