@@ -10,6 +10,7 @@
 //! `cargo xtask conformance [--backend NAME]` prints the case-by-backend matrix and writes
 //! `target/conformance/report.{md,json}`; `cargo test -p pytato-conformance` runs the same cases.
 
+pub mod coverage;
 pub mod fuzz;
 pub mod golden;
 pub mod kernel_expr;

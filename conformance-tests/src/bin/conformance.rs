@@ -1,6 +1,7 @@
 //! `conformance [--backend NAME]... [--report-dir DIR]`: runs every case on every linked backend
 //! (or the ones named), prints the matrix and one summary line per backend, writes
-//! `report.md` and `report.json`, and exits non-zero on any failure.
+//! `report.md`, `report.json` and the Array API coverage table `array_api_coverage.md`
+//! (`pytato_conformance::coverage`), and exits non-zero on any failure.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,6 +39,15 @@ fn main() -> ExitCode {
         eprintln!("conformance: writing reports to {}: {e}", report_dir.display());
         return ExitCode::FAILURE;
     }
-    println!("reports: {}/report.md, {}/report.json", report_dir.display(), report_dir.display());
+    let coverage = pytato_conformance::coverage::coverage_markdown(&matrix, &pytato_conformance::load_cases());
+    if let Err(e) = std::fs::write(report_dir.join("array_api_coverage.md"), &coverage) {
+        eprintln!("conformance: writing the coverage table to {}: {e}", report_dir.display());
+        return ExitCode::FAILURE;
+    }
+    println!(
+        "reports: {dir}/report.md, {dir}/report.json, {dir}/array_api_coverage.md ({})",
+        coverage.lines().find(|l| l.starts_with("**")).unwrap_or("").replace("**", ""),
+        dir = report_dir.display()
+    );
     if matrix.all_passed() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
