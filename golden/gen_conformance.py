@@ -631,6 +631,23 @@ case("error_kernel_reads_out_of_range", "k(x)", {"x": (D, ("n",))}, sizes={"n": 
      functions={"k": (["a"], ["y"], [("y", ("n",), "a[_0 + 1]")])}, error="IndexOutOfBounds")
 
 
+# --- More Array API element-wise functions (isfinite, isinf, logical_xor, square, positive, trunc, sign)
+for d in ALL:
+    outs = {"finite": "np.isfinite(x)", "inf": "np.isinf(x)", "xor": "np.logical_xor(x, y)", "sq": "np.square(x)"}
+    if d != B:
+        outs["pos"] = "np.positive(x)"
+    if d not in (B, C, Z):
+        outs["sign"] = "np.sign(x)"
+    if d not in (C, Z):
+        outs["trunc"] = "np.trunc(x)"
+    case(f"array_api_elementwise_{d}", outs,
+         {"x": (d, (16,), "special" if d in INEXACT else None), "y": (d, (16,), "special" if d in INEXACT else None)})
+case("error_positive_bool", "np.positive(x)", {"x": (B, (3,))}, error="UnsupportedDType")
+case("error_sign_bool", "np.sign(x)", {"x": (B, (3,))}, error="UnsupportedDType")
+case("error_trunc_complex", "np.trunc(x)", {"x": (Z, (3,))}, error="UnsupportedDType")
+# numpy has a complex sign; this library does not yet (an error, not a value that differs at infinities).
+case("error_sign_complex_not_implemented", "np.sign(x)", {"x": (C, (3,))}, error="UnsupportedDType")
+
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

@@ -736,3 +736,126 @@ pub fn arctan2(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
     let dtype = result_type(operand_float(&a), operand_float(&b));
     elementwise("arctan2", &[&a, &b], dtype, |e| Ok(Expr::call(Func::Arctan2, e)))
 }
+
+// ---------------------------------------------------------------------------------------------
+// More of the Array API's element-wise functions, composed from the ones above (numpy 2 semantics).
+
+/// `true` where `a` is neither infinite nor NaN (numpy `isfinite`); always true for integers and
+/// bools. A complex number is finite when both parts are.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::isfinite(&pt::placeholder("a", [3], DType::F32).unwrap()).unwrap().dtype(), DType::Bool);
+/// ```
+#[track_caller]
+pub fn isfinite(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    if a.dtype().is_inexact() {
+        // `a - a` is NaN exactly where `a` is infinite or NaN (in either part).
+        logical_not(&isnan(&subtract(a, a)?)?)
+    } else {
+        equal(a, a)
+    }
+}
+
+/// `true` where `a` is positive or negative infinity (numpy `isinf`); always false for integers and
+/// bools. A complex number is infinite when either part is.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::isinf(&pt::placeholder("a", [3], DType::C64).unwrap()).unwrap().dtype(), DType::Bool);
+/// ```
+#[track_caller]
+pub fn isinf(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    match a.dtype().kind() {
+        DTypeKind::Complex => logical_or(&isinf(&real(a)?)?, &isinf(&imag(a)?)?),
+        DTypeKind::Float => logical_and(&logical_not(&isnan(a)?)?, &isnan(&subtract(a, a)?)?),
+        _ => not_equal(a, a),
+    }
+}
+
+/// Exclusive or of the truth values of `a` and `b` (numpy `logical_xor`); the result is bool.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::F64).unwrap();
+/// assert_eq!(pt::logical_xor(&a, true).unwrap().dtype(), DType::Bool);
+/// ```
+#[track_caller]
+pub fn logical_xor(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let (a, b) = (a.into(), b.into());
+    let either = logical_or(a.clone(), b.clone())?;
+    let both = logical_and(a, b)?;
+    logical_and(&either, &logical_not(&both)?)
+}
+
+/// `a * a` (numpy `square`); bools square as `int8`, as numpy's does.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::square(&pt::placeholder("a", [3], DType::Bool).unwrap()).unwrap().dtype(), DType::I8);
+/// ```
+#[track_caller]
+pub fn square(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let a = if a.dtype() == DType::Bool { astype(a, DType::I8)? } else { a.clone() };
+    multiply(&a, &a)
+}
+
+/// `+a` (numpy `positive`): the same values; bools are an error, as in numpy.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert!(pt::positive(&pt::placeholder("a", [3], DType::Bool).unwrap()).is_err());
+/// ```
+#[track_caller]
+pub fn positive(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    if a.dtype() == DType::Bool {
+        return Err(dtype_error("positive", a.dtype(), &[&a.into()], "bools have no unary +"));
+    }
+    Ok(a.clone())
+}
+
+/// Round toward zero (numpy `trunc`); integer and bool input is returned unchanged, as numpy 2
+/// keeps its dtype; `-0.5` truncates to `-0.0`.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::trunc(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn trunc(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    match a.dtype().kind() {
+        DTypeKind::Float => where_(&less(a, 0)?, &ceil(a)?, &floor(a)?),
+        _ => round(Func::Floor, a)
+            .map_err(|_| dtype_error("trunc", a.dtype(), &[&a.into()], "complex numbers cannot be rounded")),
+    }
+}
+
+/// The sign of `a` (numpy `sign`): `-1`, `0` or `1` in `a`'s dtype, NaN for NaN, `0.0` for `-0.0`.
+/// Bools are an error, as in numpy; complex numbers are an error here (not implemented yet).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::sign(&pt::placeholder("a", [3], DType::U8).unwrap()).unwrap().dtype(), DType::U8);
+/// ```
+#[track_caller]
+pub fn sign(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    match a.dtype().kind() {
+        DTypeKind::Bool => Err(dtype_error("sign", a.dtype(), &[&a.into()], "bools have no sign")),
+        DTypeKind::UnsignedInt => astype(&where_(&greater(a, 0)?, 1, 0)?, a.dtype()),
+        DTypeKind::SignedInt => astype(&where_(&greater(a, 0)?, 1, where_(&less(a, 0)?, -1, 0)?)?, a.dtype()),
+        // NaN compares false everywhere and passes through; -0.0 == 0 becomes +0.0.
+        DTypeKind::Float => where_(&greater(a, 0)?, 1, where_(&less(a, 0)?, -1, where_(&equal(a, 0)?, 0, a)?)?),
+        // numpy's complex sign (`z / |z|`, with its own rules for infinite parts) is not here yet:
+        // an error rather than a value that differs at infinities.
+        DTypeKind::Complex => {
+            Err(dtype_error("sign", a.dtype(), &[&a.into()], "the sign of complex numbers is not implemented yet"))
+        }
+    }
+}

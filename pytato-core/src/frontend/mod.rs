@@ -39,9 +39,9 @@ pub use creation::{
 };
 pub use elementwise::{
     abs, add, arccos, arcsin, arctan, arctan2, astype, bitwise_and, bitwise_or, bitwise_xor, ceil, conj, cos, cosh,
-    divide, equal, exp, floor, floor_divide, greater, greater_equal, imag, invert, isnan, less, less_equal, log, log10,
-    logical_and, logical_not, logical_or, maximum, minimum, multiply, negative, not_equal, power, real, remainder, sin,
-    sinh, sqrt, subtract, tan, tanh, where_,
+    divide, equal, exp, floor, floor_divide, greater, greater_equal, imag, invert, isfinite, isinf, isnan, less,
+    less_equal, log, log10, logical_and, logical_not, logical_or, logical_xor, maximum, minimum, multiply, negative,
+    not_equal, positive, power, real, remainder, sign, sin, sinh, sqrt, square, subtract, tan, tanh, trunc, where_,
 };
 pub use indexing::{Ellipsis, Idx, NewAxis, index};
 pub use linalg::{TensordotAxes, dot, einsum, matmul, tensordot, vdot};
