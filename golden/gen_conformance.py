@@ -647,6 +647,21 @@ case("error_sign_bool", "np.sign(x)", {"x": (B, (3,))}, error="UnsupportedDType"
 case("error_trunc_complex", "np.trunc(x)", {"x": (Z, (3,))}, error="UnsupportedDType")
 # numpy has a complex sign; this library does not yet (an error, not a value that differs at infinities).
 case("error_sign_complex_not_implemented", "np.sign(x)", {"x": (C, (3,))}, error="UnsupportedDType")
+# flip, matrix_transpose, clip (bounds absent, crossed, NaN, weak scalars, arrays, symbolic lengths).
+case("flip_axes", {"all": "np.flip(x)", "last": "np.flip(x, axis=-1)", "two": "np.flip(x, axis=(0, 2))"},
+     {"x": (I32, (2, 3, 4))})
+case("flip_symbolic_and_empty", {"f": "np.flip(x, axis=0)", "e": "np.flip(y)"},
+     {"x": (D, ("n", 2)), "y": (F, (0, 3))}, sizes={"n": 5})
+case("error_flip_repeated_axis", "np.flip(x, axis=(1, -1))", {"x": (D, (2, 3))}, error="InvalidArgument")
+case("matrix_transpose", {"t": "np.matrix_transpose(x)", "m": "np.matrix_transpose(y)"},
+     {"x": (Z, (2, 3, 4)), "y": (B, (3, 2))})
+for d in [I8, U16, I64, F, D]:
+    case(f"clip_{d}", {"both": "np.clip(x, 1, 5)", "low": "np.clip(x, min=2)", "high": "np.clip(x, max=3)",
+                       "crossed": "np.clip(x, 4, 2)", "arrays": "np.clip(x, y, z)"},
+         {"x": (d, (10,), "int:0:9" if d[0] in "iu" else None), "y": (d, (10,), "int:0:4" if d[0] in "iu" else None),
+          "z": (d, (10,), "int:4:9" if d[0] in "iu" else None)})
+case("clip_special", {"c": "np.clip(x, -1.0, 1.0)", "nan_bound": "np.clip(x, np.nan, 1.0)"},
+     {"x": (D, (12,), "special")})
 
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}

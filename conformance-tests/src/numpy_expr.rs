@@ -715,6 +715,21 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
         },
         "swapaxes" => pt::swapaxes(&a0()?, int(&arg(1)?)?, int(&arg(2)?)?),
         "moveaxis" => pt::moveaxis(&a0()?, &ints(&arg(1)?)?, &ints(&arg(2)?)?),
+        "flip" => match kw_or("axis", 1) {
+            None | Some(V::None) => pt::flip(&a0()?, None),
+            Some(v) => pt::flip(&a0()?, Some(&ints(&v)?)),
+        },
+        "matrix_transpose" => pt::matrix_transpose(&a0()?),
+        "clip" => {
+            let bound = |name: &str, position: usize| -> R<Option<Operand>> {
+                match kw_or(name, position) {
+                    None | Some(V::None) => Ok(None),
+                    Some(v) => Ok(Some(operand(v)?)),
+                }
+            };
+            let (low, high) = (bound("min", 1)?, bound("max", 2)?);
+            pt::clip(&a0()?, low, high)
+        }
         "roll" => {
             let axis = match kw_or("axis", 2) {
                 None | Some(V::None) => None,

@@ -859,3 +859,25 @@ pub fn sign(a: &Array) -> Result<Array> {
         }
     }
 }
+
+/// `a` limited to `[min, max]` (numpy `clip`, the Array API's `clip`): `minimum(maximum(a, min),
+/// max)`, so NaN propagates and `max` wins where `min > max`; either bound may be absent. The
+/// bounds promote with `a` as numpy's do.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::F32).unwrap();
+/// assert_eq!(pt::clip(&a, Some(0.into()), Some(1.into())).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn clip(a: &Array, min: Option<Operand>, max: Option<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let low = match min {
+        Some(m) => maximum(a, m)?,
+        None => a.clone(),
+    };
+    match max {
+        Some(m) => minimum(&low, m),
+        None => Ok(low),
+    }
+}

@@ -38,8 +38,8 @@ pub use creation::{
     zeros, zeros_like,
 };
 pub use elementwise::{
-    abs, add, arccos, arcsin, arctan, arctan2, astype, bitwise_and, bitwise_or, bitwise_xor, ceil, conj, cos, cosh,
-    divide, equal, exp, floor, floor_divide, greater, greater_equal, imag, invert, isfinite, isinf, isnan, less,
+    abs, add, arccos, arcsin, arctan, arctan2, astype, bitwise_and, bitwise_or, bitwise_xor, ceil, clip, conj, cos,
+    cosh, divide, equal, exp, floor, floor_divide, greater, greater_equal, imag, invert, isfinite, isinf, isnan, less,
     less_equal, log, log10, logical_and, logical_not, logical_or, logical_xor, maximum, minimum, multiply, negative,
     not_equal, positive, power, real, remainder, sign, sin, sinh, sqrt, square, subtract, tan, tanh, trunc, where_,
 };
@@ -49,6 +49,6 @@ pub use operand::{LambdaBuilder, Operand, promote};
 pub use reductions::{Axes, ReduceOptions, all, any, max, mean, min, prod, sum};
 pub use selection::{COUNT_PREFIX, argwhere, compress, count_nonzero, extract, flatnonzero, nonzero};
 pub use shape_ops::{
-    broadcast_to, concatenate, expand_dims, moveaxis, permute_dims, ravel, reshape, roll, squeeze, stack, swapaxes,
-    transpose,
+    broadcast_to, concatenate, expand_dims, flip, matrix_transpose, moveaxis, permute_dims, ravel, reshape, roll,
+    squeeze, stack, swapaxes, transpose,
 };

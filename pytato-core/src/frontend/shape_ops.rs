@@ -342,3 +342,41 @@ pub(crate) fn insert_unit_axes(a: &Array, positions: &[usize]) -> Result<Array> 
         .collect();
     Array::new_reshape(a, Shape::from(dims), Order::C)?.tagged(ExpandedDimsReshape(positions.to_vec()))
 }
+
+/// `a` with the order of elements reversed along `axes` (all axes when `None`; numpy `flip`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 3], DType::F64).unwrap();
+/// assert_eq!(pt::flip(&a, Some(&[-1])).unwrap().shape().to_string(), "(2, 3)");
+/// ```
+#[track_caller]
+pub fn flip(a: &Array, axes: Option<&[i64]>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let mut flipped = vec![axes.is_none(); a.ndim()];
+    for &axis in axes.unwrap_or(&[]) {
+        let k = normalize_axis("flip", axis, a.ndim(), a.shape())?;
+        if std::mem::replace(&mut flipped[k], true) {
+            return Err(Error::invalid("flip", format!("axis {axis} repeated in {axes:?}")));
+        }
+    }
+    let items: Vec<super::Idx> =
+        flipped.iter().map(|&f| super::Idx::Slice { start: None, stop: None, step: if f { -1 } else { 1 } }).collect();
+    super::index(a, &items)
+}
+
+/// The transpose of the last two axes (the Array API's `matrix_transpose`, numpy's `.mT`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [4, 2, 3], DType::F64).unwrap();
+/// assert_eq!(pt::matrix_transpose(&a).unwrap().shape().to_string(), "(4, 3, 2)");
+/// ```
+#[track_caller]
+pub fn matrix_transpose(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    if a.ndim() < 2 {
+        return Err(Error::invalid("matrix_transpose", format!("needs at least 2 axes, got shape {}", a.shape())));
+    }
+    swapaxes(a, -1, -2)
+}
