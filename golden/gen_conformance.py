@@ -662,6 +662,18 @@ for d in [I8, U16, I64, F, D]:
           "z": (d, (10,), "int:4:9" if d[0] in "iu" else None)})
 case("clip_special", {"c": "np.clip(x, -1.0, 1.0)", "nan_bound": "np.clip(x, np.nan, 1.0)"},
      {"x": (D, (12,), "special")})
+# vecdot (conjugates its first argument, keeps the product's dtype), diff (bools by !=), repeat.
+for d in [I8, I64, F, D, Z]:
+    case(f"vecdot_{d}", {"last": "np.vecdot(a, b)", "first": "np.vecdot(a, c, axis=0)"},
+         {"a": (d, (4, 3)), "b": (d, (3,)), "c": (d, (4, 1))})
+for d in [B, U8, I32, D, C]:
+    case(f"diff_{d}", {"one": "np.diff(x)", "two": "np.diff(x, n=2, axis=0)", "zero": "np.diff(x, n=0)",
+                       "past": "np.diff(x, n=7, axis=0)"}, {"x": (d, (6, 4))})
+case("diff_symbolic_and_special", {"s": "np.diff(x)", "e": "np.diff(y, axis=0)"},
+     {"x": (D, (12,), "special"), "y": (F, ("n", 2))}, sizes={"n": 1})
+case("repeat", {"flat": "np.repeat(x, 2)", "ax0": "np.repeat(x, 3, axis=0)", "ax1": "np.repeat(x, 2, axis=-1)",
+                "none": "np.repeat(x, 0, axis=1)", "sym": "np.repeat(y, 2, axis=0)"},
+     {"x": (I16, (2, 3)), "y": (D, ("n",))}, sizes={"n": 4})
 
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}

@@ -720,6 +720,22 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
             Some(v) => pt::flip(&a0()?, Some(&ints(&v)?)),
         },
         "matrix_transpose" => pt::matrix_transpose(&a0()?),
+        "vecdot" => {
+            let axis = kw_or("axis", 2).map(|v| int(&v)).transpose()?.unwrap_or(-1);
+            pt::vecdot(&a0()?, &to_array(arg(1)?)?, axis)
+        }
+        "diff" => {
+            let n = kw_or("n", 1).map(|v| int(&v)).transpose()?.unwrap_or(1);
+            let axis = kw_or("axis", 2).map(|v| int(&v)).transpose()?.unwrap_or(-1);
+            pt::diff(&a0()?, usize::try_from(n).map_err(|_| format!("diff: n = {n}"))?, axis)
+        }
+        "repeat" => {
+            let axis = match kw_or("axis", 2) {
+                None | Some(V::None) => None,
+                Some(v) => Some(int(&v)?),
+            };
+            pt::repeat(&a0()?, int(&arg(1)?)?, axis)
+        }
         "clip" => {
             let bound = |name: &str, position: usize| -> R<Option<Operand>> {
                 match kw_or(name, position) {

@@ -370,3 +370,21 @@ pub fn tensordot(a: &Array, b: &Array, axes: impl Into<TensordotAxes>) -> Result
     let out: Vec<Label> = la.iter().chain(&lb).filter(|l| matches!(l, Label::Ellipsis(_))).copied().collect();
     einsum_labels(op, &[(a, la), (b, lb)], &out)
 }
+
+/// The dot product of vectors along `axis` (the Array API's and numpy's `vecdot`):
+/// `sum(conj(x1) * x2, axis)` after broadcasting, in the dtype of `x1 * x2` (integers wrap as
+/// numpy's do).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [4, 3], DType::C128).unwrap();
+/// let b = pt::placeholder("b", [3], DType::C128).unwrap();
+/// assert_eq!(pt::vecdot(&a, &b, -1).unwrap().shape().to_string(), "(4,)");
+/// ```
+#[track_caller]
+pub fn vecdot(x1: &Array, x2: &Array, axis: i64) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let product = super::multiply(&super::conj(x1)?, x2)?;
+    let summed = super::sum(&product, super::ReduceOptions::axes(axis))?;
+    super::astype(&summed, product.dtype())
+}

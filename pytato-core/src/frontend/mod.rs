@@ -44,11 +44,11 @@ pub use elementwise::{
     not_equal, positive, power, real, remainder, sign, sin, sinh, sqrt, square, subtract, tan, tanh, trunc, where_,
 };
 pub use indexing::{Ellipsis, Idx, NewAxis, index};
-pub use linalg::{TensordotAxes, dot, einsum, matmul, tensordot, vdot};
+pub use linalg::{TensordotAxes, dot, einsum, matmul, tensordot, vdot, vecdot};
 pub use operand::{LambdaBuilder, Operand, promote};
 pub use reductions::{Axes, ReduceOptions, all, any, max, mean, min, prod, sum};
 pub use selection::{COUNT_PREFIX, argwhere, compress, count_nonzero, extract, flatnonzero, nonzero};
 pub use shape_ops::{
-    broadcast_to, concatenate, expand_dims, flip, matrix_transpose, moveaxis, permute_dims, ravel, reshape, roll,
-    squeeze, stack, swapaxes, transpose,
+    broadcast_to, concatenate, diff, expand_dims, flip, matrix_transpose, moveaxis, permute_dims, ravel, repeat,
+    reshape, roll, squeeze, stack, swapaxes, transpose,
 };

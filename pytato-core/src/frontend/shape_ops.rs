@@ -380,3 +380,67 @@ pub fn matrix_transpose(a: &Array) -> Result<Array> {
     }
     swapaxes(a, -1, -2)
 }
+
+/// Each element of `a` repeated `repeats` times along `axis` (numpy `repeat` with one count; `a`
+/// flattened first when `axis` is `None`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 3], DType::I32).unwrap();
+/// assert_eq!(pt::repeat(&a, 2, Some(1)).unwrap().shape().to_string(), "(2, 6)");
+/// ```
+#[track_caller]
+pub fn repeat(a: &Array, repeats: i64, axis: Option<i64>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    if repeats < 0 {
+        return Err(Error::invalid("repeat", format!("repeats must be non-negative, got {repeats}")));
+    }
+    let (a, axis) = match axis {
+        Some(axis) => (a.clone(), normalize_axis("repeat", axis, a.ndim(), a.shape())?),
+        None => (ravel(a)?, 0),
+    };
+    // Each element gets a new axis of length `repeats` right after `axis`, merged into it.
+    let mut spread: Vec<Dim> = a.shape().dims().to_vec();
+    spread.insert(axis + 1, Dim::new(repeats));
+    let expanded = expand_dims(&a, [axis as i64 + 1])?;
+    let broadcast = broadcast_to(&expanded, Shape::from(spread))?;
+    let mut merged: Vec<Dim> = a.shape().dims().to_vec();
+    merged[axis] = merged[axis].mul_int(repeats)?;
+    reshape(&broadcast, Shape::from(merged), Order::C)
+}
+
+/// The `n`-th discrete difference along `axis` (numpy `diff` without `prepend`/`append`):
+/// `a[1:] - a[:-1]`, `n` times; for bools `!=`, as numpy computes it.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [5, 3], DType::F64).unwrap();
+/// assert_eq!(pt::diff(&a, 2, 0).unwrap().shape().to_string(), "(3, 3)");
+/// ```
+#[track_caller]
+pub fn diff(a: &Array, n: usize, axis: i64) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let k = normalize_axis("diff", axis, a.ndim(), a.shape())?;
+    let along = |start: Option<i64>, stop: Option<i64>| -> Vec<super::Idx> {
+        (0..a.ndim())
+            .map(|j| {
+                if j == k {
+                    super::Idx::Slice { start, stop, step: 1 }
+                } else {
+                    super::Idx::Slice { start: None, stop: None, step: 1 }
+                }
+            })
+            .collect()
+    };
+    let mut out = a.clone();
+    for _ in 0..n {
+        let (later, earlier) =
+            (super::index(&out, &along(Some(1), None))?, super::index(&out, &along(None, Some(-1)))?);
+        out = if out.dtype() == crate::DType::Bool {
+            super::not_equal(&later, &earlier)?
+        } else {
+            super::subtract(&later, &earlier)?
+        };
+    }
+    Ok(out)
+}
