@@ -1532,6 +1532,18 @@ pub struct Inputs {
     pub unnamed: Vec<Array>,
 }
 
+impl Inputs {
+    /// The names programs give the unnamed placeholders, by node id: `_pt_in<k>`, numbered in the
+    /// order they were met. Every program of one DAG (and every phase or part of it) agrees on them.
+    pub fn unnamed_placeholder_names(&self) -> impl Iterator<Item = (usize, String)> + '_ {
+        self.unnamed
+            .iter()
+            .filter(|a| matches!(a.kind(), NodeKind::Placeholder { .. }))
+            .enumerate()
+            .map(|(k, a)| (a.id(), format!("_pt_in{k}")))
+    }
+}
+
 /// Collects the inputs of the DAGs rooted at `roots`.
 ///
 /// Two inputs with one name must be the same input (structurally equal: the same placeholder

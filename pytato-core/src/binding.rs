@@ -131,10 +131,7 @@ impl Signature {
         let inputs = collect_inputs(roots.iter().copied())?;
         let nodes = evaluation_order(roots.iter().copied());
 
-        let mut unnamed = HashMap::new();
-        for (k, a) in inputs.unnamed.iter().filter(|a| matches!(a.kind(), NodeKind::Placeholder { .. })).enumerate() {
-            unnamed.insert(a.id(), format!("_pt_in{k}"));
-        }
+        let unnamed: HashMap<usize, String> = inputs.unnamed_placeholder_names().collect();
         // Every input name of the DAG is accepted (a placeholder only `zero(…)` reads may be passed).
         let mut known_inputs: BTreeSet<String> = inputs
             .named

@@ -131,13 +131,7 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
     let inputs = crate::array::collect_inputs(entries.iter().map(|(_, a)| a))?;
     // Unnamed placeholders get the names a program of the whole DAG would give them, so that
     // every phase agrees on them.
-    let unnamed: IdMap<String> = inputs
-        .unnamed
-        .iter()
-        .filter(|a| matches!(a.kind(), NodeKind::Placeholder { .. }))
-        .enumerate()
-        .map(|(k, a)| (a.id(), format!("_pt_in{k}")))
-        .collect();
+    let unnamed: IdMap<String> = inputs.unnamed_placeholder_names().collect();
 
     // One pass, children first: the rewritten node (steps replaced by placeholders), and the
     // phase of each step (one more than the latest step below it).

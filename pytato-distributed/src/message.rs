@@ -7,25 +7,9 @@ use num_complex::{Complex32, Complex64};
 use pytato_core::for_each_array_view;
 use pytato_core::{ArrayData, ArrayDataView, DType};
 
-/// The first bytes of every message (a format version).
+/// The first bytes of every message (a format version). A dtype's code on the wire is its index in
+/// [`DType::ALL`].
 const MAGIC: &[u8; 4] = b"PTD1";
-
-/// The dtypes in the order of their codes on the wire.
-const DTYPES: [DType; 13] = [
-    DType::Bool,
-    DType::I8,
-    DType::I16,
-    DType::I32,
-    DType::I64,
-    DType::U8,
-    DType::U16,
-    DType::U32,
-    DType::U64,
-    DType::F32,
-    DType::F64,
-    DType::C64,
-    DType::C128,
-];
 
 /// An element type's little-endian bytes.
 trait Wire: Sized {
@@ -78,7 +62,7 @@ wire_complex!(Complex32 => f32, Complex64 => f64);
 
 /// The message for `data`.
 pub(crate) fn encode(data: &ArrayDataView<'_>) -> Vec<u8> {
-    let code = DTYPES.iter().position(|d| *d == data.dtype()).expect("every dtype has a code");
+    let code = DType::ALL.iter().position(|d| *d == data.dtype()).expect("every dtype has a code");
     let mut out = Vec::with_capacity(16 + 8 * data.ndim() + data.len() * data.dtype().itemsize());
     out.extend_from_slice(MAGIC);
     out.push(code as u8);
@@ -102,7 +86,7 @@ pub(crate) struct Header {
 pub(crate) fn decode(bytes: &[u8]) -> Result<(Header, ArrayData), String> {
     let rest = bytes.strip_prefix(MAGIC).ok_or("not a pytato message (bad magic bytes)")?;
     let (&code, rest) = rest.split_first().ok_or("truncated header")?;
-    let dtype = *DTYPES.get(usize::from(code)).ok_or_else(|| format!("unknown dtype code {code}"))?;
+    let dtype = *DType::ALL.get(usize::from(code)).ok_or_else(|| format!("unknown dtype code {code}"))?;
     let (ndim, mut rest) = rest.split_at_checked(4).ok_or("truncated header")?;
     let ndim = u32::from_le_bytes(ndim.try_into().expect("4 bytes")) as usize;
     let mut shape = Vec::with_capacity(ndim.min(64));

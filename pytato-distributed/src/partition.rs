@@ -155,13 +155,7 @@ impl Partitioner {
     fn new(rank: usize, outputs: &Outputs) -> Result<Partitioner> {
         let entries = outputs.entries();
         let inputs = collect_inputs(entries.iter().map(|(_, a)| a))?;
-        let unnamed = inputs
-            .unnamed
-            .iter()
-            .filter(|a| matches!(a.kind(), NodeKind::Placeholder { .. }))
-            .enumerate()
-            .map(|(k, a)| (a.id(), format!("_pt_in{k}")))
-            .collect();
+        let unnamed = inputs.unnamed_placeholder_names().collect();
         Ok(Partitioner {
             rank,
             unnamed,

@@ -3,6 +3,8 @@
 //! posted in random orders, forwarding, and the errors (mismatched shapes and dtypes, unmatched
 //! sends, cycles of waits, timeouts) on every rank.
 
+#[path = "support/dags.rs"]
+mod dags;
 #[path = "support/heat.rs"]
 mod heat;
 
@@ -50,22 +52,15 @@ fn on_ranks<T: Send + 'static>(
     handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
 }
 
-/// Ring halo exchange: each rank sends its vector to the right and adds what comes from the left.
-fn ring(rank: usize, size: usize) -> Result<Array> {
-    let x = pt::placeholder("x", [3], DType::F64)?;
-    let from_left = make_distributed_recv((rank + size - 1) % size, "ring", [3], DType::F64)?;
-    let send = make_distributed_send(&(2.0 * &x), (rank + 1) % size, "ring")?;
-    staple_distributed_send(&(&x + &from_left), send)
-}
-
 #[test]
 fn ring_halo_exchange_on_1_to_4_ranks_and_every_backend() {
     for (name, backend) in backends() {
         for size in 1..=4 {
             let backend = backend.clone();
             let results = on_ranks(size, move |comm| -> Result<Vec<f64>> {
-                let program = DistributedProgram::compile(&*backend, comm, &(&ring(comm.rank(), comm.size())?).into())?
-                    .with_timeout(Duration::from_secs(60));
+                let program =
+                    DistributedProgram::compile(&*backend, comm, &(&dags::ring(comm.rank(), comm.size())?).into())?
+                        .with_timeout(Duration::from_secs(60));
                 let r = comm.rank() as f64;
                 // Run twice: tags are reused, messages must not mix.
                 let mut out = Vec::new();
@@ -118,34 +113,14 @@ fn receives_in_random_orders_do_not_deadlock() {
     let size = 4;
     let results = on_ranks(size, move |comm| -> Result<Vec<f64>> {
         let (rank, size) = (comm.rank(), comm.size());
-        let mut order: Vec<usize> = (0..size).collect();
-        // A small LCG per rank: a different permutation on every rank.
-        let mut state = 0x9e37_79b9_u64.wrapping_mul(rank as u64 + 1);
-        for i in (1..order.len()).rev() {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            order.swap(i, (state >> 33) as usize % (i + 1));
-        }
-        let x = pt::placeholder("x", [2], DType::F64)?;
-        let mut total = pt::zeros([2], DType::F64)?;
-        for &src in &order {
-            let got = make_distributed_recv(src, ("all", src, rank), [2], DType::F64)?;
-            total = &total + &(&got * ((src + 1) as f64));
-        }
-        for &dest in order.iter().rev() {
-            let send = make_distributed_send(&(&x + (dest as f64)), dest, ("all", rank, dest))?;
-            total = staple_distributed_send(&total, send)?;
-        }
+        let total = dags::all_to_all(rank, &dags::shuffled(rank, size, 1))?;
         let program = DistributedProgram::compile(&pytato_backend_interp::Interpreter, comm, &(&total).into())?
             .with_timeout(Duration::from_secs(60));
         let out = program.run(comm, &NamedData::from([("x".to_string(), f64s(&[rank as f64, 1.0]))]))?;
         Ok(values(&out["_pt_out"]))
     });
     for (rank, got) in results.into_iter().enumerate() {
-        let expected: Vec<f64> = (0..2)
-            .map(|j| {
-                (0..size).map(|src| (if j == 0 { src as f64 } else { 1.0 } + rank as f64) * (src + 1) as f64).sum()
-            })
-            .collect();
+        let expected = dags::all_to_all_expected(rank, size);
         assert_eq!(got.unwrap(), expected, "rank {rank}");
     }
 }
@@ -421,4 +396,56 @@ fn cheap_values_are_computed_again_rather_than_sent_between_parts() {
     assert_eq!(outputs[0], 2, "the first halos, slices of the input");
     assert!(outputs[1..steps].iter().all(|&n| n == 3), "state and two halos: {outputs:?}");
     assert_eq!(outputs[steps], 1, "the result");
+}
+
+#[test]
+fn empty_and_special_messages_names_like_inputs_and_other_sizes_on_every_backend() {
+    // Two ranks swap an empty array and complex specials; the output `x` is named like its input
+    // and has a symbolic length, run twice with other lengths.
+    use num_complex::Complex64;
+    let specials = vec![
+        Complex64::new(f64::NAN, -0.0),
+        Complex64::new(f64::INFINITY, f64::NEG_INFINITY),
+        Complex64::new(-0.0, f64::MIN_POSITIVE / 4.0),
+        Complex64::new(f64::MAX, -f64::MAX),
+    ];
+    for (name, backend) in backends() {
+        let sent_specials = specials.clone();
+        let results = on_ranks(2, move |comm| -> Result<Vec<NamedData>> {
+            let other = 1 - comm.rank();
+            let x = pt::placeholder("x", [Dim::param("n")], DType::I64)?;
+            let z = pt::placeholder("z", [4], DType::C128)?;
+            let e = pt::placeholder("e", [0, 3], DType::F32)?;
+            let got_z = make_distributed_recv(other, "z", [4], DType::C128)?;
+            let got_e = make_distributed_recv(other, "e", [0, 3], DType::F32)?;
+            let sent = staple_distributed_send(&(&x + 1), make_distributed_send(&z, other, "z")?)?;
+            let sent = staple_distributed_send(&sent, make_distributed_send(&e, other, "e")?)?;
+            let outputs = DictOfNamedArrays::new([("x", sent), ("z", got_z), ("e", pt::sum(&got_e, Some(0.into()))?)])?;
+            let program =
+                DistributedProgram::compile(&*backend, comm, &outputs.into())?.with_timeout(Duration::from_secs(60));
+            let mut runs = Vec::new();
+            for n in [0usize, 3] {
+                let xs =
+                    ArrayData::from(ndarray::Array1::from_iter((0..n as i64).map(|v| i64::MAX - 2 + v)).into_dyn());
+                let zs = ArrayData::from(ndarray::Array1::from(sent_specials.clone()).into_dyn());
+                let es = ArrayData::from(ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[0, 3])));
+                let inputs = NamedData::from([("x".to_string(), xs), ("z".to_string(), zs), ("e".to_string(), es)]);
+                runs.push(program.run(comm, &inputs)?);
+            }
+            Ok(runs)
+        });
+        for (rank, runs) in results.into_iter().enumerate() {
+            let runs = runs.unwrap_or_else(|e| panic!("{name}, rank {rank}: {e}"));
+            for (run, n) in runs.iter().zip([0usize, 3]) {
+                // i64::MAX - 2 + k + 1 wraps past i64::MAX as numpy's int64 does.
+                let expected: Vec<i64> = (0..n as i64).map(|k| (i64::MAX - 2 + k).wrapping_add(1)).collect();
+                assert_eq!(run["x"].as_array::<i64>().unwrap().iter().copied().collect::<Vec<_>>(), expected, "{name}");
+                let z: Vec<Complex64> = run["z"].as_array::<Complex64>().unwrap().iter().copied().collect();
+                let bits = |v: &[Complex64]| v.iter().map(|c| (c.re.to_bits(), c.im.to_bits())).collect::<Vec<_>>();
+                assert_eq!(bits(&z), bits(&specials), "{name}: specials arrive bit for bit");
+                assert_eq!(run["e"].shape(), &[3], "{name}: the sum over an empty axis");
+                assert!(run["e"].as_array::<f32>().unwrap().iter().all(|&v| v == 0.0), "{name}");
+            }
+        }
+    }
 }

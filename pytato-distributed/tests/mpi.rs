@@ -4,6 +4,8 @@
 //! `mpirun` fails. A hang is bounded by the timeout `xtask` puts around `mpirun` and by the
 //! programs' own receive timeouts.
 
+#[path = "support/dags.rs"]
+mod dags;
 #[path = "support/heat.rs"]
 mod heat;
 
@@ -34,10 +36,7 @@ fn check(ok: bool, what: impl FnOnce() -> String) -> std::result::Result<(), Str
 fn ring(comm: &MpiCommunicator, backend: &dyn Backend) -> std::result::Result<(), String> {
     let (rank, size) = (comm.rank(), comm.size());
     let build = || -> Result<DistributedProgram> {
-        let x = pt::placeholder("x", [3], DType::F64)?;
-        let from_left = make_distributed_recv((rank + size - 1) % size, "ring", [3], DType::F64)?;
-        let send = make_distributed_send(&(2.0 * &x), (rank + 1) % size, "ring")?;
-        let out = staple_distributed_send(&(&x + &from_left), send)?;
+        let out = dags::ring(rank, size)?;
         Ok(DistributedProgram::compile(backend, comm, &(&out).into())?.with_timeout(TIMEOUT))
     };
     let program = build().map_err(|e| e.to_string())?;
@@ -77,32 +76,15 @@ fn heat_matches_one_process(comm: &MpiCommunicator, backend: &dyn Backend) -> st
 /// Every rank sends to every rank (itself too) and builds its receives in its own shuffled order.
 fn random_receive_order(comm: &MpiCommunicator, backend: &dyn Backend) -> std::result::Result<(), String> {
     let (rank, size) = (comm.rank(), comm.size());
-    let mut order: Vec<usize> = (0..size).collect();
-    let mut state = 0x9e37_79b9_u64.wrapping_mul(rank as u64 + 7);
-    for i in (1..order.len()).rev() {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        order.swap(i, (state >> 33) as usize % (i + 1));
-    }
     let build = || -> Result<DistributedProgram> {
-        let x = pt::placeholder("x", [2], DType::F64)?;
-        let mut total = pt::zeros([2], DType::F64)?;
-        for &src in &order {
-            let got = make_distributed_recv(src, ("all", src, rank), [2], DType::F64)?;
-            total = &total + &(&got * ((src + 1) as f64));
-        }
-        for &dest in order.iter().rev() {
-            let send = make_distributed_send(&(&x + (dest as f64)), dest, ("all", rank, dest))?;
-            total = staple_distributed_send(&total, send)?;
-        }
+        let total = dags::all_to_all(rank, &dags::shuffled(rank, size, 7))?;
         Ok(DistributedProgram::compile(backend, comm, &(&total).into())?.with_timeout(TIMEOUT))
     };
     let program = build().map_err(|e| e.to_string())?;
     let out = program
         .run(comm, &NamedData::from([("x".to_string(), f64s(&[rank as f64, 1.0]))]))
         .map_err(|e| e.to_string())?;
-    let expected: Vec<f64> = (0..2)
-        .map(|j| (0..size).map(|src| (if j == 0 { src as f64 } else { 1.0 } + rank as f64) * (src + 1) as f64).sum())
-        .collect();
+    let expected = dags::all_to_all_expected(rank, size);
     check(values(&out["_pt_out"]) == expected, || format!("{:?} != {expected:?}", values(&out["_pt_out"])))
 }
 

@@ -308,10 +308,8 @@ pub fn build_kernel_program(outputs: &Outputs, options: KernelOptions) -> Result
     // user built: transformations keep input nodes, so ids still match.
     let original_roots: Vec<Array> = outputs.entries().into_iter().map(|(_, a)| a).collect();
     let inputs = collect_inputs(&original_roots)?;
-    let mut input_names: HashMap<usize, Arc<str>> = HashMap::new();
-    for (k, a) in inputs.unnamed.iter().filter(|a| matches!(a.kind(), NodeKind::Placeholder { .. })).enumerate() {
-        input_names.insert(a.id(), format!("_pt_in{k}").into());
-    }
+    let input_names: HashMap<usize, Arc<str>> =
+        inputs.unnamed_placeholder_names().map(|(id, name)| (id, name.into())).collect();
 
     let lowered = deduplicate(&lower_to_index_lambdas(&deduplicate(&eliminate_dead_code(outputs)?)?)?)?;
     let (max_depth, max_size) = (options.max_inline_depth, options.max_inline_size);

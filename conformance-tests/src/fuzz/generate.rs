@@ -11,21 +11,7 @@ use super::case::{FuzzCase, InputSpec, Len};
 use super::rng::Rng;
 use crate::numpy_expr;
 
-const DTYPES: [DType; 13] = [
-    DType::Bool,
-    DType::I8,
-    DType::I16,
-    DType::I32,
-    DType::I64,
-    DType::U8,
-    DType::U16,
-    DType::U32,
-    DType::U64,
-    DType::F32,
-    DType::F64,
-    DType::C64,
-    DType::C128,
-];
+const DTYPES: [DType; 13] = DType::ALL;
 
 const UNARY: [&str; 23] = [
     "sin",
