@@ -675,6 +675,50 @@ case("repeat", {"flat": "np.repeat(x, 2)", "ax0": "np.repeat(x, 3, axis=0)", "ax
                 "none": "np.repeat(x, 0, axis=1)", "sym": "np.repeat(y, 2, axis=0)"},
      {"x": (I16, (2, 3)), "y": (D, ("n",))}, sizes={"n": 4})
 
+# --- Array API element-wise functions with code of their own on every backend (numpy 2 semantics) ---
+HYPERBOLIC = ["arcsinh", "arccosh", "arctanh", "expm1", "log1p", "log2", "rint"]
+for d in INEXACT:
+    outs = {f: f"np.{f}(x)" for f in HYPERBOLIC}
+    outs["acosh_domain"] = "np.arccosh(y + 1)"
+    outs["atanh_domain"] = "np.arctanh(y * 0.4)"
+    outs["tiny"] = "np.expm1(y * 1e-9) + np.log1p(y * 1e-9)"
+    case(f"array_api_math_{d}", outs, {"x": (d, (3, 4)), "y": (d, (4,), "pos")})
+    case(f"array_api_math_special_{d}", {f: f"np.{f}(x)" for f in HYPERBOLIC},
+         {"x": (d, (81,) if d in (C, Z) else (22,), "special")})
+for d in [F, D]:
+    outs = {"hypot": "np.hypot(x, y)", "logaddexp": "np.logaddexp(x, y)", "copysign": "np.copysign(x, y)",
+            "nextafter": "np.nextafter(x, y)", "signbit": "np.signbit(x)", "round": "np.round(x)"}
+    case(f"array_api_binary_math_{d}", outs, {"x": (d, (3, 4)), "y": (d, (4,))})
+    case(f"array_api_binary_math_special_{d}", outs, {"x": (d, (22,), "special"), "y": (d, (22,), "special_shifted")})
+    case(f"nextafter_edges_{d}", {"self": "np.nextafter(x, x)", "zero": "np.nextafter(x, 0.0)",
+                                  "down": "np.nextafter(x * 0, -1.0)", "up": "np.nextafter(-(x * 0), 1.0)",
+                                  "away": "np.nextafter(x, np.inf)"}, {"x": (d, (22,), "special")})
+    case(f"round_halfway_{d}", {"round": "np.round(x)", "rint": "np.rint(x)", "half": "np.round(x * 0.5)"},
+         {"x": (d, (12,), [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999999999999994, 4503599627370495.5, 1e300,
+                           "-0.0", "inf", "nan"])})
+case("hypot_logaddexp_int_promotion", {"h": "np.hypot(x, y)", "l": "np.logaddexp(y, 2)", "c": "np.copysign(3, y)"},
+     {"x": (I8, (5,)), "y": (U16, (5,))})
+case("signbit_ints_bools", {"i": "np.signbit(x)", "u": "np.signbit(y)", "b": "np.signbit(z)"},
+     {"x": (I8, (6,), "special"), "y": (U16, (6,)), "z": (B, (6,))})
+case("round_keeps_int_dtype", {"r": "np.round(x)", "rint": "np.rint(x)"}, {"x": (I32, (5,))})
+case("round_complex", {"r": "np.round(x * 4)", "rint": "np.rint(x * 4)"}, {"x": (Z, (8,))})
+for d in [B, I8, U8, I32, I64, U64, F, D, Z]:
+    case(f"reciprocal_{d}", {"r": "np.reciprocal(x)", "n": "np.negative(x)" if d != B else "np.logical_not(x)"},
+         {"x": (d, (8,), "int:-3:4" if d[0] in "iu" else ("pos" if d in INEXACT else None))})
+case("reciprocal_special", "np.reciprocal(x)", {"x": (D, (22,), "special")})
+for d in [I8, I16, I32, I64, U8, U16, U32, U64]:
+    bits = np.dtype(d).itemsize * 8
+    case(f"shifts_{d}", {"l": "np.left_shift(x, s)", "r": "np.right_shift(x, s)", "l1": "np.left_shift(x, 1)",
+                         "r1": "np.right_shift(x, 1)"},
+         {"x": (d, (7, 1), "special"), "s": (d, (bits + 6,), f"int:{-3 if d[0] == 'i' else 0}:{bits + 6}")})
+case("shifts_bool_and_mixed", {"b": "np.left_shift(x, y)", "m": "np.right_shift(z, w)", "k": "np.left_shift(z, 3)"},
+     {"x": (B, (4,)), "y": (B, (4,)), "z": (I16, (4,)), "w": (U8, (4,), "int:0:20")})
+case("error_shift_float", "np.left_shift(x, 1)", {"x": (D, (3,))}, error="UnsupportedDType")
+case("error_hypot_complex", "np.hypot(x, x)", {"x": (Z, (3,))}, error="UnsupportedDType")
+case("error_signbit_complex", "np.signbit(x)", {"x": (C, (3,))}, error="UnsupportedDType")
+case("array_api_constants", {"e": "x * np.e", "pi": "x + np.pi", "inf": "np.minimum(x, np.inf)", "nan": "np.maximum(x, np.nan)"},
+     {"x": (D, (4,))})
+
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

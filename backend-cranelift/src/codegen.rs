@@ -912,6 +912,12 @@ impl<'a> Translator<'a, '_> {
             (Sqrt, Val::Real(v)) => Val::Real(self.b.ins().sqrt(v)),
             (Floor, Val::Real(v)) => Val::Real(self.b.ins().floor(v)),
             (Ceil, Val::Real(v)) => Val::Real(self.b.ins().ceil(v)),
+            (Rint, Val::Real(v)) => Val::Real(self.b.ins().nearest(v)),
+            (Signbit, Val::Real(v)) => {
+                let int = if component_type(dtype) == types::F32 { types::I32 } else { types::I64 };
+                let bits = self.b.ins().bitcast(int, MemFlagsData::new(), v);
+                Val::Real(self.b.ins().icmp_imm_s(IntCC::SignedLessThan, bits, 0))
+            }
             (f, Val::Real(v)) if trig::handles(f, dtype) => Val::Real(self.sin_cos_f64(f, v, types::F64)),
             (f, Val::Real(v)) => {
                 let address = helpers::real_unary(f).ok_or_else(|| bug(format!("no helper for {}", f.name())))?;
@@ -942,6 +948,13 @@ impl<'a> Translator<'a, '_> {
     fn call2(&mut self, func: Func, a: Value, b: Value, dtype: DType) -> Result<Val> {
         Ok(Val::Real(match func {
             Func::Arctan2 => self.real_helper(helpers::atan2 as *const () as usize, dtype, &[a, b]),
+            Func::Hypot => self.real_helper(helpers::hypot as *const () as usize, dtype, &[a, b]),
+            Func::LogAddExp => self.real_helper(helpers::logaddexp as *const () as usize, dtype, &[a, b]),
+            Func::Copysign => self.b.ins().fcopysign(a, b),
+            Func::Nextafter => {
+                let helper = if dtype == DType::F32 { helpers::nextafter_f32 } else { helpers::nextafter };
+                self.real_helper(helper as *const () as usize, dtype, &[a, b])
+            }
             Func::Maximum => self.max_min(true, a, b, dtype),
             Func::Minimum => self.max_min(false, a, b, dtype),
             other => return Err(bug(format!("{} is not binary", other.name()))),

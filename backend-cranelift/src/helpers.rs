@@ -29,6 +29,12 @@ pub(crate) fn real_unary(func: Func) -> Option<usize> {
         Sinh => sinh,
         Cosh => cosh,
         Tanh => tanh,
+        Arcsinh => asinh,
+        Arccosh => acosh,
+        Arctanh => atanh,
+        Expm1 => expm1,
+        Log1p => log1p,
+        Log2 => log2,
         _ => return None,
     };
     Some(f as usize)
@@ -44,7 +50,40 @@ macro_rules! real_unary_helpers {
 
 real_unary_helpers! {
     exp => exp, ln => ln, log10 => log10, sin => sin, cos => cos, tan => tan, asin => asin,
-    acos => acos, atan => atan, sinh => sinh, cosh => cosh, tanh => tanh,
+    acos => acos, atan => atan, sinh => sinh, cosh => cosh, tanh => tanh, expm1 => exp_m1,
+    log1p => ln_1p, log2 => log2,
+}
+
+extern "C" fn asinh(x: f64) -> f64 {
+    math::asinh(x)
+}
+
+extern "C" fn acosh(x: f64) -> f64 {
+    math::acosh(x)
+}
+
+extern "C" fn atanh(x: f64) -> f64 {
+    math::atanh(x)
+}
+
+/// `hypot(a, b)` (C's: an infinite argument gives `inf`, even with a NaN).
+pub(crate) extern "C" fn hypot(a: f64, b: f64) -> f64 {
+    a.hypot(b)
+}
+
+/// numpy's `logaddexp`.
+pub(crate) extern "C" fn logaddexp(a: f64, b: f64) -> f64 {
+    math::logaddexp(a, b)
+}
+
+/// `nextafter` in double precision.
+pub(crate) extern "C" fn nextafter(a: f64, b: f64) -> f64 {
+    math::nextafter(a, b)
+}
+
+/// `nextafter` in single precision, for float32 values passed widened (exactly) to `f64`.
+pub(crate) extern "C" fn nextafter_f32(a: f64, b: f64) -> f64 {
+    math::nextafter_f32(a as f32, b as f32).into()
 }
 
 /// `x ** y` for floats.
@@ -130,6 +169,13 @@ pub(crate) unsafe extern "C" fn complex_unary(func: i64, re: f64, im: f64, out: 
         Some(Sinh) => complex::sinh(z),
         Some(Cosh) => complex::cosh(z),
         Some(Tanh) => complex::tanh(z),
+        Some(Arcsinh) => complex::asinh(z),
+        Some(Arccosh) => complex::acosh(z),
+        Some(Arctanh) => complex::atanh(z),
+        Some(Expm1) => complex::expm1(z),
+        Some(Log1p) => complex::log1p(z),
+        Some(Log2) => complex::log2(z),
+        Some(Rint) => Complex64::new(z.re.round_ties_even(), z.im.round_ties_even()),
         // The code generator calls this only for the functions above.
         _ => Complex64::new(f64::NAN, f64::NAN),
     };

@@ -286,6 +286,13 @@ fn float_func(f: Func, x: f64) -> R<f64> {
         Tanh => x.tanh(),
         Floor => x.floor(),
         Ceil => x.ceil(),
+        Arcsinh => math::asinh(x),
+        Arccosh => math::acosh(x),
+        Arctanh => math::atanh(x),
+        Expm1 => x.exp_m1(),
+        Log1p => x.ln_1p(),
+        Log2 => x.log2(),
+        Rint => x.round_ties_even(),
         Real | Conj => x,
         Imag => 0.0,
         _ => return bug(format!("{f:?} of a float")),
@@ -309,6 +316,13 @@ fn complex_func(f: Func, z: Complex64) -> R<Complex64> {
         Sinh => complex::sinh(z),
         Cosh => complex::cosh(z),
         Tanh => complex::tanh(z),
+        Arcsinh => complex::asinh(z),
+        Arccosh => complex::acosh(z),
+        Arctanh => complex::atanh(z),
+        Expm1 => complex::expm1(z),
+        Log1p => complex::log1p(z),
+        Log2 => complex::log2(z),
+        Rint => Complex64::new(z.re.round_ties_even(), z.im.round_ties_even()),
         Conj => z.conj(),
         _ => return bug(format!("{f:?} of a complex number")),
     })
@@ -341,14 +355,35 @@ pub(crate) fn call(f: Func, args: &[Scalar]) -> R<Scalar> {
         }
         (Func::Arctan2, [S::F32(a), S::F32(b)]) => Ok(S::F32(f64::from(*a).atan2(f64::from(*b)) as f32)),
         (Func::Arctan2, [S::F64(a), S::F64(b)]) => Ok(S::F64(a.atan2(*b))),
+        (Func::Nextafter, [S::F32(a), S::F32(b)]) => Ok(S::F32(math::nextafter_f32(*a, *b))),
+        (Func::Hypot | Func::LogAddExp | Func::Copysign, [S::F32(a), S::F32(b)]) => {
+            Ok(S::F32(real_binary(f, f64::from(*a), f64::from(*b))? as f32))
+        }
+        (Func::Hypot | Func::LogAddExp | Func::Copysign | Func::Nextafter, [S::F64(a), S::F64(b)]) => {
+            Ok(S::F64(real_binary(f, *a, *b)?))
+        }
         (_, [x]) => unary_func(f, *x),
         _ => bug(format!("{f:?} with {} arguments", args.len())),
     }
 }
 
+/// A real function of two `f64`s (float32 arguments widened: exact for these functions, or
+/// rounded once at the end).
+fn real_binary(f: Func, a: f64, b: f64) -> R<f64> {
+    Ok(match f {
+        Func::Hypot => a.hypot(b),
+        Func::LogAddExp => math::logaddexp(a, b),
+        Func::Copysign => a.copysign(b),
+        Func::Nextafter => math::nextafter(a, b),
+        _ => return bug(format!("{f:?} of two floats")),
+    })
+}
+
 fn unary_func(f: Func, x: Scalar) -> R<Scalar> {
     use Scalar as S;
     Ok(match x {
+        S::F32(v) if f == Func::Signbit => S::Bool(v.is_sign_negative()),
+        S::F64(v) if f == Func::Signbit => S::Bool(v.is_sign_negative()),
         S::F32(v) if f == Func::IsNan => S::Bool(v.is_nan()),
         S::F64(v) if f == Func::IsNan => S::Bool(v.is_nan()),
         S::C64(v) if f == Func::IsNan => S::Bool(v.re.is_nan() || v.im.is_nan()),

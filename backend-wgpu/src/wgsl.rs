@@ -858,7 +858,27 @@ impl Translator<'_> {
         let complex = matches!(dtype, DType::C64 | DType::C128);
         let math = matches!(
             f,
-            Sqrt | Exp | Log | Log10 | Sin | Cos | Tan | Arcsin | Arccos | Arctan | Arctan2 | Sinh | Cosh | Tanh
+            Sqrt | Exp
+                | Log
+                | Log10
+                | Sin
+                | Cos
+                | Tan
+                | Arcsin
+                | Arccos
+                | Arctan
+                | Arctan2
+                | Sinh
+                | Cosh
+                | Tanh
+                | Arcsinh
+                | Arccosh
+                | Arctanh
+                | Expm1
+                | Log1p
+                | Log2
+                | Hypot
+                | LogAddExp
         ) || (f == Abs && complex);
         if math && matches!(dtype, DType::F32 | DType::C64) && !self.features.f64 && f != Sqrt {
             // The drivers' single-precision functions make no accuracy promise numpy's users could
@@ -926,6 +946,19 @@ impl Translator<'_> {
             Sinh => lib(self, "sinh"),
             Cosh => lib(self, "cosh"),
             Tanh => lib(self, "tanh"),
+            Arcsinh => lib(self, "asinh"),
+            Arccosh => lib(self, "acosh"),
+            Arctanh => lib(self, "atanh"),
+            Expm1 => lib(self, "expm1"),
+            Log1p => lib(self, "log1p"),
+            Log2 => lib(self, "log2"),
+            Hypot => lib(self, "hypotc"),
+            LogAddExp => lib(self, "logaddexp"),
+            Copysign => lib(self, "copysign"),
+            Nextafter => lib(self, "nextafter"),
+            Signbit => lib(self, "signbit"),
+            Rint if complex => format!("{ty}(round({x}.x), round({x}.y))"),
+            Rint => format!("round({x})"),
         })
     }
 }

@@ -242,11 +242,33 @@ pub enum Func {
     /// program fail with [`Error::IndexOutOfBounds`] for axis `axis` (a constant). Lowering checks
     /// index arrays with it, over the whole index array, whether or not the values read are used.
     NormalizeIndex,
+    Arcsinh,
+    Arccosh,
+    Arctanh,
+    /// `exp(x) - 1`, accurate near 0.
+    Expm1,
+    /// `log(1 + x)`, accurate near 0.
+    Log1p,
+    Log2,
+    /// `sqrt(a² + b²)` without overflow (real floats; an infinite argument gives `inf`, even with
+    /// a NaN).
+    Hypot,
+    /// `log(exp(a) + exp(b))` without overflow (real floats; numpy's `logaddexp`).
+    LogAddExp,
+    /// `|a|` with the sign bit of `b` (real floats).
+    Copysign,
+    /// The next representable value after `a` toward `b`, in the arguments' precision.
+    Nextafter,
+    /// Whether the sign bit is set (real floats; `true` for `-0.0` and negative NaNs).
+    Signbit,
+    /// Round to the nearest integer, ties to even (numpy `rint`/`round`); complex numbers part by
+    /// part.
+    Rint,
 }
 
 impl Func {
     /// Every function.
-    pub const ALL: [Func; 25] = [
+    pub const ALL: [Func; 37] = [
         Func::Abs,
         Func::Sqrt,
         Func::Exp,
@@ -272,6 +294,18 @@ impl Func {
         Func::Maximum,
         Func::Minimum,
         Func::NormalizeIndex,
+        Func::Arcsinh,
+        Func::Arccosh,
+        Func::Arctanh,
+        Func::Expm1,
+        Func::Log1p,
+        Func::Log2,
+        Func::Hypot,
+        Func::LogAddExp,
+        Func::Copysign,
+        Func::Nextafter,
+        Func::Signbit,
+        Func::Rint,
     ];
 
     /// The function's name, as numpy spells it.
@@ -303,13 +337,31 @@ impl Func {
             Maximum => "maximum",
             Minimum => "minimum",
             NormalizeIndex => "normalize_index",
+            Arcsinh => "arcsinh",
+            Arccosh => "arccosh",
+            Arctanh => "arctanh",
+            Expm1 => "expm1",
+            Log1p => "log1p",
+            Log2 => "log2",
+            Hypot => "hypot",
+            LogAddExp => "logaddexp",
+            Copysign => "copysign",
+            Nextafter => "nextafter",
+            Signbit => "signbit",
+            Rint => "rint",
         }
     }
 
     /// Number of arguments.
     pub fn arity(self) -> usize {
         match self {
-            Func::Arctan2 | Func::Maximum | Func::Minimum => 2,
+            Func::Arctan2
+            | Func::Maximum
+            | Func::Minimum
+            | Func::Hypot
+            | Func::LogAddExp
+            | Func::Copysign
+            | Func::Nextafter => 2,
             Func::NormalizeIndex => 3,
             _ => 1,
         }
@@ -326,10 +378,22 @@ impl Func {
                 Complex => Ok(arg.real_dtype()),
                 _ => Ok(arg),
             },
-            Sqrt | Exp | Log | Log10 | Sin | Cos | Tan | Arcsin | Arccos | Arctan | Sinh | Cosh | Tanh => {
-                if arg.is_inexact() { Ok(arg) } else { Err("needs a float or complex argument") }
+            Sqrt | Exp | Log | Log10 | Sin | Cos | Tan | Arcsin | Arccos | Arctan | Sinh | Cosh | Tanh | Arcsinh
+            | Arccosh | Arctanh | Expm1 | Log1p | Log2 | Rint => {
+                if arg.is_inexact() {
+                    Ok(arg)
+                } else {
+                    Err("needs a float or complex argument")
+                }
             }
-            Arctan2 | Floor | Ceil => {
+            Signbit => {
+                if kind == Float {
+                    Ok(DType::Bool)
+                } else {
+                    Err("needs a real float argument")
+                }
+            }
+            Arctan2 | Floor | Ceil | Hypot | LogAddExp | Copysign | Nextafter => {
                 if kind == Float {
                     Ok(arg)
                 } else {

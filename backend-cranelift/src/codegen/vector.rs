@@ -727,6 +727,7 @@ impl Translator<'_, '_> {
             Func::Sqrt => ins.sqrt(xs[0]),
             Func::Floor => ins.floor(xs[0]),
             Func::Ceil => ins.ceil(xs[0]),
+            Func::Rint => ins.nearest(xs[0]),
             Func::Maximum => return Ok(self.vector_max_min(true, xs[0], xs[1])),
             Func::Minimum => return Ok(self.vector_max_min(false, xs[0], xs[1])),
             Func::IsNan => ins.fcmp(float_cc(CompareOp::Ne), xs[0], xs[0]),
@@ -827,6 +828,7 @@ fn is_vector_instruction(f: Func) -> bool {
             | Func::Sqrt
             | Func::Floor
             | Func::Ceil
+            | Func::Rint
             | Func::Maximum
             | Func::Minimum
             | Func::Real

@@ -656,9 +656,51 @@ math_functions! {
     /// assert_eq!(pt::tanh(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
     /// ```
     tanh => Tanh;
+    /// Inverse hyperbolic sine (numpy `arcsinh`, the Array API's `asinh`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::arcsinh(&pt::placeholder("a", [3], DType::F32).unwrap()).unwrap().dtype(), DType::F32);
+    /// ```
+    arcsinh => Arcsinh;
+    /// Inverse hyperbolic cosine (numpy `arccosh`, the Array API's `acosh`); NaN below 1.
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::arccosh(&pt::placeholder("a", [3], DType::C128).unwrap()).unwrap().dtype(), DType::C128);
+    /// ```
+    arccosh => Arccosh;
+    /// Inverse hyperbolic tangent (numpy `arctanh`, the Array API's `atanh`); `±inf` at `±1`.
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::arctanh(&pt::placeholder("a", [3], DType::I32).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    arctanh => Arctanh;
+    /// `exp(a) - 1`, accurate for `a` near 0 (numpy `expm1`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::expm1(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    expm1 => Expm1;
+    /// `log(1 + a)`, accurate for `a` near 0 (numpy `log1p`).
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::log1p(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    log1p => Log1p;
+    /// Base-2 logarithm (numpy `log2`), exact at powers of two.
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, DType};
+    /// assert_eq!(pt::log2(&pt::placeholder("a", [3], DType::U8).unwrap()).unwrap().dtype(), DType::F32);
+    /// ```
+    log2 => Log2;
 }
 
-fn round(func: Func, a: &Array) -> Result<Array> {
+fn round_with(func: Func, a: &Array) -> Result<Array> {
     match a.dtype().kind() {
         // numpy 2 keeps integer and bool dtypes; the values are already whole.
         DTypeKind::Bool | DTypeKind::SignedInt | DTypeKind::UnsignedInt => Ok(a.clone()),
@@ -679,7 +721,7 @@ fn round(func: Func, a: &Array) -> Result<Array> {
 #[track_caller]
 pub fn floor(a: &Array) -> Result<Array> {
     let _site = crate::created_at::enter();
-    round(Func::Floor, a)
+    round_with(Func::Floor, a)
 }
 
 /// Round toward positive infinity (numpy `ceil`); integer and bool input is returned unchanged.
@@ -691,7 +733,7 @@ pub fn floor(a: &Array) -> Result<Array> {
 #[track_caller]
 pub fn ceil(a: &Array) -> Result<Array> {
     let _site = crate::created_at::enter();
-    round(Func::Ceil, a)
+    round_with(Func::Ceil, a)
 }
 
 /// `true` where `a` is NaN (numpy `isnan`); always false for integers and bools, computed as
@@ -722,10 +764,15 @@ pub fn isnan(a: &Array) -> Result<Array> {
 #[track_caller]
 pub fn arctan2(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
     let _site = crate::created_at::enter();
-    let (a, b) = (a.into(), b.into());
+    real_float_binary(Func::Arctan2, a.into(), b.into())
+}
+
+/// A function of two real operands computed in floating point (`arctan2`, `hypot`, ...).
+fn real_float_binary(func: Func, a: Operand, b: Operand) -> Result<Array> {
+    let op = func.name();
     let promoted = promote(&[&a, &b])?;
     if promoted.is_complex() {
-        return Err(dtype_error("arctan2", promoted, &[&a, &b], "arctan2 needs real operands"));
+        return Err(dtype_error(op, promoted, &[&a, &b], "needs real operands"));
     }
     // numpy picks the first float loop that holds each operand (a weak scalar taking the dtype
     // it promotes to), not the float of the promoted dtype: int8 with uint16 is float32.
@@ -734,7 +781,200 @@ pub fn arctan2(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
         Operand::Scalar(_) => promoted.float_for_math(),
     };
     let dtype = result_type(operand_float(&a), operand_float(&b));
-    elementwise("arctan2", &[&a, &b], dtype, |e| Ok(Expr::call(Func::Arctan2, e)))
+    elementwise(op, &[&a, &b], dtype, |e| Ok(Expr::call(func, e)))
+}
+
+/// `sqrt(a² + b²)` without overflow or underflow (numpy `hypot`), for real operands; an infinite
+/// operand gives `inf` even when the other is NaN, as C's `hypot` does.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let x = pt::placeholder("x", [3], DType::F32).unwrap();
+/// assert_eq!(pt::hypot(&x, 4).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn hypot(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    real_float_binary(Func::Hypot, a.into(), b.into())
+}
+
+/// `log(exp(a) + exp(b))` without overflow (numpy `logaddexp`), for real operands.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let x = pt::placeholder("x", [3], DType::F64).unwrap();
+/// assert_eq!(pt::logaddexp(&x, &x).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn logaddexp(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    real_float_binary(Func::LogAddExp, a.into(), b.into())
+}
+
+/// `|a|` with the sign bit of `b` (numpy `copysign`), for real operands: `copysign(1, -0.0)` is
+/// `-1.0`, and NaN's sign bit counts.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let x = pt::placeholder("x", [3], DType::F64).unwrap();
+/// assert_eq!(pt::copysign(1.0, &x).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn copysign(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    real_float_binary(Func::Copysign, a.into(), b.into())
+}
+
+/// The next representable value after `a` toward `b`, in the result dtype's precision (numpy
+/// `nextafter`); `b` where they are equal, NaN where either is.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let x = pt::placeholder("x", [3], DType::F32).unwrap();
+/// assert_eq!(pt::nextafter(&x, 1.0).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn nextafter(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    real_float_binary(Func::Nextafter, a.into(), b.into())
+}
+
+/// Whether the sign bit of `a` is set (numpy `signbit`): `true` for `-0.0` and NaNs with the sign
+/// bit. Integers and bools are read as floats, as numpy's loops read them (negative integers).
+/// Complex numbers are an error.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::signbit(&pt::placeholder("a", [3], DType::I8).unwrap()).unwrap().dtype(), DType::Bool);
+/// ```
+#[track_caller]
+pub fn signbit(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    if a.dtype().is_complex() {
+        return Err(dtype_error("signbit", a.dtype(), &[&a.into()], "complex numbers have no sign bit"));
+    }
+    let float = a.dtype().float_for_math();
+    unary("signbit", a, float, |e| Expr::call(Func::Signbit, vec![e]))
+}
+
+/// Round to the nearest integer, halfway cases to even (numpy `rint`; the Array API's `round`):
+/// `rint(0.5)` is `0.0`, `rint(-0.5)` is `-0.0`. Complex numbers are rounded part by part;
+/// integers and bools compute in floating point as numpy's `rint` does (see [`round`] for the
+/// dtype-keeping version).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::rint(&pt::placeholder("a", [3], DType::I32).unwrap()).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn rint(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    math(Func::Rint, a)
+}
+
+/// Round to the nearest integer, halfway cases to even (numpy `round` with `decimals=0`, the
+/// Array API's `round`): floats and complex numbers as [`rint`]; integers and bools are returned
+/// unchanged, in their dtype.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::round(&pt::placeholder("a", [3], DType::I32).unwrap()).unwrap().dtype(), DType::I32);
+/// ```
+#[track_caller]
+pub fn round(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    if a.dtype().is_inexact() {
+        unary("round", a, a.dtype(), |e| Expr::call(Func::Rint, vec![e]))
+    } else {
+        Ok(a.clone())
+    }
+}
+
+/// `1 / a` (numpy `reciprocal`) in `a`'s dtype. Integers (and bools, as `int8`) follow numpy's
+/// loop, which converts `1.0 / a` back to the integer dtype: 0 for `|a| > 1`, and for `a == 0`
+/// what the conversion of `inf` gives (the smallest value of 32- and 64-bit signed dtypes, 0 for
+/// the others).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::reciprocal(&pt::placeholder("a", [3], DType::F32).unwrap()).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn reciprocal(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    if a.dtype().is_inexact() {
+        return divide(1, a);
+    }
+    let int = if a.dtype() == DType::Bool { DType::I8 } else { a.dtype() };
+    astype(&divide(1.0, &astype(a, DType::F64)?)?, int)
+}
+
+/// numpy's shifts, composed from wrapping integer arithmetic (the same bits on every backend):
+/// `a << s` is `a * 2**s` and `a >> s` is `a // 2**s` for `0 <= s` below the width (the top bit
+/// of a signed dtype aside: `2**(bits-1)` is negative there); a shift by the width or more, or by a
+/// negative amount, gives 0 (left) or the sign fill, `-1` for negative `a` (right), as numpy's
+/// `npy_lshift`/`npy_rshift` do. Bools shift as `int8`, as in numpy.
+fn shift(op: &str, a: Operand, b: Operand, left: bool) -> Result<Array> {
+    use crate::scalar::Scalar;
+    let operands = [&a, &b];
+    let promoted = promote(&operands)?;
+    let dtype = match promoted.kind() {
+        DTypeKind::Bool => DType::I8,
+        DTypeKind::SignedInt | DTypeKind::UnsignedInt => promoted,
+        _ => return Err(dtype_error(op, promoted, &operands, "shifts take integers")),
+    };
+    let bits = 8 * dtype.itemsize() as i64;
+    let signed = dtype.kind() == DTypeKind::SignedInt;
+    let int = |v: i64| Expr::constant(Scalar::I64(v).cast(dtype));
+    elementwise(op, &operands, dtype, |mut e| {
+        let s = e.pop().expect("two operands");
+        let x = e.pop().expect("two operands");
+        // Shifts by the full width of a signed right shift are sign fills too: 2**(bits-1) < 0.
+        let limit = if signed && !left { bits - 1 } else { bits };
+        let mut in_range = s.clone().compare(CompareOp::Lt, int(limit));
+        if signed {
+            in_range = s.clone().compare(CompareOp::Ge, int(0)).binary(BinaryOp::LogicalAnd, in_range);
+        }
+        let power = int(2).binary(BinaryOp::Pow, s);
+        let (shifted, outside) = if left {
+            (x.binary(BinaryOp::Mul, power), int(0))
+        } else if signed {
+            let fill = Expr::if_then_else(x.clone().compare(CompareOp::Lt, int(0)), int(-1), int(0));
+            (x.binary(BinaryOp::FloorDiv, power), fill)
+        } else {
+            (x.binary(BinaryOp::FloorDiv, power), int(0))
+        };
+        Ok(Expr::if_then_else(in_range, shifted, outside))
+    })
+}
+
+/// `a << b` (numpy `left_shift`, the Array API's `bitwise_left_shift`) for integers: bits shifted
+/// out are lost (wrapping), shifts by the width or more, or by negative amounts, give 0.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::U8).unwrap();
+/// assert_eq!(pt::left_shift(&a, 3).unwrap().dtype(), DType::U8);
+/// ```
+#[track_caller]
+pub fn left_shift(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    shift("left_shift", a.into(), b.into(), true)
+}
+
+/// `a >> b` (numpy `right_shift`, the Array API's `bitwise_right_shift`) for integers: arithmetic
+/// for signed dtypes (rounding toward -inf); shifts by the width or more, or by negative amounts,
+/// give the sign fill (`-1` for negative `a`, else 0).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::I16).unwrap();
+/// assert_eq!(pt::right_shift(&a, 1).unwrap().dtype(), DType::I16);
+/// ```
+#[track_caller]
+pub fn right_shift(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    shift("right_shift", a.into(), b.into(), false)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -831,7 +1071,7 @@ pub fn trunc(a: &Array) -> Result<Array> {
     let _site = crate::created_at::enter();
     match a.dtype().kind() {
         DTypeKind::Float => where_(&less(a, 0)?, &ceil(a)?, &floor(a)?),
-        _ => round(Func::Floor, a)
+        _ => round_with(Func::Floor, a)
             .map_err(|_| dtype_error("trunc", a.dtype(), &[&a.into()], "complex numbers cannot be rounded")),
     }
 }

@@ -38,10 +38,12 @@ pub use creation::{
     zeros, zeros_like,
 };
 pub use elementwise::{
-    abs, add, arccos, arcsin, arctan, arctan2, astype, bitwise_and, bitwise_or, bitwise_xor, ceil, clip, conj, cos,
-    cosh, divide, equal, exp, floor, floor_divide, greater, greater_equal, imag, invert, isfinite, isinf, isnan, less,
-    less_equal, log, log10, logical_and, logical_not, logical_or, logical_xor, maximum, minimum, multiply, negative,
-    not_equal, positive, power, real, remainder, sign, sin, sinh, sqrt, square, subtract, tan, tanh, trunc, where_,
+    abs, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, astype, bitwise_and, bitwise_or, bitwise_xor,
+    ceil, clip, conj, copysign, cos, cosh, divide, equal, exp, expm1, floor, floor_divide, greater, greater_equal,
+    hypot, imag, invert, isfinite, isinf, isnan, left_shift, less, less_equal, log, log1p, log2, log10, logaddexp,
+    logical_and, logical_not, logical_or, logical_xor, maximum, minimum, multiply, negative, nextafter, not_equal,
+    positive, power, real, reciprocal, remainder, right_shift, rint, round, sign, signbit, sin, sinh, sqrt, square,
+    subtract, tan, tanh, trunc, where_,
 };
 pub use indexing::{Ellipsis, Idx, NewAxis, index};
 pub use linalg::{TensordotAxes, dot, einsum, matmul, tensordot, vdot, vecdot};

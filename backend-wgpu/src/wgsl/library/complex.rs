@@ -485,6 +485,36 @@ fn mulg_$S(x: $T, y: $T) -> $T {
 }",
             vec![("nan", r), ("mul", ty), ("mulg", ty), ("div", ty), ("exp", ty), ("log", ty)],
         ),
+        // asinh is asin of the swapped parts, swapped back (numpy's casin is the converse).
+        "asinh" => ("fn asinh_$S(z: $T) -> $T { return asin_$S(z.yx).yx; }", vec![("asin", ty)]),
+        // cacosh from cacos, as `pytato_core::math::complex::acosh`.
+        "acosh" => (
+            "fn acosh_$S(z: $T) -> $T {
+    let w = acos_$S(z);
+    if isnan_$R(w.x) && isnan_$R(w.y) { return $T(w.y, w.x); }
+    if isnan_$R(w.x) { return $T(abs(w.y), w.x); }
+    if isnan_$R(w.y) { return $T(w.y, w.x); }
+    return $T(abs(w.y), copysign_$R(w.x, z.y));
+}",
+            vec![("acos", ty), ("isnan", r), ("copysign", r)],
+        ),
+        "log2" => ("fn log2_$S(z: $T) -> $T { return log_$S(z) * $R(1.44269504088896340736); }", vec![("log", ty)]),
+        // numpy's nc_log1p: log|1 + z| + i atan2(y, 1 + x).
+        "log1p" => (
+            "fn log1p_$S(z: $T) -> $T {
+    let re = $R(1.0) + z.x;
+    return $T(log_$R(hypotc_$R(re, z.y)), atan2_$R(z.y, re));
+}",
+            vec![("log", r), ("hypotc", r), ("atan2", r)],
+        ),
+        // numpy's nc_expm1: expm1(x) cos y - 2 sin²(y/2) + i exp(x) sin y.
+        "expm1" => (
+            "fn expm1_$S(z: $T) -> $T {
+    let a = sin_$R(z.y * $R(0.5));
+    return $T(expm1_$R(z.x) * cos_$R(z.y) - $R(2.0) * a * a, exp_$R(z.x) * sin_$R(z.y));
+}",
+            vec![("sin", r), ("cos", r), ("expm1", r), ("exp", r)],
+        ),
         other => panic!("no complex WGSL helper {other} for {ty}"),
     }
 }

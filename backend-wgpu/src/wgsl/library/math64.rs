@@ -638,6 +638,90 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
 }",
             vec![],
         ),
+        // fdlibm's acosh.
+        "acosh" => (
+            "fn acosh_f64(x: f64) -> f64 {
+    if isnan_f64(x) || x < 1.0lf { return nan_f64(); }
+    if x >= 268435456.0lf {
+        if isinf_f64(x) { return x; }
+        return log_f64(x) + 6.93147180559945286227e-01;
+    }
+    if x > 2.0lf { return log_f64(2.0lf * x - 1.0lf / (x + sqrt(x * x - 1.0lf))); }
+    let t = x - 1.0lf;
+    return log1p_f64(t + sqrt(2.0lf * t + t * t));
+}",
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("log", t), ("log1p", t)],
+        ),
+        // fdlibm's atanh.
+        "atanh" => (
+            "fn atanh_f64(x: f64) -> f64 {
+    let ax = abs(x);
+    if isnan_f64(x) || ax > 1.0lf { return nan_f64(); }
+    if ax == 1.0lf { return copysign_f64(inf_f64(), x); }
+    if ax < 3.7252902984e-09 { return x; }
+    var t: f64;
+    if ax < 0.5lf {
+        let s = ax + ax;
+        t = 0.5lf * log1p_f64(s + s * ax / (1.0lf - ax));
+    } else {
+        t = 0.5lf * log1p_f64((ax + ax) / (1.0lf - ax));
+    }
+    return copysign_f64(t, x);
+}",
+            vec![("isnan", t), ("nan", t), ("inf", t), ("copysign", t), ("log1p", t)],
+        ),
+        // Kahan's expm1: (u - 1) x / log u at the rounded u = exp x, whose error cancels (u is
+        // opaque: `u - 1` must not be rewritten).
+        "expm1" => (
+            "fn expm1_f64(x: f64) -> f64 {
+    if isnan_f64(x) { return x; }
+    if x > 40.0lf { return exp_f64(x); }
+    if x < -40.0lf { return -1.0lf; }
+    let u = opqa_f64(exp_f64(x));
+    if u == 1.0lf { return x; }
+    let um1 = u - 1.0lf;
+    if um1 == -1.0lf { return -1.0lf; }
+    return um1 * x / log_f64(u);
+}",
+            vec![("isnan", t), ("exp", t), ("opqa", t), ("log", t)],
+        ),
+        // log2 x = e + log2 m for x = m 2^e, m in [√½, √2): exact at powers of two.
+        "log2" => (
+            "fn log2_f64(x: f64) -> f64 {
+    if isnan_f64(x) || x < 0.0lf { return nan_f64(); }
+    if x == 0.0lf { return -inf_f64(); }
+    if isinf_f64(x) { return x; }
+    var m = x;
+    var e = 0;
+    if m < 2.2250738585072014e-308 { m = m * 18014398509481984.0lf; e = -54; }
+    let bits = bitcast<u64>(m);
+    e = e + i32((bits >> 52u) & 0x7fflu) - 1023;
+    m = bitcast<f64>((bits & 0x000fffffffffffffflu) | 0x3ff0000000000000lu);
+    if m > 1.4142135623730951lf { m = m * 0.5lf; e = e + 1; }
+    return f64(e) + log_f64(m) * 1.44269504088896340736lf;
+}",
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t), ("log", t)],
+        ),
+        // numpy's npy_logaddexp.
+        "logaddexp" => (
+            "fn logaddexp_f64(x: f64, y: f64) -> f64 {
+    if isnan_f64(x) || isnan_f64(y) { return nan_f64(); }
+    if x == y { return x + 6.93147180559945286227e-01; }
+    let d = x - y;
+    if d > 0.0lf { return x + log1p_f64(exp_f64(-d)); }
+    return y + log1p_f64(exp_f64(d));
+}",
+            vec![("isnan", t), ("nan", t), ("log1p", t), ("exp", t)],
+        ),
+        // C's hypot: infinite beats NaN.
+        "hypotc" => (
+            "fn hypotc_f64(a: f64, b: f64) -> f64 {
+    if isinf_f64(a) || isinf_f64(b) { return inf_f64(); }
+    if isnan_f64(a) || isnan_f64(b) { return nan_f64(); }
+    return hypot_f64(abs(a), abs(b));
+}",
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t), ("hypot", t)],
+        ),
         other => panic!("no float64 WGSL helper {other}"),
     }
 }
