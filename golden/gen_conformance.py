@@ -719,6 +719,29 @@ case("error_signbit_complex", "np.signbit(x)", {"x": (C, (3,))}, error="Unsuppor
 case("array_api_constants", {"e": "x * np.e", "pi": "x + np.pi", "inf": "np.minimum(x, np.inf)", "nan": "np.maximum(x, np.nan)"},
      {"x": (D, (4,))})
 
+# --- Statistics: var/std (ddof, correction), dtype= of sum/prod/mean, argmax/argmin (ties, NaN) ----
+for d in [B, I16, U32, F, D, C, Z]:
+    case(f"var_std_{d}", {"var": "np.var(x)", "std0": "np.std(x, axis=0)", "var1": "np.var(x, axis=1, ddof=1)",
+                          "keep": "np.std(x, axis=(0, 2), keepdims=True, correction=1.5)"}, {"x": (d, (4, 3, 5))})
+case("var_special_small_and_empty", {"nan": "np.var(x)", "inf": "np.std(x[1:3])", "ddof_big": "np.var(y, ddof=5)",
+                                     "single": "np.var(y[:1], ddof=1)", "empty": "np.var(z, axis=0)",
+                                     "sym": "np.std(w, axis=0, ddof=1)"},
+     {"x": (D, (22,), "special"), "y": (F, (4,)), "z": (D, (0, 3)), "w": (D, ("n", 2))}, sizes={"n": 5})
+case("reduction_dtype_argument", {"sum8": "np.sum(x, dtype=np.int8)", "prodf": "np.prod(x, axis=0, dtype=np.float32)",
+                                  "mean32": "np.mean(x, dtype=np.float32)", "sumc": "np.sum(y, dtype=np.complex128)",
+                                  "var32": "np.var(x, axis=1, dtype=np.float32)"},
+     {"x": (I32, (3, 50), "int:0:100"), "y": (F, (6,))})
+for d in [B, I8, U64, F, D]:
+    case(f"argmax_argmin_{d}", {"flat": "np.argmax(x)", "ax0": "np.argmax(x, axis=0)", "min1": "np.argmin(x, axis=-1)",
+                                "keep": "np.argmin(x, axis=1, keepdims=True)", "flatkeep": "np.argmax(x, keepdims=True)"},
+         {"x": (d, (4, 6), "int:0:3" if d[0] in "iu" else None)})
+case("argmax_argmin_nan_ties_zeros", {"max": "np.argmax(x)", "min": "np.argmin(x)", "zmax": "np.argmax(z)",
+                                      "zmin": "np.argmin(z)", "inf": "np.argmin(x[4:])", "sym": "np.argmax(w, axis=0)"},
+     {"x": (D, (8,), [1.0, "nan", 3.0, "nan", "-inf", "inf", 3.0, -1.0]), "z": (F, (4,), [0.0, "-0.0", 0.0, "-0.0"]),
+      "w": (I32, ("n", 3))}, sizes={"n": 4})
+case("error_argmax_empty", "np.argmax(x)", {"x": (D, (0,))}, error="InvalidArgument")
+case("error_argmin_empty_axis", "np.argmin(x, axis=1)", {"x": (D, (3, 0))}, error="InvalidArgument")
+
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

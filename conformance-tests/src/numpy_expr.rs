@@ -560,6 +560,9 @@ fn reduce_options(args: &[V], kwargs: &BTreeMap<String, V>) -> R<ReduceOptions> 
     if let Some(init) = kwargs.get("initial") {
         opts = opts.initial(weak(init.clone())?);
     }
+    if let Some(d) = opt_dtype(kwargs)? {
+        opts = opts.dtype(d);
+    }
     Ok(opts)
 }
 
@@ -680,6 +683,25 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
     };
     if let Some(f) = reduction {
         return array(f(&a0()?, reduce_options(&args, &kwargs)?));
+    }
+    if name == "var" || name == "std" {
+        let f = if name == "var" { pt::var } else { pt::std };
+        let correction = match kwargs.get("ddof").or(kwargs.get("correction")) {
+            Some(V::Int(n)) => *n as f64,
+            Some(V::Float(c)) => *c,
+            None => 0.0,
+            Some(other) => return Err(format!("np.{name}: bad ddof {other:?}")),
+        };
+        return array(f(&a0()?, reduce_options(&args, &kwargs)?, correction));
+    }
+    if name == "argmax" || name == "argmin" {
+        let f = if name == "argmax" { pt::argmax } else { pt::argmin };
+        let axis = match kwargs.get("axis").or(args.get(1)) {
+            None | Some(V::None) => None,
+            Some(v) => Some(int(v)?),
+        };
+        let keepdims = matches!(kwargs.get("keepdims"), Some(V::Bool(true)));
+        return array(f(&a0()?, axis, keepdims));
     }
     let kw_or = |k: &str, i: usize| kwargs.get(k).cloned().or_else(|| args.get(i).cloned());
     array(match name.as_str() {

@@ -48,7 +48,7 @@ pub use elementwise::{
 pub use indexing::{Ellipsis, Idx, NewAxis, index};
 pub use linalg::{TensordotAxes, dot, einsum, matmul, tensordot, vdot, vecdot};
 pub use operand::{LambdaBuilder, Operand, promote};
-pub use reductions::{Axes, ReduceOptions, all, any, max, mean, min, prod, sum};
+pub use reductions::{Axes, ReduceOptions, all, any, argmax, argmin, max, mean, min, prod, std, sum, var};
 pub use selection::{COUNT_PREFIX, argwhere, compress, count_nonzero, extract, flatnonzero, nonzero};
 pub use shape_ops::{
     broadcast_to, concatenate, diff, expand_dims, flip, matrix_transpose, moveaxis, permute_dims, ravel, repeat,

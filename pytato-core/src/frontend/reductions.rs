@@ -1,4 +1,5 @@
-//! Reductions: `sum`, `prod`, `max`, `min`, `all`, `any`, `mean`.
+//! Reductions: `sum`, `prod`, `max`, `min`, `all`, `any`, `mean`, `var`, `std`, `argmax`,
+//! `argmin`.
 //!
 //! Each is an `IndexLambda` whose expression holds a `Reduce`, as in pytato. The second argument
 //! says which axes, and optionally `keepdims` and `initial`:
@@ -98,6 +99,9 @@ pub struct ReduceOptions {
     pub keepdims: bool,
     /// A value included in every reduction (numpy's `initial`); not for `all`, `any`, `mean`.
     pub initial: Option<WeakScalar>,
+    /// The dtype to accumulate in and return (numpy's and the Array API's `dtype=`), for `sum`,
+    /// `prod`, `mean`, `var` and `std`; elements are cast to it first, as numpy does.
+    pub dtype: Option<DType>,
 }
 
 impl ReduceOptions {
@@ -125,6 +129,16 @@ impl ReduceOptions {
     }
 }
 
+impl ReduceOptions {
+    /// Accumulate in (and return) `dtype`.
+    #[track_caller]
+    pub fn dtype(mut self, dtype: DType) -> ReduceOptions {
+        let _site = crate::created_at::enter();
+        self.dtype = Some(dtype);
+        self
+    }
+}
+
 impl<T: Into<Axes>> From<T> for ReduceOptions {
     fn from(axes: T) -> ReduceOptions {
         ReduceOptions::axes(axes)
@@ -137,6 +151,14 @@ fn accumulator_dtype(d: DType) -> DType {
         DTypeKind::Bool | DTypeKind::SignedInt => DType::I64,
         DTypeKind::UnsignedInt => DType::U64,
         _ => d,
+    }
+}
+
+/// `opts`, for a reduction that takes no `dtype=`.
+fn no_dtype(name: &str, opts: ReduceOptions) -> Result<ReduceOptions> {
+    match opts.dtype {
+        Some(d) => Err(Error::invalid(name, format!("`dtype` ({d}) is not accepted"))),
+        None => Ok(opts),
     }
 }
 
@@ -242,7 +264,9 @@ fn reduced_shape(shape: &Shape, axes: &[usize], keepdims: bool) -> (Shape, Vec<O
 #[track_caller]
 pub fn sum(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     let _site = crate::created_at::enter();
-    reduction("sum", ReduceOp::Sum, a, options.into(), accumulator_dtype(a.dtype()))
+    let opts = options.into();
+    let dtype = opts.dtype.unwrap_or(accumulator_dtype(a.dtype()));
+    reduction("sum", ReduceOp::Sum, a, opts, dtype)
 }
 
 /// Product over axes (numpy `prod`), with `sum`'s accumulator dtypes.
@@ -255,7 +279,9 @@ pub fn sum(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 #[track_caller]
 pub fn prod(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     let _site = crate::created_at::enter();
-    reduction("prod", ReduceOp::Product, a, options.into(), accumulator_dtype(a.dtype()))
+    let opts = options.into();
+    let dtype = opts.dtype.unwrap_or(accumulator_dtype(a.dtype()));
+    reduction("prod", ReduceOp::Product, a, opts, dtype)
 }
 
 /// Maximum over axes (numpy `max`); NaN propagates. Over a zero-length axis this needs `initial`.
@@ -270,7 +296,7 @@ pub fn prod(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 #[track_caller]
 pub fn max(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     let _site = crate::created_at::enter();
-    reduction("max", ReduceOp::Max, a, options.into(), a.dtype())
+    reduction("max", ReduceOp::Max, a, no_dtype("max", options.into())?, a.dtype())
 }
 
 /// Minimum over axes (numpy `min`); see [`max`].
@@ -283,7 +309,7 @@ pub fn max(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 #[track_caller]
 pub fn min(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     let _site = crate::created_at::enter();
-    reduction("min", ReduceOp::Min, a, options.into(), a.dtype())
+    reduction("min", ReduceOp::Min, a, no_dtype("min", options.into())?, a.dtype())
 }
 
 /// `true` where every element along the axes is true (numpy `all`).
@@ -296,7 +322,7 @@ pub fn min(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 #[track_caller]
 pub fn all(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     let _site = crate::created_at::enter();
-    reduction("all", ReduceOp::All, a, options.into(), DType::Bool)
+    reduction("all", ReduceOp::All, a, no_dtype("all", options.into())?, DType::Bool)
 }
 
 /// `true` where any element along the axes is true (numpy `any`).
@@ -309,7 +335,7 @@ pub fn all(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 #[track_caller]
 pub fn any(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     let _site = crate::created_at::enter();
-    reduction("any", ReduceOp::Any, a, options.into(), DType::Bool)
+    reduction("any", ReduceOp::Any, a, no_dtype("any", options.into())?, DType::Bool)
 }
 
 /// Mean over axes (numpy `mean`): integers and bools average in `float64`. The count may be
@@ -327,20 +353,173 @@ pub fn mean(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     if opts.initial.is_some() {
         return Err(Error::invalid("mean", "`initial` is not accepted"));
     }
-    let dtype = if a.dtype().is_inexact() { a.dtype() } else { DType::F64 };
+    let dtype = opts.dtype.unwrap_or(if a.dtype().is_inexact() { a.dtype() } else { DType::F64 });
     let axes = opts.axes.resolve("mean", a.shape())?;
     let total = reduction("mean", ReduceOp::Sum, a, opts, dtype)?;
-    // total / count, with the count as an expression in the size parameters.
+    divide_by_count(&total, a.shape(), &axes, 0.0, dtype)
+}
+
+/// `total / max(count - correction, 0)` in `dtype`, where `count` is the number of elements of
+/// `shape` along `axes` (an expression in the size parameters where they are symbolic).
+fn divide_by_count(total: &Array, shape: &Shape, axes: &[usize], correction: f64, dtype: DType) -> Result<Array> {
     let mut builder = LambdaBuilder::new(total.shape().clone());
     let mut count: Option<Expr> = None;
-    for &axis in &axes {
-        let len = builder.dim(&a.shape()[axis])?;
+    for &axis in axes {
+        let len = builder.dim(&shape[axis])?;
         count = Some(match count {
             None => len,
             Some(c) => c.binary(BinaryOp::Mul, len),
         });
     }
-    let count = count.unwrap_or_else(|| Expr::i64(1)).cast(dtype);
-    let read = builder.read_broadcast(&total);
+    let count = count.unwrap_or_else(|| Expr::i64(1));
+    let real = dtype.real_dtype();
+    let count = if correction == 0.0 {
+        count.cast(real)
+    } else {
+        // numpy: max(count - ddof, 0), in float64.
+        let c = count.cast(DType::F64).binary(BinaryOp::Sub, Expr::Const(Scalar::F64(correction)));
+        Expr::call(Func::Maximum, vec![c, Expr::Const(Scalar::F64(0.0))]).cast(real)
+    };
+    let count = if dtype.is_complex() { count.cast(dtype) } else { count };
+    let read = builder.read_broadcast(total);
     builder.finish(read.binary(BinaryOp::Div, count))
+}
+
+/// Variance over axes (numpy `var`, the Array API's `var`): the mean of `|a - mean(a)|²`, with the
+/// sum divided by `max(count - correction, 0)` (numpy's `ddof`; 0 is the population variance,
+/// 1 the unbiased sample variance). Integers and bools compute in `float64`; complex input gives a
+/// real result. `options.initial` is not accepted; `options.dtype` is the dtype to compute in.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [4, 3], DType::C64).unwrap();
+/// assert_eq!(pt::var(&a, 0, 1.0).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn var(a: &Array, options: impl Into<ReduceOptions>, correction: f64) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    variance("var", a, options.into(), correction)
+}
+
+/// Standard deviation over axes (numpy `std`): `sqrt(var(a, options, correction))`.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [4, 3], DType::I32).unwrap();
+/// assert_eq!(pt::std(&a, None, 0.0).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn std(a: &Array, options: impl Into<ReduceOptions>, correction: f64) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    super::elementwise::sqrt(&variance("std", a, options.into(), correction)?)
+}
+
+/// numpy's `_var`: the mean (kept dims) subtracted, `x * conj(x)` (its real part), summed and
+/// divided by the corrected count.
+fn variance(name: &str, a: &Array, opts: ReduceOptions, correction: f64) -> Result<Array> {
+    if opts.initial.is_some() {
+        return Err(Error::invalid(name, "`initial` is not accepted"));
+    }
+    if !correction.is_finite() {
+        return Err(Error::invalid(name, format!("correction must be finite, got {correction}")));
+    }
+    let dtype = opts.dtype.unwrap_or(if a.dtype().is_inexact() { a.dtype() } else { DType::F64 });
+    if !dtype.is_inexact() {
+        return Err(Error::unsupported_dtype(
+            name,
+            dtype,
+            format!("computing the {name} of an array of shape {}", a.shape()),
+        ));
+    }
+    let axes = opts.axes.resolve(name, a.shape())?;
+    let keep = ReduceOptions { axes: opts.axes.clone(), keepdims: true, initial: None, dtype: Some(dtype) };
+    let mean = mean(a, keep)?;
+    let centred = super::elementwise::subtract(&super::elementwise::astype(a, dtype)?, &mean)?;
+    let squares = if dtype.is_complex() {
+        super::elementwise::real(&super::elementwise::multiply(&centred, &super::elementwise::conj(&centred)?)?)?
+    } else {
+        super::elementwise::multiply(&centred, &centred)?
+    };
+    let real = dtype.real_dtype();
+    let summed = reduction(name, ReduceOp::Sum, &squares, ReduceOptions { dtype: None, ..opts }, real)?;
+    divide_by_count(&summed, a.shape(), &axes, correction, real)
+}
+
+/// The index of the first maximum along `axis` (numpy `argmax`; the flattened array's when `axis`
+/// is `None`), as `int64`; a NaN counts as the maximum (the first NaN's index). Bools and real
+/// dtypes; an empty axis is an error, as in numpy.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [4, 3], DType::F64).unwrap();
+/// assert_eq!(pt::argmax(&a, Some(0), false).unwrap().shape().to_string(), "(3,)");
+/// assert_eq!(pt::argmax(&a, None, true).unwrap().shape().to_string(), "(1, 1)");
+/// ```
+#[track_caller]
+pub fn argmax(a: &Array, axis: Option<i64>, keepdims: bool) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    arg_extremum("argmax", ReduceOp::Max, a, axis, keepdims)
+}
+
+/// The index of the first minimum along `axis` (numpy `argmin`); see [`argmax`].
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [4], DType::I8).unwrap();
+/// assert_eq!(pt::argmin(&a, None, false).unwrap().dtype(), DType::I64);
+/// ```
+#[track_caller]
+pub fn argmin(a: &Array, axis: Option<i64>, keepdims: bool) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    arg_extremum("argmin", ReduceOp::Min, a, axis, keepdims)
+}
+
+/// Two reductions: the extremum `m` along the axis (NaN-propagating), then the smallest index
+/// whose element equals `m` (or is NaN where `m` is).
+fn arg_extremum(name: &str, op: ReduceOp, a: &Array, axis: Option<i64>, keepdims: bool) -> Result<Array> {
+    if a.dtype().is_complex() {
+        return Err(Error::unsupported_dtype(name, a.dtype(), format!("array of shape {}", a.shape())));
+    }
+    let flattened = axis.is_none();
+    let (src, axis) = match axis {
+        Some(ax) => (a.clone(), normalize_axis(name, ax, a.ndim(), a.shape())?),
+        None => (super::shape_ops::ravel(a)?, 0),
+    };
+    let extremum = reduction(name, op, &src, ReduceOptions::axes(axis as i64).keepdims(true), src.dtype())?;
+    let (out_shape, out_axis_of) = reduced_shape(src.shape(), &[axis], false);
+    let mut builder = LambdaBuilder::new(out_shape);
+    let iname = builder.reduction_iname();
+    let len = builder.dim(&src.shape()[axis])?;
+    let mut at = Vec::with_capacity(src.ndim());
+    let mut at_extremum = Vec::with_capacity(src.ndim());
+    for out in &out_axis_of {
+        match out {
+            Some(o) => {
+                at.push(Expr::iname(*o));
+                at_extremum.push(Expr::iname(*o));
+            }
+            None => {
+                at.push(Expr::Var(iname.clone()));
+                at_extremum.push(Expr::i64(0));
+            }
+        }
+    }
+    let x = builder.read_at(&src, at);
+    let m = builder.read_at(&extremum, at_extremum);
+    let mut hit = x.clone().compare(CompareOp::Eq, m.clone());
+    if src.dtype().is_inexact() {
+        let both_nan = Expr::call(Func::IsNan, vec![x]).binary(BinaryOp::LogicalAnd, Expr::call(Func::IsNan, vec![m]));
+        hit = hit.binary(BinaryOp::LogicalOr, both_nan);
+    }
+    let body = Expr::if_then_else(hit, Expr::Var(iname.clone()), len.clone());
+    let bounds = vec![ReductionBounds { iname, lower: Dim::new(0), upper: src.shape()[axis].clone() }];
+    let index = builder.finish(Expr::reduce(ReduceOp::Min, bounds, body))?;
+    if !keepdims {
+        return Ok(index);
+    }
+    if flattened {
+        super::shape_ops::reshape(&index, Shape::from(vec![Dim::new(1); a.ndim()]), crate::array::Order::C)
+    } else {
+        super::shape_ops::insert_unit_axes(&index, &[axis])
+    }
 }
