@@ -742,6 +742,35 @@ case("argmax_argmin_nan_ties_zeros", {"max": "np.argmax(x)", "min": "np.argmin(x
 case("error_argmax_empty", "np.argmax(x)", {"x": (D, (0,))}, error="InvalidArgument")
 case("error_argmin_empty_axis", "np.argmin(x, axis=1)", {"x": (D, (3, 0))}, error="InvalidArgument")
 
+# --- Manipulation and creation: take, take_along_axis, tile, broadcast_arrays, unstack, meshgrid,
+# tril/triu, empty, asarray, roll over several axes --------------------------------------------------
+case("take", {"ax1": "np.take(x, i, axis=1)", "flat": "np.take(x, i)", "neg": "np.take(x, j, axis=0)",
+              "scalar_index": "np.take(x, k, axis=-1)"},
+     {"x": (D, (3, 5)), "i": (I64, (2, 2), "int:0:5"), "j": (I32, (4,), "int:-3:3"), "k": (I16, (), "int:-5:5")})
+case("error_take_out_of_range", "np.take(x, i, axis=0)", {"x": (D, (3, 2)), "i": (I64, (2,), "int:3:5")},
+     error="IndexOutOfBounds")
+case("error_take_float_indices", "np.take(x, i)", {"x": (D, (3,)), "i": (D, (2,))}, error="UnsupportedDType")
+case("take_along_axis", {"a1": "np.take_along_axis(x, i, axis=1)", "a0": "np.take_along_axis(x, j, axis=0)",
+                         "bc": "np.take_along_axis(x, k, axis=1)",
+                         "argmax": "np.take_along_axis(x, np.argmax(x, axis=1, keepdims=True), axis=1)"},
+     {"x": (F, (3, 5)), "i": (I64, (3, 4), "int:-5:5"), "j": (I64, (2, 5), "int:0:3"), "k": (I64, (1, 2), "int:0:5")})
+case("tile", {"one": "np.tile(x, 2)", "two": "np.tile(x, (2, 3))", "more": "np.tile(x, (2, 1, 2))",
+              "zero": "np.tile(x, (0, 2))", "sym": "np.tile(y, 3)"}, {"x": (I16, (2, 3)), "y": (D, ("n",))}, sizes={"n": 4})
+case("broadcast_arrays", {"a": "np.broadcast_arrays(x, y, z)[0]", "b": "np.broadcast_arrays(x, y, z)[1]",
+                          "c": "np.broadcast_arrays(x, y, z)[2]"}, {"x": (D, (3, 1)), "y": (I8, (4,)), "z": (B, ())})
+case("unstack", {"a": "np.unstack(x)[1]", "b": "np.unstack(x, axis=-1)[2]"}, {"x": (Z, (2, 3))})
+case("meshgrid", {"xy0": "np.meshgrid(x, y)[0]", "xy1": "np.meshgrid(x, y)[1]",
+                  "ij1": "np.meshgrid(x, y, z, indexing='ij')[1]", "xy3": "np.meshgrid(x, y, z)[2]",
+                  "single": "np.meshgrid(x)[0]"}, {"x": (D, (3,)), "y": (I32, (4,)), "z": (F, (2,))})
+for d in [B, I32, D, Z]:
+    case(f"tril_triu_{d}", {"l": "np.tril(x)", "u": "np.triu(x)", "lk": "np.tril(x, k=-1)", "uk": "np.triu(x, 2)",
+                            "batch": "np.triu(y, k=-1)"}, {"x": (d, (4, 5)), "y": (d, (2, 3, 3))})
+case("tril_symbolic", "np.tril(x, 1)", {"x": (D, ("n", "m"))}, sizes={"n": 3, "m": 5})
+case("empty_and_asarray", {"e": "np.ones_like(np.empty((2, 3), dtype=np.int32))", "el": "np.full_like(np.empty_like(x), 7)",
+                           "a": "np.asarray(x)", "ad": "np.asarray(x, dtype=np.float32)"}, {"x": (I16, (4,))})
+case("roll_axes", {"two": "np.roll(x, (1, -2), axis=(0, 1))", "same": "np.roll(x, (1, 2), axis=(1, 1))",
+                   "bc": "np.roll(x, 1, axis=(0, 1))"}, {"x": (I32, (3, 4))})
+
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

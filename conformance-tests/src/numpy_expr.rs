@@ -595,6 +595,26 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
     if name == "at" {
         return Ok(V::At(a0()?));
     }
+    let tuple_of = |arrays: pytato_core::Result<Vec<Array>>| -> R<V> {
+        Ok(V::Tuple(arrays.map_err(err)?.into_iter().map(V::Array).collect()))
+    };
+    match name.as_str() {
+        "broadcast_arrays" => {
+            return tuple_of(pt::broadcast_arrays(&args.iter().cloned().map(to_array).collect::<R<Vec<_>>>()?));
+        }
+        "meshgrid" => {
+            let indexing = match kwargs.get("indexing") {
+                Some(V::Str(i)) if i == "ij" => pt::Indexing::Ij,
+                _ => pt::Indexing::Xy,
+            };
+            return tuple_of(pt::meshgrid(&args.iter().cloned().map(to_array).collect::<R<Vec<_>>>()?, indexing));
+        }
+        "unstack" => {
+            let axis = kwargs.get("axis").or(args.get(1)).map(int).transpose()?.unwrap_or(0);
+            return tuple_of(pt::unstack(&a0()?, axis));
+        }
+        _ => {}
+    }
     if name == "nonzero" {
         return Ok(V::Tuple(pt::nonzero(&a0()?).map_err(err)?.into_iter().map(V::Array).collect()));
     }
@@ -785,13 +805,31 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
             let (low, high) = (bound("min", 1)?, bound("max", 2)?);
             pt::clip(&a0()?, low, high)
         }
-        "roll" => {
+        "roll" => match (arg(1)?, kw_or("axis", 2)) {
+            (shift @ V::Tuple(_), Some(axes)) | (shift, Some(axes @ V::Tuple(_))) => {
+                pt::roll_axes(&a0()?, &ints(&shift)?, &ints(&axes)?)
+            }
+            (shift, None | Some(V::None)) => pt::roll(&a0()?, int(&shift)?, None),
+            (shift, Some(axis)) => pt::roll(&a0()?, int(&shift)?, Some(int(&axis)?)),
+        },
+        "tile" => pt::tile(&a0()?, &ints(&arg(1)?)?),
+        "take" => {
             let axis = match kw_or("axis", 2) {
                 None | Some(V::None) => None,
                 Some(v) => Some(int(&v)?),
             };
-            pt::roll(&a0()?, int(&arg(1)?)?, axis)
+            pt::take(&a0()?, &to_array(arg(1)?)?, axis)
         }
+        "take_along_axis" => {
+            let axis = kw_or("axis", 2).map(|v| int(&v)).transpose()?.ok_or("take_along_axis needs an axis")?;
+            pt::take_along_axis(&a0()?, &to_array(arg(1)?)?, axis)
+        }
+        "tril" | "triu" => {
+            let k = kw_or("k", 1).map(|v| int(&v)).transpose()?.unwrap_or(0);
+            if name == "tril" { pt::tril(&a0()?, k) } else { pt::triu(&a0()?, k) }
+        }
+        "asarray" => pt::asarray(&a0()?, opt_dtype(&kwargs)?),
+        "empty_like" => pt::empty_like(&a0()?, opt_dtype(&kwargs)?),
         "stack" => pt::stack(&arrays(arg(0)?)?, kw_or("axis", 1).map(|v| int(&v)).transpose()?.unwrap_or(0)),
         "concatenate" => {
             pt::concatenate(&arrays(arg(0)?)?, kw_or("axis", 1).map(|v| int(&v)).transpose()?.unwrap_or(0))
@@ -802,10 +840,14 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
             Some(v) => pt::squeeze(&a0()?, ints(&v)?),
         },
         "expand_dims" => pt::expand_dims(&a0()?, ints(&arg(1)?)?),
-        "zeros" | "ones" => {
+        "zeros" | "ones" | "empty" => {
             let d = opt_dtype(&kwargs)?.unwrap_or(DType::F64);
             let shape = shape(&arg(0)?)?;
-            if name == "zeros" { pt::zeros(shape, d) } else { pt::ones(shape, d) }
+            match name.as_str() {
+                "zeros" => pt::zeros(shape, d),
+                "ones" => pt::ones(shape, d),
+                _ => pt::empty(shape, d),
+            }
         }
         "full" => pt::full(shape(&arg(0)?)?, weak(arg(1)?)?, opt_dtype(&kwargs)?),
         "eye" => {

@@ -340,3 +340,136 @@ pub fn pad(a: &Array, width: impl Into<PadWidth>, value: impl Into<WeakScalar>) 
     };
     builder.finish(expr)
 }
+
+/// An array of `shape` and `dtype` whose values the program does not define (numpy `empty`): here
+/// zeros, so that results never depend on memory left over.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// assert_eq!(pt::empty([2, 3], DType::I32).unwrap().shape().to_string(), "(2, 3)");
+/// ```
+#[track_caller]
+pub fn empty(shape: impl Into<Shape>, dtype: DType) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    zeros(shape, dtype)
+}
+
+/// [`empty`] with the shape (and by default the dtype) of `a` (numpy `empty_like`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::C64).unwrap();
+/// assert_eq!(pt::empty_like(&a, None).unwrap().dtype(), DType::C64);
+/// ```
+#[track_caller]
+pub fn empty_like(a: &Array, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    zeros_like(a, dtype)
+}
+
+/// `a` itself, or `a` cast to `dtype` (numpy and the Array API's `asarray` of an array; wrap host
+/// data with [`data_wrapper`]).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::I8).unwrap();
+/// assert_eq!(pt::asarray(&a, None).unwrap(), a);
+/// assert_eq!(pt::asarray(&a, DType::F32).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn asarray(a: &Array, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    match dtype.into() {
+        Some(d) if d != a.dtype() => super::elementwise::astype(a, d),
+        _ => Ok(a.clone()),
+    }
+}
+
+/// How [`meshgrid`] orders its output axes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Indexing {
+    /// Cartesian (numpy's default): the first two output axes are swapped, so that for two
+    /// inputs of lengths `m`, `n` the grids have shape `(n, m)`.
+    #[default]
+    Xy,
+    /// Matrix: output axis `k` runs along input `k`.
+    Ij,
+}
+
+/// Coordinate grids from 1-D coordinate arrays (numpy `meshgrid`): output `k` holds input `k`'s
+/// values along its axis, broadcast over the others, in its own dtype. Inputs with several axes
+/// are flattened, as numpy does.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::frontend::Indexing;
+/// let x = pt::placeholder("x", [3], DType::F64).unwrap();
+/// let y = pt::placeholder("y", [4], DType::F64).unwrap();
+/// let grids = pt::meshgrid(&[x, y], Indexing::Xy).unwrap();
+/// assert_eq!(grids[0].shape().to_string(), "(4, 3)");
+/// ```
+#[track_caller]
+pub fn meshgrid(arrays: &[Array], indexing: Indexing) -> Result<Vec<Array>> {
+    let _site = crate::created_at::enter();
+    let flat = arrays.iter().map(super::shape_ops::ravel).collect::<Result<Vec<_>>>()?;
+    // Input k's output axis.
+    let axis_of = |k: usize| match (indexing, k) {
+        (Indexing::Xy, 0) if flat.len() > 1 => 1,
+        (Indexing::Xy, 1) => 0,
+        _ => k,
+    };
+    let mut dims = vec![Dim::new(1); flat.len()];
+    for (k, a) in flat.iter().enumerate() {
+        dims[axis_of(k)] = a.shape()[0].clone();
+    }
+    let shape = Shape::from(dims);
+    flat.iter()
+        .enumerate()
+        .map(|(k, a)| {
+            let mut along = vec![Dim::new(1); flat.len()];
+            along[axis_of(k)] = a.shape()[0].clone();
+            let placed = super::shape_ops::reshape(a, Shape::from(along), crate::array::Order::C)?;
+            super::shape_ops::broadcast_to(&placed, shape.clone())
+        })
+        .collect()
+}
+
+/// `a` with the elements above the `k`-th diagonal of its last two axes set to zero (numpy
+/// `tril`): `a[..., i, j]` is kept where `j - i <= k`.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 3, 4], DType::F32).unwrap();
+/// assert_eq!(pt::tril(&a, -1).unwrap().shape(), a.shape());
+/// ```
+#[track_caller]
+pub fn tril(a: &Array, k: i64) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    triangle("tril", a, k, CompareOp::Le)
+}
+
+/// `a` with the elements below the `k`-th diagonal of its last two axes set to zero (numpy
+/// `triu`): `a[..., i, j]` is kept where `j - i >= k`.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3, 3], DType::I64).unwrap();
+/// assert_eq!(pt::triu(&a, 1).unwrap().dtype(), DType::I64);
+/// ```
+#[track_caller]
+pub fn triu(a: &Array, k: i64) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    triangle("triu", a, k, CompareOp::Ge)
+}
+
+fn triangle(op: &str, a: &Array, k: i64, keep: CompareOp) -> Result<Array> {
+    let n = a.ndim();
+    if n < 2 {
+        return Err(Error::invalid(op, format!("needs at least two axes, got an array of shape {}", a.shape())));
+    }
+    let mut builder = LambdaBuilder::new(a.shape().clone());
+    let read = builder.read_broadcast(a);
+    let offset = Expr::iname(n - 1).binary(BinaryOp::Sub, Expr::iname(n - 2));
+    let kept = offset.compare(keep, Expr::i64(k));
+    builder.finish(Expr::if_then_else(kept, read, Expr::Const(Scalar::zero(a.dtype()))))
+}

@@ -471,3 +471,80 @@ pub(super) fn normalize_slice(
     }
     Ok(slice)
 }
+
+/// The elements of `a` at `indices` along `axis` (numpy `take`; the flattened `a` when `axis` is
+/// `None`): `a[:, ..., indices, ...]`, so the result has `indices`'s axes in place of `axis`.
+/// Negative indices count from the end; others out of range are [`Error::IndexOutOfBounds`] when
+/// the program runs.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [4, 5], DType::F64).unwrap();
+/// let i = pt::placeholder("i", [2, 3], DType::I64).unwrap();
+/// assert_eq!(pt::take(&a, &i, Some(1)).unwrap().shape().to_string(), "(4, 2, 3)");
+/// assert_eq!(pt::take(&a, &i, None).unwrap().shape().to_string(), "(2, 3)");
+/// ```
+#[track_caller]
+pub fn take(a: &Array, indices: &Array, axis: Option<i64>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let (a, axis) = match axis {
+        Some(axis) => (a.clone(), super::shape_ops::normalize_axis("take", axis, a.ndim(), a.shape())?),
+        None => (super::shape_ops::ravel(a)?, 0),
+    };
+    if a.ndim() == 0 {
+        return Err(Error::invalid("take", "cannot take from a zero-dimensional array along an axis"));
+    }
+    check_integer_indices("take", indices)?;
+    let mut items = vec![Idx::full(); axis];
+    items.push(Idx::Array(indices.clone()));
+    index(&a, &items)
+}
+
+/// The elements of `a` at `indices` along `axis`, matched by position along the other axes (numpy
+/// `take_along_axis`): `out[i, j, k] = a[i, indices[i, j, k], k]` for `axis = 1`. `indices` has
+/// as many axes as `a`; the other axes broadcast.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [4, 5], DType::F64).unwrap();
+/// let i = pt::placeholder("i", [4, 2], DType::I64).unwrap();
+/// assert_eq!(pt::take_along_axis(&a, &i, 1).unwrap().shape().to_string(), "(4, 2)");
+/// ```
+#[track_caller]
+pub fn take_along_axis(a: &Array, indices: &Array, axis: i64) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let op = "take_along_axis";
+    let axis = super::shape_ops::normalize_axis(op, axis, a.ndim(), a.shape())?;
+    check_integer_indices(op, indices)?;
+    if indices.ndim() != a.ndim() {
+        return Err(Error::invalid(
+            op,
+            format!("indices of shape {} need as many axes as the array of shape {}", indices.shape(), a.shape()),
+        ));
+    }
+    // Along every other axis k, the positions 0..n_k as an index array that varies along k only.
+    let mut items = Vec::with_capacity(a.ndim());
+    for (k, len) in a.shape().dims().iter().enumerate() {
+        if k == axis {
+            items.push(Idx::Array(indices.clone()));
+            continue;
+        }
+        let mut dims = vec![Dim::new(1); a.ndim()];
+        dims[k] = len.clone();
+        let positions = super::operand::LambdaBuilder::new(dims.into()).finish(crate::expr::Expr::iname(k))?;
+        items.push(Idx::Array(positions));
+    }
+    index(a, &items)
+}
+
+fn check_integer_indices(op: &str, indices: &Array) -> Result<()> {
+    if indices.dtype().is_integer() {
+        Ok(())
+    } else {
+        Err(Error::unsupported_dtype(
+            op,
+            indices.dtype(),
+            format!("indices of shape {} must be integers", indices.shape()),
+        ))
+    }
+}

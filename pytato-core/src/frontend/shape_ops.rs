@@ -444,3 +444,110 @@ pub fn diff(a: &Array, n: usize, axis: i64) -> Result<Array> {
     }
     Ok(out)
 }
+
+/// `a` rolled by `shifts[i]` along `axes[i]` for every `i` (numpy `roll` with tuples of shifts and
+/// axes, the Array API's `roll`): one shift with several axes rolls each by it, several shifts with
+/// one axis add up, as numpy broadcasts them.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3, 4], DType::F64).unwrap();
+/// assert_eq!(pt::roll_axes(&a, &[1, -2], &[0, 1]).unwrap().shape(), a.shape());
+/// assert!(pt::roll_axes(&a, &[1, 2, 3], &[0, 1]).is_err());
+/// ```
+#[track_caller]
+pub fn roll_axes(a: &Array, shifts: &[i64], axes: &[i64]) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let pairs: Vec<(i64, i64)> = match (shifts.len(), axes.len()) {
+        (s, n) if s == n => shifts.iter().copied().zip(axes.iter().copied()).collect(),
+        (1, _) => axes.iter().map(|&ax| (shifts[0], ax)).collect(),
+        (_, 1) => shifts.iter().map(|&s| (s, axes[0])).collect(),
+        (s, n) => {
+            return Err(Error::invalid(
+                "roll",
+                format!("{s} shifts and {n} axes do not broadcast against each other (array of shape {})", a.shape()),
+            ));
+        }
+    };
+    let mut out = a.clone();
+    for (shift, axis) in pairs {
+        out = roll(&out, shift, Some(axis))?;
+    }
+    Ok(out)
+}
+
+/// `a` repeated `reps[k]` times along each axis `k` (numpy `tile`): with fewer `reps` than axes,
+/// the leading axes are not repeated; with more, `a` gets leading axes of length 1 first.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 3], DType::I32).unwrap();
+/// assert_eq!(pt::tile(&a, &[2]).unwrap().shape().to_string(), "(2, 6)");
+/// assert_eq!(pt::tile(&a, &[2, 1, 3]).unwrap().shape().to_string(), "(2, 2, 9)");
+/// ```
+#[track_caller]
+pub fn tile(a: &Array, reps: &[i64]) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    if let Some(&r) = reps.iter().find(|&&r| r < 0) {
+        return Err(Error::invalid("tile", format!("repetitions must be non-negative, got {r} in {reps:?}")));
+    }
+    let ndim = a.ndim().max(reps.len());
+    let lead: Vec<i64> = (0..(ndim - a.ndim()) as i64).collect();
+    let a = if lead.is_empty() { a.clone() } else { expand_dims(a, lead)? };
+    let reps: Vec<i64> = std::iter::repeat_n(1, ndim - reps.len()).chain(reps.iter().copied()).collect();
+    // Axis k of length n becomes (reps[k], n), broadcast, then merged: the copies follow each other.
+    let expanded = expand_dims(&a, (0..ndim as i64).map(|k| 2 * k).collect::<Vec<_>>())?;
+    let mut spread = Vec::with_capacity(2 * ndim);
+    let mut merged = Vec::with_capacity(ndim);
+    for (len, &r) in a.shape().dims().iter().zip(&reps) {
+        spread.push(Dim::new(r));
+        spread.push(len.clone());
+        merged.push(len.mul_int(r)?);
+    }
+    reshape(&broadcast_to(&expanded, Shape::from(spread))?, Shape::from(merged), Order::C)
+}
+
+/// The arrays broadcast to their common shape (numpy `broadcast_arrays`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3, 1], DType::F64).unwrap();
+/// let b = pt::placeholder("b", [4], DType::I8).unwrap();
+/// let out = pt::broadcast_arrays(&[a, b]).unwrap();
+/// assert_eq!(out[1].shape().to_string(), "(3, 4)");
+/// ```
+#[track_caller]
+pub fn broadcast_arrays(arrays: &[Array]) -> Result<Vec<Array>> {
+    let _site = crate::created_at::enter();
+    let shapes: Vec<&Shape> = arrays.iter().map(Array::shape).collect();
+    let shape = broadcast_shapes("broadcast_arrays", &shapes)?;
+    arrays.iter().map(|a| broadcast_to(a, shape.clone())).collect()
+}
+
+/// The slices of `a` along `axis`, in order (numpy `unstack`, the inverse of [`stack`]); the axis
+/// length must be known.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 3], DType::F64).unwrap();
+/// let parts = pt::unstack(&a, 1).unwrap();
+/// assert_eq!((parts.len(), parts[0].shape().to_string()), (3, "(2,)".into()));
+/// ```
+#[track_caller]
+pub fn unstack(a: &Array, axis: i64) -> Result<Vec<Array>> {
+    let _site = crate::created_at::enter();
+    if a.ndim() == 0 {
+        return Err(Error::invalid("unstack", "a zero-dimensional array has no axis to unstack"));
+    }
+    let axis = normalize_axis("unstack", axis, a.ndim(), a.shape())?;
+    let len = a.shape()[axis]
+        .as_int()
+        .ok_or_else(|| Error::invalid("unstack", format!("axis {axis} of shape {} has no known length", a.shape())))?;
+    (0..len)
+        .map(|i| {
+            let mut items = vec![super::Idx::full(); axis];
+            items.push(super::Idx::Int(i));
+            super::index(a, &items)
+        })
+        .collect()
+}
