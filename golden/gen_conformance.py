@@ -660,6 +660,7 @@ for d in [I8, U16, I64, F, D]:
                        "crossed": "np.clip(x, 4, 2)", "arrays": "np.clip(x, y, z)"},
          {"x": (d, (10,), "int:0:9" if d[0] in "iu" else None), "y": (d, (10,), "int:0:4" if d[0] in "iu" else None),
           "z": (d, (10,), "int:4:9" if d[0] in "iu" else None)})
+case("clip_promotes_all_three", "np.clip(x, y, z)", {"x": (I8, (6,)), "y": (U16, (6,), "int:0:3"), "z": (F, (6,))})
 case("clip_special", {"c": "np.clip(x, -1.0, 1.0)", "nan_bound": "np.clip(x, np.nan, 1.0)"},
      {"x": (D, (12,), "special")})
 # vecdot (conjugates its first argument, keeps the product's dtype), diff (bools by !=), repeat.
@@ -770,6 +771,18 @@ case("empty_and_asarray", {"e": "np.ones_like(np.empty((2, 3), dtype=np.int32))"
                            "a": "np.asarray(x)", "ad": "np.asarray(x, dtype=np.float32)"}, {"x": (I16, (4,))})
 case("roll_axes", {"two": "np.roll(x, (1, -2), axis=(0, 1))", "same": "np.roll(x, (1, 2), axis=(1, 1))",
                    "bc": "np.roll(x, 1, axis=(0, 1))"}, {"x": (I32, (3, 4))})
+
+# --- Data type functions, used as numpy code uses them: to pick dtypes, bounds and branches -------
+case("array_api_dtype_functions", {
+    "result_type": "x.astype(np.result_type(x, y))",
+    "result_type_dtypes": "y.astype(np.result_type(np.int8, np.uint16, np.float32))",
+    "can_cast": "np.where(np.can_cast(x.dtype, np.float64), x, -x)",
+    "cannot_cast": "np.where(np.can_cast(np.uint64, x.dtype), x, -x)",
+    "finfo": "np.minimum(y, np.finfo(np.float32).max) + np.finfo(y.dtype).eps",
+    "finfo_small": "np.full_like(y, np.finfo(np.complex128).smallest_normal)",
+    "iinfo": "np.full_like(x, np.iinfo(x.dtype).max) - np.iinfo(np.int8).min",
+    "isdtype": "np.where(np.isdtype(x.dtype, 'integral'), x, 0) + np.isdtype(y.dtype, 'complex floating')"},
+    {"x": (I16, (4,)), "y": (F, (4,))})
 
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}

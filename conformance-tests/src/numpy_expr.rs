@@ -39,6 +39,10 @@ enum V {
     AtSet(Array, Vec<Idx>),
     /// `at(x)[items].add`: numpy's `np.add.at(x, items, v)` as a value.
     AtAdd(Array, Vec<Idx>),
+    /// `np.finfo(dtype)`, whose attributes are read.
+    FInfo(pytato_core::dtype::FInfo),
+    /// `np.iinfo(dtype)`.
+    IInfo(pytato_core::dtype::IInfo),
     Slice(Option<i64>, Option<i64>, Option<i64>),
     Ellipsis,
 }
@@ -541,6 +545,25 @@ fn attribute(v: V, attr: &str) -> R<V> {
             (_, None) => V::Func(attr.to_string()),
         }),
         V::Array(a) if attr == "T" => array(pt::transpose(&a, None)),
+        V::Array(a) if attr == "dtype" => Ok(V::DType(a.dtype())),
+        V::FInfo(f) => Ok(match attr {
+            "bits" => V::Int(f.bits.into()),
+            "eps" => V::Float(f.eps),
+            "max" => V::Float(f.max),
+            "min" => V::Float(f.min),
+            "smallest_normal" => V::Float(f.smallest_normal),
+            "dtype" => V::DType(f.dtype),
+            other => return Err(format!("finfo has no attribute {other}")),
+        }),
+        V::IInfo(i) => Ok(match attr {
+            "bits" => V::Int(i.bits.into()),
+            "max" | "min" => {
+                let v = if attr == "max" { i.max } else { i.min };
+                V::Int(i64::try_from(v).map_err(|_| format!("iinfo({}).{attr} = {v} is beyond int64", i.dtype))?)
+            }
+            "dtype" => V::DType(i.dtype),
+            other => return Err(format!("iinfo has no attribute {other}")),
+        }),
         V::Array(a) => Ok(V::Method(a, attr.to_string())),
         V::AtIndex(a, items) if attr == "set" => Ok(V::AtSet(a, items)),
         V::AtIndex(a, items) if attr == "add" => Ok(V::AtAdd(a, items)),
@@ -598,7 +621,27 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
     let tuple_of = |arrays: pytato_core::Result<Vec<Array>>| -> R<V> {
         Ok(V::Tuple(arrays.map_err(err)?.into_iter().map(V::Array).collect()))
     };
+    // The data type functions take dtypes (or arrays, for their dtypes).
+    let dtype_of = |v: &V| match v {
+        V::Array(a) => Ok(a.dtype()),
+        other => dtype(other),
+    };
     match name.as_str() {
+        "result_type" => {
+            let dtypes = args.iter().map(dtype_of).collect::<R<Vec<_>>>()?;
+            return pytato_core::dtype::result_type_many(dtypes)
+                .map(V::DType)
+                .ok_or("result_type needs a dtype".into());
+        }
+        "can_cast" => return Ok(V::Bool(pytato_core::dtype::can_cast(dtype_of(&arg(0)?)?, dtype_of(&arg(1)?)?))),
+        "finfo" => return pytato_core::dtype::finfo(dtype_of(&arg(0)?)?).map(V::FInfo).map_err(err),
+        "iinfo" => return pytato_core::dtype::iinfo(dtype_of(&arg(0)?)?).map(V::IInfo).map_err(err),
+        "isdtype" => {
+            let V::Str(kind) = arg(1)? else { return Err("isdtype needs a kind name".into()) };
+            let category = pytato_core::dtype::DTypeCategory::from_name(&kind)
+                .ok_or_else(|| format!("isdtype: unknown kind {kind:?}"))?;
+            return Ok(V::Bool(pytato_core::dtype::isdtype(dtype_of(&arg(0)?)?, category)));
+        }
         "broadcast_arrays" => {
             return tuple_of(pt::broadcast_arrays(&args.iter().cloned().map(to_array).collect::<R<Vec<_>>>()?));
         }

@@ -286,9 +286,79 @@ pub fn result_type(a: DType, b: DType) -> DType {
     }
 }
 
-/// numpy's result type over any number of dtypes; `None` for an empty list.
+/// numpy's result type over any number of dtypes (`np.result_type(a, b, c, ...)`); `None` for an
+/// empty list.
+///
+/// Promotion is not associative (`(int8, uint16)` is `int32`, then with `float32` `float64`), so
+/// numpy does not fold pairwise: it lets the most general dtype (the one latest in numpy's type
+/// order) promote each of the others and combines those results (`PyArray_PromoteDTypeSequence`).
+/// This follows that algorithm step by step, so the answer is numpy's for every sequence.
+///
+/// ```
+/// use pytato_core::dtype::{result_type, result_type_many, DType};
+/// assert_eq!(result_type(result_type(DType::I8, DType::U16), DType::F32), DType::F64);
+/// assert_eq!(result_type_many([DType::I8, DType::U16, DType::F32]), Some(DType::F32));
+/// ```
 pub fn result_type_many(dtypes: impl IntoIterator<Item = DType>) -> Option<DType> {
-    dtypes.into_iter().reduce(result_type)
+    let mut dtypes: Vec<Option<DType>> = dtypes.into_iter().map(Some).collect();
+    match dtypes.len() {
+        0 => return None,
+        1 => return dtypes[0],
+        _ => {}
+    }
+    let mut result = reduce_to_most_general(&mut dtypes);
+    let main = dtypes[0].expect("the first dtype is never cleared");
+    let start = if result.is_some() { 2 } else { 1 };
+    for d in dtypes[start..].iter().flatten() {
+        let promoted = result_type(main, *d);
+        result = Some(result.map_or(promoted, |r| result_type(r, promoted)));
+    }
+    result
+}
+
+/// numpy's type number order of the builtin dtypes (on platforms where `int64` is C's `long`).
+fn type_number(d: DType) -> u8 {
+    use DType::*;
+    match d {
+        Bool => 0,
+        I8 => 1,
+        U8 => 2,
+        I16 => 3,
+        U16 => 4,
+        I32 => 5,
+        U32 => 6,
+        I64 => 7,
+        U64 => 8,
+        F32 => 9,
+        F64 => 10,
+        C64 => 11,
+        C128 => 12,
+    }
+}
+
+/// numpy's `__common_dtype__` of two builtin dtypes: `None` ("not implemented") when `other` is
+/// later in the type order, so that the more general one decides.
+fn common_dtype(cls: DType, other: DType) -> Option<DType> {
+    (type_number(other) <= type_number(cls)).then(|| result_type(cls, other))
+}
+
+/// numpy's `reduce_dtypes_to_most_knowledgeable`: moves the most general dtype to the front,
+/// clearing dtypes that cannot change the result, and returns the last pairwise promotion
+/// (`None` where it was "not implemented").
+fn reduce_to_most_general(dtypes: &mut [Option<DType>]) -> Option<DType> {
+    let (length, half) = (dtypes.len(), dtypes.len() / 2);
+    let mut result = None;
+    for low in 0..half {
+        let high = length - 1 - low;
+        let (Some(a), Some(b)) = (dtypes[low], dtypes[high]) else { continue };
+        result = if a == b { Some(a) } else { common_dtype(a, b) };
+        match result {
+            None => dtypes.swap(low, high),
+            Some(r) if r == a => dtypes[high] = None,
+            Some(_) => {}
+        }
+    }
+    if length == 2 { result } else { reduce_to_most_general(&mut dtypes[..length - half]) }
 }
 
 /// A Python-style scalar: a Rust literal mixed with an array.
@@ -422,5 +492,154 @@ mod tests {
         assert!(err.to_string().contains("uint8"), "{err}");
         assert!(result_type_weak(DType::U8, &WeakScalar::Int(-1)).is_err());
         assert_eq!(result_type_weak(DType::I8, &WeakScalar::Int(-128)).unwrap(), DType::I8);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Array API's data type functions: can_cast, finfo, iinfo, isdtype (result_type is above).
+
+/// Whether values of `from` convert to `to` without loss under numpy's "safe" casting (numpy and
+/// the Array API's `can_cast`): exactly when promoting the two gives `to`.
+///
+/// ```
+/// use pytato_core::dtype::{can_cast, DType};
+/// assert!(can_cast(DType::I32, DType::F64));
+/// assert!(!can_cast(DType::U64, DType::I64));
+/// assert!(!can_cast(DType::F64, DType::C64));
+/// ```
+pub fn can_cast(from: DType, to: DType) -> bool {
+    result_type(from, to) == to
+}
+
+/// Machine limits of a floating-point dtype (numpy and the Array API's `finfo`); for a complex
+/// dtype, of its components.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FInfo {
+    /// Bits of one value (of one component for complex dtypes).
+    pub bits: u32,
+    /// The difference between 1.0 and the next larger representable value.
+    pub eps: f64,
+    /// The largest finite value.
+    pub max: f64,
+    /// The smallest (most negative) finite value, `-max`.
+    pub min: f64,
+    /// The smallest positive normal value.
+    pub smallest_normal: f64,
+    /// The real dtype these limits are of.
+    pub dtype: DType,
+}
+
+/// The limits of the float (or complex) dtype `dtype`; other dtypes are an error.
+///
+/// ```
+/// use pytato_core::dtype::{finfo, DType};
+/// assert_eq!(finfo(DType::C64).unwrap().eps, f32::EPSILON as f64);
+/// assert!(finfo(DType::I32).is_err());
+/// ```
+pub fn finfo(dtype: DType) -> Result<FInfo> {
+    Ok(match dtype.real_dtype() {
+        DType::F32 => FInfo {
+            bits: 32,
+            eps: f32::EPSILON.into(),
+            max: f32::MAX.into(),
+            min: f32::MIN.into(),
+            smallest_normal: f32::MIN_POSITIVE.into(),
+            dtype: DType::F32,
+        },
+        DType::F64 => FInfo {
+            bits: 64,
+            eps: f64::EPSILON,
+            max: f64::MAX,
+            min: f64::MIN,
+            smallest_normal: f64::MIN_POSITIVE,
+            dtype: DType::F64,
+        },
+        other => return Err(Error::unsupported_dtype("finfo", other, "finfo takes a float or complex dtype")),
+    })
+}
+
+/// Limits of an integer dtype (numpy and the Array API's `iinfo`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IInfo {
+    /// Bits of one value.
+    pub bits: u32,
+    /// The largest value.
+    pub max: i128,
+    /// The smallest value.
+    pub min: i128,
+    /// The dtype these limits are of.
+    pub dtype: DType,
+}
+
+/// The limits of the integer dtype `dtype`; other dtypes (bool included, as in numpy) are an
+/// error.
+///
+/// ```
+/// use pytato_core::dtype::{iinfo, DType};
+/// assert_eq!(iinfo(DType::U64).unwrap().max, u64::MAX as i128);
+/// assert_eq!(iinfo(DType::I8).unwrap().min, -128);
+/// ```
+pub fn iinfo(dtype: DType) -> Result<IInfo> {
+    let (min, max) = dtype
+        .int_range()
+        .filter(|_| dtype.is_integer())
+        .ok_or_else(|| Error::unsupported_dtype("iinfo", dtype, "iinfo takes an integer dtype"))?;
+    Ok(IInfo { bits: dtype.int_bits(), max, min, dtype })
+}
+
+/// The kinds of dtypes [`isdtype`] asks about (the Array API's names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DTypeCategory {
+    /// `"bool"`
+    Bool,
+    /// `"signed integer"`
+    SignedInteger,
+    /// `"unsigned integer"`
+    UnsignedInteger,
+    /// `"integral"`: signed or unsigned integers.
+    Integral,
+    /// `"real floating"`
+    RealFloating,
+    /// `"complex floating"`
+    ComplexFloating,
+    /// `"numeric"`: integers, real and complex floats (not bool).
+    Numeric,
+}
+
+impl DTypeCategory {
+    /// The category the Array API names `name` (`"signed integer"`, `"numeric"`, ...).
+    pub fn from_name(name: &str) -> Option<DTypeCategory> {
+        use DTypeCategory::*;
+        Some(match name {
+            "bool" => Bool,
+            "signed integer" => SignedInteger,
+            "unsigned integer" => UnsignedInteger,
+            "integral" => Integral,
+            "real floating" => RealFloating,
+            "complex floating" => ComplexFloating,
+            "numeric" => Numeric,
+            _ => return None,
+        })
+    }
+}
+
+/// Whether `dtype` is of the kind `category` (numpy and the Array API's `isdtype`).
+///
+/// ```
+/// use pytato_core::dtype::{isdtype, DType, DTypeCategory};
+/// assert!(isdtype(DType::U16, DTypeCategory::Integral));
+/// assert!(!isdtype(DType::Bool, DTypeCategory::Numeric));
+/// ```
+pub fn isdtype(dtype: DType, category: DTypeCategory) -> bool {
+    use DTypeCategory::*;
+    let kind = dtype.kind();
+    match category {
+        Bool => kind == DTypeKind::Bool,
+        SignedInteger => kind == DTypeKind::SignedInt,
+        UnsignedInteger => kind == DTypeKind::UnsignedInt,
+        Integral => dtype.is_integer(),
+        RealFloating => kind == DTypeKind::Float,
+        ComplexFloating => kind == DTypeKind::Complex,
+        Numeric => dtype.is_numeric(),
     }
 }

@@ -1112,6 +1112,12 @@ pub fn sign(a: &Array) -> Result<Array> {
 #[track_caller]
 pub fn clip(a: &Array, min: Option<Operand>, max: Option<Operand>) -> Result<Array> {
     let _site = crate::created_at::enter();
+    // One dtype for all three, as numpy's three-input ufunc promotes them together (pairwise
+    // promotion is not associative: int8, uint16, float32 give float32 together).
+    let operand: Operand = a.into();
+    let all: Vec<&Operand> = std::iter::once(&operand).chain(min.iter()).chain(max.iter()).collect();
+    let dtype = promote(&all)?;
+    let a = &astype(a, dtype)?;
     let low = match min {
         Some(m) => maximum(a, m)?,
         None => a.clone(),
