@@ -645,8 +645,6 @@ for d in ALL:
 case("error_positive_bool", "np.positive(x)", {"x": (B, (3,))}, error="UnsupportedDType")
 case("error_sign_bool", "np.sign(x)", {"x": (B, (3,))}, error="UnsupportedDType")
 case("error_trunc_complex", "np.trunc(x)", {"x": (Z, (3,))}, error="UnsupportedDType")
-# numpy has a complex sign; this library does not yet (an error, not a value that differs at infinities).
-case("error_sign_complex_not_implemented", "np.sign(x)", {"x": (C, (3,))}, error="UnsupportedDType")
 # flip, matrix_transpose, clip (bounds absent, crossed, NaN, weak scalars, arrays, symbolic lengths).
 case("flip_axes", {"all": "np.flip(x)", "last": "np.flip(x, axis=-1)", "two": "np.flip(x, axis=(0, 2))"},
      {"x": (I32, (2, 3, 4))})
@@ -783,6 +781,32 @@ case("array_api_dtype_functions", {
     "iinfo": "np.full_like(x, np.iinfo(x.dtype).max) - np.iinfo(np.int8).min",
     "isdtype": "np.where(np.isdtype(x.dtype, 'integral'), x, 0) + np.isdtype(y.dtype, 'complex floating')"},
     {"x": (I16, (4,)), "y": (F, (4,))})
+
+# --- searchsorted (NaN last, sides, sorter), complex sign, pad modes, split, diff prepend/append ----
+for d in [I8, U32, F, D]:
+    case(f"searchsorted_{d}", {"left": "np.searchsorted(a, v)", "right": "np.searchsorted(a, v, side='right')",
+                               "sorter": "np.searchsorted(b, v, sorter=s)"},
+         {"a": (d, (7,), [-3, -1, -1, 0, 2, 2, 5]), "b": (d, (5,), [5, 2, 0, -3, 2]), "s": (I64, (5,), [3, 2, 1, 4, 0]),
+          "v": (d, (3, 4), [-4, -3, -1, 0, 1, 2, 5, 6, 2, -1, 3, 7])} if d != U32 else
+         {"a": (d, (7,), [1, 3, 3, 4, 6, 6, 9]), "b": (d, (5,), [9, 6, 4, 1, 6]), "s": (I64, (5,), [3, 2, 1, 4, 0]),
+          "v": (d, (3, 4), [0, 1, 3, 4, 5, 6, 9, 10, 6, 3, 7, 11])})
+case("searchsorted_nan_inf_empty", {"left": "np.searchsorted(a, v)", "right": "np.searchsorted(a, v, side='right')",
+                                    "empty": "np.searchsorted(e, v)", "mixed": "np.searchsorted(a, w)"},
+     {"a": (D, (6,), ["-inf", -1.0, "-0.0", 0.0, "inf", "nan"]), "v": (D, (6,), ["nan", "inf", 0.0, "-0.0", -2.0, "-inf"]),
+      "e": (D, (0,)), "w": (I32, (3,), [-1, 0, 5])})
+for d in [C, Z]:
+    case(f"sign_complex_{d}", "np.sign(x)", {"x": (d, (81,), "special")})
+for mode in ["edge", "reflect", "symmetric", "wrap"]:
+    case(f"pad_{mode}", {"wide": f"np.pad(x, ((2, 5),), mode='{mode}')", "two": f"np.pad(y, ((1, 2), (3, 0)), mode='{mode}')",
+                         "one": f"np.pad(z, ((2, 3),), mode='{mode}')", "sym": f"np.pad(w, ((1, 1),), mode='{mode}')"},
+         {"x": (I32, (3,)), "y": (D, (2, 3)), "z": (F, (1,)), "w": (D, ("n",))}, sizes={"n": 4})
+case("error_pad_edge_empty", "np.pad(x, ((1, 1),), mode='edge')", {"x": (D, (0,))}, error="InvalidArgument")
+case("split", {"sec": "np.split(x, 3)[1]", "idx": "np.split(x, (1, 4), axis=1)[1]", "empty": "np.split(x, (4, 2), axis=1)[1]",
+               "last": "np.split(x, (1, 4), axis=1)[2]"}, {"x": (I16, (6, 5))})
+case("error_split_unequal", "np.split(x, 4)[0]", {"x": (D, (6,))}, error="InvalidArgument")
+case("diff_prepend_append", {"pre": "np.diff(x, prepend=0)", "app": "np.diff(x, axis=0, append=y)",
+                             "both": "np.diff(x, n=2, prepend=1.5, append=z)"},
+     {"x": (I32, (3, 4)), "y": (I8, (2, 4)), "z": (D, ())})
 
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}

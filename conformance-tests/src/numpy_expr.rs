@@ -652,6 +652,14 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
             };
             return tuple_of(pt::meshgrid(&args.iter().cloned().map(to_array).collect::<R<Vec<_>>>()?, indexing));
         }
+        "split" => {
+            let axis = kwargs.get("axis").or(args.get(2)).map(int).transpose()?.unwrap_or(0);
+            let parts = match arg(1)? {
+                V::Int(n) => pt::Split::Sections(usize::try_from(n).map_err(|_| format!("split into {n}"))?),
+                other => pt::Split::Indices(ints(&other)?),
+            };
+            return tuple_of(pt::split(&a0()?, parts, axis));
+        }
         "unstack" => {
             let axis = kwargs.get("axis").or(args.get(1)).map(int).transpose()?.unwrap_or(0);
             return tuple_of(pt::unstack(&a0()?, axis));
@@ -829,7 +837,19 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
         "diff" => {
             let n = kw_or("n", 1).map(|v| int(&v)).transpose()?.unwrap_or(1);
             let axis = kw_or("axis", 2).map(|v| int(&v)).transpose()?.unwrap_or(-1);
-            pt::diff(&a0()?, usize::try_from(n).map_err(|_| format!("diff: n = {n}"))?, axis)
+            let (prepend, append) = (
+                kwargs.get("prepend").cloned().map(operand).transpose()?,
+                kwargs.get("append").cloned().map(operand).transpose()?,
+            );
+            pt::diff_with(&a0()?, usize::try_from(n).map_err(|_| format!("diff: n = {n}"))?, axis, prepend, append)
+        }
+        "searchsorted" => {
+            let side = match kw_or("side", 2) {
+                Some(V::Str(s)) if s == "right" => pt::Side::Right,
+                _ => pt::Side::Left,
+            };
+            let sorter = kwargs.get("sorter").cloned().map(to_array).transpose()?;
+            pt::searchsorted(&a0()?, &to_array(arg(1)?)?, side, sorter.as_ref())
         }
         "repeat" => {
             let axis = match kw_or("axis", 2) {
@@ -926,8 +946,21 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
             } else {
                 PadWidth::PerAxis(widths)
             };
-            let value = kwargs.get("constant_values").cloned().unwrap_or(V::Int(0));
-            pt::pad(&a0()?, width, weak(value)?)
+            let mode = match kw_or("mode", 2) {
+                None => pt::PadMode::Constant(weak(kwargs.get("constant_values").cloned().unwrap_or(V::Int(0)))?),
+                Some(V::Str(m)) => match m.as_str() {
+                    "constant" => {
+                        pt::PadMode::Constant(weak(kwargs.get("constant_values").cloned().unwrap_or(V::Int(0)))?)
+                    }
+                    "edge" => pt::PadMode::Edge,
+                    "reflect" => pt::PadMode::Reflect,
+                    "symmetric" => pt::PadMode::Symmetric,
+                    "wrap" => pt::PadMode::Wrap,
+                    other => return Err(format!("pad mode {other:?}")),
+                },
+                Some(other) => return Err(format!("pad mode {other:?}")),
+            };
+            pt::pad_with(&a0()?, width, mode)
         }
         other => return Err(format!("np.{other} is not supported by the conformance evaluator")),
     })

@@ -301,6 +301,37 @@ impl<const N: usize> From<[(usize, usize); N]> for PadWidth {
 #[track_caller]
 pub fn pad(a: &Array, width: impl Into<PadWidth>, value: impl Into<WeakScalar>) -> Result<Array> {
     let _site = crate::created_at::enter();
+    pad_with(a, width, PadMode::Constant(value.into()))
+}
+
+/// What [`pad_with`] fills the new elements with (numpy's `mode`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PadMode {
+    /// A constant (`mode="constant"`).
+    Constant(WeakScalar),
+    /// The nearest edge element (`mode="edge"`).
+    Edge,
+    /// The mirror image without the edge element (`mode="reflect"`): `[1, 2, 3]` → `… 3 2 | 1 2 3 | 2 1 …`.
+    Reflect,
+    /// The mirror image with the edge element (`mode="symmetric"`): `… 2 1 | 1 2 3 | 3 2 …`.
+    Symmetric,
+    /// The array repeated periodically (`mode="wrap"`).
+    Wrap,
+}
+
+/// `a` padded by `width` with `mode` (numpy `pad`); widths larger than the axis repeat the mirror
+/// or period as numpy does. Modes other than `Constant` need a non-empty axis where they pad; an
+/// axis whose length is symbolic and turns out 0 fails with an index error when the program runs.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::frontend::PadMode;
+/// let a = pt::placeholder("a", [3], DType::I32).unwrap();
+/// assert_eq!(pt::pad_with(&a, 4, PadMode::Reflect).unwrap().shape().to_string(), "(11,)");
+/// ```
+#[track_caller]
+pub fn pad_with(a: &Array, width: impl Into<PadWidth>, mode: PadMode) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let ndim = a.ndim();
     let widths = match width.into() {
         PadWidth::Same(w) => vec![(w, w); ndim],
@@ -311,32 +342,65 @@ pub fn pad(a: &Array, width: impl Into<PadWidth>, value: impl Into<WeakScalar>) 
         }
     };
     let mut dims = Vec::with_capacity(ndim);
-    for (len, (b, e)) in a.shape().dims().iter().zip(&widths) {
+    for (axis, (len, (b, e))) in a.shape().dims().iter().zip(&widths).enumerate() {
+        if !matches!(mode, PadMode::Constant(_)) && len.as_int() == Some(0) && b + e > 0 {
+            return Err(Error::invalid(
+                "pad",
+                format!("cannot extend the empty axis {axis} of an array of shape {} with {mode:?}", a.shape()),
+            ));
+        }
         dims.push(len.add(&Dim::from(*b))?.add(&Dim::from(*e))?);
     }
-    let value = Expr::Const(Scalar::from_weak(&value.into(), a.dtype())?);
     let mut builder = LambdaBuilder::new(Shape::from(dims));
     let mut inside: Option<Expr> = None;
     let mut indices = Vec::with_capacity(ndim);
     for (axis, (len, (b, _))) in a.shape().dims().iter().zip(&widths).enumerate() {
+        // The position in `a` the output position stands for, before the mode maps it into range.
         let shifted =
             if *b == 0 { Expr::iname(axis) } else { Expr::iname(axis).binary(BinaryOp::Sub, Expr::i64(*b as i64)) };
-        let (lo, hi) = (
-            Expr::iname(axis).compare(CompareOp::Ge, Expr::i64(*b as i64)),
-            shifted.clone().compare(CompareOp::Lt, builder.dim(len)?),
-        );
-        for cond in [lo, hi] {
-            inside = Some(match inside {
-                None => cond,
-                Some(c) => c.binary(BinaryOp::LogicalAnd, cond),
-            });
-        }
-        indices.push(shifted);
+        let n = builder.dim(len)?;
+        let index = match mode {
+            PadMode::Constant(_) => {
+                let (lo, hi) = (
+                    Expr::iname(axis).compare(CompareOp::Ge, Expr::i64(*b as i64)),
+                    shifted.clone().compare(CompareOp::Lt, n),
+                );
+                for cond in [lo, hi] {
+                    inside = Some(match inside {
+                        None => cond,
+                        Some(c) => c.binary(BinaryOp::LogicalAnd, cond),
+                    });
+                }
+                shifted
+            }
+            PadMode::Edge => {
+                let last = n.binary(BinaryOp::Sub, Expr::i64(1));
+                Expr::call(Func::Minimum, vec![Expr::call(Func::Maximum, vec![shifted, Expr::i64(0)]), last])
+            }
+            PadMode::Wrap => shifted.binary(BinaryOp::Rem, n),
+            // Periodic with period 2n - 2 (reflect) or 2n (symmetric), mirrored in the second half;
+            // `x % 0` is 0, which is right for reflecting a single element.
+            PadMode::Reflect | PadMode::Symmetric => {
+                let twice = n.clone().binary(BinaryOp::Mul, Expr::i64(2));
+                let (period, mirror) = if mode == PadMode::Reflect {
+                    let p = twice.binary(BinaryOp::Sub, Expr::i64(2));
+                    (p.clone(), p)
+                } else {
+                    (twice.clone(), twice.binary(BinaryOp::Sub, Expr::i64(1)))
+                };
+                let t = shifted.binary(BinaryOp::Rem, period);
+                let second_half = t.clone().compare(CompareOp::Ge, n);
+                Expr::if_then_else(second_half, mirror.binary(BinaryOp::Sub, t.clone()), t)
+            }
+        };
+        indices.push(index);
     }
     let read = builder.read_at(a, indices);
-    let expr = match inside {
-        Some(cond) => Expr::if_then_else(cond, read, value),
-        None => read,
+    let expr = match (inside, mode) {
+        (Some(cond), PadMode::Constant(value)) => {
+            Expr::if_then_else(cond, read, Expr::Const(Scalar::from_weak(&value, a.dtype())?))
+        }
+        _ => read,
     };
     builder.finish(expr)
 }

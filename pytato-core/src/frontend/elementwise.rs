@@ -1077,7 +1077,8 @@ pub fn trunc(a: &Array) -> Result<Array> {
 }
 
 /// The sign of `a` (numpy `sign`): `-1`, `0` or `1` in `a`'s dtype, NaN for NaN, `0.0` for `-0.0`.
-/// Bools are an error, as in numpy; complex numbers are an error here (not implemented yet).
+/// Bools are an error, as in numpy. For complex numbers numpy 2's `z / |z|` (0 for 0): a part that
+/// is infinite (the other finite or NaN) gives `±1` along it, both infinite give NaN.
 ///
 /// ```
 /// use pytato_core::{frontend as pt, DType};
@@ -1092,12 +1093,25 @@ pub fn sign(a: &Array) -> Result<Array> {
         DTypeKind::SignedInt => astype(&where_(&greater(a, 0)?, 1, where_(&less(a, 0)?, -1, 0)?)?, a.dtype()),
         // NaN compares false everywhere and passes through; -0.0 == 0 becomes +0.0.
         DTypeKind::Float => where_(&greater(a, 0)?, 1, where_(&less(a, 0)?, -1, where_(&equal(a, 0)?, 0, a)?)?),
-        // numpy's complex sign (`z / |z|`, with its own rules for infinite parts) is not here yet:
-        // an error rather than a value that differs at infinities.
-        DTypeKind::Complex => {
-            Err(dtype_error("sign", a.dtype(), &[&a.into()], "the sign of complex numbers is not implemented yet"))
-        }
+        DTypeKind::Complex => complex_sign(a),
     }
+}
+
+/// numpy 2's complex sign, part by part: `|z|` zero, infinite (which part is) or neither.
+fn complex_sign(z: &Array) -> Result<Array> {
+    let (re, im, modulus) = (real(z)?, imag(z)?, abs(z)?);
+    let (re_inf, im_inf) = (isinf(&re)?, isinf(&im)?);
+    let zero = equal(&modulus, 0)?;
+    let infinite = isinf(&modulus)?;
+    // |z| infinite: along the infinite part ±1, NaN where both are.
+    let part = |this_inf: &Array, other_inf: &Array, this: &Array| -> Result<Array> {
+        where_(this_inf, &where_(other_inf, f64::NAN, &sign(this)?)?, 0)
+    };
+    let re_out = where_(&zero, 0, &where_(&infinite, &part(&re_inf, &im_inf, &re)?, &divide(&re, &modulus)?)?)?;
+    let im_out = where_(&zero, 0, &where_(&infinite, &part(&im_inf, &re_inf, &im)?, &divide(&im, &modulus)?)?)?;
+    // re + im·i is exact here: im·i is (±0, im), and im is NaN only where re is.
+    let i = num_complex::Complex64::new(0.0, 1.0);
+    add(&astype(&re_out, z.dtype())?, &multiply(&astype(&im_out, z.dtype())?, i)?)
 }
 
 /// `a` limited to `[min, max]` (numpy `clip`, the Array API's `clip`): `minimum(maximum(a, min),

@@ -34,8 +34,8 @@ mod shape_ops;
 
 pub use assign::{add_at, set_index};
 pub use creation::{
-    Indexing, PadWidth, arange, asarray, data_wrapper, empty, empty_like, eye, full, full_like, linspace, meshgrid,
-    ones, ones_like, pad, placeholder, size_param, tril, triu, zeros, zeros_like,
+    Indexing, PadMode, PadWidth, arange, asarray, data_wrapper, empty, empty_like, eye, full, full_like, linspace,
+    meshgrid, ones, ones_like, pad, pad_with, placeholder, size_param, tril, triu, zeros, zeros_like,
 };
 pub use elementwise::{
     abs, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, astype, bitwise_and, bitwise_or, bitwise_xor,
@@ -49,8 +49,10 @@ pub use indexing::{Ellipsis, Idx, NewAxis, index, take, take_along_axis};
 pub use linalg::{TensordotAxes, dot, einsum, matmul, tensordot, vdot, vecdot};
 pub use operand::{LambdaBuilder, Operand, promote};
 pub use reductions::{Axes, ReduceOptions, all, any, argmax, argmin, max, mean, min, prod, std, sum, var};
-pub use selection::{COUNT_PREFIX, argwhere, compress, count_nonzero, extract, flatnonzero, nonzero};
+pub use selection::{
+    COUNT_PREFIX, Side, argwhere, compress, count_nonzero, extract, flatnonzero, nonzero, searchsorted,
+};
 pub use shape_ops::{
-    broadcast_arrays, broadcast_to, concatenate, diff, expand_dims, flip, matrix_transpose, moveaxis, permute_dims,
-    ravel, repeat, reshape, roll, roll_axes, squeeze, stack, swapaxes, tile, transpose, unstack,
+    Split, broadcast_arrays, broadcast_to, concatenate, diff, diff_with, expand_dims, flip, matrix_transpose, moveaxis,
+    permute_dims, ravel, repeat, reshape, roll, roll_axes, split, squeeze, stack, swapaxes, tile, transpose, unstack,
 };

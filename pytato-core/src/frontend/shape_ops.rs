@@ -420,7 +420,49 @@ pub fn repeat(a: &Array, repeats: i64, axis: Option<i64>) -> Result<Array> {
 #[track_caller]
 pub fn diff(a: &Array, n: usize, axis: i64) -> Result<Array> {
     let _site = crate::created_at::enter();
+    diff_with(a, n, axis, None, None)
+}
+
+/// [`diff`] of `a` with `prepend` and `append` joined to it along `axis` first (numpy `diff` with
+/// `prepend=`/`append=`, the Array API's `diff`). A scalar, or an array without the axis's
+/// length, is broadcast to `a`'s shape with length 1 along `axis`, as numpy does for scalars.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [5, 3], DType::F64).unwrap();
+/// let d = pt::diff_with(&a, 1, 0, Some(0.into()), None).unwrap();
+/// assert_eq!(d.shape().to_string(), "(5, 3)");
+/// ```
+#[track_caller]
+pub fn diff_with(
+    a: &Array,
+    n: usize,
+    axis: i64,
+    prepend: Option<super::Operand>,
+    append: Option<super::Operand>,
+) -> Result<Array> {
+    let _site = crate::created_at::enter();
     let k = normalize_axis("diff", axis, a.ndim(), a.shape())?;
+    let a = &if prepend.is_none() && append.is_none() {
+        a.clone()
+    } else {
+        // A scalar or 0-d value stands for a slab of length 1 along the axis.
+        let mut slab = a.shape().dims().to_vec();
+        slab[k] = Dim::new(1);
+        let slab = Shape::from(slab);
+        let as_slab = |v: super::Operand| -> Result<Array> {
+            match v {
+                super::Operand::Array(x) if x.ndim() == a.ndim() => Ok(x),
+                super::Operand::Array(x) => broadcast_to(&x, slab.clone()),
+                super::Operand::Scalar(s) => super::full(slab.clone(), s, None),
+            }
+        };
+        let mut parts = Vec::new();
+        parts.extend(prepend.map(as_slab).transpose()?);
+        parts.push(a.clone());
+        parts.extend(append.map(as_slab).transpose()?);
+        concatenate(&parts, k as i64)?
+    };
     let along = |start: Option<i64>, stop: Option<i64>| -> Vec<super::Idx> {
         (0..a.ndim())
             .map(|j| {
@@ -547,6 +589,63 @@ pub fn unstack(a: &Array, axis: i64) -> Result<Vec<Array>> {
         .map(|i| {
             let mut items = vec![super::Idx::full(); axis];
             items.push(super::Idx::Int(i));
+            super::index(a, &items)
+        })
+        .collect()
+}
+
+/// How [`split`] divides an axis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// Into this many equal parts (the length must be a multiple).
+    Sections(usize),
+    /// At these positions (sorted; parts may be empty, as in numpy).
+    Indices(Vec<i64>),
+}
+
+/// `a` cut into parts along `axis` (numpy `split`): into equal sections, or at indices.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::frontend::Split;
+/// let a = pt::placeholder("a", [6, 2], DType::F64).unwrap();
+/// assert_eq!(pt::split(&a, Split::Sections(3), 0).unwrap().len(), 3);
+/// let parts = pt::split(&a, Split::Indices(vec![1, 4]), 0).unwrap();
+/// assert_eq!(parts[1].shape().to_string(), "(3, 2)");
+/// ```
+#[track_caller]
+pub fn split(a: &Array, parts: Split, axis: i64) -> Result<Vec<Array>> {
+    let _site = crate::created_at::enter();
+    if a.ndim() == 0 {
+        return Err(Error::invalid("split", "a zero-dimensional array has no axis to split"));
+    }
+    let axis = normalize_axis("split", axis, a.ndim(), a.shape())?;
+    let bounds: Vec<(Option<i64>, Option<i64>)> = match parts {
+        Split::Sections(0) => return Err(Error::invalid("split", "the number of sections must be positive")),
+        Split::Sections(count) => {
+            let len = a.shape()[axis].as_int().ok_or_else(|| {
+                Error::invalid("split", format!("axis {axis} of shape {} has no known length", a.shape()))
+            })?;
+            if len % count as i64 != 0 {
+                return Err(Error::invalid(
+                    "split",
+                    format!("axis {axis} of shape {} does not divide into {count} equal sections", a.shape()),
+                ));
+            }
+            let step = len / count as i64;
+            (0..count as i64).map(|i| (Some(i * step), Some((i + 1) * step))).collect()
+        }
+        Split::Indices(at) => {
+            let starts = std::iter::once(None).chain(at.iter().map(|&i| Some(i)));
+            let stops = at.iter().map(|&i| Some(i)).chain(std::iter::once(None));
+            starts.zip(stops).collect()
+        }
+    };
+    bounds
+        .into_iter()
+        .map(|(start, stop)| {
+            let mut items = vec![super::Idx::full(); axis];
+            items.push(super::Idx::Slice { start, stop, step: 1 });
             super::index(a, &items)
         })
         .collect()
