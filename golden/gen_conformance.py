@@ -808,6 +808,18 @@ case("diff_prepend_append", {"pre": "np.diff(x, prepend=0)", "app": "np.diff(x, 
                              "both": "np.diff(x, n=2, prepend=1.5, append=z)"},
      {"x": (I32, (3, 4)), "y": (I8, (2, 4)), "z": (D, ())})
 
+# --- Scans: cumulative_sum/prod (axis, dtype=, include_initial), numpy's cumsum/cumprod ------------
+for d in [B, I8, U16, I64, F, D, Z]:
+    case(f"cumulative_{d}", {"sum1": "np.cumulative_sum(x, axis=1)", "sum0": "np.cumulative_sum(x, axis=0, include_initial=True)",
+                             "prod": "np.cumulative_prod(x, axis=-1)", "flat": "np.cumsum(x)", "prod0": "np.cumprod(x, axis=0)"},
+         {"x": (d, (5, 37), "int:-3:4" if d[0] in "iu" else None)})
+case("cumulative_special_and_small", {"nan": "np.cumulative_sum(x)", "inf_prod": "np.cumulative_prod(x)",
+                                      "one": "np.cumulative_sum(y, include_initial=True)", "empty": "np.cumulative_sum(e, axis=0)",
+                                      "empty_initial": "np.cumulative_prod(e, axis=0, include_initial=True)",
+                                      "dtype": "np.cumulative_sum(w, dtype=np.int8)", "wrap": "np.cumulative_prod(w, dtype=np.int16)"},
+     {"x": (D, (22,), "special"), "y": (F, (1,)), "e": (I32, (0, 3)), "w": (I64, (70,), "int:1:9")})
+case("error_cumulative_sum_needs_axis", "np.cumulative_sum(x)", {"x": (D, (2, 3))}, error="InvalidArgument")
+
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

@@ -755,6 +755,27 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
     if let Some(f) = reduction {
         return array(f(&a0()?, reduce_options(&args, &kwargs)?));
     }
+    if name == "cumulative_sum" || name == "cumulative_prod" {
+        let f = if name == "cumulative_sum" { pt::cumulative_sum } else { pt::cumulative_prod };
+        let mut options = pt::ScanOptions {
+            axis: match kwargs.get("axis").or(args.get(1)) {
+                None | Some(V::None) => None,
+                Some(v) => Some(int(v)?),
+            },
+            ..pt::ScanOptions::default()
+        };
+        options.dtype = opt_dtype(&kwargs)?;
+        options.include_initial = matches!(kwargs.get("include_initial"), Some(V::Bool(true)));
+        return array(f(&a0()?, options));
+    }
+    if name == "cumsum" || name == "cumprod" {
+        let f = if name == "cumsum" { pt::cumsum } else { pt::cumprod };
+        let axis = match kwargs.get("axis").or(args.get(1)) {
+            None | Some(V::None) => None,
+            Some(v) => Some(int(v)?),
+        };
+        return array(f(&a0()?, axis));
+    }
     if name == "var" || name == "std" {
         let f = if name == "var" { pt::var } else { pt::std };
         let correction = match kwargs.get("ddof").or(kwargs.get("correction")) {

@@ -383,6 +383,36 @@ fn sum_axis(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     Ok(())
 }
 
+/// Running sums of a long vector (`cumulative_sum`, a parallel prefix of `log2 n` elementwise
+/// passes) against the sequential loop.
+fn cumulative_sum(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
+    let n = sizes.elementwise;
+    let x = values(n, 13);
+    let px = pt::placeholder("x", [n as i64], DType::F64)?;
+    let inputs = NamedData::from([("x".to_string(), data(Array1::from(x.clone()).into_dyn()))]);
+    let mut running = Vec::new();
+    let hand = median_ms(sizes.reps, || {
+        let mut acc = 0.0;
+        running = x
+            .iter()
+            .map(|v| {
+                acc += v;
+                acc
+            })
+            .collect();
+        black_box(&running);
+    });
+    let arr = Array1::from(x.clone());
+    let nd = median_ms(sizes.reps, || {
+        let mut a = arr.clone();
+        a.accumulate_axis_inplace(Axis(0), |&prev, cur| *cur += prev);
+        black_box(a);
+    });
+    let scan = pt::cumulative_sum(&px, pt::ScanOptions::default())?;
+    bench_backends(rows, sizes, "cumulative-sum", &scan, &inputs, &running, (Some(nd), Some(hand)));
+    Ok(())
+}
+
 /// Data-dependent lengths: `sum(x[x > 0])` (a count, its positions, a gather, a sum) and a
 /// weighted histogram through `add_at` (`np.add.at(h, bins, w)`: a scatter of repeated positions).
 fn select(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
@@ -770,10 +800,11 @@ fn main() -> pt::Result<()> {
     );
     let mut rows = Vec::new();
     type Workload = fn(&mut Vec<Row>, &Sizes) -> pt::Result<()>;
-    let workloads: [(&str, Workload); 8] = [
+    let workloads: [(&str, Workload); 9] = [
         ("fused-elementwise", fused_elementwise),
         ("fused-elementwise-into", fused_elementwise_into),
         ("sum-axis", sum_axis),
+        ("cumulative-sum", cumulative_sum),
         ("select", select),
         ("matmul", matmul),
         ("dg-apply", dg_apply),

@@ -29,6 +29,7 @@ mod linalg;
 mod operand;
 pub mod ops;
 mod reductions;
+mod scans;
 mod selection;
 mod shape_ops;
 
@@ -49,6 +50,7 @@ pub use indexing::{Ellipsis, Idx, NewAxis, index, take, take_along_axis};
 pub use linalg::{TensordotAxes, dot, einsum, matmul, tensordot, vdot, vecdot};
 pub use operand::{LambdaBuilder, Operand, promote};
 pub use reductions::{Axes, ReduceOptions, all, any, argmax, argmin, max, mean, min, prod, std, sum, var};
+pub use scans::{ScanOptions, cumprod, cumsum, cumulative_prod, cumulative_sum};
 pub use selection::{
     COUNT_PREFIX, Side, argwhere, compress, count_nonzero, extract, flatnonzero, nonzero, searchsorted,
 };

@@ -1,0 +1,170 @@
+//! Scans: `cumulative_sum`, `cumulative_prod` (and numpy's `cumsum`, `cumprod`).
+//!
+//! A scan is built from index lambdas as a parallel prefix (Hillis and Steele): pass `k` adds to
+//! every element the one `2^k` before it, so after `ceil(log2 n)` passes element `i` holds the
+//! combination of elements `0..=i`. Every pass is an ordinary elementwise lambda, so each backend
+//! runs it with the code it has (in parallel on the GPU); the work is `n log n`, not `n`. The
+//! length along the axis must therefore be known when the DAG is built. Integer results are exact
+//! (wrapping arithmetic is associative); float results are summed in a tree rather than left to
+//! right, which is at least as accurate as numpy's sequential loop but may differ in the last bits.
+
+use crate::array::Array;
+use crate::dtype::{DType, DTypeKind};
+use crate::error::{Error, Result};
+use crate::expr::{BinaryOp, CompareOp, Expr};
+use crate::scalar::Scalar;
+use crate::shape::{Dim, Shape};
+
+use super::operand::LambdaBuilder;
+use super::shape_ops::{normalize_axis, ravel};
+
+/// Options of [`cumulative_sum`] and [`cumulative_prod`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScanOptions {
+    /// The axis to scan; `None` only for 1-d arrays (the Array API's rule).
+    pub axis: Option<i64>,
+    /// The dtype to accumulate in and return; by default `sum`'s (integers and bools in 64 bits).
+    pub dtype: Option<DType>,
+    /// Start with the identity (0 or 1), making the axis one longer (the Array API's
+    /// `include_initial`).
+    pub include_initial: bool,
+}
+
+impl ScanOptions {
+    /// Scan along `axis`.
+    pub fn axis(axis: i64) -> ScanOptions {
+        ScanOptions { axis: Some(axis), ..ScanOptions::default() }
+    }
+
+    /// Accumulate in `dtype`.
+    pub fn dtype(mut self, dtype: DType) -> ScanOptions {
+        self.dtype = Some(dtype);
+        self
+    }
+
+    /// Start the result with the identity.
+    pub fn include_initial(mut self, include: bool) -> ScanOptions {
+        self.include_initial = include;
+        self
+    }
+}
+
+/// Running sums along an axis (the Array API's `cumulative_sum`; numpy 2's `cumulative_sum`).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::frontend::ScanOptions;
+/// let a = pt::placeholder("a", [3, 5], DType::I8).unwrap();
+/// let s = pt::cumulative_sum(&a, ScanOptions::axis(1)).unwrap();
+/// assert_eq!((s.shape().to_string(), s.dtype()), ("(3, 5)".into(), DType::I64));
+/// let t = pt::cumulative_sum(&a, ScanOptions::axis(0).include_initial(true)).unwrap();
+/// assert_eq!(t.shape().to_string(), "(4, 5)");
+/// ```
+#[track_caller]
+pub fn cumulative_sum(a: &Array, options: ScanOptions) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    scan("cumulative_sum", BinaryOp::Add, a, options)
+}
+
+/// Running products along an axis (the Array API's `cumulative_prod`); see [`cumulative_sum`].
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::frontend::ScanOptions;
+/// let a = pt::placeholder("a", [4], DType::F32).unwrap();
+/// assert_eq!(pt::cumulative_prod(&a, ScanOptions::default()).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn cumulative_prod(a: &Array, options: ScanOptions) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    scan("cumulative_prod", BinaryOp::Mul, a, options)
+}
+
+/// numpy's `cumsum`: [`cumulative_sum`] of the flattened array when `axis` is `None`.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 3], DType::F64).unwrap();
+/// assert_eq!(pt::cumsum(&a, None).unwrap().shape().to_string(), "(6,)");
+/// ```
+#[track_caller]
+pub fn cumsum(a: &Array, axis: Option<i64>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    match axis {
+        Some(axis) => cumulative_sum(a, ScanOptions::axis(axis)),
+        None => cumulative_sum(&ravel(a)?, ScanOptions::axis(0)),
+    }
+}
+
+/// numpy's `cumprod`: [`cumulative_prod`] of the flattened array when `axis` is `None`.
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [2, 3], DType::I32).unwrap();
+/// assert_eq!(pt::cumprod(&a, Some(0)).unwrap().dtype(), DType::I64);
+/// ```
+#[track_caller]
+pub fn cumprod(a: &Array, axis: Option<i64>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    match axis {
+        Some(axis) => cumulative_prod(a, ScanOptions::axis(axis)),
+        None => cumulative_prod(&ravel(a)?, ScanOptions::axis(0)),
+    }
+}
+
+fn scan(name: &str, op: BinaryOp, a: &Array, options: ScanOptions) -> Result<Array> {
+    let axis = match (options.axis, a.ndim()) {
+        (Some(axis), _) => normalize_axis(name, axis, a.ndim(), a.shape())?,
+        (None, 1) => 0,
+        (None, _) => {
+            return Err(Error::invalid(
+                name,
+                format!("an array of shape {} needs an axis (only 1-d arrays scan without one)", a.shape()),
+            ));
+        }
+    };
+    let dtype = options.dtype.unwrap_or(match a.dtype().kind() {
+        DTypeKind::Bool | DTypeKind::SignedInt => DType::I64,
+        DTypeKind::UnsignedInt => DType::U64,
+        _ => a.dtype(),
+    });
+    if dtype == DType::Bool {
+        return Err(Error::unsupported_dtype(name, dtype, format!("accumulating an array of shape {}", a.shape())));
+    }
+    let n = a.shape()[axis].as_int().ok_or_else(|| {
+        Error::invalid(
+            name,
+            format!("axis {axis} of shape {} has no known length; scans need it when the DAG is built", a.shape()),
+        )
+    })?;
+    let identity = if op == BinaryOp::Add { Scalar::zero(dtype) } else { Scalar::one(dtype) };
+    let mut current = super::elementwise::astype(a, dtype)?;
+    let mut distance = 1i64;
+    while distance < n {
+        current = combine_with_earlier(&current, axis, distance, op)?;
+        distance *= 2;
+    }
+    if !options.include_initial {
+        return Ok(current);
+    }
+    // The identity first, then the scan shifted by one.
+    let mut dims = current.shape().dims().to_vec();
+    dims[axis] = Dim::new(n + 1);
+    let mut builder = LambdaBuilder::new(Shape::from(dims));
+    let mut at: Vec<Expr> = (0..current.ndim()).map(Expr::iname).collect();
+    at[axis] = Expr::iname(axis).binary(BinaryOp::Sub, Expr::i64(1));
+    let read = builder.read_at(&current, at);
+    let first = Expr::iname(axis).compare(CompareOp::Eq, Expr::i64(0));
+    builder.finish(Expr::if_then_else(first, Expr::Const(identity), read))
+}
+
+/// One pass: `x[i] op x[i - distance]` along `axis` where `i >= distance`, `x[i]` before.
+fn combine_with_earlier(x: &Array, axis: usize, distance: i64, op: BinaryOp) -> Result<Array> {
+    let mut builder = LambdaBuilder::new(x.shape().clone());
+    let here = builder.read_broadcast(x);
+    let mut at: Vec<Expr> = (0..x.ndim()).map(Expr::iname).collect();
+    at[axis] = Expr::iname(axis).binary(BinaryOp::Sub, Expr::i64(distance));
+    let earlier = builder.read_at(x, at);
+    let has_earlier = Expr::iname(axis).compare(CompareOp::Ge, Expr::i64(distance));
+    builder.finish(Expr::if_then_else(has_earlier, earlier.binary(op, here.clone()), here))
+}
