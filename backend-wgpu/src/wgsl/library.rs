@@ -221,28 +221,18 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
             vec![],
         ),
         // C's nextafter: one step of the bit pattern toward `y` (from zero: the smallest subnormal).
-        "nextafter" if f64 => fixed(
-            "fn nextafter_$S(x: $T, y: $T) -> $T {
+        "nextafter" => {
+            let (bits, one) = if f64 { ("u64", "1lu") } else { ("u32", "1u") };
+            let text = "fn nextafter_$S(x: $T, y: $T) -> $T {
     if isnan_$S(x) || isnan_$S(y) { return nan_$S(); }
     if x == y { return y; }
-    if x == $T(0.0) { return copysign_$S(bitcast<f64>(1lu), y); }
-    let b = bitcast<u64>(x);
-    if (x < y) == (x > $T(0.0)) { return bitcast<f64>(b + 1lu); }
-    return bitcast<f64>(b - 1lu);
-}",
-            vec![("isnan", ty), ("nan", ty), ("copysign", ty)],
-        ),
-        "nextafter" => fixed(
-            "fn nextafter_$S(x: $T, y: $T) -> $T {
-    if isnan_$S(x) || isnan_$S(y) { return nan_$S(); }
-    if x == y { return y; }
-    if x == $T(0.0) { return copysign_$S(bitcast<f32>(1u), y); }
-    let b = bitcast<u32>(x);
-    if (x < y) == (x > $T(0.0)) { return bitcast<f32>(b + 1u); }
-    return bitcast<f32>(b - 1u);
-}",
-            vec![("isnan", ty), ("nan", ty), ("copysign", ty)],
-        ),
+    if x == $T(0.0) { return copysign_$S(bitcast<$T>(ONE), y); }
+    let b = bitcast<BITS>(x);
+    if (x < y) == (x > $T(0.0)) { return bitcast<$T>(b + ONE); }
+    return bitcast<$T>(b - ONE);
+}";
+            fixed(&text.replace("BITS", bits).replace("ONE", one), vec![("isnan", ty), ("nan", ty), ("copysign", ty)])
+        }
         // `a != b` as IEEE defines it: true when either is NaN.
         "ne" => fixed(
             "fn ne_$S(a: $T, b: $T) -> bool { return isnan_$S(a) || isnan_$S(b) || a != b; }",
