@@ -820,6 +820,74 @@ case("cumulative_special_and_small", {"nan": "np.cumulative_sum(x)", "inf_prod":
      {"x": (D, (22,), "special"), "y": (F, (1,)), "e": (I32, (0, 3)), "w": (I64, (70,), "int:1:9")})
 case("error_cumulative_sum_needs_axis", "np.cumulative_sum(x)", {"x": (D, (2, 3))}, error="InvalidArgument")
 
+# --- Sorting: sort/argsort (stable, NaN last, descending, axis=None), the unique_* set functions ---
+# numpy has no `descending`: the oracle is the Array API's definition, a stable sort of the reversed
+# axis reversed back (equal elements keep their order, NaN first).
+for d in ALL:
+    case(f"sort_{d}", {"last": "np.sort(x, stable=True)", "first": "np.sort(x, axis=0, stable=True)",
+                       "flat": "np.sort(x, axis=None, stable=True)", "arg": "np.argsort(x, stable=True)",
+                       "arg0": "np.argsort(x, axis=0, stable=True)", "desc": "np.sort(x, descending=True)",
+                       "argdesc": "np.argsort(x, axis=0, descending=True)"},
+         {"x": (d, (5, 6), "int:-3:4" if d != B else None)},
+         numpy={"desc": "np.flip(np.sort(np.flip(x, -1), -1, stable=True), -1)",
+                "argdesc": "4 - np.flip(np.argsort(np.flip(x, 0), axis=0, stable=True), 0)"})
+for d in [F, D, C, Z]:
+    n = 81 if d in [C, Z] else len(SPECIAL_FLOAT64 if d == D else SPECIAL_FLOATS)
+    case(f"sort_special_{d}", {"values": "np.sort(x, stable=True)", "order": "np.argsort(x, stable=True)",
+                               "desc": "np.argsort(x, descending=True)", "desc_values": "np.sort(x, descending=True)"},
+         {"x": (d, (n,), "special")},
+         numpy={"desc": f"{n - 1} - np.flip(np.argsort(np.flip(x), stable=True))",
+                "desc_values": "np.flip(np.sort(np.flip(x), stable=True))"})
+case("sort_signed_zeros_ties", {"order": "np.argsort(x, stable=True)", "desc": "np.argsort(x, descending=True)",
+                                "big": "np.argsort(y, stable=True)"},
+     {"x": (D, (7,), ["0.0", "-0.0", "nan", "0.0", "-0.0", "nan", "-0.0"]), "y": (I8, (3000,), "int:-2:2")},
+     numpy={"desc": "6 - np.flip(np.argsort(np.flip(x), stable=True))"})
+case("sort_sizes", {"empty": "np.sort(e)", "empty0": "np.argsort(e, axis=0)", "one": "np.argsort(o)",
+                    "scalar": "np.sort(s, axis=None)", "sym": "np.argsort(v, stable=True)",
+                    "sym_sorted": "np.sort(v, stable=True)[n - 1]", "mid": "np.argsort(m, axis=1, stable=True)"},
+     {"e": (F, (3, 0)), "o": (I32, (1,)), "s": (D, ()), "v": (D, ("n",), "int:0:3"), "m": (U8, (2, 3, 4), "int:0:3")},
+     sizes={"n": 9})
+case("sort_feeds_arithmetic", {"median": "np.sort(x, axis=0, stable=True)[2] * 2 - np.min(x, axis=0)",
+                                "rank": "np.argsort(np.argsort(x, stable=True), stable=True)",
+                                "x": "np.take_along_axis(x, np.argsort(x, stable=True), axis=1)"},
+     {"x": (D, (5, 4))})
+case("error_sort_axis", "np.sort(x, axis=2)", {"x": (D, (2, 3))}, error="AxisOutOfRange")
+# numpy 2.4's unique_values/unique_counts may list values unsorted (a hash table; the Array API leaves
+# the order unspecified): the oracle is `np.unique` (sorted, NaNs distinct with equal_nan=False).
+def unique_oracle(exprs):
+    forms = {"unique_values({})": "np.unique({}, equal_nan=False)",
+             "unique_counts({})[1]": "np.unique({}, equal_nan=False, return_counts=True)[1]",
+             "unique_inverse({})[1]": "np.unique({0}, equal_nan=False, return_inverse=True)[1].reshape(np.shape({0}))",
+             "unique_all({})[1]": "np.unique({}, equal_nan=False, return_index=True)[1]",
+             "unique_all({})[3]": "np.unique({}, equal_nan=False, return_counts=True)[1]"}
+    oracle = {}
+    for name, e in exprs.items():
+        for form, replacement in forms.items():
+            for var in "xzeosvw":
+                e = e.replace("np." + form.format(var), replacement.format(var))
+        oracle[name] = e
+    return oracle
+
+
+for d in [B, I8, U64, I64, F, D, Z]:
+    exprs = {"values": "np.unique_values(x)", "counts": "np.unique_counts(x)[1]", "inverse": "np.unique_inverse(x)[1]",
+             "first": "np.unique_all(x)[1]", "all_counts": "np.unique_all(x)[3]"}
+    case(f"unique_{d}", exprs, {"x": (d, (4, 5), "int:-3:4" if d != B else None)}, numpy=unique_oracle(exprs))
+exprs = {"values": "np.unique_values(x)", "counts": "np.unique_counts(x)[1]", "inverse": "np.unique_inverse(x)[1]",
+         "first": "np.unique_all(x)[1]", "cvalues": "np.unique_values(z)", "ccounts": "np.unique_counts(z)[1]",
+         "cinverse": "np.unique_inverse(z)[1]"}
+case("unique_special_values", exprs,
+     {"x": (D, (12,), ["nan", "1.0", "-0.0", "inf", "nan", "0.0", "1.0", "-inf", "-0.0", "inf", "2.5", "nan"]),
+      "z": (Z, (40,), "special")}, numpy=unique_oracle(exprs))
+exprs = {"empty": "np.unique_values(e)", "empty_counts": "np.unique_counts(e)[1]", "empty_inverse": "np.unique_inverse(e)[1]",
+         "one": "np.unique_all(o)[3]", "scalar": "np.unique_inverse(s)[1]", "sym": "np.unique_counts(v)[1]",
+         "sum": "np.sum(np.unique_values(v)) + np.unique_counts(w)[1]"}
+case("unique_sizes", exprs,
+     {"e": (I32, (0, 3)), "o": (F, (1,)), "s": (I16, ()), "v": (I64, ("n",), "int:0:4"), "w": (U8, (6,), [7, 7, 7, 7, 7, 7])},
+     sizes={"n": 11}, numpy=unique_oracle(exprs))
+case("error_unique_inverse_unknown_length", "np.unique_inverse(v)[1]", {"v": (D, ("n",))}, sizes={"n": 3},
+     error="InvalidArgument")
+
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

@@ -660,6 +660,20 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
             };
             return tuple_of(pt::split(&a0()?, parts, axis));
         }
+        "unique_counts" => {
+            let u = pt::unique_counts(&a0()?).map_err(err)?;
+            return Ok(V::Tuple(vec![V::Array(u.values), V::Array(u.counts)]));
+        }
+        "unique_inverse" => {
+            let u = pt::unique_inverse(&a0()?).map_err(err)?;
+            return Ok(V::Tuple(vec![V::Array(u.values), V::Array(u.inverse_indices)]));
+        }
+        "unique_all" => {
+            let u = pt::unique_all(&a0()?).map_err(err)?;
+            return Ok(V::Tuple(
+                [u.values, u.indices, u.inverse_indices, u.counts].into_iter().map(V::Array).collect(),
+            ));
+        }
         "unstack" => {
             let axis = kwargs.get("axis").or(args.get(1)).map(int).transpose()?.unwrap_or(0);
             return tuple_of(pt::unstack(&a0()?, axis));
@@ -864,6 +878,18 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
             );
             pt::diff_with(&a0()?, usize::try_from(n).map_err(|_| format!("diff: n = {n}"))?, axis, prepend, append)
         }
+        "sort" | "argsort" => {
+            let f = if name == "sort" { pt::sort } else { pt::argsort };
+            let axis = match kw_or("axis", 1) {
+                None => Some(-1),
+                Some(V::None) => None,
+                Some(v) => Some(int(&v)?),
+            };
+            // numpy's `stable=` and `kind=` change nothing: every sort here is stable.
+            let descending = matches!(kwargs.get("descending"), Some(V::Bool(true)));
+            f(&a0()?, pt::SortOptions { axis, descending })
+        }
+        "unique_values" => pt::unique_values(&a0()?),
         "searchsorted" => {
             let side = match kw_or("side", 2) {
                 Some(V::Str(s)) if s == "right" => pt::Side::Right,

@@ -100,6 +100,15 @@ pub enum ScatterMode {
     Add,
 }
 
+/// What a [`NodeKind::Sort`] gives: the sorted values or the indices that sort.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SortResult {
+    /// The sorted array (`numpy.sort`).
+    Values,
+    /// The `int64` indices along the axis that sort the array (`numpy.argsort`).
+    Indices,
+}
+
 /// What a node computes. Children (the arrays a node uses) are [`Array`] handles.
 #[derive(Clone, Hash)]
 pub enum NodeKind {
@@ -213,6 +222,22 @@ pub enum NodeKind {
         values: Array,
         /// Replace or accumulate.
         mode: ScatterMode,
+    },
+    /// `array` sorted along `axis`, or the indices that sort it ([`SortResult`]). The sort is
+    /// stable (equal elements keep their order, `-0.0` and `0.0` are equal), NaN sorts after every
+    /// number (complex numbers in numpy's lexicographic order, `R + Rj < R + nanj < nan + Rj <
+    /// nan + nanj`); `descending` reverses the order but keeps equal elements in their order, as
+    /// the Array API's `sort(x, descending=True)` does (NaN first). A host step, like
+    /// [`NodeKind::Nonzero`].
+    Sort {
+        /// The sorted array.
+        array: Array,
+        /// The axis sorted along (every other axis indexes independent rows).
+        axis: usize,
+        /// Largest first.
+        descending: bool,
+        /// Values or indices.
+        result: SortResult,
     },
     /// The array rank `src_rank` sends with `comm_tag`; see [`crate::distributed`]. A leaf: its
     /// value arrives when the DAG runs over a communicator.
@@ -514,6 +539,7 @@ impl NodeKind {
             NodeKind::AdvancedIndexInNoncontiguousAxes { .. } => "AdvancedIndexInNoncontiguousAxes",
             NodeKind::Nonzero { .. } => "Nonzero",
             NodeKind::Scatter { .. } => "Scatter",
+            NodeKind::Sort { .. } => "Sort",
             NodeKind::DistributedRecv { .. } => "DistributedRecv",
             NodeKind::DistributedSendRefHolder { .. } => "DistributedSendRefHolder",
             NodeKind::CallResult { .. } => "CallResult",
@@ -546,6 +572,7 @@ impl NodeKind {
                 }))
                 .collect(),
             NodeKind::Nonzero { mask, .. } => vec![mask],
+            NodeKind::Sort { array, .. } => vec![array],
             NodeKind::Scatter { array, positions, values, .. } => vec![array, positions, values],
             NodeKind::DistributedSendRefHolder { send, passthrough } => vec![passthrough, &send.data],
             NodeKind::CallResult { bindings, .. } => bindings.iter().collect(),
@@ -577,6 +604,7 @@ impl NodeKind {
                 }))
                 .collect(),
             NodeKind::Nonzero { mask, .. } => vec![mask],
+            NodeKind::Sort { array, .. } => vec![array],
             NodeKind::Scatter { array, positions, values, .. } => vec![array, positions, values],
             NodeKind::DistributedSendRefHolder { send, passthrough } => vec![passthrough, send.data],
             NodeKind::CallResult { bindings, .. } => bindings,
@@ -625,6 +653,9 @@ impl NodeKind {
             ) => items_eq(a, b),
             (Nonzero { count: a, .. }, Nonzero { count: b, .. }) => a == b,
             (Scatter { mode: a, .. }, Scatter { mode: b, .. }) => a == b,
+            (Sort { axis: a1, descending: d1, result: r1, .. }, Sort { axis: a2, descending: d2, result: r2, .. }) => {
+                a1 == a2 && d1 == d2 && r1 == r2
+            }
             (CallResult { function: f, name: a, .. }, CallResult { function: g, name: b, .. }) => a == b && f == g,
             (DistributedRecv { src_rank: r, comm_tag: t }, DistributedRecv { src_rank: q, comm_tag: u }) => {
                 r == q && t == u
@@ -898,6 +929,7 @@ impl Array {
                 }
             }
             NodeKind::Nonzero { count, .. } => Array::new_nonzero(&next(), count)?,
+            NodeKind::Sort { axis, descending, result, .. } => Array::new_sort(&next(), *axis, *descending, *result)?,
             NodeKind::CallResult { function, bindings, name } => {
                 Array::new_call_result(function, bindings.iter().map(|_| next()).collect(), name)?
             }
@@ -1232,6 +1264,30 @@ impl Array {
         let ndim = i64::try_from(mask.ndim()).expect("few axes");
         let shape = Shape::from(vec![Dim::new(ndim), Dim::param(count)]);
         Ok(Array::fresh(NodeKind::Nonzero { mask: mask.clone(), count: count.into() }, shape, DType::I64))
+    }
+
+    /// `array` sorted along `axis`, or the indices that sort it; see [`NodeKind::Sort`]. The
+    /// frontend's [`sort`](crate::frontend::sort) and [`argsort`](crate::frontend::argsort) take
+    /// numpy's arguments.
+    #[track_caller]
+    pub fn new_sort(array: &Array, axis: usize, descending: bool, result: SortResult) -> Result<Array> {
+        let _site = crate::created_at::enter();
+        if axis >= array.ndim() {
+            return Err(Error::AxisOutOfRange {
+                op: "Sort".into(),
+                axis: i64::try_from(axis).unwrap_or(i64::MAX),
+                shape: array.shape().clone(),
+            });
+        }
+        let dtype = match result {
+            SortResult::Values => array.dtype(),
+            SortResult::Indices => DType::I64,
+        };
+        Ok(Array::fresh(
+            NodeKind::Sort { array: array.clone(), axis, descending, result },
+            array.shape().clone(),
+            dtype,
+        ))
     }
 
     /// `array` with `values` written to (or added at) the flat `positions`; see
@@ -1799,6 +1855,11 @@ impl Array {
             NodeKind::Nonzero { mask, count } => {
                 write!(f, "count={count}, mask=")?;
                 child(f, mask)?;
+                f.write_str(", ")?;
+            }
+            NodeKind::Sort { array, axis, descending, result } => {
+                write!(f, "axis={axis}, descending={descending}, result={result:?}, array=")?;
+                child(f, array)?;
                 f.write_str(", ")?;
             }
             NodeKind::Scatter { array, positions, values, mode } => {

@@ -33,12 +33,14 @@ pub mod names;
 pub mod phases;
 pub mod scalar;
 pub mod shape;
+pub mod sort;
 pub mod tags;
 pub mod user_kernel;
 pub mod view;
 
 pub use array::{
     Array, Axis, DictOfNamedArrays, EinsumAxis, IndexItem, NodeKind, NormalizedSlice, Order, ReductionDescriptor,
+    SortResult,
 };
 pub use data::ArrayData;
 pub use dtype::DType;

@@ -1,8 +1,9 @@
 //! Programs that run in phases: data-dependent lengths (counts) and scatters.
 //!
-//! Two node kinds are *host steps*: [`NodeKind::Nonzero`] (the positions of a mask's `true`
-//! elements, whose number is a count, a length the data decides) and [`NodeKind::Scatter`] (writes
-//! at positions the data decides). No kernel computes them. A DAG with host steps runs in phases
+//! Three node kinds are *host steps*: [`NodeKind::Nonzero`] (the positions of a mask's `true`
+//! elements, whose number is a count, a length the data decides), [`NodeKind::Scatter`] (writes
+//! at positions the data decides) and [`NodeKind::Sort`] (see [`crate::sort`]). No kernel computes
+//! them. A DAG with host steps runs in phases
 //! on any backend:
 //!
 //! 1. the operands of the host steps that depend on no other host step are computed by a program
@@ -40,7 +41,7 @@ use std::sync::Arc;
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 use num_complex::{Complex32, Complex64};
 
-use crate::array::{Array, DictOfNamedArrays, IdMap, NodeKind, ScatterMode, post_order};
+use crate::array::{Array, DictOfNamedArrays, IdMap, NodeKind, ScatterMode, SortResult, post_order};
 use crate::backend::{Backend, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
 use crate::binding::Signature;
 use crate::data::ArrayData;
@@ -58,7 +59,7 @@ pub const STEP_INPUT_PREFIX: &str = "_pt_in_step";
 
 /// Whether `node` is a host step (see the [module docs](self)).
 pub fn is_host_step(node: &Array) -> bool {
-    matches!(node.kind(), NodeKind::Nonzero { .. } | NodeKind::Scatter { .. })
+    matches!(node.kind(), NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } | NodeKind::Sort { .. })
 }
 
 /// Whether the DAG of `outputs` has host steps, so that a backend must [`compile`] it in phases.
@@ -80,6 +81,11 @@ enum StepKind {
     /// With the count's name.
     Nonzero(String),
     Scatter(ScatterMode),
+    Sort {
+        axis: usize,
+        descending: bool,
+        result: SortResult,
+    },
     /// An outlined call: the function's program, its parameters (the operands' names, in order)
     /// and the function's result behind each of the step's results.
     Call {
@@ -196,6 +202,7 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
                     let kind = match node.kind() {
                         NodeKind::Scatter { mode, .. } => StepKind::Scatter(*mode),
                         NodeKind::Nonzero { count, .. } => StepKind::Nonzero(count.to_string()),
+                        &NodeKind::Sort { axis, descending, result, .. } => StepKind::Sort { axis, descending, result },
                         other => unreachable!("{} is not a host step", other.name()),
                     };
                     planned.push(Planned { level: below, kind, operands: new_children, results: vec![placeholder] });
@@ -231,7 +238,7 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
                     counts.extend(result.shape().params().filter(|v| !given.contains(v)).map(str::to_string));
                 }
             }
-            StepKind::Scatter(_) => {}
+            StepKind::Scatter(_) | StepKind::Sort { .. } => {}
         }
     }
     for name in size_names.difference(&counts) {
@@ -314,6 +321,8 @@ impl PhasedProgram {
                     StepKind::Scatter(mode) => {
                         new.push((step.results[0].0.clone(), scatter(&operands[0], &operands[1], &operands[2], *mode)?))
                     }
+                    &StepKind::Sort { axis, descending, result } => new
+                        .push((step.results[0].0.clone(), crate::sort::sort(&operands[0], axis, descending, result)?)),
                     StepKind::Call { body, parameters, returns } => {
                         let mut arguments: NamedViews<'_> =
                             parameters.iter().map(String::as_str).zip(operands.iter().map(|v| v.reborrow())).collect();

@@ -51,6 +51,9 @@ fn label(node: &Array) -> Vec<String> {
         NodeKind::Stack { axis, .. } | NodeKind::Concatenate { axis, .. } => lines.push(format!("axis {axis}")),
         NodeKind::Nonzero { count, .. } => lines.push(format!("count {count}")),
         NodeKind::Scatter { mode, .. } => lines.push(format!("mode {mode:?}")),
+        NodeKind::Sort { axis, descending, result, .. } => {
+            lines.push(format!("{result:?} along axis {axis}{}", if *descending { ", descending" } else { "" }))
+        }
         NodeKind::CallResult { function, name, .. } => lines.push(format!("result {name} of {function:?}")),
         NodeKind::DistributedRecv { src_rank, comm_tag } => lines.push(format!("from rank {src_rank}, tag {comm_tag}")),
         NodeKind::DistributedSendRefHolder { send, .. } => {

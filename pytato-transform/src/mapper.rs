@@ -128,6 +128,8 @@ mapper_methods! {
     map_nonzero;
     /// A `Scatter` (a host step); children are the array, the positions and the values.
     map_scatter;
+    /// A `Sort` (a host step); the child is the sorted array.
+    map_sort;
     /// A `CallResult`; children are the call's arguments (the function's body is not visited:
     /// map it with the function, see `pytato_core::function`).
     map_call_result;
@@ -158,6 +160,7 @@ pub fn dispatch<M: Mapper + ?Sized>(mapper: &mut M, node: &Array, children: &[M:
         NodeKind::AdvancedIndexInNoncontiguousAxes { .. } => mapper.map_advanced_index_noncontiguous(node, children),
         NodeKind::Nonzero { .. } => mapper.map_nonzero(node, children),
         NodeKind::Scatter { .. } => mapper.map_scatter(node, children),
+        NodeKind::Sort { .. } => mapper.map_sort(node, children),
         NodeKind::CallResult { .. } => mapper.map_call_result(node, children),
         NodeKind::NamedArray { .. } => mapper.map_named_array(node, children),
         NodeKind::DistributedRecv { .. } => mapper.map_distributed_recv(node, children),

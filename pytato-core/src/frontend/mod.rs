@@ -32,6 +32,7 @@ mod reductions;
 mod scans;
 mod selection;
 mod shape_ops;
+mod sorting;
 
 pub use assign::{add_at, set_index};
 pub use creation::{
@@ -57,4 +58,8 @@ pub use selection::{
 pub use shape_ops::{
     Split, broadcast_arrays, broadcast_to, concatenate, diff, diff_with, expand_dims, flip, matrix_transpose, moveaxis,
     permute_dims, ravel, repeat, reshape, roll, roll_axes, split, squeeze, stack, swapaxes, tile, transpose, unstack,
+};
+pub use sorting::{
+    SortOptions, UniqueAll, UniqueCounts, UniqueInverse, argsort, sort, unique_all, unique_counts, unique_inverse,
+    unique_values,
 };
