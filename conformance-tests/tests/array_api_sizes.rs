@@ -51,3 +51,61 @@ fn searchsorted_and_argmax_run_again_with_other_sizes() {
         }
     }
 }
+
+/// A stable insertion sort of the indices of `x` by `first` (whether one element goes before
+/// another).
+fn stable_order(x: &[f64], first: impl Fn(f64, f64) -> bool) -> Vec<usize> {
+    let mut order: Vec<usize> = Vec::new();
+    for i in 0..x.len() {
+        let at = order.iter().position(|&j| first(x[i], x[j])).unwrap_or(order.len());
+        order.insert(at, i);
+    }
+    order
+}
+
+#[test]
+fn sort_argsort_and_unique_counts_run_again_with_other_sizes() {
+    let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
+    let unique = pt::unique_counts(&x).unwrap();
+    let outputs = DictOfNamedArrays::new([
+        ("x", pt::sort(&x, pt::SortOptions::default()).unwrap()),
+        ("order", pt::argsort(&x, pt::SortOptions::default().descending(true)).unwrap()),
+        ("values", unique.values),
+        ("counts", unique.counts),
+    ])
+    .unwrap();
+    let (instances, _) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
+    let nan = f64::NAN;
+    let runs: [&[f64]; 3] = [&[2.0, nan, -0.0, 1.0, 0.0, nan, 2.0, f64::NEG_INFINITY, 1.0], &[], &[5.0]];
+    for (name, backend) in instances {
+        let program = backend.compile(&(&outputs).into()).unwrap();
+        for data in runs {
+            let got = program
+                .run(&NamedData::from([("x".to_string(), f64s(data))]))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let ascending: Vec<f64> = stable_order(data, before).into_iter().map(|i| data[i]).collect();
+            let got_sorted: Vec<f64> = got["x"].to_scalars().iter().map(|s| s.to_f64()).collect();
+            let same = |a: &[f64], b: &[f64]| {
+                a.len() == b.len()
+                    && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()))
+            };
+            assert!(same(&got_sorted, &ascending), "{name}: sort of {data:?} gave {got_sorted:?}");
+            let descending: Vec<i64> = stable_order(data, |a, b| before(b, a)).into_iter().map(|i| i as i64).collect();
+            let got_order: Vec<i64> = got["order"].to_scalars().iter().map(|s| s.to_f64() as i64).collect();
+            assert_eq!(got_order, descending, "{name}: descending argsort of {data:?}");
+            // Runs of equal values in the sorted array (NaNs all distinct, -0.0 == 0.0).
+            let (mut values, mut counts) = (Vec::new(), Vec::new());
+            for (i, &v) in ascending.iter().enumerate() {
+                if i == 0 || v != ascending[i - 1] {
+                    values.push(v);
+                    counts.push(0i64);
+                }
+                *counts.last_mut().expect("a run") += 1;
+            }
+            let got_values: Vec<f64> = got["values"].to_scalars().iter().map(|s| s.to_f64()).collect();
+            assert!(same(&got_values, &values), "{name}: unique values of {data:?} gave {got_values:?}");
+            let got_counts: Vec<i64> = got["counts"].to_scalars().iter().map(|s| s.to_f64() as i64).collect();
+            assert_eq!(got_counts, counts, "{name}: unique counts of {data:?}");
+        }
+    }
+}

@@ -7,8 +7,12 @@
 //! order, and a descending sort is the stable sort with the comparison reversed (equal elements
 //! still in their order, NaN first), as the Array API's `sort(x, descending=True)` is.
 //!
-//! Rows (every index of the other axes) sort independently: many rows are spread over threads, a
-//! long row is sorted by a parallel merge sort (`rayon`'s `par_sort_by`, stable).
+//! Elements sort by a key whose order is numpy's (for floats, the bits in an order-preserving
+//! form). Stability costs little: indices sort as (key, index) pairs, which an unstable sort puts
+//! in the stable order; values whose equal elements are identical (integers) need no stability,
+//! and float values need it only for the runs of zeros and NaNs, restored after the sort. Rows
+//! (every index of the other axes) sort independently: many rows are spread over threads, a long
+//! row is sorted by `rayon`'s parallel sort.
 //!
 //! ```
 //! use ndarray::array;
@@ -22,8 +26,6 @@
 //! assert_eq!(order.as_array::<i64>().unwrap().as_slice().unwrap(), &[1, 0, 3, 2, 4]);
 //! ```
 
-use std::cmp::Ordering;
-
 use ndarray::{ArrayD, ArrayViewD};
 use num_complex::{Complex32, Complex64};
 use rayon::prelude::*;
@@ -34,63 +36,120 @@ use crate::error::Result;
 use crate::for_each_array_view;
 use crate::view::{ArrayDataView, ViewElement};
 
-/// numpy's sort order for one element type (see the [module docs](self)).
+/// numpy's sort order for one element type (see the [module docs](self)), as a key.
 pub trait NumpyOrd: Copy + Send + Sync {
-    /// How `self` compares with `other` in numpy's sort order: a total order.
-    fn numpy_cmp(&self, other: &Self) -> Ordering;
+    /// A key whose order is numpy's order of the elements: equal keys are elements numpy's order
+    /// does not tell apart.
+    type Key: Ord + Copy + Send + Sync;
+
+    /// The element's key.
+    fn key(self) -> Self::Key;
+
+    /// Sorts one row of values stably. By default the sort carries each element's index, so that
+    /// equal elements that still differ (`-0.0 + 0j` and `0j`) keep their order; element types
+    /// whose equal elements are identical, or whose ties are easily restored, do less.
+    fn sort_values(row: &mut [Self], descending: bool) {
+        let order = sorted_indices(row, descending);
+        let original = row.to_vec();
+        for (slot, i) in row.iter_mut().zip(order) {
+            *slot = original[i as usize];
+        }
+    }
 }
 
-macro_rules! ordered {
+/// Sorts `keys`, in parallel when there are many.
+fn sort_keys<K: Ord + Send>(keys: &mut [K], descending: bool) {
+    match (descending, keys.len() >= PARALLEL_ROW) {
+        (false, false) => keys.sort_unstable(),
+        (false, true) => keys.par_sort_unstable(),
+        (true, false) => keys.sort_unstable_by(|a, b| b.cmp(a)),
+        (true, true) => keys.par_sort_unstable_by(|a, b| b.cmp(a)),
+    }
+}
+
+/// The indices that sort `row` stably: an unstable sort of (key, index) pairs, ties broken by
+/// the index, gives the stable order (also when descending: keys reversed, indices not).
+fn sorted_indices<T: NumpyOrd>(row: &[T], descending: bool) -> Vec<i64> {
+    let mut pairs: Vec<(T::Key, i64)> = row.iter().zip(0..).map(|(v, i)| (v.key(), i)).collect();
+    if descending {
+        let mut reversed: Vec<(std::cmp::Reverse<T::Key>, i64)> =
+            pairs.into_iter().map(|(k, i)| (std::cmp::Reverse(k), i)).collect();
+        sort_keys(&mut reversed, false);
+        return reversed.into_iter().map(|(_, i)| i).collect();
+    }
+    sort_keys(&mut pairs, false);
+    pairs.into_iter().map(|(_, i)| i).collect()
+}
+
+macro_rules! identical_ties {
     ($($t:ty),*) => {$(
         impl NumpyOrd for $t {
-            fn numpy_cmp(&self, other: &Self) -> Ordering {
-                self.cmp(other)
+            type Key = $t;
+            fn key(self) -> $t {
+                self
+            }
+            /// Equal elements are identical: no order to keep.
+            fn sort_values(row: &mut [$t], descending: bool) {
+                sort_keys(row, descending)
             }
         }
     )*};
 }
-ordered!(bool, i8, i16, i32, i64, u8, u16, u32, u64);
+identical_ties!(bool, i8, i16, i32, i64, u8, u16, u32, u64);
 
-/// Floats: NaN after every number (all NaNs equal), `-0.0 == 0.0`.
-fn float_cmp<F: num_traits::Float>(a: F, b: F) -> Ordering {
-    match (a.is_nan(), b.is_nan()) {
-        (false, false) => a.partial_cmp(&b).expect("neither is NaN"),
-        (nan_a, nan_b) => nan_a.cmp(&nan_b),
-    }
+macro_rules! float_order {
+    ($t:ty, $bits:ty) => {
+        impl NumpyOrd for $t {
+            type Key = $bits;
+            /// The bits in an order-preserving form: negative numbers complemented, the sign bit
+            /// set on the others; `-0.0` counted as `0.0` (`x + 0.0`), every NaN the largest key.
+            fn key(self) -> $bits {
+                if self.is_nan() {
+                    return <$bits>::MAX;
+                }
+                let bits = (self + 0.0).to_bits();
+                if bits >> (<$bits>::BITS - 1) == 1 { !bits } else { bits | 1 << (<$bits>::BITS - 1) }
+            }
+            /// Sorts the keys, then puts back what the keys merge: the zeros (of either sign)
+            /// and the NaNs (of any payload), each a run of the result, in their order in `row`.
+            fn sort_values(row: &mut [$t], descending: bool) {
+                let mut keys: Vec<$bits> = row.iter().map(|v| v.key()).collect();
+                sort_keys(&mut keys, descending);
+                let zeros: Vec<$t> = row.iter().copied().filter(|v| *v == 0.0).collect();
+                let nans: Vec<$t> = row.iter().copied().filter(|v| v.is_nan()).collect();
+                let top = 1 << (<$bits>::BITS - 1);
+                for (slot, key) in row.iter_mut().zip(keys) {
+                    *slot = <$t>::from_bits(if key & top == 0 { !key } else { key & !top });
+                }
+                for (run, is_tie) in [(zeros, (|v: &$t| *v == 0.0) as fn(&$t) -> bool), (nans, |v: &$t| v.is_nan())] {
+                    if let Some(first) = row.iter().position(is_tie) {
+                        row[first..first + run.len()].copy_from_slice(&run);
+                    }
+                }
+            }
+        }
+    };
 }
+float_order!(f32, u32);
+float_order!(f64, u64);
 
-/// Complex numbers: first numpy's class (`2·isnan(re) + isnan(im)`), then the parts that are
-/// numbers, real part first.
-fn complex_cmp<F: num_traits::Float>(a: num_complex::Complex<F>, b: num_complex::Complex<F>) -> Ordering {
-    let class = |z: num_complex::Complex<F>| 2 * u8::from(z.re.is_nan()) + u8::from(z.im.is_nan());
-    class(a).cmp(&class(b)).then_with(|| float_cmp(a.re, b.re)).then_with(|| float_cmp(a.im, b.im))
-}
-
-impl NumpyOrd for f32 {
-    fn numpy_cmp(&self, other: &Self) -> Ordering {
-        float_cmp(*self, *other)
-    }
-}
-
-impl NumpyOrd for f64 {
-    fn numpy_cmp(&self, other: &Self) -> Ordering {
-        float_cmp(*self, *other)
-    }
-}
-
+/// Complex numbers: numpy's class (`2·isnan(re) + isnan(im)`), then the real and the imaginary
+/// part as floats (a NaN part equal to any other).
 impl NumpyOrd for Complex32 {
-    fn numpy_cmp(&self, other: &Self) -> Ordering {
-        complex_cmp(*self, *other)
+    type Key = (u8, u32, u32);
+    fn key(self) -> (u8, u32, u32) {
+        (2 * u8::from(self.re.is_nan()) + u8::from(self.im.is_nan()), self.re.key(), self.im.key())
     }
 }
 
 impl NumpyOrd for Complex64 {
-    fn numpy_cmp(&self, other: &Self) -> Ordering {
-        complex_cmp(*self, *other)
+    type Key = (u8, u64, u64);
+    fn key(self) -> (u8, u64, u64) {
+        (2 * u8::from(self.re.is_nan()) + u8::from(self.im.is_nan()), self.re.key(), self.im.key())
     }
 }
 
-/// Rows at least this long are sorted by a parallel merge sort; shorter ones one per thread.
+/// Rows at least this long are sorted by a parallel sort; shorter ones are spread over threads.
 const PARALLEL_ROW: usize = 1 << 15;
 
 /// `array` sorted along `axis` (or, for [`SortResult::Indices`], the `int64` indices along `axis`
@@ -103,7 +162,6 @@ pub fn sort(array: &ArrayDataView<'_>, axis: usize, descending: bool, result: So
         descending: bool,
         result: SortResult,
     ) -> ArrayData {
-        let cmp = move |a: &T, b: &T| if descending { b.numpy_cmp(a) } else { a.numpy_cmp(b) };
         // The sorted axis last, in row-major order: each row is one contiguous slice.
         let mut moved = array.view();
         let last = moved.ndim() - 1;
@@ -122,32 +180,21 @@ pub fn sort(array: &ArrayDataView<'_>, axis: usize, descending: bool, result: So
                 SortResult::Indices => ArrayData::from(ArrayD::<i64>::zeros(array.raw_dim())),
             };
         }
+        // Short rows: several per task, so that a task is worth a thread.
+        let rows_per_task = PARALLEL_ROW.div_ceil(length);
         match result {
             SortResult::Values => {
                 let mut out = values.to_vec();
-                if length >= PARALLEL_ROW {
-                    out.chunks_mut(length).for_each(|row| row.par_sort_by(cmp));
-                } else {
-                    out.par_chunks_mut(length).with_min_len(PARALLEL_ROW / length).for_each(|row| row.sort_by(cmp));
-                }
+                out.par_chunks_mut(length).with_min_len(rows_per_task).for_each(|row| T::sort_values(row, descending));
                 T::wrap(back(ArrayD::from_shape_vec(swapped_shape, out).expect("one value per element"), axis, last))
             }
             SortResult::Indices => {
                 let mut out = vec![0i64; values.len()];
-                let sort_row = |(row, indices): (&[T], &mut [i64])| {
-                    indices.iter_mut().zip(0..).for_each(|(slot, i)| *slot = i);
-                    let by_value = |a: &i64, b: &i64| cmp(&row[*a as usize], &row[*b as usize]);
-                    if length >= PARALLEL_ROW { indices.par_sort_by(by_value) } else { indices.sort_by(by_value) }
-                };
-                if length >= PARALLEL_ROW {
-                    values.chunks(length).zip(out.chunks_mut(length)).for_each(sort_row);
-                } else {
-                    values
-                        .par_chunks(length)
-                        .zip(out.par_chunks_mut(length))
-                        .with_min_len(PARALLEL_ROW / length)
-                        .for_each(sort_row);
-                }
+                values
+                    .par_chunks(length)
+                    .zip(out.par_chunks_mut(length))
+                    .with_min_len(rows_per_task)
+                    .for_each(|(row, indices)| indices.copy_from_slice(&sorted_indices(row, descending)));
                 ArrayData::from(back(
                     ArrayD::from_shape_vec(swapped_shape, out).expect("one index per element"),
                     axis,
@@ -219,6 +266,38 @@ mod tests {
         want.sort_by_key(|&i| values[i as usize]);
         let got = sorted(x, 0, false, SortResult::Indices);
         assert_eq!(got.as_array::<i64>().unwrap().as_slice().unwrap(), &want[..]);
+    }
+
+    #[test]
+    fn float_values_keep_signed_zeros_and_nan_payloads_in_input_order() {
+        // The reference: std's stable sort with the comparison written out.
+        fn reference(row: &[f64], descending: bool) -> Vec<u64> {
+            let cmp = |a: &f64, b: &f64| match (a.is_nan(), b.is_nan()) {
+                (false, false) => a.partial_cmp(b).unwrap(),
+                (x, y) => x.cmp(&y),
+            };
+            let mut sorted = row.to_vec();
+            sorted.sort_by(|a, b| if descending { cmp(b, a) } else { cmp(a, b) });
+            sorted.iter().map(|v| v.to_bits()).collect()
+        }
+        let palette = [
+            f64::from_bits(0x7ff8_0000_0000_0001),
+            -0.0,
+            0.0,
+            1.0,
+            -1.0,
+            f64::INFINITY,
+            f64::from_bits(0xfff8_0000_0000_0002),
+        ];
+        for n in [7, 5000, PARALLEL_ROW * 2 + 5] {
+            let row: Vec<f64> = (0..n).map(|i| palette[(i * 7 + i / 3) % palette.len()]).collect();
+            for descending in [false, true] {
+                let x = ArrayData::from(ArrayD::from_shape_vec(IxDyn(&[n]), row.clone()).unwrap());
+                let got = sorted(x, 0, descending, SortResult::Values);
+                let got: Vec<u64> = got.as_array::<f64>().unwrap().iter().map(|v| v.to_bits()).collect();
+                assert!(got == reference(&row, descending), "n = {n}, descending = {descending}");
+            }
+        }
     }
 
     #[test]

@@ -383,6 +383,25 @@ fn sum_axis(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     Ok(())
 }
 
+/// Sorting a long vector (a host step: `rayon`'s parallel stable merge sort in numpy's order)
+/// against the sort a Rust user would call (`sort_unstable_by(f64::total_cmp)`, one thread; ndarray
+/// has no sort).
+fn sort(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
+    let n = sizes.elementwise;
+    let x = values(n, 17);
+    let px = pt::placeholder("x", [n as i64], DType::F64)?;
+    let inputs = NamedData::from([("x".to_string(), data(Array1::from(x.clone()).into_dyn()))]);
+    let mut sorted = Vec::new();
+    let hand = median_ms(sizes.reps, || {
+        sorted = x.clone();
+        sorted.sort_unstable_by(f64::total_cmp);
+        black_box(&sorted);
+    });
+    let program = pt::sort(&px, pt::SortOptions::default())?;
+    bench_backends(rows, sizes, "sort", &program, &inputs, &sorted, (None, Some(hand)));
+    Ok(())
+}
+
 /// Running sums of a long vector (`cumulative_sum`, a parallel prefix of `log2 n` elementwise
 /// passes) against the sequential loop.
 fn cumulative_sum(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
@@ -800,11 +819,12 @@ fn main() -> pt::Result<()> {
     );
     let mut rows = Vec::new();
     type Workload = fn(&mut Vec<Row>, &Sizes) -> pt::Result<()>;
-    let workloads: [(&str, Workload); 9] = [
+    let workloads: [(&str, Workload); 10] = [
         ("fused-elementwise", fused_elementwise),
         ("fused-elementwise-into", fused_elementwise_into),
         ("sum-axis", sum_axis),
         ("cumulative-sum", cumulative_sum),
+        ("sort", sort),
         ("select", select),
         ("matmul", matmul),
         ("dg-apply", dg_apply),
