@@ -885,8 +885,10 @@ exprs = {"empty": "np.unique_values(e)", "empty_counts": "np.unique_counts(e)[1]
 case("unique_sizes", exprs,
      {"e": (I32, (0, 3)), "o": (F, (1,)), "s": (I16, ()), "v": (I64, ("n",), "int:0:4"), "w": (U8, (6,), [7, 7, 7, 7, 7, 7])},
      sizes={"n": 11}, numpy=unique_oracle(exprs))
-case("error_unique_inverse_unknown_length", "np.unique_inverse(v)[1]", {"v": (D, ("n",))}, sizes={"n": 3},
-     error="InvalidArgument")
+exprs = {"inverse": "np.unique_inverse(v)[1]", "first": "np.unique_all(v)[1]", "scan": "np.cumulative_sum(v, axis=1, include_initial=True)",
+         "prod": "np.cumulative_prod(w)"}
+case("unique_inverse_and_scans_symbolic", exprs, {"v": (I32, ("n", 3), "int:0:3"), "w": (D, ("m",))}, sizes={"n": 5, "m": 40},
+     numpy=unique_oracle(exprs))
 
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}

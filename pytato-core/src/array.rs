@@ -109,6 +109,15 @@ pub enum SortResult {
     Indices,
 }
 
+/// What a [`NodeKind::Scan`] accumulates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScanOp {
+    /// Running sums (`cumulative_sum`).
+    Sum,
+    /// Running products (`cumulative_prod`).
+    Product,
+}
+
 /// What a node computes. Children (the arrays a node uses) are [`Array`] handles.
 #[derive(Clone, Hash)]
 pub enum NodeKind {
@@ -238,6 +247,18 @@ pub enum NodeKind {
         descending: bool,
         /// Values or indices.
         result: SortResult,
+    },
+    /// Running sums or products of `array` along `axis`, in its dtype, each row left to right as
+    /// numpy's `cumsum`/`cumprod` loop (integers wrap; floats round in that order). The dtype is
+    /// not `bool` (the frontend accumulates booleans in `int64`). A host step, like
+    /// [`NodeKind::Nonzero`]; see [`crate::scan`].
+    Scan {
+        /// The scanned array.
+        array: Array,
+        /// The axis scanned along.
+        axis: usize,
+        /// Sum or product.
+        op: ScanOp,
     },
     /// The array rank `src_rank` sends with `comm_tag`; see [`crate::distributed`]. A leaf: its
     /// value arrives when the DAG runs over a communicator.
@@ -540,6 +561,7 @@ impl NodeKind {
             NodeKind::Nonzero { .. } => "Nonzero",
             NodeKind::Scatter { .. } => "Scatter",
             NodeKind::Sort { .. } => "Sort",
+            NodeKind::Scan { .. } => "Scan",
             NodeKind::DistributedRecv { .. } => "DistributedRecv",
             NodeKind::DistributedSendRefHolder { .. } => "DistributedSendRefHolder",
             NodeKind::CallResult { .. } => "CallResult",
@@ -572,7 +594,7 @@ impl NodeKind {
                 }))
                 .collect(),
             NodeKind::Nonzero { mask, .. } => vec![mask],
-            NodeKind::Sort { array, .. } => vec![array],
+            NodeKind::Sort { array, .. } | NodeKind::Scan { array, .. } => vec![array],
             NodeKind::Scatter { array, positions, values, .. } => vec![array, positions, values],
             NodeKind::DistributedSendRefHolder { send, passthrough } => vec![passthrough, &send.data],
             NodeKind::CallResult { bindings, .. } => bindings.iter().collect(),
@@ -604,7 +626,7 @@ impl NodeKind {
                 }))
                 .collect(),
             NodeKind::Nonzero { mask, .. } => vec![mask],
-            NodeKind::Sort { array, .. } => vec![array],
+            NodeKind::Sort { array, .. } | NodeKind::Scan { array, .. } => vec![array],
             NodeKind::Scatter { array, positions, values, .. } => vec![array, positions, values],
             NodeKind::DistributedSendRefHolder { send, passthrough } => vec![passthrough, send.data],
             NodeKind::CallResult { bindings, .. } => bindings,
@@ -930,6 +952,7 @@ impl Array {
             }
             NodeKind::Nonzero { count, .. } => Array::new_nonzero(&next(), count)?,
             NodeKind::Sort { axis, descending, result, .. } => Array::new_sort(&next(), *axis, *descending, *result)?,
+            NodeKind::Scan { axis, op, .. } => Array::new_scan(&next(), *axis, *op)?,
             NodeKind::CallResult { function, bindings, name } => {
                 Array::new_call_result(function, bindings.iter().map(|_| next()).collect(), name)?
             }
@@ -1288,6 +1311,24 @@ impl Array {
             array.shape().clone(),
             dtype,
         ))
+    }
+
+    /// Running sums or products of `array` along `axis`; see [`NodeKind::Scan`]. The frontend's
+    /// [`cumulative_sum`](crate::frontend::cumulative_sum) chooses the dtype first.
+    #[track_caller]
+    pub fn new_scan(array: &Array, axis: usize, op: ScanOp) -> Result<Array> {
+        let _site = crate::created_at::enter();
+        if axis >= array.ndim() {
+            return Err(Error::AxisOutOfRange {
+                op: "Scan".into(),
+                axis: i64::try_from(axis).unwrap_or(i64::MAX),
+                shape: array.shape().clone(),
+            });
+        }
+        if array.dtype() == DType::Bool {
+            return Err(Error::unsupported_dtype("Scan", DType::Bool, "scans accumulate numbers; cast booleans first"));
+        }
+        Ok(Array::fresh(NodeKind::Scan { array: array.clone(), axis, op }, array.shape().clone(), array.dtype()))
     }
 
     /// `array` with `values` written to (or added at) the flat `positions`; see
@@ -1859,6 +1900,11 @@ impl Array {
             }
             NodeKind::Sort { array, axis, descending, result } => {
                 write!(f, "axis={axis}, descending={descending}, result={result:?}, array=")?;
+                child(f, array)?;
+                f.write_str(", ")?;
+            }
+            NodeKind::Scan { array, axis, op } => {
+                write!(f, "axis={axis}, op={op:?}, array=")?;
                 child(f, array)?;
                 f.write_str(", ")?;
             }

@@ -32,6 +32,7 @@ pub mod math;
 pub mod names;
 pub mod phases;
 pub mod scalar;
+pub mod scan;
 pub mod shape;
 pub mod sort;
 pub mod tags;
@@ -40,7 +41,7 @@ pub mod view;
 
 pub use array::{
     Array, Axis, DictOfNamedArrays, EinsumAxis, IndexItem, NodeKind, NormalizedSlice, Order, ReductionDescriptor,
-    SortResult,
+    ScanOp, SortResult,
 };
 pub use data::ArrayData;
 pub use dtype::DType;

@@ -1,9 +1,9 @@
 //! Programs that run in phases: data-dependent lengths (counts) and scatters.
 //!
-//! Three node kinds are *host steps*: [`NodeKind::Nonzero`] (the positions of a mask's `true`
+//! Four node kinds are *host steps*: [`NodeKind::Nonzero`] (the positions of a mask's `true`
 //! elements, whose number is a count, a length the data decides), [`NodeKind::Scatter`] (writes
-//! at positions the data decides) and [`NodeKind::Sort`] (see [`crate::sort`]). No kernel computes
-//! them. A DAG with host steps runs in phases
+//! at positions the data decides), [`NodeKind::Sort`] (see [`crate::sort`]) and
+//! [`NodeKind::Scan`] (see [`crate::scan`]). No kernel computes them. A DAG with host steps runs in phases
 //! on any backend:
 //!
 //! 1. the operands of the host steps that depend on no other host step are computed by a program
@@ -39,9 +39,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
-use num_complex::{Complex32, Complex64};
 
-use crate::array::{Array, DictOfNamedArrays, IdMap, NodeKind, ScatterMode, SortResult, post_order};
+use crate::array::{Array, DictOfNamedArrays, IdMap, NodeKind, ScanOp, ScatterMode, SortResult, post_order};
 use crate::backend::{Backend, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
 use crate::binding::Signature;
 use crate::data::ArrayData;
@@ -50,6 +49,7 @@ use crate::error::{Error, Result};
 use crate::for_each_array_view;
 use crate::function::Function;
 use crate::scalar::Scalar;
+use crate::scan::NumpyArith;
 use crate::shape::Shape;
 use crate::view::{ArrayDataView, ViewElement};
 
@@ -59,7 +59,10 @@ pub const STEP_INPUT_PREFIX: &str = "_pt_in_step";
 
 /// Whether `node` is a host step (see the [module docs](self)).
 pub fn is_host_step(node: &Array) -> bool {
-    matches!(node.kind(), NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } | NodeKind::Sort { .. })
+    matches!(
+        node.kind(),
+        NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } | NodeKind::Sort { .. } | NodeKind::Scan { .. }
+    )
 }
 
 /// Whether the DAG of `outputs` has host steps, so that a backend must [`compile`] it in phases.
@@ -85,6 +88,10 @@ enum StepKind {
         axis: usize,
         descending: bool,
         result: SortResult,
+    },
+    Scan {
+        axis: usize,
+        op: ScanOp,
     },
     /// An outlined call: the function's program, its parameters (the operands' names, in order)
     /// and the function's result behind each of the step's results.
@@ -203,6 +210,7 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
                         NodeKind::Scatter { mode, .. } => StepKind::Scatter(*mode),
                         NodeKind::Nonzero { count, .. } => StepKind::Nonzero(count.to_string()),
                         &NodeKind::Sort { axis, descending, result, .. } => StepKind::Sort { axis, descending, result },
+                        &NodeKind::Scan { axis, op, .. } => StepKind::Scan { axis, op },
                         other => unreachable!("{} is not a host step", other.name()),
                     };
                     planned.push(Planned { level: below, kind, operands: new_children, results: vec![placeholder] });
@@ -238,7 +246,7 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
                     counts.extend(result.shape().params().filter(|v| !given.contains(v)).map(str::to_string));
                 }
             }
-            StepKind::Scatter(_) | StepKind::Sort { .. } => {}
+            StepKind::Scatter(_) | StepKind::Sort { .. } | StepKind::Scan { .. } => {}
         }
     }
     for name in size_names.difference(&counts) {
@@ -323,6 +331,9 @@ impl PhasedProgram {
                     }
                     &StepKind::Sort { axis, descending, result } => new
                         .push((step.results[0].0.clone(), crate::sort::sort(&operands[0], axis, descending, result)?)),
+                    &StepKind::Scan { axis, op } => {
+                        new.push((step.results[0].0.clone(), crate::scan::scan(&operands[0], axis, op)?))
+                    }
                     StepKind::Call { body, parameters, returns } => {
                         let mut arguments: NamedViews<'_> =
                             parameters.iter().map(String::as_str).zip(operands.iter().map(|v| v.reborrow())).collect();
@@ -468,39 +479,6 @@ pub fn nonzero(mask: &ArrayDataView<'_>) -> Result<ArrayData> {
     Ok(ArrayData::from(positions))
 }
 
-/// numpy's `+` for one dtype, as `np.add.at` applies it: integers wrap, `bool` is `or`.
-trait NumpyAdd: Copy {
-    fn numpy_add(self, other: Self) -> Self;
-}
-
-macro_rules! wrapping_add {
-    ($($t:ty),*) => {$(
-        impl NumpyAdd for $t {
-            fn numpy_add(self, other: Self) -> Self {
-                self.wrapping_add(other)
-            }
-        }
-    )*};
-}
-wrapping_add!(i8, i16, i32, i64, u8, u16, u32, u64);
-
-macro_rules! plain_add {
-    ($($t:ty),*) => {$(
-        impl NumpyAdd for $t {
-            fn numpy_add(self, other: Self) -> Self {
-                self + other
-            }
-        }
-    )*};
-}
-plain_add!(f32, f64, Complex32, Complex64);
-
-impl NumpyAdd for bool {
-    fn numpy_add(self, other: Self) -> Self {
-        self | other
-    }
-}
-
 /// [`NodeKind::Scatter`] on the host: `array` with `values` written to (or added at) the flat
 /// `positions` (negative ones from the end), in row-major order of `positions` (so the last of
 /// repeated positions wins a [`ScatterMode::Set`]). A position outside the array is
@@ -524,7 +502,7 @@ pub fn scatter(
     // Slices, not n-dimensional iterators: the loops below are the whole cost of the step.
     let positions = positions.as_standard_layout();
     let positions = positions.as_slice().expect("standard layout");
-    fn typed<T: ViewElement + NumpyAdd>(
+    fn typed<T: ViewElement + NumpyArith>(
         array: &ArrayViewD<'_, T>,
         positions: &[i64],
         values: &ArrayDataView<'_>,
@@ -577,7 +555,7 @@ fn add_promoted(array: &ArrayData, positions: &[i64], values: &ArrayData) -> Res
     Ok(ArrayData::from_scalars(own, array.shape(), out).expect("values of the array's dtype and size"))
 }
 
-/// `a + b` for two scalars of one dtype, with numpy's semantics ([`NumpyAdd`]).
+/// `a + b` for two scalars of one dtype, with numpy's semantics ([`NumpyArith`]).
 fn scalar_add(a: Scalar, b: Scalar) -> Scalar {
     macro_rules! same {
         ($($v:ident),*) => {

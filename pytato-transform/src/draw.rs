@@ -51,6 +51,7 @@ fn label(node: &Array) -> Vec<String> {
         NodeKind::Stack { axis, .. } | NodeKind::Concatenate { axis, .. } => lines.push(format!("axis {axis}")),
         NodeKind::Nonzero { count, .. } => lines.push(format!("count {count}")),
         NodeKind::Scatter { mode, .. } => lines.push(format!("mode {mode:?}")),
+        NodeKind::Scan { axis, op, .. } => lines.push(format!("{op:?} along axis {axis}")),
         NodeKind::Sort { axis, descending, result, .. } => {
             lines.push(format!("{result:?} along axis {axis}{}", if *descending { ", descending" } else { "" }))
         }

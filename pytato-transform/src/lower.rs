@@ -92,7 +92,9 @@ impl CopyMapper for Lowerer {
             | NodeKind::DataWrapper { .. }
             | NodeKind::IndexLambda(_) => return Ok(rebuilt),
             // Host steps are no kernel: programs run them between phases (`pytato_core::phases`).
-            NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } | NodeKind::Sort { .. } => return Ok(rebuilt),
+            NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } | NodeKind::Sort { .. } | NodeKind::Scan { .. } => {
+                return Ok(rebuilt);
+            }
             // Calls are inlined (`pytato_core::function::inline_calls`) before code generation.
             NodeKind::CallResult { .. } => return Ok(rebuilt),
             // Communication is partitioned away before code generation (`pytato-distributed`).
@@ -228,6 +230,7 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
         | NodeKind::Nonzero { .. }
         | NodeKind::Scatter { .. }
         | NodeKind::Sort { .. }
+        | NodeKind::Scan { .. }
         | NodeKind::DistributedRecv { .. }
         | NodeKind::DistributedSendRefHolder { .. }
         | NodeKind::CallResult { .. } => {

@@ -130,6 +130,8 @@ mapper_methods! {
     map_scatter;
     /// A `Sort` (a host step); the child is the sorted array.
     map_sort;
+    /// A `Scan` (a host step); the child is the scanned array.
+    map_scan;
     /// A `CallResult`; children are the call's arguments (the function's body is not visited:
     /// map it with the function, see `pytato_core::function`).
     map_call_result;
@@ -161,6 +163,7 @@ pub fn dispatch<M: Mapper + ?Sized>(mapper: &mut M, node: &Array, children: &[M:
         NodeKind::Nonzero { .. } => mapper.map_nonzero(node, children),
         NodeKind::Scatter { .. } => mapper.map_scatter(node, children),
         NodeKind::Sort { .. } => mapper.map_sort(node, children),
+        NodeKind::Scan { .. } => mapper.map_scan(node, children),
         NodeKind::CallResult { .. } => mapper.map_call_result(node, children),
         NodeKind::NamedArray { .. } => mapper.map_named_array(node, children),
         NodeKind::DistributedRecv { .. } => mapper.map_distributed_recv(node, children),

@@ -262,7 +262,7 @@ fn equations(node: &Array) -> Vec<(Key, Key)> {
                 (0..argument.ndim()).for_each(|j| link(parameter, j, argument, j));
             }
         }
-        NodeKind::Scatter { array, .. } | NodeKind::Sort { array, .. } => {
+        NodeKind::Scatter { array, .. } | NodeKind::Sort { array, .. } | NodeKind::Scan { array, .. } => {
             (0..node.ndim()).for_each(|i| link(array, i, node, i))
         }
         NodeKind::IndexLambda(il) => il.expr.walk(&mut |e| {

@@ -1,14 +1,12 @@
 //! Scans: `cumulative_sum`, `cumulative_prod` (and numpy's `cumsum`, `cumprod`).
 //!
-//! A scan is built from index lambdas as a parallel prefix (Hillis and Steele): pass `k` adds to
-//! every element the one `2^k` before it, so after `ceil(log2 n)` passes element `i` holds the
-//! combination of elements `0..=i`. Every pass is an ordinary elementwise lambda, so each backend
-//! runs it with the code it has (in parallel on the GPU); the work is `n log n`, not `n`. The
-//! length along the axis must therefore be known when the DAG is built. Integer results are exact
-//! (wrapping arithmetic is associative); float results are summed in a tree rather than left to
-//! right, which is at least as accurate as numpy's sequential loop but may differ in the last bits.
+//! A scan is a [`NodeKind::Scan`](crate::NodeKind::Scan) node in the accumulation dtype: a host
+//! step that every program runs between phases (see [`crate::phases`] and [`crate::scan`]), each
+//! row left to right as numpy's loop does, so results match numpy's bit for bit. Lengths may be
+//! symbolic; `include_initial` is an index lambda around the scan.
 
 use crate::array::Array;
+use crate::array::ScanOp;
 use crate::dtype::{DType, DTypeKind};
 use crate::error::{Error, Result};
 use crate::expr::{BinaryOp, CompareOp, Expr};
@@ -63,7 +61,7 @@ impl ScanOptions {
 #[track_caller]
 pub fn cumulative_sum(a: &Array, options: ScanOptions) -> Result<Array> {
     let _site = crate::created_at::enter();
-    scan("cumulative_sum", BinaryOp::Add, a, options)
+    scan("cumulative_sum", ScanOp::Sum, a, options)
 }
 
 /// Running products along an axis (the Array API's `cumulative_prod`); see [`cumulative_sum`].
@@ -77,7 +75,7 @@ pub fn cumulative_sum(a: &Array, options: ScanOptions) -> Result<Array> {
 #[track_caller]
 pub fn cumulative_prod(a: &Array, options: ScanOptions) -> Result<Array> {
     let _site = crate::created_at::enter();
-    scan("cumulative_prod", BinaryOp::Mul, a, options)
+    scan("cumulative_prod", ScanOp::Product, a, options)
 }
 
 /// numpy's `cumsum`: [`cumulative_sum`] of the flattened array when `axis` is `None`.
@@ -112,7 +110,7 @@ pub fn cumprod(a: &Array, axis: Option<i64>) -> Result<Array> {
     }
 }
 
-fn scan(name: &str, op: BinaryOp, a: &Array, options: ScanOptions) -> Result<Array> {
+fn scan(name: &str, op: ScanOp, a: &Array, options: ScanOptions) -> Result<Array> {
     let axis = match (options.axis, a.ndim()) {
         (Some(axis), _) => normalize_axis(name, axis, a.ndim(), a.shape())?,
         (None, 1) => 0,
@@ -131,40 +129,18 @@ fn scan(name: &str, op: BinaryOp, a: &Array, options: ScanOptions) -> Result<Arr
     if dtype == DType::Bool {
         return Err(Error::unsupported_dtype(name, dtype, format!("accumulating an array of shape {}", a.shape())));
     }
-    let n = a.shape()[axis].as_int().ok_or_else(|| {
-        Error::invalid(
-            name,
-            format!("axis {axis} of shape {} has no known length; scans need it when the DAG is built", a.shape()),
-        )
-    })?;
-    let identity = if op == BinaryOp::Add { Scalar::zero(dtype) } else { Scalar::one(dtype) };
-    let mut current = super::elementwise::astype(a, dtype)?;
-    let mut distance = 1i64;
-    while distance < n {
-        current = combine_with_earlier(&current, axis, distance, op)?;
-        distance *= 2;
-    }
+    let current = Array::new_scan(&super::elementwise::astype(a, dtype)?, axis, op)?;
     if !options.include_initial {
         return Ok(current);
     }
     // The identity first, then the scan shifted by one.
     let mut dims = current.shape().dims().to_vec();
-    dims[axis] = Dim::new(n + 1);
+    dims[axis] = dims[axis].add(&Dim::new(1))?;
+    let identity = if op == ScanOp::Sum { Scalar::zero(dtype) } else { Scalar::one(dtype) };
     let mut builder = LambdaBuilder::new(Shape::from(dims));
     let mut at: Vec<Expr> = (0..current.ndim()).map(Expr::iname).collect();
     at[axis] = Expr::iname(axis).binary(BinaryOp::Sub, Expr::i64(1));
     let read = builder.read_at(&current, at);
     let first = Expr::iname(axis).compare(CompareOp::Eq, Expr::i64(0));
     builder.finish(Expr::if_then_else(first, Expr::Const(identity), read))
-}
-
-/// One pass: `x[i] op x[i - distance]` along `axis` where `i >= distance`, `x[i]` before.
-fn combine_with_earlier(x: &Array, axis: usize, distance: i64, op: BinaryOp) -> Result<Array> {
-    let mut builder = LambdaBuilder::new(x.shape().clone());
-    let here = builder.read_broadcast(x);
-    let mut at: Vec<Expr> = (0..x.ndim()).map(Expr::iname).collect();
-    at[axis] = Expr::iname(axis).binary(BinaryOp::Sub, Expr::i64(distance));
-    let earlier = builder.read_at(x, at);
-    let has_earlier = Expr::iname(axis).compare(CompareOp::Ge, Expr::i64(distance));
-    builder.finish(Expr::if_then_else(has_earlier, earlier.binary(op, here.clone()), here))
 }
