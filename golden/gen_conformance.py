@@ -890,6 +890,20 @@ exprs = {"inverse": "np.unique_inverse(v)[1]", "first": "np.unique_all(v)[1]", "
 case("unique_inverse_and_scans_symbolic", exprs, {"v": (I32, ("n", 3), "int:0:3"), "w": (D, ("m",))}, sizes={"n": 5, "m": 40},
      numpy=unique_oracle(exprs))
 
+# --- Complex max/min/argmax/argmin: numpy's order (real part, then imaginary; first NaN wins) ------
+TIES = [complex(1, 2), complex(1, -3), complex(-2, 5), complex(1, 2), complex(0, 0), complex(-2, 7), complex(-0.0, 0),
+        complex(1, -3), complex(-2, 7), complex(3, -1), complex(0, -0.0), complex(3, -1)]
+for d in [C, Z]:
+    case(f"complex_extrema_{d}", {"max": "np.max(x)", "min0": "np.min(x, axis=0)", "max1": "np.max(x, axis=1, keepdims=True)",
+                                  "argmax0": "np.argmax(x, axis=0)", "argmin": "np.argmin(x)", "argmax1": "np.argmax(x, axis=-1, keepdims=True)",
+                                  "max02": "np.max(y, axis=(0, 2))", "min_all": "np.min(y)"},
+         {"x": (d, (4, 6), TIES), "y": (d, (2, 3, 2), TIES[::-1])})
+    case(f"complex_extrema_nan_{d}", {"max": "np.max(x)", "min": "np.min(x)", "argmax0": "np.argmax(x, axis=0)",
+                                      "argmin1": "np.argmin(x, axis=1)", "max1": "np.max(x, axis=1)", "min0": "np.min(x, axis=0)"},
+         {"x": (d, (9, 9), "special")})
+case("error_complex_max_initial", "np.max(x, initial=0)", {"x": (Z, (3,))}, error="UnsupportedDType")
+case("error_complex_max_empty", "np.max(x, axis=0)", {"x": (Z, (0, 2))}, error="InvalidArgument")
+
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

@@ -98,7 +98,9 @@ fn reductions() {
     expect_err(pt::min(&empty, None), invalid, &["min", "zero-size"]);
     expect_err(pt::all(&a, ReduceOptions::axes(0).initial(true)), invalid, &["all", "initial"]);
     expect_err(pt::mean(&a, ReduceOptions::axes(0).initial(1)), invalid, &["mean", "initial"]);
-    expect_err(pt::max(&ph("c", [3], DType::C64), None), dtype, &["max", "complex64"]);
+    let c = ph("c", [3], DType::C64);
+    expect_err(pt::max(&c, ReduceOptions::axes(None).initial(0)), dtype, &["max", "complex64", "initial"]);
+    expect_err(pt::min(&ph("c0", [0, 2], DType::C128), 0), invalid, &["min", "zero-size", "(0, 2)"]);
     expect_err(pt::any(&a, 5), axis, &["any"]);
 }
 

@@ -285,7 +285,8 @@ pub fn prod(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 }
 
 /// Maximum over axes (numpy `max`); NaN propagates. Over a zero-length axis this needs `initial`.
-/// Complex input is not supported.
+/// Complex values compare as numpy's do (real part first, then imaginary; the first value with a
+/// NaN part wins); `initial` is not accepted for them.
 ///
 /// ```
 /// use pytato_core::{frontend as pt, DType};
@@ -296,7 +297,11 @@ pub fn prod(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 #[track_caller]
 pub fn max(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     let _site = crate::created_at::enter();
-    reduction("max", ReduceOp::Max, a, no_dtype("max", options.into())?, a.dtype())
+    let options = no_dtype("max", options.into())?;
+    if a.dtype().is_complex() {
+        return complex_extremum("max", ReduceOp::Max, a, options);
+    }
+    reduction("max", ReduceOp::Max, a, options, a.dtype())
 }
 
 /// Minimum over axes (numpy `min`); see [`max`].
@@ -309,7 +314,11 @@ pub fn max(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 #[track_caller]
 pub fn min(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     let _site = crate::created_at::enter();
-    reduction("min", ReduceOp::Min, a, no_dtype("min", options.into())?, a.dtype())
+    let options = no_dtype("min", options.into())?;
+    if a.dtype().is_complex() {
+        return complex_extremum("min", ReduceOp::Min, a, options);
+    }
+    reduction("min", ReduceOp::Min, a, options, a.dtype())
 }
 
 /// `true` where every element along the axes is true (numpy `all`).
@@ -475,16 +484,123 @@ pub fn argmin(a: &Array, axis: Option<i64>, keepdims: bool) -> Result<Array> {
 }
 
 /// Two reductions: the extremum `m` along the axis (NaN-propagating), then the smallest index
-/// whose element equals `m` (or is NaN where `m` is).
+/// whose element equals `m` (or is NaN where `m` is). Complex values: see [`complex_first_extremum`].
 fn arg_extremum(name: &str, op: ReduceOp, a: &Array, axis: Option<i64>, keepdims: bool) -> Result<Array> {
-    if a.dtype().is_complex() {
-        return Err(Error::unsupported_dtype(name, a.dtype(), format!("array of shape {}", a.shape())));
-    }
     let flattened = axis.is_none();
     let (src, axis) = match axis {
         Some(ax) => (a.clone(), normalize_axis(name, ax, a.ndim(), a.shape())?),
         None => (super::shape_ops::ravel(a)?, 0),
     };
+    let index = if src.dtype().is_complex() {
+        complex_first_extremum(name, op, &src, axis)?
+    } else {
+        real_first_extremum(name, op, &src, axis)?
+    };
+    if !keepdims {
+        return Ok(index);
+    }
+    if flattened {
+        super::shape_ops::reshape(&index, Shape::from(vec![Dim::new(1); a.ndim()]), crate::array::Order::C)
+    } else {
+        super::shape_ops::insert_unit_axes(&index, &[axis])
+    }
+}
+
+/// The axes of `src` other than `axis` read at the output index, and `axis` at `along`.
+fn positions_along(src: &Array, axis: usize, along: Expr) -> Vec<Expr> {
+    (0..src.ndim())
+        .map(|d| match d.cmp(&axis) {
+            std::cmp::Ordering::Less => Expr::iname(d),
+            std::cmp::Ordering::Equal => along.clone(),
+            std::cmp::Ordering::Greater => Expr::iname(d - 1),
+        })
+        .collect()
+}
+
+/// The index along `axis` of the first complex maximum (or minimum) in numpy's order: real parts
+/// first, then imaginary parts; the first element with a NaN part wins outright (numpy's `argmax`
+/// loop stops there). Built from real reductions: the extremum `r` of the real parts (NaN
+/// elements set aside), the extremum `i` of the imaginary parts where the real part is `r`, then
+/// one index reduction that ranks a NaN element at `k` as `k`, an element equal to `(r, i)` as
+/// `len + k`, and any other as `2 len`.
+fn complex_first_extremum(name: &str, op: ReduceOp, src: &Array, axis: usize) -> Result<Array> {
+    use super::elementwise::{equal, imag, isnan, logical_or, real, where_};
+    let (re, im) = (real(src)?, imag(src)?);
+    let nan = logical_or(&isnan(&re)?, &isnan(&im)?)?;
+    // Never the extremum: NaN elements are found apart.
+    let fill = if op == ReduceOp::Max { f64::NEG_INFINITY } else { f64::INFINITY };
+    let re = where_(&nan, fill, &re)?;
+    let im = where_(&nan, fill, &im)?;
+    let keep = || ReduceOptions::axes(axis as i64).keepdims(true);
+    let best_re = reduction(name, op, &re, keep(), re.dtype())?;
+    let on_best_re = equal(&re, &best_re)?;
+    let best_im = reduction(name, op, &where_(&on_best_re, &im, fill)?, keep(), im.dtype())?;
+
+    let (out_shape, _) = reduced_shape(src.shape(), &[axis], false);
+    let mut builder = LambdaBuilder::new(out_shape);
+    let iname = builder.reduction_iname();
+    let len = builder.dim(&src.shape()[axis])?;
+    let k = Expr::Var(iname.clone());
+    let at = positions_along(src, axis, k.clone());
+    let at_best = positions_along(src, axis, Expr::i64(0));
+    let is_nan = builder.read_at(&nan, at.clone());
+    let hit =
+        builder.read_at(&re, at.clone()).compare(CompareOp::Eq, builder.read_at(&best_re, at_best.clone())).binary(
+            BinaryOp::LogicalAnd,
+            builder.read_at(&im, at).compare(CompareOp::Eq, builder.read_at(&best_im, at_best)),
+        );
+    let rank = Expr::if_then_else(
+        is_nan,
+        k.clone(),
+        Expr::if_then_else(hit, len.clone().binary(BinaryOp::Add, k), len.clone().binary(BinaryOp::Mul, Expr::i64(2))),
+    );
+    let bounds = vec![ReductionBounds { iname, lower: Dim::new(0), upper: src.shape()[axis].clone() }];
+    let best = builder.finish(Expr::reduce(ReduceOp::Min, bounds, rank))?;
+    // Back from ranks to indices: `len + k` is `k`.
+    let mut builder = LambdaBuilder::new(best.shape().clone());
+    let len = builder.dim(&src.shape()[axis])?;
+    let r = builder.read_broadcast(&best);
+    let index =
+        Expr::if_then_else(r.clone().compare(CompareOp::Ge, len.clone()), r.clone().binary(BinaryOp::Sub, len), r);
+    builder.finish(index)
+}
+
+/// numpy's complex `max`/`min` over axes: the element at the first extremum of the reduced axes
+/// taken together in row-major order (see [`complex_first_extremum`]).
+fn complex_extremum(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions) -> Result<Array> {
+    if opts.initial.is_some() {
+        return Err(Error::unsupported_dtype(name, a.dtype(), "`initial` with complex values"));
+    }
+    let axes = opts.axes.resolve(name, a.shape())?;
+    if let Some(&axis) = axes.iter().find(|&&ax| a.shape()[ax].as_int() == Some(0)) {
+        return Err(Error::invalid(
+            name,
+            format!("zero-size reduction along axis {axis} of an array of shape {} has no identity", a.shape()),
+        ));
+    }
+    // The kept axes first, the reduced ones flattened into one last axis.
+    let kept: Vec<usize> = (0..a.ndim()).filter(|d| !axes.contains(d)).collect();
+    let order: Vec<i64> = kept.iter().chain(&axes).map(|&d| d as i64).collect();
+    let mut dims: Vec<Dim> = kept.iter().map(|&d| a.shape()[d].clone()).collect();
+    let mut length = Dim::new(1);
+    for &d in &axes {
+        length = length.mul(&a.shape()[d])?;
+    }
+    dims.push(length);
+    let rows = super::shape_ops::reshape(
+        &super::shape_ops::transpose(a, Some(&order))?,
+        Shape::from(dims),
+        crate::array::Order::C,
+    )?;
+    let last = kept.len();
+    let index = super::shape_ops::insert_unit_axes(&complex_first_extremum(name, op, &rows, last)?, &[last])?;
+    let value = super::indexing::take_along_axis(&rows, &index, last as i64)?;
+    let (shape, _) = reduced_shape(a.shape(), &axes, opts.keepdims);
+    super::shape_ops::reshape(&value, shape, crate::array::Order::C)
+}
+
+/// The index along `axis` of the first real maximum (or minimum); NaN wins, as in numpy.
+fn real_first_extremum(name: &str, op: ReduceOp, src: &Array, axis: usize) -> Result<Array> {
     let extremum = reduction(name, op, &src, ReduceOptions::axes(axis as i64).keepdims(true), src.dtype())?;
     let (out_shape, out_axis_of) = reduced_shape(src.shape(), &[axis], false);
     let mut builder = LambdaBuilder::new(out_shape);
@@ -513,13 +629,5 @@ fn arg_extremum(name: &str, op: ReduceOp, a: &Array, axis: Option<i64>, keepdims
     }
     let body = Expr::if_then_else(hit, Expr::Var(iname.clone()), len.clone());
     let bounds = vec![ReductionBounds { iname, lower: Dim::new(0), upper: src.shape()[axis].clone() }];
-    let index = builder.finish(Expr::reduce(ReduceOp::Min, bounds, body))?;
-    if !keepdims {
-        return Ok(index);
-    }
-    if flattened {
-        super::shape_ops::reshape(&index, Shape::from(vec![Dim::new(1); a.ndim()]), crate::array::Order::C)
-    } else {
-        super::shape_ops::insert_unit_axes(&index, &[axis])
-    }
+    builder.finish(Expr::reduce(ReduceOp::Min, bounds, body))
 }
