@@ -601,26 +601,14 @@ fn complex_extremum(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions) ->
 
 /// The index along `axis` of the first real maximum (or minimum); NaN wins, as in numpy.
 fn real_first_extremum(name: &str, op: ReduceOp, src: &Array, axis: usize) -> Result<Array> {
-    let extremum = reduction(name, op, &src, ReduceOptions::axes(axis as i64).keepdims(true), src.dtype())?;
-    let (out_shape, out_axis_of) = reduced_shape(src.shape(), &[axis], false);
+    let extremum = reduction(name, op, src, ReduceOptions::axes(axis as i64).keepdims(true), src.dtype())?;
+    let (out_shape, _) = reduced_shape(src.shape(), &[axis], false);
     let mut builder = LambdaBuilder::new(out_shape);
     let iname = builder.reduction_iname();
     let len = builder.dim(&src.shape()[axis])?;
-    let mut at = Vec::with_capacity(src.ndim());
-    let mut at_extremum = Vec::with_capacity(src.ndim());
-    for out in &out_axis_of {
-        match out {
-            Some(o) => {
-                at.push(Expr::iname(*o));
-                at_extremum.push(Expr::iname(*o));
-            }
-            None => {
-                at.push(Expr::Var(iname.clone()));
-                at_extremum.push(Expr::i64(0));
-            }
-        }
-    }
-    let x = builder.read_at(&src, at);
+    let at = positions_along(src, axis, Expr::Var(iname.clone()));
+    let at_extremum = positions_along(src, axis, Expr::i64(0));
+    let x = builder.read_at(src, at);
     let m = builder.read_at(&extremum, at_extremum);
     let mut hit = x.clone().compare(CompareOp::Eq, m.clone());
     if src.dtype().is_inexact() {
