@@ -904,6 +904,14 @@ for d in [C, Z]:
 case("error_complex_max_initial", "np.max(x, initial=0)", {"x": (Z, (3,))}, error="UnsupportedDType")
 case("error_complex_max_empty", "np.max(x, axis=0)", {"x": (Z, (0, 2))}, error="InvalidArgument")
 
+# --- The Array API's spellings, which numpy 2 has too --------------------------------------------
+case("array_api_spellings", {"trig": "np.acos(x) + np.asin(x) + np.atan(x) + np.atan2(x, y)",
+                             "hyp": "np.asinh(y) + np.acosh(y + 2) + np.atanh(x * 0.5)",
+                             "bits": "np.bitwise_left_shift(i, 2) ^ np.bitwise_right_shift(i, 1) ^ np.bitwise_invert(i)",
+                             "pow": "np.pow(y, 3)", "concat": "np.concat((x, y), axis=0)",
+                             "perm": "np.permute_dims(z, (2, 0, 1))"},
+     {"x": (D, (5,), [-0.9, -0.5, 0.0, 0.3, 0.99]), "y": (D, (5,)), "i": (I32, (5,)), "z": (F, (2, 3, 4))})
+
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

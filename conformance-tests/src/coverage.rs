@@ -23,7 +23,7 @@ pub fn standard() -> Vec<(String, String)> {
 }
 
 /// numpy's name for a standard function, where they differ.
-fn numpy_name(name: &str) -> Option<&'static str> {
+pub fn numpy_name(name: &str) -> Option<&'static str> {
     Some(match name {
         "acos" => "arccos",
         "acosh" => "arccosh",

@@ -613,6 +613,8 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
         }
         other => return Err(format!("{other:?} is not callable")),
     };
+    // numpy 2 also has the Array API's spellings (`np.acos`, `np.concat`, ...).
+    let name = crate::coverage::numpy_name(&name).map_or(name, str::to_string);
     let arg = |i: usize| args.get(i).cloned().ok_or_else(|| format!("np.{name}: argument {i} missing"));
     let a0 = || to_array(arg(0)?);
     if name == "at" {

@@ -17,6 +17,17 @@
 //! numpy the function's docs say so. The operators (`+`, `*`, ...) are in [`ops`] and panic with
 //! the error message instead.
 //!
+//! Names are numpy's; where the Python Array API standard spells a function differently, both
+//! names are here (`acos` is [`arccos`], `concat` is [`concatenate`], `pow` is [`power`],
+//! `bitwise_left_shift` is [`left_shift`], ...), so code written against either ports directly:
+//!
+//! ```
+//! use pytato_core::{frontend as pt, DType};
+//! let x = pt::placeholder("x", [3], DType::F32).unwrap();
+//! assert_eq!(pt::acos(&x).unwrap(), pt::arccos(&x).unwrap());
+//! assert_eq!(pt::concat(&[x.clone(), x.clone()], 0).unwrap().shape().to_string(), "(6,)");
+//! ```
+//!
 //! Each function builds the highest-level node that captures the operation (seed, "Computation
 //! and Results"): elementwise operations and reductions are `IndexLambda`s, `einsum`/`matmul`/`dot`
 //! are `Einsum`s, `reshape` is a `Reshape`, indexing is one of the index nodes.
@@ -47,6 +58,12 @@ pub use elementwise::{
     positive, power, real, reciprocal, remainder, right_shift, rint, round, sign, signbit, sin, sinh, sqrt, square,
     subtract, tan, tanh, trunc, where_,
 };
+/// The Array API standard's spellings of functions numpy names differently.
+pub use elementwise::{
+    arccos as acos, arccosh as acosh, arcsin as asin, arcsinh as asinh, arctan as atan, arctan2 as atan2,
+    arctanh as atanh, invert as bitwise_invert, left_shift as bitwise_left_shift, power as pow,
+    right_shift as bitwise_right_shift,
+};
 pub use indexing::{Ellipsis, Idx, NewAxis, index, take, take_along_axis};
 pub use linalg::{TensordotAxes, dot, einsum, matmul, tensordot, vdot, vecdot};
 pub use operand::{LambdaBuilder, Operand, promote};
@@ -55,6 +72,8 @@ pub use scans::{ScanOptions, cumprod, cumsum, cumulative_prod, cumulative_sum};
 pub use selection::{
     COUNT_PREFIX, Side, argwhere, compress, count_nonzero, extract, flatnonzero, nonzero, searchsorted,
 };
+/// The Array API standard's name for [`concatenate`].
+pub use shape_ops::concatenate as concat;
 pub use shape_ops::{
     Split, broadcast_arrays, broadcast_to, concatenate, diff, diff_with, expand_dims, flip, matrix_transpose, moveaxis,
     permute_dims, ravel, repeat, reshape, roll, roll_axes, split, squeeze, stack, swapaxes, tile, transpose, unstack,
