@@ -892,6 +892,10 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
             f(&a0()?, pt::SortOptions { axis, descending })
         }
         "unique_values" => pt::unique_values(&a0()?),
+        // numpy's `unique` merges NaNs unless told not to; the Array API's functions never do.
+        "unique" if matches!(kwargs.get("equal_nan"), Some(V::Bool(false))) && kwargs.len() == 1 => {
+            pt::unique_values(&a0()?)
+        }
         "searchsorted" => {
             let side = match kw_or("side", 2) {
                 Some(V::Str(s)) if s == "right" => pt::Side::Right,

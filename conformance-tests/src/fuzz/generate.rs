@@ -175,7 +175,14 @@ fn propose(rng: &mut Rng, scope: &BTreeMap<String, Array>, params: &[String]) ->
                 _ => format!("np.{r}({a}, axis={}{keep})", axis(rng)),
             }
         }
-        63..=80 => match rng.below(22) {
+        63..=80 => match rng.below(27) {
+            // Sorts and scans (host steps); numpy's default sorts are not stable, its
+            // unique_values not sorted: the stable and sorted spellings.
+            22 => format!("np.sort({a}, axis={})", axis(rng)),
+            23 => format!("np.argsort({a}, axis={}, stable=True)", axis(rng)),
+            24 => format!("np.{}({a}, axis={})", rng.pick(&["cumsum", "cumprod"]), axis(rng)),
+            25 => format!("np.unique({a}, equal_nan=False)"),
+            26 => format!("np.{}({a}, axis={})", rng.pick(&["argmax", "argmin"]), axis(rng)),
             // Data-dependent lengths and scatters (host steps between phases).
             18 => format!("{a}[{a} != {}]", literal(rng)),
             19 => format!("np.flatnonzero({a})"),
@@ -291,7 +298,7 @@ mod tests {
         let stmts: Vec<String> = (0..400).flat_map(|seed| generate(seed).stmts).map(|(_, e)| e).collect();
         let masked = |e: &&String| e.split_once('[').is_some_and(|(a, rest)| rest.starts_with(&format!("{a} != ")));
         assert!(stmts.iter().filter(masked).count() >= 5, "too few masks in 400 programs");
-        for form in ["np.flatnonzero(", "].add(", "].set("] {
+        for form in ["np.flatnonzero(", "].add(", "].set(", "np.sort(", "np.argsort(", "np.unique(", "np.cum"] {
             let n = stmts.iter().filter(|e| e.contains(form)).count();
             assert!(n >= 5, "{form}: {n} statements in 400 programs");
         }
