@@ -21,6 +21,7 @@ pub mod backend;
 pub mod binding;
 pub mod created_at;
 pub mod data;
+pub mod datashape;
 pub mod device;
 pub mod distributed;
 pub mod dtype;
