@@ -318,6 +318,20 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// Datashape text that does not parse (line, column, a caret and what was expected).
+    #[error("{0}")]
+    DatashapeSyntax(crate::datashape::ParseError),
+    /// A datashape construct that has no array meaning in this library (a ranged length, a stream,
+    /// a union, a pointer, `char`, ...). It parses and prints; it cannot type an array.
+    #[error("datashape: {construct} at {position} of `{datashape}` has no array meaning here")]
+    DatashapeUnsupported {
+        /// The construct, named and printed.
+        construct: String,
+        /// Where it is (`dimension 2 of field `x``).
+        position: String,
+        /// The whole datashape.
+        datashape: String,
+    },
 }
 
 impl Error {
@@ -355,6 +369,8 @@ impl Error {
             Error::UnknownBackend { .. } => "UnknownBackend",
             Error::Internal { .. } => "Internal",
             Error::InvalidArgument { .. } => "InvalidArgument",
+            Error::DatashapeSyntax(_) => "DatashapeSyntax",
+            Error::DatashapeUnsupported { .. } => "DatashapeUnsupported",
             Error::DistributedMismatch { .. } => "DistributedMismatch",
             Error::Communication { .. } => "Communication",
         }

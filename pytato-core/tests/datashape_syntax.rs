@@ -158,7 +158,9 @@ fn printing_writes_one_canonical_form() {
         ("*(Point int32)", "*(Point int32)"),
         ("2, (3, int32)", "2, (3, int32)"),
         ("((2, int32))", "2, int32"),
-        ("{x: (2, int32), y: *int32}", "{x: (2, int32), y: *int32}"),
+        ("{x: (2, int32), y: *int32}", "{x: 2, int32, y: *int32}"),
+        ("{u: n, float64, mask: n * bool,}", "{u: n, float64, mask: n, bool}"),
+        ("{x: 2, y}", "{x: 2, y}"),
         ("Union((2, int32), char,)", "Union((2, int32), char)"),
         ("Point (Either float nan)", "Point (Either float64 nan)"),
         ("( A -> (2, int32) )", "(A -> (2, int32))"),
@@ -176,7 +178,7 @@ fn printing_writes_one_canonical_form() {
 fn syntax_errors_say_where_and_what_was_expected() {
     let cases: [(&str, (usize, usize), &str, &str); 8] = [
         ("2, 3,", (1, 6), "a type", "end of input"),
-        ("{x: int32, y}", (1, 13), "':'", "'}'"),
+        ("{x: int32, y: }", (1, 15), "a type", "'}'"),
         ("Var(0, int32)", (1, 8), "a length bound (a number or a type variable)", "'int32'"),
         ("Union(int32 char", (1, 13), "')'", "'char'"),
         ("A = 2, int32\nB = 3 int32", (2, 7), "',', '=' or the end of the line", "'int32'"),

@@ -217,7 +217,7 @@ impl Type {
                         f.write_str(", ")?;
                     }
                     write!(f, "{label}: ")?;
-                    ty.write_in(f, Context::Item)?;
+                    ty.write_in(f, Context::Whole)?;
                 }
                 f.write_str("}")
             }

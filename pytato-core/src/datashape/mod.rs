@@ -6,9 +6,10 @@
 //! ranged lengths (`Var(0, 5)`), streams, unions, nullable types (`Either float nan`), function
 //! types, pointers and parametric constructors (`Point T = {x: T, y: T}`) complete the language.
 //!
-//! This module is the language: [`ast`] (the tree and its printer) and [`parse`] (text to tree,
-//! with line, column and a caret on errors). Printing a tree and parsing the text gives the same
-//! tree.
+//! [`ast`] is the tree and its printer, [`parse`] turns text into trees (errors carry line, column
+//! and a caret); printing a tree and parsing the text gives the same tree. [`meaning`] gives
+//! the trees their sense: definitions in a [`Scope`], expansion, equations, and the arrays a
+//! datashape describes; [`placeholder`] and [`placeholders`] declare inputs by datashape.
 //!
 //! ```
 //! use pytato_core::datashape::{parse_module, parse_type};
@@ -19,7 +20,77 @@
 //! ```
 
 pub mod ast;
+pub mod meaning;
 pub mod parse;
 
 pub use ast::{AddressSpace, Bound, MachineType, Module, Statement, Type};
+pub use meaning::{ArrayType, Scope, array_type};
 pub use parse::{ParseError, parse_module, parse_statement, parse_type};
+
+use crate::array::{Array, DictOfNamedArrays};
+use crate::error::{Error, Result};
+
+impl Scope {
+    /// The arrays `datashape` describes, with this scope's definitions.
+    pub fn array_type(&self, datashape: &str) -> Result<ArrayType> {
+        array_type(&self.expand_text(datashape)?)
+    }
+
+    /// [`placeholder`] with this scope's definitions.
+    pub fn placeholder(&self, name: &str, datashape: &str) -> Result<Array> {
+        match self.array_type(datashape)? {
+            ArrayType::Array { shape, dtype } => crate::frontend::placeholder(name, shape, dtype),
+            ArrayType::Record(_) => Err(Error::invalid(
+                "datashape",
+                format!("`{datashape}` is a record: declare it with `placeholders` (one input per field)"),
+            )),
+        }
+    }
+
+    /// [`placeholders`] with this scope's definitions.
+    pub fn placeholders(&self, datashape: &str) -> Result<DictOfNamedArrays> {
+        let ArrayType::Record(fields) = self.array_type(datashape)? else {
+            return Err(Error::invalid(
+                "datashape",
+                format!("`{datashape}` is one array, not a record: declare it with `placeholder`"),
+            ));
+        };
+        let mut entries = Vec::with_capacity(fields.len());
+        for (label, field) in fields {
+            let ArrayType::Array { shape, dtype } = field else {
+                return Err(Error::invalid(
+                    "datashape",
+                    format!("field `{label}` of `{datashape}` is a record: inputs are arrays, records only group them"),
+                ));
+            };
+            entries.push((label.clone(), crate::frontend::placeholder(&label, shape, dtype)?));
+        }
+        DictOfNamedArrays::new(entries.iter().map(|(n, a)| (n.as_str(), a.clone())))
+    }
+}
+
+/// A placeholder named `name` whose shape and dtype a datashape gives: fixed lengths, and type
+/// variables as size parameters (`A, A, float64` is a square matrix: one size parameter `A`).
+///
+/// ```
+/// use pytato_core::{datashape, DType};
+/// let u = datashape::placeholder("u", "n, 3, float64").unwrap();
+/// assert_eq!((u.shape().to_string(), u.dtype()), ("(n, 3)".into(), DType::F64));
+/// let err = datashape::placeholder("s", "Var(0, 5), char").unwrap_err();
+/// assert_eq!(err.kind(), "DatashapeUnsupported");
+/// ```
+pub fn placeholder(name: &str, datashape: &str) -> Result<Array> {
+    Scope::new().placeholder(name, datashape)
+}
+
+/// One placeholder per field of a record datashape, named by its label, as a dictionary;
+/// dimensions in front of the record apply to every field.
+///
+/// ```
+/// use pytato_core::datashape;
+/// let inputs = datashape::placeholders("n, {u: float64, mask: bool}").unwrap();
+/// assert_eq!(inputs.get("mask").unwrap().shape().to_string(), "(n,)");
+/// ```
+pub fn placeholders(datashape: &str) -> Result<DictOfNamedArrays> {
+    Scope::new().placeholders(datashape)
+}

@@ -13,7 +13,7 @@
 //!            | atom
 //! atom      := INT | NAME | MACHINE
 //!            | '(' type ')' | '(' type '->' type ')'  # grouping, a function type
-//!            | '{' (label ':' item),* '}' | '{' INT,+ '}'
+//!            | '{' (label ':' type),* '}' | '{' INT,+ '}'    # a field's `,` ends it before `label:`
 //!            | 'Var' '(' bound ',' bound ')' | 'Stream' '(' type ')' | 'Union' '(' item,+ ','? ')'
 //! space     := '(' NAME (QUOTED | text) ')'          # shm 'foo', rmt array://bar
 //! ```
@@ -90,9 +90,9 @@ pub fn parse_statement(text: &str) -> Result<Statement, ParseError> {
 /// use pytato_core::datashape::{parse_type, Type};
 /// let t = parse_type("Var(0, 5)*char").unwrap();
 /// assert_eq!(t.to_string(), "Var(0, 5), char");
-/// let err = parse_type("{x: int32, y}").unwrap_err();
-/// assert_eq!((err.line, err.column, err.expected.as_str()), (1, 13, "':'"));
-/// assert!(err.to_string().ends_with("{x: int32, y}\n                ^"));
+/// let err = parse_type("{x: int32, y: }").unwrap_err();
+/// assert_eq!((err.line, err.column, err.expected.as_str()), (1, 15, "a type"));
+/// assert!(err.to_string().ends_with("{x: int32, y: }\n                  ^"));
 /// ```
 pub fn parse_type(text: &str) -> Result<Type, ParseError> {
     let mut p = Parser::new(text);
@@ -459,9 +459,40 @@ impl<'t> Parser<'t> {
             let Token::Name(label) = self.peek() else { return Err(self.error("a field label")) };
             self.next();
             self.expect(":")?;
-            fields.push((label, self.item()?));
+            fields.push((label, self.field_type()?));
         }
         Ok(Type::Record(fields))
+    }
+
+    /// A field's type: a whole type, whose `,` ends the field only where a label (`name:`) or the
+    /// closing `}` follows (`{u: n, float64, mask: n, bool}`).
+    fn field_type(&mut self) -> Result<Type, ParseError> {
+        let mut items = vec![self.item()?];
+        loop {
+            if self.is("*") || (self.is(",") && !self.field_ends()) {
+                self.next();
+                items.push(self.item()?);
+            } else {
+                break;
+            }
+        }
+        Ok(if items.len() == 1 { items.pop().expect("one item") } else { Type::Seq(items) })
+    }
+
+    /// Whether the `,` ahead ends a field: a label and `:`, or `}`, follow it.
+    fn field_ends(&mut self) -> bool {
+        let saved = (self.pos, self.depth);
+        self.next();
+        let verdict = match self.peek() {
+            Token::Punct("}") => true,
+            Token::Name(_) => {
+                self.next();
+                self.is(":")
+            }
+            _ => false,
+        };
+        (self.pos, self.depth) = saved;
+        verdict
     }
 
     fn keyword(&mut self, name: &str) -> Result<Type, ParseError> {
