@@ -228,6 +228,10 @@ impl Program for CraneliftProgram {
         self.compiled.signature.outputs().iter().map(|(n, _)| n.clone()).collect()
     }
 
+    fn datashape(&self) -> Option<pytato_core::datashape::Type> {
+        Some(self.compiled.signature.datashape_with_inputs(&self.input_names()))
+    }
+
     fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
         let inputs = self.data.bind(inputs, &|| self.input_names())?;
         self.compiled.run(&inputs, self.threads).map_err(|e| self.data.user_error(e))

@@ -74,6 +74,10 @@ impl Program for InterpProgram {
         self.signature.outputs().iter().map(|(n, _)| n.clone()).collect()
     }
 
+    fn datashape(&self) -> Option<pytato_core::datashape::Type> {
+        Some(self.signature.datashape_with_inputs(&self.signature.input_names()))
+    }
+
     fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
         let bound = self.signature.bind(inputs)?;
         self.evaluate(&bound)

@@ -320,6 +320,10 @@ impl Program for WgpuProgram {
         self.compiled.signature.outputs().iter().map(|(n, _)| n.clone()).collect()
     }
 
+    fn datashape(&self) -> Option<pytato_core::datashape::Type> {
+        Some(self.compiled.signature.datashape_with_inputs(&self.input_names()))
+    }
+
     fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
         self.compiled.run(self.gpu, inputs)
     }

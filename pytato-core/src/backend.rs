@@ -145,6 +145,13 @@ pub trait Program: Send + Sync {
     /// The names of the outputs `run` returns.
     fn output_names(&self) -> Vec<String>;
 
+    /// The program's type as a datashape, `{u: n, float64} -> {_pt_out: n, float64}` (see
+    /// [`Signature::datashape`](crate::binding::Signature::datashape)); `None` where the
+    /// backend does not state it.
+    fn datashape(&self) -> Option<crate::datashape::Type> {
+        None
+    }
+
     /// Runs the program on borrowed inputs of any layout (a backend copies a view only where its
     /// kernels need row-major memory) and returns the outputs.
     fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData>;

@@ -192,6 +192,44 @@ impl Signature {
         names
     }
 
+    /// The program's type as a datashape (see [`crate::datashape`]): a record of the inputs
+    /// (placeholders, and size parameters no input shape determines, as `int64`) to a record of
+    /// the outputs. Lengths are numbers, type variables (size parameters: a repeated one is a
+    /// constraint) or computed lengths, `(n -> n - 2)`.
+    ///
+    /// ```
+    /// use pytato_core::{frontend as pt, s, DType, Dim};
+    /// use pytato_core::binding::Signature;
+    /// let u = pt::placeholder("u", [Dim::param("n")], DType::F64).unwrap();
+    /// let du = u.index(s![1..]).unwrap();
+    /// let signature = Signature::new(&(&du).into()).unwrap();
+    /// assert_eq!(signature.datashape().to_string(), "{u: n, float64} -> {_pt_out: (n -> n - 1), float64}");
+    /// ```
+    pub fn datashape(&self) -> crate::datashape::Type {
+        self.datashape_with_inputs(&self.input_names())
+    }
+
+    /// [`Signature::datashape`] listing only the inputs named in `inputs` (a backend that turns
+    /// data wrappers into inputs of its own leaves those out: the user does not pass them).
+    pub fn datashape_with_inputs(&self, inputs: &[String]) -> crate::datashape::Type {
+        use crate::datashape::meaning::array_datashape;
+        use crate::datashape::{MachineType, Type};
+        let determined: BTreeSet<&str> = self.placeholders.iter().flat_map(|(_, a)| a.shape().params()).collect();
+        let wanted = inputs;
+        let mut inputs: Vec<(String, Type)> =
+            self.placeholders.iter().map(|(n, a)| (n.clone(), array_datashape(a.shape(), a.dtype()))).collect();
+        inputs.extend(
+            self.size_params
+                .iter()
+                .filter(|p| !determined.contains(p.as_str()))
+                .map(|p| (p.clone(), Type::Machine(MachineType::Int64))),
+        );
+        let mut wanted: Vec<(String, Type)> = inputs.into_iter().filter(|(n, _)| wanted.contains(n)).collect();
+        wanted.sort_by(|a, b| a.0.cmp(&b.0));
+        let outputs = self.outputs.iter().map(|(n, a)| (n.clone(), array_datashape(a.shape(), a.dtype()))).collect();
+        Type::Function(vec![Type::Record(wanted)], Box::new(Type::Record(outputs)))
+    }
+
     /// Checks `inputs` and binds the size parameters; see the [module docs](self).
     pub fn bind<'a>(&self, inputs: &NamedViews<'a>) -> Result<Bound<'a>> {
         if let Some(unknown) = inputs.keys().find(|k| !self.known_inputs.contains(**k)) {
@@ -218,7 +256,7 @@ impl Signature {
             }
         }
         let mut placeholders = HashMap::new();
-        let mut equations: Vec<(&str, &Dim, i64, &Shape, &[usize])> = Vec::new();
+        let mut equations: Vec<Equation<'_>> = Vec::new();
         for (name, node) in &self.placeholders {
             let Some(data) = inputs.get(name.as_str()) else {
                 return Err(Error::MissingInput {
@@ -237,12 +275,12 @@ impl Signature {
                     detail: format!("{} axes expected", node.ndim()),
                 });
             }
-            for (dim, &len) in node.shape().dims().iter().zip(data.shape()) {
+            for (axis, (dim, &len)) in node.shape().dims().iter().zip(data.shape()).enumerate() {
                 let len = i64::try_from(len).map_err(|_| Error::InvalidForSizes {
                     op: "bind".into(),
                     detail: format!("input {name:?} has a length beyond i64"),
                 })?;
-                equations.push((name, dim, len, node.shape(), data.shape()));
+                equations.push(Equation { name, axis, dim, len, node, got: data.shape() });
             }
         }
         for (id, name) in &self.placeholder_nodes {
@@ -301,45 +339,75 @@ fn scalar_int(data: &ArrayDataView<'_>) -> Option<i64> {
 
 /// Solves `dim = len` equations for the unbound size parameters: repeatedly takes an equation with
 /// one unknown, solves it, and finally checks every equation.
-fn solve_sizes(sizes: &mut BTreeMap<String, i64>, equations: &[(&str, &Dim, i64, &Shape, &[usize])]) -> Result<()> {
-    let mismatch = |name: &str, expected: &Shape, got: &[usize], detail: String| Error::InputShape {
-        name: name.to_string(),
-        expected: expected.clone(),
-        got: got.to_vec(),
-        detail,
-    };
+/// One length of an input: `dim` (of the placeholder `node`, axis `axis`) must be `len`.
+struct Equation<'a> {
+    name: &'a str,
+    axis: usize,
+    dim: &'a Dim,
+    len: i64,
+    node: &'a Array,
+    got: &'a [usize],
+}
+
+impl Equation<'_> {
+    /// A mismatch of this input's shape, said in datashape terms: which dimension, which type
+    /// variable, where that variable got its value, and the input's datashape.
+    fn mismatch(&self, detail: String) -> Error {
+        let datashape = crate::datashape::meaning::array_datashape(self.node.shape(), self.node.dtype());
+        Error::InputShape {
+            name: self.name.to_string(),
+            expected: self.node.shape().clone(),
+            got: self.got.to_vec(),
+            detail: format!("dimension {} {detail}; the input's datashape is `{datashape}`", self.axis + 1),
+        }
+    }
+}
+
+fn solve_sizes(sizes: &mut BTreeMap<String, i64>, equations: &[Equation<'_>]) -> Result<()> {
+    // Where each size variable got its value (input, dimension), for errors.
+    let mut bound_by: BTreeMap<String, String> = BTreeMap::new();
     loop {
         let mut progress = false;
-        for &(name, dim, len, expected, got) in equations {
-            let unknown: Vec<(&str, i64)> = dim.terms().filter(|(p, _)| !sizes.contains_key(*p)).collect();
+        for e in equations {
+            let unknown: Vec<(&str, i64)> = e.dim.terms().filter(|(p, _)| !sizes.contains_key(*p)).collect();
             let [(param, coeff)] = unknown[..] else { continue };
-            let known: i128 = dim.constant() as i128
-                + dim.terms().filter(|(p, _)| *p != param).map(|(p, c)| c as i128 * sizes[p] as i128).sum::<i128>();
-            let rest = len as i128 - known;
+            let known: i128 = e.dim.constant() as i128
+                + e.dim.terms().filter(|(p, _)| *p != param).map(|(p, c)| c as i128 * sizes[p] as i128).sum::<i128>();
+            let rest = e.len as i128 - known;
             if rest % coeff as i128 != 0 || rest / (coeff as i128) < 0 {
-                return Err(mismatch(
-                    name,
-                    expected,
-                    got,
-                    format!("no non-negative {param} gives length {len} for {dim}"),
-                ));
+                return Err(
+                    e.mismatch(format!("is {}: no non-negative {param} gives that length for {}", e.len, e.dim))
+                );
             }
             let value = i64::try_from(rest / coeff as i128)
-                .map_err(|_| mismatch(name, expected, got, format!("{param} would overflow")))?;
+                .map_err(|_| e.mismatch(format!("is {}: {param} would overflow", e.len)))?;
             sizes.insert(param.to_string(), value);
+            bound_by.insert(param.to_string(), format!("dimension {} of {:?}", e.axis + 1, e.name));
             progress = true;
         }
         if !progress {
             break;
         }
     }
-    for &(name, dim, len, expected, got) in equations {
-        match dim.eval(|p| sizes.get(p).copied()) {
-            Ok(v) if v == len => {}
+    for e in equations {
+        match e.dim.eval(|p| sizes.get(p).copied()) {
+            Ok(v) if v == e.len => {}
             Ok(v) => {
-                let bound: Vec<String> =
-                    dim.params().filter_map(|p| sizes.get(p).map(|v| format!("{p} = {v}"))).collect();
-                return Err(mismatch(name, expected, got, format!("{dim} is {v} with {}", bound.join(", "))));
+                let bound: Vec<String> = e
+                    .dim
+                    .params()
+                    .filter_map(|p| {
+                        let by = bound_by.get(p).map_or(String::from("given as an input"), |b| format!("from {b}"));
+                        sizes.get(p).map(|v| format!("{p} = {v} ({by})"))
+                    })
+                    .collect();
+                let what = if e.dim.terms().count() == 1 && e.dim.constant() == 0 && e.dim.terms().all(|(_, c)| c == 1)
+                {
+                    format!("(type variable {})", e.dim)
+                } else {
+                    format!("({} = {v})", e.dim)
+                };
+                return Err(e.mismatch(format!("{what} is {}, but {}", e.len, bound.join(", "))));
             }
             Err(_) => continue, // left for the unbound-parameter check
         }

@@ -391,6 +391,15 @@ impl Program for PhasedProgram {
         self.last.output_names()
     }
 
+    /// The user's inputs (of the first check) to the outputs of the last program; lengths the
+    /// data decides are type variables named like their counts.
+    fn datashape(&self) -> Option<crate::datashape::Type> {
+        use crate::datashape::Type;
+        let Type::Function(inputs, _) = self.inputs.datashape() else { return None };
+        let Some(Type::Function(_, outputs)) = self.last.datashape() else { return None };
+        Some(Type::Function(inputs, outputs))
+    }
+
     fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
         let results = self.run_phases(inputs)?;
         self.last.run_views(&wanted_by(&*self.last, inputs, &results))

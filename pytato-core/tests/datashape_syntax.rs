@@ -163,7 +163,13 @@ fn printing_writes_one_canonical_form() {
         ("{x: 2, y}", "{x: 2, y}"),
         ("Union((2, int32), char,)", "Union((2, int32), char)"),
         ("Point (Either float nan)", "Point (Either float64 nan)"),
-        ("( A -> (2, int32) )", "(A -> (2, int32))"),
+        ("( A -> (2, int32) )", "A -> (2, int32)"),
+        ("n, (n -> n - 2), float64", "n, (n -> n - 2), float64"),
+        ("(n, m -> 2 * n + m - 1)", "n, m -> m + 2*n - 1"),
+        ("(n -> -n+3), (k -> 2*k)", "(n -> -n + 3), (k -> 2*k)"),
+        ("(n -> 2 * int32)", "n -> (2, int32)"),
+        ("{u: n, float64} -> {_pt_out: n, float64}", "{u: n, float64} -> {_pt_out: n, float64}"),
+        ("Stream(A -> B)", "Stream((A -> B))"),
         ("*int32 ( shm   'foo' )", "*int32 (shm 'foo')"),
         ("{}", "{}"),
         ("Stream(3, int8)", "Stream(3, int8)"),
@@ -245,6 +251,16 @@ impl Rng {
             7 => Type::Enum((0..1 + self.below(3)).map(|_| self.below(9)).collect()),
             8 => Type::Stream(Box::new(self.ty(depth - 1))),
             9 => Type::Union(list(self, 1)),
+            10 if self.below(2) == 0 => {
+                // A computed length: a variable times a coefficient, plus a constant.
+                let dim = pytato_core::Dim::param(self.name().as_str())
+                    .mul_int(1 + self.below(3) as i64)
+                    .and_then(|d| d.add(&pytato_core::Dim::new(self.below(5) as i64 - 2)))
+                    .unwrap();
+                let simple = dim.as_int().is_some() || (dim.constant() == 0 && dim.terms().all(|(_, c)| c == 1));
+                let result = if simple { Type::Fixed(7) } else { Type::Length(dim) };
+                Type::Function(list(self, 1), Box::new(result))
+            }
             10 => Type::Function(list(self, 1), Box::new(self.ty(depth - 1))),
             _ => {
                 let space = match self.below(3) {

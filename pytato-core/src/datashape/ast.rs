@@ -132,6 +132,10 @@ pub enum Type {
     Function(Vec<Type>, Box<Type>),
     /// A reference to data of the target type (`*int32`, `int32*`), in an address space.
     Pointer(Box<Type>, Option<AddressSpace>),
+    /// A length computed from type variables, `n - 2` or `2*n + 1`: only the result of a
+    /// [`Type::Function`] (`(n -> n - 2)`, the seed's notation for a dimension given by logic),
+    /// and never a bare variable or number (those are [`Type::Name`] and [`Type::Fixed`]).
+    Length(crate::shape::Dim),
 }
 
 /// One line of a datashape module.
@@ -178,8 +182,10 @@ enum Context {
     Atom,
     /// An item of a sequence, a field, an argument of `Union`: anything but a sequence.
     Item,
-    /// A whole type.
+    /// A whole type inside brackets.
     Whole,
+    /// A whole statement's type: a function type needs no parentheses.
+    Top,
 }
 
 impl Type {
@@ -187,6 +193,7 @@ impl Type {
         match self {
             Type::Seq(_) => context < Context::Whole,
             Type::Apply(..) | Type::Pointer(..) => context == Context::Atom,
+            Type::Function(..) => context < Context::Top,
             _ => false,
         }
     }
@@ -194,7 +201,7 @@ impl Type {
     fn write_in(&self, f: &mut fmt::Formatter<'_>, context: Context) -> fmt::Result {
         if self.needs_parens(context) {
             f.write_str("(")?;
-            self.write_in(f, Context::Whole)?;
+            self.write_in(f, Context::Top)?;
             return f.write_str(")");
         }
         match self {
@@ -237,12 +244,11 @@ impl Type {
                 f.write_str(")")
             }
             Type::Function(params, result) => {
-                f.write_str("(")?;
                 list(f, params, ", ", Context::Item)?;
                 f.write_str(" -> ")?;
-                result.write_in(f, Context::Item)?;
-                f.write_str(")")
+                result.write_in(f, Context::Item)
             }
+            Type::Length(dim) => write!(f, "{dim}"),
             Type::Pointer(target, space) => {
                 f.write_str("*")?;
                 target.write_in(f, Context::Atom)?;
@@ -277,7 +283,7 @@ impl fmt::Display for Bound {
 
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.write_in(f, Context::Whole)
+        self.write_in(f, Context::Top)
     }
 }
 

@@ -103,7 +103,7 @@ impl Scope {
         let expand = |t: &Type| self.expand_at(t, depth);
         let expand_all = |ts: &[Type]| ts.iter().map(expand).collect::<Result<Vec<_>>>();
         Ok(match t {
-            Type::Machine(_) | Type::Fixed(_) | Type::Enum(_) | Type::Var(..) => t.clone(),
+            Type::Machine(_) | Type::Fixed(_) | Type::Enum(_) | Type::Var(..) | Type::Length(_) => t.clone(),
             Type::Name(name) => match self.definitions.get(name) {
                 None => t.clone(),
                 Some((params, _)) if !params.is_empty() => {
@@ -229,6 +229,7 @@ fn names(t: &Type, out: &mut BTreeSet<String>) {
             params.iter().for_each(|t| names(t, out));
             names(result, out);
         }
+        Type::Length(dim) => out.extend(dim.params().map(str::to_string)),
         Type::Machine(_) | Type::Fixed(_) | Type::Enum(_) => {}
     }
 }
@@ -254,6 +255,25 @@ fn substitute(t: &Type, substitution: &BTreeMap<String, Type>) -> Type {
         Type::Stream(t) => Type::Stream(Box::new(sub(t))),
         Type::Pointer(t, space) => Type::Pointer(Box::new(sub(t)), space.clone()),
         Type::Function(params, result) => Type::Function(params.iter().map(sub).collect(), Box::new(sub(result))),
+        Type::Length(dim) => {
+            let mut renamed = Some(Dim::new(dim.constant()));
+            for (name, coefficient) in dim.terms() {
+                let term = match substitution.get(name) {
+                    Some(Type::Name(m)) => Dim::param(m.as_str()).mul_int(coefficient).ok(),
+                    Some(Type::Fixed(k)) => {
+                        i64::try_from(*k).ok().and_then(|k| k.checked_mul(coefficient)).map(Dim::new)
+                    }
+                    _ => Dim::param(name).mul_int(coefficient).ok(),
+                };
+                renamed = renamed.zip(term).and_then(|(total, term)| total.add(&term).ok());
+            }
+            // A length that no longer fits stays as written; binding reports it.
+            match renamed {
+                Some(d) if d.as_int().is_some() => Type::Fixed(u64::try_from(d.as_int().unwrap_or(0)).unwrap_or(0)),
+                Some(d) => Type::Length(d),
+                None => t.clone(),
+            }
+        }
         Type::Machine(_) | Type::Fixed(_) | Type::Enum(_) => t.clone(),
     }
 }
@@ -302,6 +322,11 @@ impl Renaming {
             (Type::Stream(t1), Type::Stream(t2)) => self.same(t1, t2),
             (Type::Pointer(t1, s1), Type::Pointer(t2, s2)) => s1 == s2 && self.same(t1, t2),
             (Type::Function(p1, r1), Type::Function(p2, r2)) => self.all(p1, p2) && self.same(r1, r2),
+            (Type::Length(d1), Type::Length(d2)) => {
+                d1.constant() == d2.constant()
+                    && d1.terms().count() == d2.terms().count()
+                    && d1.terms().zip(d2.terms()).all(|((n1, c1), (n2, c2))| c1 == c2 && self.names(n1, n2))
+            }
             _ => a == b,
         }
     }
@@ -358,6 +383,7 @@ fn construct_name(t: &Type) -> &'static str {
         Type::Machine(_) => "a machine type",
         Type::Fixed(_) => "a length",
         Type::Name(_) => "a type variable",
+        Type::Length(_) => "a computed length",
     }
 }
 
@@ -387,6 +413,15 @@ fn array_type_in(t: &Type, outer: &[Dim], whole: &Type, position: &str) -> Resul
                 Error::invalid("datashape", format!("length {n} at {} of `{whole}` exceeds 2^63 - 1", at()))
             })?),
             Type::Name(n) if crate::names::is_identifier(n) => Dim::param(n.as_str()),
+            // `(n -> n - 2)`: a length computed from size variables.
+            Type::Function(_, result) if matches!(**result, Type::Length(_) | Type::Name(_) | Type::Fixed(_)) => {
+                match &**result {
+                    Type::Length(d) => d.clone(),
+                    Type::Name(n) => Dim::param(n.as_str()),
+                    Type::Fixed(n) => Dim::new(i64::try_from(*n).unwrap_or(i64::MAX)),
+                    _ => unreachable!("matched above"),
+                }
+            }
             other => return Err(unsupported(other, at(), whole)),
         });
     }
@@ -409,4 +444,54 @@ fn array_type_in(t: &Type, outer: &[Dim], whole: &Type, position: &str) -> Resul
         )),
         other => Err(unsupported(other, format!("the element type of {position}"), whole)),
     }
+}
+
+/// The machine type of a dtype.
+pub fn dtype_machine(dtype: DType) -> MachineType {
+    use MachineType::*;
+    match dtype {
+        DType::Bool => Bool,
+        DType::I8 => Int8,
+        DType::I16 => Int16,
+        DType::I32 => Int32,
+        DType::I64 => Int64,
+        DType::U8 => UInt8,
+        DType::U16 => UInt16,
+        DType::U32 => UInt32,
+        DType::U64 => UInt64,
+        DType::F32 => Float32,
+        DType::F64 => Float64,
+        DType::C64 => Complex64,
+        DType::C128 => Complex128,
+    }
+}
+
+/// A length as a dimension: a number, a type variable, or a length computed from type variables
+/// (`n - 2` is `(n -> n - 2)`).
+pub fn dim_type(dim: &Dim) -> Type {
+    if let Some(n) = dim.as_int() {
+        return Type::Fixed(u64::try_from(n).unwrap_or(0));
+    }
+    let mut terms = dim.terms();
+    if let (Some((name, 1)), None, 0) = (terms.next(), terms.next(), dim.constant()) {
+        return Type::Name(name.to_string());
+    }
+    Type::Function(dim.params().map(|p| Type::Name(p.to_string())).collect(), Box::new(Type::Length(dim.clone())))
+}
+
+/// The datashape of an array of `shape` and `dtype`: `n, 3, float64`.
+///
+/// ```
+/// use pytato_core::{datashape, DType, Dim, Shape};
+/// let shape = Shape::from(vec![Dim::param("n"), Dim::param("n").sub(&Dim::new(2)).unwrap(), Dim::new(3)]);
+/// let t = datashape::meaning::array_datashape(&shape, DType::F32);
+/// assert_eq!(t.to_string(), "n, (n -> n - 2), 3, float32");
+/// assert_eq!(datashape::parse_type(&t.to_string()).unwrap(), t);
+/// ```
+pub fn array_datashape(shape: &Shape, dtype: DType) -> Type {
+    let element = Type::Machine(dtype_machine(dtype));
+    if shape.ndim() == 0 {
+        return element;
+    }
+    Type::Seq(shape.dims().iter().map(dim_type).chain([element]).collect())
 }

@@ -6,13 +6,16 @@
 //! ```text
 //! module    := (statement? newline)*                 # `#` starts a comment
 //! statement := type ('=' type)?
-//! type      := item ((',' | '*') item)*              # two or more items: a Seq
+//! type      := items ('->' (length | type))?        # a function type: A, B -> Var(A, B)
+//! items     := item ((',' | '*') item)*             # two or more items: a Seq
 //! item      := '*' atom space?                       # a pointer
 //!            | head item-atom*                       # an application: Point int32
 //!            | atom '*' space?                       # a pointer, when nothing follows the '*'
 //!            | atom
 //! atom      := INT | NAME | MACHINE
-//!            | '(' type ')' | '(' type '->' type ')'  # grouping, a function type
+//!            | '(' type ')'                          # grouping; a function type inside a type
+//! length    := '-'? term (('+' | '-') term)*       # n - 2, 2*n + 1: a computed length
+//! term      := INT | NAME | INT '*' NAME
 //!            | '{' (label ':' type),* '}' | '{' INT,+ '}'    # a field's `,` ends it before `label:`
 //!            | 'Var' '(' bound ',' bound ')' | 'Stream' '(' type ')' | 'Union' '(' item,+ ','? ')'
 //! space     := '(' NAME (QUOTED | text) ')'          # shm 'foo', rmt array://bar
@@ -123,7 +126,7 @@ impl fmt::Display for Token {
     }
 }
 
-const PUNCTUATION: [&str; 9] = ["->", ",", "*", "=", "(", ")", "{", "}", ":"];
+const PUNCTUATION: [&str; 11] = ["->", ",", "*", "=", "(", ")", "{", "}", ":", "+", "-"];
 
 /// How deeply brackets may nest.
 pub const MAX_NESTING: usize = 200;
@@ -299,6 +302,13 @@ impl<'t> Parser<'t> {
 
     fn ty(&mut self) -> Result<Type, ParseError> {
         let mut items = self.items()?;
+        if self.eat("->") {
+            let result = match self.length()? {
+                Some(dim) => Type::Length(dim),
+                None => self.ty()?,
+            };
+            return Ok(Type::Function(items, Box::new(result)));
+        }
         Ok(if items.len() == 1 { items.pop().expect("one item") } else { Type::Seq(items) })
     }
 
@@ -409,15 +419,9 @@ impl<'t> Parser<'t> {
             }
             Token::Punct("(") => {
                 self.next();
-                let mut inner = self.items()?;
-                if self.eat("->") {
-                    let params = inner;
-                    let result = self.ty()?;
-                    self.expect(")")?;
-                    return Ok(Type::Function(params, Box::new(result)));
-                }
+                let inner = self.ty()?;
                 self.expect(")")?;
-                Ok(if inner.len() == 1 { inner.pop().expect("one item") } else { Type::Seq(inner) })
+                Ok(inner)
             }
             Token::Punct("{") => {
                 self.next();
@@ -425,6 +429,68 @@ impl<'t> Parser<'t> {
             }
             _ => Err(self.error("a type")),
         }
+    }
+
+    /// A computed length ending the function type (`n - 2`, `2*n + 1`, `-n + 3`), or `None`
+    /// (nothing consumed) where the result is a type: a bare name or number, `2, n`, `2 * int32`.
+    fn length(&mut self) -> Result<Option<crate::shape::Dim>, ParseError> {
+        use crate::shape::Dim;
+        let saved = (self.pos, self.depth);
+        let restore = |p: &mut Self| {
+            (p.pos, p.depth) = saved;
+            Ok(None)
+        };
+        let mut total = Dim::new(0);
+        let mut operators = 0;
+        let mut sign = if self.eat("-") {
+            operators += 1;
+            -1
+        } else {
+            1
+        };
+        loop {
+            let term = match self.peek() {
+                Token::Int(n) if n < u64::MAX => {
+                    self.next();
+                    let n = i64::try_from(n).map_err(|_| self.error("a coefficient below 2^63"))?;
+                    if self.is("*") {
+                        self.next();
+                        let Token::Name(name) = self.peek() else { return restore(self) };
+                        if MachineType::from_name(&name).is_some() || is_keyword(&name) {
+                            return restore(self);
+                        }
+                        self.next();
+                        operators += 1;
+                        Dim::param(name.as_str()).mul_int(n)
+                    } else {
+                        Ok(Dim::new(n))
+                    }
+                }
+                Token::Name(name) if MachineType::from_name(&name).is_none() && !is_keyword(&name) => {
+                    self.next();
+                    Ok(Dim::param(name.as_str()))
+                }
+                _ => return restore(self),
+            };
+            let term = term.and_then(|t| t.mul_int(sign)).map_err(|_| self.error("a length that fits in 64 bits"))?;
+            total = total.add(&term).map_err(|_| self.error("a length that fits in 64 bits"))?;
+            if self.is("+") || self.is("-") {
+                sign = if self.is("-") { -1 } else { 1 };
+                self.next();
+                operators += 1;
+            } else {
+                break;
+            }
+        }
+        // A bare name or number is a type; anything with an operator is a length.
+        if operators == 0
+            || !matches!(self.peek(), Token::Punct(")" | "=") | Token::End | Token::Newline)
+            || total.as_int().is_some()
+            || total.terms().count() == 1 && total.constant() == 0 && total.terms().all(|(_, c)| c == 1)
+        {
+            return restore(self);
+        }
+        Ok(Some(total))
     }
 
     fn int(&mut self) -> Result<u64, ParseError> {
