@@ -55,3 +55,24 @@ fn a_square_datashape_refuses_an_oblong_input_naming_the_variable() {
         }
     }
 }
+
+#[test]
+fn ranged_lengths_are_checked_on_every_backend() {
+    let t = datashape::placeholder("t", "Var(1, 4), n, float32").unwrap();
+    let total = pt::sum(&t, None).unwrap();
+    let (instances, _) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
+    for (name, backend) in instances {
+        let program = backend.compile(&(&total).into()).unwrap();
+        assert_eq!(program.datashape().unwrap().to_string(), "{t: Var(1, 4), n, float32} -> {_pt_out: float32}");
+        let run = |rows: usize| {
+            let data = ArrayData::from(ndarray::ArrayD::<f32>::ones(vec![rows, 2]));
+            program.run(&NamedData::from([("t".to_string(), data)]))
+        };
+        let sum = run(4).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(sum["_pt_out"].to_scalars()[0].to_f64(), 8.0, "{name}");
+        for rows in [0, 5] {
+            let err = run(rows).expect_err("outside Var(1, 4)").to_string();
+            assert!(err.contains(&format!("dimension 1 is {rows}, outside `Var(1, 4)`")), "{name}: {err}");
+        }
+    }
+}

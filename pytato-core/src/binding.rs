@@ -97,6 +97,10 @@ pub fn evaluation_order<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Vec<A
 /// bounds, or as a `SizeParam` node itself.
 pub fn node_size_params(node: &Array, out: &mut BTreeSet<String>) {
     out.extend(node.shape().params().map(str::to_string));
+    // The bounds of ranged lengths (datashape's `Var(0, n)`) are checked against the sizes.
+    for crate::tags::LengthBounds(bounds) in node.tags_of_type::<crate::tags::LengthBounds>() {
+        out.extend(bounds.iter().flat_map(|(_, lo, hi)| lo.params().chain(hi.params())).map(str::to_string));
+    }
     match node.kind() {
         NodeKind::SizeParam { name } => {
             out.insert(name.to_string());
@@ -217,7 +221,7 @@ impl Signature {
         let determined: BTreeSet<&str> = self.placeholders.iter().flat_map(|(_, a)| a.shape().params()).collect();
         let wanted = inputs;
         let mut inputs: Vec<(String, Type)> =
-            self.placeholders.iter().map(|(n, a)| (n.clone(), array_datashape(a.shape(), a.dtype()))).collect();
+            self.placeholders.iter().map(|(n, a)| (n.clone(), crate::datashape::meaning::input_datashape(a))).collect();
         inputs.extend(
             self.size_params
                 .iter()
@@ -293,6 +297,7 @@ impl Signature {
                 detail: "no input shape determines it; pass it as a 0-d integer input".into(),
             });
         }
+        check_length_bounds(&self.placeholders, inputs, &sizes)?;
         let bound = Bound { sizes, placeholders };
         for node in &self.checked {
             check_node_for_sizes(node, &bound)?;
@@ -339,6 +344,40 @@ fn scalar_int(data: &ArrayDataView<'_>) -> Option<i64> {
 
 /// Solves `dim = len` equations for the unbound size parameters: repeatedly takes an equation with
 /// one unknown, solves it, and finally checks every equation.
+/// The ranged lengths of inputs declared by datashape (`Var(lo, hi)`, a
+/// [`LengthBounds`](crate::tags::LengthBounds) tag) lie in their bounds.
+fn check_length_bounds(
+    placeholders: &[(String, Array)],
+    inputs: &NamedViews<'_>,
+    sizes: &BTreeMap<String, i64>,
+) -> Result<()> {
+    for (name, node) in placeholders {
+        for crate::tags::LengthBounds(bounds) in node.tags_of_type::<crate::tags::LengthBounds>() {
+            for (axis, lo, hi) in bounds {
+                let (Ok(low), Ok(high)) = (lo.eval(|p| sizes.get(p).copied()), hi.eval(|p| sizes.get(p).copied()))
+                else {
+                    continue; // a bound no input determines: the unbound-parameter check reports it
+                };
+                let got = inputs[name.as_str()].shape();
+                let len = got[*axis] as i64;
+                if len < low || len > high {
+                    let datashape = crate::datashape::meaning::input_datashape(node);
+                    return Err(Error::InputShape {
+                        name: name.clone(),
+                        expected: node.shape().clone(),
+                        got: got.to_vec(),
+                        detail: format!(
+                            "dimension {} is {len}, outside `Var({lo}, {hi})` = {low}..={high}; the input's datashape is `{datashape}`",
+                            axis + 1
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// One length of an input: `dim` (of the placeholder `node`, axis `axis`) must be `len`.
 struct Equation<'a> {
     name: &'a str,

@@ -299,6 +299,17 @@ impl Tag for CountNamed {
     }
 }
 
+/// The lengths of these axes of the tagged placeholder must lie in `lo..=hi` (numbers or size
+/// variables), checked when inputs are bound: a datashape's ranged length `Var(lo, hi)` (see
+/// [`crate::datashape`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct LengthBounds(pub Vec<(usize, crate::shape::Dim, crate::shape::Dim)>);
+impl Tag for LengthBounds {
+    fn unique_family(&self) -> Option<&'static str> {
+        Some("LengthBounds")
+    }
+}
+
 /// Every value of the tagged array is known to be non-negative.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AssumeNonNegative;

@@ -73,7 +73,7 @@ fn arrays_and_records_of_arrays() {
     let scope = Scope::check(&parse_module("Quaternion = 4, 4, int32\nDim2 = N, M").unwrap()).unwrap();
     assert_eq!(
         scope.array_type("2, 3, int32").unwrap(),
-        ArrayType::Array { shape: Shape::from([2, 3]), dtype: DType::I32 }
+        ArrayType::Array { shape: Shape::from([2, 3]), dtype: DType::I32, bounds: vec![] }
     );
     let q = scope.placeholders("{x: Quaternion, y: Quaternion}").unwrap();
     assert_eq!(q.get("y").unwrap().shape(), &Shape::from([4, 4]));
@@ -110,7 +110,7 @@ fn a_repeated_type_variable_is_a_constraint_when_inputs_are_bound() {
 fn constructs_without_an_array_meaning_say_what_and_where() {
     let scope = Scope::check(&parse_module("Lengths = {1,2,3}\nP = *int32").unwrap()).unwrap();
     for (text, construct, position) in [
-        ("Var(0, 5), char", "a ranged length (Var) `Var(0, 5)`", "dimension 1 of the whole type"),
+        ("3, Var(0, 5)", "a ranged length (Var) as an element `Var(0, 5)`", "the element type of the whole type"),
         ("3, Lengths, int32", "an enumeration dimension `{1, 2, 3}`", "dimension 2 of the whole type"),
         ("3, Stream(int32)", "a stream `Stream(int32)`", "the element type of the whole type"),
         ("Union(int32, char)", "a union", "the element type"),
@@ -130,4 +130,76 @@ fn constructs_without_an_array_meaning_say_what_and_where() {
     assert!(err.to_string().contains("element type"), "{err}");
     let err = datashape::placeholder("x", "3, int32,").unwrap_err();
     assert_eq!(err.kind(), "DatashapeSyntax");
+}
+
+#[test]
+fn every_seed_type_maps_to_arrays_or_says_why_not() {
+    let module = parse_module(SEED).unwrap();
+    let scope = Scope::check(&module).unwrap();
+    // (datashape, what it means here): "array", "record", or the error kind.
+    let expected = [
+        ("uint32", "array"),
+        ("float", "array"),
+        ("char", "DatashapeUnsupported"),
+        ("2, int32", "array"),
+        ("2, 3, int32", "array"),
+        ("Quaternion", "array"),
+        ("{x: Quaternion, y: Quaternion}", "record"),
+        ("RGBA", "record"),
+        ("Dim2", "InvalidArgument"), // lengths only: no element type
+        ("Lengths * 3", "DatashapeUnsupported"),
+        ("A, A, int32", "array"),
+        ("A, B, int32", "array"),
+        ("ShortStrings", "DatashapeUnsupported"), // of char
+        ("5*ShortStrings", "DatashapeUnsupported"),
+        ("Var(0,5), Var(0,5), int32", "array"), // lengths in range, one rectangle
+        ("Stream(RGBA)", "DatashapeUnsupported"),
+        ("Union(int32, char)", "DatashapeUnsupported"),
+        ("MaybeFloat", "DatashapeUnsupported"),
+        ("A, B, ( A, B -> Var(A, B) ), int32", "DatashapeUnsupported"),
+        ("int32*", "DatashapeUnsupported"),
+        ("*int32 (shm 'foo')", "DatashapeUnsupported"),
+        ("Point int32", "record"),
+        ("x", "array"),
+        ("n, (n -> n - 2), float64", "array"),
+    ];
+    for (text, meaning) in expected {
+        let got = match scope.array_type(text) {
+            Ok(ArrayType::Array { .. }) => "array",
+            Ok(ArrayType::Record(_)) => "record",
+            Err(e) => e.kind(),
+        };
+        assert_eq!(got, meaning, "{text}");
+    }
+    // The ctensor4 instance: four lengths of its own, complex64.
+    let ArrayType::Array { shape, dtype, .. } = scope.array_type("x").unwrap() else { panic!("an array") };
+    assert_eq!((shape.ndim(), dtype), (4, DType::C64));
+}
+
+#[test]
+fn ranged_lengths_are_size_variables_bounded_when_inputs_are_bound() {
+    let t = datashape::placeholder("t", "Var(1, 5), Var(0, n), int32").unwrap();
+    let signature = Signature::new(&Outputs::from(&t)).unwrap();
+    // The signature writes the ranges again.
+    let Some((inputs, _)) =
+        signature.datashape().to_string().split_once(" -> ").map(|(a, b)| (a.to_string(), b.to_string()))
+    else {
+        panic!("a function type")
+    };
+    assert_eq!(inputs, "{n: int64, t: Var(1, 5), Var(0, n), int32}");
+    let bind = |rows: usize, cols: usize, n: i64| {
+        let data = ArrayData::from(ndarray::ArrayD::<i32>::zeros(vec![rows, cols]));
+        let n = ArrayData::from_scalar(pytato_core::Scalar::I64(n));
+        let inputs: NamedViews<'_> = [("t", data.view()), ("n", n.view())].into_iter().collect();
+        signature.bind(&inputs).map(|_| ()).map_err(|e| e.to_string())
+    };
+    assert!(bind(5, 3, 3).is_ok());
+    assert!(bind(1, 0, 0).is_ok());
+    let err = bind(6, 2, 3).unwrap_err();
+    assert!(err.contains("dimension 1 is 6, outside `Var(1, 5)`"), "{err}");
+    assert!(err.contains("`Var(1, 5), Var(0, n), int32`"), "{err}");
+    let err = bind(2, 4, 3).unwrap_err();
+    assert!(err.contains("dimension 2 is 4, outside `Var(0, n)` = 0..=3"), "{err}");
+    // Two ranged lengths are two variables: a 2 x 3 table binds.
+    assert!(bind(2, 3, 3).is_ok());
 }

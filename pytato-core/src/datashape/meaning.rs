@@ -10,9 +10,13 @@
 //!   same type up to a one-to-one renaming of type variables ([`Scope::equivalent`]).
 //! - **Arrays** ([`array_type`]): dimensions then a machine type are one array (fixed lengths, and
 //!   type variables as size parameters); a record is a dictionary of arrays, dimensions in front of
-//!   a record apply to every field. Constructs without an array meaning in this library (ranged
-//!   and enumerated lengths, streams, unions, nullable types, function types, pointers, `char`,
-//!   `string`, `float16`) are [`Error::DatashapeUnsupported`], naming the construct and where it is.
+//!   a record apply to every field. A ranged length `Var(lo, hi)` is a size variable of its own
+//!   (`Var_1`, ...) whose value must lie in `lo..=hi` when inputs are bound (a
+//!   [`LengthBounds`](crate::tags::LengthBounds) tag on the placeholder); ragged rows are not
+//!   arrays, so `Var(0, 5), Var(0, 5), int32` is a rectangle of lengths in range. Constructs without
+//!   an array meaning in this library (enumerated lengths, streams, unions, nullable types, function
+//!   types other than computed lengths, pointers, `char`, `string`, `float16`) are
+//!   [`Error::DatashapeUnsupported`], naming the construct and where it is.
 //!
 //! ```
 //! use pytato_core::datashape::{parse_module, Scope};
@@ -341,6 +345,8 @@ pub enum ArrayType {
         shape: Shape,
         /// Its dtype.
         dtype: DType,
+        /// Ranged lengths, `Var(lo, hi)`: the axis (a size variable of its own) and its bounds.
+        bounds: Vec<(usize, Dim, Dim)>,
     },
     /// Labelled arrays (a [`DictOfNamedArrays`](crate::DictOfNamedArrays)).
     Record(Vec<(String, ArrayType)>),
@@ -370,7 +376,7 @@ pub fn machine_dtype(m: MachineType) -> Option<DType> {
 /// What a construct is called in errors.
 fn construct_name(t: &Type) -> &'static str {
     match t {
-        Type::Var(..) => "a ranged length (Var)",
+        Type::Var(..) => "a ranged length (Var) as an element",
         Type::Enum(_) => "an enumeration dimension",
         Type::Stream(_) => "a stream",
         Type::Union(_) => "a union",
@@ -400,34 +406,58 @@ fn unsupported(construct: &Type, position: impl Into<String>, whole: &Type) -> E
     }
 }
 
-fn array_type_in(t: &Type, outer: &[Dim], whole: &Type, position: &str) -> Result<ArrayType> {
+/// Numbers the size variables of ranged lengths: each `Var(lo, hi)` is a length of its own.
+static RANGED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn array_type_in(t: &Type, outer: &[(Dim, Option<(Dim, Dim)>)], whole: &Type, position: &str) -> Result<ArrayType> {
     let (dims, element): (&[Type], &Type) = match t {
         Type::Seq(items) => (&items[..items.len() - 1], &items[items.len() - 1]),
         other => (&[], other),
     };
-    let mut shape: Vec<Dim> = outer.to_vec();
+    let mut shape: Vec<(Dim, Option<(Dim, Dim)>)> = outer.to_vec();
+    let bound = |b: &Bound| match b {
+        Bound::Int(n) => Dim::new(i64::try_from(*n).unwrap_or(i64::MAX)),
+        Bound::Name(n) => Dim::param(n.as_str()),
+    };
     for (k, dim) in dims.iter().enumerate() {
         let at = || format!("dimension {} of {position}", outer.len() + k + 1);
-        shape.push(match dim {
-            Type::Fixed(n) => Dim::new(i64::try_from(*n).map_err(|_| {
-                Error::invalid("datashape", format!("length {n} at {} of `{whole}` exceeds 2^63 - 1", at()))
-            })?),
-            Type::Name(n) if crate::names::is_identifier(n) => Dim::param(n.as_str()),
-            // `(n -> n - 2)`: a length computed from size variables.
-            Type::Function(_, result) if matches!(**result, Type::Length(_) | Type::Name(_) | Type::Fixed(_)) => {
-                match &**result {
-                    Type::Length(d) => d.clone(),
-                    Type::Name(n) => Dim::param(n.as_str()),
-                    Type::Fixed(n) => Dim::new(i64::try_from(*n).unwrap_or(i64::MAX)),
-                    _ => unreachable!("matched above"),
+        if let Type::Var(lo, hi) = dim {
+            // A length of its own, checked against its bounds when inputs are bound.
+            let k = RANGED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            shape.push((Dim::param(format!("Var_{k}").as_str()), Some((bound(lo), bound(hi)))));
+            continue;
+        }
+        shape.push((
+            match dim {
+                Type::Fixed(n) => Dim::new(i64::try_from(*n).map_err(|_| {
+                    Error::invalid("datashape", format!("length {n} at {} of `{whole}` exceeds 2^63 - 1", at()))
+                })?),
+                Type::Name(n) if crate::names::is_identifier(n) => Dim::param(n.as_str()),
+                // `(n -> n - 2)`: a length computed from size variables.
+                Type::Function(_, result) if matches!(**result, Type::Length(_) | Type::Name(_) | Type::Fixed(_)) => {
+                    match &**result {
+                        Type::Length(d) => d.clone(),
+                        Type::Name(n) => Dim::param(n.as_str()),
+                        Type::Fixed(n) => Dim::new(i64::try_from(*n).unwrap_or(i64::MAX)),
+                        _ => unreachable!("matched above"),
+                    }
                 }
-            }
-            other => return Err(unsupported(other, at(), whole)),
-        });
+                other => return Err(unsupported(other, at(), whole)),
+            },
+            None,
+        ));
     }
     match element {
         Type::Machine(m) => match machine_dtype(*m) {
-            Some(dtype) => Ok(ArrayType::Array { shape: Shape::from(shape), dtype }),
+            Some(dtype) => Ok(ArrayType::Array {
+                bounds: shape
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(a, (_, b))| b.clone().map(|(lo, hi)| (a, lo, hi)))
+                    .collect(),
+                shape: Shape::from(shape.into_iter().map(|(d, _)| d).collect::<Vec<_>>()),
+                dtype,
+            }),
             None => Err(unsupported(element, format!("the element type of {position}"), whole)),
         },
         Type::Record(fields) => Ok(ArrayType::Record(
@@ -494,4 +524,24 @@ pub fn array_datashape(shape: &Shape, dtype: DType) -> Type {
         return element;
     }
     Type::Seq(shape.dims().iter().map(dim_type).chain([element]).collect())
+}
+
+/// The datashape of a placeholder: [`array_datashape`], with the ranged lengths its
+/// [`LengthBounds`](crate::tags::LengthBounds) tag states written `Var(lo, hi)` again.
+pub fn input_datashape(placeholder: &crate::Array) -> Type {
+    let t = array_datashape(placeholder.shape(), placeholder.dtype());
+    let Type::Seq(mut items) = t else { return t };
+    let as_bound = |d: &Dim| match dim_type(d) {
+        Type::Fixed(n) => Some(Bound::Int(n)),
+        Type::Name(n) => Some(Bound::Name(n)),
+        _ => None,
+    };
+    for crate::tags::LengthBounds(bounds) in placeholder.tags_of_type::<crate::tags::LengthBounds>() {
+        for (axis, lo, hi) in bounds {
+            if let (Some(lo), Some(hi), Some(item)) = (as_bound(lo), as_bound(hi), items.get_mut(*axis)) {
+                *item = Type::Var(lo, hi);
+            }
+        }
+    }
+    Type::Seq(items)
 }

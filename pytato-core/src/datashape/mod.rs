@@ -39,7 +39,7 @@ impl Scope {
     /// [`placeholder`] with this scope's definitions.
     pub fn placeholder(&self, name: &str, datashape: &str) -> Result<Array> {
         match self.array_type(datashape)? {
-            ArrayType::Array { shape, dtype } => crate::frontend::placeholder(name, shape, dtype),
+            ArrayType::Array { shape, dtype, bounds } => bounded_placeholder(name, shape, dtype, bounds),
             ArrayType::Record(_) => Err(Error::invalid(
                 "datashape",
                 format!("`{datashape}` is a record: declare it with `placeholders` (one input per field)"),
@@ -57,16 +57,27 @@ impl Scope {
         };
         let mut entries = Vec::with_capacity(fields.len());
         for (label, field) in fields {
-            let ArrayType::Array { shape, dtype } = field else {
+            let ArrayType::Array { shape, dtype, bounds } = field else {
                 return Err(Error::invalid(
                     "datashape",
                     format!("field `{label}` of `{datashape}` is a record: inputs are arrays, records only group them"),
                 ));
             };
-            entries.push((label.clone(), crate::frontend::placeholder(&label, shape, dtype)?));
+            entries.push((label.clone(), bounded_placeholder(&label, shape, dtype, bounds)?));
         }
         DictOfNamedArrays::new(entries.iter().map(|(n, a)| (n.as_str(), a.clone())))
     }
+}
+
+/// A placeholder, tagged with the bounds of its ranged lengths where it has some.
+fn bounded_placeholder(
+    name: &str,
+    shape: crate::Shape,
+    dtype: crate::DType,
+    bounds: Vec<(usize, crate::Dim, crate::Dim)>,
+) -> Result<Array> {
+    let placeholder = crate::frontend::placeholder(name, shape, dtype)?;
+    if bounds.is_empty() { Ok(placeholder) } else { placeholder.tagged(crate::tags::LengthBounds(bounds)) }
 }
 
 /// A placeholder named `name` whose shape and dtype a datashape gives: fixed lengths, and type
