@@ -28,7 +28,11 @@ pub(crate) fn evaluate<'a>(node: &'a Array, values: &Values<'a>, bound: &Bound<'
     let shape = bound.shape(node.shape())?;
     let dtype = node.dtype();
     Ok(Cow::Owned(match node.kind() {
-        NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } | NodeKind::Sort { .. } | NodeKind::Scan { .. } => {
+        NodeKind::Nonzero { .. }
+        | NodeKind::Scatter { .. }
+        | NodeKind::Sort { .. }
+        | NodeKind::Scan { .. }
+        | NodeKind::SearchSorted { .. } => {
             return Err(internal(format!("{} is a host step, run between phases", node.summary())));
         }
         NodeKind::CallResult { .. } => {

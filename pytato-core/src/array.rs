@@ -109,6 +109,16 @@ pub enum SortResult {
     Indices,
 }
 
+/// Which of equal elements a [`NodeKind::SearchSorted`] gives the position of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// The first position where the value could be inserted (before equal elements).
+    #[default]
+    Left,
+    /// The last position (after equal elements).
+    Right,
+}
+
 /// What a [`NodeKind::Scan`] accumulates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScanOp {
@@ -259,6 +269,17 @@ pub enum NodeKind {
         axis: usize,
         /// Sum or product.
         op: ScanOp,
+    },
+    /// For each element of `values`, where it goes in the 1-d `sorted` (numpy's `searchsorted`):
+    /// `int64` of `values`'s shape, by binary search in numpy's sort order (NaN last). `sorted`
+    /// and `values` have one dtype, not complex. A host step, like [`NodeKind::Nonzero`].
+    SearchSorted {
+        /// The sorted 1-d array.
+        sorted: Array,
+        /// The values to place.
+        values: Array,
+        /// Before or after equal elements.
+        side: Side,
     },
     /// The array rank `src_rank` sends with `comm_tag`; see [`crate::distributed`]. A leaf: its
     /// value arrives when the DAG runs over a communicator.
@@ -562,6 +583,7 @@ impl NodeKind {
             NodeKind::Scatter { .. } => "Scatter",
             NodeKind::Sort { .. } => "Sort",
             NodeKind::Scan { .. } => "Scan",
+            NodeKind::SearchSorted { .. } => "SearchSorted",
             NodeKind::DistributedRecv { .. } => "DistributedRecv",
             NodeKind::DistributedSendRefHolder { .. } => "DistributedSendRefHolder",
             NodeKind::CallResult { .. } => "CallResult",
@@ -595,6 +617,7 @@ impl NodeKind {
                 .collect(),
             NodeKind::Nonzero { mask, .. } => vec![mask],
             NodeKind::Sort { array, .. } | NodeKind::Scan { array, .. } => vec![array],
+            NodeKind::SearchSorted { sorted, values, .. } => vec![sorted, values],
             NodeKind::Scatter { array, positions, values, .. } => vec![array, positions, values],
             NodeKind::DistributedSendRefHolder { send, passthrough } => vec![passthrough, &send.data],
             NodeKind::CallResult { bindings, .. } => bindings.iter().collect(),
@@ -627,6 +650,7 @@ impl NodeKind {
                 .collect(),
             NodeKind::Nonzero { mask, .. } => vec![mask],
             NodeKind::Sort { array, .. } | NodeKind::Scan { array, .. } => vec![array],
+            NodeKind::SearchSorted { sorted, values, .. } => vec![sorted, values],
             NodeKind::Scatter { array, positions, values, .. } => vec![array, positions, values],
             NodeKind::DistributedSendRefHolder { send, passthrough } => vec![passthrough, send.data],
             NodeKind::CallResult { bindings, .. } => bindings,
@@ -953,6 +977,10 @@ impl Array {
             NodeKind::Nonzero { count, .. } => Array::new_nonzero(&next(), count)?,
             NodeKind::Sort { axis, descending, result, .. } => Array::new_sort(&next(), *axis, *descending, *result)?,
             NodeKind::Scan { axis, op, .. } => Array::new_scan(&next(), *axis, *op)?,
+            NodeKind::SearchSorted { side, .. } => {
+                let (sorted, values) = (next(), next());
+                Array::new_search_sorted(&sorted, &values, *side)?
+            }
             NodeKind::CallResult { function, bindings, name } => {
                 Array::new_call_result(function, bindings.iter().map(|_| next()).collect(), name)?
             }
@@ -1329,6 +1357,28 @@ impl Array {
             return Err(Error::unsupported_dtype("Scan", DType::Bool, "scans accumulate numbers; cast booleans first"));
         }
         Ok(Array::fresh(NodeKind::Scan { array: array.clone(), axis, op }, array.shape().clone(), array.dtype()))
+    }
+
+    /// Where each of `values` goes in the sorted 1-d `sorted`; see [`NodeKind::SearchSorted`].
+    /// The frontend's [`searchsorted`](crate::frontend::searchsorted) promotes the dtypes first.
+    #[track_caller]
+    pub fn new_search_sorted(sorted: &Array, values: &Array, side: Side) -> Result<Array> {
+        let _site = crate::created_at::enter();
+        let op = "SearchSorted";
+        if sorted.ndim() != 1 {
+            return Err(Error::invalid(op, format!("the sorted array must be 1-d, got shape {}", sorted.shape())));
+        }
+        if sorted.dtype() != values.dtype() {
+            return Err(Error::DTypeMismatch { op: op.into(), lhs: sorted.dtype(), rhs: values.dtype() });
+        }
+        if sorted.dtype().is_complex() {
+            return Err(Error::unsupported_dtype(op, sorted.dtype(), "complex values have no order here"));
+        }
+        Ok(Array::fresh(
+            NodeKind::SearchSorted { sorted: sorted.clone(), values: values.clone(), side },
+            values.shape().clone(),
+            DType::I64,
+        ))
     }
 
     /// `array` with `values` written to (or added at) the flat `positions`; see
@@ -1901,6 +1951,13 @@ impl Array {
             NodeKind::Sort { array, axis, descending, result } => {
                 write!(f, "axis={axis}, descending={descending}, result={result:?}, array=")?;
                 child(f, array)?;
+                f.write_str(", ")?;
+            }
+            NodeKind::SearchSorted { sorted, values, side } => {
+                write!(f, "side={side:?}, sorted=")?;
+                child(f, sorted)?;
+                f.write_str(", values=")?;
+                child(f, values)?;
                 f.write_str(", ")?;
             }
             NodeKind::Scan { array, axis, op } => {

@@ -42,7 +42,7 @@ pub mod view;
 
 pub use array::{
     Array, Axis, DictOfNamedArrays, EinsumAxis, IndexItem, NodeKind, NormalizedSlice, Order, ReductionDescriptor,
-    ScanOp, SortResult,
+    ScanOp, Side, SortResult,
 };
 pub use data::ArrayData;
 pub use dtype::DType;

@@ -1,9 +1,9 @@
 //! Programs that run in phases: data-dependent lengths (counts) and scatters.
 //!
-//! Four node kinds are *host steps*: [`NodeKind::Nonzero`] (the positions of a mask's `true`
+//! Five node kinds are *host steps*: [`NodeKind::Nonzero`] (the positions of a mask's `true`
 //! elements, whose number is a count, a length the data decides), [`NodeKind::Scatter`] (writes
-//! at positions the data decides), [`NodeKind::Sort`] (see [`crate::sort`]) and
-//! [`NodeKind::Scan`] (see [`crate::scan`]). No kernel computes them. A DAG with host steps runs in phases
+//! at positions the data decides), [`NodeKind::Sort`] and [`NodeKind::SearchSorted`] (see
+//! [`crate::sort`]) and [`NodeKind::Scan`] (see [`crate::scan`]). No kernel computes them. A DAG with host steps runs in phases
 //! on any backend:
 //!
 //! 1. the operands of the host steps that depend on no other host step are computed by a program
@@ -40,7 +40,7 @@ use std::sync::Arc;
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
-use crate::array::{Array, DictOfNamedArrays, IdMap, NodeKind, ScanOp, ScatterMode, SortResult, post_order};
+use crate::array::{Array, DictOfNamedArrays, IdMap, NodeKind, ScanOp, ScatterMode, Side, SortResult, post_order};
 use crate::backend::{Backend, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
 use crate::binding::Signature;
 use crate::data::ArrayData;
@@ -61,7 +61,11 @@ pub const STEP_INPUT_PREFIX: &str = "_pt_in_step";
 pub fn is_host_step(node: &Array) -> bool {
     matches!(
         node.kind(),
-        NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } | NodeKind::Sort { .. } | NodeKind::Scan { .. }
+        NodeKind::Nonzero { .. }
+            | NodeKind::Scatter { .. }
+            | NodeKind::Sort { .. }
+            | NodeKind::Scan { .. }
+            | NodeKind::SearchSorted { .. }
     )
 }
 
@@ -93,6 +97,7 @@ enum StepKind {
         axis: usize,
         op: ScanOp,
     },
+    SearchSorted(Side),
     /// An outlined call: the function's program, its parameters (the operands' names, in order)
     /// and the function's result behind each of the step's results.
     Call {
@@ -211,6 +216,7 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
                         NodeKind::Nonzero { count, .. } => StepKind::Nonzero(count.to_string()),
                         &NodeKind::Sort { axis, descending, result, .. } => StepKind::Sort { axis, descending, result },
                         &NodeKind::Scan { axis, op, .. } => StepKind::Scan { axis, op },
+                        &NodeKind::SearchSorted { side, .. } => StepKind::SearchSorted(side),
                         other => unreachable!("{} is not a host step", other.name()),
                     };
                     planned.push(Planned { level: below, kind, operands: new_children, results: vec![placeholder] });
@@ -246,7 +252,7 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
                     counts.extend(result.shape().params().filter(|v| !given.contains(v)).map(str::to_string));
                 }
             }
-            StepKind::Scatter(_) | StepKind::Sort { .. } | StepKind::Scan { .. } => {}
+            StepKind::Scatter(_) | StepKind::Sort { .. } | StepKind::Scan { .. } | StepKind::SearchSorted(_) => {}
         }
     }
     for name in size_names.difference(&counts) {
@@ -331,6 +337,10 @@ impl PhasedProgram {
                     }
                     &StepKind::Sort { axis, descending, result } => new
                         .push((step.results[0].0.clone(), crate::sort::sort(&operands[0], axis, descending, result)?)),
+                    &StepKind::SearchSorted(side) => new.push((
+                        step.results[0].0.clone(),
+                        crate::sort::searchsorted(&operands[0], &operands[1], side)?,
+                    )),
                     &StepKind::Scan { axis, op } => {
                         new.push((step.results[0].0.clone(), crate::scan::scan(&operands[0], axis, op)?))
                     }

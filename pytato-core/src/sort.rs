@@ -30,7 +30,7 @@ use ndarray::{ArrayD, ArrayViewD};
 use num_complex::{Complex32, Complex64};
 use rayon::prelude::*;
 
-use crate::array::SortResult;
+use crate::array::{Side, SortResult};
 use crate::data::ArrayData;
 use crate::error::Result;
 use crate::for_each_array_view;
@@ -212,6 +212,45 @@ pub fn sort(array: &ArrayDataView<'_>, axis: usize, descending: bool, result: So
     Ok(for_each_array_view!(ArrayDataView, array, a => typed(a, axis, descending, result)))
 }
 
+/// [`NodeKind::SearchSorted`](crate::NodeKind::SearchSorted) on the host: for each value, the
+/// number of elements of the sorted 1-d `sorted` that go before it in numpy's order (`Left`:
+/// smaller; `Right`: not larger), found by binary search on the keys; values on threads when
+/// there are many. `int64` of the values' shape.
+pub fn searchsorted(sorted: &ArrayDataView<'_>, values: &ArrayDataView<'_>, side: Side) -> Result<ArrayData> {
+    fn typed<T: ViewElement + NumpyOrd>(
+        sorted: &ArrayViewD<'_, T>,
+        values: &ArrayDataView<'_>,
+        side: Side,
+    ) -> ArrayData {
+        let keys: Vec<T::Key> = sorted.iter().map(|v| v.key()).collect();
+        let values = T::unwrap_view(values).expect("the dtypes were compared");
+        let values = values.as_standard_layout();
+        let place = |v: &T| {
+            let k = v.key();
+            let position = match side {
+                Side::Left => keys.partition_point(|s| *s < k),
+                Side::Right => keys.partition_point(|s| *s <= k),
+            };
+            position as i64
+        };
+        let flat = values.as_slice().expect("standard layout");
+        let positions: Vec<i64> = flat.par_iter().with_min_len(1 << 12).map(place).collect();
+        ArrayData::from(ArrayD::from_shape_vec(values.raw_dim(), positions).expect("one position per value"))
+    }
+    if sorted.ndim() != 1 || sorted.dtype() != values.dtype() {
+        return Err(crate::Error::Internal {
+            backend: "searchsorted".into(),
+            message: format!(
+                "a sorted {} array of shape {:?} and {} values",
+                sorted.dtype(),
+                sorted.shape(),
+                values.dtype()
+            ),
+        });
+    }
+    Ok(for_each_array_view!(ArrayDataView, sorted, a => typed(a, values, side)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,6 +336,28 @@ mod tests {
                 let got: Vec<u64> = got.as_array::<f64>().unwrap().iter().map(|v| v.to_bits()).collect();
                 assert!(got == reference(&row, descending), "n = {n}, descending = {descending}");
             }
+        }
+    }
+
+    #[test]
+    fn binary_search_gives_the_count_of_elements_before_each_value() {
+        let nan = f64::NAN;
+        let sorted = [f64::NEG_INFINITY, -1.0, -0.0, 0.0, 0.0, 2.0, f64::INFINITY, nan, nan];
+        let values = [nan, 0.0, -0.0, 2.0, -5.0, f64::INFINITY, 1.0, f64::NEG_INFINITY];
+        // The reference: count the elements that go before (`<`, NaN last), or not after.
+        let before = |a: f64, b: f64| a < b || (b.is_nan() && !a.is_nan());
+        let s = ArrayData::from(ndarray::Array1::from(sorted.to_vec()).into_dyn());
+        let v = ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn());
+        for side in [Side::Left, Side::Right] {
+            let got = searchsorted(&s.view(), &v.view(), side).unwrap();
+            let want: Vec<i64> = values
+                .iter()
+                .map(|&x| {
+                    let counted = |e: f64| if side == Side::Left { before(e, x) } else { !before(x, e) };
+                    sorted.iter().filter(|&&e| counted(e)).count() as i64
+                })
+                .collect();
+            assert_eq!(got.as_array::<i64>().unwrap().as_slice().unwrap(), &want[..], "{side:?}");
         }
     }
 

@@ -98,7 +98,7 @@ pub fn depth(outputs: &Outputs) -> usize {
 }
 
 /// Whether every node is an input, an `IndexLambda`, a call result (inlined before code
-/// generation) or a host step (`Nonzero`, `Scatter`, `Sort`, `Scan`: no kernel computes those, see
+/// generation) or a host step (`Nonzero`, `Scatter`, `Sort`, `Scan`, `SearchSorted`: no kernel computes those, see
 /// `pytato_core::phases`): the form lowering produces.
 pub fn is_lowered(outputs: &Outputs) -> bool {
     topological_sort(&roots(outputs)).iter().all(|n| {

@@ -52,6 +52,7 @@ fn label(node: &Array) -> Vec<String> {
         NodeKind::Nonzero { count, .. } => lines.push(format!("count {count}")),
         NodeKind::Scatter { mode, .. } => lines.push(format!("mode {mode:?}")),
         NodeKind::Scan { axis, op, .. } => lines.push(format!("{op:?} along axis {axis}")),
+        NodeKind::SearchSorted { side, .. } => lines.push(format!("side {side:?}")),
         NodeKind::Sort { axis, descending, result, .. } => {
             lines.push(format!("{result:?} along axis {axis}{}", if *descending { ", descending" } else { "" }))
         }

@@ -348,7 +348,7 @@ pub fn build_kernel_program(outputs: &Outputs, options: KernelOptions) -> Result
             NodeKind::DistributedRecv { .. } | NodeKind::DistributedSendRefHolder { .. } => {
                 return Err(pytato_core::distributed::unpartitioned_error("kernel IR", &node));
             }
-            NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } | NodeKind::Sort { .. } | NodeKind::Scan { .. } => {
+            _ if pytato_core::phases::is_host_step(&node) => {
                 return Err(Error::Unsupported {
                     backend: "kernel IR".into(),
                     reason: format!(

@@ -92,9 +92,7 @@ impl CopyMapper for Lowerer {
             | NodeKind::DataWrapper { .. }
             | NodeKind::IndexLambda(_) => return Ok(rebuilt),
             // Host steps are no kernel: programs run them between phases (`pytato_core::phases`).
-            NodeKind::Nonzero { .. } | NodeKind::Scatter { .. } | NodeKind::Sort { .. } | NodeKind::Scan { .. } => {
-                return Ok(rebuilt);
-            }
+            _ if pytato_core::phases::is_host_step(&rebuilt) => return Ok(rebuilt),
             // Calls are inlined (`pytato_core::function::inline_calls`) before code generation.
             NodeKind::CallResult { .. } => return Ok(rebuilt),
             // Communication is partitioned away before code generation (`pytato-distributed`).
@@ -231,6 +229,7 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
         | NodeKind::Scatter { .. }
         | NodeKind::Sort { .. }
         | NodeKind::Scan { .. }
+        | NodeKind::SearchSorted { .. }
         | NodeKind::DistributedRecv { .. }
         | NodeKind::DistributedSendRefHolder { .. }
         | NodeKind::CallResult { .. } => {

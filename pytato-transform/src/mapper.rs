@@ -132,6 +132,8 @@ mapper_methods! {
     map_sort;
     /// A `Scan` (a host step); the child is the scanned array.
     map_scan;
+    /// A `SearchSorted` (a host step); children are the sorted array and the values.
+    map_search_sorted;
     /// A `CallResult`; children are the call's arguments (the function's body is not visited:
     /// map it with the function, see `pytato_core::function`).
     map_call_result;
@@ -164,6 +166,7 @@ pub fn dispatch<M: Mapper + ?Sized>(mapper: &mut M, node: &Array, children: &[M:
         NodeKind::Scatter { .. } => mapper.map_scatter(node, children),
         NodeKind::Sort { .. } => mapper.map_sort(node, children),
         NodeKind::Scan { .. } => mapper.map_scan(node, children),
+        NodeKind::SearchSorted { .. } => mapper.map_search_sorted(node, children),
         NodeKind::CallResult { .. } => mapper.map_call_result(node, children),
         NodeKind::NamedArray { .. } => mapper.map_named_array(node, children),
         NodeKind::DistributedRecv { .. } => mapper.map_distributed_recv(node, children),

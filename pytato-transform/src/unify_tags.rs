@@ -262,6 +262,8 @@ fn equations(node: &Array) -> Vec<(Key, Key)> {
                 (0..argument.ndim()).for_each(|j| link(parameter, j, argument, j));
             }
         }
+        // A position per value: the values' axes are the result's.
+        NodeKind::SearchSorted { values, .. } => (0..node.ndim()).for_each(|i| link(values, i, node, i)),
         NodeKind::Scatter { array, .. } | NodeKind::Sort { array, .. } | NodeKind::Scan { array, .. } => {
             (0..node.ndim()).for_each(|i| link(array, i, node, i))
         }

@@ -402,6 +402,29 @@ fn sort(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     Ok(())
 }
 
+/// Placing values in a sorted vector (`searchsorted`, a binary search per value on the host)
+/// against `partition_point` in a loop.
+fn searchsorted(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
+    let n = sizes.elementwise;
+    let mut sorted = values(n, 19);
+    sorted.sort_unstable_by(f64::total_cmp);
+    let queries = values(n, 23);
+    let ps = pt::placeholder("sorted", [n as i64], DType::F64)?;
+    let pq = pt::placeholder("queries", [n as i64], DType::F64)?;
+    let inputs = NamedData::from([
+        ("sorted".to_string(), data(Array1::from(sorted.clone()).into_dyn())),
+        ("queries".to_string(), data(Array1::from(queries.clone()).into_dyn())),
+    ]);
+    let mut positions = Vec::new();
+    let hand = median_ms(sizes.reps, || {
+        positions = queries.iter().map(|q| sorted.partition_point(|s| s < q) as f64).collect();
+        black_box(&positions);
+    });
+    let program = pt::astype(&pt::searchsorted(&ps, &pq, pt::Side::Left, None)?, DType::F64)?;
+    bench_backends(rows, sizes, "searchsorted", &program, &inputs, &positions, (None, Some(hand)));
+    Ok(())
+}
+
 /// Running sums of a long vector (`cumulative_sum`, a parallel prefix of `log2 n` elementwise
 /// passes) against the sequential loop.
 fn cumulative_sum(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
@@ -819,12 +842,13 @@ fn main() -> pt::Result<()> {
     );
     let mut rows = Vec::new();
     type Workload = fn(&mut Vec<Row>, &Sizes) -> pt::Result<()>;
-    let workloads: [(&str, Workload); 10] = [
+    let workloads: [(&str, Workload); 11] = [
         ("fused-elementwise", fused_elementwise),
         ("fused-elementwise-into", fused_elementwise_into),
         ("sum-axis", sum_axis),
         ("cumulative-sum", cumulative_sum),
         ("sort", sort),
+        ("searchsorted", searchsorted),
         ("select", select),
         ("matmul", matmul),
         ("dg-apply", dg_apply),

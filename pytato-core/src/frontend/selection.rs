@@ -21,13 +21,11 @@
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, ReductionBounds, UnaryOp};
-use crate::shape::Dim;
 use crate::tags::CountNamed;
 
 use super::elementwise::{astype, not_equal};
 use super::indexing::Idx;
-use super::operand::{LambdaBuilder, Operand};
+use super::operand::Operand;
 use super::reductions::{Axes, sum};
 use super::shape_ops::{ravel, reshape, transpose};
 
@@ -165,24 +163,15 @@ pub fn compress(condition: &Array, a: &Array, axis: Option<i64>) -> Result<Array
     a.index(items)
 }
 
-/// Which of equal elements [`searchsorted`] returns the position of.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Side {
-    /// The first position where the value could be inserted (before equal elements).
-    #[default]
-    Left,
-    /// The last position (after equal elements).
-    Right,
-}
+pub use crate::array::Side;
 
 /// For each element `v` of `values`, the index at which inserting `v` into the sorted 1-d `sorted`
 /// keeps it sorted (numpy `searchsorted`, the Array API's `searchsorted`), as `int64` of
 /// `values`'s shape. NaN sorts after everything, as in numpy's sorts. `sorter`, if given, holds the
 /// indices that sort `sorted` (`argsort`'s result). Real dtypes and bools.
 ///
-/// Each result counts the elements before `v` (`< v` for [`Side::Left`], `<= v` for
-/// [`Side::Right`]): the same answer as a binary search on sorted input, computed as one
-/// reduction over `sorted` per value.
+/// A [`SearchSorted`](crate::NodeKind::SearchSorted) node: a binary search per value on the
+/// host, between phases (`m log n` for `m` values in `n` sorted elements).
 ///
 /// ```
 /// use pytato_core::{frontend as pt, DType};
@@ -208,26 +197,7 @@ pub fn searchsorted(sorted: &Array, values: &Array, side: Side, sorter: Option<&
     if dtype.is_complex() {
         return Err(super::operand::dtype_error(op, dtype, &operands, "complex values have no order here"));
     }
-    let mut builder = LambdaBuilder::new(values.shape().clone());
-    let j = builder.reduction_iname();
-    let element =
-        super::operand::cast_expr(builder.read_at(&sorted, vec![Expr::Var(j.clone())]), sorted.dtype(), dtype);
-    let value = super::operand::cast_expr(builder.read_broadcast(values), values.dtype(), dtype);
-    // `a` before `b` in numpy's sort order: `a < b`, or `b` NaN and `a` not.
-    let before = |a: &Expr, b: &Expr| -> Expr {
-        let lt = a.clone().compare(CompareOp::Lt, b.clone());
-        if !dtype.is_inexact() {
-            return lt;
-        }
-        let b_nan = Expr::call(Func::IsNan, vec![b.clone()]);
-        let a_nan = Expr::call(Func::IsNan, vec![a.clone()]);
-        lt.binary(BinaryOp::LogicalOr, b_nan.binary(BinaryOp::LogicalAnd, a_nan.unary(UnaryOp::LogicalNot)))
-    };
-    let counted = match side {
-        Side::Left => before(&element, &value),
-        Side::Right => before(&value, &element).unary(UnaryOp::LogicalNot),
-    };
-    let one = Expr::if_then_else(counted, Expr::i64(1), Expr::i64(0));
-    let bounds = vec![ReductionBounds { iname: j, lower: Dim::new(0), upper: sorted.shape()[0].clone() }];
-    builder.finish(Expr::reduce(ReduceOp::Sum, bounds, one))
+    let sorted = super::astype(&sorted, dtype)?;
+    let values = super::astype(values, dtype)?;
+    Array::new_search_sorted(&sorted, &values, side).map_err(|e| e.renamed("SearchSorted", op))
 }
