@@ -912,6 +912,13 @@ case("array_api_spellings", {"trig": "np.acos(x) + np.asin(x) + np.atan(x) + np.
                              "perm": "np.permute_dims(z, (2, 0, 1))"},
      {"x": (D, (5,), [-0.9, -0.5, 0.0, 0.3, 0.99]), "y": (D, (5,)), "i": (I32, (5,)), "z": (F, (2, 3, 4))})
 
+# --- round(decimals): numpy's rint(x * 10**d) / 10**d, integers through float64 ----------------------
+case("round_decimals", {"two": "np.round(x, 2)", "neg": "np.round(x, decimals=-2)", "f32": "np.round(y, 3)",
+                        "ints": "np.round(i, -1)", "ints_pos": "np.round(i, 2)", "complex": "np.round(z, 1)",
+                        "huge": "np.round(x, 310)", "big": "np.round(x, 12)", "overflow": "np.round(w, 10)"},
+     {"x": (D, (8,), [2.675, 1.005, -0.125, 0.285, 1234.5678, -1250.0, 1350.0, "nan"]), "y": (F, (5,), [2.675, -0.0625, 1.5, 3.14159, "inf"]),
+      "i": (I8, (6,), [15, 25, -35, 127, -128, 4]), "z": (Z, (3,), [1.25, 2.35, -0.05]), "w": (D, (2,), [1e300, -1e300])})
+
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

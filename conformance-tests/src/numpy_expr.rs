@@ -685,6 +685,10 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
     if name == "nonzero" {
         return Ok(V::Tuple(pt::nonzero(&a0()?).map_err(err)?.into_iter().map(V::Array).collect()));
     }
+    if name == "round" || name == "around" {
+        let decimals = kwargs.get("decimals").or(args.get(1)).map(int).transpose()?.unwrap_or(0);
+        return array(pt::round_decimals(&a0()?, decimals));
+    }
     let unary: Option<fn(&Array) -> pytato_core::Result<Array>> = match name.as_str() {
         "sqrt" => Some(pt::sqrt),
         "exp" => Some(pt::exp),

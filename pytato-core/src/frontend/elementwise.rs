@@ -890,6 +890,54 @@ pub fn round(a: &Array) -> Result<Array> {
     }
 }
 
+/// numpy's `round(a, decimals)`: to `decimals` places after the point (before it, when negative),
+/// halfway cases to even, computed as numpy does: `rint(a * 10^d) / 10^d` in `a`'s dtype (so
+/// `round(2.675, 2)` is `2.68` where the product is `267.5`, and a product that overflows gives
+/// `inf`); integers are returned unchanged for `d >= 0` and otherwise rounded in float64 and cast
+/// back (wrapping, as numpy's cast does). `10^d` is numpy's `power_of_ten` (exact to `1e8`, then
+/// multiplied by ten).
+///
+/// ```
+/// use pytato_core::{frontend as pt, DType};
+/// let a = pt::placeholder("a", [3], DType::F32).unwrap();
+/// assert_eq!(pt::round_decimals(&a, 2).unwrap().dtype(), DType::F32);
+/// let i = pt::placeholder("i", [3], DType::I16).unwrap();
+/// assert_eq!(pt::round_decimals(&i, -1).unwrap().dtype(), DType::I16);
+/// ```
+#[track_caller]
+pub fn round_decimals(a: &Array, decimals: i64) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let op = "round";
+    // numpy's power_of_ten.
+    let power_of_ten = |n: u64| -> f64 {
+        const EXACT: [f64; 9] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8];
+        match usize::try_from(n).ok().and_then(|n| EXACT.get(n)) {
+            Some(&p) => p,
+            None => {
+                let mut p: f64 = 1e9;
+                let mut k = 9;
+                while k < n && p.is_finite() {
+                    p *= 10.0;
+                    k += 1;
+                }
+                p
+            }
+        }
+    };
+    let f = power_of_ten(decimals.unsigned_abs());
+    let rename = |e: Error| e.renamed("multiply", op).renamed("divide", op);
+    match (a.dtype().is_inexact(), decimals) {
+        (_, 0) => round(a),
+        (true, d) if d > 0 => divide(&rint(&multiply(a, f).map_err(rename)?)?, f).map_err(rename),
+        (true, _) => multiply(&rint(&divide(a, f).map_err(rename)?)?, f).map_err(rename),
+        (false, d) if d > 0 => Ok(a.clone()),
+        (false, _) => {
+            let x = astype(a, DType::F64)?;
+            astype(&multiply(&rint(&divide(&x, f)?)?, f)?, a.dtype())
+        }
+    }
+}
+
 /// `1 / a` (numpy `reciprocal`) in `a`'s dtype. Integers (and bools, as `int8`) follow numpy's
 /// loop, which converts `1.0 / a` back to the integer dtype: 0 for `|a| > 1`, and for `a == 0`
 /// what the conversion of `inf` gives (the smallest value of 32- and 64-bit signed dtypes, 0 for

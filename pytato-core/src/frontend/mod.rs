@@ -55,8 +55,8 @@ pub use elementwise::{
     ceil, clip, conj, copysign, cos, cosh, divide, equal, exp, expm1, floor, floor_divide, greater, greater_equal,
     hypot, imag, invert, isfinite, isinf, isnan, left_shift, less, less_equal, log, log1p, log2, log10, logaddexp,
     logical_and, logical_not, logical_or, logical_xor, maximum, minimum, multiply, negative, nextafter, not_equal,
-    positive, power, real, reciprocal, remainder, right_shift, rint, round, sign, signbit, sin, sinh, sqrt, square,
-    subtract, tan, tanh, trunc, where_,
+    positive, power, real, reciprocal, remainder, right_shift, rint, round, round_decimals, sign, signbit, sin, sinh,
+    sqrt, square, subtract, tan, tanh, trunc, where_,
 };
 /// The Array API standard's spellings of functions numpy names differently.
 pub use elementwise::{
