@@ -112,7 +112,32 @@ def only_for_inexact(fast, original):
     return product
 
 
+def round_scalar_loop(a, decimals=0):
+    """`np.round`, whose integer results go through float64 and back: numpy's uint32 cast of
+    values past 2^32 depends on the loop it takes (see `answer`); the library follows the scalar
+    loop, the int64 conversion."""
+    a = np.asarray(a)
+    if a.dtype == np.uint32 and decimals < 0:
+        f = 10.0 ** -decimals
+        return (np.rint(a.astype(np.float64) / f) * f).astype(np.int64).astype(np.uint32)
+    return np.round(a, decimals)
+
+
+def power_in_double(a, b):
+    """`np.power`, with complex64 results computed in complex128 and rounded once, as the library
+    computes complex64 functions (README, "Semantics at the edges"): numpy's single-precision
+    `cpowf` reduces huge angles inexactly and overflows where the rounded result is finite."""
+    result = np.power(a, b)
+    if np.asarray(result).dtype != np.complex64:
+        return result
+    wide = [np.asarray(v).astype(np.complex128) if isinstance(v, np.ndarray) or np.isscalar(v) and
+            isinstance(v, np.generic) else v for v in (a, b)]
+    return np.asarray(np.power(*wide)).astype(np.complex64)
+
+
 PRODUCTS = {
+    "round": round_scalar_loop,
+    "power": power_in_double,
     "dot": only_for_inexact(nb_dot, np.dot),
     "matmul": only_for_inexact(nb_matmul, np.matmul),
     "vdot": only_for_inexact(nb_vdot, np.vdot),
@@ -128,8 +153,10 @@ class NoBlas:
 
 
 def without_blas(expr):
-    # The fuzzer writes `(a @ b)` with names as operands.
-    return re.sub(r"\((\w+) @ (\w+)\)", r"np.matmul(\1, \2)", expr)
+    # The fuzzer writes `(a @ b)` with names as operands, and `(a ** b)` with names or literals
+    # (a literal with a sign, `-1 ** x`, is `-(1 ** x)` in Python and stays as written).
+    expr = re.sub(r"\((\w+) @ (\w+)\)", r"np.matmul(\1, \2)", expr)
+    return re.sub(r"\(([A-Za-z_0-9][\w.]*) \*\* ([A-Za-z_0-9][\w.]*)\)", r"np.power(\1, \2)", expr)
 
 
 KNOWN = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",

@@ -175,7 +175,9 @@ fn propose(rng: &mut Rng, scope: &BTreeMap<String, Array>, params: &[String]) ->
                 _ => format!("np.{r}({a}, axis={}{keep})", axis(rng)),
             }
         }
-        63..=80 => match rng.below(27) {
+        63..=80 => match rng.below(29) {
+            27 => format!("np.searchsorted(np.sort({b}, axis=None), {a}, side='{}')", rng.pick(&["left", "right"])),
+            28 => format!("np.round({a}, {})", rng.pick(&["1", "2", "-1", "-2", "12"])),
             // Sorts and scans (host steps); numpy's default sorts are not stable, its
             // unique_values not sorted: the stable and sorted spellings.
             22 => format!("np.sort({a}, axis={})", axis(rng)),
