@@ -109,3 +109,73 @@ fn sort_argsort_and_unique_counts_run_again_with_other_sizes() {
         }
     }
 }
+
+#[test]
+fn host_step_results_that_are_outputs_are_handed_over_by_run_and_run_into() {
+    use pytato_core::ArrayDataViewMut;
+    let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
+    let sorted = pt::sort(&x, pt::SortOptions::default()).unwrap();
+    let outputs = DictOfNamedArrays::new([
+        ("x", sorted.clone()),
+        ("again", sorted),
+        ("running", pt::cumsum(&x, None).unwrap()),
+        ("twice", &x * 2.0),
+    ])
+    .unwrap();
+    let data = [3.0, -1.0, 2.0, f64::NAN, 0.5];
+    let running: Vec<f64> = data
+        .iter()
+        .scan(0.0, |acc, v| {
+            *acc += v;
+            Some(*acc)
+        })
+        .collect();
+    let (instances, _) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
+    for (name, backend) in instances {
+        let program = backend.compile(&(&outputs).into()).unwrap();
+        assert_eq!(program.output_names().len(), 4, "{name}");
+        let inputs = NamedData::from([("x".to_string(), f64s(&data))]);
+        let got = program.run(&inputs).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let values = |d: &ArrayData| d.to_scalars().iter().map(|s| s.to_f64()).collect::<Vec<f64>>();
+        for key in ["x", "again"] {
+            let v = values(&got[key]);
+            assert!(v[..4] == [-1.0, 0.5, 2.0, 3.0] && v[4].is_nan(), "{name}: {key} = {v:?}");
+        }
+        let same = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(p, q)| p == q || (p.is_nan() && q.is_nan()));
+        assert!(same(&values(&got["running"]), &running), "{name}: {:?} vs {running:?}", values(&got["running"]));
+        // run_into writes the same values into the caller's arrays.
+        let mut arrays: Vec<ndarray::ArrayD<f64>> = (0..4).map(|_| ndarray::ArrayD::zeros(vec![5])).collect();
+        {
+            let [a, b, c, d] = &mut arrays[..] else { unreachable!() };
+            let mut views: pytato_core::backend::NamedViewsMut<'_> = [
+                ("x", ArrayDataViewMut::from(a.view_mut())),
+                ("again", ArrayDataViewMut::from(b.view_mut())),
+                ("running", ArrayDataViewMut::from(c.view_mut())),
+                ("twice", ArrayDataViewMut::from(d.view_mut())),
+            ]
+            .into_iter()
+            .collect();
+            let views_in = pytato_core::backend::views(&inputs);
+            program.run_into(&views_in, &mut views).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        assert!(same(arrays[0].as_slice().unwrap(), &values(&got["x"])), "{name}");
+        assert!(same(arrays[1].as_slice().unwrap(), &values(&got["again"])), "{name}");
+        assert!(same(arrays[2].as_slice().unwrap(), &running), "{name}");
+        assert_eq!(arrays[3][[0]], 6.0, "{name}");
+        // A wrong array for a handed-over output is the typed error.
+        let mut short = ndarray::ArrayD::<f64>::zeros(vec![4]);
+        let mut rest: Vec<ndarray::ArrayD<f64>> = (0..3).map(|_| ndarray::ArrayD::zeros(vec![5])).collect();
+        let [b, c, d] = &mut rest[..] else { unreachable!() };
+        let mut views: pytato_core::backend::NamedViewsMut<'_> = [
+            ("x", ArrayDataViewMut::from(short.view_mut())),
+            ("again", ArrayDataViewMut::from(b.view_mut())),
+            ("running", ArrayDataViewMut::from(c.view_mut())),
+            ("twice", ArrayDataViewMut::from(d.view_mut())),
+        ]
+        .into_iter()
+        .collect();
+        let err = program.run_into(&pytato_core::backend::views(&inputs), &mut views).unwrap_err();
+        assert_eq!(err.kind(), "OutputArray", "{name}: {err}");
+        assert_eq!(views.len(), 4, "{name}: the caller's views are all given back");
+    }
+}

@@ -137,7 +137,15 @@ struct PhasedProgram {
     /// across phases) and binds the sizes, which later programs may need as values.
     inputs: Signature,
     phases: Vec<Phase>,
-    last: Box<dyn Program>,
+    /// Computes the outputs that are not a step's result as it is; `None` when every one is.
+    last: Option<Box<dyn Program>>,
+    /// Outputs that are a step's result as it is, by output name: handed over, never copied by a
+    /// program.
+    direct: Vec<(String, String)>,
+    /// Every output name, in output order.
+    output_names: Vec<String>,
+    /// `(name, datashape)` of every output, for [`Program::datashape`].
+    output_types: Vec<(String, crate::datashape::Type)>,
 }
 
 /// Compiles `outputs`, whose DAG has host steps, into a program that runs in phases on `backend`
@@ -295,8 +303,32 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
         };
         phases.push(Phase { program, steps: phase_steps });
     }
-    let last = backend.compile(&outputs.map_arrays(|a| rewritten[&a.id()].clone())?)?;
-    Ok(Box::new(PhasedProgram { inputs, phases, last }))
+    let final_outputs = outputs.map_arrays(|a| rewritten[&a.id()].clone())?;
+    let step_results: BTreeSet<&str> = planned.iter().flat_map(|p| p.results.iter()).filter_map(Array::name).collect();
+    let (mut direct, mut computed) = (Vec::new(), Vec::new());
+    for (name, array) in final_outputs.entries() {
+        match array.name() {
+            Some(step) if matches!(array.kind(), NodeKind::Placeholder { .. }) && step_results.contains(step) => {
+                direct.push((name.to_string(), step.to_string()))
+            }
+            _ => computed.push((name.to_string(), array.clone())),
+        }
+    }
+    let output_names = final_outputs.entries().iter().map(|(n, _)| n.to_string()).collect();
+    let output_types = final_outputs
+        .entries()
+        .iter()
+        .map(|(n, a)| (n.to_string(), crate::datashape::meaning::array_datashape(a.shape(), a.dtype())))
+        .collect();
+    let last = match (direct.is_empty(), computed.is_empty()) {
+        (true, _) => Some(backend.compile(&final_outputs)?),
+        (false, true) => None,
+        (false, false) => {
+            let dict = DictOfNamedArrays::new(computed.iter().map(|(n, a)| (n.as_str(), a.clone())))?;
+            Some(backend.compile(&Outputs::Named(dict))?)
+        }
+    };
+    Ok(Box::new(PhasedProgram { inputs, phases, last, direct, output_names, output_types }))
 }
 
 impl PhasedProgram {
@@ -392,32 +424,80 @@ fn wanted_by<'a>(program: &dyn Program, inputs: &'a NamedViews<'_>, results: &'a
     views
 }
 
+impl PhasedProgram {
+    /// Takes the step results that are outputs as they are out of `results` (a copy only where
+    /// one result is two outputs).
+    fn direct_outputs(&self, results: &mut NamedData) -> Vec<(String, ArrayData)> {
+        let mut out = Vec::with_capacity(self.direct.len());
+        for (k, (name, step)) in self.direct.iter().enumerate() {
+            let again = self.direct[k + 1..].iter().any(|(_, s)| s == step);
+            let value = if again { results[step].clone() } else { results.remove(step).expect("every step ran") };
+            out.push((name.clone(), value));
+        }
+        out
+    }
+}
+
 impl Program for PhasedProgram {
     fn input_names(&self) -> Vec<String> {
         self.inputs.input_names()
     }
 
     fn output_names(&self) -> Vec<String> {
-        self.last.output_names()
+        self.output_names.clone()
     }
 
-    /// The user's inputs (of the first check) to the outputs of the last program; lengths the
-    /// data decides are type variables named like their counts.
+    /// The user's inputs (of the first check) to the outputs; lengths the data decides are type
+    /// variables named like their counts.
     fn datashape(&self) -> Option<crate::datashape::Type> {
         use crate::datashape::Type;
         let Type::Function(inputs, _) = self.inputs.datashape() else { return None };
-        let Some(Type::Function(_, outputs)) = self.last.datashape() else { return None };
-        Some(Type::Function(inputs, outputs))
+        Some(Type::Function(inputs, Box::new(Type::Record(self.output_types.clone()))))
     }
 
     fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
-        let results = self.run_phases(inputs)?;
-        self.last.run_views(&wanted_by(&*self.last, inputs, &results))
+        let mut results = self.run_phases(inputs)?;
+        let mut outputs = match &self.last {
+            Some(last) => last.run_views(&wanted_by(&**last, inputs, &results))?,
+            None => NamedData::new(),
+        };
+        outputs.extend(self.direct_outputs(&mut results));
+        Ok(outputs)
     }
 
     fn run_into(&self, inputs: &NamedViews<'_>, outputs: &mut NamedViewsMut<'_>) -> Result<()> {
-        let results = self.run_phases(inputs)?;
-        self.last.run_into(&wanted_by(&*self.last, inputs, &results), outputs)
+        let unknown: Vec<String> =
+            outputs.keys().filter(|n| !self.output_names.iter().any(|k| k == *n)).map(|n| n.to_string()).collect();
+        let missing: Vec<String> =
+            self.output_names.iter().filter(|n| !outputs.contains_key(n.as_str())).cloned().collect();
+        if !missing.is_empty() || !unknown.is_empty() {
+            return Err(Error::OutputNames { missing, unknown, known: self.output_names.clone() });
+        }
+        let mut results = self.run_phases(inputs)?;
+        let mut direct_views = Vec::with_capacity(self.direct.len());
+        for (name, _) in &self.direct {
+            direct_views.push(outputs.remove_entry(name.as_str()).expect("checked above"));
+        }
+        let ran = match &self.last {
+            Some(last) => last.run_into(&wanted_by(&**last, inputs, &results), outputs),
+            None => Ok(()),
+        };
+        let values = self.direct_outputs(&mut results);
+        // The views go back where they were, whatever happened.
+        let mut written = Ok(());
+        for ((key, mut view), (_, value)) in direct_views.into_iter().zip(values) {
+            if written.is_ok() && view.assign(&value.view()).is_none() {
+                written = Err(Error::OutputArray {
+                    name: key.to_string(),
+                    expected_dtype: value.dtype(),
+                    expected_shape: value.shape().to_vec(),
+                    got_dtype: view.dtype(),
+                    got_shape: view.shape().to_vec(),
+                });
+            }
+            outputs.insert(key, view);
+        }
+        ran.and(written)
     }
 }
 
