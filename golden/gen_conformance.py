@@ -851,6 +851,13 @@ case("sort_feeds_arithmetic", {"median": "np.sort(x, axis=0, stable=True)[2] * 2
                                 "rank": "np.argsort(np.argsort(x, stable=True), stable=True)",
                                 "x": "np.take_along_axis(x, np.argsort(x, stable=True), axis=1)"},
      {"x": (D, (5, 4))})
+for d in [I8, I64, U64, B]:
+    exprs = {"sorted": "np.sort(x, stable=True)", "order": "np.argsort(x, stable=True)",
+             "desc": "np.argsort(x, descending=True)", "unique": "np.unique_values(x)", "counts": "np.unique_counts(x)[1]",
+             "running": "np.cumsum(x)", "where": "np.searchsorted(np.sort(x), x)"}
+    oracle = dict(desc="13 - np.flip(np.argsort(np.flip(x), stable=True))",
+                  unique="np.unique(x, equal_nan=False)", counts="np.unique(x, equal_nan=False, return_counts=True)[1]")
+    case(f"sort_extremes_{d}", exprs, {"x": (d, (14,), "special")}, numpy=oracle)
 case("error_sort_axis", "np.sort(x, axis=2)", {"x": (D, (2, 3))}, error="AxisOutOfRange")
 # numpy 2.4's unique_values/unique_counts may list values unsorted (a hash table; the Array API leaves
 # the order unspecified): the oracle is `np.unique` (sorted, NaNs distinct with equal_nan=False).

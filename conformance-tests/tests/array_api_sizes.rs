@@ -144,17 +144,13 @@ fn host_step_results_that_are_outputs_are_handed_over_by_run_and_run_into() {
         let same = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(p, q)| p == q || (p.is_nan() && q.is_nan()));
         assert!(same(&values(&got["running"]), &running), "{name}: {:?} vs {running:?}", values(&got["running"]));
         // run_into writes the same values into the caller's arrays.
+        fn views_of(arrays: &mut [ndarray::ArrayD<f64>]) -> pytato_core::backend::NamedViewsMut<'_> {
+            let names = ["x", "again", "running", "twice"];
+            names.into_iter().zip(arrays.iter_mut().map(|a| ArrayDataViewMut::from(a.view_mut()))).collect()
+        }
         let mut arrays: Vec<ndarray::ArrayD<f64>> = (0..4).map(|_| ndarray::ArrayD::zeros(vec![5])).collect();
         {
-            let [a, b, c, d] = &mut arrays[..] else { unreachable!() };
-            let mut views: pytato_core::backend::NamedViewsMut<'_> = [
-                ("x", ArrayDataViewMut::from(a.view_mut())),
-                ("again", ArrayDataViewMut::from(b.view_mut())),
-                ("running", ArrayDataViewMut::from(c.view_mut())),
-                ("twice", ArrayDataViewMut::from(d.view_mut())),
-            ]
-            .into_iter()
-            .collect();
+            let mut views = views_of(&mut arrays);
             let views_in = pytato_core::backend::views(&inputs);
             program.run_into(&views_in, &mut views).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
@@ -163,17 +159,9 @@ fn host_step_results_that_are_outputs_are_handed_over_by_run_and_run_into() {
         assert!(same(arrays[2].as_slice().unwrap(), &running), "{name}");
         assert_eq!(arrays[3][[0]], 6.0, "{name}");
         // A wrong array for a handed-over output is the typed error.
-        let mut short = ndarray::ArrayD::<f64>::zeros(vec![4]);
-        let mut rest: Vec<ndarray::ArrayD<f64>> = (0..3).map(|_| ndarray::ArrayD::zeros(vec![5])).collect();
-        let [b, c, d] = &mut rest[..] else { unreachable!() };
-        let mut views: pytato_core::backend::NamedViewsMut<'_> = [
-            ("x", ArrayDataViewMut::from(short.view_mut())),
-            ("again", ArrayDataViewMut::from(b.view_mut())),
-            ("running", ArrayDataViewMut::from(c.view_mut())),
-            ("twice", ArrayDataViewMut::from(d.view_mut())),
-        ]
-        .into_iter()
-        .collect();
+        let mut wrong: Vec<ndarray::ArrayD<f64>> =
+            [4, 5, 5, 5].into_iter().map(|n| ndarray::ArrayD::zeros(vec![n])).collect();
+        let mut views = views_of(&mut wrong);
         let err = program.run_into(&pytato_core::backend::views(&inputs), &mut views).unwrap_err();
         assert_eq!(err.kind(), "OutputArray", "{name}: {err}");
         assert_eq!(views.len(), 4, "{name}: the caller's views are all given back");

@@ -1323,13 +1323,7 @@ impl Array {
     #[track_caller]
     pub fn new_sort(array: &Array, axis: usize, descending: bool, result: SortResult) -> Result<Array> {
         let _site = crate::created_at::enter();
-        if axis >= array.ndim() {
-            return Err(Error::AxisOutOfRange {
-                op: "Sort".into(),
-                axis: i64::try_from(axis).unwrap_or(i64::MAX),
-                shape: array.shape().clone(),
-            });
-        }
+        check_axis("Sort", axis, array.shape())?;
         let dtype = match result {
             SortResult::Values => array.dtype(),
             SortResult::Indices => DType::I64,
@@ -1346,13 +1340,7 @@ impl Array {
     #[track_caller]
     pub fn new_scan(array: &Array, axis: usize, op: ScanOp) -> Result<Array> {
         let _site = crate::created_at::enter();
-        if axis >= array.ndim() {
-            return Err(Error::AxisOutOfRange {
-                op: "Scan".into(),
-                axis: i64::try_from(axis).unwrap_or(i64::MAX),
-                shape: array.shape().clone(),
-            });
-        }
+        check_axis("Scan", axis, array.shape())?;
         if array.dtype() == DType::Bool {
             return Err(Error::unsupported_dtype("Scan", DType::Bool, "scans accumulate numbers; cast booleans first"));
         }

@@ -79,12 +79,7 @@ pub fn parse_module(text: &str) -> Result<Module, ParseError> {
 
 /// Parses one statement.
 pub fn parse_statement(text: &str) -> Result<Statement, ParseError> {
-    let mut p = Parser::new(text);
-    p.skip_blank_lines();
-    let statement = p.statement()?;
-    p.skip_blank_lines();
-    p.expect_end()?;
-    Ok(statement)
+    parse_whole(text, Parser::statement)
 }
 
 /// Parses one type.
@@ -98,12 +93,17 @@ pub fn parse_statement(text: &str) -> Result<Statement, ParseError> {
 /// assert!(err.to_string().ends_with("{x: int32, y: }\n                  ^"));
 /// ```
 pub fn parse_type(text: &str) -> Result<Type, ParseError> {
+    parse_whole(text, Parser::ty)
+}
+
+/// `text` as one `part` (blank lines and comments around it allowed), or the error.
+fn parse_whole<'t, T>(text: &'t str, part: fn(&mut Parser<'t>) -> Result<T, ParseError>) -> Result<T, ParseError> {
     let mut p = Parser::new(text);
     p.skip_blank_lines();
-    let t = p.ty()?;
+    let parsed = part(&mut p)?;
     p.skip_blank_lines();
     p.expect_end()?;
-    Ok(t)
+    Ok(parsed)
 }
 
 #[derive(Clone, Debug, PartialEq)]
