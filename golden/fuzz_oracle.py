@@ -130,18 +130,36 @@ def power_in_double(a, b):
     result = np.power(a, b)
     if np.asarray(result).dtype != np.complex64:
         return result
-    wide = [np.asarray(v).astype(np.complex128) if isinstance(v, np.ndarray) or np.isscalar(v) and
-            isinstance(v, np.generic) else v for v in (a, b)]
+    # A Python scalar is weak: numpy rounds it to complex64 first (0.1 is 0.1f), then computes.
+    wide = [np.asarray(v).astype(np.complex64).astype(np.complex128) for v in (a, b)]
     return np.asarray(np.power(*wide)).astype(np.complex64)
+
+
+def half_in_single(fn):
+    """`fn`, with float16 results computed from float32 operands and rounded once: the library
+    sums float16 in float32 (README, "float16"), which numpy does along a contiguous axis but not
+    along a strided one or in einsum's outer loops, where it rounds to float16 at every step."""
+
+    def wrapped(*args, **kwargs):
+        result = fn(*args, **kwargs)
+        if np.asarray(result).dtype != np.float16:
+            return result
+        wide = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a for a in args]
+        return np.asarray(fn(*wide, **kwargs)).astype(np.float16)
+
+    return wrapped
 
 
 PRODUCTS = {
     "round": round_scalar_loop,
     "power": power_in_double,
-    "dot": only_for_inexact(nb_dot, np.dot),
-    "matmul": only_for_inexact(nb_matmul, np.matmul),
-    "vdot": only_for_inexact(nb_vdot, np.vdot),
-    "tensordot": only_for_inexact(nb_tensordot, np.tensordot),
+    "dot": half_in_single(only_for_inexact(nb_dot, np.dot)),
+    "matmul": half_in_single(only_for_inexact(nb_matmul, np.matmul)),
+    "vdot": half_in_single(only_for_inexact(nb_vdot, np.vdot)),
+    "tensordot": half_in_single(only_for_inexact(nb_tensordot, np.tensordot)),
+    "sum": half_in_single(np.sum),
+    "prod": half_in_single(np.prod),
+    "einsum": half_in_single(np.einsum),
 }
 
 
@@ -159,7 +177,7 @@ def without_blas(expr):
     return re.sub(r"\(([A-Za-z_0-9][\w.]*) \*\* ([A-Za-z_0-9][\w.]*)\)", r"np.power(\1, \2)", expr)
 
 
-KNOWN = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
+KNOWN = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64",
          "complex64", "complex128"}
 
 
@@ -175,7 +193,7 @@ def answer(req):
             ns[name] = eval(expr, ns)
             dtype = np.asarray(ns[name]).dtype
             if str(dtype) not in KNOWN:
-                # float16 (numpy's result for math on bool and 8-bit integers) and the like.
+                # longdouble and the like.
                 return {"error": f"numpy:dtype: numpy computes in {dtype}, which the library does not have"}
         return {"outputs": {out: encode(ns[term]) for out, term in req["outputs"]}}
     except IndexError as e:

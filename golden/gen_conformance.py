@@ -926,6 +926,77 @@ case("round_decimals", {"two": "np.round(x, 2)", "neg": "np.round(x, decimals=-2
      {"x": (D, (8,), [2.675, 1.005, -0.125, 0.285, 1234.5678, -1250.0, 1350.0, "nan"]), "y": (F, (5,), [2.675, -0.0625, 1.5, 3.14159, "inf"]),
       "i": (I8, (6,), [15, 25, -35, 127, -128, 4]), "z": (Z, (3,), [1.25, 2.35, -0.05]), "w": (D, (2,), [1e300, -1e300])})
 
+# --- float16: stored as float16, computed in float32 and rounded after each operation (numpy's loops) ---------
+H = "float16"
+case("float16_add_broadcast", "x + y", {"x": (H, (3, 4)), "y": (H, (4,))})
+case("float16_arith_chain", {"a": "2 * x - x * 3", "b": "x * 0.1 + 1", "c": "(x - y) * (x + y)", "d": "-x"},
+     {"x": (H, (6,)), "y": (H, (6,))})
+case("float16_divide_power", {"q": "x / y", "p": "x ** y", "fd": "x // y", "rem": "x % y"},
+     {"x": (H, (8,), "pos"), "y": (H, (8,), "pos")})
+case("float16_math", {f: f"np.{f}(x)" for f in ["sqrt", "exp", "log", "log10", "log2", "log1p", "expm1", "sin", "cos",
+                                                 "tan", "arctan", "sinh", "cosh", "tanh", "arcsinh", "floor", "ceil",
+                                                 "rint", "trunc", "abs", "sign", "square", "reciprocal"]},
+     {"x": (H, (2, 5), "pos")})
+case("float16_math_of_small_ints", {"i8": "np.sqrt(x)", "u8": "np.exp(y / 64)", "b": "np.cos(z)", "half": "x / 2",
+                                   "mixed": "np.arctan2(x, y)", "hyp": "np.hypot(y, 3)"},
+     {"x": (I8, (5,), "int:0:120"), "y": (U8, (5,)), "z": (B, (5,))})
+case("float16_promotion", {"i16": "x + w", "f32": "x * v", "c64": "x + u", "u8": "x - y", "weak_int": "x + 3"},
+     {"x": (H, (4,)), "w": (I16, (4,)), "v": (F, (4,)), "u": (C, (4,)), "y": (U8, (4,))})
+case("float16_overflow_and_underflow", {"big": "x * 300", "tiny": "x / 60000", "sq": "x * x", "exp": "np.exp(x)"},
+     {"x": (H, (6,), [1.0, 250.0, -300.0, 65504.0, 1e-4, -2.0])})
+case("float16_ieee_special", {"sub": "x - x", "mul0": "x * 0", "div0": "np.divide(x, 0.0)", "ge_self": "x >= x",
+                              "ne_self": "x != x", "max0": "np.maximum(x, 0.0)", "min0": "np.minimum(0.0, x)",
+                              "isnan": "np.isnan(x)", "isinf": "np.isinf(x)", "isfinite": "np.isfinite(x)",
+                              "signbit": "np.signbit(x)", "copysign": "np.copysign(1.0, x)", "neg": "-x"},
+     {"x": (H, (16,), "special")})
+case("float16_special_floor_divide_remainder", {"fd": "x // y", "rem": "x % y"},
+     {"x": (H, (13,), [5.0, -7.5, 7.5, -7.5, 1.0, 0.0, -0.0, "nan", "inf", "-inf", 3.0, 60000.0, -2.5]),
+      "y": (H, (13,), ["inf", "inf", "-inf", "-inf", "nan", "inf", 2.0, 3.0, 2.0, 2.0, "-inf", 7.0, 1e-3])})
+# Rounding to float16: once, from the source (float64 directly: 1 + 2^-11 + 2^-40 is not 1.0), ties to
+# even, past 65520 to infinity, below 2^-25 to a signed zero.
+case("float16_rounding_from_float64", "x.astype(np.float16)",
+     {"x": (D, (14,), [1 + 2**-11 + 2**-40, 1 + 2**-11, 1 + 3 * 2**-11, 65519.99, 65520.0, -65520.0, 2**-25,
+                       2**-25 * 1.000001, -1e-300, 6.1e-5, 5.96e-8, "nan", "-inf", 1e300])})
+case("float16_rounding_from_float32", "x.astype(np.float16)",
+     {"x": (F, (9,), [1 + 2**-11, 1 + 3 * 2**-11, 65519.0, 65520.0, 2**-25, 3e-8, -1e-30, "nan", 2049.0])})
+case("float16_from_integers", {"i64": "x.astype(np.float16)", "u64": "y.astype(np.float16)", "b": "z.astype(np.float16)",
+                               "i8": "w.astype(np.float16)"},
+     {"x": (I64, (7,), [65519, 65520, 2049, 2051, -70000, 9223372036854775807, -9223372036854775808]),
+      "y": (U64, (3,), [18446744073709551615, 4097, 0]), "z": (B, (2,)), "w": (I8, (4,), "int:-128:128")})
+case("float16_cast_special", {t: f"x.astype(np.{t})" for t in ["int8", "int16", "int32", "int64", "uint8", "uint16",
+                                                                "uint64", "bool", "float32", "float64", "complex64"]},
+     {"x": (H, (16,), "special")})
+case("float16_from_complex", "x.astype(np.float16)", {"x": (Z, (4,))})
+case("float16_reductions", {"sum": "np.sum(x)", "sum0": "np.sum(x, axis=0)", "prod": "np.prod(x, axis=1)",
+                            "max": "np.max(x, axis=0)", "min": "np.min(x)", "mean": "np.mean(x, axis=1)",
+                            "var": "np.var(x)", "std": "np.std(x, axis=0)", "argmax": "np.argmax(x)",
+                            "argmin": "np.argmin(x, axis=1)", "sum32": "np.sum(x, dtype=np.float32)"},
+     {"x": (H, (4, 5))},
+     # numpy sums a float16 axis whose elements are not adjacent by adding each row into the float16
+     # result (rounding at each step); the library accumulates every float16 sum in float32 and
+     # rounds once, as numpy does along the contiguous axis.
+     numpy={"sum0": "np.sum(x.astype(np.float32), axis=0).astype(np.float16)"})
+# numpy sums float16 in float32 and rounds once (10000, not the 2048 where float16 steps stall); a mean
+# of 60000s is 60000 (the float32 total does not overflow); cumsum steps in float16 (2048).
+case("float16_long_sums", {"sum": "np.sum(np.ones((10000,), dtype=np.float16))",
+                           "mean": "np.mean(np.full((4,), 60000.0, dtype=np.float16))",
+                           "sum_overflows": "np.sum(np.full((4,), 60000.0, dtype=np.float16))",
+                           "cumsum_last": "np.cumsum(np.ones((3000,), dtype=np.float16))[-1]"}, {})
+case("float16_scans", {"cumsum": "np.cumsum(x, axis=1)", "cumprod": "np.cumprod(x)"}, {"x": (H, (3, 4))})
+case("float16_contractions", {"mm": "x @ y", "ein": "np.einsum('ij,jk->ik', x, y)", "dot": "np.dot(y[:, 0], y[:, 1])",
+                              "tensordot": "np.tensordot(x, y, axes=1)"},
+     {"x": (H, (3, 4)), "y": (H, (4, 2))})
+case("float16_sort_and_sets", {"sort": "np.sort(x)", "argsort": "np.argsort(x, stable=True)",
+                               "unique": "np.unique(x, equal_nan=False)", "searchsorted": "np.searchsorted(np.sort(x), y)",
+                               "nonzero": "np.flatnonzero(x)"},
+     {"x": (H, (16,), "special"), "y": (H, (5,))})
+case("float16_moves", {"where": "np.where(c, x, y)", "concat": "np.concatenate([x, y])", "roll": "np.roll(x, 2)",
+                       "pad": "np.pad(x, ((1, 2),), mode='reflect')", "flip": "np.flip(y)", "stack": "np.stack([x, y])",
+                       "take": "np.take(x, i)", "clip": "np.clip(x, -0.5, 0.5)",
+                       "round": "np.round(x, 2)", "full": "np.full((2,), 0.1, dtype=np.float16)"},
+     {"c": (B, (6,)), "x": (H, (6,)), "y": (H, (6,)), "i": (I64, (3,), "int:-6:6")})
+case("float16_symbolic", {"s": "np.sum(x * x)", "m": "x[1:] - x[:-1]"}, {"x": (H, ("n",))}, sizes={"n": 9})
+
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

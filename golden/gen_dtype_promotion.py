@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes numpy's type-promotion table for the 13 dtypes of pytato-rs, and the results of the data
+"""Writes numpy's type-promotion table for the 14 dtypes of pytato-rs, and the results of the data
 type functions (can_cast, finfo, iinfo, isdtype) for each dtype (dtype_functions.tsv).
 
 Rows (tab-separated, one header line):
@@ -16,7 +16,7 @@ import numpy as np
 
 assert int(np.__version__.split(".")[0]) >= 2, "numpy 2 promotion rules (NEP 50) are needed"
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
           "float32", "float64", "complex64", "complex128"]
 SCALARS = {"int": 1, "float": 1.0, "complex": 1j, "bool": True,
            "int:300": 300, "int:-1": -1, "int:-129": -129, "int:70000": 70000,

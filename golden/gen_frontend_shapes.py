@@ -22,7 +22,7 @@ import numpy as np
 warnings.simplefilter("ignore")
 SIZES = {"n": 7, "m": 11}
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float32", "float64", "complex64", "complex128"]
+          "float16", "float32", "float64", "complex64", "complex128"]
 rows = []
 
 
@@ -75,7 +75,7 @@ BINARY = {
     "greater": np.greater, "greater_equal": np.greater_equal, "logical_and": np.logical_and,
     "logical_or": np.logical_or, "maximum": np.maximum, "minimum": np.minimum, "arctan2": np.arctan2,
 }
-MIXED = [("int8", "uint8"), ("int64", "uint64"), ("int32", "float32"), ("uint16", "float32"),
+MIXED = [("int8", "uint8"), ("float16", "int16"), ("float16", "complex64"), ("uint8", "float16"), ("int64", "uint64"), ("int32", "float32"), ("uint16", "float32"),
          ("float32", "complex128"), ("bool", "int16"), ("uint32", "int8"), ("float64", "complex64")]
 SHAPES = [((3,), (3,)), ((2, 1), (3,)), (("n", 4), (4,)), ((1, "n"), ("m", 1)), ((), (2, 3))]
 for name, fn in BINARY.items():
@@ -107,7 +107,7 @@ for name, fn in UNARY.items():
     for d in DTYPES:
         record(name, fn, arr(("n", 2), d))
 for d in DTYPES:
-    for to in ["bool", "int8", "uint64", "float32", "complex128"]:
+    for to in ["bool", "int8", "uint64", "float16", "float32", "complex128"]:
         record("astype", lambda a, t: a.astype(t), arr((3,), d), to)
 
 # --- where ----------------------------------------------------------------------------------------
@@ -120,7 +120,7 @@ record("where", np.where, arr((3,), "bool"), arr((2,), "uint8"), scalar(7))
 # --- Reductions -----------------------------------------------------------------------------------
 REDUCTIONS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "all": np.all,
               "any": np.any, "mean": np.mean}
-RED_DTYPES = ["bool", "int8", "uint16", "int32", "int64", "uint64", "float32", "float64", "complex64"]
+RED_DTYPES = ["bool", "int8", "uint16", "int32", "int64", "uint64", "float16", "float32", "float64", "complex64"]
 AXES = [None, 0, -1, [0, 2], [1]]
 for name, fn in REDUCTIONS.items():
     for d in RED_DTYPES:

@@ -51,12 +51,14 @@ pub(crate) fn kernel_signature(call_conv: CallConv) -> Signature {
     sig
 }
 
-/// The Cranelift type of one (real) component of `dtype`.
+/// The Cranelift type of one (real) component of `dtype`. A `float16` is its bits: the kernel IR
+/// only loads, stores, selects and casts it (`Expr::widen_float16`), and casts convert through
+/// `float32` with numpy's rounding (`helpers::f16_to_f32`, ...).
 fn component_type(dtype: DType) -> Type {
     use DType::*;
     match dtype {
         Bool | I8 | U8 => types::I8,
-        I16 | U16 => types::I16,
+        I16 | U16 | F16 => types::I16,
         I32 | U32 => types::I32,
         I64 | U64 => types::I64,
         F32 | C64 => types::F32,
@@ -424,6 +426,7 @@ impl<'a> Translator<'a, '_> {
             Scalar::U16(v) => ins(&mut self.b, types::I16, v as i64),
             Scalar::U32(v) => ins(&mut self.b, types::I32, v as i64),
             Scalar::U64(v) => ins(&mut self.b, types::I64, v as i64),
+            Scalar::F16(v) => ins(&mut self.b, types::I16, i64::from(v.to_bits())),
             Scalar::F32(v) => self.b.ins().f32const(v),
             Scalar::F64(v) => self.b.ins().f64const(v),
             Scalar::C64(z) => {
@@ -770,6 +773,30 @@ impl<'a> Translator<'a, '_> {
     fn cast(&mut self, v: Val, from: DType, to: DType) -> Val {
         if from == to {
             return v;
+        }
+        if from == DType::F16 {
+            let wide = self.b.ins().uextend(types::I32, v.real());
+            let wide =
+                self.call_helper(helpers::f16_to_f32 as *const () as usize, &[wide], &[types::I32], Some(types::F32));
+            return self.cast(Val::Real(wide.expect("one result")), DType::F32, to);
+        }
+        if to == DType::F16 {
+            // numpy rounds once from the source: float64 directly, everything else through
+            // float32 (exact below 2^24, and larger integers are infinities in float16 anyway).
+            // A complex value gives its real part.
+            let real = from.real_dtype();
+            let bits = if real == DType::F64 {
+                self.call_helper(
+                    helpers::f64_to_f16 as *const () as usize,
+                    &[v.real()],
+                    &[types::F64],
+                    Some(types::I32),
+                )
+            } else {
+                let x = self.cast(Val::Real(v.real()), real, DType::F32).real();
+                self.call_helper(helpers::f32_to_f16 as *const () as usize, &[x], &[types::F32], Some(types::I32))
+            };
+            return Val::Real(self.b.ins().ireduce(types::I16, bits.expect("one result")));
         }
         if to == DType::Bool {
             let nonzero = |t: &mut Self, x: Value, d: DType| -> Value {

@@ -66,6 +66,21 @@ extern "C" fn atanh(x: f64) -> f64 {
     math::atanh(x)
 }
 
+/// The `float16` with bits `bits` (in the low 16 bits) as `float32`: exact.
+pub(crate) extern "C" fn f16_to_f32(bits: u32) -> f32 {
+    f32::from_bits(pytato_core::half_float::f16_bits_to_f32_bits(bits as u16))
+}
+
+/// `x` rounded to `float16` (numpy's rounding), its bits in the low 16 bits.
+pub(crate) extern "C" fn f32_to_f16(x: f32) -> u32 {
+    pytato_core::half_float::f32_bits_to_f16_bits(x.to_bits()).into()
+}
+
+/// `x` rounded to `float16` in one step (numpy's rounding), its bits in the low 16 bits.
+pub(crate) extern "C" fn f64_to_f16(x: f64) -> u32 {
+    pytato_core::half_float::f64_bits_to_f16_bits(x.to_bits()).into()
+}
+
 /// `hypot(a, b)` (C's: an infinite argument gives `inf`, even with a NaN).
 pub(crate) extern "C" fn hypot(a: f64, b: f64) -> f64 {
     a.hypot(b)

@@ -142,10 +142,13 @@ fn einsum(e: &Einsum, dtype: DType, shape: &[usize], values: &Values<'_>) -> Res
         }
     }
     let op = if dtype == DType::Bool { ReduceOp::Any } else { ReduceOp::Sum };
+    // float16 is stored, not computed in: products and sums in float32, rounded once at the end
+    // (numpy's float16 einsum and matmul), as `Expr::widen_float16` makes the compiled backends do.
+    let compute = if dtype == DType::F16 { DType::F32 } else { dtype };
     let mut out = Vec::with_capacity(shape.iter().product());
     let mut at = Vec::new();
     for_each_index(shape, |i| {
-        let mut total = Accumulator::new(op, dtype);
+        let mut total = Accumulator::new(op, compute);
         for_each_index(&red_lengths, |r| {
             // The product of the operands, from the first (no `1 *` that would turn inf into NaN).
             let mut prod: Option<Scalar> = None;
@@ -158,7 +161,7 @@ fn einsum(e: &Einsum, dtype: DType, shape: &[usize], values: &Values<'_>) -> Res
                     };
                     at.push(if *len == 1 { 0 } else { v });
                 }
-                let x = arg.get(&at).ok_or_else(|| internal("einsum operand index"))?.cast(dtype);
+                let x = arg.get(&at).ok_or_else(|| internal("einsum operand index"))?.cast(compute);
                 prod = Some(match prod {
                     None => x,
                     Some(p) => scalar_ops::product(p, x)?,

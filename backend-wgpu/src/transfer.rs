@@ -3,7 +3,7 @@
 //! WGSL has no 8- or 16-bit integers and no storable `bool`, so those are **widened on upload and
 //! narrowed on download**: `bool` is a `u32` 0 or 1, `int8`/`int16` are sign-extended into `i32`,
 //! `uint8`/`uint16` zero-extended into `u32` (shaders wrap results back into range, see
-//! `wgsl`). Every other dtype keeps its layout; complex numbers are `(re, im)` pairs, which is
+//! `wgsl`), `float16` is its bits zero-extended into a `u32`. Every other dtype keeps its layout; complex numbers are `(re, im)` pairs, which is
 //! both `num_complex`'s layout and WGSL's `vec2`. Elements are in C order.
 
 use std::borrow::Cow;
@@ -35,6 +35,7 @@ pub(crate) fn to_bytes<'a>(data: &ArrayDataView<'a>) -> Cow<'a, [u8]> {
         ArrayDataView::I16(a) => widened(a, i32::from),
         ArrayDataView::U8(a) => widened(a, u32::from),
         ArrayDataView::U16(a) => widened(a, u32::from),
+        ArrayDataView::F16(a) => widened(a, |x: half::f16| u32::from(x.to_bits())),
         ArrayDataView::I32(a) => plain(a),
         ArrayDataView::I64(a) => plain(a),
         ArrayDataView::U32(a) => plain(a),
@@ -77,6 +78,7 @@ pub(crate) fn bytes_into(bytes: &[u8], target: &mut ArrayDataViewMut<'_>) -> Opt
         ArrayDataViewMut::I16(t) => narrowed(bytes, t, |w: i32| w as i16),
         ArrayDataViewMut::U8(t) => narrowed(bytes, t, |w: u32| w as u8),
         ArrayDataViewMut::U16(t) => narrowed(bytes, t, |w: u32| w as u16),
+        ArrayDataViewMut::F16(t) => narrowed(bytes, t, |w: u32| half::f16::from_bits(w as u16)),
         ArrayDataViewMut::I32(t) => plain(bytes, t),
         ArrayDataViewMut::I64(t) => plain(bytes, t),
         ArrayDataViewMut::U32(t) => plain(bytes, t),

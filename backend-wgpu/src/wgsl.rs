@@ -94,7 +94,8 @@ pub(crate) fn value_type(dtype: DType, features: ShaderFeatures) -> Result<&'sta
     match dtype {
         Bool => Ok("bool"),
         I8 | I16 | I32 => Ok("i32"),
-        U8 | U16 | U32 => Ok("u32"),
+        // float16 is its bits (the kernel IR only loads, stores, selects and casts it).
+        U8 | U16 | U32 | F16 => Ok("u32"),
         I64 => needs(features.i64, "i64", "SHADER_INT64"),
         U64 => needs(features.i64, "u64", "SHADER_INT64"),
         F32 => Ok("f32"),
@@ -116,7 +117,7 @@ pub(crate) fn storage_type(dtype: DType, features: ShaderFeatures) -> Result<&'s
 /// Bytes per element in a storage buffer.
 pub(crate) fn storage_size(dtype: DType) -> usize {
     match dtype {
-        DType::Bool | DType::I8 | DType::I16 | DType::U8 | DType::U16 => 4,
+        DType::Bool | DType::I8 | DType::I16 | DType::U8 | DType::U16 | DType::F16 => 4,
         other => other.itemsize(),
     }
 }
@@ -502,7 +503,7 @@ impl Translator<'_> {
             }
             // Float constants are opaque: the driver must not fold `x * 0.0` (NaN * 0 is NaN) nor
             // evaluate casts of constants itself (naga's constant evaluator rejects some).
-            Expr::Const(s) if dtype.is_inexact() => {
+            Expr::Const(s) if dtype.is_inexact() && dtype != DType::F16 => {
                 let literal = self.constant(s)?;
                 let opaque = self.opaque(dtype, &literal, "opqc")?;
                 self.bind(dtype, &opaque)
@@ -638,6 +639,7 @@ impl Translator<'_> {
             Scalar::U16(v) => format!("{v}u"),
             Scalar::U32(v) => format!("{v}u"),
             Scalar::U64(v) => format!("{v}lu"),
+            Scalar::F16(v) => format!("{}u", v.to_bits()),
             Scalar::F32(v) => f32_literal(v),
             Scalar::F64(v) => f64_literal(v),
             Scalar::C64(c) => format!("vec2<f32>({}, {})", f32_literal(c.re), f32_literal(c.im)),
@@ -678,9 +680,9 @@ impl Translator<'_> {
     }
 
     /// `value` of a float or complex `dtype` through the opaque helper `which` (`opqa`/`opqb`, see
-    /// `library`); other dtypes unchanged.
+    /// `library`); other dtypes (and float16's bits, which no operation computes on) unchanged.
     fn opaque(&mut self, dtype: DType, value: &str, which: &'static str) -> Result<String> {
-        if !dtype.is_inexact() {
+        if !dtype.is_inexact() || dtype == DType::F16 {
             return Ok(value.to_string());
         }
         let ty = self.ty(dtype)?;
@@ -774,6 +776,18 @@ impl Translator<'_> {
         let to_ty = self.ty(to)?;
         if from == to {
             return Ok(x.to_string());
+        }
+        // float16 through float32, with numpy's rounding (float64 rounds directly).
+        if from == F16 {
+            let wide = format!("{}({x})", self.library.require("f16_to_f32", "u32"));
+            return self.cast(F32, to, &wide);
+        }
+        if to == F16 && !matches!(from, C64 | C128) {
+            if from == F64 {
+                return Ok(format!("{}({x})", self.library.require("f64_to_f16", "f64")));
+            }
+            let narrow = self.cast(from, F32, x)?;
+            return Ok(format!("{}({narrow})", self.library.require("f32_to_f16", "f32")));
         }
         let is_complex = |d: DType| matches!(d, C64 | C128);
         let is_float = |d: DType| matches!(d, F32 | F64);

@@ -164,6 +164,7 @@ pub fn decode(v: &Value) -> ArrayData {
         DType::Bool => Scalar::Bool(x.as_bool().unwrap()),
         DType::U64 => Scalar::U64(x.as_u64().unwrap()),
         d if d.is_integer() => Scalar::I64(x.as_i64().unwrap()).cast(d),
+        DType::F16 => Scalar::F64(float(x)).cast(DType::F16),
         DType::F32 => Scalar::F32(float(x) as f32),
         DType::F64 => Scalar::F64(float(x)),
         DType::C64 => Scalar::C64(Complex32::new(float(&x[0]) as f32, float(&x[1]) as f32)),
@@ -190,7 +191,7 @@ pub fn encode(data: &ArrayData) -> Value {
         .map(|s| match s {
             Scalar::Bool(b) => Value::from(b),
             Scalar::U64(v) => Value::from(v),
-            Scalar::F32(_) | Scalar::F64(_) => encode_float(s.to_f64()),
+            Scalar::F16(_) | Scalar::F32(_) | Scalar::F64(_) => encode_float(s.to_f64()),
             Scalar::C64(_) | Scalar::C128(_) => {
                 let c = s.to_complex64();
                 Value::from(vec![encode_float(c.re), encode_float(c.im)])

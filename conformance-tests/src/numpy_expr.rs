@@ -996,8 +996,13 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
         "full_like" => pt::full_like(&a0()?, weak(arg(1)?)?, opt_dtype(&kwargs)?),
         "pad" => {
             let V::Tuple(pairs) = arg(1)? else { return Err("pad widths must be a tuple".into()) };
-            let widths: Vec<(usize, usize)> =
-                pairs.iter().map(|p| ints(p).map(|w| (w[0] as usize, w[1] as usize))).collect::<R<_>>()?;
+            let widths: Vec<(usize, usize)> = pairs
+                .iter()
+                .map(|p| match ints(p)?.as_slice() {
+                    &[before, after] => Ok((before as usize, after as usize)),
+                    _ => Err("pad widths must be (before, after) pairs".to_string()),
+                })
+                .collect::<R<_>>()?;
             let width = if widths.len() == 1 {
                 PadWidth::BeforeAfter(widths[0].0, widths[0].1)
             } else {

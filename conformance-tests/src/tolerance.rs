@@ -10,6 +10,9 @@ use pytato_core::{ArrayData, DType, Scalar};
 /// `(rtol, atol)` for a dtype; `None` means exact.
 pub fn tolerance(dtype: DType) -> Option<(f64, f64)> {
     match dtype {
+        // float16 results are float32 results rounded: a float32 difference of an ulp (a sum
+        // in another order) can move them by one float16 ulp, 2^-10 of the value.
+        DType::F16 => Some((2e-3, 1e-5)),
         DType::F32 | DType::C64 => Some((2e-5, 1e-6)),
         DType::F64 | DType::C128 => Some((1e-10, 1e-13)),
         _ => None,
@@ -23,6 +26,7 @@ pub fn tolerance(dtype: DType) -> Option<(f64, f64)> {
 /// these tolerances separately from exact agreement.
 pub fn transcendental_tolerance(dtype: DType) -> Option<(f64, f64)> {
     match dtype {
+        DType::F16 => Some((1e-2, 1e-4)),
         DType::F32 | DType::C64 => Some((2e-3, 1e-5)),
         DType::F64 | DType::C128 => Some((1e-6, 1e-9)),
         _ => None,
@@ -31,11 +35,41 @@ pub fn transcendental_tolerance(dtype: DType) -> Option<(f64, f64)> {
 
 /// [`compare`] with [`transcendental_tolerance`].
 pub fn compare_transcendental(got: &ArrayData, expected: &ArrayData) -> Result<(), String> {
-    compare_with(got, expected, None, transcendental_tolerance(expected.dtype()))
+    compare_with(got, expected, false, transcendental_tolerance(expected.dtype()))
 }
 
 /// `(rtol, atol)` of [`compare_reordered`] for programs that computed in single precision.
 pub const SINGLE_REORDERED: (f64, f64) = (2e-4, 1e-5);
+
+/// `(rtol, atol)` of [`compare_reordered`] for programs that computed in half precision: one
+/// float16 rounding that goes the other way is 2^-10, and later steps can amplify it.
+pub const HALF_REORDERED: (f64, f64) = (1e-2, 1e-3);
+
+/// The lowest floating-point precision a program computes in on the way to its outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Precision {
+    /// float16 somewhere.
+    Half,
+    /// float32 or complex64 somewhere, no float16.
+    Single,
+    /// Neither.
+    Double,
+}
+
+impl Precision {
+    /// The lowest precision among `dtypes`.
+    pub fn lowest(dtypes: impl IntoIterator<Item = DType>) -> Precision {
+        dtypes
+            .into_iter()
+            .map(|d| match d {
+                DType::F16 => Precision::Half,
+                DType::F32 | DType::C64 => Precision::Single,
+                _ => Precision::Double,
+            })
+            .min()
+            .unwrap_or(Precision::Double)
+    }
+}
 
 fn close(got: f64, expected: f64, rtol: f64, atol: f64) -> bool {
     if expected.is_nan() || got.is_nan() {
@@ -66,7 +100,7 @@ fn scalars_match(got: &Scalar, expected: &Scalar, tol: Option<(f64, f64)>) -> bo
 
 /// `Ok` when `got` matches `expected` in dtype, shape and values; otherwise what differs.
 pub fn compare(got: &ArrayData, expected: &ArrayData) -> Result<(), String> {
-    compare_with(got, expected, None, tolerance(expected.dtype()))
+    compare_with(got, expected, false, tolerance(expected.dtype()))
 }
 
 /// [`compare`] for results of different orders of operation (the differential fuzzer compares
@@ -76,30 +110,27 @@ pub fn compare(got: &ArrayData, expected: &ArrayData) -> Result<(), String> {
 ///   that is not finite: whether `inf - inf` occurs, and which parts of an overflowed complex
 ///   result are NaN and which infinite, depends on the order of the products and sums (`s * sum(x)`
 ///   and `sum(s * x)` differ there); that the result is not finite does not;
-/// - with `single_precision`, floats are compared with [`SINGLE_REORDERED`] whatever their dtype:
-///   the program computed something in single precision on the way, where numpy's math functions
-///   are a few ulp from the library's (correctly rounded) ones and BLAS sums in its own order, and
-///   a composition of such steps (`sin(y @ y)`) amplifies that beyond one operation's tolerance.
-pub fn compare_reordered(got: &ArrayData, expected: &ArrayData, single_precision: bool) -> Result<(), String> {
-    let tol = if single_precision && expected.dtype().is_inexact() {
-        Some(SINGLE_REORDERED)
-    } else {
-        tolerance(expected.dtype())
+/// - where the program computed something in single (half) precision on the way, floats are
+///   compared with [`SINGLE_REORDERED`] ([`HALF_REORDERED`]) whatever their dtype: numpy's math
+///   functions are a few ulp from the library's (correctly rounded) ones and BLAS sums in its own
+///   order, and a composition of such steps (`sin(y @ y)`) amplifies that beyond one operation's
+///   tolerance.
+pub fn compare_reordered(got: &ArrayData, expected: &ArrayData, precision: Precision) -> Result<(), String> {
+    let tol = match precision {
+        _ if !expected.dtype().is_inexact() => None,
+        Precision::Half => Some(HALF_REORDERED),
+        Precision::Single => Some(SINGLE_REORDERED),
+        Precision::Double => tolerance(expected.dtype()),
     };
-    compare_with(got, expected, Some(single_precision), tol)
+    compare_with(got, expected, true, tol.or_else(|| tolerance(expected.dtype())))
 }
 
 fn non_finite(z: num_complex::Complex64) -> bool {
     !z.re.is_finite() || !z.im.is_finite()
 }
 
-/// `reordered`: `None` for [`compare`], `Some(single_precision)` for [`compare_reordered`].
-fn compare_with(
-    got: &ArrayData,
-    expected: &ArrayData,
-    reordered: Option<bool>,
-    tol: Option<(f64, f64)>,
-) -> Result<(), String> {
+/// `reordered`: for [`compare_reordered`].
+fn compare_with(got: &ArrayData, expected: &ArrayData, reordered: bool, tol: Option<(f64, f64)>) -> Result<(), String> {
     if got.dtype() != expected.dtype() {
         return Err(format!("dtype {} instead of {}", got.dtype(), expected.dtype()));
     }
@@ -112,7 +143,7 @@ fn compare_with(
         z.re.is_nan() || z.im.is_nan()
     };
     let reordered_match = |g: &Scalar, e: &Scalar| {
-        reordered.is_some()
+        reordered
             && expected.dtype().is_inexact()
             && (nan_part(g) || nan_part(e))
             && non_finite(g.to_complex64())

@@ -1058,6 +1058,9 @@ impl Array {
 
     /// `result[_0, …] = expr`: the dtype is the expression's (see [`Expr::dtype`]).
     ///
+    /// Operations on `float16` values are rewritten to compute in `float32`
+    /// ([`Expr::widen_float16`]), so the node's expression may differ from `expr` there.
+    ///
     /// Checks: binding names are identifiers outside the iname namespaces; every variable of `expr`
     /// is an iname below `shape.ndim()`, a bound reduction iname or a binding; every reduction iname
     /// has a descriptor and every descriptor a reduction iname.
@@ -1073,7 +1076,9 @@ impl Array {
         for name in bindings.keys() {
             names::check_binding_name(name)?;
         }
-        let dtype = expr.dtype(&IndexLambdaTypes::new(shape.ndim(), &bindings))?;
+        let types = IndexLambdaTypes::new(shape.ndim(), &bindings);
+        let expr = if expr.mentions_float16(&types) { expr.widen_float16(&types) } else { expr };
+        let dtype = expr.dtype(&types)?;
         let mut used: BTreeSet<Arc<str>> = BTreeSet::new();
         expr.walk(&mut |e| {
             if let Expr::Reduce(r) = e {

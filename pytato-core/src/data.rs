@@ -11,6 +11,7 @@
 //! assert!(data.as_array::<f32>().is_some());
 //! ```
 
+use half::f16;
 use ndarray::ArrayD;
 use num_complex::{Complex32, Complex64};
 
@@ -30,6 +31,7 @@ pub enum ArrayData {
     U16(ArrayD<u16>),
     U32(ArrayD<u32>),
     U64(ArrayD<u64>),
+    F16(ArrayD<f16>),
     F32(ArrayD<f32>),
     F64(ArrayD<f64>),
     C64(ArrayD<Complex32>),
@@ -51,6 +53,7 @@ macro_rules! for_each_array_data {
             $crate::data::ArrayData::U16($a) => $body,
             $crate::data::ArrayData::U32($a) => $body,
             $crate::data::ArrayData::U64($a) => $body,
+            $crate::data::ArrayData::F16($a) => $body,
             $crate::data::ArrayData::F32($a) => $body,
             $crate::data::ArrayData::F64($a) => $body,
             $crate::data::ArrayData::C64($a) => $body,
@@ -99,7 +102,7 @@ macro_rules! impl_data_element {
 impl_data_element!(
     bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64,
     u8 => U8, u16 => U16, u32 => U32, u64 => U64,
-    f32 => F32, f64 => F64, Complex32 => C64, Complex64 => C128,
+    f16 => F16, f32 => F32, f64 => F64, Complex32 => C64, Complex64 => C128,
 );
 
 impl ArrayData {
@@ -167,7 +170,7 @@ impl ArrayData {
                 }
             };
         }
-        build!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, C64, C128)
+        build!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, C64, C128)
     }
 
     /// The element at a multi-index, as a [`Scalar`]; `None` outside the array.

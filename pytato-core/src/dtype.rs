@@ -1,6 +1,6 @@
 //! Element types and numpy 2 type promotion.
 //!
-//! [`DType`] lists the thirteen element types the library supports. [`result_type`] is numpy's
+//! [`DType`] lists the fourteen element types the library supports. [`result_type`] is numpy's
 //! `np.result_type` for two array dtypes, and [`result_type_weak`] is numpy 2's rule (NEP 50) for an
 //! array mixed with a Python-style scalar, which is *weak*: it adopts the array's dtype where its kind
 //! allows. Both are checked against numpy itself by a committed table
@@ -41,6 +41,10 @@ pub enum DType {
     U32,
     /// `uint64`
     U64,
+    /// `float16` (IEEE binary16), `half::f16` in Rust. A storage type: arithmetic on it is done in
+    /// `float32` and rounded back to `float16` after each operation, as numpy's own `float16` loops
+    /// do (see [`expr`](crate::expr)).
+    F16,
     /// `float32`
     F32,
     /// `float64`
@@ -68,7 +72,7 @@ pub enum DTypeKind {
 
 impl DType {
     /// Every dtype, in the order of the enum.
-    pub const ALL: [DType; 13] = [
+    pub const ALL: [DType; 14] = [
         DType::Bool,
         DType::I8,
         DType::I16,
@@ -78,6 +82,7 @@ impl DType {
         DType::U16,
         DType::U32,
         DType::U64,
+        DType::F16,
         DType::F32,
         DType::F64,
         DType::C64,
@@ -91,7 +96,7 @@ impl DType {
             Bool => DTypeKind::Bool,
             I8 | I16 | I32 | I64 => DTypeKind::SignedInt,
             U8 | U16 | U32 | U64 => DTypeKind::UnsignedInt,
-            F32 | F64 => DTypeKind::Float,
+            F16 | F32 | F64 => DTypeKind::Float,
             C64 | C128 => DTypeKind::Complex,
         }
     }
@@ -101,7 +106,7 @@ impl DType {
         use DType::*;
         match self {
             Bool | I8 | U8 => 1,
-            I16 | U16 => 2,
+            I16 | U16 | F16 => 2,
             I32 | U32 | F32 => 4,
             I64 | U64 | F64 | C64 => 8,
             C128 => 16,
@@ -121,6 +126,7 @@ impl DType {
             U16 => "uint16",
             U32 => "uint32",
             U64 => "uint64",
+            F16 => "float16",
             F32 => "float32",
             F64 => "float64",
             C64 => "complex64",
@@ -166,7 +172,7 @@ impl DType {
     /// `complex64`); integers give `complex128` as numpy does.
     pub fn complex_dtype(self) -> DType {
         match self {
-            DType::F32 | DType::C64 => DType::C64,
+            DType::F16 | DType::F32 | DType::C64 => DType::C64,
             DType::Bool | DType::I8 | DType::U8 | DType::I16 | DType::U16 => DType::C64,
             _ => DType::C128,
         }
@@ -174,14 +180,15 @@ impl DType {
 
     /// The dtype numpy's math functions (`sqrt`, `sin`, ...) compute in.
     ///
-    /// Inexact dtypes keep their own; 32- and 64-bit integers go to `float64` and 16-bit integers to
-    /// `float32`, as in numpy. numpy sends `bool` and 8-bit integers to `float16`, which this library
-    /// does not have: they go to `float32`, the smallest float it has that holds them exactly.
+    /// Inexact dtypes keep their own; `bool` and 8-bit integers go to `float16`, 16-bit integers to
+    /// `float32`, 32- and 64-bit integers to `float64`: the smallest float that holds every value
+    /// exactly, as in numpy.
     pub fn float_for_math(self) -> DType {
         use DType::*;
         match self {
-            F32 | F64 | C64 | C128 => self,
-            Bool | I8 | U8 | I16 | U16 => F32,
+            F16 | F32 | F64 | C64 | C128 => self,
+            Bool | I8 | U8 => F16,
+            I16 | U16 => F32,
             I32 | U32 | I64 | U64 => F64,
         }
     }
@@ -232,10 +239,11 @@ impl fmt::Display for DType {
     }
 }
 
-/// The smallest inexact dtype that holds every value of an integer dtype exactly enough for numpy:
-/// 8- and 16-bit integers fit `float32`'s mantissa, wider ones need `float64`.
+/// The smallest inexact dtype that holds every value of an integer dtype exactly, as numpy
+/// promotes: 8-bit integers fit `float16`'s mantissa, 16-bit ones `float32`'s, wider ones need
+/// `float64`.
 fn float_for_int(d: DType) -> DType {
-    if d.int_bits() <= 16 { DType::F32 } else { DType::F64 }
+    d.float_for_math()
 }
 
 /// numpy's `np.result_type(a, b)` for two array dtypes.
@@ -333,6 +341,9 @@ fn type_number(d: DType) -> u8 {
         F64 => 10,
         C64 => 11,
         C128 => 12,
+        // numpy added `half` after the others (type number 23), so it is the most general here,
+        // which its promotion rules rely on.
+        F16 => 23,
     }
 }
 
@@ -474,7 +485,7 @@ mod tests {
         for d in DType::ALL {
             assert_eq!(DType::from_name(d.name()), Some(d));
         }
-        assert_eq!(DType::from_name("float16"), None);
+        assert_eq!(DType::from_name("float8"), None);
     }
 
     #[test]
@@ -538,6 +549,14 @@ pub struct FInfo {
 /// ```
 pub fn finfo(dtype: DType) -> Result<FInfo> {
     Ok(match dtype.real_dtype() {
+        DType::F16 => FInfo {
+            bits: 16,
+            eps: half::f16::EPSILON.into(),
+            max: half::f16::MAX.into(),
+            min: half::f16::MIN.into(),
+            smallest_normal: half::f16::MIN_POSITIVE.into(),
+            dtype: DType::F16,
+        },
         DType::F32 => FInfo {
             bits: 32,
             eps: f32::EPSILON.into(),

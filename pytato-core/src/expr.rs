@@ -473,6 +473,7 @@ impl ReduceOp {
         use DType::*;
         let extreme = |max: bool| -> Scalar {
             match dtype {
+                F16 => Scalar::F16(if max { half::f16::INFINITY } else { half::f16::NEG_INFINITY }),
                 F32 => Scalar::F32(if max { f32::INFINITY } else { f32::NEG_INFINITY }),
                 F64 => Scalar::F64(if max { f64::INFINITY } else { f64::NEG_INFINITY }),
                 Bool => Scalar::Bool(max),
@@ -712,6 +713,9 @@ impl Expr {
             }
             Expr::Unary(op, a) => {
                 let d = a.dtype_in(env, scope)?;
+                if d == DType::F16 {
+                    return Err(storage_only(&format!("{op:?}")));
+                }
                 let ok = match op {
                     UnaryOp::Neg => d.is_numeric(),
                     UnaryOp::LogicalNot => d == DType::Bool,
@@ -725,6 +729,9 @@ impl Expr {
             }
             Expr::Binary(op, a, b) => {
                 let d = same(op.symbol(), a.dtype_in(env, scope)?, b.dtype_in(env, scope)?)?;
+                if d == DType::F16 {
+                    return Err(storage_only(op.symbol()));
+                }
                 use BinaryOp::*;
                 let ok = match op {
                     Add | Sub | Mul | Pow => d.is_numeric(),
@@ -743,7 +750,9 @@ impl Expr {
                 }
             }
             Expr::Compare(op, a, b) => {
-                same(op.symbol(), a.dtype_in(env, scope)?, b.dtype_in(env, scope)?)?;
+                if same(op.symbol(), a.dtype_in(env, scope)?, b.dtype_in(env, scope)?)? == DType::F16 {
+                    return Err(storage_only(op.symbol()));
+                }
                 Ok(DType::Bool)
             }
             Expr::If(c, a, b) => {
@@ -772,6 +781,9 @@ impl Expr {
                 for other in dtypes {
                     same(func.name(), other, d)?;
                 }
+                if d == DType::F16 {
+                    return Err(storage_only(func.name()));
+                }
                 func.result_dtype(d).map_err(|why| {
                     Error::expr_type(format!("scalar expression {}", func.name()), format!("argument dtype {d}: {why}"))
                 })
@@ -796,6 +808,9 @@ impl Expr {
                 let d = r.body.dtype_in(env, scope);
                 scope.truncate(depth);
                 let d = d?;
+                if d == DType::F16 {
+                    return Err(storage_only(&format!("reduce {}", r.op.name())));
+                }
                 if r.op.accepts(d) {
                     Ok(d)
                 } else {
@@ -825,8 +840,180 @@ impl Expr {
     }
 }
 
+/// The error for an operation on `float16` operands that was not rewritten by
+/// [`Expr::widen_float16`].
+fn storage_only(op: &str) -> Error {
+    Error::expr_type(
+        format!("scalar expression `{op}`"),
+        "float16 operands: float16 is a storage dtype, computed in float32 (Expr::widen_float16, which \
+         Array::new_index_lambda applies, rewrites the expression so)",
+    )
+}
+
 fn unknown(name: &str, env: &dyn TypeEnv) -> Error {
     Error::UnknownVariable { op: "IndexLambda".into(), name: name.into(), detail: env.describe() }
+}
+
+// ---------------------------------------------------------------------------------------------
+// float16: a storage dtype.
+
+impl Expr {
+    /// `true` when the expression has a `float16` constant or cast, or reads a `float16`
+    /// binding: only such expressions can need [`Expr::widen_float16`].
+    pub fn mentions_float16(&self, env: &dyn TypeEnv) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| {
+            found |= match e {
+                Expr::Const(v) => v.dtype() == DType::F16,
+                Expr::Cast(d, _) => *d == DType::F16,
+                Expr::Var(n) | Expr::Subscript(n, _) => env.binding(n).is_some_and(|(d, _)| d == DType::F16),
+                _ => false,
+            }
+        });
+        found
+    }
+
+    /// The expression with every operation on `float16` values done in `float32` and rounded
+    /// back to `float16`, which is numpy's definition of `float16` arithmetic (its loops convert
+    /// to `float`, compute, and convert back): `a + b` becomes
+    /// `float16(float32(a) + float32(b))`, a comparison compares the widened values, a function
+    /// is the `float32` function rounded. A reduction over `float16` terms accumulates in
+    /// `float32` and rounds once at the end, its terms unrounded (numpy's `sum`, `einsum` and
+    /// `matmul` of `float16` do the same); an operand that is itself the result of an operation
+    /// is rounded first, as numpy would have stored it.
+    ///
+    /// Afterwards `float16` appears only in constants, reads, `If` and casts: the expression
+    /// language's typing rejects operations on it, so backends need no `float16` arithmetic.
+    /// Operands of different dtypes are left alone (typing reports them). [`Array::new_index_lambda`](crate::Array::new_index_lambda)
+    /// applies this to every expression.
+    ///
+    /// ```
+    /// use pytato_core::expr::{Expr, BinaryOp, TypeEnv};
+    /// use pytato_core::DType;
+    /// struct Env;
+    /// impl TypeEnv for Env {
+    ///     fn ndim(&self) -> usize { 0 }
+    ///     fn binding(&self, _: &str) -> Option<(DType, usize)> { Some((DType::F16, 0)) }
+    ///     fn describe(&self) -> String { String::new() }
+    /// }
+    /// let sum = Expr::var("a").binary(BinaryOp::Add, Expr::var("b"));
+    /// assert!(sum.dtype(&Env).is_err());
+    /// let widened = sum.widen_float16(&Env);
+    /// assert_eq!(widened.to_string(), "cast(float16, cast(float32, a) + cast(float32, b))");
+    /// assert_eq!(widened.dtype(&Env).unwrap(), DType::F16);
+    /// ```
+    pub fn widen_float16(&self, env: &dyn TypeEnv) -> Expr {
+        widen(self, env).expr
+    }
+}
+
+/// One sub-expression after [`Expr::widen_float16`].
+struct Widened {
+    expr: Expr,
+    /// The dtype `expr` has (the original's, so `float16` where it was; a guess where the
+    /// original does not type, which the final typing reports).
+    dtype: DType,
+    /// `expr` is `float16(x)` for an `x` computed in `float32` by the rewrite.
+    rounded: bool,
+}
+
+impl Widened {
+    fn keep(expr: Expr, dtype: DType) -> Widened {
+        Widened { expr, dtype, rounded: false }
+    }
+
+    /// `x`, computed in `float32`, rounded to `float16`.
+    fn round(x: Expr) -> Widened {
+        Widened { expr: x.cast(DType::F16), dtype: DType::F16, rounded: true }
+    }
+
+    /// The value as `float32` (exact: every `float16` is a `float32`).
+    fn f32(self) -> Expr {
+        match self.expr {
+            Expr::Const(Scalar::F16(v)) => Expr::Const(Scalar::F32(crate::half_float::f16_to_f32(v))),
+            x => x.cast(DType::F32),
+        }
+    }
+
+    /// The `float32` value before the rounding the rewrite added, if it added one.
+    fn unrounded_f32(self) -> Expr {
+        match self.expr {
+            Expr::Cast(DType::F16, inner) if self.rounded => (*inner).clone(),
+            _ => self.f32(),
+        }
+    }
+}
+
+fn widen(e: &Expr, env: &dyn TypeEnv) -> Widened {
+    const F16: DType = DType::F16;
+    let binding = |name: &str| env.binding(name).map_or(DType::I64, |(d, _)| d);
+    match e {
+        Expr::Const(v) => Widened::keep(e.clone(), v.dtype()),
+        Expr::Var(name) => {
+            let dtype = match classify(name) {
+                Some(Reserved::Iname(_) | Reserved::ReductionIname(_)) => DType::I64,
+                _ => binding(name),
+            };
+            Widened::keep(e.clone(), dtype)
+        }
+        Expr::Subscript(name, indices) => {
+            let indices = indices.iter().map(|i| widen(i, env).expr).collect();
+            Widened::keep(Expr::Subscript(name.clone(), indices), binding(name))
+        }
+        Expr::Unary(op, a) => {
+            let a = widen(a, env);
+            match a.dtype {
+                F16 => Widened::round(a.f32().unary(*op)),
+                d => Widened::keep(a.expr.unary(*op), d),
+            }
+        }
+        Expr::Binary(op, a, b) => {
+            let (a, b) = (widen(a, env), widen(b, env));
+            match (a.dtype, b.dtype) {
+                (F16, F16) => Widened::round(a.f32().binary(*op, b.f32())),
+                (d, _) => Widened::keep(a.expr.binary(*op, b.expr), d),
+            }
+        }
+        Expr::Compare(op, a, b) => {
+            let (a, b) = (widen(a, env), widen(b, env));
+            let expr = match (a.dtype, b.dtype) {
+                (F16, F16) => a.f32().compare(*op, b.f32()),
+                _ => a.expr.compare(*op, b.expr),
+            };
+            Widened::keep(expr, DType::Bool)
+        }
+        Expr::If(c, a, b) => {
+            let (c, a, b) = (widen(c, env), widen(a, env), widen(b, env));
+            Widened::keep(Expr::if_then_else(c.expr, a.expr, b.expr), a.dtype)
+        }
+        Expr::Cast(to, a) => {
+            let a = widen(a, env);
+            if a.dtype == *to { a } else { Widened::keep(a.expr.cast(*to), *to) }
+        }
+        Expr::Call(func, args) => {
+            let args: Vec<Widened> = args.iter().map(|a| widen(a, env)).collect();
+            let dtype = args.last().map_or(DType::I64, |a| a.dtype);
+            if !args.is_empty() && args.iter().all(|a| a.dtype == F16) {
+                let call = Expr::call(*func, args.into_iter().map(Widened::f32).collect());
+                match func.result_dtype(F16) {
+                    Ok(F16) => Widened::round(call),
+                    Ok(other) => Widened::keep(call, other),
+                    Err(_) => Widened::keep(call, F16),
+                }
+            } else {
+                let result = func.result_dtype(dtype).unwrap_or(dtype);
+                Widened::keep(Expr::call(*func, args.into_iter().map(|a| a.expr).collect()), result)
+            }
+        }
+        Expr::Reduce(r) => {
+            let body = widen(&r.body, env);
+            match body.dtype {
+                // Terms unrounded, the total rounded once.
+                F16 => Widened::round(Expr::reduce(r.op, r.inames.clone(), body.unrounded_f32())),
+                d => Widened::keep(Expr::reduce(r.op, r.inames.clone(), body.expr), d),
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ pub mod error;
 pub mod expr;
 pub mod frontend;
 pub mod function;
+pub mod half_float;
 pub mod math;
 pub mod names;
 pub mod phases;

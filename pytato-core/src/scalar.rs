@@ -3,6 +3,7 @@
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
+use half::f16;
 use num_complex::{Complex32, Complex64};
 
 use crate::dtype::{DType, WeakScalar};
@@ -32,6 +33,7 @@ pub enum Scalar {
     U16(u16),
     U32(u32),
     U64(u64),
+    F16(f16),
     F32(f32),
     F64(f64),
     C64(Complex32),
@@ -53,6 +55,7 @@ macro_rules! for_each_scalar {
             $crate::scalar::Scalar::U16($v) => $body,
             $crate::scalar::Scalar::U32($v) => $body,
             $crate::scalar::Scalar::U64($v) => $body,
+            $crate::scalar::Scalar::F16($v) => $body,
             $crate::scalar::Scalar::F32($v) => $body,
             $crate::scalar::Scalar::F64($v) => $body,
             $crate::scalar::Scalar::C64($v) => $body,
@@ -80,7 +83,7 @@ macro_rules! impl_element {
 impl_element!(
     bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64,
     u8 => U8, u16 => U16, u32 => U32, u64 => U64,
-    f32 => F32, f64 => F64, Complex32 => C64, Complex64 => C128,
+    f16 => F16, f32 => F32, f64 => F64, Complex32 => C64, Complex64 => C128,
 );
 
 impl Scalar {
@@ -129,6 +132,7 @@ impl Scalar {
             U16(v) => v.into(),
             U32(v) => v.into(),
             U64(v) => v as f64,
+            F16(v) => v.into(),
             F32(v) => v.into(),
             F64(v) => v,
             C64(c) => c.re.into(),
@@ -168,6 +172,7 @@ impl Scalar {
         let c = self.to_complex64();
         let (re, im) = match *self {
             // Keep f32 sources exact on the way to f32 targets.
+            Scalar::F16(v) if dtype == DType::F16 => return Scalar::F16(v),
             Scalar::F32(v) if dtype == DType::F32 => return Scalar::F32(v),
             Scalar::C64(v) if dtype == DType::C64 => return Scalar::C64(v),
             _ => (c.re, c.im),
@@ -177,6 +182,7 @@ impl Scalar {
             return crate::math::float_to_int(re, dtype);
         }
         match dtype {
+            DType::F16 => Scalar::F16(crate::half_float::f16_from_f64(re)),
             DType::F32 => Scalar::F32(re as f32),
             DType::F64 => Scalar::F64(re),
             DType::C64 => Scalar::C64(Complex32::new(re as f32, im as f32)),
@@ -197,6 +203,8 @@ impl Scalar {
             DType::U16 => Scalar::U16(i as u16),
             DType::U32 => Scalar::U32(i as u32),
             DType::U64 => Scalar::U64(i as u64),
+            // Through float64: a value that float64 rounds is far beyond float16's range.
+            DType::F16 => Scalar::F16(crate::half_float::f16_from_f64(i as f64)),
             DType::F32 => Scalar::F32(i as f32),
             DType::F64 => Scalar::F64(i as f64),
             DType::C64 => Scalar::C64(Complex32::new(i as f32, 0.0)),
@@ -231,6 +239,7 @@ impl Scalar {
     fn bits(&self) -> (u64, u64) {
         use Scalar::*;
         match *self {
+            F16(v) => (v.to_bits().into(), 0),
             F32(v) => (v.to_bits().into(), 0),
             F64(v) => (v.to_bits(), 0),
             C64(c) => (c.re.to_bits().into(), c.im.to_bits().into()),
@@ -257,6 +266,7 @@ impl Hash for Scalar {
 impl fmt::Display for Scalar {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
+            Scalar::F16(v) => write!(f, "{:?}f16", f64::from(v)),
             Scalar::F32(v) => write!(f, "{v:?}f32"),
             Scalar::F64(v) => write!(f, "{v:?}"),
             Scalar::C64(c) => write!(f, "({:?}{:+?}j)c64", c.re, c.im),
@@ -292,6 +302,10 @@ mod tests {
         assert_eq!(Scalar::C128(Complex64::new(2.5, 1.0)).cast(DType::F64), Scalar::F64(2.5));
         assert_eq!(Scalar::U64(u64::MAX).cast(DType::I64), Scalar::I64(-1));
         assert_eq!(Scalar::Bool(true).cast(DType::F32), Scalar::F32(1.0));
+        // float16: one rounding from float64; numpy: np.float64(65519.99).astype(np.float16) == 65504
+        assert_eq!(Scalar::F64(65519.99).cast(DType::F16), Scalar::F16(f16::from_f32(65504.0)));
+        assert_eq!(Scalar::I64(70000).cast(DType::F16), Scalar::F16(f16::INFINITY));
+        assert_eq!(Scalar::F16(f16::from_f32(-2.5)).cast(DType::I8), Scalar::I8(-2));
     }
 
     #[test]

@@ -59,6 +59,18 @@ macro_rules! plain {
 }
 plain!(f32, f64, Complex32, Complex64);
 
+/// numpy's `float16` loops: in `float32`, rounded to `float16` at each step.
+impl NumpyArith for half::f16 {
+    fn numpy_add(self, other: Self) -> Self {
+        use crate::half_float::{f16_from_f32, f16_to_f32};
+        f16_from_f32(f16_to_f32(self) + f16_to_f32(other))
+    }
+    fn numpy_mul(self, other: Self) -> Self {
+        use crate::half_float::{f16_from_f32, f16_to_f32};
+        f16_from_f32(f16_to_f32(self) * f16_to_f32(other))
+    }
+}
+
 impl NumpyArith for bool {
     fn numpy_add(self, other: Self) -> Self {
         self | other

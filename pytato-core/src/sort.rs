@@ -98,7 +98,7 @@ macro_rules! identical_ties {
 identical_ties!(bool, i8, i16, i32, i64, u8, u16, u32, u64);
 
 macro_rules! float_order {
-    ($t:ty, $bits:ty) => {
+    ($t:ty, $bits:ty, $zero:expr) => {
         impl NumpyOrd for $t {
             type Key = $bits;
             /// The bits in an order-preserving form: negative numbers complemented, the sign bit
@@ -107,7 +107,7 @@ macro_rules! float_order {
                 if self.is_nan() {
                     return <$bits>::MAX;
                 }
-                let bits = (self + 0.0).to_bits();
+                let bits = (if self == $zero { $zero } else { self }).to_bits();
                 if bits >> (<$bits>::BITS - 1) == 1 { !bits } else { bits | 1 << (<$bits>::BITS - 1) }
             }
             /// Sorts the keys, then puts back what the keys merge: the zeros (of either sign)
@@ -115,13 +115,13 @@ macro_rules! float_order {
             fn sort_values(row: &mut [$t], descending: bool) {
                 let mut keys: Vec<$bits> = row.iter().map(|v| v.key()).collect();
                 sort_keys(&mut keys, descending);
-                let zeros: Vec<$t> = row.iter().copied().filter(|v| *v == 0.0).collect();
+                let zeros: Vec<$t> = row.iter().copied().filter(|v| *v == $zero).collect();
                 let nans: Vec<$t> = row.iter().copied().filter(|v| v.is_nan()).collect();
                 let top = 1 << (<$bits>::BITS - 1);
                 for (slot, key) in row.iter_mut().zip(keys) {
                     *slot = <$t>::from_bits(if key & top == 0 { !key } else { key & !top });
                 }
-                for (run, is_tie) in [(zeros, (|v: &$t| *v == 0.0) as fn(&$t) -> bool), (nans, |v: &$t| v.is_nan())] {
+                for (run, is_tie) in [(zeros, (|v: &$t| *v == $zero) as fn(&$t) -> bool), (nans, |v: &$t| v.is_nan())] {
                     if let Some(first) = row.iter().position(is_tie) {
                         row[first..first + run.len()].copy_from_slice(&run);
                     }
@@ -130,8 +130,9 @@ macro_rules! float_order {
         }
     };
 }
-float_order!(f32, u32);
-float_order!(f64, u64);
+float_order!(half::f16, u16, half::f16::ZERO);
+float_order!(f32, u32, 0.0);
+float_order!(f64, u64, 0.0);
 
 /// Complex numbers: numpy's class (`2·isnan(re) + isnan(im)`), then the real and the imaginary
 /// part as floats (a NaN part equal to any other).

@@ -38,6 +38,7 @@ pub enum ArrayDataView<'a> {
     U16(ArrayViewD<'a, u16>),
     U32(ArrayViewD<'a, u32>),
     U64(ArrayViewD<'a, u64>),
+    F16(ArrayViewD<'a, half::f16>),
     F32(ArrayViewD<'a, f32>),
     F64(ArrayViewD<'a, f64>),
     C64(ArrayViewD<'a, Complex32>),
@@ -58,6 +59,7 @@ pub enum ArrayDataViewMut<'a> {
     U16(ArrayViewMutD<'a, u16>),
     U32(ArrayViewMutD<'a, u32>),
     U64(ArrayViewMutD<'a, u64>),
+    F16(ArrayViewMutD<'a, half::f16>),
     F32(ArrayViewMutD<'a, f32>),
     F64(ArrayViewMutD<'a, f64>),
     C64(ArrayViewMutD<'a, Complex32>),
@@ -80,6 +82,7 @@ macro_rules! for_each_array_view {
             $crate::view::$kind::U16($a) => $body,
             $crate::view::$kind::U32($a) => $body,
             $crate::view::$kind::U64($a) => $body,
+            $crate::view::$kind::F16($a) => $body,
             $crate::view::$kind::F32($a) => $body,
             $crate::view::$kind::F64($a) => $body,
             $crate::view::$kind::C64($a) => $body,
@@ -128,7 +131,7 @@ macro_rules! impl_view_element {
 impl_view_element!(
     bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64,
     u8 => U8, u16 => U16, u32 => U32, u64 => U64,
-    f32 => F32, f64 => F64, Complex32 => C64, Complex64 => C128,
+    half::f16 => F16, f32 => F32, f64 => F64, Complex32 => C64, Complex64 => C128,
 );
 
 impl<'a> ArrayDataView<'a> {

@@ -116,7 +116,6 @@ fn constructs_without_an_array_meaning_say_what_and_where() {
         ("Union(int32, char)", "a union", "the element type"),
         ("{x: (2, P)}", "a pointer `*int32`", "the element type of field `x`"),
         ("n, {y: char}", "a machine type `char`", "the element type of field `y`"),
-        ("2, float16", "a machine type `float16`", "the element type"),
         ("Either float nan", "a nullable type (Either)", "the element type"),
         ("A, B, (A, B -> Var(A, B)), int32", "a function type", "dimension 3"),
     ] {

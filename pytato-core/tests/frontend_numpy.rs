@@ -3,8 +3,7 @@
 //! or the call must fail where numpy raised.
 //!
 //! Symbolic lengths `n` and `m` stay symbolic here; the resulting shape is evaluated with the
-//! values numpy saw (n = 7, m = 11). The one documented departure: this library has no `float16`,
-//! so where numpy answers `float16` the frontend answers `float32`.
+//! values numpy saw (n = 7, m = 11).
 
 use num_complex::Complex64;
 use pytato_core::dtype::WeakScalar;
@@ -301,10 +300,7 @@ fn frontend_matches_numpy_shapes_and_dtypes() {
                     row["shape"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
                 let got_shape: Vec<i64> =
                     a.shape().dims().iter().map(|d| d.eval(size).expect("n and m are bound")).collect();
-                let expected_dtype = match row["dtype"].as_str().unwrap() {
-                    "float16" => DType::F32, // documented: no float16 here
-                    name => DType::from_name(name).expect("known dtype"),
-                };
+                let expected_dtype = DType::from_name(row["dtype"].as_str().unwrap()).expect("known dtype");
                 if got_shape != expected_shape || a.dtype() != expected_dtype {
                     failures.push(format!(
                         "{op} {args}: numpy {expected_shape:?} {expected_dtype}, ours {got_shape:?} {} (symbolic {})",

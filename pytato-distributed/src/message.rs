@@ -9,7 +9,7 @@ use pytato_core::{ArrayData, ArrayDataView, DType};
 
 /// The first bytes of every message (a format version). A dtype's code on the wire is its index in
 /// [`DType::ALL`].
-const MAGIC: &[u8; 4] = b"PTD1";
+const MAGIC: &[u8; 4] = b"PTD2";
 
 /// An element type's little-endian bytes.
 trait Wire: Sized {
@@ -31,7 +31,7 @@ macro_rules! wire_number {
         }
     )*};
 }
-wire_number!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+wire_number!(i8, i16, i32, i64, u8, u16, u32, u64, half::f16, f32, f64);
 
 impl Wire for bool {
     const SIZE: usize = 1;
@@ -113,6 +113,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Header, ArrayData), String> {
         DType::U16 => ArrayData::U16(read(&shape, rest)),
         DType::U32 => ArrayData::U32(read(&shape, rest)),
         DType::U64 => ArrayData::U64(read(&shape, rest)),
+        DType::F16 => ArrayData::F16(read(&shape, rest)),
         DType::F32 => ArrayData::F32(read(&shape, rest)),
         DType::F64 => ArrayData::F64(read(&shape, rest)),
         DType::C64 => ArrayData::C64(read(&shape, rest)),
@@ -138,6 +139,7 @@ mod tests {
             ArrayData::from(ndarray::arr1(&[0u16, u16::MAX]).into_dyn()),
             ArrayData::from(ndarray::arr1(&[0u32, u32::MAX]).into_dyn()),
             ArrayData::from(ndarray::arr1(&[0u64, u64::MAX]).into_dyn()),
+            ArrayData::from(ndarray::arr1(&[half::f16::MIN, half::f16::NAN, half::f16::from_bits(1)]).into_dyn()),
             ArrayData::from(ndarray::arr1(&[f32::NAN, -0.0, f32::INFINITY]).into_dyn()),
             ArrayData::from(ndarray::arr1(&[f64::NAN, -0.0, f64::NEG_INFINITY, 1e-310]).into_dyn()),
             ArrayData::from(ndarray::arr1(&[Complex32::new(1.0, -0.0)]).into_dyn()),

@@ -187,6 +187,72 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
         "opqb" => fixed("fn opqb_f32(v: f32) -> f32 { return bitcast<f32>(bitcast<u32>(v) ^ pzb32); }", vec![]),
         "opqc" if f64 => fixed("fn opqc_f64(v: f64) -> f64 { return bitcast<f64>(bitcast<u64>(v) ^ pzc64); }", vec![]),
         "opqc" => fixed("fn opqc_f32(v: f32) -> f32 { return bitcast<f32>(bitcast<u32>(v) ^ pzc32); }", vec![]),
+        // ---- float16, a storage type held as its bits in a u32 (`pytato_core::half_float`) ----
+        "f16_to_f32" => fixed(
+            "fn f16_to_f32_u32(h: u32) -> f32 {
+    let sign = (h & 0x8000u) << 16u;
+    let e = h & 0x7c00u;
+    let m = h & 0x03ffu;
+    if e == 0u {
+        if m == 0u { return bitcast<f32>(sign); }
+        let shift = countLeadingZeros(m) - 21u;
+        return bitcast<f32>(sign | ((113u - shift) << 23u) | (((m << shift) & 0x03ffu) << 13u));
+    }
+    if e == 0x7c00u { return bitcast<f32>(sign | 0x7f800000u | (m << 13u)); }
+    return bitcast<f32>(sign | ((e + 0x1c000u) << 13u) | (m << 13u));
+}",
+            vec![],
+        ),
+        "f32_to_f16" => fixed(
+            "fn f32_to_f16_f32(x: f32) -> u32 {
+    let f = bitcast<u32>(x);
+    let sign = (f & 0x80000000u) >> 16u;
+    let e = f & 0x7f800000u;
+    if e >= 0x47800000u {
+        let m = f & 0x007fffffu;
+        if e == 0x7f800000u && m != 0u {
+            let nan = 0x7c00u | (m >> 13u);
+            return sign | select(nan, 0x7c01u, nan == 0x7c00u);
+        }
+        return sign | 0x7c00u;
+    }
+    if e <= 0x38000000u {
+        if e < 0x33000000u { return sign; }
+        var m = (0x00800000u | (f & 0x007fffffu)) >> (113u - (e >> 23u));
+        if (m & 0x3fffu) != 0x1000u || (f & 0x7ffu) != 0u { m = m + 0x1000u; }
+        return sign | (m >> 13u);
+    }
+    var m = f & 0x007fffffu;
+    if (m & 0x3fffu) != 0x1000u { m = m + 0x1000u; }
+    return sign | (((e - 0x38000000u) >> 13u) + (m >> 13u));
+}",
+            vec![],
+        ),
+        "f64_to_f16" => fixed(
+            "fn f64_to_f16_f64(x: f64) -> u32 {
+    let d = bitcast<u64>(x);
+    let sign = u32((d >> 48u) & 0x8000lu);
+    let e = d & 0x7ff0000000000000lu;
+    if e >= 0x40f0000000000000lu {
+        let m = d & 0x000ffffffffffffflu;
+        if e == 0x7ff0000000000000lu && m != 0lu {
+            let nan = 0x7c00u | u32(m >> 42u);
+            return sign | select(nan, 0x7c01u, nan == 0x7c00u);
+        }
+        return sign | 0x7c00u;
+    }
+    if e <= 0x3f00000000000000lu {
+        if e < 0x3e60000000000000lu { return sign; }
+        var m = (0x0010000000000000lu | (d & 0x000ffffffffffffflu)) << u32((e >> 52u) - 998lu);
+        if (m & 0x003ffffffffffffflu) != 0x0010000000000000lu { m = m + 0x0010000000000000lu; }
+        return sign | u32(m >> 53u);
+    }
+    var m = d & 0x000ffffffffffffflu;
+    if (m & 0x000007fffffffffflu) != 0x0000020000000000lu { m = m + 0x0000020000000000lu; }
+    return sign | (u32((e - 0x3f00000000000000lu) >> 42u) + u32(m >> 42u));
+}",
+            vec![],
+        ),
         // ---- float bits ----
         "isnan" if f64 => fixed(
             "fn isnan_$S(x: $T) -> bool { return (bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu; }",

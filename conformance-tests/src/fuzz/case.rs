@@ -340,6 +340,7 @@ fn same_sign_if_huge(v: Scalar, sign: f64) -> Scalar {
 fn value(rng: &mut Rng, dtype: DType, special: bool) -> Scalar {
     match dtype {
         DType::Bool => Scalar::Bool(rng.chance(0.5)),
+        DType::F16 => Scalar::F64(float(rng, special)).cast(DType::F16),
         DType::F32 => Scalar::F32(float(rng, special) as f32),
         DType::F64 => Scalar::F64(float(rng, special)),
         DType::C64 => Scalar::C64(Complex32::new(float(rng, special) as f32, float(rng, special) as f32)),

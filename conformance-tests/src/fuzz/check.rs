@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::case::FuzzCase;
 use super::oracle::{NumpyAnswer, Oracle};
-use crate::tolerance;
+use crate::tolerance::{self, Precision};
 
 /// How one side compared with its reference on a case.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,16 +120,20 @@ fn run_everywhere(case: &FuzzCase, backend: &dyn Backend) -> Vec<RunResult> {
         .collect()
 }
 
-/// `got` against `expected`: [`tolerance::compare`], or with `reordered = Some(single_precision)`
+/// `got` against `expected`: [`tolerance::compare`], or with `reordered = Some(precision)`
 /// [`tolerance::compare_reordered`] (numpy's order of operations is not the library's).
-fn compare_outputs(got: &NamedData, expected: &NamedData, reordered: Option<bool>) -> std::result::Result<(), String> {
+fn compare_outputs(
+    got: &NamedData,
+    expected: &NamedData,
+    reordered: Option<Precision>,
+) -> std::result::Result<(), String> {
     if got.keys().ne(expected.keys()) {
         return Err(format!("outputs {:?} instead of {:?}", got.keys(), expected.keys()));
     }
     for (name, e) in expected {
         match reordered {
             None => tolerance::compare(&got[name], e),
-            Some(single) => tolerance::compare_reordered(&got[name], e, single),
+            Some(precision) => tolerance::compare_reordered(&got[name], e, precision),
         }
         .map_err(|why| format!("output {name}: {why}"))?;
     }
@@ -180,7 +184,7 @@ fn judge(case: &FuzzCase, got: &[RunResult], reference: &[RunResult]) -> Verdict
                         verdict = Verdict::Transcendental(format!("run {run}: {why}"));
                         continue;
                     }
-                    if contraction(case) && compare_outputs(g, r, Some(false)).is_ok() {
+                    if contraction(case) && compare_outputs(g, r, Some(Precision::Double)).is_ok() {
                         verdict = Verdict::Reordered(format!("run {run}: {why}"));
                         continue;
                     }
@@ -206,10 +210,10 @@ fn judge(case: &FuzzCase, got: &[RunResult], reference: &[RunResult]) -> Verdict
 /// The interpreter's results against numpy's, run by run.
 fn judge_numpy(case: &FuzzCase, reference: &[RunResult], oracle: &mut Oracle) -> Verdict {
     let live = case.without_dead_code();
-    // Anything computed in single precision on the way: numpy's float32 math is a few ulp off.
-    let single = live.names().is_ok_and(|names| {
-        names.values().any(|a| matches!(a.dtype(), pytato_core::DType::F32 | pytato_core::DType::C64))
-    });
+    // Anything computed in single or half precision on the way: numpy's float32 math is a few
+    // ulp off, and float16 roundings can go the other way.
+    let precision =
+        live.names().map_or(Precision::Double, |names| Precision::lowest(names.values().map(|a| a.dtype())));
 
     let mut verdict = Verdict::Agree;
     for (run, r) in reference.iter().enumerate() {
@@ -221,7 +225,7 @@ fn judge_numpy(case: &FuzzCase, reference: &[RunResult], oracle: &mut Oracle) ->
             // The library's own naming rules have no numpy counterpart.
             (Err((k, _)), _) if k == "DuplicateName" => {}
             (Ok(r), NumpyAnswer::Outputs(n)) => {
-                if let Err(why) = compare_outputs(r, &n, Some(single)) {
+                if let Err(why) = compare_outputs(r, &n, Some(precision)) {
                     if transcendental(case) && within_transcendental(r, &n) {
                         verdict = Verdict::Transcendental(format!("run {run}: {why}"));
                         continue;

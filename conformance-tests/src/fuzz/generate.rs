@@ -11,7 +11,7 @@ use super::case::{FuzzCase, InputSpec, Len};
 use super::rng::Rng;
 use crate::numpy_expr;
 
-const DTYPES: [DType; 13] = DType::ALL;
+const DTYPES: [DType; 14] = DType::ALL;
 
 const UNARY: [&str; 23] = [
     "sin",

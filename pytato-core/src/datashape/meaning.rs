@@ -15,7 +15,7 @@
 //!   [`LengthBounds`](crate::tags::LengthBounds) tag on the placeholder); ragged rows are not
 //!   arrays, so `Var(0, 5), Var(0, 5), int32` is a rectangle of lengths in range. Constructs without
 //!   an array meaning in this library (enumerated lengths, streams, unions, nullable types, function
-//!   types other than computed lengths, pointers, `char`, `string`, `float16`) are
+//!   types other than computed lengths, pointers, `char`, `string`) are
 //!   [`Error::DatashapeUnsupported`], naming the construct and where it is.
 //!
 //! ```
@@ -365,11 +365,12 @@ pub fn machine_dtype(m: MachineType) -> Option<DType> {
         UInt16 => DType::U16,
         UInt32 => DType::U32,
         UInt64 => DType::U64,
+        Float16 => DType::F16,
         Float32 => DType::F32,
         Float64 => DType::F64,
         Complex64 => DType::C64,
         Complex128 => DType::C128,
-        Float16 | Char | String => return None,
+        Char | String => return None,
     })
 }
 
@@ -489,6 +490,7 @@ pub fn dtype_machine(dtype: DType) -> MachineType {
         DType::U16 => UInt16,
         DType::U32 => UInt32,
         DType::U64 => UInt64,
+        DType::F16 => Float16,
         DType::F32 => Float32,
         DType::F64 => Float64,
         DType::C64 => Complex64,

@@ -542,7 +542,7 @@ pub fn abs(a: &Array) -> Result<Array> {
 // Math functions.
 
 /// A math function of one inexact argument; integers and bools compute in
-/// [`DType::float_for_math`] (numpy's `float16` results become `float32` here).
+/// [`DType::float_for_math`], as numpy does.
 fn math(func: Func, a: &Array) -> Result<Array> {
     let dtype = a.dtype().float_for_math();
     unary(func.name(), a, dtype, |e| Expr::call(func, vec![e]))
@@ -553,8 +553,7 @@ macro_rules! math_functions {
         $(#[$doc])*
         ///
         /// Integer and bool input computes in floating point, as numpy does (`int32` and wider in
-        /// `float64`; `int16` in `float32`; `bool` and 8-bit integers, for which numpy picks
-        /// `float16`, in `float32`).
+        /// `float64`; `int16` in `float32`; `bool` and 8-bit integers in `float16`).
         #[track_caller]
         pub fn $name(a: &Array) -> Result<Array> {
             let _site = crate::created_at::enter();
@@ -695,7 +694,7 @@ math_functions! {
     ///
     /// ```
     /// use pytato_core::{frontend as pt, DType};
-    /// assert_eq!(pt::log2(&pt::placeholder("a", [3], DType::U8).unwrap()).unwrap().dtype(), DType::F32);
+    /// assert_eq!(pt::log2(&pt::placeholder("a", [3], DType::U8).unwrap()).unwrap().dtype(), DType::F16);
     /// ```
     log2 => Log2;
 }
@@ -781,6 +780,11 @@ fn real_float_binary(func: Func, a: Operand, b: Operand) -> Result<Array> {
         Operand::Scalar(_) => promoted.float_for_math(),
     };
     let dtype = result_type(operand_float(&a), operand_float(&b));
+    if func == Func::Nextafter && dtype == DType::F16 {
+        // Computed in float32 and rounded, the next value would round back to `a`; numpy
+        // steps float16's own bits, which the expression language cannot.
+        return Err(dtype_error(op, dtype, &[&a, &b], "float16 is not supported (cast to float32 first)"));
+    }
     elementwise(op, &[&a, &b], dtype, |e| Ok(Expr::call(func, e)))
 }
 
@@ -826,7 +830,7 @@ pub fn copysign(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
 }
 
 /// The next representable value after `a` toward `b`, in the result dtype's precision (numpy
-/// `nextafter`); `b` where they are equal, NaN where either is.
+/// `nextafter`); `b` where they are equal, NaN where either is. A `float16` result is an error.
 ///
 /// ```
 /// use pytato_core::{frontend as pt, DType};

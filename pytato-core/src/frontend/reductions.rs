@@ -347,7 +347,8 @@ pub fn any(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     reduction("any", ReduceOp::Any, a, no_dtype("any", options.into())?, DType::Bool)
 }
 
-/// Mean over axes (numpy `mean`): integers and bools average in `float64`. The count may be
+/// Mean over axes (numpy `mean`): integers and bools average in `float64`, `float16` in `float32`
+/// (rounded to `float16` once, as numpy does). The count may be
 /// symbolic (a product of size parameters).
 ///
 /// ```
@@ -361,6 +362,11 @@ pub fn mean(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     let opts = options.into();
     if opts.initial.is_some() {
         return Err(Error::invalid("mean", "`initial` is not accepted"));
+    }
+    if a.dtype() == DType::F16 && opts.dtype.is_none() {
+        // numpy's `_mean`: a float16 mean is computed in float32 and rounded once.
+        let wide = mean(a, ReduceOptions { dtype: Some(DType::F32), ..opts })?;
+        return super::elementwise::astype(&wide, DType::F16);
     }
     let dtype = opts.dtype.unwrap_or(if a.dtype().is_inexact() { a.dtype() } else { DType::F64 });
     let axes = opts.axes.resolve("mean", a.shape())?;
