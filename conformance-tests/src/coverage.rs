@@ -152,6 +152,37 @@ pub fn coverage_markdown(matrix: &Matrix, cases: &[Case]) -> String {
     let _ = writeln!(s, "| category | name | numpy name | cases | {} |", matrix.backends.join(" | "));
     let _ = writeln!(s, "| --- | --- | --- | --- |{}", " --- |".repeat(matrix.backends.len()));
     s.push_str(&rows);
+    s.push_str(&dtype_markdown(matrix, cases));
+    s
+}
+
+/// The dtypes section: for each dtype, the cases with an input or an output of it and how many
+/// of them pass on each backend.
+fn dtype_markdown(matrix: &Matrix, cases: &[Case]) -> String {
+    let mut s = String::from(
+        "\n## Data types\n\nCases with an input or an output of each dtype, and how many of them pass on each backend.\n\n",
+    );
+    let _ = writeln!(s, "| dtype | cases | {} |", matrix.backends.join(" | "));
+    let _ = writeln!(s, "| --- | --- |{}", " --- |".repeat(matrix.backends.len()));
+    for dtype in pytato_core::DType::ALL {
+        let using: Vec<&Case> = cases
+            .iter()
+            .filter(|c| c.inputs.values().any(|i| i.dtype == dtype) || c.expected.values().any(|e| e.dtype() == dtype))
+            .collect();
+        let cells: Vec<String> = (0..matrix.backends.len())
+            .map(|b| {
+                let passing = using
+                    .iter()
+                    .filter(|c| {
+                        let row = matrix.rows.iter().find(|(n, _)| *n == c.name);
+                        matches!(row.map(|(_, o)| &o[b]), Some(Outcome::Pass))
+                    })
+                    .count();
+                format!("{passing} pass")
+            })
+            .collect();
+        let _ = writeln!(s, "| `{dtype}` | {} | {} |", using.len(), cells.join(" | "));
+    }
     s
 }
 

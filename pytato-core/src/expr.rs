@@ -1122,6 +1122,9 @@ mod tests {
                 "a" => Some((DType::F64, 2)),
                 "b" => Some((DType::I32, 1)),
                 "n" => Some((DType::I64, 0)),
+                "h" => Some((DType::F16, 1)),
+                "g" => Some((DType::F16, 0)),
+                "f" => Some((DType::F32, 0)),
                 _ => None,
             }
         }
@@ -1211,5 +1214,43 @@ mod tests {
             .binary(BinaryOp::Add, a());
         let names: Vec<String> = e.binding_names().iter().map(|n| n.to_string()).collect();
         assert_eq!(names, ["a", "b", "n"]);
+    }
+
+    #[test]
+    fn float16_is_computed_in_float32_and_rounded_after_each_operation() {
+        let h = || Expr::subscript("h", vec![Expr::iname(0)]);
+        let g = || Expr::var("g");
+        // Typing: no operation on float16 operands; reads, `If` and casts are fine.
+        for op in [h().binary(BinaryOp::Mul, g()), h().compare(CompareOp::Lt, g()), h().unary(UnaryOp::Neg)] {
+            let err = op.dtype(&Env).unwrap_err().to_string();
+            assert!(err.contains("float16 is a storage dtype"), "{err}");
+        }
+        let select = Expr::if_then_else(Expr::constant(true), h(), g());
+        assert_eq!(select.dtype(&Env).unwrap(), DType::F16);
+        assert_eq!(select.widen_float16(&Env), select, "nothing to widen");
+        // Nested operations: each rounds to float16, as numpy's arrays would be stored.
+        let nested = h().binary(BinaryOp::Mul, g()).binary(BinaryOp::Add, g());
+        let widened = nested.widen_float16(&Env);
+        assert_eq!(
+            widened.to_string(),
+            "cast(float16, cast(float32, cast(float16, cast(float32, h[_0]) * cast(float32, g))) + cast(float32, g))"
+        );
+        assert_eq!(widened.dtype(&Env).unwrap(), DType::F16);
+        // A reduction takes its terms unrounded and rounds the total once.
+        let bounds = vec![ReductionBounds { iname: "_r0".into(), lower: Dim::new(0), upper: Dim::new(3) }];
+        let term = Expr::subscript("h", vec![Expr::var("_r0")]).binary(BinaryOp::Mul, g());
+        let sum = Expr::reduce(ReduceOp::Sum, bounds.clone(), term).widen_float16(&Env);
+        assert_eq!(sum.to_string().matches("cast(float16").count(), 1, "{sum}");
+        assert_eq!(sum.dtype(&Env).unwrap(), DType::F16);
+        // A float16 constant becomes a float32 constant; comparisons and bool functions keep bool.
+        let c = Expr::constant(half::f16::from_f32(0.5));
+        let cmp = h().compare(CompareOp::Lt, c.clone()).widen_float16(&Env);
+        assert_eq!(cmp.to_string(), "cast(float32, h[_0]) < 0.5f32");
+        let nan = Expr::call(Func::IsNan, vec![g()]).widen_float16(&Env);
+        assert_eq!(nan.dtype(&Env).unwrap(), DType::Bool);
+        // Operands of different dtypes stay as written, for typing to report.
+        let mixed = h().binary(BinaryOp::Add, Expr::var("f"));
+        assert_eq!(mixed.widen_float16(&Env), mixed);
+        assert!(mixed.dtype(&Env).is_err());
     }
 }

@@ -49,6 +49,8 @@ pub use data::ArrayData;
 pub use dtype::DType;
 pub use error::{Error, Result};
 pub use expr::Expr;
+/// The `float16` element type of [`DType::F16`] arrays (the `half` crate's).
+pub use half::f16;
 pub use scalar::Scalar;
 pub use shape::{Dim, Shape};
 pub use tags::{Tag, TagSet};

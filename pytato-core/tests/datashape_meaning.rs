@@ -75,6 +75,10 @@ fn arrays_and_records_of_arrays() {
         scope.array_type("2, 3, int32").unwrap(),
         ArrayType::Array { shape: Shape::from([2, 3]), dtype: DType::I32, bounds: vec![] }
     );
+    assert_eq!(
+        scope.array_type("2, float16").unwrap(),
+        ArrayType::Array { shape: Shape::from([2]), dtype: DType::F16, bounds: vec![] }
+    );
     let q = scope.placeholders("{x: Quaternion, y: Quaternion}").unwrap();
     assert_eq!(q.get("y").unwrap().shape(), &Shape::from([4, 4]));
     assert_eq!(q.get("x").unwrap().dtype(), DType::I32);

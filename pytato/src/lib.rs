@@ -77,8 +77,8 @@ pub use pytato_core::function::{Function, trace_call};
 pub use pytato_core::{
     Array, ArrayData, ArrayDataView, ArrayDataViewMut, Axis, DType, DictOfNamedArrays, Dim, EinsumAxis, Error, Expr,
     IndexItem, NodeKind, NormalizedSlice, Order, ReductionDescriptor, Result, Scalar, Shape, Tag, TagSet, array,
-    backend, binding, data, device, distributed, dtype, expr, function, math, names, phases, s, scalar, shape, tags,
-    user_kernel, view,
+    backend, binding, data, datashape, device, distributed, dtype, expr, f16, function, half_float, math, names,
+    phases, s, scalar, shape, tags, user_kernel, view,
 };
 
 /// Running DAGs with sends and receives ([`distributed`]) over MPI or threads: partitioning,
