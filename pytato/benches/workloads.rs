@@ -41,6 +41,7 @@ struct Sizes {
     sum: usize,
     matmul: Vec<usize>,
     dg_elements: usize,
+    dg_rhs_mesh: usize,
     stencil: usize,
     compile_nodes: Vec<usize>,
     reps: usize,
@@ -53,6 +54,7 @@ impl Sizes {
             sum: 4096,
             matmul: vec![512, 1024],
             dg_elements: 100_000,
+            dg_rhs_mesh: 200,
             stencil: 4096,
             compile_nodes: vec![10, 1_000, 100_000],
             reps: 7,
@@ -64,6 +66,7 @@ impl Sizes {
             sum: 1024,
             matmul: vec![256],
             dg_elements: 10_000,
+            dg_rhs_mesh: 40,
             stencil: 1024,
             compile_nodes: vec![10, 1_000, 10_000],
             reps: 3,
@@ -574,6 +577,96 @@ fn dg_apply(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     Ok(())
 }
 
+#[path = "../examples/dg/solver.rs"]
+#[allow(dead_code)]
+mod dg;
+
+/// The DG operator of order 4 written with `ndarray` as a Rust user would: per element, `D u` and
+/// `u Dᵀ` as matrix products, then the four faces' upwind flux differences lifted.
+fn dg_rhs_ndarray(r: &dg::Reference, u: &ndarray::Array3<f64>, nb: &[Array1<i64>; 4], h: f64) -> ndarray::Array3<f64> {
+    let (elements, np, _) = u.dim();
+    let n = np - 1;
+    let (ax, ay) = dg::VELOCITY;
+    let jump = |a_n: f64| (a_n - a_n.abs()) / 2.0;
+    let mut out = ndarray::Array3::zeros((elements, np, np));
+    for (e, mut oe) in out.outer_iter_mut().enumerate() {
+        let ue = u.index_axis(Axis(0), e);
+        let volume = -(ax * r.diff.dot(&ue) + ay * ue.dot(&r.diff.t()));
+        let fl = jump(-ax) * (&ue.row(0) - &u.slice(s![nb[0][e] as usize, n, ..]));
+        let fr = jump(ax) * (&ue.row(n) - &u.slice(s![nb[1][e] as usize, 0, ..]));
+        let fb = jump(-ay) * (&ue.column(0) - &u.slice(s![nb[2][e] as usize, .., n]));
+        let ft = jump(ay) * (&ue.column(n) - &u.slice(s![nb[3][e] as usize, .., 0]));
+        let outer =
+            |a: &Array1<f64>, b: &Array1<f64>| a.view().insert_axis(Axis(1)).dot(&b.view().insert_axis(Axis(0)));
+        let surface =
+            outer(&r.lift_left, &fl) + outer(&r.lift_right, &fr) + outer(&fb, &r.lift_left) + outer(&ft, &r.lift_right);
+        oe.assign(&((2.0 / h) * (volume + surface)));
+    }
+    out
+}
+
+/// The same operator as plain loops over slices.
+fn dg_rhs_hand(r: &dg::Reference, u: &[f64], np: usize, nb: &[Array1<i64>; 4], h: f64, out: &mut [f64]) {
+    let n = np - 1;
+    let (ax, ay) = dg::VELOCITY;
+    let jump = |a_n: f64| (a_n - a_n.abs()) / 2.0;
+    let (d, ll, lr) = (r.diff.as_slice().unwrap(), r.lift_left.as_slice().unwrap(), r.lift_right.as_slice().unwrap());
+    let block = np * np;
+    for (e, o) in out.chunks_exact_mut(block).enumerate() {
+        let ue = &u[e * block..(e + 1) * block];
+        let at = |el: i64, i: usize, j: usize| u[el as usize * block + i * np + j];
+        for i in 0..np {
+            for j in 0..np {
+                let (mut dx, mut dy) = (0.0, 0.0);
+                for k in 0..np {
+                    dx += d[i * np + k] * ue[k * np + j];
+                    dy += d[j * np + k] * ue[i * np + k];
+                }
+                let fl = jump(-ax) * (ue[j] - at(nb[0][e], n, j));
+                let fr = jump(ax) * (ue[n * np + j] - at(nb[1][e], 0, j));
+                let fb = jump(-ay) * (ue[i * np] - at(nb[2][e], i, n));
+                let ft = jump(ay) * (ue[i * np + n] - at(nb[3][e], i, 0));
+                let surface = ll[i] * fl + lr[i] * fr + ll[j] * fb + lr[j] * ft;
+                o[i * np + j] = (2.0 / h) * (-(ax * dx + ay * dy) + surface);
+            }
+        }
+    }
+}
+
+/// One right-hand-side evaluation of the DG flagship (`examples/dg`, order 4) on a mesh of
+/// `dg_rhs_mesh²` squares (10⁶ DOFs at full size).
+fn dg_rhs(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
+    let reference = dg::Reference::new(4);
+    let mesh = dg::Mesh { k: sizes.dg_rhs_mesh };
+    let np = reference.np();
+    let u = mesh.interpolate(&reference, |x, y| (6.0 * x).sin() * (1.0 + y * y));
+    let nb = mesh.neighbours();
+    let h = mesh.h();
+    let nd = median_ms(sizes.reps, || {
+        black_box(dg_rhs_ndarray(&reference, &u, &nb, h));
+    });
+    let fu = u.as_slice().unwrap();
+    let mut out = Vec::new();
+    let hand = median_ms(sizes.reps, || {
+        out = vec![0.0; u.len()];
+        dg_rhs_hand(&reference, fu, np, &nb, h, &mut out);
+        black_box(&out);
+    });
+    let expected = dg_rhs_ndarray(&reference, &u, &nb, h);
+    let pu = pt::placeholder("u", [Dim::param("e"), Dim::new(np as i64), Dim::new(np as i64)], DType::F64)?;
+    let rhs = dg::rhs(&reference, &pu)?;
+    let mut inputs = NamedData::from([
+        ("u".to_string(), data(u.clone().into_dyn())),
+        ("h".to_string(), data(ArrayD::from_elem(ndarray::IxDyn(&[]), h))),
+    ]);
+    for (name, a) in ["left", "right", "bottom", "top"].into_iter().zip(nb) {
+        inputs.insert(name.to_string(), ArrayData::from(a.into_dyn()));
+    }
+    let expected = expected.as_slice().unwrap();
+    bench_backends(rows, sizes, "dg-rhs", &rhs, &inputs, expected, (Some(nd), Some(hand)));
+    Ok(())
+}
+
 fn stencil(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     let n = sizes.stencil;
     let u = matrix(n, n, 10);
@@ -704,7 +797,7 @@ fn compile(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
 fn peers(rows: &mut Vec<Row>, sizes: &Sizes, python: &str, wanted: &dyn Fn(&str) -> bool) {
     let spec = serde_json::json!({
         "elementwise": sizes.elementwise, "sum": sizes.sum, "matmul": sizes.matmul,
-        "dg_elements": sizes.dg_elements, "stencil": sizes.stencil, "reps": sizes.reps,
+        "dg_elements": sizes.dg_elements, "dg_rhs_mesh": sizes.dg_rhs_mesh, "stencil": sizes.stencil, "reps": sizes.reps,
     });
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/peers.py");
     let output = std::process::Command::new(python).arg(&script).arg(spec.to_string()).output();
@@ -842,7 +935,7 @@ fn main() -> pt::Result<()> {
     );
     let mut rows = Vec::new();
     type Workload = fn(&mut Vec<Row>, &Sizes) -> pt::Result<()>;
-    let workloads: [(&str, Workload); 11] = [
+    let workloads: [(&str, Workload); 12] = [
         ("fused-elementwise", fused_elementwise),
         ("fused-elementwise-into", fused_elementwise_into),
         ("sum-axis", sum_axis),
@@ -852,6 +945,7 @@ fn main() -> pt::Result<()> {
         ("select", select),
         ("matmul", matmul),
         ("dg-apply", dg_apply),
+        ("dg-rhs", dg_rhs),
         ("stencil", stencil),
         ("compile", compile),
     ];

@@ -1,0 +1,379 @@
+//! A nodal discontinuous Galerkin solver for 2-D linear advection, `u_t + a · ∇u = 0`, on a
+//! periodic mesh of `k × k` squares of `[0, 1]²` with tensor-product Gauss–Lobatto–Legendre nodes
+//! (Hesthaven and Warburton, *Nodal Discontinuous Galerkin Methods*, 2008).
+//!
+//! - The reference-element matrices (1-D differentiation `D`, mass `M`, the lift columns
+//!   `M⁻¹ e₀` and `M⁻¹ eₙ`) are computed here from the orthonormal Legendre Vandermonde matrix.
+//!   On a square every 2-D operator is a 1-D one along one axis: the strong-form right-hand side
+//!   is `-(2/h)(aₓ D_x u + a_y D_y u)` plus the lifted flux differences of the four faces.
+//! - The right-hand side is one DAG: two einsums with `D` (element-local, small dense), face
+//!   values of the neighbours gathered with index arrays (`take` along the element axis), the
+//!   upwind flux difference `(a·n − |a·n|)/2 · (u⁻ − u⁺)` and the lift (two more einsums per
+//!   direction). Arrays carry axis tags for the element and DOF axes.
+//! - Time stepping is Carpenter and Kennedy's five-stage fourth-order low-storage Runge–Kutta
+//!   scheme: one stage (`k ← αk + Δt·rhs(u)`, `u ← u + βk`) is one compiled program whose outputs
+//!   are named like its inputs, run five times per step with the stage's coefficients as 0-d
+//!   inputs, reading one pair of buffers and writing the other.
+//!
+//! The number of elements is a size parameter: one program per order serves every mesh.
+
+// Shared by the example and the conformance test (`#[path]`), so `pub` means "for both".
+#![allow(unreachable_pub)]
+
+use std::f64::consts::PI;
+use std::time::{Duration, Instant};
+
+use ndarray::{Array1, Array2, Array3, ArrayD};
+use pytato as pt;
+use pytato::backend::{Backend, NamedViews, NamedViewsMut, Program};
+use pytato::tags::Tag;
+use pytato::{ArrayData, DType, DictOfNamedArrays, Dim, Shape};
+
+/// The element axis of a DG array.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct ElementAxis;
+impl Tag for ElementAxis {}
+
+/// A degree-of-freedom axis of a DG array (one per direction).
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct DofAxis;
+impl Tag for DofAxis {}
+
+/// The advection velocity.
+pub const VELOCITY: (f64, f64) = (1.0, 0.5);
+
+/// The 1-D reference element `[-1, 1]` of order `n`.
+pub struct Reference {
+    /// Polynomial order.
+    pub order: usize,
+    /// Gauss–Lobatto–Legendre nodes, increasing.
+    pub nodes: Vec<f64>,
+    /// Differentiation matrix: `(D u)_i = u'(r_i)` for the interpolant of `u`.
+    pub diff: Array2<f64>,
+    /// Mass matrix `M_ij = ∫ ℓ_i ℓ_j`.
+    pub mass: Array2<f64>,
+    /// `M⁻¹ e₀`: the lift of a value at the left end.
+    pub lift_left: Array1<f64>,
+    /// `M⁻¹ eₙ`: the lift of a value at the right end.
+    pub lift_right: Array1<f64>,
+}
+
+/// Legendre polynomials `P_0..=P_n` and their derivatives at `x`.
+fn legendre(n: usize, x: f64) -> (Vec<f64>, Vec<f64>) {
+    let mut p = vec![1.0; n + 1];
+    let mut dp = vec![0.0; n + 1];
+    if n >= 1 {
+        p[1] = x;
+        dp[1] = 1.0;
+    }
+    for k in 1..n {
+        p[k + 1] = ((2 * k + 1) as f64 * x * p[k] - k as f64 * p[k - 1]) / (k + 1) as f64;
+        // (2k + 1) P_k = P'_{k+1} - P'_{k-1}, exact at the ends too.
+        dp[k + 1] = dp[k - 1] + (2 * k + 1) as f64 * p[k];
+    }
+    (p, dp)
+}
+
+/// The inverse of a small dense matrix (Gauss–Jordan with partial pivoting).
+fn invert(a: &Array2<f64>) -> Array2<f64> {
+    let n = a.nrows();
+    let mut m = a.clone();
+    let mut inv = Array2::eye(n);
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&i, &j| m[[i, col]].abs().total_cmp(&m[[j, col]].abs())).expect("rows");
+        for c in 0..n {
+            m.swap([col, c], [pivot, c]);
+            inv.swap([col, c], [pivot, c]);
+        }
+        let d = m[[col, col]];
+        assert!(d.abs() > 1e-14, "singular reference matrix");
+        for c in 0..n {
+            m[[col, c]] /= d;
+            inv[[col, c]] /= d;
+        }
+        for r in 0..n {
+            if r != col {
+                let f = m[[r, col]];
+                for c in 0..n {
+                    m[[r, c]] -= f * m[[col, c]];
+                    inv[[r, c]] -= f * inv[[col, c]];
+                }
+            }
+        }
+    }
+    inv
+}
+
+impl Reference {
+    /// The reference element of order `order` (at least 1).
+    pub fn new(order: usize) -> Reference {
+        assert!(order >= 1, "DG needs order 1 or more");
+        let n = order;
+        // GLL nodes: the roots of P_{n+1} - P_{n-1}, by Newton's method from Chebyshev nodes.
+        let mut nodes: Vec<f64> = (0..=n).map(|i| -(PI * i as f64 / n as f64).cos()).collect();
+        for x in nodes.iter_mut().take(n).skip(1) {
+            for _ in 0..100 {
+                let (p, _) = legendre(n, *x);
+                let step = (*x * p[n] - p[n - 1]) / ((n + 1) as f64 * p[n]);
+                *x -= step;
+                if step.abs() < 1e-16 {
+                    break;
+                }
+            }
+        }
+        // Orthonormal Legendre Vandermonde matrix and its derivative.
+        let scale = |j: usize| ((2 * j + 1) as f64 / 2.0).sqrt();
+        let mut v = Array2::zeros((n + 1, n + 1));
+        let mut vr = Array2::zeros((n + 1, n + 1));
+        for (i, &x) in nodes.iter().enumerate() {
+            let (p, dp) = legendre(n, x);
+            for j in 0..=n {
+                v[[i, j]] = scale(j) * p[j];
+                vr[[i, j]] = scale(j) * dp[j];
+            }
+        }
+        let v_inv = invert(&v);
+        let diff = vr.dot(&v_inv);
+        let mass_inv = v.dot(&v.t());
+        let mass = invert(&mass_inv);
+        let lift_left = mass_inv.column(0).to_owned();
+        let lift_right = mass_inv.column(n).to_owned();
+        Reference { order, nodes, diff, mass, lift_left, lift_right }
+    }
+
+    /// Nodes per direction.
+    pub fn np(&self) -> usize {
+        self.order + 1
+    }
+}
+
+/// A periodic mesh of `k × k` squares of side `h = 1/k`; element `e = ex + k·ey`.
+pub struct Mesh {
+    /// Elements per direction.
+    pub k: usize,
+}
+
+impl Mesh {
+    /// Number of elements.
+    pub fn elements(&self) -> usize {
+        self.k * self.k
+    }
+
+    /// Element side.
+    pub fn h(&self) -> f64 {
+        1.0 / self.k as f64
+    }
+
+    /// The neighbour of each element across its left, right, bottom and top faces.
+    pub fn neighbours(&self) -> [Array1<i64>; 4] {
+        let k = self.k as i64;
+        let at = |f: &dyn Fn(i64, i64) -> (i64, i64)| {
+            Array1::from_shape_fn(self.elements(), |e| {
+                let (ex, ey) = f(e as i64 % k, e as i64 / k);
+                ex.rem_euclid(k) + k * ey.rem_euclid(k)
+            })
+        };
+        [at(&|x, y| (x - 1, y)), at(&|x, y| (x + 1, y)), at(&|x, y| (x, y - 1)), at(&|x, y| (x, y + 1))]
+    }
+
+    /// `f(x, y)` at every node: shape `(elements, np, np)`, axes (element, x node, y node).
+    pub fn interpolate(&self, reference: &Reference, f: impl Fn(f64, f64) -> f64) -> Array3<f64> {
+        let (h, np) = (self.h(), reference.np());
+        Array3::from_shape_fn((self.elements(), np, np), |(e, i, j)| {
+            let (ex, ey) = ((e % self.k) as f64, (e / self.k) as f64);
+            let x = (ex + (reference.nodes[i] + 1.0) / 2.0) * h;
+            let y = (ey + (reference.nodes[j] + 1.0) / 2.0) * h;
+            f(x, y)
+        })
+    }
+
+    /// The L2 norm of a nodal field, with the exact mass matrix of each element.
+    pub fn l2_norm(&self, reference: &Reference, u: &Array3<f64>) -> f64 {
+        let m = &reference.mass;
+        let jacobian = self.h() * self.h() / 4.0;
+        let mut total = 0.0;
+        for e in 0..self.elements() {
+            let ue = u.index_axis(ndarray::Axis(0), e);
+            // uᵀ (M ⊗ M) u = Σ_ij u_ij (M u Mᵀ)_ij
+            let mu = m.dot(&ue).dot(&m.t());
+            total += jacobian * (&ue * &mu).sum();
+        }
+        total.sqrt()
+    }
+}
+
+/// The exact solution at time `t`: `sin(2π(x − aₓt)) sin(2π(y − a_y t))`.
+pub fn exact(t: f64) -> impl Fn(f64, f64) -> f64 {
+    move |x, y| (2.0 * PI * (x - VELOCITY.0 * t)).sin() * (2.0 * PI * (y - VELOCITY.1 * t)).sin()
+}
+
+fn data(a: ArrayD<f64>) -> pt::Result<pt::Array> {
+    pt::Array::new_data_wrapper(ArrayData::from(a), None)
+}
+
+/// The right-hand side `du/dt` of the semi-discrete scheme as a DAG in `u` (shape
+/// `(e, np, np)`, `e` a size parameter) and the four neighbour index arrays (`left`, `right`,
+/// `bottom`, `top`, shape `(e,)`), for elements of side `h` (a 0-d input `h`).
+pub fn rhs(reference: &Reference, u: &pt::Array) -> pt::Result<pt::Array> {
+    let e = Dim::param("e");
+    let n = reference.order as i64;
+    let (ax, ay) = VELOCITY;
+    let neighbour = |name: &str| pt::placeholder(name, [e.clone()], DType::I64)?.with_tagged_axis(0, ElementAxis);
+    let (left, right, bottom, top) = (neighbour("left")?, neighbour("right")?, neighbour("bottom")?, neighbour("top")?);
+    let two_over_h = pt::divide(2.0, &pt::placeholder("h", Shape::scalar(), DType::F64)?)?;
+    let diff = data(reference.diff.clone().into_dyn())?;
+    let lift_left = data(reference.lift_left.clone().into_dyn())?;
+    let lift_right = data(reference.lift_right.clone().into_dyn())?;
+
+    // Volume term: -(2/h) (aₓ D along x + a_y D along y).
+    let du_dx = pt::einsum("ik,ekj->eij", &[&diff, u])?;
+    let du_dy = pt::einsum("jk,eik->eij", &[&diff, u])?;
+    let volume = pt::negative(&pt::add(&pt::multiply(ax, &du_dx)?, &pt::multiply(ay, &du_dy)?)?)?;
+
+    // Face values: this element's (minus) and the neighbour's (plus), gathered by index arrays.
+    let face = |axis: usize, at: i64| -> pt::Result<pt::Array> {
+        let index = if axis == 1 { pt::s![.., at, ..] } else { pt::s![.., .., at] };
+        u.index(&index)
+    };
+    // The strong-form flux difference n·(a u⁻) − n·f* with the upwind flux.
+    let jump = |minus: pt::Array, plus_face: pt::Array, neighbours: &pt::Array, a_n: f64| -> pt::Result<pt::Array> {
+        let plus = pt::take(&plus_face, neighbours, Some(0))?;
+        pt::multiply((a_n - a_n.abs()) / 2.0, &pt::subtract(&minus, &plus)?)
+    };
+    let flux_left = jump(face(1, 0)?, face(1, n)?, &left, -ax)?;
+    let flux_right = jump(face(1, n)?, face(1, 0)?, &right, ax)?;
+    let flux_bottom = jump(face(2, 0)?, face(2, n)?, &bottom, -ay)?;
+    let flux_top = jump(face(2, n)?, face(2, 0)?, &top, ay)?;
+    let surface = pt::add(
+        &pt::add(
+            &pt::einsum("i,ej->eij", &[&lift_left, &flux_left])?,
+            &pt::einsum("i,ej->eij", &[&lift_right, &flux_right])?,
+        )?,
+        &pt::add(
+            &pt::einsum("j,ei->eij", &[&lift_left, &flux_bottom])?,
+            &pt::einsum("j,ei->eij", &[&lift_right, &flux_top])?,
+        )?,
+    )?;
+    let total = pt::multiply(&two_over_h, &pt::add(&volume, &surface)?)?;
+    total.with_tagged_axis(0, ElementAxis)?.with_tagged_axis(1, DofAxis)?.with_tagged_axis(2, DofAxis)
+}
+
+/// One low-storage Runge–Kutta stage as a DAG: inputs `u`, `k` (shape `(e, np, np)`), the
+/// neighbour arrays, `h`, and the 0-d stage coefficients `alpha`, `beta` and the step `dt`;
+/// outputs `k ← αk + Δt·rhs(u)` and `u ← u + βk`, named `k` and `u` like their inputs.
+pub fn stage(reference: &Reference) -> pt::Result<DictOfNamedArrays> {
+    let np = reference.np();
+    let shape = [Dim::param("e"), Dim::new(np as i64), Dim::new(np as i64)];
+    let u = pt::placeholder("u", shape.clone(), DType::F64)?.with_tagged_axis(0, ElementAxis)?;
+    let k = pt::placeholder("k", shape, DType::F64)?.with_tagged_axis(0, ElementAxis)?;
+    let scalar = |name: &str| pt::placeholder(name, Shape::scalar(), DType::F64);
+    let (alpha, beta, dt) = (scalar("alpha")?, scalar("beta")?, scalar("dt")?);
+    let k_next = pt::add(&pt::multiply(&alpha, &k)?, &pt::multiply(&dt, &rhs(reference, &u)?)?)?;
+    let u_next = pt::add(&u, &pt::multiply(&beta, &k_next)?)?;
+    DictOfNamedArrays::new([("u", u_next), ("k", k_next)])
+}
+
+/// Carpenter and Kennedy's (1994) five-stage fourth-order low-storage Runge–Kutta coefficients.
+const RK_ALPHA: [f64; 5] = [
+    0.0,
+    -567301805773.0 / 1357537059087.0,
+    -2404267990393.0 / 2016746695238.0,
+    -3550918686646.0 / 2091501179385.0,
+    -1275806237668.0 / 842570457699.0,
+];
+const RK_BETA: [f64; 5] = [
+    1432997174477.0 / 9575080441755.0,
+    5161836677717.0 / 13612068292357.0,
+    1720146321549.0 / 2090206949498.0,
+    3134564353537.0 / 4481467310338.0,
+    2277821191437.0 / 14882151754819.0,
+];
+
+/// What one run of the solver measured.
+pub struct RunResult {
+    /// The L2 error against the exact solution at the final time.
+    pub error: f64,
+    /// Time steps taken.
+    pub steps: usize,
+    /// Degrees of freedom.
+    pub dofs: usize,
+    /// Wall time of the time loop.
+    pub run_time: Duration,
+}
+
+/// The stage program of one order, compiled once for every mesh.
+pub struct Solver {
+    /// The reference element.
+    pub reference: Reference,
+    program: Box<dyn Program>,
+    /// Time to build and compile the stage program.
+    pub compile_time: Duration,
+}
+
+impl Solver {
+    /// Builds and compiles the stage of order `order` on `backend`.
+    pub fn new(backend: &dyn Backend, order: usize) -> pt::Result<Solver> {
+        let reference = Reference::new(order);
+        let start = Instant::now();
+        let program = backend.compile(&(&stage(&reference)?).into())?;
+        Ok(Solver { reference, program, compile_time: start.elapsed() })
+    }
+
+    /// Advects the exact solution from `t = 0` to `t_final` on `mesh` with a time step of at most
+    /// `cfl · h / ((n + 1)² (|aₓ| + |a_y|))`; `progress` is called after each step with the step
+    /// number and the total.
+    pub fn run(
+        &self,
+        mesh: &Mesh,
+        t_final: f64,
+        cfl: f64,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> pt::Result<RunResult> {
+        let reference = &self.reference;
+        let np = reference.np() as f64;
+        let h = mesh.h();
+        let dt_max = cfl * h / (np * np * (VELOCITY.0.abs() + VELOCITY.1.abs()));
+        let steps = (t_final / dt_max).ceil().max(1.0) as usize;
+        let dt = t_final / steps as f64;
+        let [left, right, bottom, top] = mesh.neighbours().map(|a| a.into_dyn());
+        let scalar = |v: f64| ArrayD::from_elem(ndarray::IxDyn(&[]), v);
+        let (h_in, dt_in) = (scalar(h), scalar(dt));
+        let mut u = mesh.interpolate(reference, exact(0.0)).into_dyn();
+        let mut k: ArrayD<f64> = ArrayD::zeros(u.shape());
+        let (mut u_next, mut k_next) = (u.clone(), k.clone());
+        let start = Instant::now();
+        for step in 0..steps {
+            for (alpha, beta) in RK_ALPHA.iter().zip(&RK_BETA) {
+                let (alpha, beta) = (scalar(*alpha), scalar(*beta));
+                let inputs = NamedViews::from([
+                    ("u", u.view().into()),
+                    ("k", k.view().into()),
+                    ("left", left.view().into()),
+                    ("right", right.view().into()),
+                    ("bottom", bottom.view().into()),
+                    ("top", top.view().into()),
+                    ("h", h_in.view().into()),
+                    ("dt", dt_in.view().into()),
+                    ("alpha", alpha.view().into()),
+                    ("beta", beta.view().into()),
+                ]);
+                let mut outputs =
+                    NamedViewsMut::from([("u", u_next.view_mut().into()), ("k", k_next.view_mut().into())]);
+                self.program.run_into(&inputs, &mut outputs)?;
+                std::mem::swap(&mut u, &mut u_next);
+                std::mem::swap(&mut k, &mut k_next);
+            }
+            progress(step + 1, steps);
+        }
+        let run_time = start.elapsed();
+        let u = u.into_dimensionality::<ndarray::Ix3>().expect("3 axes");
+        let difference = &u - &mesh.interpolate(reference, exact(t_final));
+        let error = mesh.l2_norm(reference, &difference);
+        Ok(RunResult { error, steps, dofs: u.len(), run_time })
+    }
+}
+
+/// Observed orders `log2(e_k / e_2k)` of errors on meshes that halve `h` each time.
+pub fn observed_orders(errors: &[f64]) -> Vec<f64> {
+    errors.windows(2).map(|w| (w[0] / w[1]).log2()).collect()
+}
