@@ -1,5 +1,5 @@
 //! The DG flagship (`examples/dg`) on every linked backend, small: orders 1 to 4 on meshes of
-//! 4², 8² and 16² squares to t = 0.05. The observed order on the finest pair must be within 0.35
+//! 4², 8² and 16² squares (8² to 32² for order 1) to t = 0.05. The observed order on the finest pair must be within 0.25
 //! of `p + 1`, the textbook rate of upwind DG for a smooth solution; the errors must be those of
 //! the interpreter to round-off. The reference matrices are checked against exact properties.
 
@@ -42,7 +42,9 @@ fn convergence_approaches_p_plus_one_on_every_backend() {
         let mut all = Vec::new();
         for order in 1..=4 {
             let solver = Solver::new(backend.as_ref(), order).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let errors: Vec<f64> = [4, 8, 16]
+            // Order 1 reaches its asymptotic rate on finer meshes than the others.
+            let meshes = if order == 1 { [8, 16, 32] } else { [4, 8, 16] };
+            let errors: Vec<f64> = meshes
                 .iter()
                 .map(|&k| {
                     solver.run(&Mesh { k }, 0.05, 0.5, &mut |_, _| {}).unwrap_or_else(|e| panic!("{name}: {e}")).error
@@ -53,7 +55,7 @@ fn convergence_approaches_p_plus_one_on_every_backend() {
             let shown: Vec<String> = errors.iter().map(|e| format!("{e:.3e}")).collect();
             eprintln!("{name}: p = {order}: errors {shown:?}, orders {orders:.2?}");
             assert!(
-                (finest - (order + 1) as f64).abs() < 0.35,
+                (finest - (order + 1) as f64).abs() < 0.25,
                 "{name}: order {order}: observed {finest:.2} on the finest meshes, theory {} (errors {errors:?})",
                 order + 1
             );

@@ -582,25 +582,31 @@ fn dg_apply(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
 mod dg;
 
 /// The DG operator of order 4 written with `ndarray` as a Rust user would: per element, `D u` and
-/// `u Dᵀ` as matrix products, then the four faces' upwind flux differences lifted.
+/// `u Dᵀ` as matrix products, then the upwind flux differences of the faces the flow enters
+/// through, lifted (the same faces as the DAG).
 fn dg_rhs_ndarray(r: &dg::Reference, u: &ndarray::Array3<f64>, nb: &[Array1<i64>; 4], h: f64) -> ndarray::Array3<f64> {
     let (elements, np, _) = u.dim();
     let n = np - 1;
     let (ax, ay) = dg::VELOCITY;
-    let jump = |a_n: f64| (a_n - a_n.abs()) / 2.0;
+    let a_n = [-ax, ax, -ay, ay];
     let mut out = ndarray::Array3::zeros((elements, np, np));
     for (e, mut oe) in out.outer_iter_mut().enumerate() {
         let ue = u.index_axis(Axis(0), e);
-        let volume = -(ax * r.diff.dot(&ue) + ay * ue.dot(&r.diff.t()));
-        let fl = jump(-ax) * (&ue.row(0) - &u.slice(s![nb[0][e] as usize, n, ..]));
-        let fr = jump(ax) * (&ue.row(n) - &u.slice(s![nb[1][e] as usize, 0, ..]));
-        let fb = jump(-ay) * (&ue.column(0) - &u.slice(s![nb[2][e] as usize, .., n]));
-        let ft = jump(ay) * (&ue.column(n) - &u.slice(s![nb[3][e] as usize, .., 0]));
-        let outer =
-            |a: &Array1<f64>, b: &Array1<f64>| a.view().insert_axis(Axis(1)).dot(&b.view().insert_axis(Axis(0)));
-        let surface =
-            outer(&r.lift_left, &fl) + outer(&r.lift_right, &fr) + outer(&fb, &r.lift_left) + outer(&ft, &r.lift_right);
-        oe.assign(&((2.0 / h) * (volume + surface)));
+        let mut total = -(ax * r.diff.dot(&ue) + ay * ue.dot(&r.diff.t()));
+        for (side, _) in dg::inflow_neighbours() {
+            let other = nb[side][e] as usize;
+            let (minus, plus) = match side {
+                0 => (ue.row(0), u.slice(s![other, n, ..])),
+                1 => (ue.row(n), u.slice(s![other, 0, ..])),
+                2 => (ue.column(0), u.slice(s![other, .., n])),
+                _ => (ue.column(n), u.slice(s![other, .., 0])),
+            };
+            let jump = a_n[side] * (&minus - &plus);
+            let lift = if side % 2 == 0 { &r.lift_left } else { &r.lift_right };
+            let (a, b) = if side < 2 { (lift, &jump) } else { (&jump, lift) };
+            total += &a.view().insert_axis(Axis(1)).dot(&b.view().insert_axis(Axis(0)));
+        }
+        oe.assign(&((2.0 / h) * total));
     }
     out
 }
@@ -609,12 +615,13 @@ fn dg_rhs_ndarray(r: &dg::Reference, u: &ndarray::Array3<f64>, nb: &[Array1<i64>
 fn dg_rhs_hand(r: &dg::Reference, u: &[f64], np: usize, nb: &[Array1<i64>; 4], h: f64, out: &mut [f64]) {
     let n = np - 1;
     let (ax, ay) = dg::VELOCITY;
-    let jump = |a_n: f64| (a_n - a_n.abs()) / 2.0;
+    let a_n = [-ax, ax, -ay, ay];
+    let inflow: Vec<usize> = dg::inflow_neighbours().map(|(side, _)| side).collect();
     let (d, ll, lr) = (r.diff.as_slice().unwrap(), r.lift_left.as_slice().unwrap(), r.lift_right.as_slice().unwrap());
     let block = np * np;
     for (e, o) in out.chunks_exact_mut(block).enumerate() {
         let ue = &u[e * block..(e + 1) * block];
-        let at = |el: i64, i: usize, j: usize| u[el as usize * block + i * np + j];
+        let at = |side: usize, i: usize, j: usize| u[nb[side][e] as usize * block + i * np + j];
         for i in 0..np {
             for j in 0..np {
                 let (mut dx, mut dy) = (0.0, 0.0);
@@ -622,12 +629,16 @@ fn dg_rhs_hand(r: &dg::Reference, u: &[f64], np: usize, nb: &[Array1<i64>; 4], h
                     dx += d[i * np + k] * ue[k * np + j];
                     dy += d[j * np + k] * ue[i * np + k];
                 }
-                let fl = jump(-ax) * (ue[j] - at(nb[0][e], n, j));
-                let fr = jump(ax) * (ue[n * np + j] - at(nb[1][e], 0, j));
-                let fb = jump(-ay) * (ue[i * np] - at(nb[2][e], i, n));
-                let ft = jump(ay) * (ue[i * np + n] - at(nb[3][e], i, 0));
-                let surface = ll[i] * fl + lr[i] * fr + ll[j] * fb + lr[j] * ft;
-                o[i * np + j] = (2.0 / h) * (-(ax * dx + ay * dy) + surface);
+                let mut total = -(ax * dx + ay * dy);
+                for &side in &inflow {
+                    total += match side {
+                        0 => ll[i] * a_n[0] * (ue[j] - at(0, n, j)),
+                        1 => lr[i] * a_n[1] * (ue[n * np + j] - at(1, 0, j)),
+                        2 => ll[j] * a_n[2] * (ue[i * np] - at(2, i, n)),
+                        _ => lr[j] * a_n[3] * (ue[i * np + n] - at(3, i, 0)),
+                    };
+                }
+                o[i * np + j] = (2.0 / h) * total;
             }
         }
     }
@@ -659,8 +670,8 @@ fn dg_rhs(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
         ("u".to_string(), data(u.clone().into_dyn())),
         ("h".to_string(), data(ArrayD::from_elem(ndarray::IxDyn(&[]), h))),
     ]);
-    for (name, a) in ["left", "right", "bottom", "top"].into_iter().zip(nb) {
-        inputs.insert(name.to_string(), ArrayData::from(a.into_dyn()));
+    for (side, name) in dg::inflow_neighbours() {
+        inputs.insert(name.to_string(), ArrayData::from(nb[side].clone().into_dyn()));
     }
     let expected = expected.as_slice().unwrap();
     bench_backends(rows, sizes, "dg-rhs", &rhs, &inputs, expected, (Some(nd), Some(hand)));

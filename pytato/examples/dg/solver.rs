@@ -8,8 +8,9 @@
 //!   is `-(2/h)(aₓ D_x u + a_y D_y u)` plus the lifted flux differences of the four faces.
 //! - The right-hand side is one DAG: two einsums with `D` (element-local, small dense), face
 //!   values of the neighbours gathered with index arrays (`take` along the element axis), the
-//!   upwind flux difference `(a·n − |a·n|)/2 · (u⁻ − u⁺)` and the lift (two more einsums per
-//!   direction). Arrays carry axis tags for the element and DOF axes.
+//!   upwind flux difference `(a·n − |a·n|)/2 · (u⁻ − u⁺)` and the lift (an einsum per face; the
+//!   faces the flow leaves through contribute zero and are left out). Arrays carry axis tags for
+//!   the element and DOF axes.
 //! - Time stepping is Carpenter and Kennedy's five-stage fourth-order low-storage Runge–Kutta
 //!   scheme: one stage (`k ← αk + Δt·rhs(u)`, `u ← u + βk`) is one compiled program whose outputs
 //!   are named like its inputs, run five times per step with the stage's coefficients as 0-d
@@ -41,6 +42,17 @@ impl Tag for DofAxis {}
 
 /// The advection velocity.
 pub const VELOCITY: (f64, f64) = (1.0, 0.5);
+
+/// The faces of an element, by the name of the input that holds each one's neighbours.
+pub const NEIGHBOURS: [&str; 4] = ["left", "right", "bottom", "top"];
+
+/// `a·n` on each face of [`NEIGHBOURS`]: the flow enters where it is negative.
+const A_DOT_N: [f64; 4] = [-VELOCITY.0, VELOCITY.0, -VELOCITY.1, VELOCITY.1];
+
+/// The neighbour inputs the right-hand side reads: those of the faces the flow enters through.
+pub fn inflow_neighbours() -> impl Iterator<Item = (usize, &'static str)> {
+    NEIGHBOURS.into_iter().enumerate().filter(|&(side, _)| A_DOT_N[side] < 0.0)
+}
 
 /// The 1-D reference element `[-1, 1]` of order `n`.
 pub struct Reference {
@@ -219,7 +231,8 @@ pub fn rhs(reference: &Reference, u: &pt::Array) -> pt::Result<pt::Array> {
     let n = reference.order as i64;
     let (ax, ay) = VELOCITY;
     let neighbour = |name: &str| pt::placeholder(name, [e.clone()], DType::I64)?.with_tagged_axis(0, ElementAxis);
-    let (left, right, bottom, top) = (neighbour("left")?, neighbour("right")?, neighbour("bottom")?, neighbour("top")?);
+    let [left, right, bottom, top] = NEIGHBOURS.map(neighbour);
+    let (left, right, bottom, top) = (left?, right?, bottom?, top?);
     let two_over_h = pt::divide(2.0, &pt::placeholder("h", Shape::scalar(), DType::F64)?)?;
     let diff = data(reference.diff.clone().into_dyn())?;
     let lift_left = data(reference.lift_left.clone().into_dyn())?;
@@ -235,26 +248,25 @@ pub fn rhs(reference: &Reference, u: &pt::Array) -> pt::Result<pt::Array> {
         let index = if axis == 1 { pt::s![.., at, ..] } else { pt::s![.., .., at] };
         u.index(&index)
     };
-    // The strong-form flux difference n·(a u⁻) − n·f* with the upwind flux.
-    let jump = |minus: pt::Array, plus_face: pt::Array, neighbours: &pt::Array, a_n: f64| -> pt::Result<pt::Array> {
+    // The strong-form flux difference n·(a u⁻) − n·f* with the upwind flux, lifted: zero on the
+    // faces the flow leaves through (a·n ≥ 0), which are left out.
+    let faces = [
+        (face(1, 0)?, face(1, n)?, &left, &lift_left, "i,ej->eij"),
+        (face(1, n)?, face(1, 0)?, &right, &lift_right, "i,ej->eij"),
+        (face(2, 0)?, face(2, n)?, &bottom, &lift_left, "j,ei->eij"),
+        (face(2, n)?, face(2, 0)?, &top, &lift_right, "j,ei->eij"),
+    ];
+    let mut total = volume;
+    for (side, (minus, plus_face, neighbours, lift, spec)) in faces.into_iter().enumerate() {
+        let a_n = A_DOT_N[side];
+        if a_n >= 0.0 {
+            continue;
+        }
         let plus = pt::take(&plus_face, neighbours, Some(0))?;
-        pt::multiply((a_n - a_n.abs()) / 2.0, &pt::subtract(&minus, &plus)?)
-    };
-    let flux_left = jump(face(1, 0)?, face(1, n)?, &left, -ax)?;
-    let flux_right = jump(face(1, n)?, face(1, 0)?, &right, ax)?;
-    let flux_bottom = jump(face(2, 0)?, face(2, n)?, &bottom, -ay)?;
-    let flux_top = jump(face(2, n)?, face(2, 0)?, &top, ay)?;
-    let surface = pt::add(
-        &pt::add(
-            &pt::einsum("i,ej->eij", &[&lift_left, &flux_left])?,
-            &pt::einsum("i,ej->eij", &[&lift_right, &flux_right])?,
-        )?,
-        &pt::add(
-            &pt::einsum("j,ei->eij", &[&lift_left, &flux_bottom])?,
-            &pt::einsum("j,ei->eij", &[&lift_right, &flux_top])?,
-        )?,
-    )?;
-    let total = pt::multiply(&two_over_h, &pt::add(&volume, &surface)?)?;
+        let jump = pt::multiply(a_n, &pt::subtract(&minus, &plus)?)?;
+        total = pt::add(&total, &pt::einsum(spec, &[lift, &jump])?)?;
+    }
+    let total = pt::multiply(&two_over_h, &total)?;
     total.with_tagged_axis(0, ElementAxis)?.with_tagged_axis(1, DofAxis)?.with_tagged_axis(2, DofAxis)
 }
 
@@ -335,7 +347,7 @@ impl Solver {
         let dt_max = cfl * h / (np * np * (VELOCITY.0.abs() + VELOCITY.1.abs()));
         let steps = (t_final / dt_max).ceil().max(1.0) as usize;
         let dt = t_final / steps as f64;
-        let [left, right, bottom, top] = mesh.neighbours().map(|a| a.into_dyn());
+        let neighbours = mesh.neighbours().map(|a| a.into_dyn());
         let scalar = |v: f64| ArrayD::from_elem(ndarray::IxDyn(&[]), v);
         let (h_in, dt_in) = (scalar(h), scalar(dt));
         let mut u = mesh.interpolate(reference, exact(0.0)).into_dyn();
@@ -345,18 +357,17 @@ impl Solver {
         for step in 0..steps {
             for (alpha, beta) in RK_ALPHA.iter().zip(&RK_BETA) {
                 let (alpha, beta) = (scalar(*alpha), scalar(*beta));
-                let inputs = NamedViews::from([
+                let mut inputs = NamedViews::from([
                     ("u", u.view().into()),
                     ("k", k.view().into()),
-                    ("left", left.view().into()),
-                    ("right", right.view().into()),
-                    ("bottom", bottom.view().into()),
-                    ("top", top.view().into()),
                     ("h", h_in.view().into()),
                     ("dt", dt_in.view().into()),
                     ("alpha", alpha.view().into()),
                     ("beta", beta.view().into()),
                 ]);
+                for (side, name) in inflow_neighbours() {
+                    inputs.insert(name, neighbours[side].view().into());
+                }
                 let mut outputs =
                     NamedViewsMut::from([("u", u_next.view_mut().into()), ("k", k_next.view_mut().into())]);
                 self.program.run_into(&inputs, &mut outputs)?;
