@@ -4,7 +4,6 @@
 //! the interpreter to round-off. The reference matrices are checked against exact properties.
 
 #[path = "../../pytato/examples/dg/solver.rs"]
-#[allow(dead_code)]
 mod solver;
 
 use solver::{Mesh, Reference, Solver, observed_orders};

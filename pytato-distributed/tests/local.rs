@@ -1,12 +1,17 @@
 //! Distributed programs on in-process ranks (threads), on every linked backend: halo exchanges
 //! on rings of 1 to 4 ranks, the distributed heat equation against the one-process run, receives
-//! posted in random orders, forwarding, and the errors (mismatched shapes and dtypes, unmatched
+//! posted in random orders, forwarding, the DG flagship split into strips of rows against the
+//! one-process run, and the errors (mismatched shapes and dtypes, unmatched
 //! sends, cycles of waits, timeouts) on every rank.
 
 #[path = "support/dags.rs"]
 mod dags;
+#[path = "support/dg.rs"]
+mod dg;
 #[path = "support/heat.rs"]
 mod heat;
+#[path = "../../pytato/examples/dg/solver.rs"]
+mod solver;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -445,6 +450,26 @@ fn empty_and_special_messages_names_like_inputs_and_other_sizes_on_every_backend
                 assert_eq!(bits(&z), bits(&specials), "{name}: specials arrive bit for bit");
                 assert_eq!(run["e"].shape(), &[3], "{name}: the sum over an empty axis");
                 assert!(run["e"].as_array::<f32>().unwrap().iter().all(|&v| v == 0.0), "{name}");
+            }
+        }
+    }
+}
+
+#[test]
+fn dg_on_two_three_and_four_ranks_equals_one_process() {
+    let (order, k, t_final) = (2, 8, 0.05);
+    for (name, backend) in backends() {
+        let single = solver::Solver::new(&*backend, order)
+            .and_then(|s| s.run(&solver::Mesh { k }, t_final, 0.5, &mut |_, _| {}))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        for size in [2, 3, 4] {
+            let b = backend.clone();
+            let strips = on_ranks(size, move |comm| dg::run_rank(comm, &*b, order, k, t_final, 0.5));
+            for (rank, strip) in strips.into_iter().enumerate() {
+                let strip = strip.unwrap_or_else(|e| panic!("{name}, rank {rank} of {size}: {e}"));
+                let (first_row, _) = dg::strip(k, size, rank);
+                let difference = dg::max_difference(&strip, &single.u, k, first_row);
+                assert!(difference <= 1e-12, "{name}, rank {rank} of {size}: differs by {difference:e}");
             }
         }
     }

@@ -6,8 +6,12 @@
 
 #[path = "support/dags.rs"]
 mod dags;
+#[path = "support/dg.rs"]
+mod dg;
 #[path = "support/heat.rs"]
 mod heat;
+#[path = "../../pytato/examples/dg/solver.rs"]
+mod solver;
 
 use std::time::Duration;
 
@@ -115,13 +119,27 @@ fn mismatches_are_typed_errors(comm: &MpiCommunicator, backend: &dyn Backend) ->
 
 type Case = fn(&MpiCommunicator, &dyn Backend) -> std::result::Result<(), String>;
 
+/// The DG flagship split into strips of rows, one per rank: every rank's values equal the
+/// one-process run's on its rows, to round-off.
+fn dg_matches_one_process(comm: &MpiCommunicator, backend: &dyn Backend) -> std::result::Result<(), String> {
+    let (order, k, t_final) = (2, 6, 0.02);
+    let strip = dg::run_rank(comm, backend, order, k, t_final, 0.5).map_err(|e| e.to_string())?;
+    let single = solver::Solver::new(backend, order)
+        .and_then(|s| s.run(&solver::Mesh { k }, t_final, 0.5, &mut |_, _| {}))
+        .map_err(|e| e.to_string())?;
+    let (first_row, _) = dg::strip(k, comm.size(), comm.rank());
+    let difference = dg::max_difference(&strip, &single.u, k, first_row);
+    check(difference <= 1e-12, || format!("the strip differs from the one-process run by {difference:e}"))
+}
+
 fn main() {
     let comm = MpiCommunicator::init().expect("MPI initializes");
-    let cases: [(&str, Case); 4] = [
+    let cases: [(&str, Case); 5] = [
         ("ring halo exchange", ring),
         ("heat equation matches one process", heat_matches_one_process),
         ("receives in random orders", random_receive_order),
         ("mismatched shapes and dtypes", mismatches_are_typed_errors),
+        ("DG solver matches one process", dg_matches_one_process),
     ];
     let backends: Vec<(&str, Box<dyn Backend>)> = vec![
         ("cranelift", Box::new(pytato_backend_cranelift::Cranelift::default())),

@@ -578,7 +578,6 @@ fn dg_apply(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
 }
 
 #[path = "../examples/dg/solver.rs"]
-#[allow(dead_code)]
 mod dg;
 
 /// The DG operator of order 4 written with `ndarray` as a Rust user would: per element, `D u` and

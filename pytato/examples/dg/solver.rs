@@ -18,17 +18,18 @@
 //!
 //! The number of elements is a size parameter: one program per order serves every mesh.
 
-// Shared by the example and the conformance test (`#[path]`), so `pub` means "for both".
-#![allow(unreachable_pub)]
+// Shared by the example, the conformance test, the bench and the distributed tests (`#[path]`):
+// `pub` means "for all of them", and each uses a part.
+#![allow(unreachable_pub, dead_code)]
 
 use std::f64::consts::PI;
 use std::time::{Duration, Instant};
 
 use ndarray::{Array1, Array2, Array3, ArrayD};
-use pytato as pt;
-use pytato::backend::{Backend, NamedViews, NamedViewsMut, Program};
-use pytato::tags::Tag;
-use pytato::{ArrayData, DType, DictOfNamedArrays, Dim, Shape};
+use pytato_core::backend::{Backend, NamedViews, NamedViewsMut, Program};
+use pytato_core::frontend as pt;
+use pytato_core::tags::Tag;
+use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Result, Shape};
 
 /// The element axis of a DG array.
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -219,52 +220,62 @@ pub fn exact(t: f64) -> impl Fn(f64, f64) -> f64 {
     move |x, y| (2.0 * PI * (x - VELOCITY.0 * t)).sin() * (2.0 * PI * (y - VELOCITY.1 * t)).sin()
 }
 
-fn data(a: ArrayD<f64>) -> pt::Result<pt::Array> {
-    pt::Array::new_data_wrapper(ArrayData::from(a), None)
+fn data(a: ArrayD<f64>) -> Result<Array> {
+    Array::new_data_wrapper(ArrayData::from(a), None)
 }
 
 /// The right-hand side `du/dt` of the semi-discrete scheme as a DAG in `u` (shape
-/// `(e, np, np)`, `e` a size parameter) and the four neighbour index arrays (`left`, `right`,
-/// `bottom`, `top`, shape `(e,)`), for elements of side `h` (a 0-d input `h`).
-pub fn rhs(reference: &Reference, u: &pt::Array) -> pt::Result<pt::Array> {
-    let e = Dim::param("e");
+/// `(e, np, np)`, `e` a size parameter or a length) and the neighbour index arrays of the faces the
+/// flow enters through ([`inflow_neighbours`], shape `(e,)`), for elements of side `h` (a 0-d
+/// input `h`).
+pub fn rhs(reference: &Reference, u: &Array) -> Result<Array> {
+    let sources = [0, 1, 2, 3].map(|side| plus_source(reference, u, side));
+    let [a, b, c, d] = sources;
+    rhs_from(reference, u, [a?, b?, c?, d?])
+}
+
+/// The face values of `u` that the neighbours across face `side` of [`NEIGHBOURS`] show: the
+/// right faces of the left neighbours, and so on (shape `(e, np)`).
+pub fn plus_source(reference: &Reference, u: &Array, side: usize) -> Result<Array> {
+    let n = reference.order as i64;
+    match side {
+        0 => u.index(pytato_core::s![.., n, ..]),
+        1 => u.index(pytato_core::s![.., 0, ..]),
+        2 => u.index(pytato_core::s![.., .., n]),
+        _ => u.index(pytato_core::s![.., .., 0]),
+    }
+}
+
+/// [`rhs`] with the neighbours' face values across each face gathered from `plus[side]` (any
+/// number of rows, indexed by that face's neighbour input): a rank of a distributed mesh puts the
+/// faces it receives before its own.
+pub fn rhs_from(reference: &Reference, u: &Array, plus: [Array; 4]) -> Result<Array> {
     let n = reference.order as i64;
     let (ax, ay) = VELOCITY;
-    let neighbour = |name: &str| pt::placeholder(name, [e.clone()], DType::I64)?.with_tagged_axis(0, ElementAxis);
-    let [left, right, bottom, top] = NEIGHBOURS.map(neighbour);
-    let (left, right, bottom, top) = (left?, right?, bottom?, top?);
+    let elements = u.shape()[0].clone();
     let two_over_h = pt::divide(2.0, &pt::placeholder("h", Shape::scalar(), DType::F64)?)?;
     let diff = data(reference.diff.clone().into_dyn())?;
-    let lift_left = data(reference.lift_left.clone().into_dyn())?;
-    let lift_right = data(reference.lift_right.clone().into_dyn())?;
+    let lifts = [data(reference.lift_left.clone().into_dyn())?, data(reference.lift_right.clone().into_dyn())?];
 
     // Volume term: -(2/h) (aₓ D along x + a_y D along y).
     let du_dx = pt::einsum("ik,ekj->eij", &[&diff, u])?;
     let du_dy = pt::einsum("jk,eik->eij", &[&diff, u])?;
-    let volume = pt::negative(&pt::add(&pt::multiply(ax, &du_dx)?, &pt::multiply(ay, &du_dy)?)?)?;
+    let mut total = pt::negative(&pt::add(&pt::multiply(ax, &du_dx)?, &pt::multiply(ay, &du_dy)?)?)?;
 
-    // Face values: this element's (minus) and the neighbour's (plus), gathered by index arrays.
-    let face = |axis: usize, at: i64| -> pt::Result<pt::Array> {
-        let index = if axis == 1 { pt::s![.., at, ..] } else { pt::s![.., .., at] };
-        u.index(&index)
-    };
     // The strong-form flux difference n·(a u⁻) − n·f* with the upwind flux, lifted: zero on the
     // faces the flow leaves through (a·n ≥ 0), which are left out.
-    let faces = [
-        (face(1, 0)?, face(1, n)?, &left, &lift_left, "i,ej->eij"),
-        (face(1, n)?, face(1, 0)?, &right, &lift_right, "i,ej->eij"),
-        (face(2, 0)?, face(2, n)?, &bottom, &lift_left, "j,ei->eij"),
-        (face(2, n)?, face(2, 0)?, &top, &lift_right, "j,ei->eij"),
-    ];
-    let mut total = volume;
-    for (side, (minus, plus_face, neighbours, lift, spec)) in faces.into_iter().enumerate() {
-        let a_n = A_DOT_N[side];
-        if a_n >= 0.0 {
-            continue;
-        }
-        let plus = pt::take(&plus_face, neighbours, Some(0))?;
-        let jump = pt::multiply(a_n, &pt::subtract(&minus, &plus)?)?;
-        total = pt::add(&total, &pt::einsum(spec, &[lift, &jump])?)?;
+    for (side, name) in inflow_neighbours() {
+        let minus = match side {
+            0 => u.index(pytato_core::s![.., 0, ..])?,
+            1 => u.index(pytato_core::s![.., n, ..])?,
+            2 => u.index(pytato_core::s![.., .., 0])?,
+            _ => u.index(pytato_core::s![.., .., n])?,
+        };
+        let neighbours = pt::placeholder(name, [elements.clone()], DType::I64)?.with_tagged_axis(0, ElementAxis)?;
+        let gathered = pt::take(&plus[side], &neighbours, Some(0))?;
+        let jump = pt::multiply(A_DOT_N[side], &pt::subtract(&minus, &gathered)?)?;
+        let spec = if side < 2 { "i,ej->eij" } else { "j,ei->eij" };
+        total = pt::add(&total, &pt::einsum(spec, &[&lifts[side % 2], &jump])?)?;
     }
     let total = pt::multiply(&two_over_h, &total)?;
     total.with_tagged_axis(0, ElementAxis)?.with_tagged_axis(1, DofAxis)?.with_tagged_axis(2, DofAxis)
@@ -273,27 +284,38 @@ pub fn rhs(reference: &Reference, u: &pt::Array) -> pt::Result<pt::Array> {
 /// One low-storage Runge–Kutta stage as a DAG: inputs `u`, `k` (shape `(e, np, np)`), the
 /// neighbour arrays, `h`, and the 0-d stage coefficients `alpha`, `beta` and the step `dt`;
 /// outputs `k ← αk + Δt·rhs(u)` and `u ← u + βk`, named `k` and `u` like their inputs.
-pub fn stage(reference: &Reference) -> pt::Result<DictOfNamedArrays> {
-    let np = reference.np();
-    let shape = [Dim::param("e"), Dim::new(np as i64), Dim::new(np as i64)];
+pub fn stage(reference: &Reference) -> Result<DictOfNamedArrays> {
+    stage_with(reference, Dim::param("e"), &|u| rhs(reference, u))
+}
+
+/// [`stage`] on `elements` elements, with the right-hand side `rhs` of `u`.
+pub fn stage_with(
+    reference: &Reference,
+    elements: Dim,
+    rhs: &dyn Fn(&Array) -> Result<Array>,
+) -> Result<DictOfNamedArrays> {
+    let np = Dim::new(reference.np() as i64);
+    let shape = [elements, np.clone(), np];
     let u = pt::placeholder("u", shape.clone(), DType::F64)?.with_tagged_axis(0, ElementAxis)?;
     let k = pt::placeholder("k", shape, DType::F64)?.with_tagged_axis(0, ElementAxis)?;
     let scalar = |name: &str| pt::placeholder(name, Shape::scalar(), DType::F64);
     let (alpha, beta, dt) = (scalar("alpha")?, scalar("beta")?, scalar("dt")?);
-    let k_next = pt::add(&pt::multiply(&alpha, &k)?, &pt::multiply(&dt, &rhs(reference, &u)?)?)?;
+    let k_next = pt::add(&pt::multiply(&alpha, &k)?, &pt::multiply(&dt, &rhs(&u)?)?)?;
     let u_next = pt::add(&u, &pt::multiply(&beta, &k_next)?)?;
     DictOfNamedArrays::new([("u", u_next), ("k", k_next)])
 }
 
-/// Carpenter and Kennedy's (1994) five-stage fourth-order low-storage Runge–Kutta coefficients.
-const RK_ALPHA: [f64; 5] = [
+/// Carpenter and Kennedy's (1994) five-stage fourth-order low-storage Runge–Kutta coefficients:
+/// the `α` of each stage.
+pub const RK_ALPHA: [f64; 5] = [
     0.0,
     -567301805773.0 / 1357537059087.0,
     -2404267990393.0 / 2016746695238.0,
     -3550918686646.0 / 2091501179385.0,
     -1275806237668.0 / 842570457699.0,
 ];
-const RK_BETA: [f64; 5] = [
+/// The `β` of each stage (see [`RK_ALPHA`]).
+pub const RK_BETA: [f64; 5] = [
     1432997174477.0 / 9575080441755.0,
     5161836677717.0 / 13612068292357.0,
     1720146321549.0 / 2090206949498.0,
@@ -311,6 +333,8 @@ pub struct RunResult {
     pub dofs: usize,
     /// Wall time of the time loop.
     pub run_time: Duration,
+    /// The nodal values at the final time.
+    pub u: Array3<f64>,
 }
 
 /// The stage program of one order, compiled once for every mesh.
@@ -324,7 +348,7 @@ pub struct Solver {
 
 impl Solver {
     /// Builds and compiles the stage of order `order` on `backend`.
-    pub fn new(backend: &dyn Backend, order: usize) -> pt::Result<Solver> {
+    pub fn new(backend: &dyn Backend, order: usize) -> Result<Solver> {
         let reference = Reference::new(order);
         let start = Instant::now();
         let program = backend.compile(&(&stage(&reference)?).into())?;
@@ -340,13 +364,10 @@ impl Solver {
         t_final: f64,
         cfl: f64,
         progress: &mut dyn FnMut(usize, usize),
-    ) -> pt::Result<RunResult> {
+    ) -> Result<RunResult> {
         let reference = &self.reference;
-        let np = reference.np() as f64;
         let h = mesh.h();
-        let dt_max = cfl * h / (np * np * (VELOCITY.0.abs() + VELOCITY.1.abs()));
-        let steps = (t_final / dt_max).ceil().max(1.0) as usize;
-        let dt = t_final / steps as f64;
+        let (steps, dt) = time_steps(reference, mesh, t_final, cfl);
         let neighbours = mesh.neighbours().map(|a| a.into_dyn());
         let scalar = |v: f64| ArrayD::from_elem(ndarray::IxDyn(&[]), v);
         let (h_in, dt_in) = (scalar(h), scalar(dt));
@@ -380,8 +401,17 @@ impl Solver {
         let u = u.into_dimensionality::<ndarray::Ix3>().expect("3 axes");
         let difference = &u - &mesh.interpolate(reference, exact(t_final));
         let error = mesh.l2_norm(reference, &difference);
-        Ok(RunResult { error, steps, dofs: u.len(), run_time })
+        Ok(RunResult { error, steps, dofs: u.len(), run_time, u })
     }
+}
+
+/// The number of steps and the step to reach `t_final` with steps of at most
+/// `cfl · h / ((n + 1)² (|aₓ| + |a_y|))`.
+pub fn time_steps(reference: &Reference, mesh: &Mesh, t_final: f64, cfl: f64) -> (usize, f64) {
+    let np = reference.np() as f64;
+    let dt_max = cfl * mesh.h() / (np * np * (VELOCITY.0.abs() + VELOCITY.1.abs()));
+    let steps = (t_final / dt_max).ceil().max(1.0) as usize;
+    (steps, t_final / steps as f64)
 }
 
 /// Observed orders `log2(e_k / e_2k)` of errors on meshes that halve `h` each time.
