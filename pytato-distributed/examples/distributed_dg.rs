@@ -1,0 +1,146 @@
+//! The DG flagship (`pytato/examples/dg`) split over ranks: the mesh's rows of elements in strips,
+//! one per rank, the faces of neighbouring strips exchanged at every Runge–Kutta stage
+//! (`tests/support/dg.rs`). Each rank also runs the whole mesh in one process and compares its
+//! rows: they must agree bit for bit. Rank 0 prints each rank's strip, compile and run times, and
+//! the difference.
+//!
+//! Run on MPI (build first, then start the ranks):
+//!
+//! ```text
+//! cargo build --release -p pytato-distributed --features mpi --example distributed_dg
+//! mpirun -n 4 --oversubscribe target/release/examples/distributed_dg
+//! ```
+//!
+//! or on threads standing in for ranks, without MPI:
+//! `cargo run --release -p pytato-distributed --example distributed_dg -- --local 4`.
+//!
+//! Options: `--order P` (default 3), `--mesh K` (K×K elements, default 32), `--t T` (final
+//! time, default 0.1), `--local RANKS`.
+
+#[path = "../tests/support/dg.rs"]
+mod dg;
+#[path = "../../pytato/examples/dg/solver.rs"]
+mod solver;
+
+use std::time::{Duration, Instant};
+
+use pytato_distributed::{Communicator, LocalCommunicator};
+
+struct Options {
+    order: usize,
+    mesh: usize,
+    t_final: f64,
+    local: Option<usize>,
+}
+
+fn parse_options() -> Options {
+    let mut o = Options { order: 3, mesh: 32, t_final: 0.1, local: None };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    for pair in args.chunks(2) {
+        let value = pair.get(1).map(String::as_str).unwrap_or("");
+        let bad = || -> ! {
+            eprintln!("distributed_dg: bad argument {pair:?}; options: --order P --mesh K --t T --local RANKS");
+            std::process::exit(2)
+        };
+        match pair[0].as_str() {
+            "--order" => o.order = value.parse().unwrap_or_else(|_| bad()),
+            "--mesh" => o.mesh = value.parse().unwrap_or_else(|_| bad()),
+            "--t" => o.t_final = value.parse().unwrap_or_else(|_| bad()),
+            "--local" => o.local = Some(value.parse().unwrap_or_else(|_| bad())),
+            _ => bad(),
+        }
+    }
+    o
+}
+
+/// What one rank measured: `[rank, first row, rows, run seconds, one-process seconds, difference]`.
+fn run_rank(comm: &dyn Communicator, o: &Options) -> pytato_core::Result<Vec<f64>> {
+    let backend = pytato_backend_cranelift::Cranelift::new();
+    let start = Instant::now();
+    let strip = dg::run_rank(comm, &backend, o.order, o.mesh, o.t_final, 0.5)?;
+    let run = start.elapsed();
+    let start = Instant::now();
+    let single =
+        solver::Solver::new(&backend, o.order)?.run(&solver::Mesh { k: o.mesh }, o.t_final, 0.5, &mut |_, _| {})?;
+    let one_process = start.elapsed();
+    let (first_row, rows) = dg::strip(o.mesh, comm.size(), comm.rank());
+    let difference = dg::max_difference(&strip, &single.u, o.mesh, first_row);
+    Ok(vec![
+        comm.rank() as f64,
+        first_row as f64,
+        rows as f64,
+        run.as_secs_f64(),
+        one_process.as_secs_f64(),
+        difference,
+    ])
+}
+
+fn encode(values: &[f64]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// Prints the reports; `false` if a rank's rows differ from the one-process run.
+fn print_reports(size: usize, o: &Options, all: &[Vec<u8>]) -> bool {
+    let (order, mesh, t_final) = (o.order, o.mesh, o.t_final);
+    println!("DG (order {order}) on {mesh}x{mesh} elements to t = {t_final}, split into {size} strips of rows");
+    println!("rank  rows        run (incl. compile)  one process   max |difference|");
+    let mut worst = 0.0f64;
+    for bytes in all {
+        let r: Vec<f64> = bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+        println!(
+            "{:>4}  {:>3}..{:<3}   {:>12.2?}         {:>10.2?}   {:e}",
+            r[0],
+            r[1],
+            r[1] + r[2],
+            Duration::from_secs_f64(r[3]),
+            Duration::from_secs_f64(r[4]),
+            r[5]
+        );
+        worst = worst.max(r[5]);
+    }
+    worst == 0.0
+}
+
+fn main() {
+    let o = parse_options();
+    if let Some(ranks) = o.local {
+        let o = std::sync::Arc::new(o);
+        let handles: Vec<_> = LocalCommunicator::group(ranks)
+            .into_iter()
+            .map(|comm| {
+                let o = o.clone();
+                std::thread::spawn(move || {
+                    let report = run_rank(&comm, &o).unwrap_or_else(|e| panic!("rank {}: {e}", comm.rank()));
+                    comm.all_gather(&encode(&report)).expect("in-process gather")
+                })
+            })
+            .collect();
+        let all: Vec<Vec<Vec<u8>>> = handles.into_iter().map(|h| h.join().expect("a rank failed")).collect();
+        if !print_reports(ranks, &o, &all[0]) {
+            eprintln!("error: the distributed result differs from the one-process result");
+            std::process::exit(1);
+        }
+        return;
+    }
+    run_mpi(&o);
+}
+
+#[cfg(feature = "mpi")]
+fn run_mpi(o: &Options) {
+    let comm = pytato_distributed::MpiCommunicator::init().unwrap_or_else(|e| panic!("{e}"));
+    let report = run_rank(&comm, o).unwrap_or_else(|e| {
+        eprintln!("rank {}: {e}", comm.rank());
+        std::process::exit(1)
+    });
+    let all = comm.all_gather(&encode(&report)).unwrap_or_else(|e| panic!("{e}"));
+    if comm.rank() == 0 && !print_reports(comm.size(), o, &all) {
+        eprintln!("error: the distributed result differs from the one-process result");
+        std::process::exit(1);
+    }
+}
+
+#[cfg(not(feature = "mpi"))]
+fn run_mpi(_: &Options) {
+    eprintln!("distributed_dg: built without the `mpi` feature; run with --local RANKS, or build with --features mpi");
+    std::process::exit(2);
+}
