@@ -691,7 +691,8 @@ for d in [F, D]:
     case(f"array_api_binary_math_special_{d}", outs, {"x": (d, (22,), "special"), "y": (d, (22,), "special_shifted")})
     case(f"nextafter_edges_{d}", {"self": "np.nextafter(x, x)", "zero": "np.nextafter(x, 0.0)",
                                   "down": "np.nextafter(x * 0, -1.0)", "up": "np.nextafter(-(x * 0), 1.0)",
-                                  "away": "np.nextafter(x, np.inf)"}, {"x": (d, (22,), "special")})
+                                  "away": "np.nextafter(x, np.inf)", "moved": "np.nextafter(x, 0.0) != x",
+                                  "step": "np.nextafter(x, np.inf) - x"}, {"x": (d, (22,), "special")})
     case(f"round_halfway_{d}", {"round": "np.round(x)", "rint": "np.rint(x)", "half": "np.round(x * 0.5)"},
          {"x": (d, (12,), [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999999999999994, 4503599627370495.5, 1e300,
                            "-0.0", "inf", "nan"])})
@@ -995,6 +996,18 @@ case("float16_moves", {"where": "np.where(c, x, y)", "concat": "np.concatenate([
                        "take": "np.take(x, i)", "clip": "np.clip(x, -0.5, 0.5)",
                        "round": "np.round(x, 2)", "full": "np.full((2,), 0.1, dtype=np.float16)"},
      {"c": (B, (6,)), "x": (H, (6,)), "y": (H, (6,)), "i": (I64, (3,), "int:-6:6")})
+# nextafter steps float16's own values (numpy's npy_half_nextafter): x where x == y (0.0 toward -0.0
+# stays 0.0), the smallest subnormal from zero, the largest finite value from infinity, powers of two
+# and subnormals, overflow to infinity; int8 operands compute in float16.
+# (The comparisons and the step are exact checks: the float16 tolerance is wider than one step.)
+case("float16_nextafter", {"h": "np.nextafter(x, y)", "i8": "np.nextafter(i, j)", "moved": "np.nextafter(x, y) != x",
+                           "up": "np.nextafter(x, y) > x", "step": "np.nextafter(x, y) - x",
+                           "i8_step": "np.nextafter(i, j) - i"},
+     {"x": (H, (20,), [0.0, -0.0, 1.0, 1.0, 65504.0, "inf", "-inf", 2**-14, 2**-14, -1.0, -1.0, 6e-8, "nan", 1.0,
+                       0.0, 2.0, -2.0, 1000.0, -0.0, -65504.0]),
+      "y": (H, (20,), [-0.0, 0.0, 2.0, 0.0, "inf", 0.0, 0.0, 0.0, 1.0, -2.0, 0.0, -1.0, 1.0, "nan", -1.0, 0.0, 0.0,
+                       "-inf", 3.0, "-inf"]),
+      "i": (I8, (4,), [3, -3, 0, 127]), "j": (I8, (4,), [4, -4, -1, 0])})
 case("float16_symbolic", {"s": "np.sum(x * x)", "m": "x[1:] - x[:-1]"}, {"x": (H, ("n",))}, sizes={"n": 9})
 
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,

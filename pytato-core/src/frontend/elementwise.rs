@@ -9,6 +9,7 @@ use crate::array::Array;
 use crate::dtype::{DType, DTypeKind, WeakScalar, result_type};
 use crate::error::{Error, Result};
 use crate::expr::{BinaryOp, CompareOp, Expr, Func, UnaryOp};
+use crate::scalar::Scalar;
 
 use super::operand::{LambdaBuilder, Operand, broadcast_operands, dtype_error, elementwise, promote};
 
@@ -781,11 +782,65 @@ fn real_float_binary(func: Func, a: Operand, b: Operand) -> Result<Array> {
     };
     let dtype = result_type(operand_float(&a), operand_float(&b));
     if func == Func::Nextafter && dtype == DType::F16 {
-        // Computed in float32 and rounded, the next value would round back to `a`; numpy
-        // steps float16's own bits, which the expression language cannot.
-        return Err(dtype_error(op, dtype, &[&a, &b], "float16 is not supported (cast to float32 first)"));
+        return elementwise(op, &[&a, &b], dtype, |e| Ok(nextafter_float16(&e[0], &e[1])));
     }
     elementwise(op, &[&a, &b], dtype, |e| Ok(Expr::call(func, e)))
+}
+
+/// numpy's `nextafter` of two float16 values (`npy_half_nextafter`: one step of float16's bits
+/// toward `y`; `x` where they are equal, so `nextafter(0.0, -0.0)` is `0.0`), computed exactly in
+/// float32: computed in float32 and rounded, the next float32 would round back to `x`.
+///
+/// The step is float16's spacing at `|x|`: `P · 2^-10` for `P` the largest power of two not above
+/// `|x|` (at least `2^-14`, below which float16 is subnormal with spacing `2^-24`), halved when
+/// stepping down from a power of two above `2^-14`. `P` is a sum of powers of two selected by
+/// comparisons, every partial sum exact. Infinities step to the largest finite value; the largest
+/// finite value steps up to infinity through the final rounding, as in numpy.
+fn nextafter_float16(x: &Expr, y: &Expr) -> Expr {
+    let f32c = |v: f64| Expr::Const(Scalar::F32(v as f32));
+    let (x, y) = (x.clone().cast(DType::F32), y.clone().cast(DType::F32));
+    let magnitude = Expr::call(Func::Abs, vec![x.clone()]);
+    let mut power = f32c(2f64.powi(-24));
+    for k in -23..=15 {
+        let at_least = magnitude.clone().compare(CompareOp::Ge, f32c(2f64.powi(k)));
+        power = power.binary(BinaryOp::Add, Expr::if_then_else(at_least, f32c(2f64.powi(k - 1)), f32c(0.0)));
+    }
+    let normal = Expr::call(Func::Maximum, vec![power.clone(), f32c(2f64.powi(-14))]);
+    let away = normal.binary(BinaryOp::Mul, f32c(2f64.powi(-10)));
+    let at_power = magnitude
+        .clone()
+        .compare(CompareOp::Eq, power.clone())
+        .binary(BinaryOp::LogicalAnd, power.compare(CompareOp::Gt, f32c(2f64.powi(-14))));
+    let toward_zero = Expr::if_then_else(at_power, away.clone().binary(BinaryOp::Mul, f32c(0.5)), away.clone());
+    // Away from zero when `y` is beyond `x` on `x`'s side.
+    let positive = x.clone().compare(CompareOp::Gt, f32c(0.0));
+    let beyond = Expr::if_then_else(
+        positive.clone(),
+        y.clone().compare(CompareOp::Gt, x.clone()),
+        y.clone().compare(CompareOp::Lt, x.clone()),
+    );
+    let step = Expr::if_then_else(beyond, away, toward_zero.unary(UnaryOp::Neg));
+    let signed_step = Expr::if_then_else(positive, step.clone(), step.unary(UnaryOp::Neg));
+    let finite_step = x.clone().binary(BinaryOp::Add, signed_step);
+    let nan = |e: &Expr| Expr::call(Func::IsNan, vec![e.clone()]);
+    let result = Expr::if_then_else(
+        nan(&x).binary(BinaryOp::LogicalOr, nan(&y)),
+        f32c(f64::NAN),
+        Expr::if_then_else(
+            x.clone().compare(CompareOp::Eq, y.clone()),
+            x.clone(),
+            Expr::if_then_else(
+                x.clone().compare(CompareOp::Eq, f32c(0.0)),
+                Expr::call(Func::Copysign, vec![f32c(2f64.powi(-24)), y]),
+                Expr::if_then_else(
+                    magnitude.compare(CompareOp::Eq, f32c(f64::INFINITY)),
+                    Expr::call(Func::Copysign, vec![f32c(65504.0), x]),
+                    finite_step,
+                ),
+            ),
+        ),
+    );
+    result.cast(DType::F16)
 }
 
 /// `sqrt(a² + b²)` without overflow or underflow (numpy `hypot`), for real operands; an infinite
@@ -830,7 +885,8 @@ pub fn copysign(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
 }
 
 /// The next representable value after `a` toward `b`, in the result dtype's precision (numpy
-/// `nextafter`); `b` where they are equal, NaN where either is. A `float16` result is an error.
+/// `nextafter`); `b` where they are equal, NaN where either is. float16 steps float16's values as
+/// numpy does (where they are equal it gives `a`, numpy's float16 rule).
 ///
 /// ```
 /// use pytato_core::{frontend as pt, DType};
