@@ -1008,6 +1008,11 @@ case("float16_nextafter", {"h": "np.nextafter(x, y)", "i8": "np.nextafter(i, j)"
       "y": (H, (20,), [-0.0, 0.0, 2.0, 0.0, "inf", 0.0, 0.0, 0.0, 1.0, -2.0, 0.0, -1.0, 1.0, "nan", -1.0, 0.0, 0.0,
                        "-inf", 3.0, "-inf"]),
       "i": (I8, (4,), [3, -3, 0, 127]), "j": (I8, (4,), [4, -4, -1, 0])})
+case("float16_reductions_in_broadcasts", {"centred": "x - np.mean(x, axis=0)", "share": "x / np.sum(x, axis=1, keepdims=True)",
+                                         "max": "np.max(y)", "argmax": "np.argmax(y)", "min": "np.min(np.reshape(y, (4, 4)), axis=0)",
+                                         "empty": "np.sum(x[:0], axis=0)", "one": "np.prod(z, axis=0) * z",
+                                         "any": "np.any(y > 1.0)", "count": "np.count_nonzero(y)"},
+     {"x": (H, (3, 4), "pos"), "y": (H, (16,), "special"), "z": (H, (1, 3))})
 case("float16_symbolic", {"s": "np.sum(x * x)", "m": "x[1:] - x[:-1]"}, {"x": (H, ("n",))}, sizes={"n": 9})
 
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,

@@ -116,13 +116,13 @@ pub fn compare(got: &ArrayData, expected: &ArrayData) -> Result<(), String> {
 ///   order, and a composition of such steps (`sin(y @ y)`) amplifies that beyond one operation's
 ///   tolerance.
 pub fn compare_reordered(got: &ArrayData, expected: &ArrayData, precision: Precision) -> Result<(), String> {
+    let inexact = expected.dtype().is_inexact();
     let tol = match precision {
-        _ if !expected.dtype().is_inexact() => None,
-        Precision::Half => Some(HALF_REORDERED),
-        Precision::Single => Some(SINGLE_REORDERED),
-        Precision::Double => tolerance(expected.dtype()),
+        Precision::Half if inexact => Some(HALF_REORDERED),
+        Precision::Single if inexact => Some(SINGLE_REORDERED),
+        _ => tolerance(expected.dtype()),
     };
-    compare_with(got, expected, true, tol.or_else(|| tolerance(expected.dtype())))
+    compare_with(got, expected, true, tol)
 }
 
 fn non_finite(z: num_complex::Complex64) -> bool {

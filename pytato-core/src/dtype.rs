@@ -239,13 +239,6 @@ impl fmt::Display for DType {
     }
 }
 
-/// The smallest inexact dtype that holds every value of an integer dtype exactly, as numpy
-/// promotes: 8-bit integers fit `float16`'s mantissa, 16-bit ones `float32`'s, wider ones need
-/// `float64`.
-fn float_for_int(d: DType) -> DType {
-    d.float_for_math()
-}
-
 /// numpy's `np.result_type(a, b)` for two array dtypes.
 ///
 /// The result is the smallest dtype both can be cast to safely, following numpy's lattice:
@@ -274,8 +267,9 @@ pub fn result_type(a: DType, b: DType) -> DType {
                 DType::signed_with_bits(u.int_bits() * 2).unwrap_or(DType::F64)
             }
         }
-        (SignedInt | UnsignedInt, Float) => result_type(float_for_int(lo), hi),
-        (SignedInt | UnsignedInt, Complex) => result_type(float_for_int(lo).complex_dtype(), hi),
+        // An integer promotes as the smallest float that holds it exactly (`float_for_math`).
+        (SignedInt | UnsignedInt, Float) => result_type(lo.float_for_math(), hi),
+        (SignedInt | UnsignedInt, Complex) => result_type(lo.float_for_math().complex_dtype(), hi),
         (Float, Float) | (Complex, Complex) => {
             if lo.itemsize() >= hi.itemsize() {
                 lo

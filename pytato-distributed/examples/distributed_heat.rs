@@ -22,12 +22,14 @@
 
 #[path = "../tests/support/heat.rs"]
 mod heat;
+#[path = "../tests/support/launch.rs"]
+mod launch;
 
 use std::time::{Duration, Instant};
 
 use pytato_core::backend::{Backend, NamedData, views};
 use pytato_core::{Array, ArrayData, Result};
-use pytato_distributed::{Communicator, DistributedProgram, LocalCommunicator, RunStats};
+use pytato_distributed::{Communicator, DistributedProgram, RunStats};
 
 const STEPS_PER_RUN: usize = 10;
 
@@ -236,48 +238,16 @@ fn backend(threads: usize) -> pytato_backend_cranelift::Cranelift {
 }
 
 fn main() {
-    let o = parse_options();
-    if let Some(ranks) = o.local {
-        let o = std::sync::Arc::new(o);
-        let handles: Vec<_> = LocalCommunicator::group(ranks)
-            .into_iter()
-            .map(|comm| {
-                let o = o.clone();
-                std::thread::spawn(move || {
-                    let report = run_rank(&comm, &backend(o.threads), &o)
-                        .unwrap_or_else(|e| panic!("rank {}: {e}", comm.rank()));
-                    comm.all_gather(&encode(&report)).expect("in-process gather")
-                })
-            })
-            .collect();
-        let all: Vec<Vec<Vec<u8>>> = handles.into_iter().map(|h| h.join().expect("a rank failed")).collect();
-        if !print_reports(ranks, &o, &all[0]) {
-            eprintln!("error: the distributed result differs from the one-process result");
-            std::process::exit(1);
-        }
-        return;
-    }
-    run_mpi(&o);
-}
-
-#[cfg(feature = "mpi")]
-fn run_mpi(o: &Options) {
-    let comm = pytato_distributed::MpiCommunicator::init().unwrap_or_else(|e| panic!("{e}"));
-    let report = run_rank(&comm, &backend(o.threads), o).unwrap_or_else(|e| {
-        eprintln!("rank {}: {e}", comm.rank());
-        std::process::exit(1)
-    });
-    let all = comm.all_gather(&encode(&report)).unwrap_or_else(|e| panic!("{e}"));
-    if comm.rank() == 0 && !print_reports(comm.size(), o, &all) {
-        eprintln!("error: the distributed result differs from the one-process result");
-        std::process::exit(1);
-    }
-}
-
-#[cfg(not(feature = "mpi"))]
-fn run_mpi(_: &Options) {
-    eprintln!(
-        "distributed_heat: built without the `mpi` feature; run with --local RANKS, or build with --features mpi"
+    let o = std::sync::Arc::new(parse_options());
+    let (local, for_ranks) = (o.local, o.clone());
+    launch::launch(
+        "distributed_heat",
+        local,
+        move |comm| {
+            run_rank(comm, &backend(for_ranks.threads), &for_ranks)
+                .map(|report| encode(&report))
+                .map_err(|e| e.to_string())
+        },
+        |size, all| print_reports(size, &o, all),
     );
-    std::process::exit(2);
 }

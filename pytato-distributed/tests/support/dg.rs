@@ -39,13 +39,13 @@ pub fn stage(reference: &Reference, k: usize, size: usize, rank: usize) -> Resul
     let np = reference.np();
     let elements = Dim::new((k * rows) as i64);
     solver::stage_with(reference, elements, &|u| {
-        let [left, right, own_bottom, top] = [0, 1, 2, 3].map(|side| solver::plus_source(reference, u, side));
-        let own_bottom = own_bottom?;
+        let plus = |side| solver::plus_source(reference, u, side);
+        let own_bottom = plus(2)?;
         // The faces of the rank below come first: the `bottom` indices of the first row point
         // into them, the other rows' past them.
         let halo = make_distributed_recv(below, HALO, [k as i64, np as i64], DType::F64)?;
         let bottom = pt::concatenate(&[halo, own_bottom.clone()], 0)?;
-        let rhs = solver::rhs_from(reference, u, [left?, right?, bottom, top?])?;
+        let rhs = solver::rhs_from(reference, u, [plus(0)?, plus(1)?, bottom, plus(3)?])?;
         let last_row = own_bottom.index(pytato_core::s![((rows - 1) * k) as i64..(rows * k) as i64, ..])?;
         staple_distributed_send(&rhs, make_distributed_send(&last_row, above, HALO)?)
     })
@@ -53,8 +53,7 @@ pub fn stage(reference: &Reference, k: usize, size: usize, rank: usize) -> Resul
 
 /// The neighbour index arrays of a strip, by input name: within the strip for `left` and
 /// `right`; for `bottom`, into the received faces followed by the strip's own.
-pub fn neighbours(k: usize, first_row: usize, rows: usize) -> Vec<(&'static str, ArrayData)> {
-    let _ = first_row;
+pub fn neighbours(k: usize, rows: usize) -> Vec<(&'static str, ArrayData)> {
     let kk = k as i64;
     let at = |f: &dyn Fn(i64, i64) -> i64| {
         ArrayData::from(Array1::from_shape_fn(k * rows, |e| f(e as i64 % kk, e as i64 / kk)).into_dyn())
@@ -91,7 +90,7 @@ pub fn run_rank(
     let mut k_state: ArrayD<f64> = ArrayD::zeros(u.shape());
     let scalar = |v: f64| ArrayData::from(ArrayD::from_elem(IxDyn(&[]), v));
     let mut fixed: Vec<(String, ArrayData)> =
-        neighbours(k, first_row, rows).into_iter().map(|(n, a)| (n.to_string(), a)).collect();
+        neighbours(k, rows).into_iter().map(|(n, a)| (n.to_string(), a)).collect();
     fixed.push(("h".into(), scalar(mesh.h())));
     fixed.push(("dt".into(), scalar(dt)));
     for _ in 0..steps {

@@ -229,9 +229,8 @@ fn data(a: ArrayD<f64>) -> Result<Array> {
 /// flow enters through ([`inflow_neighbours`], shape `(e,)`), for elements of side `h` (a 0-d
 /// input `h`).
 pub fn rhs(reference: &Reference, u: &Array) -> Result<Array> {
-    let sources = [0, 1, 2, 3].map(|side| plus_source(reference, u, side));
-    let [a, b, c, d] = sources;
-    rhs_from(reference, u, [a?, b?, c?, d?])
+    let plus = |side| plus_source(reference, u, side);
+    rhs_from(reference, u, [plus(0)?, plus(1)?, plus(2)?, plus(3)?])
 }
 
 /// The face values of `u` that the neighbours across face `side` of [`NEIGHBOURS`] show: the
