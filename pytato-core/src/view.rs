@@ -185,8 +185,15 @@ impl<'a> ArrayDataView<'a> {
 
     /// A copy that owns its data, in standard layout (ndarray's own `to_owned` keeps the memory
     /// order of a contiguous view, reversed axes included, and compiled kernels read row-major).
+    /// An empty view gets an empty array of its shape: ndarray's copy keeps the view's strides,
+    /// and the non-zero strides numpy gives empty arrays (`(12, 4)` for shape `(0, 3)`) fail
+    /// ndarray's own layout check.
     pub fn to_owned(&self) -> ArrayData {
-        for_each_array_view!(ArrayDataView, self, a => ArrayData::from(a.as_standard_layout().into_owned()))
+        for_each_array_view!(ArrayDataView, self, a => ArrayData::from(if a.is_empty() {
+            ndarray::ArrayD::from_shape_vec(a.raw_dim(), Vec::new()).expect("no elements for an empty shape")
+        } else {
+            a.as_standard_layout().into_owned()
+        }))
     }
 }
 
@@ -266,6 +273,19 @@ mod tests {
         assert!(copy.view().is_standard_layout());
         assert_eq!(copy.get_flat(0), Some(crate::Scalar::I8(3)));
         assert_eq!(t.as_view::<i32>().unwrap()[[3, 0]], 3);
+    }
+
+    #[test]
+    fn empty_views_with_numpys_strides_copy() {
+        // An empty (0, 3) view with strides (3, 1), as numpy gives an empty float32 array
+        // ((12, 4) bytes) and as slicing gives here.
+        let backing = [0.0f32; 3];
+        let shape = ndarray::ShapeBuilder::strides(ndarray::IxDyn(&[0, 3]), ndarray::IxDyn(&[3, 1]));
+        let view = ArrayViewD::from_shape(shape, &backing).unwrap();
+        assert_eq!(view.strides(), &[3, 1]);
+        let copy = ArrayDataView::from(view).to_owned();
+        assert_eq!(copy.shape(), &[0, 3]);
+        assert_eq!(copy.dtype(), DType::F32);
     }
 
     #[test]
