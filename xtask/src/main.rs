@@ -12,6 +12,9 @@
 //! - `mpi`: the distributed tests under `mpirun -n 2`, `-n 3` and `-n 4` (part of `ci` where MPI
 //!   is installed; `PYTATO_REQUIRE_MPI=1` makes a missing MPI a failure, as in CI).
 //! - `bench-mpi`: strong scaling of the `distributed_heat` example on 1, 2 and 4 ranks.
+//! - `python`: builds the Python package (`python/`, with maturin into `target/python-venv`) and
+//!   runs its tests (pytest); part of `ci`, skipped with a message where the packages cannot be
+//!   installed unless `PYTATO_REQUIRE_PYTHON=1` (CI).
 //! - `golden`: regenerates the numpy golden files (needs Python 3 with numpy; the tests do not).
 
 use std::env;
@@ -29,6 +32,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz(&args[1..]),
         Some("mpi") => mpi_tests(true).map(|_| ()),
         Some("bench-mpi") => bench_mpi(&args[1..]),
+        Some("python") => python_tests(true),
         _ => {
             eprintln!("usage: cargo xtask <ci|conformance|bench|fuzz|golden>");
             eprintln!("  ci           cargo fmt --check, clippy -D warnings, cargo test --workspace, conformance");
@@ -41,6 +45,7 @@ fn main() -> ExitCode {
             eprintln!(
                 "  bench-mpi    [--points N] [--runs N] strong scaling of the distributed heat example on 1, 2, 4 ranks"
             );
+            eprintln!("  python       build the Python package into target/python-venv and run its tests");
             eprintln!("  golden  regenerate the numpy golden files under */tests/data (needs python3 + numpy)");
             return ExitCode::from(2);
         }
@@ -102,6 +107,8 @@ fn ci() -> Result<(), String> {
         mpi_tests(false)?;
     }
 
+    python_tests(false)?;
+
     // A short, deterministic fuzzing run (the same seeds every time): a failure here is a new
     // disagreement between backends, or with numpy.
     let mut fuzz = cargo();
@@ -150,24 +157,56 @@ fn bench(args: &[String]) -> Result<(), String> {
 
 /// The Python of `target/peers-venv`, with numpy and jax installed there first if missing.
 fn peers_python() -> Result<PathBuf, String> {
-    let venv = workspace_root().join("target/peers-venv");
+    python_venv("peers-venv", &["numpy>=2", "jax"], "import numpy, jax")
+}
+
+/// The Python of a virtual environment `target/<name>` with `packages` installed, made and
+/// installed into when `ready` (a Python statement) fails there.
+fn python_venv(name: &str, packages: &[&str], ready: &str) -> Result<PathBuf, String> {
+    let venv = workspace_root().join("target").join(name);
     let python = venv.join("bin/python");
-    let ready = |python: &Path| {
-        Command::new(python).args(["-c", "import numpy, jax"]).output().is_ok_and(|o| o.status.success())
-    };
-    if ready(&python) {
+    let is_ready = |python: &Path| Command::new(python).args(["-c", ready]).output().is_ok_and(|o| o.status.success());
+    if is_ready(&python) {
         return Ok(python);
     }
-    eprintln!("==> installing numpy and jax into {}", venv.display());
+    eprintln!("==> installing {} into {}", packages.join(", "), venv.display());
     let status = Command::new("python3").arg("-m").arg("venv").arg(&venv).status();
     if !status.is_ok_and(|s| s.success()) {
         return Err("python3 -m venv failed (Debian: apt-get install python3-venv)".into());
     }
-    let status = Command::new(venv.join("bin/pip")).args(["install", "--quiet", "numpy>=2", "jax"]).status();
-    if !status.is_ok_and(|s| s.success()) || !ready(&python) {
-        return Err("pip could not install numpy and jax (offline?)".into());
+    let status = Command::new(venv.join("bin/pip")).args(["install", "--quiet"]).args(packages).status();
+    if !status.is_ok_and(|s| s.success()) || !is_ready(&python) {
+        return Err(format!("pip could not install {} (offline?)", packages.join(", ")));
     }
     Ok(python)
+}
+
+/// Builds the Python package with `maturin develop` into `target/python-venv` and runs its
+/// tests. Where Python, pip or the packages are missing the tests are skipped with a message,
+/// unless `required` (the `python` command) or `PYTATO_REQUIRE_PYTHON=1` (CI).
+fn python_tests(required: bool) -> Result<(), String> {
+    let required = required || env::var("PYTATO_REQUIRE_PYTHON").is_ok_and(|v| v == "1");
+    let packages = ["maturin>=1.16,<2", "numpy>=2", "pytest>=8"];
+    let python = match python_venv("python-venv", &packages, "import maturin, numpy, pytest") {
+        Ok(python) => python,
+        Err(e) if !required => {
+            eprintln!("==> Python tests SKIPPED: {e}");
+            return Ok(());
+        }
+        Err(e) => return Err(format!("the Python tests need Python 3 with venv and pip: {e}")),
+    };
+    let bin = python.parent().expect("a venv's python is in its bin").to_path_buf();
+    let venv = bin.parent().expect("a venv's bin is in the venv").to_path_buf();
+    let path =
+        env::join_paths(std::iter::once(bin.clone()).chain(env::split_paths(&env::var_os("PATH").unwrap_or_default())))
+            .map_err(|e| format!("PATH: {e}"))?;
+    let package = workspace_root().join("python");
+    let mut develop = Command::new(bin.join("maturin"));
+    develop.args(["develop", "--quiet"]).current_dir(&package).env("VIRTUAL_ENV", &venv).env("PATH", &path);
+    run("maturin develop (the pytato_rs package)", develop)?;
+    let mut pytest = Command::new(&python);
+    pytest.args(["-m", "pytest", "-q", "tests"]).current_dir(&package).env("PATH", &path);
+    run("pytest (python/tests)", pytest)
 }
 
 /// Runs the conformance binary, which prints the matrix and the per-backend summary lines and

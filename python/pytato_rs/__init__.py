@@ -1,0 +1,103 @@
+"""pytato's API on a Rust library of lazy array expressions.
+
+Build a DAG with numpy-like functions (nothing is computed), transform it, compile it once
+with :func:`generate` for a backend (``"cranelift"``: a JIT, the default; ``"interp"``: the
+reference interpreter; ``"wgpu"``: WGSL compute shaders), then call the program with numpy
+arrays as often as you like::
+
+    import numpy as np
+    import pytato_rs as pt
+
+    n = pt.make_size_param("n")
+    u = pt.make_placeholder("u", (n,), np.float64)
+    step = u + 0.25 * (pt.roll(u, 1) - 2 * u + pt.roll(u, -1))
+    prg = pt.generate(step)
+    print(prg(u=np.linspace(0, 1, 8)))
+
+pytato code ports by changing the import (``import pytato_rs as pt``): the names are pytato's
+(``make_placeholder``, ``make_dict_of_named_arrays``, ``einsum``, ``amax``, ``tags``,
+``transform.deduplicate``, ``unify_axes_tags``, ``get_dot_graph``, ...), with numpy's (and the
+Array API's) names for the rest. Programs borrow their numpy inputs without copying, release
+the GIL while they run, and return numpy arrays. Errors are :class:`PytatoError` subclasses
+(``pytato_rs.exceptions``) carrying the library's messages.
+"""
+
+from __future__ import annotations
+
+import math as _math
+
+import numpy as _np
+
+from . import analysis, exceptions, tags, transform
+from ._native import *  # noqa: F403
+from ._native import (
+    Array,
+    BoundProgram,
+    Dim,
+    DictOfNamedArrays,
+    backends,
+    default_backend_name,
+    eliminate_dead_code,
+    generate,
+    get_dot_graph,
+    get_html_graph,
+    materialize_with_mpms,
+    unify_axes_tags,
+)
+from .exceptions import *  # noqa: F403
+from .exceptions import PytatoError
+
+# numpy's scalar types, so that ``pt.float32`` names a dtype as ``np.float32`` does.
+bool_ = _np.bool_
+bool = _np.bool  # numpy's (and the Array API's) name, as in numpy's namespace
+int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
+uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
+float16, float32, float64 = _np.float16, _np.float32, _np.float64
+complex64, complex128 = _np.complex64, _np.complex128
+dtype = _np.dtype
+
+e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
+newaxis = None
+
+
+# numpy's dtype functions: the library's promotion and casting rules are numpy's (checked
+# against numpy's tables by the Rust tests), so they answer for its arrays too.
+finfo, iinfo, can_cast, isdtype = _np.finfo, _np.iinfo, _np.can_cast, _np.isdtype
+
+
+def result_type(*arrays_and_dtypes):
+    """numpy's ``result_type``, taking expressions (by their dtype) as well."""
+    return _np.result_type(*(a.dtype if isinstance(a, Array) else a for a in arrays_and_dtypes))
+
+
+def unique(ar, equal_nan=True):
+    """numpy's ``unique`` without options other than ``equal_nan=False`` (NaNs kept apart, the
+    Array API's ``unique_values``)."""
+    if equal_nan:
+        raise NotImplementedError("unique with equal_nan=True (NaNs merged into one) is not supported: "
+                                  "pass equal_nan=False, or use unique_values")
+    return unique_values(ar)  # noqa: F405
+
+
+def generate_numpy(expr, backend=None):
+    """:func:`generate` under the name of pytato's numpy target: a program called with its
+    inputs as keyword arguments that returns numpy arrays."""
+    return generate(expr, backend)
+
+
+def show_dot_graph(expr, output_to=None):
+    """Writes the DAG as an HTML page with an SVG drawing (laid out without Graphviz) to
+    ``output_to`` (default: a temporary file) and returns the file's path."""
+    import tempfile
+
+    html = get_html_graph(expr)
+    if output_to is None:
+        with tempfile.NamedTemporaryFile("w", suffix=".html", delete=False) as f:
+            f.write(html)
+            return f.name
+    with open(output_to, "w") as f:
+        f.write(html)
+    return output_to
+
+
+__all__ = [name for name in dir() if not name.startswith("_")]

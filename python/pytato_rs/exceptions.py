@@ -1,0 +1,71 @@
+"""Exceptions: one class per kind of library error.
+
+Every error the library reports is a :class:`PytatoError` whose ``kind`` names the library's
+error variant (``"ShapeMismatch"``, ``"MissingInput"``, ...) and whose message is the
+library's own, naming the operation and the shapes and dtypes involved. Each class also
+derives from the builtin exception a Python user would catch: a shape that does not fit is a
+``ValueError``, an unsupported dtype a ``TypeError``, an axis or index out of range an
+``IndexError``.
+"""
+
+from __future__ import annotations
+
+from . import _native
+
+
+class PytatoError(Exception):
+    """Base class of the library's errors."""
+
+    kind: str = ""
+
+
+# (kind, builtin base, what it means)
+_KINDS = [
+    ("BroadcastMismatch", ValueError, "shapes that do not broadcast"),
+    ("ShapeMismatch", ValueError, "shapes that do not fit an operation"),
+    ("NegativeLength", ValueError, "a negative length"),
+    ("NonAffine", ValueError, "a length that is not affine in the size parameters"),
+    ("Overflow", OverflowError, "a size or value that overflows"),
+    ("AxisOutOfRange", IndexError, "an axis outside -ndim..ndim"),
+    ("IndexOutOfRange", IndexError, "an index outside its axis"),
+    ("UnsupportedDType", TypeError, "a dtype the operation does not take"),
+    ("DTypeMismatch", TypeError, "dtypes that do not fit together"),
+    ("ScalarOutOfRange", ValueError, "a scalar outside its dtype"),
+    ("InvalidName", ValueError, "a name that is not an identifier"),
+    ("ReservedName", ValueError, "a name the library reserves"),
+    ("DuplicateName", ValueError, "two different inputs with one name"),
+    ("UnknownVariable", ValueError, "an expression reading an unknown variable"),
+    ("MissingReductionDescriptor", ValueError, "a reduction without its descriptor"),
+    ("ExprType", TypeError, "an ill-typed scalar expression"),
+    ("UniqueTagConflict", ValueError, "two tags of one unique family on a node"),
+    ("MissingInput", TypeError, "an input the program needs and was not given"),
+    ("UnknownInput", TypeError, "an argument the program does not take"),
+    ("InputDType", TypeError, "an input of the wrong dtype"),
+    ("InputShape", ValueError, "an input of the wrong shape"),
+    ("OutputArray", ValueError, "an output array of the wrong dtype or shape"),
+    ("OutputNames", ValueError, "output arrays that do not match the outputs"),
+    ("SizeBinding", ValueError, "size parameters the inputs bind inconsistently"),
+    ("InvalidForSizes", ValueError, "an operation invalid for the bound sizes"),
+    ("IndexOutOfBounds", IndexError, "an index array value out of bounds at run time"),
+    ("Unsupported", NotImplementedError, "something a backend does not do"),
+    ("UnknownBackend", ValueError, "a backend that is not linked"),
+    ("Internal", RuntimeError, "a bug in the library: please report it"),
+    ("InvalidArgument", ValueError, "an argument out of its domain"),
+    ("DatashapeSyntax", ValueError, "datashape that does not parse"),
+    ("DatashapeUnsupported", ValueError, "datashape with no array meaning"),
+    ("DistributedMismatch", ValueError, "ranks that disagree"),
+    ("Communication", RuntimeError, "a failed send or receive"),
+]
+
+__all__ = ["PytatoError"]
+
+for _kind, _base, _doc in _KINDS:
+    _class = type(
+        f"{_kind}Error",
+        (PytatoError, _base),
+        {"kind": _kind, "__doc__": f"The library's ``{_kind}`` error: {_doc}.", "__module__": __name__},
+    )
+    globals()[_class.__name__] = _class
+    __all__.append(_class.__name__)
+
+_native._register_exceptions({kind: globals()[f"{kind}Error"] for kind, _, _ in _KINDS})

@@ -1,0 +1,574 @@
+//! The `Array` and `DictOfNamedArrays` classes: lazy expressions with pytato's methods.
+
+use pyo3::basic::CompareOp;
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use pytato as pt;
+use pytato::{Array, DictOfNamedArrays, Order};
+
+use crate::convert::{axes_from_py, index_from_py, operand_from_py, shape_from_py, shape_to_py};
+use crate::data::{dtype_from_py, numpy_dtype};
+use crate::errors::{Result, lib};
+use crate::functions::{self, Reduction};
+use crate::tags::{tag_set_to_py, tags_from_py};
+
+/// An array expression: a node of the DAG. Nothing is computed until a program made by
+/// `generate` runs. `==` compares structure (as in pytato); `<`, `<=`, `>`, `>=` are
+/// elementwise, like `pt.less` and friends.
+#[pyclass(name = "Array", module = "pytato_rs", frozen)]
+pub(crate) struct PyArrayExpr {
+    pub(crate) array: Array,
+}
+
+impl From<Array> for PyArrayExpr {
+    fn from(array: Array) -> PyArrayExpr {
+        PyArrayExpr { array }
+    }
+}
+
+/// A result of an operation, as the Python class.
+pub(crate) fn wrap(result: pytato::Result<Array>) -> Result<PyArrayExpr> {
+    lib(result).map(PyArrayExpr::from)
+}
+
+/// `a op b` with `other` converted as numpy converts operands.
+fn binary(
+    a: &Array,
+    other: &Bound<'_, PyAny>,
+    reversed: bool,
+    op: fn(pt::Operand, pt::Operand) -> pytato::Result<Array>,
+) -> Result<PyArrayExpr> {
+    let other = operand_from_py(other)?;
+    let this = pt::Operand::Array(a.clone());
+    wrap(if reversed { op(other, this) } else { op(this, other) })
+}
+
+#[pymethods]
+impl PyArrayExpr {
+    /// The shape: ints, and a `Dim` for each length given by size parameters.
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyTuple>> {
+        shape_to_py(py, self.array.shape())
+    }
+
+    /// The numpy dtype.
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        numpy_dtype(py, self.array.dtype())
+    }
+
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.array.ndim()
+    }
+
+    /// The number of elements; an error where a length is symbolic.
+    #[getter]
+    fn size(&self) -> Result<i64> {
+        let shape = self.array.shape();
+        shape.size().ok_or_else(|| {
+            let why = if shape.is_concrete() { "overflows 64 bits" } else { "is not known until the program runs" };
+            PyValueError::new_err(format!("the size of an array of shape {shape} {why}"))
+        })
+    }
+
+    /// The name of a placeholder, size parameter or named data wrapper; `None` otherwise.
+    #[getter]
+    fn name(&self) -> Option<String> {
+        self.array.name().map(str::to_string)
+    }
+
+    /// The tags, as a frozenset.
+    #[getter]
+    fn tags<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyAny>> {
+        Ok(tag_set_to_py(py, self.array.tags())?.into_any())
+    }
+
+    /// One `Axis` (with its `tags`) per axis.
+    #[getter]
+    fn axes<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyTuple>> {
+        let axis_class = py.import("pytato_rs.tags")?.getattr("Axis")?;
+        let axes = self
+            .array
+            .axes()
+            .iter()
+            .map(|axis| axis_class.call1((tag_set_to_py(py, &axis.tags)?,)))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyTuple::new(py, axes)
+    }
+
+    /// The kind of node (`"Placeholder"`, `"IndexLambda"`, `"Einsum"`, ...).
+    #[getter]
+    fn node_type(&self) -> &'static str {
+        self.array.kind_name()
+    }
+
+    /// The array with `tags` added (one tag or an iterable of tags).
+    fn tagged(&self, tags: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        wrap(self.array.tagged_with(tags_from_py(Some(tags))?))
+    }
+
+    /// The array without `tags`.
+    fn without_tags(&self, tags: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        let remove = lib(pytato::TagSet::new().union(tags_from_py(Some(tags))?))?;
+        Ok(self.array.without_tags(&remove).into())
+    }
+
+    /// The array with `tags` added to axis `iaxis`.
+    fn with_tagged_axis(&self, iaxis: i64, tags: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        let axis = usize::try_from(iaxis).ok().filter(|&a| a < self.array.ndim()).ok_or_else(|| {
+            crate::errors::Error(pytato::Error::AxisOutOfRange {
+                op: "with_tagged_axis".into(),
+                axis: iaxis,
+                shape: self.array.shape().clone(),
+            })
+        })?;
+        let mut axes = self.array.axes().to_vec();
+        axes[axis].tags = lib(axes[axis].tags.union(tags_from_py(Some(tags))?))?;
+        wrap(self.array.with_axes(axes))
+    }
+
+    fn __getitem__(&self, key: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        wrap(pt::index(&self.array, &index_from_py(key)?))
+    }
+
+    /// Functional indexed updates, as in JAX: `x.at[i, 1:].set(v)` is `x` with those elements
+    /// replaced by `v`; `x.at[i].add(v)` adds `v` there, repeated indices adding up (numpy's
+    /// `np.add.at`). `x` itself does not change.
+    #[getter]
+    fn at(&self) -> IndexUpdate {
+        IndexUpdate { array: self.array.clone() }
+    }
+
+    fn __len__(&self) -> Result<usize> {
+        match self.array.shape().dims().first() {
+            None => Err(PyTypeError::new_err("len() of a 0-dimensional array")),
+            Some(d) => d
+                .as_int()
+                .map(|n| n as usize)
+                .ok_or_else(|| PyTypeError::new_err(format!("len() of an array whose first length is {d}"))),
+        }
+    }
+
+    fn __add__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, false, |a, b| pt::add(a, b))
+    }
+
+    fn __radd__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, true, |a, b| pt::add(a, b))
+    }
+
+    fn __sub__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, false, |a, b| pt::subtract(a, b))
+    }
+
+    fn __rsub__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, true, |a, b| pt::subtract(a, b))
+    }
+
+    fn __mul__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, false, |a, b| pt::multiply(a, b))
+    }
+
+    fn __rmul__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, true, |a, b| pt::multiply(a, b))
+    }
+
+    fn __truediv__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, false, |a, b| pt::divide(a, b))
+    }
+
+    fn __rtruediv__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, true, |a, b| pt::divide(a, b))
+    }
+
+    fn __floordiv__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, false, |a, b| pt::floor_divide(a, b))
+    }
+
+    fn __rfloordiv__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, true, |a, b| pt::floor_divide(a, b))
+    }
+
+    fn __mod__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, false, |a, b| pt::remainder(a, b))
+    }
+
+    fn __rmod__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, true, |a, b| pt::remainder(a, b))
+    }
+
+    fn __and__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, false, |a, b| pt::bitwise_and(a, b))
+    }
+
+    fn __rand__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, true, |a, b| pt::bitwise_and(a, b))
+    }
+
+    fn __or__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, false, |a, b| pt::bitwise_or(a, b))
+    }
+
+    fn __ror__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, true, |a, b| pt::bitwise_or(a, b))
+    }
+
+    fn __xor__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, false, |a, b| pt::bitwise_xor(a, b))
+    }
+
+    fn __rxor__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, true, |a, b| pt::bitwise_xor(a, b))
+    }
+
+    fn __lshift__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, false, |a, b| pt::left_shift(a, b))
+    }
+
+    fn __rlshift__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, true, |a, b| pt::left_shift(a, b))
+    }
+
+    fn __rshift__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, false, |a, b| pt::right_shift(a, b))
+    }
+
+    fn __rrshift__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        binary(&self.array, other, true, |a, b| pt::right_shift(a, b))
+    }
+
+    fn __pow__(&self, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+        no_modulo(modulo)?;
+        binary(&self.array, other, false, |a, b| pt::power(a, b))
+    }
+
+    fn __rpow__(&self, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+        no_modulo(modulo)?;
+        binary(&self.array, other, true, |a, b| pt::power(a, b))
+    }
+
+    fn __neg__(&self) -> Result<PyArrayExpr> {
+        wrap(pt::negative(&self.array))
+    }
+
+    fn __pos__(&self) -> Result<PyArrayExpr> {
+        wrap(pt::positive(&self.array))
+    }
+
+    fn __abs__(&self) -> Result<PyArrayExpr> {
+        wrap(pt::abs(&self.array))
+    }
+
+    fn __invert__(&self) -> Result<PyArrayExpr> {
+        wrap(pt::invert(&self.array))
+    }
+
+    fn __matmul__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        wrap(pt::matmul(&self.array, &crate::convert::array_from_py(other)?))
+    }
+
+    fn __rmatmul__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        wrap(pt::matmul(&crate::convert::array_from_py(other)?, &self.array))
+    }
+
+    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> Result<Py<PyAny>> {
+        let py = other.py();
+        let structural = |negate: bool| -> Result<Py<PyAny>> {
+            let equal = other.cast::<PyArrayExpr>().is_ok_and(|o| o.get().array == self.array);
+            Ok((equal != negate).into_pyobject(py)?.to_owned().into_any().unbind())
+        };
+        let elementwise = |f: fn(pt::Operand, pt::Operand) -> pytato::Result<Array>| -> Result<Py<PyAny>> {
+            Ok(Bound::new(py, binary(&self.array, other, false, f)?)?.into_any().unbind())
+        };
+        match op {
+            CompareOp::Eq => structural(false),
+            CompareOp::Ne => structural(true),
+            CompareOp::Lt => elementwise(|a, b| pt::less(a, b)),
+            CompareOp::Le => elementwise(|a, b| pt::less_equal(a, b)),
+            CompareOp::Gt => elementwise(|a, b| pt::greater(a, b)),
+            CompareOp::Ge => elementwise(|a, b| pt::greater_equal(a, b)),
+        }
+    }
+
+    /// The structural hash: equal DAGs hash alike (arrays are dictionary keys in pytato code).
+    fn __hash__(&self) -> u64 {
+        self.array.structural_hash()
+    }
+
+    fn __bool__(&self) -> Result<bool> {
+        Err(PyValueError::new_err("the truth value of an array expression is undefined (nothing is computed yet)"))
+    }
+
+    /// numpy must not turn an expression into an object array: compute it with `generate`.
+    #[pyo3(signature = (dtype = None, copy = None))]
+    fn __array__(&self, dtype: Option<&Bound<'_, PyAny>>, copy: Option<bool>) -> Result<Py<PyAny>> {
+        let _ = (dtype, copy);
+        Err(PyTypeError::new_err(
+            "a pytato_rs.Array is a lazy expression: compute it with pytato_rs.generate(expr)(**inputs)",
+        ))
+    }
+
+    /// numpy's operators defer to this class (`numpy_array + expr` builds an expression).
+    #[classattr]
+    fn __array_ufunc__() -> Option<bool> {
+        None
+    }
+
+    fn __repr__(&self) -> String {
+        self.array.repr(2)
+    }
+
+    fn __str__(&self) -> String {
+        self.array.summary()
+    }
+
+    /// The transpose (axes reversed).
+    #[getter(T)]
+    fn transpose_property(&self) -> Result<PyArrayExpr> {
+        wrap(pt::transpose(&self.array, None))
+    }
+
+    #[getter]
+    fn real(&self) -> Result<PyArrayExpr> {
+        wrap(pt::real(&self.array))
+    }
+
+    #[getter]
+    fn imag(&self) -> Result<PyArrayExpr> {
+        wrap(pt::imag(&self.array))
+    }
+
+    fn conj(&self) -> Result<PyArrayExpr> {
+        wrap(pt::conj(&self.array))
+    }
+
+    fn conjugate(&self) -> Result<PyArrayExpr> {
+        self.conj()
+    }
+
+    fn astype(&self, dtype: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        wrap(pt::astype(&self.array, dtype_from_py(dtype)?))
+    }
+
+    /// `reshape(2, 3)`, `reshape((2, 3))`, `reshape(-1, order="F")`.
+    #[pyo3(signature = (*shape, order = "C"))]
+    fn reshape(&self, shape: &Bound<'_, PyTuple>, order: &str) -> Result<PyArrayExpr> {
+        let shape = match shape.len() {
+            1 => shape_from_py(&shape.get_item(0)?)?,
+            _ => shape_from_py(shape.as_any())?,
+        };
+        wrap(pt::reshape(&self.array, shape, order_from_str(order)?))
+    }
+
+    #[pyo3(signature = (*axes))]
+    fn transpose(&self, axes: &Bound<'_, PyTuple>) -> Result<PyArrayExpr> {
+        let axes: Option<Vec<i64>> = match axes.len() {
+            0 => None,
+            1 if axes.get_item(0)?.is_none() => None,
+            1 => Some(crate::convert::ints_from_py(&axes.get_item(0)?)?),
+            _ => Some(axes.extract()?),
+        };
+        wrap(pt::transpose(&self.array, axes.as_deref()))
+    }
+
+    fn ravel(&self) -> Result<PyArrayExpr> {
+        wrap(pt::ravel(&self.array))
+    }
+
+    fn flatten(&self) -> Result<PyArrayExpr> {
+        self.ravel()
+    }
+
+    #[pyo3(signature = (axis = None))]
+    fn squeeze(&self, axis: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+        wrap(pt::squeeze(&self.array, axes_from_py(axis)?))
+    }
+
+    fn dot(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        wrap(pt::dot(&self.array, &crate::convert::array_from_py(other)?))
+    }
+
+    #[pyo3(signature = (axis = None, dtype = None, keepdims = false, initial = None))]
+    fn sum(
+        &self,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+        initial: Option<&Bound<'_, PyAny>>,
+    ) -> Result<PyArrayExpr> {
+        functions::reduce(Reduction::Sum, &self.array, axis, dtype, keepdims, initial)
+    }
+
+    #[pyo3(signature = (axis = None, dtype = None, keepdims = false, initial = None))]
+    fn prod(
+        &self,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+        initial: Option<&Bound<'_, PyAny>>,
+    ) -> Result<PyArrayExpr> {
+        functions::reduce(Reduction::Prod, &self.array, axis, dtype, keepdims, initial)
+    }
+
+    #[pyo3(signature = (axis = None, keepdims = false, initial = None))]
+    fn max(
+        &self,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+        initial: Option<&Bound<'_, PyAny>>,
+    ) -> Result<PyArrayExpr> {
+        functions::reduce(Reduction::Max, &self.array, axis, None, keepdims, initial)
+    }
+
+    #[pyo3(signature = (axis = None, keepdims = false, initial = None))]
+    fn min(
+        &self,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+        initial: Option<&Bound<'_, PyAny>>,
+    ) -> Result<PyArrayExpr> {
+        functions::reduce(Reduction::Min, &self.array, axis, None, keepdims, initial)
+    }
+
+    #[pyo3(signature = (axis = None, dtype = None, keepdims = false))]
+    fn mean(
+        &self,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> Result<PyArrayExpr> {
+        functions::reduce(Reduction::Mean, &self.array, axis, dtype, keepdims, None)
+    }
+
+    #[pyo3(signature = (axis = None, keepdims = false))]
+    fn all(&self, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> Result<PyArrayExpr> {
+        functions::reduce(Reduction::All, &self.array, axis, None, keepdims, None)
+    }
+
+    #[pyo3(signature = (axis = None, keepdims = false))]
+    fn any(&self, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> Result<PyArrayExpr> {
+        functions::reduce(Reduction::Any, &self.array, axis, None, keepdims, None)
+    }
+}
+
+/// `array.at`: indexing it names the elements to update.
+#[pyclass(module = "pytato_rs", frozen)]
+pub(crate) struct IndexUpdate {
+    array: Array,
+}
+
+#[pymethods]
+impl IndexUpdate {
+    fn __getitem__(&self, key: &Bound<'_, PyAny>) -> Result<IndexedUpdate> {
+        Ok(IndexedUpdate { array: self.array.clone(), items: index_from_py(key)? })
+    }
+}
+
+/// `array.at[key]`: `set` or `add` values there.
+#[pyclass(module = "pytato_rs", frozen)]
+pub(crate) struct IndexedUpdate {
+    array: Array,
+    items: Vec<pt::Idx>,
+}
+
+#[pymethods]
+impl IndexedUpdate {
+    /// The array with the indexed elements replaced by `values` (broadcast).
+    fn set(&self, values: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        wrap(pt::set_index(&self.array, &self.items, operand_from_py(values)?))
+    }
+
+    /// The array with `values` added at the indexed elements; repeated indices add up.
+    fn add(&self, values: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+        wrap(pt::add_at(&self.array, &self.items, operand_from_py(values)?))
+    }
+}
+
+/// `pow(a, b, modulo)` has no array meaning.
+fn no_modulo(modulo: Option<&Bound<'_, PyAny>>) -> Result<()> {
+    match modulo {
+        Some(m) if !m.is_none() => Err(PyTypeError::new_err("pow() with a modulo is not supported for arrays")),
+        _ => Ok(()),
+    }
+}
+
+/// numpy's `order=`.
+pub(crate) fn order_from_str(order: &str) -> Result<Order> {
+    match order {
+        "C" => Ok(Order::C),
+        "F" => Ok(Order::F),
+        other => Err(PyValueError::new_err(format!("order must be \"C\" or \"F\", not {other:?}"))),
+    }
+}
+
+/// Named array expressions, the result of a program with several outputs (pytato's
+/// `DictOfNamedArrays`): a read-only mapping from names to arrays.
+#[pyclass(name = "DictOfNamedArrays", module = "pytato_rs", frozen, mapping)]
+pub(crate) struct PyDictOfNamedArrays {
+    pub(crate) dict: DictOfNamedArrays,
+}
+
+#[pymethods]
+impl PyDictOfNamedArrays {
+    fn __getitem__(&self, name: &str) -> Result<PyArrayExpr> {
+        self.dict.get(name).map(|a| PyArrayExpr::from(a.clone())).ok_or_else(|| PyKeyError::new_err(name.to_string()))
+    }
+
+    fn __len__(&self) -> usize {
+        self.dict.len()
+    }
+
+    fn __contains__(&self, name: &str) -> bool {
+        self.dict.get(name).is_some()
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyAny>> {
+        Ok(PyTuple::new(py, self.keys())?.into_any().try_iter()?.into_any())
+    }
+
+    fn keys(&self) -> Vec<String> {
+        self.dict.names().map(str::to_string).collect()
+    }
+
+    fn values(&self) -> Vec<PyArrayExpr> {
+        self.dict.iter().map(|(_, a)| PyArrayExpr::from(a.clone())).collect()
+    }
+
+    fn items(&self) -> Vec<(String, PyArrayExpr)> {
+        self.dict.iter().map(|(n, a)| (n.to_string(), PyArrayExpr::from(a.clone()))).collect()
+    }
+
+    #[getter]
+    fn tags<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyAny>> {
+        Ok(tag_set_to_py(py, self.dict.tags())?.into_any())
+    }
+
+    fn tagged(&self, tags: &Bound<'_, PyAny>) -> Result<PyDictOfNamedArrays> {
+        let mut dict = self.dict.clone();
+        for tag in tags_from_py(Some(tags))? {
+            dict = lib(dict.tagged_ref(tag))?;
+        }
+        Ok(PyDictOfNamedArrays { dict })
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<PyDictOfNamedArrays>().is_ok_and(|o| o.get().dict == self.dict)
+    }
+
+    fn __hash__(&self) -> u64 {
+        pytato::backend::Outputs::Named(self.dict.clone()).structural_hash()
+    }
+
+    fn __repr__(&self) -> String {
+        let entries: Vec<String> = self.dict.iter().map(|(n, a)| format!("{n:?}: {}", a.summary())).collect();
+        format!("DictOfNamedArrays({{{}}})", entries.join(", "))
+    }
+}
+
+/// `make_dict_of_named_arrays({"name": array, ...})`.
+#[pyfunction]
+pub(crate) fn make_dict_of_named_arrays(data: &Bound<'_, PyDict>) -> Result<PyDictOfNamedArrays> {
+    Ok(PyDictOfNamedArrays { dict: crate::convert::dict_of_named_arrays(data)? })
+}

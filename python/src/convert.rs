@@ -1,0 +1,242 @@
+//! Python values as the library's arguments: shapes, operands, axes, index keys, outputs.
+
+use num_complex::Complex64;
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyComplex, PyDict, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple};
+use pytato::backend::Outputs;
+use pytato::dtype::WeakScalar;
+use pytato::{Array, DictOfNamedArrays, Dim, NodeKind, Shape};
+use pytato::{Axes, Idx, Operand};
+
+use crate::array::{PyArrayExpr, PyDictOfNamedArrays};
+use crate::data;
+use crate::errors::{Result, lib};
+
+/// One length of a shape: an `int`, the name of a size parameter (`"n"`), a size parameter
+/// made by `make_size_param`, or a length a shape returned (`Dim`).
+pub(crate) fn dim_from_py(item: &Bound<'_, PyAny>) -> Result<Dim> {
+    if let Ok(dim) = item.cast::<PyDim>() {
+        return Ok(dim.get().dim.clone());
+    }
+    if let Ok(name) = item.cast::<PyString>() {
+        return Ok(Dim::param(name.to_str()?));
+    }
+    if let Ok(array) = item.cast::<PyArrayExpr>() {
+        let array = &array.get().array;
+        if let (NodeKind::SizeParam { .. }, Some(name)) = (array.kind(), array.name()) {
+            return Ok(Dim::param(name));
+        }
+        return Err(PyTypeError::new_err(format!(
+            "a shape's length must be an int or a size parameter, not {}",
+            array.summary()
+        )));
+    }
+    if item.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err("a shape's length must be an int, not a bool"));
+    }
+    let index = item.call_method0("__index__").map_err(|_| {
+        PyTypeError::new_err(format!(
+            "a shape's length must be an int or a size parameter, not {}",
+            item.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
+    })?;
+    Ok(Dim::new(index.extract::<i64>()?))
+}
+
+/// A shape: one length or a sequence of lengths (see [`dim_from_py`]).
+pub(crate) fn shape_from_py(shape: &Bound<'_, PyAny>) -> Result<Shape> {
+    if shape.is_instance_of::<PyTuple>() || shape.is_instance_of::<PyList>() {
+        let dims = shape.try_iter()?.map(|item| dim_from_py(&item?)).collect::<Result<Vec<_>>>()?;
+        return Ok(Shape::from(dims));
+    }
+    Ok(Shape::from(vec![dim_from_py(shape)?]))
+}
+
+/// A shape as Python sees it: a tuple of ints, with a [`PyDim`] for each symbolic length.
+pub(crate) fn shape_to_py<'py>(py: Python<'py>, shape: &Shape) -> Result<Bound<'py, PyTuple>> {
+    let items = shape
+        .dims()
+        .iter()
+        .map(|d| match d.as_int() {
+            Some(n) => Ok(n.into_pyobject(py)?.into_any()),
+            None => Ok(Bound::new(py, PyDim { dim: d.clone() })?.into_any()),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    PyTuple::new(py, items)
+}
+
+/// A length that is not a number until the program runs: `n`, `2*n + 1`. Shapes hold these
+/// where a length is symbolic, and take them back.
+#[pyclass(name = "Dim", module = "pytato_rs", frozen, eq, hash)]
+#[derive(PartialEq, Eq, Hash)]
+pub(crate) struct PyDim {
+    pub(crate) dim: Dim,
+}
+
+#[pymethods]
+impl PyDim {
+    /// The names of the size parameters the length depends on.
+    #[getter]
+    fn params(&self) -> Vec<String> {
+        self.dim.params().map(str::to_string).collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Dim({:?})", self.dim.to_string())
+    }
+
+    fn __str__(&self) -> String {
+        self.dim.to_string()
+    }
+}
+
+/// A Python scalar as numpy 2 treats it in arithmetic with an array: weakly typed.
+fn weak_scalar(obj: &Bound<'_, PyAny>) -> Result<Option<WeakScalar>> {
+    Ok(Some(if let Ok(b) = obj.cast::<PyBool>() {
+        WeakScalar::Bool(b.is_true())
+    } else if obj.is_instance_of::<PyInt>() {
+        WeakScalar::Int(obj.extract::<i128>().map_err(|_| {
+            PyValueError::new_err(format!("the Python int {obj} is out of range of every integer dtype"))
+        })?)
+    } else if let Ok(f) = obj.cast::<PyFloat>() {
+        WeakScalar::Float(f.value())
+    } else if let Ok(c) = obj.cast::<PyComplex>() {
+        WeakScalar::Complex(Complex64::new(c.real(), c.imag()))
+    } else {
+        return Ok(None);
+    }))
+}
+
+/// A scalar argument that must be a Python number (a fill value, a padding constant).
+pub(crate) fn scalar_from_py(obj: &Bound<'_, PyAny>, what: &str) -> Result<WeakScalar> {
+    if let Some(s) = weak_scalar(obj)? {
+        return Ok(s);
+    }
+    // numpy scalars: their value (numpy's `item()` gives the Python number).
+    if obj.hasattr("item")?
+        && obj.hasattr("dtype")?
+        && let Some(s) = weak_scalar(&obj.call_method0("item")?)?
+    {
+        return Ok(s);
+    }
+    Err(PyTypeError::new_err(format!("{what} must be a number, not {}", obj.get_type().name()?)))
+}
+
+/// An operand of arithmetic: an array expression, a Python scalar (weakly typed, as numpy 2
+/// does), or numpy data (a numpy array or numpy scalar, wrapped with its own dtype).
+pub(crate) fn operand_from_py(obj: &Bound<'_, PyAny>) -> Result<Operand> {
+    if let Ok(array) = obj.cast::<PyArrayExpr>() {
+        return Ok(Operand::Array(array.get().array.clone()));
+    }
+    if let Some(scalar) = weak_scalar(obj)? {
+        return Ok(Operand::Scalar(scalar));
+    }
+    Ok(Operand::Array(wrap_data(obj)?))
+}
+
+/// An array argument: an array expression, or numpy data wrapped as a data wrapper.
+pub(crate) fn array_from_py(obj: &Bound<'_, PyAny>) -> Result<Array> {
+    if let Ok(array) = obj.cast::<PyArrayExpr>() {
+        return Ok(array.get().array.clone());
+    }
+    wrap_data(obj)
+}
+
+/// Arrays given as a sequence.
+pub(crate) fn arrays_from_py(objs: &Bound<'_, PyAny>) -> Result<Vec<Array>> {
+    objs.try_iter()?.map(|a| array_from_py(&a?)).collect()
+}
+
+fn wrap_data(obj: &Bound<'_, PyAny>) -> Result<Array> {
+    let data = data::to_owned_data(obj, "an operand")?;
+    lib(pytato::data_wrapper(data, None))
+}
+
+/// numpy's `axis=`: `None` for every axis, an int, or a sequence of ints.
+pub(crate) fn axes_from_py(axis: Option<&Bound<'_, PyAny>>) -> Result<Axes> {
+    match axis {
+        None => Ok(Axes::All),
+        Some(a) if a.is_none() => Ok(Axes::All),
+        Some(a) if a.is_instance_of::<PyTuple>() || a.is_instance_of::<PyList>() => Ok(Axes::List(a.extract()?)),
+        Some(a) => Ok(Axes::List(vec![a.extract()?])),
+    }
+}
+
+/// An int or a sequence of ints, as a list.
+pub(crate) fn ints_from_py(obj: &Bound<'_, PyAny>) -> Result<Vec<i64>> {
+    if obj.is_instance_of::<PyTuple>() || obj.is_instance_of::<PyList>() {
+        Ok(obj.extract()?)
+    } else {
+        Ok(vec![obj.extract()?])
+    }
+}
+
+/// numpy's index key: ints, slices, `None`, `...`, index arrays and boolean masks, alone or in
+/// a tuple.
+pub(crate) fn index_from_py(key: &Bound<'_, PyAny>) -> Result<Vec<Idx>> {
+    let item = |item: &Bound<'_, PyAny>| -> Result<Idx> {
+        if item.is_none() {
+            return Ok(Idx::NewAxis);
+        }
+        if item.is_instance_of::<PyEllipsis>() {
+            return Ok(Idx::Ellipsis);
+        }
+        if let Ok(slice) = item.cast::<PySlice>() {
+            let bound = |name: &str| -> Result<Option<i64>> {
+                let value = slice.getattr(name)?;
+                if value.is_none() { Ok(None) } else { Ok(Some(value.call_method0("__index__")?.extract()?)) }
+            };
+            let step = bound("step")?.unwrap_or(1);
+            return Ok(Idx::Slice { start: bound("start")?, stop: bound("stop")?, step });
+        }
+        if item.is_instance_of::<PyArrayExpr>() || item.is_instance_of::<PyList>() || item.hasattr("__array__")? {
+            return Ok(Idx::Array(array_from_py(item)?));
+        }
+        if item.is_instance_of::<PyBool>() {
+            return Err(PyIndexError::new_err("a bool is not an index (use a boolean array as a mask)"));
+        }
+        match item.call_method0("__index__") {
+            Ok(i) => Ok(Idx::Int(i.extract()?)),
+            Err(_) => Err(PyIndexError::new_err(format!(
+                "only integers, slices, None, ..., and integer or boolean arrays are indices, not {}",
+                item.get_type().name()?
+            ))),
+        }
+    };
+    if let Ok(tuple) = key.cast::<PyTuple>() { tuple.iter().map(|i| item(&i)).collect() } else { Ok(vec![item(key)?]) }
+}
+
+/// What a program computes: one array, a `DictOfNamedArrays`, or a mapping of names to arrays.
+pub(crate) fn outputs_from_py(expr: &Bound<'_, PyAny>) -> Result<Outputs> {
+    if let Ok(array) = expr.cast::<PyArrayExpr>() {
+        return Ok(Outputs::Single(array.get().array.clone()));
+    }
+    if let Ok(dict) = expr.cast::<PyDictOfNamedArrays>() {
+        return Ok(Outputs::Named(dict.get().dict.clone()));
+    }
+    if let Ok(dict) = expr.cast::<PyDict>() {
+        return Ok(Outputs::Named(dict_of_named_arrays(dict)?));
+    }
+    Err(PyTypeError::new_err(format!(
+        "expected an Array, a DictOfNamedArrays or a dict of arrays, not {}",
+        expr.get_type().name()?
+    )))
+}
+
+/// `{name: array}` as a `DictOfNamedArrays`.
+pub(crate) fn dict_of_named_arrays(dict: &Bound<'_, PyDict>) -> Result<DictOfNamedArrays> {
+    let entries = dict
+        .iter()
+        .map(|(name, array)| Ok((name.extract::<String>()?, array_from_py(&array)?)))
+        .collect::<Result<Vec<_>>>()?;
+    lib(DictOfNamedArrays::new(entries.iter().map(|(n, a)| (n.as_str(), a.clone()))))
+}
+
+/// Outputs as the Python object of the same kind.
+pub(crate) fn outputs_to_py(py: Python<'_>, outputs: Outputs) -> Result<Bound<'_, PyAny>> {
+    Ok(match outputs {
+        Outputs::Single(array) => Bound::new(py, PyArrayExpr::from(array))?.into_any(),
+        Outputs::Named(dict) => Bound::new(py, PyDictOfNamedArrays { dict })?.into_any(),
+    })
+}

@@ -1,0 +1,175 @@
+//! numpy arrays in and out.
+//!
+//! Inputs are borrowed, not copied: a numpy array of any strides becomes an
+//! [`ArrayDataView`] over numpy's own buffer (a compiled backend copies it only where it is not
+//! row-major, as for any Rust view), and an output array the caller passes to `run_into` is
+//! written in place. Results the library allocates move into numpy without a copy
+//! ([`numpy::IntoPyArray`] hands the buffer over). Data wrappers copy, because the DAG keeps
+//! its data for as long as it lives.
+
+use numpy::{
+    Element, IntoPyArray, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn, PyUntypedArray,
+};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pytato::{ArrayData, ArrayDataView, ArrayDataViewMut, DType};
+
+use crate::errors::Result;
+
+/// Calls `$m!` with every element type the library supports, as `Variant => type` pairs.
+macro_rules! with_element_types {
+    ($m:ident) => {
+        $m! {
+            Bool => bool, I8 => i8, I16 => i16, I32 => i32, I64 => i64,
+            U8 => u8, U16 => u16, U32 => u32, U64 => u64,
+            F16 => half::f16, F32 => f32, F64 => f64,
+            C64 => num_complex::Complex32, C128 => num_complex::Complex64,
+        }
+    };
+}
+
+macro_rules! borrowed_enums {
+    ($($variant:ident => $t:ty),* $(,)?) => {
+        /// A numpy array borrowed for reading (numpy's borrow flag is held until it drops).
+        pub(crate) enum Borrowed<'py> {
+            $($variant(PyReadonlyArrayDyn<'py, $t>),)*
+        }
+
+        /// A numpy array borrowed for writing.
+        pub(crate) enum BorrowedMut<'py> {
+            $($variant(PyReadwriteArrayDyn<'py, $t>),)*
+        }
+
+        impl<'py> Borrowed<'py> {
+            /// Borrows `array` if its dtype is one the library supports.
+            fn of(array: &Bound<'py, PyAny>) -> Option<Borrowed<'py>> {
+                $(if let Ok(a) = array.cast::<PyArrayDyn<$t>>() {
+                    return a.try_readonly().ok().map(Borrowed::$variant);
+                })*
+                None
+            }
+
+            /// The borrowed array as the library's view (no copy).
+            pub(crate) fn view(&self) -> ArrayDataView<'_> {
+                match self {
+                    $(Borrowed::$variant(a) => a.as_array().into(),)*
+                }
+            }
+        }
+
+        impl<'py> BorrowedMut<'py> {
+            fn of(array: &Bound<'py, PyAny>) -> Option<PyResult<BorrowedMut<'py>>> {
+                $(if let Ok(a) = array.cast::<PyArrayDyn<$t>>() {
+                    return Some(a.try_readwrite().map(BorrowedMut::$variant).map_err(|e| {
+                        PyTypeError::new_err(format!("an output array cannot be written: {e}"))
+                    }));
+                })*
+                None
+            }
+
+            /// The borrowed array as the library's mutable view (no copy).
+            pub(crate) fn view_mut(&mut self) -> ArrayDataViewMut<'_> {
+                match self {
+                    $(BorrowedMut::$variant(a) => a.as_array_mut().into(),)*
+                }
+            }
+        }
+    };
+}
+with_element_types!(borrowed_enums);
+
+/// `obj` as a numpy array: arrays as they are, anything else through `numpy.asarray`.
+fn as_numpy<'py>(obj: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+    if obj.is_instance_of::<PyUntypedArray>() {
+        return Ok(obj.clone());
+    }
+    obj.py().import("numpy")?.call_method1("asarray", (obj,))
+}
+
+fn unsupported(what: &str, array: &Bound<'_, PyAny>) -> PyErr {
+    let dtype = array.getattr("dtype").map(|d| d.to_string()).unwrap_or_else(|_| "?".into());
+    PyTypeError::new_err(format!(
+        "{what}: numpy dtype {dtype} is not supported (supported: bool, int8..int64, uint8..uint64, \
+         float16, float32, float64, complex64, complex128, in native byte order)"
+    ))
+}
+
+/// Borrows `obj` (a numpy array, or anything `numpy.asarray` takes) for reading. `what` names
+/// the array in errors.
+pub(crate) fn borrow<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Borrowed<'py>> {
+    let array = as_numpy(obj)?;
+    Borrowed::of(&array).ok_or_else(|| unsupported(what, &array))
+}
+
+/// Borrows a numpy array for writing. `what` names the array in errors.
+pub(crate) fn borrow_mut<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<BorrowedMut<'py>> {
+    if !obj.is_instance_of::<PyUntypedArray>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what}: an output array must be a numpy.ndarray, not {}",
+            obj.get_type().name()?
+        )));
+    }
+    BorrowedMut::of(obj).unwrap_or_else(|| Err(unsupported(what, obj)))
+}
+
+/// A copy of `obj` the library owns (for data wrappers).
+pub(crate) fn to_owned_data(obj: &Bound<'_, PyAny>, what: &str) -> Result<ArrayData> {
+    Ok(borrow(obj, what)?.view().to_owned())
+}
+
+/// Moves a result into a numpy array: no copy for the row-major arrays the compiled backends
+/// return; an array of another layout (the interpreter's flips, say) is made row-major first.
+pub(crate) fn to_numpy(py: Python<'_>, data: ArrayData) -> Bound<'_, PyAny> {
+    fn move_to_numpy<T: Element + Clone>(py: Python<'_>, a: ndarray::ArrayD<T>) -> Bound<'_, PyAny> {
+        let a = if a.is_standard_layout() { a } else { a.as_standard_layout().into_owned() };
+        a.into_pyarray(py).into_any()
+    }
+    macro_rules! by_variant {
+        ($($variant:ident => $t:ty),* $(,)?) => {
+            match data {
+                $(ArrayData::$variant(a) => move_to_numpy(py, a),)*
+            }
+        };
+    }
+    with_element_types!(by_variant)
+}
+
+/// The numpy dtype object of `dtype`.
+pub(crate) fn numpy_dtype(py: Python<'_>, dtype: DType) -> Bound<'_, PyAny> {
+    fn descr<T: Element>(py: Python<'_>) -> Bound<'_, PyAny> {
+        T::get_dtype(py).into_any()
+    }
+    macro_rules! by_dtype {
+        ($($variant:ident => $t:ty),* $(,)?) => {
+            match dtype {
+                $(DType::$variant => descr::<$t>(py),)*
+            }
+        };
+    }
+    with_element_types!(by_dtype)
+}
+
+/// The library's dtype for a numpy dtype, a scalar type (`numpy.float32`, `float`) or a name
+/// (`"float32"`).
+pub(crate) fn dtype_from_py(obj: &Bound<'_, PyAny>) -> Result<DType> {
+    let name: String = if let Ok(name) = obj.extract::<String>() {
+        name
+    } else {
+        obj.py().import("numpy")?.call_method1("dtype", (obj,))?.getattr("name")?.extract()?
+    };
+    let canonical = match name.as_str() {
+        "bool_" | "bool8" => "bool",
+        "float" | "double" => "float64",
+        "int" => "int64",
+        "complex" => "complex128",
+        "half" => "float16",
+        "single" => "float32",
+        other => other,
+    };
+    DType::from_name(canonical).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "dtype {name:?} is not supported (supported: {})",
+            DType::ALL.map(|d| d.name()).join(", ")
+        ))
+    })
+}

@@ -1,0 +1,66 @@
+//! The library's errors as Python exceptions.
+//!
+//! Every [`pytato::Error`] kind has an exception class of its own, defined in Python
+//! (`pytato_rs/exceptions.py`) so that it can derive from both `PytatoError` and the builtin
+//! exception a Python user would catch (`ShapeMismatchError` is a `ValueError`,
+//! `AxisOutOfRangeError` an `IndexError`, ...). The package registers the classes when it is
+//! imported; the message is the library's own, and the exception's `kind` attribute is
+//! [`pytato::Error::kind`].
+
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyType};
+
+/// `{kind: exception class}`, registered by `pytato_rs/exceptions.py`.
+static EXCEPTION_CLASSES: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+
+/// Registers the exception class of each error kind (called once, by the package's
+/// `exceptions` module).
+#[pyfunction]
+pub(crate) fn _register_exceptions(py: Python<'_>, classes: Bound<'_, PyDict>) -> PyResult<()> {
+    for (kind, class) in classes.iter() {
+        if !class.is_instance_of::<PyType>() {
+            return Err(PyTypeError::new_err(format!("the exception for {kind} is not a class")));
+        }
+    }
+    EXCEPTION_CLASSES
+        .set(py, classes.unbind())
+        .map_err(|_| PyRuntimeError::new_err("pytato_rs: exception classes registered twice"))
+}
+
+/// A library error on its way to Python: `?` on a `pytato::Result` inside a `#[pyfunction]`
+/// converts through this type.
+pub(crate) struct Error(pub(crate) pytato::Error);
+
+impl From<pytato::Error> for Error {
+    fn from(e: pytato::Error) -> Error {
+        Error(e)
+    }
+}
+
+impl From<Error> for PyErr {
+    fn from(Error(e): Error) -> PyErr {
+        let message = e.to_string();
+        Python::attach(|py| {
+            let class = EXCEPTION_CLASSES
+                .get(py)
+                .and_then(|classes| classes.bind(py).get_item(e.kind()).ok().flatten())
+                .and_then(|class| class.cast_into::<PyType>().ok());
+            match class {
+                Some(class) => PyErr::from_type(class, (message,)),
+                // Only before the package has registered its classes (importing `_native` on
+                // its own): still the library's message.
+                None => PyRuntimeError::new_err(format!("{}: {message}", e.kind())),
+            }
+        })
+    }
+}
+
+/// The result of a binding that can fail with a library error or a Python error.
+pub(crate) type Result<T> = std::result::Result<T, PyErr>;
+
+/// Converts a library result for Python.
+pub(crate) fn lib<T>(result: pytato::Result<T>) -> Result<T> {
+    result.map_err(|e| Error(e).into())
+}

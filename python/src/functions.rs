@@ -1,0 +1,890 @@
+//! The module's numpy-like functions, under pytato's (and numpy's) names.
+//!
+//! Each is a thin conversion of Python arguments to the Rust frontend's
+//! (`pytato::frontend`); semantics, dtype rules and error messages are the library's.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use pytato as pt;
+use pytato::{Array, DType};
+use pytato::{Indexing, PadMode, ReduceOptions, ScanOptions, Side, SortOptions, Split, TensordotAxes};
+
+use crate::array::{PyArrayExpr, order_from_str, wrap};
+use crate::convert::{
+    array_from_py, arrays_from_py, axes_from_py, dim_from_py, ints_from_py, operand_from_py, scalar_from_py,
+    shape_from_py,
+};
+use crate::data::{dtype_from_py, to_owned_data};
+use crate::errors::{Result, lib};
+use crate::tags::tags_from_py;
+
+fn optional_dtype(dtype: Option<&Bound<'_, PyAny>>) -> Result<Option<DType>> {
+    dtype.filter(|d| !d.is_none()).map(dtype_from_py).transpose()
+}
+
+fn tagged(array: pytato::Result<Array>, tags: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    let array = lib(array)?;
+    wrap(array.tagged_with(tags_from_py(tags)?))
+}
+
+// ---- inputs -------------------------------------------------------------------------------
+
+/// A named input of the given shape and dtype, bound when the program runs (pytato's
+/// `make_placeholder`).
+#[pyfunction]
+#[pyo3(signature = (name, shape, dtype = None, tags = None))]
+fn make_placeholder(
+    name: &str,
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    tags: Option<&Bound<'_, PyAny>>,
+) -> Result<PyArrayExpr> {
+    let dtype = optional_dtype(dtype)?.unwrap_or(DType::F64);
+    tagged(pt::placeholder(name, shape_from_py(shape)?, dtype), tags)
+}
+
+/// A size parameter: a length named in shapes, bound from the inputs' shapes when the program
+/// runs.
+#[pyfunction]
+#[pyo3(signature = (name, tags = None))]
+fn make_size_param(name: &str, tags: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    tagged(pt::size_param(name), tags)
+}
+
+/// Data (a numpy array, copied) as a node of the DAG.
+#[pyfunction]
+#[pyo3(signature = (data, name = None, tags = None))]
+fn make_data_wrapper(
+    data: &Bound<'_, PyAny>,
+    name: Option<&str>,
+    tags: Option<&Bound<'_, PyAny>>,
+) -> Result<PyArrayExpr> {
+    let data = to_owned_data(data, "make_data_wrapper")?;
+    tagged(pt::data_wrapper(data, name), tags)
+}
+
+// ---- elementwise --------------------------------------------------------------------------
+
+macro_rules! unary_functions {
+    ($($name:ident => $f:path;)*) => {
+        $(
+            #[pyfunction]
+            fn $name(x: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+                wrap($f(&array_from_py(x)?))
+            }
+        )*
+        fn add_unary(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
+            Ok(())
+        }
+    };
+}
+
+unary_functions! {
+    abs => pt::abs; negative => pt::negative; positive => pt::positive; invert => pt::invert;
+    logical_not => pt::logical_not; sqrt => pt::sqrt; exp => pt::exp; expm1 => pt::expm1;
+    log => pt::log; log10 => pt::log10; log2 => pt::log2; log1p => pt::log1p;
+    sin => pt::sin; cos => pt::cos; tan => pt::tan; arcsin => pt::arcsin; arccos => pt::arccos;
+    arctan => pt::arctan; sinh => pt::sinh; cosh => pt::cosh; tanh => pt::tanh;
+    arcsinh => pt::arcsinh; arccosh => pt::arccosh; arctanh => pt::arctanh;
+    floor => pt::floor; ceil => pt::ceil; trunc => pt::trunc; rint => pt::rint; sign => pt::sign;
+    signbit => pt::signbit; isnan => pt::isnan; isinf => pt::isinf; isfinite => pt::isfinite;
+    square => pt::square; reciprocal => pt::reciprocal; conj => pt::conj; real => pt::real;
+    imag => pt::imag; ravel => pt::ravel; matrix_transpose => pt::matrix_transpose;
+    unique_values => pt::unique_values; flatnonzero => pt::flatnonzero; argwhere => pt::argwhere;
+}
+
+macro_rules! binary_functions {
+    ($($name:ident => $f:path;)*) => {
+        $(
+            #[pyfunction]
+            fn $name(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+                wrap($f(operand_from_py(x1)?, operand_from_py(x2)?))
+            }
+        )*
+        fn add_binary(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
+            Ok(())
+        }
+    };
+}
+
+binary_functions! {
+    add => pt::add; subtract => pt::subtract; multiply => pt::multiply; divide => pt::divide;
+    floor_divide => pt::floor_divide; remainder => pt::remainder; power => pt::power;
+    bitwise_and => pt::bitwise_and; bitwise_or => pt::bitwise_or; bitwise_xor => pt::bitwise_xor;
+    left_shift => pt::left_shift; right_shift => pt::right_shift;
+    logical_and => pt::logical_and; logical_or => pt::logical_or; logical_xor => pt::logical_xor;
+    maximum => pt::maximum; minimum => pt::minimum;
+    equal => pt::equal; not_equal => pt::not_equal; less => pt::less; less_equal => pt::less_equal;
+    greater => pt::greater; greater_equal => pt::greater_equal;
+    arctan2 => pt::arctan2; hypot => pt::hypot; logaddexp => pt::logaddexp;
+    copysign => pt::copysign; nextafter => pt::nextafter;
+}
+
+/// `x` where `condition`, else `y` (numpy's `where` with three arguments).
+#[pyfunction(name = "where")]
+fn where_(condition: &Bound<'_, PyAny>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    wrap(pt::where_(operand_from_py(condition)?, operand_from_py(x)?, operand_from_py(y)?))
+}
+
+#[pyfunction]
+fn astype(x: &Bound<'_, PyAny>, dtype: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    wrap(pt::astype(&array_from_py(x)?, dtype_from_py(dtype)?))
+}
+
+/// numpy's `round(a, decimals=0)`.
+#[pyfunction]
+#[pyo3(signature = (a, decimals = 0))]
+fn round(a: &Bound<'_, PyAny>, decimals: i64) -> Result<PyArrayExpr> {
+    let a = array_from_py(a)?;
+    wrap(if decimals == 0 { pt::round(&a) } else { pt::round_decimals(&a, decimals) })
+}
+
+/// numpy's `clip(a, a_min, a_max)`; the Array API's `min=`/`max=` keywords too.
+#[pyfunction]
+#[pyo3(signature = (a, a_min = None, a_max = None, *, min = None, max = None))]
+fn clip(
+    a: &Bound<'_, PyAny>,
+    a_min: Option<&Bound<'_, PyAny>>,
+    a_max: Option<&Bound<'_, PyAny>>,
+    min: Option<&Bound<'_, PyAny>>,
+    max: Option<&Bound<'_, PyAny>>,
+) -> Result<PyArrayExpr> {
+    let bound = |b: Option<&Bound<'_, PyAny>>| b.filter(|b| !b.is_none()).map(operand_from_py).transpose();
+    wrap(pt::clip(&array_from_py(a)?, bound(a_min.or(min))?, bound(a_max.or(max))?))
+}
+
+// ---- reductions ---------------------------------------------------------------------------
+
+/// The reductions that share numpy's `axis`/`dtype`/`keepdims`/`initial` arguments.
+#[derive(Clone, Copy)]
+pub(crate) enum Reduction {
+    Sum,
+    Prod,
+    Max,
+    Min,
+    Mean,
+    All,
+    Any,
+}
+
+/// One reduction with numpy's arguments (methods and functions share it).
+pub(crate) fn reduce(
+    kind: Reduction,
+    a: &Array,
+    axis: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+    initial: Option<&Bound<'_, PyAny>>,
+) -> Result<PyArrayExpr> {
+    let mut options = ReduceOptions::axes(axes_from_py(axis)?).keepdims(keepdims);
+    if let Some(dtype) = optional_dtype(dtype)? {
+        options = options.dtype(dtype);
+    }
+    if let Some(initial) = initial.filter(|i| !i.is_none()) {
+        options = options.initial(scalar_from_py(initial, "initial")?);
+    }
+    wrap(match kind {
+        Reduction::Sum => pt::sum(a, options),
+        Reduction::Prod => pt::prod(a, options),
+        Reduction::Max => pt::max(a, options),
+        Reduction::Min => pt::min(a, options),
+        Reduction::Mean => pt::mean(a, options),
+        Reduction::All => pt::all(a, options),
+        Reduction::Any => pt::any(a, options),
+    })
+}
+
+macro_rules! reductions {
+    ($($name:ident => $kind:ident;)*) => {
+        $(
+            #[pyfunction]
+            #[pyo3(signature = (a, axis = None, dtype = None, keepdims = false, initial = None))]
+            fn $name(
+                a: &Bound<'_, PyAny>,
+                axis: Option<&Bound<'_, PyAny>>,
+                dtype: Option<&Bound<'_, PyAny>>,
+                keepdims: bool,
+                initial: Option<&Bound<'_, PyAny>>,
+            ) -> Result<PyArrayExpr> {
+                reduce(Reduction::$kind, &array_from_py(a)?, axis, dtype, keepdims, initial)
+            }
+        )*
+        fn add_reductions(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
+            Ok(())
+        }
+    };
+}
+
+reductions! {
+    sum => Sum; prod => Prod; amax => Max; amin => Min; max => Max; min => Min; mean => Mean;
+    all => All; any => Any;
+}
+
+fn moment(
+    a: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    ddof: f64,
+    keepdims: bool,
+    correction: Option<f64>,
+    root: bool,
+) -> Result<PyArrayExpr> {
+    let mut options = ReduceOptions::axes(axes_from_py(axis)?).keepdims(keepdims);
+    if let Some(dtype) = optional_dtype(dtype)? {
+        options = options.dtype(dtype);
+    }
+    let a = array_from_py(a)?;
+    let correction = correction.unwrap_or(ddof);
+    wrap(if root { pt::std(&a, options, correction) } else { pt::var(&a, options, correction) })
+}
+
+/// Variance: numpy's `ddof`, or the Array API's `correction`.
+#[pyfunction]
+#[pyo3(signature = (a, axis = None, dtype = None, ddof = 0.0, keepdims = false, *, correction = None))]
+fn var(
+    a: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    ddof: f64,
+    keepdims: bool,
+    correction: Option<f64>,
+) -> Result<PyArrayExpr> {
+    moment(a, axis, dtype, ddof, keepdims, correction, false)
+}
+
+/// Standard deviation: numpy's `ddof`, or the Array API's `correction`.
+#[pyfunction(name = "std")]
+#[pyo3(signature = (a, axis = None, dtype = None, ddof = 0.0, keepdims = false, *, correction = None))]
+fn std_deviation(
+    a: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    ddof: f64,
+    keepdims: bool,
+    correction: Option<f64>,
+) -> Result<PyArrayExpr> {
+    moment(a, axis, dtype, ddof, keepdims, correction, true)
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, axis = None, keepdims = false))]
+fn argmax(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<PyArrayExpr> {
+    wrap(pt::argmax(&array_from_py(a)?, axis, keepdims))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, axis = None, keepdims = false))]
+fn argmin(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<PyArrayExpr> {
+    wrap(pt::argmin(&array_from_py(a)?, axis, keepdims))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, axis = None))]
+fn count_nonzero(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    wrap(pt::count_nonzero(&array_from_py(a)?, axes_from_py(axis)?))
+}
+
+// ---- scans, sorting, searching -------------------------------------------------------------
+
+#[pyfunction]
+#[pyo3(signature = (a, axis = None))]
+fn cumsum(a: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<PyArrayExpr> {
+    wrap(pt::cumsum(&array_from_py(a)?, axis))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, axis = None))]
+fn cumprod(a: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<PyArrayExpr> {
+    wrap(pt::cumprod(&array_from_py(a)?, axis))
+}
+
+/// The Array API's scan arguments; a missing axis of an array of more than one dimension is
+/// the library's error.
+fn scan_options(axis: Option<i64>, dtype: Option<&Bound<'_, PyAny>>, include_initial: bool) -> Result<ScanOptions> {
+    Ok(ScanOptions { axis, dtype: optional_dtype(dtype)?, include_initial })
+}
+
+/// The Array API's `cumulative_sum`.
+#[pyfunction]
+#[pyo3(signature = (x, axis = None, dtype = None, include_initial = false))]
+fn cumulative_sum(
+    x: &Bound<'_, PyAny>,
+    axis: Option<i64>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    include_initial: bool,
+) -> Result<PyArrayExpr> {
+    wrap(pt::cumulative_sum(&array_from_py(x)?, scan_options(axis, dtype, include_initial)?))
+}
+
+/// The Array API's `cumulative_prod`.
+#[pyfunction]
+#[pyo3(signature = (x, axis = None, dtype = None, include_initial = false))]
+fn cumulative_prod(
+    x: &Bound<'_, PyAny>,
+    axis: Option<i64>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    include_initial: bool,
+) -> Result<PyArrayExpr> {
+    wrap(pt::cumulative_prod(&array_from_py(x)?, scan_options(axis, dtype, include_initial)?))
+}
+
+fn sort_options(axis: Option<i64>, descending: bool) -> SortOptions {
+    match axis {
+        Some(axis) => SortOptions::axis(axis),
+        None => SortOptions::flattened(),
+    }
+    .descending(descending)
+}
+
+/// A stable sort (NaN last), along `axis` or flattened (`axis=None`).
+#[pyfunction]
+#[pyo3(signature = (a, axis = Some(-1), *, descending = false, stable = true))]
+fn sort(a: &Bound<'_, PyAny>, axis: Option<i64>, descending: bool, stable: bool) -> Result<PyArrayExpr> {
+    let _ = stable; // every sort is stable
+    wrap(pt::sort(&array_from_py(a)?, sort_options(axis, descending)))
+}
+
+/// The indices that sort `a` (stable).
+#[pyfunction]
+#[pyo3(signature = (a, axis = Some(-1), *, descending = false, stable = true))]
+fn argsort(a: &Bound<'_, PyAny>, axis: Option<i64>, descending: bool, stable: bool) -> Result<PyArrayExpr> {
+    let _ = stable; // every sort is stable
+    wrap(pt::argsort(&array_from_py(a)?, sort_options(axis, descending)))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, v, side = "left", sorter = None))]
+fn searchsorted(
+    a: &Bound<'_, PyAny>,
+    v: &Bound<'_, PyAny>,
+    side: &str,
+    sorter: Option<&Bound<'_, PyAny>>,
+) -> Result<PyArrayExpr> {
+    let side = match side {
+        "left" => Side::Left,
+        "right" => Side::Right,
+        other => return Err(PyValueError::new_err(format!("side must be \"left\" or \"right\", not {other:?}"))),
+    };
+    let sorter = sorter.filter(|s| !s.is_none()).map(array_from_py).transpose()?;
+    wrap(pt::searchsorted(&array_from_py(a)?, &array_from_py(v)?, side, sorter.as_ref()))
+}
+
+fn tuple_of<'py>(py: Python<'py>, arrays: Vec<Array>) -> Result<Bound<'py, PyTuple>> {
+    PyTuple::new(py, arrays.into_iter().map(PyArrayExpr::from))
+}
+
+/// The indices of the non-zero elements, one array per axis (lengths decided by the data).
+#[pyfunction]
+fn nonzero<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> Result<Bound<'py, PyTuple>> {
+    tuple_of(py, lib(pt::nonzero(&array_from_py(a)?))?)
+}
+
+/// `(values, counts)`.
+#[pyfunction]
+fn unique_counts<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> Result<Bound<'py, PyTuple>> {
+    let u = lib(pt::unique_counts(&array_from_py(x)?))?;
+    tuple_of(py, vec![u.values, u.counts])
+}
+
+/// `(values, inverse_indices)`.
+#[pyfunction]
+fn unique_inverse<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> Result<Bound<'py, PyTuple>> {
+    let u = lib(pt::unique_inverse(&array_from_py(x)?))?;
+    tuple_of(py, vec![u.values, u.inverse_indices])
+}
+
+/// `(values, indices, inverse_indices, counts)`.
+#[pyfunction]
+fn unique_all<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> Result<Bound<'py, PyTuple>> {
+    let u = lib(pt::unique_all(&array_from_py(x)?))?;
+    tuple_of(py, vec![u.values, u.indices, u.inverse_indices, u.counts])
+}
+
+/// The elements of `arr` where `condition` is nonzero, flattened (numpy `extract`).
+#[pyfunction]
+fn extract(condition: &Bound<'_, PyAny>, arr: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    wrap(pt::extract(&array_from_py(condition)?, &array_from_py(arr)?))
+}
+
+/// The slices of `a` along `axis` where the 1-d `condition` is nonzero (numpy `compress`).
+#[pyfunction]
+#[pyo3(signature = (condition, a, axis = None))]
+fn compress(condition: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<PyArrayExpr> {
+    wrap(pt::compress(&array_from_py(condition)?, &array_from_py(a)?, axis))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, indices, axis = None))]
+fn take(a: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<PyArrayExpr> {
+    wrap(pt::take(&array_from_py(a)?, &array_from_py(indices)?, axis))
+}
+
+#[pyfunction]
+fn take_along_axis(a: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: i64) -> Result<PyArrayExpr> {
+    wrap(pt::take_along_axis(&array_from_py(a)?, &array_from_py(indices)?, axis))
+}
+
+// ---- shapes -------------------------------------------------------------------------------
+
+#[pyfunction]
+#[pyo3(signature = (a, newshape, order = "C"))]
+fn reshape(a: &Bound<'_, PyAny>, newshape: &Bound<'_, PyAny>, order: &str) -> Result<PyArrayExpr> {
+    wrap(pt::reshape(&array_from_py(a)?, shape_from_py(newshape)?, order_from_str(order)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, axes = None))]
+fn transpose(a: &Bound<'_, PyAny>, axes: Option<Vec<i64>>) -> Result<PyArrayExpr> {
+    wrap(pt::transpose(&array_from_py(a)?, axes.as_deref()))
+}
+
+#[pyfunction]
+fn permute_dims(a: &Bound<'_, PyAny>, axes: Vec<i64>) -> Result<PyArrayExpr> {
+    wrap(pt::permute_dims(&array_from_py(a)?, &axes))
+}
+
+#[pyfunction]
+fn swapaxes(a: &Bound<'_, PyAny>, axis1: i64, axis2: i64) -> Result<PyArrayExpr> {
+    wrap(pt::swapaxes(&array_from_py(a)?, axis1, axis2))
+}
+
+#[pyfunction]
+fn moveaxis(a: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>, destination: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    wrap(pt::moveaxis(&array_from_py(a)?, &ints_from_py(source)?, &ints_from_py(destination)?))
+}
+
+/// `roll(a, shift, axis=None)`; `shift` and `axis` may be tuples.
+#[pyfunction]
+#[pyo3(signature = (a, shift, axis = None))]
+fn roll(a: &Bound<'_, PyAny>, shift: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    let a = array_from_py(a)?;
+    match axis.filter(|x| !x.is_none()) {
+        None => wrap(pt::roll(&a, shift.extract()?, None)),
+        Some(axis) => {
+            let (shifts, axes) = (ints_from_py(shift)?, ints_from_py(axis)?);
+            if let ([shift], [axis]) = (shifts.as_slice(), axes.as_slice()) {
+                wrap(pt::roll(&a, *shift, Some(*axis)))
+            } else {
+                wrap(pt::roll_axes(&a, &shifts, &axes))
+            }
+        }
+    }
+}
+
+#[pyfunction]
+#[pyo3(signature = (arrays, axis = 0))]
+fn stack(arrays: &Bound<'_, PyAny>, axis: i64) -> Result<PyArrayExpr> {
+    wrap(pt::stack(&arrays_from_py(arrays)?, axis))
+}
+
+#[pyfunction]
+#[pyo3(signature = (arrays, axis = 0))]
+fn concatenate(arrays: &Bound<'_, PyAny>, axis: i64) -> Result<PyArrayExpr> {
+    wrap(pt::concatenate(&arrays_from_py(arrays)?, axis))
+}
+
+#[pyfunction]
+fn broadcast_to(a: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    wrap(pt::broadcast_to(&array_from_py(a)?, shape_from_py(shape)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (*arrays))]
+fn broadcast_arrays<'py>(py: Python<'py>, arrays: &Bound<'py, PyTuple>) -> Result<Bound<'py, PyTuple>> {
+    tuple_of(py, lib(pt::broadcast_arrays(&arrays_from_py(arrays.as_any())?))?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, axis = None))]
+fn squeeze(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    wrap(pt::squeeze(&array_from_py(a)?, axes_from_py(axis)?))
+}
+
+#[pyfunction]
+fn expand_dims(a: &Bound<'_, PyAny>, axis: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    wrap(pt::expand_dims(&array_from_py(a)?, axes_from_py(Some(axis))?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, axis = None))]
+fn flip(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    let axes = axis.filter(|x| !x.is_none()).map(ints_from_py).transpose()?;
+    wrap(pt::flip(&array_from_py(a)?, axes.as_deref()))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, repeats, axis = None))]
+fn repeat(a: &Bound<'_, PyAny>, repeats: i64, axis: Option<i64>) -> Result<PyArrayExpr> {
+    wrap(pt::repeat(&array_from_py(a)?, repeats, axis))
+}
+
+#[pyfunction]
+fn tile(a: &Bound<'_, PyAny>, reps: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    wrap(pt::tile(&array_from_py(a)?, &ints_from_py(reps)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, n = 1, axis = -1, prepend = None, append = None))]
+fn diff(
+    a: &Bound<'_, PyAny>,
+    n: usize,
+    axis: i64,
+    prepend: Option<&Bound<'_, PyAny>>,
+    append: Option<&Bound<'_, PyAny>>,
+) -> Result<PyArrayExpr> {
+    let operand = |x: Option<&Bound<'_, PyAny>>| x.filter(|x| !x.is_none()).map(operand_from_py).transpose();
+    wrap(pt::diff_with(&array_from_py(a)?, n, axis, operand(prepend)?, operand(append)?))
+}
+
+/// `split(a, sections_or_indices, axis=0)`: an int splits into equal parts, a sequence at
+/// those positions.
+#[pyfunction]
+#[pyo3(signature = (a, indices_or_sections, axis = 0))]
+fn split<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    indices_or_sections: &Bound<'py, PyAny>,
+    axis: i64,
+) -> Result<Bound<'py, PyTuple>> {
+    let parts = match indices_or_sections.extract::<usize>() {
+        Ok(n) => Split::Sections(n),
+        Err(_) => Split::Indices(indices_or_sections.extract()?),
+    };
+    tuple_of(py, lib(pt::split(&array_from_py(a)?, parts, axis))?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (x, axis = 0))]
+fn unstack<'py>(py: Python<'py>, x: &Bound<'py, PyAny>, axis: i64) -> Result<Bound<'py, PyTuple>> {
+    tuple_of(py, lib(pt::unstack(&array_from_py(x)?, axis))?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, k = 0))]
+fn tril(a: &Bound<'_, PyAny>, k: i64) -> Result<PyArrayExpr> {
+    wrap(pt::tril(&array_from_py(a)?, k))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, k = 0))]
+fn triu(a: &Bound<'_, PyAny>, k: i64) -> Result<PyArrayExpr> {
+    wrap(pt::triu(&array_from_py(a)?, k))
+}
+
+/// numpy's `pad` with modes `constant` (`constant_values`), `edge`, `reflect`, `symmetric` and
+/// `wrap`; `pad_width` is an int, a `(before, after)` pair, or a pair per axis.
+#[pyfunction]
+#[pyo3(signature = (array, pad_width, mode = "constant", constant_values = None))]
+fn pad(
+    array: &Bound<'_, PyAny>,
+    pad_width: &Bound<'_, PyAny>,
+    mode: &str,
+    constant_values: Option<&Bound<'_, PyAny>>,
+) -> Result<PyArrayExpr> {
+    let width: pt::PadWidth = if let Ok(w) = pad_width.extract::<usize>() {
+        w.into()
+    } else if let Ok(pair) = pad_width.extract::<(usize, usize)>() {
+        pair.into()
+    } else if let Ok(pairs) = pad_width.extract::<Vec<(usize, usize)>>() {
+        pairs.into()
+    } else {
+        let single: Vec<usize> = pad_width.extract().map_err(|_| {
+            PyTypeError::new_err("pad_width must be an int, a (before, after) pair, or a pair per axis")
+        })?;
+        match single.as_slice() {
+            [w] => (*w).into(),
+            _ => {
+                return Err(PyValueError::new_err(
+                    "pad_width must be an int, a (before, after) pair, or a pair per axis",
+                ));
+            }
+        }
+    };
+    let mode = match mode {
+        "constant" => PadMode::Constant(match constant_values.filter(|c| !c.is_none()) {
+            Some(c) => scalar_from_py(c, "constant_values")?,
+            None => pytato::dtype::WeakScalar::Int(0),
+        }),
+        "edge" => PadMode::Edge,
+        "reflect" => PadMode::Reflect,
+        "symmetric" => PadMode::Symmetric,
+        "wrap" => PadMode::Wrap,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "pad mode {other:?} is not supported (constant, edge, reflect, symmetric, wrap)"
+            )));
+        }
+    };
+    wrap(pt::pad_with(&array_from_py(array)?, width, mode))
+}
+
+// ---- creation -----------------------------------------------------------------------------
+
+#[pyfunction]
+#[pyo3(signature = (shape, dtype = None))]
+fn zeros(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    wrap(pt::zeros(shape_from_py(shape)?, optional_dtype(dtype)?.unwrap_or(DType::F64)))
+}
+
+#[pyfunction]
+#[pyo3(signature = (shape, dtype = None))]
+fn ones(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    wrap(pt::ones(shape_from_py(shape)?, optional_dtype(dtype)?.unwrap_or(DType::F64)))
+}
+
+#[pyfunction]
+#[pyo3(signature = (shape, dtype = None))]
+fn empty(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    wrap(pt::empty(shape_from_py(shape)?, optional_dtype(dtype)?.unwrap_or(DType::F64)))
+}
+
+#[pyfunction]
+#[pyo3(signature = (shape, fill_value, dtype = None))]
+fn full(
+    shape: &Bound<'_, PyAny>,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> Result<PyArrayExpr> {
+    wrap(pt::full(shape_from_py(shape)?, scalar_from_py(fill_value, "fill_value")?, optional_dtype(dtype)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, dtype = None))]
+fn zeros_like(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    wrap(pt::zeros_like(&array_from_py(a)?, optional_dtype(dtype)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, dtype = None))]
+fn ones_like(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    wrap(pt::ones_like(&array_from_py(a)?, optional_dtype(dtype)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, dtype = None))]
+fn empty_like(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    wrap(pt::empty_like(&array_from_py(a)?, optional_dtype(dtype)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, fill_value, dtype = None))]
+fn full_like(
+    a: &Bound<'_, PyAny>,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> Result<PyArrayExpr> {
+    wrap(pt::full_like(&array_from_py(a)?, scalar_from_py(fill_value, "fill_value")?, optional_dtype(dtype)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, dtype = None))]
+fn asarray(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    wrap(pt::asarray(&array_from_py(a)?, optional_dtype(dtype)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (N, M = None, k = 0, dtype = None))]
+#[allow(non_snake_case)] // numpy's argument names
+fn eye(
+    N: &Bound<'_, PyAny>,
+    M: Option<&Bound<'_, PyAny>>,
+    k: i64,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> Result<PyArrayExpr> {
+    let m = M.filter(|m| !m.is_none()).map(dim_from_py).transpose()?;
+    wrap(pt::eye(dim_from_py(N)?, m, k, optional_dtype(dtype)?.unwrap_or(DType::F64)))
+}
+
+/// `arange(stop)`, `arange(start, stop[, step])`.
+#[pyfunction]
+#[pyo3(signature = (start, stop = None, step = None, dtype = None))]
+fn arange(
+    start: &Bound<'_, PyAny>,
+    stop: Option<&Bound<'_, PyAny>>,
+    step: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> Result<PyArrayExpr> {
+    let value = |x: &Bound<'_, PyAny>, what| scalar_from_py(x, what);
+    let (start, stop) = match stop.filter(|s| !s.is_none()) {
+        Some(stop) => (value(start, "start")?, value(stop, "stop")?),
+        None => (pytato::dtype::WeakScalar::Int(0), value(start, "stop")?),
+    };
+    let step = match step.filter(|s| !s.is_none()) {
+        Some(step) => value(step, "step")?,
+        None => pytato::dtype::WeakScalar::Int(1),
+    };
+    wrap(pt::arange(start, stop, step, optional_dtype(dtype)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (start, stop, num = 50, endpoint = true))]
+fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<PyArrayExpr> {
+    wrap(pt::linspace(start, stop, num, endpoint))
+}
+
+#[pyfunction]
+#[pyo3(signature = (*arrays, indexing = "xy"))]
+fn meshgrid<'py>(py: Python<'py>, arrays: &Bound<'py, PyTuple>, indexing: &str) -> Result<Bound<'py, PyTuple>> {
+    let indexing = match indexing {
+        "xy" => Indexing::Xy,
+        "ij" => Indexing::Ij,
+        other => return Err(PyValueError::new_err(format!("indexing must be \"xy\" or \"ij\", not {other:?}"))),
+    };
+    tuple_of(py, lib(pt::meshgrid(&arrays_from_py(arrays.as_any())?, indexing))?)
+}
+
+// ---- linear algebra -----------------------------------------------------------------------
+
+/// `einsum("ij,jk->ik", a, b)`.
+#[pyfunction]
+#[pyo3(signature = (subscripts, *operands))]
+fn einsum(subscripts: &str, operands: &Bound<'_, PyTuple>) -> Result<PyArrayExpr> {
+    let arrays = arrays_from_py(operands.as_any())?;
+    wrap(pt::einsum(subscripts, &arrays.iter().collect::<Vec<_>>()))
+}
+
+#[pyfunction]
+fn matmul(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    wrap(pt::matmul(&array_from_py(x1)?, &array_from_py(x2)?))
+}
+
+#[pyfunction]
+fn dot(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    wrap(pt::dot(&array_from_py(a)?, &array_from_py(b)?))
+}
+
+#[pyfunction]
+fn vdot(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    wrap(pt::vdot(&array_from_py(a)?, &array_from_py(b)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (x1, x2, axis = -1))]
+fn vecdot(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, axis: i64) -> Result<PyArrayExpr> {
+    wrap(pt::vecdot(&array_from_py(x1)?, &array_from_py(x2)?, axis))
+}
+
+/// `tensordot(a, b, axes=2)`; `axes` is a count or a pair of axis lists.
+#[pyfunction]
+#[pyo3(signature = (a, b, axes = None))]
+fn tensordot(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, axes: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    let axes = match axes.filter(|x| !x.is_none()) {
+        None => TensordotAxes::Count(2),
+        Some(axes) => match axes.extract::<usize>() {
+            Ok(n) => TensordotAxes::Count(n),
+            Err(_) => {
+                let (a_axes, b_axes): (Bound<'_, PyAny>, Bound<'_, PyAny>) = axes.extract()?;
+                TensordotAxes::Pairs(ints_from_py(&a_axes)?, ints_from_py(&b_axes)?)
+            }
+        },
+    };
+    wrap(pt::tensordot(&array_from_py(a)?, &array_from_py(b)?, axes))
+}
+
+/// Names numpy and the Array API give the same functions.
+const ALIASES: &[(&str, &str)] = &[
+    ("absolute", "abs"),
+    ("true_divide", "divide"),
+    ("mod", "remainder"),
+    ("pow", "power"),
+    ("bitwise_not", "invert"),
+    ("bitwise_invert", "invert"),
+    ("bitwise_left_shift", "left_shift"),
+    ("bitwise_right_shift", "right_shift"),
+    ("conjugate", "conj"),
+    ("acos", "arccos"),
+    ("asin", "arcsin"),
+    ("atan", "arctan"),
+    ("atan2", "arctan2"),
+    ("acosh", "arccosh"),
+    ("asinh", "arcsinh"),
+    ("atanh", "arctanh"),
+    ("concat", "concatenate"),
+];
+
+/// Adds every function to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    add_unary(m)?;
+    add_binary(m)?;
+    add_reductions(m)?;
+    for f in [
+        wrap_pyfunction!(make_placeholder, m)?,
+        wrap_pyfunction!(make_size_param, m)?,
+        wrap_pyfunction!(make_data_wrapper, m)?,
+        wrap_pyfunction!(where_, m)?,
+        wrap_pyfunction!(astype, m)?,
+        wrap_pyfunction!(round, m)?,
+        wrap_pyfunction!(clip, m)?,
+        wrap_pyfunction!(var, m)?,
+        wrap_pyfunction!(std_deviation, m)?,
+        wrap_pyfunction!(argmax, m)?,
+        wrap_pyfunction!(argmin, m)?,
+        wrap_pyfunction!(count_nonzero, m)?,
+        wrap_pyfunction!(cumsum, m)?,
+        wrap_pyfunction!(cumprod, m)?,
+        wrap_pyfunction!(cumulative_sum, m)?,
+        wrap_pyfunction!(cumulative_prod, m)?,
+        wrap_pyfunction!(sort, m)?,
+        wrap_pyfunction!(argsort, m)?,
+        wrap_pyfunction!(searchsorted, m)?,
+        wrap_pyfunction!(nonzero, m)?,
+        wrap_pyfunction!(unique_counts, m)?,
+        wrap_pyfunction!(unique_inverse, m)?,
+        wrap_pyfunction!(unique_all, m)?,
+        wrap_pyfunction!(extract, m)?,
+        wrap_pyfunction!(compress, m)?,
+        wrap_pyfunction!(take, m)?,
+        wrap_pyfunction!(take_along_axis, m)?,
+        wrap_pyfunction!(reshape, m)?,
+        wrap_pyfunction!(transpose, m)?,
+        wrap_pyfunction!(permute_dims, m)?,
+        wrap_pyfunction!(swapaxes, m)?,
+        wrap_pyfunction!(moveaxis, m)?,
+        wrap_pyfunction!(roll, m)?,
+        wrap_pyfunction!(stack, m)?,
+        wrap_pyfunction!(concatenate, m)?,
+        wrap_pyfunction!(broadcast_to, m)?,
+        wrap_pyfunction!(broadcast_arrays, m)?,
+        wrap_pyfunction!(squeeze, m)?,
+        wrap_pyfunction!(expand_dims, m)?,
+        wrap_pyfunction!(flip, m)?,
+        wrap_pyfunction!(repeat, m)?,
+        wrap_pyfunction!(tile, m)?,
+        wrap_pyfunction!(diff, m)?,
+        wrap_pyfunction!(split, m)?,
+        wrap_pyfunction!(unstack, m)?,
+        wrap_pyfunction!(tril, m)?,
+        wrap_pyfunction!(triu, m)?,
+        wrap_pyfunction!(pad, m)?,
+        wrap_pyfunction!(zeros, m)?,
+        wrap_pyfunction!(ones, m)?,
+        wrap_pyfunction!(empty, m)?,
+        wrap_pyfunction!(full, m)?,
+        wrap_pyfunction!(zeros_like, m)?,
+        wrap_pyfunction!(ones_like, m)?,
+        wrap_pyfunction!(empty_like, m)?,
+        wrap_pyfunction!(full_like, m)?,
+        wrap_pyfunction!(asarray, m)?,
+        wrap_pyfunction!(eye, m)?,
+        wrap_pyfunction!(arange, m)?,
+        wrap_pyfunction!(linspace, m)?,
+        wrap_pyfunction!(meshgrid, m)?,
+        wrap_pyfunction!(einsum, m)?,
+        wrap_pyfunction!(matmul, m)?,
+        wrap_pyfunction!(dot, m)?,
+        wrap_pyfunction!(vdot, m)?,
+        wrap_pyfunction!(vecdot, m)?,
+        wrap_pyfunction!(tensordot, m)?,
+    ] {
+        m.add_function(f)?;
+    }
+    let namespace: Bound<'_, PyDict> = m.dict();
+    for (alias, name) in ALIASES {
+        m.add(*alias, namespace.get_item(*name)?.expect("the aliased function is registered"))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,37 @@
+//! Python bindings: the extension module `pytato_rs._native`, wrapped by the Python package
+//! `pytato_rs` (`python/pytato_rs`), which gives pytato's API on this library.
+//!
+//! | module | what it binds |
+//! | --- | --- |
+//! | [`array`] | the `Array` and `DictOfNamedArrays` classes: operators, methods, tags |
+//! | [`functions`] | the numpy-like functions (`make_placeholder`, `einsum`, `sum`, ...) |
+//! | [`program`] | `generate` and `BoundProgram`: compile, run on numpy arrays without the GIL |
+//! | [`transform`] | `deduplicate`, `unify_axes_tags`, drawing, analysis |
+//! | [`convert`], [`data`], [`tags`], [`errors`] | Python values, numpy arrays, tags and exceptions |
+//!
+//! Build and install with maturin (`maturin develop` in a virtual environment, or `maturin
+//! build` and `pip install` the wheel); `cargo xtask ci` runs the Python tests.
+
+mod array;
+mod convert;
+mod data;
+mod errors;
+mod functions;
+mod program;
+mod tags;
+mod transform;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<array::PyArrayExpr>()?;
+    m.add_class::<array::PyDictOfNamedArrays>()?;
+    m.add_class::<convert::PyDim>()?;
+    m.add_function(wrap_pyfunction!(array::make_dict_of_named_arrays, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::_register_exceptions, m)?)?;
+    functions::register(m)?;
+    program::register(m)?;
+    transform::register(m)?;
+    Ok(())
+}

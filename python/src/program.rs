@@ -1,0 +1,182 @@
+//! Compiling a DAG for a backend and running it on numpy arrays.
+//!
+//! A run borrows its numpy inputs (no copy), releases the GIL while the backend computes (other
+//! Python threads go on; several threads may run programs at once), and hands its results to
+//! numpy without a copy.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use pytato::backend::{Backend, NamedViews, NamedViewsMut, Outputs, Program, SINGLE_OUTPUT_NAME};
+
+use crate::convert::outputs_from_py;
+use crate::data::{Borrowed, BorrowedMut, borrow, borrow_mut, to_numpy};
+use crate::errors::{Result, lib};
+
+/// The backend named `name`, or the default one (`PYTATO_BACKEND`, else the most preferred).
+/// Backends are made once per name and kept: making one costs more than compiling a program
+/// the backend has cached.
+fn backend_by_name(name: Option<&str>) -> Result<Arc<dyn Backend>> {
+    static MADE: Mutex<BTreeMap<String, Arc<dyn Backend>>> = Mutex::new(BTreeMap::new());
+    let key = match name {
+        Some(name) => name.to_string(),
+        None => format!("(default, PYTATO_BACKEND={:?})", std::env::var("PYTATO_BACKEND").ok()),
+    };
+    if let Some(backend) = MADE.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(backend.clone());
+    }
+    let backend: Arc<dyn Backend> = Arc::from(lib(match name {
+        Some(name) => pytato::backend(name),
+        None => pytato::default_backend(),
+    })?);
+    MADE.lock().unwrap_or_else(|e| e.into_inner()).insert(key, backend.clone());
+    Ok(backend)
+}
+
+/// The linked backends, most preferred first: `[(name, description)]`.
+#[pyfunction]
+fn backends() -> Vec<(&'static str, &'static str)> {
+    pytato::backends().into_iter().map(|b| (b.name, b.description)).collect()
+}
+
+/// The name of the backend `generate` uses when none is given.
+#[pyfunction]
+fn default_backend_name() -> Result<String> {
+    Ok(backend_by_name(None)?.name().to_string())
+}
+
+/// Compiles `expr` (an `Array`, a `DictOfNamedArrays` or a dict of arrays) for a backend
+/// (`"cranelift"`, `"interp"`, `"wgpu"`; default: `default_backend_name()`). The program is
+/// compiled once and runs as often as it is called.
+#[pyfunction]
+#[pyo3(signature = (expr, backend = None))]
+fn generate(py: Python<'_>, expr: &Bound<'_, PyAny>, backend: Option<&str>) -> Result<BoundProgram> {
+    let outputs = outputs_from_py(expr)?;
+    let backend = backend_by_name(backend)?;
+    let single = matches!(outputs, Outputs::Single(_));
+    // Compiling is pure Rust: other Python threads run meanwhile.
+    let program = py.detach(|| lib(backend.compile(&outputs)))?;
+    Ok(BoundProgram { program: Arc::from(program), backend: backend.name().to_string(), single })
+}
+
+/// A compiled program. Call it with its inputs as keyword arguments (numpy arrays, or anything
+/// `numpy.asarray` takes): it returns a numpy array for a program of one array, a dict of numpy
+/// arrays for a program of named arrays.
+#[pyclass(module = "pytato_rs", frozen)]
+pub(crate) struct BoundProgram {
+    program: Arc<dyn Program>,
+    backend: String,
+    /// Made from one array (not a dictionary): calls return the array itself.
+    single: bool,
+}
+
+/// Borrows every input for reading.
+fn borrow_inputs<'py>(inputs: Option<&Bound<'py, PyDict>>) -> Result<Vec<(String, Borrowed<'py>)>> {
+    let Some(inputs) = inputs else { return Ok(Vec::new()) };
+    inputs
+        .iter()
+        .map(|(name, value)| {
+            let name: String = name.extract()?;
+            let data = borrow(&value, &format!("input {name:?}"))?;
+            Ok((name, data))
+        })
+        .collect()
+}
+
+fn views<'a>(borrowed: &'a [(String, Borrowed<'_>)]) -> NamedViews<'a> {
+    borrowed.iter().map(|(name, data)| (name.as_str(), data.view())).collect()
+}
+
+#[pymethods]
+impl BoundProgram {
+    #[pyo3(signature = (**inputs))]
+    fn __call__<'py>(&self, py: Python<'py>, inputs: Option<&Bound<'py, PyDict>>) -> Result<Bound<'py, PyAny>> {
+        let borrowed = borrow_inputs(inputs)?;
+        let views = views(&borrowed);
+        let program = &self.program;
+        let mut results = py.detach(|| lib(program.run_views(&views)))?;
+        if self.single {
+            let result = results.remove(SINGLE_OUTPUT_NAME).ok_or_else(|| {
+                PyValueError::new_err("the program returned no result (a backend error: please report it)")
+            })?;
+            return Ok(to_numpy(py, result));
+        }
+        let dict = PyDict::new(py);
+        for (name, data) in results {
+            dict.set_item(name, to_numpy(py, data))?;
+        }
+        Ok(dict.into_any())
+    }
+
+    /// Runs the program writing its results into arrays the caller keeps (no allocation):
+    /// `out` maps output names to numpy arrays of the right dtype and shape (for a program of
+    /// one array, `out` may be that array). Inputs are keyword arguments, as for a call.
+    #[pyo3(signature = (out, **inputs))]
+    fn run_into(&self, py: Python<'_>, out: &Bound<'_, PyAny>, inputs: Option<&Bound<'_, PyDict>>) -> Result<()> {
+        let mut targets: Vec<(String, BorrowedMut<'_>)> = match out.cast::<PyDict>() {
+            Ok(dict) => dict
+                .iter()
+                .map(|(name, value)| {
+                    let name: String = name.extract()?;
+                    let data = borrow_mut(&value, &format!("output {name:?}"))?;
+                    Ok((name, data))
+                })
+                .collect::<Result<_>>()?,
+            Err(_) if self.single => vec![(SINGLE_OUTPUT_NAME.to_string(), borrow_mut(out, "the output")?)],
+            Err(_) => {
+                return Err(PyTypeError::new_err("out must be a dict of output names to numpy arrays"));
+            }
+        };
+        let borrowed = borrow_inputs(inputs)?;
+        let views = views(&borrowed);
+        let mut outputs: NamedViewsMut<'_> = targets.iter_mut().map(|(n, d)| (n.as_str(), d.view_mut())).collect();
+        let program = &self.program;
+        py.detach(|| lib(program.run_into(&views, &mut outputs)))
+    }
+
+    /// The names the program takes as inputs.
+    #[getter]
+    fn input_names(&self) -> Vec<String> {
+        self.program.input_names()
+    }
+
+    /// The names of its outputs (`["_pt_out"]` for a program of one array).
+    #[getter]
+    fn output_names(&self) -> Vec<String> {
+        self.program.output_names()
+    }
+
+    /// The backend it was compiled for.
+    #[getter]
+    fn backend(&self) -> &str {
+        &self.backend
+    }
+
+    /// The program's signature in datashape (`{u: n, float64} -> {_pt_out: n, float64}`), or
+    /// `None` where the backend gives none.
+    #[getter]
+    fn datashape(&self) -> Option<String> {
+        self.program.datashape().map(|t| t.to_string())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "BoundProgram(backend={:?}, inputs={:?}, outputs={:?})",
+            self.backend,
+            self.program.input_names(),
+            self.program.output_names()
+        )
+    }
+}
+
+/// Adds the compilation functions and classes to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(backends, m)?)?;
+    m.add_function(wrap_pyfunction!(default_backend_name, m)?)?;
+    m.add_function(wrap_pyfunction!(generate, m)?)?;
+    m.add_class::<BoundProgram>()?;
+    Ok(())
+}

@@ -1,0 +1,162 @@
+//! Tags between Python and the library.
+//!
+//! pytato's tags are Python objects (frozen dataclasses deriving from `pytato_rs.tags.Tag`).
+//! The tags the library itself acts on (`ImplStored`, `ImplInlined`, `Named`, `PrefixNamed`,
+//! `CountNamed`) become the library's own tags, so every backend honours them; any other tag is
+//! kept as the Python object ([`PyTag`]), compared with `==` and hashed with `hash()`, which is
+//! what tag unification and CSE need.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Mutex;
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyFrozenSet, PyType};
+use pytato::tags::{CountNamed, ImplInlined, ImplStored, Named, PrefixNamed, TagRef};
+use pytato::{Tag, TagSet};
+
+use crate::errors::Result;
+
+/// The Python module that defines the tag classes.
+const TAGS_MODULE: &str = "pytato_rs.tags";
+
+/// A tag that is a Python object.
+pub(crate) struct PyTag {
+    object: Py<PyAny>,
+    /// `hash(object)`, taken once: hashing must not need the interpreter.
+    hash: isize,
+    /// For an instance of a `UniqueTag` subclass: the family (the class deriving directly from
+    /// `UniqueTag`), of which a node may carry one tag.
+    family: Option<&'static str>,
+}
+
+impl PartialEq for PyTag {
+    fn eq(&self, other: &PyTag) -> bool {
+        self.hash == other.hash
+            && (self.object.is(&other.object)
+                || Python::attach(|py| self.object.bind(py).eq(other.object.bind(py)).unwrap_or(false)))
+    }
+}
+impl Eq for PyTag {}
+
+impl Hash for PyTag {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.hash.hash(state);
+    }
+}
+
+impl fmt::Debug for PyTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let repr = Python::attach(|py| self.object.bind(py).repr().map(|r| r.to_string()));
+        f.write_str(&repr.unwrap_or_else(|_| "<python tag>".into()))
+    }
+}
+
+impl Tag for PyTag {
+    fn unique_family(&self) -> Option<&'static str> {
+        self.family
+    }
+}
+
+/// Family names live as long as the process (a tag's family is `&'static str`); there is one
+/// per `UniqueTag` subclass, so this holds a handful of strings.
+fn intern(name: String) -> &'static str {
+    static NAMES: Mutex<Option<HashMap<String, &'static str>>> = Mutex::new(None);
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    names.get_or_insert_with(HashMap::new).entry(name.clone()).or_insert_with(|| Box::leak(name.into_boxed_str()))
+}
+
+/// The unique family of a Python tag: the class in its MRO whose direct base is `UniqueTag`.
+fn unique_family(object: &Bound<'_, PyAny>) -> Result<Option<&'static str>> {
+    let unique = object.py().import(TAGS_MODULE)?.getattr("UniqueTag")?;
+    if !object.is_instance(&unique)? {
+        return Ok(None);
+    }
+    for class in object.get_type().getattr("__mro__")?.try_iter()? {
+        let class = class?.cast_into::<PyType>()?;
+        let derives_directly = class.getattr("__bases__")?.try_iter()?.any(|b| b.is_ok_and(|b| b.is(&unique)));
+        if derives_directly {
+            return Ok(Some(intern(class.fully_qualified_name()?.to_string())));
+        }
+    }
+    Ok(None)
+}
+
+/// One Python tag as the library's tag.
+pub(crate) fn tag_from_py(object: &Bound<'_, PyAny>) -> Result<TagRef> {
+    let class = object.get_type();
+    if class.module()?.to_str()? == TAGS_MODULE {
+        let text = |field: &str| -> Result<String> { object.getattr(field)?.extract() };
+        match class.qualname()?.to_str()? {
+            "ImplStored" => return Ok(TagRef::new(ImplStored)),
+            "ImplInlined" => return Ok(TagRef::new(ImplInlined)),
+            "Named" => return Ok(TagRef::new(Named(text("name")?))),
+            "PrefixNamed" => return Ok(TagRef::new(PrefixNamed(text("prefix")?))),
+            "CountNamed" => return Ok(TagRef::new(CountNamed(text("name")?))),
+            _ => {}
+        }
+    }
+    let hash = object
+        .hash()
+        .map_err(|e| PyTypeError::new_err(format!("a tag must be hashable (a frozen dataclass, say): {e}")))?;
+    Ok(TagRef::new(PyTag { object: object.clone().unbind(), hash, family: unique_family(object)? }))
+}
+
+/// Tags given as pytato takes them: one tag, an iterable of tags, or `None`.
+pub(crate) fn tags_from_py(tags: Option<&Bound<'_, PyAny>>) -> Result<Vec<TagRef>> {
+    let Some(tags) = tags else { return Ok(Vec::new()) };
+    if tags.is_none() {
+        return Ok(Vec::new());
+    }
+    let tag_class = tags.py().import(TAGS_MODULE)?.getattr("Tag")?;
+    if tags.is_instance(&tag_class)? {
+        return Ok(vec![tag_from_py(tags)?]);
+    }
+    tags.try_iter()?.map(|tag| tag_from_py(&tag?)).collect()
+}
+
+/// One library tag as a Python object.
+pub(crate) fn tag_to_py<'py>(py: Python<'py>, tag: &TagRef) -> Result<Bound<'py, PyAny>> {
+    if let Some(t) = tag.downcast_ref::<PyTag>() {
+        return Ok(t.object.bind(py).clone());
+    }
+    let module = py.import(TAGS_MODULE)?;
+    if tag.downcast_ref::<ImplStored>().is_some() {
+        return module.getattr("ImplStored")?.call0();
+    }
+    if tag.downcast_ref::<ImplInlined>().is_some() {
+        return module.getattr("ImplInlined")?.call0();
+    }
+    if let Some(Named(name)) = tag.downcast_ref::<Named>() {
+        return module.getattr("Named")?.call1((name,));
+    }
+    if let Some(PrefixNamed(prefix)) = tag.downcast_ref::<PrefixNamed>() {
+        return module.getattr("PrefixNamed")?.call1((prefix,));
+    }
+    if let Some(CountNamed(name)) = tag.downcast_ref::<CountNamed>() {
+        return module.getattr("CountNamed")?.call1((name,));
+    }
+    module.getattr("LibraryTag")?.call1((format!("{:?}", tag.get()),))
+}
+
+/// A tag set as a Python `frozenset`, leaving out tags that are not part of what a node is
+/// (where it was created, and the like).
+pub(crate) fn tag_set_to_py<'py>(py: Python<'py>, tags: &TagSet) -> Result<Bound<'py, PyFrozenSet>> {
+    let objects = tags
+        .iter()
+        .filter(|t| !t.get().ignored_for_equality())
+        .map(|t| tag_to_py(py, t))
+        .collect::<Result<Vec<_>>>()?;
+    PyFrozenSet::new(py, &objects)
+}
+
+/// `isinstance(tag, class)` for a Python tag; the library's own tags are instances of no
+/// Python class given here but `Tag` itself.
+pub(crate) fn is_instance(tag: &TagRef, class: &Bound<'_, PyAny>) -> Result<bool> {
+    match tag.downcast_ref::<PyTag>() {
+        Some(t) => Ok(t.object.bind(class.py()).is_instance(class)?),
+        None => Ok(class.is(&class.py().import(TAGS_MODULE)?.getattr("Tag")?)),
+    }
+}

@@ -1,0 +1,110 @@
+//! The transformations users call (`pytato_rs.transform`), drawing and analysis.
+//!
+//! Each takes what pytato's do (an `Array`, a `DictOfNamedArrays` or a dict of arrays) and
+//! returns the same kind of object.
+
+use std::cell::RefCell;
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use pytato::transform::{analysis, cse, dce, draw, materialize, unify_tags};
+
+use crate::convert::{outputs_from_py, outputs_to_py};
+use crate::errors::{Result, lib};
+use crate::tags::is_instance;
+
+/// Common-subexpression elimination: structurally equal nodes become one node.
+#[pyfunction]
+fn deduplicate<'py>(py: Python<'py>, expr: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+    outputs_to_py(py, lib(cse::deduplicate(&outputs_from_py(expr)?))?)
+}
+
+/// Removes nodes no output depends on (sends kept for their effect).
+#[pyfunction]
+fn eliminate_dead_code<'py>(py: Python<'py>, expr: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+    outputs_to_py(py, lib(dce::eliminate_dead_code(&outputs_from_py(expr)?))?)
+}
+
+/// Propagates axis tags of class `tag_t` (default: every Python tag) along the operations, as
+/// pytato's `unify_axes_tags` does.
+#[pyfunction]
+#[pyo3(signature = (expr, *, tag_t = None))]
+fn unify_axes_tags<'py>(
+    py: Python<'py>,
+    expr: &Bound<'py, PyAny>,
+    tag_t: Option<&Bound<'py, PyAny>>,
+) -> Result<Bound<'py, PyAny>> {
+    let class = match tag_t {
+        Some(class) => class.clone(),
+        None => py.import("pytato_rs.tags")?.getattr("Tag")?,
+    };
+    // The pass's filter cannot fail: the first Python error is kept and raised afterwards.
+    let error: RefCell<Option<PyErr>> = RefCell::new(None);
+    let unified = unify_tags::unify_axes_tags(&outputs_from_py(expr)?, |tag| {
+        is_instance(tag, &class).unwrap_or_else(|e| {
+            error.borrow_mut().get_or_insert(e);
+            false
+        })
+    });
+    if let Some(e) = error.into_inner() {
+        return Err(e);
+    }
+    outputs_to_py(py, lib(unified)?)
+}
+
+/// Tags the nodes pytato's MPMS rule stores (more than one user and more than one stored
+/// predecessor) `ImplStored`.
+#[pyfunction]
+fn materialize_with_mpms<'py>(py: Python<'py>, expr: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+    outputs_to_py(py, lib(materialize::materialize(&outputs_from_py(expr)?, &mut materialize::Mpms))?)
+}
+
+/// The DAG in Graphviz's dot language.
+#[pyfunction]
+fn get_dot_graph(expr: &Bound<'_, PyAny>) -> Result<String> {
+    Ok(draw::to_dot(&outputs_from_py(expr)?))
+}
+
+/// The DAG as a self-contained HTML page with an SVG drawing (laid out in Rust; no Graphviz
+/// needed).
+#[pyfunction]
+#[pyo3(signature = (expr, title = "pytato DAG"))]
+fn get_html_graph(expr: &Bound<'_, PyAny>, title: &str) -> Result<String> {
+    lib(draw::to_html(&outputs_from_py(expr)?, title))
+}
+
+/// The number of nodes (each distinct node once).
+#[pyfunction]
+fn get_num_nodes(expr: &Bound<'_, PyAny>) -> Result<usize> {
+    Ok(analysis::num_nodes(&outputs_from_py(expr)?))
+}
+
+/// `{node type: count}`.
+#[pyfunction]
+fn get_node_type_counts<'py>(py: Python<'py>, expr: &Bound<'py, PyAny>) -> Result<Bound<'py, PyDict>> {
+    let counts = PyDict::new(py);
+    for (kind, n) in analysis::node_type_counts(&outputs_from_py(expr)?) {
+        counts.set_item(kind, n)?;
+    }
+    Ok(counts)
+}
+
+/// The length of the longest path from an output to an input.
+#[pyfunction]
+fn get_max_node_depth(expr: &Bound<'_, PyAny>) -> Result<usize> {
+    Ok(analysis::depth(&outputs_from_py(expr)?))
+}
+
+/// Adds the transformations to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(deduplicate, m)?)?;
+    m.add_function(wrap_pyfunction!(eliminate_dead_code, m)?)?;
+    m.add_function(wrap_pyfunction!(unify_axes_tags, m)?)?;
+    m.add_function(wrap_pyfunction!(materialize_with_mpms, m)?)?;
+    m.add_function(wrap_pyfunction!(get_dot_graph, m)?)?;
+    m.add_function(wrap_pyfunction!(get_html_graph, m)?)?;
+    m.add_function(wrap_pyfunction!(get_num_nodes, m)?)?;
+    m.add_function(wrap_pyfunction!(get_node_type_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(get_max_node_depth, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,133 @@
+"""Library errors as Python exceptions: the kind, the builtin base class, the library's
+message naming the operation, shapes and dtypes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pytato_rs as pt
+from pytato_rs import exceptions
+
+
+def placeholder(name, shape, dtype=np.float64):
+    return pt.make_placeholder(name, shape, dtype)
+
+
+def test_every_kind_has_a_class_deriving_from_pytato_error():
+    for name in exceptions.__all__:
+        cls = getattr(exceptions, name)
+        assert issubclass(cls, pt.PytatoError)
+        if cls is not pt.PytatoError:
+            assert cls.kind and name == f"{cls.kind}Error"
+
+
+def test_broadcast_mismatch_is_a_value_error_naming_the_shapes():
+    with pytest.raises(ValueError) as info:
+        placeholder("a", (3,)) + placeholder("b", (4,))
+    assert isinstance(info.value, pt.BroadcastMismatchError)
+    assert info.value.kind == "BroadcastMismatch"
+    assert "add" in str(info.value) and "(3,)" in str(info.value) and "(4,)" in str(info.value)
+
+
+def test_axis_out_of_range_is_an_index_error():
+    with pytest.raises(IndexError) as info:
+        pt.sum(placeholder("a", (2, 3)), axis=2)
+    assert isinstance(info.value, pt.AxisOutOfRangeError)
+    assert "axis 2" in str(info.value)
+
+
+def test_unsupported_dtype_is_a_type_error():
+    with pytest.raises(TypeError) as info:
+        pt.bitwise_and(placeholder("a", (2,)), placeholder("b", (2,)))
+    assert isinstance(info.value, pt.PytatoError)
+    assert "float64" in str(info.value)
+
+
+def test_missing_and_unknown_inputs_name_the_inputs():
+    x = placeholder("x", (2,))
+    prg = pt.generate(x * 2)
+    with pytest.raises(pt.MissingInputError, match='"x"'):
+        prg()
+    with pytest.raises(pt.UnknownInputError, match='"y"'):
+        prg(x=np.zeros(2), y=np.zeros(2))
+
+
+def test_wrong_input_shape_and_dtype():
+    x = placeholder("x", (2, 3))
+    prg = pt.generate(x + 1)
+    with pytest.raises(pt.InputShapeError) as info:
+        prg(x=np.zeros((3, 2)))
+    assert "(2, 3)" in str(info.value) and "[3, 2]" in str(info.value)
+    with pytest.raises(pt.InputDTypeError) as info:
+        prg(x=np.zeros((2, 3), np.float32))
+    assert "float32" in str(info.value) and "float64" in str(info.value)
+
+
+def test_out_of_bounds_index_array_is_an_error_at_run_time(backend):
+    x = placeholder("x", (5,))
+    i = pt.make_placeholder("i", (2,), np.int64)
+    prg = pt.generate(x[i], backend)
+    np.testing.assert_array_equal(prg(x=np.arange(5.0), i=np.array([4, -5])), [4.0, 0.0])
+    with pytest.raises(pt.IndexOutOfBoundsError) as info:
+        prg(x=np.arange(5.0), i=np.array([1, 5]))
+    assert isinstance(info.value, IndexError)
+
+
+def test_integer_division_by_zero_gives_numpy_s_zero(backend):
+    a = pt.make_placeholder("a", (3,), np.int32)
+    b = pt.make_placeholder("b", (3,), np.int32)
+    prg = pt.generate(pt.make_dict_of_named_arrays({"q": a // b, "r": a % b}), backend)
+    av, bv = np.array([7, -7, 5], np.int32), np.array([0, 2, 0], np.int32)
+    out = prg(a=av, b=bv)
+    with np.errstate(divide="ignore"):
+        np.testing.assert_array_equal(out["q"], av // bv)
+        np.testing.assert_array_equal(out["r"], av % bv)
+
+
+def test_reserved_and_duplicate_names():
+    with pytest.raises(pt.ReservedNameError):
+        placeholder("_pt_x", (2,))
+    with pytest.raises(pt.DuplicateNameError):
+        pt.generate(placeholder("x", (2,)) + placeholder("x", (3,))[:2])
+
+
+def test_bad_python_arguments_are_type_errors_not_crashes():
+    x = placeholder("x", (2,))
+    with pytest.raises(TypeError, match="dtype"):
+        pt.make_placeholder("y", (2,), "float128")
+    with pytest.raises(TypeError, match="shape"):
+        pt.make_placeholder("y", (2.5,), np.float64)
+    with pytest.raises(TypeError):
+        x + "a string"
+    with pytest.raises(TypeError, match="lazy"):
+        np.asarray(x)
+    with pytest.raises(ValueError, match="truth value"):
+        bool(x)
+    with pytest.raises(TypeError, match="not supported"):
+        pt.generate(x)(x=np.array(["a", "b"]))
+    with pytest.raises(TypeError, match="numpy.ndarray"):
+        pt.generate(x).run_into([0.0, 0.0], x=np.zeros(2))
+
+
+def test_output_array_of_the_wrong_dtype_is_an_error_before_anything_runs():
+    x = placeholder("x", (2,))
+    prg = pt.generate(x * 2)
+    out = np.full(2, 7, np.float32)
+    with pytest.raises(pt.OutputArrayError):
+        prg.run_into(out, x=np.ones(2))
+    np.testing.assert_array_equal(out, [7, 7])
+
+
+def test_unknown_backend():
+    with pytest.raises(pt.UnknownBackendError, match="nope"):
+        pt.generate(placeholder("x", (1,)), backend="nope")
+
+
+def test_sizes_too_large_to_address():
+    with pytest.raises(pt.InvalidForSizesError, match="too large"):
+        pt.generate(pt.zeros((2**62, 2**62)))()
+    with pytest.raises(OverflowError):
+        pt.make_placeholder("x", (2**63,))
+    with pytest.raises(pt.NegativeLengthError, match="-1"):
+        pt.make_placeholder("x", (-1,))
