@@ -249,6 +249,14 @@ impl PyArrayExpr {
         binary(&self.array, other, true, |a, b| pt::power(a, b))
     }
 
+    /// The subarrays along the first axis, as numpy iterates (its length must be known).
+    fn __iter__<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyAny>> {
+        let length = self.__len__()?;
+        let items =
+            (0..length as i64).map(|i| wrap(pt::index(&self.array, &[pt::Idx::Int(i)]))).collect::<Result<Vec<_>>>()?;
+        Ok(PyTuple::new(py, items)?.into_any().try_iter()?.into_any())
+    }
+
     fn __neg__(&self) -> Result<PyArrayExpr> {
         wrap(pt::negative(&self.array))
     }

@@ -1,6 +1,7 @@
 //! Python values as the library's arguments: shapes, operands, axes, index keys, outputs.
 
 use num_complex::Complex64;
+use numpy::PyUntypedArray;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyComplex, PyDict, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple};
@@ -190,19 +191,26 @@ pub(crate) fn index_from_py(key: &Bound<'_, PyAny>) -> Result<Vec<Idx>> {
             let step = bound("step")?.unwrap_or(1);
             return Ok(Idx::Slice { start: bound("start")?, stop: bound("stop")?, step });
         }
-        if item.is_instance_of::<PyArrayExpr>() || item.is_instance_of::<PyList>() || item.hasattr("__array__")? {
+        if item.is_instance_of::<PyArrayExpr>()
+            || item.is_instance_of::<PyList>()
+            || item.is_instance_of::<PyUntypedArray>()
+        {
             return Ok(Idx::Array(array_from_py(item)?));
         }
         if item.is_instance_of::<PyBool>() {
             return Err(PyIndexError::new_err("a bool is not an index (use a boolean array as a mask)"));
         }
-        match item.call_method0("__index__") {
-            Ok(i) => Ok(Idx::Int(i.extract()?)),
-            Err(_) => Err(PyIndexError::new_err(format!(
-                "only integers, slices, None, ..., and integer or boolean arrays are indices, not {}",
-                item.get_type().name()?
-            ))),
+        // Python and numpy integers; then other array-likes.
+        if let Ok(i) = item.call_method0("__index__") {
+            return Ok(Idx::Int(i.extract()?));
         }
+        if item.hasattr("__array__")? {
+            return Ok(Idx::Array(array_from_py(item)?));
+        }
+        Err(PyIndexError::new_err(format!(
+            "only integers, slices, None, ..., and integer or boolean arrays are indices, not {}",
+            item.get_type().name()?
+        )))
     };
     if let Ok(tuple) = key.cast::<PyTuple>() { tuple.iter().map(|i| item(&i)).collect() } else { Ok(vec![item(key)?]) }
 }

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyFrozenSet, PyType};
+use pyo3::types::{PyBytes, PyFrozenSet, PyString, PyType};
 use pytato::tags::{CountNamed, ImplInlined, ImplStored, Named, PrefixNamed, TagRef};
 use pytato::{Tag, TagSet};
 
@@ -68,15 +68,15 @@ fn intern(name: String) -> &'static str {
     names.get_or_insert_with(HashMap::new).entry(name.clone()).or_insert_with(|| Box::leak(name.into_boxed_str()))
 }
 
-/// The unique family of a Python tag: the class in its MRO whose direct base is `UniqueTag`.
+/// The unique family of a Python tag: the class in its MRO that derives directly from a class
+/// named `UniqueTag` (ours, or pytools' in code ported from pytato).
 fn unique_family(object: &Bound<'_, PyAny>) -> Result<Option<&'static str>> {
-    let unique = object.py().import(TAGS_MODULE)?.getattr("UniqueTag")?;
-    if !object.is_instance(&unique)? {
-        return Ok(None);
-    }
     for class in object.get_type().getattr("__mro__")?.try_iter()? {
         let class = class?.cast_into::<PyType>()?;
-        let derives_directly = class.getattr("__bases__")?.try_iter()?.any(|b| b.is_ok_and(|b| b.is(&unique)));
+        let mut bases = class.getattr("__bases__")?.try_iter()?;
+        let derives_directly = bases.any(|base| {
+            base.and_then(|b| b.getattr("__name__")?.extract::<String>()).is_ok_and(|name| name == "UniqueTag")
+        });
         if derives_directly {
             return Ok(Some(intern(class.fully_qualified_name()?.to_string())));
         }
@@ -86,6 +86,9 @@ fn unique_family(object: &Bound<'_, PyAny>) -> Result<Option<&'static str>> {
 
 /// One Python tag as the library's tag.
 pub(crate) fn tag_from_py(object: &Bound<'_, PyAny>) -> Result<TagRef> {
+    if object.is_instance_of::<PyString>() || object.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err(format!("a tag must be a Tag object, not the string {object}")));
+    }
     let class = object.get_type();
     if class.module()?.to_str()? == TAGS_MODULE {
         let text = |field: &str| -> Result<String> { object.getattr(field)?.extract() };
@@ -104,17 +107,19 @@ pub(crate) fn tag_from_py(object: &Bound<'_, PyAny>) -> Result<TagRef> {
     Ok(TagRef::new(PyTag { object: object.clone().unbind(), hash, family: unique_family(object)? }))
 }
 
-/// Tags given as pytato takes them: one tag, an iterable of tags, or `None`.
+/// Tags given as pytato takes them: one tag, an iterable of tags, or `None`. A tag is any
+/// hashable object other than a string (`pytato_rs.tags.Tag` subclasses, or pytools' tags in
+/// code ported from pytato).
 pub(crate) fn tags_from_py(tags: Option<&Bound<'_, PyAny>>) -> Result<Vec<TagRef>> {
-    let Some(tags) = tags else { return Ok(Vec::new()) };
-    if tags.is_none() {
-        return Ok(Vec::new());
-    }
+    let Some(tags) = tags.filter(|t| !t.is_none()) else { return Ok(Vec::new()) };
     let tag_class = tags.py().import(TAGS_MODULE)?.getattr("Tag")?;
     if tags.is_instance(&tag_class)? {
         return Ok(vec![tag_from_py(tags)?]);
     }
-    tags.try_iter()?.map(|tag| tag_from_py(&tag?)).collect()
+    match tags.try_iter() {
+        Ok(items) if !tags.is_instance_of::<PyString>() => items.map(|tag| tag_from_py(&tag?)).collect(),
+        _ => Ok(vec![tag_from_py(tags)?]),
+    }
 }
 
 /// One library tag as a Python object.
@@ -152,11 +157,12 @@ pub(crate) fn tag_set_to_py<'py>(py: Python<'py>, tags: &TagSet) -> Result<Bound
     PyFrozenSet::new(py, &objects)
 }
 
-/// `isinstance(tag, class)` for a Python tag; the library's own tags are instances of no
-/// Python class given here but `Tag` itself.
-pub(crate) fn is_instance(tag: &TagRef, class: &Bound<'_, PyAny>) -> Result<bool> {
-    match tag.downcast_ref::<PyTag>() {
-        Some(t) => Ok(t.object.bind(class.py()).is_instance(class)?),
-        None => Ok(class.is(&class.py().import(TAGS_MODULE)?.getattr("Tag")?)),
+/// Whether `tag` is a Python tag that is an instance of `class` (any Python tag where `class` is
+/// `None`). The library's own tags (`ImplStored`, `Named`, ...) are not axis tags: never.
+pub(crate) fn is_instance(tag: &TagRef, class: Option<&Bound<'_, PyAny>>) -> Result<bool> {
+    match (tag.downcast_ref::<PyTag>(), class) {
+        (Some(_), None) => Ok(true),
+        (Some(t), Some(class)) => Ok(t.object.bind(class.py()).is_instance(class)?),
+        (None, _) => Ok(false),
     }
 }

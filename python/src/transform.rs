@@ -25,8 +25,8 @@ fn eliminate_dead_code<'py>(py: Python<'py>, expr: &Bound<'py, PyAny>) -> Result
     outputs_to_py(py, lib(dce::eliminate_dead_code(&outputs_from_py(expr)?))?)
 }
 
-/// Propagates axis tags of class `tag_t` (default: every Python tag) along the operations, as
-/// pytato's `unify_axes_tags` does.
+/// Propagates axis tags of class `tag_t` (default: every tag given from Python) along the
+/// operations, as pytato's `unify_axes_tags` does.
 #[pyfunction]
 #[pyo3(signature = (expr, *, tag_t = None))]
 fn unify_axes_tags<'py>(
@@ -34,14 +34,10 @@ fn unify_axes_tags<'py>(
     expr: &Bound<'py, PyAny>,
     tag_t: Option<&Bound<'py, PyAny>>,
 ) -> Result<Bound<'py, PyAny>> {
-    let class = match tag_t {
-        Some(class) => class.clone(),
-        None => py.import("pytato_rs.tags")?.getattr("Tag")?,
-    };
     // The pass's filter cannot fail: the first Python error is kept and raised afterwards.
     let error: RefCell<Option<PyErr>> = RefCell::new(None);
     let unified = unify_tags::unify_axes_tags(&outputs_from_py(expr)?, |tag| {
-        is_instance(tag, &class).unwrap_or_else(|e| {
+        is_instance(tag, tag_t).unwrap_or_else(|e| {
             error.borrow_mut().get_or_insert(e);
             false
         })

@@ -285,3 +285,37 @@ def test_program_metadata():
     assert prg.datashape == "{x: n, float32} -> {y: n, float32}"
     assert "BoundProgram" in repr(prg)
     assert pt.generate_numpy(x)(x=np.ones(2, np.float32)).dtype == np.float32
+
+
+def test_iteration_and_numpy_integer_indices():
+    x = pt.make_placeholder("x", (3, 2), np.float64)
+    rows = list(x)
+    assert len(rows) == 3 and all(r.shape == (2,) for r in rows)
+    xv = np.arange(6.0).reshape(3, 2)
+    got = pt.generate({f"r{i}": r for i, r in enumerate(rows)} | {"i": x[np.int64(2), np.int32(-1)]})(x=xv)
+    for i in range(3):
+        np.testing.assert_array_equal(got[f"r{i}"], xv[i])
+    assert got["i"] == xv[2, -1] and got["i"].shape == ()
+    with pytest.raises(TypeError, match="first length"):
+        list(pt.make_placeholder("y", ("n",), np.float64))
+
+
+class UniqueTag:  # noqa: D101 - stands for pytools.tag.UniqueTag in code ported from pytato
+    pass
+
+
+@dataclass(frozen=True)
+class PortedAxisTag(UniqueTag):
+    name: str
+
+
+def test_tags_of_code_ported_from_pytato():
+    # Any hashable object is a tag; a class deriving from a UniqueTag (pytools' too) is a family.
+    x = pt.make_placeholder("x", (2,), np.float64).with_tagged_axis(0, PortedAxisTag("a"))
+    assert x.axes[0].tags == frozenset({PortedAxisTag("a")})
+    with pytest.raises(pt.UniqueTagConflictError):
+        x.tagged([PortedAxisTag("a"), PortedAxisTag("b")])
+    unified = pt.unify_axes_tags(x * 2)
+    assert unified.axes[0].tags == frozenset({PortedAxisTag("a")})
+    with pytest.raises(TypeError, match="string"):
+        x.tagged("ImplStored")
