@@ -42,6 +42,7 @@ from ._native import (
     get_dot_graph,
     get_html_graph,
     materialize_with_mpms,
+    trace_call,
     unify_axes_tags,
 )
 from .exceptions import *  # noqa: F403

@@ -5,6 +5,7 @@
 //! | --- | --- |
 //! | [`array`] | the `Array` and `DictOfNamedArrays` classes: operators, methods, tags |
 //! | [`functions`] | the numpy-like functions (`make_placeholder`, `einsum`, `sum`, ...) |
+//! | [`calls`] | `trace_call`: Python functions traced into the library's functions |
 //! | [`program`] | `generate` and `BoundProgram`: compile, run on numpy arrays without the GIL |
 //! | [`transform`] | `deduplicate`, `unify_axes_tags`, drawing, analysis |
 //! | [`convert`], [`data`], [`tags`], [`errors`] | Python values, numpy arrays, tags and exceptions |
@@ -13,6 +14,7 @@
 //! build` and `pip install` the wheel); `cargo xtask ci` runs the Python tests.
 
 mod array;
+mod calls;
 mod convert;
 mod data;
 mod errors;
@@ -29,6 +31,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<array::PyDictOfNamedArrays>()?;
     m.add_class::<convert::PyDim>()?;
     m.add_function(wrap_pyfunction!(array::make_dict_of_named_arrays, m)?)?;
+    m.add_function(wrap_pyfunction!(calls::trace_call, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_register_exceptions, m)?)?;
     functions::register(m)?;
     program::register(m)?;

@@ -319,3 +319,34 @@ def test_tags_of_code_ported_from_pytato():
     assert unified.axes[0].tags == frozenset({PortedAxisTag("a")})
     with pytest.raises(TypeError, match="string"):
         x.tagged("ImplStored")
+
+
+def test_trace_call_returns_what_the_function_returns(backend):
+    def step(u, v):
+        return {"sum": u + v, "scaled": pt.sin(u) * 2}
+
+    x = pt.make_placeholder("x", (4,), np.float64)
+    y = pt.make_placeholder("y", (4,), np.float64)
+    first, second = pt.trace_call(step, x, y), pt.trace_call(step, y, x)
+    pair = pt.trace_call(lambda a: (a * 2, pt.sum(a)), x)
+    assert set(first) == {"sum", "scaled"} and isinstance(pair, tuple) and len(pair) == 2
+    assert pt.analysis.get_node_type_counts(first["sum"] + second["sum"])["CallResult"] == 2
+    prg = pt.generate({"a": first["sum"] * second["scaled"], "b": pair[0] + pair[1]}, backend)
+    xv, yv = np.linspace(0, 1, 4), np.linspace(-1, 2, 4)
+    got = prg(x=xv, y=yv)
+    np.testing.assert_allclose(got["a"], (xv + yv) * (np.sin(yv) * 2), rtol=1e-13)
+    np.testing.assert_allclose(got["b"], xv * 2 + np.sum(xv), rtol=1e-13)
+
+
+def test_trace_call_errors():
+    x = pt.make_placeholder("x", (2,), np.float64)
+
+    def raises(a):
+        raise KeyError("from the traced function")
+
+    with pytest.raises(KeyError, match="from the traced function"):
+        pt.trace_call(raises, x)
+    with pytest.raises(TypeError, match="must return an Array"):
+        pt.trace_call(lambda a: 3.0, x)
+    with pytest.raises(pt.BroadcastMismatchError):
+        pt.trace_call(lambda a: a + pt.make_placeholder("w", (3,), np.float64), x)

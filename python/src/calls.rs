@@ -1,0 +1,97 @@
+//! Functions and calls: pytato's `trace_call`.
+//!
+//! A Python function over arrays is traced once over placeholders into a library `Function`, and
+//! called with the arguments; the call's results are nodes of the DAG. Equal definitions are one
+//! function, so a function called at many sites is compiled once where a backend outlines it.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use pytato::Array;
+
+use crate::array::PyArrayExpr;
+use crate::convert::arrays_from_py;
+use crate::errors::{Result, lib};
+
+/// How the traced function returned its arrays, to return the call's results the same way.
+enum Returned {
+    One,
+    Sequence,
+    Named(Vec<String>),
+}
+
+/// The arrays a traced function returned: one array, a tuple or list of arrays, or a dict of
+/// them.
+fn returned_arrays(result: &Bound<'_, PyAny>) -> Result<(Returned, Vec<Array>)> {
+    if let Ok(array) = result.cast::<PyArrayExpr>() {
+        return Ok((Returned::One, vec![array.get().array.clone()]));
+    }
+    if let Ok(dict) = result.cast::<PyDict>() {
+        let mut names = Vec::new();
+        let mut arrays = Vec::new();
+        for (name, array) in dict.iter() {
+            names.push(name.extract::<String>()?);
+            arrays.push(returned_array(&array)?);
+        }
+        return Ok((Returned::Named(names), arrays));
+    }
+    if result.is_instance_of::<PyTuple>() || result.is_instance_of::<PyList>() {
+        let arrays = result.try_iter()?.map(|a| returned_array(&a?)).collect::<Result<_>>()?;
+        return Ok((Returned::Sequence, arrays));
+    }
+    Err(PyTypeError::new_err(format!(
+        "a traced function must return an Array, a tuple or list of Arrays, or a dict of them, not {}",
+        result.get_type().name()?
+    )))
+}
+
+fn returned_array(obj: &Bound<'_, PyAny>) -> Result<Array> {
+    obj.cast::<PyArrayExpr>().map(|a| a.get().array.clone()).map_err(|_| {
+        PyTypeError::new_err(format!("a traced function returned a {} where an Array belongs", obj.get_type()))
+    })
+}
+
+/// Traces `f` over placeholders shaped like `args` and calls the function so defined with `args`
+/// (pytato's `trace_call`): returns what `f` returns (an array, a tuple, a dict), each array the
+/// result of the call.
+#[pyfunction]
+#[pyo3(signature = (f, *args))]
+pub(crate) fn trace_call<'py>(
+    py: Python<'py>,
+    f: &Bound<'py, PyAny>,
+    args: &Bound<'py, PyTuple>,
+) -> Result<Bound<'py, PyAny>> {
+    let arguments = arrays_from_py(args.as_any())?;
+    let mut returned = None;
+    let mut python_error = None;
+    let traced = pytato::trace_call(
+        |params| {
+            let mut trace = || -> Result<Vec<Array>> {
+                let params = PyTuple::new(py, params.iter().cloned().map(PyArrayExpr::from))?;
+                let (how, arrays) = returned_arrays(&f.call1(params)?)?;
+                returned = Some(how);
+                Ok(arrays)
+            };
+            trace().map_err(|e| {
+                python_error = Some(e);
+                pytato::Error::invalid("trace_call", "the traced function raised an exception")
+            })
+        },
+        &arguments.iter().collect::<Vec<_>>(),
+    );
+    if let Some(e) = python_error {
+        return Err(e);
+    }
+    let mut results = lib(traced)?.into_iter().map(PyArrayExpr::from);
+    Ok(match returned.expect("a traced function that did not raise returned") {
+        Returned::One => Bound::new(py, results.next().expect("one result"))?.into_any(),
+        Returned::Sequence => PyTuple::new(py, results)?.into_any(),
+        Returned::Named(names) => {
+            let dict = PyDict::new(py);
+            for (name, result) in names.into_iter().zip(results) {
+                dict.set_item(name, result)?;
+            }
+            dict.into_any()
+        }
+    })
+}
