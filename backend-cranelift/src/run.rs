@@ -25,6 +25,10 @@ pub(crate) struct Compiled {
     code: JitCode,
     /// Per kernel: the matrix product it is, where the GEMM runs it (module `contraction`).
     products: Vec<Option<Contraction>>,
+    /// Per kernel: its operations per output element where no length changes them (no
+    /// reduction), counted once here: counting walks the expression, which cost a small
+    /// program's runs more than its kernels (a few microseconds per kernel).
+    fixed_work: Vec<Option<u128>>,
     /// Dense C-order copies of data buffers that were not (by buffer index).
     dense_data: HashMap<usize, ArrayData>,
     /// Temporaries of the last run (by buffer index), reused by the next one.
@@ -75,7 +79,12 @@ impl Compiled {
             .iter()
             .map(|k| recognize(&program, k).filter(|c| crate::contraction::supported(c.dtype)))
             .collect();
-        Compiled { signature, program, code, products, dense_data, scratch: Mutex::new(HashMap::new()) }
+        let fixed_work = program
+            .kernels
+            .iter()
+            .map(|k| k.work(&|_| Err(internal("a length".into()))).ok().map(|w| w.operations))
+            .collect();
+        Compiled { signature, program, code, products, fixed_work, dense_data, scratch: Mutex::new(HashMap::new()) }
     }
 
     /// Runs on borrowed inputs; the outputs are fresh arrays.
@@ -227,7 +236,10 @@ impl Compiled {
                 }
             }
             let outer = shape.first().copied().unwrap_or(1);
-            let per_element = kernel.work(&|d| bound.eval(d))?.operations;
+            let per_element = match self.fixed_work[k] {
+                Some(operations) => operations,
+                None => kernel.work(&|d| bound.eval(d))?.operations,
+            };
             let work = (elements as u128).saturating_mul(per_element);
             let parts = if work >= PARALLEL_THRESHOLD { threads.min(outer) } else { 1 };
             launch(self.code.kernels[k], &pointers, &sizes, outer, parts).map_err(|e| self.index_error(e))?;
