@@ -101,4 +101,4 @@ def show_dot_graph(expr, output_to=None):
     return output_to
 
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]
