@@ -21,6 +21,12 @@ pub(crate) fn dim_from_py(item: &Bound<'_, PyAny>) -> Result<Dim> {
         return Ok(dim.get().dim.clone());
     }
     if let Ok(name) = item.cast::<PyString>() {
+        if !name.call_method0("isidentifier")?.extract::<bool>()? {
+            return Err(PyValueError::new_err(format!(
+                "a length given as a string names a size parameter, and {name:?} is not an identifier \
+                 (write lengths that depend on one as expressions of make_size_param's arrays' shapes)"
+            )));
+        }
         return Ok(Dim::param(name.to_str()?));
     }
     if let Ok(array) = item.cast::<PyArrayExpr>() {
@@ -236,7 +242,12 @@ pub(crate) fn outputs_from_py(expr: &Bound<'_, PyAny>) -> Result<Outputs> {
 pub(crate) fn dict_of_named_arrays(dict: &Bound<'_, PyDict>) -> Result<DictOfNamedArrays> {
     let entries = dict
         .iter()
-        .map(|(name, array)| Ok((name.extract::<String>()?, array_from_py(&array)?)))
+        .map(|(name, array)| {
+            let name = name.extract::<String>().map_err(|_| {
+                PyTypeError::new_err(format!("the names of named arrays are strings, not {}", name.get_type()))
+            })?;
+            Ok((name, array_from_py(&array)?))
+        })
         .collect::<Result<Vec<_>>>()?;
     lib(DictOfNamedArrays::new(entries.iter().map(|(n, a)| (n.as_str(), a.clone()))))
 }

@@ -10,7 +10,7 @@
 use numpy::{
     Element, IntoPyArray, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn, PyUntypedArray,
 };
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pytato::{ArrayData, ArrayDataView, ArrayDataViewMut, DType};
 
@@ -41,10 +41,11 @@ macro_rules! borrowed_enums {
         }
 
         impl<'py> Borrowed<'py> {
-            /// Borrows `array` if its dtype is one the library supports.
-            fn of(array: &Bound<'py, PyAny>) -> Option<Borrowed<'py>> {
+            /// Borrows `array` if its dtype is one the library supports; an error where it is
+            /// being written (an output of the same run).
+            fn of(array: &Bound<'py, PyAny>, what: &str) -> Option<PyResult<Borrowed<'py>>> {
                 $(if let Ok(a) = array.cast::<PyArrayDyn<$t>>() {
-                    return a.try_readonly().ok().map(Borrowed::$variant);
+                    return Some(a.try_readonly().map(Borrowed::$variant).map_err(|e| borrowed_elsewhere(what, e)));
                 })*
                 None
             }
@@ -58,11 +59,9 @@ macro_rules! borrowed_enums {
         }
 
         impl<'py> BorrowedMut<'py> {
-            fn of(array: &Bound<'py, PyAny>) -> Option<PyResult<BorrowedMut<'py>>> {
+            fn of(array: &Bound<'py, PyAny>, what: &str) -> Option<PyResult<BorrowedMut<'py>>> {
                 $(if let Ok(a) = array.cast::<PyArrayDyn<$t>>() {
-                    return Some(a.try_readwrite().map(BorrowedMut::$variant).map_err(|e| {
-                        PyTypeError::new_err(format!("an output array cannot be written: {e}"))
-                    }));
+                    return Some(a.try_readwrite().map(BorrowedMut::$variant).map_err(|e| borrowed_elsewhere(what, e)));
                 })*
                 None
             }
@@ -86,6 +85,15 @@ fn as_numpy<'py>(obj: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
     obj.py().import("numpy")?.call_method1("asarray", (obj,))
 }
 
+/// numpy refused a borrow: the array is read-only (an output), or the same array is both an input
+/// and an output of one run, which the library does not allow (a kernel would read what it has
+/// already overwritten).
+fn borrowed_elsewhere(what: &str, e: numpy::BorrowError) -> PyErr {
+    PyValueError::new_err(format!(
+        "{what}: {e} (an array cannot be both an input and an output of one run, and an output must be writeable)"
+    ))
+}
+
 fn unsupported(what: &str, array: &Bound<'_, PyAny>) -> PyErr {
     let dtype = array.getattr("dtype").map(|d| d.to_string()).unwrap_or_else(|_| "?".into());
     PyTypeError::new_err(format!(
@@ -98,7 +106,7 @@ fn unsupported(what: &str, array: &Bound<'_, PyAny>) -> PyErr {
 /// the array in errors.
 pub(crate) fn borrow<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Borrowed<'py>> {
     let array = as_numpy(obj)?;
-    Borrowed::of(&array).ok_or_else(|| unsupported(what, &array))
+    Borrowed::of(&array, what).unwrap_or_else(|| Err(unsupported(what, &array)))
 }
 
 /// Borrows a numpy array for writing. `what` names the array in errors.
@@ -109,7 +117,7 @@ pub(crate) fn borrow_mut<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Bor
             obj.get_type().name()?
         )));
     }
-    BorrowedMut::of(obj).unwrap_or_else(|| Err(unsupported(what, obj)))
+    BorrowedMut::of(obj, what).unwrap_or_else(|| Err(unsupported(what, obj)))
 }
 
 /// A copy of `obj` the library owns (for data wrappers).

@@ -722,7 +722,10 @@ fn arange(
 
 #[pyfunction]
 #[pyo3(signature = (start, stop, num = 50, endpoint = true))]
-fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<PyArrayExpr> {
+fn linspace(start: f64, stop: f64, num: i64, endpoint: bool) -> Result<PyArrayExpr> {
+    let num = usize::try_from(num).map_err(|_| {
+        crate::errors::Error(pytato::Error::NegativeLength { op: "linspace".into(), length: num.to_string() })
+    })?;
     wrap(pt::linspace(start, stop, num, endpoint))
 }
 

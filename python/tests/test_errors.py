@@ -131,3 +131,28 @@ def test_sizes_too_large_to_address():
         pt.make_placeholder("x", (2**63,))
     with pytest.raises(pt.NegativeLengthError, match="-1"):
         pt.make_placeholder("x", (-1,))
+
+
+def test_an_array_both_input_and_output_of_a_run_is_refused():
+    x = placeholder("x", (3,))
+    prg = pt.generate(pt.roll(x, 1))
+    a = np.arange(3.0)
+    with pytest.raises(ValueError, match="both an input and an output"):
+        prg.run_into(a, x=a)
+    np.testing.assert_array_equal(a, [0, 1, 2])
+    # The same array as two inputs is fine.
+    y = placeholder("y", (3,))
+    np.testing.assert_array_equal(pt.generate(x + y)(x=a, y=a), 2 * a)
+
+
+def test_arguments_out_of_their_domain():
+    with pytest.raises(ValueError, match="not an identifier"):
+        pt.make_placeholder("x", ("n - 1",), np.float64)
+    with pytest.raises(pt.NegativeLengthError, match="linspace"):
+        pt.linspace(0, 1, -1)
+    with pytest.raises(TypeError, match="names of named arrays are strings"):
+        pt.make_dict_of_named_arrays({1: placeholder("x", (2,))})
+    with pytest.raises(pt.InvalidArgumentError, match="step"):
+        placeholder("x", (2,))[::0]
+    with pytest.raises(pt.InvalidArgumentError, match="one unknown dimension"):
+        pt.reshape(placeholder("x", (2, 2)), (-1, -1))
