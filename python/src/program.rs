@@ -2,7 +2,9 @@
 //!
 //! A run borrows its numpy inputs (no copy), releases the GIL while the backend computes (other
 //! Python threads go on; several threads may run programs at once), and hands its results to
-//! numpy without a copy.
+//! numpy without a copy. As with numpy's own loops that run without the GIL, other threads must
+//! not write an array while a run reads or writes it: the borrows hold the arrays alive and keep
+//! Rust code from aliasing them, but numpy's Python API does not check them.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
