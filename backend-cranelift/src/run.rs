@@ -82,7 +82,10 @@ impl Compiled {
         let fixed_work = program
             .kernels
             .iter()
-            .map(|k| k.work(&|_| Err(internal("a length".into()))).ok().map(|w| w.operations))
+            // Counting fails exactly where it needs a length, which only a run knows.
+            .map(|k| {
+                k.work(&|_| Err(internal("lengths are bound when the program runs".into()))).ok().map(|w| w.operations)
+            })
             .collect();
         Compiled { signature, program, code, products, fixed_work, dense_data, scratch: Mutex::new(HashMap::new()) }
     }

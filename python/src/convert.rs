@@ -165,8 +165,7 @@ pub(crate) fn axes_from_py(axis: Option<&Bound<'_, PyAny>>) -> Result<Axes> {
     match axis {
         None => Ok(Axes::All),
         Some(a) if a.is_none() => Ok(Axes::All),
-        Some(a) if a.is_instance_of::<PyTuple>() || a.is_instance_of::<PyList>() => Ok(Axes::List(a.extract()?)),
-        Some(a) => Ok(Axes::List(vec![a.extract()?])),
+        Some(a) => Ok(Axes::List(ints_from_py(a)?)),
     }
 }
 

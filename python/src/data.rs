@@ -158,23 +158,10 @@ pub(crate) fn numpy_dtype(py: Python<'_>, dtype: DType) -> Bound<'_, PyAny> {
 }
 
 /// The library's dtype for a numpy dtype, a scalar type (`numpy.float32`, `float`) or a name
-/// (`"float32"`).
+/// (`"float32"`, `"f8"`): whatever `numpy.dtype` takes, as numpy reads it.
 pub(crate) fn dtype_from_py(obj: &Bound<'_, PyAny>) -> Result<DType> {
-    let name: String = if let Ok(name) = obj.extract::<String>() {
-        name
-    } else {
-        obj.py().import("numpy")?.call_method1("dtype", (obj,))?.getattr("name")?.extract()?
-    };
-    let canonical = match name.as_str() {
-        "bool_" | "bool8" => "bool",
-        "float" | "double" => "float64",
-        "int" => "int64",
-        "complex" => "complex128",
-        "half" => "float16",
-        "single" => "float32",
-        other => other,
-    };
-    DType::from_name(canonical).ok_or_else(|| {
+    let name: String = obj.py().import("numpy")?.call_method1("dtype", (obj,))?.getattr("name")?.extract()?;
+    DType::from_name(&name).ok_or_else(|| {
         PyTypeError::new_err(format!(
             "dtype {name:?} is not supported (supported: {})",
             DType::ALL.map(|d| d.name()).join(", ")

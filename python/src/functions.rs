@@ -19,8 +19,10 @@ use crate::data::{dtype_from_py, to_owned_data};
 use crate::errors::{Result, lib};
 use crate::tags::tags_from_py;
 
+/// An optional `dtype=` (pyo3 passes Python's `None` as `None`, here and for every optional
+/// argument).
 fn optional_dtype(dtype: Option<&Bound<'_, PyAny>>) -> Result<Option<DType>> {
-    dtype.filter(|d| !d.is_none()).map(dtype_from_py).transpose()
+    dtype.map(dtype_from_py).transpose()
 }
 
 fn tagged(array: pytato::Result<Array>, tags: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
@@ -152,7 +154,7 @@ fn clip(
     min: Option<&Bound<'_, PyAny>>,
     max: Option<&Bound<'_, PyAny>>,
 ) -> Result<PyArrayExpr> {
-    let bound = |b: Option<&Bound<'_, PyAny>>| b.filter(|b| !b.is_none()).map(operand_from_py).transpose();
+    let bound = |b: Option<&Bound<'_, PyAny>>| b.map(operand_from_py).transpose();
     wrap(pt::clip(&array_from_py(a)?, bound(a_min.or(min))?, bound(a_max.or(max))?))
 }
 
@@ -183,7 +185,7 @@ pub(crate) fn reduce(
     if let Some(dtype) = optional_dtype(dtype)? {
         options = options.dtype(dtype);
     }
-    if let Some(initial) = initial.filter(|i| !i.is_none()) {
+    if let Some(initial) = initial {
         options = options.initial(scalar_from_py(initial, "initial")?);
     }
     wrap(match kind {
@@ -369,7 +371,7 @@ fn searchsorted(
         "right" => Side::Right,
         other => return Err(PyValueError::new_err(format!("side must be \"left\" or \"right\", not {other:?}"))),
     };
-    let sorter = sorter.filter(|s| !s.is_none()).map(array_from_py).transpose()?;
+    let sorter = sorter.map(array_from_py).transpose()?;
     wrap(pt::searchsorted(&array_from_py(a)?, &array_from_py(v)?, side, sorter.as_ref()))
 }
 
@@ -462,7 +464,7 @@ fn moveaxis(a: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>, destination: &Bound
 #[pyo3(signature = (a, shift, axis = None))]
 fn roll(a: &Bound<'_, PyAny>, shift: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
     let a = array_from_py(a)?;
-    match axis.filter(|x| !x.is_none()) {
+    match axis {
         None => wrap(pt::roll(&a, shift.extract()?, None)),
         Some(axis) => {
             let (shifts, axes) = (ints_from_py(shift)?, ints_from_py(axis)?);
@@ -512,7 +514,7 @@ fn expand_dims(a: &Bound<'_, PyAny>, axis: &Bound<'_, PyAny>) -> Result<PyArrayE
 #[pyfunction]
 #[pyo3(signature = (a, axis = None))]
 fn flip(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
-    let axes = axis.filter(|x| !x.is_none()).map(ints_from_py).transpose()?;
+    let axes = axis.map(ints_from_py).transpose()?;
     wrap(pt::flip(&array_from_py(a)?, axes.as_deref()))
 }
 
@@ -536,7 +538,7 @@ fn diff(
     prepend: Option<&Bound<'_, PyAny>>,
     append: Option<&Bound<'_, PyAny>>,
 ) -> Result<PyArrayExpr> {
-    let operand = |x: Option<&Bound<'_, PyAny>>| x.filter(|x| !x.is_none()).map(operand_from_py).transpose();
+    let operand = |x: Option<&Bound<'_, PyAny>>| x.map(operand_from_py).transpose();
     wrap(pt::diff_with(&array_from_py(a)?, n, axis, operand(prepend)?, operand(append)?))
 }
 
@@ -605,7 +607,7 @@ fn pad(
         }
     };
     let mode = match mode {
-        "constant" => PadMode::Constant(match constant_values.filter(|c| !c.is_none()) {
+        "constant" => PadMode::Constant(match constant_values {
             Some(c) => scalar_from_py(c, "constant_values")?,
             None => pytato::dtype::WeakScalar::Int(0),
         }),
@@ -695,7 +697,7 @@ fn eye(
     k: i64,
     dtype: Option<&Bound<'_, PyAny>>,
 ) -> Result<PyArrayExpr> {
-    let m = M.filter(|m| !m.is_none()).map(dim_from_py).transpose()?;
+    let m = M.map(dim_from_py).transpose()?;
     wrap(pt::eye(dim_from_py(N)?, m, k, optional_dtype(dtype)?.unwrap_or(DType::F64)))
 }
 
@@ -709,11 +711,11 @@ fn arange(
     dtype: Option<&Bound<'_, PyAny>>,
 ) -> Result<PyArrayExpr> {
     let value = |x: &Bound<'_, PyAny>, what| scalar_from_py(x, what);
-    let (start, stop) = match stop.filter(|s| !s.is_none()) {
+    let (start, stop) = match stop {
         Some(stop) => (value(start, "start")?, value(stop, "stop")?),
         None => (pytato::dtype::WeakScalar::Int(0), value(start, "stop")?),
     };
-    let step = match step.filter(|s| !s.is_none()) {
+    let step = match step {
         Some(step) => value(step, "step")?,
         None => pytato::dtype::WeakScalar::Int(1),
     };
@@ -775,7 +777,7 @@ fn vecdot(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, axis: i64) -> Result<PyA
 #[pyfunction]
 #[pyo3(signature = (a, b, axes = None))]
 fn tensordot(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, axes: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
-    let axes = match axes.filter(|x| !x.is_none()) {
+    let axes = match axes {
         None => TensordotAxes::Count(2),
         Some(axes) => match axes.extract::<usize>() {
             Ok(n) => TensordotAxes::Count(n),

@@ -6,7 +6,7 @@
 //! kept as the Python object ([`PyTag`]), compared with `==` and hashed with `hash()`, which is
 //! what tag unification and CSE need.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
@@ -63,9 +63,9 @@ impl Tag for PyTag {
 /// Family names live as long as the process (a tag's family is `&'static str`); there is one
 /// per `UniqueTag` subclass, so this holds a handful of strings.
 fn intern(name: String) -> &'static str {
-    static NAMES: Mutex<Option<HashMap<String, &'static str>>> = Mutex::new(None);
+    static NAMES: Mutex<BTreeMap<String, &'static str>> = Mutex::new(BTreeMap::new());
     let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-    names.get_or_insert_with(HashMap::new).entry(name.clone()).or_insert_with(|| Box::leak(name.into_boxed_str()))
+    names.entry(name.clone()).or_insert_with(|| Box::leak(name.into_boxed_str()))
 }
 
 /// The unique family of a Python tag: the class in its MRO that derives directly from a class
