@@ -1,7 +1,7 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
-//! - `ci`: formatting, lints, every test of the workspace and the conformance suite: the README's
-//!   test command.
+//! - `ci`: formatting, lints, every test of the workspace, the conformance suite, the MPI tests,
+//!   the Python package's tests and a short fuzzing run: the README's test command.
 //! - `conformance [--backend NAME]...`: the case-by-backend matrix; reports in `target/conformance`.
 //! - `bench [--quick] [--peers] [WORKLOAD]...`: the benchmark workloads on every linked backend
 //!   against `ndarray` and hand-written loops (release build); with `--peers` also numpy and
@@ -34,7 +34,7 @@ fn main() -> ExitCode {
         Some("bench-mpi") => bench_mpi(&args[1..]),
         Some("python") => python_tests(true),
         _ => {
-            eprintln!("usage: cargo xtask <ci|conformance|bench|fuzz|golden>");
+            eprintln!("usage: cargo xtask <ci|conformance|bench|fuzz|mpi|bench-mpi|python|golden>");
             eprintln!("  ci           cargo fmt --check, clippy -D warnings, cargo test --workspace, conformance");
             eprintln!("  conformance  [--backend NAME]... run the conformance suite; reports in target/conformance");
             eprintln!(
