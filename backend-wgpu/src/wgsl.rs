@@ -971,8 +971,11 @@ impl Translator<'_> {
             Copysign => lib(self, "copysign"),
             Nextafter => lib(self, "nextafter"),
             Signbit => lib(self, "signbit"),
-            Rint if complex => format!("{ty}(round({x}.x), round({x}.y))"),
-            Rint => format!("round({x})"),
+            Rint if complex => {
+                let f = self.library.require("rint", real_of(ty));
+                format!("{ty}({f}({x}.x), {f}({x}.y))")
+            }
+            Rint => lib(self, "rint"),
         })
     }
 }

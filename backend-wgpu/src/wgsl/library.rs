@@ -286,6 +286,21 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
 }",
             vec![],
         ),
+        // numpy's rint: to the nearest integer, ties to even, the sign of zero kept. Built from
+        // exact operations (floor, subtraction of values one apart, comparisons): drivers
+        // implement WGSL's `round` loosely (lavapipe 22.3 rounds float64 23.5 to 23).
+        "rint" => {
+            let big = if f64 { "4503599627370496.0" } else { "8388608.0" }; // 2^52, 2^23: already integers
+            let text = "fn rint_$S(x: $T) -> $T {
+    let a = copysign_$S(x, $T(1.0));
+    if !(a < $T(BIG)) { return x; }
+    let f = floor(a);
+    let d = a - f;
+    let odd = f - $T(2.0) * floor(f * $T(0.5)) == $T(1.0);
+    return copysign_$S(select(f, f + $T(1.0), d > $T(0.5) || (d == $T(0.5) && odd)), x);
+}";
+            fixed(&text.replace("BIG", big), vec![("copysign", ty)])
+        }
         // C's nextafter: one step of the bit pattern toward `y` (from zero: the smallest subnormal).
         "nextafter" => {
             let (bits, one) = if f64 { ("u64", "1lu") } else { ("u32", "1u") };
