@@ -30,7 +30,7 @@ _KINDS = [
     ("IndexOutOfRange", IndexError, "an index outside its axis"),
     ("UnsupportedDType", TypeError, "a dtype the operation does not take"),
     ("DTypeMismatch", TypeError, "dtypes that do not fit together"),
-    ("ScalarOutOfRange", ValueError, "a scalar outside its dtype"),
+    ("ScalarOutOfRange", OverflowError, "a scalar outside its dtype (numpy: OverflowError)"),
     ("InvalidName", ValueError, "a name that is not an identifier"),
     ("ReservedName", ValueError, "a name the library reserves"),
     ("DuplicateName", ValueError, "two different inputs with one name"),

@@ -7,7 +7,7 @@ use pyo3::types::{PyDict, PyTuple};
 use pytato as pt;
 use pytato::{Array, DictOfNamedArrays, Order};
 
-use crate::convert::{axes_from_py, index_from_py, operand_from_py, shape_from_py, shape_to_py};
+use crate::convert::{axes_from_py, index_from_py, known_operand, operand_from_py, shape_from_py, shape_to_py};
 use crate::data::{dtype_from_py, numpy_dtype};
 use crate::errors::{Result, lib};
 use crate::functions::{self, Reduction};
@@ -33,15 +33,30 @@ pub(crate) fn wrap(result: pytato::Result<Array>) -> Result<PyArrayExpr> {
 }
 
 /// `a op b` with `other` converted as numpy converts operands.
+/// An operand as an array (a scalar as a 0-d constant of its default dtype): `@` has no weak
+/// scalars, numpy refuses them.
+fn operand_array(operand: pt::Operand) -> pytato::Result<Array> {
+    match operand {
+        pt::Operand::Array(a) => Ok(a),
+        pt::Operand::Scalar(s) => {
+            Err(pytato::Error::invalid("matmul", format!("a scalar ({s:?}) is not a matrix; use *")))
+        }
+    }
+}
+
+/// `a op other` (or `other op a`, `reversed`), or `NotImplemented` for an operand the library
+/// does not know (see [`known_operand`]), as numpy's and pytato's operators do.
 fn binary(
     a: &Array,
     other: &Bound<'_, PyAny>,
     reversed: bool,
     op: fn(pt::Operand, pt::Operand) -> pytato::Result<Array>,
-) -> Result<PyArrayExpr> {
-    let other = operand_from_py(other)?;
+) -> Result<Py<PyAny>> {
+    let py = other.py();
+    let Some(other) = known_operand(other)? else { return Ok(py.NotImplemented()) };
     let this = pt::Operand::Array(a.clone());
-    wrap(if reversed { op(other, this) } else { op(this, other) })
+    let result = wrap(if reversed { op(other, this) } else { op(this, other) })?;
+    Ok(Bound::new(py, result)?.into_any().unbind())
 }
 
 #[pymethods]
@@ -151,100 +166,100 @@ impl PyArrayExpr {
         }
     }
 
-    fn __add__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __add__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, false, |a, b| pt::add(a, b))
     }
 
-    fn __radd__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __radd__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, true, |a, b| pt::add(a, b))
     }
 
-    fn __sub__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __sub__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, false, |a, b| pt::subtract(a, b))
     }
 
-    fn __rsub__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __rsub__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, true, |a, b| pt::subtract(a, b))
     }
 
-    fn __mul__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __mul__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, false, |a, b| pt::multiply(a, b))
     }
 
-    fn __rmul__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __rmul__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, true, |a, b| pt::multiply(a, b))
     }
 
-    fn __truediv__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __truediv__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, false, |a, b| pt::divide(a, b))
     }
 
-    fn __rtruediv__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __rtruediv__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, true, |a, b| pt::divide(a, b))
     }
 
-    fn __floordiv__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __floordiv__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, false, |a, b| pt::floor_divide(a, b))
     }
 
-    fn __rfloordiv__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __rfloordiv__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, true, |a, b| pt::floor_divide(a, b))
     }
 
-    fn __mod__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __mod__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, false, |a, b| pt::remainder(a, b))
     }
 
-    fn __rmod__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __rmod__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, true, |a, b| pt::remainder(a, b))
     }
 
-    fn __and__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __and__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, false, |a, b| pt::bitwise_and(a, b))
     }
 
-    fn __rand__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __rand__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, true, |a, b| pt::bitwise_and(a, b))
     }
 
-    fn __or__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __or__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, false, |a, b| pt::bitwise_or(a, b))
     }
 
-    fn __ror__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __ror__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, true, |a, b| pt::bitwise_or(a, b))
     }
 
-    fn __xor__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __xor__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, false, |a, b| pt::bitwise_xor(a, b))
     }
 
-    fn __rxor__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __rxor__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, true, |a, b| pt::bitwise_xor(a, b))
     }
 
-    fn __lshift__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __lshift__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, false, |a, b| pt::left_shift(a, b))
     }
 
-    fn __rlshift__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __rlshift__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, true, |a, b| pt::left_shift(a, b))
     }
 
-    fn __rshift__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __rshift__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, false, |a, b| pt::right_shift(a, b))
     }
 
-    fn __rrshift__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __rrshift__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
         binary(&self.array, other, true, |a, b| pt::right_shift(a, b))
     }
 
-    fn __pow__(&self, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    fn __pow__(&self, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> Result<Py<PyAny>> {
         no_modulo(modulo)?;
         binary(&self.array, other, false, |a, b| pt::power(a, b))
     }
 
-    fn __rpow__(&self, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    fn __rpow__(&self, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> Result<Py<PyAny>> {
         no_modulo(modulo)?;
         binary(&self.array, other, true, |a, b| pt::power(a, b))
     }
@@ -273,12 +288,12 @@ impl PyArrayExpr {
         wrap(pt::invert(&self.array))
     }
 
-    fn __matmul__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
-        wrap(pt::matmul(&self.array, &crate::convert::array_from_py(other)?))
+    fn __matmul__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
+        binary(&self.array, other, false, |a, b| pt::matmul(&operand_array(a)?, &operand_array(b)?))
     }
 
-    fn __rmatmul__(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
-        wrap(pt::matmul(&crate::convert::array_from_py(other)?, &self.array))
+    fn __rmatmul__(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyAny>> {
+        binary(&self.array, other, true, |a, b| pt::matmul(&operand_array(a)?, &operand_array(b)?))
     }
 
     fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> Result<Py<PyAny>> {
@@ -287,9 +302,8 @@ impl PyArrayExpr {
             let equal = other.cast::<PyArrayExpr>().is_ok_and(|o| o.get().array == self.array);
             Ok((equal != negate).into_pyobject(py)?.to_owned().into_any().unbind())
         };
-        let elementwise = |f: fn(pt::Operand, pt::Operand) -> pytato::Result<Array>| -> Result<Py<PyAny>> {
-            Ok(Bound::new(py, binary(&self.array, other, false, f)?)?.into_any().unbind())
-        };
+        let elementwise =
+            |f: fn(pt::Operand, pt::Operand) -> pytato::Result<Array>| binary(&self.array, other, false, f);
         match op {
             CompareOp::Eq => structural(false),
             CompareOp::Ne => structural(true),
@@ -318,10 +332,19 @@ impl PyArrayExpr {
         ))
     }
 
-    /// numpy's operators defer to this class (`numpy_array + expr` builds an expression).
-    #[classattr]
-    fn __array_ufunc__() -> Option<bool> {
-        None
+    /// numpy's ufuncs on expressions build expressions: `np.sin(expr)` is `pt.sin(expr)` and
+    /// `numpy_array + expr` an expression over the data; a numpy array of objects (a container
+    /// of arrays) takes the ufunc element by element. See `pytato_rs._interop.array_ufunc`.
+    #[pyo3(signature = (ufunc, method, *inputs, **kwargs))]
+    fn __array_ufunc__(
+        &self,
+        ufunc: &Bound<'_, PyAny>,
+        method: &str,
+        inputs: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> Result<Py<PyAny>> {
+        let interop = ufunc.py().import("pytato_rs._interop")?;
+        Ok(interop.getattr("array_ufunc")?.call1((ufunc, method, inputs, kwargs))?.unbind())
     }
 
     fn __repr__(&self) -> String {

@@ -1,7 +1,7 @@
 //! Python values as the library's arguments: shapes, operands, axes, index keys, outputs.
 
 use num_complex::Complex64;
-use numpy::PyUntypedArray;
+use numpy::{PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyComplex, PyDict, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple};
@@ -98,21 +98,45 @@ impl PyDim {
     }
 }
 
-/// A Python scalar as numpy 2 treats it in arithmetic with an array: weakly typed.
+/// A Python scalar as numpy 2 treats it in arithmetic with an array: weakly typed. Only Python's
+/// own `bool`, `int`, `float` and `complex` are weak (NEP 50): numpy's `float64` and
+/// `complex128` derive from `float` and `complex`, but are typed scalars (see
+/// [`numpy_scalar`]).
 fn weak_scalar(obj: &Bound<'_, PyAny>) -> Result<Option<WeakScalar>> {
-    Ok(Some(if let Ok(b) = obj.cast::<PyBool>() {
+    Ok(Some(if let Ok(b) = obj.cast_exact::<PyBool>() {
         WeakScalar::Bool(b.is_true())
-    } else if obj.is_instance_of::<PyInt>() {
+    } else if obj.is_exact_instance_of::<PyInt>() {
         WeakScalar::Int(obj.extract::<i128>().map_err(|_| {
             PyValueError::new_err(format!("the Python int {obj} is out of range of every integer dtype"))
         })?)
-    } else if let Ok(f) = obj.cast::<PyFloat>() {
+    } else if let Ok(f) = obj.cast_exact::<PyFloat>() {
         WeakScalar::Float(f.value())
-    } else if let Ok(c) = obj.cast::<PyComplex>() {
+    } else if let Ok(c) = obj.cast_exact::<PyComplex>() {
         WeakScalar::Complex(Complex64::new(c.real(), c.imag()))
     } else {
         return Ok(None);
     }))
+}
+
+/// Whether `obj` is a numpy scalar (`np.float32(1)`, `np.bool_(True)`, ...).
+fn is_numpy_scalar(obj: &Bound<'_, PyAny>) -> Result<bool> {
+    let generic = obj.py().import("numpy")?.getattr("generic")?;
+    obj.is_instance(&generic)
+}
+
+/// A numpy scalar as a 0-d constant of its own dtype: numpy 2 (NEP 50) types it strongly, so
+/// `float32_array * np.float64(2)` is `float64`, as in numpy and pytato.
+fn numpy_scalar(obj: &Bound<'_, PyAny>) -> Result<Array> {
+    let dtype = data::dtype_from_py(&obj.getattr("dtype")?)?;
+    let value = scalar_from_py(obj, "a numpy scalar")?;
+    lib(pytato::full(Shape::scalar(), value, dtype))
+}
+
+/// Whether `obj` is a number rather than an array: a Python `bool`, `int`, `float` or
+/// `complex`, or a numpy scalar. Functions of numbers alone are numpy's (`pt.exp(2.0)` is
+/// `np.exp(2.0)`, as in pytato).
+pub(crate) fn is_number(obj: &Bound<'_, PyAny>) -> Result<bool> {
+    Ok(weak_scalar(obj)?.is_some() || is_numpy_scalar(obj)?)
 }
 
 /// A scalar argument that must be a Python number (a fill value, a padding constant).
@@ -131,21 +155,48 @@ pub(crate) fn scalar_from_py(obj: &Bound<'_, PyAny>, what: &str) -> Result<WeakS
 }
 
 /// An operand of arithmetic: an array expression, a Python scalar (weakly typed, as numpy 2
-/// does), or numpy data (a numpy array or numpy scalar, wrapped with its own dtype).
-pub(crate) fn operand_from_py(obj: &Bound<'_, PyAny>) -> Result<Operand> {
+/// does), a numpy scalar (a constant of its dtype), or numpy data (a numpy array, or a list
+/// numpy reads as one, wrapped with its own dtype). `None` for anything else, numpy arrays of
+/// objects included: an operator then returns `NotImplemented`, so that the other operand's
+/// reflected method answers (a container of arrays maps itself over its elements).
+pub(crate) fn known_operand(obj: &Bound<'_, PyAny>) -> Result<Option<Operand>> {
     if let Ok(array) = obj.cast::<PyArrayExpr>() {
-        return Ok(Operand::Array(array.get().array.clone()));
+        return Ok(Some(Operand::Array(array.get().array.clone())));
     }
     if let Some(scalar) = weak_scalar(obj)? {
-        return Ok(Operand::Scalar(scalar));
+        return Ok(Some(Operand::Scalar(scalar)));
     }
-    Ok(Operand::Array(wrap_data(obj)?))
+    if is_numpy_scalar(obj)? {
+        return Ok(Some(Operand::Array(numpy_scalar(obj)?)));
+    }
+    if let Ok(array) = obj.cast::<PyUntypedArray>() {
+        if array.dtype().getattr("kind")?.extract::<String>()? == "O" {
+            return Ok(None);
+        }
+        return Ok(Some(Operand::Array(wrap_data(obj)?)));
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        return Ok(Some(Operand::Array(wrap_data(obj)?)));
+    }
+    Ok(None)
 }
 
-/// An array argument: an array expression, or numpy data wrapped as a data wrapper.
+/// An operand of a function (see [`known_operand`]); anything else is a `TypeError`.
+pub(crate) fn operand_from_py(obj: &Bound<'_, PyAny>) -> Result<Operand> {
+    known_operand(obj)?.ok_or_else(|| {
+        let name = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+        PyTypeError::new_err(format!("expected an array, a number or numpy data, not {name}"))
+    })
+}
+
+/// An array argument: an array expression, a numpy scalar (a 0-d constant of its dtype), or
+/// numpy data wrapped as a data wrapper.
 pub(crate) fn array_from_py(obj: &Bound<'_, PyAny>) -> Result<Array> {
     if let Ok(array) = obj.cast::<PyArrayExpr>() {
         return Ok(array.get().array.clone());
+    }
+    if is_numpy_scalar(obj)? {
+        return numpy_scalar(obj);
     }
     wrap_data(obj)
 }
@@ -202,8 +253,12 @@ pub(crate) fn index_from_py(key: &Bound<'_, PyAny>) -> Result<Vec<Idx>> {
         {
             return Ok(Idx::Array(array_from_py(item)?));
         }
-        if item.is_instance_of::<PyBool>() {
-            return Err(PyIndexError::new_err("a bool is not an index (use a boolean array as a mask)"));
+        // `x[True]`, `x[np.True_]`: a boolean scalar adds an axis of length 1 or 0 (numpy's rule).
+        if let Ok(b) = item.cast::<PyBool>() {
+            return Ok(Idx::Bool(b.is_true()));
+        }
+        if is_numpy_scalar(item)? && item.getattr("dtype")?.getattr("kind")?.extract::<String>()? == "b" {
+            return Ok(Idx::Bool(item.is_truthy()?));
         }
         // Python and numpy integers; then other array-likes.
         if let Ok(i) = item.call_method0("__index__") {

@@ -12,7 +12,7 @@ use pytato::{Indexing, PadMode, ReduceOptions, ScanOptions, Side, SortOptions, S
 
 use crate::array::{PyArrayExpr, order_from_str, wrap};
 use crate::convert::{
-    array_from_py, arrays_from_py, axes_from_py, dim_from_py, ints_from_py, operand_from_py, scalar_from_py,
+    array_from_py, arrays_from_py, axes_from_py, dim_from_py, ints_from_py, is_number, operand_from_py, scalar_from_py,
     shape_from_py,
 };
 use crate::data::{dtype_from_py, to_owned_data};
@@ -37,13 +37,14 @@ fn tagged(array: pytato::Result<Array>, tags: Option<&Bound<'_, PyAny>>) -> Resu
 #[pyfunction]
 #[pyo3(signature = (name, shape, dtype = None, tags = None))]
 fn make_placeholder(
-    name: &str,
+    name: Option<&str>,
     shape: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
     tags: Option<&Bound<'_, PyAny>>,
 ) -> Result<PyArrayExpr> {
     let dtype = optional_dtype(dtype)?.unwrap_or(DType::F64);
-    tagged(pt::placeholder(name, shape_from_py(shape)?, dtype), tags)
+    // An unnamed placeholder is an input of its own, named `_pt_in<k>` by the programs.
+    tagged(Array::new_placeholder(name, shape_from_py(shape)?, dtype), tags)
 }
 
 /// A size parameter: a length named in shapes, bound from the inputs' shapes when the program
@@ -68,6 +69,24 @@ fn make_data_wrapper(
 
 // ---- elementwise --------------------------------------------------------------------------
 
+/// numpy's function `name` of `args`, for arguments that are all numbers (pytato does the same:
+/// `pt.exp(2.0)` is a numpy scalar, which code compares with `<`).
+fn numpy_of_numbers<'py>(name: &str, args: &[&Bound<'py, PyAny>]) -> Result<Option<Bound<'py, PyAny>>> {
+    for arg in args {
+        if !is_number(arg)? {
+            return Ok(None);
+        }
+    }
+    let py = args[0].py();
+    let numpy_name = name.trim_end_matches('_'); // `where_` is numpy's `where`
+    let args = PyTuple::new(py, args)?;
+    Ok(Some(py.import("numpy")?.getattr(numpy_name)?.call1(args)?))
+}
+
+fn expression<'py>(py: Python<'py>, array: pytato::Result<Array>) -> Result<Bound<'py, PyAny>> {
+    Ok(Bound::new(py, wrap(array)?)?.into_any())
+}
+
 macro_rules! unary_functions {
     ($($name:ident => $f:path;)*) => {
         $(
@@ -84,6 +103,30 @@ macro_rules! unary_functions {
 }
 
 unary_functions! {
+    ravel => pt::ravel; matrix_transpose => pt::matrix_transpose;
+    unique_values => pt::unique_values; flatnonzero => pt::flatnonzero; argwhere => pt::argwhere;
+}
+
+/// Elementwise functions of one argument: of a number alone, numpy's (see [`numpy_of_numbers`]).
+macro_rules! elementwise_unary_functions {
+    ($($name:ident => $f:path;)*) => {
+        $(
+            #[pyfunction]
+            fn $name<'py>(x: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+                if let Some(value) = numpy_of_numbers(stringify!($name), &[x])? {
+                    return Ok(value);
+                }
+                expression(x.py(), $f(&array_from_py(x)?))
+            }
+        )*
+        fn add_elementwise_unary(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
+            Ok(())
+        }
+    };
+}
+
+elementwise_unary_functions! {
     abs => pt::abs; negative => pt::negative; positive => pt::positive; invert => pt::invert;
     logical_not => pt::logical_not; sqrt => pt::sqrt; exp => pt::exp; expm1 => pt::expm1;
     log => pt::log; log10 => pt::log10; log2 => pt::log2; log1p => pt::log1p;
@@ -93,16 +136,19 @@ unary_functions! {
     floor => pt::floor; ceil => pt::ceil; trunc => pt::trunc; rint => pt::rint; sign => pt::sign;
     signbit => pt::signbit; isnan => pt::isnan; isinf => pt::isinf; isfinite => pt::isfinite;
     square => pt::square; reciprocal => pt::reciprocal; conj => pt::conj; real => pt::real;
-    imag => pt::imag; ravel => pt::ravel; matrix_transpose => pt::matrix_transpose;
-    unique_values => pt::unique_values; flatnonzero => pt::flatnonzero; argwhere => pt::argwhere;
+    imag => pt::imag;
 }
 
+/// Elementwise functions of two arguments: of numbers alone, numpy's (see [`numpy_of_numbers`]).
 macro_rules! binary_functions {
     ($($name:ident => $f:path;)*) => {
         $(
             #[pyfunction]
-            fn $name(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
-                wrap($f(operand_from_py(x1)?, operand_from_py(x2)?))
+            fn $name<'py>(x1: &Bound<'py, PyAny>, x2: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+                if let Some(value) = numpy_of_numbers(stringify!($name), &[x1, x2])? {
+                    return Ok(value);
+                }
+                expression(x1.py(), $f(operand_from_py(x1)?, operand_from_py(x2)?))
             }
         )*
         fn add_binary(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -127,8 +173,15 @@ binary_functions! {
 
 /// `x` where `condition`, else `y` (numpy's `where` with three arguments).
 #[pyfunction(name = "where")]
-fn where_(condition: &Bound<'_, PyAny>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
-    wrap(pt::where_(operand_from_py(condition)?, operand_from_py(x)?, operand_from_py(y)?))
+fn where_<'py>(
+    condition: &Bound<'py, PyAny>,
+    x: &Bound<'py, PyAny>,
+    y: &Bound<'py, PyAny>,
+) -> Result<Bound<'py, PyAny>> {
+    if let Some(value) = numpy_of_numbers("where_", &[condition, x, y])? {
+        return Ok(value);
+    }
+    expression(x.py(), pt::where_(operand_from_py(condition)?, operand_from_py(x)?, operand_from_py(y)?))
 }
 
 #[pyfunction]
@@ -814,6 +867,7 @@ const ALIASES: &[(&str, &str)] = &[
 /// Adds every function to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_unary(m)?;
+    add_elementwise_unary(m)?;
     add_binary(m)?;
     add_reductions(m)?;
     for f in [

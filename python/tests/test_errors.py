@@ -86,8 +86,10 @@ def test_integer_division_by_zero_gives_numpy_s_zero(backend):
 
 
 def test_reserved_and_duplicate_names():
-    with pytest.raises(pt.ReservedNameError):
-        placeholder("_pt_x", (2,))
+    # Iname shapes are reserved; the `_pt_` prefixes are the seed's convention, which users may use.
+    for name in ("_0", "_12", "_r3"):
+        with pytest.raises(pt.ReservedNameError):
+            placeholder(name, (2,))
     with pytest.raises(pt.DuplicateNameError):
         pt.generate(placeholder("x", (2,)) + placeholder("x", (3,))[:2])
 

@@ -1,0 +1,185 @@
+"""numpy's semantics where Python code meets the library: typed numpy scalars, operands the
+library does not know, functions of plain numbers, boolean scalars as indices, reserved names,
+and the errors numpy raises once the sizes are known. Expected values come from numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pytato_rs as pt
+
+ARRAY_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                np.float16, np.float32, np.float64, np.complex64, np.complex128]
+# numpy scalars are typed (NEP 50); only Python's own numbers are weak.
+SCALARS = [np.bool_(True), np.int8(3), np.int16(3), np.int32(3), np.int64(3), np.uint8(3), np.uint16(3),
+           np.uint32(3), np.uint64(3), np.float16(1.5), np.float32(1.5), np.float64(1.5), np.complex64(1.5 + 1j),
+           np.complex128(1.5 + 1j), True, 3, 1.5, 1.5 + 1j]
+
+
+@pytest.mark.parametrize("scalar", SCALARS, ids=lambda s: f"{type(s).__name__}")
+def test_operand_dtypes_are_numpys(scalar):
+    for dtype in ARRAY_DTYPES:
+        x = pt.make_placeholder("x", (2,), dtype)
+        data = np.array([1, 0], dtype)
+        for op in ("__add__", "__mul__", "__radd__", "__lt__"):
+            if np.dtype(dtype).kind == "c" and op == "__lt__" or isinstance(scalar, complex) and op == "__lt__":
+                continue
+            try:
+                expected = getattr(data, op)(scalar)
+            except (TypeError, OverflowError) as e:  # numpy refuses the pair: so must the library
+                with pytest.raises(type(e)):
+                    getattr(x, op)(scalar)
+                continue
+            got = getattr(x, op)(scalar)
+            assert got.dtype == expected.dtype, (dtype, type(scalar), op)
+
+
+def test_numpy_scalar_values_keep_their_dtype(backend):
+    x = pt.make_placeholder("x", (3,), np.float32)
+    data = np.array([1.0, 2.0, 1e-30], np.float32)
+    expr = x * np.float64(1e-300)  # float64: 1e-330 would vanish in float32 ... and 1e-300 too
+    got = pt.generate(expr, backend)(x=data)
+    expected = data * np.float64(1e-300)
+    assert got.dtype == expected.dtype == np.float64
+    np.testing.assert_array_equal(got, expected)
+
+
+class Container:
+    """A container of arrays, as arraycontext's DOF arrays are: it answers operators itself."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def __add__(self, other):
+        return Container([i + other for i in self.items])
+
+    __radd__ = __add__
+
+    def __rmul__(self, other):
+        return Container([other * i for i in self.items])
+
+    def __gt__(self, other):
+        return Container([i > other for i in self.items])
+
+
+def test_operators_return_notimplemented_for_unknown_operands():
+    x = pt.make_placeholder("x", (2,), np.float64)
+    y = pt.make_placeholder("y", (2,), np.float64)
+    c = Container([x, y])
+    for result in (x + c, c + x, x * c):
+        assert isinstance(result, Container)
+        assert all(isinstance(i, pt.Array) for i in result.items)
+    assert (x * c).items[1] == x * y
+    # x < c: x.__lt__ gives NotImplemented, Python asks c.__gt__(x).
+    assert isinstance(x < c, Container)
+    # numpy arrays of objects map the operator over their elements.
+    objects = np.empty(2, dtype=object)
+    objects[0], objects[1] = x, y
+    product = x * objects
+    assert product.dtype == object and product[1] == x * y
+    with pytest.raises(TypeError):
+        x + "a string"
+    with pytest.raises(TypeError):
+        x @ object()
+
+
+def test_functions_of_numbers_are_numpys():
+    assert pt.exp(2.0) == np.exp(2.0) and isinstance(pt.exp(2.0), np.float64)
+    assert pt.sqrt(np.float32(2)) == np.sqrt(np.float32(2)) and pt.sqrt(np.float32(2)).dtype == np.float32
+    assert pt.maximum(1, 2.5) == 2.5
+    assert pt.where(True, 1.0, 2.0) == np.where(True, 1.0, 2.0)
+    assert pt.arctan2(1.0, 1.0) == np.arctan2(1.0, 1.0)
+    assert pt.isnan(float("nan"))
+    assert pt.sqrt(4.0) < 3
+    # A norm of a container of plain numbers, as arraycontext computes one.
+    norm = pt.sqrt(sum(pt.abs(v) ** 2 for v in [3.0, 4.0]))
+    assert norm == 5.0 and not isinstance(norm, pt.Array)
+    # An array among the arguments makes an expression.
+    x = pt.make_placeholder("x", (2,), np.float64)
+    assert isinstance(pt.maximum(x, 1.0), pt.Array)
+
+
+def test_boolean_scalar_indices_as_numpy(backend):
+    x = pt.make_placeholder("x", (3, 4), np.float64)
+    m0 = pt.make_placeholder("m0", (), np.bool_)
+    data = np.arange(12.0).reshape(3, 4)
+    keys = [True, False, np.True_, np.False_, (1, True), (Ellipsis, True), (True, [0, 2]), (True, True)]
+    outputs = {f"k{k}": x[key] for k, key in enumerate(keys)}
+    outputs["mask0"] = x[m0]
+    outputs["set"] = x.at[True].set(-1.0)
+    prg = pt.generate(outputs, backend)
+    for m in (True, False):
+        got = prg(x=data, m0=np.array(m))
+        for k, key in enumerate(keys):
+            np.testing.assert_array_equal(got[f"k{k}"], data[key], err_msg=repr(key))
+        np.testing.assert_array_equal(got["mask0"], data[np.array(m)])
+        expected = data.copy()
+        expected[True] = -1.0
+        np.testing.assert_array_equal(got["set"], expected)
+
+
+def test_mask_and_index_array_broadcast_at_run_time(backend):
+    x = pt.make_placeholder("x", (3, 4), np.float64)
+    m = pt.make_placeholder("m", (3,), np.bool_)
+    i = pt.make_placeholder("i", (2,), np.int64)
+    prg = pt.generate(x[m, i], backend)
+    data, idx = np.arange(12.0).reshape(3, 4), np.array([1, 3])
+    for mask in ([True, False, True], [False, True, False]):
+        np.testing.assert_array_equal(prg(x=data, m=np.array(mask), i=idx), data[np.array(mask), idx])
+    mask = np.array([True, True, True])
+    with pytest.raises(IndexError):
+        data[mask, idx]
+    with pytest.raises(pt.BroadcastMismatchError):
+        prg(x=data, m=mask, i=idx)
+
+
+def test_errors_numpy_raises_once_the_sizes_are_known(backend):
+    n = pt.make_size_param("n")
+    x = pt.make_placeholder("x", (n,), np.float64)
+    empty = np.zeros(0)
+    # No identity: numpy raises ValueError.
+    for expr, numpy_f in ((pt.argmax(x), np.argmax), (pt.amax(x), np.max), (pt.argmin(x[x > 0]), None)):
+        with pytest.raises(ValueError):
+            (numpy_f or (lambda a: np.argmin(a[a > 0])))(empty)
+        with pytest.raises(ValueError, match="zero-size reduction"):
+            pt.generate(expr, backend)(x=empty)
+    # A write beyond the run-time length: numpy raises IndexError.
+    prg = pt.generate(x.at[4].set(9.0), backend)
+    with pytest.raises(IndexError):
+        np.zeros(3)[4] = 9.0
+    with pytest.raises(IndexError, match="index 4"):
+        prg(x=np.zeros(3))
+    np.testing.assert_array_equal(prg(x=np.zeros(5)), [0, 0, 0, 0, 9.0])
+    with pytest.raises(IndexError, match="index -5"):
+        pt.generate(x[-5], backend)(x=np.zeros(3))
+
+
+def test_scalars_written_into_arrays_convert_as_numpys():
+    z = pt.make_placeholder("z", (3,), np.float64)
+    i = pt.make_placeholder("i", (3,), np.int64)
+    with pytest.raises(TypeError):
+        np.zeros(3)[0] = 1 + 2j
+    with pytest.raises(TypeError):
+        z.at[0].set(1 + 2j)
+    with pytest.raises(ValueError):
+        i.at[0].set(float("nan"))
+    with pytest.raises(OverflowError):
+        i.at[0].set(1e30)
+    with pytest.raises(OverflowError):
+        pt.make_placeholder("u", (3,), np.uint8).at[0].set(300)
+
+
+def test_user_names_in_the_reserved_namespaces(backend):
+    named = pt.make_placeholder("_pt_in0", (2,), np.float64)
+    unnamed = pt.make_placeholder(None, (2,), np.float64)
+    data_named_like = pt.make_placeholder("_pt_data0", (2,), np.float64)
+    data = pt.make_data_wrapper(np.array([10.0, 20.0]))
+    expr = named + 2 * unnamed + 3 * data_named_like + data
+    prg = pt.generate({"_pt_out": expr, "_pt_out0": expr * 2}, backend)
+    names = sorted(prg.input_names)
+    assert names == ["_pt_data0", "_pt_in0", "_pt_in1"], names
+    got = prg(_pt_in0=np.array([1.0, 2.0]), _pt_in1=np.array([3.0, 4.0]), _pt_data0=np.array([5.0, 6.0]))
+    expected = np.array([1.0, 2.0]) + 2 * np.array([3.0, 4.0]) + 3 * np.array([5.0, 6.0]) + np.array([10.0, 20.0])
+    np.testing.assert_array_equal(got["_pt_out"], expected)
+    np.testing.assert_array_equal(got["_pt_out0"], 2 * expected)
