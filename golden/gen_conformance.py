@@ -22,6 +22,9 @@ Case fields:
   omit     inputs that are not passed at run time (the outputs must not need them)
   run      inputs passed instead at run time (name -> spec, or None to leave it out), for errors
   error    the error kind every backend must report
+  numpy_error  the exception numpy raises for the same expression on the run-time inputs ("ValueError",
+           "IndexError", ...): the generator checks that numpy does raise it, so an expected error comes
+           from numpy too (left out where numpy has no such error: a missing input, or a documented departure)
   numpy    output name -> the numpy expression that computes the expected value instead (where numpy's
            own result depends on how it loops, see cast_special_*)
   functions name -> (params, [body expressions]): functions the expressions may call, f(x, y); the Rust
@@ -1015,6 +1018,109 @@ case("float16_reductions_in_broadcasts", {"centred": "x - np.mean(x, axis=0)", "
      {"x": (H, (3, 4), "pos"), "y": (H, (16,), "special"), "z": (H, (1, 3))})
 case("float16_symbolic", {"s": "np.sum(x * x)", "m": "x[1:] - x[:-1]"}, {"x": (H, ("n",))}, sizes={"n": 9})
 
+# --- Silent wrong values found from outside (issue 32) and their siblings -----------------------------
+# Reductions without identity over an axis that is empty only at run time: numpy raises ValueError.
+case("error_argmax_empty_at_run_time", "np.argmax(x)", {"x": (D, ("n",))}, sizes={"n": 0}, error="InvalidForSizes",
+     numpy_error="ValueError")
+case("error_argmin_axis_empty_at_run_time", "np.argmin(x, axis=1)", {"x": (I32, (3, "n"))}, sizes={"n": 0},
+     error="InvalidForSizes", numpy_error="ValueError")
+case("error_argmax_of_nothing_selected", "np.argmax(x[x > 5])", {"x": (D, (6,))}, error="InvalidForSizes",
+     numpy_error="ValueError")
+case("error_argmax_complex_empty_at_run_time", "np.argmax(z)", {"z": (Z, ("n",))}, sizes={"n": 0},
+     error="InvalidForSizes", numpy_error="ValueError")
+for d in [D, F, I32, U8, B]:
+    case(f"error_max_empty_at_run_time_{d}", "np.max(x)", {"x": (d, ("n",))}, sizes={"n": 0}, error="InvalidForSizes",
+         numpy_error="ValueError")
+case("error_min_axis_empty_at_run_time", "np.min(x, axis=0)", {"x": (I64, ("n", 3))}, sizes={"n": 0},
+     error="InvalidForSizes", numpy_error="ValueError")
+case("error_min_of_nothing_selected", "np.min(x[x > 5]) + 1.0", {"x": (F, (4,))}, error="InvalidForSizes",
+     numpy_error="ValueError")
+case("error_complex_max_empty_at_run_time", "np.max(z, axis=0)", {"z": (C, ("n", 2))}, sizes={"n": 0},
+     error="InvalidForSizes", numpy_error="ValueError")
+case("error_max_inside_a_broadcast_empty_at_run_time", "x - np.max(x, axis=1, keepdims=True)", {"x": (D, (2, "n"))},
+     sizes={"n": 0}, error="InvalidForSizes", numpy_error="ValueError")
+# ... and what stays defined: the empty axis is not reduced, `initial` is given, one element.
+case("max_over_a_full_axis_of_an_empty_array", {"max": "np.max(x, axis=0)", "argmax": "np.argmax(x, axis=0)"},
+     {"x": (D, (3, "n"))}, sizes={"n": 0})
+case("max_of_nothing_with_initial", {"max": "np.max(x, initial=-1.0)", "min": "np.min(x[x > 5], initial=7.0)"},
+     {"x": (D, ("n",))}, sizes={"n": 0})
+case("argmax_of_one_selected", {"arg": "np.argmax(x[x > 1.5])", "max": "np.max(x[x > 1.5])"},
+     {"x": (D, (5,), [0.0, 2.0, 1.0, -3.0, 0.5])})
+
+# Writes at integer indices beyond the run-time length: numpy raises IndexError, as for reads.
+case("error_set_index_beyond_run_time_length", "at(x)[4].set(9.0)", {"x": (D, ("n",))}, sizes={"n": 3},
+     error="IndexOutOfBounds", numpy_error="IndexError")
+case("error_set_index_negative_beyond_run_time_length", "at(x)[-5].set(9.0)", {"x": (D, ("n",))}, sizes={"n": 3},
+     error="IndexOutOfBounds", numpy_error="IndexError")
+case("error_set_index_into_nothing_selected", "at(x[x > 5])[0].set(1.0)", {"x": (D, (6,))},
+     error="IndexOutOfBounds", numpy_error="IndexError")
+case("error_set_index_second_axis_beyond_run_time_length", "at(x)[:, 2].set(0.0)", {"x": (I16, (2, "n"))},
+     sizes={"n": 2}, error="IndexOutOfBounds", numpy_error="IndexError")
+case("error_add_at_beyond_run_time_length", "at(x)[3].add(1.0)", {"x": (D, ("n",))}, sizes={"n": 3},
+     error="IndexOutOfBounds", numpy_error="IndexError")
+case("error_scatter_beyond_run_time_length", "at(x)[i].set(1.0)", {"x": (D, ("n",)), "i": (I64, (2,), [1, 3])},
+     sizes={"n": 3}, error="IndexOutOfBounds", numpy_error="IndexError")
+case("error_read_beyond_run_time_length", "x[3] + 1.0", {"x": (D, ("n",))}, sizes={"n": 3},
+     error="IndexOutOfBounds", numpy_error="IndexError")
+# A slice with explicit bounds past the run-time length: numpy clips it; slices of symbolic axes are
+# decided when the DAG is built, so a write is refused as a read is (a documented departure).
+case("error_set_slice_beyond_run_time_length", "at(x)[1:5].set(0.0)", {"x": (D, ("n",))}, sizes={"n": 3},
+     error="InvalidForSizes")
+case("set_index_inside_run_time_length", {"last": "at(x)[-1].set(9.0)", "second": "at(x)[1].set(9.0)",
+                                         "selected": "at(x[x > 0])[0].set(7.0)"},
+     {"x": (D, ("n",), [1.0, -2.0, 3.0])}, sizes={"n": 3})
+
+# Python scalars written into arrays convert as numpy's __setitem__ converts them.
+case("error_set_complex_scalar_into_float", "at(x)[0].set(1+2j)", {"x": (D, (3,))}, error="UnsupportedDType",
+     numpy_error="TypeError")
+case("error_set_complex_scalar_through_a_mask", "at(x)[x > 0].set(2j)", {"x": (F, (4,))}, error="UnsupportedDType",
+     numpy_error="TypeError")
+case("error_set_complex_scalar_through_an_index_array", "at(x)[i].set(2j)", {"x": (D, (4,)), "i": (I64, (2,), [0, 2])},
+     error="UnsupportedDType", numpy_error="TypeError")
+case("error_set_complex_scalar_into_int_slice", "at(x)[1:].set(1j)", {"x": (I32, (3,))}, error="UnsupportedDType",
+     numpy_error="TypeError")
+case("error_set_nan_into_int", "at(x)[0].set(np.nan)", {"x": (I64, (3,))}, error="InvalidArgument",
+     numpy_error="ValueError")
+case("error_set_inf_into_int", "at(x)[0:2].set(np.inf)", {"x": (I32, (3,))}, error="ScalarOutOfRange",
+     numpy_error="OverflowError")
+case("error_set_float_beyond_uint8", "at(x)[0].set(300.5)", {"x": (U8, (3,))}, error="ScalarOutOfRange",
+     numpy_error="OverflowError")
+case("error_set_negative_float_into_uint8", "at(x)[0].set(-2.5)", {"x": (U8, (3,))}, error="ScalarOutOfRange",
+     numpy_error="OverflowError")
+case("error_max_initial_nan_int", "np.max(x, initial=np.nan)", {"x": (I64, (3,))}, error="InvalidArgument",
+     numpy_error="ValueError")
+case("error_sum_initial_complex_float", "np.sum(x, initial=1j)", {"x": (D, (3,))}, error="UnsupportedDType",
+     numpy_error="TypeError")
+case("error_pad_nan_into_int", "np.pad(x, ((1, 1),), constant_values=np.nan)", {"x": (I64, (3,))}, error="InvalidArgument",
+     numpy_error="ValueError")
+case("scalars_written_as_numpy_converts_them",
+     {"trunc": "at(x)[0].set(2.7)", "neg": "at(x)[1:].set(-2.5)", "bool": "at(b)[0].set(2.5)",
+      "bool_complex": "at(b)[1].set(1j)", "complex": "at(z)[0].set(1+2j)", "inf_f32": "at(f)[0].set(1e300)",
+      "int_into_float": "at(f)[1].set(3)", "sum_initial": "np.sum(x, initial=2.5)",
+      "max_initial": "np.max(x, initial=2.9)"},
+     {"x": (I64, (3,), [5, -6, 7]), "b": (B, (2,), [False, False]), "z": (Z, (2,)), "f": (F, (2,))})
+
+# Boolean scalars as indices (numpy: a mask over a new axis of length 1) and masks broadcast with
+# index arrays (numpy broadcasts the mask's positions with them when it runs).
+case("boolean_scalar_indices", {"t": "x[True]", "f": "x[False]", "int_t": "x[1, True]", "end": "x[..., True]",
+                                "mid": "x[:, True]", "tt": "x[True, True]", "with_array": "x[True, i]",
+                                "set": "at(x)[True].set(5.0)", "set_f": "at(x)[False].set(5.0)",
+                                "add": "at(x)[True, 1].add(1.0)"},
+     {"x": (D, (3, 4)), "i": (I64, (2,), [0, 2])})
+case("boolean_0d_masks", {"t": "x[t]", "f": "x[f]", "t_int": "x[t, 2]", "with_array": "x[t, i]",
+                          "set": "at(x)[t].set(-1.0)", "set_f": "at(x)[f].set(-1.0)"},
+     {"x": (F, (3, 4)), "t": (B, (), [True]), "f": (B, (), [False]), "i": (I64, (2,), [1, 2])})
+case("mask_with_index_array", {"pair": "x[m, i]", "one_selected": "x[k, i]", "column": "x[m, j]",
+                               "trailing": "x[r, m2]", "set": "at(x)[m, i].set(0.0)", "add": "at(x)[m, i].add(1.0)"},
+     {"x": (D, (3, 4)), "m": (B, (3,), [True, False, True]), "k": (B, (3,), [False, True, False]),
+      "m2": (B, (4,), [False, True, True, False]), "i": (I64, (2,), [1, 3]), "j": (I64, (1,), [2]),
+      "r": (I64, (2,), [0, 2])})
+case("error_mask_with_index_array_mismatch", "x[m, i]", {"x": (D, (3, 4)), "m": (B, (3,), [True, True, True]),
+                                                         "i": (I64, (2,), [1, 3])},
+     error="BroadcastMismatch", numpy_error="IndexError")
+case("error_false_with_index_array", "x[False, i]", {"x": (D, (3, 4)), "i": (I64, (2,), [0, 2])},
+     error="BroadcastMismatch", numpy_error="IndexError")
+
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 
@@ -1101,8 +1207,20 @@ def build(c, index):
             if spec is None:
                 run[name] = None
             else:
-                run[name] = encode(make_data(rng_np, spec[0], spec[1], spec[2] if len(spec) > 2 else None))
+                data = make_data(rng_np, spec[0], spec[1], spec[2] if len(spec) > 2 else None)
+                run[name] = encode(data)
+                namespace[name] = data
         out["run"] = run
+        if "numpy_error" in c:
+            expected = getattr(__builtins__, c["numpy_error"], None) or getattr(np.exceptions, c["numpy_error"])
+            for e in exprs.values():
+                try:
+                    eval(e, namespace)
+                except expected:
+                    continue
+                except Exception as other:
+                    raise AssertionError(f"{c['name']}: numpy raised {type(other).__name__}: {other}, not {c['numpy_error']}")
+                raise AssertionError(f"{c['name']}: numpy does not raise {c['numpy_error']} for {e}")
         return out
     oracle = c.get("numpy", {})
     out["expected"] = {name: encode(eval(oracle.get(name, e), namespace)) for name, e in exprs.items()}

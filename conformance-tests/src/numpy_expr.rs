@@ -394,6 +394,7 @@ impl Parser<'_> {
             items.push(match item {
                 V::Slice(a, b, c) => Idx::Slice { start: a, stop: b, step: c.unwrap_or(1) },
                 V::Int(i) => Idx::Int(i),
+                V::Bool(b) => Idx::Bool(b),
                 V::None => Idx::NewAxis,
                 V::Ellipsis => Idx::Ellipsis,
                 V::Array(a) => Idx::Array(a),
@@ -403,6 +404,34 @@ impl Parser<'_> {
         }
         Ok(items)
     }
+}
+
+/// `a op b` of two Python number literals, as Python computes it (`1+2j` is a complex scalar,
+/// not an array): `+ - *` and `/`; `None` for anything else.
+fn fold_literals(op: &str, a: &V, b: &V) -> Option<V> {
+    let complex = |v: &V| match *v {
+        V::Int(i) => Some(Complex64::new(i as f64, 0.0)),
+        V::Float(x) => Some(Complex64::new(x, 0.0)),
+        V::Complex(c) => Some(c),
+        _ => None,
+    };
+    let (x, y) = (complex(a)?, complex(b)?);
+    let value = match op {
+        "+" => x + y,
+        "-" => x - y,
+        "*" => x * y,
+        "/" => x / y,
+        _ => return None,
+    };
+    Some(match (a, b) {
+        (V::Int(i), V::Int(j)) if op != "/" => V::Int(match op {
+            "+" => i.checked_add(*j)?,
+            "-" => i.checked_sub(*j)?,
+            _ => i.checked_mul(*j)?,
+        }),
+        (V::Complex(_), _) | (_, V::Complex(_)) => V::Complex(value),
+        _ => V::Float(value.re),
+    })
 }
 
 /// `name(args…)` for a user kernel: built over the arguments' shapes and dtypes from the
@@ -517,6 +546,9 @@ fn dtype(v: &V) -> R<DType> {
 fn binary(op: &str, a: V, b: V) -> R<V> {
     if op == "@" {
         return array(pt::matmul(&to_array(a)?, &to_array(b)?));
+    }
+    if let Some(folded) = fold_literals(op, &a, &b) {
+        return Ok(folded);
     }
     let (a, b) = (operand(a)?, operand(b)?);
     array(match op {

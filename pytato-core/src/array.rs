@@ -45,6 +45,7 @@ use crate::expr::{Expr, TypeEnv};
 use crate::function::Function;
 use crate::names;
 use crate::shape::{Dim, Shape, SizePolynomial, broadcast_shapes};
+use crate::size_check::SizeCheck;
 use crate::tags::{Tag, TagRef, TagSet};
 
 /// A node of an array expression DAG, shared through [`Array`] handles.
@@ -326,6 +327,10 @@ pub struct IndexLambda {
     pub bindings: BTreeMap<Arc<str>, Array>,
     /// One descriptor per reduction iname of `expr`.
     pub reduction_descriptors: BTreeMap<Arc<str>, ReductionDescriptor>,
+    /// What the sizes must satisfy for the lambda to be defined (a reduction without identity
+    /// over a symbolic axis, a write at a symbolic index), checked when a program's sizes are
+    /// bound; see [`crate::size_check`].
+    pub checks: Vec<SizeCheck>,
 }
 
 /// The [`TypeEnv`] of an index lambda: its output axes and its bindings' dtypes and ranks.
@@ -684,6 +689,7 @@ impl NodeKind {
                 a.expr == b.expr
                     && a.bindings.keys().eq(b.bindings.keys())
                     && a.reduction_descriptors == b.reduction_descriptors
+                    && a.checks == b.checks
             }
             (Einsum(a), Einsum(b)) => a.access == b.access && a.reduction_descriptors == b.reduction_descriptors,
             (Reshape { order: a, .. }, Reshape { order: b, .. }) => a == b,
@@ -943,6 +949,7 @@ impl Array {
                     bindings,
                     il.reduction_descriptors.clone(),
                 )?
+                .with_size_checks(il.checks.clone())?
             }
             NodeKind::Einsum(e) => {
                 let args = e.args.iter().map(|_| next()).collect();
@@ -1094,7 +1101,48 @@ impl Array {
                 format!("reduction descriptor for {extra:?}, which no reduction uses"),
             ));
         }
-        Ok(Array::fresh(NodeKind::IndexLambda(IndexLambda { expr, bindings, reduction_descriptors }), shape, dtype))
+        let lambda = IndexLambda { expr, bindings, reduction_descriptors, checks: Vec::new() };
+        Ok(Array::fresh(NodeKind::IndexLambda(lambda), shape, dtype))
+    }
+
+    /// This index lambda with `checks` added to its [`IndexLambda::checks`] (each once): the
+    /// conditions on the sizes it needs, see [`crate::size_check`]. Other nodes take no checks of
+    /// their own (an error).
+    pub fn with_size_checks(&self, checks: impl IntoIterator<Item = SizeCheck>) -> Result<Array> {
+        let NodeKind::IndexLambda(il) = self.kind() else {
+            return Err(Error::invalid("with_size_checks", format!("a {} takes no size checks", self.kind_name())));
+        };
+        let mut il = il.clone();
+        let before = il.checks.len();
+        for check in checks {
+            if !il.checks.contains(&check) {
+                il.checks.push(check);
+            }
+        }
+        if il.checks.len() == before {
+            return Ok(self.clone());
+        }
+        Ok(Array::make(
+            NodeKind::IndexLambda(il),
+            self.shape().clone(),
+            self.dtype(),
+            self.0.tags.clone(),
+            self.0.axes.clone(),
+        ))
+    }
+
+    /// Every condition on the sizes this node needs (see [`crate::size_check`]): those of its
+    /// integer indices and slices into symbolic axes, and an index lambda's own checks.
+    pub fn size_checks(&self) -> Vec<SizeCheck> {
+        match self.kind() {
+            NodeKind::IndexLambda(il) => il.checks.clone(),
+            NodeKind::BasicIndex { array, indices }
+            | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
+            | NodeKind::AdvancedIndexInNoncontiguousAxes { array, indices } => {
+                SizeCheck::for_index_items("index", array.shape(), indices)
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// An Einstein summation. `access[k]` maps each axis of `args[k]` to an output axis or a
@@ -1670,17 +1718,28 @@ pub struct Inputs {
     pub named: BTreeMap<String, Array>,
     /// Unnamed placeholders and data wrappers, in the order first met.
     pub unnamed: Vec<Array>,
+    /// The size parameters the DAG mentions (in shapes, indices, reduction bounds, size checks),
+    /// counts included.
+    pub size_params: BTreeSet<String>,
 }
 
 impl Inputs {
     /// The names programs give the unnamed placeholders, by node id: `_pt_in<k>`, numbered in the
-    /// order they were met. Every program of one DAG (and every phase or part of it) agrees on them.
+    /// order they were met, skipping the names the DAG's inputs have (see
+    /// [`names::fresh_name`]). Every program of one DAG (and every phase or part of it) agrees on
+    /// them.
     pub fn unnamed_placeholder_names(&self) -> impl Iterator<Item = (usize, String)> + '_ {
+        let mut taken = self.taken_names();
         self.unnamed
             .iter()
             .filter(|a| matches!(a.kind(), NodeKind::Placeholder { .. }))
-            .enumerate()
-            .map(|(k, a)| (a.id(), format!("_pt_in{k}")))
+            .map(move |a| (a.id(), names::fresh_name("_pt_in", 0, &mut taken)))
+    }
+
+    /// Every name the DAG uses for an input: named placeholders, data wrappers and size
+    /// parameters (also those only shapes mention). Names the library generates avoid them.
+    pub fn taken_names(&self) -> BTreeSet<String> {
+        self.named.keys().chain(&self.size_params).cloned().collect()
     }
 }
 
@@ -1743,6 +1802,7 @@ pub fn collect_inputs<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Result<
             },
         }
     }
+    inputs.size_params = size_params.keys().cloned().collect();
     // A `SizeParam` named like a count reads the count's value (as `mean` of a selection does); a
     // placeholder or data wrapper named so is caught below: counts are in shapes.
     for (name, input) in &inputs.named {

@@ -14,6 +14,7 @@ use crate::backend::{NamedViews, NamedViewsMut, Outputs};
 use crate::error::{Error, Result};
 use crate::expr::{Expr, Func};
 use crate::shape::{Dim, EvalDimError, Shape};
+use crate::size_check::SizeCheck;
 use crate::view::ArrayDataView;
 
 /// What a program needs, worked out once from its outputs.
@@ -105,13 +106,16 @@ pub fn node_size_params(node: &Array, out: &mut BTreeSet<String>) {
         NodeKind::SizeParam { name } => {
             out.insert(name.to_string());
         }
-        NodeKind::IndexLambda(il) => il.expr.walk(&mut |e| {
-            if let Expr::Reduce(r) = e {
-                for b in &r.inames {
-                    out.extend(b.lower.params().chain(b.upper.params()).map(str::to_string));
+        NodeKind::IndexLambda(il) => {
+            il.expr.walk(&mut |e| {
+                if let Expr::Reduce(r) = e {
+                    for b in &r.inames {
+                        out.extend(b.lower.params().chain(b.upper.params()).map(str::to_string));
+                    }
                 }
-            }
-        }),
+            });
+            out.extend(il.checks.iter().flat_map(SizeCheck::params).map(str::to_string));
+        }
         NodeKind::BasicIndex { indices, .. }
         | NodeKind::AdvancedIndexInContiguousAxes { indices, .. }
         | NodeKind::AdvancedIndexInNoncontiguousAxes { indices, .. } => {
@@ -454,45 +458,13 @@ fn solve_sizes(sizes: &mut BTreeMap<String, i64>, equations: &[Equation<'_>]) ->
     Ok(())
 }
 
-/// Lengths must be non-negative and integer indices and slices must stay inside their axes once
+/// Lengths must be non-negative, and the node's [size checks](crate::size_check) must hold (integer
+/// indices and slices inside their axes, reductions without identity over non-empty axes) once
 /// the sizes are known (symbolic ones could not be checked when the node was built).
 fn check_node_for_sizes(node: &Array, bound: &Bound<'_>) -> Result<()> {
-    let op = node.kind_name();
     check_lengths(node, bound)?;
-    if let NodeKind::BasicIndex { array, indices }
-    | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
-    | NodeKind::AdvancedIndexInNoncontiguousAxes { array, indices } = node.kind()
-    {
-        let lengths = bound.shape(array.shape())?;
-        for (axis, (item, &len)) in indices.iter().zip(&lengths).enumerate() {
-            let len = len as i64;
-            let check = |i: i64, what: &str| -> Result<()> {
-                if (0..len).contains(&i) {
-                    Ok(())
-                } else {
-                    Err(Error::InvalidForSizes {
-                        op: op.into(),
-                        detail: format!("{what} {i} is outside axis {axis} of length {len} (sizes {:?})", bound.sizes),
-                    })
-                }
-            };
-            match item {
-                IndexItem::Int(d) => check(bound.eval(d)?, "index")?,
-                IndexItem::Slice(s) => {
-                    let (start, stop) = (bound.eval(&s.start)?, bound.eval(&s.stop)?);
-                    let n = if s.step > 0 {
-                        (stop - start + s.step - 1).div_euclid(s.step).max(0)
-                    } else {
-                        (start - stop - s.step - 1).div_euclid(-s.step).max(0)
-                    };
-                    if n > 0 {
-                        check(start, "slice start")?;
-                        check(start + (n - 1) * s.step, "slice end")?;
-                    }
-                }
-                IndexItem::Array(_) => {}
-            }
-        }
+    for check in node.size_checks() {
+        check.verify(&bound.sizes)?;
     }
     Ok(())
 }

@@ -36,6 +36,7 @@ pub mod phases;
 pub mod scalar;
 pub mod scan;
 pub mod shape;
+pub mod size_check;
 pub mod sort;
 pub mod tags;
 pub mod user_kernel;

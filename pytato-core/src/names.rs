@@ -9,12 +9,16 @@
 //!
 //! | name of | `_pt_*` | `_N` | `_rN` | `_inN` |
 //! | --- | --- | --- | --- | --- |
-//! | an input or output array (given by a user) | error | error | error | error |
+//! | an input, output or size parameter (given by a user) | allowed | error | error | allowed |
 //! | a binding of an index lambda | error | error | error | allowed |
 //! | a library-generated name ([`internal_name`]) | listed sub-regions only | error | error | error |
 //!
-//! Array names share one namespace with inames in generated code, so a user may not name an array
-//! like an iname; `_inN` is the library's namespace for bindings, so an array may not take it either.
+//! The seed makes the reserved prefixes a convention ("other than the iname names, these naming
+//! conventions are not compulsory"): a user may name an input `_pt_out0` or `_in3`, and every
+//! name the library generates is picked around the names a DAG already has ([`fresh_name`]), so
+//! the two never collide. Inames are compulsory: the kernel IR reads inputs, size parameters
+//! and inames (`_N`, and reduction inames `_rN`) as variables of one namespace, so an input may
+//! not be named like either.
 
 use crate::error::{Error, Result};
 
@@ -93,11 +97,12 @@ pub fn binding_name(n: usize) -> String {
     format!("_in{n}")
 }
 
-/// Checks a user-given name for an input or output array; `what` says what is being named.
+/// Checks a user-given name for an input, output or size parameter; `what` says what is being
+/// named. Only iname shapes (`_N`, `_rN`) are refused: see the [module docs](self).
 pub fn check_array_name(what: &str, name: &str) -> Result<()> {
     check_identifier(what, name)?;
     match classify(name) {
-        None => Ok(()),
+        None | Some(Reserved::Internal) | Some(Reserved::Binding(_)) => Ok(()),
         Some(r) => Err(reserved(what, name, r)),
     }
 }
@@ -125,6 +130,16 @@ pub fn internal_name(name: &str) -> Result<()> {
             reason: format!("generated names must start with one of {}", PT_PREFIXES.join(", ")),
         })
     }
+}
+
+/// A name the library generates, `prefix<k>` for the first `k >= from` whose name `taken` does not
+/// hold; the name is added to `taken`. Users may name their arrays in the reserved namespaces
+/// too (the seed makes them a convention, not a rule), so generated names are picked around the
+/// names a DAG already uses and never collide with them.
+pub fn fresh_name(prefix: &str, from: usize, taken: &mut std::collections::BTreeSet<String>) -> String {
+    let name = (from..).map(|k| format!("{prefix}{k}")).find(|n| !taken.contains(n)).expect("a free name");
+    taken.insert(name.clone());
+    name
 }
 
 fn check_identifier(what: &str, name: &str) -> Result<()> {
@@ -163,8 +178,10 @@ mod tests {
 
     #[test]
     fn array_names() {
-        assert!(check_array_name("Placeholder", "u").is_ok());
-        for bad in ["_pt_in0", "_0", "_r1", "_in2"] {
+        for ok in ["u", "_pt_in0", "_pt_out", "_pt_data3", "_in2", "_pt_whatever"] {
+            assert!(check_array_name("Placeholder", ok).is_ok(), "{ok}");
+        }
+        for bad in ["_0", "_r1", "_17"] {
             let err = check_array_name("Placeholder", bad).unwrap_err();
             assert!(matches!(err, Error::ReservedName { .. }), "{bad}");
         }

@@ -54,7 +54,8 @@ use crate::shape::Shape;
 use crate::view::{ArrayDataView, ViewElement};
 
 /// The prefix of the placeholders that carry host-step results into later phases (in the `_pt_in`
-/// namespace; unnamed placeholders are `_pt_in<k>`, so the two never meet).
+/// namespace; unnamed placeholders are `_pt_in<k>`, so the two never meet, and every generated
+/// name goes around the user's, see [`crate::names::fresh_name`]).
 pub const STEP_INPUT_PREFIX: &str = "_pt_in_step";
 
 /// Whether `node` is a host step (see the [module docs](self)).
@@ -158,6 +159,9 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
     // Unnamed placeholders get the names a program of the whole DAG would give them, so that
     // every phase agrees on them.
     let unnamed: IdMap<String> = inputs.unnamed_placeholder_names().collect();
+    // The placeholders that carry steps' results take names no input of the user's has.
+    let mut taken = inputs.taken_names();
+    taken.extend(unnamed.values().cloned());
 
     // One pass, children first: the rewritten node (steps replaced by placeholders), and the
     // phase of each step (one more than the latest step below it).
@@ -204,7 +208,7 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
             let placeholder = match returns.iter().position(|r| r == name) {
                 Some(j) => step.results[j].clone(),
                 None => {
-                    let input = format!("{STEP_INPUT_PREFIX}{k}_{name}");
+                    let input = crate::names::fresh_name(&format!("{STEP_INPUT_PREFIX}{k}_{name}_"), 0, &mut taken);
                     let placeholder = Array::new_generated_placeholder(&input, node.shape().clone(), node.dtype())?;
                     returns.push(name.clone());
                     step.results.push(placeholder.clone());
@@ -217,7 +221,7 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
                 Some(&k) => k,
                 None => {
                     let k = planned.len();
-                    let name = format!("{STEP_INPUT_PREFIX}{k}");
+                    let name = crate::names::fresh_name(STEP_INPUT_PREFIX, k, &mut taken);
                     let placeholder = Array::new_generated_placeholder(&name, node.shape().clone(), node.dtype())?;
                     let kind = match node.kind() {
                         NodeKind::Scatter { mode, .. } => StepKind::Scatter(*mode),

@@ -236,6 +236,34 @@ impl Scalar {
         })
     }
 
+    /// The weak scalar `value` written into an element of `dtype`, as numpy's `x[i] = value`
+    /// converts a Python scalar (also `initial=` of a reduction and `pad`'s constant): a complex
+    /// number into a real dtype is an error (numpy raises `TypeError`; a boolean takes its
+    /// truth), a float into an integer dtype is truncated toward zero and must then fit (NaN and
+    /// infinities are errors, as `int(value)` raises), an integer must fit. `op` names the
+    /// operation in errors.
+    pub fn assign_weak(op: &str, value: &WeakScalar, dtype: DType) -> Result<Scalar> {
+        match *value {
+            WeakScalar::Complex(c) if !dtype.is_complex() && dtype != DType::Bool => Err(Error::unsupported_dtype(
+                op,
+                dtype,
+                format!("the complex scalar {c} cannot be written into it (numpy: TypeError); write its real part"),
+            )),
+            WeakScalar::Float(x) if dtype.is_integer() => {
+                if x.is_nan() {
+                    return Err(Error::invalid(op, format!("cannot convert the float NaN to an integer of {dtype}")));
+                }
+                let truncated = x.trunc();
+                // Beyond i128 no integer dtype can hold it: report the value as written.
+                if !(i128::MIN as f64..=i128::MAX as f64).contains(&truncated) {
+                    return Err(Error::ScalarOutOfRange { value: x.to_string(), dtype });
+                }
+                Scalar::from_weak(&WeakScalar::Int(truncated as i128), dtype)
+            }
+            _ => Scalar::from_weak(value, dtype),
+        }
+    }
+
     fn bits(&self) -> (u64, u64) {
         use Scalar::*;
         match *self {

@@ -192,8 +192,6 @@ fn indexing() {
     let mask = ph("mask", [6], DType::Bool);
     expect_err(a.index(s![&mask]), shape, &["index", "(6,)", "axes 0..1", "(5, 6)"]);
     expect_err(a.index(s![.., .., &mask]), invalid, &["index", "too many indices"]);
-    let scalar_mask = ph("m0", pytato_core::Shape::scalar(), DType::Bool);
-    expect_err(a.index(s![&scalar_mask]), invalid, &["index", "0-d boolean"]);
     let i = ph("i", [2], DType::I64);
     let j = ph("j", [3], DType::I64);
     expect_err(a.index(s![&i, &j]), broadcast, &["index", "(2,)", "(3,)"]);

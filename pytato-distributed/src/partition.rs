@@ -19,6 +19,7 @@ use std::sync::Arc;
 use pytato_core::array::{IdMap, collect_inputs, post_order};
 use pytato_core::backend::Outputs;
 use pytato_core::distributed::CommTag;
+use pytato_core::names::fresh_name;
 use pytato_core::{Array, DType, DictOfNamedArrays, Error, NodeKind, Result, Shape};
 
 /// The prefix of the placeholders that stand for received arrays.
@@ -149,14 +150,20 @@ struct Partitioner {
     found_sends: Vec<(Array, usize, CommTag)>,
     /// Placeholders that stand for another part's value, by node id.
     imports: IdMap<Array>,
+    /// Names the DAG's inputs have, and those generated so far: generated names go around them
+    /// (users may use the `_pt_dist` prefix too).
+    taken: BTreeSet<String>,
 }
 
 impl Partitioner {
     fn new(rank: usize, outputs: &Outputs) -> Result<Partitioner> {
         let entries = outputs.entries();
         let inputs = collect_inputs(entries.iter().map(|(_, a)| a))?;
-        let unnamed = inputs.unnamed_placeholder_names().collect();
+        let unnamed: IdMap<String> = inputs.unnamed_placeholder_names().collect();
+        let mut taken = inputs.taken_names();
+        taken.extend(unnamed.values().cloned());
         Ok(Partitioner {
+            taken,
             rank,
             unnamed,
             user_inputs: BTreeSet::new(),
@@ -212,7 +219,7 @@ impl Partitioner {
             let mut needed_parts = BTreeSet::new();
             for node in post_order(map.values(), Array::children) {
                 if let NodeKind::Placeholder { name: Some(name) } = node.kind() {
-                    if name.starts_with(RECV_PREFIX) {
+                    if self.receives.iter().any(|r| *r.name == **name) {
                         received.insert(name.to_string());
                     } else if let Some(set) = export_sets.get(&**name) {
                         needed_parts.insert(part_of(set));
@@ -275,7 +282,7 @@ impl Partitioner {
                     Some(&k) => k,
                     None => {
                         let k = self.receives.len();
-                        let name = format!("{RECV_PREFIX}{k}");
+                        let name = fresh_name(RECV_PREFIX, k, &mut self.taken);
                         self.receives.push(Receive {
                             name,
                             src_rank: *src_rank,
@@ -378,7 +385,7 @@ impl Partitioner {
         if let Some(name) = self.exported.get(&id) {
             return name.clone();
         }
-        let name = format!("{PART_VALUE_PREFIX}{}", self.exports.len());
+        let name = fresh_name(PART_VALUE_PREFIX, self.exports.len(), &mut self.taken);
         self.exports.push((name.clone(), self.rewritten[&id].clone(), self.set[&id].clone()));
         self.exported.insert(id, name.clone());
         name

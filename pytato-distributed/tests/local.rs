@@ -474,3 +474,34 @@ fn dg_on_two_three_and_four_ranks_equals_one_process() {
         }
     }
 }
+
+/// A user may name inputs in the `_pt_dist` namespace (the seed's prefixes are a convention): the
+/// partition's generated names (received arrays, values between parts) go around them.
+#[test]
+fn inputs_named_like_the_partitions_own_names_are_kept_apart() {
+    for (name, backend) in backends() {
+        let results = on_ranks(2, move |comm| -> Result<Vec<f64>> {
+            let peer = 1 - comm.rank();
+            let recv0 = pt::placeholder("_pt_dist_recv0", [3], DType::F64)?;
+            let part0 = pt::placeholder("_pt_dist_part0", [3], DType::F64)?;
+            let sent = &(&recv0 * 2.0) + 1.0; // a value computed in a part of its own
+            let received = make_distributed_recv(peer, "v", [3], DType::F64)?;
+            let out =
+                staple_distributed_send(&(&(&received + &part0) + &recv0), make_distributed_send(&sent, peer, "v")?)?;
+            let program =
+                DistributedProgram::compile(&*backend, comm, &(&out).into())?.with_timeout(Duration::from_secs(60));
+            let r = comm.rank() as f64;
+            let inputs = NamedData::from([
+                ("_pt_dist_recv0".to_string(), f64s(&[r, r + 1.0, r + 2.0])),
+                ("_pt_dist_part0".to_string(), f64s(&[100.0 * r, 0.0, -1.0])),
+            ]);
+            Ok(values(&program.run(comm, &inputs)?["_pt_out"]))
+        });
+        for (rank, got) in results.into_iter().enumerate() {
+            let (r, p) = (rank as f64, (1 - rank) as f64);
+            let expected: Vec<f64> =
+                (0..3).map(|i| (2.0 * (p + i as f64) + 1.0) + [100.0 * r, 0.0, -1.0][i] + (r + i as f64)).collect();
+            assert_eq!(got.unwrap_or_else(|e| panic!("{name}, rank {rank}: {e}")), expected, "{name}, rank {rank}");
+        }
+    }
+}

@@ -257,7 +257,8 @@ pub fn map_dag_cached<M: Mapper + ?Sized>(
 ///             _ => None,
 ///         });
 ///         let bindings = il.bindings.keys().cloned().zip(children.iter().cloned()).collect();
-///         Array::new_index_lambda(expr, node.shape().clone(), bindings, il.reduction_descriptors.clone())
+///         Array::new_index_lambda(expr, node.shape().clone(), bindings, il.reduction_descriptors.clone())?
+///             .with_size_checks(il.checks.clone()) // keep what the sizes must satisfy
 ///     }
 /// }
 ///

@@ -4,7 +4,8 @@
 //! is equal only to a wrapper of the very same buffer), so a program cache keyed by the DAG would
 //! compile a DAG rebuilt over new data again, though the code is the same. [`data_as_inputs`]
 //! replaces every wrapper with a placeholder named `_pt_data0`, `_pt_data1`, ... (numbered in the
-//! order a traversal from the outputs meets them, so structurally equal DAGs get the same names)
+//! order a traversal from the outputs meets them, so structurally equal DAGs get the same names,
+//! and skipping names the DAG's own inputs have)
 //! and returns the data to pass under those names. Compiled backends key their caches by the DAG
 //! this returns and bind the data at every run: a time loop that rebuilds its DAG around new
 //! arrays compiles once.
@@ -22,10 +23,13 @@
 //! # Ok::<(), pytato_core::Error>(())
 //! ```
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use pytato_core::array::collect_inputs;
 use pytato_core::backend::{NamedViews, Outputs};
 use pytato_core::data::ArrayData;
+use pytato_core::names::fresh_name;
 use pytato_core::{Array, Error, NodeKind, Result};
 
 use crate::mapper::{CopyMapper, map_copy};
@@ -79,19 +83,23 @@ impl DataInputs {
 /// Replaces every `DataWrapper` of `outputs` with a placeholder (same shape, dtype and tags); see
 /// the module docs.
 pub fn data_as_inputs(outputs: &Outputs) -> Result<DataInputs> {
-    let mut mapper = DataToPlaceholders { data: Vec::new() };
+    let roots: Vec<Array> = outputs.entries().into_iter().map(|(_, a)| a).collect();
+    // The user may name inputs `_pt_data0` too: the placeholders' names go around the DAG's own.
+    let taken = collect_inputs(&roots)?.taken_names();
+    let mut mapper = DataToPlaceholders { data: Vec::new(), taken };
     let outputs = map_copy(&mut mapper, outputs)?;
     Ok(DataInputs { outputs, data: mapper.data })
 }
 
 struct DataToPlaceholders {
     data: Vec<(String, Arc<ArrayData>)>,
+    taken: BTreeSet<String>,
 }
 
 impl CopyMapper for DataToPlaceholders {
     fn map_data_wrapper(&mut self, node: &Array, _children: &[Array]) -> Result<Array> {
         let NodeKind::DataWrapper { data, .. } = node.kind() else { unreachable!("dispatched by kind") };
-        let name = format!("{DATA_INPUT_PREFIX}{}", self.data.len());
+        let name = fresh_name(DATA_INPUT_PREFIX, self.data.len(), &mut self.taken);
         let placeholder = Array::new_generated_placeholder(&name, node.shape().clone(), node.dtype())?;
         self.data.push((name, data.0.clone()));
         placeholder.with_metadata_of(node)

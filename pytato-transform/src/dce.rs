@@ -67,7 +67,8 @@ impl CopyMapper for DeadCodeEliminator {
         }
         let used = data_bindings(&expr);
         let kept = bindings.into_iter().filter(|(name, _)| used.contains(&**name)).collect();
-        let lambda = Array::new_index_lambda(expr, node.shape().clone(), kept, il.reduction_descriptors.clone())?;
+        let lambda = Array::new_index_lambda(expr, node.shape().clone(), kept, il.reduction_descriptors.clone())?
+            .with_size_checks(il.checks.clone())?;
         lambda.with_metadata_of(node)
     }
 }

@@ -39,7 +39,7 @@ use pytato_core::binding::node_size_params;
 use pytato_core::data::ArrayData;
 use pytato_core::expr::{Expr, TypeEnv};
 use pytato_core::function::InlineRule;
-use pytato_core::names::{Reserved, classify};
+use pytato_core::names::{Reserved, classify, fresh_name};
 use pytato_core::tags::{ImplStored, Named, PrefixNamed};
 use pytato_core::{Array, DType, Dim, Error, NodeKind, Result, Shape};
 
@@ -324,10 +324,20 @@ pub fn build_kernel_program(outputs: &Outputs, options: KernelOptions) -> Result
     let entries = stored.entries();
     let roots: Vec<Array> = entries.iter().map(|(_, a)| a.clone()).collect();
     // Names the user's naming tags may not take: the inputs' and the size parameters'.
-    let mut taken: BTreeSet<String> = inputs.named.keys().cloned().collect();
+    let mut taken: BTreeSet<String> = inputs.taken_names();
+    taken.extend(input_names.values().map(|n| n.to_string()));
     taken.extend(crate::mapper::size_params(&roots));
-    let mut builder =
-        Builder { program: KernelProgram::default(), buffer_of: HashMap::new(), input_names, next_data: 0, taken };
+    // Generated buffer names go around those and around the names tags will ask for.
+    let mut avoid = taken.clone();
+    crate::mapper::walk(&roots, |n| avoid.extend(n.tags_of_type::<Named>().map(|Named(name)| name.clone())));
+    let mut builder = Builder {
+        program: KernelProgram::default(),
+        buffer_of: HashMap::new(),
+        input_names,
+        next_data: 0,
+        taken,
+        avoid,
+    };
     let mut params = BTreeSet::new();
     for node in topological_sort(&roots) {
         node_size_params(&node, &mut params);
@@ -388,6 +398,8 @@ struct Builder {
     next_data: usize,
     /// Names a naming tag may no longer take.
     taken: BTreeSet<String>,
+    /// Names a generated buffer name may not take: `taken`, and every name a naming tag asks for.
+    avoid: BTreeSet<String>,
 }
 
 impl Builder {
@@ -410,7 +422,7 @@ impl Builder {
             NodeKind::DataWrapper { name, data } => {
                 let n = name.clone().unwrap_or_else(|| {
                     self.next_data += 1;
-                    format!("_pt_data{}", self.next_data - 1).into()
+                    self.generated_name("_pt_data", self.next_data - 1).into()
                 });
                 (n, BufferKind::Data(data.0.clone()))
             }
@@ -425,12 +437,13 @@ impl Builder {
     /// names must be unique.
     fn kernel(&mut self, node: &Array, entries: &[(String, Array)]) -> Result<()> {
         let k = self.program.kernels.len();
-        let (generated, kind): (Arc<str>, BufferKind) = if entries.iter().any(|(_, a)| a.ptr_eq(node)) {
-            (format!("_pt_out{k}").into(), BufferKind::Output)
-        } else {
-            (format!("_pt_out_tmp{k}").into(), BufferKind::Temporary)
+        let output = entries.iter().any(|(_, a)| a.ptr_eq(node));
+        let (prefix, kind) =
+            if output { ("_pt_out", BufferKind::Output) } else { ("_pt_out_tmp", BufferKind::Temporary) };
+        let name = match self.tagged_name(node)? {
+            Some(name) => name,
+            None => self.generated_name(prefix, k).into(),
         };
-        let name = self.tagged_name(node)?.unwrap_or(generated);
         let expr = match node.kind() {
             NodeKind::IndexLambda(il) => {
                 let identity: Vec<Expr> = (0..node.ndim()).map(Expr::iname).collect();
@@ -442,6 +455,14 @@ impl Builder {
         let output = self.add_buffer(node, name, kind);
         self.program.kernels.push(Kernel { output, expr });
         Ok(())
+    }
+
+    /// A buffer name of the library's, `prefix<k>` from `k = from` on, that no input, size
+    /// parameter, naming tag or other buffer has.
+    fn generated_name(&mut self, prefix: &str, from: usize) -> String {
+        let name = fresh_name(prefix, from, &mut self.avoid);
+        self.taken.insert(name.clone());
+        name
     }
 
     /// The name a [`Named`] or [`PrefixNamed`] tag gives a stored node's buffer (and so its kernel,
@@ -461,7 +482,7 @@ impl Builder {
         }
         if let Some(PrefixNamed(prefix)) = node.tags_of_type::<PrefixNamed>().next() {
             pytato_core::names::check_array_name("PrefixNamed tag", prefix)?;
-            let name = (0..).map(|k| format!("{prefix}_{k}")).find(|n| !self.taken.contains(n)).expect("a free name");
+            let name = fresh_name(&format!("{prefix}_"), 0, &mut self.avoid);
             self.taken.insert(name.clone());
             return Ok(Some(name.into()));
         }

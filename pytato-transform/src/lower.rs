@@ -11,7 +11,8 @@
 //! - `AxisPermutation`: `a[o_{p^-1(0)}, ...]`.
 //! - `Stack`, `Concatenate`: a chain of `if`s on `o_axis` choosing the operand (cast to the result
 //!   dtype); `if` is lazy, so untaken branches never read out of bounds.
-//! - `BasicIndex`: integers are constants, slices `start + step * o_k`.
+//! - `BasicIndex`: integers are constants, slices `start + step * o_k`; the lambda keeps the
+//!   node's [size checks](pytato_core::size_check) (integers and slices inside symbolic axes).
 //! - Advanced indexing: each index array becomes a lambda of its own,
 //!   `normalize_index(ix[...], n, axis)` (negative values count from the end, values out of range
 //!   fail when the program runs, over the whole index array, as numpy checks them), read at the
@@ -236,7 +237,8 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
             unreachable!("not lowered")
         }
     };
-    b.finish(expr)
+    // An index into symbolic axes keeps its conditions on the sizes (`x[4]` needs `n > 4`).
+    b.finish(expr)?.with_size_checks(node.size_checks())
 }
 
 /// `if c0 then r0 else if c1 then r1 ... else r_last`.

@@ -131,7 +131,15 @@ fn naming_tags_name_buffers_and_kernels() {
         build_kernel_program(&(&y).into(), KernelOptions::default())
     };
     assert!(matches!(named("x"), Err(Error::DuplicateName { .. })));
-    assert!(matches!(named("_pt_mine"), Err(Error::ReservedName { .. })));
+    assert!(matches!(named("_3"), Err(Error::ReservedName { .. })));
+    // A tag may take a name of the library's namespace: generated buffer names go around it.
+    let tagged = (&x * 3.0).tagged(Named("_pt_out0".into())).unwrap();
+    let plain = pt::sin(&x).unwrap();
+    let outputs = Outputs::Named(DictOfNamedArrays::new([("a", plain), ("b", tagged)]).unwrap());
+    let program = build_kernel_program(&outputs, KernelOptions::default()).unwrap();
+    let names: std::collections::BTreeSet<&str> = program.buffers.iter().map(|b| &*b.name).collect();
+    assert_eq!(names.len(), program.buffers.len(), "buffer names are unique: {names:?}");
+    assert!(names.contains("_pt_out0"), "{names:?}");
     assert!(matches!(named("not a name"), Err(Error::InvalidName { .. })));
     assert!(named("fine").is_ok());
 }

@@ -25,16 +25,17 @@
 //! assert_eq!(pt::add_at(&x, &s![&i, 2], 1.0).unwrap().shape(), x.shape());
 //! ```
 
-use crate::array::{Array, Order, ScatterMode};
+use crate::array::{Array, IndexItem, Order, ScatterMode};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::expr::{BinaryOp, CompareOp, Expr};
 use crate::scalar::Scalar;
 use crate::shape::{Dim, Shape, broadcast_shapes};
+use crate::size_check::SizeCheck;
 
 use super::creation::full;
 use super::elementwise::{add, astype};
-use super::indexing::{Idx, expand_items, normalize_int, normalize_slice};
+use super::indexing::{Idx, booleans_as_axes, expand_items, normalize_int, normalize_slice};
 use super::operand::{LambdaBuilder, Operand, cast_expr};
 use super::shape_ops::{broadcast_to, reshape};
 
@@ -51,6 +52,12 @@ pub fn set_index(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<
     let _site = crate::created_at::enter();
     let op = "set_index";
     let value = value.into();
+    let (with_axes, items_there, new_axes) = booleans_as_axes(x, items)?;
+    if !new_axes.is_empty() {
+        // `x[True] = v` writes `x` with a new axis of length 1; the result has `x`'s shape.
+        let written = set_index(&with_axes, &items_there, value)?;
+        return reshape(&written, x.shape().clone(), Order::C);
+    }
     if let [Idx::Array(mask), rest @ ..] = items
         && mask.dtype() == DType::Bool
         && rest.iter().all(is_full)
@@ -71,6 +78,8 @@ pub fn set_index(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<
     // Whether the output index lies in the region, and its position in the region, axis by axis.
     let mut inside: Vec<Expr> = Vec::new();
     let mut positions: Vec<Expr> = Vec::new();
+    // The integers and slices, as a basic index holds them: written where they fit the sizes.
+    let mut items: Vec<IndexItem> = Vec::new();
     let mut axis = 0;
     for item in &expanded {
         let i = Expr::iname(axis);
@@ -79,6 +88,7 @@ pub fn set_index(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<
             Idx::Int(k) => {
                 let k = normalize_int(op, *k, axis, x)?;
                 inside.push(i.compare(CompareOp::Eq, builder.dim(&k)?));
+                items.push(IndexItem::Int(k));
                 axis += 1;
             }
             Idx::Slice { start, stop, step } => {
@@ -107,9 +117,10 @@ pub fn set_index(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<
                     inside.push(on_step.compare(CompareOp::Eq, Expr::i64(0)));
                     positions.push(distance.binary(BinaryOp::FloorDiv, Expr::i64(size)));
                 }
+                items.push(IndexItem::Slice(slice));
                 axis += 1;
             }
-            Idx::Ellipsis | Idx::Array(_) => unreachable!("expanded, and rejected above"),
+            Idx::Ellipsis | Idx::Array(_) | Idx::Bool(_) => unreachable!("expanded, and rejected above"),
         }
     }
 
@@ -118,7 +129,7 @@ pub fn set_index(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<
             let read = builder.read_broadcast_at(v, region_shape, &positions);
             cast_expr(read, v.dtype(), x.dtype())
         }
-        Operand::Scalar(s) => Expr::Const(Scalar::from_weak(s, x.dtype())?),
+        Operand::Scalar(s) => Expr::Const(Scalar::assign_weak(op, s, x.dtype())?),
     };
     let expr = match inside.into_iter().reduce(|a, b| a.binary(BinaryOp::LogicalAnd, b)) {
         Some(cond) => {
@@ -127,7 +138,7 @@ pub fn set_index(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<
         }
         None => new,
     };
-    builder.finish(expr)
+    builder.finish(expr)?.with_size_checks(SizeCheck::for_index_items(op, x.shape(), &items))
 }
 
 /// `x` with `value` added at `x[items]`, once per occurrence of each position: numpy's
@@ -151,6 +162,11 @@ pub fn add_at(x: &Array, items: &[Idx], value: impl Into<Operand>) -> Result<Arr
         Operand::Scalar(s) => Operand::Array(full(Shape::scalar(), s, None)?),
         array => array,
     };
+    let (with_axes, items_there, new_axes) = booleans_as_axes(x, items)?;
+    if !new_axes.is_empty() {
+        let added = add_at(&with_axes, &items_there, value)?;
+        return reshape(&added, x.shape().clone(), Order::C);
+    }
     if items.iter().any(|i| matches!(i, Idx::Array(_))) {
         return scatter(op, x, items, value, ScatterMode::Add);
     }
@@ -201,7 +217,10 @@ fn scatter(op: &str, x: &Array, items: &[Idx], value: Operand, mode: ScatterMode
     let value = drop_leading_ones(value, region.ndim())?;
     check_fits(op, &value, &region, x)?;
     let values = match (value, mode) {
-        (Operand::Scalar(s), _) => full(region.clone(), s, x.dtype())?,
+        (Operand::Scalar(s), _) => {
+            Scalar::assign_weak(op, &s, x.dtype())?; // numpy's checks of `x[i] = value`; in range, `full` casts alike
+            full(region.clone(), s, x.dtype())?
+        }
         (Operand::Array(v), ScatterMode::Set) => astype(&broadcast_to(&v, region.clone())?, x.dtype())?,
         (Operand::Array(v), ScatterMode::Add) => broadcast_to(&v, region.clone())?,
     };
@@ -269,7 +288,7 @@ fn set_mask(x: &Array, mask: &Array, value: &Operand) -> Result<Option<Array>> {
             let read = builder.read_broadcast_at(v, &trailing, &positions);
             cast_expr(read, v.dtype(), x.dtype())
         }
-        Operand::Scalar(s) => Expr::Const(Scalar::from_weak(s, x.dtype())?),
+        Operand::Scalar(s) => Expr::Const(Scalar::assign_weak("set_index", s, x.dtype())?),
     };
     let old = builder.read_broadcast(x);
     builder.finish(Expr::if_then_else(selected, new, old)).map(Some)

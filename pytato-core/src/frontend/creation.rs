@@ -398,7 +398,7 @@ pub fn pad_with(a: &Array, width: impl Into<PadWidth>, mode: PadMode) -> Result<
     let read = builder.read_at(a, indices);
     let expr = match (inside, mode) {
         (Some(cond), PadMode::Constant(value)) => {
-            Expr::if_then_else(cond, read, Expr::Const(Scalar::from_weak(&value, a.dtype())?))
+            Expr::if_then_else(cond, read, Expr::Const(Scalar::assign_weak("pad", &value, a.dtype())?))
         }
         _ => read,
     };

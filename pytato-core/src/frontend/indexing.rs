@@ -19,10 +19,14 @@
 
 use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToInclusive};
 
-use crate::array::{Array, IndexItem, NormalizedSlice};
+use crate::array::{Array, IndexItem, NormalizedSlice, Order};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::shape::Dim;
+use crate::expr::{CompareOp, Expr};
+use crate::shape::{Dim, Shape, broadcast_shapes};
+use crate::size_check::SizeCheck;
+
+use super::operand::LambdaBuilder;
 
 use super::selection::nonzero_positions;
 use super::shape_ops::insert_unit_axes;
@@ -47,8 +51,12 @@ pub enum Idx {
     Ellipsis,
     /// An integer index array (advanced indexing), or a boolean mask over as many axes as it has
     /// (numpy's rule: the mask stands for the index arrays of its `nonzero` positions; the
-    /// selection's length is a count, see [`selection`](super::selection)).
+    /// selection's length is a count, see [`selection`](super::selection)). A 0-d mask is a
+    /// [`Idx::Bool`] whose value the data decides.
     Array(Array),
+    /// A boolean scalar (numpy's `x[True]`, `x[False]`): a mask over a new axis of length 1, so
+    /// it adds an axis of length 1 (`True`) or 0 (`False`), broadcast with any index arrays.
+    Bool(bool),
 }
 
 /// numpy's `newaxis`, for [`s!`](crate::s).
@@ -91,6 +99,11 @@ impl From<i32> for Idx {
 impl From<usize> for Idx {
     fn from(i: usize) -> Idx {
         Idx::Int(i64::try_from(i).unwrap_or(i64::MAX))
+    }
+}
+impl From<bool> for Idx {
+    fn from(b: bool) -> Idx {
+        Idx::Bool(b)
     }
 }
 impl From<NewAxis> for Idx {
@@ -263,6 +276,7 @@ pub(super) fn expand_masks(op: &str, items: &[Idx], a: &Array) -> Result<Vec<Idx
         ));
     }
     let mut expanded = Vec::with_capacity(items.len() + 1);
+    let mut mask_positions = Vec::new();
     let mut axis = 0;
     for item in items {
         match item {
@@ -272,9 +286,6 @@ pub(super) fn expand_masks(op: &str, items: &[Idx], a: &Array) -> Result<Vec<Idx
             }
             Idx::NewAxis => expanded.push(Idx::NewAxis),
             Idx::Array(mask) if mask.dtype() == DType::Bool => {
-                if mask.ndim() == 0 {
-                    return Err(Error::invalid(op, "a 0-d boolean index (x[True]) is not supported"));
-                }
                 let indexed = a.shape().dims().get(axis..axis + mask.ndim());
                 if indexed != Some(mask.shape().dims()) {
                     return Err(Error::ShapeMismatch {
@@ -289,6 +300,7 @@ pub(super) fn expand_masks(op: &str, items: &[Idx], a: &Array) -> Result<Vec<Idx
                 }
                 let positions = nonzero_positions(op, mask)?;
                 for k in 0..mask.ndim() {
+                    mask_positions.push(expanded.len());
                     expanded.push(Idx::Array(positions.index([Idx::Int(k as i64), Idx::full()])?));
                 }
                 axis += mask.ndim();
@@ -299,13 +311,108 @@ pub(super) fn expand_masks(op: &str, items: &[Idx], a: &Array) -> Result<Vec<Idx
             }
         }
     }
+    fit_counts(op, &mut expanded, &mask_positions)?;
     Ok(expanded)
+}
+
+/// Makes the positions of masks (`expanded[k]` for `k` in `masks`, each of a length the data
+/// decides) broadcast with the other index arrays as numpy broadcasts them when it runs: a
+/// count equal to the other arrays' last length, or 1. Shapes are decided when the DAG is built,
+/// so the positions take that length (read at 0 where the count is 1) and the count is checked
+/// when the sizes are known ([`SizeCheck::Broadcast`]). Without other index arrays, the masks'
+/// counts fit the first one's.
+fn fit_counts(op: &str, expanded: &mut [Idx], masks: &[usize]) -> Result<()> {
+    let others: Vec<Shape> = expanded
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !masks.contains(k))
+        .filter_map(|(_, item)| match item {
+            Idx::Array(a) => Some(a.shape().clone()),
+            _ => None,
+        })
+        .collect();
+    let target = if others.is_empty() {
+        let Some(&first) = masks.first() else { return Ok(()) };
+        let Idx::Array(p) = &expanded[first] else { unreachable!("mask positions") };
+        p.shape()[0].clone()
+    } else {
+        let shape = broadcast_shapes(op, &others.iter().collect::<Vec<_>>())?;
+        match shape.dims().last() {
+            Some(len) if len.as_int() != Some(1) => len.clone(),
+            _ => return Ok(()), // 0-d or a last length of 1: any count broadcasts
+        }
+    };
+    for &k in masks {
+        let Idx::Array(p) = &expanded[k] else { unreachable!("mask positions") };
+        let count = p.shape()[0].clone();
+        if count == target {
+            continue;
+        }
+        let mut builder = LambdaBuilder::new(Shape::from(vec![target.clone()]));
+        let one = builder.dim(&count)?.compare(CompareOp::Eq, Expr::i64(1));
+        let read = builder.read_at(p, vec![Expr::if_then_else(one, Expr::i64(0), Expr::iname(0))]);
+        let check = SizeCheck::Broadcast { op: op.into(), length: count, to: target.clone() };
+        expanded[k] = Idx::Array(builder.finish(read)?.with_size_checks([check])?);
+    }
+    Ok(())
+}
+
+/// Boolean scalars (`x[True]`, and 0-d masks) as masks over new axes of length 1 (numpy's rule):
+/// `a` with those axes inserted, the items that index it, and the positions of the new axes in
+/// it (so that an assignment can drop them again). A single boolean scalar among no index
+/// arrays is a slice of its axis (`0:1` or `0:0`); otherwise a literal is the index array `[0]`
+/// (or an empty one) and a 0-d mask the 1-d mask over its axis, so they broadcast with the rest.
+pub(super) fn booleans_as_axes(a: &Array, items: &[Idx]) -> Result<(Array, Vec<Idx>, Vec<usize>)> {
+    let is_scalar_mask = |i: &Idx| match i {
+        Idx::Bool(_) => true,
+        Idx::Array(m) => m.dtype() == DType::Bool && m.ndim() == 0,
+        _ => false,
+    };
+    if !items.iter().any(is_scalar_mask) {
+        return Ok((a.clone(), items.to_vec(), Vec::new()));
+    }
+    let advanced = items.iter().filter(|i| matches!(i, Idx::Array(_) | Idx::Bool(_))).count();
+    let consumed: usize = items
+        .iter()
+        .map(|i| match i {
+            Idx::NewAxis | Idx::Ellipsis | Idx::Bool(_) => 0,
+            Idx::Array(m) if m.dtype() == DType::Bool => m.ndim(),
+            _ => 1,
+        })
+        .sum();
+    let mut new_axes = Vec::new();
+    let mut replaced = Vec::with_capacity(items.len());
+    let mut axis = 0; // axes of `a` (with the new ones) indexed so far
+    for item in items {
+        match item {
+            Idx::Ellipsis => axis += a.ndim().saturating_sub(consumed),
+            Idx::NewAxis => {}
+            Idx::Array(m) if m.dtype() == DType::Bool && m.ndim() > 0 => axis += m.ndim(),
+            i if !is_scalar_mask(i) => axis += 1,
+            _ => {}
+        }
+        if !is_scalar_mask(item) {
+            replaced.push(item.clone());
+            continue;
+        }
+        new_axes.push(axis);
+        replaced.push(match item {
+            Idx::Bool(b) if advanced == 1 => Idx::Slice { start: Some(0), stop: Some(i64::from(*b)), step: 1 },
+            Idx::Bool(b) => Idx::Array(super::creation::zeros([i64::from(*b)], DType::I64)?),
+            Idx::Array(m) => Idx::Array(super::shape_ops::reshape(m, Shape::from(vec![Dim::new(1)]), Order::C)?),
+            _ => unreachable!("a boolean scalar"),
+        });
+        axis += 1;
+    }
+    Ok((insert_unit_axes(a, &new_axes)?, replaced, new_axes))
 }
 
 fn index_impl(a: &Array, items: &[Idx]) -> Result<Array> {
     let op = "index";
+    let (a, items, _) = booleans_as_axes(a, items)?;
+    let a = &a;
     let shape = a.shape();
-    let items = expand_masks(op, items, a)?;
+    let items = expand_masks(op, &items, a)?;
     let expanded = expand_items(op, &items, a)?;
 
     let has_arrays = expanded.iter().any(|i| matches!(i, Idx::Array(_)));
@@ -330,7 +437,7 @@ fn index_impl(a: &Array, items: &[Idx]) -> Result<Array> {
                 node_items.push(IndexItem::Array(idx.clone()));
                 slots.push(Slot::Advanced);
             }
-            Idx::Ellipsis => unreachable!("expanded above"),
+            Idx::Ellipsis | Idx::Bool(_) => unreachable!("expanded above"),
         }
     }
 

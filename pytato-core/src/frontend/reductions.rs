@@ -23,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, ReductionBounds};
 use crate::scalar::Scalar;
 use crate::shape::{Dim, Shape};
+use crate::size_check::SizeCheck;
 
 use super::operand::LambdaBuilder;
 use super::shape_ops::normalize_axis;
@@ -198,7 +199,7 @@ fn reduction(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions, dtype: DT
     let Some(initial) = &opts.initial else {
         return builder.finish(if bounds.is_empty() { body } else { Expr::reduce(op, bounds, body) });
     };
-    let c = Expr::Const(Scalar::from_weak(initial, dtype)?);
+    let c = Expr::Const(Scalar::assign_weak(name, initial, dtype)?);
     // numpy starts the accumulator at `initial`: `c * x0 * x1 ...`, `max(max(c, x0), x1) ...`;
     // the order matters where a product overflows or a maximum ties -0.0 and 0.0.
     let with_initial = |x: Expr| -> Result<Expr> {
@@ -230,6 +231,27 @@ fn reduction(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions, dtype: DT
     let (first, empty) = (first.expect("bounds"), empty.expect("bounds"));
     let seeded = Expr::if_then_else(first, with_initial(body.clone())?, body);
     builder.finish(Expr::if_then_else(empty, c.clone(), Expr::reduce(op, bounds, seeded)))
+}
+
+/// `reduced`, an index lambda that reduces `axes` of `a` with an operation that has no identity
+/// (`max`, `argmax`, ...), with numpy's requirement that there be something to reduce: every
+/// symbolic axis among them is checked non-empty once the sizes are known (a zero length known
+/// now is refused when the reduction is built).
+fn nonempty(name: &str, a: &Array, axes: &[usize], reduced: Array) -> Result<Array> {
+    let symbolic = axes.iter().filter(|&&ax| a.shape()[ax].as_int().is_none());
+    reduced.with_size_checks(symbolic.map(|&axis| SizeCheck::NonEmpty {
+        op: name.into(),
+        shape: a.shape().clone(),
+        axis,
+    }))
+}
+
+/// A maximum or minimum of real values (see [`max`]).
+fn real_extremum(name: &str, op: ReduceOp, a: &Array, options: ReduceOptions) -> Result<Array> {
+    let axes = options.axes.resolve(name, a.shape())?;
+    let initial = options.initial.is_some();
+    let reduced = reduction(name, op, a, options, a.dtype())?;
+    if initial { Ok(reduced) } else { nonempty(name, a, &axes, reduced) }
 }
 
 /// The result shape of reducing `axes`, and for each input axis its output axis (reduced axes
@@ -301,7 +323,7 @@ pub fn max(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     if a.dtype().is_complex() {
         return complex_extremum("max", ReduceOp::Max, a, options);
     }
-    reduction("max", ReduceOp::Max, a, options, a.dtype())
+    real_extremum("max", ReduceOp::Max, a, options)
 }
 
 /// Minimum over axes (numpy `min`); see [`max`].
@@ -318,7 +340,7 @@ pub fn min(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     if a.dtype().is_complex() {
         return complex_extremum("min", ReduceOp::Min, a, options);
     }
-    reduction("min", ReduceOp::Min, a, options, a.dtype())
+    real_extremum("min", ReduceOp::Min, a, options)
 }
 
 /// `true` where every element along the axes is true (numpy `all`).
@@ -502,6 +524,8 @@ fn arg_extremum(name: &str, op: ReduceOp, a: &Array, axis: Option<i64>, keepdims
     } else {
         real_first_extremum(name, op, &src, axis)?
     };
+    let reduced_axes: Vec<usize> = if flattened { (0..a.ndim()).collect() } else { vec![axis] };
+    let index = nonempty(name, a, &reduced_axes, index)?;
     if !keepdims {
         return Ok(index);
     }
@@ -599,7 +623,8 @@ fn complex_extremum(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions) ->
         crate::array::Order::C,
     )?;
     let last = kept.len();
-    let index = super::shape_ops::insert_unit_axes(&complex_first_extremum(name, op, &rows, last)?, &[last])?;
+    let first = nonempty(name, a, &axes, complex_first_extremum(name, op, &rows, last)?)?;
+    let index = super::shape_ops::insert_unit_axes(&first, &[last])?;
     let value = super::indexing::take_along_axis(&rows, &index, last as i64)?;
     let (shape, _) = reduced_shape(a.shape(), &axes, opts.keepdims);
     super::shape_ops::reshape(&value, shape, crate::array::Order::C)
