@@ -1121,6 +1121,31 @@ case("error_mask_with_index_array_mismatch", "x[m, i]", {"x": (D, (3, 4)), "m": 
 case("error_false_with_index_array", "x[False, i]", {"x": (D, (3, 4)), "i": (I64, (2,), [0, 2])},
      error="BroadcastMismatch", numpy_error="IndexError")
 
+# --- Hostile input (issue 39): values numpy refuses when the program runs ----------------------------
+# Integers to negative integer powers: numpy raises ValueError, for every element, used or not.
+for d in [I8, I32, I64]:
+    case(f"error_power_negative_exponent_{d}", "x ** y", {"x": (d, (4,), "int:1:5"), "y": (d, (4,), [2, 0, -1, 3])},
+         error="InvalidArgument", numpy_error="ValueError")
+case("error_power_negative_exponent_in_an_untaken_branch", "np.where(c, 0, x ** y)",
+     {"c": (B, (3,), [True, True, True]), "x": (I16, (3,), "int:1:5"), "y": (I16, (3,), [1, -2, 0])},
+     error="InvalidArgument", numpy_error="ValueError")
+case("error_power_negative_literal_exponent", "x ** -1", {"x": (I32, (3,), "int:1:5")}, error="InvalidArgument",
+     numpy_error="ValueError")
+case("power_integer_exponents_not_negative", {"pow": "x ** y", "rpow": "2 ** y", "unsigned": "u ** v",
+                                              "float": "f ** y"},
+     {"x": (I64, (5,), "int:-3:4"), "y": (I64, (5,), [0, 1, 2, 3, 62]), "u": (U8, (3,), "int:0:4"),
+      "v": (U8, (3,), [0, 1, 7]), "f": (D, (5,))})
+# A uint64 index array converts to intp as numpy converts it: 2**64 - 1 wraps to -1, the last
+# element (numpy 2 does this; a uint64 scalar beyond int64 is an OverflowError), and 2**63 is out
+# of range.
+case("uint64_indices_as_numpy_reads_them", {"read": "x[i]", "write": "at(x)[i].set(-1.0)", "add": "at(x)[i].add(1.0)",
+                                             "take": "np.take(x, i)"},
+     {"x": (D, (4,)), "i": (U64, (3,), [3, 0, 18446744073709551615])})
+case("error_uint64_index_2_63", "x[i]", {"x": (D, (4,)), "i": (U64, (2,), [1, 9223372036854775808])},
+     error="IndexOutOfBounds", numpy_error="IndexError")
+case("error_uint64_index_2_63_added", "at(x)[:, i].add(1.0)",
+     {"x": (D, (2, 4)), "i": (U64, (1,), [9223372036854775808])}, error="IndexOutOfBounds", numpy_error="IndexError")
+
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

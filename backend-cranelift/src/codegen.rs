@@ -33,7 +33,7 @@ use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, Unary
 use pytato_core::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Dim, Error, Result, Scalar};
-use pytato_transform::kernel::{BufferId, INDEX_ARRAY, Kernel, KernelProgram};
+use pytato_transform::kernel::{BufferId, INDEX_ARRAY, Kernel, KernelProgram, NEGATIVE_EXPONENT};
 
 use crate::helpers;
 use pytato_transform::bounds::Ranges;
@@ -903,6 +903,16 @@ impl<'a> Translator<'a, '_> {
         }
         if func == NormalizeIndex {
             return self.normalize_index(args);
+        }
+        if func == IntegerExponent {
+            // numpy refuses a negative integer exponent: the program fails with its value.
+            let (y, dtype) = self.emit(&args[0])?;
+            let y = y.real();
+            let ok = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, y, 0);
+            let value = if dtype == DType::I64 { y } else { self.b.ins().sextend(types::I64, y) };
+            let zero = self.b.ins().iconst(types::I64, 0);
+            self.fail_unless(ok, NEGATIVE_EXPONENT, 0, value, zero);
+            return Ok((Val::Real(y), dtype));
         }
         let (x, dtype) = self.emit(&args[0])?;
         let result_dtype = func.result_dtype(dtype).map_err(|why| bug(format!("{}({dtype}): {why}", func.name())))?;

@@ -201,7 +201,7 @@ impl Compiled {
                     if data.is_standard_layout() {
                         view_ptr(data)
                     } else {
-                        copies.push(data.to_owned());
+                        copies.push(data.try_to_owned("run")?);
                         base_ptr(copies.last().expect("just pushed"))
                     }
                 }
@@ -210,14 +210,21 @@ impl Compiled {
                     let bytes = shapes[i].iter().product::<usize>() * buffer.dtype.itemsize();
                     let words = scratch.entry(i).or_default();
                     if words.len() < bytes.div_ceil(8) {
-                        *words = vec![0; bytes.div_ceil(8)];
+                        *words = Vec::new(); // the old temporary goes before the new one comes
+                        *words = bytemuck::allocation::try_zeroed_vec(bytes.div_ceil(8)).map_err(|()| {
+                            Error::OutOfMemory {
+                                op: "run".into(),
+                                bytes: bytes as u64,
+                                what: format!("the temporary {} of shape {:?}", buffer.name, shapes[i]),
+                            }
+                        })?;
                     }
                     words.as_mut_ptr() as *mut u8
                 }
                 BufferKind::Output => match direct.and_then(|d| d.get(&i)) {
                     Some(&p) => p,
                     None => {
-                        let mut data = ArrayData::zeros(buffer.dtype, &shapes[i]);
+                        let mut data = ArrayData::try_zeros("run", buffer.dtype, &shapes[i])?;
                         let p = base_ptr_mut(&mut data);
                         outputs.insert(i, data);
                         p

@@ -2,6 +2,8 @@
 
 use pytato_core::{ArrayData, DType, Error, Result, Scalar};
 
+use crate::nodes::Value;
+
 /// Calls `f` with every index of `shape` in C order (once for a 0-d shape, never for an empty one).
 pub(crate) fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize]) -> Result<()>) -> Result<()> {
     if shape.contains(&0) {
@@ -30,23 +32,39 @@ pub(crate) fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize]) -> Res
 pub(crate) fn gather(
     dtype: DType,
     shape: &[usize],
-    sources: &[&ArrayData],
+    sources: &[&Value<'_, '_>],
     mut locate: impl FnMut(&[usize], &mut Vec<usize>) -> Result<usize>,
 ) -> Result<ArrayData> {
-    let mut values: Vec<Scalar> = Vec::with_capacity(shape.iter().product());
     let mut at = Vec::new();
-    for_each_index(shape, |i| {
+    build(dtype, shape, |i| {
         at.clear();
         let k = locate(i, &mut at)?;
-        let v = sources[k].get(&at).ok_or_else(|| Error::Internal {
+        sources[k].get(&at).ok_or_else(|| Error::Internal {
             backend: "interp".into(),
             message: format!("gather index {at:?} outside shape {:?}", sources[k].shape()),
+        })
+    })
+}
+
+/// An array of `dtype` and `shape` whose element at each index (visited in C order) `value`
+/// gives, cast to `dtype`. The array's memory is taken once, before any value is computed, and
+/// fallibly ([`Error::OutOfMemory`]): no list of scalars on the side.
+pub(crate) fn build(
+    dtype: DType,
+    shape: &[usize],
+    mut value: impl FnMut(&[usize]) -> Result<Scalar>,
+) -> Result<ArrayData> {
+    let mut out = ArrayData::try_zeros("interp", dtype, shape)?;
+    let mut k = 0;
+    for_each_index(shape, |i| {
+        out.set_flat(k, value(i)?).ok_or_else(|| Error::Internal {
+            backend: "interp".into(),
+            message: "a fresh array is row-major".into(),
         })?;
-        values.push(v);
+        k += 1;
         Ok(())
     })?;
-    ArrayData::from_scalars(dtype, shape, values)
-        .ok_or_else(|| Error::Internal { backend: "interp".into(), message: "gather size".into() })
+    Ok(out)
 }
 
 /// The flat position of `idx` in `shape`, C order (last axis fastest) or F order (first fastest).

@@ -7,6 +7,7 @@ use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, UnaryOp};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{ArrayData, DType, Error, Result, Scalar};
 
+use crate::nodes::Value;
 use crate::scalar_ops::{self, Accumulator, TypeBug};
 
 /// An expression with every name resolved.
@@ -35,10 +36,10 @@ enum Resolved {
 
 /// The arrays an index lambda reads, by binding name (in the lambda's binding order), with the
 /// lambda's typing environment for `zero(…)`.
-pub(crate) struct LambdaInputs<'a> {
+pub(crate) struct LambdaInputs<'a, 'v, 'i> {
     pub(crate) names: Vec<&'a str>,
     /// `None` for bindings read only inside `zero(…)`, which are never evaluated.
-    pub(crate) values: Vec<Option<&'a ArrayData>>,
+    pub(crate) values: Vec<Option<&'a Value<'v, 'i>>>,
     pub(crate) types: IndexLambdaTypes<'a>,
 }
 
@@ -52,14 +53,14 @@ impl From<TypeBug> for Error {
     }
 }
 
-struct Resolver<'a, 'b, 'c> {
-    inputs: &'a LambdaInputs<'b>,
+struct Resolver<'a, 'b, 'v, 'i, 'c> {
+    inputs: &'a LambdaInputs<'b, 'v, 'i>,
     bound: &'a Bound<'c>,
     /// Reduction inames in scope, innermost last.
     scope: Vec<String>,
 }
 
-impl Resolver<'_, '_, '_> {
+impl Resolver<'_, '_, '_, '_, '_> {
     fn binding(&self, name: &str) -> Result<usize> {
         self.inputs.names.iter().position(|n| *n == name).ok_or_else(|| internal(format!("unknown binding {name}")))
     }
@@ -119,20 +120,15 @@ pub(crate) fn evaluate(
     expr: &Expr,
     dtype: DType,
     shape: &[usize],
-    inputs: &LambdaInputs<'_>,
+    inputs: &LambdaInputs<'_, '_, '_>,
     bound: &Bound<'_>,
 ) -> Result<ArrayData> {
     let resolved = Resolver { inputs, bound, scope: Vec::new() }.resolve(expr)?;
-    let mut values = Vec::with_capacity(shape.iter().product());
     let mut reductions = Vec::new();
-    crate::index::for_each_index(shape, |idx| {
-        values.push(eval(&resolved, idx, &mut reductions, inputs)?);
-        Ok(())
-    })?;
-    ArrayData::from_scalars(dtype, shape, values).ok_or_else(|| internal("value count does not match the shape"))
+    crate::index::build(dtype, shape, |idx| eval(&resolved, idx, &mut reductions, inputs))
 }
 
-fn eval(e: &Resolved, idx: &[usize], red: &mut Vec<i64>, inputs: &LambdaInputs<'_>) -> Result<Scalar> {
+fn eval(e: &Resolved, idx: &[usize], red: &mut Vec<i64>, inputs: &LambdaInputs<'_, '_, '_>) -> Result<Scalar> {
     Ok(match e {
         Resolved::Const(v) => *v,
         Resolved::Iname(i) => Scalar::I64(idx[*i] as i64),
@@ -186,6 +182,14 @@ fn eval(e: &Resolved, idx: &[usize], red: &mut Vec<i64>, inputs: &LambdaInputs<'
                 });
             }
         }
+        Resolved::Call(Func::IntegerExponent, args) => {
+            let y = eval(&args[0], idx, red, inputs)?;
+            match y.to_i128() {
+                Some(v) if v < 0 => return Err(Error::negative_exponent(v as i64)),
+                Some(_) => y,
+                None => return Err(internal(format!("integer_exponent of {}", y.dtype()))),
+            }
+        }
         Resolved::Call(f, args) => {
             let values = args.iter().map(|a| eval(a, idx, red, inputs)).collect::<Result<Vec<_>>>()?;
             scalar_ops::call(*f, &values)?
@@ -216,7 +220,7 @@ fn eval(e: &Resolved, idx: &[usize], red: &mut Vec<i64>, inputs: &LambdaInputs<'
     })
 }
 
-fn read(inputs: &LambdaInputs<'_>, binding: usize, at: &[i64]) -> Result<Scalar> {
+fn read(inputs: &LambdaInputs<'_, '_, '_>, binding: usize, at: &[i64]) -> Result<Scalar> {
     let data =
         inputs.values[binding].ok_or_else(|| internal(format!("binding {} not evaluated", inputs.names[binding])))?;
     let shape = data.shape();

@@ -113,7 +113,7 @@ impl InterpProgram {
                     backend: "interp".into(),
                     message: format!("output {name} was not evaluated"),
                 })?;
-                Ok((name.clone(), v.clone().into_owned()))
+                Ok((name.clone(), v.clone().into_data()?))
             })
             .collect()
     }

@@ -6,28 +6,127 @@ use std::collections::HashMap;
 use pytato_core::array::{Einsum, IndexItem, IndexLambdaTypes, IndexLayout};
 use pytato_core::binding::{Bound, data_bindings};
 use pytato_core::expr::ReduceOp;
-use pytato_core::{Array, ArrayData, DType, EinsumAxis, Error, NodeKind, Order, Result, Scalar};
+use pytato_core::{Array, ArrayData, ArrayDataView, DType, EinsumAxis, Error, NodeKind, Order, Result, Scalar};
 
-use crate::index::{for_each_index, gather, ravel, unravel};
+use crate::index::{build, for_each_index, gather, ravel, unravel};
 use crate::lambda;
 use crate::scalar_ops::{self, Accumulator};
 
+/// A node's value: data the interpreter computed (or a data wrapper holds), or an input as the
+/// caller passed it, read where it lies (a broadcast input of `2**59` elements is never copied
+/// to read a few of them).
+#[derive(Clone)]
+pub(crate) enum Value<'a, 'i> {
+    Data(Cow<'a, ArrayData>),
+    Input(&'a ArrayDataView<'i>),
+}
+
+impl Value<'_, '_> {
+    pub(crate) fn shape(&self) -> &[usize] {
+        match self {
+            Value::Data(d) => d.shape(),
+            Value::Input(v) => v.shape(),
+        }
+    }
+
+    /// The element at a multi-index; `None` outside the array.
+    pub(crate) fn get(&self, index: &[usize]) -> Option<Scalar> {
+        match self {
+            Value::Data(d) => d.get(index),
+            Value::Input(v) => v.get(index),
+        }
+    }
+
+    fn to_scalars(&self) -> Vec<Scalar> {
+        match self {
+            Value::Data(d) => d.to_scalars(),
+            Value::Input(v) => v.to_scalars(),
+        }
+    }
+
+    /// The value as owned data (an input is copied, fallibly).
+    pub(crate) fn into_data(self) -> Result<ArrayData> {
+        match self {
+            Value::Data(d) => Ok(d.into_owned()),
+            Value::Input(v) => v.try_to_owned("interp"),
+        }
+    }
+}
+
 /// Values of evaluated nodes, by node id.
-pub(crate) type Values<'a> = HashMap<usize, Cow<'a, ArrayData>>;
+pub(crate) type Values<'a, 'i> = HashMap<usize, Value<'a, 'i>>;
 
 fn internal(message: impl Into<String>) -> Error {
     Error::Internal { backend: "interp".into(), message: message.into() }
 }
 
-fn value<'v>(values: &'v Values<'_>, a: &Array) -> Result<&'v ArrayData> {
-    values.get(&a.id()).map(|c| &**c).ok_or_else(|| internal(format!("{} used before it was evaluated", a.summary())))
+fn value<'v, 'a, 'i>(values: &'v Values<'a, 'i>, a: &Array) -> Result<&'v Value<'a, 'i>> {
+    values.get(&a.id()).ok_or_else(|| internal(format!("{} used before it was evaluated", a.summary())))
+}
+
+/// The most element steps the interpreter takes for one node (about a day at its speed): a node
+/// beyond it (a sum over a broadcast input of `2**59` elements, say) is refused up front rather
+/// than run for years. The compiled backends are for large work.
+pub(crate) const MAX_STEPS: u128 = 1 << 40;
+
+/// Refuses `node` where evaluating it would take more than [`MAX_STEPS`] element steps: its
+/// elements times the trips of its reductions (or of an einsum's reduced indices).
+fn check_work(node: &Array, shape: &[usize], bound: &Bound<'_>) -> Result<()> {
+    // Only reductions do more than one step per element; an output too large for memory is an
+    // `OutOfMemory` error when it is allocated.
+    let elements: u128 = shape.iter().fold(1u128, |n, &d| n.saturating_mul(d as u128));
+    let mut steps = elements;
+    match node.kind() {
+        NodeKind::IndexLambda(il) => {
+            let mut trips: Vec<Result<u128>> = Vec::new();
+            il.expr.walk(&mut |e| {
+                if let pytato_core::expr::Expr::Reduce(r) = e {
+                    for b in &r.inames {
+                        trips.push((|| Ok((bound.eval(&b.upper)? - bound.eval(&b.lower)?).max(1) as u128))());
+                    }
+                }
+            });
+            for t in trips {
+                steps = steps.saturating_mul(t?);
+            }
+        }
+        NodeKind::Einsum(e) => {
+            let mut reduced = std::collections::BTreeMap::new();
+            for (access, arg) in e.access.iter().zip(&e.args) {
+                for (axis, len) in access.iter().zip(arg.shape().dims()) {
+                    if let EinsumAxis::Reduction(r) = axis {
+                        let len = bound.eval(len)?.max(1) as u128;
+                        reduced.entry(*r).and_modify(|l: &mut u128| *l = (*l).max(len)).or_insert(len);
+                    }
+                }
+            }
+            steps = reduced.values().fold(steps, |s, &l| s.saturating_mul(l));
+        }
+        _ => {}
+    }
+    if steps <= MAX_STEPS || steps == elements {
+        return Ok(());
+    }
+    Err(Error::Unsupported {
+        backend: "interp".into(),
+        reason: format!(
+            "{} of shape {shape:?} would take about {steps:.3e} element steps, beyond the reference \
+             interpreter's {MAX_STEPS:.3e} (it is for small data: compile with a compiled backend)",
+            node.summary()
+        ),
+    })
 }
 
 /// Evaluates `node`, whose data children are all in `values`.
-pub(crate) fn evaluate<'a>(node: &'a Array, values: &Values<'a>, bound: &Bound<'_>) -> Result<Cow<'a, ArrayData>> {
+pub(crate) fn evaluate<'a, 'i>(
+    node: &'a Array,
+    values: &Values<'a, 'i>,
+    bound: &'a Bound<'i>,
+) -> Result<Value<'a, 'i>> {
     let shape = bound.shape(node.shape())?;
+    check_work(node, &shape, bound)?;
     let dtype = node.dtype();
-    Ok(Cow::Owned(match node.kind() {
+    Ok(Value::Data(Cow::Owned(match node.kind() {
         NodeKind::Nonzero { .. }
         | NodeKind::Scatter { .. }
         | NodeKind::Sort { .. }
@@ -42,11 +141,11 @@ pub(crate) fn evaluate<'a>(node: &'a Array, values: &Values<'a>, bound: &Bound<'
             return Err(pytato_core::distributed::unpartitioned_error("interp", node));
         }
         NodeKind::Placeholder { .. } => {
-            // Inputs are views of any layout; the interpreter, kept simple, reads an owned copy.
+            // Inputs are views of any layout, read where they lie.
             let data = bound.placeholders.get(&node.id()).ok_or_else(|| internal("placeholder not bound"))?;
-            data.to_owned()
+            return Ok(Value::Input(data));
         }
-        NodeKind::DataWrapper { data, .. } => return Ok(Cow::Borrowed(&*data.0)),
+        NodeKind::DataWrapper { data, .. } => return Ok(Value::Data(Cow::Borrowed(&*data.0))),
         NodeKind::SizeParam { name } => {
             ArrayData::from_scalar(Scalar::I64(*bound.sizes.get(&**name).ok_or_else(|| internal("size not bound"))?))
         }
@@ -57,7 +156,7 @@ pub(crate) fn evaluate<'a>(node: &'a Array, values: &Values<'a>, bound: &Bound<'
                 values: il
                     .bindings
                     .iter()
-                    .map(|(name, a)| if used.contains(&**name) { values.get(&a.id()).map(|c| &**c) } else { None })
+                    .map(|(name, a)| if used.contains(&**name) { values.get(&a.id()) } else { None })
                     .collect(),
                 types: IndexLambdaTypes::new(shape.len(), &il.bindings),
             };
@@ -123,13 +222,13 @@ pub(crate) fn evaluate<'a>(node: &'a Array, values: &Values<'a>, bound: &Bound<'
         }
         NodeKind::NamedArray { container, name } => {
             let entry = container.get(name).ok_or_else(|| internal("named array entry"))?;
-            value(values, entry)?.clone()
+            return Ok(value(values, entry)?.clone());
         }
-    }))
+    })))
 }
 
 /// `result[out] = Σ_red Π_k args[k][access[k]]`, with length-1 operand axes broadcast.
-fn einsum(e: &Einsum, dtype: DType, shape: &[usize], values: &Values<'_>) -> Result<ArrayData> {
+fn einsum(e: &Einsum, dtype: DType, shape: &[usize], values: &Values<'_, '_>) -> Result<ArrayData> {
     let args = e.args.iter().map(|a| value(values, a)).collect::<Result<Vec<_>>>()?;
     let mut red_lengths = vec![1usize; e.reduction_descriptors.len()];
     for (acc, arg) in e.access.iter().zip(&args) {
@@ -145,9 +244,8 @@ fn einsum(e: &Einsum, dtype: DType, shape: &[usize], values: &Values<'_>) -> Res
     // float16 is stored, not computed in: products and sums in float32, rounded once at the end
     // (numpy's float16 einsum and matmul), as `Expr::widen_float16` makes the compiled backends do.
     let compute = if dtype == DType::F16 { DType::F32 } else { dtype };
-    let mut out = Vec::with_capacity(shape.iter().product());
     let mut at = Vec::new();
-    for_each_index(shape, |i| {
+    build(dtype, shape, |i| {
         let mut total = Accumulator::new(op, compute);
         for_each_index(&red_lengths, |r| {
             // The product of the operands, from the first (no `1 *` that would turn inf into NaN).
@@ -170,10 +268,8 @@ fn einsum(e: &Einsum, dtype: DType, shape: &[usize], values: &Values<'_>) -> Res
             total.add(prod.ok_or_else(|| internal("an einsum without operands"))?)?;
             Ok(())
         })?;
-        out.push(total.finish()?);
-        Ok(())
-    })?;
-    ArrayData::from_scalars(dtype, shape, out).ok_or_else(|| internal("einsum size"))
+        Ok(total.finish()?)
+    })
 }
 
 /// Indexing with integers, slices and index arrays. Index arrays are read, broadcast together and
@@ -181,39 +277,35 @@ fn einsum(e: &Einsum, dtype: DType, shape: &[usize], values: &Values<'_>) -> Res
 #[allow(clippy::too_many_arguments)]
 fn index(
     op: &str,
-    src: &ArrayData,
+    src: &Value<'_, '_>,
     items: &[IndexItem],
     in_place: bool,
     dtype: DType,
     shape: &[usize],
-    values: &Values<'_>,
+    values: &Values<'_, '_>,
     bound: &Bound<'_>,
 ) -> Result<ArrayData> {
     let src_shape = src.shape().to_vec();
+    // Index arrays as int64, as numpy reads them as intp (a uint64 value beyond int64 wraps);
+    // every value checked once, up front.
     let mut arrays: Vec<Option<ArrayData>> = Vec::with_capacity(items.len());
-    for item in items {
+    for (axis, item) in items.iter().enumerate() {
         arrays.push(match item {
             IndexItem::Array(a) => {
                 let data = value(values, a)?;
-                Some(
-                    ArrayData::from_scalars(DType::I64, data.shape(), data.to_scalars())
-                        .ok_or_else(|| internal("index cast"))?,
-                )
+                let as_i64 = ArrayData::from_scalars(DType::I64, data.shape(), data.to_scalars())
+                    .ok_or_else(|| internal("index cast"))?;
+                let len = src_shape[axis] as i64;
+                for v in as_i64.to_scalars() {
+                    let v = v.to_i128().expect("int64") as i64;
+                    if v < -len || v >= len {
+                        return Err(Error::IndexOutOfBounds { op: op.into(), index: v, axis, length: len as usize });
+                    }
+                }
+                Some(as_i64)
             }
             _ => None,
         });
-    }
-    // Check every index value once, up front.
-    for (axis, data) in arrays.iter().enumerate() {
-        if let Some(data) = data {
-            let len = src_shape[axis] as i64;
-            for v in data.to_scalars() {
-                let v = v.to_i128().expect("int64") as i64;
-                if v < -len || v >= len {
-                    return Err(Error::IndexOutOfBounds { op: op.into(), index: v, axis, length: len as usize });
-                }
-            }
-        }
     }
     let layout = IndexLayout::new(items, in_place, shape.len());
     let block_end = layout.block_start + layout.block_len;

@@ -577,6 +577,15 @@ impl Translator<'_> {
                 self.line(&format!("if {j} < {z} || {j} >= {n} {{ out_of_bounds(0xffffffffu, {axis}u, {i}, {n}); }}"));
                 self.bind(DType::I64, &format!("select({z}, {j}, {j} >= {z} && {j} < {n})"))
             }
+            Expr::Call(Func::IntegerExponent, args) => {
+                // numpy refuses a negative integer exponent: the failure record's buffer is
+                // NEGATIVE_EXPONENT (-2), its index the exponent.
+                let y = self.emit(&args[0])?;
+                let zero = self.constant(&Scalar::zero(dtype))?;
+                let ix = self.ix();
+                self.line(&format!("if {y} < {zero} {{ out_of_bounds(0xfffffffeu, 0u, {ix}({y}), {ix}(0)); }}"));
+                Ok(y)
+            }
             Expr::Call(f, args) => {
                 if *f == Func::Zero {
                     // Zero whatever the argument: the argument is not evaluated.
@@ -939,7 +948,7 @@ impl Translator<'_> {
             Imag => format!("{ty}(0.0)"),
             Conj if complex => format!("{ty}({x}.x, -{x}.y)"),
             Conj => x.clone(),
-            Zero | NormalizeIndex => unreachable!("handled by the caller"),
+            Zero | NormalizeIndex | IntegerExponent => unreachable!("handled by the caller"),
             Maximum | Minimum if matches!(dtype, DType::F32 | DType::F64) => {
                 lib(self, if f == Maximum { "fmax" } else { "fmin" })
             }

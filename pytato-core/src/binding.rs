@@ -435,6 +435,9 @@ fn solve_sizes(sizes: &mut BTreeMap<String, i64>, equations: &[Equation<'_>]) ->
     for e in equations {
         match e.dim.eval(|p| sizes.get(p).copied()) {
             Ok(v) if v == e.len => {}
+            Ok(v) if e.dim.params().next().is_none() => {
+                return Err(e.mismatch(format!("is {}, expected {v}", e.len)));
+            }
             Ok(v) => {
                 let bound: Vec<String> = e
                     .dim

@@ -16,6 +16,7 @@ use ndarray::ArrayD;
 use num_complex::{Complex32, Complex64};
 
 use crate::dtype::DType;
+use crate::error::{Error, Result};
 use crate::scalar::{Element, Scalar};
 
 /// A dynamically typed n-dimensional array: one `ndarray::ArrayD` per dtype.
@@ -149,9 +150,45 @@ impl ArrayData {
         crate::for_each_scalar!(value, v => ArrayData::from(ndarray::arr0(v).into_dyn()))
     }
 
-    /// An array of `shape` filled with zeros of `dtype`.
+    /// An array of `shape` filled with zeros of `dtype`. Aborts the process where the memory
+    /// cannot be had, as Rust's allocations do: programs use [`ArrayData::try_zeros`].
     pub fn zeros(dtype: DType, shape: &[usize]) -> ArrayData {
         crate::for_each_scalar!(Scalar::zero(dtype), v => ArrayData::from(ArrayD::from_elem(shape, v)))
+    }
+
+    /// An array of `shape` filled with zeros of `dtype`, or [`Error::OutOfMemory`] (naming `op`)
+    /// where the memory cannot be had: nothing is allocated then. Zeroed memory comes from the
+    /// allocator as such (no pass over it), as `vec![0; n]` does.
+    pub fn try_zeros(op: &str, dtype: DType, shape: &[usize]) -> Result<ArrayData> {
+        fn zeroed<T: DataElement + bytemuck::Zeroable>(op: &str, shape: &[usize]) -> Result<ArrayData> {
+            let out_of_memory = || {
+                let bytes = shape.iter().fold(std::mem::size_of::<T>() as u128, |b, &n| b.saturating_mul(n as u128));
+                Error::OutOfMemory {
+                    op: op.into(),
+                    bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+                    what: format!("an array of dtype {} and shape {shape:?}", T::DTYPE),
+                }
+            };
+            let len = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)).ok_or_else(out_of_memory)?;
+            let values: Vec<T> = bytemuck::allocation::try_zeroed_vec(len).map_err(|()| out_of_memory())?;
+            Ok(T::wrap(ArrayD::from_shape_vec(shape, values).map_err(|_| out_of_memory())?))
+        }
+        match dtype {
+            DType::Bool => zeroed::<bool>(op, shape),
+            DType::I8 => zeroed::<i8>(op, shape),
+            DType::I16 => zeroed::<i16>(op, shape),
+            DType::I32 => zeroed::<i32>(op, shape),
+            DType::I64 => zeroed::<i64>(op, shape),
+            DType::U8 => zeroed::<u8>(op, shape),
+            DType::U16 => zeroed::<u16>(op, shape),
+            DType::U32 => zeroed::<u32>(op, shape),
+            DType::U64 => zeroed::<u64>(op, shape),
+            DType::F16 => zeroed::<f16>(op, shape),
+            DType::F32 => zeroed::<f32>(op, shape),
+            DType::F64 => zeroed::<f64>(op, shape),
+            DType::C64 => zeroed::<Complex32>(op, shape),
+            DType::C128 => zeroed::<Complex64>(op, shape),
+        }
     }
 
     /// An array of `dtype` and `shape` from values in C order; each value is cast to `dtype`.
@@ -171,6 +208,25 @@ impl ArrayData {
             };
         }
         build!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, C64, C128)
+    }
+
+    /// Writes `value` (cast to the array's dtype) at flat position `index` of a row-major array;
+    /// `None` (nothing written) outside it or where the array is not row-major.
+    pub fn set_flat(&mut self, index: usize, value: Scalar) -> Option<()> {
+        macro_rules! set {
+            ($($variant:ident),*) => {
+                match self {
+                    $(ArrayData::$variant(a) => {
+                        let Scalar::$variant(v) = value.cast(DType::$variant) else {
+                            unreachable!("cast gives the target dtype")
+                        };
+                        *a.as_slice_mut()?.get_mut(index)? = v;
+                    })*
+                }
+            };
+        }
+        set!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, C64, C128);
+        Some(())
     }
 
     /// The element at a multi-index, as a [`Scalar`]; `None` outside the array.

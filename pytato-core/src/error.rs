@@ -264,6 +264,17 @@ pub enum Error {
         /// The axis length.
         length: usize,
     },
+    /// Memory for an array that could not be had: the program refuses before it runs out of
+    /// memory half way (Python's `MemoryError`).
+    #[error("{op}: cannot allocate {bytes} bytes for {what}")]
+    OutOfMemory {
+        /// The operation that needed the memory.
+        op: String,
+        /// How many bytes.
+        bytes: u64,
+        /// What the memory was for (an array of which dtype and shape).
+        what: String,
+    },
     /// Something the backend cannot do (on this device); the reason says what.
     #[error("backend {backend}: unsupported: {reason}")]
     Unsupported {
@@ -335,6 +346,12 @@ pub enum Error {
 }
 
 impl Error {
+    /// numpy's error for an integer raised to a negative integer power, which every backend
+    /// reports where a [`Func::IntegerExponent`](crate::expr::Func::IntegerExponent) check fails.
+    pub fn negative_exponent(exponent: i64) -> Error {
+        Error::invalid("power", format!("integers to negative integer powers are not allowed (exponent {exponent})"))
+    }
+
     /// The variant's name (`"MissingInput"`, `"IndexOutOfBounds"`, ...): what the conformance suite
     /// compares across backends, where messages may differ in detail.
     pub fn kind(&self) -> &'static str {
@@ -365,6 +382,7 @@ impl Error {
             Error::SizeBinding { .. } => "SizeBinding",
             Error::InvalidForSizes { .. } => "InvalidForSizes",
             Error::IndexOutOfBounds { .. } => "IndexOutOfBounds",
+            Error::OutOfMemory { .. } => "OutOfMemory",
             Error::Unsupported { .. } => "Unsupported",
             Error::UnknownBackend { .. } => "UnknownBackend",
             Error::Internal { .. } => "Internal",

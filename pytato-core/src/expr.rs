@@ -264,11 +264,16 @@ pub enum Func {
     /// Round to the nearest integer, ties to even (numpy `rint`/`round`); complex numbers part by
     /// part.
     Rint,
+    /// `integer_exponent(y)`, a signed integer: `y` where it is not negative; a negative `y` makes
+    /// the program fail with [`Error::InvalidArgument`] (numpy: "Integers to negative integer
+    /// powers are not allowed"). The frontend checks integer exponents with it, over the whole
+    /// exponent array, as it checks index arrays with [`Func::NormalizeIndex`].
+    IntegerExponent,
 }
 
 impl Func {
     /// Every function.
-    pub const ALL: [Func; 37] = [
+    pub const ALL: [Func; 38] = [
         Func::Abs,
         Func::Sqrt,
         Func::Exp,
@@ -306,6 +311,7 @@ impl Func {
         Func::Nextafter,
         Func::Signbit,
         Func::Rint,
+        Func::IntegerExponent,
     ];
 
     /// The function's name, as numpy spells it.
@@ -349,6 +355,7 @@ impl Func {
             Nextafter => "nextafter",
             Signbit => "signbit",
             Rint => "rint",
+            IntegerExponent => "integer_exponent",
         }
     }
 
@@ -421,6 +428,13 @@ impl Func {
                     Ok(arg)
                 } else {
                     Err("takes int64 arguments")
+                }
+            }
+            IntegerExponent => {
+                if kind == SignedInt {
+                    Ok(arg)
+                } else {
+                    Err("takes a signed integer argument")
                 }
             }
         }

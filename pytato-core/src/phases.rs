@@ -544,7 +544,9 @@ pub fn nonzero(mask: &ArrayDataView<'_>) -> Result<ArrayData> {
             rest = tail;
         }
     }
-    let fill = |first: usize, selected: &[bool], mut piece: Vec<&mut [i64]>| {
+    // Writes the positions of one stretch; `false` where the stretch no longer holds as many
+    // `true` elements as were counted (another thread wrote the mask during the run).
+    let fill = |first: usize, selected: &[bool], mut piece: Vec<&mut [i64]>, counted: usize| -> bool {
         // The multi-index of `first`, then counted up element by element.
         let mut index = vec![0usize; ndim];
         let mut rest = first;
@@ -555,6 +557,9 @@ pub fn nonzero(mask: &ArrayDataView<'_>) -> Result<ArrayData> {
         let mut k = 0;
         for &sel in selected {
             if sel {
+                if k == counted {
+                    return false;
+                }
                 for (row, &i) in piece.iter_mut().zip(&index) {
                     row[k] = i as i64;
                 }
@@ -568,15 +573,27 @@ pub fn nonzero(mask: &ArrayDataView<'_>) -> Result<ArrayData> {
                 index[a] = 0;
             }
         }
+        k == counted
     };
-    if threads == 1 {
-        fill(0, flat, pieces.pop().expect("one stretch"));
+    let consistent = if threads == 1 {
+        fill(0, flat, pieces.pop().expect("one stretch"), count)
     } else {
         std::thread::scope(|scope| {
-            for (t, (selected, piece)) in flat.chunks(stretch).zip(pieces).enumerate() {
-                scope.spawn(move || fill(t * stretch, selected, piece));
-            }
-        });
+            let handles: Vec<_> = flat
+                .chunks(stretch)
+                .zip(pieces)
+                .zip(&counts)
+                .enumerate()
+                .map(|(t, ((selected, piece), &c))| scope.spawn(move || fill(t * stretch, selected, piece, c)))
+                .collect();
+            handles.into_iter().all(|h| h.join().unwrap_or(false))
+        })
+    };
+    if !consistent {
+        return Err(Error::invalid(
+            "nonzero",
+            "the mask changed while it was read: another thread wrote an input during the run",
+        ));
     }
     let positions = ArrayD::from_shape_vec(IxDyn(&[ndim, count]), out).expect("ndim * count values");
     Ok(ArrayData::from(positions))

@@ -173,14 +173,15 @@ impl SizeCheck {
             }
             SizeCheck::SliceInside { op, slice, axis, shape } => {
                 let (start, stop, len) = (eval(&slice.start)?, eval(&slice.stop)?, eval(&shape[*axis])?);
-                let step = slice.step;
+                // In i128: any i64 bounds and step (numpy takes `::-2**63`) without overflow.
+                let (start, stop, step) = (start as i128, stop as i128, slice.step as i128);
                 let n = if step > 0 {
                     (stop - start + step - 1).div_euclid(step).max(0)
                 } else {
                     (start - stop - step - 1).div_euclid(-step).max(0)
                 };
-                let outside = |i: i64, what: &str| -> Result<()> {
-                    if (0..len).contains(&i) {
+                let outside = |i: i128, what: &str| -> Result<()> {
+                    if (0..len as i128).contains(&i) {
                         return Ok(());
                     }
                     Err(Error::InvalidForSizes {

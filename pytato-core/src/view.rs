@@ -183,6 +183,16 @@ impl<'a> ArrayDataView<'a> {
         for_each_array_view!(ArrayDataView, self, a => a.iter().nth(index).map(|v| v.into_scalar()))
     }
 
+    /// The element at a multi-index, as a [`Scalar`]; `None` outside the array.
+    pub fn get(&self, index: &[usize]) -> Option<Scalar> {
+        for_each_array_view!(ArrayDataView, self, a => a.get(index).map(|v| v.into_scalar()))
+    }
+
+    /// The values in C order, as [`Scalar`]s.
+    pub fn to_scalars(&self) -> Vec<Scalar> {
+        for_each_array_view!(ArrayDataView, self, a => a.iter().map(|v| v.into_scalar()).collect())
+    }
+
     /// A copy that owns its data, in standard layout (ndarray's own `to_owned` keeps the memory
     /// order of a contiguous view, reversed axes included, and compiled kernels read row-major).
     /// An empty view gets an empty array of its shape: ndarray's copy keeps the view's strides,
@@ -194,6 +204,15 @@ impl<'a> ArrayDataView<'a> {
         } else {
             a.as_standard_layout().into_owned()
         }))
+    }
+
+    /// A row-major copy, or [`Error::OutOfMemory`](crate::Error::OutOfMemory) (naming `op`)
+    /// where the memory cannot be had (a broadcast view of `2**59` elements, say): nothing is
+    /// allocated then.
+    pub fn try_to_owned(&self, op: &str) -> crate::Result<ArrayData> {
+        let mut owned = ArrayData::try_zeros(op, self.dtype(), self.shape())?;
+        owned.view_mut().assign(self).expect("one dtype and shape");
+        Ok(owned)
     }
 }
 

@@ -21,10 +21,13 @@ use crate::verify::verify_distributed_partition;
 /// A partition compiled for a backend: run it with [`DistributedProgram::run`] on every rank.
 ///
 /// Inputs are checked before any message leaves, and mismatched sends and receives are found when
-/// the program is compiled, on every rank alike. An error while a part runs (an index out of
-/// bounds, say) stops only its own rank: the others wait for its messages, for ever unless the
-/// program has a [timeout](DistributedProgram::with_timeout) (under MPI, a process that exits with
-/// an error makes `mpirun` end the job).
+/// the program is compiled, on every rank alike; a message whose shape or dtype differs from its
+/// receive's (ranks given other sizes) is a typed error. An error while a part runs (an index out
+/// of bounds, say) stops only its own rank: the others wait for its messages until the
+/// [timeout](DistributedProgram::with_timeout) ([`DistributedProgram::DEFAULT_TIMEOUT`] unless set,
+/// or the environment variable `PYTATO_DISTRIBUTED_TIMEOUT` in seconds) ends the wait with an
+/// error naming the rank and the messages waited for (under MPI, a process that exits with an
+/// error makes `mpirun` end the job).
 ///
 /// ```
 /// use pytato_core::{frontend as pt, ArrayData, DType};
@@ -122,13 +125,30 @@ impl DistributedProgram {
             .iter()
             .map(|part| backend.compile(&Outputs::Named(part.outputs.clone())))
             .collect::<Result<_>>()?;
-        Ok(DistributedProgram { partition, programs, send_tags, recv_tags, forwards, timeout: None })
+        let timeout = default_timeout()?;
+        Ok(DistributedProgram { partition, programs, send_tags, recv_tags, forwards, timeout })
     }
 
-    /// Gives up (an [`Error::Communication`] naming the missing messages) when no message arrives
-    /// and nothing can run for `timeout`. Without one, a run waits as long as it takes.
+    /// How long a run waits, with no message arriving and nothing to run, before it gives up:
+    /// ten minutes, unless [`DistributedProgram::with_timeout`] or `PYTATO_DISTRIBUTED_TIMEOUT`
+    /// (seconds; `0` waits for ever) says otherwise.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+    /// Gives up (an [`Error::Communication`] naming the rank and the missing messages) when no
+    /// message arrives and nothing can run for `timeout`.
     pub fn with_timeout(mut self, timeout: Duration) -> DistributedProgram {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// How long a run waits without progress before it gives up (`None`: for ever).
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// Waits for messages as long as it takes (a rank that stops leaves the others waiting).
+    pub fn without_timeout(mut self) -> DistributedProgram {
+        self.timeout = None;
         self
     }
 
@@ -334,6 +354,21 @@ impl RunState {
 }
 
 /// The array in `bytes`, if it is what receive `r` expects.
+/// The timeout programs start with: [`DistributedProgram::DEFAULT_TIMEOUT`], or
+/// `PYTATO_DISTRIBUTED_TIMEOUT` seconds (`0`: none).
+fn default_timeout() -> Result<Option<Duration>> {
+    let Ok(text) = std::env::var("PYTATO_DISTRIBUTED_TIMEOUT") else {
+        return Ok(Some(DistributedProgram::DEFAULT_TIMEOUT));
+    };
+    let seconds: f64 = text.trim().parse().ok().filter(|s: &f64| s.is_finite() && *s >= 0.0).ok_or_else(|| {
+        Error::invalid(
+            "DistributedProgram",
+            format!("PYTATO_DISTRIBUTED_TIMEOUT={text:?} is not a number of seconds (0 waits for ever)"),
+        )
+    })?;
+    Ok((seconds > 0.0).then(|| Duration::from_secs_f64(seconds)))
+}
+
 fn check_message(rank: usize, r: &crate::partition::Receive, bytes: &[u8]) -> Result<ArrayData> {
     let (header, data) = message::decode(bytes).map_err(|why| Error::Communication {
         op: "receive".into(),

@@ -505,3 +505,28 @@ fn inputs_named_like_the_partitions_own_names_are_kept_apart() {
         }
     }
 }
+
+/// Ranks given other sizes: a send of shape `(n,)` run with `n = 4` against a receive of shape
+/// `(3,)` is a typed error on the receiving rank, not a reinterpretation of the bytes; and a
+/// program waits for messages only so long by default.
+#[test]
+fn messages_of_other_sizes_are_errors_and_waits_end() {
+    let results = on_ranks(2, |comm| -> Result<Vec<f64>> {
+        let x = pt::placeholder("x", [Dim::param("n")], DType::F64)?;
+        let out = if comm.rank() == 0 {
+            staple_distributed_send(&pt::sum(&x, None)?, make_distributed_send(&x, 1, "v")?)?
+        } else {
+            pt::sum(&make_distributed_recv(0, "v", [3], DType::F64)?, None)?
+        };
+        let program = DistributedProgram::compile(&pytato_backend_interp::Interpreter, comm, &(&out).into())?;
+        assert_eq!(program.timeout(), Some(DistributedProgram::DEFAULT_TIMEOUT), "a deadline by default");
+        let program = program.with_timeout(Duration::from_secs(60));
+        let x = f64s(&[1.0, 2.0, 3.0, 4.0]);
+        let inputs = if comm.rank() == 0 { NamedData::from([("x".to_string(), x)]) } else { NamedData::new() };
+        Ok(values(&program.run(comm, &inputs)?["_pt_out"]))
+    });
+    assert_eq!(results[0].as_ref().unwrap(), &[10.0]);
+    let e = results[1].as_ref().unwrap_err();
+    assert_eq!(e.kind(), "DistributedMismatch", "{e}");
+    assert!(e.to_string().contains("shape [4]") && e.to_string().contains("shape [3]"), "{e}");
+}

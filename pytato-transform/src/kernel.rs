@@ -53,6 +53,11 @@ use crate::materialize::{InlineLimit, MaterializationPolicy, Mpms, NodeContext, 
 /// [`Func::NormalizeIndex`](pytato_core::expr::Func::NormalizeIndex) check made, not a subscript.
 pub const INDEX_ARRAY: i64 = -1;
 
+/// The `buffer` of a failure record (see [`KernelProgram::index_error`]) that an
+/// [`Func::IntegerExponent`](pytato_core::expr::Func::IntegerExponent) check made: its `index` is
+/// the negative exponent.
+pub const NEGATIVE_EXPONENT: i64 = -2;
+
 /// Index of a buffer in [`KernelProgram::buffers`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BufferId(pub usize);
@@ -660,6 +665,9 @@ impl KernelProgram {
     /// The error a backend reports for the out-of-range index it recorded as
     /// `[buffer, axis, index, length]` (see [`INDEX_ARRAY`] for `buffer`).
     pub fn index_error(&self, buffer: i64, axis: i64, index: i64, length: i64) -> Error {
+        if buffer == NEGATIVE_EXPONENT {
+            return Error::negative_exponent(index);
+        }
         let op = if buffer == INDEX_ARRAY {
             "an index array".to_string()
         } else {

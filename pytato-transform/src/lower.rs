@@ -297,6 +297,8 @@ fn unravel(b: &mut LambdaBuilder, flat: Expr, shape: &Shape, fortran: bool) -> R
 /// kernel builder stores such lambdas) whether or not the values read through it are used.
 fn normalized_index(ix: &Array, len: &Dim, axis: usize, size_params: &[Array]) -> Result<Array> {
     let mut b = LambdaBuilder::new(ix.shape().clone()).with_size_params(size_params);
+    // As numpy converts index arrays to intp: a uint64 value beyond int64 wraps (2^64 - 1 is -1,
+    // the last element; 2^63 is out of range), which numpy 2 does too.
     let v = cast(b.read_at(ix, (0..ix.ndim()).map(Expr::iname).collect()), ix.dtype(), DType::I64);
     let n = b.dim(len)?;
     b.finish(Expr::call(Func::NormalizeIndex, vec![v, n, Expr::i64(axis as i64)]))

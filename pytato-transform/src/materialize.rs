@@ -191,11 +191,12 @@ fn own_reduction(node: &Array) -> bool {
     }
 }
 
-/// Whether `node` is an index lambda that calls `normalize_index`.
+/// Whether `node` is an index lambda that checks values when the program runs: it calls
+/// `normalize_index` (index arrays) or `integer_exponent` (integer powers).
 fn checks_indices(node: &Array) -> bool {
     let NodeKind::IndexLambda(il) = node.kind() else { return false };
     let mut found = false;
-    il.expr.walk(&mut |e| found |= matches!(e, Expr::Call(Func::NormalizeIndex, _)));
+    il.expr.walk(&mut |e| found |= matches!(e, Expr::Call(Func::NormalizeIndex | Func::IntegerExponent, _)));
     found
 }
 

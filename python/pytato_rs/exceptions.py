@@ -55,6 +55,10 @@ _KINDS = [
     ("DatashapeUnsupported", ValueError, "datashape with no array meaning"),
     ("DistributedMismatch", ValueError, "ranks that disagree"),
     ("Communication", RuntimeError, "a failed send or receive"),
+    ("OutOfMemory", MemoryError, "memory for an array that could not be had"),
+    # Raised by the Python bindings themselves:
+    ("ArgumentType", TypeError, "a Python argument of the wrong type"),
+    ("MissingKey", KeyError, "a name a mapping does not hold"),
 ]
 
 __all__ = ["PytatoError"]

@@ -1,7 +1,6 @@
 //! The `Array` and `DictOfNamedArrays` classes: lazy expressions with pytato's methods.
 
 use pyo3::basic::CompareOp;
-use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pytato as pt;
@@ -9,7 +8,7 @@ use pytato::{Array, DictOfNamedArrays, Order};
 
 use crate::convert::{axes_from_py, index_from_py, known_operand, operand_from_py, shape_from_py, shape_to_py};
 use crate::data::{dtype_from_py, numpy_dtype};
-use crate::errors::{Result, lib};
+use crate::errors::{Result, key_error, lib, type_error, value_error};
 use crate::functions::{self, Reduction};
 use crate::tags::{tag_set_to_py, tags_from_py};
 
@@ -84,7 +83,7 @@ impl PyArrayExpr {
         let shape = self.array.shape();
         shape.size().ok_or_else(|| {
             let why = if shape.is_concrete() { "overflows 64 bits" } else { "is not known until the program runs" };
-            PyValueError::new_err(format!("the size of an array of shape {shape} {why}"))
+            value_error(format!("the size of an array of shape {shape} {why}"))
         })
     }
 
@@ -158,11 +157,11 @@ impl PyArrayExpr {
 
     fn __len__(&self) -> Result<usize> {
         match self.array.shape().dims().first() {
-            None => Err(PyTypeError::new_err("len() of a 0-dimensional array")),
+            None => Err(type_error("len() of a 0-dimensional array")),
             Some(d) => d
                 .as_int()
                 .map(|n| n as usize)
-                .ok_or_else(|| PyTypeError::new_err(format!("len() of an array whose first length is {d}"))),
+                .ok_or_else(|| type_error(format!("len() of an array whose first length is {d}"))),
         }
     }
 
@@ -320,16 +319,14 @@ impl PyArrayExpr {
     }
 
     fn __bool__(&self) -> Result<bool> {
-        Err(PyValueError::new_err("the truth value of an array expression is undefined (nothing is computed yet)"))
+        Err(value_error("the truth value of an array expression is undefined (nothing is computed yet)"))
     }
 
     /// numpy must not turn an expression into an object array: compute it with `generate`.
     #[pyo3(signature = (dtype = None, copy = None))]
     fn __array__(&self, dtype: Option<&Bound<'_, PyAny>>, copy: Option<bool>) -> Result<Py<PyAny>> {
         let _ = (dtype, copy);
-        Err(PyTypeError::new_err(
-            "a pytato_rs.Array is a lazy expression: compute it with pytato_rs.generate(expr)(**inputs)",
-        ))
+        Err(type_error("a pytato_rs.Array is a lazy expression: compute it with pytato_rs.generate(expr)(**inputs)"))
     }
 
     /// numpy's ufuncs on expressions build expressions: `np.sin(expr)` is `pt.sin(expr)` and
@@ -520,7 +517,7 @@ impl IndexedUpdate {
 /// `pow(a, b, modulo)` has no array meaning.
 fn no_modulo(modulo: Option<&Bound<'_, PyAny>>) -> Result<()> {
     match modulo {
-        Some(m) if !m.is_none() => Err(PyTypeError::new_err("pow() with a modulo is not supported for arrays")),
+        Some(m) if !m.is_none() => Err(type_error("pow() with a modulo is not supported for arrays")),
         _ => Ok(()),
     }
 }
@@ -530,7 +527,7 @@ pub(crate) fn order_from_str(order: &str) -> Result<Order> {
     match order {
         "C" => Ok(Order::C),
         "F" => Ok(Order::F),
-        other => Err(PyValueError::new_err(format!("order must be \"C\" or \"F\", not {other:?}"))),
+        other => Err(value_error(format!("order must be \"C\" or \"F\", not {other:?}"))),
     }
 }
 
@@ -544,7 +541,7 @@ pub(crate) struct PyDictOfNamedArrays {
 #[pymethods]
 impl PyDictOfNamedArrays {
     fn __getitem__(&self, name: &str) -> Result<PyArrayExpr> {
-        self.dict.get(name).map(|a| PyArrayExpr::from(a.clone())).ok_or_else(|| PyKeyError::new_err(name.to_string()))
+        self.dict.get(name).map(|a| PyArrayExpr::from(a.clone())).ok_or_else(|| key_error(name.to_string()))
     }
 
     fn __len__(&self) -> usize {

@@ -4,14 +4,13 @@
 //! called with the arguments; the call's results are nodes of the DAG. Equal definitions are one
 //! function, so a function called at many sites is compiled once where a backend outlines it.
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use pytato::Array;
 
 use crate::array::PyArrayExpr;
 use crate::convert::arrays_from_py;
-use crate::errors::{Result, lib};
+use crate::errors::{Result, lib, type_error};
 
 /// How the traced function returned its arrays, to return the call's results the same way.
 enum Returned {
@@ -39,16 +38,16 @@ fn returned_arrays(result: &Bound<'_, PyAny>) -> Result<(Returned, Vec<Array>)> 
         let arrays = result.try_iter()?.map(|a| returned_array(&a?)).collect::<Result<_>>()?;
         return Ok((Returned::Sequence, arrays));
     }
-    Err(PyTypeError::new_err(format!(
+    Err(type_error(format!(
         "a traced function must return an Array, a tuple or list of Arrays, or a dict of them, not {}",
         result.get_type().name()?
     )))
 }
 
 fn returned_array(obj: &Bound<'_, PyAny>) -> Result<Array> {
-    obj.cast::<PyArrayExpr>().map(|a| a.get().array.clone()).map_err(|_| {
-        PyTypeError::new_err(format!("a traced function returned a {} where an Array belongs", obj.get_type()))
-    })
+    obj.cast::<PyArrayExpr>()
+        .map(|a| a.get().array.clone())
+        .map_err(|_| type_error(format!("a traced function returned a {} where an Array belongs", obj.get_type())))
 }
 
 /// Traces `f` over placeholders shaped like `args` and calls the function so defined with `args`

@@ -2,7 +2,6 @@
 
 use num_complex::Complex64;
 use numpy::{PyUntypedArray, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyComplex, PyDict, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple};
 use pytato::backend::Outputs;
@@ -12,7 +11,7 @@ use pytato::{Axes, Idx, Operand};
 
 use crate::array::{PyArrayExpr, PyDictOfNamedArrays};
 use crate::data;
-use crate::errors::{Result, lib};
+use crate::errors::{Result, index_error, lib, type_error, value_error};
 
 /// One length of a shape: an `int`, the name of a size parameter (`"n"`), a size parameter
 /// made by `make_size_param`, or a length a shape returned (`Dim`).
@@ -22,7 +21,7 @@ pub(crate) fn dim_from_py(item: &Bound<'_, PyAny>) -> Result<Dim> {
     }
     if let Ok(name) = item.cast::<PyString>() {
         if !name.call_method0("isidentifier")?.extract::<bool>()? {
-            return Err(PyValueError::new_err(format!(
+            return Err(value_error(format!(
                 "a length given as a string names a size parameter, and {name:?} is not an identifier \
                  (write lengths that depend on one as expressions of make_size_param's arrays' shapes)"
             )));
@@ -34,16 +33,16 @@ pub(crate) fn dim_from_py(item: &Bound<'_, PyAny>) -> Result<Dim> {
         if let (NodeKind::SizeParam { .. }, Some(name)) = (array.kind(), array.name()) {
             return Ok(Dim::param(name));
         }
-        return Err(PyTypeError::new_err(format!(
+        return Err(type_error(format!(
             "a shape's length must be an int or a size parameter, not {}",
             array.summary()
         )));
     }
     if item.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err("a shape's length must be an int, not a bool"));
+        return Err(type_error("a shape's length must be an int, not a bool"));
     }
     let index = item.call_method0("__index__").map_err(|_| {
-        PyTypeError::new_err(format!(
+        type_error(format!(
             "a shape's length must be an int or a size parameter, not {}",
             item.get_type().name().map(|n| n.to_string()).unwrap_or_default()
         ))
@@ -106,9 +105,10 @@ fn weak_scalar(obj: &Bound<'_, PyAny>) -> Result<Option<WeakScalar>> {
     Ok(Some(if let Ok(b) = obj.cast_exact::<PyBool>() {
         WeakScalar::Bool(b.is_true())
     } else if obj.is_exact_instance_of::<PyInt>() {
-        WeakScalar::Int(obj.extract::<i128>().map_err(|_| {
-            PyValueError::new_err(format!("the Python int {obj} is out of range of every integer dtype"))
-        })?)
+        WeakScalar::Int(
+            obj.extract::<i128>()
+                .map_err(|_| value_error(format!("the Python int {obj} is out of range of every integer dtype")))?,
+        )
     } else if let Ok(f) = obj.cast_exact::<PyFloat>() {
         WeakScalar::Float(f.value())
     } else if let Ok(c) = obj.cast_exact::<PyComplex>() {
@@ -151,7 +151,7 @@ pub(crate) fn scalar_from_py(obj: &Bound<'_, PyAny>, what: &str) -> Result<WeakS
     {
         return Ok(s);
     }
-    Err(PyTypeError::new_err(format!("{what} must be a number, not {}", obj.get_type().name()?)))
+    Err(type_error(format!("{what} must be a number, not {}", obj.get_type().name()?)))
 }
 
 /// An operand of arithmetic: an array expression, a Python scalar (weakly typed, as numpy 2
@@ -185,7 +185,7 @@ pub(crate) fn known_operand(obj: &Bound<'_, PyAny>) -> Result<Option<Operand>> {
 pub(crate) fn operand_from_py(obj: &Bound<'_, PyAny>) -> Result<Operand> {
     known_operand(obj)?.ok_or_else(|| {
         let name = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-        PyTypeError::new_err(format!("expected an array, a number or numpy data, not {name}"))
+        type_error(format!("expected an array, a number or numpy data, not {name}"))
     })
 }
 
@@ -267,7 +267,7 @@ pub(crate) fn index_from_py(key: &Bound<'_, PyAny>) -> Result<Vec<Idx>> {
         if item.hasattr("__array__")? {
             return Ok(Idx::Array(array_from_py(item)?));
         }
-        Err(PyIndexError::new_err(format!(
+        Err(index_error(format!(
             "only integers, slices, None, ..., and integer or boolean arrays are indices, not {}",
             item.get_type().name()?
         )))
@@ -286,7 +286,7 @@ pub(crate) fn outputs_from_py(expr: &Bound<'_, PyAny>) -> Result<Outputs> {
     if let Ok(dict) = expr.cast::<PyDict>() {
         return Ok(Outputs::Named(dict_of_named_arrays(dict)?));
     }
-    Err(PyTypeError::new_err(format!(
+    Err(type_error(format!(
         "expected an Array, a DictOfNamedArrays or a dict of arrays, not {}",
         expr.get_type().name()?
     )))
@@ -297,9 +297,9 @@ pub(crate) fn dict_of_named_arrays(dict: &Bound<'_, PyDict>) -> Result<DictOfNam
     let entries = dict
         .iter()
         .map(|(name, array)| {
-            let name = name.extract::<String>().map_err(|_| {
-                PyTypeError::new_err(format!("the names of named arrays are strings, not {}", name.get_type()))
-            })?;
+            let name = name
+                .extract::<String>()
+                .map_err(|_| type_error(format!("the names of named arrays are strings, not {}", name.get_type())))?;
             Ok((name, array_from_py(&array)?))
         })
         .collect::<Result<Vec<_>>>()?;

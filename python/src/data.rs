@@ -8,13 +8,13 @@
 //! its data for as long as it lives.
 
 use numpy::{
-    Element, IntoPyArray, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn, PyUntypedArray,
+    Element, IntoPyArray, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn,
+    PyUntypedArray, PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pytato::{ArrayData, ArrayDataView, ArrayDataViewMut, DType};
 
-use crate::errors::Result;
+use crate::errors::{Result, type_error, value_error};
 
 /// Calls `$m!` with every element type the library supports, as `Variant => type` pairs.
 macro_rules! with_element_types {
@@ -89,33 +89,104 @@ fn as_numpy<'py>(obj: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
 /// and an output of one run, which the library does not allow (a kernel would read what it has
 /// already overwritten).
 fn borrowed_elsewhere(what: &str, e: numpy::BorrowError) -> PyErr {
-    PyValueError::new_err(format!(
+    value_error(format!(
         "{what}: {e} (an array cannot be both an input and an output of one run, and an output must be writeable)"
     ))
 }
 
 fn unsupported(what: &str, array: &Bound<'_, PyAny>) -> PyErr {
     let dtype = array.getattr("dtype").map(|d| d.to_string()).unwrap_or_else(|_| "?".into());
-    PyTypeError::new_err(format!(
+    type_error(format!(
         "{what}: numpy dtype {dtype} is not supported (supported: bool, int8..int64, uint8..uint64, \
          float16, float32, float64, complex64, complex128, in native byte order)"
     ))
 }
 
+/// Whether `array` is a numpy array of bools some of whose bytes are neither 0 nor 1: numpy
+/// lets a `uint8` array be viewed as `bool`, and such bytes are not Rust `bool`s (reading one is
+/// undefined behaviour), so they never reach the library as such.
+fn has_bool_bytes_beyond_one(array: &Bound<'_, PyAny>) -> Result<bool> {
+    let dtype = array.getattr("dtype")?;
+    if dtype.getattr("kind")?.extract::<String>()? != "b" || array.getattr("size")?.extract::<usize>()? == 0 {
+        return Ok(false);
+    }
+    let bytes = array.call_method1("view", ("uint8",))?;
+    Ok(bytes.call_method0("max")?.extract::<u8>()? > 1)
+}
+
+/// numpy's `flags.aligned` of an array.
+fn is_aligned(array: &Bound<'_, PyAny>) -> Result<bool> {
+    array.getattr("flags")?.getattr("aligned")?.extract()
+}
+
+/// Whether two elements of `array` share memory (a stride of 0 over an axis longer than 1, or
+/// strides too small for the elements below them), which a writeable numpy view may do
+/// (`as_strided`) but a Rust mutable view may not.
+fn overlaps_itself(array: &Bound<'_, PyUntypedArray>) -> bool {
+    let itemsize = array.dtype().itemsize() as u128;
+    let mut axes: Vec<(u128, u128)> = array
+        .shape()
+        .iter()
+        .zip(array.strides())
+        .filter(|(len, _)| **len > 1)
+        .map(|(&len, &stride)| (stride.unsigned_abs() as u128, len as u128))
+        .collect();
+    axes.sort();
+    // The bytes spanned by the axes so far; the next stride must step past all of them.
+    let mut reach = itemsize;
+    for (stride, len) in axes {
+        if stride < reach {
+            return true;
+        }
+        reach += stride * (len - 1);
+    }
+    false
+}
+
 /// Borrows `obj` (a numpy array, or anything `numpy.asarray` takes) for reading. `what` names
-/// the array in errors.
+/// the array in errors. A boolean array with bytes other than 0 and 1 is read as numpy reads
+/// it (any non-zero byte is `True`): through a normalized copy.
 pub(crate) fn borrow<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Borrowed<'py>> {
-    let array = as_numpy(obj)?;
+    let mut array = as_numpy(obj)?;
+    if has_bool_bytes_beyond_one(&array)? {
+        array = array.call_method1("view", ("uint8",))?.call_method1("__ne__", (0,))?;
+    }
+    // Rust reads elements at their natural alignment: an unaligned array (a view of bytes at an
+    // odd offset, which numpy allows) is read through an aligned copy.
+    if !is_aligned(&array)? {
+        array = array.call_method0("copy")?;
+    }
     Borrowed::of(&array, what).unwrap_or_else(|| Err(unsupported(what, &array)))
 }
 
 /// Borrows a numpy array for writing. `what` names the array in errors.
 pub(crate) fn borrow_mut<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<BorrowedMut<'py>> {
     if !obj.is_instance_of::<PyUntypedArray>() {
-        return Err(PyTypeError::new_err(format!(
+        return Err(type_error(format!(
             "{what}: an output array must be a numpy.ndarray, not {}",
             obj.get_type().name()?
         )));
+    }
+    if !is_aligned(obj)? {
+        return Err(value_error(format!(
+            "{what}: the output array is not aligned to its element size (numpy's flags.aligned is false): \
+             outputs are written in place, pass an aligned array"
+        )));
+    }
+    if let Ok(array) = obj.cast::<PyUntypedArray>()
+        && overlaps_itself(array)
+    {
+        return Err(value_error(format!(
+            "{what}: the output array has elements that share memory (shape {:?}, strides {:?}): each \
+             element must have memory of its own",
+            array.shape(),
+            array.strides()
+        )));
+    }
+    // A boolean output's bytes are overwritten: bytes beyond 1 are cleared first, so that no
+    // invalid `bool` is ever in a Rust view.
+    if has_bool_bytes_beyond_one(obj)? {
+        obj.call_method1("view", ("uint8",))?.call_method1("fill", (0,))?;
     }
     BorrowedMut::of(obj, what).unwrap_or_else(|| Err(unsupported(what, obj)))
 }
@@ -162,9 +233,6 @@ pub(crate) fn numpy_dtype(py: Python<'_>, dtype: DType) -> Bound<'_, PyAny> {
 pub(crate) fn dtype_from_py(obj: &Bound<'_, PyAny>) -> Result<DType> {
     let name: String = obj.py().import("numpy")?.call_method1("dtype", (obj,))?.getattr("name")?.extract()?;
     DType::from_name(&name).ok_or_else(|| {
-        PyTypeError::new_err(format!(
-            "dtype {name:?} is not supported (supported: {})",
-            DType::ALL.map(|d| d.name()).join(", ")
-        ))
+        type_error(format!("dtype {name:?} is not supported (supported: {})", DType::ALL.map(|d| d.name()).join(", ")))
     })
 }

@@ -41,20 +41,46 @@ impl From<pytato::Error> for Error {
 
 impl From<Error> for PyErr {
     fn from(Error(e): Error) -> PyErr {
-        let message = e.to_string();
-        Python::attach(|py| {
-            let class = EXCEPTION_CLASSES
-                .get(py)
-                .and_then(|classes| classes.bind(py).get_item(e.kind()).ok().flatten())
-                .and_then(|class| class.cast_into::<PyType>().ok());
-            match class {
-                Some(class) => PyErr::from_type(class, (message,)),
-                // Only before the package has registered its classes (importing `_native` on
-                // its own): still the library's message.
-                None => PyRuntimeError::new_err(format!("{}: {message}", e.kind())),
-            }
-        })
+        // Before the package has registered its classes (importing `_native` on its own), a
+        // `RuntimeError` with the library's message.
+        of_kind(e.kind(), e.to_string())
     }
+}
+
+/// The exception of the package's class for error kind `kind` (see `pytato_rs/exceptions.py`),
+/// with `message`; a `RuntimeError` before the classes are registered.
+fn of_kind(kind: &str, message: String) -> PyErr {
+    Python::attach(|py| {
+        let class = EXCEPTION_CLASSES
+            .get(py)
+            .and_then(|classes| classes.bind(py).get_item(kind).ok().flatten())
+            .and_then(|class| class.cast_into::<PyType>().ok());
+        match class {
+            Some(class) => PyErr::from_type(class, (message,)),
+            None => PyRuntimeError::new_err(format!("{kind}: {message}")),
+        }
+    })
+}
+
+/// A Python argument of the wrong type: `pytato_rs.ArgumentTypeError`, a `PytatoError` and a
+/// `TypeError`. Every error the package raises is a `PytatoError`, as the README promises.
+pub(crate) fn type_error(message: impl Into<String>) -> PyErr {
+    of_kind("ArgumentType", message.into())
+}
+
+/// An argument out of its domain: `pytato_rs.InvalidArgumentError` (a `ValueError`).
+pub(crate) fn value_error(message: impl Into<String>) -> PyErr {
+    of_kind("InvalidArgument", message.into())
+}
+
+/// An index outside its range: `pytato_rs.IndexOutOfRangeError` (an `IndexError`).
+pub(crate) fn index_error(message: impl Into<String>) -> PyErr {
+    of_kind("IndexOutOfRange", message.into())
+}
+
+/// A name a mapping does not hold: `pytato_rs.MissingKeyError` (a `KeyError`).
+pub(crate) fn key_error(message: impl Into<String>) -> PyErr {
+    of_kind("MissingKey", message.into())
 }
 
 /// The result of a binding that can fail with a library error or a Python error.

@@ -3,7 +3,6 @@
 //! Each is a thin conversion of Python arguments to the Rust frontend's
 //! (`pytato::frontend`); semantics, dtype rules and error messages are the library's.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pytato as pt;
@@ -16,7 +15,7 @@ use crate::convert::{
     shape_from_py,
 };
 use crate::data::{dtype_from_py, to_owned_data};
-use crate::errors::{Result, lib};
+use crate::errors::{Result, lib, type_error, value_error};
 use crate::tags::tags_from_py;
 
 /// An optional `dtype=` (pyo3 passes Python's `None` as `None`, here and for every optional
@@ -422,7 +421,7 @@ fn searchsorted(
     let side = match side {
         "left" => Side::Left,
         "right" => Side::Right,
-        other => return Err(PyValueError::new_err(format!("side must be \"left\" or \"right\", not {other:?}"))),
+        other => return Err(value_error(format!("side must be \"left\" or \"right\", not {other:?}"))),
     };
     let sorter = sorter.map(array_from_py).transpose()?;
     wrap(pt::searchsorted(&array_from_py(a)?, &array_from_py(v)?, side, sorter.as_ref()))
@@ -647,15 +646,13 @@ fn pad(
     } else if let Ok(pairs) = pad_width.extract::<Vec<(usize, usize)>>() {
         pairs.into()
     } else {
-        let single: Vec<usize> = pad_width.extract().map_err(|_| {
-            PyTypeError::new_err("pad_width must be an int, a (before, after) pair, or a pair per axis")
-        })?;
+        let single: Vec<usize> = pad_width
+            .extract()
+            .map_err(|_| type_error("pad_width must be an int, a (before, after) pair, or a pair per axis"))?;
         match single.as_slice() {
             [w] => (*w).into(),
             _ => {
-                return Err(PyValueError::new_err(
-                    "pad_width must be an int, a (before, after) pair, or a pair per axis",
-                ));
+                return Err(value_error("pad_width must be an int, a (before, after) pair, or a pair per axis"));
             }
         }
     };
@@ -669,7 +666,7 @@ fn pad(
         "symmetric" => PadMode::Symmetric,
         "wrap" => PadMode::Wrap,
         other => {
-            return Err(PyValueError::new_err(format!(
+            return Err(value_error(format!(
                 "pad mode {other:?} is not supported (constant, edge, reflect, symmetric, wrap)"
             )));
         }
@@ -790,7 +787,7 @@ fn meshgrid<'py>(py: Python<'py>, arrays: &Bound<'py, PyTuple>, indexing: &str) 
     let indexing = match indexing {
         "xy" => Indexing::Xy,
         "ij" => Indexing::Ij,
-        other => return Err(PyValueError::new_err(format!("indexing must be \"xy\" or \"ij\", not {other:?}"))),
+        other => return Err(value_error(format!("indexing must be \"xy\" or \"ij\", not {other:?}"))),
     };
     tuple_of(py, lib(pt::meshgrid(&arrays_from_py(arrays.as_any())?, indexing))?)
 }

@@ -9,14 +9,13 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use pytato::backend::{Backend, NamedViews, NamedViewsMut, Outputs, Program, SINGLE_OUTPUT_NAME};
 
 use crate::convert::outputs_from_py;
 use crate::data::{Borrowed, BorrowedMut, borrow, borrow_mut, to_numpy};
-use crate::errors::{Result, lib};
+use crate::errors::{Result, lib, type_error, value_error};
 
 /// The backend named `name`, or the default one (`PYTATO_BACKEND`, else the most preferred).
 /// Backends are made once per name and kept: making one costs more than compiling a program
@@ -101,9 +100,9 @@ impl BoundProgram {
         let program = &self.program;
         let mut results = py.detach(|| lib(program.run_views(&views)))?;
         if self.single {
-            let result = results.remove(SINGLE_OUTPUT_NAME).ok_or_else(|| {
-                PyValueError::new_err("the program returned no result (a backend error: please report it)")
-            })?;
+            let result = results
+                .remove(SINGLE_OUTPUT_NAME)
+                .ok_or_else(|| value_error("the program returned no result (a backend error: please report it)"))?;
             return Ok(to_numpy(py, result));
         }
         let dict = PyDict::new(py);
@@ -129,7 +128,7 @@ impl BoundProgram {
                 .collect::<Result<_>>()?,
             Err(_) if self.single => vec![(SINGLE_OUTPUT_NAME.to_string(), borrow_mut(out, "the output")?)],
             Err(_) => {
-                return Err(PyTypeError::new_err("out must be a dict of output names to numpy arrays"));
+                return Err(type_error("out must be a dict of output names to numpy arrays"));
             }
         };
         let borrowed = borrow_inputs(inputs)?;

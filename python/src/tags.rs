@@ -11,13 +11,12 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFrozenSet, PyString, PyType};
 use pytato::tags::{CountNamed, ImplInlined, ImplStored, Named, PrefixNamed, TagRef};
 use pytato::{Tag, TagSet};
 
-use crate::errors::Result;
+use crate::errors::{Result, type_error};
 
 /// The Python module that defines the tag classes.
 const TAGS_MODULE: &str = "pytato_rs.tags";
@@ -87,7 +86,7 @@ fn unique_family(object: &Bound<'_, PyAny>) -> Result<Option<&'static str>> {
 /// One Python tag as the library's tag.
 pub(crate) fn tag_from_py(object: &Bound<'_, PyAny>) -> Result<TagRef> {
     if object.is_instance_of::<PyString>() || object.is_instance_of::<PyBytes>() {
-        return Err(PyTypeError::new_err(format!("a tag must be a Tag object, not the string {object}")));
+        return Err(type_error(format!("a tag must be a Tag object, not the string {object}")));
     }
     let class = object.get_type();
     if class.module()?.to_str()? == TAGS_MODULE {
@@ -101,9 +100,8 @@ pub(crate) fn tag_from_py(object: &Bound<'_, PyAny>) -> Result<TagRef> {
             _ => {}
         }
     }
-    let hash = object
-        .hash()
-        .map_err(|e| PyTypeError::new_err(format!("a tag must be hashable (a frozen dataclass, say): {e}")))?;
+    let hash =
+        object.hash().map_err(|e| type_error(format!("a tag must be hashable (a frozen dataclass, say): {e}")))?;
     Ok(TagRef::new(PyTag { object: object.clone().unbind(), hash, family: unique_family(object)? }))
 }
 

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::expr::{BinaryOp, CompareOp, Expr, Func, UnaryOp};
 use crate::scalar::Scalar;
 
-use super::operand::{LambdaBuilder, Operand, broadcast_operands, dtype_error, elementwise, promote};
+use super::operand::{LambdaBuilder, Operand, broadcast_operands, cast_expr, dtype_error, elementwise, promote};
 
 // ---------------------------------------------------------------------------------------------
 // Arithmetic.
@@ -141,7 +141,22 @@ fn integer_or_float_rule(d: DType, op: BinaryOp) -> std::result::Result<(DType, 
 #[track_caller]
 pub fn power(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
     let _site = crate::created_at::enter();
-    binary("power", a.into(), b.into(), |d| Ok((if d == DType::Bool { DType::I8 } else { d }, BinaryOp::Pow)))
+    let (a, b) = (a.into(), b.into());
+    let dtype = promote(&[&a, &b])?;
+    // numpy refuses integers to negative integer powers: a literal exponent now, an array's
+    // values when the program runs (every value, used or not, as numpy computes them all).
+    let b = match b {
+        Operand::Scalar(WeakScalar::Int(e)) if e < 0 && dtype.is_integer() => {
+            return Err(Error::invalid("power", format!("integers to negative integer powers are not allowed ({e})")));
+        }
+        Operand::Array(e) if dtype.kind() == DTypeKind::SignedInt => {
+            let mut builder = LambdaBuilder::new(e.shape().clone());
+            let read = cast_expr(builder.read_broadcast(&e), e.dtype(), dtype);
+            Operand::Array(builder.finish(Expr::call(Func::IntegerExponent, vec![read]))?)
+        }
+        other => other,
+    };
+    binary("power", a, b, |d| Ok((if d == DType::Bool { DType::I8 } else { d }, BinaryOp::Pow)))
 }
 
 fn bitwise_rule(d: DType, op: BinaryOp) -> std::result::Result<(DType, BinaryOp), &'static str> {

@@ -572,11 +572,13 @@ pub(super) fn normalize_slice(
         }
     };
     let slice = NormalizedSlice { start, stop, step };
-    // An empty concrete slice is stored in one normal form, whatever its bounds.
-    if slice.length(op)?.as_int() == Some(0) {
-        return Ok(NormalizedSlice { start: Dim::new(0), stop: Dim::new(0), step: 1 });
+    // An empty concrete slice is stored in one normal form, whatever its bounds; so is one of a
+    // single element (its step, up to `-2**63`, never enters index arithmetic).
+    match slice.length(op)?.as_int() {
+        Some(0) => Ok(NormalizedSlice { start: Dim::new(0), stop: Dim::new(0), step: 1 }),
+        Some(1) => Ok(NormalizedSlice { stop: slice.start.add(&Dim::new(1))?, start: slice.start, step: 1 }),
+        _ => Ok(slice),
     }
-    Ok(slice)
 }
 
 /// The elements of `a` at `indices` along `axis` (numpy `take`; the flattened `a` when `axis` is

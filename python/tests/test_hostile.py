@@ -1,0 +1,158 @@
+"""Hostile and careless input never aborts the process, panics into Python, hangs or gives a
+wrong value: each case runs in a child process of its own (with a time limit, and a memory limit
+where it matters), so that an abort or a hang is a failing test, not a lost test run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import pytato_rs as pt
+
+PRELUDE = """
+import numpy as np, pytato_rs as pt
+"""
+
+
+def run_child(code: str, backend: str, timeout: float = 120, memory_gib: float | None = None) -> str:
+    """Runs `code` (with `backend` bound) in a fresh interpreter; returns its output. Fails the
+    test on a signal, a non-zero exit or a timeout."""
+    limit = ""
+    if memory_gib is not None:
+        limit = f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({int(memory_gib * 2**30)},) * 2)\n"
+    source = limit + PRELUDE + f"backend = {backend!r}\n" + textwrap.dedent(code)
+    try:
+        done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=timeout,
+                              env=dict(os.environ, RUST_BACKTRACE="0"))
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the child did not finish within {timeout} s (a hang)")
+    assert done.returncode == 0, f"exit status {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    assert "PanicException" not in done.stdout + done.stderr, done.stderr
+    return done.stdout
+
+
+def test_allocations_that_cannot_succeed_are_memory_errors(backend):
+    if backend == "wgpu":
+        pytest.skip("the wgpu backend refuses such buffers by the adapter's limits (tested in Rust)")
+    out = run_child("""
+        prg = pt.generate(pt.zeros((10**15 // 8,)), backend)
+        try:
+            prg()
+        except MemoryError as e:
+            assert isinstance(e, pt.PytatoError), type(e)
+            print("memory error")
+        x = pt.make_placeholder("x", (2**59,), np.float64)
+        huge = np.broadcast_to(np.zeros(1), (2**59,))
+        try:
+            pt.generate(pt.sum(x), backend)(x=huge)
+        except pt.PytatoError as e:
+            print("refused:", type(e).__name__)
+        # The interpreter reads an input where it lies: one element of a broadcast input costs no
+        # copy of 2**59. A compiled backend copies such an input to row-major first, and says so.
+        try:
+            print("element", float(pt.generate(x[2**58] + 1.0, backend)(x=huge)))
+        except MemoryError as e:
+            print("refused:", type(e).__name__)
+    """, backend, memory_gib=8)
+    assert "memory error" in out
+    assert "refused: OutOfMemoryError" in out or "refused: UnsupportedError" in out, out
+    if backend == "interp":
+        assert "element 1.0" in out, out
+
+
+def test_bool_bytes_beyond_one_read_as_numpy_reads_them(backend):
+    raw = np.array([0, 2, 0, 255, 1], np.uint8).view(np.bool_)
+    x = pt.make_placeholder("x", (5,), np.float64)
+    b = pt.make_placeholder("b", (5,), np.bool_)
+    prg = pt.generate({"sel": x[b], "not": pt.logical_not(b), "i": b.astype(np.int32),
+                       "w": pt.where(b, x, -x), "n": pt.sum(b)}, backend)
+    data = np.arange(5.0)
+    got = prg(x=data, b=raw)
+    truth = raw.view(np.uint8) != 0
+    np.testing.assert_array_equal(got["sel"], data[truth])
+    np.testing.assert_array_equal(got["not"], ~truth)
+    np.testing.assert_array_equal(got["i"], truth.astype(np.int32))
+    np.testing.assert_array_equal(got["w"], np.where(truth, data, -data))
+    assert got["n"] == 3
+    # A boolean output with such bytes is overwritten with proper ones.
+    out = np.array([7, 0, 9, 0, 3], np.uint8).view(np.bool_)
+    pt.generate(pt.logical_not(b), backend).run_into(out, b=raw)
+    np.testing.assert_array_equal(out.view(np.uint8), (~truth).astype(np.uint8))
+
+
+def test_arrays_numpy_allows_are_errors_or_values_never_panics(backend):
+    x = pt.make_placeholder("x", (4,), np.float64)
+    prg = pt.generate(x * 2, backend)
+    unaligned = np.zeros(33, np.uint8)[1:].view(np.float64)
+    unaligned[:] = [1, 2, 3, 4]
+    np.testing.assert_array_equal(prg(x=unaligned), [2, 4, 6, 8])
+    with pytest.raises(pt.InvalidArgumentError, match="aligned"):
+        prg.run_into(unaligned, x=np.ones(4))
+    shared = np.lib.stride_tricks.as_strided(np.zeros(1), shape=(4,), strides=(0,), writeable=True)
+    with pytest.raises(pt.InvalidArgumentError, match="share memory"):
+        prg.run_into(shared, x=np.ones(4))
+    with pytest.raises(pt.ArgumentTypeError):
+        prg.run_into([0.0] * 4, x=np.ones(4))
+    with pytest.raises(pt.PytatoError):
+        prg(x=np.array(["a"] * 4))
+
+
+@pytest.mark.parametrize("step", [-2**63, 2**63 - 1, -2**62, 3])
+def test_extreme_slices_as_numpy(backend, step):
+    y = pt.make_placeholder("y", (5,), np.float64)
+    data = np.arange(5.0)
+    for start in (None, 0, 4, -1, 2**63 - 1, -2**63):
+        expr = y[start::step]
+        np.testing.assert_array_equal(pt.generate(expr, backend)(y=data), data[start::step])
+
+
+def test_integer_powers_and_empty_reductions_raise_as_numpy(backend):
+    x = pt.make_placeholder("x", (3,), np.int32)
+    y = pt.make_placeholder("y", (3,), np.int32)
+    prg = pt.generate(x ** y, backend)
+    with pytest.raises(ValueError):
+        np.array([1, 2, 3], np.int32) ** np.array([1, -1, 0], np.int32)
+    with pytest.raises(pt.InvalidArgumentError, match="negative integer powers"):
+        prg(x=np.array([1, 2, 3], np.int32), y=np.array([1, -1, 0], np.int32))
+    np.testing.assert_array_equal(prg(x=np.array([1, 2, 3], np.int32), y=np.array([3, 2, 0], np.int32)), [1, 4, 1])
+
+
+def test_every_error_is_a_pytato_error():
+    x = pt.make_placeholder("x", (3,), np.float64)
+    attempts = [
+        lambda: pt.generate(x)(x=np.zeros(4)),
+        lambda: pt.generate(x)(x=np.zeros(3, np.float32)),
+        lambda: pt.generate(x)(),
+        lambda: pt.generate(x).run_into([1, 2, 3], x=np.zeros(3)),
+        lambda: pt.generate(x + 1).run_into(np.zeros(3, np.float32), x=np.zeros(3)),
+        lambda: pt.make_placeholder("x", (2.5,), np.float64),
+        lambda: pt.add(x, "a string"),  # (`x + "a string"` is Python's own TypeError: NotImplemented)
+        lambda: x[1.5],
+        lambda: pt.make_placeholder("x", (3,), "float128"),
+        lambda: pt.generate(x, backend="no such backend"),
+        lambda: x.at[5].set(1.0),
+        lambda: pt.generate(x)(x=np.zeros((3, 1))),
+    ]
+    for attempt in attempts:
+        try:
+            attempt()
+        except pt.PytatoError:
+            continue
+        except Exception as e:  # noqa: BLE001
+            pytest.fail(f"{type(e).__name__} is not a PytatoError: {e}")
+        pytest.fail("no error")
+
+
+def test_input_shape_errors_read_well():
+    n = pt.make_size_param("n")
+    u = pt.make_placeholder("u", (n, 3), np.float64)
+    with pytest.raises(pt.InputShapeError) as info:
+        pt.generate(u + 1)(u=np.zeros((3, 4)))
+    assert "dimension 2 is 4, expected 3" in str(info.value), info.value
+    with pytest.raises(pt.IndexOutOfBoundsError, match="index -5 is out of bounds for axis 0 with size 3"):
+        pt.generate(pt.make_placeholder("v", (n,), np.float64)[-5])(v=np.zeros(3))
