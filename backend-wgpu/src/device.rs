@@ -6,8 +6,16 @@
 //! adapter's own limits and with `SHADER_F64` and `SHADER_INT64` where the adapter has them.
 //!
 //! Shaders are parsed and validated by naga before wgpu sees them: a module naga rejects is an
-//! [`Error::Internal`] carrying the WGSL source and naga's message. Pipelines are cached by their
-//! WGSL source, so programs that generate the same kernel share one pipeline.
+//! [`Error::Internal`] carrying the start of the WGSL source and naga's message, and a shader
+//! larger than [`MAX_SHADER_BYTES`] is [`Error::Unsupported`] before any driver compiles it.
+//! Pipelines are cached by their WGSL source, so programs that generate the same kernel share one
+//! pipeline; the cache keeps the [`PIPELINE_CACHE`] most recently used (a program holds its own
+//! pipelines for as long as it lives), so the memory of a process that compiles ever new programs
+//! stays flat.
+//!
+//! A device does not survive `fork()` (multiprocessing's default start method on Linux): in a
+//! child process every use of the parent's device is an [`Error::Unsupported`] that says so,
+//! where it would hang in the driver.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -30,7 +38,44 @@ pub(crate) struct Gpu {
     /// loops silently: Mesa's llvmpipe (lavapipe) ends every loop after 65,535 iterations
     /// (counted over the whole invocation, not per entry into the loop).
     pub(crate) loop_limit: Option<u64>,
-    pipelines: Mutex<HashMap<String, Arc<Pipeline>>>,
+    /// Cached pipelines by key, with the tick of their last use.
+    pipelines: Mutex<PipelineCache>,
+    /// The process that opened the device.
+    pid: u32,
+}
+
+/// The most pipelines the cache keeps (as the Cranelift backend keeps 64 programs).
+pub(crate) const PIPELINE_CACHE: usize = 64;
+
+/// The largest WGSL module handed to a driver: larger ones (thousands of operations inlined
+/// into one kernel) take drivers' compilers minutes and gigabytes, or crash them.
+pub(crate) const MAX_SHADER_BYTES: usize = 4 << 20;
+
+/// The pipeline cache: least recently used out first.
+#[derive(Default)]
+struct PipelineCache {
+    entries: HashMap<String, (Arc<Pipeline>, u64)>,
+    tick: u64,
+}
+
+impl PipelineCache {
+    fn get(&mut self, key: &str) -> Option<Arc<Pipeline>> {
+        self.tick += 1;
+        let tick = self.tick;
+        self.entries.get_mut(key).map(|(p, used)| {
+            *used = tick;
+            p.clone()
+        })
+    }
+
+    fn insert(&mut self, key: String, pipeline: Arc<Pipeline>) {
+        self.tick += 1;
+        self.entries.insert(key, (pipeline, self.tick));
+        while self.entries.len() > PIPELINE_CACHE {
+            let oldest = self.entries.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| k.clone());
+            self.entries.remove(&oldest.expect("a full cache has entries"));
+        }
+    }
 }
 
 /// A compute pipeline and the layout of its bind group.
@@ -96,10 +141,51 @@ fn open() -> std::result::Result<Gpu, String> {
         i64: required_features.contains(wgpu::Features::SHADER_INT64),
     };
     let loop_limit = (info.driver == "llvmpipe" || info.name.contains("llvmpipe")).then_some(65_535);
-    Ok(Gpu { device, queue, info, features, limits, loop_limit, pipelines: Mutex::new(HashMap::new()) })
+    Ok(Gpu {
+        device,
+        queue,
+        info,
+        features,
+        limits,
+        loop_limit,
+        pipelines: Mutex::new(PipelineCache::default()),
+        pid: std::process::id(),
+    })
 }
 
 impl Gpu {
+    /// An error where this process is not the one that opened the device: a forked child, in
+    /// which the driver's state is the parent's and any use may hang.
+    pub(crate) fn same_process(&self) -> Result<()> {
+        let pid = std::process::id();
+        if pid == self.pid {
+            return Ok(());
+        }
+        Err(Error::Unsupported {
+            backend: "wgpu".into(),
+            reason: format!(
+                "this process ({pid}) was forked from the one that opened the GPU device ({}), and a GPU device \
+                 does not survive fork(): start worker processes with multiprocessing's 'spawn' or 'forkserver' \
+                 method, or use the wgpu backend only in processes that are not forked after using it",
+                self.pid
+            ),
+        })
+    }
+
+    /// A storage buffer holding a shader's constant table (see `wgsl::Shader::constants`),
+    /// written once; `None` for a shader without constants.
+    pub(crate) fn constant_table(&self, words: &[u32]) -> Option<wgpu::Buffer> {
+        use wgpu::util::DeviceExt;
+        (!words.is_empty()).then(|| {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("pytato constants"),
+                contents: &bytes,
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+        })
+    }
+
     /// One line naming the adapter, its backend and driver.
     pub(crate) fn describe(&self) -> String {
         let i = &self.info;
@@ -114,7 +200,17 @@ impl Gpu {
         // again for a compilation that must not use them.
         let key = format!("{}\n{source}", features.i64);
         if let Some(p) = self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
-            return Ok(p.clone());
+            return Ok(p);
+        }
+        if source.len() > MAX_SHADER_BYTES {
+            return Err(Error::Unsupported {
+                backend: "wgpu".into(),
+                reason: format!(
+                    "a kernel's shader is {} bytes of WGSL, more than the {MAX_SHADER_BYTES} this backend hands a \
+                     driver; store more of the DAG (KernelOptions::max_inline_size) so that kernels are smaller",
+                    source.len()
+                ),
+            });
         }
         Self::validate(source, features)?;
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -158,7 +254,7 @@ impl Gpu {
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::Internal {
                 backend: "wgpu".into(),
-                message: format!("wgpu rejected a shader naga accepted: {e}\n--- WGSL ---\n{source}"),
+                message: format!("wgpu rejected a shader naga accepted: {e}\n--- WGSL ---\n{}", source_start(source)),
             });
         }
         let pipeline = Arc::new(Pipeline { pipeline, layout });
@@ -171,7 +267,7 @@ impl Gpu {
         use naga::valid::{Capabilities, ValidationFlags, Validator};
         let internal = |what: &str, message: String| Error::Internal {
             backend: "wgpu".into(),
-            message: format!("naga {what} the generated WGSL: {message}\n--- WGSL ---\n{source}"),
+            message: format!("naga {what} the generated WGSL: {message}\n--- WGSL ---\n{}", source_start(source)),
         };
         let module =
             naga::front::wgsl::parse_str(source).map_err(|e| internal("could not parse", e.emit_to_string(source)))?;
@@ -186,8 +282,18 @@ impl Gpu {
 
     /// How many pipelines are cached.
     pub(crate) fn cached_pipelines(&self) -> usize {
-        self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).len()
+        self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).entries.len()
     }
+}
+
+/// The first lines of a shader, for error messages (a whole shader can be megabytes).
+fn source_start(source: &str) -> String {
+    const SHOWN: usize = 16 << 10;
+    if source.len() <= SHOWN {
+        return source.to_string();
+    }
+    let cut = source.floor_char_boundary(SHOWN);
+    format!("{}\n... ({} more bytes)", &source[..cut], source.len() - cut)
 }
 
 #[cfg(test)]

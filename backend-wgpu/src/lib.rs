@@ -105,6 +105,7 @@ impl Wgpu {
     /// driver when there is no adapter.
     pub fn new() -> Result<Wgpu> {
         let gpu = device::gpu().map_err(|reason| Error::Unsupported { backend: "wgpu".into(), reason })?;
+        gpu.same_process()?;
         Ok(Wgpu {
             gpu,
             tiled_products: gpu.info.device_type != wgpu::DeviceType::Cpu,
@@ -182,7 +183,7 @@ impl Wgpu {
     /// The WGSL modules of `outputs`' kernels, in execution order (what [`Backend::compile`]
     /// would validate and run).
     pub fn wgsl(&self, outputs: &Outputs) -> Result<Vec<String>> {
-        let program = self.codegen.build(outputs)?;
+        let program = self.kernel_options().build(outputs)?;
         let names = program.buffer_ids();
         program
             .kernels
@@ -206,6 +207,16 @@ impl Wgpu {
 }
 
 impl Wgpu {
+    /// The code generation options, with kernels split to read no more buffers than a shader
+    /// binds on this adapter (besides the control block, the output, two block sums and the constant
+    /// table).
+    fn kernel_options(&self) -> CodegenOptions {
+        let mut options = self.codegen.clone();
+        let bindable = (self.gpu.limits.max_storage_buffers_per_shader_stage as usize).saturating_sub(5).max(1);
+        options.kernel.max_buffers = options.kernel.max_buffers.min(bindable);
+        options
+    }
+
     /// The pipeline of one shader of `kernel`, or why the adapter cannot bind its buffers.
     fn pipeline(&self, program: &KernelProgram, kernel: &Kernel, shader: &wgsl::Shader) -> Result<Arc<Pipeline>> {
         if dump_requested("wgsl") {
@@ -245,11 +256,13 @@ impl Wgpu {
                 pipeline: self.pipeline(program, kernel, &b.shader)?,
                 reduce: b.reduce,
                 element_size: b.element_size,
+                constants: self.gpu.constant_table(&b.shader.constants),
             });
         }
         Ok(CompiledKernel {
             kernel: kernel.clone(),
             pipeline: self.pipeline(program, kernel, &shaders.kernel)?,
+            constants: self.gpu.constant_table(&shaders.kernel.constants),
             buffers: shaders.kernel.buffers,
             block_sums,
             unrolled: wgsl::unrolled_reductions(program, names, kernel, features)?,
@@ -264,6 +277,7 @@ impl Backend for Wgpu {
     }
 
     fn upload(&self, data: &ArrayDataView<'_>) -> Result<DeviceArray> {
+        self.gpu.same_process()?;
         resident::upload(self.gpu, data)
     }
 
@@ -272,11 +286,12 @@ impl Backend for Wgpu {
     }
 
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
+        self.gpu.same_process()?;
         if let Some(program) = pytato_core::backend::compile_calls_and_phases(self, outputs) {
             return program;
         }
         let signature = Signature::new(outputs)?;
-        let program = self.codegen.build(outputs)?;
+        let program = self.kernel_options().build(outputs)?;
         if dump_requested("kernels") {
             eprintln!("{program}");
         }
@@ -325,14 +340,17 @@ impl Program for WgpuProgram {
     }
 
     fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
+        self.gpu.same_process()?;
         self.compiled.run(self.gpu, inputs)
     }
 
     fn run_into(&self, inputs: &NamedViews<'_>, outputs: &mut NamedViewsMut<'_>) -> Result<()> {
+        self.gpu.same_process()?;
         self.compiled.run_into(self.gpu, inputs, outputs)
     }
 
     fn run_device(&self, inputs: &NamedDeviceInputs<'_>) -> Result<NamedDeviceArrays> {
+        self.gpu.same_process()?;
         self.compiled.run_device(self.gpu, inputs)
     }
 }

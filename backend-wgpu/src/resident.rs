@@ -43,6 +43,7 @@ impl GpuStorage {
 
 impl DeviceStorage for GpuStorage {
     fn to_host(&self) -> Result<ArrayData> {
+        self.gpu.same_process()?;
         let size = self.bytes().next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
         if size == 0 {
             return Ok(ArrayData::zeros(self.dtype, &self.shape));
@@ -64,6 +65,7 @@ impl DeviceStorage for GpuStorage {
                 .map_err(|e| internal(format!("reading a downloaded buffer: {e}")))?;
             from_bytes(self.dtype, &self.shape, &view[..self.bytes() as usize])
         };
+        let data = data?;
         staging.unmap();
         Ok(data)
     }

@@ -42,6 +42,8 @@ pub(crate) struct CompiledKernel {
     pub(crate) unrolled: Vec<(Arc<Reduce>, u64)>,
     /// Set when the kernel is a matrix product in tiles: one workgroup per tile of the output.
     pub(crate) tiled: Option<Tiled>,
+    /// The shader's constant table, bound last (see `wgsl::Shader::constants`).
+    pub(crate) constants: Option<wgpu::Buffer>,
 }
 
 /// A kernel's compiled forms: with 64-bit indices (where the device has `SHADER_INT64`) and with
@@ -80,6 +82,8 @@ pub(crate) struct CompiledBlockSums {
     pub(crate) reduce: Arc<Reduce>,
     /// Bytes per block sum.
     pub(crate) element_size: usize,
+    /// The shader's constant table, bound last.
+    pub(crate) constants: Option<wgpu::Buffer>,
 }
 
 impl CompiledBlockSums {
@@ -200,9 +204,10 @@ impl Compiled {
             for (name, id) in &self.program.outputs {
                 let buffer = &self.program.buffers[id.0];
                 let data = match &buffer.kind {
-                    BufferKind::Output => {
-                        readback.bytes_of(id.0).map(|b| from_bytes(buffer.dtype, &readback.shapes[id.0], b))
-                    }
+                    BufferKind::Output => readback
+                        .bytes_of(id.0)
+                        .map(|b| from_bytes(buffer.dtype, &readback.shapes[id.0], b))
+                        .transpose()?,
                     BufferKind::Input => inputs.get(&*buffer.name).map(ArrayDataView::to_owned),
                     BufferKind::Data(d) => Some(ArrayData::clone(d)),
                     BufferKind::Temporary => None,
@@ -438,12 +443,14 @@ impl Compiled {
                 if invocations > 0 {
                     let mut buffers = bindings(&pool);
                     buffers.push(partials.clone());
+                    buffers.extend(stage.constants.clone());
                     dispatch(gpu, &mut encoder, &stage.pipeline, &control_buffer, &buffers, invocations)?;
                 }
                 block_sums.push(partials);
             }
             let mut buffers = bindings(&pool);
             buffers.extend(block_sums);
+            buffers.extend(kernel.constants.clone());
             let invocations = match &kernel.tiled {
                 Some(product) => {
                     let side = |axis: usize| (shapes[kernel.kernel.output.0][axis] as u64).div_ceil(TILE as u64);

@@ -91,11 +91,12 @@ pub(crate) fn bytes_into(bytes: &[u8], target: &mut ArrayDataViewMut<'_>) -> Opt
     Some(())
 }
 
-/// The array of `dtype` and `shape` whose storage-buffer bytes are `bytes`.
-pub(crate) fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> ArrayData {
-    let mut data = ArrayData::zeros(dtype, shape);
+/// The array of `dtype` and `shape` whose storage-buffer bytes are `bytes` (host memory for it
+/// taken fallibly: [`pytato_core::Error::OutOfMemory`]).
+pub(crate) fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> pytato_core::Result<ArrayData> {
+    let mut data = ArrayData::try_zeros("wgpu readback", dtype, shape)?;
     bytes_into(bytes, &mut data.view_mut()).expect("the buffer holds exactly the shape's elements");
-    data
+    Ok(data)
 }
 
 #[cfg(test)]
@@ -112,12 +113,12 @@ mod tests {
             let data = ArrayData::from_scalars(dtype, &[2, 4], values).expect("8 values for 2x4");
             let bytes = to_bytes(&data.view());
             assert_eq!(bytes.len(), 8 * crate::wgsl::storage_size(dtype), "{dtype}");
-            assert_eq!(from_bytes(dtype, &[2, 4], &bytes), data, "{dtype}");
+            assert_eq!(from_bytes(dtype, &[2, 4], &bytes).unwrap(), data, "{dtype}");
             // A transposed (non-standard layout) view is written in C order of its own shape.
             let t =
                 pytato_core::for_each_array_data!(&data, a => pytato_core::data::DataElement::wrap(a.t().to_owned()));
             let tv = pytato_core::for_each_array_data!(&data, a => pytato_core::data::DataElement::wrap(a.clone().reversed_axes()));
-            assert_eq!(from_bytes(dtype, &[4, 2], &to_bytes(&tv.view())), t, "{dtype} transposed");
+            assert_eq!(from_bytes(dtype, &[4, 2], &to_bytes(&tv.view())).unwrap(), t, "{dtype} transposed");
         }
     }
 }

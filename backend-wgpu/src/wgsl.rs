@@ -71,6 +71,11 @@ pub(crate) struct Shader {
     pub(crate) buffers: Vec<BufferId>,
     /// For every binding, the control block's included: whether the shader writes it.
     pub(crate) writable: Vec<bool>,
+    /// The float and complex constants the shader reads from its constant table (`cst`, bound
+    /// last), as little-endian 32-bit words; empty when it reads none. Constants are not written
+    /// into the source: shaders that differ only in them (a time step, a coefficient) are one
+    /// shader and one pipeline, and the driver cannot fold what it does not see.
+    pub(crate) constants: Vec<u32>,
 }
 
 fn unsupported(reason: String) -> Error {
@@ -222,6 +227,8 @@ fn shader(
         memo: vec![HashMap::new()],
         library: Library::default(),
         ranges: Ranges { output: output.shape.dims(), reductions: HashMap::new(), size_params: &program.size_params },
+        constants: Vec::new(),
+        constant_slots: HashMap::new(),
     };
     t.main(kernel, &buffers, &stage)?;
 
@@ -263,6 +270,9 @@ fn shader(
     if let Stage::Tiled(product) = &stage {
         source.push_str(&tiled::declarations(value_type(product.contraction.dtype, features)?));
     }
+    if !t.constants.is_empty() {
+        declarations.push(("cst".into(), "u32", false, "constants".into()));
+    }
     for (k, (var, ty, write, comment)) in declarations.into_iter().enumerate() {
         let access = if write { "read_write" } else { "read" };
         let _ =
@@ -292,7 +302,7 @@ fn widened(v: {ix}) -> {long} {{ return {widen}; }}
     );
     source.push_str(&t.body);
     source.push_str("}\n");
-    Ok(Shader { source, buffers, writable })
+    Ok(Shader { source, buffers, writable, constants: t.constants })
 }
 
 struct Translator<'a> {
@@ -315,6 +325,9 @@ struct Translator<'a> {
     memo: Vec<HashMap<Expr, String>>,
     library: Library,
     ranges: Ranges<'a>,
+    /// The constant table's words (see [`Shader::constants`]), and where each constant starts.
+    constants: Vec<u32>,
+    constant_slots: HashMap<Scalar, usize>,
 }
 
 impl Translator<'_> {
@@ -501,12 +514,12 @@ impl Translator<'_> {
                 let literal = self.constant(s)?;
                 self.bind(dtype, &literal)
             }
-            // Float constants are opaque: the driver must not fold `x * 0.0` (NaN * 0 is NaN) nor
-            // evaluate casts of constants itself (naga's constant evaluator rejects some).
+            // Float constants come from the constant table: the driver must not fold `x * 0.0`
+            // (NaN * 0 is NaN) nor evaluate casts of constants itself, and a shader must not
+            // change with its constants.
             Expr::Const(s) if dtype.is_inexact() && dtype != DType::F16 => {
-                let literal = self.constant(s)?;
-                let opaque = self.opaque(dtype, &literal, "opqc")?;
-                self.bind(dtype, &opaque)
+                let value = self.table_constant(s)?;
+                self.bind(dtype, &value)
             }
             Expr::Const(s) => self.constant(s),
             Expr::Var(name) => match classify(name) {
@@ -598,6 +611,35 @@ impl Translator<'_> {
             }
             Expr::Reduce(r) => self.reduce(r, dtype),
         }
+    }
+
+    /// A float or complex constant as a read of the constant table (see [`Shader::constants`]).
+    fn table_constant(&mut self, s: &Scalar) -> Result<String> {
+        self.ty(s.dtype())?;
+        let k = match self.constant_slots.get(s) {
+            Some(&k) => k,
+            None => {
+                let k = self.constants.len();
+                let double = |v: f64| [v.to_bits() as u32, (v.to_bits() >> 32) as u32];
+                match *s {
+                    Scalar::F32(v) => self.constants.push(v.to_bits()),
+                    Scalar::F64(v) => self.constants.extend(double(v)),
+                    Scalar::C64(c) => self.constants.extend([c.re.to_bits(), c.im.to_bits()]),
+                    Scalar::C128(c) => self.constants.extend(double(c.re).into_iter().chain(double(c.im))),
+                    other => return Err(bug(format!("{} is no float constant", other.dtype()))),
+                }
+                self.constant_slots.insert(*s, k);
+                k
+            }
+        };
+        let single = |i: usize| format!("bitcast<f32>(cst[{i}])");
+        let double = |i: usize| format!("bitcast<f64>(u64(cst[{i}]) | (u64(cst[{}]) << 32u))", i + 1);
+        Ok(match s {
+            Scalar::F32(_) => single(k),
+            Scalar::F64(_) => double(k),
+            Scalar::C64(_) => format!("vec2<f32>({}, {})", single(k), single(k + 1)),
+            _ => format!("vec2<f64>({}, {})", double(k), double(k + 2)),
+        })
     }
 
     /// A WGSL literal of `s` (non-finite floats through their bits, which naga accepts).

@@ -178,11 +178,20 @@ pub struct KernelOptions {
     pub max_inline_size: u64,
     /// Which nodes are stored within those limits.
     pub materialization: Materialization,
+    /// Most buffers (inputs, data and stored arrays) one kernel reads: more are split into
+    /// kernels of their own (see `MaterializationPolicy::max_buffers`). Unlimited by default; the
+    /// wgpu backend lowers it to what its adapter binds per shader.
+    pub max_buffers: usize,
 }
 
 impl Default for KernelOptions {
     fn default() -> KernelOptions {
-        KernelOptions { max_inline_depth: 64, max_inline_size: 2048, materialization: Materialization::Mpms }
+        KernelOptions {
+            max_inline_depth: 64,
+            max_inline_size: 2048,
+            materialization: Materialization::Mpms,
+            max_buffers: usize::MAX,
+        }
     }
 }
 
@@ -283,13 +292,14 @@ impl CodegenOptions {
     /// without calls: `calls` is not part of it).
     pub fn cache_key(&self) -> CodegenKey {
         let transform = self.transform.as_ref().map_or(0, |t| t.id());
-        (self.kernel.max_inline_depth, self.kernel.max_inline_size, self.kernel.materialization, transform, self.simd)
+        let k = &self.kernel;
+        (k.max_inline_depth, k.max_inline_size, k.materialization, k.max_buffers, transform, self.simd)
     }
 }
 
 /// What tells [`CodegenOptions`] apart for caches of compiled programs: the inlining limits, the
 /// materialization rule, the transformation's identity and `simd`.
-pub type CodegenKey = (usize, u64, Materialization, usize, bool);
+pub type CodegenKey = (usize, u64, Materialization, usize, usize, bool);
 
 /// `true` when the environment variable `PYTATO_DUMP` (a comma-separated list) names `what`.
 pub fn dump_requested(what: &str) -> bool {
@@ -317,13 +327,17 @@ pub fn build_kernel_program(outputs: &Outputs, options: KernelOptions) -> Result
         inputs.unnamed_placeholder_names().map(|(id, name)| (id, name.into())).collect();
 
     let lowered = deduplicate(&lower_to_index_lambdas(&deduplicate(&eliminate_dead_code(outputs)?)?)?)?;
-    let (max_depth, max_size) = (options.max_inline_depth, options.max_inline_size);
+    let (max_depth, max_size, max_buffers) = (options.max_inline_depth, options.max_inline_size, options.max_buffers);
     let stored = match options.materialization {
-        Materialization::Mpms => materialize(&lowered, &mut InlineLimit { policy: Mpms, max_depth, max_size })?,
-        Materialization::StoreShared => {
-            materialize(&lowered, &mut InlineLimit { policy: StoreShared, max_depth, max_size })?
+        Materialization::Mpms => {
+            materialize(&lowered, &mut InlineLimit { policy: Mpms, max_depth, max_size, max_buffers })?
         }
-        Materialization::StoreAll => materialize(&lowered, &mut InlineLimit { policy: StoreAll, max_depth, max_size })?,
+        Materialization::StoreShared => {
+            materialize(&lowered, &mut InlineLimit { policy: StoreShared, max_depth, max_size, max_buffers })?
+        }
+        Materialization::StoreAll => {
+            materialize(&lowered, &mut InlineLimit { policy: StoreAll, max_depth, max_size, max_buffers })?
+        }
     };
 
     let entries = stored.entries();

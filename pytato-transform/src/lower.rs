@@ -10,7 +10,8 @@
 //! - `Roll`: `a[..., (o_axis + n - s) mod n, ...]` with `s = shift mod n`, so no shift overflows.
 //! - `AxisPermutation`: `a[o_{p^-1(0)}, ...]`.
 //! - `Stack`, `Concatenate`: a chain of `if`s on `o_axis` choosing the operand (cast to the result
-//!   dtype); `if` is lazy, so untaken branches never read out of bounds.
+//!   dtype); `if` is lazy, so untaken branches never read out of bounds. More than eight operands
+//!   are lowered in groups of eight, a tree of lambdas.
 //! - `BasicIndex`: integers are constants, slices `start + step * o_k`; the lambda keeps the
 //!   node's [size checks](pytato_core::size_check) (integers and slices inside symbolic axes).
 //! - Advanced indexing: each index array becomes a lambda of its own,
@@ -104,8 +105,47 @@ impl CopyMapper for Lowerer {
     }
 }
 
+/// The most operands one lowered `Stack` or `Concatenate` selects among: more are lowered in
+/// groups of this many (a tree of lambdas), so that no kernel must read thousands of buffers
+/// through a chain of thousands of `if`s (the kernel builder stores groups where a kernel would
+/// read more buffers than a backend binds).
+const GROUP: usize = 8;
+
+/// `Stack` and `Concatenate` of more than [`GROUP`] arrays as a concatenation of groups (each
+/// lowered), lowered; `None` for other nodes.
+fn lower_in_groups(node: &Array, size_params: &[Array]) -> Result<Option<Array>> {
+    let (arrays, axis, stack) = match node.kind() {
+        NodeKind::Stack { arrays, axis } if arrays.len() > GROUP => (arrays, *axis, true),
+        NodeKind::Concatenate { arrays, axis } if arrays.len() > GROUP => (arrays, *axis, false),
+        _ => return Ok(None),
+    };
+    let groups = arrays
+        .chunks(GROUP)
+        .map(|chunk| {
+            let group = if stack {
+                Array::new_stack(chunk.to_vec(), axis)?
+            } else {
+                Array::new_concatenate(chunk.to_vec(), axis)?
+            };
+            lower(&group, size_params)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let joined = lower(&Array::new_concatenate(groups, axis)?, size_params)?;
+    // numpy's dtype of the whole, where a group's own would differ.
+    Ok(Some(if joined.dtype() == node.dtype() {
+        joined
+    } else {
+        let mut b = LambdaBuilder::new(node.shape().clone()).with_size_params(size_params);
+        let read = b.read_at(&joined, (0..node.ndim()).map(Expr::iname).collect());
+        b.finish(cast(read, joined.dtype(), node.dtype()))?
+    }))
+}
+
 /// One node (whose children are already lowered) as an index lambda.
 fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
+    if let Some(grouped) = lower_in_groups(node, size_params)? {
+        return Ok(grouped);
+    }
     let shape = node.shape().clone();
     let dtype = node.dtype();
     let mut b = LambdaBuilder::new(shape.clone()).with_size_params(size_params);

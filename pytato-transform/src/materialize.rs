@@ -63,6 +63,14 @@ pub struct NodeContext<'a> {
 pub trait MaterializationPolicy {
     /// Whether `cx.node` is stored.
     fn store(&mut self, cx: &NodeContext<'_>) -> bool;
+
+    /// The most materialized nodes (inputs and stored nodes: buffers) one kernel may read. Where a
+    /// node would read more through inlined children, the children that read the most are
+    /// stored instead, so that each kernel fits (a GPU binds a limited number of buffers per
+    /// shader; a concatenation of 5,000 arrays is several kernels). Unlimited by default.
+    fn max_buffers(&self) -> usize {
+        usize::MAX
+    }
 }
 
 /// pytato's MPMS rule: more than one user and more than one materialized predecessor.
@@ -95,6 +103,8 @@ pub struct InlineLimit<P> {
     pub max_depth: usize,
     /// Largest expression size to inline.
     pub max_size: u64,
+    /// Most buffers one kernel reads (see [`MaterializationPolicy::max_buffers`]).
+    pub max_buffers: usize,
 }
 
 impl<P> InlineLimit<P> {
@@ -111,6 +121,10 @@ impl<P: MaterializationPolicy> MaterializationPolicy for InlineLimit<P> {
             || (cx.num_reads > 1 && cx.inlined_size > Self::MAX_REPEATED_SIZE)
             || cx.checks_indices
             || self.policy.store(cx)
+    }
+
+    fn max_buffers(&self) -> usize {
+        self.max_buffers
     }
 }
 
@@ -135,14 +149,31 @@ pub fn materialize(outputs: &Outputs, policy: &mut dyn MaterializationPolicy) ->
     let mut inlined: HashMap<usize, (usize, u64)> = HashMap::new();
     // For each node, whether that expression reduces.
     let mut reduces: HashMap<usize, bool> = HashMap::new();
+    let max_buffers = policy.max_buffers().max(1);
     for node in topological_sort(&roots) {
-        let mut preds = BTreeSet::new();
-        for child in node.children() {
-            if child.is_input() || stored.contains(&child.id()) {
-                preds.insert(child.id());
-            } else {
-                preds.extend(predecessors[&child.id()].iter().copied());
+        let children = node.children();
+        let reads = |stored: &HashSet<usize>| {
+            let mut preds = BTreeSet::new();
+            for child in &children {
+                if child.is_input() || stored.contains(&child.id()) {
+                    preds.insert(child.id());
+                } else {
+                    preds.extend(predecessors[&child.id()].iter().copied());
+                }
             }
+            preds
+        };
+        let mut preds = reads(&stored);
+        // Too many buffers for one kernel: store the inlined children that read the most (storing
+        // a child only lowers what the nodes already decided read).
+        while preds.len() > max_buffers {
+            let widest = children
+                .iter()
+                .filter(|c| !c.is_input() && !stored.contains(&c.id()) && !c.tags().contains(&ImplInlined))
+                .max_by_key(|c| predecessors[&c.id()].len());
+            let Some(widest) = widest else { break };
+            stored.insert(widest.id());
+            preds = reads(&stored);
         }
         let cost = |child: &Array| -> (usize, u64) {
             if child.is_input() || stored.contains(&child.id()) { (1, 1) } else { inlined[&child.id()] }

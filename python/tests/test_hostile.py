@@ -156,3 +156,60 @@ def test_input_shape_errors_read_well():
     assert "dimension 2 is 4, expected 3" in str(info.value), info.value
     with pytest.raises(pt.IndexOutOfBoundsError, match="index -5 is out of bounds for axis 0 with size 3"):
         pt.generate(pt.make_placeholder("v", (n,), np.float64)[-5])(v=np.zeros(3))
+
+
+def test_ten_thousand_programs_keep_memory_flat(backend):
+    """Programs compiled one after another, each run once and dropped: the process's memory
+    stays flat (the program and pipeline caches are bounded, constants do not make new
+    shaders)."""
+    out = run_child("""
+        import gc
+        def rss():
+            with open("/proc/self/statm") as f:
+                return int(f.read().split()[1]) * 4096
+        x = pt.make_placeholder("x", (16,), np.float64)
+        data = np.arange(16.0)
+        def program(k):
+            c = 1.0 + k * 1e-4
+            prg = pt.generate(pt.sin(x * c) + k, backend)
+            got = prg(x=data)
+            assert np.allclose(got, np.sin(data * c) + k), k
+        for k in range(500):  # warm: caches fill, allocators settle
+            program(k)
+        gc.collect()
+        before = rss()
+        for k in range(500, 10_500):
+            program(k)
+        gc.collect()
+        print("grew", (rss() - before) / 2**20)
+    """, backend, timeout=600)
+    grew = float(out.split("grew")[1])
+    assert grew < 64, f"memory grew by {grew:.1f} MiB over 10,000 programs"
+
+
+def test_a_forked_child_gets_an_error_not_a_hang(backend):
+    if backend != "wgpu":
+        pytest.skip("only the wgpu backend holds a device a fork cannot share")
+    out = run_child("""
+        import os
+        x = pt.make_placeholder("x", (3,), np.float32)
+        prg = pt.generate(x + 1, "wgpu")
+        assert (prg(x=np.zeros(3, np.float32)) == 1).all()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                prg(x=np.zeros(3, np.float32))
+                code = 3
+            except pt.UnsupportedError as e:
+                code = 0 if "fork" in str(e) else 4
+            try:
+                pt.generate(x * 2, "wgpu")
+                code = 5
+            except pt.UnsupportedError:
+                pass
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        print("child exit", os.waitstatus_to_exitcode(status))
+        assert (prg(x=np.ones(3, np.float32)) == 2).all()  # the parent's device still works
+    """, backend, timeout=120)
+    assert "child exit 0" in out, out

@@ -94,6 +94,19 @@ pub(crate) fn narrowable(
     if buffers.iter().any(|b| wide(program.buffers[b.0].dtype)) {
         return Ok(None);
     }
+    // A narrow shader writes lengths as 32-bit literals: one beyond them (`eye(2**32)`) has none.
+    let literal_fits = |d: &Dim| {
+        std::iter::once(d.constant()).chain(d.terms().map(|(_, c)| c)).all(|v| v.unsigned_abs() as u128 <= LIMIT)
+    };
+    let mut fits = buffers.iter().flat_map(|b| program.buffers[b.0].shape.dims()).all(literal_fits);
+    kernel.expr.walk(&mut |e| {
+        if let Expr::Reduce(r) = e {
+            fits &= r.inames.iter().all(|b| literal_fits(&b.lower) && literal_fits(&b.upper));
+        }
+    });
+    if !fits {
+        return Ok(None);
+    }
     let mut bounds = IndexBounds { buffers, terms: Vec::new(), checked: Vec::new() };
     // Parents before children.
     let mut nodes: Vec<&Expr> = Vec::new();
@@ -148,7 +161,9 @@ pub(crate) fn narrowable(
             _ => None,
         };
         let term = match e {
-            Expr::Const(Scalar::I64(v)) => Some(Term::Const(v.unsigned_abs() as u128)),
+            Expr::Const(Scalar::I64(v)) if v.unsigned_abs() as u128 <= LIMIT => {
+                Some(Term::Const(v.unsigned_abs() as u128))
+            }
             Expr::Var(name) => match classify(name) {
                 Some(Reserved::Iname(k)) => output.get(k).map(|d| Term::Length(d.clone())),
                 Some(Reserved::ReductionIname(_)) => reduction_inames.get(name).map(|&t| Term::Max(t, t)),

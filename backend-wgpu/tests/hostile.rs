@@ -1,0 +1,97 @@
+//! The wgpu backend under hostile or careless use: ever new programs keep the pipeline cache
+//! bounded, programs that differ only in constants share their shaders, kernels that would read
+//! more buffers than an adapter binds are split, lengths beyond 32 bits are typed errors.
+//!
+//! Without an adapter every test says it was skipped and why, and passes; with
+//! `PYTATO_REQUIRE_WGPU=1` (CI) a missing adapter fails them.
+
+use pytato_backend_wgpu::{REQUIRE_VAR, Wgpu};
+use pytato_core::backend::{Backend, NamedData};
+use pytato_core::frontend as pt;
+use pytato_core::{ArrayData, DType};
+
+fn gpu() -> Option<Wgpu> {
+    match Wgpu::new() {
+        Ok(w) => Some(w),
+        Err(e) if std::env::var(REQUIRE_VAR).is_ok_and(|v| !v.is_empty() && v != "0") => {
+            panic!("{REQUIRE_VAR} is set but the wgpu backend cannot start: {e}")
+        }
+        Err(e) => {
+            eprintln!("wgpu test skipped: {e}");
+            None
+        }
+    }
+}
+
+fn f32s(values: &[f32]) -> ArrayData {
+    ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn())
+}
+
+/// A program per constant: one shader, one pipeline, for all of them (constants live in a table
+/// the shader reads, not in its source).
+#[test]
+fn programs_that_differ_only_in_constants_share_one_pipeline() {
+    let Some(w) = gpu() else { return };
+    let x = pt::placeholder("x", [3], DType::F32).unwrap();
+    let program_of = |c: f32| &(&x * c) + (c + 0.5);
+    let first = w.wgsl(&(&program_of(0.25)).into()).unwrap();
+    for k in 0..200 {
+        let c = k as f32 * 0.125 - 3.0;
+        let y = program_of(c);
+        assert_eq!(w.wgsl(&(&y).into()).unwrap(), first, "c = {c} changed the shader");
+        let program = w.compile(&(&y).into()).unwrap();
+        let out = program.run(&NamedData::from([("x".to_string(), f32s(&[1.0, -2.0, 0.0]))])).unwrap();
+        let got: Vec<f32> = out["_pt_out"].to_scalars().iter().map(|s| s.to_f64() as f32).collect();
+        assert_eq!(got, [c + (c + 0.5), -2.0 * c + (c + 0.5), (c + 0.5)], "c = {c}");
+    }
+}
+
+/// Structurally different programs: the cache keeps the most recent ones only.
+#[test]
+fn the_pipeline_cache_stays_bounded() {
+    let Some(w) = gpu() else { return };
+    let x = pt::placeholder("x", [4], DType::I32).unwrap();
+    for k in 0..150i64 {
+        // An integer shift by `k`: a different shader text each time.
+        let y = pt::roll(&x, k, Some(0)).unwrap();
+        let y = pt::bitwise_xor(&y, k).unwrap();
+        let program = w.compile(&(&y).into()).unwrap();
+        let data = ArrayData::from(ndarray::Array1::from(vec![1i32, 2, 3, 4]).into_dyn());
+        let out = program.run(&NamedData::from([("x".to_string(), data)])).unwrap();
+        let want: Vec<i64> = (0..4).map(|i| ([1, 2, 3, 4][((i - k).rem_euclid(4)) as usize]) ^ k).collect();
+        let got: Vec<i64> = out["_pt_out"].to_scalars().iter().map(|s| s.to_i128().unwrap() as i64).collect();
+        assert_eq!(got, want, "k = {k}");
+        assert!(w.cached_pipelines() <= 64, "{} pipelines cached", w.cached_pipelines());
+    }
+}
+
+/// A concatenation of more arrays than a shader can bind is split into several kernels.
+#[test]
+fn many_pieces_are_split_into_kernels_that_fit_the_bindings() {
+    let Some(w) = gpu() else { return };
+    for pieces in [31usize, 80, 200] {
+        let xs: Vec<_> = (0..pieces).map(|i| pt::placeholder(&format!("x{i}"), [2], DType::F32).unwrap()).collect();
+        let c = pt::concatenate(&xs, 0).unwrap();
+        let program = w.compile(&(&c).into()).unwrap();
+        let inputs: NamedData =
+            (0..pieces).map(|i| (format!("x{i}"), f32s(&[2.0 * i as f32, 2.0 * i as f32 + 1.0]))).collect();
+        let out = program.run(&inputs).unwrap();
+        let got: Vec<f64> = out["_pt_out"].to_scalars().iter().map(|s| s.to_f64()).collect();
+        let want: Vec<f64> = (0..2 * pieces).map(|i| i as f64).collect();
+        assert_eq!(got, want, "{pieces} pieces");
+    }
+}
+
+/// Lengths of 2^31 and more are typed errors (a shader with 32-bit indices has no literal for
+/// them; an adapter binds buffers only so large), never internal ones.
+#[test]
+fn lengths_beyond_32_bits_are_typed_errors() {
+    let Some(w) = gpu() else { return };
+    for y in [
+        pt::zeros([1i64 << 31], DType::F32).unwrap(),
+        pt::sum(&pt::zeros([1i64 << 31], DType::F32).unwrap(), None).unwrap(),
+    ] {
+        let err = w.compile(&(&y).into()).and_then(|p| p.run(&NamedData::new())).unwrap_err();
+        assert!(matches!(err.kind(), "Unsupported" | "InvalidForSizes" | "OutOfMemory"), "{err}");
+    }
+}
