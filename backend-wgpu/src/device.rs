@@ -40,6 +40,8 @@ pub(crate) struct Gpu {
     pub(crate) loop_limit: Option<u64>,
     /// Cached pipelines by key, with the tick of their last use.
     pipelines: Mutex<PipelineCache>,
+    /// Constant tables by content: the kernels of a long chain share one.
+    constant_tables: Mutex<HashMap<Vec<u32>, wgpu::Buffer>>,
     /// The process that opened the device.
     pid: u32,
 }
@@ -149,6 +151,7 @@ fn open() -> std::result::Result<Gpu, String> {
         limits,
         loop_limit,
         pipelines: Mutex::new(PipelineCache::default()),
+        constant_tables: Mutex::new(HashMap::new()),
         pid: std::process::id(),
     })
 }
@@ -174,16 +177,28 @@ impl Gpu {
 
     /// A storage buffer holding a shader's constant table (see `wgsl::Shader::constants`),
     /// written once; `None` for a shader without constants.
+    /// Tables with equal contents are one buffer (the cache keeps at most [`PIPELINE_CACHE`]
+    /// tables; a kernel holds its own for as long as it lives).
     pub(crate) fn constant_table(&self, words: &[u32]) -> Option<wgpu::Buffer> {
         use wgpu::util::DeviceExt;
-        (!words.is_empty()).then(|| {
-            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-            self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("pytato constants"),
-                contents: &bytes,
-                usage: wgpu::BufferUsages::STORAGE,
-            })
-        })
+        if words.is_empty() {
+            return None;
+        }
+        let mut tables = self.constant_tables.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(buffer) = tables.get(words) {
+            return Some(buffer.clone());
+        }
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let buffer = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("pytato constants"),
+            contents: &bytes,
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        if tables.len() >= PIPELINE_CACHE {
+            tables.clear();
+        }
+        tables.insert(words.to_vec(), buffer.clone());
+        Some(buffer)
     }
 
     /// One line naming the adapter, its backend and driver.
@@ -198,7 +213,9 @@ impl Gpu {
     pub(crate) fn pipeline(&self, source: &str, writable: &[bool], features: ShaderFeatures) -> Result<Arc<Pipeline>> {
         // Keyed by what validation allowed too: a shader accepted with 64-bit integers is checked
         // again for a compilation that must not use them.
-        let key = format!("{}\n{source}", features.i64);
+        // Comments (buffer names, for readers) do not change a pipeline: kernels that differ only
+        // in them (the steps of a long chain) share one.
+        let key = format!("{}\n{}", features.i64, without_comments(source));
         if let Some(p) = self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
             return Ok(p);
         }
@@ -284,6 +301,15 @@ impl Gpu {
     pub(crate) fn cached_pipelines(&self) -> usize {
         self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).entries.len()
     }
+}
+
+/// WGSL without its `//` comments (WGSL has no string literals that could hold `//`).
+fn without_comments(source: &str) -> String {
+    source
+        .lines()
+        .map(|line| line.split_once("//").map_or(line, |(code, _)| code).trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The first lines of a shader, for error messages (a whole shader can be megabytes).
