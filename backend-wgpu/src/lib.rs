@@ -76,6 +76,12 @@ use crate::run::{Compiled, CompiledBlockSums, CompiledKernel, KernelChoices};
 /// it, so that lavapipe failing to load cannot pass silently).
 pub const REQUIRE_VAR: &str = "PYTATO_REQUIRE_WGPU";
 
+/// The environment variable that makes the backend take the code paths it takes on GPUs on any
+/// adapter (tiled matrix products), so that CI runs them on lavapipe (`cargo xtask ci` runs the
+/// conformance suite this way too). float32 held in float64, the other GPU-specific choice, is
+/// every adapter's path where it has float64.
+pub const GPU_PATHS_VAR: &str = "PYTATO_WGPU_GPU_PATHS";
+
 /// The wgpu backend, registered as `"wgpu"`.
 #[derive(Clone)]
 pub struct Wgpu {
@@ -106,9 +112,12 @@ impl Wgpu {
     pub fn new() -> Result<Wgpu> {
         let gpu = device::gpu().map_err(|reason| Error::Unsupported { backend: "wgpu".into(), reason })?;
         gpu.same_process()?;
+        // `PYTATO_WGPU_GPU_PATHS=1` takes a GPU's code paths on any adapter, so that a CPU
+        // driver (lavapipe, in CI) runs what GPUs run.
+        let gpu_paths = std::env::var(GPU_PATHS_VAR).is_ok_and(|v| !v.is_empty() && v != "0");
         Ok(Wgpu {
             gpu,
-            tiled_products: gpu.info.device_type != wgpu::DeviceType::Cpu,
+            tiled_products: gpu_paths || gpu.info.device_type != wgpu::DeviceType::Cpu,
             int64: true,
             codegen: CodegenOptions::default(),
         })
@@ -164,8 +173,32 @@ impl Wgpu {
     }
 
     /// Whether shaders may use float64 and complex128 (`SHADER_F64`, with 64-bit integers).
+    /// Where they may, float32 and complex64 are held exactly in float64 (module `wgsl`), and no
+    /// float32 result depends on the driver.
     pub fn has_f64(&self) -> bool {
         self.features().f64
+    }
+
+    /// Whether the driver flushes float32 subnormals to zero where shaders compute float32
+    /// natively (adapters without float64): a probe, run once, multiplying the smallest
+    /// subnormal's double by one half. Vulkan allows the flush; numpy's results keep them, so on
+    /// such an adapter a program whose float32 values reach below `1.2e-38` can differ from
+    /// numpy's there. Without it (or with float64, where float32 never meets the driver) results
+    /// are numpy's.
+    pub fn flushes_float32_subnormals(&self) -> Result<bool> {
+        use std::sync::OnceLock;
+        static FLUSHES: OnceLock<std::result::Result<bool, Error>> = OnceLock::new();
+        FLUSHES
+            .get_or_init(|| {
+                let native = self.clone().with_int64(false);
+                let x = pytato_core::frontend::placeholder("x", [1], pytato_core::DType::F32)?;
+                let half = pytato_core::frontend::multiply(&x, 0.5)?;
+                let program = native.compile(&(&half).into())?;
+                let tiny = pytato_core::ArrayData::from(ndarray::arr1(&[f32::from_bits(2)]).into_dyn());
+                let out = program.run(&NamedData::from([("x".to_string(), tiny)]))?;
+                Ok(out["_pt_out"].get_flat(0).is_some_and(|v| v.to_f64() == 0.0))
+            })
+            .clone()
     }
 
     /// The most loop iterations one invocation may run where the driver silently stops longer

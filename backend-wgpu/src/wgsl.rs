@@ -18,10 +18,26 @@
 //! # Values
 //!
 //! Every dtype has one WGSL value type ([`value_type`]): 8/16-bit integers live in `i32`/`u32` and
-//! are wrapped back into their range after every operation that can leave it; the IR's `int64`
+//! are wrapped back into their range after every operation that can leave it; where the adapter
+//! has float64, float32 and complex64 values are held *exactly in float64* (see
+//! `float32_in_float64` below); the IR's `int64`
 //! (inames, size parameters, index arithmetic) is `i64` (`SHADER_INT64`), or `i32` in a shader with
 //! 32-bit indices (see `narrow`); float64 and complex128 need `SHADER_F64`. What the device lacks
 //! is [`Error::Unsupported`].
+//!
+//! # float32 in float64
+//!
+//! Vulkan lets a driver flush float32 subnormals to zero (inputs and results of any float32
+//! instruction, conversions included), and GPU drivers do: `sign(1e-40)` came out 0 on an H100.
+//! So where the adapter has float64, no float32 value ever exists as a WGSL `f32`: buffers hold
+//! float32 bits (`u32`), which `f32dec` turns into the float64 of the same value and `f32enc`
+//! back, with integer operations only; every float32 operation computes in float64 and rounds
+//! once to float32 (`r32`, round to nearest even on the bits, float32's subnormals included).
+//! For `+ - * /` and `sqrt` that is the correctly rounded float32 result (float64 has more than
+//! twice float32's precision plus two bits), and float64 has no subnormals in float32's range, so
+//! no result depends on a driver's treatment of float32. Complex64 is held the same way, its
+//! products and quotients rounded after every operation, as numpy computes them. Without
+//! float64, values are WGSL `f32` and subnormals are the driver's choice (see the README).
 //!
 //! Expressions become one `let` per operation, in the order the interpreter evaluates them. `if`
 //! becomes a real branch (numpy's lazy `where` for padding: the untaken side is never read),
@@ -103,9 +119,10 @@ pub(crate) fn value_type(dtype: DType, features: ShaderFeatures) -> Result<&'sta
         U8 | U16 | U32 | F16 => Ok("u32"),
         I64 => needs(features.i64, "i64", "SHADER_INT64"),
         U64 => needs(features.i64, "u64", "SHADER_INT64"),
-        F32 => Ok("f32"),
+        // float32 held exactly in float64 where the adapter has it (see `float32_in_float64`).
+        F32 => Ok(if features.f64 { "f64" } else { "f32" }),
         F64 => needs(features.f64, "f64", "SHADER_F64 (and SHADER_INT64)"),
-        C64 => Ok("vec2<f32>"),
+        C64 => Ok(if features.f64 { "vec2<f64>" } else { "vec2<f32>" }),
         C128 => needs(features.f64, "vec2<f64>", "SHADER_F64 (and SHADER_INT64)"),
     }
 }
@@ -115,8 +132,20 @@ pub(crate) fn value_type(dtype: DType, features: ShaderFeatures) -> Result<&'sta
 pub(crate) fn storage_type(dtype: DType, features: ShaderFeatures) -> Result<&'static str> {
     Ok(match dtype {
         DType::Bool => "u32",
+        // Their bits, where values are held in float64: a float32 never exists as a driver's f32.
+        DType::F32 if features.f64 => "u32",
+        DType::C64 if features.f64 => "vec2<u32>",
         other => value_type(other, features)?,
     })
+}
+
+/// Bytes per value of `dtype` in a buffer of values (block sums, tiles).
+fn value_size(dtype: DType, features: ShaderFeatures) -> usize {
+    match dtype {
+        DType::F32 if features.f64 => 8,
+        DType::C64 if features.f64 => 16,
+        other => storage_size(other),
+    }
 }
 
 /// Bytes per element in a storage buffer.
@@ -177,7 +206,7 @@ pub(crate) fn kernel_shaders(
             Ok(BlockSums {
                 shader: shader(program, names, kernel, features, narrow, Stage::BlockSums(r, *dtype))?,
                 reduce: r.clone(),
-                element_size: storage_size(*dtype),
+                element_size: value_size(*dtype, features),
             })
         })
         .collect::<Result<_>>()?;
@@ -466,7 +495,7 @@ impl Translator<'_> {
             Stage::Kernel(_) | Stage::Tiled(_) => {
                 let value = self.emit(&kernel.expr)?;
                 let out_dtype = self.program.buffers[kernel.output.0].dtype;
-                let stored = if out_dtype == DType::Bool { format!("select(0u, 1u, {value})") } else { value };
+                let stored = self.encoded(out_dtype, &value);
                 self.line(&format!("b0[gid] = {stored};"));
             }
             Stage::BlockSums(r, dtype) => {
@@ -541,6 +570,16 @@ impl Translator<'_> {
                     (UnaryOp::Neg, DType::U8 | DType::U16 | DType::U32 | DType::U64) => {
                         let zero = self.constant(&Scalar::zero(dtype))?;
                         wrap(dtype, format!("{zero} - {x}"))
+                    }
+                    // Floats by their sign bit: numpy flips it for NaN and zeros too.
+                    (UnaryOp::Neg, DType::F32 | DType::F64) => {
+                        let ty = self.ty(dtype)?;
+                        format!("{}({x})", self.library.require("fneg", ty))
+                    }
+                    (UnaryOp::Neg, DType::C64 | DType::C128) => {
+                        let ty = self.ty(dtype)?;
+                        let neg = self.library.require("fneg", real_of(ty));
+                        format!("{ty}({neg}({x}.x), {neg}({x}.y))")
                     }
                     (UnaryOp::Neg, _) => wrap(dtype, format!("-{x}")),
                 };
@@ -632,12 +671,17 @@ impl Translator<'_> {
                 k
             }
         };
-        let single = |i: usize| format!("bitcast<f32>(cst[{i}])");
+        let dec = if self.float32_in_float64() { Some(self.library.require("f32dec", "f64")) } else { None };
+        let single = |i: usize| match &dec {
+            Some(f) => format!("{f}(cst[{i}])"),
+            None => format!("bitcast<f32>(cst[{i}])"),
+        };
         let double = |i: usize| format!("bitcast<f64>(u64(cst[{i}]) | (u64(cst[{}]) << 32u))", i + 1);
+        let c64 = if dec.is_some() { "vec2<f64>" } else { "vec2<f32>" };
         Ok(match s {
             Scalar::F32(_) => single(k),
             Scalar::F64(_) => double(k),
-            Scalar::C64(_) => format!("vec2<f32>({}, {})", single(k), single(k + 1)),
+            Scalar::C64(_) => format!("{c64}({}, {})", single(k), single(k + 1)),
             _ => format!("vec2<f64>({}, {})", double(k), double(k + 2)),
         })
     }
@@ -658,8 +702,8 @@ impl Translator<'_> {
             if v.is_finite() {
                 format!("f64({v:?}lf)")
             } else {
-                let bits: u32 = if v.is_nan() { 0x7fc0_0000 } else { (v as f32).to_bits() };
-                format!("f64(bitcast<f32>({bits}u))")
+                let bits: u64 = if v.is_nan() { 0x7ff8_0000_0000_0000 } else { v.to_bits() };
+                format!("bitcast<f64>({bits}lu)")
             }
         };
         let f32_literal = |v: f32| -> String {
@@ -680,7 +724,10 @@ impl Translator<'_> {
             }
             _ => s,
         };
+        let wide = self.float32_in_float64();
         Ok(match *s {
+            Scalar::F32(v) if wide => f64_literal(v.into()),
+            Scalar::C64(c) if wide => format!("vec2<f64>({}, {})", f64_literal(c.re.into()), f64_literal(c.im.into())),
             Scalar::Bool(b) => b.to_string(),
             Scalar::I8(v) => int(v.into(), "i32", "i", 32),
             Scalar::I16(v) => int(v.into(), "i32", "i", 32),
@@ -726,8 +773,52 @@ impl Translator<'_> {
             (false, true) => format!("b{k}[u32({offset})]"),
             (false, false) => format!("b{k}[u32(select({z}, {offset}, {}))]", checks.join(" && ")),
         };
-        let value = if dtype == DType::Bool { format!("({element} != 0u)") } else { element };
+        let value = match dtype {
+            DType::Bool => format!("({element} != 0u)"),
+            _ => self.decoded(dtype, &element),
+        };
         self.bind(dtype, &value)
+    }
+
+    /// Whether float32 and complex64 values are held in float64 (see the module docs).
+    fn float32_in_float64(&self) -> bool {
+        self.features.f64
+    }
+
+    /// A value of `dtype` from its storage element `raw` (float32 and complex64 bits decoded
+    /// where values are held in float64; others as stored).
+    fn decoded(&mut self, dtype: DType, raw: &str) -> String {
+        match dtype {
+            DType::F32 if self.float32_in_float64() => format!("{}({raw})", self.library.require("f32dec", "f64")),
+            DType::C64 if self.float32_in_float64() => {
+                format!("{}({raw})", self.library.require("c64dec", "vec2<f64>"))
+            }
+            _ => raw.to_string(),
+        }
+    }
+
+    /// The storage element of a value of `dtype` (see [`Translator::decoded`]).
+    fn encoded(&mut self, dtype: DType, value: &str) -> String {
+        match dtype {
+            DType::Bool => format!("select(0u, 1u, {value})"),
+            DType::F32 if self.float32_in_float64() => format!("{}({value})", self.library.require("f32enc", "f64")),
+            DType::C64 if self.float32_in_float64() => {
+                format!("{}({value})", self.library.require("c64enc", "vec2<f64>"))
+            }
+            _ => value.to_string(),
+        }
+    }
+
+    /// `value`, a float64 (complex128) computation of a float32 (complex64) result, rounded to
+    /// float32 where values are held in float64, or converted to `dtype`'s value type.
+    fn rounded(&mut self, dtype: DType, value: &str) -> Result<String> {
+        Ok(match dtype {
+            DType::F32 if self.float32_in_float64() => format!("{}({value})", self.library.require("r32", "f64")),
+            DType::C64 if self.float32_in_float64() => {
+                format!("{}({value})", self.library.require("r32", "vec2<f64>"))
+            }
+            _ => format!("{}({value})", self.ty(dtype)?),
+        })
     }
 
     /// `value` of a float or complex `dtype` through the opaque helper `which` (`opqa`/`opqb`, see
@@ -756,7 +847,25 @@ impl Translator<'_> {
             let wide = if dtype == DType::F32 { DType::F64 } else { DType::C128 };
             let wide_ty = self.ty(wide)?;
             let v = self.binary(op, wide, &format!("{wide_ty}({x})"), &format!("{wide_ty}({y})"))?;
-            return Ok(format!("{ty}({v})"));
+            return self.rounded(dtype, &v);
+        }
+        if self.float32_in_float64() && matches!(dtype, DType::F32 | DType::C64) {
+            // Computed in float64 and rounded once: numpy's float32 result (module docs).
+            let v = match (op, dtype) {
+                (Mul, DType::C64) => format!("{}({x}, {y})", self.library.require("mul32", ty)),
+                (Div, DType::C64) => format!("{}({x}, {y})", self.library.require("div32", ty)),
+                (Add | Sub | Mul | Div, _) => {
+                    let sym = match op {
+                        Add => "+",
+                        Sub => "-",
+                        Mul => "*",
+                        _ => "/",
+                    };
+                    self.rounded(dtype, &format!("{x} {sym} {y}"))?
+                }
+                _ => return Err(bug(format!("{op:?} of {dtype}"))),
+            };
+            return Ok(v);
         }
         if dtype == DType::F32 && matches!(op, FloorDiv | Rem) && !self.features.f64 {
             // numpy's float `//` and `%` need an exact `fmod`, which the library computes in float64.
@@ -829,15 +938,21 @@ impl Translator<'_> {
             return Ok(x.to_string());
         }
         // float16 through float32, with numpy's rounding (float64 rounds directly).
+        let wide = self.float32_in_float64();
         if from == F16 {
-            let wide = format!("{}({x})", self.library.require("f16_to_f32", "u32"));
-            return self.cast(F32, to, &wide);
+            let decode = if wide { "f16_to_f64" } else { "f16_to_f32" };
+            let value = format!("{}({x})", self.library.require(decode, "u32"));
+            return self.cast(F32, to, &value);
         }
         if to == F16 && !matches!(from, C64 | C128) {
             if from == F64 {
                 return Ok(format!("{}({x})", self.library.require("f64_to_f16", "f64")));
             }
             let narrow = self.cast(from, F32, x)?;
+            // A float32 held in float64 rounds to float16 as the float32 itself would.
+            if wide {
+                return Ok(format!("{}({narrow})", self.library.require("f64_to_f16", "f64")));
+            }
             return Ok(format!("{}({narrow})", self.library.require("f32_to_f16", "f32")));
         }
         let is_complex = |d: DType| matches!(d, C64 | C128);
@@ -846,7 +961,7 @@ impl Translator<'_> {
         // (to bool, both parts count).
         if is_complex(from) {
             if is_complex(to) {
-                return Ok(format!("{to_ty}({x})"));
+                return if to == C64 { self.rounded(C64, x) } else { Ok(format!("{to_ty}({x})")) };
             }
             if to == Bool {
                 let ne = self.library.require("ne", real_of(from_ty));
@@ -880,6 +995,10 @@ impl Translator<'_> {
             (_, _) if is_float(from) && !is_float(to) => {
                 wrap(to, format!("bitcast<u32>({}({x}))", self.library.require("cvtt32", from_ty)))
             }
+            (I64, F32) if wide => format!("{}({x})", self.library.require("i64_to_f32", "f64")),
+            (U64, F32) if wide => format!("{}({x})", self.library.require("u64_to_f32", "f64")),
+            // Values of at most 32 bits convert to float64 exactly; float64 rounds once.
+            (_, F32) if wide => self.rounded(F32, &format!("f64({x})"))?,
             (_, F32 | F64) => format!("{to_ty}({x})"),
             // Integers of up to 32 bits: reinterpreted to the target's signedness, then wrapped.
             (I8 | I16 | I32 | U8 | U16 | U32, I8 | I16 | I32 | U8 | U16 | U32) => {
@@ -961,7 +1080,7 @@ impl Translator<'_> {
             let args: Vec<String> = xs.iter().map(|x| format!("{wide_ty}({x})")).collect();
             let v = self.call(f, wide, &args)?;
             let result = f.result_dtype(dtype).map_err(|why| bug(format!("{}({dtype}): {why}", f.name())))?;
-            return Ok(format!("{}({v})", self.ty(result)?));
+            return self.rounded(result, &v);
         }
         // The second operand is opaque: `maximum(x, x)`, `arctan2(x, x)` must not fold.
         let second = match xs.get(1) {
@@ -978,6 +1097,7 @@ impl Translator<'_> {
         Ok(match f {
             Abs if complex => lib(self, "abs"),
             Abs if dtype == DType::U8 || dtype == DType::U16 || dtype == DType::U32 || dtype == DType::U64 => x.clone(),
+            Abs if matches!(dtype, DType::F32 | DType::F64) => lib(self, "fabs"),
             Abs => wrap(dtype, format!("abs({x})")),
             Sqrt if complex => lib(self, "sqrt"),
             Sqrt => format!("sqrt({x})"),
@@ -1020,6 +1140,7 @@ impl Translator<'_> {
             Hypot => lib(self, "hypotc"),
             LogAddExp => lib(self, "logaddexp"),
             Copysign => lib(self, "copysign"),
+            Nextafter if dtype == DType::F32 && self.float32_in_float64() => lib(self, "nextafter32"),
             Nextafter => lib(self, "nextafter"),
             Signbit => lib(self, "signbit"),
             Rint if complex => {

@@ -95,3 +95,25 @@ fn lengths_beyond_32_bits_are_typed_errors() {
         assert!(matches!(err.kind(), "Unsupported" | "InvalidForSizes" | "OutOfMemory"), "{err}");
     }
 }
+
+/// The probe of a driver's float32 subnormals: lavapipe keeps them; with float64, programs never
+/// meet the driver's float32 (held in float64), and subnormal results are numpy's either way.
+#[test]
+fn float32_subnormals_survive_and_the_probe_says_whether_a_driver_flushes() {
+    let Some(w) = gpu() else { return };
+    let flushes = w.flushes_float32_subnormals().unwrap();
+    if w.adapter().to_lowercase().contains("llvmpipe") {
+        assert!(!flushes, "lavapipe keeps float32 subnormals");
+    }
+    if !w.has_f64() {
+        return;
+    }
+    let x = pt::placeholder("x", [4], DType::F32).unwrap();
+    let y = &(&x * 0.5) + 0.0;
+    let program = w.compile(&(&y).into()).unwrap();
+    let data = [f32::from_bits(1), f32::from_bits(3), -f32::from_bits(0x007f_ffff), 1e-38];
+    let out = program.run(&NamedData::from([("x".to_string(), f32s(&data))])).unwrap();
+    let got: Vec<u32> = out["_pt_out"].to_scalars().iter().map(|s| (s.to_f64() as f32).to_bits()).collect();
+    let want: Vec<u32> = data.iter().map(|v| (v * 0.5 + 0.0).to_bits()).collect();
+    assert_eq!(got, want, "float32 subnormals halved, ties to even");
+}

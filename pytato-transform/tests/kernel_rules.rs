@@ -164,3 +164,27 @@ fn fused_stencil_steps_are_not_recomputed_per_element() {
         assert!(work <= 4.0 * one, "{steps} steps: {work} operations per element and step, one step alone {one}");
     }
 }
+
+/// `argmax` compares values with their maximum, found by another reduction: the values are
+/// computed once and stored, so both reductions read the same bits (a GPU driver may compile two
+/// inlined copies of `sin(x)` differently, and then no element equals the maximum).
+#[test]
+fn an_arg_extremum_reads_its_values_from_one_computation() {
+    let x = pt::placeholder("x", [Dim::param("n"), Dim::new(3)], DType::F64).unwrap();
+    for (what, e) in [
+        ("argmax axis 0", pt::argmax(&pt::sin(&x).unwrap(), Some(0), false).unwrap()),
+        ("argmin flattened", pt::argmin(&pt::sin(&x).unwrap(), None, true).unwrap()),
+        ("complex max", pt::max(&pt::exp(&pt::astype(&x, DType::C128).unwrap()).unwrap(), 1).unwrap()),
+    ] {
+        let program = build_kernel_program(&(&e).into(), KernelOptions::default()).unwrap();
+        let mut computed = 0;
+        for k in &program.kernels {
+            k.expr.walk(&mut |e| computed += matches!(e, Expr::Call(Func::Sin | Func::Exp, _)) as usize);
+        }
+        assert_eq!(computed, 1, "{what}: the values are computed in {computed} places\n{program}");
+    }
+    // An input (or a rearrangement of one) is read where it lies, not copied first.
+    let program =
+        build_kernel_program(&(&pt::argmax(&x, None, false).unwrap()).into(), KernelOptions::default()).unwrap();
+    assert!(program.kernels.iter().all(|k| !matches!(k.expr, Expr::Subscript(..))), "{program}");
+}

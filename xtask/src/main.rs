@@ -1,7 +1,8 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
-//! - `ci`: formatting, lints, every test of the workspace, the conformance suite, the MPI tests,
-//!   the Python package's tests and a short fuzzing run: the README's test command.
+//! - `ci`: formatting, lints, every test of the workspace, the conformance suite (and again on
+//!   wgpu through the code paths GPUs take, `PYTATO_WGPU_GPU_PATHS=1`), the MPI tests, the Python
+//!   package's tests and a short fuzzing run: the README's test command.
 //! - `conformance [--backend NAME]...`: the case-by-backend matrix; reports in `target/conformance`.
 //! - `bench [--quick] [--peers] [WORKLOAD]...`: the benchmark workloads on every linked backend
 //!   against `ndarray` and hand-written loops (release build); with `--peers` also numpy and
@@ -35,7 +36,10 @@ fn main() -> ExitCode {
         Some("python") => python_tests(true),
         _ => {
             eprintln!("usage: cargo xtask <ci|conformance|bench|fuzz|mpi|bench-mpi|python|golden>");
-            eprintln!("  ci           cargo fmt --check, clippy -D warnings, cargo test --workspace, conformance");
+            eprintln!(
+                "  ci           cargo fmt --check, clippy -D warnings, cargo test --workspace, conformance (and on wgpu's \
+                 GPU code paths), MPI, Python, a short fuzzing run"
+            );
             eprintln!("  conformance  [--backend NAME]... run the conformance suite; reports in target/conformance");
             eprintln!(
                 "  bench        [--quick] [--peers] [WORKLOAD]... benchmarks vs ndarray, hand loops (and numpy, jax.jit); reports in target/bench"
@@ -102,6 +106,7 @@ fn ci() -> Result<(), String> {
     run("cargo test", test)?;
 
     conformance(&[])?;
+    gpu_paths_conformance()?;
 
     if mpi {
         mpi_tests(false)?;
@@ -217,6 +222,18 @@ fn conformance(args: &[String]) -> Result<(), String> {
     cmd.args(args);
     cmd.args(["--report-dir", &workspace_root().join("target/conformance").to_string_lossy()]);
     run("conformance", cmd)
+}
+
+/// The conformance suite on the wgpu backend through the code paths only GPUs take (tiled matrix
+/// products), on whatever adapter there is: lavapipe in CI. Skipped with a message where wgpu
+/// cannot start (unless `PYTATO_REQUIRE_WGPU` is set, when the suite itself fails).
+fn gpu_paths_conformance() -> Result<(), String> {
+    let mut cmd = cargo();
+    cmd.args(["run", "--quiet", "--package", "pytato-conformance", "--bin", "conformance", "--"]);
+    cmd.args(["--backend", "wgpu", "--report-dir"]);
+    cmd.arg(workspace_root().join("target/conformance-gpu-paths"));
+    cmd.env("PYTATO_WGPU_GPU_PATHS", "1");
+    run("conformance (wgpu, GPU code paths)", cmd)
 }
 
 fn golden() -> Result<(), String> {

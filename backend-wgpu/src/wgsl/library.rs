@@ -20,8 +20,12 @@
 //!   read from the control block at run time). Float constants and both operands of float
 //!   arithmetic go through them, so the driver can neither fold `x * 0.0` or `x - x` nor fuse a
 //!   product and a sum into an `fma` numpy would not compute. The flavours use different zeros,
-//!   so `opqa(x) - opqb(x)` is not recognisably `x - x`, and a constant (`opqc`) stays opaque
-//!   when an operand flavour is applied on top (the same zero twice would cancel).
+//!   so `opqa(x) - opqb(x)` is not recognisably `x - x`. `opqc` is the library's own: its
+//!   functions wrap their operands in it (complex products and quotients, whose callers already
+//!   applied `opqa`/`opqb`: the same zero twice would cancel), so that a constant a caller built
+//!   (`(1, 0)` in an integer power) is not folded into `0 * x = 0`.
+//! - float constants of generated code come from a constant table in a buffer, which no driver
+//!   can see into.
 //!
 //! # Why a float64 math library
 //!
@@ -58,6 +62,14 @@ impl Library {
                 self.require(dep, dep_ty);
             }
             let text = text.replace("$S", suffix(ty)).replace("$R", real_of(ty)).replace("$T", ty);
+            // The exact helpers a function calls by name need no entry in its dependencies.
+            for helper in HELPERS {
+                for helper_ty in ["f64", "f32"] {
+                    if (helper, helper_ty) != (name, ty) && text.contains(&format!("{helper}_{helper_ty}(")) {
+                        self.require(helper, helper_ty);
+                    }
+                }
+            }
             let _ = writeln!(self.text, "{text}");
         }
         called
@@ -68,6 +80,10 @@ impl Library {
         &self.text
     }
 }
+
+/// Small exact helpers that functions call by name (`fabs_f64(x)`), included wherever a
+/// function's text calls them (WGSL does not care in which order functions are declared).
+const HELPERS: [&str; 9] = ["fabs", "fneg", "fgt", "fbig", "fsmall", "rint", "scalb", "copysign", "isnan"];
 
 /// The private variables the opaque helpers read; `main` sets them first (see [`OPAQUE_INIT`]).
 pub(crate) const OPAQUE_DECLARATIONS: &str = "var<private> pza32: u32;
@@ -253,6 +269,190 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
 }",
             vec![],
         ),
+        // ---- float32 held in float64 (see `float32_in_float64` in the module docs) ----
+        // The float64 nearest to `x` that is a float32 value: round to nearest even at the
+        // float32 precision (24 bits, or the fixed quantum 2^-149 of float32's subnormals), on the
+        // bits; overflow to infinity; NaN and infinities unchanged.
+        "r32" => fixed(
+            "fn r32_f64(x: f64) -> f64 {
+    let b = bitcast<u64>(x);
+    let sign = b & 0x8000000000000000lu;
+    let a = b ^ sign;
+    if a >= 0x7ff0000000000000lu { return x; }
+    if a >= 0x47effffff0000000lu { return bitcast<f64>(sign | 0x7ff0000000000000lu); }
+    if a >= 0x3810000000000000lu {
+        let r = (a + 0x000000000ffffffflu + ((a >> 29u) & 1lu)) & 0xffffffffe0000000lu;
+        return bitcast<f64>(sign | r);
+    }
+    if a < 0x3690000000000000lu { return bitcast<f64>(sign); }
+    let s = 926u - u32(a >> 52u);
+    let m = (a & 0x000ffffffffffffflu) | 0x0010000000000000lu;
+    let q = m >> s;
+    let rem = m & ((1lu << s) - 1lu);
+    let half = 1lu << (s - 1u);
+    let units = q + select(0lu, 1lu, rem > half || (rem == half && (q & 1lu) == 1lu));
+    return bitcast<f64>(sign | bitcast<u64>(f64(units) * bitcast<f64>(0x36a0000000000000lu)));
+}",
+            vec![],
+        ),
+        // The float32 whose bits are `h`, exactly, as a float64 (subnormals included).
+        "f32dec" => fixed(
+            "fn f32dec_f64(h: u32) -> f64 {
+    let sign = u64(h & 0x80000000u) << 32u;
+    let e = (h >> 23u) & 0xffu;
+    let m = u64(h & 0x007fffffu);
+    if e == 0xffu { return bitcast<f64>(sign | 0x7ff0000000000000lu | (m << 29u)); }
+    if e == 0u { return bitcast<f64>(sign | bitcast<u64>(f64(m) * bitcast<f64>(0x36a0000000000000lu))); }
+    return bitcast<f64>(sign | (u64(e + 896u) << 52u) | (m << 29u));
+}",
+            vec![],
+        ),
+        // The bits of the float32 value a float64 holds (a NaN quieted, as x86 converts one).
+        "f32enc" => fixed(
+            "fn f32enc_f64(x: f64) -> u32 {
+    let b = bitcast<u64>(x);
+    let sign = u32(b >> 32u) & 0x80000000u;
+    let a = b & 0x7ffffffffffffffflu;
+    if a >= 0x7ff0000000000000lu {
+        let m = u32((a >> 29u) & 0x007ffffflu);
+        return sign | 0x7f800000u | select(m, m | 0x00400000u, a > 0x7ff0000000000000lu);
+    }
+    if a >= 0x3810000000000000lu {
+        return sign | ((u32(a >> 52u) - 896u) << 23u) | u32((a >> 29u) & 0x007ffffflu);
+    }
+    return sign | u32(bitcast<f64>(a) * bitcast<f64>(0x4940000000000000lu));
+}",
+            vec![],
+        ),
+        // int64 and uint64 to the nearest float32, rounded once: beyond 2^53 through 53 bits and a
+        // sticky bit (a float64 conversion would round twice).
+        "i64_to_f32" => fixed(
+            "fn i64_to_f32_f64(v: i64) -> f64 {
+    let sign = bitcast<u64>(v) & 0x8000000000000000lu;
+    let a = select(bitcast<u64>(v), 0lu - bitcast<u64>(v), v < 0li);
+    return bitcast<f64>(sign | bitcast<u64>(u64_to_f32_f64(a)));
+}",
+            vec![("u64_to_f32", ty)],
+        ),
+        "u64_to_f32" => fixed(
+            "fn u64_to_f32_f64(v: u64) -> f64 {
+    if v < 0x0020000000000000lu { return r32_f64(f64(v)); }
+    let kept = (v >> 11u) | select(0lu, 1lu, (v & 0x7fflu) != 0lu);
+    return r32_f64(f64(kept) * 2048.0lf);
+}",
+            vec![("r32", ty)],
+        ),
+        // numpy's float16 to float32, held in float64: exact.
+        "f16_to_f64" => fixed(
+            "fn f16_to_f64_u32(h: u32) -> f64 {
+    let sign = u64(h & 0x8000u) << 48u;
+    let e = (h >> 10u) & 0x1fu;
+    let m = u64(h & 0x03ffu);
+    if e == 0x1fu { return bitcast<f64>(sign | 0x7ff0000000000000lu | (m << 42u)); }
+    if e == 0u { return bitcast<f64>(sign | bitcast<u64>(f64(m) * bitcast<f64>(0x3e70000000000000lu))); }
+    return bitcast<f64>(sign | (u64(e + 1008u) << 52u) | (m << 42u));
+}",
+            vec![],
+        ),
+        // nextafter in float32's steps, for a float32 held in float64.
+        "nextafter32" => fixed(
+            "fn nextafter32_f64(x: f64, y: f64) -> f64 {
+    if isnan_f64(x) || isnan_f64(y) { return nan_f64(); }
+    if x == y { return y; }
+    if x == 0.0lf { return copysign_f64(bitcast<f64>(0x36a0000000000000lu), y); }
+    let b = f32enc_f64(x);
+    if (x < y) == (x > 0.0lf) { return f32dec_f64(b + 1u); }
+    return f32dec_f64(b - 1u);
+}",
+            vec![("isnan", "f64"), ("nan", "f64"), ("copysign", "f64"), ("f32enc", "f64"), ("f32dec", "f64")],
+        ),
+        // x 2^n with one rounding (musl's scalbn), from factors built on the bits: WGSL's `ldexp`
+        // is loosely specified near the ends of the exponent range, and drivers differ there.
+        "scalb" if f64 => fixed(
+            "fn scalb_$S(x: $T, e: i32) -> $T {
+    var y = x;
+    var n = e;
+    if n > 1023 {
+        y = opqa_$S(y * bitcast<f64>(0x7fe0000000000000lu));
+        n = n - 1023;
+        if n > 1023 {
+            y = opqa_$S(y * bitcast<f64>(0x7fe0000000000000lu));
+            n = min(n - 1023, 1023);
+        }
+    } else if n < -1022 {
+        y = opqa_$S(y * bitcast<f64>(0x0360000000000000lu));
+        n = n + 969;
+        if n < -1022 {
+            y = opqa_$S(y * bitcast<f64>(0x0360000000000000lu));
+            n = max(n + 969, -1022);
+        }
+    }
+    return y * bitcast<f64>(u64(n + 1023) << 52u);
+}",
+            vec![("opqa", ty)],
+        ),
+        "scalb" => fixed(
+            "fn scalb_$S(x: $T, e: i32) -> $T {
+    var y = x;
+    var n = e;
+    if n > 127 {
+        y = opqa_$S(y * bitcast<f32>(0x7f000000u));
+        n = n - 127;
+        if n > 127 {
+            y = opqa_$S(y * bitcast<f32>(0x7f000000u));
+            n = min(n - 127, 127);
+        }
+    } else if n < -126 {
+        y = opqa_$S(y * bitcast<f32>(0x0c800000u));
+        n = n + 102;
+        if n < -126 {
+            y = opqa_$S(y * bitcast<f32>(0x0c800000u));
+            n = max(n + 102, -126);
+        }
+    }
+    return y * bitcast<f32>(u32(n + 127) << 23u);
+}",
+            vec![("opqa", ty)],
+        ),
+        // |x| by its bits: no driver's view of NaN or zeros enters.
+        "fabs" if f64 => {
+            fixed("fn fabs_$S(x: $T) -> $T { return bitcast<f64>(bitcast<u64>(x) & 0x7ffffffffffffffflu); }", vec![])
+        }
+        "fabs" => fixed("fn fabs_$S(x: $T) -> $T { return bitcast<f32>(bitcast<u32>(x) & 0x7fffffffu); }", vec![]),
+        // -x by its sign bit, where infinities and NaNs flow (special cases of complex functions).
+        "fneg" if f64 => {
+            fixed("fn fneg_$S(x: $T) -> $T { return bitcast<f64>(bitcast<u64>(x) ^ 0x8000000000000000lu); }", vec![])
+        }
+        "fneg" => fixed("fn fneg_$S(x: $T) -> $T { return bitcast<f32>(bitcast<u32>(x) ^ 0x80000000u); }", vec![]),
+        // The larger and the smaller of two non-NaN floats, ordered on the bits (`fgt`), never
+        // through a driver's float max or min.
+        "fbig" => fixed("fn fbig_$S(a: $T, b: $T) -> $T { return select(b, a, fgt_$S(a, b)); }", vec![("fgt", ty)]),
+        "fsmall" => fixed("fn fsmall_$S(a: $T, b: $T) -> $T { return select(a, b, fgt_$S(a, b)); }", vec![("fgt", ty)]),
+        // `a > b` of two non-NaN floats in IEEE order (-0.0 equals 0.0), from their bits: an
+        // integer order a compiler cannot turn into its float max or min (whose sign of zero
+        // drivers leave open).
+        "fgt" if f64 => fixed(
+            "fn fgt_$S(a: $T, b: $T) -> bool {
+    let x = bitcast<u64>(a);
+    let y = bitcast<u64>(b);
+    if ((x | y) & 0x7ffffffffffffffflu) == 0lu { return false; }
+    let kx = select(x | 0x8000000000000000lu, ~x, (x >> 63u) != 0lu);
+    let ky = select(y | 0x8000000000000000lu, ~y, (y >> 63u) != 0lu);
+    return kx > ky;
+}",
+            vec![],
+        ),
+        "fgt" => fixed(
+            "fn fgt_$S(a: $T, b: $T) -> bool {
+    let x = bitcast<u32>(a);
+    let y = bitcast<u32>(b);
+    if ((x | y) & 0x7fffffffu) == 0u { return false; }
+    let kx = select(x | 0x80000000u, ~x, (x >> 31u) != 0u);
+    let ky = select(y | 0x80000000u, ~y, (y >> 31u) != 0u);
+    return kx > ky;
+}",
+            vec![],
+        ),
         // ---- float bits ----
         "isnan" if f64 => fixed(
             "fn isnan_$S(x: $T) -> bool { return (bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu; }",
@@ -320,22 +520,23 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
             vec![("isnan", ty)],
         ),
         // numpy's maximum/minimum: a if it is NaN or strictly beyond b, else b (of -0.0 and 0.0
-        // the second wins).
+        // the second wins). The order comes from the bits (`fgt`): `select(b, a, a > b)` is what
+        // drivers turn into their own max, which may return either zero.
         "fmax" => fixed(
             "fn fmax_$S(a: $T, b: $T) -> $T {
     if isnan_$S(a) { return a; }
     if isnan_$S(b) { return b; }
-    return select(b, a, a > b);
+    return select(b, a, fgt_$S(a, b));
 }",
-            vec![("isnan", ty)],
+            vec![("isnan", ty), ("fgt", ty)],
         ),
         "fmin" => fixed(
             "fn fmin_$S(a: $T, b: $T) -> $T {
     if isnan_$S(a) { return a; }
     if isnan_$S(b) { return b; }
-    return select(b, a, a < b);
+    return select(b, a, fgt_$S(b, a));
 }",
-            vec![("isnan", ty)],
+            vec![("isnan", ty), ("fgt", ty)],
         ),
         // ---- float to integer: numpy's results on x86-64 (`pytato_core::math::float_to_int`) ----
         // x86's cvttsd2si: truncation in range; NaN and everything outside give the smallest value.
@@ -363,7 +564,9 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
             vec![("cvtt64", ty)],
         ),
         // ---- numpy's float // and %, on an exact fmod ----
-        "fmod" if f64 => (math64::fmod(), vec![("isnan", ty), ("isinf", ty), ("nan", ty), ("copysign", ty)]),
+        "fmod" if f64 => {
+            (math64::fmod(), vec![("isnan", ty), ("isinf", ty), ("nan", ty), ("copysign", ty), ("scalb", ty)])
+        }
         "fmod" => fixed(
             // Exact through float64, where the remainder of two float32 values is representable.
             "fn fmod_f32(x: f32, y: f32) -> f32 { return f32(fmod_f64(f64(x), f64(y))); }",
@@ -407,16 +610,16 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
     if y == $T(-1.0) { return $T(1.0) / x; }
     if y == $T(2.0) { return x * x; }
     let y_int = floor(y) == y;
-    let y_odd = y_int && abs(y) < $T(9007199254740992.0) && floor(y * $T(0.5)) * $T(2.0) != y;
+    let y_odd = y_int && fabs_$S(y) < $T(9007199254740992.0) && floor(y * $T(0.5)) * $T(2.0) != y;
     // Finite negative x to a finite non-integer power; (-inf)^y is 0 or inf, as C99 says.
     if x < $T(0.0) && !isinf_$S(x) && !y_int && !isinf_$S(y) { return nan_$S(); }
     if isinf_$S(y) {
-        let ax = abs(x);
+        let ax = fabs_$S(x);
         if ax == $T(1.0) { return $T(1.0); }
         if (ax > $T(1.0)) == (y > $T(0.0)) { return inf_$S(); }
         return $T(0.0);
     }
-    let ax = abs(x);
+    let ax = fabs_$S(x);
     var m: $T;
     if ax == $T(0.0) {
         m = select(inf_$S(), $T(0.0), y > $T(0.0));

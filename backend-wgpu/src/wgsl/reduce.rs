@@ -239,9 +239,11 @@ impl Translator<'_> {
 
     /// The value of `sum` once every term is in.
     pub(super) fn finish_sum(&mut self, sum: &Sum, dtype: DType) -> Result<String> {
-        let ty = self.ty(dtype)?;
         Ok(match sum.scheme {
-            Summation::Widened(_) => self.bind(dtype, &format!("{ty}({})", sum.acc))?,
+            Summation::Widened(_) => {
+                let value = self.rounded(dtype, &sum.acc)?;
+                self.bind(dtype, &value)?
+            }
             Summation::Blocked => {
                 // Lanes back in their places, then the last (partial) block.
                 let count = &sum.count;

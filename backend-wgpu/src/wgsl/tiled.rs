@@ -84,6 +84,7 @@ impl Translator<'_> {
         [slow0, slow_len, slow_stride]: [&str; 3],
         [fast0, fast_len, fast_stride]: [&str; 3],
         zero: &str,
+        dtype: DType,
     ) {
         let ix = self.ix();
         self.open("");
@@ -91,9 +92,9 @@ impl Translator<'_> {
         self.line(&format!("let f: {ix} = {fast0} + {ix}({e} % {width}u);"));
         // `zero` is a typed literal (`f64(…)`, `f32(…)`), which gives `v` its type.
         self.line(&format!("var v = {zero};"));
-        self.line(&format!(
-            "if s < {slow_len} && f < {fast_len} {{ v = b{buffer}[u32(s * {slow_stride} + f * {fast_stride})]; }}"
-        ));
+        let element = format!("b{buffer}[u32(s * {slow_stride} + f * {fast_stride})]");
+        let value = self.decoded(dtype, &element);
+        self.line(&format!("if s < {slow_len} && f < {fast_len} {{ v = {value}; }}"));
         self.line(&format!("{tile}[{e}] = v;"));
         self.close();
     }
@@ -140,7 +141,16 @@ impl Translator<'_> {
             let e = format!("(lid + {}u)", copy * WORKGROUP_SIZE);
             let (a_rows, a_terms) = (format!("st{a}_{a_row}"), format!("st{a}_{a_sum}"));
             let (b_terms, b_columns) = (format!("st{b}_{b_sum}"), format!("st{b}_{b_column}"));
-            self.copy_to_tile("tile_a", &e, TILE_K, a, ["row0", "rows", &a_rows], ["k0", "terms", &a_terms], &zero);
+            self.copy_to_tile(
+                "tile_a",
+                &e,
+                TILE_K,
+                a,
+                ["row0", "rows", &a_rows],
+                ["k0", "terms", &a_terms],
+                &zero,
+                dtype,
+            );
             self.copy_to_tile(
                 "tile_b",
                 &e,
@@ -149,6 +159,7 @@ impl Translator<'_> {
                 ["k0", "terms", &b_terms],
                 ["column0", "columns", &b_columns],
                 &zero,
+                dtype,
             );
         }
         self.line("workgroupBarrier();");
@@ -178,7 +189,8 @@ impl Translator<'_> {
         self.close();
         let value = self.finish_sum(&sum, dtype)?;
         self.open("if my_row < rows && my_column < columns");
-        self.line(&format!("b0[u32(my_row * st0_{row} + my_column * st0_{column})] = {value};"));
+        let stored = self.encoded(dtype, &value);
+        self.line(&format!("b0[u32(my_row * st0_{row} + my_column * st0_{column})] = {stored};"));
         self.close();
         Ok(())
     }

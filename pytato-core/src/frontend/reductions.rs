@@ -519,6 +519,7 @@ fn arg_extremum(name: &str, op: ReduceOp, a: &Array, axis: Option<i64>, keepdims
         Some(ax) => (a.clone(), normalize_axis(name, ax, a.ndim(), a.shape())?),
         None => (super::shape_ops::ravel(a)?, 0),
     };
+    let src = stored(&src)?;
     let index = if src.dtype().is_complex() {
         complex_first_extremum(name, op, &src, axis)?
     } else {
@@ -534,6 +535,22 @@ fn arg_extremum(name: &str, op: ReduceOp, a: &Array, axis: Option<i64>, keepdims
     } else {
         super::shape_ops::insert_unit_axes(&index, &[axis])
     }
+}
+
+/// `a`, stored where it is computed: an index of an extremum compares the values with their
+/// extremum, found by another reduction, so both must read the same values. Recomputed in two
+/// places, a value need not come out bit for bit the same on a GPU (a driver may contract or
+/// reorder each copy its own way), and `argmax` would find no element equal to the maximum.
+fn stored(a: &Array) -> Result<Array> {
+    // A rearrangement of an input computes nothing: its values are the input's, read alike.
+    let mut source = a;
+    while let crate::array::NodeKind::Reshape { array, .. }
+    | crate::array::NodeKind::AxisPermutation { array, .. }
+    | crate::array::NodeKind::Roll { array, .. } = source.kind()
+    {
+        source = array;
+    }
+    if source.is_input() { Ok(a.clone()) } else { a.tagged(crate::tags::ImplStored) }
 }
 
 /// The axes of `src` other than `axis` read at the output index, and `axis` at `along`.
@@ -617,11 +634,11 @@ fn complex_extremum(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions) ->
         length = length.mul(&a.shape()[d])?;
     }
     dims.push(length);
-    let rows = super::shape_ops::reshape(
+    let rows = stored(&super::shape_ops::reshape(
         &super::shape_ops::transpose(a, Some(&order))?,
         Shape::from(dims),
         crate::array::Order::C,
-    )?;
+    )?)?;
     let last = kept.len();
     let first = nonempty(name, a, &axes, complex_first_extremum(name, op, &rows, last)?)?;
     let index = super::shape_ops::insert_unit_axes(&first, &[last])?;

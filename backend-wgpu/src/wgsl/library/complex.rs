@@ -50,31 +50,79 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
         "opqa" => ("fn opqa_$S(v: $T) -> $T { return $T(opqa_$R(v.x), opqa_$R(v.y)); }", vec![("opqa", r)]),
         "opqb" => ("fn opqb_$S(v: $T) -> $T { return $T(opqb_$R(v.x), opqb_$R(v.y)); }", vec![("opqb", r)]),
         "opqc" => ("fn opqc_$S(v: $T) -> $T { return $T(opqc_$R(v.x), opqc_$R(v.y)); }", vec![("opqc", r)]),
-        // numpy's product: the textbook formula.
-        "mul" => ("fn mul_$S(a: $T, b: $T) -> $T { return $T(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }", vec![]),
+        // numpy's product: the textbook formula, each product rounded before the sum (opaque:
+        // no fused multiply-add numpy would not compute).
+        "mul" => (
+            "fn mul_$S(x: $T, y: $T) -> $T {
+    let a = opqc_$S(x);
+    let b = opqc_$S(y);
+    return $T(opqa_$R(a.x * b.x) - opqb_$R(a.y * b.y), opqa_$R(a.x * b.y) + opqb_$R(a.y * b.x));
+}",
+            vec![("opqc", ty), ("opqa", r), ("opqb", r)],
+        ),
         // numpy's division: Smith's algorithm; a zero divisor divides each part by +0.
         "div" => (
-            "fn div_$S(a: $T, b: $T) -> $T {
-    let br = abs(b.x);
-    let bi = abs(b.y);
+            "fn div_$S(x: $T, y: $T) -> $T {
+    let a = opqc_$S(x);
+    let b = opqc_$S(y);
+    let br = fabs_$R(b.x);
+    let bi = fabs_$R(b.y);
     if br >= bi {
         if br == $R(0.0) && bi == $R(0.0) { return $T(a.x / br, a.y / br); }
         let rat = b.y / b.x;
-        let scl = $R(1.0) / (b.x + b.y * rat);
-        return $T((a.x + a.y * rat) * scl, (a.y - a.x * rat) * scl);
+        let scl = $R(1.0) / (b.x + opqa_$R(b.y * rat));
+        return $T(opqa_$R(a.x + opqb_$R(a.y * rat)) * scl, opqa_$R(a.y - opqb_$R(a.x * rat)) * scl);
     }
     let rat = b.x / b.y;
-    let scl = $R(1.0) / (b.y + b.x * rat);
-    return $T((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl);
+    let scl = $R(1.0) / (b.y + opqa_$R(b.x * rat));
+    return $T(opqa_$R(opqb_$R(a.x * rat) + a.y) * scl, opqa_$R(opqb_$R(a.y * rat) - a.x) * scl);
 }",
-            vec![],
+            vec![("opqc", ty), ("opqa", r), ("opqb", r), ("fabs", r)],
+        ),
+        // complex64 held in complex128 (float32 parts held in float64, see the library docs):
+        // each part rounded to float32, and the product and quotient with every operation rounded,
+        // as numpy computes them in single precision.
+        "r32" => ("fn r32_$S(z: $T) -> $T { return $T(r32_$R(z.x), r32_$R(z.y)); }", vec![("r32", r)]),
+        "c64dec" => (
+            "fn c64dec_$S(v: vec2<u32>) -> $T { return $T(f32dec_$R(v.x), f32dec_$R(v.y)); }",
+            vec![("f32dec", r)],
+        ),
+        "c64enc" => (
+            "fn c64enc_$S(z: $T) -> vec2<u32> { return vec2<u32>(f32enc_$R(z.x), f32enc_$R(z.y)); }",
+            vec![("f32enc", r)],
+        ),
+        "mul32" => (
+            "fn mul32_$S(x: $T, y: $T) -> $T {
+    let a = opqc_$S(x);
+    let b = opqc_$S(y);
+    return $T(r32_$R(r32_$R(a.x * b.x) - r32_$R(a.y * b.y)), r32_$R(r32_$R(a.x * b.y) + r32_$R(a.y * b.x)));
+}",
+            vec![("r32", r), ("opqc", ty)],
+        ),
+        "div32" => (
+            "fn div32_$S(x: $T, y: $T) -> $T {
+    let a = opqc_$S(x);
+    let b = opqc_$S(y);
+    let br = fabs_$R(b.x);
+    let bi = fabs_$R(b.y);
+    if br >= bi {
+        if br == $R(0.0) && bi == $R(0.0) { return $T(r32_$R(a.x / br), r32_$R(a.y / br)); }
+        let rat = r32_$R(b.y / b.x);
+        let scl = r32_$R($R(1.0) / r32_$R(b.x + r32_$R(b.y * rat)));
+        return $T(r32_$R(r32_$R(a.x + r32_$R(a.y * rat)) * scl), r32_$R(r32_$R(a.y - r32_$R(a.x * rat)) * scl));
+    }
+    let rat = r32_$R(b.x / b.y);
+    let scl = r32_$R($R(1.0) / r32_$R(b.y + r32_$R(b.x * rat)));
+    return $T(r32_$R(r32_$R(r32_$R(a.x * rat) + a.y) * scl), r32_$R(r32_$R(r32_$R(a.y * rat) - a.x) * scl));
+}",
+            vec![("r32", r), ("fabs", r), ("opqc", ty)],
         ),
         "isnan" => ("fn isnan_$S(z: $T) -> bool { return isnan_$R(z.x) || isnan_$R(z.y); }", vec![("isnan", r)]),
         "abs" => (
             "fn abs_$S(z: $T) -> $R {
     if isinf_$R(z.x) || isinf_$R(z.y) { return inf_$R(); }
     if isnan_$R(z.x) || isnan_$R(z.y) { return nan_$R(); }
-    return hypot_$R(abs(z.x), abs(z.y));
+    return hypot_$R(fabs_$R(z.x), fabs_$R(z.y));
 }",
             vec![("isinf", r), ("isnan", r), ("inf", r), ("nan", r), ("hypot", r)],
         ),
@@ -88,8 +136,10 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
         return $T($R(0.0), copysign_$R($R(0.0), y));
     }
     if x > $R({EXP_BIG}) {
+        // exp(x) overflows but exp(x) cos(y) may not: (cos(y) h) h, in that order (opaque, so
+        // that no compiler computes h * h first).
         let h = exp_$R($R(0.5) * x);
-        return $T(cos_$R(y) * h * h, sin_$R(y) * h * h);
+        return $T(opqa_$R(cos_$R(y) * h) * h, opqa_$R(sin_$R(y) * h) * h);
     }
     let e = exp_$R(x);
     return $T(opqa_$R(e) * opqb_$R(cos_$R(y)), opqa_$R(e) * opqb_$R(sin_$R(y)));
@@ -144,25 +194,25 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         // log|x + iy|, accurate near 1 and for huge, tiny and subnormal parts.
         "logabs" => (
             "fn logabs_$S(x: $R, y: $R) -> $R {
-    let ax = abs(x);
-    let ay = abs(y);
+    let ax = fabs_$R(x);
+    let ay = fabs_$R(y);
     if isinf_$R(ax) || isinf_$R(ay) { return inf_$R(); }
     if isnan_$R(ax) || isnan_$R(ay) { return nan_$R(); }
-    let big = max(ax, ay);
-    let small = min(ax, ay);
-    if big == $R(0.0) { return -inf_$R(); }
+    let big = fbig_$R(ax, ay);
+    let small = fsmall_$R(ax, ay);
+    if big == $R(0.0) { return fneg_$R(inf_$R()); }
     if big > $R(0.5) && big < $R(2.0) {
         return $R(0.5) * log1p_$R((big - $R(1.0)) * (big + $R(1.0)) + small * small);
     }
     if big < $R({TINY}) {
-        return log_$R(hypot_$R(ldexp(ax, {SCALE}), ldexp(ay, {SCALE}))) - $R({SCALE}) * $R(0.69314718055994530942);
+        return log_$R(hypot_$R(scalb_$R(ax, {SCALE}), scalb_$R(ay, {SCALE}))) - $R({SCALE}) * $R(0.69314718055994530942);
     }
     if big > $R({BIG}) {
-        return log_$R(hypot_$R(ldexp(ax, -{SCALE}), ldexp(ay, -{SCALE}))) + $R({SCALE}) * $R(0.69314718055994530942);
+        return log_$R(hypot_$R(scalb_$R(ax, -{SCALE}), scalb_$R(ay, -{SCALE}))) + $R({SCALE}) * $R(0.69314718055994530942);
     }
     return log_$R(hypot_$R(ax, ay));
 }",
-            vec![("isinf", r), ("isnan", r), ("inf", r), ("nan", r), ("log1p", r), ("log", r), ("hypot", r)],
+            vec![("isinf", r), ("isnan", r), ("inf", r), ("nan", r), ("log1p", r), ("log", r), ("hypot", r), ("scalb", r)],
         ),
         "log" => (
             "fn log_$S(z: $T) -> $T { return $T(logabs_$S(z.x, z.y), atan2_$R(z.y, z.x)); }",
@@ -186,27 +236,27 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         return $T($R(0.0), copysign_$R(inf_$R(), y));
     }
     if isnan_$R(y) { return $T(nan_$R(), nan_$R()); }
-    let ax = abs(x);
-    let ay = abs(y);
+    let ax = fabs_$R(x);
+    let ay = fabs_$R(y);
     var e = 0;
-    if max(ax, ay) > $R({SQRT_BIG}) { e = -2; } else if max(ax, ay) < $R({SQRT_TINY}) { e = {SQRT_UP}; }
-    let sx = ldexp(ax, e);
-    let sy = ldexp(ay, e);
+    if fbig_$R(ax, ay) > $R({SQRT_BIG}) { e = -2; } else if fbig_$R(ax, ay) < $R({SQRT_TINY}) { e = {SQRT_UP}; }
+    let sx = scalb_$R(ax, e);
+    let sy = scalb_$R(ay, e);
     let t = sqrt($R(0.5) * (sx + hypot_$R(sx, sy)));
-    let re = ldexp(t, -e / 2);
-    let im = ldexp(sy / ($R(2.0) * t), -e / 2);
+    let re = scalb_$R(t, -e / 2);
+    let im = scalb_$R(sy / ($R(2.0) * t), -e / 2);
     if x >= $R(0.0) { return $T(re, copysign_$R(im, y)); }
     return $T(im, copysign_$R(re, y));
 }",
-            vec![("isinf", r), ("isnan", r), ("inf", r), ("nan", r), ("copysign", r), ("hypot", r)],
+            vec![("isinf", r), ("isnan", r), ("inf", r), ("nan", r), ("copysign", r), ("hypot", r), ("scalb", r)],
         ),
         // m e^|x| / 2 without overflowing before the product does.
         "halfexp" => (
             "fn halfexp_$S(ax: $R, m: $R) -> $R {
     let h = exp_$R($R(0.5) * ax);
-    return (m * h) * ($R(0.5) * h);
+    return opqa_$R(m * h) * opqb_$R($R(0.5) * h);
 }",
-            vec![("exp", r)],
+            vec![("exp", r), ("opqa", r), ("opqb", r)],
         ),
         // The products of the general case have opaque operands: lavapipe otherwise gives
         // `+0 * cos(2)` the sign +0 (the sign of a zero part picks the branch of later functions:
@@ -221,8 +271,8 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         if isinf_$R(x) { return $T(inf_$R(), nan_$R()); }
         return $T(nan_$R(), nan_$R());
     }
-    if !isinf_$R(x) && !isnan_$R(x) && abs(x) > $R({EXP_BIG}) {
-        return $T(copysign_$R($R(1.0), x) * halfexp_$S(abs(x), cos_$R(y)), halfexp_$S(abs(x), sin_$R(y)));
+    if !isinf_$R(x) && !isnan_$R(x) && fabs_$R(x) > $R({EXP_BIG}) {
+        return $T(copysign_$R($R(1.0), x) * halfexp_$S(fabs_$R(x), cos_$R(y)), halfexp_$S(fabs_$R(x), sin_$R(y)));
     }
     return $T(opqa_$R(sinh_$R(x)) * opqb_$R(cos_$R(y)), opqa_$R(cosh_$R(x)) * opqb_$R(sin_$R(y)));
 }",
@@ -241,8 +291,8 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         if x == $R(0.0) { return $T(nan_$R(), $R(0.0)); }
         return $T(nan_$R(), nan_$R());
     }
-    if !isinf_$R(x) && !isnan_$R(x) && abs(x) > $R({EXP_BIG}) {
-        return $T(halfexp_$S(abs(x), cos_$R(y)), copysign_$R($R(1.0), x) * halfexp_$S(abs(x), sin_$R(y)));
+    if !isinf_$R(x) && !isnan_$R(x) && fabs_$R(x) > $R({EXP_BIG}) {
+        return $T(halfexp_$S(fabs_$R(x), cos_$R(y)), copysign_$R($R(1.0), x) * halfexp_$S(fabs_$R(x), sin_$R(y)));
     }
     return $T(opqa_$R(cosh_$R(x)) * opqb_$R(cos_$R(y)), opqa_$R(sinh_$R(x)) * opqb_$R(sin_$R(y)));
 }",
@@ -266,8 +316,8 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         if x == $R(0.0) { return $T(x, nan_$R()); }
         return $T(nan_$R(), nan_$R());
     }
-    if abs(x) >= $R({TANH_BIG}) {
-        let e = exp_$R($R(-2.0) * abs(x));
+    if fabs_$R(x) >= $R({TANH_BIG}) {
+        let e = exp_$R($R(-2.0) * fabs_$R(x));
         return $T(copysign_$R($R(1.0), x), $R(4.0) * sin_$R(y) * cos_$R(y) * e);
     }
     let t = tan_$R(y);
@@ -291,13 +341,13 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         ),
         // sin and tan are sinh and tanh of the swapped parts (Annex G's signs); cos z = cosh(iz).
         "sin" => ("fn sin_$S(z: $T) -> $T { return sinh_$S(z.yx).yx; }", vec![("sinh", ty)]),
-        "cos" => ("fn cos_$S(z: $T) -> $T { return cosh_$S($T(-z.y, z.x)); }", vec![("cosh", ty)]),
+        "cos" => ("fn cos_$S(z: $T) -> $T { return cosh_$S($T(fneg_$R(z.y), z.x)); }", vec![("cosh", ty)]),
         "tan" => ("fn tan_$S(z: $T) -> $T { return tanh_$S(z.yx).yx; }", vec![("tanh", ty)]),
         // Annex G's casinh where a part is not finite (x, y are the parts; finite input: not used).
         "asinh_special" => (
             "fn asinh_special_$S(x: $R, y: $R) -> $T {
-    let ax = abs(x);
-    let ay = abs(y);
+    let ax = fabs_$R(x);
+    let ay = fabs_$R(y);
     var w: $T;
     if isinf_$R(ax) && isinf_$R(ay) {
         w = $T(inf_$R(), $R(0.78539816339744830962));
@@ -321,7 +371,7 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         // asinh z = log(2z) for huge |z|.
         "asinh_huge" => (
             "fn asinh_huge_$S(z: $T) -> $T {
-    let w = log_$S($T(abs(z.x), abs(z.y)));
+    let w = log_$S($T(fabs_$R(z.x), fabs_$R(z.y)));
     return $T(copysign_$R(w.x + $R(0.69314718055994530942), z.x), copysign_$R(w.y, z.y));
 }",
             vec![("log", ty), ("copysign", r)],
@@ -330,18 +380,18 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         // (1 - x) - iy, so the signed zero of y picks the side of a cut.
         "asin" => (
             "fn asin_$S(z: $T) -> $T {
-    let iz = $T(-z.y, z.x);
+    let iz = $T(fneg_$R(z.y), z.x);
     if isinf_$R(z.x) || isnan_$R(z.x) || isinf_$R(z.y) || isnan_$R(z.y) {
         let w = asinh_special_$S(iz.x, iz.y);
-        return $T(w.y, -w.x);
+        return $T(w.y, fneg_$R(w.x));
     }
-    if abs(z.x) > $R({HUGE}) || abs(z.y) > $R({HUGE}) {
+    if fabs_$R(z.x) > $R({HUGE}) || fabs_$R(z.y) > $R({HUGE}) {
         let w = asinh_huge_$S(iz);
-        return $T(w.y, -w.x);
+        return $T(w.y, fneg_$R(w.x));
     }
-    let s1 = sqrt_$S($T($R(1.0) - z.x, -z.y));
+    let s1 = sqrt_$S($T($R(1.0) - z.x, fneg_$R(z.y)));
     let s2 = sqrt_$S($T($R(1.0) + z.x, z.y));
-    return $T(atan2_$R(z.x, mul_$S(s1, s2).x), asinh_$R(mul_$S($T(s1.x, -s1.y), s2).y));
+    return $T(atan2_$R(z.x, mul_$S(s1, s2).x), asinh_$R(mul_$S($T(s1.x, fneg_$R(s1.y)), s2).y));
 }",
             vec![
                 ("asinh_special", ty),
@@ -363,28 +413,28 @@ fn mulg_$S(x: $T, y: $T) -> $T {
     if isinf_$R(x) || isnan_$R(x) || isinf_$R(y) || isnan_$R(y) {
         var w: $T;
         if isnan_$R(x) {
-            w = $T(nan_$R(), select(nan_$R(), -inf_$R(), isinf_$R(y)));
+            w = $T(nan_$R(), select(nan_$R(), fneg_$R(inf_$R()), isinf_$R(y)));
         } else if isnan_$R(y) {
-            if isinf_$R(x) { w = $T(nan_$R(), -inf_$R()); }
+            if isinf_$R(x) { w = $T(nan_$R(), fneg_$R(inf_$R())); }
             else if x == $R(0.0) { w = $T($R(1.57079632679489661923), nan_$R()); }
             else { w = $T(nan_$R(), nan_$R()); }
         } else if isinf_$R(y) {
             var re = $R(1.57079632679489661923);
             if isinf_$R(x) { re = select($R(2.35619449019234492885), $R(0.78539816339744830962), x > $R(0.0)); }
-            w = $T(re, -inf_$R());
+            w = $T(re, fneg_$R(inf_$R()));
         } else {
-            w = $T(select($R(3.14159265358979323846), $R(0.0), x > $R(0.0)), -inf_$R());
+            w = $T(select($R(3.14159265358979323846), $R(0.0), x > $R(0.0)), fneg_$R(inf_$R()));
         }
-        if signbit_$R(y) && !isnan_$R(y) { w.y = -w.y; }
+        if signbit_$R(y) && !isnan_$R(y) { w.y = fneg_$R(w.y); }
         return w;
     }
-    if abs(x) > $R({HUGE}) || abs(y) > $R({HUGE}) {
-        let l = log_$S($T(x, abs(y)));
-        return $T(atan2_$R(abs(y), x), -copysign_$R(l.x + $R(0.69314718055994530942), y));
+    if fabs_$R(x) > $R({HUGE}) || fabs_$R(y) > $R({HUGE}) {
+        let l = log_$S($T(x, fabs_$R(y)));
+        return $T(atan2_$R(fabs_$R(y), x), fneg_$R(copysign_$R(l.x + $R(0.69314718055994530942), y)));
     }
-    let s1 = sqrt_$S($T($R(1.0) - x, -y));
+    let s1 = sqrt_$S($T($R(1.0) - x, fneg_$R(y)));
     let s2 = sqrt_$S($T($R(1.0) + x, y));
-    return $T($R(2.0) * atan2_$R(s1.x, s2.x), asinh_$R(mul_$S($T(s2.x, -s2.y), s1).y));
+    return $T($R(2.0) * atan2_$R(s1.x, s2.x), asinh_$R(mul_$S($T(s2.x, fneg_$R(s2.y)), s1).y));
 }",
             vec![
                 ("isinf", r),
@@ -406,8 +456,8 @@ fn mulg_$S(x: $T, y: $T) -> $T {
             "fn atanh_$S(z: $T) -> $T {
     let x = z.x;
     let y = z.y;
-    let ax = abs(x);
-    let ay = abs(y);
+    let ax = fabs_$R(x);
+    let ay = fabs_$R(y);
     if isnan_$R(ax) || isnan_$R(ay) {
         var w = $T(nan_$R(), nan_$R());
         if isinf_$R(ay) { w = $T($R(0.0), $R(1.57079632679489661923)); }
@@ -449,8 +499,8 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         // atan z = -i atanh(i z).
         "atan" => (
             "fn atan_$S(z: $T) -> $T {
-    let w = atanh_$S($T(-z.y, z.x));
-    return $T(w.y, -w.x);
+    let w = atanh_$S($T(fneg_$R(z.y), z.x));
+    return $T(w.y, fneg_$R(w.x));
 }",
             vec![("atanh", ty)],
         ),
@@ -463,7 +513,7 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         if b.x > $R(0.0) { return $T($R(0.0), $R(0.0)); }
         return $T(nan_$R(), nan_$R());
     }
-    if b.y == $R(0.0) && floor(b.x) == b.x && abs(b.x) < $R(100.0) {
+    if b.y == $R(0.0) && floor(b.x) == b.x && fabs_$R(b.x) < $R(100.0) {
         let n = i32(b.x);
         if n == 1 { return a; }
         if n == 2 { return mul_$S(a, a); }
@@ -492,9 +542,9 @@ fn mulg_$S(x: $T, y: $T) -> $T {
             "fn acosh_$S(z: $T) -> $T {
     let w = acos_$S(z);
     if isnan_$R(w.x) && isnan_$R(w.y) { return $T(w.y, w.x); }
-    if isnan_$R(w.x) { return $T(abs(w.y), w.x); }
+    if isnan_$R(w.x) { return $T(fabs_$R(w.y), w.x); }
     if isnan_$R(w.y) { return $T(w.y, w.x); }
-    return $T(abs(w.y), copysign_$R(w.x, z.y));
+    return $T(fabs_$R(w.y), copysign_$R(w.x, z.y));
 }",
             vec![("acos", ty), ("isnan", r), ("copysign", r)],
         ),

@@ -21,12 +21,11 @@ const PI_OVER_2: [u32; 4] = [0xc90fdaa2, 0x2168c234, 0xc4c6628b, 0x80dc1cd1];
 pub(super) fn template(name: &str) -> (String, Deps) {
     let t = "f64";
     match name {
-        "fmod" => (fmod(), vec![("isnan", t), ("isinf", t), ("nan", t), ("copysign", t)]),
-        "rem_pio2_large" => (rem_pio2_large(), vec![]),
+        "rem_pio2_large" => (rem_pio2_large(), vec![("scalb", t)]),
         // x - n pi/2: the medium reduction where it is exact, Payne–Hanek beyond.
         "rem_pio2" => (
             "fn rem_pio2_f64(x: f64) -> RemPio2 {
-    if abs(x) < 1647099.3291652855lf { return rem_pio2_medium_f64(x); }
+    if fabs_f64(x) < 1647099.3291652855lf { return rem_pio2_medium_f64(x); }
     return rem_pio2_large_f64(x);
 }"
             .to_string(),
@@ -68,8 +67,8 @@ pub(super) fn fmod() -> String {
     format!(
         "{MULMOD}fn fmod_f64(x: f64, y: f64) -> f64 {{
     if isnan_f64(x) || isnan_f64(y) || isinf_f64(x) || y == 0.0lf {{ return nan_f64(); }}
-    let ax = abs(x);
-    let ay = abs(y);
+    let ax = fabs_f64(x);
+    let ay = fabs_f64(y);
     if isinf_f64(y) || ax < ay {{ return x; }}
     let bx = bitcast<u64>(ax);
     let by = bitcast<u64>(ay);
@@ -87,7 +86,7 @@ pub(super) fn fmod() -> String {
         var p = 1lu;
 {steps}        r = mulmod53(r, p, my);
     }}
-    return copysign_f64(ldexp(f64(r), i32(ey) - 1075), x);
+    return copysign_f64(scalb_f64(f64(r), i32(ey) - 1075), x);
 }}"
     )
 }
@@ -254,8 +253,8 @@ fn rem_pio2_large() -> String {
     let scale = 32 * nf + 127;
     let top_bit = 32 * nr - 1;
     w(format!("let e = lz + select(0, 1, one) + {scale};"));
-    w(format!("var y0 = ldexp(f64(hi), {} - e);", top_bit - 52));
-    w(format!("var y1 = ldexp(f64(lo), {} - e);", top_bit - 105));
+    w(format!("var y0 = scalb_f64(f64(hi), {} - e);", top_bit - 52));
+    w(format!("var y1 = scalb_f64(f64(lo), {} - e);", top_bit - 105));
     w("if flip != negative { y0 = -y0; y1 = -y1; }".into());
     w("if negative { n = -n; }".into());
     w("return RemPio2(y0, y1, n);".into());
@@ -273,8 +272,8 @@ fn fixed(name: &str) -> (&'static str, Deps) {
     if isnan_f64(x) { return x; }
     if x > 709.782712893383973096 { return inf_f64(); }
     if x < -745.13321910194110842 { return 0.0lf; }
-    if abs(x) < 7.450580596923828125e-9 { return 1.0lf + x; }
-    let k = round(x * 1.44269504088896338700);
+    if fabs_f64(x) < 7.450580596923828125e-9 { return 1.0lf + x; }
+    let k = rint_f64(x * 1.44269504088896338700);
     let hi = x - k * 6.93147180369123816490e-01;
     let lo = k * 1.90821492927058770002e-10;
     let r = hi - lo;
@@ -321,7 +320,7 @@ fn fixed(name: &str) -> (&'static str, Deps) {
         "rem_pio2_medium" => (
             "struct RemPio2 { y0: f64, y1: f64, n: i32 }
 fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
-    let fn_ = round(x * 6.36619772367581382433e-01);
+    let fn_ = rint_f64(x * 6.36619772367581382433e-01);
     var r = x - fn_ * 1.57079632673412561417e+00;
     var w = fn_ * 6.07710050650619224932e-11;
     var y0 = r - w;
@@ -372,7 +371,7 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
         "sin" => (
             "fn sin_f64(x: f64) -> f64 {
     if isnan_f64(x) || isinf_f64(x) { return nan_f64(); }
-    if abs(x) < 7.450580596923828125e-9 { return x; }
+    if fabs_f64(x) < 7.450580596923828125e-9 { return x; }
     let r = rem_pio2_f64(x);
     switch r.n & 3 {
         case 0: { return ksin_f64(r.y0, r.y1); }
@@ -399,7 +398,7 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
         "tan" => (
             "fn tan_f64(x: f64) -> f64 {
     if isnan_f64(x) || isinf_f64(x) { return nan_f64(); }
-    if abs(x) < 7.450580596923828125e-9 { return x; }
+    if fabs_f64(x) < 7.450580596923828125e-9 { return x; }
     let r = rem_pio2_f64(x);
     let s = ksin_f64(r.y0, r.y1);
     let c = kcos_f64(r.y0, r.y1);
@@ -411,7 +410,7 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
         "atan" => (
             "fn atan_f64(x: f64) -> f64 {
     if isnan_f64(x) { return x; }
-    var ax = abs(x);
+    var ax = fabs_f64(x);
     if ax >= 7.378697629483821e19 { return copysign_f64(1.57079632679489655800e+00, x); }
     var id = -1;
     if ax < 0.4375lf {
@@ -458,7 +457,7 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
         return copysign_f64(0.0lf, y);
     }
     if isinf_f64(y) { return copysign_f64(1.5707963267948966, y); }
-    let z = atan_f64(abs(y / x));
+    let z = atan_f64(fabs_f64(y / x));
     if signbit_f64(x) { return copysign_f64(pi - (z - 1.2246467991473532e-16), y); }
     return copysign_f64(z, y);
 }",
@@ -483,7 +482,7 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
             "fn asin_f64(x: f64) -> f64 {
     let pio2_hi: f64 = 1.57079632679489655800e+00;
     let pio2_lo: f64 = 6.12323399573676603587e-17;
-    let ax = abs(x);
+    let ax = fabs_f64(x);
     if isnan_f64(x) || ax > 1.0lf { return nan_f64(); }
     if ax == 1.0lf { return x * pio2_hi; }
     if ax < 0.5lf {
@@ -509,7 +508,7 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
             "fn acos_f64(x: f64) -> f64 {
     let pio2_hi: f64 = 1.57079632679489655800e+00;
     let pio2_lo: f64 = 6.12323399573676603587e-17;
-    let ax = abs(x);
+    let ax = fabs_f64(x);
     if isnan_f64(x) || ax > 1.0lf { return nan_f64(); }
     if x == 1.0lf { return 0.0lf; }
     if x == -1.0lf { return 2.0lf * pio2_hi; }
@@ -556,34 +555,34 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
         "sinh" => (
             "fn sinh_f64(x: f64) -> f64 {
     if isnan_f64(x) { return x; }
-    let ax = abs(x);
+    let ax = fabs_f64(x);
     if ax < 1.0lf { return sinh_series_f64(x); }
     if ax > 22.0lf {
         let h = exp_f64(0.5lf * ax);
-        return copysign_f64(0.5lf * h * h, x);
+        return copysign_f64(opqa_f64(0.5lf * h) * h, x);
     }
     let e = exp_f64(ax);
     return copysign_f64(0.5lf * (e - 1.0lf / e), x);
 }",
-            vec![("isnan", t), ("sinh_series", t), ("exp", t), ("copysign", t)],
+            vec![("isnan", t), ("sinh_series", t), ("exp", t), ("copysign", t), ("opqa", t)],
         ),
         "cosh" => (
             "fn cosh_f64(x: f64) -> f64 {
     if isnan_f64(x) { return x; }
-    let ax = abs(x);
+    let ax = fabs_f64(x);
     if ax > 22.0lf {
         let h = exp_f64(0.5lf * ax);
-        return 0.5lf * h * h;
+        return opqa_f64(0.5lf * h) * h;
     }
     let e = exp_f64(ax);
     return 0.5lf * (e + 1.0lf / e);
 }",
-            vec![("isnan", t), ("exp", t)],
+            vec![("isnan", t), ("exp", t), ("opqa", t)],
         ),
         "tanh" => (
             "fn tanh_f64(x: f64) -> f64 {
     if isnan_f64(x) { return x; }
-    let ax = abs(x);
+    let ax = fabs_f64(x);
     if ax > 22.0lf { return copysign_f64(1.0lf, x); }
     if ax < 1.0lf {
         let s = sinh_series_f64(x);
@@ -608,7 +607,7 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
         "asinh" => (
             "fn asinh_f64(x: f64) -> f64 {
     if isnan_f64(x) || isinf_f64(x) { return x; }
-    let ax = abs(x);
+    let ax = fabs_f64(x);
     var r: f64;
     if ax > 268435456.0lf {
         r = log_f64(ax) + 6.93147180559945286227e-01;
@@ -628,15 +627,15 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
         // underflow.
         "hypot" => (
             "fn hypot_f64(a: f64, b: f64) -> f64 {
-    let m = max(a, b);
+    let m = fbig_f64(a, b);
     if m == 0.0lf { return 0.0lf; }
     var e = 0;
     if m > 1e150 { e = -600; } else if m < 1e-150 { e = 600; }
-    let p = ldexp(a, e);
-    let q = ldexp(b, e);
-    return ldexp(sqrt(p * p + q * q), -e);
+    let p = scalb_f64(a, e);
+    let q = scalb_f64(b, e);
+    return scalb_f64(sqrt(opqa_f64(p * p) + opqb_f64(q * q)), -e);
 }",
-            vec![],
+            vec![("scalb", "f64"), ("opqa", "f64"), ("opqb", "f64")],
         ),
         // fdlibm's acosh.
         "acosh" => (
@@ -655,7 +654,7 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
         // fdlibm's atanh.
         "atanh" => (
             "fn atanh_f64(x: f64) -> f64 {
-    let ax = abs(x);
+    let ax = fabs_f64(x);
     if isnan_f64(x) || ax > 1.0lf { return nan_f64(); }
     if ax == 1.0lf { return copysign_f64(inf_f64(), x); }
     if ax < 3.7252902984e-09 { return x; }
@@ -718,7 +717,7 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
             "fn hypotc_f64(a: f64, b: f64) -> f64 {
     if isinf_f64(a) || isinf_f64(b) { return inf_f64(); }
     if isnan_f64(a) || isnan_f64(b) { return nan_f64(); }
-    return hypot_f64(abs(a), abs(b));
+    return hypot_f64(fabs_f64(a), fabs_f64(b));
 }",
             vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t), ("hypot", t)],
         ),
