@@ -1146,6 +1146,25 @@ case("error_uint64_index_2_63", "x[i]", {"x": (D, (4,)), "i": (U64, (2,), [1, 92
 case("error_uint64_index_2_63_added", "at(x)[:, i].add(1.0)",
      {"x": (D, (2, 4)), "i": (U64, (1,), [9223372036854775808])}, error="IndexOutOfBounds", numpy_error="IndexError")
 
+
+# --- What GPU drivers may do their own way (issue 33) ---------------------------------------------
+# A real GPU flushes float32 subnormals, returns either zero from max(-0.0, 0.0), turns float16
+# NaN into inf on conversion and contracts a*b+c into one rounding; numpy does none of these.
+for d in [H, F, D]:
+    case(f"driver_signed_zeros_nan_{d}", {"max": "np.maximum(x, y)", "min": "np.minimum(x, y)", "abs": "np.abs(x)",
+                                          "neg": "-x", "sign": "np.sign(x)", "gt": "x > y", "le": "x <= y",
+                                          "ne0": "x != 0", "bool": "x.astype(np.bool)", "where": "np.where(x, y, -y)"},
+         {"x": (d, (22,) if d == D else (16,), "special"), "y": (d, (22,) if d == D else (16,), "special_shifted")})
+    case(f"driver_arithmetic_special_{d}", {"add": "x + y", "sub": "x - y", "mul": "x * y", "div": "x / y",
+                                            "sqrt": "np.sqrt(x)", "fma": "x * y + x", "half": "x * 0.5",
+                                            "square": "x * x - y * y"},
+         {"x": (d, (22,) if d == D else (16,), "special"), "y": (d, (22,) if d == D else (16,), "special_shifted")})
+case("driver_subnormal_mask_float32", {"kept": "x[x != 0]", "count": "np.count_nonzero(x)", "pos": "x[x > 0]",
+                                       "nonzero": "np.flatnonzero(x)"},
+     {"x": (F, (8,), [1e-40, -1e-45, 0.0, -0.0, 1.17549435e-38, 1e-39, 2.0, "nan"])})
+case("driver_subnormal_complex64", {"prod": "x * y", "sum": "x + y", "abs": "np.abs(x)", "ne": "x != 0"},
+     {"x": (C, (4,), [complex(1e-40, 1e-40), complex(-1e-45, 0), complex(0, 3e-39), complex(1, -1e-40)]),
+      "y": (C, (4,), [complex(1, 0), complex(0.5, 0.5), complex(-1, 2), complex(1e-40, 1)])})
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 
