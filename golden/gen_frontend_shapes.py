@@ -264,7 +264,7 @@ for items in INDEX:
 for items in [[sl(1, None)], [-1], [sl(None, -2)], [sl(None, None, -1)], [sl(2, None), sl()]]:
     record("index", lambda a, it: a[index_items(it)], arr(("n", 4), "float64"), items)
 
-out = os.path.join(os.path.dirname(__file__), "..", "pytato-core", "tests", "data", "frontend_shapes.jsonl")
+out = os.path.join(os.path.dirname(__file__), "..", "pytato-frontend", "tests", "data", "frontend_shapes.jsonl")
 with open(out, "w") as f:
     for row in rows:
         f.write(json.dumps(row) + "\n")

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """numpy's scalar results at the edges, for pytato-core's `math` module.
 
-Writes pytato-core/tests/data/math.json: float-to-integer casts of special values, float floor
+Writes pytato-runtime/tests/data/math.json: float-to-integer casts of special values, float floor
 division and remainder, and complex arithmetic and functions on a grid of special values (signed
 zeros, infinities, NaN, huge, tiny and subnormal parts, points on the branch cuts). The test
-`pytato-core/tests/math.rs` checks `pytato_core::math` against it.
+`pytato-runtime/tests/math.rs` checks `pytato_runtime::math` against it.
 """
 import itertools
 import json
@@ -74,7 +74,7 @@ out["complex_pow"] = [[encc(a), encc(b), encc(np.complex128(a) ** np.complex128(
 out["complex_pow"] += [[encc(a), encc(b), encc(np.complex128(a) ** np.complex128(b))]
                        for a in cgrid for b in [complex(-inf, 0), complex(inf, 0), complex(2.5, -inf), complex(nan, 0)]]
 
-path = os.path.join(os.path.dirname(__file__), "..", "pytato-core", "tests", "data", "math.json")
+path = os.path.join(os.path.dirname(__file__), "..", "pytato-runtime", "tests", "data", "math.json")
 os.makedirs(os.path.dirname(path), exist_ok=True)
 with open(path, "w") as f:
     json.dump(out, f, separators=(",", ":"))

@@ -30,9 +30,9 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
-use pytato_core::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Dim, Error, Result, Scalar};
+use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation};
 use pytato_transform::kernel::{BufferId, INDEX_ARRAY, Kernel, KernelProgram, NEGATIVE_EXPONENT};
 
 use crate::helpers;
@@ -847,7 +847,7 @@ impl<'a> Translator<'a, '_> {
                 }
             }
             (true, false) => {
-                // numpy's x86-64 results (`pytato_core::math::float_to_int`).
+                // numpy's x86-64 results (`pytato_runtime::math::float_to_int`).
                 let x = if tf == types::F32 { self.b.ins().fpromote(types::F64, x) } else { x };
                 let r = match to {
                     DType::I64 => self.cvtt(x, 64),
@@ -1029,7 +1029,7 @@ impl<'a> Translator<'a, '_> {
     }
 
     /// A reduction: an accumulator, one loop per iname (the first slowest). Float and complex sums
-    /// follow `pytato_core::math`'s summation scheme: single precision in double, double precision
+    /// follow `pytato_runtime::math`'s summation scheme: single precision in double, double precision
     /// in blocks of `SUM_BLOCK` terms, each in `SUM_LANES` lanes.
     fn reduce(&mut self, r: &Reduce) -> Result<(Val, DType)> {
         let dtype = self.dtype_of(&r.body)?;

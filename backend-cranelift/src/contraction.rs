@@ -6,7 +6,7 @@
 //! numpy's `@`) does: results agree with the loop nest to rounding, not bit for bit. float32 and
 //! complex64 products are computed as float64 and complex128 GEMMs on widened copies of the
 //! operands and rounded once, as the library sums single precision everywhere (see
-//! `pytato_core::math`, "Summation"): a float32 GEMM would round every partial sum.
+//! `pytato_runtime::math`, "Summation"): a float32 GEMM would round every partial sum.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

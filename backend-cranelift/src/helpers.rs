@@ -2,7 +2,7 @@
 //! platform's libm, through Rust's `f64` methods; float64 `sin` and `cos` are inline polynomials,
 //! see `codegen::trig`, and come here only for huge arguments), numpy's float `//` and `%`, integer
 //! powers and complex arithmetic beyond `+ - *`. numpy's semantics come from
-//! `pytato_core::math`, which the interpreter calls too.
+//! `pytato_runtime::math`, which the interpreter calls too.
 //!
 //! Every helper works in `f64` (and complex in pairs of `f64`): `float32` and `complex64` values
 //! are widened before the call and narrowed after, which is at least as accurate as computing in
@@ -11,7 +11,7 @@
 
 use num_complex::Complex64;
 use pytato_core::expr::Func;
-use pytato_core::math::{self, complex};
+use pytato_runtime::math::{self, complex};
 
 /// A real function of one `f64`, by its address.
 pub(crate) fn real_unary(func: Func) -> Option<usize> {
@@ -198,7 +198,7 @@ pub(crate) unsafe extern "C" fn complex_unary(func: i64, re: f64, im: f64, out: 
     unsafe { write_complex(out, r) }
 }
 
-/// `a / b` for complex numbers, numpy's algorithm (`pytato_core::math::complex::div`).
+/// `a / b` for complex numbers, numpy's algorithm (`pytato_runtime::math::complex::div`).
 ///
 /// # Safety
 /// `out` points to two writable `f64`s.
@@ -220,7 +220,7 @@ pub(crate) unsafe extern "C" fn complex64_div(ar: f64, ai: f64, br: f64, bi: f64
     unsafe { write_complex(out, Complex64::new(r.re.into(), r.im.into())) }
 }
 
-/// `a ** b` for complex numbers, numpy's rules (`pytato_core::math::complex::pow`).
+/// `a ** b` for complex numbers, numpy's rules (`pytato_runtime::math::complex::pow`).
 ///
 /// # Safety
 /// `out` points to two writable `f64`s.

@@ -15,7 +15,7 @@
 //! Kernels that are floating-point matrix products (batched or not, DG's `ij,ej->ei`
 //! included) run through the `gemm` crate's tuned kernels ([`gemm_kernels_run`] counts them):
 //! they sum in the GEMM's order, with fused multiply-adds, as numpy's `@` does through BLAS.
-//! Every other sum follows `pytato_core::math`'s summation scheme, bit for bit with the
+//! Every other sum follows `pytato_runtime::math`'s summation scheme, bit for bit with the
 //! interpreter.
 //!
 //! Semantics are numpy's, as the reference interpreter's: integer `//` and `%` by zero give 0 and
@@ -27,7 +27,9 @@
 //! Cranelift IR of every kernel (comma-separate both).
 //!
 //! ```
-//! use pytato_core::{frontend as pt, ArrayData, DType, Dim, backend::{Backend, NamedData}};
+//! use pytato_core::{ArrayData, DType, Dim};
+//! use pytato_runtime::{backend::{Backend, NamedData}};
+//! use pytato_frontend as pt;
 //! use pytato_backend_cranelift::Cranelift;
 //! let x = pt::placeholder("x", [Dim::param("n")], DType::I64)?;
 //! let y = pt::floor_divide(&x, 2)?;
@@ -47,9 +49,9 @@ mod run;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use pytato_core::backend::{Backend, BackendRegistration, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
-use pytato_core::binding::Signature;
 use pytato_core::{Array, Result};
+use pytato_runtime::backend::{Backend, BackendRegistration, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
+use pytato_runtime::binding::Signature;
 use pytato_transform::data_inputs::{DataInputs, data_as_inputs};
 use pytato_transform::kernel::{CodegenOptions, dump_requested};
 
@@ -123,7 +125,7 @@ impl Backend for Cranelift {
             let data = DataInputs { outputs: outputs.clone(), data: Vec::new() };
             return Ok(Box::new(CraneliftProgram { compiled, threads: self.threads, data }));
         }
-        if let Some(program) = pytato_core::backend::compile_calls_and_phases(self, outputs) {
+        if let Some(program) = pytato_runtime::backend::compile_calls_and_phases(self, outputs) {
             return program;
         }
         // Data wrappers are compiled as inputs: a DAG rebuilt over other data is the same program.
@@ -228,7 +230,7 @@ impl Program for CraneliftProgram {
         self.compiled.signature.outputs().iter().map(|(n, _)| n.clone()).collect()
     }
 
-    fn datashape(&self) -> Option<pytato_core::datashape::Type> {
+    fn datashape(&self) -> Option<pytato_datashape::Type> {
         Some(self.compiled.signature.datashape_with_inputs(&self.input_names()))
     }
 

@@ -3,12 +3,11 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use pytato_core::backend::{NamedData, NamedViews, NamedViewsMut};
-use pytato_core::binding::Signature;
 use pytato_core::data::DataElement;
-use pytato_core::{
-    ArrayData, ArrayDataView, ArrayDataViewMut, Error, Result, for_each_array_data, for_each_array_view,
-};
+use pytato_core::{ArrayData, Error, Result, for_each_array_data, for_each_array_view};
+use pytato_runtime::backend::{NamedData, NamedViews, NamedViewsMut};
+use pytato_runtime::binding::Signature;
+use pytato_runtime::{ArrayDataView, ArrayDataViewMut};
 use pytato_transform::contraction::{Contraction, recognize};
 use pytato_transform::kernel::{BufferKind, KernelProgram};
 
@@ -177,7 +176,7 @@ impl Compiled {
     fn execute(
         &self,
         inputs: &NamedViews<'_>,
-        bound: &pytato_core::binding::Bound<'_>,
+        bound: &pytato_runtime::binding::Bound<'_>,
         threads: usize,
         direct: Option<&HashMap<usize, *mut u8>>,
     ) -> Result<HashMap<usize, ArrayData>> {

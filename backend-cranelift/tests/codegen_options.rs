@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ndarray::Array1;
 use pytato_backend_cranelift::Cranelift;
-use pytato_core::backend::{Backend, NamedData};
 use pytato_core::expr::{BinaryOp, Expr};
-use pytato_core::frontend as pt;
 use pytato_core::{Array, ArrayData, DType, Error};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData};
 use pytato_transform::kernel::{CodegenOptions, KernelOptions, KernelTransform};
 
 fn dag(salt: f64) -> Array {

@@ -8,9 +8,9 @@ use ndarray::{ArrayD, Dimension, IxDyn};
 use num_complex::Complex64;
 use pytato_backend_cranelift::{Cranelift, gemm_kernels_run};
 use pytato_backend_interp::Interpreter;
-use pytato_core::backend::{Backend, NamedData};
-use pytato_core::frontend as pt;
 use pytato_core::{Array, ArrayData, DType, Dim, Result, Scalar};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData};
 
 /// Held by each test while it reads the process-wide GEMM counter.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());

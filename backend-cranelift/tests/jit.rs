@@ -7,9 +7,9 @@
 use ndarray::{Array1, Array2, ArrayD};
 use pytato_backend_cranelift::{Cranelift, cache_stats, is_cached};
 use pytato_backend_interp::Interpreter;
-use pytato_core::backend::{Backend, NamedData, Outputs};
-use pytato_core::frontend as pt;
 use pytato_core::{Array, ArrayData, DType, Dim, Error, Scalar};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData, Outputs};
 
 fn inputs<const N: usize>(items: [(&str, ArrayData); N]) -> NamedData {
     items.into_iter().map(|(n, d)| (n.to_string(), d)).collect()

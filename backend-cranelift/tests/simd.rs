@@ -5,9 +5,9 @@
 use ndarray::ArrayD;
 use pytato_backend_cranelift::Cranelift;
 use pytato_backend_interp::Interpreter;
-use pytato_core::backend::{Backend, NamedData};
-use pytato_core::frontend as pt;
 use pytato_core::{Array, ArrayData, DType, Dim, Scalar, s};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData};
 
 fn values(shape: &[usize], seed: usize, dtype: DType) -> ArrayData {
     let n: usize = shape.iter().product();

@@ -2,10 +2,10 @@
 //! `zero(…)` to a constant), then evaluated at every output index.
 
 use pytato_core::array::IndexLambdaTypes;
-use pytato_core::binding::Bound;
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, UnaryOp};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{ArrayData, DType, Error, Result, Scalar};
+use pytato_runtime::binding::Bound;
 
 use crate::nodes::Value;
 use crate::scalar_ops::{self, Accumulator, TypeBug};

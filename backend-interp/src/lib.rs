@@ -10,7 +10,9 @@
 //! [`Error::IndexOutOfBounds`].
 //!
 //! ```
-//! use pytato_core::{frontend as pt, DType, ArrayData, backend::{Backend, NamedData}};
+//! use pytato_core::{DType, ArrayData};
+//! use pytato_runtime::{backend::{Backend, NamedData}};
+//! use pytato_frontend as pt;
 //! use pytato_backend_interp::Interpreter;
 //! let x = pt::placeholder("x", [3], DType::I64).unwrap();
 //! let y = pt::floor_divide(&x, 2).unwrap();
@@ -25,9 +27,9 @@ mod lambda;
 mod nodes;
 mod scalar_ops;
 
-use pytato_core::backend::{Backend, BackendRegistration, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
-use pytato_core::binding::{Bound, Signature};
 use pytato_core::{Error, Result};
+use pytato_runtime::backend::{Backend, BackendRegistration, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
+use pytato_runtime::binding::{Bound, Signature};
 
 /// The reference interpreter backend, registered as `"interp"`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -54,7 +56,7 @@ impl Backend for Interpreter {
     }
 
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
-        if let Some(program) = pytato_core::backend::compile_calls_and_phases(self, outputs) {
+        if let Some(program) = pytato_runtime::backend::compile_calls_and_phases(self, outputs) {
             return program;
         }
         Ok(Box::new(InterpProgram { signature: Signature::new(outputs)? }))
@@ -74,7 +76,7 @@ impl Program for InterpProgram {
         self.signature.outputs().iter().map(|(n, _)| n.clone()).collect()
     }
 
-    fn datashape(&self) -> Option<pytato_core::datashape::Type> {
+    fn datashape(&self) -> Option<pytato_datashape::Type> {
         Some(self.signature.datashape_with_inputs(&self.signature.input_names()))
     }
 

@@ -4,9 +4,10 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use pytato_core::array::{Einsum, IndexItem, IndexLambdaTypes, IndexLayout};
-use pytato_core::binding::{Bound, data_bindings};
 use pytato_core::expr::ReduceOp;
-use pytato_core::{Array, ArrayData, ArrayDataView, DType, EinsumAxis, Error, NodeKind, Order, Result, Scalar};
+use pytato_core::{Array, ArrayData, DType, EinsumAxis, Error, NodeKind, Order, Result, Scalar};
+use pytato_runtime::ArrayDataView;
+use pytato_runtime::binding::{Bound, data_bindings};
 
 use crate::index::{build, for_each_index, gather, ravel, unravel};
 use crate::lambda;

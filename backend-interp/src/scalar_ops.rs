@@ -1,6 +1,6 @@
 //! numpy's semantics for one value at a time: what each operation of the scalar expression
 //! language means (see `pytato_core::expr` for the rules every backend follows). Float `//`, `%`,
-//! casts and complex functions come from `pytato_core::math`, which the Cranelift backend calls
+//! casts and complex functions come from `pytato_runtime::math`, which the Cranelift backend calls
 //! too; float32 and complex64 functions are computed in double precision and rounded once.
 //!
 //! The typing rules guarantee that both operands of a binary operation have one dtype, so every
@@ -9,8 +9,8 @@
 use num_complex::{Complex, Complex32, Complex64};
 use num_traits::{Float, PrimInt, WrappingAdd, WrappingMul, WrappingNeg, WrappingSub};
 use pytato_core::expr::{BinaryOp, CompareOp, Func, ReduceOp, UnaryOp};
-use pytato_core::math::{self, complex};
 use pytato_core::{DType, Scalar};
+use pytato_runtime::math::{self, complex};
 
 /// An operation applied to operands it was not typed for: a bug in whoever built the expression.
 #[derive(Debug)]
@@ -419,7 +419,7 @@ fn unary_func(f: Func, x: Scalar) -> R<Scalar> {
     })
 }
 
-/// A running reduction. Float and complex sums follow `pytato_core::math`'s summation scheme
+/// A running reduction. Float and complex sums follow `pytato_runtime::math`'s summation scheme
 /// (float32 and complex64 in double precision, float64 and complex128 in blocks), as the compiled
 /// backends do; everything else combines in order.
 pub(crate) struct Accumulator {

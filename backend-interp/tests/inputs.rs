@@ -1,9 +1,9 @@
 //! Bad run-time input is a typed error on the interpreter, never a panic or an abort.
 
 use pytato_backend_interp::Interpreter;
-use pytato_core::backend::{Backend, NamedData};
-use pytato_core::frontend as pt;
 use pytato_core::{ArrayData, DType, Dim, Error, Scalar};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData};
 
 #[test]
 fn sizes_too_large_to_address_are_rejected_before_running() {

@@ -20,7 +20,7 @@
 //!
 //! # Semantics
 //!
-//! numpy's, as the interpreter's and the same values (`pytato_core::math` is the definition the
+//! numpy's, as the interpreter's and the same values (`pytato_runtime::math` is the definition the
 //! WGSL library ports): integer `//` and `%` by zero give 0, `MIN // -1` wraps, float `//` and `%`
 //! rest on an exact `fmod`, NaN propagates through `maximum`/`minimum` and compares as IEEE says,
 //! float-to-integer casts give numpy's x86-64 results, complex functions follow C99 Annex G, sums
@@ -41,7 +41,9 @@
 //! `max_storage_buffers_per_shader_stage`, is [`Error::Unsupported`] with the sizes involved.
 //!
 //! ```no_run
-//! use pytato_core::{frontend as pt, ArrayData, DType, Dim, backend::{Backend, NamedData}};
+//! use pytato_core::{ArrayData, DType, Dim};
+//! use pytato_runtime::{backend::{Backend, NamedData}};
+//! use pytato_frontend as pt;
 //! use pytato_backend_wgpu::Wgpu;
 //! let x = pt::placeholder("x", [Dim::param("n")], DType::F32)?;
 //! let y = pt::sin(&x)? * 2.0;
@@ -61,10 +63,11 @@ mod wgsl;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pytato_core::backend::{Backend, BackendRegistration, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
-use pytato_core::binding::Signature;
-use pytato_core::device::{DeviceArray, NamedDeviceArrays, NamedDeviceInputs};
-use pytato_core::{ArrayDataView, Error, Result};
+use pytato_core::{Error, Result};
+use pytato_runtime::ArrayDataView;
+use pytato_runtime::backend::{Backend, BackendRegistration, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
+use pytato_runtime::binding::Signature;
+use pytato_runtime::device::{DeviceArray, NamedDeviceArrays, NamedDeviceInputs};
 use pytato_transform::kernel::{BufferId, CodegenOptions, Kernel, KernelProgram, dump_requested};
 
 pub use device::ADAPTER_VAR;
@@ -191,8 +194,8 @@ impl Wgpu {
         FLUSHES
             .get_or_init(|| {
                 let native = self.clone().with_int64(false);
-                let x = pytato_core::frontend::placeholder("x", [1], pytato_core::DType::F32)?;
-                let half = pytato_core::frontend::multiply(&x, 0.5)?;
+                let x = pytato_core::Array::new_placeholder(Some("x"), [1].into(), pytato_core::DType::F32)?;
+                let half = pytato_core::arith::multiply(&x, 0.5)?;
                 let program = native.compile(&(&half).into())?;
                 let tiny = pytato_core::ArrayData::from(ndarray::arr1(&[f32::from_bits(2)]).into_dyn());
                 let out = program.run(&NamedData::from([("x".to_string(), tiny)]))?;
@@ -320,7 +323,7 @@ impl Backend for Wgpu {
 
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {
         self.gpu.same_process()?;
-        if let Some(program) = pytato_core::backend::compile_calls_and_phases(self, outputs) {
+        if let Some(program) = pytato_runtime::backend::compile_calls_and_phases(self, outputs) {
             return program;
         }
         let signature = Signature::new(outputs)?;
@@ -368,7 +371,7 @@ impl Program for WgpuProgram {
         self.compiled.signature.outputs().iter().map(|(n, _)| n.clone()).collect()
     }
 
-    fn datashape(&self) -> Option<pytato_core::datashape::Type> {
+    fn datashape(&self) -> Option<pytato_datashape::Type> {
         Some(self.compiled.signature.datashape_with_inputs(&self.input_names()))
     }
 

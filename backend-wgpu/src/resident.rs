@@ -1,10 +1,11 @@
-//! Arrays held in GPU buffers between runs (`pytato_core::device`): uploads, the storage of
+//! Arrays held in GPU buffers between runs (`pytato_runtime::device`): uploads, the storage of
 //! device arrays, and their copy back to the host.
 
 use std::sync::Arc;
 
-use pytato_core::device::{DeviceArray, DeviceStorage};
-use pytato_core::{ArrayData, ArrayDataView, DType, Error, Result};
+use pytato_core::{ArrayData, DType, Error, Result};
+use pytato_runtime::ArrayDataView;
+use pytato_runtime::device::{DeviceArray, DeviceStorage};
 
 use crate::device::Gpu;
 use crate::transfer::{from_bytes, to_bytes};

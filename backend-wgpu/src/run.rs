@@ -10,12 +10,13 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
-use pytato_core::backend::{NamedData, NamedViews, NamedViewsMut};
-use pytato_core::binding::{Bound, Signature};
-use pytato_core::device::{DeviceArray, DeviceInput, NamedDeviceArrays, NamedDeviceInputs};
 use pytato_core::expr::{Expr, Reduce, ReductionBounds};
-use pytato_core::math::{SUM_BLOCK, SUM_LANES};
-use pytato_core::{ArrayData, ArrayDataView, Error, Result};
+use pytato_core::{ArrayData, Error, Result};
+use pytato_runtime::ArrayDataView;
+use pytato_runtime::backend::{NamedData, NamedViews, NamedViewsMut};
+use pytato_runtime::binding::{Bound, Signature};
+use pytato_runtime::device::{DeviceArray, DeviceInput, NamedDeviceArrays, NamedDeviceInputs};
+use pytato_runtime::math::{SUM_BLOCK, SUM_LANES};
 use pytato_transform::kernel::{BufferId, BufferKind, Kernel, KernelProgram};
 
 use crate::device::{Gpu, Pipeline};

@@ -10,7 +10,8 @@ use std::borrow::Cow;
 
 use ndarray::{ArrayViewD, ArrayViewMutD};
 use num_complex::Complex;
-use pytato_core::{ArrayData, ArrayDataView, ArrayDataViewMut, DType};
+use pytato_core::{ArrayData, DType};
+use pytato_runtime::{ArrayDataView, ArrayDataViewMut};
 
 /// The storage-buffer bytes of `data` (C order, any layout in): borrowed where `data` is already
 /// row-major storage, else a copy.

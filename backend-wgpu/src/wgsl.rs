@@ -983,7 +983,7 @@ impl Translator<'_> {
             }
             (_, Bool) if is_float(from) => format!("{}({x}, {from_ty}(0.0))", self.library.require("ne", from_ty)),
             (_, Bool) => format!("{x} != {from_ty}(0)"),
-            // Floats to integers: numpy's results on x86-64 (`pytato_core::math::float_to_int`).
+            // Floats to integers: numpy's results on x86-64 (`pytato_runtime::math::float_to_int`).
             (_, I64) if is_float(from) => format!("{}({x})", self.library.require("cvtt64", from_ty)),
             (_, U64) if is_float(from) => format!("{}({x})", self.library.require("cvttu64", from_ty)),
             (_, U32) if is_float(from) => {

@@ -7,9 +7,9 @@
 use ndarray::Array1;
 use pytato_backend_interp::Interpreter;
 use pytato_backend_wgpu::{REQUIRE_VAR, Wgpu};
-use pytato_core::backend::{Backend, NamedData, Outputs};
-use pytato_core::frontend as pt;
 use pytato_core::{ArrayData, DType, Dim, Error, Scalar};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData, Outputs};
 
 /// The backend, or `None` (with a message) where there is no adapter and none is required.
 fn gpu() -> Option<Wgpu> {
@@ -363,8 +363,8 @@ fn float_floor_division_and_remainder_are_exact() {
     for k in 0..xs.len() {
         let (a, b) = (xs[k], ys[k]);
         let same = |g: f64, e: f64| (g.is_nan() && e.is_nan()) || g == e;
-        assert!(same(rem[k], pytato_core::math::remainder(a, b)), "{a:e} % {b:e} = {:e}", rem[k]);
-        assert!(same(fd[k], pytato_core::math::floor_divide(a, b)), "{a:e} // {b:e} = {:e}", fd[k]);
+        assert!(same(rem[k], pytato_runtime::math::remainder(a, b)), "{a:e} % {b:e} = {:e}", rem[k]);
+        assert!(same(fd[k], pytato_runtime::math::floor_divide(a, b)), "{a:e} // {b:e} = {:e}", fd[k]);
     }
 }
 
@@ -403,7 +403,7 @@ fn float_to_integer_casts_follow_the_x86_64_rule() {
             let got = run(&w, pt::astype(&x, target).unwrap(), &data).unwrap().to_scalars();
             for (k, &v) in values.iter().enumerate() {
                 let exact = Scalar::F64(v).cast(source).to_f64();
-                let want = pytato_core::math::float_to_int(exact, target);
+                let want = pytato_runtime::math::float_to_int(exact, target);
                 assert_eq!(got[k], want, "{source} {v:e} as {target}");
             }
         }
@@ -444,7 +444,7 @@ fn ieee_special_values_survive_drivers_that_assume_finite_values() {
 
 #[test]
 fn complex_functions_agree_with_the_cpu_definitions() {
-    // pytato_core::math::complex is checked against numpy; the WGSL port must agree with it.
+    // pytato_runtime::math::complex is checked against numpy; the WGSL port must agree with it.
     let Some(w) = gpu() else { return };
     let parts = [0.0, -0.0, 1.0, -2.5, 3.0, 1e-310, 1e200, -1e300, 710.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
     let zs: Vec<num_complex::Complex64> =
@@ -452,7 +452,7 @@ fn complex_functions_agree_with_the_cpu_definitions() {
     let n = zs.len();
     let z = pt::placeholder("z", [n as i64], DType::C128).unwrap();
     let data = inputs([("z", ArrayData::from(Array1::from(zs.clone()).into_dyn()))]);
-    use pytato_core::math::complex;
+    use pytato_runtime::math::complex;
     type F = fn(&pytato_core::Array) -> pytato_core::Result<pytato_core::Array>;
     type C = num_complex::Complex64;
     /// Name, frontend function, CPU definition.
@@ -512,7 +512,7 @@ fn complex_powers_with_infinite_exponents_agree_with_the_cpu_definition() {
     ]);
     let got = run(&w, pt::power(&x, &y).unwrap(), &data).unwrap().to_scalars();
     for (g, &(a, b)) in got.iter().zip(&pairs) {
-        let (g, e) = (g.to_complex64(), pytato_core::math::complex::pow(a, b));
+        let (g, e) = (g.to_complex64(), pytato_runtime::math::complex::pow(a, b));
         let same = |p: f64, q: f64| {
             (p.is_nan() && q.is_nan())
                 || (p == q && p.is_sign_negative() == q.is_sign_negative())
@@ -666,7 +666,7 @@ fn programs_with_32_bit_indices_run_without_int64() {
         }
     }
     let big = pt::placeholder("b", [Dim::new(3)], DType::I64).unwrap();
-    for needs_int64 in [pt::add(&big, 1).unwrap(), x.index([pytato_core::frontend::Idx::from(&i)]).unwrap()] {
+    for needs_int64 in [pt::add(&big, 1).unwrap(), x.index([pytato_frontend::Idx::from(&i)]).unwrap()] {
         match narrow.compile(&(&needs_int64).into()) {
             Err(Error::Unsupported { reason, .. }) => assert!(reason.contains("SHADER_INT64"), "{reason}"),
             Err(e) => panic!("{e}"),

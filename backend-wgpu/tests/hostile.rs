@@ -6,9 +6,9 @@
 //! `PYTATO_REQUIRE_WGPU=1` (CI) a missing adapter fails them.
 
 use pytato_backend_wgpu::{REQUIRE_VAR, Wgpu};
-use pytato_core::backend::{Backend, NamedData};
-use pytato_core::frontend as pt;
 use pytato_core::{ArrayData, DType};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData};
 
 fn gpu() -> Option<Wgpu> {
     match Wgpu::new() {

@@ -20,9 +20,9 @@ pub mod tolerance;
 
 use std::collections::BTreeMap;
 
-use pytato_core::backend::{Backend, NamedData, Outputs};
-use pytato_core::frontend as pt;
 use pytato_core::{Array, DictOfNamedArrays, Error};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData, Outputs};
 
 pub use golden::{Case, load_cases};
 
@@ -42,13 +42,13 @@ pub type Instances = (Vec<(String, Box<dyn Backend>)>, Vec<String>);
 /// is returned.
 pub fn instantiate(names: &[String]) -> Result<Instances, String> {
     let names: Vec<String> = if names.is_empty() {
-        pytato_core::backend::backends().iter().map(|b| b.name.to_string()).collect()
+        pytato_runtime::backend::backends().iter().map(|b| b.name.to_string()).collect()
     } else {
         names.to_vec()
     };
     let (mut instances, mut skipped) = (Vec::new(), Vec::new());
     for name in names {
-        match pytato_core::backend::backend(&name) {
+        match pytato_runtime::backend::backend(&name) {
             Ok(b) => instances.push((name, b)),
             Err(e @ Error::UnknownBackend { .. }) => return Err(e.to_string()),
             Err(e) => {
@@ -95,7 +95,7 @@ pub fn build_outputs(case: &Case) -> Result<Outputs, String> {
             numpy_expr::evaluate_with(expr, &names, &case.functions).map_err(|e| format!("building {expr:?}: {e}"))?;
         outputs.push((out.clone(), array));
     }
-    if outputs.len() == 1 && outputs[0].0 == pytato_core::backend::SINGLE_OUTPUT_NAME {
+    if outputs.len() == 1 && outputs[0].0 == pytato_runtime::backend::SINGLE_OUTPUT_NAME {
         return Ok(Outputs::Single(outputs.pop().expect("one output").1));
     }
     let dict =

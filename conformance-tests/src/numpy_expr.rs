@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 
 use num_complex::Complex64;
 use pytato_core::dtype::WeakScalar;
-use pytato_core::frontend::{self as pt, Idx, Operand, PadWidth, ReduceOptions, TensordotAxes};
 use pytato_core::tags::CountNamed;
+use pytato_frontend::{self as pt, Idx, Operand, PadWidth, ReduceOptions, TensordotAxes};
 
 use crate::golden::UserFunction;
 use pytato_core::{Array, DType, DictOfNamedArrays, Dim, NodeKind, Order, Shape};

@@ -134,7 +134,7 @@ impl Matrix {
 }
 
 /// Runs every case on every backend in `backends` (name, instance).
-pub fn run_all(backends: &[(String, Box<dyn pytato_core::backend::Backend>)]) -> Matrix {
+pub fn run_all(backends: &[(String, Box<dyn pytato_runtime::backend::Backend>)]) -> Matrix {
     let cases = crate::load_cases();
     let rows = cases
         .iter()

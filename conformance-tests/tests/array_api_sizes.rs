@@ -2,9 +2,9 @@
 //! sizes (empty included) on every linked backend, outputs named like the inputs; expected values
 //! from plain loops written here.
 
-use pytato_core::backend::NamedData;
-use pytato_core::frontend::{self as pt, Side};
 use pytato_core::{ArrayData, DType, DictOfNamedArrays, Dim};
+use pytato_frontend::{self as pt, Side};
+use pytato_runtime::backend::NamedData;
 
 fn f64s(values: &[f64]) -> ArrayData {
     ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn())
@@ -112,7 +112,7 @@ fn sort_argsort_and_unique_counts_run_again_with_other_sizes() {
 
 #[test]
 fn host_step_results_that_are_outputs_are_handed_over_by_run_and_run_into() {
-    use pytato_core::ArrayDataViewMut;
+    use pytato_runtime::ArrayDataViewMut;
     let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
     let sorted = pt::sort(&x, pt::SortOptions::default()).unwrap();
     let outputs = DictOfNamedArrays::new([
@@ -144,14 +144,14 @@ fn host_step_results_that_are_outputs_are_handed_over_by_run_and_run_into() {
         let same = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(p, q)| p == q || (p.is_nan() && q.is_nan()));
         assert!(same(&values(&got["running"]), &running), "{name}: {:?} vs {running:?}", values(&got["running"]));
         // run_into writes the same values into the caller's arrays.
-        fn views_of(arrays: &mut [ndarray::ArrayD<f64>]) -> pytato_core::backend::NamedViewsMut<'_> {
+        fn views_of(arrays: &mut [ndarray::ArrayD<f64>]) -> pytato_runtime::backend::NamedViewsMut<'_> {
             let names = ["x", "again", "running", "twice"];
             names.into_iter().zip(arrays.iter_mut().map(|a| ArrayDataViewMut::from(a.view_mut()))).collect()
         }
         let mut arrays: Vec<ndarray::ArrayD<f64>> = (0..4).map(|_| ndarray::ArrayD::zeros(vec![5])).collect();
         {
             let mut views = views_of(&mut arrays);
-            let views_in = pytato_core::backend::views(&inputs);
+            let views_in = pytato_runtime::backend::views(&inputs);
             program.run_into(&views_in, &mut views).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
         assert!(same(arrays[0].as_slice().unwrap(), &values(&got["x"])), "{name}");
@@ -162,7 +162,7 @@ fn host_step_results_that_are_outputs_are_handed_over_by_run_and_run_into() {
         let mut wrong: Vec<ndarray::ArrayD<f64>> =
             [4, 5, 5, 5].into_iter().map(|n| ndarray::ArrayD::zeros(vec![n])).collect();
         let mut views = views_of(&mut wrong);
-        let err = program.run_into(&pytato_core::backend::views(&inputs), &mut views).unwrap_err();
+        let err = program.run_into(&pytato_runtime::backend::views(&inputs), &mut views).unwrap_err();
         assert_eq!(err.kind(), "OutputArray", "{name}: {err}");
         assert_eq!(views.len(), 4, "{name}: the caller's views are all given back");
     }

@@ -3,11 +3,11 @@
 //! calls nest, a call's results share one inlined body, calls hold selections, and bad calls are
 //! typed errors.
 
-use pytato_core::backend::WithInlineRule;
-use pytato_core::backend::{Backend, NamedData, Outputs};
-use pytato_core::frontend as pt;
 use pytato_core::function::{Function, InlineRule, inline_calls, trace_call};
 use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Error, TagSet, s};
+use pytato_frontend as pt;
+use pytato_runtime::backend::WithInlineRule;
+use pytato_runtime::backend::{Backend, NamedData, Outputs};
 use pytato_transform::analysis::{num_call_sites, num_nodes};
 
 fn backends() -> Vec<(String, Box<dyn Backend>)> {
@@ -153,7 +153,7 @@ impl Backend for Recording {
     fn name(&self) -> &str {
         self.backend.name()
     }
-    fn compile(&self, outputs: &Outputs) -> pytato_core::Result<Box<dyn pytato_core::backend::Program>> {
+    fn compile(&self, outputs: &Outputs) -> pytato_core::Result<Box<dyn pytato_runtime::backend::Program>> {
         self.compiled.lock().unwrap().push(outputs.clone());
         self.backend.compile(outputs)
     }
@@ -192,7 +192,7 @@ fn an_outlined_function_is_compiled_once_for_all_its_call_sites() {
     }
     // Which DAGs reach the backend: the body once, and the program after the last call.
     let recording =
-        Recording { backend: pytato_core::backend::backend("interp").unwrap(), compiled: Default::default() };
+        Recording { backend: pytato_runtime::backend::backend("interp").unwrap(), compiled: Default::default() };
     let shared = std::sync::Arc::new(recording);
     let outlining = WithInlineRule::new(Box::new(Shared(shared.clone())), InlineRule::Never);
     outlining.compile(&(&y).into()).unwrap();
@@ -209,7 +209,7 @@ impl Backend for Shared {
     fn name(&self) -> &str {
         self.0.name()
     }
-    fn compile(&self, outputs: &Outputs) -> pytato_core::Result<Box<dyn pytato_core::backend::Program>> {
+    fn compile(&self, outputs: &Outputs) -> pytato_core::Result<Box<dyn pytato_runtime::backend::Program>> {
         self.0.compile(outputs)
     }
 }

@@ -1,12 +1,12 @@
-//! Data-dependent lengths and scatters on every linked backend (`pytato_core::phases`): one
+//! Data-dependent lengths and scatters on every linked backend (`pytato_runtime::phases`): one
 //! compiled program runs with other counts and sizes, writes into caller arrays, refuses step
 //! results and counts as inputs, reads a count as a value, and chains many phases. Expected values
 //! come from plain Rust loops over the same data.
 
-use pytato_core::backend::{Backend, NamedData, Outputs, views};
-use pytato_core::frontend as pt;
 use pytato_core::tags::CountNamed;
 use pytato_core::{ArrayData, DType, DictOfNamedArrays, Dim, Error, s};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData, Outputs, views};
 
 fn backends() -> Vec<(String, Box<dyn Backend>)> {
     let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
@@ -63,15 +63,15 @@ fn a_selection_is_written_into_a_callers_array() {
         let program = backend.compile(&Outputs::Single(small.clone())).unwrap();
         let inputs = NamedData::from([("x".to_string(), f64s(&data))]);
         let mut out = ArrayData::zeros(DType::F64, &[3]);
-        let mut outputs = pytato_core::backend::NamedViewsMut::new();
-        outputs.insert(pytato_core::backend::SINGLE_OUTPUT_NAME, out.view_mut());
+        let mut outputs = pytato_runtime::backend::NamedViewsMut::new();
+        outputs.insert(pytato_runtime::backend::SINGLE_OUTPUT_NAME, out.view_mut());
         program.run_into(&views(&inputs), &mut outputs).unwrap();
         drop(outputs);
         assert_eq!(values(&out), [-1.0, -4.0, -0.5], "{name}");
         // An array of another length is refused before anything runs.
         let mut wrong = ArrayData::zeros(DType::F64, &[2]);
-        let mut outputs = pytato_core::backend::NamedViewsMut::new();
-        outputs.insert(pytato_core::backend::SINGLE_OUTPUT_NAME, wrong.view_mut());
+        let mut outputs = pytato_runtime::backend::NamedViewsMut::new();
+        outputs.insert(pytato_runtime::backend::SINGLE_OUTPUT_NAME, wrong.view_mut());
         let err = program.run_into(&views(&inputs), &mut outputs).unwrap_err();
         assert!(matches!(err, Error::OutputArray { .. }), "{name}: {err}");
     }
@@ -160,7 +160,7 @@ fn many_chained_selections_run_in_as_many_phases() {
     for (name, backend) in backends() {
         let program = backend.compile(&Outputs::Single(y.clone())).unwrap();
         let got = program.run(&NamedData::from([("x".to_string(), f64s(&data))])).unwrap();
-        assert_eq!(values(&got[pytato_core::backend::SINGLE_OUTPUT_NAME]), expected, "{name}");
+        assert_eq!(values(&got[pytato_runtime::backend::SINGLE_OUTPUT_NAME]), expected, "{name}");
     }
 }
 

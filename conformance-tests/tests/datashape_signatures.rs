@@ -1,9 +1,10 @@
 //! Compiled programs state their signatures as datashapes on every backend, and inputs declared
 //! by datashape bind (and fail to bind) as their datashape says.
 
-use pytato_core::backend::NamedData;
-use pytato_core::frontend::{self as pt};
-use pytato_core::{ArrayData, DictOfNamedArrays, datashape, s};
+use pytato_core::{ArrayData, DictOfNamedArrays, s};
+use pytato_datashape as datashape;
+use pytato_frontend::{self as pt};
+use pytato_runtime::backend::NamedData;
 
 #[test]
 fn every_backend_states_the_programs_datashape() {

@@ -3,10 +3,10 @@
 //! device gives the bits of the same loop run through the host; inputs are checked as `run`
 //! checks them; device arrays of one backend are accepted by another.
 
-use pytato_core::backend::{Backend, NamedData, Outputs};
-use pytato_core::device::{DeviceArray, DeviceInput, NamedDeviceInputs};
-use pytato_core::frontend as pt;
 use pytato_core::{ArrayData, DType, DictOfNamedArrays, Dim, Error, Scalar};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData, Outputs};
+use pytato_runtime::device::{DeviceArray, DeviceInput, NamedDeviceInputs};
 
 /// Every backend that can run here (wgpu may have no adapter outside CI).
 fn backends() -> Vec<(String, Box<dyn Backend>)> {

@@ -6,9 +6,9 @@
 //! neighbours each input was made from.
 
 use half::f16;
-use pytato_core::backend::NamedData;
-use pytato_core::frontend as pt;
 use pytato_core::{ArrayData, DType, DictOfNamedArrays, Dim};
+use pytato_frontend as pt;
+use pytato_runtime::backend::NamedData;
 
 fn data<T: pytato_core::data::DataElement>(values: Vec<T>) -> ArrayData {
     T::wrap(ndarray::Array1::from(values).into_dyn())
@@ -38,7 +38,7 @@ fn rounding_cases() -> Vec<(f64, u16)> {
     cases
 }
 
-fn instances() -> Vec<(String, Box<dyn pytato_core::backend::Backend>)> {
+fn instances() -> Vec<(String, Box<dyn pytato_runtime::backend::Backend>)> {
     let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
     for line in &skipped {
         eprintln!("{line}");

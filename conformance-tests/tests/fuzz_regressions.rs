@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use pytato_backend_wgpu::Wgpu;
 use pytato_conformance::fuzz::{FuzzCase, Oracle, Verdict, check};
-use pytato_core::backend::Backend;
+use pytato_runtime::backend::Backend;
 
 fn corpus() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/fuzz-regressions");
@@ -50,7 +50,7 @@ fn every_past_fuzz_failure_agrees_everywhere() {
         let tiled: Box<dyn Backend> = Box::new(wgpu.with_tiled_products(true));
         compiled.push(("wgpu (tiled products)".into(), tiled));
     }
-    let interp = pytato_core::backend::backend("interp").expect("the interpreter is always linked");
+    let interp = pytato_runtime::backend::backend("interp").expect("the interpreter is always linked");
     let mut oracle = match Oracle::start() {
         Ok(o) => Some(o),
         Err(e) => {

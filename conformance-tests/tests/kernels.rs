@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use pytato_backend_interp::Interpreter;
 use pytato_conformance::{build_outputs, load_cases, run_inputs, tolerance::compare};
-use pytato_core::backend::{Backend, NamedData, Outputs};
-use pytato_core::binding::Signature;
 use pytato_core::expr::Expr;
 use pytato_core::{Array, ArrayData, ReductionDescriptor, Result, Scalar};
+use pytato_runtime::backend::{Backend, NamedData, Outputs};
+use pytato_runtime::binding::Signature;
 use pytato_transform::kernel::{BufferKind, KernelOptions, KernelProgram, build_kernel_program};
 
 /// Runs `program` kernel by kernel on the interpreter.
@@ -84,13 +84,13 @@ fn check_all(options: KernelOptions) {
     for case in &cases {
         // Calls are inlined before kernels are built, as backends do.
         let outputs = pytato_core::function::inline_calls(&build_outputs(case).expect("cases build")).unwrap();
-        if pytato_core::phases::has_host_steps(&outputs) {
+        if pytato_runtime::phases::has_host_steps(&outputs) {
             // Run in phases, a kernel program each (`tests/counts.rs`, the conformance suite).
             continue;
         }
         let inputs = run_inputs(case);
         let sizes = Signature::new(&outputs)
-            .and_then(|s| s.bind(&pytato_core::backend::views(&inputs)).map(|b| b.sizes.clone()))
+            .and_then(|s| s.bind(&pytato_runtime::backend::views(&inputs)).map(|b| b.sizes.clone()))
             .expect("valid inputs");
         let result = build_kernel_program(&outputs, options).and_then(|p| execute(&p, &inputs, &sizes));
         match result {

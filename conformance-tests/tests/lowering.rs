@@ -3,7 +3,7 @@
 
 use pytato_backend_interp::Interpreter;
 use pytato_conformance::{Outcome, load_cases, run_transformed_case};
-use pytato_core::backend::Outputs;
+use pytato_runtime::backend::Outputs;
 use pytato_transform::einsum::{apply_distributive_law, remove_broadcasts_in_einsums};
 use pytato_transform::materialize::{Mpms, materialize};
 use pytato_transform::unify_tags::unify_axes_tags;

@@ -9,8 +9,9 @@
 use proptest::prelude::*;
 use pytato_backend_interp::Interpreter;
 use pytato_conformance::tolerance::compare;
-use pytato_core::backend::{Backend, NamedData, Outputs};
-use pytato_core::{Array, ArrayData, DType, Order, Result, frontend as pt, s};
+use pytato_core::{Array, ArrayData, DType, Order, Result, s};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData, Outputs};
 use pytato_transform::cse::deduplicate;
 use pytato_transform::dce::eliminate_dead_code;
 use pytato_transform::einsum::{apply_distributive_law, remove_broadcasts_in_einsums};

@@ -1,12 +1,12 @@
-//! Sums follow one summation scheme (`pytato_core::math`, "Summation": blocks of 128 terms in 8
+//! Sums follow one summation scheme (`pytato_runtime::math`, "Summation": blocks of 128 terms in 8
 //! lanes) on every backend: long float64 and complex128 sums, over one axis and several, with
 //! lengths that leave every remainder of a lane group and of a block, must be the interpreter's
 //! bits on every linked backend (except matrix products on backends with a GEMM, which are
 //! not sums of this kind: see `backend-cranelift/tests/gemm.rs`).
 
-use pytato_core::backend::NamedData;
-use pytato_core::frontend as pt;
 use pytato_core::{Array, ArrayData, DType, Dim, Scalar};
+use pytato_frontend as pt;
+use pytato_runtime::backend::NamedData;
 
 /// Values whose sums round at every step (no exact cancellation), of both signs.
 fn values(shape: &[usize], dtype: DType) -> ArrayData {
@@ -33,7 +33,7 @@ fn sums_of_shape(dtype: DType, shape: [Dim; 2]) -> Vec<(&'static str, Array)> {
     ]
 }
 
-type Instances = Vec<(String, Box<dyn pytato_core::backend::Backend>)>;
+type Instances = Vec<(String, Box<dyn pytato_runtime::backend::Backend>)>;
 
 fn backends() -> Instances {
     let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));

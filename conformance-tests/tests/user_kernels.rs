@@ -1,12 +1,12 @@
 //! User kernels (`pytato_core::user_kernel`) on every linked backend, inlined and outlined:
 //! values from plain Rust loops written here, apart from the library.
 
-use pytato_core::backend::{Backend, NamedData, WithInlineRule};
 use pytato_core::expr::{BinaryOp, ReduceOp, ReductionBounds};
-use pytato_core::frontend as pt;
 use pytato_core::function::InlineRule;
 use pytato_core::user_kernel::{Statement, UserKernel};
 use pytato_core::{ArrayData, DType, DictOfNamedArrays, Dim, Error, Expr, Shape};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData, WithInlineRule};
 
 fn backends() -> Vec<(String, Box<dyn Backend>)> {
     let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));

@@ -4,9 +4,9 @@
 
 use ndarray::{Array1, Array2, ArrayD, ArrayViewD, s};
 use pytato_backend_interp::Interpreter;
-use pytato_core::backend::{Backend, NamedData, NamedViews, NamedViewsMut, Outputs};
-use pytato_core::frontend as pt;
 use pytato_core::{ArrayData, DType, DictOfNamedArrays, Dim, Error};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData, NamedViews, NamedViewsMut, Outputs};
 
 /// Every backend that can run here (wgpu may have no adapter outside CI).
 fn backends() -> Vec<(String, Box<dyn Backend>)> {

@@ -218,7 +218,7 @@ pub enum NodeKind {
     /// The positions of the `true` elements of a boolean `mask` (`mask.ndim >= 1`), in row-major
     /// order: an `int64` array of shape `(mask.ndim, count)` whose column `k` is the index of the
     /// `k`-th `true` element (numpy's `nonzero`, stacked). `count` is a *count*: a size variable
-    /// whose value the data decides (see [`crate::phases`]). A host step: programs run it
+    /// whose value the data decides (see `pytato_runtime::phases`). A host step: programs run it
     /// between phases, never inside a kernel.
     Nonzero {
         /// The boolean mask.
@@ -262,7 +262,7 @@ pub enum NodeKind {
     /// Running sums or products of `array` along `axis`, in its dtype, each row left to right as
     /// numpy's `cumsum`/`cumprod` loop (integers wrap; floats round in that order). The dtype is
     /// not `bool` (the frontend accumulates booleans in `int64`). A host step, like
-    /// [`NodeKind::Nonzero`]; see [`crate::scan`].
+    /// [`NodeKind::Nonzero`]; see `pytato_runtime::scan`.
     Scan {
         /// The scanned array.
         array: Array,
@@ -1347,7 +1347,7 @@ impl Array {
     }
 
     /// The positions of the `true` elements of `mask`, counted by the size variable `count`; see
-    /// [`NodeKind::Nonzero`]. The frontend's [`nonzero`](crate::frontend::nonzero) names the count.
+    /// [`NodeKind::Nonzero`]. The frontend's `pytato_frontend::nonzero` names the count.
     #[track_caller]
     pub fn new_nonzero(mask: &Array, count: &str) -> Result<Array> {
         let _site = crate::created_at::enter();
@@ -1371,7 +1371,7 @@ impl Array {
     }
 
     /// `array` sorted along `axis`, or the indices that sort it; see [`NodeKind::Sort`]. The
-    /// frontend's [`sort`](crate::frontend::sort) and [`argsort`](crate::frontend::argsort) take
+    /// frontend's `pytato_frontend::sort` and `pytato_frontend::argsort` take
     /// numpy's arguments.
     #[track_caller]
     pub fn new_sort(array: &Array, axis: usize, descending: bool, result: SortResult) -> Result<Array> {
@@ -1389,7 +1389,7 @@ impl Array {
     }
 
     /// Running sums or products of `array` along `axis`; see [`NodeKind::Scan`]. The frontend's
-    /// [`cumulative_sum`](crate::frontend::cumulative_sum) chooses the dtype first.
+    /// `pytato_frontend::cumulative_sum` chooses the dtype first.
     #[track_caller]
     pub fn new_scan(array: &Array, axis: usize, op: ScanOp) -> Result<Array> {
         let _site = crate::created_at::enter();
@@ -1401,7 +1401,7 @@ impl Array {
     }
 
     /// Where each of `values` goes in the sorted 1-d `sorted`; see [`NodeKind::SearchSorted`].
-    /// The frontend's [`searchsorted`](crate::frontend::searchsorted) promotes the dtypes first.
+    /// The frontend's `pytato_frontend::searchsorted` promotes the dtypes first.
     #[track_caller]
     pub fn new_search_sorted(sorted: &Array, values: &Array, side: Side) -> Result<Array> {
         let _site = crate::created_at::enter();
@@ -1774,7 +1774,7 @@ pub fn collect_inputs<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Result<
             }
         }
         let mut mentioned = BTreeSet::new();
-        crate::binding::node_size_params(&node, &mut mentioned);
+        crate::size_check::node_size_params(&node, &mut mentioned);
         for p in mentioned {
             size_params.entry(p).or_insert_with(|| node.clone());
         }

@@ -3,14 +3,15 @@
 //!
 //! Off by default. Turn it on with [`record_creation_sites`] or the environment variable
 //! `PYTATO_CREATED_AT=1`. While on, each frontend call (the functions of
-//! [`crate::frontend`], the operators, the `Array` methods that build nodes) notes its caller
+//! `pytato-frontend`, the operators, the `Array` methods that build nodes) notes its caller
 //! through `#[track_caller]` (no backtrace, no symbol lookup), and every node made during the
 //! call is tagged with that place: the outermost frontend call wins, so the nodes a helper builds
 //! internally carry the user's line, not the library's. The tag is ignored for equality
 //! ([`Tag::ignored_for_equality`]): the same expression written on two lines is still one node.
 //!
 //! ```
-//! use pytato_core::{created_at, frontend as pt, DType};
+//! use pytato_core::{created_at, DType};
+//! use pytato_frontend as pt;
 //! created_at::record_creation_sites(true);
 //! let x = pt::placeholder("x", [3], DType::F64).unwrap();
 //! let y = pt::sin(&x).unwrap();
@@ -79,10 +80,11 @@ pub fn recording() -> bool {
     }
 }
 
-/// Marks the start of a frontend call: while the returned guard lives, nodes made on this thread
-/// are tagged with the caller's place (unless an outer call already set one).
+/// Marks the start of a frontend call (every constructor in `pytato-core` and `pytato-frontend`
+/// begins with it, under `#[track_caller]`): while the returned guard lives, nodes made on this
+/// thread are tagged with the caller's place (unless an outer call already set one).
 #[track_caller]
-pub(crate) fn enter() -> Option<Site> {
+pub fn enter() -> Option<Site> {
     if !recording() {
         return None;
     }
@@ -97,7 +99,7 @@ pub(crate) fn enter() -> Option<Site> {
 }
 
 /// Ends the frontend call's recording when dropped.
-pub(crate) struct Site;
+pub struct Site;
 
 impl Drop for Site {
     fn drop(&mut self) {

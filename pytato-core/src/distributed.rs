@@ -21,7 +21,8 @@
 //! [`Error::Unsupported`] that says so.
 //!
 //! ```
-//! use pytato_core::{frontend as pt, DType};
+//! use pytato_core::DType;
+//! use pytato_frontend as pt;
 //! use pytato_core::distributed::{make_distributed_recv, make_distributed_send, staple_distributed_send};
 //! # fn main() -> pytato_core::Result<()> {
 //! // Rank r of a ring: receive the left neighbour's last value, send my last value to the right.

@@ -331,7 +331,7 @@ pub enum Error {
     },
     /// Datashape text that does not parse (line, column, a caret and what was expected).
     #[error("{0}")]
-    DatashapeSyntax(crate::datashape::ParseError),
+    DatashapeSyntax(ParseError),
     /// A datashape construct that has no array meaning in this library (a ranged length, a stream,
     /// a union, a pointer, `char`, ...). It parses and prints; it cannot type an array.
     #[error("datashape: {construct} at {position} of `{datashape}` has no array meaning here")]
@@ -450,3 +450,32 @@ fn fmt_output_names(missing: &[String], unknown: &[String]) -> String {
 fn fmt_detail(detail: &str) -> String {
     if detail.is_empty() { String::new() } else { format!(" ({detail})") }
 }
+
+/// A syntax error of the datashape parser (`pytato-datashape`): where, what was expected, what was found, and the line with a caret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column (in characters).
+    pub column: usize,
+    /// What the parser expected there.
+    pub expected: String,
+    /// What it found (a token, or "end of input").
+    pub found: String,
+    /// The text of the line.
+    pub source_line: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "datashape: line {}, column {}: expected {}, found {}",
+            self.line, self.column, self.expected, self.found
+        )?;
+        writeln!(f, "    {}", self.source_line)?;
+        write!(f, "    {}^", " ".repeat(self.column.saturating_sub(1)))
+    }
+}
+
+impl std::error::Error for ParseError {}

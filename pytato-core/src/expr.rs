@@ -23,7 +23,7 @@
 //!   truncated result (0 unless the base is 1 or -1).
 //! - `Cast` is numpy's `astype`: integers wrap, floats truncate toward zero (NaN and out-of-range
 //!   values, which numpy leaves undefined, give what numpy gives on x86-64:
-//!   [`float_to_int`](crate::math::float_to_int)), complex to real drops the imaginary part,
+//!   `float_to_int`), complex to real drops the imaginary part,
 //!   anything to bool is `!= 0`.
 //! - `If` evaluates only the branch it selects, like C's `?:`: the other branch may subscript out
 //!   of bounds (padding and concatenation rely on this).
@@ -33,9 +33,9 @@
 //! - [`Func::Maximum`] and [`Func::Minimum`] are numpy's `maximum` and `minimum`: `a` if it is NaN
 //!   or strictly beyond `b`, else `b` (NaN propagates; of `-0.0` and `0.0` the second wins).
 //!   `Max` and `Min` reductions combine with them.
-//! - Float and complex `Sum` reductions follow [`math`](crate::math)'s summation scheme (float32 in
+//! - Float and complex `Sum` reductions follow `math`'s summation scheme (float32 in
 //!   float64, float64 in blocks), so that long sums are about as accurate as numpy's pairwise ones.
-//! - Float `//` and `%`, and complex arithmetic and functions, are [`math`](crate::math)'s: numpy's
+//! - Float `//` and `%`, and complex arithmetic and functions, are `math`'s: numpy's
 //!   algorithms, C99 Annex G at infinities and on branch cuts.
 //! - [`Func::Zero`] is zero of its argument's dtype whatever the argument (even NaN): it keeps a
 //!   dependency alive without reading it (seed: "zeros_like (and similar)").

@@ -8,19 +8,20 @@
 //! from the same code is one function, and two calls with equal arguments are one call.
 //!
 //! Backends run calls in one of two ways, chosen per function by an [`InlineRule`] when the DAG
-//! is compiled ([`crate::backend::compile_calls_and_phases`]):
+//! is compiled (`pytato_runtime::backend::compile_calls_and_phases`):
 //!
 //! - **inlined** ([`inline_calls_where`]): the body is copied into the caller at each call site,
 //!   where it fuses with the code around it. Best for small functions and few calls.
 //! - **outlined**: each distinct definition is compiled once, as a program of its own, and each
-//!   call site runs that program on its arguments (a step of [`crate::phases`]). Compile time
+//!   call site runs that program on its arguments (a step of `pytato_runtime::phases`). Compile time
 //!   grows with the number of *definitions*, not of calls, at the price of a stored result per
 //!   call and no fusion across the call boundary.
 //!
 //! A function tagged [`InlineCall`] is always inlined (upstream's `InlineCallTag`).
 //!
 //! ```
-//! use pytato_core::{frontend as pt, DType};
+//! use pytato_core::DType;
+//! use pytato_frontend as pt;
 //! use pytato_core::function::trace_call;
 //! let x = pt::placeholder("x", [5], DType::F64).unwrap();
 //! let y = pt::placeholder("y", [5], DType::F64).unwrap();
@@ -38,9 +39,9 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use crate::array::{Array, IdMap, NodeKind, collect_inputs, post_order};
-use crate::backend::Outputs;
 use crate::error::{Error, Result};
 use crate::names;
+use crate::outputs::Outputs;
 use crate::tags::{Tag, TagSet};
 
 /// A tag on a [`Function`]: its calls are always inlined, whatever the [`InlineRule`] says

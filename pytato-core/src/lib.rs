@@ -1,43 +1,48 @@
-//! The core of pytato-rs: lazy array expressions.
+//! The core of pytato-rs: the IR of lazy array expressions.
 //!
 //! Users build a DAG of array operations; nothing is computed until a backend compiles and runs it.
-//! This crate holds what every other crate shares:
+//! This crate holds what every other crate shares, and depends on none of them:
 //!
-//! - [`dtype`]: the thirteen element types and numpy 2 type promotion;
+//! - [`dtype`]: the element types and numpy 2 type promotion;
 //! - [`shape`]: symbolic shapes whose lengths are affine in named size parameters;
 //! - [`expr`]: the scalar expression language of index lambdas;
 //! - [`array`]: the array nodes, with structural hashing and linear-time equality;
+//! - [`outputs`]: what a program computes (one array, or named ones);
 //! - [`tags`] and [`names`]: metadata and the reserved namespaces;
-//! - [`data`] and [`scalar`]: dynamically typed values and `ndarray` arrays;
+//! - [`data`], [`view`] and [`scalar`]: dynamically typed values, `ndarray` arrays (data wrappers
+//!   hold them) and borrowed views of them;
 //! - [`function`]: function definitions, calls, tracing and inlining;
 //! - [`distributed`]: the nodes that send and receive arrays between ranks;
-//! - [`phases`]: programs with data-dependent lengths (counts) and scatters, run in phases;
-//! - [`math`]: numpy's scalar math where Rust differs (float `//` and `%`, casts, complex functions).
+//! - [`user_kernel`]: kernels written as statements over index grids;
+//! - [`size_check`]: what a node needs of the run-time sizes;
+//! - [`error`]: the typed errors of every crate.
 //!
-//! See `ARCHITECTURE.md` at the repository root for how a DAG travels through the crates.
+//! It also holds the constructors Rust's coherence rules tie to [`Array`]: the operators
+//! ([`ops`], built on [`arith`] and [`operand`]), `a.index(...)` ([`indexing`], the [`s!`] macro),
+//! `a.set_index(...)`/`a.add_at(...)` ([`assign`]), and the few constructors they rest on
+//! ([`basic`]). The rest of numpy's functions are in `pytato-frontend`; running programs is
+//! `pytato-runtime`'s job. See `ARCHITECTURE.md` at the repository root for the crates' order.
 
+pub mod arith;
 pub mod array;
-pub mod backend;
-pub mod binding;
+pub mod assign;
+pub mod basic;
 pub mod created_at;
 pub mod data;
-pub mod datashape;
-pub mod device;
 pub mod distributed;
 pub mod dtype;
 pub mod error;
 pub mod expr;
-pub mod frontend;
 pub mod function;
 pub mod half_float;
-pub mod math;
+pub mod indexing;
 pub mod names;
-pub mod phases;
+pub mod operand;
+pub mod ops;
+pub mod outputs;
 pub mod scalar;
-pub mod scan;
 pub mod shape;
 pub mod size_check;
-pub mod sort;
 pub mod tags;
 pub mod user_kernel;
 pub mod view;
@@ -52,6 +57,9 @@ pub use error::{Error, Result};
 pub use expr::Expr;
 /// The `float16` element type of [`DType::F16`] arrays (the `half` crate's).
 pub use half::f16;
+pub use indexing::{Ellipsis, Idx, NewAxis};
+pub use operand::{LambdaBuilder, Operand};
+pub use outputs::Outputs;
 pub use scalar::Scalar;
 pub use shape::{Dim, Shape};
 pub use tags::{Tag, TagSet};

@@ -22,7 +22,7 @@
 
 use crate::error::{Error, Result};
 
-/// The prefix of generated count names (data-dependent lengths, see [`crate::phases`]).
+/// The prefix of generated count names (data-dependent lengths, see `pytato_runtime::phases`).
 pub const COUNT_PREFIX: &str = "_pt_shp";
 
 /// The sub-regions of `_pt_` the library draws generated names from.

@@ -158,7 +158,7 @@ impl Scalar {
     }
 
     /// numpy's `astype` for one value: integers wrap, floats truncate toward zero as numpy does on
-    /// x86-64 ([`float_to_int`](crate::math::float_to_int): NaN and out-of-range values, undefined
+    /// x86-64 ([`float_to_int`]: NaN and out-of-range values, undefined
     /// in numpy, give what numpy gives there), complex to real drops the imaginary part, anything
     /// to bool is `!= 0`.
     pub fn cast(&self, dtype: DType) -> Scalar {
@@ -179,7 +179,7 @@ impl Scalar {
         };
         if dtype.is_integer() {
             // numpy leaves NaN and out-of-range values undefined; we follow its x86-64 results.
-            return crate::math::float_to_int(re, dtype);
+            return float_to_int(re, dtype);
         }
         match dtype {
             DType::F16 => Scalar::F16(crate::half_float::f16_from_f64(re)),
@@ -309,6 +309,51 @@ impl fmt::Display for Scalar {
 impl fmt::Debug for Scalar {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
+    }
+}
+
+/// x86-64's `cvttsd2si` into `bits` bits: `x` truncated toward zero where that fits a signed
+/// integer of `bits` bits, otherwise (NaN, infinities, out of range) the smallest such integer.
+fn cvtt(x: f64, bits: u32) -> i64 {
+    let limit = 2f64.powi(bits as i32 - 1);
+    if x > -limit - 1.0 && x < limit { x.trunc() as i64 } else { -(1i128 << (bits - 1)) as i64 }
+}
+
+/// `x` (a float) cast to the integer dtype `dtype` as numpy does on x86-64:
+///
+/// - `int64`, `int32`: truncation toward zero; NaN, infinities and values outside the range give
+///   the smallest value of the dtype (`cvttsd2si`);
+/// - `int8`, `int16`, `uint8`, `uint16`: the 32-bit conversion, wrapped (`-1.5` is 255 as
+///   `uint8`; 300.7 is 44);
+/// - `uint32`: the 64-bit conversion, wrapped (numpy's scalar loop, which it uses for scalars,
+///   strided arrays and the tails of contiguous ones; its 4-wide vector loop gives `2^31` for NaN
+///   and values below `-2^31`, so numpy itself depends on where an element sits);
+/// - `uint64`: values from `2^63` on are converted after subtracting it, and the top bit set
+///   again; below that, the signed conversion, wrapped.
+///
+/// Returns the integer as the target dtype's [`Scalar`]; `dtype` must be an integer dtype.
+///
+/// ```
+/// use pytato_core::{scalar::float_to_int, DType, Scalar};
+/// assert_eq!(float_to_int(-1.5, DType::U8), Scalar::U8(255));
+/// assert_eq!(float_to_int(3e9, DType::I32), Scalar::I32(i32::MIN));
+/// assert_eq!(float_to_int(-3e9, DType::U32), Scalar::U32(1_294_967_296));
+/// ```
+pub fn float_to_int(x: f64, dtype: DType) -> Scalar {
+    let unsigned = |bits: u32| -> u64 {
+        let top = 2f64.powi(bits as i32 - 1);
+        if x >= top { (cvtt(x - top, bits) as u64) ^ (1u64 << (bits - 1)) } else { cvtt(x, bits) as u64 }
+    };
+    match dtype {
+        DType::I64 => Scalar::I64(cvtt(x, 64)),
+        DType::I32 => Scalar::I32(cvtt(x, 32) as i32),
+        DType::I16 => Scalar::I16(cvtt(x, 32) as i16),
+        DType::I8 => Scalar::I8(cvtt(x, 32) as i8),
+        DType::U64 => Scalar::U64(unsigned(64)),
+        DType::U32 => Scalar::U32(cvtt(x, 64) as u32),
+        DType::U16 => Scalar::U16(cvtt(x, 32) as u16),
+        DType::U8 => Scalar::U8(cvtt(x, 32) as u8),
+        other => panic!("float_to_int to {other}, which is not an integer dtype"),
     }
 }
 

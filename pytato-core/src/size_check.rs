@@ -5,11 +5,12 @@
 //! length `n`, a mask that may select nothing. A node states what it needs as [`SizeCheck`]s
 //! ([`Array::size_checks`](crate::Array::size_checks): those of its index items, and those an
 //! [`IndexLambda`](crate::array::IndexLambda) carries), and
-//! [`Signature::bind`](crate::binding::Signature::bind) checks every one of them for the bound
+//! `Signature::bind` checks every one of them for the bound
 //! sizes before anything runs, on every backend and in every phase of a program with counts.
 //!
 //! ```
-//! use pytato_core::{frontend as pt, s, DType, Dim};
+//! use pytato_core::{s, DType, Dim};
+//! use pytato_frontend as pt;
 //! use pytato_core::size_check::SizeCheck;
 //! let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
 //! let y = pt::set_index(&x, &s![4], 9.0).unwrap();   // numpy's x[4] = 9: needs n > 4
@@ -18,12 +19,14 @@
 //! assert!(matches!(m.size_checks()[..], [SizeCheck::NonEmpty { axis: 0, .. }]));
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use crate::array::{IndexItem, NormalizedSlice};
+use crate::array::{Array, IndexItem, NodeKind, NormalizedSlice};
 use crate::error::{Error, Result};
+use crate::expr::Expr;
 use crate::shape::{Dim, EvalDimError, Shape};
+use crate::tags::LengthBounds;
 
 /// One condition on the sizes under which a node is defined; see the [module docs](self).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -201,5 +204,42 @@ impl SizeCheck {
                 Ok(())
             }
         }
+    }
+}
+
+/// Adds to `out` the size parameters `node` mentions: in its shape, its index items, its reduction
+/// bounds, or as a `SizeParam` node itself.
+pub fn node_size_params(node: &Array, out: &mut BTreeSet<String>) {
+    out.extend(node.shape().params().map(str::to_string));
+    // The bounds of ranged lengths (datashape's `Var(0, n)`) are checked against the sizes.
+    for LengthBounds(bounds) in node.tags_of_type::<LengthBounds>() {
+        out.extend(bounds.iter().flat_map(|(_, lo, hi)| lo.params().chain(hi.params())).map(str::to_string));
+    }
+    match node.kind() {
+        NodeKind::SizeParam { name } => {
+            out.insert(name.to_string());
+        }
+        NodeKind::IndexLambda(il) => {
+            il.expr.walk(&mut |e| {
+                if let Expr::Reduce(r) = e {
+                    for b in &r.inames {
+                        out.extend(b.lower.params().chain(b.upper.params()).map(str::to_string));
+                    }
+                }
+            });
+            out.extend(il.checks.iter().flat_map(SizeCheck::params).map(str::to_string));
+        }
+        NodeKind::BasicIndex { indices, .. }
+        | NodeKind::AdvancedIndexInContiguousAxes { indices, .. }
+        | NodeKind::AdvancedIndexInNoncontiguousAxes { indices, .. } => {
+            for item in indices {
+                match item {
+                    IndexItem::Int(d) => out.extend(d.params().map(str::to_string)),
+                    IndexItem::Slice(s) => out.extend(s.start.params().chain(s.stop.params()).map(str::to_string)),
+                    IndexItem::Array(_) => {}
+                }
+            }
+        }
+        _ => {}
     }
 }

@@ -301,7 +301,7 @@ impl Tag for CountNamed {
 
 /// The lengths of these axes of the tagged placeholder must lie in `lo..=hi` (numbers or size
 /// variables), checked when inputs are bound: a datashape's ranged length `Var(lo, hi)` (see
-/// [`crate::datashape`]).
+/// `pytato_datashape`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct LengthBounds(pub Vec<(usize, crate::shape::Dim, crate::shape::Dim)>);
 impl Tag for LengthBounds {

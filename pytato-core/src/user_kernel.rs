@@ -17,7 +17,8 @@
 //!
 //! ```
 //! use pytato_core::user_kernel::{Statement, UserKernel};
-//! use pytato_core::{frontend as pt, DType, Dim, Expr, Shape};
+//! use pytato_core::{DType, Dim, Expr, Shape};
+//! use pytato_frontend as pt;
 //! use pytato_core::expr::{BinaryOp, ReduceOp, ReductionBounds};
 //! // y[i] = sum_j a[i, j] * x[j] + b[(i + 1) % n]: a matrix-vector product with a shifted bias.
 //! let n = Dim::param("n");

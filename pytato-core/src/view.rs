@@ -8,7 +8,8 @@
 //!
 //! ```
 //! use ndarray::{Array2, s};
-//! use pytato_core::{ArrayData, ArrayDataView, DType};
+//! use pytato_core::{ArrayData, DType};
+//! use pytato_core::ArrayDataView;
 //! let a = Array2::<f64>::zeros((3, 4));
 //! let column: ArrayDataView = a.slice(s![.., 1]).into_dyn().into();
 //! assert_eq!(column.dtype(), DType::F64);

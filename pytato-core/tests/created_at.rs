@@ -4,7 +4,8 @@
 
 use pytato_core::created_at::{CreatedAt, record_creation_sites};
 use pytato_core::function::Function;
-use pytato_core::{DType, Error, TagSet, frontend as pt};
+use pytato_core::{DType, Error, TagSet};
+use pytato_frontend as pt;
 
 fn site(a: &pytato_core::Array) -> CreatedAt {
     *a.tags().of_type::<CreatedAt>().next().expect("a creation site")

@@ -27,9 +27,9 @@ mod launch;
 
 use std::time::{Duration, Instant};
 
-use pytato_core::backend::{Backend, NamedData, views};
 use pytato_core::{Array, ArrayData, Result};
 use pytato_distributed::{Communicator, DistributedProgram, RunStats};
+use pytato_runtime::backend::{Backend, NamedData, views};
 
 const STEPS_PER_RUN: usize = 10;
 

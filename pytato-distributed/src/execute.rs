@@ -8,9 +8,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
-use pytato_core::backend::{Backend, NamedData, NamedViews, Outputs};
 use pytato_core::distributed::CommTag;
-use pytato_core::{ArrayData, ArrayDataView, Error, Result};
+use pytato_core::{ArrayData, Error, Result};
+use pytato_runtime::ArrayDataView;
+use pytato_runtime::backend::{Backend, NamedData, NamedViews, Outputs};
 
 use crate::comm::{Communicator, Exchange, MAX_WIRE_TAG, WireTag, check_peer};
 use crate::message;
@@ -30,8 +31,9 @@ use crate::verify::verify_distributed_partition;
 /// error makes `mpirun` end the job).
 ///
 /// ```
-/// use pytato_core::{frontend as pt, ArrayData, DType};
-/// use pytato_core::backend::NamedData;
+/// use pytato_core::{ArrayData, DType};
+/// use pytato_frontend as pt;
+/// use pytato_runtime::backend::NamedData;
 /// use pytato_core::distributed::{make_distributed_recv, make_distributed_send, staple_distributed_send};
 /// use pytato_distributed::{Communicator, DistributedProgram, LocalCommunicator};
 ///
@@ -59,7 +61,7 @@ use crate::verify::verify_distributed_partition;
 pub struct DistributedProgram {
     partition: DistributedPartition,
     /// One program per part.
-    programs: Vec<Box<dyn pytato_core::backend::Program>>,
+    programs: Vec<Box<dyn pytato_runtime::backend::Program>>,
     /// The wire tag of every send and receive.
     send_tags: Vec<WireTag>,
     recv_tags: Vec<WireTag>,
@@ -159,7 +161,7 @@ impl DistributedProgram {
 
     /// Runs on this rank; every rank of `comm` runs its own program at the same time.
     pub fn run(&self, comm: &dyn Communicator, inputs: &NamedData) -> Result<NamedData> {
-        Ok(self.run_views(comm, &pytato_core::backend::views(inputs))?.0)
+        Ok(self.run_views(comm, &pytato_runtime::backend::views(inputs))?.0)
     }
 
     /// [`DistributedProgram::run`] on borrowed views, with what the run did.

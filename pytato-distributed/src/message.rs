@@ -5,7 +5,8 @@
 use ndarray::{ArrayD, IxDyn};
 use num_complex::{Complex32, Complex64};
 use pytato_core::for_each_array_view;
-use pytato_core::{ArrayData, ArrayDataView, DType};
+use pytato_core::{ArrayData, DType};
+use pytato_runtime::ArrayDataView;
 
 /// The first bytes of every message (a format version). A dtype's code on the wire is its index in
 /// [`DType::ALL`].

@@ -17,10 +17,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use pytato_core::array::{IdMap, collect_inputs, post_order};
-use pytato_core::backend::Outputs;
 use pytato_core::distributed::CommTag;
 use pytato_core::names::fresh_name;
 use pytato_core::{Array, DType, DictOfNamedArrays, Error, NodeKind, Result, Shape};
+use pytato_runtime::backend::Outputs;
 
 /// The prefix of the placeholders that stand for received arrays.
 pub const RECV_PREFIX: &str = "_pt_dist_recv";
@@ -105,7 +105,8 @@ pub struct DistributedPartition {
 /// `find_distributed_partition`); `rank` is the rank that runs it (it appears in errors).
 ///
 /// ```
-/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
 /// use pytato_core::distributed::{make_distributed_recv, make_distributed_send, staple_distributed_send};
 /// use pytato_distributed::find_distributed_partition;
 /// # fn main() -> pytato_core::Result<()> {

@@ -16,14 +16,14 @@ mod solver;
 use std::sync::Arc;
 use std::time::Duration;
 
-use pytato_core::backend::{Backend, NamedData};
 use pytato_core::distributed::{CommTag, make_distributed_recv, make_distributed_send, staple_distributed_send};
-use pytato_core::frontend as pt;
 use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Error, Result, s};
 use pytato_distributed::{
     Communicator, DistributedProgram, LocalCommunicator, find_distributed_partition, number_distributed_tags,
     partition_to_dot, partition_to_svg, verify_distributed_partition,
 };
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData};
 
 fn backends() -> Vec<(String, Arc<dyn Backend>)> {
     let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
@@ -99,7 +99,10 @@ fn distributed_heat_equals_the_one_process_run_on_every_backend() {
                 let program = DistributedProgram::compile(&*backend, comm, &(&dag).into())?;
                 let (out, stats) = program.run_views(
                     comm,
-                    &pytato_core::backend::views(&NamedData::from([("u".to_string(), f64s(&u0[start..start + len]))])),
+                    &pytato_runtime::backend::views(&NamedData::from([(
+                        "u".to_string(),
+                        f64s(&u0[start..start + len]),
+                    )])),
                 )?;
                 assert_eq!(stats.messages_sent, 2 * steps);
                 assert_eq!(stats.messages_received, 2 * steps);

@@ -15,11 +15,11 @@ mod solver;
 
 use std::time::Duration;
 
-use pytato_core::backend::{Backend, NamedData};
 use pytato_core::distributed::{make_distributed_recv, make_distributed_send, staple_distributed_send};
-use pytato_core::frontend as pt;
 use pytato_core::{ArrayData, DType, Result};
 use pytato_distributed::{Communicator, DistributedProgram, MpiCommunicator};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 

@@ -4,8 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use pytato_core::backend::Outputs;
-use pytato_core::{Array, DType, Result, frontend as pt};
+use pytato_core::{Array, DType, Result};
+use pytato_frontend as pt;
+use pytato_runtime::backend::Outputs;
 use pytato_transform::{cse::deduplicate, dce::eliminate_dead_code, lower::lower_to_index_lambdas};
 
 /// A chain of `n` nodes alternating elementwise operations and rolls (half of them to lower).

@@ -1,8 +1,9 @@
 //! Draws a small but real DAG (a DG-style operator application with a flux term) to
 //! `target/draw/dag.{dot,svg,html}`: `cargo run -p pytato-transform --example draw_dag`.
 
-use pytato_core::backend::Outputs;
-use pytato_core::{DType, DictOfNamedArrays, Dim, frontend as pt};
+use pytato_core::{DType, DictOfNamedArrays, Dim};
+use pytato_frontend as pt;
+use pytato_runtime::backend::Outputs;
 use pytato_transform::draw::{to_dot, to_html, to_svg};
 
 fn main() -> pytato_core::Result<()> {

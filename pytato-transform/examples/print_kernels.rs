@@ -1,8 +1,9 @@
 //! Prints the kernel IR of the heat-equation update and of a small DG-style operator:
 //! `cargo run -p pytato-transform --example print_kernels`.
 
-use pytato_core::backend::Outputs;
-use pytato_core::{DType, DictOfNamedArrays, Dim, frontend as pt};
+use pytato_core::{DType, DictOfNamedArrays, Dim};
+use pytato_frontend as pt;
+use pytato_runtime::backend::Outputs;
 use pytato_transform::kernel::{KernelOptions, build_kernel_program};
 
 fn main() -> pytato_core::Result<()> {

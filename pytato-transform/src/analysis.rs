@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 use pytato_core::array::{EinsumAxis, IdSet};
-use pytato_core::backend::Outputs;
 use pytato_core::tags::ImplStored;
 use pytato_core::{Array, Error, NodeKind, Result, Tag};
+use pytato_runtime::backend::Outputs;
 
 use crate::mapper::{topological_sort, users};
 
@@ -18,7 +18,8 @@ fn roots(outputs: &Outputs) -> Vec<Array> {
 /// [`deduplicate`](crate::cse::deduplicate) first to count them once.
 ///
 /// ```
-/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
 /// use pytato_transform::analysis::num_nodes;
 /// let x = pt::placeholder("x", [3], DType::F64)?;
 /// assert_eq!(num_nodes(&(&(&x + &x)).into()), 2);
@@ -46,7 +47,8 @@ pub fn num_nodes_deduplicated(outputs: &Outputs) -> usize {
 /// How many distinct nodes of each kind.
 ///
 /// ```
-/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
 /// use pytato_transform::analysis::node_type_counts;
 /// let x = pt::placeholder("x", [3], DType::F64)?;
 /// let counts = node_type_counts(&(&pt::roll(&(&x + 1.0), 1, Some(0))?).into());
@@ -79,7 +81,8 @@ pub fn materialized(outputs: &Outputs) -> Vec<Array> {
 /// The number of nodes on the longest path from an input to an output (1 for a lone input).
 ///
 /// ```
-/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
 /// use pytato_transform::analysis::depth;
 /// let x = pt::placeholder("x", [3], DType::F64)?;
 /// let y = pt::sin(&pt::sin(&x)?)?;
@@ -99,12 +102,12 @@ pub fn depth(outputs: &Outputs) -> usize {
 
 /// Whether every node is an input, an `IndexLambda`, a call result (inlined before code
 /// generation) or a host step (`Nonzero`, `Scatter`, `Sort`, `Scan`, `SearchSorted`: no kernel computes those, see
-/// `pytato_core::phases`): the form lowering produces.
+/// `pytato_runtime::phases`): the form lowering produces.
 pub fn is_lowered(outputs: &Outputs) -> bool {
     topological_sort(&roots(outputs)).iter().all(|n| {
         n.is_input()
             || matches!(n.kind(), NodeKind::IndexLambda(_) | NodeKind::CallResult { .. })
-            || pytato_core::phases::is_host_step(n)
+            || pytato_runtime::phases::is_host_step(n)
     })
 }
 
@@ -112,7 +115,8 @@ pub fn is_lowered(outputs: &Outputs) -> bool {
 /// multiplicity above 1 is work CSE would save. Pairs are in topological order of the first copy.
 ///
 /// ```
-/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
 /// use pytato_transform::analysis::node_multiplicities;
 /// let x = pt::placeholder("x", [3], DType::F64)?;
 /// // sin(x) built twice: one class with two copies.
@@ -141,7 +145,8 @@ pub fn node_multiplicities(outputs: &Outputs) -> Vec<(Array, usize)> {
 /// their axes, and on their reductions (index-lambda and einsum reduction descriptors).
 ///
 /// ```
-/// use pytato_core::{frontend as pt, DType, Tag};
+/// use pytato_core::{DType, Tag};
+/// use pytato_frontend as pt;
 /// use pytato_transform::analysis::num_tags_of_type;
 /// #[derive(Debug, PartialEq, Eq, Hash)]
 /// struct Element;
@@ -169,7 +174,8 @@ pub fn num_tags_of_type<T: Tag>(outputs: &Outputs) -> usize {
 /// in topological order. Linear in the DAG's size.
 ///
 /// ```
-/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
 /// use pytato_transform::analysis::transitive_users;
 /// let x = pt::placeholder("x", [3], DType::F64)?;
 /// let y = pt::placeholder("y", [3], DType::F64)?;
@@ -198,7 +204,8 @@ pub fn transitive_users(outputs: &Outputs, node: &Array) -> Vec<Array> {
 /// ellipsis, a malformed spec or a node that is no einsum is [`Error::InvalidArgument`].
 ///
 /// ```
-/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
 /// use pytato_transform::analysis::is_einsum_similar_to_subscript;
 /// let a = pt::placeholder("a", [3, 4], DType::F64)?;
 /// let x = pt::placeholder("x", [4], DType::F64)?;
@@ -263,7 +270,8 @@ pub fn is_einsum_similar_to_subscript(einsum: &Array, spec: &str) -> Result<bool
 /// many of its results are used) in the DAG and, once per distinct function, in function bodies.
 ///
 /// ```
-/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
 /// use pytato_core::function::trace_call;
 /// use pytato_transform::analysis::num_call_sites;
 /// let x = pt::placeholder("x", [3], DType::F64)?;

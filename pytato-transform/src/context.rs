@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 use pytato_core::array::{IdMap, IdSet, post_order};
-use pytato_core::backend::Outputs;
 use pytato_core::function::Function;
 use pytato_core::{Array, NodeKind, Result};
+use pytato_runtime::backend::Outputs;
 
 use crate::mapper::{CopyMapper, Mapper, dispatch, map_copy, map_dag};
 
@@ -25,7 +25,8 @@ use crate::mapper::{CopyMapper, Mapper, dispatch, map_copy, map_dag};
 /// (a depth bound, a flag, a small enum) keeps it linear.
 ///
 /// ```
-/// use pytato_core::{frontend as pt, Array, DType, NodeKind, Result};
+/// use pytato_core::{Array, DType, NodeKind, Result};
+/// use pytato_frontend as pt;
 /// use pytato_transform::context::{ContextMapper, map_with_context};
 ///
 /// /// For every placeholder: how many reductions enclose its use (0, 1, or more).
@@ -129,7 +130,8 @@ pub enum Visit {
 /// [`NodeKind::children`]: pytato_core::NodeKind::children
 ///
 /// ```
-/// use pytato_core::{frontend as pt, DType};
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
 /// use pytato_transform::context::{Visit, walk_top_down};
 /// let x = pt::placeholder("x", [3], DType::F64)?;
 /// let y = pt::sin(&pt::cos(&x)?)?;
@@ -196,7 +198,8 @@ impl<O> MapCache<O> {
 /// there are not mapped again, new results are added.
 ///
 /// ```
-/// use pytato_core::{frontend as pt, Array, DType, Result};
+/// use pytato_core::{Array, DType, Result};
+/// use pytato_frontend as pt;
 /// use pytato_transform::context::{MapCache, map_dag_cached};
 /// use pytato_transform::mapper::Mapper;
 /// struct Count(usize);
@@ -243,7 +246,8 @@ pub fn map_dag_cached<M: Mapper + ?Sized>(
 /// must stay named placeholders.
 ///
 /// ```
-/// use pytato_core::{frontend as pt, Array, DType, NodeKind, Result, expr::{Expr, Func}};
+/// use pytato_core::{Array, DType, NodeKind, Result, expr::{Expr, Func}};
+/// use pytato_frontend as pt;
 /// use pytato_core::function::trace_call;
 /// use pytato_transform::context::map_copy_through_calls;
 /// use pytato_transform::mapper::CopyMapper;
@@ -266,7 +270,7 @@ pub fn map_dag_cached<M: Mapper + ?Sized>(
 /// let called = trace_call(|a| Ok(vec![pt::sin(&a[0])?]), &[&x])?.remove(0);
 /// let mapped = map_copy_through_calls(&mut SinToCos, &(&called).into())?;
 /// let expected = trace_call(|a| Ok(vec![pt::cos(&a[0])?]), &[&x])?.remove(0);
-/// assert!(matches!(mapped, pytato_core::backend::Outputs::Single(a) if a == expected));
+/// assert!(matches!(mapped, pytato_runtime::backend::Outputs::Single(a) if a == expected));
 /// # Ok::<(), pytato_core::Error>(())
 /// ```
 pub fn map_copy_through_calls<M: CopyMapper>(mapper: &mut M, outputs: &Outputs) -> Result<Outputs> {

@@ -67,7 +67,8 @@ impl Contraction {
 /// `kernel` as a [`Contraction`] of two buffers of `program`, if it is one (see the module docs).
 ///
 /// ```
-/// use pytato_core::{frontend as pt, DType, Dim};
+/// use pytato_core::{DType, Dim};
+/// use pytato_frontend as pt;
 /// use pytato_transform::contraction::recognize;
 /// use pytato_transform::kernel::{build_kernel_program, KernelOptions};
 /// let a = pt::placeholder("a", [Dim::param("n"), Dim::param("k")], DType::F64)?;
@@ -126,8 +127,8 @@ fn operand<'e>(names: &HashMap<&str, BufferId>, e: &'e Expr) -> Option<(BufferId
 mod tests {
     use super::*;
     use crate::kernel::{KernelOptions, build_kernel_program};
-    use pytato_core::frontend as pt;
     use pytato_core::{Array, Result};
+    use pytato_frontend as pt;
 
     fn recognized(out: &Array) -> Result<Option<Contraction>> {
         let program = build_kernel_program(&out.into(), KernelOptions::default())?;

@@ -6,7 +6,9 @@
 //! over the same buffer (and with the same name and tags) are equal, so they merge too.
 //!
 //! ```
-//! use pytato_core::{frontend as pt, DType, backend::Outputs};
+//! use pytato_core::DType;
+//! use pytato_runtime::backend::Outputs;
+//! use pytato_frontend as pt;
 //! use pytato_transform::{cse::deduplicate, analysis::num_nodes};
 //! let x = pt::placeholder("x", [3], DType::F64)?;
 //! let y = &pt::sin(&x)? + &pt::sin(&x)?;      // two separate, equal sin nodes
@@ -18,8 +20,8 @@
 
 use std::collections::HashMap;
 
-use pytato_core::backend::Outputs;
 use pytato_core::{Array, Result};
+use pytato_runtime::backend::Outputs;
 
 use crate::mapper::{CopyMapper, map_copy};
 

@@ -11,7 +11,8 @@
 //! arrays compiles once.
 //!
 //! ```
-//! use pytato_core::{frontend as pt, ArrayData};
+//! use pytato_core::ArrayData;
+//! use pytato_frontend as pt;
 //! use pytato_transform::data_inputs::data_as_inputs;
 //! let build = |v: f64| -> pytato_core::Result<_> {
 //!     let a = pt::data_wrapper(ArrayData::from(ndarray::arr1(&[v, v]).into_dyn()), None)?;
@@ -27,10 +28,10 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use pytato_core::array::collect_inputs;
-use pytato_core::backend::{NamedViews, Outputs};
 use pytato_core::data::ArrayData;
 use pytato_core::names::fresh_name;
 use pytato_core::{Array, Error, NodeKind, Result};
+use pytato_runtime::backend::{NamedViews, Outputs};
 
 use crate::mapper::{CopyMapper, map_copy};
 
@@ -110,7 +111,7 @@ impl CopyMapper for DataToPlaceholders {
 mod tests {
     use super::*;
     use pytato_core::DType;
-    use pytato_core::frontend as pt;
+    use pytato_frontend as pt;
 
     fn wrapper(values: &[f64], name: Option<&str>) -> Result<Array> {
         pt::data_wrapper(ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn()), name)

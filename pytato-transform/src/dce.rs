@@ -6,13 +6,14 @@
 //! is gone. Nodes that no output reaches are never part of a result in the first place.
 //!
 //! ```
-//! use pytato_core::{frontend as pt, DType};
+//! use pytato_core::DType;
+//! use pytato_frontend as pt;
 //! use pytato_transform::{dce::eliminate_dead_code, mapper::inputs};
 //! let x = pt::placeholder("x", [3], DType::F64)?;
 //! let y = pt::placeholder("y", [3], DType::F64)?;
 //! let z = &pt::zeros_like(&x, None)? + &y;
 //! let cleaned = eliminate_dead_code(&(&z).into())?;
-//! let pytato_core::backend::Outputs::Single(c) = cleaned else { unreachable!() };
+//! let pytato_runtime::backend::Outputs::Single(c) = cleaned else { unreachable!() };
 //! let names: Vec<_> = inputs([&c]).iter().filter_map(|a| a.name().map(str::to_string)).collect();
 //! assert_eq!(names, ["y"]);
 //! # Ok::<(), pytato_core::Error>(())
@@ -22,10 +23,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use pytato_core::array::IndexLambdaTypes;
-use pytato_core::backend::Outputs;
-use pytato_core::binding::data_bindings;
 use pytato_core::expr::{Expr, Func};
 use pytato_core::{Array, NodeKind, Result, Scalar};
+use pytato_runtime::backend::Outputs;
+use pytato_runtime::binding::data_bindings;
 
 use crate::mapper::{CopyMapper, map_copy};
 

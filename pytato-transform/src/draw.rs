@@ -5,7 +5,8 @@
 //! gets a box of its own.
 //!
 //! ```
-//! use pytato_core::{frontend as pt, DType};
+//! use pytato_core::DType;
+//! use pytato_frontend as pt;
 //! use pytato_transform::draw::{to_dot, to_svg};
 //! let x = pt::placeholder("x", [3], DType::F64)?;
 //! let y = pt::sin(&x)?;
@@ -20,8 +21,8 @@ use std::fmt::Write as _;
 
 use layout::backends::svg::SVGWriter;
 use layout::gv::{DotParser, GraphBuilder};
-use pytato_core::backend::Outputs;
 use pytato_core::{Array, Error, NodeKind, Result};
+use pytato_runtime::backend::Outputs;
 
 use crate::mapper::topological_sort;
 

@@ -8,7 +8,9 @@
 //!   accepts.
 //!
 //! ```
-//! use pytato_core::{frontend as pt, DType, NodeKind, backend::Outputs};
+//! use pytato_core::{DType, NodeKind};
+//! use pytato_runtime::backend::Outputs;
+//! use pytato_frontend as pt;
 //! use pytato_transform::einsum::remove_broadcasts_in_einsums;
 //! let a = pt::placeholder("a", [1, 4], DType::F64)?;
 //! let b = pt::placeholder("b", [3, 4], DType::F64)?;
@@ -22,11 +24,11 @@
 
 use std::collections::BTreeMap;
 
-use pytato_core::backend::Outputs;
+use pytato_core::arith as pt;
 use pytato_core::expr::{BinaryOp, Expr};
-use pytato_core::frontend as pt;
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{Array, Dim, EinsumAxis, NodeKind, Order, Result, Shape};
+use pytato_runtime::backend::Outputs;
 
 use crate::mapper::{CopyMapper, map_copy};
 
@@ -75,7 +77,9 @@ impl CopyMapper for BroadcastRemover {
 /// differences of two arrays of the operand's shape and dtype.
 ///
 /// ```
-/// use pytato_core::{frontend as pt, DType, backend::Outputs};
+/// use pytato_core::DType;
+/// use pytato_runtime::backend::Outputs;
+/// use pytato_frontend as pt;
 /// use pytato_transform::{einsum::apply_distributive_law, analysis::node_type_counts};
 /// let m = pt::placeholder("m", [3, 3], DType::F64)?;
 /// let (u, v) = (pt::placeholder("u", [3], DType::F64)?, pt::placeholder("v", [3], DType::F64)?);

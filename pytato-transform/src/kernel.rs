@@ -34,14 +34,14 @@ use std::fmt;
 use std::sync::Arc;
 
 use pytato_core::array::collect_inputs;
-use pytato_core::backend::Outputs;
-use pytato_core::binding::node_size_params;
 use pytato_core::data::ArrayData;
 use pytato_core::expr::{Expr, TypeEnv};
 use pytato_core::function::InlineRule;
 use pytato_core::names::{Reserved, classify, fresh_name};
 use pytato_core::tags::{ImplStored, Named, PrefixNamed};
 use pytato_core::{Array, DType, Dim, Error, NodeKind, Result, Shape};
+use pytato_runtime::backend::Outputs;
+use pytato_runtime::binding::node_size_params;
 
 use crate::cse::deduplicate;
 use crate::dce::eliminate_dead_code;
@@ -309,7 +309,8 @@ pub fn dump_requested(what: &str) -> bool {
 /// Builds the kernel program of `outputs`; see the module docs.
 ///
 /// ```
-/// use pytato_core::{frontend as pt, DType, Dim};
+/// use pytato_core::{DType, Dim};
+/// use pytato_frontend as pt;
 /// use pytato_transform::kernel::{build_kernel_program, KernelOptions};
 /// let u = pt::placeholder("u", [Dim::param("n")], DType::F64)?;
 /// let next = &u + 0.25 * &(pt::roll(&u, 1, Some(0))? - 2.0 * &u + pt::roll(&u, -1, Some(0))?);
@@ -377,12 +378,12 @@ pub fn build_kernel_program(outputs: &Outputs, options: KernelOptions) -> Result
             NodeKind::DistributedRecv { .. } | NodeKind::DistributedSendRefHolder { .. } => {
                 return Err(pytato_core::distributed::unpartitioned_error("kernel IR", &node));
             }
-            _ if pytato_core::phases::is_host_step(&node) => {
+            _ if pytato_runtime::phases::is_host_step(&node) => {
                 return Err(Error::Unsupported {
                     backend: "kernel IR".into(),
                     reason: format!(
                         "{} is a host step: compile the DAG with a backend, which runs it between phases \
-                         (pytato_core::phases)",
+                         (pytato_runtime::phases)",
                         node.summary()
                     ),
                 });
@@ -598,8 +599,8 @@ impl KernelProgram {
     }
 
     /// The values of the size parameters (in [`Self::size_params`] order) and the shape of every
-    /// buffer, for inputs bound by [`pytato_core::binding::Signature::bind`].
-    pub fn bind_sizes(&self, bound: &pytato_core::binding::Bound<'_>) -> Result<(Vec<i64>, Vec<Vec<usize>>)> {
+    /// buffer, for inputs bound by [`pytato_runtime::binding::Signature::bind`].
+    pub fn bind_sizes(&self, bound: &pytato_runtime::binding::Bound<'_>) -> Result<(Vec<i64>, Vec<Vec<usize>>)> {
         let sizes = self
             .size_params
             .iter()

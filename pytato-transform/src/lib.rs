@@ -17,7 +17,7 @@
 //!   counts, einsum similarity.
 //! - [`draw`]: DOT, SVG (pure Rust) and HTML drawings.
 //!
-//! Every pass takes and returns [`Outputs`](pytato_core::backend::Outputs) and leaves its input
+//! Every pass takes and returns [`Outputs`](pytato_runtime::backend::Outputs) and leaves its input
 //! untouched (DAGs are immutable); a pass that changes nothing returns the very same nodes.
 
 pub mod analysis;

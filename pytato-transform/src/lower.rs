@@ -21,17 +21,19 @@
 //! - `NamedArray`: a read of the dictionary entry.
 
 use pytato_core::array::{IndexItem, IndexLayout};
-use pytato_core::backend::Outputs;
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, ReductionBounds};
-use pytato_core::frontend::LambdaBuilder;
+use pytato_core::operand::LambdaBuilder;
 use pytato_core::{Array, DType, Dim, EinsumAxis, NodeKind, Order, Result, Scalar, Shape};
+use pytato_runtime::backend::Outputs;
 
 use crate::mapper::{CopyMapper, map_copy};
 
 /// Lowers every node of `outputs` to an `IndexLambda` (inputs stay as they are).
 ///
 /// ```
-/// use pytato_core::{frontend as pt, DType, NodeKind, backend::Outputs};
+/// use pytato_core::{DType, NodeKind};
+/// use pytato_runtime::backend::Outputs;
+/// use pytato_frontend as pt;
 /// use pytato_transform::{lower::lower_to_index_lambdas, mapper::topological_sort};
 /// let a = pt::placeholder("a", [2, 3], DType::F64)?;
 /// let b = pt::placeholder("b", [3, 4], DType::F64)?;
@@ -61,7 +63,7 @@ impl Lowerer {
             if matches!(n.kind(), NodeKind::SizeParam { .. }) && !nodes.iter().any(|m| m.name() == n.name()) {
                 nodes.push(n.clone());
             }
-            pytato_core::binding::node_size_params(n, &mut names);
+            pytato_runtime::binding::node_size_params(n, &mut names);
         });
         for name in names {
             if !nodes.iter().any(|m| m.name() == Some(&*name)) {
@@ -93,8 +95,8 @@ impl CopyMapper for Lowerer {
             | NodeKind::SizeParam { .. }
             | NodeKind::DataWrapper { .. }
             | NodeKind::IndexLambda(_) => return Ok(rebuilt),
-            // Host steps are no kernel: programs run them between phases (`pytato_core::phases`).
-            _ if pytato_core::phases::is_host_step(&rebuilt) => return Ok(rebuilt),
+            // Host steps are no kernel: programs run them between phases (`pytato_runtime::phases`).
+            _ if pytato_runtime::phases::is_host_step(&rebuilt) => return Ok(rebuilt),
             // Calls are inlined (`pytato_core::function::inline_calls`) before code generation.
             NodeKind::CallResult { .. } => return Ok(rebuilt),
             // Communication is partitioned away before code generation (`pytato-distributed`).

@@ -17,7 +17,8 @@
 //! A user mapper that turns every `sin` into `cos`:
 //!
 //! ```
-//! use pytato_core::{frontend as pt, Array, DType, NodeKind, Result, expr::{Expr, Func}};
+//! use pytato_core::{Array, DType, NodeKind, Result, expr::{Expr, Func}};
+//! use pytato_frontend as pt;
 //! use pytato_transform::mapper::{CopyMapper, map_copy};
 //!
 //! struct SinToCos;
@@ -38,15 +39,15 @@
 //! let y = pt::sin(&pt::sin(&x)?)?;
 //! let z = map_copy(&mut SinToCos, &(&y).into())?;
 //! let expected = pt::cos(&pt::cos(&x)?)?;
-//! assert!(matches!(z, pytato_core::backend::Outputs::Single(a) if a == expected));
+//! assert!(matches!(z, pytato_runtime::backend::Outputs::Single(a) if a == expected));
 //! # Ok::<(), pytato_core::Error>(())
 //! ```
 
 use std::collections::{BTreeSet, HashMap};
 
 use pytato_core::array::{IdMap, post_order};
-use pytato_core::backend::Outputs;
 use pytato_core::{Array, NodeKind, Result};
+use pytato_runtime::backend::Outputs;
 
 macro_rules! mapper_methods {
     ($($(#[$doc:meta])* $method:ident;)*) => {
@@ -125,7 +126,7 @@ mapper_methods! {
     map_advanced_index_contiguous;
     /// An `AdvancedIndexInNoncontiguousAxes`; children are the array, then the index arrays.
     map_advanced_index_noncontiguous;
-    /// A `Nonzero` (a host step, see `pytato_core::phases`); the child is the mask.
+    /// A `Nonzero` (a host step, see `pytato_runtime::phases`); the child is the mask.
     map_nonzero;
     /// A `Scatter` (a host step); children are the array, the positions and the values.
     map_scatter;
@@ -224,7 +225,7 @@ pub fn inputs<'a>(roots: impl IntoIterator<Item = &'a Array>) -> Vec<Array> {
 /// `SizeParam` nodes).
 pub fn size_params<'a>(roots: impl IntoIterator<Item = &'a Array>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    walk(roots, |node| pytato_core::binding::node_size_params(node, &mut out));
+    walk(roots, |node| pytato_runtime::binding::node_size_params(node, &mut out));
     out
 }
 

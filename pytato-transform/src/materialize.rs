@@ -8,7 +8,8 @@
 //! [`ImplStored`] are stored; nodes tagged [`ImplInlined`] never are.
 //!
 //! ```
-//! use pytato_core::{frontend as pt, DType, DictOfNamedArrays};
+//! use pytato_core::{DType, DictOfNamedArrays};
+//! use pytato_frontend as pt;
 //! use pytato_transform::{materialize::{materialize, Mpms}, analysis::materialized};
 //! let x = pt::placeholder("x", [3], DType::F64)?;
 //! let y = pt::placeholder("y", [3], DType::F64)?;
@@ -21,10 +22,10 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use pytato_core::backend::Outputs;
 use pytato_core::expr::{Expr, Func};
 use pytato_core::tags::{ImplInlined, ImplStored};
 use pytato_core::{Array, NodeKind, Result};
+use pytato_runtime::backend::Outputs;
 
 use crate::mapper::{CopyMapper, map_copy, topological_sort, users};
 

@@ -16,7 +16,9 @@
 //! sites' arguments, since its one body serves both).
 //!
 //! ```
-//! use pytato_core::{frontend as pt, DType, Tag, backend::Outputs};
+//! use pytato_core::{DType, Tag};
+//! use pytato_runtime::backend::Outputs;
+//! use pytato_frontend as pt;
 //! use pytato_transform::unify_tags::unify_axes_tags;
 //!
 //! #[derive(Debug, PartialEq, Eq, Hash)]
@@ -34,11 +36,11 @@
 use std::collections::{HashMap, HashSet};
 
 use pytato_core::array::{IndexItem, IndexLayout};
-use pytato_core::backend::Outputs;
 use pytato_core::expr::Expr;
 use pytato_core::names::{Reserved, classify};
 use pytato_core::tags::{TagRef, TagSet};
 use pytato_core::{Array, Axis, Dim, EinsumAxis, NodeKind, Result, Tag};
+use pytato_runtime::backend::Outputs;
 
 use pytato_core::function::Function;
 

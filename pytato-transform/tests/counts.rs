@@ -1,11 +1,11 @@
-//! Every pass takes DAGs with counts and scatters (host steps, `pytato_core::phases`): CSE merges
+//! Every pass takes DAGs with counts and scatters (host steps, `pytato_runtime::phases`): CSE merges
 //! equal selections, DCE keeps them, lowering leaves host steps as they are (no kernel computes
 //! them), tag unification and drawing see them, and the kernel builder refuses them with a typed
 //! error that says to compile through a backend.
 
-use pytato_core::backend::Outputs;
-use pytato_core::frontend as pt;
 use pytato_core::{DType, DictOfNamedArrays, Dim, Error, s};
+use pytato_frontend as pt;
+use pytato_runtime::backend::Outputs;
 use pytato_transform::analysis::{node_type_counts, num_nodes};
 use pytato_transform::cse::deduplicate;
 use pytato_transform::dce::eliminate_dead_code;

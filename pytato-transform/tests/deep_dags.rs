@@ -1,9 +1,9 @@
 //! A 1,000,000-node chain goes through every mapper and pass on a thread with a 2 MiB stack: no
 //! traversal may recurse along the depth of the DAG.
 
-use pytato_core::backend::Outputs;
-use pytato_core::frontend as pt;
 use pytato_core::{Array, DType, Result};
+use pytato_frontend as pt;
+use pytato_runtime::backend::Outputs;
 use pytato_transform::analysis::{depth, is_lowered, node_type_counts, num_nodes, num_users};
 use pytato_transform::cse::deduplicate;
 use pytato_transform::dce::eliminate_dead_code;
@@ -96,7 +96,8 @@ fn million_node_chain_through_every_pass_on_a_2mib_stack() {
 }
 
 mod traversals_with_context {
-    use pytato_core::{Array, DType, Result, frontend as pt};
+    use pytato_core::{Array, DType, Result};
+    use pytato_frontend as pt;
     use pytato_transform::context::{ContextMapper, MapCache, Visit, map_dag_cached, map_with_context, walk_top_down};
     use pytato_transform::mapper::Mapper;
 

@@ -5,9 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use pytato_core::backend::Outputs;
 use pytato_core::expr::{Expr, Func};
-use pytato_core::{DType, DictOfNamedArrays, Dim, Error, Result, frontend as pt, s};
+use pytato_core::{DType, DictOfNamedArrays, Dim, Error, Result, s};
+use pytato_frontend as pt;
+use pytato_runtime::backend::Outputs;
 use pytato_transform::kernel::{KernelOptions, KernelProgram, build_kernel_program};
 
 /// Total operations of `program` with the size parameters set to `sizes`.

@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use pytato_core::backend::Outputs;
-use pytato_core::frontend as pt;
 use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, NodeKind};
+use pytato_frontend as pt;
+use pytato_runtime::backend::Outputs;
 use pytato_transform::analysis::{depth, node_type_counts, num_nodes, num_nodes_deduplicated, num_users};
 use pytato_transform::cse::deduplicate;
 use pytato_transform::dce::eliminate_dead_code;
@@ -220,9 +220,9 @@ mod tag_unification {
         let result = function.returns().values().next().unwrap();
         assert!(result.axes()[1].tags.contains(&ElementAxis));
         // And the values are those of the untagged DAG: tags change nothing computed.
-        use pytato_core::backend::Backend;
+        use pytato_runtime::backend::Backend;
         let interp = pytato_backend_interp::Interpreter;
-        let data = pytato_core::backend::NamedData::from([(
+        let data = pytato_runtime::backend::NamedData::from([(
             "u".to_string(),
             ArrayData::from(ndarray::Array2::from_shape_fn((10, 3), |(i, j)| (i * 3 + j) as f64).into_dyn()),
         )]);
@@ -280,7 +280,8 @@ fn cse_never_merges_distinct_unnamed_inputs() {
 }
 
 mod analysis_questions {
-    use pytato_core::{DType, Error, frontend as pt};
+    use pytato_core::{DType, Error};
+    use pytato_frontend as pt;
     use pytato_transform::analysis::{
         is_einsum_similar_to_subscript, node_multiplicities, num_nodes, num_nodes_deduplicated, transitive_users,
     };
@@ -343,7 +344,8 @@ mod analysis_questions {
 
 mod mapping_through_calls {
     use pytato_core::function::trace_call;
-    use pytato_core::{Array, DType, Result, frontend as pt};
+    use pytato_core::{Array, DType, Result};
+    use pytato_frontend as pt;
     use pytato_transform::analysis::num_call_sites;
     use pytato_transform::context::map_copy_through_calls;
     use pytato_transform::mapper::CopyMapper;
@@ -373,6 +375,6 @@ mod mapping_through_calls {
         // f's body (2 lambdas) once, g's body (the `+ 1`) once; the caller has no lambdas.
         assert_eq!(count.0, 3);
         // Nothing changed: the very same nodes (equal functions, equal calls).
-        assert!(matches!(mapped, pytato_core::backend::Outputs::Single(a) if a == third));
+        assert!(matches!(mapped, pytato_runtime::backend::Outputs::Single(a) if a == third));
     }
 }

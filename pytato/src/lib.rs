@@ -66,20 +66,21 @@
 //! ## Where things are
 //!
 //! The numpy-like functions are at the crate root (`pt::add`, `pt::einsum`, `pt::sum`, ...,
-//! from [`pytato_core::frontend`]); the array model is in [`array`], [`dtype`], [`shape`],
+//! from [`pytato_frontend`]); the array model is in [`array`], [`dtype`], [`shape`],
 //! [`expr`] and [`tags`]; the backend interface in [`backend`]; passes (CSE, DCE, tag
 //! unification, lowering, materialization, drawing) and the Mapper framework for writing your own
 //! are in [`transform`].
 
-pub use pytato_core::backend::{backend, backends, default_backend};
-pub use pytato_core::frontend::*;
 pub use pytato_core::function::{Function, trace_call};
 pub use pytato_core::{
-    Array, ArrayData, ArrayDataView, ArrayDataViewMut, Axis, DType, DictOfNamedArrays, Dim, EinsumAxis, Error, Expr,
-    IndexItem, NodeKind, NormalizedSlice, Order, ReductionDescriptor, Result, Scalar, Shape, Tag, TagSet, array,
-    backend, binding, data, datashape, device, distributed, dtype, expr, f16, function, half_float, math, names,
-    phases, s, scalar, shape, tags, user_kernel, view,
+    Array, ArrayData, Axis, DType, DictOfNamedArrays, Dim, EinsumAxis, Error, Expr, IndexItem, NodeKind,
+    NormalizedSlice, Order, ReductionDescriptor, Result, Scalar, Shape, Tag, TagSet, array, data, distributed, dtype,
+    expr, f16, function, half_float, names, s, scalar, shape, tags, user_kernel,
 };
+pub use pytato_datashape as datashape;
+pub use pytato_frontend::*;
+pub use pytato_runtime::backend::{backend, backends, default_backend};
+pub use pytato_runtime::{ArrayDataView, ArrayDataViewMut, backend, binding, device, math, phases, view};
 
 /// Running DAGs with sends and receives ([`distributed`]) over MPI or threads: partitioning,
 /// verification across ranks, [`DistributedProgram`](pytato_distributed::DistributedProgram)

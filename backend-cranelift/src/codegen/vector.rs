@@ -22,9 +22,9 @@ use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlot, StackSlotData,
 use cranelift_frontend::Variable;
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
 
-use pytato_core::math::{SUM_LANES, Summation, lane_tree, summation};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Result};
+use pytato_runtime::math::{SUM_LANES, Summation, lane_tree, summation};
 
 use super::{Translator, Val, bug, float_cc};
 use crate::helpers;
@@ -465,7 +465,7 @@ impl Translator<'_, '_> {
     /// multiple of `SUM_LANES` terms (checked when the kernel runs), each group of `SUM_LANES`
     /// adjacent terms is four 2-lane vector loads, added into four vector accumulators that hold
     /// lanes `(0, 1)`, `(2, 3)`, `(4, 5)`, `(6, 7)` of the block: exactly the scheme of
-    /// `pytato_core::math` (every row starts at lane 0), with no dependency between adjacent
+    /// `pytato_runtime::math` (every row starts at lane 0), with no dependency between adjacent
     /// terms. Other ranges take [`Translator::blocked_sum`].
     pub(super) fn blocked_sum_along_terms(&mut self, r: &Reduce) -> Result<Val> {
         let (dtype, vector) = (DType::F64, types::F64X2);

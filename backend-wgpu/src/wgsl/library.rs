@@ -36,7 +36,7 @@
 //! and integer operations, which are exact on every driver, with musl's (fdlibm's) algorithms and
 //! coefficients; `sin`, `cos` and `tan` reduce huge arguments exactly (Payne–Hanek, with 2/π to
 //! 1280 bits). Where the adapter has float64, float32 and complex64 functions are computed in
-//! double precision and rounded once, as the CPU backends do (`pytato_core::math`); without it
+//! double precision and rounded once, as the CPU backends do (`pytato_runtime::math`); without it
 //! they fall back to WGSL's built-ins.
 
 mod complex;
@@ -538,7 +538,7 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
 }",
             vec![("isnan", ty), ("fgt", ty)],
         ),
-        // ---- float to integer: numpy's results on x86-64 (`pytato_core::math::float_to_int`) ----
+        // ---- float to integer: numpy's results on x86-64 (`pytato_runtime::math::float_to_int`) ----
         // x86's cvttsd2si: truncation in range; NaN and everything outside give the smallest value.
         "cvtt64" => fixed(
             "fn cvtt64_$S(x: $T) -> i64 {

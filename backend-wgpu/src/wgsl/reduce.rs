@@ -1,4 +1,4 @@
-//! Reductions in WGSL: `pytato_core::math`'s summation scheme (lanes, blocks; single precision
+//! Reductions in WGSL: `pytato_runtime::math`'s summation scheme (lanes, blocks; single precision
 //! in double where the device has it), loops unrolled where the body is small, straight-line code
 //! for a few terms known when compiling, and long reductions split into a block-sums shader and
 //! the kernel that adds the block sums in order (see [`split_reductions`]).
@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use pytato_core::expr::{BinaryOp, Expr, Func, Reduce, ReduceOp};
-use pytato_core::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation};
 use pytato_core::{DType, Dim, Result};
+use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation};
 use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 
 use super::{ShaderFeatures, Translator, bug};
@@ -69,7 +69,7 @@ pub(super) fn split_reductions(
     Ok(found)
 }
 
-/// How a reduction `op` over `dtype` sums on a device with `features`: `pytato_core::math`'s
+/// How a reduction `op` over `dtype` sums on a device with `features`: `pytato_runtime::math`'s
 /// scheme, with single precision summed in blocks where the device lacks float64.
 pub(super) fn scheme(op: ReduceOp, dtype: DType, features: ShaderFeatures) -> Summation {
     match summation(op, dtype) {
@@ -79,7 +79,7 @@ pub(super) fn scheme(op: ReduceOp, dtype: DType, features: ShaderFeatures) -> Su
 }
 
 impl Translator<'_> {
-    /// A reduction: a loop per iname. Float and complex sums follow `pytato_core::math`'s
+    /// A reduction: a loop per iname. Float and complex sums follow `pytato_runtime::math`'s
     /// summation scheme (single precision in double where the adapter has it, double precision in
     /// blocks of `SUM_BLOCK` terms in `SUM_LANES` lanes), as the CPU backends do. A split
     /// reduction (see [`split_reductions`]) adds up its block sums instead.

@@ -6,7 +6,7 @@
 //! there: every operand element is read from the storage buffer once per tile instead of once
 //! per output element.
 //!
-//! Each element is summed exactly as the generic loop sums it (`pytato_core::math`, "Summation":
+//! Each element is summed exactly as the generic loop sums it (`pytato_runtime::math`, "Summation":
 //! term `t` into lane `t % 8`, a block of 128 terms into the total, in order), so tiled and
 //! generic kernels, and the CPU backends, give the same bits. A tile of terms past the end is
 //! padded with `+0.0 * +0.0` products, which change no lane and no total: a lane starts at +0.0
@@ -14,8 +14,8 @@
 //! `x`, NaN and infinities included.
 
 use pytato_core::expr::{BinaryOp, ReduceOp};
-use pytato_core::math::{SUM_BLOCK, SUM_LANES, Summation};
 use pytato_core::{DType, Result};
+use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, Summation};
 use pytato_transform::contraction::{Contraction, recognize};
 use pytato_transform::kernel::{Kernel, KernelProgram};
 

@@ -101,19 +101,19 @@ fn main() -> ExitCode {
     }
 }
 
-type Backends = Vec<(String, Box<dyn pytato_core::backend::Backend>)>;
+type Backends = Vec<(String, Box<dyn pytato_runtime::backend::Backend>)>;
 
 /// The compiled backends to test (every linked one but the interpreter, unless named), the
 /// interpreter, and a message for each backend left out.
 struct Sides {
     compiled: Backends,
-    interp: Box<dyn pytato_core::backend::Backend>,
+    interp: Box<dyn pytato_runtime::backend::Backend>,
     skipped: Vec<String>,
 }
 
 fn backends(names: &[String]) -> Result<Sides, String> {
     let (mut compiled, skipped) = pytato_conformance::instantiate(names)?;
-    let interp = pytato_core::backend::backend("interp").map_err(|e| e.to_string())?;
+    let interp = pytato_runtime::backend::backend("interp").map_err(|e| e.to_string())?;
     compiled.retain(|(n, _)| n != "interp");
     Ok(Sides { compiled, interp, skipped })
 }

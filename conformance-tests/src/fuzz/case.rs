@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 
 use num_complex::{Complex32, Complex64};
-use pytato_core::backend::{NamedData, Outputs};
-use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Scalar, frontend as pt};
+use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Scalar};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{NamedData, Outputs};
 use serde_json::{Value, json};
 
 use super::rng::Rng;
@@ -67,7 +68,7 @@ impl FuzzCase {
             .map(|(out, term)| names.get(term).map(|a| (out.as_str(), a.clone())).ok_or(format!("no term {term}")))
             .collect::<Result<_, _>>()?;
         if let [(name, array)] = &outputs[..]
-            && *name == pytato_core::backend::SINGLE_OUTPUT_NAME
+            && *name == pytato_runtime::backend::SINGLE_OUTPUT_NAME
         {
             return Ok(Outputs::Single(array.clone()));
         }

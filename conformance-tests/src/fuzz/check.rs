@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use pytato_core::backend::{Backend, NamedData, Program};
 use pytato_core::{Error, Result};
+use pytato_runtime::backend::{Backend, NamedData, Program};
 use serde_json::{Value, json};
 
 use super::case::FuzzCase;

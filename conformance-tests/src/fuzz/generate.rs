@@ -116,7 +116,7 @@ pub fn generate(seed: u64) -> FuzzCase {
         let name = if rng.chance(0.35) {
             rng.pick(&case.inputs).name.clone()
         } else if count == 1 && rng.chance(0.3) {
-            pytato_core::backend::SINGLE_OUTPUT_NAME.to_string()
+            pytato_runtime::backend::SINGLE_OUTPUT_NAME.to_string()
         } else {
             format!("o{k}")
         };

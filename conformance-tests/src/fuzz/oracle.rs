@@ -4,7 +4,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use pytato_core::backend::NamedData;
+use pytato_runtime::backend::NamedData;
 use serde_json::{Value, json};
 
 use super::case::FuzzCase;

@@ -4,8 +4,8 @@
 #![allow(dead_code, unreachable_pub)]
 
 use pytato_core::distributed::{make_distributed_recv, make_distributed_send, staple_distributed_send};
-use pytato_core::frontend as pt;
 use pytato_core::{Array, DType, Result};
+use pytato_frontend as pt;
 
 /// Ring halo exchange: each rank sends `2 * x` (3 float64) to the right and adds what comes from
 /// the left.

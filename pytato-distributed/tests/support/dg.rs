@@ -14,11 +14,11 @@
 use std::time::Duration;
 
 use ndarray::{Array1, Array3, ArrayD, Axis, IxDyn, s};
-use pytato_core::backend::{Backend, NamedData, views};
 use pytato_core::distributed::{make_distributed_recv, make_distributed_send, staple_distributed_send};
-use pytato_core::frontend as pt;
 use pytato_core::{ArrayData, DType, DictOfNamedArrays, Dim, Result};
 use pytato_distributed::{Communicator, DistributedProgram};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedData, views};
 
 use super::solver::{self, Mesh, Reference};
 

@@ -4,8 +4,8 @@
 #![allow(dead_code, unreachable_pub)]
 
 use pytato_core::distributed::{make_distributed_recv, make_distributed_send, staple_distributed_send};
-use pytato_core::frontend as pt;
 use pytato_core::{Array, DType, Result, s};
+use pytato_frontend as pt;
 
 /// The diffusion number of the explicit Euler step.
 pub const NU: f64 = 0.25;

@@ -26,10 +26,10 @@ use std::f64::consts::PI;
 use std::time::{Duration, Instant};
 
 use ndarray::{Array1, Array2, Array3, ArrayD};
-use pytato_core::backend::{Backend, NamedViews, NamedViewsMut, Program};
-use pytato_core::frontend as pt;
 use pytato_core::tags::Tag;
 use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Result, Shape};
+use pytato_frontend as pt;
+use pytato_runtime::backend::{Backend, NamedViews, NamedViewsMut, Program};
 
 /// The element axis of a DG array.
 #[derive(Debug, PartialEq, Eq, Hash)]

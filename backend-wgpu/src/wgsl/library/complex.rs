@@ -1,5 +1,5 @@
 //! Complex arithmetic and functions on `vec2<R>` (real, imaginary): numpy's division and power,
-//! C99 Annex G's special values and branch cuts, as `pytato_core::math::complex` computes them on
+//! C99 Annex G's special values and branch cuts, as `pytato_runtime::math::complex` computes them on
 //! the CPU (the same formulas, so the backends agree).
 //!
 //! Templates are written once for both real types; `{NAME}` constants differ by type (the
@@ -537,7 +537,7 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         ),
         // asinh is asin of the swapped parts, swapped back (numpy's casin is the converse).
         "asinh" => ("fn asinh_$S(z: $T) -> $T { return asin_$S(z.yx).yx; }", vec![("asin", ty)]),
-        // cacosh from cacos, as `pytato_core::math::complex::acosh`.
+        // cacosh from cacos, as `pytato_runtime::math::complex::acosh`.
         "acosh" => (
             "fn acosh_$S(z: $T) -> $T {
     let w = acos_$S(z);

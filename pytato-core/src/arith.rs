@@ -1,0 +1,454 @@
+//! Arithmetic, bitwise operations, comparisons and logic on arrays and scalars, with numpy 2's
+//! broadcasting and dtype rules, and `astype`: the elementwise constructors the operators
+//! ([`crate::ops`]), indexing and assignment rest on. The rest of numpy's elementwise functions are
+//! in `pytato-frontend`, built from [`binary`], [`unary`] and [`LambdaBuilder`].
+//!
+//! Each function takes arrays or Rust scalars ([`Operand`]) and returns the array expression for the
+//! result, or an error naming the operation and the operands' shapes and dtypes. Every result is an
+//! `IndexLambda`.
+
+use crate::array::Array;
+use crate::dtype::{DType, DTypeKind, WeakScalar, result_type};
+use crate::error::{Error, Result};
+use crate::expr::{BinaryOp, CompareOp, Expr, Func, UnaryOp};
+
+use crate::operand::{LambdaBuilder, Operand, cast_expr, dtype_error, elementwise, promote};
+
+// ---------------------------------------------------------------------------------------------
+// Arithmetic.
+
+/// Applies `rule` (promoted dtype → computation dtype and operator, or why the dtype is refused)
+/// to two operands: the building block of numpy's binary ufuncs.
+pub fn binary(
+    op: &str,
+    a: Operand,
+    b: Operand,
+    rule: impl FnOnce(DType) -> std::result::Result<(DType, BinaryOp), &'static str>,
+) -> Result<Array> {
+    let operands = [&a, &b];
+    let promoted = promote(&operands)?;
+    let (dtype, bin) = rule(promoted).map_err(|why| dtype_error(op, promoted, &operands, why))?;
+    elementwise(op, &operands, dtype, |mut e| {
+        let rhs = e.pop().expect("two operands");
+        let lhs = e.pop().expect("two operands");
+        Ok(lhs.binary(bin, rhs))
+    })
+}
+
+/// `a + b` (numpy `add`); on bools this is logical or.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::U8).unwrap();
+/// assert_eq!(pt::add(&a, 1).unwrap().dtype(), DType::U8);       // a weak scalar keeps uint8
+/// assert_eq!(pt::add(&a, 1.5).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn add(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    binary("add", a.into(), b.into(), |d| Ok((d, if d == DType::Bool { BinaryOp::LogicalOr } else { BinaryOp::Add })))
+}
+
+/// `a - b` (numpy `subtract`); bools are an error, as in numpy.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::I32).unwrap();
+/// assert_eq!(pt::subtract(1, &a).unwrap().dtype(), DType::I32);
+/// ```
+#[track_caller]
+pub fn subtract(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    binary("subtract", a.into(), b.into(), |d| {
+        if d == DType::Bool {
+            Err("boolean subtract is not supported; use logical_xor or bitwise_xor")
+        } else {
+            Ok((d, BinaryOp::Sub))
+        }
+    })
+}
+
+/// `a * b` (numpy `multiply`); on bools this is logical and.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [2, 1], DType::F32).unwrap();
+/// let b = pt::placeholder("b", [3], DType::F32).unwrap();
+/// assert_eq!(pt::multiply(&a, &b).unwrap().shape().to_string(), "(2, 3)");
+/// ```
+#[track_caller]
+pub fn multiply(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    binary("multiply", a.into(), b.into(), |d| {
+        Ok((d, if d == DType::Bool { BinaryOp::LogicalAnd } else { BinaryOp::Mul }))
+    })
+}
+
+/// `a / b` (numpy `true_divide`): integers and bools divide in `float64`.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::I8).unwrap();
+/// assert_eq!(pt::divide(&a, &a).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn divide(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    binary("divide", a.into(), b.into(), |d| Ok((if d.is_inexact() { d } else { DType::F64 }, BinaryOp::Div)))
+}
+
+/// `a // b` (numpy `floor_divide`): rounds toward negative infinity; integer division by zero gives 0.
+/// Bools divide as `int8`, as in numpy; complex numbers are an error.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::I64).unwrap();
+/// assert_eq!(pt::floor_divide(&a, 2).unwrap().dtype(), DType::I64);
+/// ```
+#[track_caller]
+pub fn floor_divide(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    binary("floor_divide", a.into(), b.into(), |d| integer_or_float_rule(d, BinaryOp::FloorDiv))
+}
+
+/// `a % b` (numpy `remainder`): the result has the sign of the divisor; integer remainder by zero gives 0.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::F32).unwrap();
+/// assert_eq!(pt::remainder(&a, 2).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn remainder(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    binary("remainder", a.into(), b.into(), |d| integer_or_float_rule(d, BinaryOp::Rem))
+}
+
+fn integer_or_float_rule(d: DType, op: BinaryOp) -> std::result::Result<(DType, BinaryOp), &'static str> {
+    match d.kind() {
+        DTypeKind::Bool => Ok((DType::I8, op)),
+        DTypeKind::Complex => Err("complex numbers have no floor division or remainder"),
+        _ => Ok((d, op)),
+    }
+}
+
+/// `a ** b` (numpy `power`): an integer exponent keeps an integer base's dtype; bools compute in `int8`.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::I16).unwrap();
+/// assert_eq!(pt::power(&a, 2).unwrap().dtype(), DType::I16);
+/// assert_eq!(pt::power(&a, 0.5).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn power(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let (a, b) = (a.into(), b.into());
+    let dtype = promote(&[&a, &b])?;
+    // numpy refuses integers to negative integer powers: a literal exponent now, an array's
+    // values when the program runs (every value, used or not, as numpy computes them all).
+    let b = match b {
+        Operand::Scalar(WeakScalar::Int(e)) if e < 0 && dtype.is_integer() => {
+            return Err(Error::invalid("power", format!("integers to negative integer powers are not allowed ({e})")));
+        }
+        Operand::Array(e) if dtype.kind() == DTypeKind::SignedInt => {
+            let mut builder = LambdaBuilder::new(e.shape().clone());
+            let read = cast_expr(builder.read_broadcast(&e), e.dtype(), dtype);
+            Operand::Array(builder.finish(Expr::call(Func::IntegerExponent, vec![read]))?)
+        }
+        other => other,
+    };
+    binary("power", a, b, |d| Ok((if d == DType::Bool { DType::I8 } else { d }, BinaryOp::Pow)))
+}
+
+fn bitwise_rule(d: DType, op: BinaryOp) -> std::result::Result<(DType, BinaryOp), &'static str> {
+    if d == DType::Bool || d.is_integer() {
+        Ok((d, op))
+    } else {
+        Err("bitwise operations need integer or bool operands")
+    }
+}
+
+/// `a & b` (numpy `bitwise_and`), on integers and bools.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::U16).unwrap();
+/// assert_eq!(pt::bitwise_and(&a, 0xff).unwrap().dtype(), DType::U16);
+/// assert!(pt::bitwise_and(&a, 1.0).is_err());
+/// ```
+#[track_caller]
+pub fn bitwise_and(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    binary("bitwise_and", a.into(), b.into(), |d| bitwise_rule(d, BinaryOp::BitAnd))
+}
+
+/// `a | b` (numpy `bitwise_or`), on integers and bools.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::Bool).unwrap();
+/// assert_eq!(pt::bitwise_or(&a, &a).unwrap().dtype(), DType::Bool);
+/// ```
+#[track_caller]
+pub fn bitwise_or(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    binary("bitwise_or", a.into(), b.into(), |d| bitwise_rule(d, BinaryOp::BitOr))
+}
+
+/// `a ^ b` (numpy `bitwise_xor`), on integers and bools.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::I8).unwrap();
+/// assert_eq!(pt::bitwise_xor(&a, -1).unwrap().dtype(), DType::I8);
+/// ```
+#[track_caller]
+pub fn bitwise_xor(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    binary("bitwise_xor", a.into(), b.into(), |d| bitwise_rule(d, BinaryOp::BitXor))
+}
+
+/// `build` applied to each element of `a`, read as `dtype`: the building block of numpy's unary
+/// ufuncs.
+pub fn unary(op: &str, a: &Array, dtype: DType, build: impl FnOnce(Expr) -> Expr) -> Result<Array> {
+    let operand = Operand::from(a);
+    elementwise(op, &[&operand], dtype, |mut e| Ok(build(e.pop().expect("one operand"))))
+}
+
+/// `~a` (numpy `invert`): bitwise not of integers, logical not of bools.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::U8).unwrap();
+/// assert_eq!(pt::invert(&a).unwrap().dtype(), DType::U8);
+/// ```
+#[track_caller]
+pub fn invert(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let d = a.dtype();
+    if d != DType::Bool && !d.is_integer() {
+        return Err(dtype_error("invert", d, &[&a.into()], "bitwise operations need integer or bool operands"));
+    }
+    unary("invert", a, d, |e| e.unary(UnaryOp::BitNot))
+}
+
+/// `-a` (numpy `negative`); bools are an error; unsigned integers wrap.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::F64).unwrap();
+/// assert_eq!(pt::negative(&a).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn negative(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let d = a.dtype();
+    if d == DType::Bool {
+        return Err(dtype_error(
+            "negative",
+            d,
+            &[&a.into()],
+            "the `-` operator on bools is not supported; use logical_not",
+        ));
+    }
+    unary("negative", a, d, |e| e.unary(UnaryOp::Neg))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparisons and logic.
+
+/// The dtype two operands are compared in. numpy 2 compares arrays with Python integers outside
+/// the array's range exactly (`uint8_array < 300` is all true): such a scalar counts as the
+/// smallest integer dtype that holds it.
+fn comparison_dtype(a: &Operand, b: &Operand) -> Result<DType> {
+    match promote(&[a, b]) {
+        Err(Error::ScalarOutOfRange { .. }) => {
+            let strong = |o: &Operand| match o {
+                Operand::Scalar(WeakScalar::Int(v)) => smallest_int_dtype(*v),
+                other => other.dtype(),
+            };
+            Ok(result_type(strong(a), strong(b)))
+        }
+        other => other,
+    }
+}
+
+fn smallest_int_dtype(v: i128) -> DType {
+    [DType::I8, DType::U8, DType::I16, DType::U16, DType::I32, DType::U32, DType::I64, DType::U64]
+        .into_iter()
+        .find(|d| d.int_range().is_some_and(|(lo, hi)| lo <= v && v <= hi))
+        .unwrap_or(DType::F64)
+}
+
+fn compare(op: &str, cmp: CompareOp, a: Operand, b: Operand) -> Result<Array> {
+    let dtype = comparison_dtype(&a, &b)?;
+    elementwise(op, &[&a, &b], dtype, |mut e| {
+        let rhs = e.pop().expect("two operands");
+        Ok(e.pop().expect("two operands").compare(cmp, rhs))
+    })
+}
+
+macro_rules! comparison {
+    ($(#[$doc:meta])* $name:ident, $cmp:ident) => {
+        $(#[$doc])*
+        #[track_caller]
+        pub fn $name(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+            let _site = crate::created_at::enter();
+            compare(stringify!($name), CompareOp::$cmp, a.into(), b.into())
+        }
+    };
+}
+
+comparison!(
+    /// `a == b` elementwise (numpy `equal`); the result is bool. Structural equality of two DAGs
+    /// is `==` on [`Array`], a different thing.
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// let a = pt::placeholder("a", [3], DType::F64).unwrap();
+    /// assert_eq!(pt::equal(&a, 0.0).unwrap().dtype(), DType::Bool);
+    /// ```
+    equal, Eq
+);
+comparison!(
+    /// `a != b` elementwise (numpy `not_equal`); the result is bool.
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// let a = pt::placeholder("a", [3], DType::I32).unwrap();
+    /// assert_eq!(pt::not_equal(&a, 1).unwrap().dtype(), DType::Bool);
+    /// ```
+    not_equal, Ne
+);
+comparison!(
+    /// `a < b` elementwise (numpy `less`); complex numbers order lexicographically.
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// let a = pt::placeholder("a", [3], DType::U8).unwrap();
+    /// assert_eq!(pt::less(&a, 300).unwrap().dtype(), DType::Bool);
+    /// ```
+    less, Lt
+);
+comparison!(
+    /// `a <= b` elementwise (numpy `less_equal`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// let a = pt::placeholder("a", [3], DType::F32).unwrap();
+    /// assert_eq!(pt::less_equal(&a, &a).unwrap().shape().to_string(), "(3,)");
+    /// ```
+    less_equal, Le
+);
+comparison!(
+    /// `a > b` elementwise (numpy `greater`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// let a = pt::placeholder("a", [3], DType::I64).unwrap();
+    /// assert_eq!(pt::greater(0, &a).unwrap().dtype(), DType::Bool);
+    /// ```
+    greater, Gt
+);
+comparison!(
+    /// `a >= b` elementwise (numpy `greater_equal`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// let a = pt::placeholder("a", [2, 3], DType::F64).unwrap();
+    /// let b = pt::placeholder("b", [3], DType::F64).unwrap();
+    /// assert_eq!(pt::greater_equal(&a, &b).unwrap().shape().to_string(), "(2, 3)");
+    /// ```
+    greater_equal, Ge
+);
+
+/// The logical operation `bin` on the truth values of `a` and `b`; the result is bool.
+pub fn logical(op: &str, a: Operand, b: Operand, bin: BinaryOp) -> Result<Array> {
+    elementwise(op, &[&a, &b], DType::Bool, |mut e| {
+        let rhs = e.pop().expect("two operands");
+        Ok(e.pop().expect("two operands").binary(bin, rhs))
+    })
+}
+
+/// Logical and of the truth values (`x != 0`) of `a` and `b`; the result is bool.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::F64).unwrap();
+/// assert_eq!(pt::logical_and(&a, true).unwrap().dtype(), DType::Bool);
+/// ```
+#[track_caller]
+pub fn logical_and(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    logical("logical_and", a.into(), b.into(), BinaryOp::LogicalAnd)
+}
+
+/// Logical or of the truth values of `a` and `b`; the result is bool.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::I8).unwrap();
+/// assert_eq!(pt::logical_or(&a, &a).unwrap().dtype(), DType::Bool);
+/// ```
+#[track_caller]
+pub fn logical_or(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    logical("logical_or", a.into(), b.into(), BinaryOp::LogicalOr)
+}
+
+/// Logical not of the truth value of `a`; the result is bool.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::C64).unwrap();
+/// assert_eq!(pt::logical_not(&a).unwrap().dtype(), DType::Bool);
+/// ```
+#[track_caller]
+pub fn logical_not(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    unary("logical_not", a, DType::Bool, |e| e.unary(UnaryOp::LogicalNot))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Casts.
+
+/// `a` converted to `dtype` (numpy `astype`): integers wrap, floats truncate toward zero, complex to
+/// real drops the imaginary part, anything to bool is `!= 0`. Returns `a` itself when the dtype
+/// already matches.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::F64).unwrap();
+/// assert_eq!(pt::astype(&a, DType::I32).unwrap().dtype(), DType::I32);
+/// ```
+#[track_caller]
+pub fn astype(a: &Array, dtype: DType) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    if a.dtype() == dtype {
+        return Ok(a.clone());
+    }
+    unary("astype", a, a.dtype(), |e| e.cast(dtype))
+}

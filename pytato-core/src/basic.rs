@@ -1,0 +1,178 @@
+//! The basic constructors that operators, indexing and assignment rest on: filled arrays
+//! (`full`, `zeros`), `reshape`, `ravel`, `broadcast_to`, unit axes and the positions of nonzero
+//! elements. `pytato-frontend` re-exports the public ones under numpy's names.
+
+use crate::arith::not_equal;
+use crate::array::{Array, Order};
+use crate::dtype::{DType, WeakScalar};
+use crate::error::{Error, Result};
+use crate::expr::Expr;
+use crate::names::COUNT_PREFIX;
+use crate::operand::LambdaBuilder;
+use crate::scalar::Scalar;
+use crate::shape::{Dim, Shape, SizePolynomial, broadcast_shapes};
+use crate::tags::{CountNamed, ExpandedDimsReshape};
+
+/// `axis` in `-ndim..ndim` as an index in `0..ndim`.
+pub fn normalize_axis(op: &str, axis: i64, ndim: usize, shape: &Shape) -> Result<usize> {
+    let n = ndim as i64;
+    let a = if axis < 0 { axis + n } else { axis };
+    if (0..n).contains(&a) {
+        Ok(a as usize)
+    } else {
+        Err(Error::AxisOutOfRange { op: op.into(), axis, shape: shape.clone() })
+    }
+}
+
+/// `a` with a new shape (numpy `reshape`). One length may be `-1`, inferred from the others;
+/// symbolic shapes work when the inferred length is affine (`(n, 6)` to `(-1, 3)` gives `2*n`).
+/// Returns `a` itself when the shape does not change.
+///
+/// ```
+/// use pytato_core::{DType, Order};
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [2, 6], DType::F64).unwrap();
+/// assert_eq!(pt::reshape(&a, [3, -1], Order::C).unwrap().shape().to_string(), "(3, 4)");
+/// assert!(pt::reshape(&a, [5, -1], Order::C).is_err());
+/// ```
+#[track_caller]
+pub fn reshape(a: &Array, shape: impl Into<Shape>, order: Order) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let requested: Shape = shape.into();
+    let shape = infer_shape("reshape", a, &requested)?;
+    if shape == *a.shape() {
+        return Ok(a.clone());
+    }
+    Array::new_reshape(a, shape, order).map_err(|e| match e {
+        Error::ShapeMismatch { .. } => cannot_reshape(a, &requested),
+        other => other,
+    })
+}
+
+fn cannot_reshape(a: &Array, requested: &Shape) -> Error {
+    Error::ShapeMismatch {
+        op: "reshape".into(),
+        expected: format!("a shape with as many elements as {requested}"),
+        got: a.shape().clone(),
+    }
+}
+
+/// Replaces a `-1` in `requested` by the length that keeps `a`'s size.
+fn infer_shape(op: &str, a: &Array, requested: &Shape) -> Result<Shape> {
+    let minus_one = Dim::new(-1);
+    let unknown: Vec<usize> = (0..requested.ndim()).filter(|&i| requested[i] == minus_one).collect();
+    match unknown[..] {
+        [] => Ok(requested.clone()),
+        [at] => {
+            let mut dims = requested.dims().to_vec();
+            dims[at] = Dim::new(1);
+            let known = SizePolynomial::of(&Shape::from(dims.clone()), op)?;
+            let total = SizePolynomial::of(a.shape(), op)?;
+            dims[at] = total.div_to_dim(&known).ok_or_else(|| cannot_reshape(a, requested))?;
+            Ok(Shape::from(dims))
+        }
+        _ => Err(Error::invalid(op, format!("can only specify one unknown dimension in {requested}"))),
+    }
+}
+
+/// `a` flattened to one axis in C order (numpy `ravel`).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [2, 3], DType::I32).unwrap();
+/// assert_eq!(pt::ravel(&a).unwrap().shape().to_string(), "(6,)");
+/// ```
+#[track_caller]
+pub fn ravel(a: &Array) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    reshape(a, [-1], Order::C)
+}
+
+/// `a` broadcast to `shape` (numpy `broadcast_to`).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3, 1], DType::F64).unwrap();
+/// assert_eq!(pt::broadcast_to(&a, [2, 3, 4]).unwrap().shape().to_string(), "(2, 3, 4)");
+/// assert!(pt::broadcast_to(&a, [4, 4]).is_err());
+/// ```
+#[track_caller]
+pub fn broadcast_to(a: &Array, shape: impl Into<Shape>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let shape = shape.into();
+    shape.validate("broadcast_to")?;
+    if shape == *a.shape() {
+        return Ok(a.clone());
+    }
+    let fits =
+        a.ndim() <= shape.ndim() && broadcast_shapes("broadcast_to", &[a.shape(), &shape]).is_ok_and(|b| b == shape);
+    if !fits {
+        return Err(Error::BroadcastMismatch { op: "broadcast_to".into(), shapes: vec![a.shape().clone(), shape] });
+    }
+    let mut builder = LambdaBuilder::new(shape);
+    let read = builder.read_broadcast(a);
+    builder.finish(read)
+}
+
+/// `a` reshaped with length-1 axes at `positions` (sorted) of the result, tagged
+/// [`ExpandedDimsReshape`].
+pub fn insert_unit_axes(a: &Array, positions: &[usize]) -> Result<Array> {
+    if positions.is_empty() {
+        return Ok(a.clone());
+    }
+    let mut old = a.shape().dims().iter();
+    let dims: Vec<Dim> = (0..a.ndim() + positions.len())
+        .map(|i| if positions.contains(&i) { Dim::new(1) } else { old.next().expect("enough axes").clone() })
+        .collect();
+    Array::new_reshape(a, Shape::from(dims), Order::C)?.tagged(ExpandedDimsReshape(positions.to_vec()))
+}
+
+/// An array of `shape` filled with `value`; the dtype is `dtype`, or the value's own (`int64`,
+/// `float64`, `complex128` or `bool`) as in numpy's `full`.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::full([2, 3], 7, None).unwrap().dtype(), DType::I64);
+/// assert_eq!(pt::full([2, 3], 7, DType::F32).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn full(shape: impl Into<Shape>, value: impl Into<WeakScalar>, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    let value = value.into();
+    let dtype = dtype.into().unwrap_or(value.default_dtype());
+    let shape = shape.into();
+    shape.validate("full")?;
+    LambdaBuilder::new(shape).finish(Expr::Const(Scalar::from_weak(&value, dtype)?))
+}
+
+/// An array of zeros (numpy `zeros`).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::zeros([4], DType::C64).unwrap().dtype(), DType::C64);
+/// ```
+#[track_caller]
+pub fn zeros(shape: impl Into<Shape>, dtype: DType) -> Result<Array> {
+    let _site = crate::created_at::enter();
+    full(shape, 0, dtype)
+}
+
+/// The positions of the nonzero elements of `a` (at least one axis) as one `int64` array of shape
+/// `(a.ndim, count)`: the node behind every selection here.
+pub fn nonzero_positions(op: &str, a: &Array) -> Result<Array> {
+    if a.ndim() == 0 {
+        return Err(Error::invalid(
+            op,
+            "a 0-d array has no positions to select (numpy: calling nonzero on 0d arrays is not allowed); use \
+             atleast_1d first",
+        ));
+    }
+    let named = a.tags_of_type::<CountNamed>().next().map(|t| t.0.clone());
+    let mask = if a.dtype() == DType::Bool { a.clone() } else { not_equal(a, 0)? };
+    let count = named.unwrap_or_else(|| format!("{COUNT_PREFIX}{:016x}", mask.structural_hash()));
+    Array::new_nonzero(&mask, &count)
+}

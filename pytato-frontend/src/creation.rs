@@ -1,0 +1,530 @@
+//! Inputs and array creation: `placeholder`, `size_param`, `data_wrapper`, `zeros`, `ones`, `full`,
+//! `eye`, `arange`, `linspace`, the `*_like` functions and `pad`.
+
+use std::sync::Arc;
+
+use pytato_core::array::Array;
+use pytato_core::data::ArrayData;
+use pytato_core::dtype::{DType, WeakScalar, result_type_many};
+use pytato_core::error::{Error, Result};
+use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func};
+use pytato_core::scalar::Scalar;
+use pytato_core::shape::{Dim, Shape};
+
+use pytato_core::operand::LambdaBuilder;
+
+// Constructors `pytato-core` holds (the operators and indexing use them), as this module's own.
+pub(crate) use pytato_core::basic::{full, zeros};
+
+/// A named input of the given shape and dtype, bound when the program runs.
+///
+/// ```
+/// use pytato_core::{DType, Dim, Shape};
+/// use pytato_frontend as pt;
+/// let u = pt::placeholder("u", [Dim::param("n"), Dim::new(3)], DType::F64).unwrap();
+/// assert_eq!(u.shape().to_string(), "(n, 3)");
+/// ```
+#[track_caller]
+pub fn placeholder(name: &str, shape: impl Into<Shape>, dtype: DType) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    Array::new_placeholder(Some(name), shape.into(), dtype)
+}
+
+/// A named size parameter: a 0-d `int64` input. Shapes refer to it as `Dim::param(name)`, and
+/// arithmetic can use it as an array.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let n = pt::size_param("n").unwrap();
+/// assert_eq!((n.ndim(), n.dtype()), (0, DType::I64));
+/// ```
+#[track_caller]
+pub fn size_param(name: &str) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    Array::new_size_param(name)
+}
+
+/// Wraps data known now (numpy's `asarray` for a constant); `name` is optional.
+///
+/// ```
+/// use pytato_core::{ArrayData, DType};
+/// use pytato_frontend as pt;
+/// let d = pt::data_wrapper(ArrayData::from(ndarray::arr1(&[1.0f32, 2.0]).into_dyn()), None).unwrap();
+/// assert_eq!(d.dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn data_wrapper(data: impl Into<Arc<ArrayData>>, name: Option<&str>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    Array::new_data_wrapper(data, name)
+}
+
+/// An array of ones (numpy `ones`).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::ones([2, 2], DType::Bool).unwrap().dtype(), DType::Bool);
+/// ```
+#[track_caller]
+pub fn ones(shape: impl Into<Shape>, dtype: DType) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    full(shape, 1, dtype)
+}
+
+/// An `n × m` array (`m` defaults to `n`) with ones on diagonal `k` (numpy `eye`): `k > 0` above the
+/// main diagonal, `k < 0` below.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let e = pt::eye(3, Some(4.into()), 1, DType::F64).unwrap();
+/// assert_eq!(e.shape().to_string(), "(3, 4)");
+/// ```
+#[track_caller]
+pub fn eye(n: impl Into<Dim>, m: Option<Dim>, k: i64, dtype: DType) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let n = n.into();
+    let m = m.unwrap_or_else(|| n.clone());
+    let shape = Shape::from(vec![n, m]);
+    shape.validate("eye")?;
+    let on_diagonal = Expr::iname(1).compare(CompareOp::Eq, Expr::iname(0).binary(BinaryOp::Add, Expr::i64(k)));
+    let expr = Expr::if_then_else(on_diagonal, Expr::Const(Scalar::one(dtype)), Expr::Const(Scalar::zero(dtype)));
+    LambdaBuilder::new(shape).finish(expr)
+}
+
+/// Evenly spaced values in `[start, stop)` (numpy `arange`): `int64` when all three are integers,
+/// `float64` otherwise, unless `dtype` says. The length is `ceil((stop - start) / step)`, or 0.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::arange(0, 10, 3, None).unwrap();
+/// assert_eq!((a.shape().to_string(), a.dtype()), ("(4,)".into(), DType::I64));
+/// assert_eq!(pt::arange(0.0, 1.0, 0.25, None).unwrap().shape().to_string(), "(4,)");
+/// ```
+#[track_caller]
+pub fn arange(
+    start: impl Into<WeakScalar>,
+    stop: impl Into<WeakScalar>,
+    step: impl Into<WeakScalar>,
+    dtype: impl Into<Option<DType>>,
+) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let (start, stop, step) = (start.into(), stop.into(), step.into());
+    let natural = result_type_many([&start, &stop, &step].map(|s| s.default_dtype())).expect("three values");
+    if natural.is_complex() {
+        return Err(Error::unsupported_dtype("arange", natural, "arange needs real bounds and step"));
+    }
+    let dtype = dtype.into().unwrap_or(natural);
+    let length = match (start, stop, step) {
+        (WeakScalar::Int(a), WeakScalar::Int(b), WeakScalar::Int(s)) => {
+            if s == 0 {
+                return Err(Error::invalid("arange", "step must not be zero"));
+            }
+            let span = b - a;
+            // ceil(span / s) for either sign of s.
+            let n = if (span > 0) == (s > 0) && span != 0 { (span.abs() + s.abs() - 1) / s.abs() } else { 0 };
+            i64::try_from(n).map_err(|_| Error::Overflow { op: "arange".into(), what: "the length".into() })?
+        }
+        _ => {
+            let [a, b, s] = [start, stop, step].map(|v| Scalar::from_weak(&v, DType::F64).map(|x| x.to_f64()));
+            let (a, b, s) = (a?, b?, s?);
+            if s == 0.0 {
+                return Err(Error::invalid("arange", "step must not be zero"));
+            }
+            let n = ((b - a) / s).ceil();
+            if !n.is_finite() || n > i64::MAX as f64 {
+                return Err(Error::invalid(
+                    "arange",
+                    format!("length of arange({a}, {b}, {s}) is not a finite integer"),
+                ));
+            }
+            n.max(0.0) as i64
+        }
+    };
+    // value = start + i * step, computed in the result dtype (numpy does the same).
+    let compute = if dtype == DType::Bool { DType::I64 } else { dtype };
+    let i = Expr::iname(0).cast(compute);
+    let step_c = Expr::Const(Scalar::from_weak(&step, compute)?);
+    let start_c = Expr::Const(Scalar::from_weak(&start, compute)?);
+    let mut expr = start_c.binary(BinaryOp::Add, i.binary(BinaryOp::Mul, step_c));
+    if compute != dtype {
+        expr = expr.cast(dtype);
+    }
+    LambdaBuilder::new(Shape::from([length])).finish(expr)
+}
+
+/// `num` evenly spaced `float64` values from `start` to `stop` (numpy `linspace`); with `endpoint`
+/// the last value is exactly `stop`.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let x = pt::linspace(0.0, 1.0, 5, true).unwrap();
+/// assert_eq!((x.shape().to_string(), x.dtype()), ("(5,)".into(), DType::F64));
+/// ```
+#[track_caller]
+pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let length =
+        i64::try_from(num).map_err(|_| Error::Overflow { op: "linspace".into(), what: format!("the length {num}") })?;
+    let div = if endpoint { num.saturating_sub(1) } else { num };
+    let step = if div > 0 { (stop - start) / div as f64 } else { 0.0 };
+    let value =
+        Expr::f64(start).binary(BinaryOp::Add, Expr::iname(0).cast(DType::F64).binary(BinaryOp::Mul, Expr::f64(step)));
+    let expr = if endpoint && num > 1 {
+        let last = Expr::iname(0).compare(CompareOp::Eq, Expr::i64(length - 1));
+        Expr::if_then_else(last, Expr::f64(stop), value)
+    } else {
+        value
+    };
+    LambdaBuilder::new(Shape::from([length])).finish(expr)
+}
+
+/// An array like `a` (same shape; `a`'s dtype unless `dtype` says) filled with `value`.
+///
+/// Built on `zero(a)` (seed: "zeros_like (and similar)"): the result keeps a dependency on `a`, so
+/// metadata later added to `a`'s axes can still reach it, until dead-code elimination cuts the link.
+/// A NaN in `a` does not leak into the result.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [2, 3], DType::F32).unwrap();
+/// let f = pt::full_like(&a, 2.5, None).unwrap();
+/// assert_eq!((f.shape(), f.dtype()), (a.shape(), DType::F32));
+/// assert_eq!(f.children().len(), 1, "the link to `a` survives");
+/// ```
+#[track_caller]
+pub fn full_like(a: &Array, value: impl Into<WeakScalar>, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let dtype = dtype.into().unwrap_or(a.dtype());
+    let value = Expr::Const(Scalar::from_weak(&value.into(), dtype)?);
+    let mut builder = LambdaBuilder::new(a.shape().clone());
+    let read = builder.read_broadcast(a);
+    let zero = Expr::call(Func::Zero, vec![read]);
+    let zero = if a.dtype() == dtype { zero } else { zero.cast(dtype) };
+    // `value - 0`, not `0 + value`: that would turn -0.0 into +0.0.
+    if dtype == DType::Bool {
+        builder.finish(zero.binary(BinaryOp::BitOr, value))
+    } else {
+        builder.finish(value.binary(BinaryOp::Sub, zero))
+    }
+}
+
+/// Zeros like `a` (numpy `zeros_like`); see [`full_like`] for how the link to `a` is kept.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::I16).unwrap();
+/// assert_eq!(pt::zeros_like(&a, None).unwrap().dtype(), DType::I16);
+/// ```
+#[track_caller]
+pub fn zeros_like(a: &Array, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    full_like(a, 0, dtype)
+}
+
+/// Ones like `a` (numpy `ones_like`); see [`full_like`].
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::Bool).unwrap();
+/// assert_eq!(pt::ones_like(&a, DType::F64).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn ones_like(a: &Array, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    full_like(a, 1, dtype)
+}
+
+/// How much [`pad`] adds before and after each axis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PadWidth {
+    /// The same amount before and after every axis.
+    Same(usize),
+    /// `(before, after)` for every axis.
+    BeforeAfter(usize, usize),
+    /// `(before, after)` per axis.
+    PerAxis(Vec<(usize, usize)>),
+}
+
+impl From<usize> for PadWidth {
+    fn from(w: usize) -> PadWidth {
+        PadWidth::Same(w)
+    }
+}
+impl From<(usize, usize)> for PadWidth {
+    fn from((b, a): (usize, usize)) -> PadWidth {
+        PadWidth::BeforeAfter(b, a)
+    }
+}
+impl From<Vec<(usize, usize)>> for PadWidth {
+    fn from(w: Vec<(usize, usize)>) -> PadWidth {
+        PadWidth::PerAxis(w)
+    }
+}
+impl<const N: usize> From<[(usize, usize); N]> for PadWidth {
+    fn from(w: [(usize, usize); N]) -> PadWidth {
+        PadWidth::PerAxis(w.to_vec())
+    }
+}
+
+/// `a` padded with the constant `value` (numpy `pad(a, width, mode="constant", constant_values=value)`).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [2, 3], DType::F64).unwrap();
+/// let p = pt::pad(&a, [(1, 0), (2, 2)], 0.0).unwrap();
+/// assert_eq!(p.shape().to_string(), "(3, 7)");
+/// ```
+#[track_caller]
+pub fn pad(a: &Array, width: impl Into<PadWidth>, value: impl Into<WeakScalar>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    pad_with(a, width, PadMode::Constant(value.into()))
+}
+
+/// What [`pad_with`] fills the new elements with (numpy's `mode`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PadMode {
+    /// A constant (`mode="constant"`).
+    Constant(WeakScalar),
+    /// The nearest edge element (`mode="edge"`).
+    Edge,
+    /// The mirror image without the edge element (`mode="reflect"`): `[1, 2, 3]` → `… 3 2 | 1 2 3 | 2 1 …`.
+    Reflect,
+    /// The mirror image with the edge element (`mode="symmetric"`): `… 2 1 | 1 2 3 | 3 2 …`.
+    Symmetric,
+    /// The array repeated periodically (`mode="wrap"`).
+    Wrap,
+}
+
+/// `a` padded by `width` with `mode` (numpy `pad`); widths larger than the axis repeat the mirror
+/// or period as numpy does. Modes other than `Constant` need a non-empty axis where they pad; an
+/// axis whose length is symbolic and turns out 0 fails with an index error when the program runs.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// use pytato_frontend::PadMode;
+/// let a = pt::placeholder("a", [3], DType::I32).unwrap();
+/// assert_eq!(pt::pad_with(&a, 4, PadMode::Reflect).unwrap().shape().to_string(), "(11,)");
+/// ```
+#[track_caller]
+pub fn pad_with(a: &Array, width: impl Into<PadWidth>, mode: PadMode) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let ndim = a.ndim();
+    let widths = match width.into() {
+        PadWidth::Same(w) => vec![(w, w); ndim],
+        PadWidth::BeforeAfter(b, e) => vec![(b, e); ndim],
+        PadWidth::PerAxis(w) if w.len() == ndim => w,
+        PadWidth::PerAxis(w) => {
+            return Err(Error::invalid("pad", format!("{} pad widths for an array of shape {}", w.len(), a.shape())));
+        }
+    };
+    let mut dims = Vec::with_capacity(ndim);
+    for (axis, (len, (b, e))) in a.shape().dims().iter().zip(&widths).enumerate() {
+        if !matches!(mode, PadMode::Constant(_)) && len.as_int() == Some(0) && b + e > 0 {
+            return Err(Error::invalid(
+                "pad",
+                format!("cannot extend the empty axis {axis} of an array of shape {} with {mode:?}", a.shape()),
+            ));
+        }
+        dims.push(len.add(&Dim::from(*b))?.add(&Dim::from(*e))?);
+    }
+    let mut builder = LambdaBuilder::new(Shape::from(dims));
+    let mut inside: Option<Expr> = None;
+    let mut indices = Vec::with_capacity(ndim);
+    for (axis, (len, (b, _))) in a.shape().dims().iter().zip(&widths).enumerate() {
+        // The position in `a` the output position stands for, before the mode maps it into range.
+        let shifted =
+            if *b == 0 { Expr::iname(axis) } else { Expr::iname(axis).binary(BinaryOp::Sub, Expr::i64(*b as i64)) };
+        let n = builder.dim(len)?;
+        let index = match mode {
+            PadMode::Constant(_) => {
+                let (lo, hi) = (
+                    Expr::iname(axis).compare(CompareOp::Ge, Expr::i64(*b as i64)),
+                    shifted.clone().compare(CompareOp::Lt, n),
+                );
+                for cond in [lo, hi] {
+                    inside = Some(match inside {
+                        None => cond,
+                        Some(c) => c.binary(BinaryOp::LogicalAnd, cond),
+                    });
+                }
+                shifted
+            }
+            PadMode::Edge => {
+                let last = n.binary(BinaryOp::Sub, Expr::i64(1));
+                Expr::call(Func::Minimum, vec![Expr::call(Func::Maximum, vec![shifted, Expr::i64(0)]), last])
+            }
+            PadMode::Wrap => shifted.binary(BinaryOp::Rem, n),
+            // Periodic with period 2n - 2 (reflect) or 2n (symmetric), mirrored in the second half;
+            // `x % 0` is 0, which is right for reflecting a single element.
+            PadMode::Reflect | PadMode::Symmetric => {
+                let twice = n.clone().binary(BinaryOp::Mul, Expr::i64(2));
+                let (period, mirror) = if mode == PadMode::Reflect {
+                    let p = twice.binary(BinaryOp::Sub, Expr::i64(2));
+                    (p.clone(), p)
+                } else {
+                    (twice.clone(), twice.binary(BinaryOp::Sub, Expr::i64(1)))
+                };
+                let t = shifted.binary(BinaryOp::Rem, period);
+                let second_half = t.clone().compare(CompareOp::Ge, n);
+                Expr::if_then_else(second_half, mirror.binary(BinaryOp::Sub, t.clone()), t)
+            }
+        };
+        indices.push(index);
+    }
+    let read = builder.read_at(a, indices);
+    let expr = match (inside, mode) {
+        (Some(cond), PadMode::Constant(value)) => {
+            Expr::if_then_else(cond, read, Expr::Const(Scalar::assign_weak("pad", &value, a.dtype())?))
+        }
+        _ => read,
+    };
+    builder.finish(expr)
+}
+
+/// An array of `shape` and `dtype` whose values the program does not define (numpy `empty`): here
+/// zeros, so that results never depend on memory left over.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::empty([2, 3], DType::I32).unwrap().shape().to_string(), "(2, 3)");
+/// ```
+#[track_caller]
+pub fn empty(shape: impl Into<Shape>, dtype: DType) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    zeros(shape, dtype)
+}
+
+/// [`empty`] with the shape (and by default the dtype) of `a` (numpy `empty_like`).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::C64).unwrap();
+/// assert_eq!(pt::empty_like(&a, None).unwrap().dtype(), DType::C64);
+/// ```
+#[track_caller]
+pub fn empty_like(a: &Array, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    zeros_like(a, dtype)
+}
+
+/// `a` itself, or `a` cast to `dtype` (numpy and the Array API's `asarray` of an array; wrap host
+/// data with [`data_wrapper`]).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::I8).unwrap();
+/// assert_eq!(pt::asarray(&a, None).unwrap(), a);
+/// assert_eq!(pt::asarray(&a, DType::F32).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn asarray(a: &Array, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    match dtype.into() {
+        Some(d) if d != a.dtype() => super::elementwise::astype(a, d),
+        _ => Ok(a.clone()),
+    }
+}
+
+/// How [`meshgrid`] orders its output axes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Indexing {
+    /// Cartesian (numpy's default): the first two output axes are swapped, so that for two
+    /// inputs of lengths `m`, `n` the grids have shape `(n, m)`.
+    #[default]
+    Xy,
+    /// Matrix: output axis `k` runs along input `k`.
+    Ij,
+}
+
+/// Coordinate grids from 1-D coordinate arrays (numpy `meshgrid`): output `k` holds input `k`'s
+/// values along its axis, broadcast over the others, in its own dtype. Inputs with several axes
+/// are flattened, as numpy does.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// use pytato_frontend::Indexing;
+/// let x = pt::placeholder("x", [3], DType::F64).unwrap();
+/// let y = pt::placeholder("y", [4], DType::F64).unwrap();
+/// let grids = pt::meshgrid(&[x, y], Indexing::Xy).unwrap();
+/// assert_eq!(grids[0].shape().to_string(), "(4, 3)");
+/// ```
+#[track_caller]
+pub fn meshgrid(arrays: &[Array], indexing: Indexing) -> Result<Vec<Array>> {
+    let _site = pytato_core::created_at::enter();
+    let flat = arrays.iter().map(super::shape_ops::ravel).collect::<Result<Vec<_>>>()?;
+    // Input k's output axis.
+    let axis_of = |k: usize| match (indexing, k) {
+        (Indexing::Xy, 0) if flat.len() > 1 => 1,
+        (Indexing::Xy, 1) => 0,
+        _ => k,
+    };
+    let mut dims = vec![Dim::new(1); flat.len()];
+    for (k, a) in flat.iter().enumerate() {
+        dims[axis_of(k)] = a.shape()[0].clone();
+    }
+    let shape = Shape::from(dims);
+    flat.iter()
+        .enumerate()
+        .map(|(k, a)| {
+            let mut along = vec![Dim::new(1); flat.len()];
+            along[axis_of(k)] = a.shape()[0].clone();
+            let placed = super::shape_ops::reshape(a, Shape::from(along), pytato_core::array::Order::C)?;
+            super::shape_ops::broadcast_to(&placed, shape.clone())
+        })
+        .collect()
+}
+
+/// `a` with the elements above the `k`-th diagonal of its last two axes set to zero (numpy
+/// `tril`): `a[..., i, j]` is kept where `j - i <= k`.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [2, 3, 4], DType::F32).unwrap();
+/// assert_eq!(pt::tril(&a, -1).unwrap().shape(), a.shape());
+/// ```
+#[track_caller]
+pub fn tril(a: &Array, k: i64) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    triangle("tril", a, k, CompareOp::Le)
+}
+
+/// `a` with the elements below the `k`-th diagonal of its last two axes set to zero (numpy
+/// `triu`): `a[..., i, j]` is kept where `j - i >= k`.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3, 3], DType::I64).unwrap();
+/// assert_eq!(pt::triu(&a, 1).unwrap().dtype(), DType::I64);
+/// ```
+#[track_caller]
+pub fn triu(a: &Array, k: i64) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    triangle("triu", a, k, CompareOp::Ge)
+}
+
+fn triangle(op: &str, a: &Array, k: i64, keep: CompareOp) -> Result<Array> {
+    let n = a.ndim();
+    if n < 2 {
+        return Err(Error::invalid(op, format!("needs at least two axes, got an array of shape {}", a.shape())));
+    }
+    let mut builder = LambdaBuilder::new(a.shape().clone());
+    let read = builder.read_broadcast(a);
+    let offset = Expr::iname(n - 1).binary(BinaryOp::Sub, Expr::iname(n - 2));
+    let kept = offset.compare(keep, Expr::i64(k));
+    builder.finish(Expr::if_then_else(kept, read, Expr::Const(Scalar::zero(a.dtype()))))
+}

@@ -1,0 +1,911 @@
+//! Elementwise functions: arithmetic, comparisons, logic, bitwise operations, `where`,
+//! `maximum`/`minimum`, casts and the math functions, with numpy 2's broadcasting and dtype rules.
+//!
+//! Each function takes arrays or Rust scalars ([`Operand`]) and returns the array expression for the
+//! result, or an error naming the operation and the operands' shapes and dtypes. Every result is an
+//! `IndexLambda`: these operations are exactly index lambdas.
+
+use pytato_core::array::Array;
+use pytato_core::dtype::{DType, DTypeKind, result_type};
+use pytato_core::error::{Error, Result};
+use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, UnaryOp};
+use pytato_core::scalar::Scalar;
+
+use pytato_core::operand::{LambdaBuilder, Operand, broadcast_operands, dtype_error, elementwise, promote};
+
+// Constructors `pytato-core` holds (the operators and indexing use them), as this module's own.
+pub(crate) use pytato_core::arith::{
+    add, astype, divide, equal, greater, less, logical_and, logical_not, logical_or, multiply, not_equal, subtract,
+    unary,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Selection.
+
+/// `where(cond, x, y)`: `x` where `cond` is true, else `y`; all three broadcast together, `cond` is
+/// taken by truth value, `x` and `y` promote.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [4], DType::F32).unwrap();
+/// let positive = pt::greater(&a, 0).unwrap();
+/// assert_eq!(pt::where_(&positive, &a, 0).unwrap().dtype(), DType::F32);
+/// ```
+#[doc(alias = "where")]
+#[track_caller]
+pub fn where_(cond: impl Into<Operand>, x: impl Into<Operand>, y: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let (cond, x, y) = (cond.into(), x.into(), y.into());
+    let dtype = promote(&[&x, &y])?;
+    let shape = broadcast_operands("where", &[&cond, &x, &y])?;
+    let mut builder = LambdaBuilder::new(shape);
+    // The condition is read by truth value (a cast to bool), the values as their common dtype.
+    let c = builder.operand(&cond, DType::Bool)?;
+    let (xe, ye) = (builder.operand(&x, dtype)?, builder.operand(&y, dtype)?);
+    builder.finish(Expr::if_then_else(c, xe, ye))
+}
+
+fn extremum(op: &str, a: Operand, b: Operand, func: Func, cmp: CompareOp) -> Result<Array> {
+    let dtype = promote(&[&a, &b])?;
+    elementwise(op, &[&a, &b], dtype, |mut e| {
+        let y = e.pop().expect("two operands");
+        let x = e.pop().expect("two operands");
+        if !dtype.is_complex() {
+            return Ok(Expr::call(func, vec![x, y]));
+        }
+        // Complex: numpy orders lexicographically and propagates NaN from either side.
+        let isnan = |v: &Expr| Expr::call(Func::IsNan, vec![v.clone()]);
+        let pick = Expr::if_then_else(x.clone().compare(cmp, y.clone()), x.clone(), y.clone());
+        Ok(Expr::if_then_else(isnan(&x), x.clone(), Expr::if_then_else(isnan(&y), y, pick)))
+    })
+}
+
+/// Elementwise maximum (numpy `maximum`): NaN in either operand gives NaN.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::F64).unwrap();
+/// assert_eq!(pt::maximum(&a, 0).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn maximum(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    extremum("maximum", a.into(), b.into(), Func::Maximum, CompareOp::Ge)
+}
+
+/// Elementwise minimum (numpy `minimum`): NaN in either operand gives NaN.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::I32).unwrap();
+/// assert_eq!(pt::minimum(&a, 7).unwrap().dtype(), DType::I32);
+/// ```
+#[track_caller]
+pub fn minimum(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    extremum("minimum", a.into(), b.into(), Func::Minimum, CompareOp::Le)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Casts and complex parts.
+
+/// The real part (numpy `real`): the component dtype for complex input, `a` itself otherwise.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::C64).unwrap();
+/// assert_eq!(pt::real(&a).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn real(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    if !a.dtype().is_complex() {
+        return Ok(a.clone());
+    }
+    unary("real", a, a.dtype(), |e| Expr::call(Func::Real, vec![e]))
+}
+
+/// The imaginary part (numpy `imag`): zeros of `a`'s dtype for real input.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::C128).unwrap();
+/// assert_eq!(pt::imag(&a).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn imag(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    unary("imag", a, a.dtype(), |e| Expr::call(Func::Imag, vec![e]))
+}
+
+/// The complex conjugate (numpy `conj`); real input is unchanged, bools become `int8` as in numpy.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::C128).unwrap();
+/// assert_eq!(pt::conj(&a).unwrap().dtype(), DType::C128);
+/// ```
+#[track_caller]
+pub fn conj(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    if a.dtype() == DType::Bool {
+        return astype(a, DType::I8);
+    }
+    unary("conj", a, a.dtype(), |e| Expr::call(Func::Conj, vec![e]))
+}
+
+/// The absolute value (numpy `abs`): the magnitude's real dtype for complex input; bools unchanged.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::C64).unwrap();
+/// assert_eq!(pt::abs(&a).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn abs(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    if a.dtype() == DType::Bool {
+        return Ok(a.clone());
+    }
+    unary("abs", a, a.dtype(), |e| Expr::call(Func::Abs, vec![e]))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Math functions.
+
+/// A math function of one inexact argument; integers and bools compute in
+/// [`DType::float_for_math`], as numpy does.
+fn math(func: Func, a: &Array) -> Result<Array> {
+    let dtype = a.dtype().float_for_math();
+    unary(func.name(), a, dtype, |e| Expr::call(func, vec![e]))
+}
+
+macro_rules! math_functions {
+    ($($(#[$doc:meta])* $name:ident => $func:ident;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// Integer and bool input computes in floating point, as numpy does (`int32` and wider in
+        /// `float64`; `int16` in `float32`; `bool` and 8-bit integers in `float16`).
+        #[track_caller]
+        pub fn $name(a: &Array) -> Result<Array> {
+            let _site = pytato_core::created_at::enter();
+            math(Func::$func, a)
+        }
+    )*};
+}
+
+math_functions! {
+    /// Square root (numpy `sqrt`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// let a = pt::placeholder("a", [3], DType::I64).unwrap();
+    /// assert_eq!(pt::sqrt(&a).unwrap().dtype(), DType::F64);
+    /// ```
+    sqrt => Sqrt;
+    /// Exponential (numpy `exp`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::exp(&pt::placeholder("a", [3], DType::F32).unwrap()).unwrap().dtype(), DType::F32);
+    /// ```
+    exp => Exp;
+    /// Natural logarithm (numpy `log`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::log(&pt::placeholder("a", [3], DType::C64).unwrap()).unwrap().dtype(), DType::C64);
+    /// ```
+    log => Log;
+    /// Base-10 logarithm (numpy `log10`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::log10(&pt::placeholder("a", [3], DType::I16).unwrap()).unwrap().dtype(), DType::F32);
+    /// ```
+    log10 => Log10;
+    /// Sine (numpy `sin`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::sin(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    sin => Sin;
+    /// Cosine (numpy `cos`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::cos(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    cos => Cos;
+    /// Tangent (numpy `tan`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::tan(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    tan => Tan;
+    /// Inverse sine (numpy `arcsin`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::arcsin(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    arcsin => Arcsin;
+    /// Inverse cosine (numpy `arccos`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::arccos(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    arccos => Arccos;
+    /// Inverse tangent (numpy `arctan`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::arctan(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    arctan => Arctan;
+    /// Hyperbolic sine (numpy `sinh`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::sinh(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    sinh => Sinh;
+    /// Hyperbolic cosine (numpy `cosh`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::cosh(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    cosh => Cosh;
+    /// Hyperbolic tangent (numpy `tanh`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::tanh(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    tanh => Tanh;
+    /// Inverse hyperbolic sine (numpy `arcsinh`, the Array API's `asinh`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::arcsinh(&pt::placeholder("a", [3], DType::F32).unwrap()).unwrap().dtype(), DType::F32);
+    /// ```
+    arcsinh => Arcsinh;
+    /// Inverse hyperbolic cosine (numpy `arccosh`, the Array API's `acosh`); NaN below 1.
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::arccosh(&pt::placeholder("a", [3], DType::C128).unwrap()).unwrap().dtype(), DType::C128);
+    /// ```
+    arccosh => Arccosh;
+    /// Inverse hyperbolic tangent (numpy `arctanh`, the Array API's `atanh`); `±inf` at `±1`.
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::arctanh(&pt::placeholder("a", [3], DType::I32).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    arctanh => Arctanh;
+    /// `exp(a) - 1`, accurate for `a` near 0 (numpy `expm1`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::expm1(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    expm1 => Expm1;
+    /// `log(1 + a)`, accurate for `a` near 0 (numpy `log1p`).
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::log1p(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+    /// ```
+    log1p => Log1p;
+    /// Base-2 logarithm (numpy `log2`), exact at powers of two.
+    ///
+    /// ```
+    /// use pytato_core::DType;
+    /// use pytato_frontend as pt;
+    /// assert_eq!(pt::log2(&pt::placeholder("a", [3], DType::U8).unwrap()).unwrap().dtype(), DType::F16);
+    /// ```
+    log2 => Log2;
+}
+
+fn round_with(func: Func, a: &Array) -> Result<Array> {
+    match a.dtype().kind() {
+        // numpy 2 keeps integer and bool dtypes; the values are already whole.
+        DTypeKind::Bool | DTypeKind::SignedInt | DTypeKind::UnsignedInt => Ok(a.clone()),
+        DTypeKind::Complex => {
+            Err(dtype_error(func.name(), a.dtype(), &[&a.into()], "complex numbers cannot be rounded"))
+        }
+        DTypeKind::Float => unary(func.name(), a, a.dtype(), |e| Expr::call(func, vec![e])),
+    }
+}
+
+/// Round toward negative infinity (numpy `floor`); integer and bool input is returned unchanged, as
+/// numpy 2 keeps its dtype.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::floor(&pt::placeholder("a", [3], DType::F32).unwrap()).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn floor(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    round_with(Func::Floor, a)
+}
+
+/// Round toward positive infinity (numpy `ceil`); integer and bool input is returned unchanged.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::ceil(&pt::placeholder("a", [3], DType::I8).unwrap()).unwrap().dtype(), DType::I8);
+/// ```
+#[track_caller]
+pub fn ceil(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    round_with(Func::Ceil, a)
+}
+
+/// `true` where `a` is NaN (numpy `isnan`); always false for integers and bools, computed as
+/// `a != a` so that `a` is still evaluated, as numpy evaluates it (an index error in it counts).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::isnan(&pt::placeholder("a", [3], DType::I32).unwrap()).unwrap().dtype(), DType::Bool);
+/// ```
+#[track_caller]
+pub fn isnan(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    if a.dtype().is_inexact() {
+        unary("isnan", a, a.dtype(), |e| Expr::call(Func::IsNan, vec![e]))
+    } else {
+        // Always false, but the argument is read (numpy evaluates it: an index error in it counts).
+        unary("isnan", a, a.dtype(), |e| e.clone().compare(CompareOp::Ne, e))
+    }
+}
+
+/// The angle of the point `(b, a)` (numpy `arctan2(a, b)`), for real operands.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let y = pt::placeholder("y", [3], DType::F32).unwrap();
+/// assert_eq!(pt::arctan2(&y, 1.0).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn arctan2(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    real_float_binary(Func::Arctan2, a.into(), b.into())
+}
+
+/// A function of two real operands computed in floating point (`arctan2`, `hypot`, ...).
+fn real_float_binary(func: Func, a: Operand, b: Operand) -> Result<Array> {
+    let op = func.name();
+    let promoted = promote(&[&a, &b])?;
+    if promoted.is_complex() {
+        return Err(dtype_error(op, promoted, &[&a, &b], "needs real operands"));
+    }
+    // numpy picks the first float loop that holds each operand (a weak scalar taking the dtype
+    // it promotes to), not the float of the promoted dtype: int8 with uint16 is float32.
+    let operand_float = |o: &Operand| match o {
+        Operand::Array(x) => x.dtype().float_for_math(),
+        Operand::Scalar(_) => promoted.float_for_math(),
+    };
+    let dtype = result_type(operand_float(&a), operand_float(&b));
+    if func == Func::Nextafter && dtype == DType::F16 {
+        return elementwise(op, &[&a, &b], dtype, |e| Ok(nextafter_float16(&e[0], &e[1])));
+    }
+    elementwise(op, &[&a, &b], dtype, |e| Ok(Expr::call(func, e)))
+}
+
+/// numpy's `nextafter` of two float16 values (`npy_half_nextafter`: one step of float16's bits
+/// toward `y`; `x` where they are equal, so `nextafter(0.0, -0.0)` is `0.0`), computed exactly in
+/// float32: computed in float32 and rounded, the next float32 would round back to `x`.
+///
+/// The step is float16's spacing at `|x|`: `P · 2^-10` for `P` the largest power of two not above
+/// `|x|` (at least `2^-14`, below which float16 is subnormal with spacing `2^-24`), halved when
+/// stepping down from a power of two above `2^-14`. `P` is a sum of powers of two selected by
+/// comparisons, every partial sum exact. Infinities step to the largest finite value; the largest
+/// finite value steps up to infinity through the final rounding, as in numpy.
+fn nextafter_float16(x: &Expr, y: &Expr) -> Expr {
+    let f32c = |v: f64| Expr::Const(Scalar::F32(v as f32));
+    let (x, y) = (x.clone().cast(DType::F32), y.clone().cast(DType::F32));
+    let magnitude = Expr::call(Func::Abs, vec![x.clone()]);
+    let mut power = f32c(2f64.powi(-24));
+    for k in -23..=15 {
+        let at_least = magnitude.clone().compare(CompareOp::Ge, f32c(2f64.powi(k)));
+        power = power.binary(BinaryOp::Add, Expr::if_then_else(at_least, f32c(2f64.powi(k - 1)), f32c(0.0)));
+    }
+    let normal = Expr::call(Func::Maximum, vec![power.clone(), f32c(2f64.powi(-14))]);
+    let away = normal.binary(BinaryOp::Mul, f32c(2f64.powi(-10)));
+    let at_power = magnitude
+        .clone()
+        .compare(CompareOp::Eq, power.clone())
+        .binary(BinaryOp::LogicalAnd, power.compare(CompareOp::Gt, f32c(2f64.powi(-14))));
+    let toward_zero = Expr::if_then_else(at_power, away.clone().binary(BinaryOp::Mul, f32c(0.5)), away.clone());
+    // Away from zero when `y` is beyond `x` on `x`'s side.
+    let positive = x.clone().compare(CompareOp::Gt, f32c(0.0));
+    let beyond = Expr::if_then_else(
+        positive.clone(),
+        y.clone().compare(CompareOp::Gt, x.clone()),
+        y.clone().compare(CompareOp::Lt, x.clone()),
+    );
+    let step = Expr::if_then_else(beyond, away, toward_zero.unary(UnaryOp::Neg));
+    let signed_step = Expr::if_then_else(positive, step.clone(), step.unary(UnaryOp::Neg));
+    let finite_step = x.clone().binary(BinaryOp::Add, signed_step);
+    let nan = |e: &Expr| Expr::call(Func::IsNan, vec![e.clone()]);
+    let result = Expr::if_then_else(
+        nan(&x).binary(BinaryOp::LogicalOr, nan(&y)),
+        f32c(f64::NAN),
+        Expr::if_then_else(
+            x.clone().compare(CompareOp::Eq, y.clone()),
+            x.clone(),
+            Expr::if_then_else(
+                x.clone().compare(CompareOp::Eq, f32c(0.0)),
+                Expr::call(Func::Copysign, vec![f32c(2f64.powi(-24)), y]),
+                Expr::if_then_else(
+                    magnitude.compare(CompareOp::Eq, f32c(f64::INFINITY)),
+                    Expr::call(Func::Copysign, vec![f32c(65504.0), x]),
+                    finite_step,
+                ),
+            ),
+        ),
+    );
+    result.cast(DType::F16)
+}
+
+/// `sqrt(a² + b²)` without overflow or underflow (numpy `hypot`), for real operands; an infinite
+/// operand gives `inf` even when the other is NaN, as C's `hypot` does.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let x = pt::placeholder("x", [3], DType::F32).unwrap();
+/// assert_eq!(pt::hypot(&x, 4).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn hypot(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    real_float_binary(Func::Hypot, a.into(), b.into())
+}
+
+/// `log(exp(a) + exp(b))` without overflow (numpy `logaddexp`), for real operands.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let x = pt::placeholder("x", [3], DType::F64).unwrap();
+/// assert_eq!(pt::logaddexp(&x, &x).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn logaddexp(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    real_float_binary(Func::LogAddExp, a.into(), b.into())
+}
+
+/// `|a|` with the sign bit of `b` (numpy `copysign`), for real operands: `copysign(1, -0.0)` is
+/// `-1.0`, and NaN's sign bit counts.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let x = pt::placeholder("x", [3], DType::F64).unwrap();
+/// assert_eq!(pt::copysign(1.0, &x).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn copysign(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    real_float_binary(Func::Copysign, a.into(), b.into())
+}
+
+/// The next representable value after `a` toward `b`, in the result dtype's precision (numpy
+/// `nextafter`); `b` where they are equal, NaN where either is. float16 steps float16's values as
+/// numpy does (where they are equal it gives `a`, numpy's float16 rule).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let x = pt::placeholder("x", [3], DType::F32).unwrap();
+/// assert_eq!(pt::nextafter(&x, 1.0).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn nextafter(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    real_float_binary(Func::Nextafter, a.into(), b.into())
+}
+
+/// Whether the sign bit of `a` is set (numpy `signbit`): `true` for `-0.0` and NaNs with the sign
+/// bit. Integers and bools are read as floats, as numpy's loops read them (negative integers).
+/// Complex numbers are an error.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::signbit(&pt::placeholder("a", [3], DType::I8).unwrap()).unwrap().dtype(), DType::Bool);
+/// ```
+#[track_caller]
+pub fn signbit(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    if a.dtype().is_complex() {
+        return Err(dtype_error("signbit", a.dtype(), &[&a.into()], "complex numbers have no sign bit"));
+    }
+    let float = a.dtype().float_for_math();
+    unary("signbit", a, float, |e| Expr::call(Func::Signbit, vec![e]))
+}
+
+/// Round to the nearest integer, halfway cases to even (numpy `rint`; the Array API's `round`):
+/// `rint(0.5)` is `0.0`, `rint(-0.5)` is `-0.0`. Complex numbers are rounded part by part;
+/// integers and bools compute in floating point as numpy's `rint` does (see [`round`] for the
+/// dtype-keeping version).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::rint(&pt::placeholder("a", [3], DType::I32).unwrap()).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn rint(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    math(Func::Rint, a)
+}
+
+/// Round to the nearest integer, halfway cases to even (numpy `round` with `decimals=0`, the
+/// Array API's `round`): floats and complex numbers as [`rint`]; integers and bools are returned
+/// unchanged, in their dtype.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::round(&pt::placeholder("a", [3], DType::I32).unwrap()).unwrap().dtype(), DType::I32);
+/// ```
+#[track_caller]
+pub fn round(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    if a.dtype().is_inexact() {
+        unary("round", a, a.dtype(), |e| Expr::call(Func::Rint, vec![e]))
+    } else {
+        Ok(a.clone())
+    }
+}
+
+/// numpy's `round(a, decimals)`: to `decimals` places after the point (before it, when negative),
+/// halfway cases to even, computed as numpy does: `rint(a * 10^d) / 10^d` in `a`'s dtype (so
+/// `round(2.675, 2)` is `2.68` where the product is `267.5`, and a product that overflows gives
+/// `inf`); integers are returned unchanged for `d >= 0` and otherwise rounded in float64 and cast
+/// back (wrapping, as numpy's cast does). `10^d` is numpy's `power_of_ten` (exact to `1e8`, then
+/// multiplied by ten).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::F32).unwrap();
+/// assert_eq!(pt::round_decimals(&a, 2).unwrap().dtype(), DType::F32);
+/// let i = pt::placeholder("i", [3], DType::I16).unwrap();
+/// assert_eq!(pt::round_decimals(&i, -1).unwrap().dtype(), DType::I16);
+/// ```
+#[track_caller]
+pub fn round_decimals(a: &Array, decimals: i64) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let op = "round";
+    // numpy's power_of_ten.
+    let power_of_ten = |n: u64| -> f64 {
+        const EXACT: [f64; 9] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8];
+        match usize::try_from(n).ok().and_then(|n| EXACT.get(n)) {
+            Some(&p) => p,
+            None => {
+                let mut p: f64 = 1e9;
+                let mut k = 9;
+                while k < n && p.is_finite() {
+                    p *= 10.0;
+                    k += 1;
+                }
+                p
+            }
+        }
+    };
+    let f = power_of_ten(decimals.unsigned_abs());
+    let rename = |e: Error| e.renamed("multiply", op).renamed("divide", op);
+    match (a.dtype().is_inexact(), decimals) {
+        (_, 0) => round(a),
+        (true, d) if d > 0 => divide(&rint(&multiply(a, f).map_err(rename)?)?, f).map_err(rename),
+        (true, _) => multiply(&rint(&divide(a, f).map_err(rename)?)?, f).map_err(rename),
+        (false, d) if d > 0 => Ok(a.clone()),
+        (false, _) => {
+            let x = astype(a, DType::F64)?;
+            astype(&multiply(&rint(&divide(&x, f)?)?, f)?, a.dtype())
+        }
+    }
+}
+
+/// `1 / a` (numpy `reciprocal`) in `a`'s dtype. Integers (and bools, as `int8`) follow numpy's
+/// loop, which converts `1.0 / a` back to the integer dtype: 0 for `|a| > 1`, and for `a == 0`
+/// what the conversion of `inf` gives (the smallest value of 32- and 64-bit signed dtypes, 0 for
+/// the others).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::reciprocal(&pt::placeholder("a", [3], DType::F32).unwrap()).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn reciprocal(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    if a.dtype().is_inexact() {
+        return divide(1, a);
+    }
+    let int = if a.dtype() == DType::Bool { DType::I8 } else { a.dtype() };
+    astype(&divide(1.0, &astype(a, DType::F64)?)?, int)
+}
+
+/// numpy's shifts, composed from wrapping integer arithmetic (the same bits on every backend):
+/// `a << s` is `a * 2**s` and `a >> s` is `a // 2**s` for `0 <= s` below the width (the top bit
+/// of a signed dtype aside: `2**(bits-1)` is negative there); a shift by the width or more, or by a
+/// negative amount, gives 0 (left) or the sign fill, `-1` for negative `a` (right), as numpy's
+/// `npy_lshift`/`npy_rshift` do. Bools shift as `int8`, as in numpy.
+fn shift(op: &str, a: Operand, b: Operand, left: bool) -> Result<Array> {
+    use pytato_core::scalar::Scalar;
+    let operands = [&a, &b];
+    let promoted = promote(&operands)?;
+    let dtype = match promoted.kind() {
+        DTypeKind::Bool => DType::I8,
+        DTypeKind::SignedInt | DTypeKind::UnsignedInt => promoted,
+        _ => return Err(dtype_error(op, promoted, &operands, "shifts take integers")),
+    };
+    let bits = 8 * dtype.itemsize() as i64;
+    let signed = dtype.kind() == DTypeKind::SignedInt;
+    let int = |v: i64| Expr::constant(Scalar::I64(v).cast(dtype));
+    elementwise(op, &operands, dtype, |mut e| {
+        let s = e.pop().expect("two operands");
+        let x = e.pop().expect("two operands");
+        // Shifts by the full width of a signed right shift are sign fills too: 2**(bits-1) < 0.
+        let limit = if signed && !left { bits - 1 } else { bits };
+        let mut in_range = s.clone().compare(CompareOp::Lt, int(limit));
+        if signed {
+            in_range = s.clone().compare(CompareOp::Ge, int(0)).binary(BinaryOp::LogicalAnd, in_range);
+        }
+        let power = int(2).binary(BinaryOp::Pow, s);
+        let (shifted, outside) = if left {
+            (x.binary(BinaryOp::Mul, power), int(0))
+        } else if signed {
+            let fill = Expr::if_then_else(x.clone().compare(CompareOp::Lt, int(0)), int(-1), int(0));
+            (x.binary(BinaryOp::FloorDiv, power), fill)
+        } else {
+            (x.binary(BinaryOp::FloorDiv, power), int(0))
+        };
+        Ok(Expr::if_then_else(in_range, shifted, outside))
+    })
+}
+
+/// `a << b` (numpy `left_shift`, the Array API's `bitwise_left_shift`) for integers: bits shifted
+/// out are lost (wrapping), shifts by the width or more, or by negative amounts, give 0.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::U8).unwrap();
+/// assert_eq!(pt::left_shift(&a, 3).unwrap().dtype(), DType::U8);
+/// ```
+#[track_caller]
+pub fn left_shift(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    shift("left_shift", a.into(), b.into(), true)
+}
+
+/// `a >> b` (numpy `right_shift`, the Array API's `bitwise_right_shift`) for integers: arithmetic
+/// for signed dtypes (rounding toward -inf); shifts by the width or more, or by negative amounts,
+/// give the sign fill (`-1` for negative `a`, else 0).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::I16).unwrap();
+/// assert_eq!(pt::right_shift(&a, 1).unwrap().dtype(), DType::I16);
+/// ```
+#[track_caller]
+pub fn right_shift(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    shift("right_shift", a.into(), b.into(), false)
+}
+
+// ---------------------------------------------------------------------------------------------
+// More of the Array API's element-wise functions, composed from the ones above (numpy 2 semantics).
+
+/// `true` where `a` is neither infinite nor NaN (numpy `isfinite`); always true for integers and
+/// bools. A complex number is finite when both parts are.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::isfinite(&pt::placeholder("a", [3], DType::F32).unwrap()).unwrap().dtype(), DType::Bool);
+/// ```
+#[track_caller]
+pub fn isfinite(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    if a.dtype().is_inexact() {
+        // `a - a` is NaN exactly where `a` is infinite or NaN (in either part).
+        logical_not(&isnan(&subtract(a, a)?)?)
+    } else {
+        equal(a, a)
+    }
+}
+
+/// `true` where `a` is positive or negative infinity (numpy `isinf`); always false for integers and
+/// bools. A complex number is infinite when either part is.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::isinf(&pt::placeholder("a", [3], DType::C64).unwrap()).unwrap().dtype(), DType::Bool);
+/// ```
+#[track_caller]
+pub fn isinf(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    match a.dtype().kind() {
+        DTypeKind::Complex => logical_or(&isinf(&real(a)?)?, &isinf(&imag(a)?)?),
+        DTypeKind::Float => logical_and(&logical_not(&isnan(a)?)?, &isnan(&subtract(a, a)?)?),
+        _ => not_equal(a, a),
+    }
+}
+
+/// Exclusive or of the truth values of `a` and `b` (numpy `logical_xor`); the result is bool.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::F64).unwrap();
+/// assert_eq!(pt::logical_xor(&a, true).unwrap().dtype(), DType::Bool);
+/// ```
+#[track_caller]
+pub fn logical_xor(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let (a, b) = (a.into(), b.into());
+    let either = logical_or(a.clone(), b.clone())?;
+    let both = logical_and(a, b)?;
+    logical_and(&either, &logical_not(&both)?)
+}
+
+/// `a * a` (numpy `square`); bools square as `int8`, as numpy's does.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::square(&pt::placeholder("a", [3], DType::Bool).unwrap()).unwrap().dtype(), DType::I8);
+/// ```
+#[track_caller]
+pub fn square(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let a = if a.dtype() == DType::Bool { astype(a, DType::I8)? } else { a.clone() };
+    multiply(&a, &a)
+}
+
+/// `+a` (numpy `positive`): the same values; bools are an error, as in numpy.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert!(pt::positive(&pt::placeholder("a", [3], DType::Bool).unwrap()).is_err());
+/// ```
+#[track_caller]
+pub fn positive(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    if a.dtype() == DType::Bool {
+        return Err(dtype_error("positive", a.dtype(), &[&a.into()], "bools have no unary +"));
+    }
+    Ok(a.clone())
+}
+
+/// Round toward zero (numpy `trunc`); integer and bool input is returned unchanged, as numpy 2
+/// keeps its dtype; `-0.5` truncates to `-0.0`.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::trunc(&pt::placeholder("a", [3], DType::F64).unwrap()).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn trunc(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    match a.dtype().kind() {
+        DTypeKind::Float => where_(&less(a, 0)?, &ceil(a)?, &floor(a)?),
+        _ => round_with(Func::Floor, a)
+            .map_err(|_| dtype_error("trunc", a.dtype(), &[&a.into()], "complex numbers cannot be rounded")),
+    }
+}
+
+/// The sign of `a` (numpy `sign`): `-1`, `0` or `1` in `a`'s dtype, NaN for NaN, `0.0` for `-0.0`.
+/// Bools are an error, as in numpy. For complex numbers numpy 2's `z / |z|` (0 for 0): a part that
+/// is infinite (the other finite or NaN) gives `±1` along it, both infinite give NaN.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::sign(&pt::placeholder("a", [3], DType::U8).unwrap()).unwrap().dtype(), DType::U8);
+/// ```
+#[track_caller]
+pub fn sign(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    match a.dtype().kind() {
+        DTypeKind::Bool => Err(dtype_error("sign", a.dtype(), &[&a.into()], "bools have no sign")),
+        DTypeKind::UnsignedInt => astype(&where_(&greater(a, 0)?, 1, 0)?, a.dtype()),
+        DTypeKind::SignedInt => astype(&where_(&greater(a, 0)?, 1, where_(&less(a, 0)?, -1, 0)?)?, a.dtype()),
+        // NaN compares false everywhere and passes through; -0.0 == 0 becomes +0.0.
+        DTypeKind::Float => where_(&greater(a, 0)?, 1, where_(&less(a, 0)?, -1, where_(&equal(a, 0)?, 0, a)?)?),
+        DTypeKind::Complex => complex_sign(a),
+    }
+}
+
+/// numpy 2's complex sign, part by part: `|z|` zero, infinite (which part is) or neither.
+fn complex_sign(z: &Array) -> Result<Array> {
+    let (re, im, modulus) = (real(z)?, imag(z)?, abs(z)?);
+    let (re_inf, im_inf) = (isinf(&re)?, isinf(&im)?);
+    let zero = equal(&modulus, 0)?;
+    let infinite = isinf(&modulus)?;
+    // |z| infinite: along the infinite part ±1, NaN where both are.
+    let part = |this_inf: &Array, other_inf: &Array, this: &Array| -> Result<Array> {
+        where_(this_inf, &where_(other_inf, f64::NAN, &sign(this)?)?, 0)
+    };
+    let re_out = where_(&zero, 0, &where_(&infinite, &part(&re_inf, &im_inf, &re)?, &divide(&re, &modulus)?)?)?;
+    let im_out = where_(&zero, 0, &where_(&infinite, &part(&im_inf, &re_inf, &im)?, &divide(&im, &modulus)?)?)?;
+    // re + im·i is exact here: im·i is (±0, im), and im is NaN only where re is.
+    let i = num_complex::Complex64::new(0.0, 1.0);
+    add(&astype(&re_out, z.dtype())?, &multiply(&astype(&im_out, z.dtype())?, i)?)
+}
+
+/// `a` limited to `[min, max]` (numpy `clip`, the Array API's `clip`): `minimum(maximum(a, min),
+/// max)`, so NaN propagates and `max` wins where `min > max`; either bound may be absent. The
+/// bounds promote with `a` as numpy's do.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::F32).unwrap();
+/// assert_eq!(pt::clip(&a, Some(0.into()), Some(1.into())).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn clip(a: &Array, min: Option<Operand>, max: Option<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    // One dtype for all three, as numpy's three-input ufunc promotes them together (pairwise
+    // promotion is not associative: int8, uint16, float32 give float32 together).
+    let operand: Operand = a.into();
+    let all: Vec<&Operand> = std::iter::once(&operand).chain(min.iter()).chain(max.iter()).collect();
+    let dtype = promote(&all)?;
+    let a = &astype(a, dtype)?;
+    let low = match min {
+        Some(m) => maximum(a, m)?,
+        None => a.clone(),
+    };
+    match max {
+        Some(m) => minimum(&low, m),
+        None => Ok(low),
+    }
+}

@@ -1,0 +1,809 @@
+//! Programs that run in phases: data-dependent lengths (counts) and scatters.
+//!
+//! Five node kinds are *host steps*: [`NodeKind::Nonzero`] (the positions of a mask's `true`
+//! elements, whose number is a count, a length the data decides), [`NodeKind::Scatter`] (writes
+//! at positions the data decides), [`NodeKind::Sort`] and [`NodeKind::SearchSorted`] (see
+//! [`crate::sort`]) and [`NodeKind::Scan`] (see [`crate::scan`]). No kernel computes them. A DAG with host steps runs in phases
+//! on any backend:
+//!
+//! 1. the operands of the host steps that depend on no other host step are computed by a program
+//!    the backend compiled from that part of the DAG (phase 0);
+//! 2. the host steps run on those values (a row-major scan for the positions, numpy's order for
+//!    the writes), and each result becomes an input of the later phases, under a generated
+//!    placeholder name (`_pt_in_step<k>`) whose shape carries the count: binding that input binds
+//!    the count like any size parameter;
+//! 3. phases repeat while host steps depend on earlier ones (`B = A[A > 0]; B[B < 1]`), and the last
+//!    program computes the outputs.
+//!
+//! Calls of functions compiled apart (outlined, see [`pytato_core::function`]) are steps too: the
+//! function's body is compiled once, as a program of its own, and each call site runs it on the
+//! call's arguments between phases.
+//!
+//! Every program involved is compiled once, when the DAG is: counts are size variables, so new
+//! data with other counts needs no new code. Backends call [`compile`] from their
+//! `Backend::compile` (through [`compile_calls_and_phases`](crate::backend::compile_calls_and_phases))
+//! when the DAG has host steps; nothing else in a backend knows about counts.
+//!
+//! ```
+//! use pytato_core::{s, DType};
+//! use pytato_frontend as pt;
+//! use pytato_core::tags::CountNamed;
+//! let a = pt::placeholder("A", [5], DType::F64).unwrap();
+//! // The seed's example: A[(A > 0).tagged(CountNamed("mycount"))]
+//! let mask = pt::greater(&a, 0.0).unwrap().tagged(CountNamed("mycount".into())).unwrap();
+//! let positive = a.index(s![&mask]).unwrap();
+//! assert_eq!(positive.shape().to_string(), "(mycount,)");
+//! assert!(pytato_runtime::phases::has_host_steps(&positive.into()));
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
+
+use crate::backend::{Backend, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
+use crate::binding::Signature;
+use crate::scan::NumpyArith;
+use pytato_core::array::{
+    Array, DictOfNamedArrays, IdMap, NodeKind, ScanOp, ScatterMode, Side, SortResult, post_order,
+};
+use pytato_core::data::ArrayData;
+use pytato_core::dtype::result_type;
+use pytato_core::error::{Error, Result};
+use pytato_core::for_each_array_view;
+use pytato_core::function::Function;
+use pytato_core::scalar::Scalar;
+use pytato_core::shape::Shape;
+use pytato_core::view::{ArrayDataView, ViewElement};
+
+/// The prefix of the placeholders that carry host-step results into later phases (in the `_pt_in`
+/// namespace; unnamed placeholders are `_pt_in<k>`, so the two never meet, and every generated
+/// name goes around the user's, see [`pytato_core::names::fresh_name`]).
+pub const STEP_INPUT_PREFIX: &str = "_pt_in_step";
+
+/// Whether `node` is a host step (see the [module docs](self)).
+pub fn is_host_step(node: &Array) -> bool {
+    matches!(
+        node.kind(),
+        NodeKind::Nonzero { .. }
+            | NodeKind::Scatter { .. }
+            | NodeKind::Sort { .. }
+            | NodeKind::Scan { .. }
+            | NodeKind::SearchSorted { .. }
+    )
+}
+
+/// Whether the DAG of `outputs` has host steps, so that a backend must [`compile`] it in phases.
+pub fn has_host_steps(outputs: &Outputs) -> bool {
+    let entries = outputs.entries();
+    post_order(entries.iter().map(|(_, a)| a), Array::children).iter().any(is_host_step)
+}
+
+/// One step of a phase: what it computes, from where.
+struct Step {
+    kind: StepKind,
+    operands: Vec<Source>,
+    /// The names its results take in later phases, with their shapes (which may hold counts).
+    results: Vec<(String, Shape)>,
+}
+
+#[derive(Clone)]
+enum StepKind {
+    /// With the count's name.
+    Nonzero(String),
+    Scatter(ScatterMode),
+    Sort {
+        axis: usize,
+        descending: bool,
+        result: SortResult,
+    },
+    Scan {
+        axis: usize,
+        op: ScanOp,
+    },
+    SearchSorted(Side),
+    /// An outlined call: the function's program, its parameters (the operands' names, in order)
+    /// and the function's result behind each of the step's results.
+    Call {
+        body: Arc<dyn Program>,
+        parameters: Vec<String>,
+        returns: Vec<Arc<str>>,
+    },
+}
+
+/// Where a step's operand comes from.
+enum Source {
+    /// An output of the phase's program.
+    Computed(String),
+    /// An input (of the user, or a step result) used as it is: no program copies it.
+    Given(String),
+}
+
+struct Phase {
+    /// Computes the operands that are not given; `None` when every operand is.
+    program: Option<Box<dyn Program>>,
+    steps: Vec<Step>,
+}
+
+/// A step found in the DAG, before phases are cut.
+struct Planned {
+    /// The phase it runs after.
+    level: usize,
+    kind: StepKind,
+    operands: Vec<Array>,
+    /// The placeholders that stand for its results in later phases.
+    results: Vec<Array>,
+}
+
+/// A program compiled in phases; see the [module docs](self).
+struct PhasedProgram {
+    /// Checks every user input before anything runs (names, dtypes, shapes, consistent sizes
+    /// across phases) and binds the sizes, which later programs may need as values.
+    inputs: Signature,
+    phases: Vec<Phase>,
+    /// Computes the outputs that are not a step's result as it is; `None` when every one is.
+    last: Option<Box<dyn Program>>,
+    /// Outputs that are a step's result as it is, by output name: handed over, never copied by a
+    /// program.
+    direct: Vec<(String, String)>,
+    /// Every output name, in output order.
+    output_names: Vec<String>,
+    /// `(name, datashape)` of every output, for [`Program::datashape`].
+    output_types: Vec<(String, pytato_datashape::Type)>,
+}
+
+/// Compiles `outputs`, whose DAG has host steps, into a program that runs in phases on `backend`
+/// (see the [module docs](self)). A DAG without host steps compiles to one phase: the same
+/// program `backend` makes, wrapped.
+pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Program>> {
+    // Checks names (two masks whose counts share one name, an input named like a count) first.
+    let entries = outputs.entries();
+    let inputs = pytato_core::array::collect_inputs(entries.iter().map(|(_, a)| a))?;
+    // Unnamed placeholders get the names a program of the whole DAG would give them, so that
+    // every phase agrees on them.
+    let unnamed: IdMap<String> = inputs.unnamed_placeholder_names().collect();
+    // The placeholders that carry steps' results take names no input of the user's has.
+    let mut taken = inputs.taken_names();
+    taken.extend(unnamed.values().cloned());
+
+    // One pass, children first: the rewritten node (steps replaced by placeholders), and the
+    // phase of each step (one more than the latest step below it).
+    let nodes = post_order(entries.iter().map(|(_, a)| a), Array::children);
+    let mut rewritten: IdMap<Array> = IdMap::default();
+    let mut level: IdMap<usize> = IdMap::default();
+    // Equal host steps (`x[x > 0]` written twice) are one step; so are the results of one call
+    // (keyed by the function and the rewritten arguments' ids).
+    let mut steps: HashMap<Array, usize> = HashMap::new();
+    let mut calls: HashMap<(Function, Vec<usize>), usize> = HashMap::new();
+    // Each distinct function is compiled once, however many sites call it.
+    let mut bodies: HashMap<Function, Arc<dyn Program>> = HashMap::new();
+    let mut planned: Vec<Planned> = Vec::new();
+    // What the user passes: the placeholders, and every size parameter that is not a count.
+    let mut user_inputs: Vec<Array> = Vec::new();
+    let mut size_names: BTreeSet<String> = BTreeSet::new();
+    for node in &nodes {
+        crate::binding::node_size_params(node, &mut size_names);
+        let children = node.children();
+        let below = children.iter().map(|c| level[&c.id()]).max().unwrap_or(0);
+        let new_children: Vec<Array> = children.iter().map(|c| rewritten[&c.id()].clone()).collect();
+        let (new, lvl) = if let NodeKind::CallResult { function, name, .. } = node.kind() {
+            let key = (function.clone(), new_children.iter().map(Array::id).collect());
+            let k = match calls.get(&key) {
+                Some(&k) => k,
+                None => {
+                    let body = match bodies.get(function) {
+                        Some(body) => body.clone(),
+                        None => {
+                            let body: Arc<dyn Program> = backend.compile(&function.body()?)?.into();
+                            bodies.insert(function.clone(), body.clone());
+                            body
+                        }
+                    };
+                    let parameters = function.parameters().map(|(n, _)| n.to_string()).collect();
+                    let kind = StepKind::Call { body, parameters, returns: Vec::new() };
+                    planned.push(Planned { level: below, kind, operands: new_children, results: Vec::new() });
+                    calls.insert(key, planned.len() - 1);
+                    planned.len() - 1
+                }
+            };
+            let step = &mut planned[k];
+            let StepKind::Call { returns, .. } = &mut step.kind else { unreachable!("a call step") };
+            let placeholder = match returns.iter().position(|r| r == name) {
+                Some(j) => step.results[j].clone(),
+                None => {
+                    let input =
+                        pytato_core::names::fresh_name(&format!("{STEP_INPUT_PREFIX}{k}_{name}_"), 0, &mut taken);
+                    let placeholder = Array::new_generated_placeholder(&input, node.shape().clone(), node.dtype())?;
+                    returns.push(name.clone());
+                    step.results.push(placeholder.clone());
+                    placeholder
+                }
+            };
+            (placeholder, below + 1)
+        } else if is_host_step(node) {
+            let k = match steps.get(node) {
+                Some(&k) => k,
+                None => {
+                    let k = planned.len();
+                    let name = pytato_core::names::fresh_name(STEP_INPUT_PREFIX, k, &mut taken);
+                    let placeholder = Array::new_generated_placeholder(&name, node.shape().clone(), node.dtype())?;
+                    let kind = match node.kind() {
+                        NodeKind::Scatter { mode, .. } => StepKind::Scatter(*mode),
+                        NodeKind::Nonzero { count, .. } => StepKind::Nonzero(count.to_string()),
+                        &NodeKind::Sort { axis, descending, result, .. } => StepKind::Sort { axis, descending, result },
+                        &NodeKind::Scan { axis, op, .. } => StepKind::Scan { axis, op },
+                        &NodeKind::SearchSorted { side, .. } => StepKind::SearchSorted(side),
+                        other => unreachable!("{} is not a host step", other.name()),
+                    };
+                    planned.push(Planned { level: below, kind, operands: new_children, results: vec![placeholder] });
+                    steps.insert(node.clone(), k);
+                    k
+                }
+            };
+            (planned[k].results[0].clone(), below + 1)
+        } else if let Some(name) = unnamed.get(&node.id()) {
+            let named = Array::new_generated_placeholder(name, node.shape().clone(), node.dtype())?;
+            user_inputs.push(named.clone());
+            (named, below)
+        } else {
+            if matches!(node.kind(), NodeKind::Placeholder { .. }) {
+                user_inputs.push(node.clone());
+            }
+            (node.with_children(new_children)?, below)
+        };
+        rewritten.insert(node.id(), new);
+        level.insert(node.id(), lvl);
+    }
+    // Lengths the steps decide: counts, and the lengths of call results that the call's arguments
+    // do not determine (counts inside the function).
+    let mut counts: BTreeSet<String> = BTreeSet::new();
+    for step in &planned {
+        match &step.kind {
+            StepKind::Nonzero(count) => {
+                counts.insert(count.clone());
+            }
+            StepKind::Call { .. } => {
+                let given: BTreeSet<&str> = step.operands.iter().flat_map(|a| a.shape().params()).collect();
+                for result in &step.results {
+                    counts.extend(result.shape().params().filter(|v| !given.contains(v)).map(str::to_string));
+                }
+            }
+            StepKind::Scatter(_) | StepKind::Sort { .. } | StepKind::Scan { .. } | StepKind::SearchSorted(_) => {}
+        }
+    }
+    for name in size_names.difference(&counts) {
+        user_inputs.push(Array::new_size_param(name)?);
+    }
+    let entries: Vec<(String, Array)> =
+        user_inputs.into_iter().enumerate().map(|(k, a)| (format!("input{k}"), a)).collect();
+    let inputs =
+        Signature::new(&Outputs::Named(DictOfNamedArrays::new(entries.iter().map(|(n, a)| (n.as_str(), a.clone())))?))?;
+
+    let phase_count = planned.iter().map(|p| p.level + 1).max().unwrap_or(0);
+    let mut phases = Vec::with_capacity(phase_count);
+    for phase in 0..phase_count {
+        let mut computed: BTreeMap<String, Array> = BTreeMap::new();
+        let mut phase_steps = Vec::new();
+        for (k, step) in planned.iter().enumerate() {
+            if step.level != phase {
+                continue;
+            }
+            let mut sources = Vec::with_capacity(step.operands.len());
+            for (j, operand) in step.operands.iter().enumerate() {
+                sources.push(match (operand.kind(), operand.name()) {
+                    (NodeKind::Placeholder { .. }, Some(name)) => Source::Given(name.to_string()),
+                    _ => {
+                        let name = format!("step{k}_{j}");
+                        computed.insert(name.clone(), operand.clone());
+                        Source::Computed(name)
+                    }
+                });
+            }
+            let results =
+                step.results.iter().map(|p| (p.name().expect("named").to_string(), p.shape().clone())).collect();
+            phase_steps.push(Step { kind: step.kind.clone(), operands: sources, results });
+        }
+        let program = if computed.is_empty() {
+            None
+        } else {
+            let dict = DictOfNamedArrays::new(computed.iter().map(|(n, a)| (n.as_str(), a.clone())))?;
+            Some(backend.compile(&Outputs::Named(dict))?)
+        };
+        phases.push(Phase { program, steps: phase_steps });
+    }
+    let final_outputs = outputs.map_arrays(|a| rewritten[&a.id()].clone())?;
+    let step_results: BTreeSet<&str> = planned.iter().flat_map(|p| p.results.iter()).filter_map(Array::name).collect();
+    let (mut direct, mut computed) = (Vec::new(), Vec::new());
+    for (name, array) in final_outputs.entries() {
+        match array.name() {
+            Some(step) if matches!(array.kind(), NodeKind::Placeholder { .. }) && step_results.contains(step) => {
+                direct.push((name.to_string(), step.to_string()))
+            }
+            _ => computed.push((name.to_string(), array.clone())),
+        }
+    }
+    let output_names = final_outputs.entries().iter().map(|(n, _)| n.to_string()).collect();
+    let output_types = final_outputs
+        .entries()
+        .iter()
+        .map(|(n, a)| (n.to_string(), pytato_datashape::meaning::array_datashape(a.shape(), a.dtype())))
+        .collect();
+    let last = match (direct.is_empty(), computed.is_empty()) {
+        (true, _) => Some(backend.compile(&final_outputs)?),
+        (false, true) => None,
+        (false, false) => {
+            let dict = DictOfNamedArrays::new(computed.iter().map(|(n, a)| (n.as_str(), a.clone())))?;
+            Some(backend.compile(&Outputs::Named(dict))?)
+        }
+    };
+    Ok(Box::new(PhasedProgram { inputs, phases, last, direct, output_names, output_types }))
+}
+
+impl PhasedProgram {
+    /// Checks the inputs, runs every phase and its host steps; returns what later programs may
+    /// take besides the user's inputs: step results, counts and the sizes bound.
+    fn run_phases(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
+        let bound = self.inputs.bind(inputs)?;
+        let mut results: NamedData =
+            bound.sizes.iter().map(|(name, &v)| (name.clone(), ArrayData::from_scalar(Scalar::I64(v)))).collect();
+        for phase in &self.phases {
+            let values = match &phase.program {
+                Some(program) => program.run_views(&wanted_by(&**program, inputs, &results))?,
+                None => NamedData::new(),
+            };
+            let mut new = Vec::with_capacity(phase.steps.len());
+            for step in &phase.steps {
+                let operands: Vec<ArrayDataView<'_>> = step
+                    .operands
+                    .iter()
+                    .map(|source| match source {
+                        Source::Computed(name) => values[name].view(),
+                        Source::Given(name) => match inputs.get(name.as_str()) {
+                            Some(view) => view.reborrow(),
+                            None => results[name].view(),
+                        },
+                    })
+                    .collect();
+                match &step.kind {
+                    StepKind::Nonzero(count) => {
+                        let positions = nonzero(&operands[0])?;
+                        // The count, for programs that read it without the positions' shape.
+                        let value = i64::try_from(positions.shape()[1]).expect("a count fits in i64");
+                        new.push((count.clone(), ArrayData::from_scalar(Scalar::I64(value))));
+                        new.push((step.results[0].0.clone(), positions));
+                    }
+                    StepKind::Scatter(mode) => {
+                        new.push((step.results[0].0.clone(), scatter(&operands[0], &operands[1], &operands[2], *mode)?))
+                    }
+                    &StepKind::Sort { axis, descending, result } => new
+                        .push((step.results[0].0.clone(), crate::sort::sort(&operands[0], axis, descending, result)?)),
+                    &StepKind::SearchSorted(side) => new.push((
+                        step.results[0].0.clone(),
+                        crate::sort::searchsorted(&operands[0], &operands[1], side)?,
+                    )),
+                    &StepKind::Scan { axis, op } => {
+                        new.push((step.results[0].0.clone(), crate::scan::scan(&operands[0], axis, op)?))
+                    }
+                    StepKind::Call { body, parameters, returns } => {
+                        let mut arguments: NamedViews<'_> =
+                            parameters.iter().map(String::as_str).zip(operands.iter().map(|v| v.reborrow())).collect();
+                        // Sizes the body reads as values and no argument's shape carries.
+                        for name in body.input_names() {
+                            if !arguments.contains_key(name.as_str())
+                                && let Some((name, value)) = results.get_key_value(&name)
+                            {
+                                arguments.insert(name.as_str(), value.view());
+                            }
+                        }
+                        let mut values = body.run_views(&arguments)?;
+                        for ((input, shape), name) in step.results.iter().zip(returns) {
+                            let value = values.remove(&**name).expect("the body computes every result");
+                            // Lengths the body decided (counts inside it), for later programs.
+                            for (dim, &length) in shape.dims().iter().zip(value.shape()) {
+                                if let (0, [(variable, 1)]) = (dim.constant(), &dim.terms().collect::<Vec<_>>()[..])
+                                    && !results.contains_key(*variable)
+                                {
+                                    let length = i64::try_from(length).expect("a length fits in i64");
+                                    new.push((variable.to_string(), ArrayData::from_scalar(Scalar::I64(length))));
+                                }
+                            }
+                            new.push((input.clone(), value));
+                        }
+                    }
+                }
+            }
+            results.extend(new);
+        }
+        Ok(results)
+    }
+}
+
+/// The user inputs and phase results that `program` takes.
+fn wanted_by<'a>(program: &dyn Program, inputs: &'a NamedViews<'_>, results: &'a NamedData) -> NamedViews<'a> {
+    let wanted: BTreeSet<String> = program.input_names().into_iter().collect();
+    let mut views: NamedViews<'a> = inputs
+        .iter()
+        .filter(|(name, _)| wanted.contains(**name))
+        .map(|(&name, view)| (name, view.reborrow()))
+        .collect();
+    views.extend(
+        results.iter().filter(|(name, _)| wanted.contains(*name)).map(|(name, data)| (name.as_str(), data.view())),
+    );
+    views
+}
+
+impl PhasedProgram {
+    /// Takes the step results that are outputs as they are out of `results` (a copy only where
+    /// one result is two outputs).
+    fn direct_outputs(&self, results: &mut NamedData) -> Vec<(String, ArrayData)> {
+        let mut out = Vec::with_capacity(self.direct.len());
+        for (k, (name, step)) in self.direct.iter().enumerate() {
+            let again = self.direct[k + 1..].iter().any(|(_, s)| s == step);
+            let value = if again { results[step].clone() } else { results.remove(step).expect("every step ran") };
+            out.push((name.clone(), value));
+        }
+        out
+    }
+}
+
+impl Program for PhasedProgram {
+    fn input_names(&self) -> Vec<String> {
+        self.inputs.input_names()
+    }
+
+    fn output_names(&self) -> Vec<String> {
+        self.output_names.clone()
+    }
+
+    /// The user's inputs (of the first check) to the outputs; lengths the data decides are type
+    /// variables named like their counts.
+    fn datashape(&self) -> Option<pytato_datashape::Type> {
+        use pytato_datashape::Type;
+        let Type::Function(inputs, _) = self.inputs.datashape() else { return None };
+        Some(Type::Function(inputs, Box::new(Type::Record(self.output_types.clone()))))
+    }
+
+    fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
+        let mut results = self.run_phases(inputs)?;
+        let mut outputs = match &self.last {
+            Some(last) => last.run_views(&wanted_by(&**last, inputs, &results))?,
+            None => NamedData::new(),
+        };
+        outputs.extend(self.direct_outputs(&mut results));
+        Ok(outputs)
+    }
+
+    fn run_into(&self, inputs: &NamedViews<'_>, outputs: &mut NamedViewsMut<'_>) -> Result<()> {
+        let unknown: Vec<String> =
+            outputs.keys().filter(|n| !self.output_names.iter().any(|k| k == *n)).map(|n| n.to_string()).collect();
+        let missing: Vec<String> =
+            self.output_names.iter().filter(|n| !outputs.contains_key(n.as_str())).cloned().collect();
+        if !missing.is_empty() || !unknown.is_empty() {
+            return Err(Error::OutputNames { missing, unknown, known: self.output_names.clone() });
+        }
+        let mut results = self.run_phases(inputs)?;
+        let mut direct_views = Vec::with_capacity(self.direct.len());
+        for (name, _) in &self.direct {
+            direct_views.push(outputs.remove_entry(name.as_str()).expect("checked above"));
+        }
+        let ran = match &self.last {
+            Some(last) => last.run_into(&wanted_by(&**last, inputs, &results), outputs),
+            None => Ok(()),
+        };
+        let values = self.direct_outputs(&mut results);
+        // The views go back where they were, whatever happened.
+        let mut written = Ok(());
+        for ((key, mut view), (_, value)) in direct_views.into_iter().zip(values) {
+            if written.is_ok() && view.assign(&value.view()).is_none() {
+                written = Err(Error::OutputArray {
+                    name: key.to_string(),
+                    expected_dtype: value.dtype(),
+                    expected_shape: value.shape().to_vec(),
+                    got_dtype: view.dtype(),
+                    got_shape: view.shape().to_vec(),
+                });
+            }
+            outputs.insert(key, view);
+        }
+        ran.and(written)
+    }
+}
+
+/// [`NodeKind::Nonzero`] on the host: the row-major positions of the `true` elements, as an
+/// `int64` array of shape `(ndim, count)`. Large masks are scanned in parallel: each thread counts
+/// the `true` elements of its stretch, a prefix sum of the counts says where each stretch's
+/// positions go, and each thread writes its own.
+pub fn nonzero(mask: &ArrayDataView<'_>) -> Result<ArrayData> {
+    let mask = mask.as_view::<bool>().ok_or_else(|| Error::Internal {
+        backend: "phases".into(),
+        message: format!("a nonzero step got a {} mask", mask.dtype()),
+    })?;
+    let mask = mask.as_standard_layout();
+    let flat = mask.as_slice().expect("standard layout");
+    let shape = mask.shape();
+    let ndim = shape.len();
+    // One stretch per thread, for masks large enough to pay for threads.
+    const PER_THREAD: usize = 1 << 20;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(flat.len() / PER_THREAD).max(1);
+    let stretch = flat.len().div_ceil(threads).max(1);
+    let counts: Vec<usize> = if threads == 1 {
+        vec![flat.iter().filter(|&&b| b).count()]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> =
+                flat.chunks(stretch).map(|c| scope.spawn(move || c.iter().filter(|&&b| b).count())).collect();
+            handles.into_iter().map(|h| h.join().expect("counting never panics")).collect()
+        })
+    };
+    let count: usize = counts.iter().sum();
+    let mut out = vec![0i64; ndim * count];
+    // Row `a` of the result holds axis `a`'s indices; split every row at the stretches' offsets.
+    let mut rows: Vec<&mut [i64]> = out.chunks_mut(count.max(1)).take(ndim).collect();
+    let mut pieces: Vec<Vec<&mut [i64]>> = (0..counts.len()).map(|_| Vec::with_capacity(ndim)).collect();
+    for row in rows.iter_mut() {
+        let mut rest: &mut [i64] = std::mem::take(row);
+        for (piece, &c) in pieces.iter_mut().zip(&counts) {
+            let (mine, tail) = rest.split_at_mut(c);
+            piece.push(mine);
+            rest = tail;
+        }
+    }
+    // Writes the positions of one stretch; `false` where the stretch no longer holds as many
+    // `true` elements as were counted (another thread wrote the mask during the run).
+    let fill = |first: usize, selected: &[bool], mut piece: Vec<&mut [i64]>, counted: usize| -> bool {
+        // The multi-index of `first`, then counted up element by element.
+        let mut index = vec![0usize; ndim];
+        let mut rest = first;
+        for a in (0..ndim).rev() {
+            index[a] = rest % shape[a].max(1);
+            rest /= shape[a].max(1);
+        }
+        let mut k = 0;
+        for &sel in selected {
+            if sel {
+                if k == counted {
+                    return false;
+                }
+                for (row, &i) in piece.iter_mut().zip(&index) {
+                    row[k] = i as i64;
+                }
+                k += 1;
+            }
+            for a in (0..ndim).rev() {
+                index[a] += 1;
+                if index[a] < shape[a] {
+                    break;
+                }
+                index[a] = 0;
+            }
+        }
+        k == counted
+    };
+    let consistent = if threads == 1 {
+        fill(0, flat, pieces.pop().expect("one stretch"), count)
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = flat
+                .chunks(stretch)
+                .zip(pieces)
+                .zip(&counts)
+                .enumerate()
+                .map(|(t, ((selected, piece), &c))| scope.spawn(move || fill(t * stretch, selected, piece, c)))
+                .collect();
+            handles.into_iter().all(|h| h.join().unwrap_or(false))
+        })
+    };
+    if !consistent {
+        return Err(Error::invalid(
+            "nonzero",
+            "the mask changed while it was read: another thread wrote an input during the run",
+        ));
+    }
+    let positions = ArrayD::from_shape_vec(IxDyn(&[ndim, count]), out).expect("ndim * count values");
+    Ok(ArrayData::from(positions))
+}
+
+/// [`NodeKind::Scatter`] on the host: `array` with `values` written to (or added at) the flat
+/// `positions` (negative ones from the end), in row-major order of `positions` (so the last of
+/// repeated positions wins a [`ScatterMode::Set`]). A position outside the array is
+/// [`Error::IndexOutOfBounds`].
+pub fn scatter(
+    array: &ArrayDataView<'_>,
+    positions: &ArrayDataView<'_>,
+    values: &ArrayDataView<'_>,
+    mode: ScatterMode,
+) -> Result<ArrayData> {
+    let positions = positions.as_view::<i64>().ok_or_else(|| Error::Internal {
+        backend: "phases".into(),
+        message: format!("a scatter step got {} positions", positions.dtype()),
+    })?;
+    if values.shape() != positions.shape() {
+        return Err(Error::Internal {
+            backend: "phases".into(),
+            message: format!("scatter: {:?} values for {:?} positions", values.shape(), positions.shape()),
+        });
+    }
+    // Slices, not n-dimensional iterators: the loops below are the whole cost of the step.
+    let positions = positions.as_standard_layout();
+    let positions = positions.as_slice().expect("standard layout");
+    fn typed<T: ViewElement + NumpyArith>(
+        array: &ArrayViewD<'_, T>,
+        positions: &[i64],
+        values: &ArrayDataView<'_>,
+        mode: ScatterMode,
+    ) -> Result<ArrayData> {
+        let values = T::unwrap_view(values).expect("the dtypes were compared");
+        let values = values.as_standard_layout();
+        let values = values.as_slice().expect("standard layout");
+        let mut result = array.as_standard_layout().into_owned();
+        let out = result.as_slice_mut().expect("standard layout");
+        let length = out.len();
+        for (&p, &v) in positions.iter().zip(values) {
+            let slot = slot(p, length)?;
+            out[slot] = match mode {
+                ScatterMode::Set => v,
+                ScatterMode::Add => out[slot].numpy_add(v),
+            };
+        }
+        Ok(T::wrap(result))
+    }
+    if values.dtype() != array.dtype() {
+        return add_promoted(&array.to_owned(), positions, &values.to_owned());
+    }
+    for_each_array_view!(ArrayDataView, array, a => typed(a, positions, values, mode))
+}
+
+/// The flat position `p` of an array of `length` elements as an index (negative from the end), or
+/// the error.
+fn slot(p: i64, length: usize) -> Result<usize> {
+    let from_end = |p: i64| (p < 0).then(|| length.checked_sub(p.unsigned_abs() as usize)).flatten();
+    usize::try_from(p).ok().filter(|&p| p < length).or_else(|| from_end(p)).ok_or_else(|| Error::IndexOutOfBounds {
+        op: "scatter".into(),
+        index: p,
+        axis: 0,
+        length,
+    })
+}
+
+/// `np.add.at` with values of another dtype: each addition in the promoted dtype, the sum cast
+/// back to the array's dtype before the next one (numpy's order of operations, one element at a
+/// time through [`Scalar`]).
+fn add_promoted(array: &ArrayData, positions: &[i64], values: &ArrayData) -> Result<ArrayData> {
+    let (own, sum_dtype) = (array.dtype(), result_type(array.dtype(), values.dtype()));
+    let mut out = array.to_scalars();
+    let length = out.len();
+    for (&p, v) in positions.iter().zip(values.to_scalars()) {
+        let slot = slot(p, length)?;
+        out[slot] = scalar_add(out[slot].cast(sum_dtype), v.cast(sum_dtype)).cast(own);
+    }
+    Ok(ArrayData::from_scalars(own, array.shape(), out).expect("values of the array's dtype and size"))
+}
+
+/// `a + b` for two scalars of one dtype, with numpy's semantics ([`NumpyArith`]).
+fn scalar_add(a: Scalar, b: Scalar) -> Scalar {
+    macro_rules! same {
+        ($($v:ident),*) => {
+            match (a, b) {
+                $((Scalar::$v(x), Scalar::$v(y)) => Scalar::$v(x.numpy_add(y)),)*
+                _ => unreachable!("both operands were cast to one dtype"),
+            }
+        };
+    }
+    same!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, C64, C128)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+    use pytato_core::DType;
+    use pytato_core::s;
+    use pytato_core::tags::CountNamed;
+    use pytato_frontend as pt;
+
+    #[test]
+    fn equal_masks_share_a_count_and_named_counts_must_be_unique() {
+        let a = pt::placeholder("a", [6], DType::F64).unwrap();
+        let first = a.index(s![&pt::greater(&a, 0.0).unwrap()]).unwrap();
+        let second = a.index(s![&pt::greater(&a, 0.0).unwrap()]).unwrap();
+        assert_eq!(first.shape(), second.shape());
+        assert!(first.shape().to_string().starts_with("(_pt_shp"));
+        let other = a.index(s![&pt::less(&a, 0.0).unwrap()]).unwrap();
+        assert_ne!(first.shape(), other.shape());
+
+        let named = |m: Array| m.tagged(CountNamed("k".into())).unwrap();
+        let p = a.index(s![&named(pt::greater(&a, 0.0).unwrap())]).unwrap();
+        let q = a.index(s![&named(pt::less(&a, 0.0).unwrap())]).unwrap();
+        let both = DictOfNamedArrays::new([("p", p.clone()), ("q", q)]).unwrap();
+        let Err(err) = pytato_core::array::collect_inputs(both.iter().map(|(_, a)| a)) else {
+            panic!("one name, two counts")
+        };
+        assert!(matches!(&err, Error::DuplicateName { name, .. } if name == "k"), "{err}");
+        // A placeholder named like a count is a second meaning for the name.
+        let clash = pt::placeholder("k", [2], DType::F64).unwrap();
+        let both = DictOfNamedArrays::new([("p", p), ("c", clash)]).unwrap();
+        assert!(matches!(
+            pytato_core::array::collect_inputs(both.iter().map(|(_, a)| a)),
+            Err(Error::DuplicateName { .. })
+        ));
+    }
+
+    #[test]
+    fn a_zero_dimensional_mask_and_a_reserved_count_name_are_typed_errors() {
+        let a = pt::placeholder("a", pytato_core::Shape::scalar(), DType::F64).unwrap();
+        assert!(matches!(pt::nonzero(&a), Err(Error::InvalidArgument { .. })));
+        let m = pt::placeholder("m", [3], DType::Bool).unwrap();
+        assert!(matches!(Array::new_nonzero(&m, "not a name"), Err(Error::InvalidName { .. })));
+        let f = pt::placeholder("f", [3], DType::F64).unwrap();
+        assert!(matches!(Array::new_nonzero(&f, "n"), Err(Error::InvalidArgument { .. })));
+    }
+
+    #[test]
+    fn nonzero_lists_positions_in_row_major_order() {
+        let mask = ArrayData::from(array![[true, false, true], [false, true, false]].into_dyn());
+        let got = nonzero(&mask.view()).unwrap();
+        let want = ArrayData::from(array![[0i64, 0, 1], [0, 2, 1]].into_dyn());
+        assert_eq!(got, want);
+        let none = ArrayData::from(ArrayD::<bool>::from_elem(IxDyn(&[0, 4]), false));
+        assert_eq!(nonzero(&none.view()).unwrap().shape(), &[2, 0]);
+    }
+
+    #[test]
+    fn nonzero_of_a_large_mask_scanned_in_parallel_is_the_simple_scan() {
+        let (rows, cols) = (1537, 2048 + 3);
+        let mask = ArrayD::from_shape_fn(IxDyn(&[rows, cols]), |i| (i[0] * 31 + i[1] * 7) % 11 < 3);
+        let mut want: Vec<Vec<i64>> = vec![Vec::new(), Vec::new()];
+        for (index, &selected) in mask.indexed_iter() {
+            if selected {
+                want[0].push(index[0] as i64);
+                want[1].push(index[1] as i64);
+            }
+        }
+        let got = nonzero(&ArrayData::from(mask).view()).unwrap();
+        let got = got.as_array::<i64>().unwrap();
+        assert_eq!(got.shape(), &[2, want[0].len()]);
+        assert!(got.outer_iter().zip(&want).all(|(g, w)| g.iter().eq(w.iter())));
+    }
+
+    #[test]
+    fn scatter_set_keeps_the_last_write_and_add_accumulates_in_order() {
+        let x = ArrayData::from(array![0.0f64, 0.0, 0.0].into_dyn());
+        let p = ArrayData::from(array![2i64, 0, 2].into_dyn());
+        let v = ArrayData::from(array![1.0f64, 2.0, 3.0].into_dyn());
+        assert_eq!(
+            scatter(&x.view(), &p.view(), &v.view(), ScatterMode::Set).unwrap(),
+            ArrayData::from(array![2.0, 0.0, 3.0].into_dyn())
+        );
+        assert_eq!(
+            scatter(&x.view(), &p.view(), &v.view(), ScatterMode::Add).unwrap(),
+            ArrayData::from(array![2.0, 0.0, 4.0].into_dyn())
+        );
+        let ints = ArrayData::from(array![i8::MAX].into_dyn());
+        let one = ArrayData::from(array![1i8].into_dyn());
+        let zero = ArrayData::from(array![0i64].into_dyn());
+        assert_eq!(
+            scatter(&ints.view(), &zero.view(), &one.view(), ScatterMode::Add).unwrap(),
+            ArrayData::from(array![i8::MIN].into_dyn())
+        );
+        let from_end = ArrayData::from(array![-1i64].into_dyn());
+        let one_value = ArrayData::from(array![1.0f64].into_dyn());
+        assert_eq!(
+            scatter(&x.view(), &from_end.view(), &one_value.view(), ScatterMode::Set).unwrap(),
+            ArrayData::from(array![0.0, 0.0, 1.0].into_dyn())
+        );
+        let before = ArrayData::from(array![-4i64].into_dyn());
+        assert!(matches!(
+            scatter(&x.view(), &before.view(), &one_value.view(), ScatterMode::Add),
+            Err(Error::IndexOutOfBounds { index: -4, length: 3, .. })
+        ));
+        let out = ArrayData::from(array![3i64].into_dyn());
+        assert!(matches!(
+            scatter(&x.view(), &out.view(), &v.clone().view(), ScatterMode::Set),
+            Err(Error::Internal { .. })
+        ));
+        assert!(matches!(
+            scatter(&x.view(), &out.view(), &one_value.view(), ScatterMode::Set),
+            Err(Error::IndexOutOfBounds { index: 3, length: 3, .. })
+        ));
+    }
+}

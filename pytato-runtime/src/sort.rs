@@ -1,0 +1,371 @@
+//! Sorting on the host: [`NodeKind::Sort`](pytato_core::NodeKind::Sort), the step programs run between
+//! phases (see [`crate::phases`]).
+//!
+//! The order is numpy's: integers and booleans as numbers; floats with NaN after every number and
+//! `-0.0` equal to `0.0`; complex numbers lexicographically, in numpy's four classes
+//! `R + Rj < R + nanj < nan + Rj < nan + nanj`. Every sort is stable, so equal elements keep their
+//! order, and a descending sort is the stable sort with the comparison reversed (equal elements
+//! still in their order, NaN first), as the Array API's `sort(x, descending=True)` is.
+//!
+//! Elements sort by a key whose order is numpy's (for floats, the bits in an order-preserving
+//! form). Stability costs little: indices sort as (key, index) pairs, which an unstable sort puts
+//! in the stable order; values whose equal elements are identical (integers) need no stability,
+//! and float values need it only for the runs of zeros and NaNs, restored after the sort. Rows
+//! (every index of the other axes) sort independently: many rows are spread over threads, a long
+//! row is sorted by `rayon`'s parallel sort.
+//!
+//! ```
+//! use ndarray::array;
+//! use pytato_core::{ArrayData, SortResult};
+//! let x = ArrayData::from(array![3.0, f64::NAN, -0.0, 1.0, 0.0].into_dyn());
+//! let sorted = pytato_runtime::sort::sort(&x.view(), 0, false, SortResult::Values).unwrap();
+//! let sorted = sorted.as_array::<f64>().unwrap();
+//! assert_eq!(&sorted.as_slice().unwrap()[..4], &[-0.0, 0.0, 1.0, 3.0]);
+//! assert!(sorted[4].is_nan());
+//! let order = pytato_runtime::sort::sort(&x.view(), 0, true, SortResult::Indices).unwrap();
+//! assert_eq!(order.as_array::<i64>().unwrap().as_slice().unwrap(), &[1, 0, 3, 2, 4]);
+//! ```
+
+use ndarray::{ArrayD, ArrayViewD};
+use num_complex::{Complex32, Complex64};
+use rayon::prelude::*;
+
+use pytato_core::array::{Side, SortResult};
+use pytato_core::data::ArrayData;
+use pytato_core::error::Result;
+use pytato_core::for_each_array_view;
+use pytato_core::view::{ArrayDataView, ViewElement};
+
+/// numpy's sort order for one element type (see the [module docs](self)), as a key.
+pub trait NumpyOrd: Copy + Send + Sync {
+    /// A key whose order is numpy's order of the elements: equal keys are elements numpy's order
+    /// does not tell apart.
+    type Key: Ord + Copy + Send + Sync;
+
+    /// The element's key.
+    fn key(self) -> Self::Key;
+
+    /// Sorts one row of values stably. By default the sort carries each element's index, so that
+    /// equal elements that still differ (`-0.0 + 0j` and `0j`) keep their order; element types
+    /// whose equal elements are identical, or whose ties are easily restored, do less.
+    fn sort_values(row: &mut [Self], descending: bool) {
+        let order = sorted_indices(row, descending);
+        let original = row.to_vec();
+        for (slot, i) in row.iter_mut().zip(order) {
+            *slot = original[i as usize];
+        }
+    }
+}
+
+/// Sorts `keys`, in parallel when there are many.
+fn sort_keys<K: Ord + Send>(keys: &mut [K], descending: bool) {
+    match (descending, keys.len() >= PARALLEL_ROW) {
+        (false, false) => keys.sort_unstable(),
+        (false, true) => keys.par_sort_unstable(),
+        (true, false) => keys.sort_unstable_by(|a, b| b.cmp(a)),
+        (true, true) => keys.par_sort_unstable_by(|a, b| b.cmp(a)),
+    }
+}
+
+/// The indices that sort `row` stably: an unstable sort of (key, index) pairs, ties broken by
+/// the index, gives the stable order (also when descending: keys reversed, indices not).
+fn sorted_indices<T: NumpyOrd>(row: &[T], descending: bool) -> Vec<i64> {
+    let mut pairs: Vec<(T::Key, i64)> = row.iter().zip(0..).map(|(v, i)| (v.key(), i)).collect();
+    if descending {
+        let mut reversed: Vec<(std::cmp::Reverse<T::Key>, i64)> =
+            pairs.into_iter().map(|(k, i)| (std::cmp::Reverse(k), i)).collect();
+        sort_keys(&mut reversed, false);
+        return reversed.into_iter().map(|(_, i)| i).collect();
+    }
+    sort_keys(&mut pairs, false);
+    pairs.into_iter().map(|(_, i)| i).collect()
+}
+
+macro_rules! identical_ties {
+    ($($t:ty),*) => {$(
+        impl NumpyOrd for $t {
+            type Key = $t;
+            fn key(self) -> $t {
+                self
+            }
+            /// Equal elements are identical: no order to keep.
+            fn sort_values(row: &mut [$t], descending: bool) {
+                sort_keys(row, descending)
+            }
+        }
+    )*};
+}
+identical_ties!(bool, i8, i16, i32, i64, u8, u16, u32, u64);
+
+macro_rules! float_order {
+    ($t:ty, $bits:ty, $zero:expr) => {
+        impl NumpyOrd for $t {
+            type Key = $bits;
+            /// The bits in an order-preserving form: negative numbers complemented, the sign bit
+            /// set on the others; `-0.0` counted as `0.0` (`x + 0.0`), every NaN the largest key.
+            fn key(self) -> $bits {
+                if self.is_nan() {
+                    return <$bits>::MAX;
+                }
+                let bits = (if self == $zero { $zero } else { self }).to_bits();
+                if bits >> (<$bits>::BITS - 1) == 1 { !bits } else { bits | 1 << (<$bits>::BITS - 1) }
+            }
+            /// Sorts the keys, then puts back what the keys merge: the zeros (of either sign)
+            /// and the NaNs (of any payload), each a run of the result, in their order in `row`.
+            fn sort_values(row: &mut [$t], descending: bool) {
+                let mut keys: Vec<$bits> = row.iter().map(|v| v.key()).collect();
+                sort_keys(&mut keys, descending);
+                let zeros: Vec<$t> = row.iter().copied().filter(|v| *v == $zero).collect();
+                let nans: Vec<$t> = row.iter().copied().filter(|v| v.is_nan()).collect();
+                let top = 1 << (<$bits>::BITS - 1);
+                for (slot, key) in row.iter_mut().zip(keys) {
+                    *slot = <$t>::from_bits(if key & top == 0 { !key } else { key & !top });
+                }
+                for (run, is_tie) in [(zeros, (|v: &$t| *v == $zero) as fn(&$t) -> bool), (nans, |v: &$t| v.is_nan())] {
+                    if let Some(first) = row.iter().position(is_tie) {
+                        row[first..first + run.len()].copy_from_slice(&run);
+                    }
+                }
+            }
+        }
+    };
+}
+float_order!(half::f16, u16, half::f16::ZERO);
+float_order!(f32, u32, 0.0);
+float_order!(f64, u64, 0.0);
+
+/// Complex numbers: numpy's class (`2·isnan(re) + isnan(im)`), then the real and the imaginary
+/// part as floats (a NaN part equal to any other).
+impl NumpyOrd for Complex32 {
+    type Key = (u8, u32, u32);
+    fn key(self) -> (u8, u32, u32) {
+        (2 * u8::from(self.re.is_nan()) + u8::from(self.im.is_nan()), self.re.key(), self.im.key())
+    }
+}
+
+impl NumpyOrd for Complex64 {
+    type Key = (u8, u64, u64);
+    fn key(self) -> (u8, u64, u64) {
+        (2 * u8::from(self.re.is_nan()) + u8::from(self.im.is_nan()), self.re.key(), self.im.key())
+    }
+}
+
+/// Rows at least this long are sorted by a parallel sort; shorter ones are spread over threads.
+const PARALLEL_ROW: usize = 1 << 15;
+
+/// `array` sorted along `axis` (or, for [`SortResult::Indices`], the `int64` indices along `axis`
+/// that sort it), stably, in numpy's order; `descending` reverses the order and keeps equal
+/// elements in theirs. The result is in row-major layout.
+pub fn sort(array: &ArrayDataView<'_>, axis: usize, descending: bool, result: SortResult) -> Result<ArrayData> {
+    fn typed<T: ViewElement + NumpyOrd>(
+        array: &ArrayViewD<'_, T>,
+        axis: usize,
+        descending: bool,
+        result: SortResult,
+    ) -> ArrayData {
+        // The sorted axis last, in row-major order: each row is one contiguous slice.
+        let mut moved = array.view();
+        let last = moved.ndim() - 1;
+        moved.swap_axes(axis, last);
+        let length = moved.shape()[last];
+        let rows = moved.as_standard_layout();
+        let values = rows.as_slice().expect("standard layout");
+        let swapped_shape = rows.shape().to_vec();
+        fn back<E: Clone>(mut data: ArrayD<E>, axis: usize, last: usize) -> ArrayD<E> {
+            data.swap_axes(axis, last);
+            data.as_standard_layout().into_owned()
+        }
+        if length == 0 {
+            return match result {
+                SortResult::Values => T::wrap(array.to_owned()),
+                SortResult::Indices => ArrayData::from(ArrayD::<i64>::zeros(array.raw_dim())),
+            };
+        }
+        // Short rows: several per task, so that a task is worth a thread.
+        let rows_per_task = PARALLEL_ROW.div_ceil(length);
+        match result {
+            SortResult::Values => {
+                let mut out = values.to_vec();
+                out.par_chunks_mut(length).with_min_len(rows_per_task).for_each(|row| T::sort_values(row, descending));
+                T::wrap(back(ArrayD::from_shape_vec(swapped_shape, out).expect("one value per element"), axis, last))
+            }
+            SortResult::Indices => {
+                let mut out = vec![0i64; values.len()];
+                values
+                    .par_chunks(length)
+                    .zip(out.par_chunks_mut(length))
+                    .with_min_len(rows_per_task)
+                    .for_each(|(row, indices)| indices.copy_from_slice(&sorted_indices(row, descending)));
+                ArrayData::from(back(
+                    ArrayD::from_shape_vec(swapped_shape, out).expect("one index per element"),
+                    axis,
+                    last,
+                ))
+            }
+        }
+    }
+    if axis >= array.ndim() {
+        return Err(pytato_core::Error::Internal {
+            backend: "sort".into(),
+            message: format!("axis {axis} of an array of shape {:?}", array.shape()),
+        });
+    }
+    Ok(for_each_array_view!(ArrayDataView, array, a => typed(a, axis, descending, result)))
+}
+
+/// [`NodeKind::SearchSorted`](pytato_core::NodeKind::SearchSorted) on the host: for each value, the
+/// number of elements of the sorted 1-d `sorted` that go before it in numpy's order (`Left`:
+/// smaller; `Right`: not larger), found by binary search on the keys; values on threads when
+/// there are many. `int64` of the values' shape.
+pub fn searchsorted(sorted: &ArrayDataView<'_>, values: &ArrayDataView<'_>, side: Side) -> Result<ArrayData> {
+    fn typed<T: ViewElement + NumpyOrd>(
+        sorted: &ArrayViewD<'_, T>,
+        values: &ArrayDataView<'_>,
+        side: Side,
+    ) -> ArrayData {
+        let keys: Vec<T::Key> = sorted.iter().map(|v| v.key()).collect();
+        let values = T::unwrap_view(values).expect("the dtypes were compared");
+        let values = values.as_standard_layout();
+        let place = |v: &T| {
+            let k = v.key();
+            let position = match side {
+                Side::Left => keys.partition_point(|s| *s < k),
+                Side::Right => keys.partition_point(|s| *s <= k),
+            };
+            position as i64
+        };
+        let flat = values.as_slice().expect("standard layout");
+        let positions: Vec<i64> = flat.par_iter().with_min_len(1 << 12).map(place).collect();
+        ArrayData::from(ArrayD::from_shape_vec(values.raw_dim(), positions).expect("one position per value"))
+    }
+    if sorted.ndim() != 1 || sorted.dtype() != values.dtype() {
+        return Err(pytato_core::Error::Internal {
+            backend: "searchsorted".into(),
+            message: format!(
+                "a sorted {} array of shape {:?} and {} values",
+                sorted.dtype(),
+                sorted.shape(),
+                values.dtype()
+            ),
+        });
+    }
+    Ok(for_each_array_view!(ArrayDataView, sorted, a => typed(a, values, side)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{IxDyn, array};
+
+    fn sorted(data: ArrayData, axis: usize, descending: bool, result: SortResult) -> ArrayData {
+        sort(&data.view(), axis, descending, result).unwrap()
+    }
+
+    #[test]
+    fn complex_numbers_sort_in_numpys_four_classes() {
+        let nan = f64::NAN;
+        let z = |re, im| Complex64::new(re, im);
+        let x = ArrayData::from(
+            array![z(nan, 0.0), z(1.0, nan), z(2.0, 0.0), z(nan, nan), z(1.0, 1.0), z(1.0, 0.0)].into_dyn(),
+        );
+        // numpy 2.4.6: np.argsort(x, stable=True) -> [5 4 2 1 0 3]
+        let got = sorted(x, 0, false, SortResult::Indices);
+        assert_eq!(got.as_array::<i64>().unwrap().as_slice().unwrap(), &[5, 4, 2, 1, 0, 3]);
+    }
+
+    #[test]
+    fn a_middle_axis_sorts_each_row_and_keeps_the_layout_row_major() {
+        // Rows along axis 1 of a (2, 3, 2) array.
+        let x = ArrayD::from_shape_fn(IxDyn(&[2, 3, 2]), |i| ((i[0] * 7 + i[1] * 5 + i[2] * 3) % 4) as i32);
+        let got = sorted(ArrayData::from(x.clone()), 1, false, SortResult::Values);
+        let got = got.as_array::<i32>().unwrap();
+        assert!(got.is_standard_layout());
+        for i in 0..2 {
+            for k in 0..2 {
+                let mut want: Vec<i32> = (0..3).map(|j| x[[i, j, k]]).collect();
+                want.sort();
+                assert!((0..3).all(|j| got[[i, j, k]] == want[j]), "{got:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn descending_keeps_equal_elements_in_order_and_puts_nan_first() {
+        let x = ArrayData::from(array![1.0, f64::NAN, 2.0, 1.0, f64::NAN, 2.0].into_dyn());
+        // numpy: np.flip(np.argsort(np.flip(x), stable=True)) mapped back: 5 - i -> [1 4 2 5 0 3]
+        let got = sorted(x, 0, true, SortResult::Indices);
+        assert_eq!(got.as_array::<i64>().unwrap().as_slice().unwrap(), &[1, 4, 2, 5, 0, 3]);
+    }
+
+    #[test]
+    fn long_rows_sort_in_parallel_like_the_sequential_sort() {
+        let n = PARALLEL_ROW * 3 + 17;
+        let values: Vec<i64> = (0..n as i64).map(|i| (i * 7919) % 1013 - 500).collect();
+        let x = ArrayData::from(ArrayD::from_shape_vec(IxDyn(&[n]), values.clone()).unwrap());
+        let mut want: Vec<i64> = (0..n as i64).collect();
+        want.sort_by_key(|&i| values[i as usize]);
+        let got = sorted(x, 0, false, SortResult::Indices);
+        assert_eq!(got.as_array::<i64>().unwrap().as_slice().unwrap(), &want[..]);
+    }
+
+    #[test]
+    fn float_values_keep_signed_zeros_and_nan_payloads_in_input_order() {
+        // The reference: std's stable sort with the comparison written out.
+        fn reference(row: &[f64], descending: bool) -> Vec<u64> {
+            let cmp = |a: &f64, b: &f64| match (a.is_nan(), b.is_nan()) {
+                (false, false) => a.partial_cmp(b).unwrap(),
+                (x, y) => x.cmp(&y),
+            };
+            let mut sorted = row.to_vec();
+            sorted.sort_by(|a, b| if descending { cmp(b, a) } else { cmp(a, b) });
+            sorted.iter().map(|v| v.to_bits()).collect()
+        }
+        let palette = [
+            f64::from_bits(0x7ff8_0000_0000_0001),
+            -0.0,
+            0.0,
+            1.0,
+            -1.0,
+            f64::INFINITY,
+            f64::from_bits(0xfff8_0000_0000_0002),
+        ];
+        for n in [7, 5000, PARALLEL_ROW * 2 + 5] {
+            let row: Vec<f64> = (0..n).map(|i| palette[(i * 7 + i / 3) % palette.len()]).collect();
+            for descending in [false, true] {
+                let x = ArrayData::from(ArrayD::from_shape_vec(IxDyn(&[n]), row.clone()).unwrap());
+                let got = sorted(x, 0, descending, SortResult::Values);
+                let got: Vec<u64> = got.as_array::<f64>().unwrap().iter().map(|v| v.to_bits()).collect();
+                assert!(got == reference(&row, descending), "n = {n}, descending = {descending}");
+            }
+        }
+    }
+
+    #[test]
+    fn binary_search_gives_the_count_of_elements_before_each_value() {
+        let nan = f64::NAN;
+        let sorted = [f64::NEG_INFINITY, -1.0, -0.0, 0.0, 0.0, 2.0, f64::INFINITY, nan, nan];
+        let values = [nan, 0.0, -0.0, 2.0, -5.0, f64::INFINITY, 1.0, f64::NEG_INFINITY];
+        // The reference: count the elements that go before (`<`, NaN last), or not after.
+        let before = |a: f64, b: f64| a < b || (b.is_nan() && !a.is_nan());
+        let s = ArrayData::from(ndarray::Array1::from(sorted.to_vec()).into_dyn());
+        let v = ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn());
+        for side in [Side::Left, Side::Right] {
+            let got = searchsorted(&s.view(), &v.view(), side).unwrap();
+            let want: Vec<i64> = values
+                .iter()
+                .map(|&x| {
+                    let counted = |e: f64| if side == Side::Left { before(e, x) } else { !before(x, e) };
+                    sorted.iter().filter(|&&e| counted(e)).count() as i64
+                })
+                .collect();
+            assert_eq!(got.as_array::<i64>().unwrap().as_slice().unwrap(), &want[..], "{side:?}");
+        }
+    }
+
+    #[test]
+    fn empty_axes_sort_to_empty_results() {
+        let x = ArrayData::from(ArrayD::<f32>::zeros(IxDyn(&[3, 0])));
+        assert_eq!(sorted(x.clone(), 1, false, SortResult::Values).shape(), &[3, 0]);
+        assert_eq!(sorted(x, 0, true, SortResult::Indices).shape(), &[3, 0]);
+    }
+}
