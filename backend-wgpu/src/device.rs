@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use pytato_core::{Error, Result};
 
+use crate::deferred::DeferredChecks;
 use crate::wgsl::ShaderFeatures;
 
 /// The environment variable that picks an adapter by name or index.
@@ -44,6 +45,8 @@ pub(crate) struct Gpu {
     constant_tables: Mutex<HashMap<Vec<u32>, wgpu::Buffer>>,
     /// The process that opened the device.
     pid: u32,
+    /// Errors of runs on device data not read yet, and the count of the host's waits.
+    pub(crate) checks: DeferredChecks,
 }
 
 /// The most pipelines the cache keeps (as the Cranelift backend keeps 64 programs).
@@ -153,6 +156,7 @@ fn open() -> std::result::Result<Gpu, String> {
         pipelines: Mutex::new(PipelineCache::default()),
         constant_tables: Mutex::new(HashMap::new()),
         pid: std::process::id(),
+        checks: DeferredChecks::default(),
     })
 }
 

@@ -54,6 +54,7 @@
 //! # Ok::<(), pytato_core::Error>(())
 //! ```
 
+mod deferred;
 mod device;
 mod resident;
 mod run;
@@ -168,6 +169,13 @@ impl Wgpu {
     /// (matmul 1024²: 5.4 s tiled, 2.4 s in one loop per element).
     pub fn tiled_products(&self) -> bool {
         self.tiled_products
+    }
+
+    /// How many times this process has waited for the GPU (runs on host data, downloads,
+    /// [`Backend::synchronize`]). Runs on device data (`Program::run_device`) only enqueue work:
+    /// a time loop of them waits for nothing, and this count shows it.
+    pub fn host_waits(&self) -> u64 {
+        self.gpu.checks.waits()
     }
 
     /// The adapter programs run on: name, backend, device type and driver.
@@ -319,6 +327,11 @@ impl Backend for Wgpu {
 
     fn inline_rule(&self) -> pytato_core::function::InlineRule {
         self.codegen.calls
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.gpu.same_process()?;
+        self.gpu.checks.synchronize(&self.gpu.device)
     }
 
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {

@@ -68,6 +68,8 @@ impl DeviceStorage for GpuStorage {
         };
         let data = data?;
         staging.unmap();
+        // Runs on device data before this download have finished: a failed one is reported here.
+        self.gpu.checks.check(&self.gpu.device, None)?;
         Ok(data)
     }
 
@@ -117,9 +119,8 @@ pub(crate) fn map_for_reading(gpu: &Gpu, staging: &wgpu::Buffer, size: u64) -> R
     staging.slice(..size).map_async(wgpu::MapMode::Read, move |r| {
         let _ = sender.send(r);
     });
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| internal(format!("waiting for the GPU: {e}")))
+    gpu.checks
+        .wait(&gpu.device)
         .and_then(|_| receiver.recv().map_err(|e| internal(format!("the readback never completed: {e}"))))
         .and_then(|r| r.map_err(|e| internal(format!("mapping the staging buffer: {e}"))))
 }

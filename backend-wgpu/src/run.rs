@@ -19,13 +19,12 @@ use pytato_runtime::device::{DeviceArray, DeviceInput, NamedDeviceArrays, NamedD
 use pytato_runtime::math::{SUM_BLOCK, SUM_LANES};
 use pytato_transform::kernel::{BufferId, BufferKind, Kernel, KernelProgram};
 
+use crate::deferred::{CONTROL_HEADER, Decode};
 use crate::device::{Gpu, Pipeline};
 use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, wrap};
 use crate::transfer::{bytes_into, from_bytes, to_bytes};
 use crate::wgsl::{self, IndexBounds, TILE, TILE_K, Tiled, WORKGROUP_SIZE, storage_size};
 
-/// Bytes of the control block's error record, read back after every run (see the module `wgsl`).
-const CONTROL_HEADER: u64 = 32;
 /// Offset of `sizes` in the control block (after the error record and `zero`).
 const SIZES_OFFSET: usize = 40;
 
@@ -200,7 +199,7 @@ impl Compiled {
     /// Runs on borrowed inputs; the outputs are fresh arrays.
     pub(crate) fn run(&self, gpu: &Gpu, inputs: &NamedViews<'_>) -> Result<NamedData> {
         let bound = self.signature.bind(inputs)?;
-        self.execute(gpu, inputs, &HashMap::new(), false, &bound, |readback, _| {
+        self.execute(gpu, inputs, &HashMap::new(), None, &bound, |readback, _| {
             let mut result = NamedData::new();
             for (name, id) in &self.program.outputs {
                 let buffer = &self.program.buffers[id.0];
@@ -224,7 +223,7 @@ impl Compiled {
     pub(crate) fn run_into(&self, gpu: &Gpu, inputs: &NamedViews<'_>, targets: &mut NamedViewsMut<'_>) -> Result<()> {
         let bound = self.signature.bind(inputs)?;
         self.signature.check_outputs(&bound, targets)?;
-        self.execute(gpu, inputs, &HashMap::new(), false, &bound, |readback, _| {
+        self.execute(gpu, inputs, &HashMap::new(), None, &bound, |readback, _| {
             for (name, id) in &self.program.outputs {
                 let buffer = &self.program.buffers[id.0];
                 let target = targets.get_mut(name.as_str()).expect("checked by check_outputs");
@@ -241,8 +240,13 @@ impl Compiled {
     }
 
     /// Runs on inputs from the host or held on this GPU, and leaves the outputs on the GPU (see
-    /// `Program::run_device`).
-    pub(crate) fn run_device(&self, gpu: &'static Gpu, inputs: &NamedDeviceInputs<'_>) -> Result<NamedDeviceArrays> {
+    /// `Program::run_device`). Only enqueues: an error the kernels find is reported at the next
+    /// wait (see `crate::deferred`).
+    pub(crate) fn run_device(
+        self: &Arc<Self>,
+        gpu: &'static Gpu,
+        inputs: &NamedDeviceInputs<'_>,
+    ) -> Result<NamedDeviceArrays> {
         // Device arrays of another backend come through the host.
         let copied: BTreeMap<&str, ArrayData> = inputs
             .iter()
@@ -271,7 +275,9 @@ impl Compiled {
             views.insert(*name, view);
         }
         let bound = self.signature.bind(&views)?;
-        self.execute(gpu, &views, &resident, true, &bound, |readback, pool| {
+        let this = Arc::clone(self);
+        let decode: Decode = Arc::new(move |header| this.control_error(header));
+        self.execute(gpu, &views, &resident, Some(decode), &bound, |readback, pool| {
             let mut taken: HashMap<usize, DeviceArray> = HashMap::new();
             let mut result = NamedDeviceArrays::new();
             for (name, id) in &self.program.outputs {
@@ -303,15 +309,24 @@ impl Compiled {
         })
     }
 
+    /// The error a run's control header records, if a kernel found one.
+    fn control_error(&self, header: &[u8]) -> Option<Error> {
+        let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4 bytes"));
+        let long = |at: usize| i64::from_le_bytes(header[at..at + 8].try_into().expect("8 bytes"));
+        (word(0) != 0).then(|| self.program.index_error(word(4) as i32 as i64, word(8) as i64, long(16), long(24)))
+    }
+
     /// Uploads the inputs (except those in `resident`, bound as they are), runs every kernel and
-    /// hands the mapped readback to `read`, with the buffer pool. With `keep_outputs`, the outputs
-    /// are not read back: `read` takes their buffers from the pool.
+    /// hands the mapped readback to `read`, with the buffer pool. With `deferred` (a run on device
+    /// data), the outputs are not read back (`read` takes their buffers from the pool) and nothing
+    /// waits: the control header is left to `crate::deferred`, decoded by `deferred`. Otherwise
+    /// the run waits, and reports the errors of earlier runs on device data before its own.
     fn execute<R>(
         &self,
         gpu: &Gpu,
         inputs: &NamedViews<'_>,
         resident: &HashMap<&str, wgpu::Buffer>,
-        keep_outputs: bool,
+        deferred: Option<Decode>,
         bound: &Bound<'_>,
         read: impl FnOnce(&Readback<'_>, &mut Pool) -> Result<R>,
     ) -> Result<R> {
@@ -462,12 +477,19 @@ impl Compiled {
             dispatch(gpu, &mut encoder, &kernel.pipeline, &control_buffer, &buffers, invocations)?;
         }
 
-        // Readback: the control header, then each output buffer (unless kept on the device), into
-        // one staging buffer.
+        if let Some(decode) = deferred {
+            gpu.checks.defer(&gpu.device, &mut encoder, &control_buffer, decode);
+            gpu.queue.submit([encoder.finish()]);
+            let no_outputs = HashMap::new();
+            let readback = Readback { view: &[], shapes: &shapes, bytes: &bytes, offsets: &no_outputs };
+            return read(&readback, &mut pool);
+        }
+
+        // Readback: the control header, then each output buffer, into one staging buffer.
         let outputs: Vec<usize> = {
             let mut seen = Vec::new();
             for (_, id) in &program.outputs {
-                if matches!(program.buffers[id.0].kind, BufferKind::Output) && !seen.contains(&id.0) && !keep_outputs {
+                if matches!(program.buffers[id.0].kind, BufferKind::Output) && !seen.contains(&id.0) {
                     seen.push(id.0);
                 }
             }
@@ -508,12 +530,8 @@ impl Compiled {
             .get_mapped_range()
             .map_err(|e| internal(format!("reading the staging buffer: {e}")))?;
         let readback = Readback { view: &view, shapes: &shapes, bytes: &bytes, offsets: &offsets };
-        let word = |at: usize| u32::from_le_bytes(view[at..at + 4].try_into().expect("4 bytes"));
-        let long = |at: usize| i64::from_le_bytes(view[at..at + 8].try_into().expect("8 bytes"));
-        if word(0) != 0 {
-            let buffer = word(4) as i32 as i64;
-            return Err(self.program.index_error(buffer, word(8) as i64, long(16), long(24)));
-        }
+        // Earlier runs on device data have finished too: their errors come first.
+        gpu.checks.check(&gpu.device, self.control_error(&view[..CONTROL_HEADER as usize]))?;
         read(&readback, &mut pool)
     }
 }

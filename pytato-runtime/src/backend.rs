@@ -61,6 +61,14 @@ pub trait Backend: Send + Sync {
     fn upload(&self, data: &ArrayDataView<'_>) -> Result<DeviceArray> {
         Ok(DeviceArray::host(data.to_owned()))
     }
+
+    /// Waits until the work this backend has enqueued is done, and reports the first error of a
+    /// [`Program::run_device`] that was only enqueued (naming the run). Backends that finish each
+    /// run before returning have nothing to wait for (the default). A download
+    /// ([`DeviceArray::to_host`]) and a run on host data wait and report the same way.
+    fn synchronize(&self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// A compiled program: run it as often as needed, with different inputs.

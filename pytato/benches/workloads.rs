@@ -188,7 +188,8 @@ fn bench_backends(
 }
 
 /// For a backend with a device of its own: a `-resident` row, the inputs uploaded once and the
-/// output left on the device (`run_device`), as a time loop runs (checked once, read back).
+/// output left on the device (`run_device`), as a time loop runs (checked once, read back;
+/// each timed run synchronized).
 #[allow(clippy::too_many_arguments)]
 fn bench_resident(
     rows: &mut Vec<Row>,
@@ -208,8 +209,11 @@ fn bench_resident(
     let device_inputs: NamedDeviceInputs<'_> = held.iter().map(|(k, d)| (*k, DeviceInput::Device(d))).collect();
     let run = || program.run_device(&device_inputs).expect("the workload runs");
     check(workload, &r.name, &run()["_pt_out"].to_host().expect("the download works"), expected);
+    // Device runs only enqueue: each timed run waits for its completion, as `jax.jit` timings
+    // wait with `block_until_ready`.
     let median = median_ms(sizes.reps, || {
         black_box(run());
+        r.backend.synchronize().expect("the workload runs");
     });
     let workload = format!("{workload}-resident");
     print_row(&workload, &r.name, median, ndarray_ms, hand_ms);

@@ -1,0 +1,95 @@
+//! Runs on device data only enqueue work (issue: every run synchronized): a time loop of
+//! `run_device` calls makes the host wait for nothing, and an error a kernel finds is reported at
+//! the next wait, naming the run.
+//!
+//! One test function, run alone in this binary: the count of waits is the process's.
+
+use pytato_backend_wgpu::{REQUIRE_VAR, Wgpu};
+use pytato_core::{ArrayData, DType, Dim, Error, Scalar};
+use pytato_frontend as pt;
+use pytato_runtime::backend::Backend;
+use pytato_runtime::device::{DeviceInput, NamedDeviceInputs};
+
+fn gpu() -> Option<Wgpu> {
+    match Wgpu::new() {
+        Ok(w) => Some(w),
+        Err(e) if std::env::var(REQUIRE_VAR).is_ok_and(|v| !v.is_empty() && v != "0") => {
+            panic!("{REQUIRE_VAR} is set but the wgpu backend cannot start: {e}")
+        }
+        Err(e) => {
+            eprintln!("wgpu test skipped: {e}");
+            None
+        }
+    }
+}
+
+fn f64s(values: &[f64]) -> ArrayData {
+    ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn())
+}
+
+#[test]
+fn device_runs_wait_for_nothing_and_report_errors_at_the_next_wait() {
+    let Some(w) = gpu() else { return };
+
+    // A time loop: u <- u / 2 + 1, 50 steps on the device.
+    let u = pt::placeholder("u", [Dim::param("n")], DType::F64).unwrap();
+    let step = pt::add(pt::multiply(&u, 0.5).unwrap(), 1.0).unwrap();
+    let program = w.compile(&(&step).into()).unwrap();
+    let start = [3.0, -1.0, 0.0, 1e300, -0.0];
+    let mut state = w.upload(&f64s(&start).view()).unwrap();
+    let waits = w.host_waits();
+    for _ in 0..50 {
+        let inputs = NamedDeviceInputs::from([("u", DeviceInput::Device(&state))]);
+        state = program.run_device(&inputs).unwrap().remove("_pt_out").unwrap();
+    }
+    assert_eq!(w.host_waits(), waits, "50 device runs waited for the GPU");
+    let got = state.to_host().unwrap();
+    assert!(w.host_waits() > waits, "a download waits");
+    // The same steps on the host, in the same order of operations.
+    let want: Vec<f64> = start
+        .iter()
+        .map(|&x| {
+            let mut x = x;
+            for _ in 0..50 {
+                x = x * 0.5 + 1.0;
+            }
+            x
+        })
+        .collect();
+    let got: Vec<f64> = got.to_scalars().iter().map(Scalar::to_f64).collect();
+    assert_eq!(
+        got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
+
+    // An index out of range on the device: run_device returns at once; the error comes at the
+    // next wait, once, naming the run.
+    let x = pt::placeholder("x", [Dim::param("m")], DType::F64).unwrap();
+    let idx = pt::placeholder("idx", [2], DType::I64).unwrap();
+    let gather = w.compile(&(&x.index([pt::Idx::from(&idx)]).unwrap()).into()).unwrap();
+    let xs = w.upload(&f64s(&[1.0, 2.0, 3.0]).view()).unwrap();
+    let bad = ArrayData::from_scalars(DType::I64, &[2], [Scalar::I64(0), Scalar::I64(7)]).unwrap();
+    let bad = w.upload(&bad.view()).unwrap();
+    let waits = w.host_waits();
+    let inputs = NamedDeviceInputs::from([("x", DeviceInput::Device(&xs)), ("idx", DeviceInput::Device(&bad))]);
+    let out = gather.run_device(&inputs).expect("an enqueued run returns without waiting");
+    let again = gather.run_device(&inputs).expect("an enqueued run returns without waiting");
+    assert_eq!(w.host_waits(), waits);
+    match w.synchronize() {
+        Err(Error::IndexOutOfBounds { op, index: 7, length: 3, .. }) => {
+            assert!(op.contains("on device data") && op.contains("1 later run(s) failed too"), "{op}");
+        }
+        other => panic!("{other:?}"),
+    }
+    w.synchronize().expect("each error is reported once");
+    drop((out, again));
+
+    // A download reports an earlier failed run too, and a run on host data does.
+    let out = gather.run_device(&inputs).unwrap();
+    assert!(matches!(out["_pt_out"].to_host(), Err(Error::IndexOutOfBounds { .. })));
+    let _ = gather.run_device(&inputs).unwrap();
+    let host = pytato_runtime::backend::NamedData::from([("u".to_string(), f64s(&[1.0]))]);
+    assert!(matches!(program.run(&host), Err(Error::IndexOutOfBounds { .. })));
+    // And a good run on host data after that is fine.
+    assert_eq!(program.run(&host).unwrap()["_pt_out"].to_scalars(), vec![Scalar::F64(1.5)]);
+}
