@@ -139,6 +139,12 @@ pub(crate) fn storage_type(dtype: DType, features: ShaderFeatures) -> Result<&'s
     })
 }
 
+/// The WGSL type of a block sum of `dtype` in its buffer: the value's type, but `u32` for
+/// bools (WGSL has no `bool` in storage).
+fn block_sum_type(dtype: DType, features: ShaderFeatures) -> Result<&'static str> {
+    if dtype == DType::Bool { Ok("u32") } else { value_type(dtype, features) }
+}
+
 /// Bytes per value of `dtype` in a buffer of values (block sums, tiles).
 fn value_size(dtype: DType, features: ShaderFeatures) -> usize {
     match dtype {
@@ -278,11 +284,11 @@ fn shader(
     match &stage {
         Stage::Kernel(split) => {
             for (j, (_, dtype)) in split.iter().enumerate() {
-                declarations.push((format!("p{j}"), value_type(*dtype, features)?, false, "block sums".into()));
+                declarations.push((format!("p{j}"), block_sum_type(*dtype, features)?, false, "block sums".into()));
             }
         }
         Stage::BlockSums(_, dtype) => {
-            declarations.push(("p0".into(), value_type(*dtype, features)?, true, "block sums".into()));
+            declarations.push(("p0".into(), block_sum_type(*dtype, features)?, true, "block sums".into()));
         }
         Stage::Tiled(_) => {}
     }
@@ -500,6 +506,7 @@ impl Translator<'_> {
             }
             Stage::BlockSums(r, dtype) => {
                 let value = self.block_sum(r, *dtype, "block")?;
+                let value = if *dtype == DType::Bool { format!("select(0u, 1u, {value})") } else { value };
                 self.line(&format!("p0[gid] = {value};"));
             }
         }

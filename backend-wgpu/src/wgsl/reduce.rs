@@ -26,10 +26,12 @@ pub(crate) fn block_count(terms: u64) -> u64 {
 /// fixed count (llvmpipe: 65,535) can then run sums of any length.
 ///
 /// Split: sums in blocks (float64, complex128, and single precision where the adapter lacks
-/// float64) and integer sums, products, maxima and minima, that the kernel always evaluates (not
-/// under an `if`, not inside another reduction) and that have more than `SUM_BLOCK` terms or a
-/// length known only at run time. Float maxima and minima and products stay in one loop: their
-/// results would depend on the grouping.
+/// float64), integer sums and products, and maxima, minima, `all` and `any` of every dtype, that
+/// the kernel always evaluates (not under an `if`, not inside another reduction) and that have
+/// more than `SUM_BLOCK` terms or a length known only at run time. A maximum's grouping does not
+/// change its bits: `fmax` keeps the first NaN and, among equal values (`-0.0` and `0.0`), the
+/// last, so the blocks' results combined in order pick the element one loop would. Float and
+/// complex products stay in one loop: their roundings depend on the grouping.
 pub(super) fn split_reductions(
     program: &KernelProgram,
     names: &HashMap<&str, BufferId>,
@@ -44,10 +46,10 @@ pub(super) fn split_reductions(
                 let dtype = program.expr_dtype(names, e)?;
                 let splittable = match scheme(r.op, dtype, features) {
                     Summation::Blocked => true,
-                    Summation::InOrder => {
-                        dtype.is_integer()
-                            && matches!(r.op, ReduceOp::Sum | ReduceOp::Product | ReduceOp::Max | ReduceOp::Min)
-                    }
+                    Summation::InOrder => match r.op {
+                        ReduceOp::Sum | ReduceOp::Product => dtype.is_integer(),
+                        ReduceOp::Max | ReduceOp::Min | ReduceOp::All | ReduceOp::Any => true,
+                    },
                     Summation::Widened(_) => false,
                 };
                 let short = r.inames.iter().try_fold(1i64, |n, b| {
@@ -370,12 +372,14 @@ impl Translator<'_> {
         // Eight block sums per iteration, fewer loop iterations for drivers that count them.
         let groups = SUM_LANES;
         self.open(&format!("for (; {k} < ({blocks} & ~{}u); {k} = {k} + {groups}u)", groups - 1));
+        // Bool block sums are stored as `u32` (see `block_sum_type`).
+        let read = |at: String| if dtype == DType::Bool { format!("({at} != 0u)") } else { at };
         for u in 0..groups {
-            self.combine_block_sum(&sum, dtype, &format!("p{j}[({k} + {u}u) * count + gid]"))?;
+            self.combine_block_sum(&sum, dtype, &read(format!("p{j}[({k} + {u}u) * count + gid]")))?;
         }
         self.close();
         self.open(&format!("for (; {k} < {blocks}; {k} = {k} + 1u)"));
-        self.combine_block_sum(&sum, dtype, &format!("p{j}[{k} * count + gid]"))?;
+        self.combine_block_sum(&sum, dtype, &read(format!("p{j}[{k} * count + gid]")))?;
         self.close();
         Ok(acc)
     }
