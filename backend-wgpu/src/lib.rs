@@ -54,6 +54,7 @@
 //! # Ok::<(), pytato_core::Error>(())
 //! ```
 
+mod cache;
 mod deferred;
 mod device;
 mod resident;
@@ -71,10 +72,11 @@ use pytato_runtime::binding::Signature;
 use pytato_runtime::device::{DeviceArray, NamedDeviceArrays, NamedDeviceInputs};
 use pytato_transform::kernel::{BufferId, CodegenOptions, Kernel, KernelProgram, dump_requested};
 
+pub use cache::cache_stats;
 pub use device::ADAPTER_VAR;
 
 use crate::device::{Gpu, Pipeline};
-use crate::run::{Compiled, CompiledBlockSums, CompiledKernel, KernelChoices};
+use crate::run::{Compiled, CompiledBlockSums, CompiledKernel, KernelChoices, Pool};
 
 /// The environment variable that makes a missing adapter an error in the test suites (CI sets
 /// it, so that lavapipe failing to load cannot pass silently).
@@ -176,6 +178,16 @@ impl Wgpu {
     /// a time loop of them waits for nothing, and this count shows it.
     pub fn host_waits(&self) -> u64 {
         self.gpu.checks.waits()
+    }
+
+    /// Whether compiling `outputs` with this backend now would reuse the code compiled for a
+    /// structurally equal DAG (see [`cache_stats`]).
+    pub fn is_cached(&self, outputs: &Outputs) -> bool {
+        cache::contains(outputs, &self.cache_settings())
+    }
+
+    fn cache_settings(&self) -> cache::Settings {
+        cache::Settings { codegen: self.codegen.clone(), tiled_products: self.tiled_products, int64: self.int64 }
     }
 
     /// The adapter programs run on: name, backend, device type and driver.
@@ -339,6 +351,10 @@ impl Backend for Wgpu {
         if let Some(program) = pytato_runtime::backend::compile_calls_and_phases(self, outputs) {
             return program;
         }
+        let settings = self.cache_settings();
+        if let Some(compiled) = cache::lookup(outputs, &settings) {
+            return Ok(Box::new(WgpuProgram::new(compiled, self.gpu)));
+        }
         let signature = Signature::new(outputs)?;
         let program = self.kernel_options().build(outputs)?;
         if dump_requested("kernels") {
@@ -366,13 +382,23 @@ impl Backend for Wgpu {
             }
             kernels.push(choices);
         }
-        Ok(Box::new(WgpuProgram { compiled: Arc::new(Compiled::new(signature, program, kernels)), gpu: self.gpu }))
+        let compiled = Arc::new(Compiled::new(signature, program, kernels));
+        cache::insert(outputs, &settings, compiled.clone());
+        Ok(Box::new(WgpuProgram::new(compiled, self.gpu)))
     }
 }
 
+/// A compiled program: the code (shared with every program of an equal DAG) and its own buffers.
 struct WgpuProgram {
     compiled: Arc<Compiled>,
+    pool: std::sync::Mutex<Pool>,
     gpu: &'static Gpu,
+}
+
+impl WgpuProgram {
+    fn new(compiled: Arc<Compiled>, gpu: &'static Gpu) -> WgpuProgram {
+        WgpuProgram { compiled, pool: std::sync::Mutex::new(Pool::default()), gpu }
+    }
 }
 
 impl Program for WgpuProgram {
@@ -390,16 +416,16 @@ impl Program for WgpuProgram {
 
     fn run_views(&self, inputs: &NamedViews<'_>) -> Result<NamedData> {
         self.gpu.same_process()?;
-        self.compiled.run(self.gpu, inputs)
+        self.compiled.run(self.gpu, &self.pool, inputs)
     }
 
     fn run_into(&self, inputs: &NamedViews<'_>, outputs: &mut NamedViewsMut<'_>) -> Result<()> {
         self.gpu.same_process()?;
-        self.compiled.run_into(self.gpu, inputs, outputs)
+        self.compiled.run_into(self.gpu, &self.pool, inputs, outputs)
     }
 
     fn run_device(&self, inputs: &NamedDeviceInputs<'_>) -> Result<NamedDeviceArrays> {
         self.gpu.same_process()?;
-        self.compiled.run_device(self.gpu, inputs)
+        self.compiled.run_device(self.gpu, &self.pool, inputs)
     }
 }

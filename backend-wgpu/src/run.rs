@@ -149,15 +149,15 @@ impl CompiledKernel {
     }
 }
 
-/// Everything compiled for one DAG.
+/// Everything compiled for one DAG: shared by every program of a structurally equal DAG (the
+/// program cache), immutable; each program keeps its own [`Pool`] of buffers.
 pub(crate) struct Compiled {
     pub(crate) signature: Signature,
     pub(crate) program: KernelProgram,
     pub(crate) kernels: Vec<KernelChoices>,
-    pool: Mutex<Pool>,
 }
 
-/// GPU buffers kept between runs.
+/// GPU buffers a program keeps between its runs (freed with the program).
 #[derive(Default)]
 pub(crate) struct Pool {
     /// By program buffer index: the buffer and whether it holds this program's wrapped data.
@@ -193,13 +193,13 @@ fn reuse<'a>(
 
 impl Compiled {
     pub(crate) fn new(signature: Signature, program: KernelProgram, kernels: Vec<KernelChoices>) -> Compiled {
-        Compiled { signature, program, kernels, pool: Mutex::new(Pool::default()) }
+        Compiled { signature, program, kernels }
     }
 
     /// Runs on borrowed inputs; the outputs are fresh arrays.
-    pub(crate) fn run(&self, gpu: &Gpu, inputs: &NamedViews<'_>) -> Result<NamedData> {
+    pub(crate) fn run(&self, gpu: &Gpu, pool: &Mutex<Pool>, inputs: &NamedViews<'_>) -> Result<NamedData> {
         let bound = self.signature.bind(inputs)?;
-        self.execute(gpu, inputs, &HashMap::new(), None, &bound, |readback, _| {
+        self.execute(gpu, pool, inputs, &HashMap::new(), None, &bound, |readback, _| {
             let mut result = NamedData::new();
             for (name, id) in &self.program.outputs {
                 let buffer = &self.program.buffers[id.0];
@@ -220,10 +220,16 @@ impl Compiled {
 
     /// Runs on borrowed inputs and writes the outputs into `targets`, straight from the mapped
     /// readback buffer.
-    pub(crate) fn run_into(&self, gpu: &Gpu, inputs: &NamedViews<'_>, targets: &mut NamedViewsMut<'_>) -> Result<()> {
+    pub(crate) fn run_into(
+        &self,
+        gpu: &Gpu,
+        pool: &Mutex<Pool>,
+        inputs: &NamedViews<'_>,
+        targets: &mut NamedViewsMut<'_>,
+    ) -> Result<()> {
         let bound = self.signature.bind(inputs)?;
         self.signature.check_outputs(&bound, targets)?;
-        self.execute(gpu, inputs, &HashMap::new(), None, &bound, |readback, _| {
+        self.execute(gpu, pool, inputs, &HashMap::new(), None, &bound, |readback, _| {
             for (name, id) in &self.program.outputs {
                 let buffer = &self.program.buffers[id.0];
                 let target = targets.get_mut(name.as_str()).expect("checked by check_outputs");
@@ -245,6 +251,7 @@ impl Compiled {
     pub(crate) fn run_device(
         self: &Arc<Self>,
         gpu: &'static Gpu,
+        pool: &Mutex<Pool>,
         inputs: &NamedDeviceInputs<'_>,
     ) -> Result<NamedDeviceArrays> {
         // Device arrays of another backend come through the host.
@@ -277,7 +284,7 @@ impl Compiled {
         let bound = self.signature.bind(&views)?;
         let this = Arc::clone(self);
         let decode: Decode = Arc::new(move |header| this.control_error(header));
-        self.execute(gpu, &views, &resident, Some(decode), &bound, |readback, pool| {
+        self.execute(gpu, pool, &views, &resident, Some(decode), &bound, |readback, pool| {
             let mut taken: HashMap<usize, DeviceArray> = HashMap::new();
             let mut result = NamedDeviceArrays::new();
             for (name, id) in &self.program.outputs {
@@ -321,9 +328,11 @@ impl Compiled {
     /// data), the outputs are not read back (`read` takes their buffers from the pool) and nothing
     /// waits: the control header is left to `crate::deferred`, decoded by `deferred`. Otherwise
     /// the run waits, and reports the errors of earlier runs on device data before its own.
+    #[allow(clippy::too_many_arguments)]
     fn execute<R>(
         &self,
         gpu: &Gpu,
+        pool: &Mutex<Pool>,
         inputs: &NamedViews<'_>,
         resident: &HashMap<&str, wgpu::Buffer>,
         deferred: Option<Decode>,
@@ -374,7 +383,7 @@ impl Compiled {
                 }
             }
         }
-        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        let mut pool = pool.lock().unwrap_or_else(|p| p.into_inner());
         // Buffers: every buffer has at least one element's room, so that a checked read that
         // failed can read element 0.
         for (i, b) in program.buffers.iter().enumerate() {

@@ -736,3 +736,36 @@ fn a_kernel_transformation_reaches_the_shaders() {
     let refused = w.with_codegen(CodegenOptions { transform: Some(broken), ..Default::default() });
     assert!(matches!(run(&refused, &y, &data), Err(Error::InvalidArgument { .. })));
 }
+
+#[test]
+fn equal_dags_share_compiled_code_and_each_program_its_own_buffers() {
+    let Some(w) = gpu() else { return };
+    // A DAG no other test builds.
+    let build = || {
+        let x = pt::placeholder("x_program_cache", [Dim::param("n")], DType::F64).unwrap();
+        pt::add(pt::multiply(&x, 3.0).unwrap(), pt::sin(&x).unwrap()).unwrap()
+    };
+    let outputs: Outputs = (&build()).into();
+    assert!(!w.is_cached(&outputs));
+    let first = w.compile(&outputs).unwrap();
+    let rebuilt: Outputs = (&build()).into();
+    assert!(w.is_cached(&rebuilt), "a structurally equal DAG reuses the code");
+    assert!(!w.clone().with_tiled_products(!w.tiled_products()).is_cached(&rebuilt), "other settings, other code");
+    let (hits, _) = pytato_backend_wgpu::cache_stats();
+    let second = w.compile(&rebuilt).unwrap();
+    assert!(pytato_backend_wgpu::cache_stats().0 > hits);
+    // Each program has its buffers: runs of other sizes interleaved, and one program dropped.
+    let data = |n: usize| inputs([("x_program_cache", f64_data(&(0..n).map(|i| i as f64 * 0.25).collect::<Vec<_>>()))]);
+    let want = |n: usize| (0..n).map(|i| i as f64 * 0.25 * 3.0 + (i as f64 * 0.25).sin()).collect::<Vec<_>>();
+    let a = first.run(&data(5)).unwrap();
+    let b = second.run(&data(3)).unwrap();
+    drop(first);
+    let c = second.run(&data(7)).unwrap();
+    for (got, n) in [(&a, 5), (&b, 3), (&c, 7)] {
+        let got = f64s(&got["_pt_out"]);
+        for (g, w) in got.iter().zip(want(n)) {
+            assert!(close_ulps(*g, w, 4.0), "{g} against {w}");
+        }
+        assert_eq!(got.len(), n);
+    }
+}
