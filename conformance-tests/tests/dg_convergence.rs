@@ -46,7 +46,10 @@ fn convergence_approaches_p_plus_one_on_every_backend() {
             let errors: Vec<f64> = meshes
                 .iter()
                 .map(|&k| {
-                    solver.run(&Mesh { k }, 0.05, 0.5, &mut |_, _| {}).unwrap_or_else(|e| panic!("{name}: {e}")).error
+                    solver
+                        .run_on(backend.as_ref(), &Mesh { k }, 0.05, 0.5, &mut |_, _| {})
+                        .unwrap_or_else(|e| panic!("{name}: {e}"))
+                        .error
                 })
                 .collect();
             let orders = observed_orders(&errors);

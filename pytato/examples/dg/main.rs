@@ -44,7 +44,7 @@ fn main() -> pytato::Result<()> {
             let mesh = Mesh { k: 8 << level };
             let label = format!("{0}x{0}", mesh.k);
             let mut last_print = Instant::now();
-            let result = solver.run(&mesh, t_final, 0.5, &mut |step, steps| {
+            let result = solver.run_on(backend.as_ref(), &mesh, t_final, 0.5, &mut |step, steps| {
                 if last_print.elapsed().as_secs_f64() > 2.0 {
                     eprintln!("      ... {label}: step {step} of {steps}");
                     last_print = Instant::now();

@@ -30,6 +30,7 @@ use pytato_core::tags::Tag;
 use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Result, Shape};
 use pytato_frontend as pt;
 use pytato_runtime::backend::{Backend, NamedViews, NamedViewsMut, Program};
+use pytato_runtime::device::{DeviceArray, DeviceInput, NamedDeviceInputs};
 
 /// The element axis of a DG array.
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -397,6 +398,72 @@ impl Solver {
             progress(step + 1, steps);
         }
         let run_time = start.elapsed();
+        let u = u.into_dimensionality::<ndarray::Ix3>().expect("3 axes");
+        let difference = &u - &mesh.interpolate(reference, exact(t_final));
+        let error = mesh.l2_norm(reference, &difference);
+        Ok(RunResult { error, steps, dofs: u.len(), run_time, u })
+    }
+}
+
+impl Solver {
+    /// [`Solver::run`] with the fields kept where `backend` keeps arrays. On a backend with a
+    /// device of its own (wgpu) the initial fields, the neighbour tables and the stage coefficients
+    /// are uploaded once, every stage runs on the device (`run_device`: it only enqueues, so the
+    /// host never waits between stages), and the final field is the one copy back (inside the
+    /// timed run). A backend that computes in host memory runs [`Solver::run`] (stages written in
+    /// place).
+    pub fn run_on(
+        &self,
+        backend: &dyn Backend,
+        mesh: &Mesh,
+        t_final: f64,
+        cfl: f64,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<RunResult> {
+        let reference = &self.reference;
+        let u0 = mesh.interpolate(reference, exact(0.0)).into_dyn();
+        let mut u = backend.upload(&u0.view().into())?;
+        if u.storage().as_host().is_some() {
+            return self.run(mesh, t_final, cfl, progress);
+        }
+        let (steps, dt) = time_steps(reference, mesh, t_final, cfl);
+        let scalar = |v: f64| backend.upload(&ArrayD::from_elem(ndarray::IxDyn(&[]), v).view().into());
+        let (h, dt) = (scalar(mesh.h())?, scalar(dt)?);
+        let coefficients: Vec<(DeviceArray, DeviceArray)> =
+            RK_ALPHA.iter().zip(&RK_BETA).map(|(a, b)| Ok((scalar(*a)?, scalar(*b)?))).collect::<Result<_>>()?;
+        let neighbours = mesh.neighbours();
+        let inflow: Vec<(&str, DeviceArray)> = inflow_neighbours()
+            .map(|(side, name)| Ok((name, backend.upload(&neighbours[side].view().into_dyn().into())?)))
+            .collect::<Result<_>>()?;
+        let mut k = backend.upload(&ArrayD::<f64>::zeros(u0.shape()).view().into())?;
+        let start = Instant::now();
+        for step in 0..steps {
+            for (alpha, beta) in &coefficients {
+                let mut inputs = NamedDeviceInputs::from([
+                    ("u", DeviceInput::Device(&u)),
+                    ("k", DeviceInput::Device(&k)),
+                    ("h", DeviceInput::Device(&h)),
+                    ("dt", DeviceInput::Device(&dt)),
+                    ("alpha", DeviceInput::Device(alpha)),
+                    ("beta", DeviceInput::Device(beta)),
+                ]);
+                for (name, table) in &inflow {
+                    inputs.insert(name, DeviceInput::Device(table));
+                }
+                let mut outputs = self.program.run_device(&inputs)?;
+                (u, k) = outputs.remove("u").zip(outputs.remove("k")).ok_or_else(|| pytato_core::Error::Internal {
+                    backend: backend.name().into(),
+                    message: "the stage program's outputs are not u and k".into(),
+                })?;
+            }
+            progress(step + 1, steps);
+        }
+        let u = u.to_host()?;
+        let run_time = start.elapsed();
+        let u = u.into_array::<f64>().map_err(|_| pytato_core::Error::Internal {
+            backend: backend.name().into(),
+            message: "the stage's output u is not float64".into(),
+        })?;
         let u = u.into_dimensionality::<ndarray::Ix3>().expect("3 axes");
         let difference = &u - &mesh.interpolate(reference, exact(t_final));
         let error = mesh.l2_norm(reference, &difference);
