@@ -13,7 +13,8 @@
 //! thread that never waits again never sees its runs' errors, as with any asynchronous queue).
 //!
 //! [`DeferredChecks::waits`] counts the host's waits, so a test can hold a time loop of device
-//! runs to none.
+//! runs to none. A thread with [`MAX_PENDING`] unread runs waits for them at its next run, so
+//! neither the staging buffers nor the queue grow without bound.
 
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -24,6 +25,11 @@ use pytato_core::{Error, Result};
 
 /// Bytes of a control block's header: the error flag and what the check found.
 pub(crate) const CONTROL_HEADER: u64 = 32;
+
+/// The most runs on device data a thread leaves unread: a time loop that never waits would
+/// otherwise keep a staging buffer per step and queue work without bound. The run after that many
+/// waits for them (one wait per this many runs) and reports what they found.
+pub(crate) const MAX_PENDING: usize = 256;
 
 /// Turns a run's control header (the error flag first) into its error, if it failed.
 pub(crate) type Decode = Arc<dyn Fn(&[u8]) -> Option<Error> + Send + Sync>;
@@ -46,6 +52,14 @@ pub(crate) struct DeferredChecks {
 }
 
 impl DeferredChecks {
+    /// Whether the calling thread has [`MAX_PENDING`] runs unread: then its next run waits for
+    /// them first (see [`MAX_PENDING`]).
+    pub(crate) fn full(&self) -> bool {
+        let here = std::thread::current().id();
+        self.pending.lock().unwrap_or_else(|p| p.into_inner()).iter().filter(|p| p.thread == here).count()
+            >= MAX_PENDING
+    }
+
     /// Records, in `encoder`, a copy of the header of `control` for the run being encoded, to be
     /// read at the next wait. Returns the run's number (from 1, counted over the process).
     pub(crate) fn defer(

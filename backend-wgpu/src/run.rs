@@ -282,6 +282,10 @@ impl Compiled {
             views.insert(*name, view);
         }
         let bound = self.signature.bind(&views)?;
+        // Back-pressure: a thread with many unread runs waits for them here (and hears of theirs).
+        if gpu.checks.full() {
+            gpu.checks.check(&gpu.device, None)?;
+        }
         let this = Arc::clone(self);
         let decode: Decode = Arc::new(move |header| this.control_error(header));
         self.execute(gpu, pool, &views, &resident, Some(decode), &bound, |readback, pool| {

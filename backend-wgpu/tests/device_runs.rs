@@ -62,6 +62,16 @@ fn device_runs_wait_for_nothing_and_report_errors_at_the_next_wait() {
         want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
     );
 
+    // A loop that never waits is held to one wait per MAX_PENDING (256) runs: the queue and the
+    // unread checks stay bounded.
+    let waits = w.host_waits();
+    for _ in 0..600 {
+        let inputs = NamedDeviceInputs::from([("u", DeviceInput::Device(&state))]);
+        state = program.run_device(&inputs).unwrap().remove("_pt_out").unwrap();
+    }
+    assert_eq!(w.host_waits() - waits, 2, "600 device runs wait twice, after 256 and 512");
+    w.synchronize().unwrap();
+
     // An index out of range on the device: run_device returns at once; the error comes at the
     // next wait, once, naming the run.
     let x = pt::placeholder("x", [Dim::param("m")], DType::F64).unwrap();
