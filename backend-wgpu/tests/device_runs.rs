@@ -4,24 +4,13 @@
 //!
 //! One test function, run alone in this binary: the count of waits is the process's.
 
-use pytato_backend_wgpu::{REQUIRE_VAR, Wgpu};
+mod support;
+use support::gpu;
+
 use pytato_core::{ArrayData, DType, Dim, Error, Scalar};
 use pytato_frontend as pt;
 use pytato_runtime::backend::Backend;
 use pytato_runtime::device::{DeviceInput, NamedDeviceInputs};
-
-fn gpu() -> Option<Wgpu> {
-    match Wgpu::new() {
-        Ok(w) => Some(w),
-        Err(e) if std::env::var(REQUIRE_VAR).is_ok_and(|v| !v.is_empty() && v != "0") => {
-            panic!("{REQUIRE_VAR} is set but the wgpu backend cannot start: {e}")
-        }
-        Err(e) => {
-            eprintln!("wgpu test skipped: {e}");
-            None
-        }
-    }
-}
 
 fn f64s(values: &[f64]) -> ArrayData {
     ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn())

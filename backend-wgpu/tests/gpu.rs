@@ -4,26 +4,14 @@
 //! Without an adapter every test says it was skipped and why, and passes; with
 //! `PYTATO_REQUIRE_WGPU=1` (CI) a missing adapter fails them.
 
+mod support;
+use support::gpu;
+
 use ndarray::Array1;
 use pytato_backend_interp::Interpreter;
-use pytato_backend_wgpu::{REQUIRE_VAR, Wgpu};
 use pytato_core::{ArrayData, DType, Dim, Error, Scalar};
 use pytato_frontend as pt;
 use pytato_runtime::backend::{Backend, NamedData, Outputs};
-
-/// The backend, or `None` (with a message) where there is no adapter and none is required.
-fn gpu() -> Option<Wgpu> {
-    match Wgpu::new() {
-        Ok(w) => Some(w),
-        Err(e) if std::env::var(REQUIRE_VAR).is_ok_and(|v| !v.is_empty() && v != "0") => {
-            panic!("{REQUIRE_VAR} is set but the wgpu backend cannot start: {e}")
-        }
-        Err(e) => {
-            eprintln!("wgpu test skipped: {e}");
-            None
-        }
-    }
-}
 
 fn inputs<const N: usize>(items: [(&str, ArrayData); N]) -> NamedData {
     items.into_iter().map(|(n, d)| (n.to_string(), d)).collect()

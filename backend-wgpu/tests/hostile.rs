@@ -5,23 +5,12 @@
 //! Without an adapter every test says it was skipped and why, and passes; with
 //! `PYTATO_REQUIRE_WGPU=1` (CI) a missing adapter fails them.
 
-use pytato_backend_wgpu::{REQUIRE_VAR, Wgpu};
+mod support;
+use support::gpu;
+
 use pytato_core::{ArrayData, DType};
 use pytato_frontend as pt;
 use pytato_runtime::backend::{Backend, NamedData};
-
-fn gpu() -> Option<Wgpu> {
-    match Wgpu::new() {
-        Ok(w) => Some(w),
-        Err(e) if std::env::var(REQUIRE_VAR).is_ok_and(|v| !v.is_empty() && v != "0") => {
-            panic!("{REQUIRE_VAR} is set but the wgpu backend cannot start: {e}")
-        }
-        Err(e) => {
-            eprintln!("wgpu test skipped: {e}");
-            None
-        }
-    }
-}
 
 fn f32s(values: &[f32]) -> ArrayData {
     ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn())

@@ -64,3 +64,17 @@ pub use scalar::Scalar;
 pub use shape::{Dim, Shape};
 pub use tags::{Tag, TagSet};
 pub use view::{ArrayDataView, ArrayDataViewMut};
+
+/// The frontend's names for what this crate's unit tests build with (`pytato-frontend` is a crate
+/// above this one, so they cannot import it).
+#[cfg(test)]
+mod pt {
+    pub(crate) use crate::arith::*;
+    pub(crate) fn placeholder(
+        name: &str,
+        shape: impl Into<crate::Shape>,
+        dtype: crate::DType,
+    ) -> crate::Result<crate::Array> {
+        crate::Array::new_placeholder(Some(name), shape.into(), dtype)
+    }
+}

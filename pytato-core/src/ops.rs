@@ -161,17 +161,7 @@ impl Not for Array {
 
 #[cfg(test)]
 mod tests {
-    /// The frontend's `placeholder`, which this crate's own tests cannot import.
-    mod pt {
-        pub(super) use crate::arith::*;
-        pub(super) fn placeholder(
-            name: &str,
-            shape: impl Into<crate::Shape>,
-            dtype: crate::DType,
-        ) -> crate::Result<crate::Array> {
-            crate::Array::new_placeholder(Some(name), shape.into(), dtype)
-        }
-    }
+    use crate::pt;
     use crate::{DType, Shape};
 
     #[test]

@@ -398,10 +398,7 @@ impl Solver {
             progress(step + 1, steps);
         }
         let run_time = start.elapsed();
-        let u = u.into_dimensionality::<ndarray::Ix3>().expect("3 axes");
-        let difference = &u - &mesh.interpolate(reference, exact(t_final));
-        let error = mesh.l2_norm(reference, &difference);
-        Ok(RunResult { error, steps, dofs: u.len(), run_time, u })
+        Ok(self.result(mesh, t_final, u, steps, run_time))
     }
 }
 
@@ -464,10 +461,16 @@ impl Solver {
             backend: backend.name().into(),
             message: "the stage's output u is not float64".into(),
         })?;
+        Ok(self.result(mesh, t_final, u, steps, run_time))
+    }
+
+    /// The run's outcome: the final field `u` and its L2 error against the exact solution.
+    fn result(&self, mesh: &Mesh, t_final: f64, u: ArrayD<f64>, steps: usize, run_time: Duration) -> RunResult {
+        let reference = &self.reference;
         let u = u.into_dimensionality::<ndarray::Ix3>().expect("3 axes");
         let difference = &u - &mesh.interpolate(reference, exact(t_final));
         let error = mesh.l2_norm(reference, &difference);
-        Ok(RunResult { error, steps, dofs: u.len(), run_time, u })
+        RunResult { error, steps, dofs: u.len(), run_time, u }
     }
 }
 
