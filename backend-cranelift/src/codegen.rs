@@ -38,6 +38,7 @@ use pytato_transform::kernel::{BufferId, INDEX_ARRAY, Kernel, KernelProgram, NEG
 use crate::helpers;
 use pytato_transform::bounds::Ranges;
 
+mod block_tree;
 mod trig;
 mod vector;
 
@@ -1065,16 +1066,27 @@ impl<'a> Translator<'a, '_> {
 
     /// A blocked sum (see [`Translator::reduce`]) one term at a time: the lanes of the block live
     /// in a stack slot, lane `count % SUM_LANES` taking the next term, so each lane's additions
-    /// depend only on that lane's.
+    /// depend only on that lane's; the blocks' totals go into the canonical tree.
     fn blocked_sum(&mut self, r: &Reduce, dtype: DType) -> Result<Val> {
         let zero = self.zero(dtype);
-        let total = self.vars_of(dtype, zero);
         let size = dtype.itemsize() as i64;
+        let tree = self.new_tree(size);
         let lanes = self.lane_slot(size);
         self.clear_lanes(lanes, size, &mut |t, addr| t.store(zero, addr, dtype));
         let count = self.var(types::I64);
         let none = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(count, none);
+        let merge = &mut |t: &mut Self, left, right| {
+            let (a, b) = (t.load(left, dtype), t.load(right, dtype));
+            let sum = t.combine(ReduceOp::Sum, a, b, dtype);
+            t.store(sum, left, dtype);
+        };
+        let write_block = &mut |t: &mut Self, entry| {
+            let block = t.lane_tree(lanes, size, &mut |t, addr| t.load(addr, dtype), &mut |t, a, b| {
+                t.combine(ReduceOp::Sum, a, b, dtype)
+            });
+            t.store(block, entry, dtype);
+        };
         let loops = self.open_reduction_loops(r)?;
         let (x, _) = self.emit(&r.body)?;
         let lane = self.lane_address(lanes, size, count);
@@ -1082,20 +1094,13 @@ impl<'a> Translator<'a, '_> {
         let next = self.combine(r.op, current, x, dtype);
         self.store(next, lane, dtype);
         self.count_and_flush(count, &mut |t| {
-            let block = t.lane_tree(lanes, size, &mut |t, addr| t.load(addr, dtype), &mut |t, a, b| {
-                t.combine(ReduceOp::Sum, a, b, dtype)
-            });
-            let sum = t.read(&total);
-            let sum = t.combine(ReduceOp::Sum, sum, block, dtype);
-            t.define(&total, sum);
+            t.tree_push(&tree, write_block, merge);
             t.clear_lanes(lanes, size, &mut |t, addr| t.store(zero, addr, dtype));
         });
         self.close_reduction_loops(r, loops);
-        let block = self.lane_tree(lanes, size, &mut |t, addr| t.load(addr, dtype), &mut |t, a, b| {
-            t.combine(ReduceOp::Sum, a, b, dtype)
-        });
-        let sum = self.read(&total);
-        Ok(self.combine(ReduceOp::Sum, sum, block, dtype))
+        self.tree_push_last(&tree, count, write_block, merge);
+        let total = self.tree_finish(&tree, merge);
+        Ok(self.load(total, dtype))
     }
 
     /// A stack slot for the [`SUM_LANES`] lanes of a blocked sum, `lane_bytes` bytes per lane.

@@ -425,10 +425,12 @@ fn unary_func(f: Func, x: Scalar) -> R<Scalar> {
 pub(crate) struct Accumulator {
     op: ReduceOp,
     dtype: DType,
+    /// The running value (widened and in-order reductions).
     total: Scalar,
-    /// The lanes of the current block (blocked sums).
+    /// The lanes of the current block and the totals of the blocks done (blocked sums).
     lanes: [Scalar; math::SUM_LANES],
     count: u64,
+    blocks: math::BlockTree<Scalar>,
 }
 
 impl Accumulator {
@@ -437,7 +439,14 @@ impl Accumulator {
             math::Summation::Widened(wide) => wide,
             _ => dtype,
         };
-        Accumulator { op, dtype, total: op.neutral(wide), lanes: [Scalar::zero(wide); math::SUM_LANES], count: 0 }
+        Accumulator {
+            op,
+            dtype,
+            total: op.neutral(wide),
+            lanes: [Scalar::zero(wide); math::SUM_LANES],
+            count: 0,
+            blocks: math::BlockTree::new(),
+        }
     }
 
     pub(crate) fn add(&mut self, x: Scalar) -> R<()> {
@@ -450,10 +459,7 @@ impl Accumulator {
                 *lane = binary(BinaryOp::Add, *lane, x)?;
                 self.count += 1;
                 if self.count == math::SUM_BLOCK {
-                    let block = math::lane_tree(self.lanes, &mut |a, b| binary(BinaryOp::Add, a, b))?;
-                    self.total = binary(BinaryOp::Add, self.total, block)?;
-                    self.lanes = [Scalar::zero(self.dtype); math::SUM_LANES];
-                    self.count = 0;
+                    self.flush()?;
                 }
             }
             math::Summation::InOrder => self.total = accumulate(self.op, self.total, x)?,
@@ -461,15 +467,30 @@ impl Accumulator {
         Ok(())
     }
 
-    pub(crate) fn finish(self) -> R<Scalar> {
+    pub(crate) fn finish(mut self) -> R<Scalar> {
         Ok(match math::summation(self.op, self.dtype) {
             math::Summation::Widened(_) => self.total.cast(self.dtype),
             math::Summation::Blocked => {
-                let block = math::lane_tree(self.lanes, &mut |a, b| binary(BinaryOp::Add, a, b))?;
-                binary(BinaryOp::Add, self.total, block)?
+                // The last, partial block; an empty sum is one block of zeros.
+                if self.count > 0 || self.blocks.blocks() == 0 {
+                    self.flush()?;
+                }
+                match self.blocks.finish(&mut |a, b| binary(BinaryOp::Add, a, b))? {
+                    Some(total) => total,
+                    None => return bug("a blocked sum without blocks"),
+                }
             }
             math::Summation::InOrder => self.total,
         })
+    }
+
+    /// The current block's total into the tree of blocks, and a new block.
+    fn flush(&mut self) -> R<()> {
+        let block = math::lane_tree(self.lanes, &mut |a, b| binary(BinaryOp::Add, a, b))?;
+        self.blocks.push(block, &mut |a, b| binary(BinaryOp::Add, a, b))?;
+        self.lanes = [Scalar::zero(self.dtype); math::SUM_LANES];
+        self.count = 0;
+        Ok(())
     }
 }
 

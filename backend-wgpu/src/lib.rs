@@ -313,6 +313,8 @@ impl Wgpu {
                 reduce: b.reduce,
                 element_size: b.element_size,
                 constants: self.gpu.constant_table(&b.shader.constants),
+                tree_pipeline: self.pipeline(program, kernel, &b.tree)?,
+                tree_constants: self.gpu.constant_table(&b.tree.constants),
             });
         }
         Ok(CompiledKernel {

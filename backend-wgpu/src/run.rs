@@ -16,7 +16,7 @@ use pytato_runtime::ArrayDataView;
 use pytato_runtime::backend::{NamedData, NamedViews, NamedViewsMut};
 use pytato_runtime::binding::{Bound, Signature};
 use pytato_runtime::device::{DeviceArray, DeviceInput, NamedDeviceArrays, NamedDeviceInputs};
-use pytato_runtime::math::{SUM_BLOCK, SUM_LANES};
+use pytato_runtime::math::SUM_BLOCK;
 use pytato_transform::kernel::{BufferId, BufferKind, Kernel, KernelProgram};
 
 use crate::deferred::{CONTROL_HEADER, Decode};
@@ -76,7 +76,8 @@ impl KernelChoices {
     }
 }
 
-/// The block-sums stage of one split reduction (see `wgsl::split_reductions`).
+/// The stages of one split reduction (see `wgsl::split_reductions`): its block sums, then their
+/// tree (see `wgsl::BlockSums`).
 pub(crate) struct CompiledBlockSums {
     pub(crate) pipeline: Arc<Pipeline>,
     pub(crate) reduce: Arc<Reduce>,
@@ -84,6 +85,8 @@ pub(crate) struct CompiledBlockSums {
     pub(crate) element_size: usize,
     /// The shader's constant table, bound last.
     pub(crate) constants: Option<wgpu::Buffer>,
+    pub(crate) tree_pipeline: Arc<Pipeline>,
+    pub(crate) tree_constants: Option<wgpu::Buffer>,
 }
 
 impl CompiledBlockSums {
@@ -108,7 +111,9 @@ impl CompiledKernel {
         let mut most = self.loops(&self.kernel.expr, bound)?;
         for b in &self.block_sums {
             let block = (SUM_BLOCK as u128).saturating_mul(self.loops(&b.reduce.body, bound)?.max(1));
-            most = most.max(block);
+            // The tree stage: each invocation combines a run of block sums, a power of two.
+            let run = wgsl::block_count(b.terms(bound)?).div_ceil(WORKGROUP_SIZE as u64).max(1).next_power_of_two();
+            most = most.max(block).max(run as u128);
         }
         Ok(most)
     }
@@ -130,8 +135,9 @@ impl CompiledKernel {
                         |b: &ReductionBounds| Ok::<_, Error>((bound.eval(&b.upper)? - bound.eval(&b.lower)?).max(0));
                     let terms =
                         r.inames.iter().try_fold(1u128, |n, b| Ok::<_, Error>(n.saturating_mul(extent(b)? as u128)))?;
-                    if let Some(split) = self.block_sums.iter().find(|b| b.reduce == *r) {
-                        wgsl::block_count(split.terms(bound)?).div_ceil(SUM_LANES as u64) as u128
+                    if self.block_sums.iter().any(|b| b.reduce == *r) {
+                        // Read from the tree stage's result: no loop.
+                        0
                     } else {
                         let last = extent(r.inames.last().expect("a reduction has an iname"))? as u128;
                         let trips = match self.unrolled.iter().find(|(u, _)| u == r) {
@@ -472,8 +478,13 @@ impl Compiled {
                 if invocations > 0 {
                     let mut buffers = bindings(&pool);
                     buffers.push(partials.clone());
+                    let tree_buffers: Vec<wgpu::Buffer> =
+                        buffers.iter().cloned().chain(stage.tree_constants.clone()).collect();
                     buffers.extend(stage.constants.clone());
                     dispatch(gpu, &mut encoder, &stage.pipeline, &control_buffer, &buffers, invocations)?;
+                    // A workgroup per element.
+                    let workgroups = elements.saturating_mul(WORKGROUP_SIZE as u64);
+                    dispatch(gpu, &mut encoder, &stage.tree_pipeline, &control_buffer, &tree_buffers, workgroups)?;
                 }
                 block_sums.push(partials);
             }

@@ -172,11 +172,13 @@ pub(crate) struct KernelShaders {
     pub(crate) tiled: Option<Tiled>,
 }
 
-/// The shader that computes the block sums of one split reduction (see [`split_reductions`]):
-/// one invocation per output element and block of `SUM_BLOCK` terms, writing
-/// `partials[block * elements + element]`.
+/// The shaders of one split reduction (see [`split_reductions`]): `shader` computes its block
+/// sums, one invocation per output element and block of `SUM_BLOCK` terms, writing
+/// `partials[block * elements + element]`; `tree`, a workgroup per output element, combines each
+/// element's block sums in the canonical tree into `partials[element]`.
 pub(crate) struct BlockSums {
     pub(crate) shader: Shader,
+    pub(crate) tree: Shader,
     /// The reduction; the bounds of its inames give its term count when the kernel runs.
     pub(crate) reduce: Arc<Reduce>,
     /// Bytes per block sum in the partials buffer.
@@ -211,6 +213,7 @@ pub(crate) fn kernel_shaders(
         .map(|(r, dtype)| {
             Ok(BlockSums {
                 shader: shader(program, names, kernel, features, narrow, Stage::BlockSums(r, *dtype))?,
+                tree: shader(program, names, kernel, features, narrow, Stage::Tree(r, *dtype))?,
                 reduce: r.clone(),
                 element_size: value_size(*dtype, features),
             })
@@ -230,6 +233,8 @@ enum Stage<'a> {
     Kernel(&'a [(Arc<Reduce>, DType)]),
     /// The block sums of one reduction (of this dtype), bound after the kernel's buffers.
     BlockSums(&'a Reduce, DType),
+    /// The tree of those block sums, bound the same way.
+    Tree(&'a Reduce, DType),
     /// The kernel, a matrix product in tiles (see `tiled`).
     Tiled(&'a Tiled),
 }
@@ -247,7 +252,7 @@ fn shader(
     let buffers = program.kernel_buffers(names, kernel)?;
     let split = match stage {
         Stage::Kernel(split) => split.to_vec(),
-        Stage::BlockSums(..) | Stage::Tiled(_) => Vec::new(),
+        Stage::BlockSums(..) | Stage::Tree(..) | Stage::Tiled(_) => Vec::new(),
     };
     let mut t = Translator {
         program,
@@ -273,7 +278,7 @@ fn shader(
     let mut declarations = Vec::new();
     for (k, id) in buffers.iter().enumerate() {
         let b = &program.buffers[id.0];
-        let write = k == 0 && !matches!(stage, Stage::BlockSums(..));
+        let write = k == 0 && matches!(stage, Stage::Kernel(_) | Stage::Tiled(_));
         declarations.push((
             format!("b{k}"),
             storage_type(b.dtype, features)?,
@@ -287,7 +292,7 @@ fn shader(
                 declarations.push((format!("p{j}"), block_sum_type(*dtype, features)?, false, "block sums".into()));
             }
         }
-        Stage::BlockSums(_, dtype) => {
+        Stage::BlockSums(_, dtype) | Stage::Tree(_, dtype) => {
             declarations.push(("p0".into(), block_sum_type(*dtype, features)?, true, "block sums".into()));
         }
         Stage::Tiled(_) => {}
@@ -304,6 +309,10 @@ fn shader(
     source.push_str(if features.i64 { library::OPAQUE_DECLARATIONS } else { library::OPAQUE_DECLARATIONS_32 });
     if let Stage::Tiled(product) = &stage {
         source.push_str(&tiled::declarations(value_type(product.contraction.dtype, features)?));
+    }
+    if let Stage::Tree(_, dtype) = &stage {
+        let _ =
+            writeln!(source, "var<workgroup> runs: array<{}, {WORKGROUP_SIZE}>;", block_sum_type(*dtype, features)?);
     }
     if !t.constants.is_empty() {
         declarations.push(("cst".into(), "u32", false, "constants".into()));
@@ -461,6 +470,13 @@ impl Translator<'_> {
         let count = if ndim == 0 { "1u".to_string() } else { "u32(e0_0 * st0_0)".to_string() };
         self.line(&format!("let count: u32 = {count};"));
         let count = "count";
+        if let Stage::Tree(r, dtype) = stage {
+            // A workgroup per element, all of whose invocations reach every barrier.
+            self.line("let element: u32 = wid.y * nwg.x + wid.x;");
+            self.line(&format!("let live: bool = element < {count};"));
+            self.zero_and_opaque_init();
+            return self.tree_stage(r, *dtype, "element", "live");
+        }
         self.line(&format!("let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;"));
         // The element count fits in 32 bits (`run::grid` checks). Comparing in 32 bits also
         // avoids a Mesa 22 (lavapipe) miscompilation: a `return` under a 64-bit comparison
@@ -473,6 +489,7 @@ impl Translator<'_> {
             // Invocation `gid` sums block `gid / count` of element `gid % count`: neighbouring
             // invocations sum the same block of neighbouring elements, which for a sum along a
             // slow axis (columns of a matrix) read neighbouring memory.
+            Stage::Tree(..) => unreachable!("the tree stage returned above"),
             Stage::BlockSums(r, _) => {
                 let (_, blocks) = self.block_count(r)?;
                 self.line(&format!("if gid >= {count} * {blocks} {{ return; }}"));
@@ -504,6 +521,7 @@ impl Translator<'_> {
                 let stored = self.encoded(out_dtype, &value);
                 self.line(&format!("b0[gid] = {stored};"));
             }
+            Stage::Tree(..) => unreachable!("the tree stage returned above"),
             Stage::BlockSums(r, dtype) => {
                 let value = self.block_sum(r, *dtype, "block")?;
                 let value = if *dtype == DType::Bool { format!("select(0u, 1u, {value})") } else { value };

@@ -1,5 +1,6 @@
 //! Sums follow one summation scheme (`pytato_runtime::math`, "Summation": blocks of 128 terms in 8
-//! lanes) on every backend: long float64 and complex128 sums, over one axis and several, with
+//! lanes, the blocks' totals in a pairwise tree) on every backend: the interpreter sums as the
+//! scheme, written out here, says, and long float64 and complex128 sums, over one axis and several, with
 //! lengths that leave every remainder of a lane group and of a block, must be the interpreter's
 //! bits on every linked backend (except matrix products on backends with a GEMM, which are
 //! not sums of this kind: see `backend-cranelift/tests/gemm.rs`).
@@ -108,6 +109,65 @@ fn long_sums_are_the_interpreters_bits_on_every_backend() {
             assert_interpreters_bits(&instances, &format!("{what} ({dtype})"), &e, &inputs);
         }
     }
+}
+
+/// The summation scheme of `pytato_runtime::math`, written out from its definition: each block
+/// of 128 terms in 8 lanes combined `((l0 + l2) + (l4 + l6)) + ((l1 + l3) + (l5 + l7))`, then the
+/// block totals level by level, `(b0 + b1), (b2 + b3), …`, an unpaired last one passing up.
+fn scheme_sum(terms: &[f64]) -> f64 {
+    let mut level: Vec<f64> = terms
+        .chunks(128)
+        .map(|block| {
+            let mut l = [0.0f64; 8];
+            for (t, x) in block.iter().enumerate() {
+                l[t % 8] += x;
+            }
+            ((l[0] + l[2]) + (l[4] + l[6])) + ((l[1] + l[3]) + (l[5] + l[7]))
+        })
+        .collect();
+    while level.len() > 1 {
+        level = level.chunks(2).map(|p| if let [a, b] = p { a + b } else { p[0] }).collect();
+    }
+    level.first().copied().unwrap_or(0.0)
+}
+
+/// Lengths of whole-array sums with every shape of the block tree: one block, a power of two of
+/// blocks, one more, an odd number at every level, and more blocks than 65,535 loop iterations.
+const TREE_LENGTHS: [usize; 9] = [0, 1, 129, 128 * 64, 128 * 64 + 1, 40_000, 100_003, 128 * 1000 - 5, 9_000_000];
+
+#[test]
+fn the_interpreter_sums_in_the_documented_order() {
+    let instances = backends();
+    let interp = &instances.iter().find(|(n, _)| n == "interp").expect("the interpreter is linked").1;
+    let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
+    let program = interp.compile(&pt::sum(&x, pt::Axes::All).unwrap().into()).unwrap();
+    for n in TREE_LENGTHS {
+        let data = values(&[1, n], DType::F64);
+        let terms: Vec<f64> = data.to_scalars().iter().map(|s| s.to_complex64().re).collect();
+        let flat = ArrayData::from_scalars(DType::F64, &[n], data.to_scalars()).unwrap();
+        let input = NamedData::from([("x".to_string(), flat)]);
+        let got = program.run(&input).unwrap().remove("_pt_out").unwrap().to_scalars()[0].to_complex64().re;
+        assert_eq!(got.to_bits(), scheme_sum(&terms).to_bits(), "sum of {n} terms: {got} vs {}", scheme_sum(&terms));
+    }
+}
+
+/// Long sums, whose block totals make trees of every shape, are the interpreter's bits
+/// everywhere, along either axis.
+#[test]
+fn sums_of_many_blocks_are_the_interpreters_bits_on_every_backend() {
+    let instances = backends();
+    for (what, e) in sums(DType::F64) {
+        let inputs: Vec<NamedData> = TREE_LENGTHS
+            .into_iter()
+            .filter(|&n| n < 1_000_000)
+            .flat_map(|n| [(1, n), (n / 3, 3)])
+            .map(|(n, m)| NamedData::from([("x".to_string(), values(&[n, m], DType::F64))]))
+            .collect();
+        assert_interpreters_bits(&instances, &format!("{what} of many blocks"), &e, &inputs);
+    }
+    let x = pt::placeholder("x", [Dim::param("n"), Dim::param("m")], DType::C128).unwrap();
+    let inputs = [NamedData::from([("x".to_string(), values(&[2, 40_000], DType::C128))])];
+    assert_interpreters_bits(&instances, "complex sum of many blocks", &pt::sum(&x, 1).unwrap(), &inputs);
 }
 
 /// Sums whose lengths are known when compiling (short ones may be compiled without a loop).

@@ -22,11 +22,17 @@
 //!   sums of up to 2^29 terms stay within one float32 rounding of the exact sum;
 //! - float64 and complex128 terms are summed in blocks of [`SUM_BLOCK`] terms, and each block in
 //!   [`SUM_LANES`] lanes: term `t` (counted from 0) is added into lane `t % SUM_LANES` of its
-//!   block (lanes start at +0). Every `SUM_BLOCK` terms the lanes are combined by [`lane_tree`]
-//!   and added into the total, and start again at +0; the result is `total + lane_tree(lanes)`.
-//!   The error grows like `SUM_BLOCK / SUM_LANES + n / SUM_BLOCK` roundings instead of `n`, and
-//!   the lanes are what SIMD registers hold: a compiled loop adds one vector of adjacent terms
-//!   into each of its lane registers, with no dependency from one term to the next.
+//!   block (lanes start at +0), and the lanes are combined by [`lane_tree`] into the block's
+//!   total. The last block may be partial; an empty sum is one block of zeros (+0).
+//! - The block totals `b0, b1, …` are combined by the canonical pairwise tree ([`BlockTree`]):
+//!   level by level, `(b0 + b1), (b2 + b3), …`, an unpaired last total passing up unchanged,
+//!   until one is left. The error grows like `SUM_BLOCK / SUM_LANES + log2(n / SUM_BLOCK)`
+//!   roundings instead of `n`; the lanes are what SIMD registers hold (a compiled loop adds one
+//!   vector of adjacent terms into each of its lane registers, with no dependency from one term
+//!   to the next), and the tree is what parallel hardware computes in logarithmic depth: any
+//!   aligned run of `2^k` blocks is a subtree, so threads or GPU workgroups that each combine an
+//!   aligned run of blocks, and then combine their results by the same tree, give the same bits
+//!   as one loop.
 //!
 //! Terms are taken in the order of the reduction's loops (the first iname slowest), counted over
 //! the whole reduction however many inames it has.
@@ -65,6 +71,62 @@ pub fn lane_tree<T: Clone, E>(lanes: [T; SUM_LANES], add: &mut dyn FnMut(T, T) -
         add(a, b)?
     };
     add(even, odd)
+}
+
+/// The block totals of a sum combined in the canonical pairwise tree (see the module docs,
+/// "Summation"), as they come: a binary counter of complete subtrees. Pushing block `k` merges
+/// it with the `trailing_ones(k)` latest pending subtrees (each merge `left + right`), and
+/// [`BlockTree::finish`] combines what is pending from the right. This gives exactly the
+/// level-by-level tree, keeping at most `popcount(k + 1)` totals pending (64 for any `u64`
+/// count): what every backend implements, in its own form.
+///
+/// ```
+/// use pytato_runtime::math::BlockTree;
+/// let mut tree = BlockTree::new();
+/// for b in [1e16, 1.0, -1e16, 1.0, 3.0] {
+///     tree.push(b, &mut |a: f64, b: f64| Ok::<_, ()>(a + b)).unwrap();
+/// }
+/// // ((1e16 + 1) + (-1e16 + 1)) + 3
+/// assert_eq!(tree.finish(&mut |a, b| Ok::<_, ()>(a + b)).unwrap(), Some(3.0));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct BlockTree<T> {
+    /// Complete subtrees, the largest (leftmost) first.
+    pending: Vec<T>,
+    blocks: u64,
+}
+
+impl<T> BlockTree<T> {
+    /// No blocks yet.
+    pub fn new() -> BlockTree<T> {
+        BlockTree { pending: Vec::new(), blocks: 0 }
+    }
+
+    /// The number of blocks pushed.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// Adds the next block's total; `add(left, right)` combines two subtrees.
+    pub fn push<E>(&mut self, block: T, add: &mut dyn FnMut(T, T) -> Result<T, E>) -> Result<(), E> {
+        let mut right = block;
+        for _ in 0..self.blocks.trailing_ones() {
+            let left = self.pending.pop().expect("a binary counter has a subtree per one bit");
+            right = add(left, right)?;
+        }
+        self.pending.push(right);
+        self.blocks += 1;
+        Ok(())
+    }
+
+    /// The tree's total, `None` when no block was pushed.
+    pub fn finish<E>(mut self, add: &mut dyn FnMut(T, T) -> Result<T, E>) -> Result<Option<T>, E> {
+        let Some(mut right) = self.pending.pop() else { return Ok(None) };
+        while let Some(left) = self.pending.pop() {
+            right = add(left, right)?;
+        }
+        Ok(Some(right))
+    }
 }
 
 /// How a reduction combines its terms (see the module docs, "Summation").
@@ -723,6 +785,47 @@ pub mod complex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The canonical tree written level by level, as the module docs define it.
+    fn level_by_level(mut level: Vec<String>) -> Option<String> {
+        while level.len() > 1 {
+            level = level
+                .chunks(2)
+                .map(|p| if p.len() == 2 { format!("({}+{})", p[0], p[1]) } else { p[0].clone() })
+                .collect();
+        }
+        level.pop()
+    }
+
+    fn shape(blocks: impl IntoIterator<Item = String>) -> Option<String> {
+        let mut tree = BlockTree::new();
+        let add = &mut |a: String, b: String| Ok::<_, ()>(format!("({a}+{b})"));
+        for b in blocks {
+            tree.push(b, add).unwrap();
+        }
+        tree.finish(add).unwrap()
+    }
+
+    #[test]
+    fn the_streaming_tree_is_the_level_by_level_tree() {
+        for n in 0..600 {
+            let blocks: Vec<String> = (0..n).map(|k| format!("b{k}")).collect();
+            assert_eq!(shape(blocks.clone()), level_by_level(blocks), "{n} blocks");
+        }
+    }
+
+    #[test]
+    fn aligned_runs_of_blocks_are_subtrees() {
+        // What threads and GPU workgroups rely on: the trees of aligned runs of 2^k blocks (the
+        // last run shorter), combined by the tree, are the tree of all blocks.
+        for n in 1..300 {
+            let blocks: Vec<String> = (0..n).map(|k| format!("b{k}")).collect();
+            for k in 0..6 {
+                let runs = blocks.chunks(1 << k).map(|run| shape(run.to_vec()).unwrap());
+                assert_eq!(shape(runs), shape(blocks.clone()), "{n} blocks, runs of {}", 1 << k);
+            }
+        }
+    }
 
     /// Within two ulps (the C library numpy calls and these algorithms may differ in the last place).
     fn close(got: f64, expected: f64) -> bool {

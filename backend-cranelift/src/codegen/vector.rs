@@ -26,19 +26,23 @@ use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Result};
 use pytato_runtime::math::{SUM_LANES, Summation, lane_tree, summation};
 
-use super::{Translator, Val, bug, float_cc};
+use super::{TRUSTED, Translator, Val, bug, float_cc};
 use crate::helpers;
 
-/// Output elements per strip of a blocked sum with the reduction outside the row (the block sums
-/// of a strip live in a stack slot of this many elements).
-const STRIP: i64 = 1024;
+/// Bytes of output elements per strip of a blocked sum with the reduction outside the row (the
+/// lanes and the pending block totals of a strip live in stack slots, a strip's row each).
+const STRIP_BYTES: i64 = 2048;
 
-/// Bytes from one lane of a strip to the next: a strip, and a cache line more so that the lanes
-/// do not share their addresses modulo 4 KiB (a load whose address matches a pending store's
-/// there waits for it on x86: the rows of a matrix read down its columns all do).
-fn lane_bytes(itemsize: i64) -> i64 {
-    STRIP * itemsize + 64
+/// Output elements per strip, for elements of `itemsize` bytes.
+fn strip_len(itemsize: i64) -> i64 {
+    STRIP_BYTES / itemsize
 }
+
+/// Bytes from one row of a strip's lanes or tree entries to the next: a strip, and a cache line
+/// more so that the rows do not share their addresses modulo 4 KiB (a load whose address matches
+/// a pending store's there waits for it on x86: the rows of a matrix read down its columns all
+/// do).
+const ROW_BYTES: i64 = STRIP_BYTES + 64;
 
 /// Vector loads and stores: never trapping, not assumed aligned.
 fn vector_flags() -> MemFlagsData {
@@ -301,85 +305,86 @@ impl Translator<'_, '_> {
             Expr::Reduce(r) => {
                 // Each vector lane is one output element, combining its terms as the scalar code
                 // does (one count for all of them: they run in lockstep). Blocked sums keep their
-                // `SUM_LANES` lanes in a stack slot, one vector per group of `starts`.
+                // `SUM_LANES` lanes in a stack slot, one vector per group of `starts`, and their
+                // block totals in the canonical tree, an entry holding a vector per group.
                 let blocked = matches!(summation(r.op, lane), Summation::Blocked);
                 let neutral = self.constant(r.op.neutral(lane)).real();
                 let neutral = self.b.ins().splat(vector, neutral);
-                let accs: Vec<_> = starts
-                    .iter()
-                    .map(|_| {
-                        let v = self.var(vector);
-                        self.b.def_var(v, neutral);
-                        v
-                    })
-                    .collect();
                 let group_bytes = vector.bytes() as i64;
                 let lane_bytes = group_bytes * starts.len() as i64;
-                let lanes = blocked.then(|| self.lane_slot(lane_bytes));
+                let groups = starts.len();
                 let clear = |t: &mut Self, lanes| {
                     t.clear_lanes(lanes, lane_bytes, &mut |t, addr| {
-                        for u in 0..starts.len() {
+                        for u in 0..groups {
                             t.b.ins().store(vector_flags(), neutral, addr, (u as i64 * group_bytes) as i32);
                         }
                     })
                 };
-                let tree = |t: &mut Self, lanes, u: usize| {
-                    let offset = (u as i64 * group_bytes) as i32;
-                    t.lane_tree(
-                        lanes,
-                        lane_bytes,
-                        &mut |t, addr| t.b.ins().load(vector, vector_flags(), addr, offset),
-                        &mut |t, a, b| t.b.ins().fadd(a, b),
-                    )
-                };
-                if let Some(lanes) = lanes {
-                    clear(self, lanes);
+                if !blocked {
+                    let accs: Vec<_> = starts
+                        .iter()
+                        .map(|_| {
+                            let v = self.var(vector);
+                            self.b.def_var(v, neutral);
+                            v
+                        })
+                        .collect();
+                    let loops = self.open_reduction_loops(r)?;
+                    let xs = each(self, &r.body)?;
+                    for (&acc, x) in accs.iter().zip(xs) {
+                        let current = self.b.use_var(acc);
+                        let next = self.vector_combine(r.op, current, x)?;
+                        self.b.def_var(acc, next);
+                    }
+                    self.close_reduction_loops(r, loops);
+                    return Ok(accs.iter().map(|&acc| self.b.use_var(acc)).collect());
                 }
+                let lanes = self.lane_slot(lane_bytes);
+                let tree = self.new_tree(lane_bytes);
                 let count = self.var(types::I64);
                 let none = self.b.ins().iconst(types::I64, 0);
                 self.b.def_var(count, none);
+                let write_block = &mut |t: &mut Self, entry: Value| {
+                    for u in 0..groups {
+                        let offset = (u as i64 * group_bytes) as i32;
+                        let block = t.lane_tree(
+                            lanes,
+                            lane_bytes,
+                            &mut |t, addr| t.b.ins().load(vector, vector_flags(), addr, offset),
+                            &mut |t, a, b| t.b.ins().fadd(a, b),
+                        );
+                        t.b.ins().store(vector_flags(), block, entry, offset);
+                    }
+                };
+                let merge = &mut |t: &mut Self, left: Value, right: Value| {
+                    for u in 0..groups {
+                        let offset = (u as i64 * group_bytes) as i32;
+                        let a = t.b.ins().load(vector, vector_flags(), left, offset);
+                        let b = t.b.ins().load(vector, vector_flags(), right, offset);
+                        let sum = t.b.ins().fadd(a, b);
+                        t.b.ins().store(vector_flags(), sum, left, offset);
+                    }
+                };
+                clear(self, lanes);
                 let loops = self.open_reduction_loops(r)?;
                 let xs = each(self, &r.body)?;
-                match lanes {
-                    Some(lanes) => {
-                        let lane = self.lane_address(lanes, lane_bytes, count);
-                        for (u, x) in xs.into_iter().enumerate() {
-                            let offset = (u as i64 * group_bytes) as i32;
-                            let current = self.b.ins().load(vector, vector_flags(), lane, offset);
-                            let next = self.b.ins().fadd(current, x);
-                            self.b.ins().store(vector_flags(), next, lane, offset);
-                        }
-                        self.count_and_flush(count, &mut |t| {
-                            for (u, &acc) in accs.iter().enumerate() {
-                                let block = tree(t, lanes, u);
-                                let sum = t.b.use_var(acc);
-                                let sum = t.b.ins().fadd(sum, block);
-                                t.b.def_var(acc, sum);
-                            }
-                            clear(t, lanes);
-                        });
-                    }
-                    None => {
-                        for (&acc, x) in accs.iter().zip(xs) {
-                            let current = self.b.use_var(acc);
-                            let next = self.vector_combine(r.op, current, x)?;
-                            self.b.def_var(acc, next);
-                        }
-                    }
+                let lane_at = self.lane_address(lanes, lane_bytes, count);
+                for (u, x) in xs.into_iter().enumerate() {
+                    let offset = (u as i64 * group_bytes) as i32;
+                    let current = self.b.ins().load(vector, vector_flags(), lane_at, offset);
+                    let next = self.b.ins().fadd(current, x);
+                    self.b.ins().store(vector_flags(), next, lane_at, offset);
                 }
+                self.count_and_flush(count, &mut |t| {
+                    t.tree_push(&tree, write_block, merge);
+                    clear(t, lanes);
+                });
                 self.close_reduction_loops(r, loops);
-                let mut out = Vec::with_capacity(accs.len());
-                for (u, &acc) in accs.iter().enumerate() {
-                    let total = self.b.use_var(acc);
-                    out.push(match lanes {
-                        Some(lanes) => {
-                            let block = tree(self, lanes, u);
-                            self.b.ins().fadd(total, block)
-                        }
-                        None => total,
-                    });
-                }
-                out
+                self.tree_push_last(&tree, count, write_block, merge);
+                let total = self.tree_finish(&tree, merge);
+                (0..groups)
+                    .map(|u| self.b.ins().load(vector, vector_flags(), total, (u as i64 * group_bytes) as i32))
+                    .collect()
             }
             Expr::Var(_) | Expr::Const(_) => return Err(bug("a varying scalar in vector mode")),
         })
@@ -474,19 +479,18 @@ impl Translator<'_, '_> {
         let terms = self.b.ins().isub(upper, lower);
         let group = self.b.ins().band_imm_s(terms, SUM_LANES as i64 - 1);
         let result = self.var(types::F64);
-        let (fast, slow, merge) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        let (fast, slow, merge_block) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
         self.b.ins().brif(group, slow, &[], fast, &[]);
 
         self.b.switch_to_block(slow);
         let value = self.blocked_sum(r, dtype)?.real();
         self.b.def_var(result, value);
-        self.b.ins().jump(merge, &[]);
+        self.b.ins().jump(merge_block, &[]);
 
         self.b.switch_to_block(fast);
         let zero = self.b.ins().f64const(0.0);
         let zeros = self.b.ins().splat(vector, zero);
-        let total = self.var(types::F64);
-        self.b.def_var(total, zero);
+        let tree = self.new_tree(8);
         let accs: Vec<_> = (0..SUM_LANES / 2)
             .map(|_| {
                 let v = self.var(vector);
@@ -513,31 +517,35 @@ impl Translator<'_, '_> {
             let next = self.b.ins().fadd(current, x);
             self.b.def_var(acc, next);
         }
-        let tree = |t: &mut Self| {
+        let write_block = &mut |t: &mut Self, entry: Value| {
             // `lane_tree` on vectors of lanes (2u, 2u + 1): pairs first, then the two halves.
             let v: Vec<Value> = accs.iter().map(|&a| t.b.use_var(a)).collect();
             let (a, b) = (t.b.ins().fadd(v[0], v[1]), t.b.ins().fadd(v[2], v[3]));
             let both = t.b.ins().fadd(a, b);
             let (even, odd) = (t.b.ins().extractlane(both, 0), t.b.ins().extractlane(both, 1));
-            t.b.ins().fadd(even, odd)
+            let block = t.b.ins().fadd(even, odd);
+            t.b.ins().store(TRUSTED, block, entry, 0);
+        };
+        let merge = &mut |t: &mut Self, left: Value, right: Value| {
+            let a = t.b.ins().load(types::F64, TRUSTED, left, 0);
+            let b = t.b.ins().load(types::F64, TRUSTED, right, 0);
+            let sum = t.b.ins().fadd(a, b);
+            t.b.ins().store(TRUSTED, sum, left, 0);
         };
         self.count_and_flush_by(count, SUM_LANES as i64, &mut |t| {
-            let block = tree(t);
-            let sum = t.b.use_var(total);
-            let sum = t.b.ins().fadd(sum, block);
-            t.b.def_var(total, sum);
+            t.tree_push(&tree, write_block, merge);
             for &acc in &accs {
                 t.b.def_var(acc, zeros);
             }
         });
         self.close_reduction_loops(r, loops);
-        let block = tree(self);
-        let sum = self.b.use_var(total);
-        let sum = self.b.ins().fadd(sum, block);
+        self.tree_push_last(&tree, count, write_block, merge);
+        let total = self.tree_finish(&tree, merge);
+        let sum = self.b.ins().load(types::F64, TRUSTED, total, 0);
         self.b.def_var(result, sum);
-        self.b.ins().jump(merge, &[]);
+        self.b.ins().jump(merge_block, &[]);
 
-        self.b.switch_to_block(merge);
+        self.b.switch_to_block(merge_block);
         Ok(Val::Real(self.b.use_var(result)))
     }
 
@@ -567,11 +575,11 @@ impl Translator<'_, '_> {
     }
 
     /// [`Self::reduction_outside`] for a float64 sum, which follows the blocked summation scheme:
-    /// the row is cut into strips of [`STRIP`] elements; for each strip, the `SUM_LANES` lanes of
-    /// the blocks live in a stack slot (one row of the strip per lane) and the totals in the
-    /// output, and every `SUM_BLOCK` steps the lanes are added into the totals. Per element: the
-    /// scalar code's operations in its order (`sum(_r, a[_r, i])` reads rows of `a` instead of
-    /// walking down its columns).
+    /// the row is cut into strips of [`strip_len`] elements; for each strip, the `SUM_LANES`
+    /// lanes of the blocks and the canonical tree's pending block totals live in stack slots (a
+    /// row of the strip per lane and per entry), and every `SUM_BLOCK` steps the lanes' totals
+    /// go into the tree. Per element: the scalar code's operations in its order
+    /// (`sum(_r, a[_r, i])` reads rows of `a` instead of walking down its columns).
     fn blocked_sum_outside(
         &mut self,
         r: &Reduce,
@@ -581,106 +589,125 @@ impl Translator<'_, '_> {
         out_base: Value,
         out_dtype: DType,
     ) -> Result<()> {
-        let itemsize = out_dtype.itemsize() as i64;
-        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+        let lanes = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
-            (SUM_LANES as i64 * lane_bytes(itemsize)) as u32,
+            (SUM_LANES as i64 * ROW_BYTES) as u32,
             4,
         ));
-        let zero = self.zero(out_dtype);
+        let tree = self.tree_slot(ROW_BYTES);
+        let strip = strip_len(out_dtype.itemsize() as i64);
         let strip_start = self.var(types::I64);
         self.b.def_var(strip_start, start);
-        let strips = self.open_stepped_loop(strip_start, end, STRIP);
+        let strips = self.open_stepped_loop(strip_start, end, strip);
         // `open_stepped_loop` runs while a whole strip fits; the last, shorter one follows.
-        self.strip(r, vector, strip_start, None, (slot, zero), out_base, out_dtype)?;
+        self.strip(r, vector, (strip_start, None), (lanes, tree), out_base, out_dtype)?;
         self.close_loop(strips);
         let rest = self.b.use_var(strip_start);
         let short = self.b.ins().icmp(IntCC::SignedLessThan, rest, end);
         let (last, done) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(short, last, &[], done, &[]);
         self.b.switch_to_block(last);
-        self.strip(r, vector, strip_start, Some(end), (slot, zero), out_base, out_dtype)?;
+        self.strip(r, vector, (strip_start, Some(end)), (lanes, tree), out_base, out_dtype)?;
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         Ok(())
     }
 
-    /// One strip of [`Self::blocked_sum_outside`]: `[strip_start, end.unwrap_or(strip_start + STRIP))`.
-    #[allow(clippy::too_many_arguments)]
+    /// One strip of [`Self::blocked_sum_outside`]: `[strip_start, end.unwrap_or(strip_start +
+    /// strip_len))`, its lanes and tree entries in the slots `lanes` and `tree`.
     fn strip(
         &mut self,
         r: &Reduce,
         vector: Type,
-        strip_start: Variable,
-        end: Option<Value>,
-        (slot, zero): (StackSlot, Val),
+        (strip_start, end): (Variable, Option<Value>),
+        (lanes, tree): (StackSlot, StackSlot),
         out_base: Value,
         out_dtype: DType,
     ) -> Result<()> {
         let var = *self.inames.last().expect("an innermost axis");
+        let itemsize = out_dtype.itemsize() as i64;
         let lo = self.b.use_var(strip_start);
         let hi = match end {
             Some(end) => end,
-            None => self.b.ins().iadd_imm_s(lo, STRIP),
+            None => self.b.ins().iadd_imm_s(lo, strip_len(itemsize)),
         };
-        // The lanes of the strip, each addressed like the output: element `i` of lane `k` is at
-        // `blocks + k * lane_bytes + output_offset(i) * itemsize`.
-        let lane_bytes = lane_bytes(out_dtype.itemsize() as i64);
-        let slot_addr = self.b.ins().stack_addr(types::I64, slot, 0);
+        // The rows of the strip's lanes and tree entries, each addressed like the output:
+        // element `i` of lane `k` is at `lanes + k * ROW_BYTES + output_offset(i) * itemsize`.
         self.b.def_var(var, lo);
         let first = self.output_offset(None);
-        let first_bytes = self.b.ins().imul_imm_s(first, out_dtype.itemsize() as i64);
-        let blocks = self.b.ins().isub(slot_addr, first_bytes);
-        self.fill_row(lo, hi, out_base, out_dtype, zero);
+        let first_bytes = self.b.ins().imul_imm_s(first, itemsize);
+        let lanes_at = self.b.ins().stack_addr(types::I64, lanes, 0);
+        let lanes = self.b.ins().isub(lanes_at, first_bytes);
+        let tree_at = self.b.ins().stack_addr(types::I64, tree, 0);
+        let tree_at = self.b.ins().isub(tree_at, first_bytes);
+        let tree = self.tree_at(tree_at, ROW_BYTES);
+        let zero = self.zero(out_dtype);
         for k in 0..SUM_LANES as i64 {
-            let lane = self.b.ins().iadd_imm_s(blocks, k * lane_bytes);
+            let lane = self.b.ins().iadd_imm_s(lanes, k * ROW_BYTES);
             self.fill_row(lo, hi, lane, out_dtype, zero);
         }
         let count = self.var(types::I64);
         let none = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(count, none);
+        let write_block = &mut |t: &mut Self, entry: Value| t.flush_lanes(lo, hi, lanes, entry, out_dtype, zero);
+        let merge = &mut |t: &mut Self, left: Value, right: Value| t.add_rows(lo, hi, left, right, out_dtype);
         let loops = self.open_reduction_loops(r)?;
         let n = self.b.use_var(count);
         let k = self.b.ins().band_imm_s(n, SUM_LANES as i64 - 1);
-        let k_bytes = self.b.ins().imul_imm_s(k, lane_bytes);
-        let lane = self.b.ins().iadd(blocks, k_bytes);
+        let k_bytes = self.b.ins().imul_imm_s(k, ROW_BYTES);
+        let lane = self.b.ins().iadd(lanes, k_bytes);
         self.accumulate_row(r, vector, lo, hi, lane, out_dtype)?;
-        self.count_and_flush(count, &mut |t| t.flush_lanes(lo, hi, (blocks, lane_bytes), out_base, out_dtype, zero));
+        self.count_and_flush(count, &mut |t| t.tree_push(&tree, write_block, merge));
         self.close_reduction_loops(r, loops);
-        self.flush_lanes(lo, hi, (blocks, lane_bytes), out_base, out_dtype, zero);
+        self.tree_push_last(&tree, count, write_block, merge);
+        let total = self.tree_finish(&tree, merge);
+        self.copy_row(lo, hi, total, out_base, out_dtype);
         Ok(())
     }
 
-    /// `out[i] += lane_tree(lanes[..][i]); lanes[..][i] = 0` over the row's `[lo, hi)`; lane `k`
-    /// at `blocks + k * lane_bytes`.
-    fn flush_lanes(
-        &mut self,
-        lo: Value,
-        hi: Value,
-        (blocks, lane_bytes): (Value, i64),
-        out_base: Value,
-        dtype: DType,
-        zero: Val,
-    ) {
+    /// `entry[i] = lane_tree(lanes[..][i]); lanes[..][i] = 0` over the row's `[lo, hi)`; lane `k`
+    /// at `lanes + k * ROW_BYTES`.
+    fn flush_lanes(&mut self, lo: Value, hi: Value, lanes: Value, entry: Value, dtype: DType, zero: Val) {
         let var = *self.inames.last().expect("an innermost axis");
         let flush = self.open_loop(var, lo, hi);
         let offset = self.output_offset(None);
-        let at = self.address(blocks, offset, dtype);
+        let at = self.address(lanes, offset, dtype);
         let values: [Val; SUM_LANES] = std::array::from_fn(|k| {
-            let addr = self.b.ins().iadd_imm_s(at, k as i64 * lane_bytes);
+            let addr = self.b.ins().iadd_imm_s(at, k as i64 * ROW_BYTES);
             self.load(addr, dtype)
         });
         let block = lane_tree(values, &mut |a, b| Ok::<_, ()>(self.combine(ReduceOp::Sum, a, b, dtype)))
             .unwrap_or_else(|()| unreachable!("infallible"));
-        let total_at = self.address(out_base, offset, dtype);
-        let total = self.load(total_at, dtype);
-        let sum = self.combine(ReduceOp::Sum, total, block, dtype);
-        self.store(sum, total_at, dtype);
+        let entry_at = self.address(entry, offset, dtype);
+        self.store(block, entry_at, dtype);
         for k in 0..SUM_LANES as i64 {
-            let addr = self.b.ins().iadd_imm_s(at, k * lane_bytes);
+            let addr = self.b.ins().iadd_imm_s(at, k * ROW_BYTES);
             self.store(zero, addr, dtype);
         }
         self.close_loop(flush);
+    }
+
+    /// `left[i] = left[i] + right[i]` over the row's `[lo, hi)`, both addressed like the output.
+    fn add_rows(&mut self, lo: Value, hi: Value, left: Value, right: Value, dtype: DType) {
+        let var = *self.inames.last().expect("an innermost axis");
+        let rows = self.open_loop(var, lo, hi);
+        let offset = self.output_offset(None);
+        let (left_at, right_at) = (self.address(left, offset, dtype), self.address(right, offset, dtype));
+        let (a, b) = (self.load(left_at, dtype), self.load(right_at, dtype));
+        let sum = self.combine(ReduceOp::Sum, a, b, dtype);
+        self.store(sum, left_at, dtype);
+        self.close_loop(rows);
+    }
+
+    /// `to[i] = from[i]` over the output row's `[lo, hi)`, both addressed like the output.
+    fn copy_row(&mut self, lo: Value, hi: Value, from: Value, to: Value, dtype: DType) {
+        let var = *self.inames.last().expect("an innermost axis");
+        let copy = self.open_loop(var, lo, hi);
+        let offset = self.output_offset(None);
+        let (from_at, to_at) = (self.address(from, offset, dtype), self.address(to, offset, dtype));
+        let value = self.load(from_at, dtype);
+        self.store(value, to_at, dtype);
+        self.close_loop(copy);
     }
 
     /// `row[i] = value` over the output row's `[lo, hi)`, `row` addressed like the output.

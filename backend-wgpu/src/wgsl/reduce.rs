@@ -1,7 +1,8 @@
-//! Reductions in WGSL: `pytato_runtime::math`'s summation scheme (lanes, blocks; single precision
-//! in double where the device has it), loops unrolled where the body is small, straight-line code
-//! for a few terms known when compiling, and long reductions split into a block-sums shader and
-//! the kernel that adds the block sums in order (see [`split_reductions`]).
+//! Reductions in WGSL: `pytato_runtime::math`'s summation scheme (lanes, blocks, the tree of block
+//! totals; single precision in double where the device has it), loops unrolled where the body is
+//! small, straight-line code for a few terms known when compiling, and long reductions split into
+//! a block-sums shader, a tree shader that combines each element's block sums, and the kernel
+//! that reads the result (see [`split_reductions`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -11,27 +12,29 @@ use pytato_core::{DType, Dim, Result};
 use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation};
 use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 
-use super::{ShaderFeatures, Translator, bug};
+use super::{ShaderFeatures, Translator, WORKGROUP_SIZE, bug};
 
 /// The number of blocks of [`SUM_BLOCK`] terms a split reduction of `terms` terms has.
 pub(crate) fn block_count(terms: u64) -> u64 {
     terms.div_ceil(SUM_BLOCK)
 }
 
-/// The reductions of `kernel` that run in two stages: the block sums of `SUM_BLOCK` terms of every
-/// output element in parallel, then the kernel, which adds each element's block sums in order.
-/// Summed this way a reduction gives the same bits as in one loop (the scheme adds whole blocks
-/// into the total in order; integer operations are associative), spreads a long sum over many
-/// invocations, and keeps the loops of every invocation short: drivers that stop loops after a
-/// fixed count (llvmpipe: 65,535) can then run sums of any length.
+/// The reductions of `kernel` that run in stages: the block sums of `SUM_BLOCK` terms of every
+/// output element in parallel; then a workgroup per element combines its block sums in the
+/// canonical tree (aligned runs of block sums per invocation, then the runs level by level in
+/// workgroup memory: the same tree, so the same bits as one loop); then the kernel reads the
+/// total. A long sum is spread over many invocations in logarithmic depth, and the loops of
+/// every invocation stay short: drivers that stop loops after a fixed count (llvmpipe: 65,535)
+/// run sums of any length.
 ///
 /// Split: sums in blocks (float64, complex128, and single precision where the adapter lacks
 /// float64), integer sums and products, and maxima, minima, `all` and `any` of every dtype, that
 /// the kernel always evaluates (not under an `if`, not inside another reduction) and that have
-/// more than `SUM_BLOCK` terms or a length known only at run time. A maximum's grouping does not
-/// change its bits: `fmax` keeps the first NaN and, among equal values (`-0.0` and `0.0`), the
-/// last, so the blocks' results combined in order pick the element one loop would. Float and
-/// complex products stay in one loop: their roundings depend on the grouping.
+/// more than `SUM_BLOCK` terms or a length known only at run time. The grouping of the others
+/// does not change their bits: integer operations wrap, and `fmax` keeps the first NaN and,
+/// among equal values (`-0.0` and `0.0`), the last, so partial results combined earlier-first
+/// pick the element one loop would. Float and complex products stay in one loop: their
+/// roundings depend on the grouping.
 pub(super) fn split_reductions(
     program: &KernelProgram,
     names: &HashMap<&str, BufferId>,
@@ -89,7 +92,7 @@ impl Translator<'_> {
         if let Some(j) = self.split.iter().position(|(s, _)| s == r) {
             return self.read_block_sums(j, r, dtype);
         }
-        let sum = self.open_sum(r.op, dtype)?;
+        let sum = self.open_sum(r.op, dtype, Blocks::Many)?;
         if let Some(terms) = fully_unrolled_terms(r) {
             return self.fully_unrolled(&sum, r, dtype, terms);
         }
@@ -169,9 +172,10 @@ impl Translator<'_> {
         self.finish_sum(sum, dtype)
     }
 
-    /// Declares the accumulator (and for blocked sums the lanes and the term count) of a
-    /// reduction `op` over `dtype`.
-    pub(super) fn open_sum(&mut self, op: ReduceOp, dtype: DType) -> Result<Sum> {
+    /// Declares the accumulator (and for blocked sums the lanes, the term count and the tree of
+    /// block totals) of a reduction `op` over `dtype`. A sum of `Blocks::One` never has more than
+    /// `SUM_BLOCK` terms: it has no tree.
+    pub(super) fn open_sum(&mut self, op: ReduceOp, dtype: DType, blocks: Blocks) -> Result<Sum> {
         let ty = self.ty(dtype)?;
         let scheme = scheme(op, dtype, self.features);
         let acc_dtype = if let Summation::Widened(wide) = scheme { wide } else { dtype };
@@ -185,20 +189,78 @@ impl Translator<'_> {
         // would become a chain of selects on some drivers.
         let lanes: Vec<String> = (0..SUM_LANES).map(|_| self.fresh("lane")).collect();
         let count = self.fresh("cnt");
+        let mut tree = None;
         if scheme == Summation::Blocked {
             for lane in &lanes {
                 self.line(&format!("var {lane}: {ty} = {neutral};"));
             }
             self.line(&format!("var {count}: u32 = 0u;"));
+            if blocks == Blocks::Many {
+                tree = Some(self.open_tree(dtype)?);
+            }
         }
-        let compensation = if scheme == Summation::Blocked && matches!(dtype, DType::F32 | DType::C64) {
-            let c = self.fresh("comp");
-            self.line(&format!("var {c}: {ty} = {neutral};"));
-            Some(c)
-        } else {
-            None
-        };
-        Ok(Sum { op, scheme, acc, acc_ty, neutral, lanes, count, compensation })
+        Ok(Sum { op, scheme, acc, acc_ty, neutral, lanes, count, tree })
+    }
+
+    /// Declares the pending totals of a canonical tree of blocks (`pytato_runtime::math::BlockTree`)
+    /// of `dtype`, and its count of blocks.
+    fn open_tree(&mut self, dtype: DType) -> Result<Tree> {
+        let ty = self.ty(dtype)?;
+        let (pending, blocks) = (self.fresh("pending"), self.fresh("blocks"));
+        self.line(&format!("var {pending}: array<{ty}, {TREE_DEPTH}>;"));
+        self.line(&format!("var {blocks}: u32 = 0u;"));
+        Ok(Tree { pending, blocks })
+    }
+
+    /// Pushes the next block total `value` (of `dtype`) into `tree`: it goes to entry
+    /// `popcount(blocks)`, then merges with the `trailing_ones(blocks)` entries below it.
+    fn tree_push(&mut self, tree: &Tree, value: &str, op: ReduceOp, dtype: DType) -> Result<()> {
+        let Tree { pending, blocks } = tree;
+        self.open("");
+        let (k, d) = (self.fresh("k"), self.fresh("d"));
+        self.line(&format!("var {k}: u32 = {blocks};"));
+        self.line(&format!("var {d}: u32 = countOneBits({k});"));
+        self.line(&format!("{pending}[{d}] = {value};"));
+        self.open("loop");
+        self.line(&format!("if ({k} & 1u) == 0u {{ break; }}"));
+        self.line(&format!("{d} = {d} - 1u;"));
+        self.merge_entries(tree, &d, &format!("{d} + 1u"), op, dtype)?;
+        self.line(&format!("{k} = {k} >> 1u;"));
+        self.close();
+        self.line(&format!("{blocks} = {blocks} + 1u;"));
+        self.close();
+        Ok(())
+    }
+
+    /// The total of `tree` (at least one block pushed): the pending entries merged from the top.
+    fn tree_finish(&mut self, tree: &Tree, op: ReduceOp, dtype: DType) -> Result<String> {
+        let d = self.fresh("d");
+        self.line(&format!("var {d}: u32 = countOneBits({});", tree.blocks));
+        self.open("loop");
+        self.line(&format!("if {d} <= 1u {{ break; }}"));
+        self.line(&format!("{d} = {d} - 1u;"));
+        self.merge_entries(tree, &format!("{d} - 1u"), &d, op, dtype)?;
+        self.close();
+        self.bind(dtype, &format!("{}[0]", tree.pending))
+    }
+
+    /// `pending[left] = pending[left] op pending[right]`.
+    fn merge_entries(&mut self, tree: &Tree, left: &str, right: &str, op: ReduceOp, dtype: DType) -> Result<()> {
+        let pending = &tree.pending;
+        let a = self.bind(dtype, &format!("{pending}[{left}]"))?;
+        let b = self.bind(dtype, &format!("{pending}[{right}]"))?;
+        let merged = self.combine_pair(op, dtype, &a, &b)?;
+        self.line(&format!("{pending}[{left}] = {merged};"));
+        Ok(())
+    }
+
+    /// Two partial results of a reduction `op` over `dtype` combined, the earlier terms' first:
+    /// an addition for sums in blocks, `op` for the others.
+    pub(super) fn combine_pair(&mut self, op: ReduceOp, dtype: DType, a: &str, b: &str) -> Result<String> {
+        match scheme(op, dtype, self.features) {
+            Summation::Blocked => self.binary(BinaryOp::Add, dtype, a, b),
+            _ => self.combine_in_order(op, dtype, a, b),
+        }
     }
 
     /// The body of `r` (its inames in scope), added into `sum`.
@@ -254,8 +316,12 @@ impl Translator<'_> {
                 self.rotate_lanes(&sum.lanes, &first);
                 self.close();
                 let block = self.lane_tree(&sum.lanes, dtype)?;
-                self.add_to_total(&sum.acc, sum.compensation.as_deref(), &block, dtype)?;
-                self.bind(dtype, &sum.acc)?
+                let Some(tree) = &sum.tree else { return Ok(block) };
+                // The last, partial block; an empty sum is one block of zeros.
+                self.open(&format!("if {} != 0u || {} == 0u", sum.count, tree.blocks));
+                self.tree_push(tree, &block, sum.op, dtype)?;
+                self.close();
+                self.tree_finish(tree, sum.op, dtype)?
             }
             Summation::InOrder => sum.acc.clone(),
         })
@@ -285,7 +351,7 @@ impl Translator<'_> {
     /// [`Self::reduce`] sums them.
     pub(super) fn block_sum(&mut self, r: &Reduce, dtype: DType, block: &str) -> Result<String> {
         let (terms, _) = self.block_count(r)?;
-        let sum = self.open_sum(r.op, dtype)?;
+        let sum = self.open_sum(r.op, dtype, Blocks::One)?;
         let first = self.bind(DType::I64, &format!("{}({block}) * {} + zero", self.ix(), self.lit(SUM_BLOCK)))?;
         let left = self.bind(DType::I64, &format!("{terms} - {first}"))?;
         let block_len = self.lit(SUM_BLOCK);
@@ -361,58 +427,58 @@ impl Translator<'_> {
         }
     }
 
-    /// The value of split reduction `j` (`r`) for this element: its block sums (binding `p{j}`)
-    /// combined in order, starting from the neutral element.
+    /// The value of split reduction `j` (`r`) for this element: the tree stage left the total of
+    /// its block sums (binding `p{j}`) in its first entry; an empty reduction is the neutral
+    /// element.
     pub(super) fn read_block_sums(&mut self, j: usize, r: &Reduce, dtype: DType) -> Result<String> {
         let (_, blocks) = self.block_count(r)?;
-        let sum = self.open_sum(r.op, dtype)?;
-        let acc = sum.acc.clone();
-        let k = self.fresh("k");
-        self.line(&format!("var {k}: u32 = 0u;"));
-        // Eight block sums per iteration, fewer loop iterations for drivers that count them.
-        let groups = SUM_LANES;
-        self.open(&format!("for (; {k} < ({blocks} & ~{}u); {k} = {k} + {groups}u)", groups - 1));
+        let ty = self.ty(dtype)?;
+        let neutral = self.constant(&r.op.neutral(dtype))?;
+        let acc = self.fresh("acc");
+        self.line(&format!("var {acc}: {ty} = {neutral};"));
         // Bool block sums are stored as `u32` (see `block_sum_type`).
-        let read = |at: String| if dtype == DType::Bool { format!("({at} != 0u)") } else { at };
-        for u in 0..groups {
-            self.combine_block_sum(&sum, dtype, &read(format!("p{j}[({k} + {u}u) * count + gid]")))?;
-        }
-        self.close();
-        self.open(&format!("for (; {k} < {blocks}; {k} = {k} + 1u)"));
-        self.combine_block_sum(&sum, dtype, &read(format!("p{j}[{k} * count + gid]")))?;
-        self.close();
+        let read = if dtype == DType::Bool { format!("(p{j}[gid] != 0u)") } else { format!("p{j}[gid]") };
+        self.line(&format!("if {blocks} > 0u {{ {acc} = {read}; }}"));
         Ok(acc)
     }
 
-    /// One block sum `x` into the total of `sum`.
-    fn combine_block_sum(&mut self, sum: &Sum, dtype: DType, x: &str) -> Result<()> {
-        if sum.scheme == Summation::Blocked {
-            let x = self.bind(dtype, x)?;
-            return self.add_to_total(&sum.acc, sum.compensation.as_deref(), &x, dtype);
-        }
-        let combined = self.combine_in_order(sum.op, dtype, &sum.acc, x)?;
-        self.line(&format!("{} = {combined};", sum.acc));
-        Ok(())
-    }
-
-    /// `acc = acc + x`; with a `compensation` variable, compensated (Kahan's summation: the
-    /// rounding error of each addition is carried into the next). The operands are opaque, so
-    /// the driver cannot simplify `(t - acc) - y` to 0.
-    fn add_to_total(&mut self, acc: &str, compensation: Option<&str>, x: &str, dtype: DType) -> Result<()> {
-        let Some(c) = compensation else {
-            let total = self.binary(BinaryOp::Add, dtype, acc, x)?;
-            self.line(&format!("{acc} = {total};"));
-            return Ok(());
-        };
-        let y = self.binary(BinaryOp::Sub, dtype, x, c)?;
-        let y = self.bind(dtype, &y)?;
-        let t = self.binary(BinaryOp::Add, dtype, acc, &y)?;
-        let t = self.bind(dtype, &t)?;
-        let lost = self.binary(BinaryOp::Sub, dtype, &t, acc)?;
-        let lost = self.bind(dtype, &lost)?;
-        let c_next = self.binary(BinaryOp::Sub, dtype, &lost, &y)?;
-        self.line(&format!("{c} = {c_next};"));
-        self.line(&format!("{acc} = {t};"));
+    /// The tree stage of split reduction `r` (of `dtype`): a workgroup per output element
+    /// `element` (`live` when it is one) combines the element's block sums in the canonical tree
+    /// (`pytato_runtime::math::BlockTree`) and leaves the total in its first entry. Invocation
+    /// `lid` combines an aligned run of `chunk` block sums (a power of two: a subtree), then the
+    /// workgroup combines the runs' totals level by level in workgroup memory, as the tree does.
+    pub(super) fn tree_stage(&mut self, r: &Reduce, dtype: DType, element: &str, live: &str) -> Result<()> {
+        let (_, blocks) = self.block_count(r)?;
+        let decode = |at: String| if dtype == DType::Bool { format!("({at} != 0u)") } else { at };
+        let encode = |v: &str| if dtype == DType::Bool { format!("select(0u, 1u, {v})") } else { v.to_string() };
+        self.line(&format!("let per: u32 = max(({blocks} + {w}u) / {WORKGROUP_SIZE}u, 1u);", w = WORKGROUP_SIZE - 1));
+        self.line("let chunk: u32 = select(1u, 1u << (32u - countLeadingZeros(per - 1u)), per > 1u);");
+        self.line(&format!("let used: u32 = ({blocks} + chunk - 1u) / chunk;"));
+        self.line("let first: u32 = lid * chunk;");
+        self.open(&format!("if {live} && first < {blocks}"));
+        self.line(&format!("let len: u32 = min(chunk, {blocks} - first);"));
+        let tree = self.open_tree(dtype)?;
+        self.open("for (var q: u32 = 0u; q < len; q = q + 1u)");
+        let x = self.bind(dtype, &decode(format!("p0[(first + q) * count + {element}]")))?;
+        self.tree_push(&tree, &x, r.op, dtype)?;
+        self.close();
+        let total = self.tree_finish(&tree, r.op, dtype)?;
+        self.line(&format!("runs[lid] = {};", encode(&total)));
+        self.close();
+        self.line("workgroupBarrier();");
+        self.open(&format!("for (var stride: u32 = 1u; stride < {WORKGROUP_SIZE}u; stride = stride * 2u)"));
+        self.open(&format!("if {live} && lid % (2u * stride) == 0u && lid + stride < used"));
+        let a = self.bind(dtype, &decode("runs[lid]".into()))?;
+        let b = self.bind(dtype, &decode("runs[lid + stride]".into()))?;
+        let merged = self.combine_pair(r.op, dtype, &a, &b)?;
+        let merged = self.bind(dtype, &merged)?;
+        self.line(&format!("runs[lid] = {};", encode(&merged)));
+        self.close();
+        self.line("workgroupBarrier();");
+        self.close();
+        self.open(&format!("if {live} && lid == 0u && {blocks} > 0u"));
+        self.line(&format!("p0[{element}] = runs[0];"));
+        self.close();
         Ok(())
     }
 
@@ -438,13 +504,14 @@ impl Translator<'_> {
         }
     }
 
-    /// When the term count reaches `SUM_BLOCK`: the lanes (in their places) into the total, and
-    /// a new block.
+    /// When the term count reaches `SUM_BLOCK`: the lanes' total (in their places) into the tree
+    /// of blocks, and a new block. A sum of one block has nothing to flush.
     pub(super) fn flush_lanes(&mut self, sum: &Sum, dtype: DType) -> Result<()> {
-        let (acc, count) = (&sum.acc, &sum.count);
+        let Some(tree) = &sum.tree else { return Ok(()) };
+        let count = &sum.count;
         self.open(&format!("if {count} == {SUM_BLOCK}u"));
         let block = self.lane_tree(&sum.lanes, dtype)?;
-        self.add_to_total(acc, sum.compensation.as_deref(), &block, dtype)?;
+        self.tree_push(tree, &block, sum.op, dtype)?;
         for lane in &sum.lanes {
             self.line(&format!("{lane} = {};", sum.neutral));
         }
@@ -484,9 +551,26 @@ pub(super) struct Sum {
     pub(super) lanes: Vec<String>,
     /// Blocked sums: the terms in the current block.
     pub(super) count: String,
-    /// Blocked single-precision sums (adapters without float64): the compensation of the total
-    /// (see [`Translator::add_to_total`]).
-    pub(super) compensation: Option<String>,
+    /// Blocked sums of more than one block: the tree of block totals.
+    pub(super) tree: Option<Tree>,
+}
+
+/// How many blocks of `SUM_BLOCK` terms a sum may have (see [`Translator::open_sum`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Blocks {
+    One,
+    Many,
+}
+
+/// Entries of a tree's pending totals: a `u32` count of blocks has at most 32 complete subtrees
+/// pending.
+const TREE_DEPTH: u32 = 32;
+
+/// The pending block totals of a sum (`pending`, an array of [`TREE_DEPTH`]) and the count of
+/// blocks pushed (`blocks`), WGSL variables.
+pub(super) struct Tree {
+    pending: String,
+    blocks: String,
 }
 
 /// The largest body (in expression nodes) of a reduction that is unrolled.

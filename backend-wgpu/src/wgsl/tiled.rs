@@ -7,9 +7,10 @@
 //! per output element.
 //!
 //! Each element is summed exactly as the generic loop sums it (`pytato_runtime::math`, "Summation":
-//! term `t` into lane `t % 8`, a block of 128 terms into the total, in order), so tiled and
+//! term `t` into lane `t % 8`, each block of 128 terms into the tree of block totals), so tiled and
 //! generic kernels, and the CPU backends, give the same bits. A tile of terms past the end is
-//! padded with `+0.0 * +0.0` products, which change no lane and no total: a lane starts at +0.0
+//! padded with `+0.0 * +0.0` products, which change no lane and add no block (the padding is in
+//! the block of the last term, blocks being a multiple of a tile): a lane starts at +0.0
 //! and, adding in round-to-nearest, can never become -0.0, and `x + +0.0 == x` for every other
 //! `x`, NaN and infinities included.
 
@@ -19,6 +20,7 @@ use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, Summation};
 use pytato_transform::contraction::{Contraction, recognize};
 use pytato_transform::kernel::{Kernel, KernelProgram};
 
+use super::reduce::Blocks;
 use super::{ShaderFeatures, Translator, WORKGROUP_SIZE, scheme};
 
 /// Output elements per side of a workgroup's tile (`TILE * TILE` is the workgroup size).
@@ -131,7 +133,7 @@ impl Translator<'_> {
         self.line(&format!("let my_column: {ix} = column0 + {ix}(lid % {TILE}u);"));
 
         let dtype = c.dtype;
-        let sum = self.open_sum(ReduceOp::Sum, dtype)?;
+        let sum = self.open_sum(ReduceOp::Sum, dtype, Blocks::Many)?;
         self.open("for (var kt: u32 = 0u; kt < k_tiles; kt = kt + 1u)");
         self.line(&format!("let k0: {ix} = {ix}(kt * {TILE_K}u) + zero;"));
         // Copy the two blocks: element `e` of `tile_a` is (row e / TILE_K, term e % TILE_K), of
