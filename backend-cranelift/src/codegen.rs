@@ -243,9 +243,10 @@ impl<'a> Translator<'a, '_> {
             }
             // Rows streamed through the output: each element's terms combine in order (float64
             // sums in blocks, as in scalar code; single-precision sums, which add in double
-            // precision, do not take this path).
+            // precision, and float products, in blocks of their own, do not take this path).
             (_, Some(vector), Expr::Reduce(r))
-                if !matches!(summation(r.op, out_dtype), Summation::Widened(_)) && self.reads_rows(&r.body) =>
+                if matches!(summation(r.op, out_dtype), Summation::Blocked | Summation::InOrder)
+                    && self.reads_rows(&r.body) =>
             {
                 let (start, end) = bounds(self, ndim - 1);
                 self.reduction_outside(r, vector, start, end, out_base, out_dtype)?;
@@ -1030,26 +1031,18 @@ impl<'a> Translator<'a, '_> {
     }
 
     /// A reduction: an accumulator, one loop per iname (the first slowest). Float and complex sums
-    /// follow `pytato_runtime::math`'s summation scheme: single precision in double, double precision
-    /// in blocks of `SUM_BLOCK` terms, each in `SUM_LANES` lanes.
+    /// and products follow `pytato_runtime::math`'s summation scheme: single precision in double,
+    /// blocks of `SUM_BLOCK` terms (sums in `SUM_LANES` lanes), the blocks in the canonical tree.
     fn reduce(&mut self, r: &Reduce) -> Result<(Val, DType)> {
         let dtype = self.dtype_of(&r.body)?;
         match summation(r.op, dtype) {
             Summation::Widened(wide) => {
-                let neutral = self.zero(wide);
-                let acc = self.vars_of(wide, neutral);
-                let loops = self.open_reduction_loops(r)?;
-                let (x, _) = self.emit(&r.body)?;
-                let x = self.cast(x, dtype, wide);
-                let current = self.read(&acc);
-                let next = self.combine(r.op, current, x, wide);
-                self.define(&acc, next);
-                self.close_reduction_loops(r, loops);
-                let total = self.read(&acc);
+                let total = self.blocked_sum(r, dtype, wide)?;
                 Ok((self.cast(total, wide, dtype), dtype))
             }
             Summation::Blocked if self.sums_along_terms(r, dtype) => Ok((self.blocked_sum_along_terms(r)?, dtype)),
-            Summation::Blocked => Ok((self.blocked_sum(r, dtype)?, dtype)),
+            Summation::Blocked => Ok((self.blocked_sum(r, dtype, dtype)?, dtype)),
+            Summation::Chunked => Ok((self.chunked_product(r, dtype)?, dtype)),
             Summation::InOrder => {
                 let neutral = self.constant(r.op.neutral(dtype));
                 let acc = self.vars_of(dtype, neutral);
@@ -1064,10 +1057,44 @@ impl<'a> Translator<'a, '_> {
         }
     }
 
-    /// A blocked sum (see [`Translator::reduce`]) one term at a time: the lanes of the block live
-    /// in a stack slot, lane `count % SUM_LANES` taking the next term, so each lane's additions
-    /// depend only on that lane's; the blocks' totals go into the canonical tree.
-    fn blocked_sum(&mut self, r: &Reduce, dtype: DType) -> Result<Val> {
+    /// A float or complex product in blocks of `SUM_BLOCK` terms, each multiplied in order, the
+    /// blocks' products combined in the canonical tree.
+    fn chunked_product(&mut self, r: &Reduce, dtype: DType) -> Result<Val> {
+        let neutral = self.constant(r.op.neutral(dtype));
+        let acc = self.vars_of(dtype, neutral);
+        let tree = self.new_tree(dtype.itemsize() as i64);
+        let count = self.var(types::I64);
+        let none = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(count, none);
+        let merge = &mut |t: &mut Self, left, right| {
+            let (a, b) = (t.load(left, dtype), t.load(right, dtype));
+            let product = t.combine(ReduceOp::Product, a, b, dtype);
+            t.store(product, left, dtype);
+        };
+        let write_block = &mut |t: &mut Self, entry| {
+            let block = t.read(&acc);
+            t.store(block, entry, dtype);
+        };
+        let loops = self.open_reduction_loops(r)?;
+        let (x, _) = self.emit(&r.body)?;
+        let current = self.read(&acc);
+        let next = self.combine(ReduceOp::Product, current, x, dtype);
+        self.define(&acc, next);
+        self.count_and_flush(count, &mut |t| {
+            t.tree_push(&tree, write_block, merge);
+            t.define(&acc, neutral);
+        });
+        self.close_reduction_loops(r, loops);
+        self.tree_push_last(&tree, count, write_block, merge);
+        let total = self.tree_finish(&tree, merge);
+        Ok(self.load(total, dtype))
+    }
+
+    /// A blocked sum (see [`Translator::reduce`]) one term at a time, the terms (of `term_dtype`)
+    /// converted to `dtype`: the lanes of the block live in a stack slot, lane `count % SUM_LANES`
+    /// taking the next term, so each lane's additions depend only on that lane's; the blocks'
+    /// totals go into the canonical tree.
+    fn blocked_sum(&mut self, r: &Reduce, term_dtype: DType, dtype: DType) -> Result<Val> {
         let zero = self.zero(dtype);
         let size = dtype.itemsize() as i64;
         let tree = self.new_tree(size);
@@ -1089,6 +1116,7 @@ impl<'a> Translator<'a, '_> {
         };
         let loops = self.open_reduction_loops(r)?;
         let (x, _) = self.emit(&r.body)?;
+        let x = self.cast(x, term_dtype, dtype);
         let lane = self.lane_address(lanes, size, count);
         let current = self.load(lane, dtype);
         let next = self.combine(r.op, current, x, dtype);

@@ -419,76 +419,84 @@ fn unary_func(f: Func, x: Scalar) -> R<Scalar> {
     })
 }
 
-/// A running reduction. Float and complex sums follow `pytato_runtime::math`'s summation scheme
-/// (float32 and complex64 in double precision, float64 and complex128 in blocks), as the compiled
-/// backends do; everything else combines in order.
+/// A running reduction. Float and complex sums and products follow `pytato_runtime::math`'s
+/// summation scheme (blocks, lanes for sums, the tree of blocks; single precision in double), as
+/// the compiled backends do; everything else combines in order.
 pub(crate) struct Accumulator {
     op: ReduceOp,
     dtype: DType,
-    /// The running value (widened and in-order reductions).
+    scheme: math::Summation,
+    /// The dtype the terms are combined in.
+    acc_dtype: DType,
+    /// The running value (in-order reductions; chunked ones: of the current block).
     total: Scalar,
-    /// The lanes of the current block and the totals of the blocks done (blocked sums).
+    /// The lanes of the current block (sums in blocks).
     lanes: [Scalar; math::SUM_LANES],
+    /// Terms in the current block.
     count: u64,
+    /// The totals of the blocks done.
     blocks: math::BlockTree<Scalar>,
 }
 
 impl Accumulator {
     pub(crate) fn new(op: ReduceOp, dtype: DType) -> Accumulator {
-        let wide = match math::summation(op, dtype) {
-            math::Summation::Widened(wide) => wide,
-            _ => dtype,
-        };
+        let scheme = math::summation(op, dtype);
+        let acc_dtype = scheme.lane_dtype(dtype).unwrap_or(dtype);
         Accumulator {
             op,
             dtype,
-            total: op.neutral(wide),
-            lanes: [Scalar::zero(wide); math::SUM_LANES],
+            scheme,
+            acc_dtype,
+            total: op.neutral(acc_dtype),
+            lanes: [Scalar::zero(acc_dtype); math::SUM_LANES],
             count: 0,
             blocks: math::BlockTree::new(),
         }
     }
 
     pub(crate) fn add(&mut self, x: Scalar) -> R<()> {
-        match math::summation(self.op, self.dtype) {
-            math::Summation::Widened(wide) => {
-                self.total = binary(BinaryOp::Add, self.total, x.cast(wide))?;
-            }
-            math::Summation::Blocked => {
+        match self.scheme {
+            math::Summation::Widened(_) | math::Summation::Blocked => {
                 let lane = &mut self.lanes[self.count as usize % math::SUM_LANES];
-                *lane = binary(BinaryOp::Add, *lane, x)?;
-                self.count += 1;
-                if self.count == math::SUM_BLOCK {
-                    self.flush()?;
-                }
+                *lane = binary(BinaryOp::Add, *lane, x.cast(self.acc_dtype))?;
             }
-            math::Summation::InOrder => self.total = accumulate(self.op, self.total, x)?,
+            math::Summation::Chunked => self.total = accumulate(self.op, self.total, x)?,
+            math::Summation::InOrder => {
+                self.total = accumulate(self.op, self.total, x)?;
+                return Ok(());
+            }
+        }
+        self.count += 1;
+        if self.count == math::SUM_BLOCK {
+            self.flush()?;
         }
         Ok(())
     }
 
     pub(crate) fn finish(mut self) -> R<Scalar> {
-        Ok(match math::summation(self.op, self.dtype) {
-            math::Summation::Widened(_) => self.total.cast(self.dtype),
-            math::Summation::Blocked => {
-                // The last, partial block; an empty sum is one block of zeros.
-                if self.count > 0 || self.blocks.blocks() == 0 {
-                    self.flush()?;
-                }
-                match self.blocks.finish(&mut |a, b| binary(BinaryOp::Add, a, b))? {
-                    Some(total) => total,
-                    None => return bug("a blocked sum without blocks"),
-                }
-            }
-            math::Summation::InOrder => self.total,
-        })
+        if self.scheme == math::Summation::InOrder {
+            return Ok(self.total);
+        }
+        // The last, partial block; an empty reduction is one block of neutral elements.
+        if self.count > 0 || self.blocks.blocks() == 0 {
+            self.flush()?;
+        }
+        let op = self.op;
+        match self.blocks.finish(&mut |a, b| accumulate(op, a, b))? {
+            Some(total) => Ok(total.cast(self.dtype)),
+            None => bug("a reduction in blocks without blocks"),
+        }
     }
 
-    /// The current block's total into the tree of blocks, and a new block.
+    /// The current block's result into the tree of blocks, and a new block.
     fn flush(&mut self) -> R<()> {
-        let block = math::lane_tree(self.lanes, &mut |a, b| binary(BinaryOp::Add, a, b))?;
-        self.blocks.push(block, &mut |a, b| binary(BinaryOp::Add, a, b))?;
-        self.lanes = [Scalar::zero(self.dtype); math::SUM_LANES];
+        let block = match self.scheme {
+            math::Summation::Chunked => std::mem::replace(&mut self.total, self.op.neutral(self.acc_dtype)),
+            _ => math::lane_tree(self.lanes, &mut |a, b| binary(BinaryOp::Add, a, b))?,
+        };
+        let op = self.op;
+        self.blocks.push(block, &mut |a, b| accumulate(op, a, b))?;
+        self.lanes = [Scalar::zero(self.acc_dtype); math::SUM_LANES];
         self.count = 0;
         Ok(())
     }

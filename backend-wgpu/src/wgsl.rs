@@ -63,7 +63,7 @@ use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 use library::{Library, OPAQUE_INIT, real_of};
 pub(crate) use narrow::{IndexBounds, narrowable};
 pub(crate) use reduce::{block_count, unrolled_reductions};
-use reduce::{reduction_var, scheme, split_reductions};
+use reduce::{partial_dtype, reduction_var, scheme, split_reductions};
 pub(crate) use tiled::{TILE, TILE_K, Tiled};
 
 /// Invocations per workgroup.
@@ -215,7 +215,7 @@ pub(crate) fn kernel_shaders(
                 shader: shader(program, names, kernel, features, narrow, Stage::BlockSums(r, *dtype))?,
                 tree: shader(program, names, kernel, features, narrow, Stage::Tree(r, *dtype))?,
                 reduce: r.clone(),
-                element_size: value_size(*dtype, features),
+                element_size: value_size(partial_dtype(r.op, *dtype, features), features),
             })
         })
         .collect::<Result<_>>()?;
@@ -288,12 +288,14 @@ fn shader(
     }
     match &stage {
         Stage::Kernel(split) => {
-            for (j, (_, dtype)) in split.iter().enumerate() {
-                declarations.push((format!("p{j}"), block_sum_type(*dtype, features)?, false, "block sums".into()));
+            for (j, (r, dtype)) in split.iter().enumerate() {
+                let partial = partial_dtype(r.op, *dtype, features);
+                declarations.push((format!("p{j}"), block_sum_type(partial, features)?, false, "block sums".into()));
             }
         }
-        Stage::BlockSums(_, dtype) | Stage::Tree(_, dtype) => {
-            declarations.push(("p0".into(), block_sum_type(*dtype, features)?, true, "block sums".into()));
+        Stage::BlockSums(r, dtype) | Stage::Tree(r, dtype) => {
+            let partial = partial_dtype(r.op, *dtype, features);
+            declarations.push(("p0".into(), block_sum_type(partial, features)?, true, "block sums".into()));
         }
         Stage::Tiled(_) => {}
     }
@@ -310,9 +312,9 @@ fn shader(
     if let Stage::Tiled(product) = &stage {
         source.push_str(&tiled::declarations(value_type(product.contraction.dtype, features)?));
     }
-    if let Stage::Tree(_, dtype) = &stage {
-        let _ =
-            writeln!(source, "var<workgroup> runs: array<{}, {WORKGROUP_SIZE}>;", block_sum_type(*dtype, features)?);
+    if let Stage::Tree(r, dtype) = &stage {
+        let partial = block_sum_type(partial_dtype(r.op, *dtype, features), features)?;
+        let _ = writeln!(source, "var<workgroup> runs: array<{partial}, {WORKGROUP_SIZE}>;");
     }
     if !t.constants.is_empty() {
         declarations.push(("cst".into(), "u32", false, "constants".into()));

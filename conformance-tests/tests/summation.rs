@@ -85,7 +85,7 @@ fn assert_interpreters_bits(instances: &Instances, what: &str, e: &Array, inputs
 #[test]
 fn long_sums_are_the_interpreters_bits_on_every_backend() {
     let instances = backends();
-    for dtype in [DType::F64, DType::C128] {
+    for dtype in [DType::F64, DType::C128, DType::F32, DType::C64] {
         for (what, e) in sums(dtype) {
             let inputs: Vec<NamedData> = [
                 (1, 7),
@@ -131,9 +131,19 @@ fn scheme_sum(terms: &[f64]) -> f64 {
     level.first().copied().unwrap_or(0.0)
 }
 
+/// Float products in the scheme: each block of 128 terms multiplied in order, then the blocks'
+/// products level by level.
+fn scheme_product(terms: &[f64]) -> f64 {
+    let mut level: Vec<f64> = terms.chunks(128).map(|block| block.iter().product()).collect();
+    while level.len() > 1 {
+        level = level.chunks(2).map(|p| if let [a, b] = p { a * b } else { p[0] }).collect();
+    }
+    level.first().copied().unwrap_or(1.0)
+}
+
 /// Lengths of whole-array sums with every shape of the block tree: one block, a power of two of
-/// blocks, one more, an odd number at every level, and more blocks than 65,535 loop iterations.
-const TREE_LENGTHS: [usize; 9] = [0, 1, 129, 128 * 64, 128 * 64 + 1, 40_000, 100_003, 128 * 1000 - 5, 9_000_000];
+/// blocks, one more, an odd number at every level, and more than a workgroup's 256 runs.
+const TREE_LENGTHS: [usize; 8] = [0, 1, 129, 128 * 64, 128 * 64 + 1, 40_000, 100_003, 128 * 1000 - 5];
 
 #[test]
 fn the_interpreter_sums_in_the_documented_order() {
@@ -149,6 +159,25 @@ fn the_interpreter_sums_in_the_documented_order() {
         let got = program.run(&input).unwrap().remove("_pt_out").unwrap().to_scalars()[0].to_complex64().re;
         assert_eq!(got.to_bits(), scheme_sum(&terms).to_bits(), "sum of {n} terms: {got} vs {}", scheme_sum(&terms));
     }
+    // float32: the terms summed in float64 as above, rounded once.
+    let x32 = pt::placeholder("x", [Dim::param("n")], DType::F32).unwrap();
+    let program = interp.compile(&pt::sum(&x32, pt::Axes::All).unwrap().into()).unwrap();
+    for n in TREE_LENGTHS {
+        let terms: Vec<f32> =
+            values(&[1, n], DType::F64).to_scalars().iter().map(|s| s.to_complex64().re as f32).collect();
+        let flat = ArrayData::from_scalars(DType::F32, &[n], terms.iter().map(|&t| Scalar::F32(t))).unwrap();
+        let got = program.run(&NamedData::from([("x".to_string(), flat)])).unwrap().remove("_pt_out").unwrap();
+        let want = scheme_sum(&terms.iter().map(|&t| t as f64).collect::<Vec<_>>()) as f32;
+        assert_eq!(got.to_scalars()[0], Scalar::F32(want), "float32 sum of {n} terms");
+    }
+    // Products: terms near 1, so that a long product neither overflows nor underflows.
+    let program = interp.compile(&pt::prod(&x, pt::Axes::All).unwrap().into()).unwrap();
+    for n in TREE_LENGTHS {
+        let terms: Vec<f64> = (0..n).map(|i| 1.0 + ((i * 7919 % 1009) as f64 - 504.3) * 1e-7).collect();
+        let flat = ArrayData::from_scalars(DType::F64, &[n], terms.iter().map(|&t| Scalar::F64(t))).unwrap();
+        let got = program.run(&NamedData::from([("x".to_string(), flat)])).unwrap().remove("_pt_out").unwrap();
+        assert_eq!(got.to_scalars()[0], Scalar::F64(scheme_product(&terms)), "product of {n} terms");
+    }
 }
 
 /// Long sums, whose block totals make trees of every shape, are the interpreter's bits
@@ -159,15 +188,44 @@ fn sums_of_many_blocks_are_the_interpreters_bits_on_every_backend() {
     for (what, e) in sums(DType::F64) {
         let inputs: Vec<NamedData> = TREE_LENGTHS
             .into_iter()
-            .filter(|&n| n < 1_000_000)
             .flat_map(|n| [(1, n), (n / 3, 3)])
             .map(|(n, m)| NamedData::from([("x".to_string(), values(&[n, m], DType::F64))]))
             .collect();
         assert_interpreters_bits(&instances, &format!("{what} of many blocks"), &e, &inputs);
     }
-    let x = pt::placeholder("x", [Dim::param("n"), Dim::param("m")], DType::C128).unwrap();
-    let inputs = [NamedData::from([("x".to_string(), values(&[2, 40_000], DType::C128))])];
-    assert_interpreters_bits(&instances, "complex sum of many blocks", &pt::sum(&x, 1).unwrap(), &inputs);
+    for dtype in [DType::C128, DType::F32, DType::C64] {
+        let x = pt::placeholder("x", [Dim::param("n"), Dim::param("m")], dtype).unwrap();
+        let inputs = [
+            NamedData::from([("x".to_string(), values(&[2, 40_000], dtype))]),
+            NamedData::from([("x".to_string(), values(&[1, 100_003], dtype))]),
+        ];
+        assert_interpreters_bits(&instances, &format!("{dtype} sum of many blocks"), &pt::sum(&x, 1).unwrap(), &inputs);
+    }
+}
+
+/// Float and complex products in blocks, the blocks' products in the tree: the interpreter's bits
+/// everywhere, along either axis, at every length (longer than a driver that stops loops after
+/// 65,535 iterations could multiply in one loop).
+#[test]
+fn long_products_are_the_interpreters_bits_on_every_backend() {
+    let instances = backends();
+    for dtype in [DType::F64, DType::F32, DType::C128, DType::C64] {
+        let x = pt::placeholder("x", [Dim::param("n"), Dim::param("m")], dtype).unwrap();
+        let near_one = |shape: [usize; 2]| {
+            let n = shape[0] * shape[1];
+            let f = |i: usize| 1.0 + ((i * 7919 % 1009) as f64 - 504.3) * 1e-7;
+            let scalars = (0..n).map(|i| Scalar::C128(num_complex::Complex64::new(f(i), f(i + 3) - 1.0)).cast(dtype));
+            NamedData::from([("x".to_string(), ArrayData::from_scalars(dtype, &shape, scalars).unwrap())])
+        };
+        let mut shapes = vec![[1, 1], [3, 129], [1, 40_000], [40_000, 2], [0, 3]];
+        if dtype == DType::F64 {
+            shapes.push([1, 1_100_000]);
+        }
+        let inputs: Vec<NamedData> = shapes.into_iter().map(near_one).collect();
+        for (what, e) in [("prod", pt::prod(&x, pt::Axes::All).unwrap()), ("prod axis 0", pt::prod(&x, 0).unwrap())] {
+            assert_interpreters_bits(&instances, &format!("{what} ({dtype})"), &e, &inputs);
+        }
+    }
 }
 
 /// Sums whose lengths are known when compiling (short ones may be compiled without a loop).
@@ -243,6 +301,34 @@ fn long_integer_reductions_are_the_interpreters_values() {
                 let program = instances[0].1.compile(&(&e).into()).unwrap();
                 assert_eq!(program.run(&inputs[4]).unwrap_err().kind(), "InvalidForSizes", "{what} over (0, 5)");
             }
+        }
+    }
+}
+
+/// Every reduction of every dtype runs at any length on every backend, with the interpreter's
+/// bits: 2.1 million terms are more than a driver that stops loops after 65,535 iterations
+/// (llvmpipe) could combine in one loop even unrolled 32 times.
+#[test]
+fn reductions_of_any_length_run_on_every_backend() {
+    let instances = backends();
+    let n = 2_100_000;
+    for dtype in [DType::F32, DType::C64, DType::F64, DType::I32, DType::Bool] {
+        let x = pt::placeholder("x", [Dim::param("n")], dtype).unwrap();
+        let f = |i: usize| 1.0 + ((i * 7919 % 1009) as f64 - 504.3) * 1e-7;
+        let scalars = (0..n).map(|i| Scalar::F64(if dtype == DType::Bool { (i % 3 == 0) as u8 as f64 } else { f(i) }));
+        let data = ArrayData::from_scalars(dtype, &[n], scalars.map(|s| s.cast(dtype))).unwrap();
+        let inputs = [NamedData::from([("x".to_string(), data)])];
+        let mut cases = vec![
+            ("sum", pt::sum(&x, pt::Axes::All).unwrap()),
+            ("max", pt::max(&x, pt::Axes::All).unwrap()),
+            ("argmin", pt::argmin(&x, None, false).unwrap()),
+            ("any", pt::any(&x, pt::Axes::All).unwrap()),
+        ];
+        if dtype != DType::Bool {
+            cases.push(("prod", pt::prod(&x, pt::Axes::All).unwrap()));
+        }
+        for (what, e) in cases {
+            assert_interpreters_bits(&instances, &format!("{what} ({dtype}) of {n} terms"), &e, &inputs);
         }
     }
 }

@@ -18,8 +18,8 @@
 //! Every backend sums floating-point values (sum and mean reductions, einsum contractions) so that
 //! a long sum is about as accurate as numpy's pairwise summation while staying one streaming loop:
 //!
-//! - float32 and complex64 terms are added in float64 (complex128) and rounded once at the end:
-//!   sums of up to 2^29 terms stay within one float32 rounding of the exact sum;
+//! - float32 and complex64 terms are converted to float64 (complex128), summed as those are, and
+//!   rounded once at the end: within one float32 rounding of the exact sum;
 //! - float64 and complex128 terms are summed in blocks of [`SUM_BLOCK`] terms, and each block in
 //!   [`SUM_LANES`] lanes: term `t` (counted from 0) is added into lane `t % SUM_LANES` of its
 //!   block (lanes start at +0), and the lanes are combined by [`lane_tree`] into the block's
@@ -33,6 +33,11 @@
 //!   aligned run of `2^k` blocks is a subtree, so threads or GPU workgroups that each combine an
 //!   aligned run of blocks, and then combine their results by the same tree, give the same bits
 //!   as one loop.
+//!
+//! Float and complex products follow the same blocks without lanes: each block's terms
+//! multiplied in order, the blocks' products combined by the same tree, so they too split
+//! across threads and workgroups. Every other reduction (integers, maxima, minima, `all`, `any`)
+//! combines in order; any grouping of those gives the same result.
 //!
 //! Terms are taken in the order of the reduction's loops (the first iname slowest), counted over
 //! the whole reduction however many inames it has.
@@ -132,12 +137,28 @@ impl<T> BlockTree<T> {
 /// How a reduction combines its terms (see the module docs, "Summation").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Summation {
-    /// float32 and complex64 sums: in this wider dtype, rounded at the end.
+    /// float32 and complex64 sums: the terms converted to this wider dtype and summed there as
+    /// [`Summation::Blocked`], rounded at the end.
     Widened(DType),
-    /// float64 and complex128 sums: in blocks of [`SUM_BLOCK`] terms, each in [`SUM_LANES`] lanes.
+    /// float64 and complex128 sums: in blocks of [`SUM_BLOCK`] terms, each in [`SUM_LANES`] lanes,
+    /// the blocks' totals in the canonical tree.
     Blocked,
+    /// Float and complex products: blocks of [`SUM_BLOCK`] terms multiplied in order, the blocks'
+    /// products combined by the canonical tree.
+    Chunked,
     /// Everything else: one accumulator, in order.
     InOrder,
+}
+
+impl Summation {
+    /// The dtype a sum's lanes hold for terms of `dtype`: `None` for reductions without lanes.
+    pub fn lane_dtype(self, dtype: DType) -> Option<DType> {
+        match self {
+            Summation::Widened(wide) => Some(wide),
+            Summation::Blocked => Some(dtype),
+            Summation::Chunked | Summation::InOrder => None,
+        }
+    }
 }
 
 /// The scheme for a reduction `op` over terms of `dtype`.
@@ -146,6 +167,7 @@ pub fn summation(op: ReduceOp, dtype: DType) -> Summation {
         (ReduceOp::Sum, DType::F32) => Summation::Widened(DType::F64),
         (ReduceOp::Sum, DType::C64) => Summation::Widened(DType::C128),
         (ReduceOp::Sum, DType::F64 | DType::C128) => Summation::Blocked,
+        (ReduceOp::Product, DType::F32 | DType::F64 | DType::C64 | DType::C128) => Summation::Chunked,
         _ => Summation::InOrder,
     }
 }

@@ -201,10 +201,11 @@ impl Translator<'_, '_> {
                     && args.iter().all(|a| self.vectorizable(a, lane, conditional))
             }
             Expr::Reduce(r) => {
-                // Single-precision sums accumulate in double precision: scalar code.
-                let widened = matches!(summation(r.op, dtype), Summation::Widened(_));
+                // Single-precision sums accumulate in double precision, and float products in
+                // blocks: scalar code.
+                let scalar = !matches!(summation(r.op, dtype), Summation::Blocked | Summation::InOrder);
                 if !is_lane
-                    || widened
+                    || scalar
                     || !matches!(r.op, ReduceOp::Sum | ReduceOp::Product | ReduceOp::Max | ReduceOp::Min)
                 {
                     return false;
@@ -483,7 +484,7 @@ impl Translator<'_, '_> {
         self.b.ins().brif(group, slow, &[], fast, &[]);
 
         self.b.switch_to_block(slow);
-        let value = self.blocked_sum(r, dtype)?.real();
+        let value = self.blocked_sum(r, dtype, dtype)?.real();
         self.b.def_var(result, value);
         self.b.ins().jump(merge_block, &[]);
 

@@ -27,14 +27,13 @@ pub(crate) fn block_count(terms: u64) -> u64 {
 /// every invocation stay short: drivers that stop loops after a fixed count (llvmpipe: 65,535)
 /// run sums of any length.
 ///
-/// Split: sums in blocks (float64, complex128, and single precision where the adapter lacks
-/// float64), integer sums and products, and maxima, minima, `all` and `any` of every dtype, that
+/// Split: float and complex sums and products (in blocks), integer sums and products, and
+/// maxima, minima, `all` and `any` of every dtype, that
 /// the kernel always evaluates (not under an `if`, not inside another reduction) and that have
 /// more than `SUM_BLOCK` terms or a length known only at run time. The grouping of the others
 /// does not change their bits: integer operations wrap, and `fmax` keeps the first NaN and,
 /// among equal values (`-0.0` and `0.0`), the last, so partial results combined earlier-first
-/// pick the element one loop would. Float and complex products stay in one loop: their
-/// roundings depend on the grouping.
+/// pick the element one loop would.
 pub(super) fn split_reductions(
     program: &KernelProgram,
     names: &HashMap<&str, BufferId>,
@@ -48,12 +47,11 @@ pub(super) fn split_reductions(
             Expr::Reduce(r) => {
                 let dtype = program.expr_dtype(names, e)?;
                 let splittable = match scheme(r.op, dtype, features) {
-                    Summation::Blocked => true,
+                    Summation::Blocked | Summation::Widened(_) | Summation::Chunked => true,
                     Summation::InOrder => match r.op {
                         ReduceOp::Sum | ReduceOp::Product => dtype.is_integer(),
                         ReduceOp::Max | ReduceOp::Min | ReduceOp::All | ReduceOp::Any => true,
                     },
-                    Summation::Widened(_) => false,
                 };
                 let short = r.inames.iter().try_fold(1i64, |n, b| {
                     let (lo, hi) = (&b.lower, &b.upper);
@@ -83,6 +81,12 @@ pub(super) fn scheme(op: ReduceOp, dtype: DType, features: ShaderFeatures) -> Su
     }
 }
 
+/// The dtype of a reduction's partial results (block sums, tree entries): a widened sum's wider
+/// dtype, else the terms' dtype.
+pub(super) fn partial_dtype(op: ReduceOp, dtype: DType, features: ShaderFeatures) -> DType {
+    scheme(op, dtype, features).lane_dtype(dtype).unwrap_or(dtype)
+}
+
 impl Translator<'_> {
     /// A reduction: a loop per iname. Float and complex sums follow `pytato_runtime::math`'s
     /// summation scheme (single precision in double where the adapter has it, double precision in
@@ -100,7 +104,7 @@ impl Translator<'_> {
         // runs): the body unrolled `factor` times. Blocked sums: each copy adds into its own lane,
         // with no rotation (every row starts at lane 0, so the lanes are those of the scheme);
         // other reductions: the copies combine in order.
-        let factor = unroll_factor(r, sum.scheme);
+        let factor = unroll_factor(r, sum.lane_dtype.is_some());
         if let Some(factor) = factor {
             let last = r.inames.last().expect("a reduction has an iname");
             let (lo, hi) = (self.dim(&last.lower)?, self.dim(&last.upper)?);
@@ -112,19 +116,16 @@ impl Translator<'_> {
                 // remembers stay with the copy that computed them.
                 self.open("");
                 self.line(&format!("let {v} = {v} + {};", self.lit(u)));
-                if sum.scheme == Summation::Blocked {
-                    let x = self.emit(&r.body)?;
-                    let lane = &sum.lanes[u];
-                    let added = self.binary(BinaryOp::Add, dtype, lane, &x)?;
-                    self.line(&format!("{lane} = {added};"));
+                if sum.lane_dtype.is_some() {
+                    self.add_to_lane(&sum, r, u)?;
                 } else {
                     self.add_term(&sum, r, dtype)?;
                 }
                 self.close();
             }
-            if sum.scheme == Summation::Blocked {
+            if sum.lane_dtype.is_some() {
                 self.line(&format!("{} = {} + {SUM_LANES}u;", sum.count, sum.count));
-                self.flush_lanes(&sum, dtype)?;
+                self.flush_lanes(&sum)?;
             }
             self.close_reduction_loops(opened);
             self.close();
@@ -156,11 +157,8 @@ impl Translator<'_> {
                 self.line(&format!("let {}: {} = {value};", reduction_var(&b.iname), self.ix()));
                 rest /= extent;
             }
-            if sum.scheme == Summation::Blocked {
-                let x = self.emit(&r.body)?;
-                let lane = &sum.lanes[t as usize % SUM_LANES];
-                let added = self.binary(BinaryOp::Add, dtype, lane, &x)?;
-                self.line(&format!("{lane} = {added};"));
+            if sum.lane_dtype.is_some() {
+                self.add_to_lane(sum, r, t as usize % SUM_LANES)?;
             } else {
                 self.add_term(sum, r, dtype)?;
             }
@@ -176,30 +174,32 @@ impl Translator<'_> {
     /// block totals) of a reduction `op` over `dtype`. A sum of `Blocks::One` never has more than
     /// `SUM_BLOCK` terms: it has no tree.
     pub(super) fn open_sum(&mut self, op: ReduceOp, dtype: DType, blocks: Blocks) -> Result<Sum> {
-        let ty = self.ty(dtype)?;
         let scheme = scheme(op, dtype, self.features);
-        let acc_dtype = if let Summation::Widened(wide) = scheme { wide } else { dtype };
+        let lane_dtype = scheme.lane_dtype(dtype);
+        let acc_dtype = lane_dtype.unwrap_or(dtype);
         let acc_ty = self.ty(acc_dtype)?;
         let acc = self.fresh("acc");
         let neutral = self.constant(&op.neutral(acc_dtype))?;
         self.line(&format!("var {acc}: {acc_ty} = {neutral};"));
-        // Blocked sums: the lanes of the block rotate through `lanes[0]`, which always holds lane
-        // `count % SUM_LANES` (the one the next term goes to); after a multiple of `SUM_LANES`
-        // terms every lane is back in its place. Registers, where an array indexed by the count
-        // would become a chain of selects on some drivers.
+        // Sums in blocks: the lanes of the block rotate through `lanes[0]`, which always holds
+        // lane `count % SUM_LANES` (the one the next term goes to); after a multiple of
+        // `SUM_LANES` terms every lane is back in its place. Registers, where an array indexed by
+        // the count would become a chain of selects on some drivers.
         let lanes: Vec<String> = (0..SUM_LANES).map(|_| self.fresh("lane")).collect();
         let count = self.fresh("cnt");
-        let mut tree = None;
-        if scheme == Summation::Blocked {
+        if lane_dtype.is_some() {
             for lane in &lanes {
-                self.line(&format!("var {lane}: {ty} = {neutral};"));
-            }
-            self.line(&format!("var {count}: u32 = 0u;"));
-            if blocks == Blocks::Many {
-                tree = Some(self.open_tree(dtype)?);
+                self.line(&format!("var {lane}: {acc_ty} = {neutral};"));
             }
         }
-        Ok(Sum { op, scheme, acc, acc_ty, neutral, lanes, count, tree })
+        let mut tree = None;
+        if scheme != Summation::InOrder {
+            self.line(&format!("var {count}: u32 = 0u;"));
+            if blocks == Blocks::Many {
+                tree = Some(self.open_tree(acc_dtype)?);
+            }
+        }
+        Ok(Sum { op, scheme, acc, acc_ty, acc_dtype, lane_dtype, neutral, lanes, count, tree })
     }
 
     /// Declares the pending totals of a canonical tree of blocks (`pytato_runtime::math::BlockTree`)
@@ -265,25 +265,56 @@ impl Translator<'_> {
 
     /// The body of `r` (its inames in scope), added into `sum`.
     fn add_term(&mut self, sum: &Sum, r: &Reduce, dtype: DType) -> Result<()> {
-        let x = self.emit(&r.body)?;
         match sum.scheme {
-            Summation::Widened(wide) => {
-                let added = self.binary(BinaryOp::Add, wide, &sum.acc, &format!("{}({x})", sum.acc_ty))?;
-                self.line(&format!("{} = {added};", sum.acc));
-            }
-            Summation::Blocked => {
-                let added = self.binary(BinaryOp::Add, dtype, &sum.lanes[0], &x)?;
-                let next = self.bind(dtype, &added)?;
+            Summation::Widened(_) | Summation::Blocked => {
+                let lane_dtype = sum.lane_dtype.ok_or_else(|| bug("a sum in blocks has lanes"))?;
+                let x = self.emit(&r.body)?;
+                let x = self.to_lane(sum, &x);
+                let added = self.binary(BinaryOp::Add, lane_dtype, &sum.lanes[0], &x)?;
+                let next = self.bind(lane_dtype, &added)?;
                 self.rotate_lanes(&sum.lanes, &next);
                 self.line(&format!("{} = {} + 1u;", sum.count, sum.count));
-                self.flush_lanes(sum, dtype)?;
+                self.flush_lanes(sum)?;
+            }
+            Summation::Chunked => {
+                let x = self.emit(&r.body)?;
+                let combined = self.combine_in_order(sum.op, dtype, &sum.acc, &x)?;
+                self.line(&format!("{} = {combined};", sum.acc));
+                self.line(&format!("{} = {} + 1u;", sum.count, sum.count));
+                self.flush_lanes(sum)?;
             }
             Summation::InOrder => {
+                let x = self.emit(&r.body)?;
                 let combined = self.combine_in_order(sum.op, dtype, &sum.acc, &x)?;
                 self.line(&format!("{} = {combined};", sum.acc));
             }
         }
         Ok(())
+    }
+
+    /// The body of `r` (its inames in scope) added into lane `lane` of `sum` in place (no
+    /// rotation, no count: the caller counts).
+    fn add_to_lane(&mut self, sum: &Sum, r: &Reduce, lane: usize) -> Result<()> {
+        let x = self.emit(&r.body)?;
+        self.add_value_to_lane(sum, &x, lane)
+    }
+
+    /// A term `x` added into lane `lane` of `sum` in place.
+    pub(super) fn add_value_to_lane(&mut self, sum: &Sum, x: &str, lane: usize) -> Result<()> {
+        let lane_dtype = sum.lane_dtype.ok_or_else(|| bug("a sum in blocks has lanes"))?;
+        let x = self.to_lane(sum, x);
+        let lane = &sum.lanes[lane];
+        let added = self.binary(BinaryOp::Add, lane_dtype, lane, &x)?;
+        self.line(&format!("{lane} = {added};"));
+        Ok(())
+    }
+
+    /// A term converted to the dtype of `sum`'s lanes.
+    fn to_lane(&self, sum: &Sum, x: &str) -> String {
+        match sum.scheme {
+            Summation::Widened(_) => format!("{}({x})", sum.acc_ty),
+            _ => x.to_string(),
+        }
     }
 
     /// `acc` and `x` combined by `op`, for a reduction summed in order.
@@ -301,30 +332,37 @@ impl Translator<'_> {
         })
     }
 
-    /// The value of `sum` once every term is in.
+    /// The value of `sum` once every term is in: a value of `dtype`, or for a sum of one block
+    /// (`Blocks::One`) the block's result in the dtype of its partial results (what a block-sums
+    /// shader stores, see [`partial_dtype`]).
     pub(super) fn finish_sum(&mut self, sum: &Sum, dtype: DType) -> Result<String> {
-        Ok(match sum.scheme {
-            Summation::Widened(_) => {
-                let value = self.rounded(dtype, &sum.acc)?;
-                self.bind(dtype, &value)?
-            }
-            Summation::Blocked => {
+        let acc_dtype = sum.acc_dtype;
+        let block = match sum.scheme {
+            Summation::InOrder => return Ok(sum.acc.clone()),
+            Summation::Chunked => sum.acc.clone(),
+            Summation::Widened(_) | Summation::Blocked => {
                 // Lanes back in their places, then the last (partial) block.
                 let count = &sum.count;
                 self.open(&format!("for (; ({count} & {}u) != 0u; {count} = {count} + 1u)", SUM_LANES - 1));
-                let first = self.bind(dtype, &sum.lanes[0])?;
+                let first = self.bind(acc_dtype, &sum.lanes[0])?;
                 self.rotate_lanes(&sum.lanes, &first);
                 self.close();
-                let block = self.lane_tree(&sum.lanes, dtype)?;
-                let Some(tree) = &sum.tree else { return Ok(block) };
-                // The last, partial block; an empty sum is one block of zeros.
-                self.open(&format!("if {} != 0u || {} == 0u", sum.count, tree.blocks));
-                self.tree_push(tree, &block, sum.op, dtype)?;
-                self.close();
-                self.tree_finish(tree, sum.op, dtype)?
+                self.lane_tree(&sum.lanes, acc_dtype)?
             }
-            Summation::InOrder => sum.acc.clone(),
-        })
+        };
+        let Some(tree) = &sum.tree else { return Ok(block) };
+        // The last, partial block; an empty reduction is one block of neutral elements.
+        self.open(&format!("if {} != 0u || {} == 0u", sum.count, tree.blocks));
+        self.tree_push(tree, &block, sum.op, acc_dtype)?;
+        self.close();
+        let total = self.tree_finish(tree, sum.op, acc_dtype)?;
+        match sum.scheme {
+            Summation::Widened(_) => {
+                let value = self.rounded(dtype, &total)?;
+                self.bind(dtype, &value)
+            }
+            _ => Ok(total),
+        }
     }
 
     /// Emits the term count of `r` (int64) and its number of blocks (u32, which the host checked
@@ -376,22 +414,20 @@ impl Translator<'_> {
         // A small body of a blocked sum whose last range has a multiple of `SUM_LANES` terms: the
         // body unrolled into the lanes, as `reduce` does (blocks start at a multiple of
         // `SUM_LANES` terms, so a group of lanes never crosses a row).
-        let unrolled = sum.scheme == Summation::Blocked && unroll_factor(r, sum.scheme).is_some();
+        let unrolled = sum.lane_dtype.is_some() && unroll_factor(r, true).is_some();
         let q = self.fresh("q");
         if unrolled {
             let (last, lo, hi) = extents[0].clone();
             self.open(&format!("if ((({hi}) - ({lo})) & {}) == {}", self.lit(SUM_LANES - 1), self.lit(0)));
             self.open(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + {SUM_LANES}u)"));
-            for (u, lane) in sum.lanes.iter().enumerate() {
+            for u in 0..SUM_LANES {
                 self.open("");
                 self.line(&format!("let {last} = {last} + {};", self.lit(u)));
-                let x = self.emit(&r.body)?;
-                let added = self.binary(BinaryOp::Add, dtype, lane, &x)?;
-                self.line(&format!("{lane} = {added};"));
+                self.add_to_lane(&sum, r, u)?;
                 self.close();
             }
             self.line(&format!("{} = {} + {SUM_LANES}u;", sum.count, sum.count));
-            self.flush_lanes(&sum, dtype)?;
+            self.flush_lanes(&sum)?;
             self.advance(&extents, SUM_LANES);
             self.close();
             self.close();
@@ -432,14 +468,19 @@ impl Translator<'_> {
     /// element.
     pub(super) fn read_block_sums(&mut self, j: usize, r: &Reduce, dtype: DType) -> Result<String> {
         let (_, blocks) = self.block_count(r)?;
-        let ty = self.ty(dtype)?;
-        let neutral = self.constant(&r.op.neutral(dtype))?;
+        let partial = partial_dtype(r.op, dtype, self.features);
+        let ty = self.ty(partial)?;
+        let neutral = self.constant(&r.op.neutral(partial))?;
         let acc = self.fresh("acc");
         self.line(&format!("var {acc}: {ty} = {neutral};"));
         // Bool block sums are stored as `u32` (see `block_sum_type`).
         let read = if dtype == DType::Bool { format!("(p{j}[gid] != 0u)") } else { format!("p{j}[gid]") };
         self.line(&format!("if {blocks} > 0u {{ {acc} = {read}; }}"));
-        Ok(acc)
+        if partial == dtype {
+            return Ok(acc);
+        }
+        let value = self.rounded(dtype, &acc)?;
+        self.bind(dtype, &value)
     }
 
     /// The tree stage of split reduction `r` (of `dtype`): a workgroup per output element
@@ -449,6 +490,7 @@ impl Translator<'_> {
     /// workgroup combines the runs' totals level by level in workgroup memory, as the tree does.
     pub(super) fn tree_stage(&mut self, r: &Reduce, dtype: DType, element: &str, live: &str) -> Result<()> {
         let (_, blocks) = self.block_count(r)?;
+        let dtype = partial_dtype(r.op, dtype, self.features);
         let decode = |at: String| if dtype == DType::Bool { format!("({at} != 0u)") } else { at };
         let encode = |v: &str| if dtype == DType::Bool { format!("select(0u, 1u, {v})") } else { v.to_string() };
         self.line(&format!("let per: u32 = max(({blocks} + {w}u) / {WORKGROUP_SIZE}u, 1u);", w = WORKGROUP_SIZE - 1));
@@ -504,16 +546,22 @@ impl Translator<'_> {
         }
     }
 
-    /// When the term count reaches `SUM_BLOCK`: the lanes' total (in their places) into the tree
-    /// of blocks, and a new block. A sum of one block has nothing to flush.
-    pub(super) fn flush_lanes(&mut self, sum: &Sum, dtype: DType) -> Result<()> {
+    /// When the term count reaches `SUM_BLOCK`: the block's result (the lanes' total, in their
+    /// places, or a product's accumulator) into the tree of blocks, and a new block. A reduction
+    /// of one block has nothing to flush.
+    pub(super) fn flush_lanes(&mut self, sum: &Sum) -> Result<()> {
         let Some(tree) = &sum.tree else { return Ok(()) };
         let count = &sum.count;
         self.open(&format!("if {count} == {SUM_BLOCK}u"));
-        let block = self.lane_tree(&sum.lanes, dtype)?;
-        self.tree_push(tree, &block, sum.op, dtype)?;
-        for lane in &sum.lanes {
-            self.line(&format!("{lane} = {};", sum.neutral));
+        if sum.lane_dtype.is_some() {
+            let block = self.lane_tree(&sum.lanes, sum.acc_dtype)?;
+            self.tree_push(tree, &block, sum.op, sum.acc_dtype)?;
+            for lane in &sum.lanes {
+                self.line(&format!("{lane} = {};", sum.neutral));
+            }
+        } else {
+            self.tree_push(tree, &sum.acc, sum.op, sum.acc_dtype)?;
+            self.line(&format!("{} = {};", sum.acc, sum.neutral));
         }
         self.line(&format!("{count} = 0u;"));
         self.close();
@@ -547,12 +595,16 @@ pub(super) struct Sum {
     pub(super) acc_ty: &'static str,
     /// The neutral element of `op`, a literal.
     pub(super) neutral: String,
-    /// Blocked sums: the lanes, `lanes[0]` the next term's.
+    /// Sums in blocks: the lanes, `lanes[0]` the next term's.
     pub(super) lanes: Vec<String>,
-    /// Blocked sums: the terms in the current block.
+    /// Reductions in blocks: the terms in the current block.
     pub(super) count: String,
-    /// Blocked sums of more than one block: the tree of block totals.
+    /// Reductions in blocks of more than one block: the tree of block results.
     pub(super) tree: Option<Tree>,
+    /// Sums in blocks: the dtype of the lanes (the terms are converted to it).
+    pub(super) lane_dtype: Option<DType>,
+    /// The dtype of `acc`, the lanes and the tree: the lanes' dtype, else the terms'.
+    pub(super) acc_dtype: DType,
 }
 
 /// How many blocks of `SUM_BLOCK` terms a sum may have (see [`Translator::open_sum`]).
@@ -580,16 +632,14 @@ const UNROLLED_SUM_BODY: usize = 48;
 /// that a million terms stay under llvmpipe's 65,535 loop iterations.
 const UNROLLED_IN_ORDER: u64 = 16;
 
-/// How many copies of `r`'s body an iteration of its unrolled loop holds (`r` summed by `scheme`),
+/// How many copies of `r`'s body an iteration of its unrolled loop holds (`lanes`: `r` is a sum in
+/// lanes),
 /// or `None` when its body is too large to unroll. The unrolled loop runs when the last iname's
 /// range is a multiple of this.
-fn unroll_factor(r: &Reduce, scheme: Summation) -> Option<u64> {
+fn unroll_factor(r: &Reduce, lanes: bool) -> Option<u64> {
     let mut size = 0usize;
     r.body.walk(&mut |_| size += 1);
-    (size <= UNROLLED_SUM_BODY).then_some(match scheme {
-        Summation::Blocked => SUM_LANES as u64,
-        _ => UNROLLED_IN_ORDER,
-    })
+    (size <= UNROLLED_SUM_BODY).then_some(if lanes { SUM_LANES as u64 } else { UNROLLED_IN_ORDER })
 }
 
 /// The most terms of a reduction emitted as straight-line code (see [`fully_unrolled_terms`]).
@@ -623,7 +673,7 @@ pub(crate) fn unrolled_reductions(
         if let Expr::Reduce(r) = e {
             match program.expr_dtype(names, e) {
                 Ok(dtype) => {
-                    if let Some(factor) = unroll_factor(r, scheme(r.op, dtype, features)) {
+                    if let Some(factor) = unroll_factor(r, scheme(r.op, dtype, features).lane_dtype(dtype).is_some()) {
                         found.push((r.clone(), factor));
                     }
                 }

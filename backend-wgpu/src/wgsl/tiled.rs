@@ -170,23 +170,10 @@ impl Translator<'_> {
             let y = format!("tile_b[{}u + lid % {TILE}u]", u * TILE);
             let product = self.binary(BinaryOp::Mul, dtype, &x, &y)?;
             let product = self.bind(dtype, &product)?;
-            match sum.scheme {
-                Summation::Blocked => {
-                    let lane = &sum.lanes[u as usize % SUM_LANES];
-                    let added = self.binary(BinaryOp::Add, dtype, lane, &product)?;
-                    self.line(&format!("{lane} = {added};"));
-                }
-                Summation::Widened(wide) => {
-                    let added = self.binary(BinaryOp::Add, wide, &sum.acc, &format!("{}({product})", sum.acc_ty))?;
-                    self.line(&format!("{} = {added};", sum.acc));
-                }
-                Summation::InOrder => unreachable!("tiled products are float sums"),
-            }
+            self.add_value_to_lane(&sum, &product, u as usize % SUM_LANES)?;
         }
-        if sum.scheme == Summation::Blocked {
-            self.line(&format!("{} = {} + {TILE_K}u;", sum.count, sum.count));
-            self.flush_lanes(&sum, dtype)?;
-        }
+        self.line(&format!("{} = {} + {TILE_K}u;", sum.count, sum.count));
+        self.flush_lanes(&sum)?;
         self.line("workgroupBarrier();");
         self.close();
         let value = self.finish_sum(&sum, dtype)?;
