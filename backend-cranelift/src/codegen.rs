@@ -1085,9 +1085,7 @@ impl<'a> Translator<'a, '_> {
             t.define(&acc, neutral);
         });
         self.close_reduction_loops(r, loops);
-        self.tree_push_last(&tree, count, write_block, merge);
-        let total = self.tree_finish(&tree, merge);
-        Ok(self.load(total, dtype))
+        Ok(self.tree_total(&tree, count, dtype, &mut |t| t.read(&acc), write_block, merge))
     }
 
     /// A blocked sum (see [`Translator::reduce`]) one term at a time, the terms (of `term_dtype`)
@@ -1126,9 +1124,12 @@ impl<'a> Translator<'a, '_> {
             t.clear_lanes(lanes, size, &mut |t, addr| t.store(zero, addr, dtype));
         });
         self.close_reduction_loops(r, loops);
-        self.tree_push_last(&tree, count, write_block, merge);
-        let total = self.tree_finish(&tree, merge);
-        Ok(self.load(total, dtype))
+        let last_block = &mut |t: &mut Self| {
+            t.lane_tree(lanes, size, &mut |t, addr| t.load(addr, dtype), &mut |t, a, b| {
+                t.combine(ReduceOp::Sum, a, b, dtype)
+            })
+        };
+        Ok(self.tree_total(&tree, count, dtype, last_block, write_block, merge))
     }
 
     /// A stack slot for the [`SUM_LANES`] lanes of a blocked sum, `lane_bytes` bytes per lane.

@@ -111,9 +111,10 @@ impl CompiledKernel {
         let mut most = self.loops(&self.kernel.expr, bound)?;
         for b in &self.block_sums {
             let block = (SUM_BLOCK as u128).saturating_mul(self.loops(&b.reduce.body, bound)?.max(1));
-            // The tree stage: each invocation combines a run of block sums, a power of two.
+            // The tree stage: each invocation combines a run of block sums, a power of two; or
+            // the kernel combines up to `TREE_STAGE_BLOCKS` itself.
             let run = wgsl::block_count(b.terms(bound)?).div_ceil(WORKGROUP_SIZE as u64).max(1).next_power_of_two();
-            most = most.max(block).max(run as u128);
+            most = most.max(block).max(run as u128).max(wgsl::TREE_STAGE_BLOCKS as u128);
         }
         Ok(most)
     }
@@ -452,7 +453,8 @@ impl Compiled {
             };
             let mut block_sums = Vec::with_capacity(kernel.block_sums.len());
             for (j, stage) in kernel.block_sums.iter().enumerate() {
-                let invocations = elements.saturating_mul(wgsl::block_count(stage.terms(bound)?));
+                let blocks = wgsl::block_count(stage.terms(bound)?);
+                let invocations = elements.saturating_mul(blocks);
                 let size = invocations.saturating_mul(stage.element_size as u64);
                 if size > limit || size > gpu.limits.max_buffer_size {
                     return Err(Error::Unsupported {
@@ -482,9 +484,11 @@ impl Compiled {
                         buffers.iter().cloned().chain(stage.tree_constants.clone()).collect();
                     buffers.extend(stage.constants.clone());
                     dispatch(gpu, &mut encoder, &stage.pipeline, &control_buffer, &buffers, invocations)?;
-                    // A workgroup per element.
-                    let workgroups = elements.saturating_mul(WORKGROUP_SIZE as u64);
-                    dispatch(gpu, &mut encoder, &stage.tree_pipeline, &control_buffer, &tree_buffers, workgroups)?;
+                    // A workgroup per element, for long reductions only (see `read_block_sums`).
+                    if blocks > wgsl::TREE_STAGE_BLOCKS as u64 {
+                        let workgroups = elements.saturating_mul(WORKGROUP_SIZE as u64);
+                        dispatch(gpu, &mut encoder, &stage.tree_pipeline, &control_buffer, &tree_buffers, workgroups)?;
+                    }
                 }
                 block_sums.push(partials);
             }

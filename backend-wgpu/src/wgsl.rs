@@ -62,7 +62,7 @@ use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 
 use library::{Library, OPAQUE_INIT, real_of};
 pub(crate) use narrow::{IndexBounds, narrowable};
-pub(crate) use reduce::{block_count, unrolled_reductions};
+pub(crate) use reduce::{TREE_STAGE_BLOCKS, block_count, unrolled_reductions};
 use reduce::{partial_dtype, reduction_var, scheme, split_reductions};
 pub(crate) use tiled::{TILE, TILE_K, Tiled};
 

@@ -11,7 +11,9 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value, types};
 use cranelift_frontend::Variable;
 
-use super::Translator;
+use pytato_core::DType;
+
+use super::{Translator, Val};
 
 /// Entries of a tree's stack slot: a `u64` count of blocks has at most 64 complete subtrees
 /// pending, so no count of blocks writes past the slot.
@@ -120,5 +122,38 @@ impl Translator<'_, '_> {
         merge(self, left, right);
         self.close_loop(l);
         tree.base
+    }
+}
+
+impl Translator<'_, '_> {
+    /// The total (of `dtype`) of a sum whose last block holds `count` terms. A sum of one block
+    /// (no block pushed yet: the common short sum) is `last_block`, computed in registers; a
+    /// longer one pushes its last block (`write`), finishes the tree (`merge`) and reads entry 0.
+    pub(super) fn tree_total(
+        &mut self,
+        tree: &TreeSlots,
+        count: Variable,
+        dtype: DType,
+        last_block: &mut dyn FnMut(&mut Self) -> Val,
+        write: &mut dyn FnMut(&mut Self, Value),
+        merge: &mut dyn FnMut(&mut Self, Value, Value),
+    ) -> Val {
+        let zero = self.zero(dtype);
+        let result = self.vars_of(dtype, zero);
+        let blocks = self.b.use_var(tree.blocks);
+        let (one, many, done) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(blocks, many, &[], one, &[]);
+        self.b.switch_to_block(one);
+        let block = last_block(self);
+        self.define(&result, block);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(many);
+        self.tree_push_last(tree, count, write, merge);
+        let entry = self.tree_finish(tree, merge);
+        let total = self.load(entry, dtype);
+        self.define(&result, total);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        self.read(&result)
     }
 }

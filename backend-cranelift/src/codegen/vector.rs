@@ -518,13 +518,16 @@ impl Translator<'_, '_> {
             let next = self.b.ins().fadd(current, x);
             self.b.def_var(acc, next);
         }
-        let write_block = &mut |t: &mut Self, entry: Value| {
+        let block = |t: &mut Self| {
             // `lane_tree` on vectors of lanes (2u, 2u + 1): pairs first, then the two halves.
             let v: Vec<Value> = accs.iter().map(|&a| t.b.use_var(a)).collect();
             let (a, b) = (t.b.ins().fadd(v[0], v[1]), t.b.ins().fadd(v[2], v[3]));
             let both = t.b.ins().fadd(a, b);
             let (even, odd) = (t.b.ins().extractlane(both, 0), t.b.ins().extractlane(both, 1));
-            let block = t.b.ins().fadd(even, odd);
+            t.b.ins().fadd(even, odd)
+        };
+        let write_block = &mut |t: &mut Self, entry: Value| {
+            let block = block(t);
             t.b.ins().store(TRUSTED, block, entry, 0);
         };
         let merge = &mut |t: &mut Self, left: Value, right: Value| {
@@ -540,9 +543,7 @@ impl Translator<'_, '_> {
             }
         });
         self.close_reduction_loops(r, loops);
-        self.tree_push_last(&tree, count, write_block, merge);
-        let total = self.tree_finish(&tree, merge);
-        let sum = self.b.ins().load(types::F64, TRUSTED, total, 0);
+        let sum = self.tree_total(&tree, count, dtype, &mut |t| Val::Real(block(t)), write_block, merge).real();
         self.b.def_var(result, sum);
         self.b.ins().jump(merge_block, &[]);
 

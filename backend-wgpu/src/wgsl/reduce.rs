@@ -463,9 +463,10 @@ impl Translator<'_> {
         }
     }
 
-    /// The value of split reduction `j` (`r`) for this element: the tree stage left the total of
-    /// its block sums (binding `p{j}`) in its first entry; an empty reduction is the neutral
-    /// element.
+    /// The value of split reduction `j` (`r`) for this element, from its block sums (binding
+    /// `p{j}`): past [`TREE_STAGE_BLOCKS`] blocks the tree stage left their total in the first
+    /// entry; up to that many, combined here in the canonical tree. An empty reduction is the
+    /// neutral element.
     pub(super) fn read_block_sums(&mut self, j: usize, r: &Reduce, dtype: DType) -> Result<String> {
         let (_, blocks) = self.block_count(r)?;
         let partial = partial_dtype(r.op, dtype, self.features);
@@ -474,8 +475,20 @@ impl Translator<'_> {
         let acc = self.fresh("acc");
         self.line(&format!("var {acc}: {ty} = {neutral};"));
         // Bool block sums are stored as `u32` (see `block_sum_type`).
-        let read = if dtype == DType::Bool { format!("(p{j}[gid] != 0u)") } else { format!("p{j}[gid]") };
-        self.line(&format!("if {blocks} > 0u {{ {acc} = {read}; }}"));
+        let read = |at: &str| if dtype == DType::Bool { format!("(p{j}[{at}] != 0u)") } else { format!("p{j}[{at}]") };
+        self.open(&format!("if {blocks} > {TREE_STAGE_BLOCKS}u"));
+        self.line(&format!("{acc} = {};", read("gid")));
+        self.close();
+        self.open(&format!("else if {blocks} > 0u"));
+        let tree = self.open_tree(partial)?;
+        let k = self.fresh("k");
+        self.open(&format!("for (var {k}: u32 = 0u; {k} < {blocks}; {k} = {k} + 1u)"));
+        let x = self.bind(partial, &read(&format!("{k} * count + gid")))?;
+        self.tree_push(&tree, &x, r.op, partial)?;
+        self.close();
+        let total = self.tree_finish(&tree, r.op, partial)?;
+        self.line(&format!("{acc} = {total};"));
+        self.close();
         if partial == dtype {
             return Ok(acc);
         }
@@ -624,6 +637,10 @@ pub(super) struct Tree {
     pending: String,
     blocks: String,
 }
+
+/// The most block sums per element that the kernel combines itself; past this many, the tree
+/// stage runs (a workgroup per element, worth its dispatch only for long reductions).
+pub(crate) const TREE_STAGE_BLOCKS: u32 = WORKGROUP_SIZE;
 
 /// The largest body (in expression nodes) of a reduction that is unrolled.
 const UNROLLED_SUM_BODY: usize = 48;
