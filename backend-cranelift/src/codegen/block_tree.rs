@@ -69,16 +69,7 @@ impl Translator<'_, '_> {
         write(self, entry);
         let not_k = self.b.ins().bnot(k);
         let merges = self.b.ins().ctz(not_k);
-        let i = self.var(types::I64);
-        let zero = self.b.ins().iconst(types::I64, 0);
-        let l = self.open_loop(i, zero, merges);
-        // Merge `depth - i` into the entry below it.
-        let i = self.b.use_var(i);
-        let right = self.b.ins().isub(depth, i);
-        let left = self.b.ins().iadd_imm_s(right, -1);
-        let (left, right) = (self.tree_entry(tree, left), self.tree_entry(tree, right));
-        merge(self, left, right);
-        self.close_loop(l);
+        self.merge_down(tree, depth, merges, merge);
         let next = self.b.ins().iadd_imm_s(k, 1);
         self.b.def_var(tree.blocks, next);
     }
@@ -111,21 +102,29 @@ impl Translator<'_, '_> {
         let blocks = self.b.use_var(tree.blocks);
         let depth = self.b.ins().popcnt(blocks);
         let last = self.b.ins().iadd_imm_s(depth, -1);
+        self.merge_down(tree, last, last, merge);
+        tree.base
+    }
+
+    /// `times` merges from entry `top` down: entry `top - i` into the one below it, for `i` in
+    /// `0..times`.
+    fn merge_down(
+        &mut self,
+        tree: &TreeSlots,
+        top: Value,
+        times: Value,
+        merge: &mut dyn FnMut(&mut Self, Value, Value),
+    ) {
         let i = self.var(types::I64);
         let zero = self.b.ins().iconst(types::I64, 0);
-        let l = self.open_loop(i, zero, last);
-        // Merge entry `last - i` into the one below it.
+        let l = self.open_loop(i, zero, times);
         let i = self.b.use_var(i);
-        let right = self.b.ins().isub(last, i);
+        let right = self.b.ins().isub(top, i);
         let left = self.b.ins().iadd_imm_s(right, -1);
         let (left, right) = (self.tree_entry(tree, left), self.tree_entry(tree, right));
         merge(self, left, right);
         self.close_loop(l);
-        tree.base
     }
-}
-
-impl Translator<'_, '_> {
     /// The total (of `dtype`) of a sum whose last block holds `count` terms. A sum of one block
     /// (no block pushed yet: the common short sum) is `last_block`, computed in registers; a
     /// longer one pushes its last block (`write`), finishes the tree (`merge`) and reads entry 0.

@@ -244,6 +244,18 @@ impl Translator<'_> {
         self.bind(dtype, &format!("{}[0]", tree.pending))
     }
 
+    /// The canonical tree of `len` (a `u32`, at least 1) partial results of `dtype`, partial
+    /// result `q` read by `read(q)`.
+    fn tree_of(&mut self, op: ReduceOp, dtype: DType, len: &str, read: &dyn Fn(&str) -> String) -> Result<String> {
+        let tree = self.open_tree(dtype)?;
+        let q = self.fresh("q");
+        self.open(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + 1u)"));
+        let x = self.bind(dtype, &read(&q))?;
+        self.tree_push(&tree, &x, op, dtype)?;
+        self.close();
+        self.tree_finish(&tree, op, dtype)
+    }
+
     /// `pending[left] = pending[left] op pending[right]`.
     fn merge_entries(&mut self, tree: &Tree, left: &str, right: &str, op: ReduceOp, dtype: DType) -> Result<()> {
         let pending = &tree.pending;
@@ -256,7 +268,7 @@ impl Translator<'_> {
 
     /// Two partial results of a reduction `op` over `dtype` combined, the earlier terms' first:
     /// an addition for sums in blocks, `op` for the others.
-    pub(super) fn combine_pair(&mut self, op: ReduceOp, dtype: DType, a: &str, b: &str) -> Result<String> {
+    fn combine_pair(&mut self, op: ReduceOp, dtype: DType, a: &str, b: &str) -> Result<String> {
         match scheme(op, dtype, self.features) {
             Summation::Blocked => self.binary(BinaryOp::Add, dtype, a, b),
             _ => self.combine_in_order(op, dtype, a, b),
@@ -480,13 +492,7 @@ impl Translator<'_> {
         self.line(&format!("{acc} = {};", read("gid")));
         self.close();
         self.open(&format!("else if {blocks} > 0u"));
-        let tree = self.open_tree(partial)?;
-        let k = self.fresh("k");
-        self.open(&format!("for (var {k}: u32 = 0u; {k} < {blocks}; {k} = {k} + 1u)"));
-        let x = self.bind(partial, &read(&format!("{k} * count + gid")))?;
-        self.tree_push(&tree, &x, r.op, partial)?;
-        self.close();
-        let total = self.tree_finish(&tree, r.op, partial)?;
+        let total = self.tree_of(r.op, partial, &blocks, &|k| read(&format!("{k} * count + gid")))?;
         self.line(&format!("{acc} = {total};"));
         self.close();
         if partial == dtype {
@@ -512,12 +518,7 @@ impl Translator<'_> {
         self.line("let first: u32 = lid * chunk;");
         self.open(&format!("if {live} && first < {blocks}"));
         self.line(&format!("let len: u32 = min(chunk, {blocks} - first);"));
-        let tree = self.open_tree(dtype)?;
-        self.open("for (var q: u32 = 0u; q < len; q = q + 1u)");
-        let x = self.bind(dtype, &decode(format!("p0[(first + q) * count + {element}]")))?;
-        self.tree_push(&tree, &x, r.op, dtype)?;
-        self.close();
-        let total = self.tree_finish(&tree, r.op, dtype)?;
+        let total = self.tree_of(r.op, dtype, "len", &|q| decode(format!("p0[(first + {q}) * count + {element}]")))?;
         self.line(&format!("runs[lid] = {};", encode(&total)));
         self.close();
         self.line("workgroupBarrier();");
