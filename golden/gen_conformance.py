@@ -1165,6 +1165,11 @@ case("driver_subnormal_mask_float32", {"kept": "x[x != 0]", "count": "np.count_n
 case("driver_subnormal_complex64", {"prod": "x * y", "sum": "x + y", "abs": "np.abs(x)", "ne": "x != 0"},
      {"x": (C, (4,), [complex(1e-40, 1e-40), complex(-1e-45, 0), complex(0, 3e-39), complex(1, -1e-40)]),
       "y": (C, (4,), [complex(1, 0), complex(0.5, 0.5), complex(-1, 2), complex(1e-40, 1)])})
+
+# Products multiply in order, as numpy does: one that overflows before it underflows stays inf
+# (grouped in blocks it would be inf * 0, NaN), and the sign of a complex zero follows the chain.
+case("prod_overflow_then_underflow", {"f64": "np.prod(np.concatenate([x, y]))", "c128": "np.prod(z)"},
+     {"x": (D, (129,), [1e300]), "y": (D, (129,), [1e-300]), "z": (Z, (301,), [-0.0])})
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

@@ -243,10 +243,9 @@ impl<'a> Translator<'a, '_> {
             }
             // Rows streamed through the output: each element's terms combine in order (float64
             // sums in blocks, as in scalar code; single-precision sums, which add in double
-            // precision, and float products, in blocks of their own, do not take this path).
+            // precision, do not take this path).
             (_, Some(vector), Expr::Reduce(r))
-                if matches!(summation(r.op, out_dtype), Summation::Blocked | Summation::InOrder)
-                    && self.reads_rows(&r.body) =>
+                if !matches!(summation(r.op, out_dtype), Summation::Widened(_)) && self.reads_rows(&r.body) =>
             {
                 let (start, end) = bounds(self, ndim - 1);
                 self.reduction_outside(r, vector, start, end, out_base, out_dtype)?;
@@ -1031,8 +1030,8 @@ impl<'a> Translator<'a, '_> {
     }
 
     /// A reduction: an accumulator, one loop per iname (the first slowest). Float and complex sums
-    /// and products follow `pytato_runtime::math`'s summation scheme: single precision in double,
-    /// blocks of `SUM_BLOCK` terms (sums in `SUM_LANES` lanes), the blocks in the canonical tree.
+    /// follow `pytato_runtime::math`'s summation scheme: single precision in double, blocks of
+    /// `SUM_BLOCK` terms in `SUM_LANES` lanes, the blocks in the canonical tree.
     fn reduce(&mut self, r: &Reduce) -> Result<(Val, DType)> {
         let dtype = self.dtype_of(&r.body)?;
         match summation(r.op, dtype) {
@@ -1042,7 +1041,6 @@ impl<'a> Translator<'a, '_> {
             }
             Summation::Blocked if self.sums_along_terms(r, dtype) => Ok((self.blocked_sum_along_terms(r)?, dtype)),
             Summation::Blocked => Ok((self.blocked_sum(r, dtype, dtype)?, dtype)),
-            Summation::Chunked => Ok((self.chunked_product(r, dtype)?, dtype)),
             Summation::InOrder => {
                 let neutral = self.constant(r.op.neutral(dtype));
                 let acc = self.vars_of(dtype, neutral);
@@ -1055,37 +1053,6 @@ impl<'a> Translator<'a, '_> {
                 Ok((self.read(&acc), dtype))
             }
         }
-    }
-
-    /// A float or complex product in blocks of `SUM_BLOCK` terms, each multiplied in order, the
-    /// blocks' products combined in the canonical tree.
-    fn chunked_product(&mut self, r: &Reduce, dtype: DType) -> Result<Val> {
-        let neutral = self.constant(r.op.neutral(dtype));
-        let acc = self.vars_of(dtype, neutral);
-        let tree = self.new_tree(dtype.itemsize() as i64);
-        let count = self.var(types::I64);
-        let none = self.b.ins().iconst(types::I64, 0);
-        self.b.def_var(count, none);
-        let merge = &mut |t: &mut Self, left, right| {
-            let (a, b) = (t.load(left, dtype), t.load(right, dtype));
-            let product = t.combine(ReduceOp::Product, a, b, dtype);
-            t.store(product, left, dtype);
-        };
-        let write_block = &mut |t: &mut Self, entry| {
-            let block = t.read(&acc);
-            t.store(block, entry, dtype);
-        };
-        let loops = self.open_reduction_loops(r)?;
-        let (x, _) = self.emit(&r.body)?;
-        let current = self.read(&acc);
-        let next = self.combine(ReduceOp::Product, current, x, dtype);
-        self.define(&acc, next);
-        self.count_and_flush(count, &mut |t| {
-            t.tree_push(&tree, write_block, merge);
-            t.define(&acc, neutral);
-        });
-        self.close_reduction_loops(r, loops);
-        Ok(self.tree_total(&tree, count, dtype, &mut |t| t.read(&acc), write_block, merge))
     }
 
     /// A blocked sum (see [`Translator::reduce`]) one term at a time, the terms (of `term_dtype`)

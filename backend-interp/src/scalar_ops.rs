@@ -419,16 +419,16 @@ fn unary_func(f: Func, x: Scalar) -> R<Scalar> {
     })
 }
 
-/// A running reduction. Float and complex sums and products follow `pytato_runtime::math`'s
-/// summation scheme (blocks, lanes for sums, the tree of blocks; single precision in double), as
-/// the compiled backends do; everything else combines in order.
+/// A running reduction. Float and complex sums follow `pytato_runtime::math`'s summation scheme
+/// (lanes, blocks, the tree of blocks; single precision in double), as the compiled backends do;
+/// everything else combines in order.
 pub(crate) struct Accumulator {
     op: ReduceOp,
     dtype: DType,
     scheme: math::Summation,
     /// The dtype the terms are combined in.
     acc_dtype: DType,
-    /// The running value (in-order reductions; chunked ones: of the current block).
+    /// The running value (in-order reductions).
     total: Scalar,
     /// The lanes of the current block (sums in blocks).
     lanes: [Scalar; math::SUM_LANES],
@@ -460,7 +460,6 @@ impl Accumulator {
                 let lane = &mut self.lanes[self.count as usize % math::SUM_LANES];
                 *lane = binary(BinaryOp::Add, *lane, x.cast(self.acc_dtype))?;
             }
-            math::Summation::Chunked => self.total = accumulate(self.op, self.total, x)?,
             math::Summation::InOrder => {
                 self.total = accumulate(self.op, self.total, x)?;
                 return Ok(());
@@ -477,25 +476,20 @@ impl Accumulator {
         if self.scheme == math::Summation::InOrder {
             return Ok(self.total);
         }
-        // The last, partial block; an empty reduction is one block of neutral elements.
+        // The last, partial block; an empty sum is one block of zeros.
         if self.count > 0 || self.blocks.blocks() == 0 {
             self.flush()?;
         }
-        let op = self.op;
-        match self.blocks.finish(&mut |a, b| accumulate(op, a, b))? {
+        match self.blocks.finish(&mut |a, b| binary(BinaryOp::Add, a, b))? {
             Some(total) => Ok(total.cast(self.dtype)),
-            None => bug("a reduction in blocks without blocks"),
+            None => bug("a sum in blocks without blocks"),
         }
     }
 
-    /// The current block's result into the tree of blocks, and a new block.
+    /// The current block's total into the tree of blocks, and a new block.
     fn flush(&mut self) -> R<()> {
-        let block = match self.scheme {
-            math::Summation::Chunked => std::mem::replace(&mut self.total, self.op.neutral(self.acc_dtype)),
-            _ => math::lane_tree(self.lanes, &mut |a, b| binary(BinaryOp::Add, a, b))?,
-        };
-        let op = self.op;
-        self.blocks.push(block, &mut |a, b| accumulate(op, a, b))?;
+        let block = math::lane_tree(self.lanes, &mut |a, b| binary(BinaryOp::Add, a, b))?;
+        self.blocks.push(block, &mut |a, b| binary(BinaryOp::Add, a, b))?;
         self.lanes = [Scalar::zero(self.acc_dtype); math::SUM_LANES];
         self.count = 0;
         Ok(())

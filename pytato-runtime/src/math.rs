@@ -34,10 +34,10 @@
 //!   aligned run of blocks, and then combine their results by the same tree, give the same bits
 //!   as one loop.
 //!
-//! Float and complex products follow the same blocks without lanes: each block's terms
-//! multiplied in order, the blocks' products combined by the same tree, so they too split
-//! across threads and workgroups. Every other reduction (integers, maxima, minima, `all`, `any`)
-//! combines in order; any grouping of those gives the same result.
+//! Every other reduction combines in order. For integers, maxima, minima, `all` and `any` any
+//! grouping gives the same result; float and complex products stay in order, as numpy multiplies:
+//! grouped, a product that overflows in one group and underflows in another would be `inf * 0`,
+//! NaN, where numpy's is infinite.
 //!
 //! Terms are taken in the order of the reduction's loops (the first iname slowest), counted over
 //! the whole reduction however many inames it has.
@@ -143,9 +143,6 @@ pub enum Summation {
     /// float64 and complex128 sums: in blocks of [`SUM_BLOCK`] terms, each in [`SUM_LANES`] lanes,
     /// the blocks' totals in the canonical tree.
     Blocked,
-    /// Float and complex products: blocks of [`SUM_BLOCK`] terms multiplied in order, the blocks'
-    /// products combined by the canonical tree.
-    Chunked,
     /// Everything else: one accumulator, in order.
     InOrder,
 }
@@ -156,7 +153,7 @@ impl Summation {
         match self {
             Summation::Widened(wide) => Some(wide),
             Summation::Blocked => Some(dtype),
-            Summation::Chunked | Summation::InOrder => None,
+            Summation::InOrder => None,
         }
     }
 }
@@ -167,7 +164,6 @@ pub fn summation(op: ReduceOp, dtype: DType) -> Summation {
         (ReduceOp::Sum, DType::F32) => Summation::Widened(DType::F64),
         (ReduceOp::Sum, DType::C64) => Summation::Widened(DType::C128),
         (ReduceOp::Sum, DType::F64 | DType::C128) => Summation::Blocked,
-        (ReduceOp::Product, DType::F32 | DType::F64 | DType::C64 | DType::C128) => Summation::Chunked,
         _ => Summation::InOrder,
     }
 }

@@ -201,11 +201,10 @@ impl Translator<'_, '_> {
                     && args.iter().all(|a| self.vectorizable(a, lane, conditional))
             }
             Expr::Reduce(r) => {
-                // Single-precision sums accumulate in double precision, and float products in
-                // blocks: scalar code.
-                let scalar = !matches!(summation(r.op, dtype), Summation::Blocked | Summation::InOrder);
+                // Single-precision sums accumulate in double precision: scalar code.
+                let widened = matches!(summation(r.op, dtype), Summation::Widened(_));
                 if !is_lane
-                    || scalar
+                    || widened
                     || !matches!(r.op, ReduceOp::Sum | ReduceOp::Product | ReduceOp::Max | ReduceOp::Min)
                 {
                     return false;

@@ -27,13 +27,14 @@ pub(crate) fn block_count(terms: u64) -> u64 {
 /// every invocation stay short: drivers that stop loops after a fixed count (llvmpipe: 65,535)
 /// run sums of any length.
 ///
-/// Split: float and complex sums and products (in blocks), integer sums and products, and
-/// maxima, minima, `all` and `any` of every dtype, that
+/// Split: float and complex sums (in blocks), integer sums and products, and maxima, minima,
+/// `all` and `any` of every dtype, that
 /// the kernel always evaluates (not under an `if`, not inside another reduction) and that have
 /// more than `SUM_BLOCK` terms or a length known only at run time. The grouping of the others
 /// does not change their bits: integer operations wrap, and `fmax` keeps the first NaN and,
 /// among equal values (`-0.0` and `0.0`), the last, so partial results combined earlier-first
-/// pick the element one loop would.
+/// pick the element one loop would. Float and complex products stay in one loop, in order, as
+/// numpy multiplies (grouped, overflow in one group and underflow in another would be NaN).
 pub(super) fn split_reductions(
     program: &KernelProgram,
     names: &HashMap<&str, BufferId>,
@@ -47,7 +48,7 @@ pub(super) fn split_reductions(
             Expr::Reduce(r) => {
                 let dtype = program.expr_dtype(names, e)?;
                 let splittable = match scheme(r.op, dtype, features) {
-                    Summation::Blocked | Summation::Widened(_) | Summation::Chunked => true,
+                    Summation::Blocked | Summation::Widened(_) => true,
                     Summation::InOrder => match r.op {
                         ReduceOp::Sum | ReduceOp::Product => dtype.is_integer(),
                         ReduceOp::Max | ReduceOp::Min | ReduceOp::All | ReduceOp::Any => true,
@@ -193,7 +194,7 @@ impl Translator<'_> {
             }
         }
         let mut tree = None;
-        if scheme != Summation::InOrder {
+        if lane_dtype.is_some() {
             self.line(&format!("var {count}: u32 = 0u;"));
             if blocks == Blocks::Many {
                 tree = Some(self.open_tree(acc_dtype)?);
@@ -288,13 +289,6 @@ impl Translator<'_> {
                 self.line(&format!("{} = {} + 1u;", sum.count, sum.count));
                 self.flush_lanes(sum)?;
             }
-            Summation::Chunked => {
-                let x = self.emit(&r.body)?;
-                let combined = self.combine_in_order(sum.op, dtype, &sum.acc, &x)?;
-                self.line(&format!("{} = {combined};", sum.acc));
-                self.line(&format!("{} = {} + 1u;", sum.count, sum.count));
-                self.flush_lanes(sum)?;
-            }
             Summation::InOrder => {
                 let x = self.emit(&r.body)?;
                 let combined = self.combine_in_order(sum.op, dtype, &sum.acc, &x)?;
@@ -351,7 +345,6 @@ impl Translator<'_> {
         let acc_dtype = sum.acc_dtype;
         let block = match sum.scheme {
             Summation::InOrder => return Ok(sum.acc.clone()),
-            Summation::Chunked => sum.acc.clone(),
             Summation::Widened(_) | Summation::Blocked => {
                 // Lanes back in their places, then the last (partial) block.
                 let count = &sum.count;
@@ -560,22 +553,16 @@ impl Translator<'_> {
         }
     }
 
-    /// When the term count reaches `SUM_BLOCK`: the block's result (the lanes' total, in their
-    /// places, or a product's accumulator) into the tree of blocks, and a new block. A reduction
-    /// of one block has nothing to flush.
+    /// When the term count reaches `SUM_BLOCK`: the lanes' total (in their places) into the tree
+    /// of blocks, and a new block. A sum of one block has nothing to flush.
     pub(super) fn flush_lanes(&mut self, sum: &Sum) -> Result<()> {
         let Some(tree) = &sum.tree else { return Ok(()) };
         let count = &sum.count;
         self.open(&format!("if {count} == {SUM_BLOCK}u"));
-        if sum.lane_dtype.is_some() {
-            let block = self.lane_tree(&sum.lanes, sum.acc_dtype)?;
-            self.tree_push(tree, &block, sum.op, sum.acc_dtype)?;
-            for lane in &sum.lanes {
-                self.line(&format!("{lane} = {};", sum.neutral));
-            }
-        } else {
-            self.tree_push(tree, &sum.acc, sum.op, sum.acc_dtype)?;
-            self.line(&format!("{} = {};", sum.acc, sum.neutral));
+        let block = self.lane_tree(&sum.lanes, sum.acc_dtype)?;
+        self.tree_push(tree, &block, sum.op, sum.acc_dtype)?;
+        for lane in &sum.lanes {
+            self.line(&format!("{lane} = {};", sum.neutral));
         }
         self.line(&format!("{count} = 0u;"));
         self.close();
@@ -611,9 +598,9 @@ pub(super) struct Sum {
     pub(super) neutral: String,
     /// Sums in blocks: the lanes, `lanes[0]` the next term's.
     pub(super) lanes: Vec<String>,
-    /// Reductions in blocks: the terms in the current block.
+    /// Sums in blocks: the terms in the current block.
     pub(super) count: String,
-    /// Reductions in blocks of more than one block: the tree of block results.
+    /// Sums in blocks of more than one block: the tree of block totals.
     pub(super) tree: Option<Tree>,
     /// Sums in blocks: the dtype of the lanes (the terms are converted to it).
     pub(super) lane_dtype: Option<DType>,
