@@ -39,6 +39,12 @@
 //! More than 65,535 workgroups use a second grid dimension. A buffer larger than the adapter's
 //! `max_storage_buffer_binding_size`, or a kernel binding more storage buffers than
 //! `max_storage_buffers_per_shader_stage`, is [`Error::Unsupported`] with the sizes involved.
+//! llvmpipe stops all loops of an invocation after 65,535 iterations in all (nested loops, exit
+//! tests and loops in branches not taken included) and says nothing: each shader records its
+//! loops (`wgsl::LoopPlan`) and a run whose loops would be cut short is `Unsupported` there. Every
+//! reduction but float products splits into short loops; a float product multiplies in order in
+//! one loop, up to about 65,000 terms on llvmpipe (a million where the last axis reduced has a
+//! multiple of 16 terms).
 //!
 //! ```no_run
 //! use pytato_core::{ArrayData, DType, Dim};
@@ -224,8 +230,8 @@ impl Wgpu {
             .clone()
     }
 
-    /// The most loop iterations one invocation may run where the driver silently stops longer
-    /// loops (Mesa's llvmpipe: 65,535); programs whose reductions need more are
+    /// The most loop iterations one invocation may run, all its loops together, where the driver
+    /// silently stops longer loops (Mesa's llvmpipe: 65,535); programs whose loops need more are
     /// [`Error::Unsupported`] there.
     pub fn loop_limit(&self) -> Option<u64> {
         self.gpu.loop_limit
@@ -315,6 +321,8 @@ impl Wgpu {
                 constants: self.gpu.constant_table(&b.shader.constants),
                 tree_pipeline: self.pipeline(program, kernel, &b.tree)?,
                 tree_constants: self.gpu.constant_table(&b.tree.constants),
+                loops: b.shader.loops,
+                tree_loops: b.tree.loops,
             });
         }
         Ok(CompiledKernel {
@@ -322,8 +330,8 @@ impl Wgpu {
             pipeline: self.pipeline(program, kernel, &shaders.kernel)?,
             constants: self.gpu.constant_table(&shaders.kernel.constants),
             buffers: shaders.kernel.buffers,
+            loops: shaders.kernel.loops,
             block_sums,
-            unrolled: wgsl::unrolled_reductions(program, names, kernel, features)?,
             tiled: shaders.tiled,
         })
     }

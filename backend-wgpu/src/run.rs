@@ -10,20 +10,19 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
-use pytato_core::expr::{Expr, Reduce, ReductionBounds};
+use pytato_core::expr::Reduce;
 use pytato_core::{ArrayData, Error, Result};
 use pytato_runtime::ArrayDataView;
 use pytato_runtime::backend::{NamedData, NamedViews, NamedViewsMut};
 use pytato_runtime::binding::{Bound, Signature};
 use pytato_runtime::device::{DeviceArray, DeviceInput, NamedDeviceArrays, NamedDeviceInputs};
-use pytato_runtime::math::SUM_BLOCK;
 use pytato_transform::kernel::{BufferId, BufferKind, Kernel, KernelProgram};
 
 use crate::deferred::{CONTROL_HEADER, Decode};
 use crate::device::{Gpu, Pipeline};
 use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, wrap};
 use crate::transfer::{bytes_into, from_bytes, to_bytes};
-use crate::wgsl::{self, IndexBounds, TILE, TILE_K, Tiled, WORKGROUP_SIZE, storage_size};
+use crate::wgsl::{self, IndexBounds, LoopPlan, TILE, Tiled, WORKGROUP_SIZE, storage_size};
 
 /// Offset of `sizes` in the control block (after the error record and `zero`).
 const SIZES_OFFSET: usize = 40;
@@ -37,9 +36,8 @@ pub(crate) struct CompiledKernel {
     /// Dispatched before the kernel, in this order: the block sums of its split reductions,
     /// bound after `buffers` in the kernel's shader.
     pub(crate) block_sums: Vec<CompiledBlockSums>,
-    /// The reductions whose loops are unrolled, with the copies per iteration (see
-    /// `wgsl::unrolled_reductions`).
-    pub(crate) unrolled: Vec<(Arc<Reduce>, u64)>,
+    /// The loop statements of its shader.
+    pub(crate) loops: LoopPlan,
     /// Set when the kernel is a matrix product in tiles: one workgroup per tile of the output.
     pub(crate) tiled: Option<Tiled>,
     /// The shader's constant table, bound last (see `wgsl::Shader::constants`).
@@ -87,6 +85,9 @@ pub(crate) struct CompiledBlockSums {
     pub(crate) constants: Option<wgpu::Buffer>,
     pub(crate) tree_pipeline: Arc<Pipeline>,
     pub(crate) tree_constants: Option<wgpu::Buffer>,
+    /// The loop statements of the block-sums and tree shaders.
+    pub(crate) loops: LoopPlan,
+    pub(crate) tree_loops: LoopPlan,
 }
 
 impl CompiledBlockSums {
@@ -100,59 +101,15 @@ impl CompiledBlockSums {
 }
 
 impl CompiledKernel {
-    /// The most iterations one loop statement of any of the kernel's shaders runs per
-    /// invocation (what `KernelWork::loop_iterations` counts, for the loops the shaders have:
-    /// split reductions as the loop over their block sums and their blocks, unrolled loops at
-    /// their unrolled count), for sizes `bound` gives.
+    /// The most loop iterations, as a driver with a loop cap counts them (see `wgsl::LoopPlan`),
+    /// that one invocation of any of the kernel's shaders runs for the sizes `bound` gives.
     fn loop_iterations(&self, bound: &Bound<'_>) -> Result<u128> {
-        if let Some(product) = &self.tiled {
-            return Ok((bound.eval(&product.contraction.terms)?.max(0) as u128).div_ceil(TILE_K as u128));
-        }
-        let mut most = self.loops(&self.kernel.expr, bound)?;
+        let size = |d: &pytato_core::Dim| bound.eval(d);
+        let mut most = self.loops.iterations(&size)?;
         for b in &self.block_sums {
-            let block = (SUM_BLOCK as u128).saturating_mul(self.loops(&b.reduce.body, bound)?.max(1));
-            // The tree stage: each invocation combines a run of block sums, a power of two; or
-            // the kernel combines up to `TREE_STAGE_BLOCKS` itself.
-            let run = wgsl::block_count(b.terms(bound)?).div_ceil(WORKGROUP_SIZE as u64).max(1).next_power_of_two();
-            most = most.max(block).max(run as u128).max(wgsl::TREE_STAGE_BLOCKS as u128);
+            most = most.max(b.loops.iterations(&size)?).max(b.tree_loops.iterations(&size)?);
         }
         Ok(most)
-    }
-
-    /// The deepest loop iterations of `e` in the kernel's shader.
-    fn loops(&self, e: &Expr, bound: &Bound<'_>) -> Result<u128> {
-        let mut done: HashMap<*const Expr, u128> = HashMap::new();
-        let mut stack: Vec<(&Expr, bool)> = vec![(e, false)];
-        while let Some((e, children_done)) = stack.pop() {
-            if !children_done {
-                stack.push((e, true));
-                stack.extend(e.children().into_iter().map(|c| (c, false)));
-                continue;
-            }
-            let inner = e.children().iter().map(|c| done[&(*c as *const Expr)]).max().unwrap_or(0);
-            let value = match e {
-                Expr::Reduce(r) => {
-                    let extent =
-                        |b: &ReductionBounds| Ok::<_, Error>((bound.eval(&b.upper)? - bound.eval(&b.lower)?).max(0));
-                    let terms =
-                        r.inames.iter().try_fold(1u128, |n, b| Ok::<_, Error>(n.saturating_mul(extent(b)? as u128)))?;
-                    if self.block_sums.iter().any(|b| b.reduce == *r) {
-                        // Read from the tree stage's result: no loop.
-                        0
-                    } else {
-                        let last = extent(r.inames.last().expect("a reduction has an iname"))? as u128;
-                        let trips = match self.unrolled.iter().find(|(u, _)| u == r) {
-                            Some((_, factor)) if last.is_multiple_of(*factor as u128) => terms / *factor as u128,
-                            _ => terms,
-                        };
-                        trips.saturating_mul(inner.max(1))
-                    }
-                }
-                _ => inner,
-            };
-            done.insert(e as *const Expr, value);
-        }
-        Ok(done[&(e as *const Expr)])
     }
 }
 
@@ -384,9 +341,11 @@ impl Compiled {
                     return Err(Error::Unsupported {
                         backend: "wgpu".into(),
                         reason: format!(
-                            "the kernel writing {} runs up to {trips} reduction-loop iterations per element; \
-                             this adapter's driver ({}) stops every loop after {limit} iterations, so the result \
-                             would be wrong",
+                            "the kernel writing {} runs up to {trips} loop iterations per invocation for these \
+                             sizes; this adapter's driver ({}) stops all loops of an invocation after {limit} \
+                             iterations in all, so the result would be wrong (float products multiply in order \
+                             in one loop: on this driver, up to about 65,000 terms, or 1,000,000 where the last \
+                             axis reduced has a multiple of 16)",
                             program.describe_buffer(compiled.kernel.output),
                             gpu.info.driver
                         ),

@@ -46,6 +46,7 @@
 //! least one element allocated), so nothing is ever read out of bounds.
 
 mod library;
+mod loops;
 mod narrow;
 mod reduce;
 mod tiled;
@@ -61,10 +62,12 @@ use pytato_transform::bounds::Ranges;
 use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 
 use library::{Library, OPAQUE_INIT, real_of};
+use loops::Block;
+pub(crate) use loops::LoopPlan;
 pub(crate) use narrow::{IndexBounds, narrowable};
-pub(crate) use reduce::{TREE_STAGE_BLOCKS, block_count, unrolled_reductions};
+pub(crate) use reduce::{TREE_STAGE_BLOCKS, block_count};
 use reduce::{partial_dtype, reduction_var, scheme, split_reductions};
-pub(crate) use tiled::{TILE, TILE_K, Tiled};
+pub(crate) use tiled::{TILE, Tiled};
 
 /// Invocations per workgroup.
 pub(crate) const WORKGROUP_SIZE: u32 = 256;
@@ -92,6 +95,8 @@ pub(crate) struct Shader {
     /// into the source: shaders that differ only in them (a time step, a coefficient) are one
     /// shader and one pipeline, and the driver cannot fold what it does not see.
     pub(crate) constants: Vec<u32>,
+    /// Its loop statements, to count the iterations of an invocation (see `loops`).
+    pub(crate) loops: LoopPlan,
 }
 
 fn unsupported(reason: String) -> Error {
@@ -269,8 +274,15 @@ fn shader(
         ranges: Ranges { output: output.shape.dims(), reductions: HashMap::new(), size_params: &program.size_params },
         constants: Vec::new(),
         constant_slots: HashMap::new(),
+        loops: LoopPlan::default(),
+        blocks: Vec::new(),
     };
     t.main(kernel, &buffers, &stage)?;
+    debug_assert_eq!(
+        t.loops.loops(),
+        t.body.lines().filter(|l| l.trim_start().starts_with("for (") || l.trim_start() == "loop {").count(),
+        "every loop statement is recorded in the loop plan"
+    );
 
     // Storage bindings after the control block: the kernel's buffers (`b0` is its output), then
     // the block sums (`p0`, …): read by the kernel, written by a block-sums shader.
@@ -348,7 +360,7 @@ fn widened(v: {ix}) -> {long} {{ return {widen}; }}
     );
     source.push_str(&t.body);
     source.push_str("}\n");
-    Ok(Shader { source, buffers, writable, constants: t.constants })
+    Ok(Shader { source, buffers, writable, constants: t.constants, loops: t.loops })
 }
 
 struct Translator<'a> {
@@ -374,6 +386,9 @@ struct Translator<'a> {
     /// The constant table's words (see [`Shader::constants`]), and where each constant starts.
     constants: Vec<u32>,
     constant_slots: HashMap<Scalar, usize>,
+    /// The loop statements emitted so far (see `loops`), and the blocks open now.
+    loops: LoopPlan,
+    blocks: Vec<Block>,
 }
 
 impl Translator<'_> {
@@ -417,16 +432,24 @@ impl Translator<'_> {
         Ok(name)
     }
 
+    /// Opens a block that is not a loop (see [`Self::open_loop`]).
     fn open(&mut self, header: &str) {
+        self.open_block(header, Block::Plain);
+    }
+
+    fn open_block(&mut self, header: &str, block: Block) {
         self.line(&format!("{header} {{"));
         self.indent += 1;
         self.memo.push(HashMap::new());
+        self.blocks.push(block);
     }
 
     fn close(&mut self) {
         self.memo.pop();
         self.indent -= 1;
         self.line("}");
+        let block = self.blocks.pop().expect("a block to close");
+        self.record_close(block);
     }
 
     /// An index expression for `dim` in terms of the size parameters.

@@ -12,6 +12,7 @@ use pytato_core::{DType, Dim, Result};
 use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation};
 use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 
+use super::loops::{Condition, Trips, passes_per_block};
 use super::{ShaderFeatures, Translator, WORKGROUP_SIZE, bug};
 
 /// The number of blocks of [`SUM_BLOCK`] terms a split reduction of `terms` terms has.
@@ -101,22 +102,36 @@ impl Translator<'_> {
         if let Some(terms) = fully_unrolled_terms(r) {
             return self.fully_unrolled(&sum, r, dtype, terms);
         }
-        // A small body whose last range has a multiple of `factor` terms (decided when the kernel
-        // runs): the body unrolled `factor` times. Blocked sums: each copy adds into its own lane,
-        // with no rotation (every row starts at lane 0, so the lanes are those of the scheme);
-        // other reductions: the copies combine in order.
+        // One loop over every term, the last iname fastest (nested loops would cost a driver that
+        // counts loop iterations, llvmpipe, the outer trips once more: see `loops`). A small body
+        // whose last range has a multiple of `factor` terms (decided when the kernel runs) is
+        // unrolled `factor` times. Blocked sums: each copy adds into its own lane, with no
+        // rotation (every row starts at lane 0, so the lanes are those of the scheme); other
+        // reductions: the copies combine in order.
         let factor = unroll_factor(r, sum.lane_dtype.is_some());
+        let mut extents = Vec::new();
+        for b in r.inames.iter().rev() {
+            let (lo, hi) = (self.dim(&b.lower)?, self.dim(&b.upper)?);
+            extents.push((reduction_var(&b.iname), lo, hi));
+        }
+        let nonempty: Vec<String> = extents.iter().map(|(_, lo, hi)| format!("({hi}) > ({lo})")).collect();
+        self.open(&format!("if {}", nonempty.join(" && ")));
+        for ((v, lo, _), b) in extents.iter().zip(r.inames.iter().rev()) {
+            self.line(&format!("var {v}: {} = {lo};", self.ix()));
+            self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
+        }
+        let ranges: Vec<(Dim, Dim)> = r.inames.iter().map(|b| (b.lower.clone(), b.upper.clone())).collect();
+        self.begin_choice();
         if let Some(factor) = factor {
-            let last = r.inames.last().expect("a reduction has an iname");
-            let (lo, hi) = (self.dim(&last.lower)?, self.dim(&last.upper)?);
-            self.open(&format!("if ((({hi}) - ({lo})) & {}) == {}", self.lit(factor - 1), self.lit(0)));
-            let opened = self.open_reduction_loops(r, factor as i64)?;
-            let v = reduction_var(&last.iname);
+            let (last, lo, hi) = extents[0].clone();
+            let header = format!("if ((({hi}) - ({lo})) & {}) == {}", self.lit(factor - 1), self.lit(0));
+            self.open_alternative(&header, divisible(r, factor));
+            self.open_loop("loop", Trips::Terms { ranges: ranges.clone(), step: factor });
             for u in 0..factor as usize {
                 // A block of its own: the copy's iname shadows the loop's, and values the emitter
                 // remembers stay with the copy that computed them.
                 self.open("");
-                self.line(&format!("let {v} = {v} + {};", self.lit(u)));
+                self.line(&format!("let {last} = {last} + {};", self.lit(u)));
                 if sum.lane_dtype.is_some() {
                     self.add_to_lane(&sum, r, u)?;
                 } else {
@@ -126,17 +141,24 @@ impl Translator<'_> {
             }
             if sum.lane_dtype.is_some() {
                 self.line(&format!("{} = {} + {SUM_LANES}u;", sum.count, sum.count));
-                self.flush_lanes(&sum)?;
+                self.flush_lanes(&sum, SUM_LANES)?;
             }
-            self.close_reduction_loops(opened);
+            self.next_term(&extents, factor as usize);
             self.close();
-            self.open("else");
+            self.close();
+            self.open_alternative("else", Condition::Otherwise);
         }
-        let opened = self.open_reduction_loops(r, 1)?;
+        self.open_loop("loop", Trips::Terms { ranges, step: 1 });
         self.add_term(&sum, r, dtype)?;
-        self.close_reduction_loops(opened);
+        self.next_term(&extents, 1);
+        self.close();
         if factor.is_some() {
             self.close();
+        }
+        self.end_choice();
+        self.close();
+        for b in &r.inames {
+            self.ranges.reductions.remove(&b.iname);
         }
         self.finish_sum(&sum, dtype)
     }
@@ -222,7 +244,9 @@ impl Translator<'_> {
         self.line(&format!("var {k}: u32 = {blocks};"));
         self.line(&format!("var {d}: u32 = countOneBits({k});"));
         self.line(&format!("{pending}[{d}] = {value};"));
-        self.open("loop");
+        // One merge per push on average (pushes 0..n merge n - popcount(n) times in all), so
+        // every push costs a driver that counts loop iterations two (see `loops`).
+        self.open_loop("loop", Trips::AtMost(1));
         self.line(&format!("if ({k} & 1u) == 0u {{ break; }}"));
         self.line(&format!("{d} = {d} - 1u;"));
         self.merge_entries(tree, &d, &format!("{d} + 1u"), op, dtype)?;
@@ -237,7 +261,7 @@ impl Translator<'_> {
     fn tree_finish(&mut self, tree: &Tree, op: ReduceOp, dtype: DType) -> Result<String> {
         let d = self.fresh("d");
         self.line(&format!("var {d}: u32 = countOneBits({});", tree.blocks));
-        self.open("loop");
+        self.open_loop("loop", Trips::AtMost(TREE_DEPTH as u64));
         self.line(&format!("if {d} <= 1u {{ break; }}"));
         self.line(&format!("{d} = {d} - 1u;"));
         self.merge_entries(tree, &format!("{d} - 1u"), &d, op, dtype)?;
@@ -245,12 +269,18 @@ impl Translator<'_> {
         self.bind(dtype, &format!("{}[0]", tree.pending))
     }
 
-    /// The canonical tree of `len` (a `u32`, at least 1) partial results of `dtype`, partial
-    /// result `q` read by `read(q)`.
-    fn tree_of(&mut self, op: ReduceOp, dtype: DType, len: &str, read: &dyn Fn(&str) -> String) -> Result<String> {
+    /// The canonical tree of `len` (a `u32`, at least 1, at most `trips`) partial results of
+    /// `dtype`, partial result `q` read by `read(q)`.
+    fn tree_of(
+        &mut self,
+        op: ReduceOp,
+        dtype: DType,
+        (len, trips): (&str, Trips),
+        read: &dyn Fn(&str) -> String,
+    ) -> Result<String> {
         let tree = self.open_tree(dtype)?;
         let q = self.fresh("q");
-        self.open(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + 1u)"));
+        self.open_loop(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + 1u)"), trips);
         let x = self.bind(dtype, &read(&q))?;
         self.tree_push(&tree, &x, op, dtype)?;
         self.close();
@@ -287,7 +317,7 @@ impl Translator<'_> {
                 let next = self.bind(lane_dtype, &added)?;
                 self.rotate_lanes(&sum.lanes, &next);
                 self.line(&format!("{} = {} + 1u;", sum.count, sum.count));
-                self.flush_lanes(sum)?;
+                self.flush_lanes(sum, 1)?;
             }
             Summation::InOrder => {
                 let x = self.emit(&r.body)?;
@@ -348,7 +378,10 @@ impl Translator<'_> {
             Summation::Widened(_) | Summation::Blocked => {
                 // Lanes back in their places, then the last (partial) block.
                 let count = &sum.count;
-                self.open(&format!("for (; ({count} & {}u) != 0u; {count} = {count} + 1u)", SUM_LANES - 1));
+                self.open_loop(
+                    &format!("for (; ({count} & {}u) != 0u; {count} = {count} + 1u)", SUM_LANES - 1),
+                    Trips::AtMost(SUM_LANES as u64 - 1),
+                );
                 let first = self.bind(acc_dtype, &sum.lanes[0])?;
                 self.rotate_lanes(&sum.lanes, &first);
                 self.close();
@@ -423,8 +456,13 @@ impl Translator<'_> {
         let q = self.fresh("q");
         if unrolled {
             let (last, lo, hi) = extents[0].clone();
-            self.open(&format!("if ((({hi}) - ({lo})) & {}) == {}", self.lit(SUM_LANES - 1), self.lit(0)));
-            self.open(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + {SUM_LANES}u)"));
+            self.begin_choice();
+            let header = format!("if ((({hi}) - ({lo})) & {}) == {}", self.lit(SUM_LANES - 1), self.lit(0));
+            self.open_alternative(&header, divisible(r, SUM_LANES as u64));
+            self.open_loop(
+                &format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + {SUM_LANES}u)"),
+                Trips::AtMost(SUM_BLOCK / SUM_LANES as u64),
+            );
             for u in 0..SUM_LANES {
                 self.open("");
                 self.line(&format!("let {last} = {last} + {};", self.lit(u)));
@@ -432,18 +470,19 @@ impl Translator<'_> {
                 self.close();
             }
             self.line(&format!("{} = {} + {SUM_LANES}u;", sum.count, sum.count));
-            self.flush_lanes(&sum)?;
+            self.flush_lanes(&sum, SUM_LANES)?;
             self.advance(&extents, SUM_LANES);
             self.close();
             self.close();
-            self.open("else");
+            self.open_alternative("else", Condition::Otherwise);
         }
-        self.open(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + 1u)"));
+        self.open_loop(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + 1u)"), Trips::AtMost(SUM_BLOCK));
         self.add_term(&sum, r, dtype)?;
         self.advance(&extents, 1);
         self.close();
         if unrolled {
             self.close();
+            self.end_choice();
         }
         for b in &r.inames {
             self.ranges.reductions.remove(&b.iname);
@@ -468,6 +507,15 @@ impl Translator<'_> {
         }
     }
 
+    /// The end of an iteration of a loop over every term of a reduction (`extents` as
+    /// [`Self::advance`] takes them): the inames advanced by `step` terms, and the loop left
+    /// after the last term (when the slowest iname reaches its end).
+    fn next_term(&mut self, extents: &[(String, String, String)], step: usize) {
+        self.advance(extents, step);
+        let (slowest, _, hi) = extents.last().expect("a reduction has an iname");
+        self.line(&format!("if {slowest} >= {hi} {{ break; }}"));
+    }
+
     /// The value of split reduction `j` (`r`) for this element, from its block sums (binding
     /// `p{j}`): past [`TREE_STAGE_BLOCKS`] blocks the tree stage left their total in the first
     /// entry; up to that many, combined here in the canonical tree. An empty reduction is the
@@ -485,7 +533,8 @@ impl Translator<'_> {
         self.line(&format!("{acc} = {};", read("gid")));
         self.close();
         self.open(&format!("else if {blocks} > 0u"));
-        let total = self.tree_of(r.op, partial, &blocks, &|k| read(&format!("{k} * count + gid")))?;
+        let trips = Trips::AtMost(TREE_STAGE_BLOCKS as u64);
+        let total = self.tree_of(r.op, partial, (&blocks, trips), &|k| read(&format!("{k} * count + gid")))?;
         self.line(&format!("{acc} = {total};"));
         self.close();
         if partial == dtype {
@@ -511,11 +560,16 @@ impl Translator<'_> {
         self.line("let first: u32 = lid * chunk;");
         self.open(&format!("if {live} && first < {blocks}"));
         self.line(&format!("let len: u32 = min(chunk, {blocks} - first);"));
-        let total = self.tree_of(r.op, dtype, "len", &|q| decode(format!("p0[(first + {q}) * count + {element}]")))?;
+        let trips = Trips::TreeRun { ranges: r.inames.iter().map(|b| (b.lower.clone(), b.upper.clone())).collect() };
+        let total =
+            self.tree_of(r.op, dtype, ("len", trips), &|q| decode(format!("p0[(first + {q}) * count + {element}]")))?;
         self.line(&format!("runs[lid] = {};", encode(&total)));
         self.close();
         self.line("workgroupBarrier();");
-        self.open(&format!("for (var stride: u32 = 1u; stride < {WORKGROUP_SIZE}u; stride = stride * 2u)"));
+        self.open_loop(
+            &format!("for (var stride: u32 = 1u; stride < {WORKGROUP_SIZE}u; stride = stride * 2u)"),
+            Trips::AtMost(WORKGROUP_SIZE.trailing_zeros() as u64),
+        );
         self.open(&format!("if {live} && lid % (2u * stride) == 0u && lid + stride < used"));
         let a = self.bind(dtype, &decode("runs[lid]".into()))?;
         let b = self.bind(dtype, &decode("runs[lid + stride]".into()))?;
@@ -531,34 +585,13 @@ impl Translator<'_> {
         Ok(())
     }
 
-    /// Opens a loop per iname of `r` (the first outermost), the last one stepping by `step`;
-    /// returns what [`Self::close_reduction_loops`] closes.
-    fn open_reduction_loops(&mut self, r: &Reduce, step: i64) -> Result<Vec<Arc<str>>> {
-        let mut opened = Vec::new();
-        for (k, b) in r.inames.iter().enumerate() {
-            let v = reduction_var(&b.iname);
-            let (lo, hi) = (self.dim(&b.lower)?, self.dim(&b.upper)?);
-            let step = if k + 1 == r.inames.len() { step } else { 1 };
-            self.open(&format!("for (var {v}: {} = {lo}; {v} < {hi}; {v} = {v} + {})", self.ix(), self.lit(step)));
-            self.ranges.reductions.insert(b.iname.clone(), (b.lower.clone(), b.upper.clone()));
-            opened.push(b.iname.clone());
-        }
-        Ok(opened)
-    }
-
-    fn close_reduction_loops(&mut self, opened: Vec<Arc<str>>) {
-        for iname in opened {
-            self.ranges.reductions.remove(&iname);
-            self.close();
-        }
-    }
-
-    /// When the term count reaches `SUM_BLOCK`: the lanes' total (in their places) into the tree
-    /// of blocks, and a new block. A sum of one block has nothing to flush.
-    pub(super) fn flush_lanes(&mut self, sum: &Sum) -> Result<()> {
+    /// When the term count reaches `SUM_BLOCK` (it grows by `per_pass` terms per pass of the
+    /// enclosing loop): the lanes' total (in their places) into the tree of blocks, and a new
+    /// block. A sum of one block has nothing to flush.
+    pub(super) fn flush_lanes(&mut self, sum: &Sum, per_pass: usize) -> Result<()> {
         let Some(tree) = &sum.tree else { return Ok(()) };
         let count = &sum.count;
-        self.open(&format!("if {count} == {SUM_BLOCK}u"));
+        self.open_every(&format!("if {count} == {SUM_BLOCK}u"), passes_per_block(per_pass));
         let block = self.lane_tree(&sum.lanes, sum.acc_dtype)?;
         self.tree_push(tree, &block, sum.op, sum.acc_dtype)?;
         for lane in &sum.lanes {
@@ -665,28 +698,11 @@ fn fully_unrolled_terms(r: &Reduce) -> Option<i64> {
     (terms <= FULLY_UNROLLED_TERMS && size <= UNROLLED_SUM_BODY).then_some(terms)
 }
 
-/// Every reduction of `kernel` whose loop is unrolled, with its [`unroll_factor`].
-pub(crate) fn unrolled_reductions(
-    program: &KernelProgram,
-    names: &HashMap<&str, BufferId>,
-    kernel: &Kernel,
-    features: ShaderFeatures,
-) -> Result<Vec<(Arc<Reduce>, u64)>> {
-    let mut found = Vec::new();
-    let mut failure = None;
-    kernel.expr.walk(&mut |e| {
-        if let Expr::Reduce(r) = e {
-            match program.expr_dtype(names, e) {
-                Ok(dtype) => {
-                    if let Some(factor) = unroll_factor(r, scheme(r.op, dtype, features).lane_dtype(dtype).is_some()) {
-                        found.push((r.clone(), factor));
-                    }
-                }
-                Err(err) => failure = Some(err),
-            }
-        }
-    });
-    failure.map_or(Ok(found), Err)
+/// The condition that the last range of `r` has a multiple of `by` terms (for a loop unrolled `by`
+/// times).
+fn divisible(r: &Reduce, by: u64) -> Condition {
+    let last = r.inames.last().expect("a reduction has an iname");
+    Condition::Divisible { lower: last.lower.clone(), upper: last.upper.clone(), by }
 }
 
 /// The WGSL variable of reduction iname `_rN`.

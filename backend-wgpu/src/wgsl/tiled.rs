@@ -15,11 +15,12 @@
 //! `x`, NaN and infinities included.
 
 use pytato_core::expr::{BinaryOp, ReduceOp};
-use pytato_core::{DType, Result};
+use pytato_core::{DType, Dim, Result};
 use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, Summation};
 use pytato_transform::contraction::{Contraction, recognize};
 use pytato_transform::kernel::{Kernel, KernelProgram};
 
+use super::loops::Trips;
 use super::reduce::Blocks;
 use super::{ShaderFeatures, Translator, WORKGROUP_SIZE, scheme};
 
@@ -134,7 +135,8 @@ impl Translator<'_> {
 
         let dtype = c.dtype;
         let sum = self.open_sum(ReduceOp::Sum, dtype, Blocks::Many)?;
-        self.open("for (var kt: u32 = 0u; kt < k_tiles; kt = kt + 1u)");
+        let trips = Trips::Terms { ranges: vec![(Dim::new(0), c.terms.clone())], step: TILE_K as u64 };
+        self.open_loop("for (var kt: u32 = 0u; kt < k_tiles; kt = kt + 1u)", trips);
         self.line(&format!("let k0: {ix} = {ix}(kt * {TILE_K}u) + zero;"));
         // Copy the two blocks: element `e` of `tile_a` is (row e / TILE_K, term e % TILE_K), of
         // `tile_b` (term e / TILE, column e % TILE); out-of-range elements are +0.0.
@@ -173,7 +175,7 @@ impl Translator<'_> {
             self.add_value_to_lane(&sum, &product, u as usize % SUM_LANES)?;
         }
         self.line(&format!("{} = {} + {TILE_K}u;", sum.count, sum.count));
-        self.flush_lanes(&sum)?;
+        self.flush_lanes(&sum, TILE_K as usize)?;
         self.line("workgroupBarrier();");
         self.close();
         let value = self.finish_sum(&sum, dtype)?;
