@@ -989,7 +989,13 @@ case("float16_long_sums", {"sum": "np.sum(np.ones((10000,), dtype=np.float16))",
 case("float16_scans", {"cumsum": "np.cumsum(x, axis=1)", "cumprod": "np.cumprod(x)"}, {"x": (H, (3, 4))})
 case("float16_contractions", {"mm": "x @ y", "ein": "np.einsum('ij,jk->ik', x, y)", "dot": "np.dot(y[:, 0], y[:, 1])",
                               "tensordot": "np.tensordot(x, y, axes=1)"},
-     {"x": (H, (3, 4)), "y": (H, (4, 2))})
+     {"x": (H, (3, 4)), "y": (H, (4, 2))},
+     # numpy's matmul, dot and tensordot of float16 multiply and sum in float32 and round once, as
+     # the library does for every contraction; numpy's einsum adds each float32 product into its
+     # float16 output, rounding at every term, when the iteration order it picks for the operands'
+     # layouts puts the summed axis outside the inner loop (here: 94% of random 3x4 @ 4x2 products
+     # differ from the once-rounded value, under cancellation by many float16 steps).
+     numpy={"ein": "np.matmul(x, y)"})
 case("float16_sort_and_sets", {"sort": "np.sort(x)", "argsort": "np.argsort(x, stable=True)",
                                "unique": "np.unique(x, equal_nan=False)", "searchsorted": "np.searchsorted(np.sort(x), y)",
                                "nonzero": "np.flatnonzero(x)"},

@@ -243,7 +243,8 @@ fn einsum(e: &Einsum, dtype: DType, shape: &[usize], values: &Values<'_, '_>) ->
     }
     let op = if dtype == DType::Bool { ReduceOp::Any } else { ReduceOp::Sum };
     // float16 is stored, not computed in: products and sums in float32, rounded once at the end
-    // (numpy's float16 einsum and matmul), as `Expr::widen_float16` makes the compiled backends do.
+    // (numpy's float16 matmul, dot and tensordot), as `Expr::widen_float16` makes the compiled
+    // backends do.
     let compute = if dtype == DType::F16 { DType::F32 } else { dtype };
     let mut at = Vec::new();
     build(dtype, shape, |i| {

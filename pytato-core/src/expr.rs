@@ -892,8 +892,10 @@ impl Expr {
     /// to `float`, compute, and convert back): `a + b` becomes
     /// `float16(float32(a) + float32(b))`, a comparison compares the widened values, a function
     /// is the `float32` function rounded. A reduction over `float16` terms accumulates in
-    /// `float32` and rounds once at the end, its terms unrounded (numpy's `sum`, `einsum` and
-    /// `matmul` of `float16` do the same); an operand that is itself the result of an operation
+    /// `float32` and rounds once at the end, its terms unrounded (numpy's `sum` along a
+    /// contiguous axis, `matmul`, `dot` and `tensordot` of `float16` do the same; its `einsum`
+    /// rounds into the `float16` output at each term when its iteration order puts the summed
+    /// axis outside the inner loop); an operand that is itself the result of an operation
     /// is rounded first, as numpy would have stored it.
     ///
     /// Afterwards `float16` appears only in constants, reads, `If` and casts: the expression
