@@ -666,59 +666,61 @@ impl Translator<'_, '_> {
         Ok(())
     }
 
+    /// A loop over the output row's `[lo, hi)` (the innermost axis); `body` emits one element's
+    /// work given its offset as the output is addressed.
+    fn for_each_in_row(&mut self, lo: Value, hi: Value, body: impl FnOnce(&mut Self, Value)) {
+        let var = *self.inames.last().expect("an innermost axis");
+        let row = self.open_loop(var, lo, hi);
+        let offset = self.output_offset(None);
+        body(self, offset);
+        self.close_loop(row);
+    }
+
     /// `entry[i] = lane_tree(lanes[..][i]); lanes[..][i] = 0` over the row's `[lo, hi)`; lane `k`
     /// at `lanes + k * ROW_BYTES`.
     fn flush_lanes(&mut self, lo: Value, hi: Value, lanes: Value, entry: Value, dtype: DType, zero: Val) {
-        let var = *self.inames.last().expect("an innermost axis");
-        let flush = self.open_loop(var, lo, hi);
-        let offset = self.output_offset(None);
-        let at = self.address(lanes, offset, dtype);
-        let values: [Val; SUM_LANES] = std::array::from_fn(|k| {
-            let addr = self.b.ins().iadd_imm_s(at, k as i64 * ROW_BYTES);
-            self.load(addr, dtype)
+        self.for_each_in_row(lo, hi, |t, offset| {
+            let at = t.address(lanes, offset, dtype);
+            let values: [Val; SUM_LANES] = std::array::from_fn(|k| {
+                let addr = t.b.ins().iadd_imm_s(at, k as i64 * ROW_BYTES);
+                t.load(addr, dtype)
+            });
+            let block = lane_tree(values, &mut |a, b| Ok::<_, ()>(t.combine(ReduceOp::Sum, a, b, dtype)))
+                .unwrap_or_else(|()| unreachable!("infallible"));
+            let entry_at = t.address(entry, offset, dtype);
+            t.store(block, entry_at, dtype);
+            for k in 0..SUM_LANES as i64 {
+                let addr = t.b.ins().iadd_imm_s(at, k * ROW_BYTES);
+                t.store(zero, addr, dtype);
+            }
         });
-        let block = lane_tree(values, &mut |a, b| Ok::<_, ()>(self.combine(ReduceOp::Sum, a, b, dtype)))
-            .unwrap_or_else(|()| unreachable!("infallible"));
-        let entry_at = self.address(entry, offset, dtype);
-        self.store(block, entry_at, dtype);
-        for k in 0..SUM_LANES as i64 {
-            let addr = self.b.ins().iadd_imm_s(at, k * ROW_BYTES);
-            self.store(zero, addr, dtype);
-        }
-        self.close_loop(flush);
     }
 
     /// `left[i] = left[i] + right[i]` over the row's `[lo, hi)`, both addressed like the output.
     fn add_rows(&mut self, lo: Value, hi: Value, left: Value, right: Value, dtype: DType) {
-        let var = *self.inames.last().expect("an innermost axis");
-        let rows = self.open_loop(var, lo, hi);
-        let offset = self.output_offset(None);
-        let (left_at, right_at) = (self.address(left, offset, dtype), self.address(right, offset, dtype));
-        let (a, b) = (self.load(left_at, dtype), self.load(right_at, dtype));
-        let sum = self.combine(ReduceOp::Sum, a, b, dtype);
-        self.store(sum, left_at, dtype);
-        self.close_loop(rows);
+        self.for_each_in_row(lo, hi, |t, offset| {
+            let (left_at, right_at) = (t.address(left, offset, dtype), t.address(right, offset, dtype));
+            let (a, b) = (t.load(left_at, dtype), t.load(right_at, dtype));
+            let sum = t.combine(ReduceOp::Sum, a, b, dtype);
+            t.store(sum, left_at, dtype);
+        });
     }
 
     /// `to[i] = from[i]` over the output row's `[lo, hi)`, both addressed like the output.
     fn copy_row(&mut self, lo: Value, hi: Value, from: Value, to: Value, dtype: DType) {
-        let var = *self.inames.last().expect("an innermost axis");
-        let copy = self.open_loop(var, lo, hi);
-        let offset = self.output_offset(None);
-        let (from_at, to_at) = (self.address(from, offset, dtype), self.address(to, offset, dtype));
-        let value = self.load(from_at, dtype);
-        self.store(value, to_at, dtype);
-        self.close_loop(copy);
+        self.for_each_in_row(lo, hi, |t, offset| {
+            let (from_at, to_at) = (t.address(from, offset, dtype), t.address(to, offset, dtype));
+            let value = t.load(from_at, dtype);
+            t.store(value, to_at, dtype);
+        });
     }
 
     /// `row[i] = value` over the output row's `[lo, hi)`, `row` addressed like the output.
     fn fill_row(&mut self, lo: Value, hi: Value, row: Value, dtype: DType, value: Val) {
-        let var = *self.inames.last().expect("an innermost axis");
-        let fill = self.open_loop(var, lo, hi);
-        let offset = self.output_offset(None);
-        let addr = self.address(row, offset, dtype);
-        self.store(value, addr, dtype);
-        self.close_loop(fill);
+        self.for_each_in_row(lo, hi, |t, offset| {
+            let addr = t.address(row, offset, dtype);
+            t.store(value, addr, dtype);
+        });
     }
 
     /// One step of a reduction outside the row: `row[i] = row[i] op body` over `[lo, hi)`, four

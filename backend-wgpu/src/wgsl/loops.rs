@@ -121,42 +121,41 @@ impl LoopPlan {
     /// The most loop iterations, as llvmpipe counts them (see the module docs), that one
     /// invocation runs for the sizes `size` gives.
     pub(crate) fn iterations(&self, size: &dyn Fn(&Dim) -> Result<i64>) -> Result<u128> {
+        // Every op but `Enter` closes a block opened inside the shader's own (the translator
+        // records them in pairs): two counts on the stack, the block's and its parent's.
         let mut stack = vec![Count::default()];
-        let pop = |stack: &mut Vec<Count>| {
-            let block = stack.pop().expect("balanced loop ops");
-            assert!(!stack.is_empty(), "balanced loop ops");
-            block
-        };
+        let unbalanced = || super::bug("a shader's loop plan closes a block it did not open");
+        let pop = |stack: &mut Vec<Count>| (stack.len() > 1).then(|| stack.pop()).flatten().ok_or_else(unbalanced);
         for op in &self.ops {
             match op {
                 LoopOp::Enter => stack.push(Count::default()),
                 LoopOp::Loop(trips) => {
-                    let body = pop(&mut stack);
+                    let body = pop(&mut stack)?;
                     let t = trips.eval(size)?;
                     let mut n = t.saturating_mul(body.always.saturating_add(1)).saturating_add(1);
                     for (period, run, skipped) in body.periodic {
                         let runs = t.div_ceil(period as u128);
                         n = n.saturating_add(runs.saturating_mul(run)).saturating_add(t.saturating_mul(skipped));
                     }
-                    let top = stack.last_mut().expect("an enclosing block");
+                    let top = stack.last_mut().ok_or_else(unbalanced)?;
                     top.always = top.always.saturating_add(n);
                     top.loops = top.loops.saturating_add(body.loops).saturating_add(1);
                 }
                 LoopOp::Every(period) => {
-                    let block = pop(&mut stack);
-                    let top = stack.last_mut().expect("an enclosing block");
+                    let block = pop(&mut stack)?;
+                    let top = stack.last_mut().ok_or_else(unbalanced)?;
                     top.periodic.push((*period, block.once(), block.loops));
                     top.loops = top.loops.saturating_add(block.loops);
                 }
                 LoopOp::Alternative(condition) => {
-                    let branch = pop(&mut stack);
+                    let branch = pop(&mut stack)?;
                     let holds = match condition {
                         Condition::Divisible { lower, upper, by } => {
                             (size(upper)?.wrapping_sub(size(lower)?)).rem_euclid(*by as i64) == 0
                         }
                         Condition::Otherwise => true,
                     };
-                    let choice = stack.last_mut().expect("an enclosing choice");
+                    let choice = stack.last_mut().ok_or_else(unbalanced)?;
                     let taken = holds && !choice.decided;
                     choice.decided |= taken;
                     let cost = if taken { branch.once() } else { branch.loops };
@@ -164,15 +163,17 @@ impl LoopPlan {
                     choice.loops = choice.loops.saturating_add(branch.loops);
                 }
                 LoopOp::Choice => {
-                    let choice = pop(&mut stack);
-                    let top = stack.last_mut().expect("an enclosing block");
+                    let choice = pop(&mut stack)?;
+                    let top = stack.last_mut().ok_or_else(unbalanced)?;
                     top.always = top.always.saturating_add(choice.once());
                     top.loops = top.loops.saturating_add(choice.loops);
                 }
             }
         }
-        assert_eq!(stack.len(), 1, "balanced loop ops");
-        Ok(stack.pop().map_or(0, |c| c.once()))
+        match stack.as_slice() {
+            [shader] => Ok(shader.once()),
+            _ => Err(super::bug("a shader's loop plan leaves a block open")),
+        }
     }
 }
 
@@ -227,8 +228,8 @@ impl Translator<'_> {
     }
 }
 
-/// The terms per pass of a loop that fills blocks of `SUM_BLOCK` terms `per_pass` at a time:
-/// how often a block is complete.
+/// How many passes of a loop that adds `per_pass` terms per pass fill a block of `SUM_BLOCK`
+/// terms (how often a sum's block is complete).
 pub(super) fn passes_per_block(per_pass: usize) -> u64 {
     (SUM_BLOCK / per_pass as u64).max(1)
 }
@@ -407,6 +408,8 @@ fn main() {{
                 vec![Enter, Enter, Enter, at_most(1), Every(128), over_n(1)],
             ),
             (
+                // The branch taken depends on params[2] (0: the `else`); the plan's condition,
+                // 1 divisible by 2, is false likewise, so the model takes the `else` too.
                 "a choice",
                 "if params[2] != 0u {
                      for (var i: u32 = 0u; i < n; i = i + 1u) { done = done + 2u; }
