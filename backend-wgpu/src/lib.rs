@@ -65,6 +65,7 @@ mod deferred;
 mod device;
 mod resident;
 mod run;
+mod steps;
 mod transfer;
 mod wgsl;
 
@@ -354,6 +355,11 @@ impl Backend for Wgpu {
     fn synchronize(&self) -> Result<()> {
         self.gpu.same_process()?;
         self.gpu.checks.synchronize(&self.gpu.device)
+    }
+
+    /// Scans and binary searches run as kernels on device data (see `steps`).
+    fn device_steps(&self) -> Option<Arc<dyn pytato_runtime::device::DeviceSteps>> {
+        Some(Arc::new(steps::GpuSteps { gpu: self.gpu, features: self.features() }))
     }
 
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {

@@ -386,13 +386,7 @@ impl Compiled {
                 _ => {}
             }
         }
-        // The control block: no error yet, and the sizes.
-        let mut control = vec![0u8; SIZES_OFFSET];
-        for s in &sizes {
-            control.extend_from_slice(&s.to_le_bytes());
-        }
-        // A runtime-sized array needs room for one element.
-        control.resize(control.len().max(SIZES_OFFSET + 8), 0);
+        let control = control_block(&sizes);
         let control_buffer =
             reuse(gpu, &mut pool.control, control.len() as u64, STORAGE_USAGE, "pytato control block").clone();
         gpu.queue.write_buffer(&control_buffer, 0, &control);
@@ -555,9 +549,20 @@ fn write(gpu: &Gpu, buffer: &wgpu::Buffer, data: &[u8]) {
     }
 }
 
+/// The bytes of a control block: no error yet, `zero`, and `sizes`.
+pub(crate) fn control_block(sizes: &[i64]) -> Vec<u8> {
+    let mut control = vec![0u8; SIZES_OFFSET];
+    for s in sizes {
+        control.extend_from_slice(&s.to_le_bytes());
+    }
+    // A runtime-sized array needs room for one element.
+    control.resize(control.len().max(SIZES_OFFSET + 8), 0);
+    control
+}
+
 /// Records one dispatch of `pipeline` over `invocations` invocations, with the control block at
 /// binding 0 and `buffers` after it.
-fn dispatch(
+pub(crate) fn dispatch(
     gpu: &Gpu,
     encoder: &mut wgpu::CommandEncoder,
     pipeline: &Pipeline,

@@ -49,6 +49,7 @@ mod library;
 mod loops;
 mod narrow;
 mod reduce;
+pub(crate) mod steps;
 mod tiled;
 
 use std::collections::HashMap;

@@ -123,7 +123,23 @@ pub fn run_inputs(case: &Case) -> NamedData {
 
 /// Runs `case` on `backend` and judges the result.
 pub fn run_case(case: &Case, backend: &dyn Backend) -> Outcome {
-    run(case, backend, |o| Ok(o.clone()), false)
+    run(case, backend, |o| Ok(o.clone()), false, Run::Host)
+}
+
+/// Runs `case` on `backend` with its inputs uploaded first ([`Backend::upload`]), through
+/// [`Program::run_device`](pytato_runtime::backend::Program::run_device), and judges the outputs
+/// copied back, after [`Backend::synchronize`] (where a run on device data reports its errors).
+pub fn run_case_on_device(case: &Case, backend: &dyn Backend) -> Outcome {
+    run(case, backend, |o| Ok(o.clone()), false, Run::Device)
+}
+
+/// How [`run`] passes the inputs.
+#[derive(Clone, Copy)]
+enum Run {
+    /// `Program::run` on host arrays.
+    Host,
+    /// Uploaded, then `Program::run_device`.
+    Device,
 }
 
 /// Runs `case` on `backend` after applying `transform` to its DAG (the lowering checks use this:
@@ -133,7 +149,7 @@ pub fn run_transformed_case(
     backend: &dyn Backend,
     transform: impl Fn(&Outputs) -> pytato_core::Result<Outputs>,
 ) -> Outcome {
-    run(case, backend, transform, true)
+    run(case, backend, transform, true, Run::Host)
 }
 
 fn run(
@@ -141,6 +157,7 @@ fn run(
     backend: &dyn Backend,
     transform: impl Fn(&Outputs) -> pytato_core::Result<Outputs>,
     transformed: bool,
+    how: Run,
 ) -> Outcome {
     let outputs = match build_outputs(case).and_then(|o| transform(&o).map_err(|e| format!("transform: {e}"))) {
         Ok(o) => o,
@@ -157,7 +174,26 @@ fn run(
         if transformed {
             inputs.retain(|name, _| accepted.contains(name) || !case.inputs.contains_key(name));
         }
-        program.run(&inputs)
+        match how {
+            Run::Host => program.run(&inputs),
+            Run::Device => {
+                use pytato_runtime::device::{DeviceInput, NamedDeviceInputs};
+                let held: Vec<(&str, _)> = inputs
+                    .iter()
+                    .map(|(name, data)| backend.upload(&data.view()).map(|d| (name.as_str(), d)))
+                    .collect::<pytato_core::Result<_>>()?;
+                let named: NamedDeviceInputs<'_> = held.iter().map(|(n, d)| (*n, DeviceInput::Device(d))).collect();
+                let outputs = program.run_device(&named).and_then(|outputs| {
+                    outputs
+                        .into_iter()
+                        .map(|(name, d)| d.to_host().map(|h| (name, h)))
+                        .collect::<pytato_core::Result<NamedData>>()
+                });
+                // A run on device data may report its error only at the next wait.
+                let synchronized = backend.synchronize();
+                outputs.and_then(|o| synchronized.map(|_| o))
+            }
+        }
     });
     match (result, &case.error) {
         (Err(Error::Unsupported { reason, .. }), _) => Outcome::Unsupported(reason),

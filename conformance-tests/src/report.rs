@@ -135,10 +135,23 @@ impl Matrix {
 
 /// Runs every case on every backend in `backends` (name, instance).
 pub fn run_all(backends: &[(String, Box<dyn pytato_runtime::backend::Backend>)]) -> Matrix {
+    run_all_with(backends, crate::run_case)
+}
+
+/// [`run_all`] with every case's inputs uploaded and run on device data
+/// ([`crate::run_case_on_device`]).
+pub fn run_all_on_device(backends: &[(String, Box<dyn pytato_runtime::backend::Backend>)]) -> Matrix {
+    run_all_with(backends, crate::run_case_on_device)
+}
+
+fn run_all_with(
+    backends: &[(String, Box<dyn pytato_runtime::backend::Backend>)],
+    run: fn(&crate::Case, &dyn pytato_runtime::backend::Backend) -> crate::Outcome,
+) -> Matrix {
     let cases = crate::load_cases();
     let rows = cases
         .iter()
-        .map(|case| (case.name.clone(), backends.iter().map(|(_, b)| crate::run_case(case, b.as_ref())).collect()))
+        .map(|case| (case.name.clone(), backends.iter().map(|(_, b)| run(case, b.as_ref())).collect()))
         .collect();
     Matrix { backends: backends.iter().map(|(n, _)| n.clone()).collect(), rows }
 }

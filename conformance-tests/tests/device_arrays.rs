@@ -37,6 +37,18 @@ fn initial(dtype: DType, n: usize) -> ArrayData {
     ArrayData::from_scalars(dtype, &[n], values.map(|v| v.cast(dtype))).unwrap()
 }
 
+/// Every conformance case with its inputs uploaded and run on device data: the same values as
+/// through the host (numpy's), on every backend. On wgpu this covers programs in phases whose
+/// scans and searches run as kernels on the device (`DeviceSteps`), and the errors a run on
+/// device data reports at the next wait.
+#[test]
+fn every_case_passes_on_device_data() {
+    let matrix = pytato_conformance::report::run_all_on_device(&backends());
+    let text = matrix.to_text();
+    let failures: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL ")).collect();
+    assert!(matrix.all_passed(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
 #[test]
 fn a_time_loop_on_the_device_gives_the_bits_of_the_loop_through_the_host() {
     for (name, backend) in backends() {

@@ -1,6 +1,6 @@
 //! The backend interface and the registry of linked backends.
 //!
-//! A [`Backend`] compiles [`Outputs`] (an array or a [`DictOfNamedArrays`]) into a [`Program`];
+//! A [`Backend`] compiles [`Outputs`] (an array or a [`DictOfNamedArrays`](pytato_core::DictOfNamedArrays)) into a [`Program`];
 //! [`Program::run_views`] takes named borrowed `ndarray` views of any layout and returns named
 //! outputs, [`Program::run_into`] writes the outputs into arrays the caller owns (no allocation
 //! for them, no copy where the kernels can write in place), and [`Program::run`] is the owned
@@ -17,8 +17,9 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use crate::device::{DeviceArray, DeviceInput, NamedDeviceArrays, NamedDeviceInputs};
+use crate::device::{DeviceArray, DeviceInput, DeviceSteps, NamedDeviceArrays, NamedDeviceInputs};
 use pytato_core::array::Array;
 use pytato_core::data::ArrayData;
 use pytato_core::error::{Error, Result};
@@ -68,6 +69,13 @@ pub trait Backend: Send + Sync {
     /// ([`DeviceArray::to_host`]) and a run on host data wait and report the same way.
     fn synchronize(&self) -> Result<()> {
         Ok(())
+    }
+
+    /// The host steps ([`crate::phases`]) this backend runs as kernels on its device, for
+    /// programs run on device data ([`Program::run_device`]). `None` (the default): steps run on
+    /// the host, which is where backends that compute in host memory keep their arrays anyway.
+    fn device_steps(&self) -> Option<Arc<dyn DeviceSteps>> {
+        None
     }
 }
 
@@ -130,28 +138,38 @@ pub trait Program: Send + Sync {
     /// # }
     /// ```
     fn run_device(&self, inputs: &NamedDeviceInputs<'_>) -> Result<NamedDeviceArrays> {
-        let copied: BTreeMap<&str, ArrayData> = inputs
-            .iter()
-            .filter_map(|(name, input)| match input {
-                DeviceInput::Device(d) if d.storage().as_host().is_none() => Some(d.to_host().map(|h| (*name, h))),
-                _ => None,
-            })
-            .collect::<Result<_>>()?;
-        let views: NamedViews<'_> = inputs
-            .iter()
-            .map(|(name, input)| {
-                let view = match input {
-                    DeviceInput::Host(v) => v.reborrow(),
-                    DeviceInput::Device(d) => match d.storage().as_host() {
-                        Some(host) => host.view(),
-                        None => copied[name].view(),
-                    },
-                };
-                (*name, view)
-            })
-            .collect();
-        Ok(self.run_views(&views)?.into_iter().map(|(name, data)| (name, DeviceArray::host(data))).collect())
+        run_device_on_host(self, inputs)
     }
+}
+
+/// [`Program::run_device`] for a program that computes in host memory (the trait's default): device
+/// arrays held elsewhere are copied to the host, the program runs on host views, and its outputs
+/// are held in host memory.
+pub fn run_device_on_host(
+    program: &(impl Program + ?Sized),
+    inputs: &NamedDeviceInputs<'_>,
+) -> Result<NamedDeviceArrays> {
+    let copied: BTreeMap<&str, ArrayData> = inputs
+        .iter()
+        .filter_map(|(name, input)| match input {
+            DeviceInput::Device(d) if d.storage().as_host().is_none() => Some(d.to_host().map(|h| (*name, h))),
+            _ => None,
+        })
+        .collect::<Result<_>>()?;
+    let views: NamedViews<'_> = inputs
+        .iter()
+        .map(|(name, input)| {
+            let view = match input {
+                DeviceInput::Host(v) => v.reborrow(),
+                DeviceInput::Device(d) => match d.storage().as_host() {
+                    Some(host) => host.view(),
+                    None => copied[name].view(),
+                },
+            };
+            (*name, view)
+        })
+        .collect();
+    Ok(program.run_views(&views)?.into_iter().map(|(name, data)| (name, DeviceArray::host(data))).collect())
 }
 
 /// What every backend's [`Backend::compile`] does first, with one walk over the DAG: a DAG with
@@ -228,6 +246,14 @@ impl Backend for WithInlineRule {
 
     fn upload(&self, data: &ArrayDataView<'_>) -> Result<DeviceArray> {
         self.backend.upload(data)
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.backend.synchronize()
+    }
+
+    fn device_steps(&self) -> Option<Arc<dyn DeviceSteps>> {
+        self.backend.device_steps()
     }
 }
 

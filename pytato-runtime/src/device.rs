@@ -155,6 +155,38 @@ pub type NamedDeviceInputs<'a> = BTreeMap<&'a str, DeviceInput<'a>>;
 /// The outputs of [`Program::run_device`](crate::backend::Program::run_device), by name.
 pub type NamedDeviceArrays = BTreeMap<String, DeviceArray>;
 
+/// A host step ([`crate::phases`]) that a backend may run as kernels on its own device arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DeviceStep {
+    /// Running sums or products along `axis`, in numpy's order (see [`crate::scan`]); one operand.
+    Scan {
+        /// The axis scanned.
+        axis: usize,
+        /// Sums or products.
+        op: pytato_core::array::ScanOp,
+    },
+    /// The positions of the values (second operand) in the sorted 1-d first operand, in numpy's
+    /// order (see [`crate::sort::searchsorted`]): `int64` of the values' shape.
+    SearchSorted(pytato_core::array::Side),
+}
+
+/// The host steps a backend runs on its device (see [`Backend::device_steps`](crate::backend::Backend::device_steps)).
+///
+/// A program compiled in phases ([`crate::phases`]) and run on device data hands each step to
+/// [`DeviceSteps::run`]; where that gives `None`, the step's operands are copied to the host, the
+/// host computes it and [`DeviceSteps::upload`] puts its result back. Either way the result is the
+/// host step's, bit for bit.
+pub trait DeviceSteps: Send + Sync {
+    /// Enqueues `step` on `operands` (arrays of this backend's device, of the dtypes and shapes the
+    /// step's node was built with) and returns its result, which stays on the device; `None` where
+    /// this backend has no kernel for the step on these operands.
+    fn run(&self, step: DeviceStep, operands: &[&DeviceArray]) -> Option<Result<DeviceArray>>;
+
+    /// Copies `data` to the device (a step the host computed, an operand the caller passed on the host).
+    fn upload(&self, data: &ArrayDataView<'_>) -> Result<DeviceArray>;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -301,7 +301,7 @@ pub fn nextafter_f32(x: f32, y: f32) -> f32 {
     if x < y { x.next_up() } else { x.next_down() }
 }
 
-/// Complex arithmetic and elementary functions on [`Complex64`]: numpy's results, C99 Annex G's
+/// Complex arithmetic and elementary functions on [`Complex64`](num_complex::Complex64): numpy's results, C99 Annex G's
 /// special values (infinities, NaN, signed zeros on the branch cuts).
 pub mod complex {
     use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, LN_2, LOG10_E, PI};

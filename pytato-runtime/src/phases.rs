@@ -3,8 +3,8 @@
 //! Five node kinds are *host steps*: [`NodeKind::Nonzero`] (the positions of a mask's `true`
 //! elements, whose number is a count, a length the data decides), [`NodeKind::Scatter`] (writes
 //! at positions the data decides), [`NodeKind::Sort`] and [`NodeKind::SearchSorted`] (see
-//! [`crate::sort`]) and [`NodeKind::Scan`] (see [`crate::scan`]). No kernel computes them. A DAG with host steps runs in phases
-//! on any backend:
+//! [`crate::sort`]) and [`NodeKind::Scan`] (see [`crate::scan`]). No kernel of a compiled program
+//! computes them. A DAG with host steps runs in phases on any backend:
 //!
 //! 1. the operands of the host steps that depend on no other host step are computed by a program
 //!    the backend compiled from that part of the DAG (phase 0);
@@ -18,6 +18,11 @@
 //! Calls of functions compiled apart (outlined, see [`pytato_core::function`]) are steps too: the
 //! function's body is compiled once, as a program of its own, and each call site runs it on the
 //! call's arguments between phases.
+//!
+//! Run on device data ([`Program::run_device`]), the phases' programs run there too, and each step
+//! goes to the backend's [`DeviceSteps`] ([`Backend::device_steps`]): a step it runs as kernels on
+//! its device never leaves it; the others (and counts, which are lengths the host needs) are
+//! computed on the host from copies, and their results are uploaded.
 //!
 //! Every program involved is compiled once, when the DAG is: counts are size variables, so new
 //! data with other counts needs no new code. Backends call [`compile`] from their
@@ -43,6 +48,7 @@ use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 use crate::backend::{Backend, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
 use crate::binding::Signature;
+use crate::device::{DeviceArray, DeviceInput, DeviceStep, DeviceSteps, NamedDeviceArrays, NamedDeviceInputs};
 use crate::scan::NumpyArith;
 use pytato_core::array::{
     Array, DictOfNamedArrays, IdMap, NodeKind, ScanOp, ScatterMode, Side, SortResult, post_order,
@@ -150,6 +156,9 @@ struct PhasedProgram {
     output_names: Vec<String>,
     /// `(name, datashape)` of every output, for [`Program::datashape`].
     output_types: Vec<(String, pytato_datashape::Type)>,
+    /// The backend's kernels for steps on device data ([`Backend::device_steps`]); `None`: runs
+    /// on device data compute in host memory.
+    device: Option<Arc<dyn DeviceSteps>>,
 }
 
 /// Compiles `outputs`, whose DAG has host steps, into a program that runs in phases on `backend`
@@ -336,7 +345,8 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
             Some(backend.compile(&Outputs::Named(dict))?)
         }
     };
-    Ok(Box::new(PhasedProgram { inputs, phases, last, direct, output_names, output_types }))
+    let device = backend.device_steps();
+    Ok(Box::new(PhasedProgram { inputs, phases, last, direct, output_names, output_types, device }))
 }
 
 impl PhasedProgram {
@@ -365,25 +375,6 @@ impl PhasedProgram {
                     })
                     .collect();
                 match &step.kind {
-                    StepKind::Nonzero(count) => {
-                        let positions = nonzero(&operands[0])?;
-                        // The count, for programs that read it without the positions' shape.
-                        let value = i64::try_from(positions.shape()[1]).expect("a count fits in i64");
-                        new.push((count.clone(), ArrayData::from_scalar(Scalar::I64(value))));
-                        new.push((step.results[0].0.clone(), positions));
-                    }
-                    StepKind::Scatter(mode) => {
-                        new.push((step.results[0].0.clone(), scatter(&operands[0], &operands[1], &operands[2], *mode)?))
-                    }
-                    &StepKind::Sort { axis, descending, result } => new
-                        .push((step.results[0].0.clone(), crate::sort::sort(&operands[0], axis, descending, result)?)),
-                    &StepKind::SearchSorted(side) => new.push((
-                        step.results[0].0.clone(),
-                        crate::sort::searchsorted(&operands[0], &operands[1], side)?,
-                    )),
-                    &StepKind::Scan { axis, op } => {
-                        new.push((step.results[0].0.clone(), crate::scan::scan(&operands[0], axis, op)?))
-                    }
                     StepKind::Call { body, parameters, returns } => {
                         let mut arguments: NamedViews<'_> =
                             parameters.iter().map(String::as_str).zip(operands.iter().map(|v| v.reborrow())).collect();
@@ -398,18 +389,14 @@ impl PhasedProgram {
                         let mut values = body.run_views(&arguments)?;
                         for ((input, shape), name) in step.results.iter().zip(returns) {
                             let value = values.remove(&**name).expect("the body computes every result");
-                            // Lengths the body decided (counts inside it), for later programs.
-                            for (dim, &length) in shape.dims().iter().zip(value.shape()) {
-                                if let (0, [(variable, 1)]) = (dim.constant(), &dim.terms().collect::<Vec<_>>()[..])
-                                    && !results.contains_key(*variable)
-                                {
-                                    let length = i64::try_from(length).expect("a length fits in i64");
-                                    new.push((variable.to_string(), ArrayData::from_scalar(Scalar::I64(length))));
-                                }
+                            for (variable, length) in lengths_decided(shape, value.shape(), |v| results.contains_key(v))
+                            {
+                                new.push((variable, ArrayData::from_scalar(Scalar::I64(length))));
                             }
                             new.push((input.clone(), value));
                         }
                     }
+                    kind => new.extend(host_step(kind, &step.results, &operands)?),
                 }
             }
             results.extend(new);
@@ -435,7 +422,7 @@ fn wanted_by<'a>(program: &dyn Program, inputs: &'a NamedViews<'_>, results: &'a
 impl PhasedProgram {
     /// Takes the step results that are outputs as they are out of `results` (a copy only where
     /// one result is two outputs).
-    fn direct_outputs(&self, results: &mut NamedData) -> Vec<(String, ArrayData)> {
+    fn direct_outputs<T: Clone>(&self, results: &mut BTreeMap<String, T>) -> Vec<(String, T)> {
         let mut out = Vec::with_capacity(self.direct.len());
         for (k, (name, step)) in self.direct.iter().enumerate() {
             let again = self.direct[k + 1..].iter().any(|(_, s)| s == step);
@@ -444,6 +431,196 @@ impl PhasedProgram {
         }
         out
     }
+
+    /// [`PhasedProgram::run_phases`] on device data, with the backend's step kernels: programs
+    /// run with `run_device`, steps with a kernel run on the device, and only the others (and
+    /// counts, which are lengths) go through the host.
+    fn run_phases_on_device(
+        &self,
+        device: &dyn DeviceSteps,
+        inputs: &NamedDeviceInputs<'_>,
+    ) -> Result<NamedDeviceArrays> {
+        // Checked by dtype and shape; index values are checked by the kernels that use them.
+        let stand_ins: NamedViews<'_> = inputs
+            .iter()
+            .map(|(name, input)| match input {
+                DeviceInput::Host(view) => (*name, view.reborrow()),
+                DeviceInput::Device(array) => (*name, array.stand_in()),
+            })
+            .collect();
+        let bound = self.inputs.bind(&stand_ins)?;
+        let mut results: NamedDeviceArrays = bound
+            .sizes
+            .iter()
+            .map(|(name, &v)| (name.clone(), DeviceArray::host(ArrayData::from_scalar(Scalar::I64(v)))))
+            .collect();
+        for phase in &self.phases {
+            let values = match &phase.program {
+                Some(program) => program.run_device(&wanted_on_device(&**program, inputs, &results))?,
+                None => NamedDeviceArrays::new(),
+            };
+            let mut new: Vec<(String, DeviceArray)> = Vec::with_capacity(phase.steps.len());
+            for step in &phase.steps {
+                let operands: Vec<DeviceInput<'_>> = step
+                    .operands
+                    .iter()
+                    .map(|source| match source {
+                        Source::Computed(name) => DeviceInput::Device(&values[name]),
+                        Source::Given(name) => match inputs.get(name.as_str()) {
+                            Some(input) => reborrow(input),
+                            None => DeviceInput::Device(&results[name]),
+                        },
+                    })
+                    .collect();
+                match &step.kind {
+                    StepKind::Call { body, parameters, returns } => {
+                        let mut arguments: NamedDeviceInputs<'_> =
+                            parameters.iter().map(String::as_str).zip(operands.iter().map(reborrow)).collect();
+                        for name in body.input_names() {
+                            if !arguments.contains_key(name.as_str())
+                                && let Some((name, value)) = results.get_key_value(&name)
+                            {
+                                arguments.insert(name.as_str(), DeviceInput::Device(value));
+                            }
+                        }
+                        let mut values = body.run_device(&arguments)?;
+                        for ((input, shape), name) in step.results.iter().zip(returns) {
+                            let value = values.remove(&**name).expect("the body computes every result");
+                            for (variable, length) in lengths_decided(shape, value.shape(), |v| results.contains_key(v))
+                            {
+                                new.push((variable, DeviceArray::host(ArrayData::from_scalar(Scalar::I64(length)))));
+                            }
+                            new.push((input.clone(), value));
+                        }
+                    }
+                    kind => new.extend(device_step(device, kind, &step.results, &operands)?),
+                }
+            }
+            results.extend(new);
+        }
+        Ok(results)
+    }
+}
+
+/// Runs one step (not a call) on device data: as the backend's kernel where it has one, else on
+/// the host, its results uploaded (counts stay on the host: they are lengths).
+fn device_step(
+    device: &dyn DeviceSteps,
+    kind: &StepKind,
+    results: &[(String, Shape)],
+    operands: &[DeviceInput<'_>],
+) -> Result<Vec<(String, DeviceArray)>> {
+    let step = match *kind {
+        StepKind::Scan { axis, op } => Some(DeviceStep::Scan { axis, op }),
+        StepKind::SearchSorted(side) => Some(DeviceStep::SearchSorted(side)),
+        StepKind::Nonzero(_) | StepKind::Scatter(_) | StepKind::Sort { .. } => None,
+        StepKind::Call { .. } => unreachable!("calls run their body's program"),
+    };
+    if let Some(step) = step {
+        let uploaded: Vec<DeviceArray> = operands
+            .iter()
+            .map(|input| match input {
+                DeviceInput::Device(array) => Ok((*array).clone()),
+                DeviceInput::Host(view) => device.upload(view),
+            })
+            .collect::<Result<_>>()?;
+        if let Some(result) = device.run(step, &uploaded.iter().collect::<Vec<_>>()) {
+            return Ok(vec![(results[0].0.clone(), result?)]);
+        }
+    }
+    let copied: Vec<Option<ArrayData>> = operands
+        .iter()
+        .map(|input| match input {
+            DeviceInput::Device(array) if array.storage().as_host().is_none() => array.to_host().map(Some),
+            _ => Ok(None),
+        })
+        .collect::<Result<_>>()?;
+    let views: Vec<ArrayDataView<'_>> = operands
+        .iter()
+        .zip(&copied)
+        .map(|(input, copy)| match (input, copy) {
+            (_, Some(copy)) => copy.view(),
+            (DeviceInput::Host(view), None) => view.reborrow(),
+            (DeviceInput::Device(array), None) => array.storage().as_host().expect("held on the host").view(),
+        })
+        .collect();
+    host_step(kind, results, &views)?
+        .into_iter()
+        .map(|(name, value)| {
+            if results.iter().any(|(r, _)| *r == name) {
+                Ok((name, device.upload(&value.view())?))
+            } else {
+                Ok((name, DeviceArray::host(value)))
+            }
+        })
+        .collect()
+}
+
+/// Runs one step (not a call) on the host: its results by name (a nonzero step's count first).
+fn host_step(
+    kind: &StepKind,
+    results: &[(String, Shape)],
+    operands: &[ArrayDataView<'_>],
+) -> Result<Vec<(String, ArrayData)>> {
+    let result = results[0].0.clone();
+    Ok(match kind {
+        StepKind::Nonzero(count) => {
+            let positions = nonzero(&operands[0])?;
+            // The count, for programs that read it without the positions' shape.
+            let value = i64::try_from(positions.shape()[1]).expect("a count fits in i64");
+            vec![(count.clone(), ArrayData::from_scalar(Scalar::I64(value))), (result, positions)]
+        }
+        StepKind::Scatter(mode) => vec![(result, scatter(&operands[0], &operands[1], &operands[2], *mode)?)],
+        &StepKind::Sort { axis, descending, result: what } => {
+            vec![(result, crate::sort::sort(&operands[0], axis, descending, what)?)]
+        }
+        &StepKind::SearchSorted(side) => vec![(result, crate::sort::searchsorted(&operands[0], &operands[1], side)?)],
+        &StepKind::Scan { axis, op } => vec![(result, crate::scan::scan(&operands[0], axis, op)?)],
+        StepKind::Call { .. } => unreachable!("calls run their body's program"),
+    })
+}
+
+/// The lengths a call's body decided (counts inside it) that later programs need: each axis of
+/// `shape` that is one size variable not yet `known`, with the `length` the result has there.
+fn lengths_decided(shape: &Shape, lengths: &[usize], known: impl Fn(&str) -> bool) -> Vec<(String, i64)> {
+    let mut decided = Vec::new();
+    for (dim, &length) in shape.dims().iter().zip(lengths) {
+        if let (0, [(variable, 1)]) = (dim.constant(), &dim.terms().collect::<Vec<_>>()[..])
+            && !known(variable)
+        {
+            decided.push((variable.to_string(), i64::try_from(length).expect("a length fits in i64")));
+        }
+    }
+    decided
+}
+
+/// `input` for a shorter borrow.
+fn reborrow<'a>(input: &'a DeviceInput<'_>) -> DeviceInput<'a> {
+    match input {
+        DeviceInput::Host(view) => DeviceInput::Host(view.reborrow()),
+        DeviceInput::Device(array) => DeviceInput::Device(array),
+    }
+}
+
+/// [`wanted_by`] on device data.
+fn wanted_on_device<'a>(
+    program: &dyn Program,
+    inputs: &'a NamedDeviceInputs<'_>,
+    results: &'a NamedDeviceArrays,
+) -> NamedDeviceInputs<'a> {
+    let wanted: BTreeSet<String> = program.input_names().into_iter().collect();
+    let mut chosen: NamedDeviceInputs<'a> = inputs
+        .iter()
+        .filter(|(name, _)| wanted.contains(**name))
+        .map(|(&name, input)| (name, reborrow(input)))
+        .collect();
+    chosen.extend(
+        results
+            .iter()
+            .filter(|(name, _)| wanted.contains(*name))
+            .map(|(name, array)| (name.as_str(), DeviceInput::Device(array))),
+    );
+    chosen
 }
 
 impl Program for PhasedProgram {
@@ -468,6 +645,19 @@ impl Program for PhasedProgram {
         let mut outputs = match &self.last {
             Some(last) => last.run_views(&wanted_by(&**last, inputs, &results))?,
             None => NamedData::new(),
+        };
+        outputs.extend(self.direct_outputs(&mut results));
+        Ok(outputs)
+    }
+
+    /// Steps with a kernel on the backend's device run there ([`Backend::device_steps`]): a
+    /// program of phases on device data copies to the host only what the host computes.
+    fn run_device(&self, inputs: &NamedDeviceInputs<'_>) -> Result<NamedDeviceArrays> {
+        let Some(device) = &self.device else { return crate::backend::run_device_on_host(self, inputs) };
+        let mut results = self.run_phases_on_device(&**device, inputs)?;
+        let mut outputs = match &self.last {
+            Some(last) => last.run_device(&wanted_on_device(&**last, inputs, &results))?,
+            None => NamedDeviceArrays::new(),
         };
         outputs.extend(self.direct_outputs(&mut results));
         Ok(outputs)

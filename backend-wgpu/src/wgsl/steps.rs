@@ -1,0 +1,233 @@
+//! Shaders of the host steps that run as kernels on device data (see `crate::steps`): running
+//! sums and products along an axis in numpy's order, and binary searches in numpy's sort order.
+//!
+//! Both bind the control block at 0 (its `sizes` carry the step's lengths), their operands after
+//! it and the result last. Neither can fail, so neither writes the control block's error record.
+//!
+//! - **Scans** run one invocation per row (every index of the other axes), left to right, one
+//!   `+` or `*` at a time in the dtype, as numpy's `cumsum`/`cumprod` loops and the host's
+//!   `pytato_runtime::scan` do: the value operations are the kernels' own (`Translator::binary`,
+//!   numpy's wrapping, float32 rounded once from float64, float16 through float32), so the bits
+//!   are the host's. A dispatch scans the positions `[start, end)` of every row and continues from
+//!   the result at `start - 1`: where a driver caps the iterations of an invocation (llvmpipe),
+//!   long rows run as several dispatches, in order.
+//! - **Binary searches** compare order-preserving integer keys, never floats: a float's key is its
+//!   bits with the sign folded in (`-0.0` as `0.0`, every NaN above every number), the order of
+//!   `pytato_runtime::sort`. No driver freedom (NaN assumed away, zeros' signs) reaches them.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use pytato_core::array::{ScanOp, Side};
+use pytato_core::expr::BinaryOp;
+use pytato_core::{DType, Result};
+use pytato_transform::bounds::Ranges;
+use pytato_transform::kernel::KernelProgram;
+
+use super::library::{Library, OPAQUE_DECLARATIONS, OPAQUE_INIT};
+use super::{LoopPlan, Shader, ShaderFeatures, Translator, WORKGROUP_SIZE, bug, storage_type, unsupported};
+
+/// The shader of a running sum or product of `dtype` (see the module docs). Its `sizes`: the
+/// number of rows, the length of the scanned axis, the product of the axes after it, and the
+/// positions `[start, end)` this dispatch scans; one invocation per row.
+pub(crate) fn scan_shader(dtype: DType, op: ScanOp, features: ShaderFeatures) -> Result<Shader> {
+    if !features.i64 {
+        return Err(unsupported("scans on the device need the adapter feature SHADER_INT64".into()));
+    }
+    let storage = storage_type(dtype, features)?;
+    let program = KernelProgram::default();
+    let names = HashMap::new();
+    let mut t = Translator::standalone(&program, &names, features);
+    let binary = match op {
+        ScanOp::Sum => BinaryOp::Add,
+        ScanOp::Product => BinaryOp::Mul,
+    };
+    // The accumulator's type, its value from a storage element, one step, and its storage form.
+    let (acc_ty, load, step, store): (&str, String, String, String) = match dtype {
+        // `Array::new_scan` refuses booleans.
+        DType::Bool => return Err(bug("a scan of booleans")),
+        // numpy's float16 loops: in float32, rounded to float16 at every step.
+        DType::F16 => {
+            let (a, v) = (t.cast(DType::F16, DType::F32, "acc")?, t.cast(DType::F16, DType::F32, "v")?);
+            let wide = t.binary(binary, DType::F32, &a, &v)?;
+            ("u32", "RAW".into(), t.cast(DType::F32, DType::F16, &wide)?, "acc".into())
+        }
+        _ => {
+            let load = t.decoded(dtype, "RAW");
+            let step = t.binary(binary, dtype, "acc", "v")?;
+            (t.ty(dtype)?, load, step, t.encoded(dtype, "acc"))
+        }
+    };
+    if !t.constants.is_empty() {
+        return Err(bug(format!("a scan of {dtype} needs a constant table")));
+    }
+    let load = |raw: &str| load.replace("RAW", raw);
+    let body = format!(
+        "    let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
+    if gid >= u32(ctl.sizes[0]) {{ return; }}
+    {OPAQUE_INIT}
+    let len: u32 = u32(ctl.sizes[1]);
+    let inner: u32 = u32(ctl.sizes[2]);
+    let start: u32 = u32(ctl.sizes[3]);
+    let end: u32 = u32(ctl.sizes[4]);
+    let base: u32 = (gid / inner) * len * inner + gid % inner;
+    var acc: {acc_ty};
+    var i: u32 = start;
+    if start == 0u {{
+        acc = {first};
+        y[base] = {store};
+        i = 1u;
+    }} else {{
+        acc = {carried};
+    }}
+    loop {{
+        if i >= end {{ break; }}
+        let v: {acc_ty} = {next};
+        acc = {step};
+        y[base + i * inner] = {store};
+        i = i + 1u;
+    }}
+",
+        first = load("x[base]"),
+        carried = load("y[base + (start - 1u) * inner]"),
+        next = load("x[base + i * inner]"),
+    );
+    let bindings = [("x", storage, false), ("y", storage, true)];
+    Ok(assemble(t.library.source(), &bindings, &body, dtype))
+}
+
+/// The shader of a binary search of each value in a sorted 1-d array of `dtype`, in numpy's
+/// order (see the module docs); `sizes`: the sorted array's length and the number of values. One
+/// invocation per value writes its position as `int64`.
+pub(crate) fn searchsorted_shader(dtype: DType, side: Side, features: ShaderFeatures) -> Result<Shader> {
+    if !features.i64 {
+        return Err(unsupported("binary searches on the device need the adapter feature SHADER_INT64".into()));
+    }
+    let storage = storage_type(dtype, features)?;
+    let key = sort_key(dtype, storage)?;
+    // The sorted element with key `a` goes before the value with key `k`.
+    let before = match side {
+        Side::Left => "a < k",
+        Side::Right => "a <= k",
+    };
+    let body = format!(
+        "    let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
+    if gid >= u32(ctl.sizes[1]) {{ return; }}
+    let k = key(values[gid]);
+    var lo: u32 = 0u;
+    var hi: u32 = u32(ctl.sizes[0]);
+    loop {{
+        if lo >= hi {{ break; }}
+        let mid: u32 = lo + (hi - lo) / 2u;
+        let a = key(sorted[mid]);
+        if {before} {{ lo = mid + 1u; }} else {{ hi = mid; }}
+    }}
+    out[gid] = i64(lo);
+"
+    );
+    let bindings = [("sorted", storage, false), ("values", storage, false), ("out", "i64", true)];
+    Ok(assemble(&key, &bindings, &body, dtype))
+}
+
+/// numpy's sort order of `dtype` as integer keys of its storage elements (see the module docs):
+/// the WGSL of `fn key(x: <storage>) -> K` with an integer `K`.
+fn sort_key(dtype: DType, storage: &str) -> Result<String> {
+    // The key of a float's bits: `u32`/`u64` of `bits`, with `sign`, `inf` (the bits of +inf) and
+    // `mask` (the magnitude bits) in that type's literals; NaN is the largest key.
+    let float_key = |name: &str, ty: &str, sign: &str, inf: &str, mask: &str, nan: &str| {
+        format!(
+            "fn {name}(b: {ty}) -> {ty} {{
+    let m = b & {mask};
+    if m > {inf} {{ return {nan}; }}
+    if m == 0{s} {{ return {sign}; }}
+    if (b & {sign}) != 0{s} {{ return (~b) & ({sign} | {mask}); }}
+    return b | {sign};
+}}
+",
+            s = if ty == "u64" { "lu" } else { "u" }
+        )
+    };
+    let k16 = float_key("k16", "u32", "0x8000u", "0x7c00u", "0x7fffu", "0xffffffffu");
+    let k32 = float_key("k32", "u32", "0x80000000u", "0x7f800000u", "0x7fffffffu", "0xffffffffu");
+    let k64 = float_key(
+        "k64",
+        "u64",
+        "0x8000000000000000lu",
+        "0x7ff0000000000000lu",
+        "0x7ffffffffffffffflu",
+        "0xfffffffffffffffflu",
+    );
+    let plain = |ty: &str| format!("fn key(x: {storage}) -> {ty} {{ return x; }}\n");
+    Ok(match dtype {
+        DType::Bool | DType::U8 | DType::U16 | DType::U32 => plain("u32"),
+        DType::I8 | DType::I16 | DType::I32 => plain("i32"),
+        DType::I64 => plain("i64"),
+        DType::U64 => plain("u64"),
+        DType::F16 => format!("{k16}fn key(x: u32) -> u32 {{ return k16(x); }}\n"),
+        // Stored as its bits where values are held in float64.
+        DType::F32 if storage == "u32" => format!("{k32}fn key(x: u32) -> u32 {{ return k32(x); }}\n"),
+        DType::F32 => format!("{k32}fn key(x: f32) -> u32 {{ return k32(bitcast<u32>(x)); }}\n"),
+        DType::F64 => format!("{k64}fn key(x: f64) -> u64 {{ return k64(bitcast<u64>(x)); }}\n"),
+        // `Array::new_searchsorted` refuses complex numbers.
+        DType::C64 | DType::C128 => return Err(bug(format!("a search among {dtype} values"))),
+    })
+}
+
+/// A step's shader: the control block, `bindings` (name, element type, written) after it, the
+/// `functions` `body` calls, and `main` around `body`.
+fn assemble(functions: &str, bindings: &[(&str, &str, bool)], body: &str, dtype: DType) -> Shader {
+    let mut source = String::new();
+    let _ = writeln!(
+        source,
+        "struct Control {{ flag: atomic<u32>, buffer: u32, axis: u32, pad: u32, index: i64, length: i64, zero: i64, \
+         sizes: array<i64> }}"
+    );
+    let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> ctl: Control;");
+    source.push_str(OPAQUE_DECLARATIONS);
+    let mut writable = vec![true];
+    for (k, (name, ty, write)) in bindings.iter().enumerate() {
+        let access = if *write { "read_write" } else { "read" };
+        let _ =
+            writeln!(source, "@group(0) @binding({}) var<storage, {access}> {name}: array<{ty}>; // {dtype}", k + 1);
+        writable.push(*write);
+    }
+    source.push_str(functions);
+    let _ = writeln!(source, "@compute @workgroup_size({WORKGROUP_SIZE})");
+    source.push_str(
+        "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+",
+    );
+    source.push_str(body);
+    source.push_str("}\n");
+    Shader { source, buffers: Vec::new(), writable, constants: Vec::new(), loops: LoopPlan::default() }
+}
+
+impl<'a> Translator<'a> {
+    /// A translator for a shader written around it (the steps' shaders): no kernel, no buffers,
+    /// no size parameters; used for its value operations and the library functions they require.
+    fn standalone(
+        program: &'a KernelProgram,
+        names: &'a HashMap<&'a str, pytato_transform::kernel::BufferId>,
+        features: ShaderFeatures,
+    ) -> Translator<'a> {
+        Translator {
+            program,
+            names,
+            features,
+            slot: HashMap::new(),
+            split: Vec::new(),
+            narrow: false,
+            body: String::new(),
+            indent: 1,
+            next: 0,
+            memo: vec![HashMap::new()],
+            library: Library::default(),
+            ranges: Ranges { output: &[], reductions: HashMap::new(), size_params: &program.size_params },
+            constants: Vec::new(),
+            constant_slots: HashMap::new(),
+            loops: LoopPlan::default(),
+            blocks: Vec::new(),
+        }
+    }
+}

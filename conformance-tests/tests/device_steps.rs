@@ -1,0 +1,266 @@
+//! Host steps as kernels on device data: on wgpu, a program in phases run with `run_device` scans
+//! and searches its arrays on the GPU (`DeviceSteps`). For every dtype, with NaN, ±0.0, ±inf,
+//! subnormals, integer extremes and empty arrays, the results are the host steps' bits (the
+//! interpreter's, which the conformance suite holds to numpy's), and the runs enqueue work without
+//! a single host wait; rows longer than a driver's loop cap scan whole.
+
+use num_complex::Complex64;
+use pytato_backend_wgpu::{REQUIRE_VAR, Wgpu};
+use pytato_core::{Array, ArrayData, DType, Dim, Scalar, ScanOp, Side};
+use pytato_frontend as pt;
+use pytato_frontend::ScanOptions;
+use pytato_runtime::backend::{Backend, NamedData, Outputs};
+use pytato_runtime::device::{DeviceInput, NamedDeviceInputs};
+
+const DTYPES: [DType; 14] = [
+    DType::Bool,
+    DType::I8,
+    DType::I16,
+    DType::I32,
+    DType::I64,
+    DType::U8,
+    DType::U16,
+    DType::U32,
+    DType::U64,
+    DType::F16,
+    DType::F32,
+    DType::F64,
+    DType::C64,
+    DType::C128,
+];
+
+/// The tests count the process's waits for the GPU: one at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn wgpu() -> Option<Wgpu> {
+    match Wgpu::new() {
+        Ok(w) => Some(w),
+        Err(e) if std::env::var(REQUIRE_VAR).is_ok_and(|v| !v.is_empty() && v != "0") => {
+            panic!("{REQUIRE_VAR} is set but the wgpu backend cannot start: {e}")
+        }
+        Err(e) => {
+            eprintln!("device steps test skipped: {e}");
+            None
+        }
+    }
+}
+
+/// Values of `dtype` and `shape` that mix the edge cases in with ordinary ones (a fixed pseudo-random walk).
+fn values(dtype: DType, shape: &[usize], seed: u64) -> ArrayData {
+    let n: usize = shape.iter().product();
+    let special = [
+        f64::NAN,
+        -0.0,
+        0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        5e-324,
+        1e-40,
+        -1e-45,
+        6e-8,
+        1.0,
+        -1.0,
+        1e300,
+        -3e38,
+        65504.0,
+        i64::MIN as f64,
+        u64::MAX as f64,
+    ];
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut next = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state >> 33
+    };
+    let scalars = (0..n).map(|_| {
+        let r = next();
+        let value = |r: u64| {
+            if r.is_multiple_of(3) {
+                special[(r / 3) as usize % special.len()]
+            } else {
+                (r % 2001) as f64 / 64.0 - 15.0
+            }
+        };
+        match dtype {
+            DType::C64 | DType::C128 => Scalar::C128(Complex64::new(value(r), value(next()))).cast(dtype),
+            d if d.is_inexact() => Scalar::F64(value(r)).cast(dtype),
+            // Integers: their extremes, small values and wrapping arithmetic.
+            DType::Bool => Scalar::Bool(r.is_multiple_of(3)),
+            DType::U64 => Scalar::U64(if r.is_multiple_of(5) { u64::MAX - r % 7 } else { r % 100 }),
+            DType::I64 => Scalar::I64(match r % 5 {
+                0 => i64::MIN + (r % 3) as i64,
+                1 => i64::MAX - (r % 3) as i64,
+                _ => (r % 200) as i64 - 100,
+            }),
+            d => Scalar::I64((r % 600) as i64 - 300 + if r.is_multiple_of(7) { 1 << 31 } else { 0 }).cast(d),
+        }
+    });
+    ArrayData::from_scalars(dtype, shape, scalars).expect("one value per element")
+}
+
+/// The interpreter, the reference.
+fn interp() -> Box<dyn Backend> {
+    let (mut instances, _) = pytato_conformance::instantiate(&["interp".to_string()]).unwrap();
+    instances.remove(0).1
+}
+
+/// Each value's bits and text: exact for every dtype, signs of zero included; every NaN alike
+/// (numpy leaves a NaN's sign and payload to the hardware, and so does the conformance suite).
+fn bits(a: &ArrayData) -> Vec<(u64, u64, String)> {
+    let exact = |x: f64| if x.is_nan() { u64::MAX } else { x.to_bits() };
+    a.to_scalars()
+        .iter()
+        .map(|s| {
+            let z = s.to_complex64();
+            (exact(z.re), exact(z.im), s.to_string())
+        })
+        .collect()
+}
+
+/// Runs `outputs` on wgpu with `inputs` uploaded, checks that no run waited for the GPU, and
+/// compares every output with the interpreter's on the host, bit for bit.
+fn assert_on_device_without_waits(wgpu: &Wgpu, what: &str, outputs: &Outputs, inputs: &NamedData) {
+    let interp = interp();
+    let want = interp.compile(outputs).unwrap().run(inputs).unwrap();
+    let program = wgpu.compile(outputs).unwrap();
+    let held: Vec<(&str, _)> = inputs.iter().map(|(n, d)| (n.as_str(), wgpu.upload(&d.view()).unwrap())).collect();
+    let named: NamedDeviceInputs<'_> = held.iter().map(|(n, d)| (*n, DeviceInput::Device(d))).collect();
+    let waits = wgpu.host_waits();
+    let got = program.run_device(&named).unwrap();
+    assert_eq!(wgpu.host_waits(), waits, "{what}: the run on device data waited for the GPU");
+    for (name, expected) in &want {
+        let value = got[name].to_host().unwrap();
+        let (g, w) = (bits(&value), bits(expected));
+        let first = g.iter().zip(&w).position(|(a, b)| a != b);
+        assert!(
+            g.len() == w.len() && first.is_none(),
+            "{what}, output {name}: first difference at {first:?}: {:?} on wgpu, {:?} on the host",
+            g.get(first.unwrap_or(0)).map(|t| &t.2),
+            w.get(first.unwrap_or(0)).map(|t| &t.2),
+        );
+    }
+}
+
+/// Scans of `x` in its own dtype (the nodes themselves: the frontend accumulates bools and small
+/// integers in 64 bits, as numpy does, and rejects a `bool` accumulator).
+fn scans(x: &Array) -> Outputs {
+    Outputs::Named(
+        pytato_core::DictOfNamedArrays::new([
+            ("sum0", Array::new_scan(x, 0, ScanOp::Sum).unwrap()),
+            ("prod1", Array::new_scan(x, 1, ScanOp::Product).unwrap()),
+            ("sum1", Array::new_scan(x, 1, ScanOp::Sum).unwrap()),
+        ])
+        .unwrap(),
+    )
+}
+
+#[test]
+fn scans_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(wgpu) = wgpu() else { return };
+    // Scans accumulate numbers: a `bool` scan is no node.
+    for dtype in DTYPES.into_iter().filter(|&d| d != DType::Bool) {
+        if !wgpu.has_f64() && matches!(dtype, DType::F64 | DType::C128) {
+            continue;
+        }
+        let x = pt::placeholder("x", [Dim::param("n"), Dim::from(3)], dtype).unwrap();
+        for (n, seed) in [(0, 1), (1, 2), (7, 3), (300, 4)] {
+            let data = values(dtype, &[n, 3], seed);
+            let inputs = NamedData::from([("x".to_string(), data)]);
+            assert_on_device_without_waits(&wgpu, &format!("scans of {dtype} ({n}, 3)"), &scans(&x), &inputs);
+        }
+    }
+}
+
+#[test]
+fn searches_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(wgpu) = wgpu() else { return };
+    // Complex numbers have no order for a search.
+    for dtype in DTYPES.into_iter().filter(|d| !d.is_complex()) {
+        if !wgpu.has_f64() && matches!(dtype, DType::F64 | DType::C128) {
+            continue;
+        }
+        let a = pt::placeholder("a", [Dim::param("n")], dtype).unwrap();
+        let v = pt::placeholder("v", [Dim::param("m")], dtype).unwrap();
+        let sorted = pt::sort(&a, pt::SortOptions::default()).unwrap();
+        let outputs = Outputs::Named(
+            pytato_core::DictOfNamedArrays::new([
+                ("left", pt::searchsorted(&sorted, &v, Side::Left, None).unwrap()),
+                ("right", pt::searchsorted(&sorted, &v, Side::Right, None).unwrap()),
+            ])
+            .unwrap(),
+        );
+        for (n, m, seed) in [(0, 5, 1), (5, 0, 2), (1, 9, 3), (40, 200, 4), (1000, 300, 5)] {
+            // Values drawn from the same edge cases as the sorted array, so many are equal to
+            // some of its elements (ties: NaN, -0.0 against 0.0).
+            let inputs = NamedData::from([
+                ("a".to_string(), values(dtype, &[n], seed)),
+                ("v".to_string(), values(dtype, &[m], seed + 100)),
+            ]);
+            // The sort is a host step (its result is uploaded, with one wait); the searches are
+            // kernels: compiled apart, they must run without one.
+            let interp = interp();
+            let only_a = NamedData::from([("a".to_string(), inputs["a"].clone())]);
+            let sorted_values = interp.compile(&(&sorted).into()).unwrap().run(&only_a).unwrap().remove("_pt_out");
+            let s = pt::placeholder("s", [Dim::param("n")], dtype).unwrap();
+            let searches = Outputs::Named(
+                pytato_core::DictOfNamedArrays::new([
+                    ("left", pt::searchsorted(&s, &v, Side::Left, None).unwrap()),
+                    ("right", pt::searchsorted(&s, &v, Side::Right, None).unwrap()),
+                ])
+                .unwrap(),
+            );
+            let mut search_inputs = inputs.clone();
+            search_inputs.remove("a");
+            search_inputs.insert("s".into(), sorted_values.unwrap());
+            let what = format!("searches of {dtype} (n = {n}, m = {m})");
+            assert_on_device_without_waits(&wgpu, &what, &searches, &search_inputs);
+            // With the sort in the same program: the same results.
+            let program = wgpu.compile(&outputs).unwrap();
+            let held: Vec<(&str, _)> =
+                inputs.iter().map(|(k, d)| (k.as_str(), wgpu.upload(&d.view()).unwrap())).collect();
+            let named: NamedDeviceInputs<'_> = held.iter().map(|(k, d)| (*k, DeviceInput::Device(d))).collect();
+            let got = program.run_device(&named).unwrap();
+            let want = interp.compile(&outputs).unwrap().run(&inputs).unwrap();
+            for (name, expected) in &want {
+                assert_eq!(
+                    bits(&got[name].to_host().unwrap()),
+                    bits(expected),
+                    "{what}, sorted in the program: {name}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn rows_longer_than_a_drivers_loop_cap_scan_whole_on_the_device() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(wgpu) = wgpu() else { return };
+    // Past llvmpipe's 65,535 iterations per invocation: several dispatches, each continuing from
+    // the last; elsewhere one.
+    let n = 150_001;
+    for dtype in [DType::F64, DType::F32, DType::I32, DType::C64] {
+        if !wgpu.has_f64() && dtype == DType::F64 {
+            continue;
+        }
+        let x = pt::placeholder("x", [Dim::param("n")], dtype).unwrap();
+        let keep = ScanOptions { axis: Some(0), dtype: Some(dtype), include_initial: false };
+        let outputs = Outputs::Named(
+            pytato_core::DictOfNamedArrays::new([
+                ("sum", pt::cumulative_sum(&x, keep).unwrap()),
+                ("prod", pt::cumulative_prod(&x, keep).unwrap()),
+            ])
+            .unwrap(),
+        );
+        // Values near 1, so the running product stays finite for a while, then over- or underflows.
+        let data = ArrayData::from_scalars(
+            dtype,
+            &[n],
+            (0..n).map(|i| Scalar::F64(1.0 + ((i * 7919) % 201) as f64 / 2000.0 - 0.05).cast(dtype)),
+        )
+        .unwrap();
+        let inputs = NamedData::from([("x".to_string(), data)]);
+        assert_on_device_without_waits(&wgpu, &format!("scans of {n} {dtype}"), &outputs, &inputs);
+    }
+}
