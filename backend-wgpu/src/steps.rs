@@ -1,10 +1,11 @@
 //! Host steps as kernels on device data (`pytato_runtime::device::DeviceSteps`): a program in
-//! phases run with `run_device` scans and searches its arrays where they are, on the GPU, instead
-//! of copying them to the host and back. The shaders are `wgsl::steps`; results are the host
-//! steps' bit for bit. Steps without a kernel here (sorts, scatters, nonzero) run on the host.
+//! phases run with `run_device` scans, searches and compacts its arrays where they are, on the
+//! GPU, instead of copying them to the host and back. The shaders are `wgsl::steps`; results are
+//! the host steps' bit for bit. Steps without a kernel here (sorts, scatters) run on the host.
 //!
-//! Like a run on device data, a step only enqueues its dispatches: nothing waits. Neither step can
-//! fail on the device (no index is read from the data), so none leaves a check to
+//! Like a run on device data, a step only enqueues its dispatches: nothing waits, except for the
+//! count of a compaction, a length the host must know to size the result (8 bytes read back). No
+//! step can fail on the device (no index is read from the data), so none leaves a check to
 //! `crate::deferred`.
 
 use pytato_core::array::{ScanOp, Side};
@@ -13,7 +14,7 @@ use pytato_runtime::ArrayDataView;
 use pytato_runtime::device::{DeviceArray, DeviceStep, DeviceSteps};
 
 use crate::device::Gpu;
-use crate::resident::{GpuStorage, STORAGE_USAGE, upload, wrap};
+use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, upload, wrap};
 use crate::run::{control_block, dispatch};
 use crate::wgsl::{self, ShaderFeatures, storage_size};
 
@@ -32,6 +33,9 @@ impl DeviceSteps for GpuSteps {
         match step {
             DeviceStep::Scan { axis, op } => Some(self.scan(operands[0], axis, op)),
             DeviceStep::SearchSorted(side) => Some(self.searchsorted(operands[0], operands[1], side)),
+            // A 0-d mask has no axis to list positions along: the host's rule.
+            DeviceStep::Nonzero if operands[0].shape.is_empty() => None,
+            DeviceStep::Nonzero => Some(self.nonzero(operands[0])),
             _ => None,
         }
     }
@@ -45,35 +49,104 @@ impl DeviceSteps for GpuSteps {
 impl GpuSteps {
     /// Running sums or products of `x` along `axis`; see `wgsl::steps`.
     fn scan(&self, x: &GpuStorage, axis: usize, op: ScanOp) -> Result<DeviceArray> {
-        let shape = &x.shape;
-        if axis >= shape.len() {
-            return Err(internal(format!("a scan along axis {axis} of an array of shape {shape:?}")));
+        if axis >= x.shape.len() {
+            return Err(internal(format!("a scan along axis {axis} of an array of shape {:?}", x.shape)));
         }
+        let output = self.buffer(x.dtype, &x.shape)?;
+        let mut encoder =
+            self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("scan") });
+        self.encode_scan(&mut encoder, &x.buffer, &output, x.dtype, &x.shape, axis, op)?;
+        self.gpu.queue.submit([encoder.finish()]);
+        Ok(wrap(self.gpu, output, x.dtype, x.shape.clone()))
+    }
+
+    /// Records the dispatches of a scan of `x` (of `dtype` and `shape`) along `axis` into `output`.
+    #[allow(clippy::too_many_arguments)]
+    fn encode_scan(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        x: &wgpu::Buffer,
+        output: &wgpu::Buffer,
+        dtype: DType,
+        shape: &[usize],
+        axis: usize,
+        op: ScanOp,
+    ) -> Result<()> {
         let len = shape[axis] as u64;
         let inner: u64 = shape[axis + 1..].iter().map(|&d| d as u64).product();
         let rows: u64 = shape[..axis].iter().map(|&d| d as u64).product::<u64>() * inner;
-        let output = self.buffer(x.dtype, shape)?;
         if rows * len == 0 {
-            return Ok(wrap(self.gpu, output, x.dtype, shape.clone()));
+            return Ok(());
         }
-        let shader = wgsl::steps::scan_shader(x.dtype, op, self.features)?;
+        let shader = wgsl::steps::scan_shader(dtype, op, self.features)?;
         let pipeline = self.gpu.pipeline(&shader.source, &shader.writable, self.features)?;
         // One loop of `end - start` trips, which costs one more (its last exit test): under a
         // driver's cap on the iterations of an invocation, each dispatch scans a stretch the cap
         // allows, with a margin (see `wgsl::loops`).
         let stretch = self.gpu.loop_limit.map_or(len, |limit| limit.saturating_sub(16).max(1));
-        let mut encoder =
-            self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("scan") });
         let mut start = 0;
         while start < len {
             let end = (start + stretch).min(len);
-            let sizes = [rows, len, inner, start, end].map(|v| v as i64);
-            let control = self.control(&sizes);
-            dispatch(self.gpu, &mut encoder, &pipeline, &control, &[x.buffer.clone(), output.clone()], rows)?;
+            let control = self.control(&[rows, len, inner, start, end].map(|v| v as i64));
+            dispatch(self.gpu, encoder, &pipeline, &control, &[x.clone(), output.clone()], rows)?;
             start = end;
         }
+        Ok(())
+    }
+
+    /// The row-major positions of the `true` elements of `mask`, `int64` of shape
+    /// `(ndim, count)`: blocks counted, the counts scanned, the count read back (the one wait:
+    /// the result's length), then each block's positions written; see `wgsl::steps`.
+    fn nonzero(&self, mask: &GpuStorage) -> Result<DeviceArray> {
+        let ndim = mask.shape.len();
+        if mask.dtype != DType::Bool {
+            return Err(internal(format!("a nonzero step got a {} mask", mask.dtype)));
+        }
+        let n: u64 = mask.shape.iter().map(|&d| d as u64).product();
+        let blocks = n.div_ceil(wgsl::steps::MASK_BLOCK as u64);
+        if blocks == 0 {
+            return Ok(wrap(self.gpu, self.buffer(DType::I64, &[ndim, 0])?, DType::I64, vec![ndim, 0]));
+        }
+        let counts = self.buffer(DType::I64, &[blocks as usize])?;
+        let offsets = self.buffer(DType::I64, &[blocks as usize])?;
+        let mut encoder =
+            self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("nonzero") });
+        let count_shader = wgsl::steps::mask_counts_shader();
+        let count_pipeline = self.gpu.pipeline(&count_shader.source, &count_shader.writable, self.features)?;
+        let control = self.control(&[n as i64, blocks as i64]);
+        dispatch(self.gpu, &mut encoder, &count_pipeline, &control, &[mask.buffer.clone(), counts.clone()], blocks)?;
+        self.encode_scan(&mut encoder, &counts, &offsets, DType::I64, &[blocks as usize], 0, ScanOp::Sum)?;
+        // The count: the last running count, read back.
+        let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("pytato nonzero count"),
+            size: 8,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        encoder.copy_buffer_to_buffer(&offsets, (blocks - 1) * 8, &staging, 0, 8);
         self.gpu.queue.submit([encoder.finish()]);
-        Ok(wrap(self.gpu, output, x.dtype, shape.clone()))
+        map_for_reading(self.gpu, &staging, 8)?;
+        let count = {
+            let view = staging.slice(..8).get_mapped_range().map_err(|e| internal(format!("reading a count: {e}")))?;
+            i64::from_le_bytes(view[..8].try_into().expect("8 bytes"))
+        };
+        staging.unmap();
+        let count = usize::try_from(count).map_err(|_| internal(format!("a mask with {count} true elements")))?;
+        let shape = vec![ndim, count];
+        let output = self.buffer(DType::I64, &shape)?;
+        if count > 0 {
+            let shader = wgsl::steps::mask_positions_shader(ndim);
+            let pipeline = self.gpu.pipeline(&shader.source, &shader.writable, self.features)?;
+            let mut sizes = vec![n as i64, blocks as i64, count as i64];
+            sizes.extend(mask.shape.iter().map(|&d| d as i64));
+            let control = self.control(&sizes);
+            let mut encoder =
+                self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("nonzero") });
+            let buffers = [mask.buffer.clone(), offsets, output.clone()];
+            dispatch(self.gpu, &mut encoder, &pipeline, &control, &buffers, blocks)?;
+            self.gpu.queue.submit([encoder.finish()]);
+        }
+        Ok(wrap(self.gpu, output, DType::I64, shape))
     }
 
     /// The position of each of `values` in the sorted 1-d `sorted`; see `wgsl::steps`.

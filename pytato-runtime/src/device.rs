@@ -169,6 +169,10 @@ pub enum DeviceStep {
     /// The positions of the values (second operand) in the sorted 1-d first operand, in numpy's
     /// order (see [`crate::sort::searchsorted`]): `int64` of the values' shape.
     SearchSorted(pytato_core::array::Side),
+    /// The positions of the `true` elements of a `bool` mask of one or more axes, in row-major
+    /// order (see [`crate::phases::nonzero`]): `int64` of shape `(ndim, count)`. The count is a
+    /// length the host needs, so this step waits for it.
+    Nonzero,
 }
 
 /// The host steps a backend runs on its device (see [`Backend::device_steps`](crate::backend::Backend::device_steps)).

@@ -513,7 +513,8 @@ fn device_step(
     let step = match *kind {
         StepKind::Scan { axis, op } => Some(DeviceStep::Scan { axis, op }),
         StepKind::SearchSorted(side) => Some(DeviceStep::SearchSorted(side)),
-        StepKind::Nonzero(_) | StepKind::Scatter(_) | StepKind::Sort { .. } => None,
+        StepKind::Nonzero(_) => Some(DeviceStep::Nonzero),
+        StepKind::Scatter(_) | StepKind::Sort { .. } => None,
         StepKind::Call { .. } => unreachable!("calls run their body's program"),
     };
     if let Some(step) = step {
@@ -525,7 +526,15 @@ fn device_step(
             })
             .collect::<Result<_>>()?;
         if let Some(result) = device.run(step, &uploaded.iter().collect::<Vec<_>>()) {
-            return Ok(vec![(results[0].0.clone(), result?)]);
+            let result = result?;
+            let mut named = Vec::with_capacity(2);
+            if let StepKind::Nonzero(count) = kind {
+                // The count, for programs that read it without the positions' shape.
+                let value = i64::try_from(result.shape()[1]).expect("a count fits in i64");
+                named.push((count.clone(), DeviceArray::host(ArrayData::from_scalar(Scalar::I64(value)))));
+            }
+            named.push((results[0].0.clone(), result));
+            return Ok(named);
         }
     }
     let copied: Vec<Option<ArrayData>> = operands

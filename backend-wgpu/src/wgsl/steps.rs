@@ -1,8 +1,13 @@
 //! Shaders of the host steps that run as kernels on device data (see `crate::steps`): running
-//! sums and products along an axis in numpy's order, and binary searches in numpy's sort order.
+//! sums and products along an axis in numpy's order, binary searches in numpy's sort order, and
+//! the positions of a mask's `true` elements.
 //!
-//! Both bind the control block at 0 (its `sizes` carry the step's lengths), their operands after
-//! it and the result last. Neither can fail, so neither writes the control block's error record.
+//! - **Compaction** (the positions of a mask's `true` elements) counts each block of the mask,
+//!   scans the counts with the scan shader, and has each block write its positions from its
+//!   offset: the positions of the host's row-major walk.
+//!
+//! All bind the control block at 0 (its `sizes` carry the step's lengths), their operands after
+//! it and the result last. None can fail, so none writes the control block's error record.
 //!
 //! - **Scans** run one invocation per row (every index of the other axes), left to right, one
 //!   `+` or `*` at a time in the dtype, as numpy's `cumsum`/`cumprod` loops and the host's
@@ -127,6 +132,73 @@ pub(crate) fn searchsorted_shader(dtype: DType, side: Side, features: ShaderFeat
     );
     let bindings = [("sorted", storage, false), ("values", storage, false), ("out", "i64", true)];
     Ok(assemble(&key, &bindings, &body, dtype))
+}
+
+/// Elements of a mask each invocation of the compaction shaders walks: few enough that its loop
+/// stays far below llvmpipe's cap on an invocation's iterations.
+pub(crate) const MASK_BLOCK: u32 = 256;
+
+/// The shader counting the `true` elements of each block of [`MASK_BLOCK`] elements of a mask
+/// (stored as `u32` 0 or 1) into `int64`s; `sizes`: the mask's element count and the number of
+/// blocks. One invocation per block.
+pub(crate) fn mask_counts_shader() -> Shader {
+    let body = format!(
+        "    let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
+    if gid >= u32(ctl.sizes[1]) {{ return; }}
+    let start: u32 = gid * {MASK_BLOCK}u;
+    let end: u32 = min(start + {MASK_BLOCK}u, u32(ctl.sizes[0]));
+    var c: i64 = 0li;
+    var f: u32 = start;
+    loop {{
+        if f >= end {{ break; }}
+        c = c + select(0li, 1li, mask[f] != 0u);
+        f = f + 1u;
+    }}
+    counts[gid] = c;
+"
+    );
+    assemble("", &[("mask", "u32", false), ("counts", "i64", true)], &body, DType::Bool)
+}
+
+/// The shader writing the positions of the `true` elements of a mask of `ndim` axes, in row-major
+/// order, as the rows of an `int64` array of shape `(ndim, count)`: each invocation walks its block
+/// of [`MASK_BLOCK`] elements and starts at the running count of the blocks before it
+/// (`offsets`, inclusive). `sizes`: the mask's element count, the number of blocks, the count,
+/// then the mask's shape.
+pub(crate) fn mask_positions_shader(ndim: usize) -> Shader {
+    let mut split = String::new();
+    for axis in (1..ndim).rev() {
+        let _ = write!(
+            split,
+            "
+            out[{axis}u * count + k] = i64(rest % d{axis});
+            rest = rest / d{axis};"
+        );
+    }
+    let dims: String =
+        (1..ndim).map(|axis| format!("    let d{axis}: u32 = u32(ctl.sizes[{}]);\n", 3 + axis)).collect();
+    let body = format!(
+        "    let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
+    if gid >= u32(ctl.sizes[1]) {{ return; }}
+    let count: u32 = u32(ctl.sizes[2]);
+{dims}    var k: u32 = 0u;
+    if gid > 0u {{ k = u32(offsets[gid - 1u]); }}
+    let start: u32 = gid * {MASK_BLOCK}u;
+    let end: u32 = min(start + {MASK_BLOCK}u, u32(ctl.sizes[0]));
+    var f: u32 = start;
+    loop {{
+        if f >= end {{ break; }}
+        if mask[f] != 0u {{
+            var rest: u32 = f;{split}
+            out[k] = i64(rest);
+            k = k + 1u;
+        }}
+        f = f + 1u;
+    }}
+"
+    );
+    let bindings = [("mask", "u32", false), ("offsets", "i64", false), ("out", "i64", true)];
+    assemble("", &bindings, &body, DType::Bool)
 }
 
 /// numpy's sort order of `dtype` as integer keys of its storage elements (see the module docs):
