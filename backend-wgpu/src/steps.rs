@@ -13,10 +13,14 @@ use pytato_core::{DType, Error, Result};
 use pytato_runtime::ArrayDataView;
 use pytato_runtime::device::{DeviceArray, DeviceStep, DeviceSteps};
 
-use crate::device::Gpu;
+use crate::device::{Gpu, Pipeline};
 use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, upload, wrap};
 use crate::run::{control_block, dispatch};
 use crate::wgsl::{self, ShaderFeatures, storage_size};
+
+/// The block length of an integer scan in parallel (see [`GpuSteps::encode_scan_in_blocks`]):
+/// rows of more than twice this many elements are scanned in blocks.
+const SCAN_BLOCK: u64 = 1024;
 
 /// The step kernels of one GPU, with the features its shaders may use.
 pub(crate) struct GpuSteps {
@@ -80,6 +84,10 @@ impl GpuSteps {
         }
         let shader = wgsl::steps::scan_shader(dtype, op, self.features)?;
         let pipeline = self.gpu.pipeline(&shader.source, &shader.writable, self.features)?;
+        let integer = !dtype.is_inexact() && dtype != DType::Bool;
+        if integer && len > 2 * SCAN_BLOCK {
+            return self.encode_scan_in_blocks(encoder, &pipeline, x, output, dtype, (rows / inner, len, inner), op);
+        }
         // One loop of `end - start` trips, which costs one more (its last exit test): under a
         // driver's cap on the iterations of an invocation, each dispatch scans a stretch the cap
         // allows, with a margin (see `wgsl::loops`).
@@ -87,11 +95,43 @@ impl GpuSteps {
         let mut start = 0;
         while start < len {
             let end = (start + stretch).min(len);
-            let control = self.control(&[rows, len, inner, start, end].map(|v| v as i64));
+            let control = self.control(&[rows, len, inner, start, end, len].map(|v| v as i64));
             dispatch(self.gpu, encoder, &pipeline, &control, &[x.clone(), output.clone()], rows)?;
             start = end;
         }
         Ok(())
+    }
+
+    /// An integer scan of `x`, of shape `(outer, len, inner)` along its middle axis, in parallel:
+    /// blocks of [`SCAN_BLOCK`] scanned from their first element, their totals gathered and
+    /// scanned (recursively), then each block combined with the total of the blocks before it.
+    #[allow(clippy::too_many_arguments)]
+    fn encode_scan_in_blocks(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        scan: &Pipeline,
+        x: &wgpu::Buffer,
+        output: &wgpu::Buffer,
+        dtype: DType,
+        (outer, len, inner): (u64, u64, u64),
+        op: ScanOp,
+    ) -> Result<()> {
+        let blocks = len.div_ceil(SCAN_BLOCK);
+        let elements = outer * len * inner;
+        let control = self.control(&[outer * inner, len, inner, 0, len, SCAN_BLOCK].map(|v| v as i64));
+        dispatch(self.gpu, encoder, scan, &control, &[x.clone(), output.clone()], outer * inner * blocks)?;
+        let totals_shape = [outer as usize, blocks as usize, inner as usize];
+        let totals = self.buffer(dtype, &totals_shape)?;
+        let scanned = self.buffer(dtype, &totals_shape)?;
+        let sizes = |count: u64| self.control(&[count, len, inner, blocks, SCAN_BLOCK].map(|v| v as i64));
+        let gather = wgsl::steps::block_totals_shader(dtype, self.features)?;
+        let gather = self.gpu.pipeline(&gather.source, &gather.writable, self.features)?;
+        let count = outer * blocks * inner;
+        dispatch(self.gpu, encoder, &gather, &sizes(count), &[output.clone(), totals.clone()], count)?;
+        self.encode_scan(encoder, &totals, &scanned, dtype, &totals_shape, 1, op)?;
+        let offsets = wgsl::steps::block_offsets_shader(dtype, op, self.features)?;
+        let offsets = self.gpu.pipeline(&offsets.source, &offsets.writable, self.features)?;
+        dispatch(self.gpu, encoder, &offsets, &sizes(elements), &[scanned, output.clone()], elements)
     }
 
     /// The row-major positions of the `true` elements of `mask`, `int64` of shape

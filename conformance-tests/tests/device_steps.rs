@@ -302,3 +302,29 @@ fn masks_compact_on_the_device_with_one_wait_for_the_count() {
         }
     }
 }
+
+#[test]
+fn long_integer_rows_scan_in_parallel_blocks_with_the_hosts_bits() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(wgpu) = wgpu() else { return };
+    // Integers wrap, so blocks scanned apart and combined give the running loop's bits: a middle
+    // axis with rows on both sides, and a row long enough that its block totals are scanned in
+    // blocks again.
+    let cases: [(&[usize], usize); 3] = [(&[2, 3000, 3], 1), (&[2049, 2], 0), (&[2_200_001], 0)];
+    for dtype in [DType::I8, DType::U16, DType::I32, DType::U32, DType::I64, DType::U64] {
+        for (shape, axis) in cases {
+            let dims: Vec<Dim> = shape.iter().map(|&d| Dim::from(d as i64)).collect();
+            let x = pt::placeholder("x", dims, dtype).unwrap();
+            let outputs = Outputs::Named(
+                pytato_core::DictOfNamedArrays::new([
+                    ("sum", Array::new_scan(&x, axis, ScanOp::Sum).unwrap()),
+                    ("prod", Array::new_scan(&x, axis, ScanOp::Product).unwrap()),
+                ])
+                .unwrap(),
+            );
+            let inputs = NamedData::from([("x".to_string(), values(dtype, shape, 99))]);
+            let what = format!("scans of {dtype} {shape:?} along axis {axis}");
+            assert_on_device_without_waits(&wgpu, &what, &outputs, &inputs);
+        }
+    }
+}

@@ -15,7 +15,9 @@
 //!   numpy's wrapping, float32 rounded once from float64, float16 through float32), so the bits
 //!   are the host's. A dispatch scans the positions `[start, end)` of every row and continues from
 //!   the result at `start - 1`: where a driver caps the iterations of an invocation (llvmpipe),
-//!   long rows run as several dispatches, in order.
+//!   long rows run as several dispatches, in order. Integer sums and products wrap, so any
+//!   grouping gives the same bits: long integer rows are scanned in parallel blocks, the blocks'
+//!   totals scanned (the same way, recursively), and each block combined with the total before it.
 //! - **Binary searches** compare order-preserving integer keys, never floats: a float's key is its
 //!   bits with the sign folded in (`-0.0` as `0.0`, every NaN above every number), the order of
 //!   `pytato_runtime::sort`. No driver freedom (NaN assumed away, zeros' signs) reaches them.
@@ -33,8 +35,10 @@ use super::library::{Library, OPAQUE_DECLARATIONS, OPAQUE_INIT};
 use super::{LoopPlan, Shader, ShaderFeatures, Translator, WORKGROUP_SIZE, bug, storage_type, unsupported};
 
 /// The shader of a running sum or product of `dtype` (see the module docs). Its `sizes`: the
-/// number of rows, the length of the scanned axis, the product of the axes after it, and the
-/// positions `[start, end)` this dispatch scans; one invocation per row.
+/// number of rows, the length of the scanned axis, the product of the axes after it, the
+/// positions `[start, end)` this dispatch scans, and the length of the blocks each row is scanned
+/// in (each block from its own first element; the whole row for a scan in numpy's order). One
+/// invocation per row and block.
 pub(crate) fn scan_shader(dtype: DType, op: ScanOp, features: ShaderFeatures) -> Result<Shader> {
     if !features.i64 {
         return Err(unsupported("scans on the device need the adapter feature SHADER_INT64".into()));
@@ -69,35 +73,99 @@ pub(crate) fn scan_shader(dtype: DType, op: ScanOp, features: ShaderFeatures) ->
     let load = |raw: &str| load.replace("RAW", raw);
     let body = format!(
         "    let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
-    if gid >= u32(ctl.sizes[0]) {{ return; }}
-    {OPAQUE_INIT}
+    let rows: u32 = u32(ctl.sizes[0]);
     let len: u32 = u32(ctl.sizes[1]);
     let inner: u32 = u32(ctl.sizes[2]);
-    let start: u32 = u32(ctl.sizes[3]);
-    let end: u32 = u32(ctl.sizes[4]);
-    let base: u32 = (gid / inner) * len * inner + gid % inner;
+    let block_len: u32 = u32(ctl.sizes[5]);
+    if gid >= rows * ((len + block_len - 1u) / block_len) {{ return; }}
+    {OPAQUE_INIT}
+    let row: u32 = gid % rows;
+    let first: u32 = (gid / rows) * block_len;
+    let lo: u32 = max(u32(ctl.sizes[3]), first);
+    let hi: u32 = min(u32(ctl.sizes[4]), min(first + block_len, len));
+    if lo >= hi {{ return; }}
+    let base: u32 = (row / inner) * len * inner + row % inner;
     var acc: {acc_ty};
-    var i: u32 = start;
-    if start == 0u {{
-        acc = {first};
-        y[base] = {store};
-        i = 1u;
+    var i: u32 = lo;
+    if lo == first {{
+        acc = {at_first};
+        y[base + i * inner] = {store};
+        i = i + 1u;
     }} else {{
         acc = {carried};
     }}
     loop {{
-        if i >= end {{ break; }}
+        if i >= hi {{ break; }}
         let v: {acc_ty} = {next};
         acc = {step};
         y[base + i * inner] = {store};
         i = i + 1u;
     }}
 ",
-        first = load("x[base]"),
-        carried = load("y[base + (start - 1u) * inner]"),
+        at_first = load("x[base + i * inner]"),
+        carried = load("y[base + (lo - 1u) * inner]"),
         next = load("x[base + i * inner]"),
     );
     let bindings = [("x", storage, false), ("y", storage, true)];
+    Ok(assemble(t.library.source(), &bindings, &body, dtype))
+}
+
+/// The shader gathering, for a scan in blocks, the last running value of every block: `totals`,
+/// of shape `(outer, blocks, inner)`, from `y`, of shape `(outer, len, inner)`. `sizes`: the
+/// number of totals, `len`, `inner`, the number of blocks and the block length.
+pub(crate) fn block_totals_shader(dtype: DType, features: ShaderFeatures) -> Result<Shader> {
+    let storage = storage_type(dtype, features)?;
+    let body = format!(
+        "    let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
+    if gid >= u32(ctl.sizes[0]) {{ return; }}
+    let len: u32 = u32(ctl.sizes[1]);
+    let inner: u32 = u32(ctl.sizes[2]);
+    let blocks: u32 = u32(ctl.sizes[3]);
+    let block_len: u32 = u32(ctl.sizes[4]);
+    let k: u32 = gid % inner;
+    let b: u32 = (gid / inner) % blocks;
+    let o: u32 = gid / (inner * blocks);
+    let last: u32 = min((b + 1u) * block_len, len) - 1u;
+    totals[gid] = y[(o * len + last) * inner + k];
+"
+    );
+    Ok(assemble("", &[("y", storage, false), ("totals", storage, true)], &body, dtype))
+}
+
+/// The shader finishing a scan in blocks of an integer `dtype`: every element of a block after
+/// the first combined with the scanned total of the blocks before it (integer sums and products
+/// wrap, so this grouping gives the bits of the running loop). `sizes`: the element count, `len`,
+/// `inner`, the number of blocks and the block length.
+pub(crate) fn block_offsets_shader(dtype: DType, op: ScanOp, features: ShaderFeatures) -> Result<Shader> {
+    if dtype.is_inexact() || dtype == DType::Bool {
+        return Err(bug(format!("a scan of {dtype} in blocks would round in another order")));
+    }
+    let storage = storage_type(dtype, features)?;
+    let program = KernelProgram::default();
+    let names = HashMap::new();
+    let mut t = Translator::standalone(&program, &names, features);
+    let binary = match op {
+        ScanOp::Sum => BinaryOp::Add,
+        ScanOp::Product => BinaryOp::Mul,
+    };
+    let combined = t.binary(binary, dtype, "before", "y[gid]")?;
+    let body = format!(
+        "    let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
+    if gid >= u32(ctl.sizes[0]) {{ return; }}
+    let len: u32 = u32(ctl.sizes[1]);
+    let inner: u32 = u32(ctl.sizes[2]);
+    let blocks: u32 = u32(ctl.sizes[3]);
+    let block_len: u32 = u32(ctl.sizes[4]);
+    let k: u32 = gid % inner;
+    let i: u32 = (gid / inner) % len;
+    let o: u32 = gid / (inner * len);
+    let b: u32 = i / block_len;
+    if b == 0u {{ return; }}
+    let before = scanned[(o * blocks + b - 1u) * inner + k];
+    y[gid] = {combined};
+"
+    );
+    let bindings = [("scanned", storage, false), ("y", storage, true)];
     Ok(assemble(t.library.source(), &bindings, &body, dtype))
 }
 
