@@ -110,12 +110,10 @@ pub(crate) fn scan_shader(dtype: DType, op: ScanOp, features: ShaderFeatures) ->
     Ok(assemble(t.library.source(), &bindings, &body, dtype))
 }
 
-/// The shader gathering, for a scan in blocks, the last running value of every block: `totals`,
-/// of shape `(outer, blocks, inner)`, from `y`, of shape `(outer, len, inner)`. `sizes`: the
-/// number of totals, `len`, `inner`, the number of blocks and the block length.
-pub(crate) fn block_totals_shader(dtype: DType, features: ShaderFeatures) -> Result<Shader> {
-    let storage = storage_type(dtype, features)?;
-    let body = format!(
+/// The start of the block shaders' `main`: the invocation's element (below `sizes[0]`), the
+/// lengths of a scan in blocks from `sizes[1..5]`, and the element's position `k` on the inner axes.
+fn blocks_prologue() -> String {
+    format!(
         "    let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
     if gid >= u32(ctl.sizes[0]) {{ return; }}
     let len: u32 = u32(ctl.sizes[1]);
@@ -123,11 +121,22 @@ pub(crate) fn block_totals_shader(dtype: DType, features: ShaderFeatures) -> Res
     let blocks: u32 = u32(ctl.sizes[3]);
     let block_len: u32 = u32(ctl.sizes[4]);
     let k: u32 = gid % inner;
-    let b: u32 = (gid / inner) % blocks;
+"
+    )
+}
+
+/// The shader gathering, for a scan in blocks, the last running value of every block: `totals`,
+/// of shape `(outer, blocks, inner)`, from `y`, of shape `(outer, len, inner)`. `sizes`: the
+/// number of totals, `len`, `inner`, the number of blocks and the block length.
+pub(crate) fn block_totals_shader(dtype: DType, features: ShaderFeatures) -> Result<Shader> {
+    let storage = storage_type(dtype, features)?;
+    let body = format!(
+        "{prologue}    let b: u32 = (gid / inner) % blocks;
     let o: u32 = gid / (inner * blocks);
     let last: u32 = min((b + 1u) * block_len, len) - 1u;
     totals[gid] = y[(o * len + last) * inner + k];
-"
+",
+        prologue = blocks_prologue()
     );
     Ok(assemble("", &[("y", storage, false), ("totals", storage, true)], &body, dtype))
 }
@@ -150,20 +159,14 @@ pub(crate) fn block_offsets_shader(dtype: DType, op: ScanOp, features: ShaderFea
     };
     let combined = t.binary(binary, dtype, "before", "y[gid]")?;
     let body = format!(
-        "    let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
-    if gid >= u32(ctl.sizes[0]) {{ return; }}
-    let len: u32 = u32(ctl.sizes[1]);
-    let inner: u32 = u32(ctl.sizes[2]);
-    let blocks: u32 = u32(ctl.sizes[3]);
-    let block_len: u32 = u32(ctl.sizes[4]);
-    let k: u32 = gid % inner;
-    let i: u32 = (gid / inner) % len;
+        "{prologue}    let i: u32 = (gid / inner) % len;
     let o: u32 = gid / (inner * len);
     let b: u32 = i / block_len;
     if b == 0u {{ return; }}
     let before = scanned[(o * blocks + b - 1u) * inner + k];
     y[gid] = {combined};
-"
+",
+        prologue = blocks_prologue()
     );
     let bindings = [("scanned", storage, false), ("y", storage, true)];
     Ok(assemble(t.library.source(), &bindings, &body, dtype))
