@@ -409,8 +409,8 @@ fn sort(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     Ok(())
 }
 
-/// Placing values in a sorted vector (`searchsorted`, a binary search per value on the host)
-/// against `partition_point` in a loop.
+/// Placing values in a sorted vector (`searchsorted`, a binary search per value: on the host's
+/// threads, or a GPU kernel in the wgpu `-resident` row) against `partition_point` in a loop.
 fn searchsorted(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     let n = sizes.elementwise;
     let mut sorted = values(n, 19);
@@ -432,8 +432,8 @@ fn searchsorted(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     Ok(())
 }
 
-/// Running sums of a long vector (`cumulative_sum`, a parallel prefix of `log2 n` elementwise
-/// passes) against the sequential loop.
+/// Running sums of a long vector (`cumulative_sum`: a host step adding in numpy's order, or in the
+/// wgpu `-resident` row one GPU invocation doing the same) against the sequential loop.
 fn cumulative_sum(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     let n = sizes.elementwise;
     let x = values(n, 13);
