@@ -328,3 +328,38 @@ fn long_integer_rows_scan_in_parallel_blocks_with_the_hosts_bits() {
         }
     }
 }
+
+#[test]
+fn steps_on_another_backends_arrays_run_on_the_host_with_the_same_values() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(wgpu) = wgpu() else { return };
+    // Arrays held by the interpreter (host memory) passed to a wgpu program in phases: the steps
+    // decline them (no GPU buffer) and run on the host; the programs upload what they need.
+    let x = pt::placeholder("x", [Dim::param("n")], DType::I32).unwrap();
+    let s = pt::placeholder("s", [Dim::param("m")], DType::I32).unwrap();
+    let outputs = Outputs::Named(
+        pytato_core::DictOfNamedArrays::new([
+            ("running", Array::new_scan(&x, 0, ScanOp::Sum).unwrap()),
+            ("places", pt::searchsorted(&s, &x, Side::Right, None).unwrap()),
+            ("positive", x.index(pytato_core::s![&pt::greater(&x, 0).unwrap()]).unwrap()),
+        ])
+        .unwrap(),
+    );
+    let sorted = ArrayData::from(ndarray::Array1::from_iter((-50..50).map(|v| v * 7)).into_dyn());
+    let inputs = NamedData::from([("x".to_string(), values(DType::I32, &[3000], 5)), ("s".to_string(), sorted)]);
+    let reference = interp();
+    let want = reference.compile(&outputs).unwrap().run(&inputs).unwrap();
+    let held: Vec<(&str, _)> = inputs.iter().map(|(n, d)| (n.as_str(), reference.upload(&d.view()).unwrap())).collect();
+    let named: NamedDeviceInputs<'_> = held.iter().map(|(n, d)| (*n, DeviceInput::Device(d))).collect();
+    let program = wgpu.compile(&outputs).unwrap();
+    let got = program.run_device(&named).unwrap();
+    for (name, expected) in &want {
+        assert_eq!(bits(&got[name].to_host().unwrap()), bits(expected), "{name}");
+    }
+    // A device array of the wrong dtype is refused before anything runs, naming the input.
+    let wrong = wgpu.upload(&values(DType::F64, &[3], 1).view()).unwrap();
+    let mut bad = named.clone();
+    bad.insert("x", DeviceInput::Device(&wrong));
+    let error = program.run_device(&bad).unwrap_err();
+    assert!(error.kind() != "Internal" && error.to_string().contains('x'), "{}: {error}", error.kind());
+}
