@@ -47,10 +47,7 @@ pub(crate) fn scan_shader(dtype: DType, op: ScanOp, features: ShaderFeatures) ->
     let program = KernelProgram::default();
     let names = HashMap::new();
     let mut t = Translator::standalone(&program, &names, features);
-    let binary = match op {
-        ScanOp::Sum => BinaryOp::Add,
-        ScanOp::Product => BinaryOp::Mul,
-    };
+    let binary = scan_binary(op);
     // The accumulator's type, its value from a storage element, one step, and its storage form.
     let (acc_ty, load, step, store): (&str, String, String, String) = match dtype {
         // `Array::new_scan` refuses booleans.
@@ -153,10 +150,7 @@ pub(crate) fn block_offsets_shader(dtype: DType, op: ScanOp, features: ShaderFea
     let program = KernelProgram::default();
     let names = HashMap::new();
     let mut t = Translator::standalone(&program, &names, features);
-    let binary = match op {
-        ScanOp::Sum => BinaryOp::Add,
-        ScanOp::Product => BinaryOp::Mul,
-    };
+    let binary = scan_binary(op);
     let combined = t.binary(binary, dtype, "before", "y[gid]")?;
     let body = format!(
         "{prologue}    let i: u32 = (gid / inner) % len;
@@ -170,6 +164,14 @@ pub(crate) fn block_offsets_shader(dtype: DType, op: ScanOp, features: ShaderFea
     );
     let bindings = [("scanned", storage, false), ("y", storage, true)];
     Ok(assemble(t.library.source(), &bindings, &body, dtype))
+}
+
+/// The operation a scan accumulates with.
+fn scan_binary(op: ScanOp) -> BinaryOp {
+    match op {
+        ScanOp::Sum => BinaryOp::Add,
+        ScanOp::Product => BinaryOp::Mul,
+    }
 }
 
 /// The shader of a binary search of each value in a sorted 1-d array of `dtype`, in numpy's
