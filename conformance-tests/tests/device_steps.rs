@@ -12,23 +12,6 @@ use pytato_frontend::ScanOptions;
 use pytato_runtime::backend::{Backend, NamedData, Outputs};
 use pytato_runtime::device::{DeviceInput, NamedDeviceInputs};
 
-const DTYPES: [DType; 14] = [
-    DType::Bool,
-    DType::I8,
-    DType::I16,
-    DType::I32,
-    DType::I64,
-    DType::U8,
-    DType::U16,
-    DType::U32,
-    DType::U64,
-    DType::F16,
-    DType::F32,
-    DType::F64,
-    DType::C64,
-    DType::C128,
-];
-
 /// The tests count the process's waits for the GPU: one at a time.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -163,7 +146,7 @@ fn scans_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
     // Scans accumulate numbers: a `bool` scan is no node.
-    for dtype in DTYPES.into_iter().filter(|&d| d != DType::Bool) {
+    for dtype in DType::ALL.into_iter().filter(|&d| d != DType::Bool) {
         if !wgpu.has_f64() && matches!(dtype, DType::F64 | DType::C128) {
             continue;
         }
@@ -181,7 +164,7 @@ fn searches_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
     // Complex numbers have no order for a search.
-    for dtype in DTYPES.into_iter().filter(|d| !d.is_complex()) {
+    for dtype in DType::ALL.into_iter().filter(|d| !d.is_complex()) {
         if !wgpu.has_f64() && matches!(dtype, DType::F64 | DType::C128) {
             continue;
         }
@@ -362,4 +345,59 @@ fn steps_on_another_backends_arrays_run_on_the_host_with_the_same_values() {
     bad.insert("x", DeviceInput::Device(&wrong));
     let error = program.run_device(&bad).unwrap_err();
     assert!(error.kind() != "Internal" && error.to_string().contains('x'), "{}: {error}", error.kind());
+}
+
+#[test]
+fn one_program_runs_on_the_device_again_with_other_sizes_and_an_output_named_like_its_input() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(wgpu) = wgpu() else { return };
+    let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
+    let k = pt::placeholder("k", [Dim::param("n")], DType::I64).unwrap();
+    // The running sums are named like the input they come from, as a time loop names its state.
+    let outputs = Outputs::Named(
+        pytato_core::DictOfNamedArrays::new([
+            ("x", Array::new_scan(&x, 0, ScanOp::Sum).unwrap()),
+            ("k", Array::new_scan(&k, 0, ScanOp::Product).unwrap()),
+        ])
+        .unwrap(),
+    );
+    let program = wgpu.compile(&outputs).unwrap();
+    for n in [5usize, 70_001, 0, 2_500] {
+        let xs: Vec<f64> = values(DType::F64, &[n], n as u64).to_scalars().iter().map(|s| s.to_f64()).collect();
+        let ks: Vec<i64> = (0..n as i64).map(|i| if i % 5 == 0 { -3 } else { i % 7 + 1 }).collect();
+        // Independent of the library: the running loops numpy's cumsum and cumprod are.
+        let (mut sum, mut prod) = (0.0f64, 1i64);
+        let want_x: Vec<u64> = xs
+            .iter()
+            .map(|v| {
+                sum += v;
+                if sum.is_nan() { u64::MAX } else { sum.to_bits() }
+            })
+            .collect();
+        let want_k: Vec<i64> = ks
+            .iter()
+            .map(|v| {
+                prod = prod.wrapping_mul(*v);
+                prod
+            })
+            .collect();
+        let held_x = wgpu.upload(&ArrayData::from(ndarray::Array1::from(xs).into_dyn()).view()).unwrap();
+        let held_k = wgpu.upload(&ArrayData::from(ndarray::Array1::from(ks).into_dyn()).view()).unwrap();
+        let inputs =
+            NamedDeviceInputs::from([("x", DeviceInput::Device(&held_x)), ("k", DeviceInput::Device(&held_k))]);
+        let got = program.run_device(&inputs).unwrap();
+        let got_x: Vec<u64> = got["x"]
+            .to_host()
+            .unwrap()
+            .to_scalars()
+            .iter()
+            .map(|s| {
+                let v = s.to_f64();
+                if v.is_nan() { u64::MAX } else { v.to_bits() }
+            })
+            .collect();
+        let got_k: Vec<i64> = got["k"].to_host().unwrap().as_array::<i64>().unwrap().iter().copied().collect();
+        assert_eq!(got_x, want_x, "running sums of {n} float64");
+        assert_eq!(got_k, want_k, "running products of {n} int64");
+    }
 }
