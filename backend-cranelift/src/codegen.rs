@@ -39,6 +39,7 @@ use crate::helpers;
 use pytato_transform::bounds::Ranges;
 
 mod block_tree;
+mod short_sum;
 mod trig;
 mod vector;
 
@@ -245,7 +246,9 @@ impl<'a> Translator<'a, '_> {
             // sums in blocks, as in scalar code; single-precision sums, which add in double
             // precision, do not take this path).
             (_, Some(vector), Expr::Reduce(r))
-                if !matches!(summation(r.op, out_dtype), Summation::Widened(_)) && self.reads_rows(&r.body) =>
+                if !matches!(summation(r.op, out_dtype), Summation::Widened(_))
+                    && self.reads_rows(&r.body)
+                    && !self.is_short_sum(r, out_dtype) =>
             {
                 let (start, end) = bounds(self, ndim - 1);
                 self.reduction_outside(r, vector, start, end, out_base, out_dtype)?;
@@ -1034,7 +1037,13 @@ impl<'a> Translator<'a, '_> {
     /// `SUM_BLOCK` terms in `SUM_LANES` lanes, the blocks in the canonical tree.
     fn reduce(&mut self, r: &Reduce) -> Result<(Val, DType)> {
         let dtype = self.dtype_of(&r.body)?;
-        match summation(r.op, dtype) {
+        let scheme = summation(r.op, dtype);
+        if let (Summation::Widened(_) | Summation::Blocked, Some(terms)) = (scheme, self.short_sum_terms(r)) {
+            let wide = scheme.lane_dtype(dtype).expect("sums have lanes");
+            let total = self.short_scalar_sum(r, &terms, dtype, wide)?;
+            return Ok((self.cast(total, wide, dtype), dtype));
+        }
+        match scheme {
             Summation::Widened(wide) => {
                 let total = self.blocked_sum(r, dtype, wide)?;
                 Ok((self.cast(total, wide, dtype), dtype))
@@ -1192,6 +1201,11 @@ impl<'a> Translator<'a, '_> {
         for l in loops.into_iter().rev() {
             self.close_loop(l);
         }
+        self.unbind_reduction_inames(r);
+    }
+
+    /// Forgets the reduction's inames (their variables and their ranges for bounds proofs).
+    fn unbind_reduction_inames(&mut self, r: &Reduce) {
         for rb in &r.inames {
             self.reduction_vars.remove(&rb.iname);
             self.ranges.reductions.remove(&rb.iname);

@@ -51,7 +51,7 @@ fn jit_error(what: &str, e: impl std::fmt::Display) -> Error {
 }
 
 /// The host's instruction set, with the optimiser on; built once.
-fn isa() -> Result<OwnedTargetIsa> {
+pub(crate) fn isa() -> Result<OwnedTargetIsa> {
     static ISA: OnceLock<std::result::Result<OwnedTargetIsa, String>> = OnceLock::new();
     ISA.get_or_init(|| {
         let mut flags = settings::builder();

@@ -237,6 +237,72 @@ fn sums_of_fixed_shapes_are_the_interpreters_bits_on_every_backend() {
     }
 }
 
+/// Short sums of known length (which a backend may unroll, and may start from their first term
+/// rather than from +0: see `backend-cranelift`'s `codegen::short_sum`) over special values: every
+/// term -0.0 (the scheme gives +0.0), zeros of both signs, subnormals, a NaN, infinities of both
+/// signs, a cancellation, at every length from 0 to 33, summed whole, along either axis (the
+/// outputs one at a time, or a vector of them at once), in single and double precision, real and
+/// complex, and as a DG-like contraction inside an elementwise expression: the interpreter's bits.
+#[test]
+fn short_sums_of_special_values_are_the_interpreters_bits() {
+    let instances = backends();
+    // -0.0; zeros of both signs; subnormals; a NaN; +inf; both infinities; a cancellation.
+    let patterns: [fn(usize) -> f64; 7] = [
+        |_| -0.0,
+        |i| if i % 3 == 1 { 0.0 } else { -0.0 },
+        |i| if i % 2 == 0 { 5e-324 * (i + 1) as f64 } else { -2.5e-322 },
+        |i| if i == 3 { f64::NAN } else { i as f64 - 1.5 },
+        |i| if i % 5 == 2 { f64::INFINITY } else { -0.0 },
+        |i| [f64::INFINITY, 1.0, f64::NEG_INFINITY][i % 3],
+        |i| [1e16, 1.0, -1e16, 1.0, 3.0][i % 5],
+    ];
+    for dtype in [DType::F64, DType::F32, DType::C128, DType::C64] {
+        // Both axes of every length that changes the lanes' or vectors' shape, 0 to 33.
+        let shapes = [(1, 0), (4, 1), (5, 2), (8, 3), (17, 5), (33, 8), (1, 9), (4, 16), (5, 17), (2, 32), (3, 33)];
+        for (n, m) in shapes {
+            let inputs: Vec<NamedData> = patterns
+                .iter()
+                .map(|f| {
+                    let scalars = (0..n * m).map(|i| match dtype {
+                        DType::C128 | DType::C64 => {
+                            Scalar::C128(num_complex::Complex64::new(f(i), f(i + 1))).cast(dtype)
+                        }
+                        _ => Scalar::F64(f(i)).cast(dtype),
+                    });
+                    NamedData::from([("x".to_string(), ArrayData::from_scalars(dtype, &[n, m], scalars).unwrap())])
+                })
+                .collect();
+            for (what, e) in sums_of_shape(dtype, [Dim::new(n as i64), Dim::new(m as i64)]) {
+                assert_interpreters_bits(
+                    &instances,
+                    &format!("{what} ({dtype}, {n}x{m}) of special values"),
+                    &e,
+                    &inputs,
+                );
+            }
+        }
+    }
+    // DG's volume term: `D[i, r] u[e, r, j]` summed over `r` for every `(e, i, j)`, added to `u`.
+    for np in [2, 5, 9] {
+        let u = pt::placeholder("x", [Dim::param("e"), Dim::new(np), Dim::new(np)], DType::F64).unwrap();
+        let d = pt::placeholder("d", [Dim::new(np), Dim::new(np)], DType::F64).unwrap();
+        let e = pt::add(&u, pt::einsum("ik,ekj->eij", &[&d, &u]).unwrap()).unwrap();
+        let inputs: Vec<NamedData> = patterns
+            .iter()
+            .map(|f| {
+                let len = (np * np) as usize;
+                let x = (0..3 * len).map(|i| Scalar::F64(f(i)));
+                let d = (0..len).map(|i| Scalar::F64(if i % 4 == 0 { -1.0 } else { f(i + 7) }));
+                NamedData::from([
+                    ("x".to_string(), ArrayData::from_scalars(DType::F64, &[3, np as usize, np as usize], x).unwrap()),
+                    ("d".to_string(), ArrayData::from_scalars(DType::F64, &[np as usize, np as usize], d).unwrap()),
+                ])
+            })
+            .collect();
+        assert_interpreters_bits(&instances, &format!("u + einsum(ik,ekj->eij) with {np} nodes"), &e, &inputs);
+    }
+}
+
 /// Sums of special values: -0.0 everywhere (the sum of negative zeros is +0.0 in this scheme,
 /// whichever backend and however the terms are grouped into blocks), and an infinity or a NaN in
 /// a late block; and one sum of 1.2 million terms.

@@ -308,6 +308,17 @@ impl Translator<'_, '_> {
                 // `SUM_LANES` lanes in a stack slot, one vector per group of `starts`, and their
                 // block totals in the canonical tree, an entry holding a vector per group.
                 let blocked = matches!(summation(r.op, lane), Summation::Blocked);
+                if let Some(terms) = self.short_sum_terms(r).filter(|_| blocked) {
+                    let zero = self.b.ins().f64const(0.0);
+                    let zeros = self.b.ins().splat(vector, zero);
+                    return self.short_sum(
+                        r,
+                        &terms,
+                        &mut |t| each(t, &r.body),
+                        &mut |t, a, b| a.into_iter().zip(b).map(|(x, y)| t.b.ins().fadd(x, y)).collect(),
+                        vec![zeros; starts.len()],
+                    );
+                }
                 let neutral = self.constant(r.op.neutral(lane)).real();
                 let neutral = self.b.ins().splat(vector, neutral);
                 let group_bytes = vector.bytes() as i64;

@@ -11,8 +11,14 @@
 //! Run: `cargo run --release --example dg [-- MESHES T_FINAL]` (`MESHES` meshes from 8² up,
 //! default 4; `T_FINAL` default 0.25; set `PYTATO_BACKEND` to pick a backend). It exits with an
 //! error if an observed order on the finest pair of meshes is below `p + 1 − 0.3`.
+//!
+//! Timing mode: `cargo run --release --example dg -- time [P:K]... [--steps N]` times `N` steps
+//! (default 20) of order `P` on `K²` squares for each pair given (default the table:
+//! `1:64 2:64 3:64 4:64 4:128 4:256 4:512`) and prints the median time per step, the bytes a
+//! step must move and the fraction of the machine's memory bandwidth that reaches (see [`timing`]).
 
 mod solver;
+mod timing;
 
 use std::time::Instant;
 
@@ -22,6 +28,10 @@ use solver::{Mesh, Solver, VELOCITY, observed_orders};
 const MARGIN: f64 = 0.3;
 
 fn main() -> pytato::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "time") {
+        return timing::main(&args[1..]);
+    }
     let meshes: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(4).max(2);
     let t_final: f64 = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(0.25);
     let backend = pytato::default_backend()?;

@@ -477,10 +477,15 @@ impl Solver {
 /// The number of steps and the step to reach `t_final` with steps of at most
 /// `cfl · h / ((n + 1)² (|aₓ| + |a_y|))`.
 pub fn time_steps(reference: &Reference, mesh: &Mesh, t_final: f64, cfl: f64) -> (usize, f64) {
-    let np = reference.np() as f64;
-    let dt_max = cfl * mesh.h() / (np * np * (VELOCITY.0.abs() + VELOCITY.1.abs()));
+    let dt_max = max_time_step(reference, mesh, cfl);
     let steps = (t_final / dt_max).ceil().max(1.0) as usize;
     (steps, t_final / steps as f64)
+}
+
+/// The largest stable time step, `cfl · h / ((n + 1)² (|aₓ| + |a_y|))`.
+pub fn max_time_step(reference: &Reference, mesh: &Mesh, cfl: f64) -> f64 {
+    let np = reference.np() as f64;
+    cfl * mesh.h() / (np * np * (VELOCITY.0.abs() + VELOCITY.1.abs()))
 }
 
 /// Observed orders `log2(e_k / e_2k)` of errors on meshes that halve `h` each time.

@@ -1,0 +1,233 @@
+//! The flagship's timing mode: time per step on large meshes, against the memory traffic a step
+//! cannot avoid.
+//!
+//! A low-storage Runge–Kutta stage must read `u` and `k` and write them back: four fields of
+//! float64 per stage, plus the inflow faces' neighbour tables (two `int64` per element). That is
+//! the *bytes a step must move*, `5 · (4 · 8 · DOFs + 2 · 8 · elements)`. The bandwidth it is
+//! measured against is that of a hand-written loop with the same access pattern (two float64 arrays
+//! read, two written, `u ← u + b·k`, `k ← a·k + u`) on every core, over arrays as large as the
+//! largest mesh's fields (at least 32 MiB each, beyond the caches), timed in the same run: the
+//! fraction printed is how close a step comes to streaming its fields once at that speed. Meshes
+//! whose fields fit in the caches can exceed 1.
+
+use std::time::{Duration, Instant};
+
+use crate::solver::{Mesh, RK_ALPHA, RK_BETA, Reference, Solver, VELOCITY, max_time_step, time_steps};
+
+/// The (order, elements per direction) pairs timed when none are given.
+const DEFAULT_CASES: [(usize, usize); 7] = [(1, 64), (2, 64), (3, 64), (4, 64), (4, 128), (4, 256), (4, 512)];
+
+/// Steps timed per case when `--steps` is not given.
+const DEFAULT_STEPS: usize = 20;
+
+/// One timed case.
+struct Row {
+    order: usize,
+    k: usize,
+    dofs: usize,
+    steps: usize,
+    dt: f64,
+    median: Duration,
+    mean: Duration,
+    bytes: f64,
+    error: f64,
+}
+
+/// What the peer measured for one case: the median time per step and the L2 error.
+struct PeerRow {
+    median_ms: f64,
+    error: f64,
+}
+
+/// Runs the timing mode with the arguments after `time`.
+pub(crate) fn main(args: &[String]) -> pytato::Result<()> {
+    let usage = || -> ! {
+        eprintln!(
+            "usage: dg time [P:K]... [--steps N] [--peers PYTHON]   (order P on K x K squares; default {DEFAULT_CASES:?})"
+        );
+        std::process::exit(2)
+    };
+    let mut cases = Vec::new();
+    let mut steps = DEFAULT_STEPS;
+    let mut peers = None;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        if arg == "--steps" {
+            match args.next().and_then(|n| n.parse().ok()) {
+                Some(n) if n > 1 => steps = n,
+                _ => usage(),
+            }
+        } else if arg == "--peers" {
+            peers = Some(args.next().unwrap_or_else(|| usage()).clone());
+        } else if let Some((p, k)) = arg.split_once(':').and_then(|(p, k)| Some((p.parse().ok()?, k.parse().ok()?))) {
+            if p == 0 || k == 0 {
+                usage();
+            }
+            cases.push((p, k));
+        } else {
+            usage();
+        }
+    }
+    if cases.is_empty() {
+        cases = DEFAULT_CASES.to_vec();
+    }
+
+    let backend = pytato::default_backend()?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let largest = cases.iter().map(|&(p, k)| (p + 1) * (p + 1) * k * k).max().unwrap_or(0);
+    let bandwidth = stream_bandwidth(largest.max(STREAM_MIN_LEN), threads);
+    let mut rows = Vec::new();
+    let mut solver: Option<Solver> = None;
+    for &(order, k) in &cases {
+        if solver.as_ref().is_none_or(|s| s.reference.order != order) {
+            solver = Some(Solver::new(backend.as_ref(), order)?);
+        }
+        let solver = solver.as_ref().expect("compiled above");
+        let mesh = Mesh { k };
+        let cfl = 0.5;
+        // A final time just short of `steps` of the largest stable step: exactly `steps` steps.
+        let t_final = (steps as f64 - 0.5) * max_time_step(&solver.reference, &mesh, cfl);
+        let mut step_times = Vec::with_capacity(steps);
+        let mut last = Instant::now();
+        let result = solver.run_on(backend.as_ref(), &mesh, t_final, cfl, &mut |_, _| {
+            step_times.push(last.elapsed());
+            last = Instant::now();
+        })?;
+        step_times.sort();
+        rows.push(Row {
+            order,
+            k,
+            dofs: result.dofs,
+            steps: result.steps,
+            dt: time_steps(&solver.reference, &mesh, t_final, cfl).1,
+            median: step_times[step_times.len() / 2],
+            mean: result.run_time / result.steps as u32,
+            bytes: bytes_per_step(result.dofs, mesh.elements()),
+            error: result.error,
+        });
+    }
+    let peer_rows = match &peers {
+        Some(python) => run_peer(python, &rows, steps),
+        None => Vec::new(),
+    };
+
+    println!(
+        "backend {:?}; {threads} threads; hand loop (2 float64 arrays read, 2 written) on every core: {:.2} GB/s",
+        backend.name(),
+        bandwidth / 1e9
+    );
+    print!(
+        "{:>5} {:>9} {:>9} {:>6} {:>11} {:>11} {:>10} {:>9} {:>8} {:>10}",
+        "order", "mesh", "DOFs", "steps", "median/step", "mean/step", "DOFs/s", "MB/step", "of peak", "L2 error"
+    );
+    if !peer_rows.is_empty() {
+        print!(" {:>11} {:>9} {:>10}", "jax.jit", "jax/ours", "jax L2");
+    }
+    println!();
+    for (i, row) in rows.iter().enumerate() {
+        print!(
+            "{:>5} {:>9} {:>9} {:>6} {:>11.2?} {:>11.2?} {:>10.3e} {:>9.1} {:>8.2} {:>10.3e}",
+            row.order,
+            format!("{0}x{0}", row.k),
+            row.dofs,
+            row.steps,
+            row.median,
+            row.mean,
+            row.dofs as f64 / row.median.as_secs_f64(),
+            row.bytes / 1e6,
+            row.bytes / row.median.as_secs_f64() / bandwidth,
+            row.error,
+        );
+        if let Some(peer) = peer_rows.get(i) {
+            let ours_ms = row.median.as_secs_f64() * 1e3;
+            print!(" {:>9.3}ms {:>9.2} {:>10.3e}", peer.median_ms, peer.median_ms / ours_ms, peer.error);
+        }
+        println!();
+    }
+    println!("median/step: the median of the steps' times (on a device backend steps only enqueue: read mean/step);");
+    println!("of peak: the bytes a step must move per second, over the hand loop's bandwidth");
+    if !peer_rows.is_empty() {
+        println!("jax.jit: the same method in jax.numpy, one stage jitted (peer.py), median of {} steps", steps - 1);
+    }
+    Ok(())
+}
+
+/// Runs `peer.py` with `python` on the cases of `rows` (the same reference elements and time
+/// steps); an empty list, after a message, where it cannot run.
+fn run_peer(python: &str, rows: &[Row], steps: usize) -> Vec<PeerRow> {
+    use std::io::Write;
+    let cases: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|row| {
+            let r = Reference::new(row.order);
+            let matrix = |m: &ndarray::Array2<f64>| m.outer_iter().map(|r| r.to_vec()).collect::<Vec<_>>();
+            serde_json::json!({
+                "order": row.order, "k": row.k, "dt": row.dt, "nodes": r.nodes,
+                "diff": matrix(&r.diff), "mass": matrix(&r.mass),
+                "lift_left": r.lift_left.to_vec(), "lift_right": r.lift_right.to_vec(),
+            })
+        })
+        .collect();
+    let spec = serde_json::json!({
+        "velocity": [VELOCITY.0, VELOCITY.1], "rk_alpha": RK_ALPHA, "rk_beta": RK_BETA, "steps": steps, "cases": cases,
+    });
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/dg/peer.py");
+    let child = std::process::Command::new(python)
+        .arg(&script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn();
+    let output = child.and_then(|mut child| {
+        child.stdin.take().expect("piped").write_all(spec.to_string().as_bytes())?;
+        child.wait_with_output()
+    });
+    let parsed = output.ok().filter(|o| o.status.success()).and_then(|o| {
+        let list: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).ok()?;
+        list.iter()
+            .map(|v| Some(PeerRow { median_ms: v["median_ms"].as_f64()?, error: v["error"].as_f64()? }))
+            .collect::<Option<Vec<_>>>()
+    });
+    parsed.unwrap_or_else(|| {
+        eprintln!("peers: {python} {} failed (is jax installed there?); no jax column", script.display());
+        Vec::new()
+    })
+}
+
+/// The bytes one step must move: five stages, each reading and writing `u` and `k` (float64) and
+/// reading the two inflow neighbour tables (int64).
+fn bytes_per_step(dofs: usize, elements: usize) -> f64 {
+    5.0 * (4.0 * 8.0 * dofs as f64 + 2.0 * 8.0 * elements as f64)
+}
+
+/// The shortest arrays the bandwidth is measured on: 4 Mi float64 (32 MiB), beyond the caches.
+const STREAM_MIN_LEN: usize = 4 << 20;
+
+/// Bytes per second of `u ← u + b·k`, `k ← a·k + u` over `len` float64s on `threads` threads
+/// (each a contiguous share), counting 32 bytes per element; the median of 11 runs after one
+/// untimed run.
+fn stream_bandwidth(len: usize, threads: usize) -> f64 {
+    let mut u = vec![1.0_f64; len];
+    let mut k = vec![0.5_f64; len];
+    let (a, b) = (-0.4, 0.15);
+    let share = len.div_ceil(threads);
+    let mut pass = || {
+        let start = Instant::now();
+        std::thread::scope(|scope| {
+            for (u, k) in u.chunks_mut(share).zip(k.chunks_mut(share)) {
+                scope.spawn(move || {
+                    for (u, k) in u.iter_mut().zip(k.iter_mut()) {
+                        let next = a * *k + *u;
+                        *u += b * next;
+                        *k = next;
+                    }
+                });
+            }
+        });
+        start.elapsed()
+    };
+    pass();
+    let mut times: Vec<Duration> = (0..11).map(|_| pass()).collect();
+    times.sort();
+    std::hint::black_box((&u, &k));
+    32.0 * len as f64 / times[times.len() / 2].as_secs_f64()
+}
