@@ -132,6 +132,7 @@ pub(crate) fn translate<'a>(
         b,
         names,
         sizes: HashMap::new(),
+        scalars: HashMap::new(),
         views: HashMap::new(),
         inames: Vec::new(),
         reduction_vars: HashMap::new(),
@@ -143,6 +144,7 @@ pub(crate) fn translate<'a>(
         vector_iname: None,
         varies_memo: HashMap::new(),
         simd,
+        output_id: kernel.output,
     };
     t.function(kernel)?;
     t.b.seal_all_blocks();
@@ -155,6 +157,8 @@ struct Translator<'a, 'f> {
     b: FunctionBuilder<'f>,
     names: &'a HashMap<&'a str, BufferId>,
     sizes: HashMap<&'a str, Value>,
+    /// The values of the 0-d buffers the kernel reads, loaded in its entry block.
+    scalars: HashMap<BufferId, Val>,
     views: HashMap<BufferId, View>,
     inames: Vec<Variable>,
     reduction_vars: HashMap<Arc<str>, Variable>,
@@ -174,6 +178,8 @@ struct Translator<'a, 'f> {
     simd: bool,
     /// Memo of [`Translator::varies`], by expression address.
     varies_memo: HashMap<*const Expr, bool>,
+    /// The buffer the kernel writes (every other buffer is only read while it runs).
+    output_id: BufferId,
 }
 
 fn bug(message: impl Into<String>) -> Error {
@@ -181,6 +187,27 @@ fn bug(message: impl Into<String>) -> Error {
 }
 
 const TRUSTED: MemFlagsData = MemFlagsData::trusted();
+
+/// The most output elements an unrolled tail of axes may hold ([`Translator::unrolled_tail`]).
+const UNROLLED_ELEMENTS: i64 = 8;
+
+/// The most expression nodes an unrolled tail may emit (its elements times the expression's).
+const UNROLLED_NODES: i64 = 1 << 14;
+
+/// Every tuple of indices below `lengths`, the last fastest.
+fn index_tuples(lengths: &[i64]) -> Vec<Vec<i64>> {
+    lengths.iter().fold(vec![Vec::new()], |tuples, &len| {
+        tuples.into_iter().flat_map(|prefix| (0..len).map(move |i| [prefix.clone(), vec![i]].concat())).collect()
+    })
+}
+
+/// Loads that Cranelift may merge, and hoist out of loops, as pure values: of a buffer the kernel
+/// does not write (every buffer but its output: a run's outputs never share memory with its
+/// inputs, which safe Rust's borrows guarantee and the Python bindings check, refusing an output
+/// that overlaps an input) at an
+/// address proved in bounds for every value of the inames it depends on, so that executing it
+/// earlier, or once for all iterations of a loop, reads the same value and never faults.
+const INVARIANT: MemFlagsData = MemFlagsData::trusted().with_readonly().with_can_move();
 
 impl<'a> Translator<'a, '_> {
     fn var(&mut self, ty: Type) -> Variable {
@@ -204,6 +231,12 @@ impl<'a> Translator<'a, '_> {
         let used = self.program.kernel_buffers(self.names, kernel)?;
         for id in used {
             let view = self.view(buffers_ptr, id)?;
+            if view.extents.is_empty() && id != kernel.output {
+                // A 0-d input (a coefficient): read once, here, for every element. (A load
+                // Cranelift may move would be placed again at its first use, in the loops.)
+                let value = self.load(view.base, view.dtype);
+                self.scalars.insert(id, value);
+            }
             self.views.insert(id, view);
         }
 
@@ -214,6 +247,59 @@ impl<'a> Translator<'a, '_> {
         let bounds = |t: &mut Self, axis: usize| {
             if axis == 0 { (lo, hi) } else { (t.b.ins().iconst(types::I64, 0), out_extents[axis]) }
         };
+        // Trailing axes of a few elements in all (a DG element's nodes): unrolled, each element
+        // computed with constant indices along them, so that what it shares with the others
+        // (a gathered index, a neighbour's value, a row of a small matrix) is computed once.
+        let unrolled = self.unrolled_tail(&kernel.expr);
+        if !unrolled.is_empty() {
+            let mut loops = Vec::with_capacity(ndim);
+            for axis in 0..ndim - unrolled.len() {
+                let var = self.var(types::I64);
+                self.inames.push(var);
+                let (start, end) = bounds(self, axis);
+                loops.push(self.open_loop(var, start, end));
+            }
+            let tail: Vec<Variable> = unrolled.iter().map(|_| self.var(types::I64)).collect();
+            self.inames.extend(&tail);
+            let (&last_len, outer_lens) = unrolled.split_last().expect("not empty");
+            let vector = self.vector_type(&kernel.expr, out_dtype);
+            let lanes = vector.map_or(last_len + 1, |v| i64::from(v.lane_count()));
+            for indices in index_tuples(outer_lens) {
+                for (&var, index) in tail.iter().zip(indices) {
+                    let index = self.b.ins().iconst(types::I64, index);
+                    self.b.def_var(var, index);
+                }
+                // Whole vectors along the last axis, computed together (sharing what does not
+                // vary along it), then one element at a time.
+                let whole = last_len / lanes * lanes;
+                if let Some(vector) = vector.filter(|_| whole > 0) {
+                    let starts: Vec<Value> =
+                        (0..whole).step_by(lanes as usize).map(|j| self.b.ins().iconst(types::I64, j)).collect();
+                    let values = self.emit_group(&kernel.expr, vector, &starts);
+                    self.inner_override = None;
+                    for (value, start) in values?.into_iter().zip(starts) {
+                        let offset = self.output_offset(Some(start));
+                        let bytes = self.b.ins().imul_imm_s(offset, vector.lane_type().bytes() as i64);
+                        let addr = self.b.ins().iadd(out_base, bytes);
+                        self.b.ins().store(MemFlagsData::new().with_notrap(), value, addr, 0);
+                    }
+                }
+                for j in whole..last_len {
+                    let index = self.b.ins().iconst(types::I64, j);
+                    self.b.def_var(*tail.last().expect("not empty"), index);
+                    let value = self.emit(&kernel.expr)?.0;
+                    let offset = self.output_offset(None);
+                    let addr = self.address(out_base, offset, out_dtype);
+                    self.store(value, addr, out_dtype);
+                }
+            }
+            while let Some(l) = loops.pop() {
+                self.close_loop(l);
+            }
+            let ok = self.b.ins().iconst(types::I32, 0);
+            self.b.ins().return_(&[ok]);
+            return Ok(());
+        }
         // Every axis but the innermost: plain loops.
         let mut loops = Vec::with_capacity(ndim);
         for axis in 0..ndim.saturating_sub(1) {
@@ -280,6 +366,30 @@ impl<'a> Translator<'a, '_> {
         let ok = self.b.ins().iconst(types::I32, 0);
         self.b.ins().return_(&[ok]);
         Ok(())
+    }
+
+    /// The lengths of the trailing output axes to unroll (see [`UNROLLED_ELEMENTS`]): the longest
+    /// run of axes after the first (which threads split) whose lengths are known and multiply to
+    /// at most that many elements, and none where `expr` is too large to copy that often.
+    fn unrolled_tail(&self, expr: &Expr) -> Vec<i64> {
+        let dims = self.ranges.output;
+        let mut nodes = 0_i64;
+        expr.walk(&mut |_| nodes += 1);
+        let mut tail = Vec::new();
+        let mut elements = 1_i64;
+        for dim in dims.iter().skip(1).rev() {
+            match dim.as_int() {
+                Some(len) if len > 0 && elements * len <= UNROLLED_ELEMENTS => {
+                    elements *= len;
+                    tail.insert(0, len);
+                }
+                _ => break,
+            }
+        }
+        if elements < 2 || elements.saturating_mul(nodes) > UNROLLED_NODES {
+            return Vec::new();
+        }
+        tail
     }
 
     /// The element offset of the current output element; `inner` replaces the innermost iname.
@@ -359,10 +469,14 @@ impl<'a> Translator<'a, '_> {
     }
 
     fn load(&mut self, addr: Value, dtype: DType) -> Val {
+        self.load_with(addr, dtype, TRUSTED)
+    }
+
+    fn load_with(&mut self, addr: Value, dtype: DType, flags: MemFlagsData) -> Val {
         let ty = component_type(dtype);
-        let re = self.b.ins().load(ty, TRUSTED, addr, 0);
+        let re = self.b.ins().load(ty, flags, addr, 0);
         if dtype.is_complex() {
-            let im = self.b.ins().load(ty, TRUSTED, addr, ty.bytes() as i32);
+            let im = self.b.ins().load(ty, flags, addr, ty.bytes() as i32);
             Val::Complex(re, im)
         } else {
             Val::Real(re)
@@ -473,7 +587,10 @@ impl<'a> Translator<'a, '_> {
                 }
                 let id = self.names[&**name];
                 let (base, dtype) = (self.views[&id].base, self.views[&id].dtype);
-                Ok((self.load(base, dtype), dtype))
+                match self.scalars.get(&id) {
+                    Some(&value) => Ok((value, dtype)),
+                    None => Ok((self.load(base, dtype), dtype)),
+                }
             }
         }
     }
@@ -485,17 +602,20 @@ impl<'a> Translator<'a, '_> {
             (v.base, v.dtype, v.extents.clone(), v.strides.clone(), v.dims.clone())
         };
         let mut offset = self.b.ins().iconst(types::I64, 0);
+        let mut proved = true;
         for (axis, idx) in indices.iter().enumerate() {
             let (v, d) = self.emit(idx)?;
             let i = self.widen_to_i64(v.real(), d);
             if !self.ranges.proves_in_bounds(idx, &dims[axis]) {
                 self.check_index(id, axis, i, extents[axis]);
+                proved = false;
             }
             let term = self.b.ins().imul(i, strides[axis]);
             offset = self.b.ins().iadd(offset, term);
         }
         let addr = self.address(base, offset, dtype);
-        Ok((self.load(addr, dtype), dtype))
+        let flags = if proved && id != self.output_id { INVARIANT } else { TRUSTED };
+        Ok((self.load_with(addr, dtype, flags), dtype))
     }
 
     fn widen_to_i64(&mut self, v: Value, dtype: DType) -> Value {

@@ -70,19 +70,21 @@ struct Compiled {
     bytes: Vec<u8>,
     alignment: u64,
     relocs: Vec<ModuleReloc>,
-    /// The Cranelift IR, when `PYTATO_DUMP=clif` asks for it.
+    /// The Cranelift IR and the machine code, when `PYTATO_DUMP=clif` and `PYTATO_DUMP=asm` ask
+    /// for them.
     clif: Option<String>,
 }
 
 /// Compiles every kernel of `program`: translation and code generation of the kernels in
 /// parallel on rayon's pool (each kernel is independent), then their code placed in one module.
-/// `PYTATO_DUMP=clif` prints each function's IR, in kernel order. `simd` allows vector loops.
+/// `PYTATO_DUMP=clif` prints each function's IR and `PYTATO_DUMP=asm` its machine code (after
+/// Cranelift's optimizations), in kernel order. `simd` allows vector loops.
 pub(crate) fn compile(program: &KernelProgram, simd: bool) -> Result<JitCode> {
     let isa = isa()?;
     let call_conv = isa.default_call_conv();
     let frontend = isa.frontend_config();
     let mut module = JITModule::new(JITBuilder::with_isa(isa.clone(), default_libcall_names()));
-    let dump = dump_requested("clif");
+    let (dump, dump_asm) = (dump_requested("clif"), dump_requested("asm"));
     let names = program.buffer_ids();
     let ids = (0..program.kernels.len())
         .map(|k| {
@@ -102,9 +104,15 @@ pub(crate) fn compile(program: &KernelProgram, simd: bool) -> Result<JitCode> {
             translate(program, &names, kernel, &mut func, fctx, frontend, simd)?;
             let clif = dump.then(|| func.display().to_string());
             let mut ctx = cranelift_codegen::Context::for_function(func);
+            ctx.set_disasm(dump_asm);
             ctx.compile(&*isa, &mut ControlPlane::default())
                 .map_err(|e| jit_error(&format!("compiling kernel {k}"), format!("{:?}", e.inner)))?;
             let code = ctx.compiled_code().expect("just compiled");
+            let clif = match (clif, &code.vcode) {
+                (Some(clif), Some(asm)) => Some(format!("{clif}\n; machine code\n{asm}")),
+                (None, Some(asm)) => Some(format!("; machine code\n{asm}")),
+                (clif, None) => clif,
+            };
             let alignment =
                 (code.buffer.alignment as u64).max(isa.function_alignment().minimum as u64).max(isa.symbol_alignment());
             let relocs = code.buffer.relocs().iter().map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id)).collect();

@@ -37,7 +37,12 @@ fn assert_agree(jit: &ArrayData, reference: &ArrayData, what: &str) {
 }
 
 fn expressions(dtype: DType) -> Vec<(&'static str, Array)> {
-    let (n, m) = (Dim::param("n"), Dim::param("m"));
+    expressions_with(dtype, Dim::param("m"))
+}
+
+/// [`expressions`] with rows of length `m` (a size parameter, or a length known when compiling).
+fn expressions_with(dtype: DType, m: Dim) -> Vec<(&'static str, Array)> {
+    let n = Dim::param("n");
     let x = pt::placeholder("x", [n.clone(), m.clone()], dtype).unwrap();
     let y = pt::placeholder("y", [n, m.clone()], dtype).unwrap();
     let row = pt::placeholder("row", [m.clone()], dtype).unwrap();
@@ -87,6 +92,37 @@ fn vector_loops_compute_what_the_interpreter_computes() {
                 let jit = program.run(&data).unwrap().remove("_pt_out").unwrap();
                 let reference = run(&Interpreter, &e, &data).unwrap();
                 assert_agree(&jit, &reference, &format!("{name} ({dtype}) at {n}x{m}"));
+            }
+        }
+    }
+}
+
+/// Rows of a length known when compiling and at most 8 elements are unrolled (their index a
+/// constant in every address; whole vectors first, then single elements): every expression form
+/// above at every such length, bit for bit with the interpreter, and an index array with a value
+/// out of range is still an `IndexOutOfBounds` error.
+#[test]
+fn unrolled_rows_compute_what_the_interpreter_computes() {
+    for dtype in [DType::F64, DType::F32] {
+        for m in 1..=9 {
+            for (name, e) in expressions_with(dtype, Dim::new(m as i64)) {
+                let program = Cranelift::new().with_threads(1).compile(&(&e).into()).unwrap();
+                let names = program.input_names();
+                for n in [1, 3, 7] {
+                    let data: NamedData = inputs(n, m, dtype).into_iter().filter(|(k, _)| names.contains(k)).collect();
+                    let jit = program.run(&data).unwrap().remove("_pt_out").unwrap();
+                    let reference = run(&Interpreter, &e, &data).unwrap();
+                    assert_agree(&jit, &reference, &format!("{name} ({dtype}) at {n}x{m}, m known"));
+                }
+                if names.iter().any(|k| k == "idx") {
+                    let mut data: NamedData =
+                        inputs(3, m, dtype).into_iter().filter(|(k, _)| names.contains(k)).collect();
+                    let bad = ArrayD::from_shape_fn(vec![m], |i| if i[0] + 1 == m { m as i64 } else { 0 });
+                    data.insert("idx".to_string(), ArrayData::from(bad));
+                    let error = program.run(&data).unwrap_err();
+                    assert_eq!(error.kind(), "IndexOutOfBounds", "{name} at 3x{m}: {error}");
+                    assert_eq!(run(&Interpreter, &e, &data).unwrap_err().kind(), "IndexOutOfBounds");
+                }
             }
         }
     }

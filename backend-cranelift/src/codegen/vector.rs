@@ -223,7 +223,7 @@ impl Translator<'_, '_> {
 
     /// `e` in vector mode for each vector starting at one of `starts`: vectors of `vector`'s type,
     /// or masks (integer lanes of the same width) for bool expressions.
-    fn emit_group(&mut self, e: &Expr, vector: Type, starts: &[Value]) -> Result<Vec<Value>> {
+    pub(super) fn emit_group(&mut self, e: &Expr, vector: Type, starts: &[Value]) -> Result<Vec<Value>> {
         let mask = vector.as_int();
         if !self.varies(e) {
             // Uniform: computed once as a scalar, then splatted.
