@@ -162,6 +162,13 @@ pub fn gemm_kernels_run() -> u64 {
     contraction::RUN.load(Ordering::Relaxed)
 }
 
+/// How many kernel launches were split across threads since the process started: a kernel runs
+/// on several threads where its work (expression nodes per element times elements) is large
+/// enough to pay for waking them, and on the caller's thread otherwise.
+pub fn kernels_split() -> u64 {
+    run::SPLIT.load(Ordering::Relaxed)
+}
+
 /// Programs kept; the oldest is dropped beyond this.
 const CACHE_CAPACITY: usize = 64;
 

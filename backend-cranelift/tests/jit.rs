@@ -5,7 +5,7 @@
 //! `ndarray`, or from numpy's rules written out by hand.
 
 use ndarray::{Array1, Array2, ArrayD};
-use pytato_backend_cranelift::{Cranelift, cache_stats, is_cached};
+use pytato_backend_cranelift::{Cranelift, cache_stats, is_cached, kernels_split};
 use pytato_backend_interp::Interpreter;
 use pytato_core::{Array, ArrayData, DType, Dim, Error, Scalar};
 use pytato_frontend as pt;
@@ -93,7 +93,7 @@ fn index_values_out_of_range_are_errors() {
 
 /// Work big enough to be split across threads, of several kernel shapes.
 fn threaded_workload() -> (Array, NamedData) {
-    let (n, m) = (300usize, 700usize);
+    let (n, m) = (300usize, 7000usize);
     let a = pt::placeholder("a", [Dim::param("n"), Dim::param("m")], DType::F64).unwrap();
     let b = pt::placeholder("b", [Dim::param("m"), Dim::new(64)], DType::F64).unwrap();
     let elementwise = pt::sin(&a).unwrap() * 2.0 + &a;
@@ -109,7 +109,9 @@ fn threads_compute_what_one_thread_computes() {
     let (total, data) = threaded_workload();
     let one = run(&Cranelift::new().with_threads(1), &total, &data).unwrap();
     for threads in [2, 3, 8] {
+        let split = kernels_split();
         let many = run(&Cranelift::new().with_threads(threads), &total, &data).unwrap();
+        assert!(kernels_split() > split, "the workload is split across {threads} threads");
         assert!(same_bits(&one, &many), "{threads} threads");
     }
     let reference = run(&Interpreter, &total, &data).unwrap();

@@ -3,7 +3,7 @@
 //! remainder for the scalar loop, in float64 and float32.
 
 use ndarray::ArrayD;
-use pytato_backend_cranelift::Cranelift;
+use pytato_backend_cranelift::{Cranelift, kernels_split};
 use pytato_backend_interp::Interpreter;
 use pytato_core::{Array, ArrayData, DType, Dim, Scalar, s};
 use pytato_frontend as pt;
@@ -137,10 +137,11 @@ fn column_sums_in_strips_compute_what_the_interpreter_computes() {
     let x = pt::placeholder("x", [n.clone(), m.clone()], DType::F64).unwrap();
     let y = pt::placeholder("y", [n, m], DType::F64).unwrap();
     let sums = [pt::sum(&(&x * &y), 0).unwrap(), pt::sum(&(&x - 0.5), 0).unwrap()];
+    let split = kernels_split();
     for e in sums {
         for threads in [1, 2] {
             let program = Cranelift::new().with_threads(threads).compile(&(&e).into()).unwrap();
-            for (n, m) in [(127, 255), (128, 1024), (129, 1025), (300, 600), (257, 513), (130, 2100)] {
+            for (n, m) in [(127, 255), (128, 1024), (129, 1025), (300, 600), (257, 513), (130, 2100), (260, 8200)] {
                 let names = program.input_names();
                 let data: NamedData = inputs(n, m, DType::F64).into_iter().filter(|(k, _)| names.contains(k)).collect();
                 let jit = program.run(&data).unwrap().remove("_pt_out").unwrap();
@@ -150,6 +151,7 @@ fn column_sums_in_strips_compute_what_the_interpreter_computes() {
             }
         }
     }
+    assert!(kernels_split() > split, "the longest rows are split across threads");
 }
 
 /// `CodegenOptions::simd = false` compiles the scalar loop only: the same bits as the vector
