@@ -21,10 +21,10 @@
 //! Semantics are numpy's, as the reference interpreter's: integer `//` and `%` by zero give 0 and
 //! never trap, `MIN // -1` wraps, NaN propagates through `maximum`/`minimum`, and a subscript that
 //! is not proved in range at compile time (module `bounds`) is checked when it runs, so an index-array
-//! value out of range is [`Error::IndexOutOfBounds`], never an access out of bounds.
+//! value out of range is [`pytato_core::Error::IndexOutOfBounds`], never an access out of bounds.
 //!
 //! `PYTATO_DUMP=kernels` prints the kernel IR of every program compiled, `PYTATO_DUMP=clif` the
-//! Cranelift IR of every kernel (comma-separate both).
+//! Cranelift IR of every kernel and `PYTATO_DUMP=asm` its machine code (comma-separate them).
 //!
 //! ```
 //! use pytato_core::{ArrayData, DType, Dim};

@@ -13,6 +13,8 @@
 //! - `mpi`: the distributed tests under `mpirun -n 2`, `-n 3` and `-n 4` (part of `ci` where MPI
 //!   is installed; `PYTATO_REQUIRE_MPI=1` makes a missing MPI a failure, as in CI).
 //! - `bench-mpi`: strong scaling of the `distributed_heat` example on 1, 2 and 4 ranks.
+//! - `bench-dg [ARGS]`: the DG flagship's timing mode (`dg time ARGS`) with its JAX peer
+//!   (`jax.jit` of the same method, installed into `target/peers-venv` when missing).
 //! - `python`: builds the Python package (`python/`, with maturin into `target/python-venv`) and
 //!   runs its tests (pytest); part of `ci`, skipped with a message where the packages cannot be
 //!   installed unless `PYTATO_REQUIRE_PYTHON=1` (CI).
@@ -33,9 +35,10 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz(&args[1..]),
         Some("mpi") => mpi_tests(true).map(|_| ()),
         Some("bench-mpi") => bench_mpi(&args[1..]),
+        Some("bench-dg") => bench_dg(&args[1..]),
         Some("python") => python_tests(true),
         _ => {
-            eprintln!("usage: cargo xtask <ci|conformance|bench|fuzz|mpi|bench-mpi|python|golden>");
+            eprintln!("usage: cargo xtask <ci|conformance|bench|fuzz|mpi|bench-mpi|bench-dg|python|golden>");
             eprintln!(
                 "  ci           cargo fmt --check, clippy -D warnings, cargo test --workspace, conformance (and on wgpu's \
                  GPU code paths), MPI, Python, a short fuzzing run"
@@ -48,6 +51,9 @@ fn main() -> ExitCode {
             eprintln!("  mpi          the distributed tests under mpirun -n 2, 3 and 4 (needs Open MPI)");
             eprintln!(
                 "  bench-mpi    [--points N] [--runs N] strong scaling of the distributed heat example on 1, 2, 4 ranks"
+            );
+            eprintln!(
+                "  bench-dg     [P:K]... [--steps N] [--rounds R] the DG flagship per step against jax.jit of the same method"
             );
             eprintln!("  python       build the Python package into target/python-venv and run its tests");
             eprintln!("  golden  regenerate the numpy golden files under */tests/data (needs python3 + numpy)");
@@ -158,6 +164,19 @@ fn bench(args: &[String]) -> Result<(), String> {
         }
     }
     run("bench", cmd)
+}
+
+/// The DG flagship's timing mode against its JAX peer (see `pytato/examples/dg/timing.rs`).
+fn bench_dg(args: &[String]) -> Result<(), String> {
+    let mut cmd = cargo();
+    cmd.args(["run", "--release", "--package", "pytato", "--example", "dg", "--", "time"]).args(args);
+    match peers_python() {
+        Ok(python) => {
+            cmd.arg("--peers").arg(python);
+        }
+        Err(e) => eprintln!("bench-dg: the JAX peer is skipped: {e}"),
+    }
+    run("bench-dg", cmd)
 }
 
 /// The Python of `target/peers-venv`, with numpy and jax installed there first if missing.

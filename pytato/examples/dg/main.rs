@@ -12,10 +12,12 @@
 //! default 4; `T_FINAL` default 0.25; set `PYTATO_BACKEND` to pick a backend). It exits with an
 //! error if an observed order on the finest pair of meshes is below `p + 1 − 0.3`.
 //!
-//! Timing mode: `cargo run --release --example dg -- time [P:K]... [--steps N]` times `N` steps
-//! (default 20) of order `P` on `K²` squares for each pair given (default the table:
-//! `1:64 2:64 3:64 4:64 4:128 4:256 4:512`) and prints the median time per step, the bytes a
-//! step must move and the fraction of the machine's memory bandwidth that reaches (see [`timing`]).
+//! Timing mode: `cargo run --release --example dg -- time [P:K]... [--steps N] [--rounds R]
+//! [--peers PYTHON]` times `N` steps (default 20) of order `P` on `K²` squares for each pair given
+//! (default `1:64 2:64 3:64 4:64 4:128 4:256 4:512`), the fastest of `R` rounds (default 2), and
+//! prints the median time per step, the bytes a step must move and the fraction of the machine's
+//! memory bandwidth that reaches; with `--peers`, the same method in JAX (`peer.py`, run with
+//! `PYTHON`) timed in alternation with ours, and the ratio (see [`timing`]).
 
 mod solver;
 mod timing;
