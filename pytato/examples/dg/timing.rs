@@ -150,6 +150,14 @@ pub(crate) fn main(args: &[String]) -> pytato::Result<()> {
         }
         println!();
     }
+    // Both integrate the same problem with the same steps: their errors agree to rounding, or
+    // one of the two computes something else and its time means nothing.
+    let disagree: Vec<String> = rows
+        .iter()
+        .zip(&peer_rows)
+        .filter(|(row, peer)| (row.error - peer.error).abs() > 1e-6 * row.error.abs().max(peer.error.abs()))
+        .map(|(row, peer)| format!("p = {} on {}²: {:e} vs jax {:e}", row.order, row.k, row.error, peer.error))
+        .collect();
     println!(
         "median/step: the median of the steps' times, the fastest of {rounds} rounds (on a device backend steps only enqueue: read mean/step);"
     );
@@ -159,6 +167,10 @@ pub(crate) fn main(args: &[String]) -> pytato::Result<()> {
             "jax.jit: the same method in jax.numpy, one stage jitted (peer.py; the faster of two ways to write it), median of {} steps, the fastest of {rounds} rounds",
             steps - 1
         );
+    }
+    if !disagree.is_empty() {
+        eprintln!("error: the L2 errors of ours and the JAX peer differ: {}", disagree.join("; "));
+        std::process::exit(1);
     }
     Ok(())
 }
