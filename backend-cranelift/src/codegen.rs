@@ -189,7 +189,7 @@ fn bug(message: impl Into<String>) -> Error {
 const TRUSTED: MemFlagsData = MemFlagsData::trusted();
 
 /// The most output elements an unrolled tail of axes may hold ([`Translator::unrolled_tail`]).
-const UNROLLED_ELEMENTS: i64 = 8;
+const UNROLLED_ELEMENTS: i64 = 16;
 
 /// The most expression nodes an unrolled tail may emit (its elements times the expression's).
 const UNROLLED_NODES: i64 = 1 << 14;

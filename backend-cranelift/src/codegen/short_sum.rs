@@ -162,16 +162,16 @@ mod tests {
     }
 
     /// A sum of a few terms known at compile time is straight-line code: no stack slot for lanes
-    /// or block totals, and no more blocks at 7 terms than at 3 (no loop or branch per term); a
+    /// or block totals, and no more blocks at 7 terms than at 5 (no loop or branch per term); a
     /// sum too long to unroll keeps its slots.
     #[test]
     fn short_sums_are_unrolled_without_slots_or_loops() {
-        // 3 and 7 nodes: the same loops over the element and the first node axis (the last axis
+        // 5 and 7 nodes: the same loops over the element and the first node axis (the last axis
         // unrolled either way), so only the sums could differ.
-        let (three, seven, long) = (dg_volume_functions(3), dg_volume_functions(7), dg_volume_functions(33));
-        for ((three, seven), long) in three.iter().zip(&seven).zip(&long) {
-            assert_eq!((three.0, seven.0), (0, 0), "stack slots of short sums");
-            assert_eq!(three.1, seven.1, "blocks with 3 and 7 terms");
+        let (five, seven, long) = (dg_volume_functions(5), dg_volume_functions(7), dg_volume_functions(33));
+        for ((five, seven), long) in five.iter().zip(&seven).zip(&long) {
+            assert_eq!((five.0, seven.0), (0, 0), "stack slots of short sums");
+            assert_eq!(five.1, seven.1, "blocks with 5 and 7 terms");
             assert!(long.0 > 0, "a sum of 33 terms keeps its lanes in a slot");
         }
     }
