@@ -151,11 +151,13 @@ pub(crate) fn main(args: &[String]) -> pytato::Result<()> {
         println!();
     }
     // Both integrate the same problem with the same steps: their errors agree to rounding, or
-    // one of the two computes something else and its time means nothing.
+    // one of the two computes something else and its time means nothing. (The finest meshes'
+    // errors, 1e-13 to 1e-15, are themselves near the rounding of fields of size 1, hence the
+    // absolute floor; ours and JAX's differ by about 1e-19 there.)
     let disagree: Vec<String> = rows
         .iter()
         .zip(&peer_rows)
-        .filter(|(row, peer)| (row.error - peer.error).abs() > 1e-6 * row.error.abs().max(peer.error.abs()))
+        .filter(|(row, peer)| (row.error - peer.error).abs() > 1e-6 * row.error.abs().max(peer.error.abs()) + 1e-16)
         .map(|(row, peer)| format!("p = {} on {}²: {:e} vs jax {:e}", row.order, row.k, row.error, peer.error))
         .collect();
     println!(
