@@ -194,10 +194,10 @@ const UNROLLED_ELEMENTS: i64 = 16;
 /// The most expression nodes an unrolled tail may emit (its elements times the expression's).
 const UNROLLED_NODES: i64 = 1 << 14;
 
-/// Every tuple of indices below `lengths`, the last fastest.
-fn index_tuples(lengths: &[i64]) -> Vec<Vec<i64>> {
-    lengths.iter().fold(vec![Vec::new()], |tuples, &len| {
-        tuples.into_iter().flat_map(|prefix| (0..len).map(move |i| [prefix.clone(), vec![i]].concat())).collect()
+/// Every tuple of indices in the half-open `ranges`, the last fastest.
+fn index_tuples(ranges: &[(i64, i64)]) -> Vec<Vec<i64>> {
+    ranges.iter().fold(vec![Vec::new()], |tuples, &(lo, hi)| {
+        tuples.into_iter().flat_map(|prefix| (lo..hi).map(move |i| [prefix.clone(), vec![i]].concat())).collect()
     })
 }
 
@@ -247,67 +247,70 @@ impl<'a> Translator<'a, '_> {
         let bounds = |t: &mut Self, axis: usize| {
             if axis == 0 { (lo, hi) } else { (t.b.ins().iconst(types::I64, 0), out_extents[axis]) }
         };
-        // Trailing axes of a few elements in all (a DG element's nodes): unrolled, each element
-        // computed with constant indices along them, so that what it shares with the others
-        // (a gathered index, a neighbour's value, a row of a small matrix) is computed once.
+        // Trailing axes of a few elements in all (a DG element's nodes) are unrolled; every axis
+        // before them, or every axis but the innermost, is a plain loop.
         let unrolled = self.unrolled_tail(&kernel.expr);
-        if !unrolled.is_empty() {
-            let mut loops = Vec::with_capacity(ndim);
-            for axis in 0..ndim - unrolled.len() {
-                let var = self.var(types::I64);
-                self.inames.push(var);
-                let (start, end) = bounds(self, axis);
-                loops.push(self.open_loop(var, start, end));
-            }
-            let tail: Vec<Variable> = unrolled.iter().map(|_| self.var(types::I64)).collect();
-            self.inames.extend(&tail);
-            let (&last_len, outer_lens) = unrolled.split_last().expect("not empty");
-            let vector = self.vector_type(&kernel.expr, out_dtype);
-            let lanes = vector.map_or(last_len + 1, |v| i64::from(v.lane_count()));
-            for indices in index_tuples(outer_lens) {
-                for (&var, index) in tail.iter().zip(indices) {
-                    let index = self.b.ins().iconst(types::I64, index);
-                    self.b.def_var(var, index);
-                }
-                // Whole vectors along the last axis, computed together (sharing what does not
-                // vary along it), then one element at a time.
-                let whole = last_len / lanes * lanes;
-                if let Some(vector) = vector.filter(|_| whole > 0) {
-                    let starts: Vec<Value> =
-                        (0..whole).step_by(lanes as usize).map(|j| self.b.ins().iconst(types::I64, j)).collect();
-                    let values = self.emit_group(&kernel.expr, vector, &starts);
-                    self.inner_override = None;
-                    for (value, start) in values?.into_iter().zip(starts) {
-                        let offset = self.output_offset(Some(start));
-                        let bytes = self.b.ins().imul_imm_s(offset, vector.lane_type().bytes() as i64);
-                        let addr = self.b.ins().iadd(out_base, bytes);
-                        self.b.ins().store(MemFlagsData::new().with_notrap(), value, addr, 0);
-                    }
-                }
-                for j in whole..last_len {
-                    let index = self.b.ins().iconst(types::I64, j);
-                    self.b.def_var(*tail.last().expect("not empty"), index);
-                    let value = self.emit(&kernel.expr)?.0;
-                    let offset = self.output_offset(None);
-                    let addr = self.address(out_base, offset, out_dtype);
-                    self.store(value, addr, out_dtype);
-                }
-            }
-            while let Some(l) = loops.pop() {
-                self.close_loop(l);
-            }
-            let ok = self.b.ins().iconst(types::I32, 0);
-            self.b.ins().return_(&[ok]);
-            return Ok(());
-        }
-        // Every axis but the innermost: plain loops.
+        let looped = if unrolled.is_empty() { ndim.saturating_sub(1) } else { ndim - unrolled.len() };
         let mut loops = Vec::with_capacity(ndim);
-        for axis in 0..ndim.saturating_sub(1) {
+        for axis in 0..looped {
             let var = self.var(types::I64);
             self.inames.push(var);
             let (start, end) = bounds(self, axis);
             loops.push(self.open_loop(var, start, end));
         }
+        if !unrolled.is_empty() {
+            self.unrolled_elements(&kernel.expr, &unrolled, out_base, out_dtype)?;
+        } else {
+            self.innermost_axis(kernel, ndim, bounds, out_base, out_dtype)?;
+        }
+        while let Some(l) = loops.pop() {
+            self.close_loop(l);
+        }
+        let ok = self.b.ins().iconst(types::I32, 0);
+        self.b.ins().return_(&[ok]);
+        Ok(())
+    }
+
+    /// The output elements along unrolled trailing axes of lengths `lengths` (the loops over the
+    /// axes before them are open), each computed with constant indices along them, so that what
+    /// they share (a gathered index, a neighbour's value, a row of a small matrix) is computed
+    /// once: whole vectors along the last axis together, then single elements.
+    fn unrolled_elements(&mut self, expr: &Expr, lengths: &[i64], out_base: Value, out_dtype: DType) -> Result<()> {
+        let tail: Vec<Variable> = lengths.iter().map(|_| self.var(types::I64)).collect();
+        self.inames.extend(&tail);
+        let (&last_len, outer_lens) = lengths.split_last().expect("an unrolled axis");
+        let last = *tail.last().expect("an unrolled axis");
+        let vector = self.vector_type(expr, out_dtype);
+        let lanes = vector.map_or(last_len + 1, |v| i64::from(v.lane_count()));
+        let whole = last_len / lanes * lanes;
+        for indices in index_tuples(&outer_lens.iter().map(|&len| (0, len)).collect::<Vec<_>>()) {
+            for (&var, index) in tail.iter().zip(indices) {
+                let index = self.b.ins().iconst(types::I64, index);
+                self.b.def_var(var, index);
+            }
+            if let Some(vector) = vector.filter(|_| whole > 0) {
+                let starts: Vec<Value> =
+                    (0..whole).step_by(lanes as usize).map(|j| self.b.ins().iconst(types::I64, j)).collect();
+                self.store_group(expr, vector, &starts, out_base, None)?;
+            }
+            for j in whole..last_len {
+                let index = self.b.ins().iconst(types::I64, j);
+                self.b.def_var(last, index);
+                self.store_element(expr, out_base, out_dtype)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The innermost axis of a kernel whose other axes' loops are open (or of a 0-d kernel).
+    fn innermost_axis(
+        &mut self,
+        kernel: &Kernel,
+        ndim: usize,
+        bounds: impl Fn(&mut Self, usize) -> (Value, Value),
+        out_base: Value,
+        out_dtype: DType,
+    ) -> Result<()> {
         // The innermost axis: a vector loop over whole vectors where the expression allows,
         // then a scalar loop over what is left.
         if ndim > 0 {
@@ -353,18 +356,19 @@ impl<'a> Translator<'a, '_> {
                 }
                 let start = self.b.use_var(var);
                 let inner = self.open_loop(var, start, end);
-                let value = self.emit(&kernel.expr)?.0;
-                let offset = self.output_offset(None);
-                let addr = self.address(out_base, offset, out_dtype);
-                self.store(value, addr, out_dtype);
+                self.store_element(&kernel.expr, out_base, out_dtype)?;
                 self.close_loop(inner);
             }
         }
-        while let Some(l) = loops.pop() {
-            self.close_loop(l);
-        }
-        let ok = self.b.ins().iconst(types::I32, 0);
-        self.b.ins().return_(&[ok]);
+        Ok(())
+    }
+
+    /// Computes `expr` for the current output element and stores it.
+    fn store_element(&mut self, expr: &Expr, out_base: Value, out_dtype: DType) -> Result<()> {
+        let value = self.emit(expr)?.0;
+        let offset = self.output_offset(None);
+        let addr = self.address(out_base, offset, out_dtype);
+        self.store(value, addr, out_dtype);
         Ok(())
     }
 

@@ -81,6 +81,11 @@ fn values(dtype: DType, shape: &[usize], seed: u64) -> ArrayData {
 }
 
 /// The interpreter, the reference.
+/// A program's outputs, by name.
+fn named<'a>(entries: impl IntoIterator<Item = (&'a str, Array)>) -> Outputs {
+    Outputs::Named(pytato_core::DictOfNamedArrays::new(entries).unwrap())
+}
+
 fn interp() -> Box<dyn Backend> {
     let (mut instances, _) = pytato_conformance::instantiate(&["interp".to_string()]).unwrap();
     instances.remove(0).1
@@ -131,14 +136,11 @@ fn assert_on_device(wgpu: &Wgpu, what: &str, outputs: &Outputs, inputs: &NamedDa
 /// Scans of `x` in its own dtype (the nodes themselves: the frontend accumulates bools and small
 /// integers in 64 bits, as numpy does, and rejects a `bool` accumulator).
 fn scans(x: &Array) -> Outputs {
-    Outputs::Named(
-        pytato_core::DictOfNamedArrays::new([
-            ("sum0", Array::new_scan(x, 0, ScanOp::Sum).unwrap()),
-            ("prod1", Array::new_scan(x, 1, ScanOp::Product).unwrap()),
-            ("sum1", Array::new_scan(x, 1, ScanOp::Sum).unwrap()),
-        ])
-        .unwrap(),
-    )
+    named([
+        ("sum0", Array::new_scan(x, 0, ScanOp::Sum).unwrap()),
+        ("prod1", Array::new_scan(x, 1, ScanOp::Product).unwrap()),
+        ("sum1", Array::new_scan(x, 1, ScanOp::Sum).unwrap()),
+    ])
 }
 
 #[test]
@@ -171,13 +173,10 @@ fn searches_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
         let a = pt::placeholder("a", [Dim::param("n")], dtype).unwrap();
         let v = pt::placeholder("v", [Dim::param("m")], dtype).unwrap();
         let sorted = pt::sort(&a, pt::SortOptions::default()).unwrap();
-        let outputs = Outputs::Named(
-            pytato_core::DictOfNamedArrays::new([
-                ("left", pt::searchsorted(&sorted, &v, Side::Left, None).unwrap()),
-                ("right", pt::searchsorted(&sorted, &v, Side::Right, None).unwrap()),
-            ])
-            .unwrap(),
-        );
+        let outputs = named([
+            ("left", pt::searchsorted(&sorted, &v, Side::Left, None).unwrap()),
+            ("right", pt::searchsorted(&sorted, &v, Side::Right, None).unwrap()),
+        ]);
         for (n, m, seed) in [(0, 5, 1), (5, 0, 2), (1, 9, 3), (40, 200, 4), (1000, 300, 5)] {
             // Values drawn from the same edge cases as the sorted array, so many are equal to
             // some of its elements (ties: NaN, -0.0 against 0.0).
@@ -191,13 +190,10 @@ fn searches_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
             let only_a = NamedData::from([("a".to_string(), inputs["a"].clone())]);
             let sorted_values = interp.compile(&(&sorted).into()).unwrap().run(&only_a).unwrap().remove("_pt_out");
             let s = pt::placeholder("s", [Dim::param("n")], dtype).unwrap();
-            let searches = Outputs::Named(
-                pytato_core::DictOfNamedArrays::new([
-                    ("left", pt::searchsorted(&s, &v, Side::Left, None).unwrap()),
-                    ("right", pt::searchsorted(&s, &v, Side::Right, None).unwrap()),
-                ])
-                .unwrap(),
-            );
+            let searches = named([
+                ("left", pt::searchsorted(&s, &v, Side::Left, None).unwrap()),
+                ("right", pt::searchsorted(&s, &v, Side::Right, None).unwrap()),
+            ]);
             let mut search_inputs = inputs.clone();
             search_inputs.remove("a");
             search_inputs.insert("s".into(), sorted_values.unwrap());
@@ -234,13 +230,8 @@ fn rows_longer_than_a_drivers_loop_cap_scan_whole_on_the_device() {
         }
         let x = pt::placeholder("x", [Dim::param("n")], dtype).unwrap();
         let keep = ScanOptions { axis: Some(0), dtype: Some(dtype), include_initial: false };
-        let outputs = Outputs::Named(
-            pytato_core::DictOfNamedArrays::new([
-                ("sum", pt::cumulative_sum(&x, keep).unwrap()),
-                ("prod", pt::cumulative_prod(&x, keep).unwrap()),
-            ])
-            .unwrap(),
-        );
+        let outputs =
+            named([("sum", pt::cumulative_sum(&x, keep).unwrap()), ("prod", pt::cumulative_prod(&x, keep).unwrap())]);
         // Values near 1, so the running product stays finite for a while, then over- or underflows.
         let data = ArrayData::from_scalars(
             dtype,
@@ -275,9 +266,7 @@ fn masks_compact_on_the_device_with_one_wait_for_the_count() {
                 .map(|(axis, positions)| (format!("axis{axis}"), positions))
                 .collect();
             outputs.push(("selected".into(), x.index(pytato_core::s![&mask]).unwrap()));
-            let outputs = Outputs::Named(
-                pytato_core::DictOfNamedArrays::new(outputs.iter().map(|(n, a)| (n.as_str(), a.clone()))).unwrap(),
-            );
+            let outputs = named(outputs.iter().map(|(n, a)| (n.as_str(), a.clone())));
             let inputs = NamedData::from([("x".to_string(), values(DType::F64, shape, k as u64 + 7))]);
             // One wait per mask with elements: its count, a length the host needs.
             let waits = u64::from(shape.iter().product::<usize>() > 0);
@@ -298,13 +287,10 @@ fn long_integer_rows_scan_in_parallel_blocks_with_the_hosts_bits() {
         for (shape, axis) in cases {
             let dims: Vec<Dim> = shape.iter().map(|&d| Dim::from(d as i64)).collect();
             let x = pt::placeholder("x", dims, dtype).unwrap();
-            let outputs = Outputs::Named(
-                pytato_core::DictOfNamedArrays::new([
-                    ("sum", Array::new_scan(&x, axis, ScanOp::Sum).unwrap()),
-                    ("prod", Array::new_scan(&x, axis, ScanOp::Product).unwrap()),
-                ])
-                .unwrap(),
-            );
+            let outputs = named([
+                ("sum", Array::new_scan(&x, axis, ScanOp::Sum).unwrap()),
+                ("prod", Array::new_scan(&x, axis, ScanOp::Product).unwrap()),
+            ]);
             let inputs = NamedData::from([("x".to_string(), values(dtype, shape, 99))]);
             let what = format!("scans of {dtype} {shape:?} along axis {axis}");
             assert_on_device_without_waits(&wgpu, &what, &outputs, &inputs);
@@ -320,14 +306,11 @@ fn steps_on_another_backends_arrays_run_on_the_host_with_the_same_values() {
     // decline them (no GPU buffer) and run on the host; the programs upload what they need.
     let x = pt::placeholder("x", [Dim::param("n")], DType::I32).unwrap();
     let s = pt::placeholder("s", [Dim::param("m")], DType::I32).unwrap();
-    let outputs = Outputs::Named(
-        pytato_core::DictOfNamedArrays::new([
-            ("running", Array::new_scan(&x, 0, ScanOp::Sum).unwrap()),
-            ("places", pt::searchsorted(&s, &x, Side::Right, None).unwrap()),
-            ("positive", x.index(pytato_core::s![&pt::greater(&x, 0).unwrap()]).unwrap()),
-        ])
-        .unwrap(),
-    );
+    let outputs = named([
+        ("running", Array::new_scan(&x, 0, ScanOp::Sum).unwrap()),
+        ("places", pt::searchsorted(&s, &x, Side::Right, None).unwrap()),
+        ("positive", x.index(pytato_core::s![&pt::greater(&x, 0).unwrap()]).unwrap()),
+    ]);
     let sorted = ArrayData::from(ndarray::Array1::from_iter((-50..50).map(|v| v * 7)).into_dyn());
     let inputs = NamedData::from([("x".to_string(), values(DType::I32, &[3000], 5)), ("s".to_string(), sorted)]);
     let reference = interp();
@@ -354,13 +337,10 @@ fn one_program_runs_on_the_device_again_with_other_sizes_and_an_output_named_lik
     let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
     let k = pt::placeholder("k", [Dim::param("n")], DType::I64).unwrap();
     // The running sums are named like the input they come from, as a time loop names its state.
-    let outputs = Outputs::Named(
-        pytato_core::DictOfNamedArrays::new([
-            ("x", Array::new_scan(&x, 0, ScanOp::Sum).unwrap()),
-            ("k", Array::new_scan(&k, 0, ScanOp::Product).unwrap()),
-        ])
-        .unwrap(),
-    );
+    let outputs = named([
+        ("x", Array::new_scan(&x, 0, ScanOp::Sum).unwrap()),
+        ("k", Array::new_scan(&k, 0, ScanOp::Product).unwrap()),
+    ]);
     let program = wgpu.compile(&outputs).unwrap();
     for n in [5usize, 70_001, 0, 2_500] {
         let xs: Vec<f64> = values(DType::F64, &[n], n as u64).to_scalars().iter().map(|s| s.to_f64()).collect();

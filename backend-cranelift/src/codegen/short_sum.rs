@@ -20,7 +20,7 @@ use pytato_core::expr::{Reduce, ReduceOp};
 use pytato_core::{DType, Result};
 use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, lane_tree, summation};
 
-use super::{Translator, Val};
+use super::{Translator, Val, index_tuples};
 
 /// The most terms a sum is unrolled for.
 const SHORT_SUM_TERMS: i64 = 32;
@@ -46,14 +46,7 @@ impl Translator<'_, '_> {
         if count > SHORT_SUM_TERMS || count.saturating_mul(nodes) > SHORT_SUM_NODES {
             return None;
         }
-        let mut terms = vec![Vec::new()];
-        for (lo, hi) in ranges {
-            terms = terms
-                .into_iter()
-                .flat_map(|prefix| (lo..hi).map(move |i| [prefix.clone(), vec![i]].concat()))
-                .collect();
-        }
-        Some(terms)
+        Some(index_tuples(&ranges))
     }
 
     /// Whether `r` is a float sum of `dtype` that is unrolled.

@@ -81,9 +81,24 @@ impl Translator<'_, '_> {
         let i = self.b.use_var(var);
         let starts: Vec<Value> =
             (0..unroll).map(|u| self.b.ins().iadd_imm_s(i, (u as u32 * vector.lane_count()) as i64)).collect();
-        let values = self.emit_group(expr, vector, &starts);
+        self.store_group(expr, vector, &starts, out_base, accumulate)?;
+        self.close_loop(vector_loop);
+        Ok(())
+    }
+
+    /// Computes `expr` for the vectors of output elements starting at each of `starts` along the
+    /// innermost axis and stores them (combined with what the output holds, for `accumulate`).
+    pub(super) fn store_group(
+        &mut self,
+        expr: &Expr,
+        vector: Type,
+        starts: &[Value],
+        out_base: Value,
+        accumulate: Option<ReduceOp>,
+    ) -> Result<()> {
+        let values = self.emit_group(expr, vector, starts);
         self.inner_override = None;
-        for (value, start) in values?.into_iter().zip(starts) {
+        for (value, &start) in values?.into_iter().zip(starts) {
             let offset = self.output_offset(Some(start));
             let bytes = self.b.ins().imul_imm_s(offset, vector.lane_type().bytes() as i64);
             let addr = self.b.ins().iadd(out_base, bytes);
@@ -96,7 +111,6 @@ impl Translator<'_, '_> {
             };
             self.b.ins().store(vector_flags(), value, addr, 0);
         }
-        self.close_loop(vector_loop);
         Ok(())
     }
 
@@ -223,7 +237,7 @@ impl Translator<'_, '_> {
 
     /// `e` in vector mode for each vector starting at one of `starts`: vectors of `vector`'s type,
     /// or masks (integer lanes of the same width) for bool expressions.
-    pub(super) fn emit_group(&mut self, e: &Expr, vector: Type, starts: &[Value]) -> Result<Vec<Value>> {
+    fn emit_group(&mut self, e: &Expr, vector: Type, starts: &[Value]) -> Result<Vec<Value>> {
         let mask = vector.as_int();
         if !self.varies(e) {
             // Uniform: computed once as a scalar, then splatted.
