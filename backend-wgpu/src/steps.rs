@@ -3,12 +3,15 @@
 //! GPU, instead of copying them to the host and back. The shaders are `wgsl::steps`; results are
 //! the host steps' bit for bit. Steps without a kernel here (sorts, scatters) run on the host.
 //!
+//! Sorts are radix sorts of order-preserving integer keys (one pass per 4-bit digit), stable as
+//! numpy's `stable` sort is.
+//!
 //! Like a run on device data, a step only enqueues its dispatches: nothing waits, except for the
 //! count of a compaction, a length the host must know to size the result (8 bytes read back). No
 //! step can fail on the device (no index is read from the data), so none leaves a check to
 //! `crate::deferred`.
 
-use pytato_core::array::{ScanOp, Side};
+use pytato_core::array::{ScanOp, Side, SortResult};
 use pytato_core::{DType, Error, Result};
 use pytato_runtime::ArrayDataView;
 use pytato_runtime::device::{DeviceArray, DeviceStep, DeviceSteps};
@@ -40,6 +43,7 @@ impl DeviceSteps for GpuSteps {
             // A 0-d mask has no axis to list positions along: the host's rule.
             DeviceStep::Nonzero if operands[0].shape.is_empty() => None,
             DeviceStep::Nonzero => Some(self.nonzero(operands[0])),
+            DeviceStep::Sort { axis, descending, result } => self.sort(operands[0], axis, descending, result),
             _ => None,
         }
     }
@@ -189,6 +193,77 @@ impl GpuSteps {
         Ok(wrap(self.gpu, output, DType::I64, shape))
     }
 
+    /// `x` sorted stably along `axis` in numpy's order, or the `int64` indices along `axis` that
+    /// sort it: a radix sort, one pass per digit of the elements' keys, least significant first
+    /// (each pass counts the digits of every block of a row, scans the counts into places and
+    /// moves each element to its place, keeping the order of equal digits), then the result
+    /// written from the final order; see `wgsl::steps`. `None` (the host sorts) where the counts,
+    /// 16 per block of a row, exceed what the adapter binds.
+    fn sort(&self, x: &GpuStorage, axis: usize, descending: bool, result: SortResult) -> Option<Result<DeviceArray>> {
+        if axis >= x.shape.len() {
+            return Some(Err(internal(format!("a sort along axis {axis} of an array of shape {:?}", x.shape))));
+        }
+        let n: u64 = x.shape.iter().map(|&d| d as u64).product();
+        let len = x.shape[axis] as u64;
+        let blocks = if n == 0 { 0 } else { n / len * len.div_ceil(wgsl::steps::SORT_BLOCK as u64) };
+        let counts = usize::try_from(blocks * 16).ok()?;
+        if !self.fits(DType::U32, &[counts]) {
+            return None;
+        }
+        Some(self.sort_in_passes(x, (len, blocks), axis, descending, result))
+    }
+
+    /// [`GpuSteps::sort`] of `x`, whose sorted axis is `len` long, in `blocks` blocks of rows.
+    fn sort_in_passes(
+        &self,
+        x: &GpuStorage,
+        (len, blocks): (u64, u64),
+        axis: usize,
+        descending: bool,
+        result: SortResult,
+    ) -> Result<DeviceArray> {
+        let dtype = match result {
+            SortResult::Values => x.dtype,
+            SortResult::Indices => DType::I64,
+        };
+        let output = self.buffer(dtype, &x.shape)?;
+        let n: u64 = x.shape.iter().map(|&d| d as u64).product();
+        if n == 0 {
+            return Ok(wrap(self.gpu, output, dtype, x.shape.clone()));
+        }
+        let inner: u64 = x.shape[axis + 1..].iter().map(|&d| d as u64).product();
+        let counts_len = [blocks as usize * 16];
+        let (counts, places) = (self.buffer(DType::U32, &counts_len)?, self.buffer(DType::U32, &counts_len)?);
+        // The order after each pass, alternately in one and the other.
+        let orders = [self.buffer(DType::U32, &[n as usize])?, self.buffer(DType::U32, &[n as usize])?];
+        let pipeline = |shader: Result<wgsl::Shader>| {
+            let shader = shader?;
+            self.gpu.pipeline(&shader.source, &shader.writable, self.features)
+        };
+        let count = pipeline(wgsl::steps::sort_counts_shader(x.dtype, self.features))?;
+        let place = pipeline(wgsl::steps::sort_place_shader(x.dtype, self.features))?;
+        let write = pipeline(wgsl::steps::sort_result_shader(x.dtype, result, self.features))?;
+        let mut encoder =
+            self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("sort") });
+        let per_row = len.div_ceil(wgsl::steps::SORT_BLOCK as u64);
+        let digits = wgsl::steps::sort_digits(x.dtype) as usize;
+        for digit in 0..digits {
+            let (order, next) = (&orders[digit % 2], &orders[(digit + 1) % 2]);
+            let sizes = [blocks, len, inner, per_row, digit as u64, u64::from(digit == 0), u64::from(descending)];
+            let control = self.control(&sizes.map(|v| v as i64));
+            let buffers = [x.buffer.clone(), order.clone(), counts.clone()];
+            dispatch(self.gpu, &mut encoder, &count, &control, &buffers, blocks)?;
+            self.encode_scan(&mut encoder, &counts, &places, DType::U32, &counts_len, 0, ScanOp::Sum)?;
+            let buffers = [x.buffer.clone(), order.clone(), places.clone(), next.clone()];
+            dispatch(self.gpu, &mut encoder, &place, &control, &buffers, blocks)?;
+        }
+        let control = self.control(&[n as i64, len as i64, inner as i64]);
+        let buffers = [x.buffer.clone(), orders[digits % 2].clone(), output.clone()];
+        dispatch(self.gpu, &mut encoder, &write, &control, &buffers, n)?;
+        self.gpu.queue.submit([encoder.finish()]);
+        Ok(wrap(self.gpu, output, dtype, x.shape.clone()))
+    }
+
     /// The position of each of `values` in the sorted 1-d `sorted`; see `wgsl::steps`.
     fn searchsorted(&self, sorted: &GpuStorage, values: &GpuStorage, side: Side) -> Result<DeviceArray> {
         if sorted.shape.len() != 1 || sorted.dtype != values.dtype {
@@ -216,26 +291,40 @@ impl GpuSteps {
     /// A storage buffer for an array of `dtype` and `shape`, or why the adapter cannot bind one.
     /// Every index a shader computes (`u32`) stays below its element count, which fits 32 bits.
     fn buffer(&self, dtype: DType, shape: &[usize]) -> Result<wgpu::Buffer> {
-        let elements = shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d as u64));
-        let bytes = elements.and_then(|n| n.checked_mul(storage_size(dtype) as u64));
-        let limit = self.gpu.limits.max_storage_buffer_binding_size.min(self.gpu.limits.max_buffer_size);
-        match (elements, bytes) {
-            (Some(n), Some(bytes)) if n <= u32::MAX as u64 && bytes <= limit => {
-                Ok(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("pytato step result"),
-                    size: bytes.max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
-                    usage: STORAGE_USAGE,
-                    mapped_at_creation: false,
-                }))
-            }
-            _ => Err(Error::Unsupported {
+        match self.bytes(dtype, shape) {
+            Some(bytes) => Ok(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("pytato step result"),
+                size: bytes.max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
+                usage: STORAGE_USAGE,
+                mapped_at_creation: false,
+            })),
+            None => Err(Error::Unsupported {
                 backend: "wgpu".into(),
                 reason: format!(
-                    "a step's result of {dtype} and shape {shape:?} exceeds what the adapter binds ({limit} bytes per \
-                     storage buffer, 2^32 elements per kernel)"
+                    "a step's result of {dtype} and shape {shape:?} exceeds what the adapter binds ({} bytes per \
+                     storage buffer, 2^32 elements per kernel)",
+                    self.binding_limit()
                 ),
             }),
         }
+    }
+
+    /// Whether the adapter binds a storage buffer of `dtype` and `shape` (see [`GpuSteps::buffer`]).
+    fn fits(&self, dtype: DType, shape: &[usize]) -> bool {
+        self.bytes(dtype, shape).is_some()
+    }
+
+    /// The bytes of a storage buffer of `dtype` and `shape`, if the adapter binds one and its
+    /// element count fits 32 bits.
+    fn bytes(&self, dtype: DType, shape: &[usize]) -> Option<u64> {
+        let elements = shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))?;
+        let bytes = elements.checked_mul(storage_size(dtype) as u64)?;
+        (elements <= u32::MAX as u64 && bytes <= self.binding_limit()).then_some(bytes)
+    }
+
+    /// The largest storage buffer the adapter binds, in bytes.
+    fn binding_limit(&self) -> u64 {
+        self.gpu.limits.max_storage_buffer_binding_size.min(self.gpu.limits.max_buffer_size)
     }
 
     /// A control block holding `sizes`, written before the next submission.

@@ -1,5 +1,5 @@
-//! Host steps as kernels on device data: on wgpu, a program in phases run with `run_device` scans
-//! and searches its arrays on the GPU (`DeviceSteps`). For every dtype, with NaN, ±0.0, ±inf,
+//! Host steps as kernels on device data: on wgpu, a program in phases run with `run_device` scans,
+//! sorts and searches its arrays on the GPU (`DeviceSteps`). For every dtype, with NaN, ±0.0, ±inf,
 //! subnormals, integer extremes and empty arrays, the results are the host steps' bits (the
 //! interpreter's, which the conformance suite holds to numpy's), and the runs enqueue work without
 //! a single host wait; rows longer than a driver's loop cap scan whole.
@@ -184,8 +184,7 @@ fn searches_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
                 ("a".to_string(), values(dtype, &[n], seed)),
                 ("v".to_string(), values(dtype, &[m], seed + 100)),
             ]);
-            // The sort is a host step (its result is uploaded, with one wait); the searches are
-            // kernels: compiled apart, they must run without one.
+            // The searches compiled apart from the sort, given its result: the same bits.
             let interp = interp();
             let only_a = NamedData::from([("a".to_string(), inputs["a"].clone())]);
             let sorted_values = interp.compile(&(&sorted).into()).unwrap().run(&only_a).unwrap().remove("_pt_out");
@@ -199,21 +198,58 @@ fn searches_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
             search_inputs.insert("s".into(), sorted_values.unwrap());
             let what = format!("searches of {dtype} (n = {n}, m = {m})");
             assert_on_device_without_waits(&wgpu, &what, &searches, &search_inputs);
-            // With the sort in the same program: the same results.
-            let program = wgpu.compile(&outputs).unwrap();
-            let held: Vec<(&str, _)> =
-                inputs.iter().map(|(k, d)| (k.as_str(), wgpu.upload(&d.view()).unwrap())).collect();
-            let named: NamedDeviceInputs<'_> = held.iter().map(|(k, d)| (*k, DeviceInput::Device(d))).collect();
-            let got = program.run_device(&named).unwrap();
-            let want = interp.compile(&outputs).unwrap().run(&inputs).unwrap();
-            for (name, expected) in &want {
-                assert_eq!(
-                    bits(&got[name].to_host().unwrap()),
-                    bits(expected),
-                    "{what}, sorted in the program: {name}"
-                );
-            }
+            // With the sort in the same program (also on the device): the same results.
+            assert_on_device_without_waits(&wgpu, &format!("{what}, sorted in the program"), &outputs, &inputs);
         }
+    }
+}
+
+#[test]
+fn sorts_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(wgpu) = wgpu() else { return };
+    // Rows of one element and none, rows in one block and in several (256 items a block), the
+    // sorted axis first, in the middle and last; many equal keys (the values repeat their edge
+    // cases: NaNs, -0.0 and 0.0), so a pass that is not stable shows in the values and indices.
+    let cases: [(&[usize], usize); 8] =
+        [(&[0], 0), (&[1], 0), (&[7], 0), (&[300], 0), (&[4, 0], 1), (&[5, 40], 0), (&[5, 40], 1), (&[3, 700, 2], 1)];
+    for dtype in DType::ALL {
+        if !wgpu.has_f64() && matches!(dtype, DType::F64 | DType::C128) {
+            continue;
+        }
+        for (k, (shape, axis)) in cases.into_iter().enumerate() {
+            let dims: Vec<Dim> = shape.iter().map(|&d| Dim::from(d as i64)).collect();
+            let x = pt::placeholder("x", dims, dtype).unwrap();
+            let mut outputs = Vec::new();
+            for descending in [false, true] {
+                let options = pt::SortOptions { axis: Some(axis as i64), descending };
+                outputs.push((format!("sort{descending}"), pt::sort(&x, options).unwrap()));
+                outputs.push((format!("argsort{descending}"), pt::argsort(&x, options).unwrap()));
+            }
+            let outputs = named(outputs.iter().map(|(n, a)| (n.as_str(), a.clone())));
+            let inputs = NamedData::from([("x".to_string(), values(dtype, shape, k as u64 + 20))]);
+            let what = format!("sorts of {dtype} {shape:?} along axis {axis}");
+            assert_on_device_without_waits(&wgpu, &what, &outputs, &inputs);
+        }
+    }
+}
+
+#[test]
+fn long_rows_sort_on_the_device_in_many_blocks() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(wgpu) = wgpu() else { return };
+    // 70,001 items: 274 blocks, so the counts (16 a block) are scanned in blocks too; values from
+    // a small set, so most keys are equal to many others and their order is the stable one.
+    let n = 70_001;
+    for dtype in [DType::F64, DType::F32, DType::I64, DType::U8] {
+        if !wgpu.has_f64() && dtype == DType::F64 {
+            continue;
+        }
+        let x = pt::placeholder("x", [Dim::param("n")], dtype).unwrap();
+        let options = pt::SortOptions { axis: Some(0), descending: false };
+        let outputs = named([("sorted", pt::sort(&x, options).unwrap()), ("order", pt::argsort(&x, options).unwrap())]);
+        let inputs = NamedData::from([("x".to_string(), values(dtype, &[n], 5))]);
+        assert_on_device_without_waits(&wgpu, &format!("a sort of {n} {dtype}"), &outputs, &inputs);
     }
 }
 

@@ -173,6 +173,16 @@ pub enum DeviceStep {
     /// order (see [`crate::phases::nonzero`]): `int64` of shape `(ndim, count)`. The count is a
     /// length the host needs, so this step waits for it.
     Nonzero,
+    /// A stable sort along `axis` in numpy's order (see [`crate::sort::sort`]): the sorted values,
+    /// or the `int64` indices along the axis that sort them; one operand.
+    Sort {
+        /// The axis sorted along.
+        axis: usize,
+        /// Largest first (equal elements still in their order, NaN first).
+        descending: bool,
+        /// The values or the indices.
+        result: pytato_core::array::SortResult,
+    },
 }
 
 /// The host steps a backend runs on its device (see [`Backend::device_steps`](crate::backend::Backend::device_steps)).

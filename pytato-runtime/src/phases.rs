@@ -514,7 +514,8 @@ fn device_step(
         StepKind::Scan { axis, op } => Some(DeviceStep::Scan { axis, op }),
         StepKind::SearchSorted(side) => Some(DeviceStep::SearchSorted(side)),
         StepKind::Nonzero(_) => Some(DeviceStep::Nonzero),
-        StepKind::Scatter(_) | StepKind::Sort { .. } => None,
+        StepKind::Sort { axis, descending, result } => Some(DeviceStep::Sort { axis, descending, result }),
+        StepKind::Scatter(_) => None,
         StepKind::Call { .. } => unreachable!("calls run their body's program"),
     };
     if let Some(step) = step {

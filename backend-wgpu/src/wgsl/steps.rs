@@ -1,6 +1,6 @@
 //! Shaders of the host steps that run as kernels on device data (see `crate::steps`): running
-//! sums and products along an axis in numpy's order, binary searches in numpy's sort order, and
-//! the positions of a mask's `true` elements.
+//! sums and products along an axis in numpy's order, binary searches and sorts in numpy's sort
+//! order, and the positions of a mask's `true` elements.
 //!
 //! - **Compaction** (the positions of a mask's `true` elements) counts each block of the mask,
 //!   scans the counts with the scan shader, and has each block write its positions from its
@@ -21,11 +21,17 @@
 //! - **Binary searches** compare order-preserving integer keys, never floats: a float's key is its
 //!   bits with the sign folded in (`-0.0` as `0.0`, every NaN above every number), the order of
 //!   `pytato_runtime::sort`. No driver freedom (NaN assumed away, zeros' signs) reaches them.
+//! - **Sorts** are least-significant-digit radix sorts of the same keys, 4 bits a pass: each pass
+//!   counts the digits of every block of [`SORT_BLOCK`] items of a row, scans the counts (rows,
+//!   then bins, then blocks, in order) into each block's places per bin, and has each block move
+//!   its items there in order. Each pass is stable, so the sort is: equal keys (`-0.0` and `0.0`,
+//!   NaNs of any payload) keep their order, numpy's `kind="stable"`. Descending sorts sort the
+//!   complemented digits, so equal elements still keep their order, as the host's sort does.
 
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use pytato_core::array::{ScanOp, Side};
+use pytato_core::array::{ScanOp, Side, SortResult};
 use pytato_core::expr::BinaryOp;
 use pytato_core::{DType, Result};
 use pytato_transform::bounds::Ranges;
@@ -274,11 +280,10 @@ pub(crate) fn mask_positions_shader(ndim: usize) -> Shader {
     assemble("", &bindings, &body, DType::Bool)
 }
 
-/// numpy's sort order of `dtype` as integer keys of its storage elements (see the module docs):
-/// the WGSL of `fn key(x: <storage>) -> K` with an integer `K`.
-fn sort_key(dtype: DType, storage: &str) -> Result<String> {
-    // The key of a float's bits: `u32`/`u64` of `bits`, with `sign`, `inf` (the bits of +inf) and
-    // `mask` (the magnitude bits) in that type's literals; NaN is the largest key.
+/// The WGSL of `k16`, `k32` and `k64`: a float's bits (`u32` for float16 and float32, `u64` for
+/// float64) as an order-preserving unsigned key, numpy's order (`pytato_runtime::sort`): negative
+/// numbers complemented, the sign bit set on the others, `-0.0` as `0.0`, every NaN the largest key.
+fn float_keys() -> String {
     let float_key = |name: &str, ty: &str, sign: &str, inf: &str, mask: &str, nan: &str| {
         format!(
             "fn {name}(b: {ty}) -> {ty} {{
@@ -292,7 +297,7 @@ fn sort_key(dtype: DType, storage: &str) -> Result<String> {
             s = if ty == "u64" { "lu" } else { "u" }
         )
     };
-    let k16 = float_key("k16", "u32", "0x8000u", "0x7c00u", "0x7fffu", "0xffffffffu");
+    let k16 = float_key("k16", "u32", "0x8000u", "0x7c00u", "0x7fffu", "0xffffu");
     let k32 = float_key("k32", "u32", "0x80000000u", "0x7f800000u", "0x7fffffffu", "0xffffffffu");
     let k64 = float_key(
         "k64",
@@ -302,20 +307,212 @@ fn sort_key(dtype: DType, storage: &str) -> Result<String> {
         "0x7ffffffffffffffflu",
         "0xfffffffffffffffflu",
     );
+    format!("{k16}{k32}{k64}")
+}
+
+/// numpy's sort order of `dtype` as integer keys of its storage elements (see the module docs):
+/// the WGSL of `fn key(x: <storage>) -> K` with an integer `K`.
+fn sort_key(dtype: DType, storage: &str) -> Result<String> {
     let plain = |ty: &str| format!("fn key(x: {storage}) -> {ty} {{ return x; }}\n");
-    Ok(match dtype {
+    let key = match dtype {
         DType::Bool | DType::U8 | DType::U16 | DType::U32 => plain("u32"),
         DType::I8 | DType::I16 | DType::I32 => plain("i32"),
         DType::I64 => plain("i64"),
         DType::U64 => plain("u64"),
-        DType::F16 => format!("{k16}fn key(x: u32) -> u32 {{ return k16(x); }}\n"),
+        DType::F16 => "fn key(x: u32) -> u32 { return k16(x); }\n".to_string(),
         // Stored as its bits where values are held in float64.
-        DType::F32 if storage == "u32" => format!("{k32}fn key(x: u32) -> u32 {{ return k32(x); }}\n"),
-        DType::F32 => format!("{k32}fn key(x: f32) -> u32 {{ return k32(bitcast<u32>(x)); }}\n"),
-        DType::F64 => format!("{k64}fn key(x: f64) -> u64 {{ return k64(bitcast<u64>(x)); }}\n"),
+        DType::F32 if storage == "u32" => "fn key(x: u32) -> u32 { return k32(x); }\n".to_string(),
+        DType::F32 => "fn key(x: f32) -> u32 { return k32(bitcast<u32>(x)); }\n".to_string(),
+        DType::F64 => "fn key(x: f64) -> u64 { return k64(bitcast<u64>(x)); }\n".to_string(),
         // `Array::new_searchsorted` refuses complex numbers.
         DType::C64 | DType::C128 => return Err(bug(format!("a search among {dtype} values"))),
-    })
+    };
+    Ok(format!("{}{key}", float_keys()))
+}
+
+/// Elements of a row each invocation of the sort shaders walks, in order.
+pub(crate) const SORT_BLOCK: u32 = 256;
+
+/// Bits of a sort digit: a pass of the radix sort distributes elements into `2^4` bins.
+const DIGIT_BITS: u32 = 4;
+
+/// The number of radix-sort digits of `dtype`'s sort key (see [`sort_word`]): the key's bits over
+/// [`DIGIT_BITS`], a complex number's class one digit more.
+pub(crate) fn sort_digits(dtype: DType) -> u32 {
+    let bits = match dtype {
+        DType::Bool => DIGIT_BITS,
+        DType::I8 | DType::U8 => 8,
+        DType::I16 | DType::U16 | DType::F16 => 16,
+        DType::I32 | DType::U32 | DType::F32 => 32,
+        DType::I64 | DType::U64 | DType::F64 => 64,
+        DType::C64 => 2 * 32 + DIGIT_BITS,
+        DType::C128 => 2 * 64 + DIGIT_BITS,
+    };
+    bits / DIGIT_BITS
+}
+
+/// The WGSL of `fn word(x: <storage>, w: u32) -> u32`: the 32-bit word `w` (least significant
+/// first) of the unsigned key of `x` whose order is numpy's sort order: integers offset or with
+/// their sign bit flipped, floats through [`float_keys`], complex numbers as (class, real part,
+/// imaginary part) with numpy's class `2·isnan(re) + isnan(im)` most significant, as
+/// `pytato_runtime::sort`'s keys.
+fn sort_word(dtype: DType, storage: &str) -> Result<String> {
+    let half = "u32((b >> (32u * w)) & 0xfffffffflu)";
+    let body = match dtype {
+        DType::Bool | DType::U8 | DType::U16 | DType::U32 => "return x;".to_string(),
+        DType::I8 => "return u32(x + 128);".into(),
+        DType::I16 => "return u32(x + 32768);".into(),
+        DType::I32 => "return bitcast<u32>(x) ^ 0x80000000u;".into(),
+        DType::U64 => format!("let b = x; return {half};"),
+        DType::I64 => format!("let b = bitcast<u64>(x) ^ 0x8000000000000000lu; return {half};"),
+        DType::F16 => "return k16(x);".into(),
+        DType::F32 if storage == "u32" => "return k32(x);".into(),
+        DType::F32 => "return k32(bitcast<u32>(x));".into(),
+        DType::F64 => format!("let b = k64(bitcast<u64>(x)); return {half};"),
+        DType::C64 => {
+            let bits = if storage == "vec2<u32>" { "x" } else { "bitcast<vec2<u32>>(x)" };
+            format!(
+                "let p = {bits};
+    if w == 0u {{ return k32(p.y); }}
+    if w == 1u {{ return k32(p.x); }}
+    return 2u * u32((p.x & 0x7fffffffu) > 0x7f800000u) + u32((p.y & 0x7fffffffu) > 0x7f800000u);"
+            )
+        }
+        DType::C128 => format!(
+            "let p = vec2<u64>(bitcast<u64>(x.x), bitcast<u64>(x.y));
+    let inf = 0x7ff0000000000000lu;
+    let mask = 0x7ffffffffffffffflu;
+    if w == 4u {{ return 2u * u32((p.x & mask) > inf) + u32((p.y & mask) > inf); }}
+    let b = k64(select(p.y, p.x, w >= 2u));
+    return u32((b >> (32u * (w % 2u))) & 0xfffffffflu);"
+        ),
+    };
+    Ok(format!("{}fn word(x: {storage}, w: u32) -> u32 {{\n    {body}\n}}\n", float_keys()))
+}
+
+/// The start of the sort shaders' `main` (one invocation per block of a row): the lengths from
+/// `sizes` (the number of blocks, the row length, the product of the axes after the sorted one,
+/// blocks per row, the digit this pass sorts by, whether this is the first pass, descending), the
+/// block's items `[start, end)` and `fn element`'s arguments. Item `j` of the sort is position
+/// `j % len` of row `j / len`; `order` holds, for each item, the element now there (the first
+/// pass reads none: every item is its own element).
+fn sort_prologue() -> String {
+    format!(
+        "    let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
+    if gid >= u32(ctl.sizes[0]) {{ return; }}
+    let len: u32 = u32(ctl.sizes[1]);
+    let inner: u32 = u32(ctl.sizes[2]);
+    let bpr: u32 = u32(ctl.sizes[3]);
+    let digit: u32 = u32(ctl.sizes[4]);
+    let first: bool = ctl.sizes[5] != 0li;
+    let descending: bool = ctl.sizes[6] != 0li;
+    let row: u32 = gid / bpr;
+    let c: u32 = gid % bpr;
+    let start: u32 = row * len + c * {SORT_BLOCK}u;
+    let end: u32 = row * len + min((c + 1u) * {SORT_BLOCK}u, len);
+"
+    )
+}
+
+/// The WGSL of `fn element(j, len, inner) -> u32` (the flat index of item `j`'s own place: row
+/// `j / len` of the array viewed as `(outer, len, inner)`, position `j % len` on the sorted axis)
+/// and `fn bin(x, digit, descending) -> u32` (the digit of `x`'s key this pass sorts by;
+/// complemented when descending, so that the stable ascending sort of the complements is the
+/// stable descending sort).
+fn sort_functions(dtype: DType, storage: &str) -> Result<String> {
+    Ok(format!(
+        "{word}fn element(j: u32, len: u32, inner: u32) -> u32 {{
+    let row = j / len;
+    return ((row / inner) * len + j % len) * inner + row % inner;
+}}
+fn bin(x: {storage}, digit: u32, descending: bool) -> u32 {{
+    let d = (word(x, digit / 8u) >> ((digit % 8u) * {DIGIT_BITS}u)) & 15u;
+    return select(d, 15u - d, descending);
+}}
+",
+        word = sort_word(dtype, storage)?
+    ))
+}
+
+/// The element at item `j` in a sort pass's walk (see [`sort_prologue`]).
+const SORT_ELEMENT: &str = "var e: u32 = element(j, len, inner);
+        if !first { e = order[j]; }";
+
+/// A radix-sort pass's first shader: each invocation counts, per bin, the items of its block of
+/// a row (see [`sort_prologue`]) whose digit falls there, into `counts`, laid out as
+/// `(rows, 16, blocks per row)` so that its running sum is every item's place (rows in order; in
+/// a row, bins in order; in a bin, blocks in order).
+pub(crate) fn sort_counts_shader(dtype: DType, features: ShaderFeatures) -> Result<Shader> {
+    let storage = storage_type(dtype, features)?;
+    let body = format!(
+        "{prologue}    var bins: array<u32, 16>;
+    var j: u32 = start;
+    loop {{
+        if j >= end {{ break; }}
+        {SORT_ELEMENT}
+        let d = bin(x[e], digit, descending);
+        bins[d] = bins[d] + 1u;
+        j = j + 1u;
+    }}
+    for (var d: u32 = 0u; d < 16u; d = d + 1u) {{
+        counts[(row * 16u + d) * bpr + c] = bins[d];
+    }}
+",
+        prologue = sort_prologue()
+    );
+    let bindings = [("x", storage, false), ("order", "u32", false), ("counts", "u32", true)];
+    Ok(assemble(&sort_functions(dtype, storage)?, &bindings, &body, dtype))
+}
+
+/// A radix-sort pass's second shader: each invocation walks its block again, in order, and
+/// writes each item's element to `next` at its place: the running count (`places`, inclusive)
+/// before its bin and block, plus the items of that bin already placed from its block. So items
+/// with equal digits keep their order: the pass is stable.
+pub(crate) fn sort_place_shader(dtype: DType, features: ShaderFeatures) -> Result<Shader> {
+    let storage = storage_type(dtype, features)?;
+    let body = format!(
+        "{prologue}    var at: array<u32, 16>;
+    for (var d: u32 = 0u; d < 16u; d = d + 1u) {{
+        let slot = (row * 16u + d) * bpr + c;
+        if slot > 0u {{ at[d] = places[slot - 1u]; }}
+    }}
+    var j: u32 = start;
+    loop {{
+        if j >= end {{ break; }}
+        {SORT_ELEMENT}
+        let d = bin(x[e], digit, descending);
+        next[at[d]] = e;
+        at[d] = at[d] + 1u;
+        j = j + 1u;
+    }}
+",
+        prologue = sort_prologue()
+    );
+    let bindings = [("x", storage, false), ("order", "u32", false), ("places", "u32", false), ("next", "u32", true)];
+    Ok(assemble(&sort_functions(dtype, storage)?, &bindings, &body, dtype))
+}
+
+/// The shader writing a sort's result from the final order: one invocation per item `j` writes
+/// the element at `j` (its value, or its position along the sorted axis as `int64`) to item
+/// `j`'s own place. `sizes`: the element count, the row length, the product of the axes after
+/// the sorted one.
+pub(crate) fn sort_result_shader(dtype: DType, result: SortResult, features: ShaderFeatures) -> Result<Shader> {
+    let storage = storage_type(dtype, features)?;
+    let (write, out_type) = match result {
+        SortResult::Values => ("out[element(j, len, inner)] = x[e];", storage),
+        SortResult::Indices => ("out[element(j, len, inner)] = i64((e / inner) % len);", "i64"),
+    };
+    let body = format!(
+        "    let j: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
+    if j >= u32(ctl.sizes[0]) {{ return; }}
+    let len: u32 = u32(ctl.sizes[1]);
+    let inner: u32 = u32(ctl.sizes[2]);
+    let e = order[j];
+    {write}
+"
+    );
+    let bindings = [("x", storage, false), ("order", "u32", false), ("out", out_type, true)];
+    Ok(assemble(&sort_functions(dtype, storage)?, &bindings, &body, dtype))
 }
 
 /// A step's shader: the control block, `bindings` (name, element type, written) after it, the
