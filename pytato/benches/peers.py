@@ -42,6 +42,10 @@ def workloads(sizes, rng):
     # einsum("ij,ej->ei", d, u), written as the product BLAS (and XLA) take it.
     yield "dg-apply", lambda xp: lambda d, u: u @ d.T, dg
     x = rng.standard_normal(n)
+    yield "cumulative-sum", lambda xp: lambda x: xp.cumsum(x), (x,)
+    yield "sort", lambda xp: lambda x: xp.sort(x, stable=True), (x,)
+    queries = rng.standard_normal(n)
+    yield "searchsorted", lambda xp: lambda s, q: xp.searchsorted(s, q), (np.sort(x), queries)
     # Boolean masks have data-dependent shapes, which jax.jit refuses: numpy rows only (see main).
     yield "select-sum", lambda xp: lambda x: xp.sum(x[x > 0]), (x,)
     which = (np.arange(n, dtype=np.uint64) * np.uint64(2654435761) % np.uint64(1000)).astype(np.int64)

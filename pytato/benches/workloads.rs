@@ -390,8 +390,8 @@ fn sum_axis(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     Ok(())
 }
 
-/// Sorting a long vector (a host step: `rayon`'s parallel stable merge sort in numpy's order)
-/// against the sort a Rust user would call (`sort_unstable_by(f64::total_cmp)`, one thread; ndarray
+/// Sorting a long vector (a host step, `rayon`'s parallel sort of numpy's order-preserving keys;
+/// in the wgpu `-resident` row a radix sort on the GPU) against the sort a Rust user would call (`sort_unstable_by(f64::total_cmp)`, one thread; ndarray
 /// has no sort).
 fn sort(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
     let n = sizes.elementwise;
