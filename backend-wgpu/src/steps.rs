@@ -7,15 +7,18 @@
 //! numpy's `stable` sort is.
 //!
 //! Like a run on device data, a step only enqueues its dispatches: nothing waits, except for the
-//! count of a compaction, a length the host must know to size the result (8 bytes read back). No
-//! step can fail on the device (no index is read from the data), so none leaves a check to
-//! `crate::deferred`.
+//! count of a compaction, a length the host must know to size the result (8 bytes read back). A
+//! scatter, the one step that reads positions from the data, records a position out of range in
+//! its control block and leaves that to `crate::deferred`, as a run on device data does.
 
-use pytato_core::array::{ScanOp, Side, SortResult};
+use std::sync::Arc;
+
+use pytato_core::array::{ScanOp, ScatterMode, Side, SortResult};
 use pytato_core::{DType, Error, Result};
 use pytato_runtime::ArrayDataView;
 use pytato_runtime::device::{DeviceArray, DeviceStep, DeviceSteps};
 
+use crate::deferred::Decode;
 use crate::device::{Gpu, Pipeline};
 use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, upload, wrap};
 use crate::run::{control_block, dispatch};
@@ -44,6 +47,7 @@ impl DeviceSteps for GpuSteps {
             DeviceStep::Nonzero if operands[0].shape.is_empty() => None,
             DeviceStep::Nonzero => Some(self.nonzero(operands[0])),
             DeviceStep::Sort { axis, descending, result } => self.sort(operands[0], axis, descending, result),
+            DeviceStep::Scatter(mode) => self.scatter(operands[0], operands[1], operands[2], mode),
             _ => None,
         }
     }
@@ -232,36 +236,148 @@ impl GpuSteps {
             return Ok(wrap(self.gpu, output, dtype, x.shape.clone()));
         }
         let inner: u64 = x.shape[axis + 1..].iter().map(|&d| d as u64).product();
+        let mut encoder =
+            self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("sort") });
+        let digits = wgsl::steps::sort_digits(x.dtype);
+        let order =
+            self.encode_radix_sort(&mut encoder, &x.buffer, x.dtype, (n, len, inner, blocks), digits, descending)?;
+        let write = wgsl::steps::sort_result_shader(x.dtype, result, self.features)?;
+        let write = self.gpu.pipeline(&write.source, &write.writable, self.features)?;
+        let control = self.control(&[n as i64, len as i64, inner as i64]);
+        dispatch(self.gpu, &mut encoder, &write, &control, &[x.buffer.clone(), order, output.clone()], n)?;
+        self.gpu.queue.submit([encoder.finish()]);
+        Ok(wrap(self.gpu, output, dtype, x.shape.clone()))
+    }
+
+    /// Records a stable radix sort of the `n` items of `x` (of `dtype`), rows of `len` along an
+    /// axis followed by axes of `inner` elements, in `blocks` blocks of [`wgsl::steps::SORT_BLOCK`]
+    /// items of a row, by the `digits` least significant digits of their keys (see
+    /// [`GpuSteps::sort`]). Returns the final order: for each item, the flat index of its element.
+    fn encode_radix_sort(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        x: &wgpu::Buffer,
+        dtype: DType,
+        (n, len, inner, blocks): (u64, u64, u64, u64),
+        digits: u32,
+        descending: bool,
+    ) -> Result<wgpu::Buffer> {
         let counts_len = [blocks as usize * 16];
         let (counts, places) = (self.buffer(DType::U32, &counts_len)?, self.buffer(DType::U32, &counts_len)?);
         // The order after each pass, alternately in one and the other.
         let orders = [self.buffer(DType::U32, &[n as usize])?, self.buffer(DType::U32, &[n as usize])?];
-        let pipeline = |shader: Result<wgsl::Shader>| {
-            let shader = shader?;
-            self.gpu.pipeline(&shader.source, &shader.writable, self.features)
-        };
-        let count = pipeline(wgsl::steps::sort_counts_shader(x.dtype, self.features))?;
-        let place = pipeline(wgsl::steps::sort_place_shader(x.dtype, self.features))?;
-        let write = pipeline(wgsl::steps::sort_result_shader(x.dtype, result, self.features))?;
-        let mut encoder =
-            self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("sort") });
+        let count = wgsl::steps::sort_counts_shader(dtype, self.features)?;
+        let count = self.gpu.pipeline(&count.source, &count.writable, self.features)?;
+        let place = wgsl::steps::sort_place_shader(dtype, self.features)?;
+        let place = self.gpu.pipeline(&place.source, &place.writable, self.features)?;
         let per_row = len.div_ceil(wgsl::steps::SORT_BLOCK as u64);
-        let digits = wgsl::steps::sort_digits(x.dtype) as usize;
+        // At least one pass, which also writes the first order.
+        let digits = digits.max(1) as usize;
         for digit in 0..digits {
             let (order, next) = (&orders[digit % 2], &orders[(digit + 1) % 2]);
             let sizes = [blocks, len, inner, per_row, digit as u64, u64::from(digit == 0), u64::from(descending)];
             let control = self.control(&sizes.map(|v| v as i64));
-            let buffers = [x.buffer.clone(), order.clone(), counts.clone()];
-            dispatch(self.gpu, &mut encoder, &count, &control, &buffers, blocks)?;
-            self.encode_scan(&mut encoder, &counts, &places, DType::U32, &counts_len, 0, ScanOp::Sum)?;
-            let buffers = [x.buffer.clone(), order.clone(), places.clone(), next.clone()];
-            dispatch(self.gpu, &mut encoder, &place, &control, &buffers, blocks)?;
+            let buffers = [x.clone(), order.clone(), counts.clone()];
+            dispatch(self.gpu, encoder, &count, &control, &buffers, blocks)?;
+            self.encode_scan(encoder, &counts, &places, DType::U32, &counts_len, 0, ScanOp::Sum)?;
+            let buffers = [x.clone(), order.clone(), places.clone(), next.clone()];
+            dispatch(self.gpu, encoder, &place, &control, &buffers, blocks)?;
         }
-        let control = self.control(&[n as i64, len as i64, inner as i64]);
-        let buffers = [x.buffer.clone(), orders[digits % 2].clone(), output.clone()];
-        dispatch(self.gpu, &mut encoder, &write, &control, &buffers, n)?;
+        Ok(orders[digits % 2].clone())
+    }
+
+    /// `array` with `values` set at (or added at) the flat `positions`, in the host's order (see
+    /// `wgsl::steps`): positions checked and made slots, the writes sorted stably by slot, each
+    /// slot's writes applied by one invocation. A position out of range is recorded in the control
+    /// block, reported at the next wait (see `crate::deferred`). `None` (the host scatters) for
+    /// values of another dtype set, or added where one of the dtypes is `bool`, and for counts
+    /// that exceed what the adapter binds.
+    fn scatter(
+        &self,
+        array: &GpuStorage,
+        positions: &GpuStorage,
+        values: &GpuStorage,
+        mode: ScatterMode,
+    ) -> Option<Result<DeviceArray>> {
+        let m: u64 = positions.shape.iter().map(|&d| d as u64).product();
+        let blocks = m.div_ceil(wgsl::steps::SORT_BLOCK as u64);
+        let same = values.dtype == array.dtype;
+        // Casts from booleans read a constant table, which the steps' shaders do not bind.
+        let from_bool = !same && (values.dtype == DType::Bool || array.dtype == DType::Bool);
+        if (mode == ScatterMode::Set && !same) || from_bool {
+            return None;
+        }
+        if !self.fits(DType::U32, &[usize::try_from(blocks * 16).ok()?]) {
+            return None;
+        }
+        Some(self.scatter_sorted(array, positions, values, mode, (m, blocks)))
+    }
+
+    /// [`GpuSteps::scatter`] of `m` writes, sorted in `blocks` blocks.
+    fn scatter_sorted(
+        &self,
+        array: &GpuStorage,
+        positions: &GpuStorage,
+        values: &GpuStorage,
+        mode: ScatterMode,
+        (m, blocks): (u64, u64),
+    ) -> Result<DeviceArray> {
+        if positions.dtype != DType::I64 || positions.shape != values.shape {
+            return Err(internal(format!(
+                "a scatter of {} values of shape {:?} at {} positions of shape {:?}",
+                values.dtype, values.shape, positions.dtype, positions.shape
+            )));
+        }
+        let length: u64 = array.shape.iter().map(|&d| d as u64).product();
+        let output = self.buffer(array.dtype, &array.shape)?;
+        let mut encoder =
+            self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("scatter") });
+        encoder.copy_buffer_to_buffer(&array.buffer, 0, &output, 0, length * storage_size(array.dtype) as u64);
+        if m > 0 {
+            let slots = self.buffer(DType::U32, &[m as usize])?;
+            let pipeline = |shader: wgsl::Shader| self.gpu.pipeline(&shader.source, &shader.writable, self.features);
+            let checks = self.control(&[m as i64, length as i64]);
+            let slot_pipeline = pipeline(wgsl::steps::scatter_slots_shader())?;
+            dispatch(self.gpu, &mut encoder, &slot_pipeline, &checks, &[positions.buffer.clone(), slots.clone()], m)?;
+            let error = pipeline(wgsl::steps::scatter_error_shader())?;
+            dispatch(self.gpu, &mut encoder, &error, &checks, &[positions.buffer.clone()], 1)?;
+            // Slots up to `length` (one past the end: a position out of range).
+            let digits = (u64::BITS - length.leading_zeros()).div_ceil(4);
+            let order = self.encode_radix_sort(&mut encoder, &slots, DType::U32, (m, m, 1, blocks), digits, false)?;
+            let buffers = [slots, order, values.buffer.clone(), output.clone()];
+            match mode {
+                ScatterMode::Set => {
+                    let set = pipeline(wgsl::steps::scatter_set_shader(array.dtype, self.features)?)?;
+                    let control = self.control(&[m as i64, length as i64]);
+                    dispatch(self.gpu, &mut encoder, &set, &control, &buffers, m)?;
+                }
+                ScatterMode::Add => {
+                    let add = pipeline(wgsl::steps::scatter_add_shader(array.dtype, values.dtype, self.features)?)?;
+                    // Each invocation walks at most a stretch a driver's loop cap allows (with a
+                    // margin, see `wgsl::loops`); each dispatch continues the sums of the last.
+                    let stretch = self.gpu.loop_limit.map_or(m, |limit| limit.saturating_sub(16).max(1));
+                    let mut lo = 0;
+                    while lo < m {
+                        let hi = (lo + stretch).min(m);
+                        let control = self.control(&[m, length, lo, hi].map(|v| v as i64));
+                        dispatch(self.gpu, &mut encoder, &add, &control, &buffers, hi - lo)?;
+                        lo = hi;
+                    }
+                }
+            }
+            let decode: Decode = Arc::new(|header: &[u8]| {
+                let long = |at: usize| i64::from_le_bytes(header[at..at + 8].try_into().expect("8 bytes"));
+                (header[..4] != [0; 4]).then(|| Error::IndexOutOfBounds {
+                    op: "scatter".into(),
+                    index: long(16),
+                    axis: 0,
+                    length: long(24) as usize,
+                })
+            });
+            self.gpu.checks.defer(&self.gpu.device, &mut encoder, &checks, decode);
+        }
         self.gpu.queue.submit([encoder.finish()]);
-        Ok(wrap(self.gpu, output, dtype, x.shape.clone()))
+        Ok(wrap(self.gpu, output, array.dtype, array.shape.clone()))
     }
 
     /// The position of each of `values` in the sorted 1-d `sorted`; see `wgsl::steps`.

@@ -417,3 +417,120 @@ fn one_program_runs_on_the_device_again_with_other_sizes_and_an_output_named_lik
         assert_eq!(got_k, want_k, "running products of {n} int64");
     }
 }
+
+/// Flat positions into an array of `n` elements, `m` of them: repeated, many negative (from the
+/// end), all in range; none where `n` is 0.
+fn positions(n: usize, m: usize, seed: u64) -> ArrayData {
+    let positions = (0..m as u64).map(|k| {
+        let r = (k + seed).wrapping_mul(2654435761) % 1_000_003;
+        Scalar::I64((r % (2 * n as u64).max(1)) as i64 - n as i64)
+    });
+    ArrayData::from_scalars(DType::I64, &[m], positions).unwrap()
+}
+
+#[test]
+fn scatters_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(wgpu) = wgpu() else { return };
+    let idx = pt::placeholder("idx", [Dim::param("m")], DType::I64).unwrap();
+    // Values of another dtype added: each sum in the promoted dtype, cast back (numpy's add.at).
+    let promoted =
+        [(DType::F16, DType::F64), (DType::I8, DType::F64), (DType::F32, DType::I64), (DType::U8, DType::I64)];
+    let pairs = DType::ALL.into_iter().map(|d| (d, d)).chain(promoted);
+    for (own, given) in pairs {
+        if !wgpu.has_f64() && [own, given].iter().any(|d| matches!(d, DType::F64 | DType::C128)) {
+            continue;
+        }
+        let x = pt::placeholder("x", [Dim::param("n")], own).unwrap();
+        let v = pt::placeholder("v", [Dim::param("m")], given).unwrap();
+        let mut outputs = vec![("add", pt::add_at(&x, &pytato_core::s![&idx], &v).unwrap())];
+        if own == given {
+            outputs.push(("set", x.set_index(pytato_core::s![&idx], &v).unwrap()));
+        }
+        let outputs = named(outputs);
+        for (n, m, seed) in [(0, 0, 1), (5, 0, 2), (1, 7, 3), (40, 300, 4), (300, 40, 5), (7, 2000, 6)] {
+            let inputs = NamedData::from([
+                ("x".to_string(), values(own, &[n], seed)),
+                ("idx".to_string(), positions(n, m, seed)),
+                ("v".to_string(), values(given, &[m], seed + 50)),
+            ]);
+            let what = format!("scatters of {given} into {own} (n = {n}, m = {m})");
+            assert_on_device_without_waits(&wgpu, &what, &outputs, &inputs);
+        }
+    }
+}
+
+#[test]
+fn long_runs_of_one_position_add_in_the_hosts_order() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(wgpu) = wgpu() else { return };
+    // 200,001 float64 values into 2 bins: runs of 100,000 additions, past llvmpipe's 65,535
+    // iterations per invocation (several dispatches, each continuing the sums), in the host's
+    // order: floats added in another order round differently.
+    let m = 200_001;
+    for dtype in [DType::F64, DType::F32, DType::I64] {
+        if !wgpu.has_f64() && dtype == DType::F64 {
+            continue;
+        }
+        let x = pt::zeros([2], dtype).unwrap();
+        let idx = pt::placeholder("idx", [Dim::param("m")], DType::I64).unwrap();
+        let v = pt::placeholder("v", [Dim::param("m")], dtype).unwrap();
+        let outputs = named([("histogram", pt::add_at(&x, &pytato_core::s![&idx], &v).unwrap())]);
+        let weights = (0..m).map(|k| Scalar::F64(((k * 7919) % 1000) as f64 / 7.0 - 60.0).cast(dtype));
+        let inputs = NamedData::from([
+            ("idx".to_string(), positions(2, m, 9)),
+            ("v".to_string(), ArrayData::from_scalars(dtype, &[m], weights).unwrap()),
+        ]);
+        assert_on_device_without_waits(&wgpu, &format!("a histogram of {m} {dtype}"), &outputs, &inputs);
+    }
+}
+
+#[test]
+fn a_scatter_out_of_range_on_the_device_is_the_hosts_error_at_the_next_wait() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(wgpu) = wgpu() else { return };
+    let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
+    let idx = pt::placeholder("idx", [Dim::param("m")], DType::I64).unwrap();
+    let v = pt::placeholder("v", [Dim::param("m")], DType::F64).unwrap();
+    let interp = interp();
+    // The first position out of range, in the positions' order, is the one named, wherever the
+    // others are (several out of range, one past either end, the extremes of int64).
+    let cases: [&[i64]; 4] = [&[0, 5, -6, 3], &[1, -1, -6], &[i64::MIN, 2, i64::MAX], &[4, 4, 4, 900, 5]];
+    for positions in cases {
+        for (mode, outputs) in [
+            ("add", pt::add_at(&x, &pytato_core::s![&idx], &v).unwrap()),
+            ("set", x.set_index(pytato_core::s![&idx], &v).unwrap()),
+        ] {
+            let outputs: Outputs = (&outputs).into();
+            let m = positions.len();
+            let inputs = NamedData::from([
+                ("x".to_string(), values(DType::F64, &[5], 1)),
+                (
+                    "idx".to_string(),
+                    ArrayData::from_scalars(DType::I64, &[m], positions.iter().map(|&p| Scalar::I64(p))).unwrap(),
+                ),
+                ("v".to_string(), values(DType::F64, &[m], 2)),
+            ]);
+            let want = interp.compile(&outputs).unwrap().run(&inputs).unwrap_err();
+            let program = wgpu.compile(&outputs).unwrap();
+            let held: Vec<(&str, _)> =
+                inputs.iter().map(|(n, d)| (n.as_str(), wgpu.upload(&d.view()).unwrap())).collect();
+            let named: NamedDeviceInputs<'_> = held.iter().map(|(n, d)| (*n, DeviceInput::Device(d))).collect();
+            let waits = wgpu.host_waits();
+            let result = program.run_device(&named);
+            assert_eq!(wgpu.host_waits(), waits, "{mode} at {positions:?}: the run waited");
+            assert!(result.is_ok(), "{mode} at {positions:?}: the error is found on the device, later");
+            let got = wgpu.synchronize().unwrap_err();
+            let fields = |e: &pytato_core::Error| match e {
+                pytato_core::Error::IndexOutOfBounds { index, axis, length, .. } => Some((*index, *axis, *length)),
+                _ => None,
+            };
+            assert!(
+                fields(&want).is_some() && fields(&got) == fields(&want),
+                "{mode} at {positions:?}: {got} on wgpu, {want} on the host"
+            );
+            assert!(got.to_string().contains("scatter"), "{got}");
+            assert!(wgpu.synchronize().is_ok(), "an error is reported once");
+        }
+    }
+}

@@ -183,6 +183,12 @@ pub enum DeviceStep {
         /// The values or the indices.
         result: pytato_core::array::SortResult,
     },
+    /// The first operand with the third written to (or added at) the flat positions of the second
+    /// (`int64`, negative from the end), in row-major order of the positions (see
+    /// [`crate::phases::scatter`]). A position out of range is an
+    /// [`IndexOutOfBounds`](pytato_core::Error::IndexOutOfBounds) error naming the first such
+    /// position, which a device may report at its next wait, as a run on device data does.
+    Scatter(pytato_core::array::ScatterMode),
 }
 
 /// The host steps a backend runs on its device (see [`Backend::device_steps`](crate::backend::Backend::device_steps)).

@@ -515,7 +515,7 @@ fn device_step(
         StepKind::SearchSorted(side) => Some(DeviceStep::SearchSorted(side)),
         StepKind::Nonzero(_) => Some(DeviceStep::Nonzero),
         StepKind::Sort { axis, descending, result } => Some(DeviceStep::Sort { axis, descending, result }),
-        StepKind::Scatter(_) => None,
+        StepKind::Scatter(mode) => Some(DeviceStep::Scatter(mode)),
         StepKind::Call { .. } => unreachable!("calls run their body's program"),
     };
     if let Some(step) = step {

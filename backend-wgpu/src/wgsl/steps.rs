@@ -7,7 +7,8 @@
 //!   offset: the positions of the host's row-major walk.
 //!
 //! All bind the control block at 0 (its `sizes` carry the step's lengths), their operands after
-//! it and the result last. None can fail, so none writes the control block's error record.
+//! it and the result last. Only a scatter can fail (a position out of range): it writes the
+//! control block's error record as a kernel does, for `crate::deferred` to read.
 //!
 //! - **Scans** run one invocation per row (every index of the other axes), left to right, one
 //!   `+` or `*` at a time in the dtype, as numpy's `cumsum`/`cumprod` loops and the host's
@@ -27,11 +28,16 @@
 //!   its items there in order. Each pass is stable, so the sort is: equal keys (`-0.0` and `0.0`,
 //!   NaNs of any payload) keep their order, numpy's `kind="stable"`. Descending sorts sort the
 //!   complemented digits, so equal elements still keep their order, as the host's sort does.
+//! - **Scatters** (`x[idx] = v`, `np.add.at`) check and normalize the positions into slots, sort
+//!   the writes stably by slot (the radix sort above), and give each slot's run of writes, in the
+//!   host's order, to one invocation: the last value of a run is set; a run's values are added
+//!   one at a time, numpy's order and rounding.
 
 use std::collections::HashMap;
 use std::fmt::Write;
 
 use pytato_core::array::{ScanOp, Side, SortResult};
+use pytato_core::dtype::result_type;
 use pytato_core::expr::BinaryOp;
 use pytato_core::{DType, Result};
 use pytato_transform::bounds::Ranges;
@@ -513,6 +519,130 @@ pub(crate) fn sort_result_shader(dtype: DType, result: SortResult, features: Sha
     );
     let bindings = [("x", storage, false), ("order", "u32", false), ("out", out_type, true)];
     Ok(assemble(&sort_functions(dtype, storage)?, &bindings, &body, dtype))
+}
+
+/// The shader turning a scatter's flat positions (`int64`, negative from the end) into slots of
+/// an array of `sizes[1]` elements, one invocation per position (`sizes[0]` of them): a position
+/// out of range gets the slot one past the end (written nowhere) and marks the control block's
+/// flag with `0xffffffff - k`, so that the largest mark is the first such position `k` in the
+/// host's order (see [`scatter_error_shader`]).
+pub(crate) fn scatter_slots_shader() -> Shader {
+    let body = format!(
+        "    let k: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
+    if k >= u32(ctl.sizes[0]) {{ return; }}
+    let length: i64 = ctl.sizes[1];
+    var p: i64 = positions[k];
+    if p < 0li {{ p = p + length; }}
+    if p < 0li || p >= length {{
+        atomicMax(&ctl.flag, 0xffffffffu - k);
+        slots[k] = u32(length);
+    }} else {{
+        slots[k] = u32(p);
+    }}
+"
+    );
+    assemble("", &[("positions", "i64", false), ("slots", "u32", true)], &body, DType::I64)
+}
+
+/// The shader completing a scatter's error record (one invocation): where [`scatter_slots_shader`]
+/// marked a position out of range, the first such position's value and the array's length
+/// (`sizes[1]`), as a kernel's `out_of_bounds` records them.
+pub(crate) fn scatter_error_shader() -> Shader {
+    let body = "    let mark: u32 = atomicLoad(&ctl.flag);
+    if mark == 0u || lid != 0u || wid.x != 0u || wid.y != 0u { return; }
+    ctl.buffer = 0u;
+    ctl.axis = 0u;
+    ctl.index = positions[0xffffffffu - mark];
+    ctl.length = ctl.sizes[1];
+";
+    assemble("", &[("positions", "i64", false)], body, DType::I64)
+}
+
+/// The shader of a scatter that sets: one invocation per item `j` of the writes sorted stably
+/// by slot (`order`, over `sizes[0]` writes, into an array of `sizes[1]` elements) writes its
+/// value if it is the last write to its slot, so the last of repeated positions wins, as in the
+/// host's loop. Values and array have one dtype.
+pub(crate) fn scatter_set_shader(dtype: DType, features: ShaderFeatures) -> Result<Shader> {
+    let storage = storage_type(dtype, features)?;
+    let body = format!(
+        "    let j: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
+    let m: u32 = u32(ctl.sizes[0]);
+    if j >= m {{ return; }}
+    let e = order[j];
+    let s = slots[e];
+    if s >= u32(ctl.sizes[1]) {{ return; }}
+    if j + 1u < m {{
+        if slots[order[j + 1u]] == s {{ return; }}
+    }}
+    out[s] = values[e];
+"
+    );
+    let bindings =
+        [("slots", "u32", false), ("order", "u32", false), ("values", storage, false), ("out", storage, true)];
+    Ok(assemble("", &bindings, &body, dtype))
+}
+
+/// The shader of a scatter that adds (`np.add.at`), for an array of `own` dtype and values of
+/// `values` dtype: over the writes sorted stably by slot (`order`), each run of writes to one
+/// slot is added by one invocation, in order, each addition in the promoted dtype and cast back
+/// to `own` (float16 in float32, rounded at each step; booleans or'ed), as the host's loop does.
+/// A dispatch walks the sorted writes `[sizes[2], sizes[3])` and continues each slot's sum from
+/// the array, so runs longer than a driver's cap on an invocation's iterations take several
+/// dispatches, in order. `sizes[0]`, `sizes[1]`: the writes and the array's elements.
+pub(crate) fn scatter_add_shader(own: DType, values: DType, features: ShaderFeatures) -> Result<Shader> {
+    let (own_storage, values_storage) = (storage_type(own, features)?, storage_type(values, features)?);
+    let program = KernelProgram::default();
+    let names = HashMap::new();
+    let mut t = Translator::standalone(&program, &names, features);
+    let load = |t: &mut Translator<'_>, dtype: DType, raw: &str| match dtype {
+        DType::Bool => format!("({raw} != 0u)"),
+        _ => t.decoded(dtype, raw),
+    };
+    let sum = result_type(own, values);
+    // numpy's float16 additions are float32 additions rounded to float16.
+    let compute = if sum == DType::F16 { DType::F32 } else { sum };
+    let (a, b) = (t.cast(own, compute, "acc")?, t.cast(values, compute, "v")?);
+    let op = if compute == DType::Bool { BinaryOp::LogicalOr } else { BinaryOp::Add };
+    let total = t.binary(op, compute, &a, &b)?;
+    let step = t.cast(compute, own, &total)?;
+    let (acc_ty, v_ty) = (t.ty(own)?, t.ty(values)?);
+    let (start, value) = (load(&mut t, own, "out[s]"), load(&mut t, values, "values[order[i]]"));
+    let store = t.encoded(own, "acc");
+    if !t.constants.is_empty() {
+        return Err(bug(format!("an add.at of {values} into {own} needs a constant table")));
+    }
+    let body = format!(
+        "    let j: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
+    let lo: u32 = u32(ctl.sizes[2]);
+    let hi: u32 = u32(ctl.sizes[3]);
+    if j >= hi - lo {{ return; }}
+    let first: u32 = lo + j;
+    let s = slots[order[first]];
+    if s >= u32(ctl.sizes[1]) {{ return; }}
+    if first > lo {{
+        if slots[order[first - 1u]] == s {{ return; }}
+    }}
+    let zero: i64 = ctl.zero;
+    {OPAQUE_INIT}
+    var acc: {acc_ty} = {start};
+    var i: u32 = first;
+    loop {{
+        if i >= hi {{ break; }}
+        if slots[order[i]] != s {{ break; }}
+        let v: {v_ty} = {value};
+        acc = {step};
+        i = i + 1u;
+    }}
+    out[s] = {store};
+"
+    );
+    let bindings = [
+        ("slots", "u32", false),
+        ("order", "u32", false),
+        ("values", values_storage, false),
+        ("out", own_storage, true),
+    ];
+    Ok(assemble(t.library.source(), &bindings, &body, own))
 }
 
 /// A step's shader: the control block, `bindings` (name, element type, written) after it, the
