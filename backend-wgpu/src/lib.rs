@@ -84,13 +84,14 @@ pub use device::ADAPTER_VAR;
 
 use crate::device::{Gpu, Pipeline};
 use crate::run::{Compiled, CompiledBlockSums, CompiledKernel, KernelChoices, Pool};
+use crate::wgsl::steps::Ranking;
 
 /// The environment variable that makes a missing adapter an error in the test suites (CI sets
 /// it, so that lavapipe failing to load cannot pass silently).
 pub const REQUIRE_VAR: &str = "PYTATO_REQUIRE_WGPU";
 
 /// The environment variable that makes the backend take the code paths it takes on GPUs on any
-/// adapter (tiled matrix products), so that CI runs them on lavapipe (`cargo xtask ci` runs the
+/// adapter (tiled matrix products, sorts ranked by workgroups), so that CI runs them on lavapipe (`cargo xtask ci` runs the
 /// conformance suite this way too). float32 held in float64, the other GPU-specific choice, is
 /// every adapter's path where it has float64.
 pub const GPU_PATHS_VAR: &str = "PYTATO_WGPU_GPU_PATHS";
@@ -100,6 +101,7 @@ pub const GPU_PATHS_VAR: &str = "PYTATO_WGPU_GPU_PATHS";
 pub struct Wgpu {
     gpu: &'static Gpu,
     tiled_products: bool,
+    workgroup_sorts: bool,
     int64: bool,
     codegen: CodegenOptions,
 }
@@ -128,9 +130,11 @@ impl Wgpu {
         // `PYTATO_WGPU_GPU_PATHS=1` takes a GPU's code paths on any adapter, so that a CPU
         // driver (lavapipe, in CI) runs what GPUs run.
         let gpu_paths = std::env::var(GPU_PATHS_VAR).is_ok_and(|v| !v.is_empty() && v != "0");
+        let on_gpu = gpu_paths || gpu.info.device_type != wgpu::DeviceType::Cpu;
         Ok(Wgpu {
             gpu,
-            tiled_products: gpu_paths || gpu.info.device_type != wgpu::DeviceType::Cpu,
+            tiled_products: on_gpu,
+            workgroup_sorts: on_gpu,
             int64: true,
             codegen: CodegenOptions::default(),
         })
@@ -178,6 +182,21 @@ impl Wgpu {
     /// (matmul 1024²: 5.4 s tiled, 2.4 s in one loop per element).
     pub fn tiled_products(&self) -> bool {
         self.tiled_products
+    }
+
+    /// Whether sorts on device data (and the scatters built on them) rank a block's items by
+    /// workgroups (see [`Wgpu::workgroup_sorts`]).
+    pub fn with_workgroup_sorts(self, on: bool) -> Wgpu {
+        Wgpu { workgroup_sorts: on, ..self }
+    }
+
+    /// Whether each pass of a radix sort on device data (sorts, argsorts, and the scatters built
+    /// on them) reads a block of 256 items with a workgroup, an item per invocation, ranking them
+    /// by a running sum in workgroup memory, rather than with one invocation walking the block
+    /// (the results are the same). On by default on GPUs, off on CPU adapters: on lavapipe the
+    /// workgroup's barriers cost more than the walk (a sort of 10^6 float64: 4.9 s, against 1.0 s).
+    pub fn workgroup_sorts(&self) -> bool {
+        self.workgroup_sorts
     }
 
     /// How many times this process has waited for the GPU (runs on host data, downloads,
@@ -357,9 +376,10 @@ impl Backend for Wgpu {
         self.gpu.checks.synchronize(&self.gpu.device)
     }
 
-    /// Scans and binary searches run as kernels on device data (see `steps`).
+    /// Scans, searches, sorts, compactions and scatters run as kernels on device data (see `steps`).
     fn device_steps(&self) -> Option<Arc<dyn pytato_runtime::device::DeviceSteps>> {
-        Some(Arc::new(steps::GpuSteps { gpu: self.gpu, features: self.features() }))
+        let ranking = if self.workgroup_sorts { Ranking::Workgroup } else { Ranking::Walk };
+        Some(Arc::new(steps::GpuSteps { gpu: self.gpu, features: self.features(), ranking }))
     }
 
     fn compile(&self, outputs: &Outputs) -> Result<Box<dyn Program>> {

@@ -22,6 +22,7 @@ use crate::deferred::Decode;
 use crate::device::{Gpu, Pipeline};
 use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, upload, wrap};
 use crate::run::{control_block, dispatch};
+use crate::wgsl::steps::Ranking;
 use crate::wgsl::{self, ShaderFeatures, storage_size};
 
 /// The block length of an integer scan in parallel (see [`GpuSteps::encode_scan_in_blocks`]):
@@ -32,6 +33,8 @@ const SCAN_BLOCK: u64 = 1024;
 pub(crate) struct GpuSteps {
     pub(crate) gpu: &'static Gpu,
     pub(crate) features: ShaderFeatures,
+    /// How sort passes rank a block's items (see `Wgpu::workgroup_sorts`).
+    pub(crate) ranking: Ranking,
 }
 
 impl DeviceSteps for GpuSteps {
@@ -266,9 +269,9 @@ impl GpuSteps {
         let (counts, places) = (self.buffer(DType::U32, &counts_len)?, self.buffer(DType::U32, &counts_len)?);
         // The order after each pass, alternately in one and the other.
         let orders = [self.buffer(DType::U32, &[n as usize])?, self.buffer(DType::U32, &[n as usize])?];
-        let count = wgsl::steps::sort_counts_shader(dtype, self.features)?;
+        let count = wgsl::steps::sort_counts_shader(dtype, self.ranking, self.features)?;
         let count = self.gpu.pipeline(&count.source, &count.writable, self.features)?;
-        let place = wgsl::steps::sort_place_shader(dtype, self.features)?;
+        let place = wgsl::steps::sort_place_shader(dtype, self.ranking, self.features)?;
         let place = self.gpu.pipeline(&place.source, &place.writable, self.features)?;
         let per_row = len.div_ceil(wgsl::steps::SORT_BLOCK as u64);
         // At least one pass, which also writes the first order.
@@ -278,10 +281,11 @@ impl GpuSteps {
             let sizes = [blocks, len, inner, per_row, digit as u64, u64::from(digit == 0), u64::from(descending)];
             let control = self.control(&sizes.map(|v| v as i64));
             let buffers = [x.clone(), order.clone(), counts.clone()];
-            dispatch(self.gpu, encoder, &count, &control, &buffers, blocks)?;
+            let invocations = self.ranking.invocations(blocks);
+            dispatch(self.gpu, encoder, &count, &control, &buffers, invocations)?;
             self.encode_scan(encoder, &counts, &places, DType::U32, &counts_len, 0, ScanOp::Sum)?;
             let buffers = [x.clone(), order.clone(), places.clone(), next.clone()];
-            dispatch(self.gpu, encoder, &place, &control, &buffers, blocks)?;
+            dispatch(self.gpu, encoder, &place, &control, &buffers, invocations)?;
         }
         Ok(orders[digits % 2].clone())
     }

@@ -112,6 +112,7 @@ fn assert_on_device_without_waits(wgpu: &Wgpu, what: &str, outputs: &Outputs, in
 
 /// As [`assert_on_device_without_waits`], with `waits` waits for the GPU allowed (counts).
 fn assert_on_device(wgpu: &Wgpu, what: &str, outputs: &Outputs, inputs: &NamedData, allowed: u64) {
+    let what = format!("{what} (workgroup sorts: {})", wgpu.workgroup_sorts());
     let interp = interp();
     let want = interp.compile(outputs).unwrap().run(inputs).unwrap();
     let program = wgpu.compile(outputs).unwrap();
@@ -208,28 +209,39 @@ fn searches_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
 fn sorts_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
-    // Rows of one element and none, rows in one block and in several (256 items a block), the
-    // sorted axis first, in the middle and last; many equal keys (the values repeat their edge
-    // cases: NaNs, -0.0 and 0.0), so a pass that is not stable shows in the values and indices.
-    let cases: [(&[usize], usize); 8] =
-        [(&[0], 0), (&[1], 0), (&[7], 0), (&[300], 0), (&[4, 0], 1), (&[5, 40], 0), (&[5, 40], 1), (&[3, 700, 2], 1)];
-    for dtype in DType::ALL {
-        if !wgpu.has_f64() && matches!(dtype, DType::F64 | DType::C128) {
-            continue;
-        }
-        for (k, (shape, axis)) in cases.into_iter().enumerate() {
-            let dims: Vec<Dim> = shape.iter().map(|&d| Dim::from(d as i64)).collect();
-            let x = pt::placeholder("x", dims, dtype).unwrap();
-            let mut outputs = Vec::new();
-            for descending in [false, true] {
-                let options = pt::SortOptions { axis: Some(axis as i64), descending };
-                outputs.push((format!("sort{descending}"), pt::sort(&x, options).unwrap()));
-                outputs.push((format!("argsort{descending}"), pt::argsort(&x, options).unwrap()));
+    // Both ways of ranking a block's items (see `Wgpu::workgroup_sorts`).
+    for wgpu in [wgpu.clone().with_workgroup_sorts(false), wgpu.with_workgroup_sorts(true)] {
+        // Rows of one element and none, rows in one block and in several (256 items a block), the
+        // sorted axis first, in the middle and last; many equal keys (the values repeat their edge
+        // cases: NaNs, -0.0 and 0.0), so a pass that is not stable shows in the values and indices.
+        let cases: [(&[usize], usize); 8] = [
+            (&[0], 0),
+            (&[1], 0),
+            (&[7], 0),
+            (&[300], 0),
+            (&[4, 0], 1),
+            (&[5, 40], 0),
+            (&[5, 40], 1),
+            (&[3, 700, 2], 1),
+        ];
+        for dtype in DType::ALL {
+            if !wgpu.has_f64() && matches!(dtype, DType::F64 | DType::C128) {
+                continue;
             }
-            let outputs = named(outputs.iter().map(|(n, a)| (n.as_str(), a.clone())));
-            let inputs = NamedData::from([("x".to_string(), values(dtype, shape, k as u64 + 20))]);
-            let what = format!("sorts of {dtype} {shape:?} along axis {axis}");
-            assert_on_device_without_waits(&wgpu, &what, &outputs, &inputs);
+            for (k, (shape, axis)) in cases.into_iter().enumerate() {
+                let dims: Vec<Dim> = shape.iter().map(|&d| Dim::from(d as i64)).collect();
+                let x = pt::placeholder("x", dims, dtype).unwrap();
+                let mut outputs = Vec::new();
+                for descending in [false, true] {
+                    let options = pt::SortOptions { axis: Some(axis as i64), descending };
+                    outputs.push((format!("sort{descending}"), pt::sort(&x, options).unwrap()));
+                    outputs.push((format!("argsort{descending}"), pt::argsort(&x, options).unwrap()));
+                }
+                let outputs = named(outputs.iter().map(|(n, a)| (n.as_str(), a.clone())));
+                let inputs = NamedData::from([("x".to_string(), values(dtype, shape, k as u64 + 20))]);
+                let what = format!("sorts of {dtype} {shape:?} along axis {axis}");
+                assert_on_device_without_waits(&wgpu, &what, &outputs, &inputs);
+            }
         }
     }
 }
@@ -238,18 +250,28 @@ fn sorts_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
 fn long_rows_sort_on_the_device_in_many_blocks() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
-    // 70,001 items: 274 blocks, so the counts (16 a block) are scanned in blocks too; values from
-    // a small set, so most keys are equal to many others and their order is the stable one.
-    let n = 70_001;
-    for dtype in [DType::F64, DType::F32, DType::I64, DType::U8] {
-        if !wgpu.has_f64() && dtype == DType::F64 {
-            continue;
+    // Both ways of ranking a block's items (see `Wgpu::workgroup_sorts`).
+    for wgpu in [wgpu.clone().with_workgroup_sorts(false), wgpu.with_workgroup_sorts(true)] {
+        // 70,001 items: 274 blocks, so the counts (16 a block) are scanned in blocks too; values from
+        // a small set, so most keys are equal to many others and their order is the stable one.
+        let n = 70_001;
+        for dtype in [DType::F64, DType::F32, DType::I64, DType::U8] {
+            if !wgpu.has_f64() && dtype == DType::F64 {
+                continue;
+            }
+            let x = pt::placeholder("x", [Dim::param("n")], dtype).unwrap();
+            let options = pt::SortOptions { axis: Some(0), descending: false };
+            let outputs =
+                named([("sorted", pt::sort(&x, options).unwrap()), ("order", pt::argsort(&x, options).unwrap())]);
+            let inputs = NamedData::from([("x".to_string(), values(dtype, &[n], 5))]);
+            assert_on_device_without_waits(&wgpu, &format!("a sort of {n} {dtype}"), &outputs, &inputs);
+            // Blocks whose 256 items all share a digit (every 1,000th element differs): a block's
+            // count of one digit reaches 256, one more than a packed counter holds.
+            let mostly_equal = (0..n).map(|i| Scalar::F64(if i % 1000 == 999 { -2.0 } else { 3.0 }).cast(dtype));
+            let inputs =
+                NamedData::from([("x".to_string(), ArrayData::from_scalars(dtype, &[n], mostly_equal).unwrap())]);
+            assert_on_device_without_waits(&wgpu, &format!("a sort of {n} mostly equal {dtype}"), &outputs, &inputs);
         }
-        let x = pt::placeholder("x", [Dim::param("n")], dtype).unwrap();
-        let options = pt::SortOptions { axis: Some(0), descending: false };
-        let outputs = named([("sorted", pt::sort(&x, options).unwrap()), ("order", pt::argsort(&x, options).unwrap())]);
-        let inputs = NamedData::from([("x".to_string(), values(dtype, &[n], 5))]);
-        assert_on_device_without_waits(&wgpu, &format!("a sort of {n} {dtype}"), &outputs, &inputs);
     }
 }
 
@@ -432,30 +454,33 @@ fn positions(n: usize, m: usize, seed: u64) -> ArrayData {
 fn scatters_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
-    let idx = pt::placeholder("idx", [Dim::param("m")], DType::I64).unwrap();
-    // Values of another dtype added: each sum in the promoted dtype, cast back (numpy's add.at).
-    let promoted =
-        [(DType::F16, DType::F64), (DType::I8, DType::F64), (DType::F32, DType::I64), (DType::U8, DType::I64)];
-    let pairs = DType::ALL.into_iter().map(|d| (d, d)).chain(promoted);
-    for (own, given) in pairs {
-        if !wgpu.has_f64() && [own, given].iter().any(|d| matches!(d, DType::F64 | DType::C128)) {
-            continue;
-        }
-        let x = pt::placeholder("x", [Dim::param("n")], own).unwrap();
-        let v = pt::placeholder("v", [Dim::param("m")], given).unwrap();
-        let mut outputs = vec![("add", pt::add_at(&x, &pytato_core::s![&idx], &v).unwrap())];
-        if own == given {
-            outputs.push(("set", x.set_index(pytato_core::s![&idx], &v).unwrap()));
-        }
-        let outputs = named(outputs);
-        for (n, m, seed) in [(0, 0, 1), (5, 0, 2), (1, 7, 3), (40, 300, 4), (300, 40, 5), (7, 2000, 6)] {
-            let inputs = NamedData::from([
-                ("x".to_string(), values(own, &[n], seed)),
-                ("idx".to_string(), positions(n, m, seed)),
-                ("v".to_string(), values(given, &[m], seed + 50)),
-            ]);
-            let what = format!("scatters of {given} into {own} (n = {n}, m = {m})");
-            assert_on_device_without_waits(&wgpu, &what, &outputs, &inputs);
+    // Both ways of ranking a block's items (see `Wgpu::workgroup_sorts`).
+    for wgpu in [wgpu.clone().with_workgroup_sorts(false), wgpu.with_workgroup_sorts(true)] {
+        let idx = pt::placeholder("idx", [Dim::param("m")], DType::I64).unwrap();
+        // Values of another dtype added: each sum in the promoted dtype, cast back (numpy's add.at).
+        let promoted =
+            [(DType::F16, DType::F64), (DType::I8, DType::F64), (DType::F32, DType::I64), (DType::U8, DType::I64)];
+        let pairs = DType::ALL.into_iter().map(|d| (d, d)).chain(promoted);
+        for (own, given) in pairs {
+            if !wgpu.has_f64() && [own, given].iter().any(|d| matches!(d, DType::F64 | DType::C128)) {
+                continue;
+            }
+            let x = pt::placeholder("x", [Dim::param("n")], own).unwrap();
+            let v = pt::placeholder("v", [Dim::param("m")], given).unwrap();
+            let mut outputs = vec![("add", pt::add_at(&x, &pytato_core::s![&idx], &v).unwrap())];
+            if own == given {
+                outputs.push(("set", x.set_index(pytato_core::s![&idx], &v).unwrap()));
+            }
+            let outputs = named(outputs);
+            for (n, m, seed) in [(0, 0, 1), (5, 0, 2), (1, 7, 3), (40, 300, 4), (300, 40, 5), (7, 2000, 6)] {
+                let inputs = NamedData::from([
+                    ("x".to_string(), values(own, &[n], seed)),
+                    ("idx".to_string(), positions(n, m, seed)),
+                    ("v".to_string(), values(given, &[m], seed + 50)),
+                ]);
+                let what = format!("scatters of {given} into {own} (n = {n}, m = {m})");
+                assert_on_device_without_waits(&wgpu, &what, &outputs, &inputs);
+            }
         }
     }
 }
@@ -464,24 +489,27 @@ fn scatters_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
 fn long_runs_of_one_position_add_in_the_hosts_order() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
-    // 200,001 float64 values into 2 bins: runs of 100,000 additions, past llvmpipe's 65,535
-    // iterations per invocation (several dispatches, each continuing the sums), in the host's
-    // order: floats added in another order round differently.
-    let m = 200_001;
-    for dtype in [DType::F64, DType::F32, DType::I64] {
-        if !wgpu.has_f64() && dtype == DType::F64 {
-            continue;
+    // Both ways of ranking a block's items (see `Wgpu::workgroup_sorts`).
+    for wgpu in [wgpu.clone().with_workgroup_sorts(false), wgpu.with_workgroup_sorts(true)] {
+        // 200,001 float64 values into 2 bins: runs of 100,000 additions, past llvmpipe's 65,535
+        // iterations per invocation (several dispatches, each continuing the sums), in the host's
+        // order: floats added in another order round differently.
+        let m = 200_001;
+        for dtype in [DType::F64, DType::F32, DType::I64] {
+            if !wgpu.has_f64() && dtype == DType::F64 {
+                continue;
+            }
+            let x = pt::zeros([2], dtype).unwrap();
+            let idx = pt::placeholder("idx", [Dim::param("m")], DType::I64).unwrap();
+            let v = pt::placeholder("v", [Dim::param("m")], dtype).unwrap();
+            let outputs = named([("histogram", pt::add_at(&x, &pytato_core::s![&idx], &v).unwrap())]);
+            let weights = (0..m).map(|k| Scalar::F64(((k * 7919) % 1000) as f64 / 7.0 - 60.0).cast(dtype));
+            let inputs = NamedData::from([
+                ("idx".to_string(), positions(2, m, 9)),
+                ("v".to_string(), ArrayData::from_scalars(dtype, &[m], weights).unwrap()),
+            ]);
+            assert_on_device_without_waits(&wgpu, &format!("a histogram of {m} {dtype}"), &outputs, &inputs);
         }
-        let x = pt::zeros([2], dtype).unwrap();
-        let idx = pt::placeholder("idx", [Dim::param("m")], DType::I64).unwrap();
-        let v = pt::placeholder("v", [Dim::param("m")], dtype).unwrap();
-        let outputs = named([("histogram", pt::add_at(&x, &pytato_core::s![&idx], &v).unwrap())]);
-        let weights = (0..m).map(|k| Scalar::F64(((k * 7919) % 1000) as f64 / 7.0 - 60.0).cast(dtype));
-        let inputs = NamedData::from([
-            ("idx".to_string(), positions(2, m, 9)),
-            ("v".to_string(), ArrayData::from_scalars(dtype, &[m], weights).unwrap()),
-        ]);
-        assert_on_device_without_waits(&wgpu, &format!("a histogram of {m} {dtype}"), &outputs, &inputs);
     }
 }
 

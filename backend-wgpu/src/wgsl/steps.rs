@@ -24,8 +24,9 @@
 //!   `pytato_runtime::sort`. No driver freedom (NaN assumed away, zeros' signs) reaches them.
 //! - **Sorts** are least-significant-digit radix sorts of the same keys, 4 bits a pass: each pass
 //!   counts the digits of every block of [`SORT_BLOCK`] items of a row, scans the counts (rows,
-//!   then bins, then blocks, in order) into each block's places per bin, and has each block move
-//!   its items there in order. Each pass is stable, so the sort is: equal keys (`-0.0` and `0.0`,
+//!   then bins, then blocks, in order) into each block's places per bin, and moves each item
+//!   there, after the items of its block before it with its digit ([`Ranking`]: one invocation
+//!   walking the block, or a workgroup with an item per invocation). Each pass is stable, so the sort is: equal keys (`-0.0` and `0.0`,
 //!   NaNs of any payload) keep their order, numpy's `kind="stable"`. Descending sorts sort the
 //!   complemented digits, so equal elements still keep their order, as the host's sort does.
 //! - **Scatters** (`x[idx] = v`, `np.add.at`) check and normalize the positions into slots, sort
@@ -336,8 +337,8 @@ fn sort_key(dtype: DType, storage: &str) -> Result<String> {
     Ok(format!("{}{key}", float_keys()))
 }
 
-/// Elements of a row each invocation of the sort shaders walks, in order.
-pub(crate) const SORT_BLOCK: u32 = 256;
+/// Items of a row in a block of a sort pass (see [`Ranking`]): a workgroup's invocations.
+pub(crate) const SORT_BLOCK: u32 = WORKGROUP_SIZE;
 
 /// Bits of a sort digit: a pass of the radix sort distributes elements into `2^4` bins.
 const DIGIT_BITS: u32 = 4;
@@ -396,29 +397,78 @@ fn sort_word(dtype: DType, storage: &str) -> Result<String> {
     Ok(format!("{}fn word(x: {storage}, w: u32) -> u32 {{\n    {body}\n}}\n", float_keys()))
 }
 
-/// The start of the sort shaders' `main` (one invocation per block of a row): the lengths from
-/// `sizes` (the number of blocks, the row length, the product of the axes after the sorted one,
-/// blocks per row, the digit this pass sorts by, whether this is the first pass, descending), the
-/// block's items `[start, end)` and `fn element`'s arguments. Item `j` of the sort is position
-/// `j % len` of row `j / len`; `order` holds, for each item, the element now there (the first
-/// pass reads none: every item is its own element).
-fn sort_prologue() -> String {
-    format!(
-        "    let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
-    if gid >= u32(ctl.sizes[0]) {{ return; }}
-    let len: u32 = u32(ctl.sizes[1]);
+/// How a sort pass finds each item's rank among the items of its block with its digit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ranking {
+    /// One invocation per block walks its items in order, counting per digit: no barrier, but
+    /// one thread's serial walk per block (a CPU adapter's way: lavapipe's barriers cost more).
+    Walk,
+    /// A workgroup per block, one invocation per item (coalesced reads, a GPU's way): counts by
+    /// workgroup atomics, ranks by a running sum in workgroup memory.
+    Workgroup,
+}
+
+impl Ranking {
+    /// The invocations of a pass over `blocks` blocks.
+    pub(crate) fn invocations(self, blocks: u64) -> u64 {
+        match self {
+            Ranking::Walk => blocks,
+            Ranking::Workgroup => blocks * SORT_BLOCK as u64,
+        }
+    }
+
+    /// The start of a pass's `main`: the lengths from `sizes` (the number of blocks, the row
+    /// length, the product of the axes after the sorted one, blocks per row, the digit this pass
+    /// sorts by, whether this is the first pass, descending), and the block's `row` and number
+    /// `c` in it. Item `j` of the sort is position `j % len` of row `j / len`; `order` holds, for
+    /// each item, the element now there (the first pass reads none: every item is its own).
+    ///
+    /// A walk has the block's items `[start, end)`, and `ELEMENT` (see [`WALK_ELEMENT`]) gives an
+    /// item's element `e` and digit `d`. In a workgroup, each invocation has its item's element
+    /// `e` and digit `d` (16 past the block's end), and none returns here: the passes wait at
+    /// workgroup barriers after this, which every invocation must reach (`has_block` says whether
+    /// the workgroup has a block).
+    fn prologue(self) -> String {
+        let lengths = "    let len: u32 = u32(ctl.sizes[1]);
     let inner: u32 = u32(ctl.sizes[2]);
     let bpr: u32 = u32(ctl.sizes[3]);
     let digit: u32 = u32(ctl.sizes[4]);
     let first: bool = ctl.sizes[5] != 0li;
     let descending: bool = ctl.sizes[6] != 0li;
-    let row: u32 = gid / bpr;
-    let c: u32 = gid % bpr;
+";
+        match self {
+            Ranking::Walk => format!(
+                "    let block: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
+    if block >= u32(ctl.sizes[0]) {{ return; }}
+{lengths}    let row: u32 = block / bpr;
+    let c: u32 = block % bpr;
     let start: u32 = row * len + c * {SORT_BLOCK}u;
     let end: u32 = row * len + min((c + 1u) * {SORT_BLOCK}u, len);
 "
-    )
+            ),
+            Ranking::Workgroup => format!(
+                "    let block: u32 = wid.y * nwg.x + wid.x;
+    let has_block: bool = block < u32(ctl.sizes[0]);
+{lengths}    let row: u32 = block / bpr;
+    let c: u32 = block % bpr;
+    let j: u32 = row * len + c * {SORT_BLOCK}u + lid;
+    var e: u32 = 0u;
+    var d: u32 = 16u;
+    if has_block && c * {SORT_BLOCK}u + lid < len {{
+        e = element(j, len, inner);
+        if !first {{ e = order[j]; }}
+        d = bin(x[e], digit, descending);
+    }}
+"
+            ),
+        }
+    }
 }
+
+/// A walk's item `j`: its element `e` and digit `d` (see [`Ranking::prologue`]).
+const WALK_ELEMENT: &str = "var e: u32 = element(j, len, inner);
+        if !first { e = order[j]; }
+        let d = bin(x[e], digit, descending);";
 
 /// The WGSL of `fn element(j, len, inner) -> u32` (the flat index of item `j`'s own place: row
 /// `j / len` of the array viewed as `(outer, len, inner)`, position `j % len` on the sorted axis)
@@ -440,44 +490,59 @@ fn bin(x: {storage}, digit: u32, descending: bool) -> u32 {{
     ))
 }
 
-/// The element at item `j` in a sort pass's walk (see [`sort_prologue`]).
-const SORT_ELEMENT: &str = "var e: u32 = element(j, len, inner);
-        if !first { e = order[j]; }";
-
-/// A radix-sort pass's first shader: each invocation counts, per bin, the items of its block of
-/// a row (see [`sort_prologue`]) whose digit falls there, into `counts`, laid out as
-/// `(rows, 16, blocks per row)` so that its running sum is every item's place (rows in order; in
-/// a row, bins in order; in a bin, blocks in order).
-pub(crate) fn sort_counts_shader(dtype: DType, features: ShaderFeatures) -> Result<Shader> {
+/// A radix-sort pass's first shader: per block of a row, the number of its items whose digit
+/// falls in each bin, into `counts`, laid out as `(rows, 16, blocks per row)` so that its running
+/// sum is every item's place (rows in order; in a row, bins in order; in a bin, blocks in order).
+pub(crate) fn sort_counts_shader(dtype: DType, ranking: Ranking, features: ShaderFeatures) -> Result<Shader> {
     let storage = storage_type(dtype, features)?;
-    let body = format!(
-        "{prologue}    var bins: array<u32, 16>;
+    let (shared, counting) = match ranking {
+        Ranking::Walk => (
+            "",
+            format!(
+                "    var bins: array<u32, 16>;
     var j: u32 = start;
     loop {{
         if j >= end {{ break; }}
-        {SORT_ELEMENT}
-        let d = bin(x[e], digit, descending);
+        {WALK_ELEMENT}
         bins[d] = bins[d] + 1u;
         j = j + 1u;
     }}
     for (var d: u32 = 0u; d < 16u; d = d + 1u) {{
         counts[(row * 16u + d) * bpr + c] = bins[d];
     }}
-",
-        prologue = sort_prologue()
-    );
+"
+            ),
+        ),
+        Ranking::Workgroup => (
+            "var<workgroup> bins: array<atomic<u32>, 16>;\n",
+            "    if lid < 16u { atomicStore(&bins[lid], 0u); }
+    workgroupBarrier();
+    if d < 16u { atomicAdd(&bins[d], 1u); }
+    workgroupBarrier();
+    if has_block && lid < 16u { counts[(row * 16u + lid) * bpr + c] = atomicLoad(&bins[lid]); }
+"
+            .to_string(),
+        ),
+    };
+    let body = format!("{}{counting}", ranking.prologue());
     let bindings = [("x", storage, false), ("order", "u32", false), ("counts", "u32", true)];
-    Ok(assemble(&sort_functions(dtype, storage)?, &bindings, &body, dtype))
+    Ok(assemble(&format!("{shared}{}", sort_functions(dtype, storage)?), &bindings, &body, dtype))
 }
 
-/// A radix-sort pass's second shader: each invocation walks its block again, in order, and
-/// writes each item's element to `next` at its place: the running count (`places`, inclusive)
-/// before its bin and block, plus the items of that bin already placed from its block. So items
-/// with equal digits keep their order: the pass is stable.
-pub(crate) fn sort_place_shader(dtype: DType, features: ShaderFeatures) -> Result<Shader> {
+/// A radix-sort pass's second shader: each item of a block goes to its place, the running count
+/// (`places`, inclusive) before its bin and block plus its rank, the number of items of its block
+/// before it with the same digit. So items with equal digits keep their order: the pass is
+/// stable. A walk counts the ranks as it goes. A workgroup takes them from one running sum over
+/// the block in workgroup memory (8 steps of Hillis and Steele's scan) of 16 counters of 8 bits
+/// packed in a `vec4<u32>`: an item's count of earlier items is at most 255 and the sums wrap
+/// modulo 2^32 exactly, so the running sum less the item's own one is every counter's value.
+pub(crate) fn sort_place_shader(dtype: DType, ranking: Ranking, features: ShaderFeatures) -> Result<Shader> {
     let storage = storage_type(dtype, features)?;
-    let body = format!(
-        "{prologue}    var at: array<u32, 16>;
+    let (shared, placing) = match ranking {
+        Ranking::Walk => (
+            String::new(),
+            format!(
+                "    var at: array<u32, 16>;
     for (var d: u32 = 0u; d < 16u; d = d + 1u) {{
         let slot = (row * 16u + d) * bpr + c;
         if slot > 0u {{ at[d] = places[slot - 1u]; }}
@@ -485,17 +550,40 @@ pub(crate) fn sort_place_shader(dtype: DType, features: ShaderFeatures) -> Resul
     var j: u32 = start;
     loop {{
         if j >= end {{ break; }}
-        {SORT_ELEMENT}
-        let d = bin(x[e], digit, descending);
+        {WALK_ELEMENT}
         next[at[d]] = e;
         at[d] = at[d] + 1u;
         j = j + 1u;
     }}
-",
-        prologue = sort_prologue()
-    );
+"
+            ),
+        ),
+        Ranking::Workgroup => (
+            format!("var<workgroup> running: array<vec4<u32>, {SORT_BLOCK}>;\n"),
+            format!(
+                "    var own = vec4<u32>(0u);
+    if d < 16u {{ own[d / 4u] = 1u << ((d % 4u) * 8u); }}
+    var total = own;
+    running[lid] = total;
+    for (var step: u32 = 1u; step < {SORT_BLOCK}u; step = step * 2u) {{
+        workgroupBarrier();
+        if lid >= step {{ total = total + running[lid - step]; }}
+        workgroupBarrier();
+        running[lid] = total;
+    }}
+    if d == 16u {{ return; }}
+    let rank = ((total - own)[d / 4u] >> ((d % 4u) * 8u)) & 0xffu;
+    let slot = (row * 16u + d) * bpr + c;
+    var at: u32 = 0u;
+    if slot > 0u {{ at = places[slot - 1u]; }}
+    next[at + rank] = e;
+"
+            ),
+        ),
+    };
+    let body = format!("{}{placing}", ranking.prologue());
     let bindings = [("x", storage, false), ("order", "u32", false), ("places", "u32", false), ("next", "u32", true)];
-    Ok(assemble(&sort_functions(dtype, storage)?, &bindings, &body, dtype))
+    Ok(assemble(&format!("{shared}{}", sort_functions(dtype, storage)?), &bindings, &body, dtype))
 }
 
 /// The shader writing a sort's result from the final order: one invocation per item `j` writes
