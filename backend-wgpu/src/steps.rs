@@ -344,7 +344,7 @@ impl GpuSteps {
             let slot_pipeline = pipeline(wgsl::steps::scatter_slots_shader())?;
             dispatch(self.gpu, &mut encoder, &slot_pipeline, &checks, &[positions.buffer.clone(), slots.clone()], m)?;
             let error = pipeline(wgsl::steps::scatter_error_shader())?;
-            dispatch(self.gpu, &mut encoder, &error, &checks, &[positions.buffer.clone()], 1)?;
+            dispatch(self.gpu, &mut encoder, &error, &checks, std::slice::from_ref(&positions.buffer), 1)?;
             // Slots up to `length` (one past the end: a position out of range).
             let digits = (u64::BITS - length.leading_zeros()).div_ceil(4);
             let order = self.encode_radix_sort(&mut encoder, &slots, DType::U32, (m, m, 1, blocks), digits, false)?;

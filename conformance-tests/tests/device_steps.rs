@@ -467,7 +467,7 @@ fn scatters_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
             }
             let x = pt::placeholder("x", [Dim::param("n")], own).unwrap();
             let v = pt::placeholder("v", [Dim::param("m")], given).unwrap();
-            let mut outputs = vec![("add", pt::add_at(&x, &pytato_core::s![&idx], &v).unwrap())];
+            let mut outputs = vec![("add", pt::add_at(&x, &[pt::Idx::from(&idx)], &v).unwrap())];
             if own == given {
                 outputs.push(("set", x.set_index(pytato_core::s![&idx], &v).unwrap()));
             }
@@ -502,7 +502,7 @@ fn long_runs_of_one_position_add_in_the_hosts_order() {
             let x = pt::zeros([2], dtype).unwrap();
             let idx = pt::placeholder("idx", [Dim::param("m")], DType::I64).unwrap();
             let v = pt::placeholder("v", [Dim::param("m")], dtype).unwrap();
-            let outputs = named([("histogram", pt::add_at(&x, &pytato_core::s![&idx], &v).unwrap())]);
+            let outputs = named([("histogram", pt::add_at(&x, &[pt::Idx::from(&idx)], &v).unwrap())]);
             let weights = (0..m).map(|k| Scalar::F64(((k * 7919) % 1000) as f64 / 7.0 - 60.0).cast(dtype));
             let inputs = NamedData::from([
                 ("idx".to_string(), positions(2, m, 9)),
@@ -526,7 +526,7 @@ fn a_scatter_out_of_range_on_the_device_is_the_hosts_error_at_the_next_wait() {
     let cases: [&[i64]; 4] = [&[0, 5, -6, 3], &[1, -1, -6], &[i64::MIN, 2, i64::MAX], &[4, 4, 4, 900, 5]];
     for positions in cases {
         for (mode, outputs) in [
-            ("add", pt::add_at(&x, &pytato_core::s![&idx], &v).unwrap()),
+            ("add", pt::add_at(&x, &[pt::Idx::from(&idx)], &v).unwrap()),
             ("set", x.set_index(pytato_core::s![&idx], &v).unwrap()),
         ] {
             let outputs: Outputs = (&outputs).into();

@@ -385,14 +385,13 @@ fn sort_word(dtype: DType, storage: &str) -> Result<String> {
     return 2u * u32((p.x & 0x7fffffffu) > 0x7f800000u) + u32((p.y & 0x7fffffffu) > 0x7f800000u);"
             )
         }
-        DType::C128 => format!(
-            "let p = vec2<u64>(bitcast<u64>(x.x), bitcast<u64>(x.y));
+        DType::C128 => "let p = vec2<u64>(bitcast<u64>(x.x), bitcast<u64>(x.y));
     let inf = 0x7ff0000000000000lu;
     let mask = 0x7ffffffffffffffflu;
-    if w == 4u {{ return 2u * u32((p.x & mask) > inf) + u32((p.y & mask) > inf); }}
+    if w == 4u { return 2u * u32((p.x & mask) > inf) + u32((p.y & mask) > inf); }
     let b = k64(select(p.y, p.x, w >= 2u));
     return u32((b >> (32u * (w % 2u))) & 0xfffffffflu);"
-        ),
+            .into(),
     };
     Ok(format!("{}fn word(x: {storage}, w: u32) -> u32 {{\n    {body}\n}}\n", float_keys()))
 }
