@@ -17,7 +17,10 @@ arrays as often as you like::
 pytato code ports by changing the import (``import pytato_rs as pt``): the names are pytato's
 (``make_placeholder``, ``make_dict_of_named_arrays``, ``einsum``, ``amax``, ``tags``,
 ``transform.deduplicate``, ``unify_axes_tags``, ``get_dot_graph``, ...), with numpy's (and the
-Array API's) names for the rest. Programs borrow their numpy inputs without copying, release
+Array API's) names for the rest. pytato's node classes (``pt.Placeholder``, ``pt.IndexLambda``,
+...) classify expressions with ``isinstance``, their fields have pytato's names
+(``expr.bindings``, ``expr.array``, ...), and ``pytato_rs.transform`` has pytato's mappers
+(``CopyMapper``, ``CombineMapper``, ``WalkMapper``, ...) to subclass. Programs borrow their numpy inputs without copying, release
 the GIL while they run, and return numpy arrays. Errors are :class:`PytatoError` subclasses
 (``pytato_rs.exceptions``) carrying the library's messages.
 """
@@ -28,7 +31,7 @@ import math as _math
 
 import numpy as _np
 
-from . import analysis, exceptions, tags, transform
+from . import analysis, array, exceptions, tags, transform
 from ._native import *  # noqa: F403
 from ._native import (
     Array,
@@ -44,6 +47,28 @@ from ._native import (
     materialize_with_mpms,
     trace_call,
     unify_axes_tags,
+)
+from .array import (
+    AdvancedIndexInContiguousAxes,
+    AdvancedIndexInNoncontiguousAxes,
+    AxisPermutation,
+    BasicIndex,
+    Concatenate,
+    DataWrapper,
+    DistributedRecv,
+    DistributedSendRefHolder,
+    Einsum,
+    IndexBase,
+    IndexLambda,
+    IndexRemappingBase,
+    InputArgumentBase,
+    NamedArray,
+    NamedCallResult,
+    Placeholder,
+    Reshape,
+    Roll,
+    SizeParam,
+    Stack,
 )
 from .exceptions import *  # noqa: F403
 from .exceptions import PytatoError

@@ -2,6 +2,29 @@
 
 from __future__ import annotations
 
-from ._native import get_max_node_depth, get_node_type_counts, get_num_nodes
+from collections import defaultdict
 
-__all__ = ["get_max_node_depth", "get_node_type_counts", "get_num_nodes"]
+from ._native import get_max_node_depth, get_node_type_counts, get_num_nodes
+from .transform import CachedWalkMapper, _children
+
+__all__ = ["get_list_of_users", "get_max_node_depth", "get_node_type_counts", "get_num_nodes", "get_nusers"]
+
+
+def get_list_of_users(outputs):
+    """For each node of the DAG ``outputs``, the list of the nodes that use it (a node using
+    another twice, as two operands, is listed twice), as pytato's ``get_list_of_users``."""
+    users = defaultdict(list)
+
+    class _Users(CachedWalkMapper):
+        def post_visit(self, expr):
+            for child in _children(expr):
+                users[child].append(expr)
+
+    _Users()(outputs)
+    return users
+
+
+def get_nusers(outputs):
+    """For each node of the DAG ``outputs``, how many times nodes use it (see
+    :func:`get_list_of_users`); 0 for nodes no node uses."""
+    return defaultdict(int, {node: len(users) for node, users in get_list_of_users(outputs).items()})

@@ -118,6 +118,24 @@ impl PyArrayExpr {
         self.array.kind_name()
     }
 
+    /// The node's fields under pytato's names for its class (`array`, `arrays`, `axis`,
+    /// `bindings`, `indices`, `data`, ...; see `graph`): an `AttributeError` for others.
+    fn __getattr__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        crate::graph::field(py, &self.array, name)
+    }
+
+    /// The arrays this node uses, in a fixed order per kind (bindings by name, operands in
+    /// order, index arrays by axis): what mappers visit.
+    fn _children(&self) -> Vec<PyArrayExpr> {
+        crate::graph::children(&self.array)
+    }
+
+    /// The same node over other children (in `_children()`'s order), checked again; the node
+    /// itself when every child is the same.
+    fn _with_children(&self, children: Vec<PyRef<'_, PyArrayExpr>>) -> Result<PyArrayExpr> {
+        crate::graph::with_children(&self.array, children)
+    }
+
     /// The array with `tags` added (one tag or an iterable of tags).
     fn tagged(&self, tags: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
         wrap(self.array.tagged_with(tags_from_py(Some(tags))?))

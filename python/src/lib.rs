@@ -5,6 +5,7 @@
 //! | --- | --- |
 //! | [`array`] | the `Array` and `DictOfNamedArrays` classes: operators, methods, tags |
 //! | [`functions`] | the numpy-like functions (`make_placeholder`, `einsum`, `sum`, ...) |
+//! | [`graph`] | nodes' fields under pytato's names, children, the same node over other children |
 //! | [`calls`] | `trace_call`: Python functions traced into the library's functions |
 //! | [`program`] | `generate` and `BoundProgram`: compile, run on numpy arrays without the GIL |
 //! | [`transform`] | `deduplicate`, `unify_axes_tags`, drawing, analysis |
@@ -19,6 +20,7 @@ mod convert;
 mod data;
 mod errors;
 mod functions;
+mod graph;
 mod program;
 mod tags;
 mod transform;

@@ -1,0 +1,281 @@
+"""Transformations of DAGs and the mapper family, under pytato's names (``pytato.transform``).
+
+Mappers dispatch on a node's kind to a ``map_<node>`` method with pytato's names
+(``map_placeholder``, ``map_index_lambda``, ``map_einsum``, ...; see
+:data:`pytato_rs.array.MAPPER_METHODS`) and may be subclassed as pytato's are:
+
+- :class:`Mapper`: dispatch only; a kind without a method is :meth:`Mapper.handle_unsupported_array`.
+- :class:`CachedMapper`: each node mapped once (nodes equal in structure are one node).
+- :class:`CopyMapper`: rebuilds the DAG from the mapped children; a node whose children map to
+  themselves is kept. Override ``map_<node>`` methods to replace nodes.
+- :class:`CombineMapper`: combines the children's results with :meth:`CombineMapper.combine`.
+- :class:`WalkMapper` and :class:`CachedWalkMapper`: ``visit`` (descend when it returns true)
+  and ``post_visit`` each node, children first in ``post_visit`` order.
+- :class:`TopoSortMapper`, :class:`InputGatherer`, :class:`SizeParamGatherer`.
+
+Deep DAGs do not recurse: :class:`CachedMapper` (and so :class:`CopyMapper` and
+:class:`CombineMapper`) maps every node below the one asked for first, bottom-up with an explicit
+stack, so that each ``self.rec(child)`` a method makes finds its result ready; the walk mappers
+walk with an explicit stack. A chain of 10^5 nodes maps within Python's default recursion limit.
+"""
+
+from __future__ import annotations
+
+from .._native import (
+    Array,
+    DictOfNamedArrays,
+    deduplicate,
+    eliminate_dead_code,
+    make_dict_of_named_arrays,
+    make_size_param,
+    materialize_with_mpms,
+    unify_axes_tags,
+)
+from ..array import MAPPER_METHODS
+
+__all__ = [
+    "CachedMapper",
+    "CachedWalkMapper",
+    "CombineMapper",
+    "CopyMapper",
+    "InputGatherer",
+    "Mapper",
+    "SizeParamGatherer",
+    "TopoSortMapper",
+    "UnsupportedArrayError",
+    "WalkMapper",
+    "copy_dict_of_named_arrays",
+    "deduplicate",
+    "eliminate_dead_code",
+    "map_and_copy",
+    "materialize_with_mpms",
+    "unify_axes_tags",
+]
+
+
+class UnsupportedArrayError(ValueError):
+    """A mapper met a kind of node it has no method for."""
+
+
+def _method_name(expr):
+    if isinstance(expr, DictOfNamedArrays):
+        return "map_dict_of_named_arrays"
+    if isinstance(expr, Array):
+        return MAPPER_METHODS[expr.node_type]
+    raise ValueError(f"{type(expr).__name__} is not an array expression")
+
+
+def _children(expr):
+    """What a node uses: its children in their fixed order; a dictionary's entries."""
+    if isinstance(expr, DictOfNamedArrays):
+        return [expr[name] for name in expr]
+    return expr._children()
+
+
+class Mapper:
+    """Dispatches each expression to the ``map_<node>`` method of its kind."""
+
+    def handle_unsupported_array(self, expr, *args, **kwargs):
+        raise UnsupportedArrayError(f"{type(self).__name__} cannot handle expressions of type {expr.node_type}")
+
+    def rec(self, expr, *args, **kwargs):
+        method = getattr(self, _method_name(expr), None)
+        if method is None:
+            return self.handle_unsupported_array(expr, *args, **kwargs)
+        return method(expr, *args, **kwargs)
+
+    def __call__(self, expr, *args, **kwargs):
+        return self.rec(expr, *args, **kwargs)
+
+
+class CachedMapper(Mapper):
+    """A :class:`Mapper` that maps each node once per arguments (see the module docs for how
+    deep DAGs are mapped without recursion)."""
+
+    def __init__(self, err_on_collision=False, _cache=None):
+        self._cache = {} if _cache is None else _cache
+
+    def get_cache_key(self, expr, *args, **kwargs):
+        return (expr, args, tuple(sorted(kwargs.items()))) if args or kwargs else expr
+
+    def rec(self, expr, *args, **kwargs):
+        key = self.get_cache_key(expr, *args, **kwargs)
+        try:
+            return self._cache[key]
+        except KeyError:
+            pass
+        if not args and not kwargs:
+            self._map_below(expr)
+        result = self._map_one(expr, *args, **kwargs)
+        self._cache[key] = result
+        return result
+
+    def _map_one(self, expr, *args, **kwargs):
+        """The result of one node (its method; its children's results are cached)."""
+        return Mapper.rec(self, expr, *args, **kwargs)
+
+    def _map_below(self, expr):
+        """Maps every node below ``expr`` not mapped yet, children before their users, with an
+        explicit stack (each node's method then finds its children's results cached)."""
+        stack = [(child, False) for child in reversed(_children(expr))]
+        while stack:
+            node, children_done = stack.pop()
+            key = self.get_cache_key(node)
+            if key in self._cache:
+                continue
+            if children_done:
+                self._cache[key] = self._map_one(node)
+                continue
+            stack.append((node, True))
+            stack.extend((child, False) for child in reversed(_children(node)) if self.get_cache_key(child) not in self._cache)
+
+
+def _default_method(self, expr, *args, **kwargs):
+    return self._default(expr, *args, **kwargs)
+
+
+def _default_for_every_kind(cls):
+    """``cls`` with each ``map_<node>`` it lacks calling ``self._default``."""
+    for name in {*MAPPER_METHODS.values(), "map_dict_of_named_arrays"}:
+        if not hasattr(cls, name):
+            setattr(cls, name, _default_method)
+    return cls
+
+
+@_default_for_every_kind
+class CopyMapper(CachedMapper):
+    """Rebuilds each node from its mapped children (pytato's ``CopyMapper``): with no method
+    overridden, the result equals the input, and nodes whose children are unchanged are kept."""
+
+    def _default(self, expr):
+        if isinstance(expr, DictOfNamedArrays):
+            return make_dict_of_named_arrays({name: self.rec(expr[name]) for name in expr})
+        children = _children(expr)
+        if not children:
+            return expr
+        return expr._with_children([self.rec(child) for child in children])
+
+
+@_default_for_every_kind
+class CombineMapper(CachedMapper):
+    """Maps each node to :meth:`combine` of its children's results (inputs: ``combine()``).
+    Subclasses define :meth:`combine` and the methods of the nodes they look at."""
+
+    def combine(self, *args):
+        raise NotImplementedError
+
+    def _default(self, expr):
+        return self.combine(*(self.rec(child) for child in _children(expr)))
+
+
+class WalkMapper(Mapper):
+    """Walks the DAG: :meth:`visit` each node (its children are walked when it returns true),
+    then :meth:`post_visit` it after its children. Without a cache, a node used twice is walked
+    twice (see :class:`CachedWalkMapper`)."""
+
+    def visit(self, expr, *args, **kwargs):
+        return True
+
+    def post_visit(self, expr, *args, **kwargs):
+        pass
+
+    def _seen(self, expr):
+        return False
+
+    def _walk(self, expr, *args, **kwargs):
+        stack = [(expr, False)]
+        while stack:
+            node, children_done = stack.pop()
+            if children_done:
+                self.post_visit(node, *args, **kwargs)
+                continue
+            if self._seen(node) or not self.visit(node, *args, **kwargs):
+                continue
+            stack.append((node, True))
+            stack.extend((child, False) for child in reversed(_children(node)))
+
+    def rec(self, expr, *args, **kwargs):
+        self._walk(expr, *args, **kwargs)
+
+
+class CachedWalkMapper(WalkMapper):
+    """A :class:`WalkMapper` that walks each node once."""
+
+    def __init__(self, _visited_nodes=None):
+        self._visited_nodes = set() if _visited_nodes is None else _visited_nodes
+
+    def get_cache_key(self, expr, *args, **kwargs):
+        return expr
+
+    def _seen(self, expr):
+        key = self.get_cache_key(expr)
+        if key in self._visited_nodes:
+            return True
+        self._visited_nodes.add(key)
+        return False
+
+
+class TopoSortMapper(CachedWalkMapper):
+    """Collects the nodes in ``topological_order``: each after the nodes it uses."""
+
+    def __init__(self, _visited_nodes=None):
+        super().__init__(_visited_nodes)
+        self.topological_order = []
+
+    def post_visit(self, expr, *args, **kwargs):
+        self.topological_order.append(expr)
+
+
+def _shape_size_params(expr):
+    """The size parameters named in ``expr``'s shape, as nodes."""
+    if isinstance(expr, DictOfNamedArrays):
+        return frozenset()
+    names = {name for d in expr.shape if not isinstance(d, int) for name in d.params}
+    return frozenset(make_size_param(name) for name in names)
+
+
+class InputGatherer(CombineMapper):
+    """The inputs of a DAG: a frozenset of its placeholders, data wrappers and size parameters
+    (used as arrays or named in shapes)."""
+
+    def combine(self, *args):
+        return frozenset().union(*args)
+
+    def _default(self, expr):
+        return self.combine(_shape_size_params(expr), *(self.rec(child) for child in _children(expr)))
+
+    def map_placeholder(self, expr):
+        return frozenset([expr]) | _shape_size_params(expr)
+
+    map_data_wrapper = map_placeholder
+
+    def map_size_param(self, expr):
+        return frozenset([expr])
+
+
+class SizeParamGatherer(CombineMapper):
+    """The size parameters of a DAG, used as arrays or named in shapes, as a frozenset."""
+
+    def combine(self, *args):
+        return frozenset().union(*args)
+
+    def _default(self, expr):
+        return self.combine(_shape_size_params(expr), *(self.rec(child) for child in _children(expr)))
+
+    def map_size_param(self, expr):
+        return frozenset([expr])
+
+
+def map_and_copy(expr, map_fn):
+    """``expr`` with every node ``n`` replaced by ``map_fn(n)``, children first."""
+
+    class _Replacer(CopyMapper):
+        def _map_one(self, expr, *args, **kwargs):
+            return map_fn(super()._map_one(expr, *args, **kwargs))
+
+    return _Replacer()(expr)
+
+
+def copy_dict_of_named_arrays(source_dict, copy_mapper):
+    """A :class:`DictOfNamedArrays` of ``copy_mapper`` applied to each entry of ``source_dict``."""
+    return make_dict_of_named_arrays({name: copy_mapper(source_dict[name]) for name in source_dict})

@@ -1,0 +1,123 @@
+//! The DAG as pytato's Python code reads it: each node's fields under pytato's names
+//! (`expr.array`, `expr.bindings`, `expr.indices`, ...), its children in a fixed order, and the
+//! same node over other children. `pytato_rs.array`'s node classes and `pytato_rs.transform`'s
+//! mappers are written on these.
+
+use pyo3::exceptions::PyAttributeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use pytato::{Array, IndexItem, NodeKind};
+
+use crate::array::{PyArrayExpr, PyDictOfNamedArrays};
+use crate::convert::PyDim;
+use crate::data::to_numpy;
+use crate::errors::Result;
+
+/// `array`'s field `name` under pytato's name for its node class, or an `AttributeError`.
+pub(crate) fn field<'py>(py: Python<'py>, array: &Array, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    let node =
+        |a: &Array| -> PyResult<Bound<'py, PyAny>> { Ok(Bound::new(py, PyArrayExpr::from(a.clone()))?.into_any()) };
+    let nodes = |arrays: &[Array]| -> PyResult<Bound<'py, PyAny>> {
+        Ok(PyTuple::new(py, arrays.iter().map(node).collect::<PyResult<Vec<_>>>()?)?.into_any())
+    };
+    let int = |v: i64| -> PyResult<Bound<'py, PyAny>> { Ok(v.into_pyobject(py)?.into_any()) };
+    let value = match (array.kind(), name) {
+        (
+            NodeKind::Reshape { array, .. }
+            | NodeKind::Roll { array, .. }
+            | NodeKind::AxisPermutation { array, .. }
+            | NodeKind::BasicIndex { array, .. }
+            | NodeKind::AdvancedIndexInContiguousAxes { array, .. }
+            | NodeKind::AdvancedIndexInNoncontiguousAxes { array, .. }
+            | NodeKind::Scatter { array, .. }
+            | NodeKind::Sort { array, .. }
+            | NodeKind::Scan { array, .. },
+            "array",
+        ) => node(array)?,
+        (NodeKind::Reshape { .. }, "newshape") => crate::convert::shape_to_py(py, array.shape())?.into_any(),
+        (NodeKind::Reshape { order, .. }, "order") => {
+            let order = if *order == pytato::Order::F { "F" } else { "C" };
+            order.into_pyobject(py)?.into_any()
+        }
+        (NodeKind::Roll { shift, .. }, "shift") => int(*shift)?,
+        (
+            NodeKind::Roll { axis, .. }
+            | NodeKind::Stack { axis, .. }
+            | NodeKind::Concatenate { axis, .. }
+            | NodeKind::Sort { axis, .. }
+            | NodeKind::Scan { axis, .. },
+            "axis",
+        ) => int(*axis as i64)?,
+        (NodeKind::AxisPermutation { axes, .. }, "axis_permutation") => {
+            PyTuple::new(py, axes.iter().copied())?.into_any()
+        }
+        (NodeKind::Stack { arrays, .. } | NodeKind::Concatenate { arrays, .. }, "arrays") => nodes(arrays)?,
+        (
+            NodeKind::BasicIndex { indices, .. }
+            | NodeKind::AdvancedIndexInContiguousAxes { indices, .. }
+            | NodeKind::AdvancedIndexInNoncontiguousAxes { indices, .. },
+            "indices",
+        ) => {
+            let items = indices.iter().map(|item| index_item(py, item)).collect::<PyResult<Vec<_>>>()?;
+            PyTuple::new(py, items)?.into_any()
+        }
+        (NodeKind::IndexLambda(lambda), "bindings") => {
+            let dict = PyDict::new(py);
+            for (name, bound) in &lambda.bindings {
+                dict.set_item(name.as_ref(), node(bound)?)?;
+            }
+            dict.into_any()
+        }
+        (NodeKind::CallResult { bindings, .. }, "bindings") => nodes(bindings)?,
+        (NodeKind::Einsum(einsum), "args") => nodes(&einsum.args)?,
+        (NodeKind::DataWrapper { data, .. }, "data") => to_numpy(py, data.0.as_ref().clone()),
+        (NodeKind::NamedArray { container, .. }, "_container") => {
+            Bound::new(py, PyDictOfNamedArrays { dict: container.clone() })?.into_any()
+        }
+        (NodeKind::Nonzero { mask, .. }, "mask") => node(mask)?,
+        (NodeKind::Scatter { positions, .. }, "positions") => node(positions)?,
+        (NodeKind::Scatter { values, .. } | NodeKind::SearchSorted { values, .. }, "values") => node(values)?,
+        (NodeKind::SearchSorted { sorted, .. }, "sorted") => node(sorted)?,
+        (NodeKind::Sort { descending, .. }, "descending") => descending.into_pyobject(py)?.to_owned().into_any(),
+        (NodeKind::DistributedRecv { src_rank, .. }, "src_rank") => int(*src_rank as i64)?,
+        (NodeKind::DistributedSendRefHolder { passthrough, .. }, "passthrough_data") => node(passthrough)?,
+        _ => {
+            return Err(PyAttributeError::new_err(format!(
+                "'{}' ({}) has no attribute '{name}'",
+                array.kind_name(),
+                "a pytato_rs array node"
+            )));
+        }
+    };
+    Ok(value)
+}
+
+/// An index item as pytato's `indices` hold it: an int (a `Dim` where symbolic), a slice of
+/// normalized bounds, or an index array.
+fn index_item<'py>(py: Python<'py>, item: &IndexItem) -> PyResult<Bound<'py, PyAny>> {
+    let dim = |d: &pytato::Dim| -> PyResult<Bound<'py, PyAny>> {
+        match d.as_int() {
+            Some(n) => Ok(n.into_pyobject(py)?.into_any()),
+            None => Ok(Bound::new(py, PyDim { dim: d.clone() })?.into_any()),
+        }
+    };
+    Ok(match item {
+        IndexItem::Int(d) => dim(d)?,
+        IndexItem::Slice(s) => {
+            let slice = py.import("builtins")?.getattr("slice")?;
+            slice.call1((dim(&s.start)?, dim(&s.stop)?, s.step))?
+        }
+        IndexItem::Array(a) => Bound::new(py, PyArrayExpr::from(a.clone()))?.into_any(),
+    })
+}
+
+/// The node's children, in the fixed order of `NodeKind::children`.
+pub(crate) fn children(array: &Array) -> Vec<PyArrayExpr> {
+    array.children().into_iter().map(|c| PyArrayExpr::from(c.clone())).collect()
+}
+
+/// The same node over `children` (in [`children`]'s order), checked again; the node itself when
+/// every child is the same node.
+pub(crate) fn with_children(array: &Array, children: Vec<PyRef<'_, PyArrayExpr>>) -> Result<PyArrayExpr> {
+    crate::array::wrap(array.with_children(children.iter().map(|c| c.array.clone()).collect()))
+}

@@ -1,0 +1,249 @@
+"""The DAG as pytato's Python code sees it: node classes (``isinstance``), fields under
+pytato's names, and the mapper family (``pytato_rs.transform``), subclassed as arraycontext and
+meshmode subclass pytato's. Expected values are the arguments the nodes were built from, numpy's
+results, or counts written out by hand."""
+
+import numpy as np
+import pytest
+
+import pytato_rs as pt
+from pytato_rs.analysis import get_list_of_users, get_nusers
+from pytato_rs.transform import (
+    CachedWalkMapper,
+    CombineMapper,
+    CopyMapper,
+    InputGatherer,
+    Mapper,
+    SizeParamGatherer,
+    TopoSortMapper,
+    UnsupportedArrayError,
+    WalkMapper,
+    map_and_copy,
+)
+
+
+def nodes():
+    n = pt.make_size_param("n")
+    x = pt.make_placeholder("x", (n, 3), np.float64)
+    idx = pt.make_placeholder("idx", (5,), np.int64)
+    cube = pt.make_placeholder("cube", (4, 3, 2), np.float64)
+    data = np.arange(6.0).reshape(2, 3)
+    return {
+        "placeholder": x,
+        "size_param": n,
+        "data_wrapper": pt.make_data_wrapper(data),
+        "index_lambda": x + 1.0,
+        "einsum": pt.einsum("ij,kj->ik", x, x),
+        "reshape": pt.reshape(cube, (4, 6)),
+        "roll": pt.roll(x, 2, axis=0),
+        "axis_permutation": pt.transpose(cube, (2, 0, 1)),
+        "stack": pt.stack([x, x], axis=1),
+        "concatenate": pt.concatenate([x, x], axis=0),
+        "basic_index": x[1:, 0],
+        "contiguous_advanced_index": cube[idx],
+        "non_contiguous_advanced_index": cube[idx, :, idx % 2],
+    }
+
+
+def test_node_classes_classify_every_kind_of_node():
+    classes = {
+        "placeholder": pt.Placeholder,
+        "size_param": pt.SizeParam,
+        "data_wrapper": pt.DataWrapper,
+        "index_lambda": pt.IndexLambda,
+        "einsum": pt.Einsum,
+        "reshape": pt.Reshape,
+        "roll": pt.Roll,
+        "axis_permutation": pt.AxisPermutation,
+        "stack": pt.Stack,
+        "concatenate": pt.Concatenate,
+        "basic_index": pt.BasicIndex,
+        "contiguous_advanced_index": pt.AdvancedIndexInContiguousAxes,
+        "non_contiguous_advanced_index": pt.AdvancedIndexInNoncontiguousAxes,
+    }
+    built = nodes()
+    for name, expr in built.items():
+        assert isinstance(expr, pt.Array)
+        for other, cls in classes.items():
+            assert isinstance(expr, cls) == (other == name), (name, cls.__name__)
+    inputs = {"placeholder", "size_param", "data_wrapper"}
+    indexes = {"basic_index", "contiguous_advanced_index", "non_contiguous_advanced_index"}
+    for name, expr in built.items():
+        assert isinstance(expr, pt.InputArgumentBase) == (name in inputs), name
+        assert isinstance(expr, pt.IndexBase) == (name in indexes), name
+        remapping = indexes | {"roll", "axis_permutation", "reshape"}
+        assert isinstance(expr, pt.IndexRemappingBase) == (name in remapping), name
+    assert issubclass(pt.BasicIndex, pt.IndexBase) and issubclass(pt.IndexBase, pt.IndexRemappingBase)
+    assert not issubclass(pt.Roll, pt.IndexBase) and not isinstance(3, pt.Placeholder)
+    with pytest.raises(TypeError, match="make_placeholder"):
+        pt.Placeholder("x", (3,), np.float64)
+
+
+def test_fields_have_pytatos_names_and_the_values_built_with():
+    built = nodes()
+    x = built["placeholder"]
+    assert built["roll"].array == x and built["roll"].shift == 2 and built["roll"].axis == 0
+    assert built["axis_permutation"].axis_permutation == (2, 0, 1)
+    assert built["reshape"].newshape == (4, 6) and built["reshape"].order == "C"
+    assert built["stack"].arrays == (x, x) and built["stack"].axis == 1
+    assert built["concatenate"].axis == 0 and len(built["concatenate"].arrays) == 2
+    start, first = built["basic_index"].indices
+    assert first == 0 and (start.start, start.step) == (1, 1) and str(start.stop) == "n"
+    assert built["basic_index"].array == x
+    assert built["einsum"].args == (x, x)
+    assert list(built["index_lambda"].bindings.values()) == [x]
+    np.testing.assert_array_equal(built["data_wrapper"].data, np.arange(6.0).reshape(2, 3))
+    adv = built["contiguous_advanced_index"]
+    assert isinstance(adv.indices[0], pt.Placeholder) and adv.indices[0].name == "idx"
+    assert adv.indices[1:] == (slice(0, 3, 1), slice(0, 2, 1))
+    with pytest.raises(AttributeError, match="Placeholder"):
+        _ = x.bindings
+
+
+def test_copy_mapper_rebuilds_an_equal_dag_and_subclasses_replace_nodes():
+    n = pt.make_size_param("n")
+    x = pt.make_placeholder("x", (n,), np.float64)
+    y = pt.make_placeholder("y", (n,), np.float64)
+    out = pt.make_dict_of_named_arrays({"s": pt.sum(pt.sin(x) * y), "r": pt.roll(x, 1) - x[::-1]})
+    copied = CopyMapper()(out)
+    assert isinstance(copied, pt.DictOfNamedArrays) and set(copied) == {"s", "r"}
+    for name in out:
+        assert copied[name] == out[name]
+
+    class Renamer(CopyMapper):
+        """Reads input z where the DAG read x (as arraycontext's transforms swap inputs)."""
+
+        def map_placeholder(self, expr):
+            return pt.make_placeholder("z", expr.shape, expr.dtype) if expr.name == "x" else expr
+
+    renamed = Renamer()(out)
+    rng = np.random.default_rng(7)
+    ys, zs = rng.standard_normal(9), rng.standard_normal(9)
+    got = pt.generate(renamed, "interp")(z=zs, y=ys)
+    np.testing.assert_allclose(got["s"], np.sum(np.sin(zs) * ys), rtol=1e-13)
+    np.testing.assert_array_equal(got["r"], np.roll(zs, 1) - zs[::-1])
+    assert {a.name for a in InputGatherer()(renamed) if isinstance(a, pt.Placeholder)} == {"y", "z"}
+    assert {a.name for a in InputGatherer()(out) if isinstance(a, pt.Placeholder)} == {"x", "y"}
+
+
+def test_combine_mappers_gather_inputs_and_size_params():
+    n, m = pt.make_size_param("n"), pt.make_size_param("m")
+    a = pt.make_placeholder("a", (n, m), np.float64)
+    b = pt.make_placeholder("b", (m,), np.float64)
+    w = pt.make_data_wrapper(np.ones(3))
+    expr = pt.sum(a @ b) + pt.sum(w)
+    inputs = InputGatherer()(expr)
+    assert {i.name for i in inputs if isinstance(i, pt.Placeholder)} == {"a", "b"}
+    assert sum(isinstance(i, pt.DataWrapper) for i in inputs) == 1
+    assert {p.name for p in SizeParamGatherer()(expr)} == {"n", "m"}
+
+    class Depth(CombineMapper):
+        def combine(self, *depths):
+            return 1 + max(depths, default=0)
+
+    chain = b
+    for _ in range(5):
+        chain = chain * 2.0
+    assert Depth()(chain) == 6
+
+
+def test_walk_mappers_visit_each_node_children_first_and_stop_where_told():
+    x = pt.make_placeholder("x", (3,), np.float64)
+    shared = pt.sin(x)
+    expr = shared + shared * 2.0
+    order = TopoSortMapper()
+    order(expr)
+    assert len(order.topological_order) == 4  # x, sin(x), sin(x) * 2, the sum
+    for k, node in enumerate(order.topological_order):
+        for child in node._children():
+            assert any(other == child for other in order.topological_order[:k])
+
+    class Visits(WalkMapper):
+        def __init__(self):
+            self.seen = []
+
+        def visit(self, expr):
+            self.seen.append(expr.node_type)
+            return True
+
+    walk = Visits()
+    walk(expr)
+    # Without a cache the shared sin(x) and x are walked once per use.
+    assert walk.seen.count("Placeholder") == 2
+
+    class Once(CachedWalkMapper):
+        def __init__(self):
+            super().__init__()
+            self.seen = []
+
+        def visit(self, expr):
+            self.seen.append(expr)
+            return True
+
+    once = Once()
+    once(expr)
+    assert len(once.seen) == 4
+
+    class Shallow(WalkMapper):
+        def __init__(self):
+            self.seen = []
+
+        def visit(self, expr):
+            self.seen.append(expr.node_type)
+            return False
+
+    shallow = Shallow()
+    shallow(expr)
+    assert shallow.seen == ["IndexLambda"]
+
+
+def test_users_are_counted_per_use():
+    x = pt.make_placeholder("x", (3,), np.float64)
+    s = pt.sin(x)
+    expr = pt.stack([s, s, x])
+    nusers = get_nusers(expr)
+    assert nusers[s] == 2 and nusers[x] == 2 and nusers[expr] == 0
+    assert get_list_of_users(expr)[s] == [expr, expr]
+
+
+def test_map_and_copy_replaces_every_node_children_first():
+    x = pt.make_placeholder("x", (4,), np.float64)
+    expr = pt.roll(x, 1) * 3.0
+    seen = []
+
+    def record(node):
+        seen.append(node.node_type)
+        return node
+
+    assert map_and_copy(expr, record) == expr
+    assert seen == ["Placeholder", "Roll", "IndexLambda"]
+
+
+def test_a_mapper_without_a_method_for_a_node_says_so():
+    class OnlyPlaceholders(Mapper):
+        def map_placeholder(self, expr):
+            return expr.name
+
+    x = pt.make_placeholder("x", (2,), np.float64)
+    assert OnlyPlaceholders()(x) == "x"
+    with pytest.raises(UnsupportedArrayError, match="IndexLambda"):
+        OnlyPlaceholders()(x + 1)
+
+
+def test_mappers_traverse_a_chain_of_a_hundred_thousand_nodes_without_recursing():
+    x = pt.make_placeholder("x", (2,), np.float64)
+    y = x
+    for k in range(100_000):
+        y = y + 1.0 if k % 2 else y * 1.5
+
+    class Count(CombineMapper):
+        def combine(self, *counts):
+            return 1 + sum(counts)
+
+    assert Count()(y) == 100_001
+    assert CopyMapper()(y) == y
+    order = TopoSortMapper()
+    order(y)
+    assert len(order.topological_order) == 100_001 and order.topological_order[0] == x
+    assert {i.name for i in InputGatherer()(y)} == {"x"}
+    assert get_nusers(y)[x] == 1
