@@ -83,6 +83,9 @@ globals().update(_classes)
 #: The mapper method of each kind (``expr.node_type``).
 MAPPER_METHODS = {kind: method for kind, (_, method) in _KINDS.items()}
 
+# The class of each kind.
+_classes_by_kind = {kind: _classes[pytato_name] for kind, (pytato_name, _) in _KINDS.items()}
+
 InputArgumentBase = _node_class(
     "InputArgumentBase", ["Placeholder", "SizeParam", "DataWrapper"], doc="Placeholders, size parameters, data."
 )

@@ -5,7 +5,7 @@ error variant (``"ShapeMismatch"``, ``"MissingInput"``, ...) and whose message i
 library's own, naming the operation and the shapes and dtypes involved. Each class also
 derives from the builtin exception a Python user would catch: a shape that does not fit is a
 ``ValueError``, an unsupported dtype a ``TypeError``, an axis or index out of range an
-``IndexError``.
+``IndexError`` (an axis out of range also a ``ValueError``, as numpy's ``AxisError``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ _KINDS = [
     ("NegativeLength", ValueError, "a negative length"),
     ("NonAffine", ValueError, "a length that is not affine in the size parameters"),
     ("Overflow", OverflowError, "a size or value that overflows"),
-    ("AxisOutOfRange", IndexError, "an axis outside -ndim..ndim"),
+    # numpy's AxisError is both.
+    ("AxisOutOfRange", (ValueError, IndexError), "an axis outside -ndim..ndim"),
     ("IndexOutOfRange", IndexError, "an index outside its axis"),
     ("UnsupportedDType", TypeError, "a dtype the operation does not take"),
     ("DTypeMismatch", TypeError, "dtypes that do not fit together"),
@@ -66,7 +67,7 @@ __all__ = ["PytatoError"]
 for _kind, _base, _doc in _KINDS:
     _class = type(
         f"{_kind}Error",
-        (PytatoError, _base),
+        (PytatoError, *(_base if isinstance(_base, tuple) else (_base,))),
         {"kind": _kind, "__doc__": f"The library's ``{_kind}`` error: {_doc}.", "__module__": __name__},
     )
     globals()[_class.__name__] = _class

@@ -68,6 +68,10 @@ class Axis:
 
     tags: frozenset
 
+    def tags_of_type(self, tag_type):
+        """The tags that are instances of ``tag_type``, as a frozenset."""
+        return frozenset(tag for tag in self.tags if isinstance(tag, tag_type))
+
 
 __all__ = [
     "Axis",

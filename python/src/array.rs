@@ -136,6 +136,20 @@ impl PyArrayExpr {
         crate::graph::with_children(&self.array, children)
     }
 
+    /// The node with the fields given replaced (children by their field names, `tags`,
+    /// `axes`), as pytato's `replace_if_different`: the node itself when nothing differs.
+    #[pyo3(signature = (**changes))]
+    fn replace_if_different(&self, changes: Option<&Bound<'_, PyDict>>) -> Result<PyArrayExpr> {
+        Ok(crate::graph::replace(&self.array, changes)?.into())
+    }
+
+    /// pytato's `copy`: [`PyArrayExpr::replace_if_different`] (nodes are immutable, so an
+    /// unchanged copy is the node itself).
+    #[pyo3(signature = (**changes))]
+    fn copy(&self, changes: Option<&Bound<'_, PyDict>>) -> Result<PyArrayExpr> {
+        self.replace_if_different(changes)
+    }
+
     /// The array with `tags` added (one tag or an iterable of tags).
     fn tagged(&self, tags: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
         wrap(self.array.tagged_with(tags_from_py(Some(tags))?))

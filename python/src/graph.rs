@@ -11,7 +11,8 @@ use pytato::{Array, IndexItem, NodeKind};
 use crate::array::{PyArrayExpr, PyDictOfNamedArrays};
 use crate::convert::PyDim;
 use crate::data::to_numpy;
-use crate::errors::Result;
+use crate::errors::{Result, lib, value_error};
+use crate::tags::tags_from_py;
 
 /// `array`'s field `name` under pytato's name for its node class, or an `AttributeError`.
 pub(crate) fn field<'py>(py: Python<'py>, array: &Array, name: &str) -> PyResult<Bound<'py, PyAny>> {
@@ -120,4 +121,81 @@ pub(crate) fn children(array: &Array) -> Vec<PyArrayExpr> {
 /// every child is the same node.
 pub(crate) fn with_children(array: &Array, children: Vec<PyRef<'_, PyArrayExpr>>) -> Result<PyArrayExpr> {
     crate::array::wrap(array.with_children(children.iter().map(|c| c.array.clone()).collect()))
+}
+
+/// `array` with the fields named in `changes` replaced (pytato's `replace_if_different` and
+/// `copy`): the children under their field names (`array`, `arrays`, `args`, `bindings` by
+/// name, `mask`, `positions`, `values`, `sorted`, `passthrough_data`), `tags` and `axes` (one
+/// object with `tags` per axis). The node itself when nothing differs.
+pub(crate) fn replace(array: &Array, changes: Option<&Bound<'_, PyDict>>) -> Result<Array> {
+    let Some(changes) = changes else { return Ok(array.clone()) };
+    let mut children: Vec<Array> = array.children().into_iter().cloned().collect();
+    let (mut tags, mut axes) = (None, None);
+    for (key, value) in changes.iter() {
+        let name: String = key.extract()?;
+        let one = |v: &Bound<'_, PyAny>| -> Result<Array> { Ok(v.extract::<PyRef<'_, PyArrayExpr>>()?.array.clone()) };
+        let all = |v: &Bound<'_, PyAny>| -> Result<Vec<Array>> { v.try_iter()?.map(|item| one(&item?)).collect() };
+        match (array.kind(), name.as_str()) {
+            (_, "tags") => tags = Some(tags_from_py(Some(&value))?),
+            (_, "axes") => {
+                let given = value
+                    .try_iter()?
+                    .map(|axis| Ok(pytato::Axis { tags: tag_set(tags_from_py(Some(&axis?.getattr("tags")?))?)? }))
+                    .collect::<Result<Vec<_>>>()?;
+                axes = Some(given);
+            }
+            (
+                NodeKind::Reshape { .. }
+                | NodeKind::Roll { .. }
+                | NodeKind::AxisPermutation { .. }
+                | NodeKind::BasicIndex { .. }
+                | NodeKind::AdvancedIndexInContiguousAxes { .. }
+                | NodeKind::AdvancedIndexInNoncontiguousAxes { .. }
+                | NodeKind::Sort { .. }
+                | NodeKind::Scan { .. }
+                | NodeKind::Scatter { .. },
+                "array",
+            )
+            | (NodeKind::Nonzero { .. }, "mask")
+            | (NodeKind::SearchSorted { .. }, "sorted")
+            | (NodeKind::DistributedSendRefHolder { .. }, "passthrough_data") => children[0] = one(&value)?,
+            (NodeKind::Scatter { .. }, "positions") => children[1] = one(&value)?,
+            (NodeKind::Scatter { .. }, "values") => children[2] = one(&value)?,
+            (NodeKind::SearchSorted { .. }, "values") => children[1] = one(&value)?,
+            (NodeKind::Stack { .. } | NodeKind::Concatenate { .. }, "arrays") | (NodeKind::Einsum(_), "args") => {
+                children = all(&value)?;
+            }
+            (NodeKind::IndexLambda(lambda), "bindings") => {
+                if value.len()? != lambda.bindings.len() {
+                    return Err(value_error(format!(
+                        "bindings {value} for an IndexLambda reading {:?}",
+                        lambda.bindings.keys().collect::<Vec<_>>()
+                    ))
+                    .into());
+                }
+                children =
+                    lambda.bindings.keys().map(|name| one(&value.get_item(name.as_ref())?)).collect::<Result<_>>()?;
+            }
+            _ => {
+                return Err(value_error(format!(
+                    "a {} has no field '{name}' that can be replaced (children, tags and axes can)",
+                    array.kind_name()
+                ))
+                .into());
+            }
+        }
+    }
+    let mut result = lib(array.with_children(children))?;
+    if let Some(tags) = tags {
+        result = result.with_tags(tag_set(tags)?);
+    }
+    if let Some(axes) = axes {
+        result = lib(result.with_axes(axes))?;
+    }
+    Ok(result)
+}
+
+/// A tag set of `tags` (a node carries one tag per unique family).
+fn tag_set(tags: Vec<pytato::tags::TagRef>) -> Result<pytato::TagSet> {
+    lib(pytato::TagSet::new().union(tags))
 }

@@ -69,10 +69,17 @@ fn get_html_graph(expr: &Bound<'_, PyAny>, title: &str) -> Result<String> {
     lib(draw::to_html(&outputs_from_py(expr)?, title))
 }
 
-/// The number of nodes (each distinct node once).
+/// The number of nodes, as pytato's `get_num_nodes`: with `count_duplicates` (the default, as
+/// upstream's), nodes equal in structure but built apart count apart; without, once.
 #[pyfunction]
-fn get_num_nodes(expr: &Bound<'_, PyAny>) -> Result<usize> {
-    Ok(analysis::num_nodes(&outputs_from_py(expr)?))
+#[pyo3(signature = (expr, count_duplicates = None))]
+fn get_num_nodes(expr: &Bound<'_, PyAny>, count_duplicates: Option<bool>) -> Result<usize> {
+    let outputs = outputs_from_py(expr)?;
+    Ok(if count_duplicates.unwrap_or(true) {
+        analysis::num_nodes(&outputs)
+    } else {
+        analysis::num_nodes_deduplicated(&outputs)
+    })
 }
 
 /// `{node type: count}`.

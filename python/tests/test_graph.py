@@ -144,7 +144,11 @@ def test_combine_mappers_gather_inputs_and_size_params():
     chain = b
     for _ in range(5):
         chain = chain * 2.0
-    assert Depth()(chain) == 6
+    # The chain, b, and the size parameter m that b's shape names (pytato's mappers visit the
+    # size parameters of shapes too).
+    assert Depth()(chain) == 7
+    fixed = pt.make_placeholder("f", (3,), np.float64) * 2.0
+    assert Depth()(fixed) == 2
 
 
 def test_walk_mappers_visit_each_node_children_first_and_stop_where_told():
@@ -247,3 +251,54 @@ def test_mappers_traverse_a_chain_of_a_hundred_thousand_nodes_without_recursing(
     assert len(order.topological_order) == 100_001 and order.topological_order[0] == x
     assert {i.name for i in InputGatherer()(y)} == {"x"}
     assert get_nusers(y)[x] == 1
+
+
+def test_size_parameters_of_shapes_come_before_the_nodes_they_size():
+    n = pt.make_size_param("n")
+    a = pt.make_placeholder("a", (n,), np.float64)
+    stack = pt.stack([a, 2 * a, a + 6])
+    y = stack @ stack.T
+    order = TopoSortMapper()
+    order(y)
+    kinds = [node.node_type for node in order.topological_order]
+    assert kinds == ["SizeParam", "Placeholder", "IndexLambda", "IndexLambda", "Stack", "AxisPermutation", "Einsum"]
+    assert get_nusers(y)[n] == 5  # a, 2a, a + 6, the stack, its transpose (not the 3x3 product)
+
+
+def test_node_counts_by_class_and_duplicates():
+    a = pt.make_placeholder("a", (2,), np.float64)
+    twice = pt.sin(a) + pt.sin(a)  # two equal nodes built apart
+    counts = pt.analysis.get_node_type_counts(twice)
+    assert counts[pt.Placeholder] == 1 and counts["IndexLambda"] == counts[pt.IndexLambda]
+    assert pt.analysis.get_num_nodes(twice, count_duplicates=True) == 4
+    assert pt.analysis.get_num_nodes(twice, count_duplicates=False) == 3
+
+
+def test_replace_if_different_swaps_children_and_tags():
+    from pytato_rs.tags import ImplStored
+
+    x = pt.make_placeholder("x", (3,), np.float64)
+    z = pt.make_placeholder("z", (3,), np.float64)
+    rolled = pt.roll(x, 1)
+    assert rolled.replace_if_different(array=x) == rolled
+    moved = rolled.replace_if_different(array=z)
+    assert isinstance(moved, pt.Roll) and moved.array == z and moved.shift == 1
+    summed = x + z
+    (first, second) = summed.bindings
+    swapped = summed.replace_if_different(bindings={first: z, second: x})
+    np.testing.assert_array_equal(pt.generate(swapped, "interp")(x=np.ones(3), z=np.arange(3.0)), np.arange(3.0) + 1)
+    stored = x.copy(tags=frozenset([ImplStored()]))
+    assert stored.tags == frozenset([ImplStored()]) and stored.name == "x"
+    with pytest.raises(ValueError, match="shift"):
+        rolled.replace_if_different(shift=2)
+
+
+def test_axes_answer_tags_of_type_and_axis_errors_are_value_errors():
+    from pytato_rs.tags import ImplStored, Tag
+
+    x = pt.make_placeholder("x", (3, 4), np.float64).with_tagged_axis(1, ImplStored())
+    assert x.axes[1].tags_of_type(Tag) == frozenset([ImplStored()]) and x.axes[0].tags_of_type(Tag) == frozenset()
+    # numpy's AxisError is both a ValueError and an IndexError.
+    for error in (ValueError, IndexError):
+        with pytest.raises(error):
+            pt.roll(x, 1, axis=2)

@@ -8,7 +8,9 @@ Mappers dispatch on a node's kind to a ``map_<node>`` method with pytato's names
 - :class:`CachedMapper`: each node mapped once (nodes equal in structure are one node).
 - :class:`CopyMapper`: rebuilds the DAG from the mapped children; a node whose children map to
   themselves is kept. Override ``map_<node>`` methods to replace nodes.
-- :class:`CombineMapper`: combines the children's results with :meth:`CombineMapper.combine`.
+- :class:`CombineMapper`: combines the results of what a node depends on with
+  :meth:`CombineMapper.combine`: as in pytato, the size parameters its shape names (as
+  ``SizeParam`` nodes), then its children. The walk mappers visit those too.
 - :class:`WalkMapper` and :class:`CachedWalkMapper`: ``visit`` (descend when it returns true)
   and ``post_visit`` each node, children first in ``post_visit`` order.
 - :class:`TopoSortMapper`, :class:`InputGatherer`, :class:`SizeParamGatherer`.
@@ -42,6 +44,7 @@ __all__ = [
     "Mapper",
     "SizeParamGatherer",
     "TopoSortMapper",
+    "TransformMapper",
     "UnsupportedArrayError",
     "WalkMapper",
     "copy_dict_of_named_arrays",
@@ -72,8 +75,27 @@ def _children(expr):
     return expr._children()
 
 
+def _shape_size_params(expr):
+    """The size parameters named in ``expr``'s shape, as nodes, by name."""
+    if isinstance(expr, DictOfNamedArrays):
+        return []
+    names = {name for d in expr.shape if not isinstance(d, int) for name in d.params}
+    return [make_size_param(name) for name in sorted(names)]
+
+
+def _dependencies(expr):
+    """What a node depends on, as pytato's mappers visit it: the size parameters its shape
+    names, then its children."""
+    return [*_shape_size_params(expr), *_children(expr)]
+
+
 class Mapper:
-    """Dispatches each expression to the ``map_<node>`` method of its kind."""
+    """Dispatches each expression to the ``map_<node>`` method of its kind. Subscriptable as
+    pytato's generic mappers are (``Mapper[ResultT, FunctionResultT, P]``): the parameters are
+    for type checkers only."""
+
+    def __class_getitem__(cls, params):
+        return cls
 
     def handle_unsupported_array(self, expr, *args, **kwargs):
         raise UnsupportedArrayError(f"{type(self).__name__} cannot handle expressions of type {expr.node_type}")
@@ -92,7 +114,7 @@ class CachedMapper(Mapper):
     """A :class:`Mapper` that maps each node once per arguments (see the module docs for how
     deep DAGs are mapped without recursion)."""
 
-    def __init__(self, err_on_collision=False, _cache=None):
+    def __init__(self, err_on_collision=False, _cache=None, _function_cache=None):
         self._cache = {} if _cache is None else _cache
 
     def get_cache_key(self, expr, *args, **kwargs):
@@ -117,7 +139,7 @@ class CachedMapper(Mapper):
     def _map_below(self, expr):
         """Maps every node below ``expr`` not mapped yet, children before their users, with an
         explicit stack (each node's method then finds its children's results cached)."""
-        stack = [(child, False) for child in reversed(_children(expr))]
+        stack = [(child, False) for child in reversed(_dependencies(expr))]
         while stack:
             node, children_done = stack.pop()
             key = self.get_cache_key(node)
@@ -127,7 +149,7 @@ class CachedMapper(Mapper):
                 self._cache[key] = self._map_one(node)
                 continue
             stack.append((node, True))
-            stack.extend((child, False) for child in reversed(_children(node)) if self.get_cache_key(child) not in self._cache)
+            stack.extend((child, False) for child in reversed(_dependencies(node)) if self.get_cache_key(child) not in self._cache)
 
 
 def _default_method(self, expr, *args, **kwargs):
@@ -142,8 +164,17 @@ def _default_for_every_kind(cls):
     return cls
 
 
+class TransformMapper(CachedMapper):
+    """A :class:`CachedMapper` whose results are expressions (pytato's base of transforms).
+    Nodes are compared by structure, so a transform cannot create duplicates of a node:
+    ``err_on_created_duplicate`` is accepted and has nothing to check."""
+
+    def __init__(self, err_on_collision=False, err_on_created_duplicate=False, _cache=None, _function_cache=None):
+        super().__init__(err_on_collision, _cache, _function_cache)
+
+
 @_default_for_every_kind
-class CopyMapper(CachedMapper):
+class CopyMapper(TransformMapper):
     """Rebuilds each node from its mapped children (pytato's ``CopyMapper``): with no method
     overridden, the result equals the input, and nodes whose children are unchanged are kept."""
 
@@ -165,7 +196,7 @@ class CombineMapper(CachedMapper):
         raise NotImplementedError
 
     def _default(self, expr):
-        return self.combine(*(self.rec(child) for child in _children(expr)))
+        return self.combine(*(self.rec(child) for child in _dependencies(expr)))
 
 
 class WalkMapper(Mapper):
@@ -192,7 +223,7 @@ class WalkMapper(Mapper):
             if self._seen(node) or not self.visit(node, *args, **kwargs):
                 continue
             stack.append((node, True))
-            stack.extend((child, False) for child in reversed(_children(node)))
+            stack.extend((child, False) for child in reversed(_dependencies(node)))
 
     def rec(self, expr, *args, **kwargs):
         self._walk(expr, *args, **kwargs)
@@ -226,14 +257,6 @@ class TopoSortMapper(CachedWalkMapper):
         self.topological_order.append(expr)
 
 
-def _shape_size_params(expr):
-    """The size parameters named in ``expr``'s shape, as nodes."""
-    if isinstance(expr, DictOfNamedArrays):
-        return frozenset()
-    names = {name for d in expr.shape if not isinstance(d, int) for name in d.params}
-    return frozenset(make_size_param(name) for name in names)
-
-
 class InputGatherer(CombineMapper):
     """The inputs of a DAG: a frozenset of its placeholders, data wrappers and size parameters
     (used as arrays or named in shapes)."""
@@ -241,11 +264,8 @@ class InputGatherer(CombineMapper):
     def combine(self, *args):
         return frozenset().union(*args)
 
-    def _default(self, expr):
-        return self.combine(_shape_size_params(expr), *(self.rec(child) for child in _children(expr)))
-
     def map_placeholder(self, expr):
-        return frozenset([expr]) | _shape_size_params(expr)
+        return frozenset([expr]) | self._default(expr)
 
     map_data_wrapper = map_placeholder
 
@@ -258,9 +278,6 @@ class SizeParamGatherer(CombineMapper):
 
     def combine(self, *args):
         return frozenset().union(*args)
-
-    def _default(self, expr):
-        return self.combine(_shape_size_params(expr), *(self.rec(child) for child in _children(expr)))
 
     def map_size_param(self, expr):
         return frozenset([expr])
