@@ -170,8 +170,7 @@ pub(crate) fn replace(array: &Array, changes: Option<&Bound<'_, PyDict>>) -> Res
                     return Err(value_error(format!(
                         "bindings {value} for an IndexLambda reading {:?}",
                         lambda.bindings.keys().collect::<Vec<_>>()
-                    ))
-                    .into());
+                    )));
                 }
                 children =
                     lambda.bindings.keys().map(|name| one(&value.get_item(name.as_ref())?)).collect::<Result<_>>()?;
@@ -180,8 +179,7 @@ pub(crate) fn replace(array: &Array, changes: Option<&Bound<'_, PyDict>>) -> Res
                 return Err(value_error(format!(
                     "a {} has no field '{name}' that can be replaced (children, tags and axes can)",
                     array.kind_name()
-                ))
-                .into());
+                )));
             }
         }
     }
