@@ -9,7 +9,12 @@ from .array import _classes_by_kind
 from ._native import get_max_node_depth, get_num_nodes
 from .transform import CachedWalkMapper, _dependencies
 
-__all__ = ["get_list_of_users", "get_max_node_depth", "get_node_type_counts", "get_num_nodes", "get_nusers"]
+__all__ = [
+    "is_einsum_similar_to_subscript",
+    "get_list_of_users",
+    "get_node_multiplicities", "get_max_node_depth", "get_node_type_counts", "get_num_nodes",
+    "get_nusers",
+]
 
 
 def get_list_of_users(outputs):
@@ -41,7 +46,80 @@ class _NodeTypeCounts(dict):
         raise KeyError(key)
 
 
-def get_node_type_counts(outputs):
-    """``{node class: number of nodes}`` of the DAG ``outputs`` (each distinct node once), with
-    pytato's classes as keys (``counts[pt.Placeholder]``); a kind's name works too."""
-    return _NodeTypeCounts({_classes_by_kind[kind]: n for kind, n in _native.get_node_type_counts(outputs).items()})
+def _distinct_nodes(outputs):
+    """Every node of the DAG ``outputs`` once per identity (equal nodes built apart each count)."""
+    from .transform import _children
+
+    seen, nodes = set(), []
+    stack = list(_children(outputs)) if isinstance(outputs, _native.DictOfNamedArrays) else [outputs]
+    while stack:
+        node = stack.pop()
+        if node._node_id in seen:
+            continue
+        seen.add(node._node_id)
+        nodes.append(node)
+        stack.extend(_dependencies(node))
+    return nodes
+
+
+def get_node_type_counts(outputs, count_duplicates=False):
+    """``{node class: number of nodes}`` of the DAG ``outputs``, with pytato's classes as keys
+    (``counts[pt.Placeholder]``; a kind's name works too): nodes equal in structure once, or,
+    with ``count_duplicates``, once per node built."""
+    if not count_duplicates:
+        counts = _native.get_node_type_counts(outputs)
+        return _NodeTypeCounts({_classes_by_kind[kind]: n for kind, n in counts.items()})
+    counts = _NodeTypeCounts()
+    for node in _distinct_nodes(outputs):
+        cls = _classes_by_kind[node.node_type]
+        counts[cls] = counts.get(cls, 0) + 1
+    return counts
+
+
+def get_node_multiplicities(outputs):
+    """For each node of the DAG ``outputs`` (nodes equal in structure as one), how many times it
+    was built apart (pytato's ``get_node_multiplicities``)."""
+    multiplicities = defaultdict(int)
+    for node in _distinct_nodes(outputs):
+        multiplicities[node] += 1
+    return dict(multiplicities)
+
+
+def _subscript_indices(subscript, *, output):
+    """The index letters of one operand's (or the result's) subscript, spaces ignored."""
+    letters = [c for c in subscript if not c.isspace()]
+    if "." in letters:
+        raise NotImplementedError(f"einsum subscripts with an ellipsis ('{subscript}') are not supported here")
+    for c in letters:
+        if not c.isalpha():
+            raise ValueError(f"cannot parse '{subscript}' as einsum indices")
+    if output and len(set(letters)) != len(letters):
+        raise ValueError(f"the output subscript '{subscript}' repeats an index")
+    return letters
+
+
+def is_einsum_similar_to_subscript(expr, subscripts):
+    """Whether the einsum ``subscripts`` (explicit mode, ``"ij,jk->ik"``) of ``expr``'s
+    arguments computes what the einsum ``expr`` computes: its operands index their axes the same
+    way, up to the names of the indices (pytato's ``is_einsum_similar_to_subscript``)."""
+    from .array import Einsum, EinsumElementwiseAxis
+
+    if not isinstance(expr, Einsum):
+        raise TypeError(f"an Einsum was expected, not a {expr.node_type}")
+    if "->" not in subscripts:
+        raise NotImplementedError("comparing with an implicit-mode einsum (no '->') is not supported")
+    inputs, output = subscripts.split("->")
+    operands = inputs.split(",")
+    if len(operands) != len(expr.args):
+        return False
+    # Each index letter names one descriptor, and each descriptor one letter: a renaming.
+    letter_to_axis = {c: EinsumElementwiseAxis(k) for k, c in enumerate(_subscript_indices(output, output=True))}
+    axis_to_letter = {axis: c for c, axis in letter_to_axis.items()}
+    for subscript, access in zip(operands, expr.access_descriptors):
+        letters = _subscript_indices(subscript, output=False)
+        if len(letters) != len(access):
+            return False
+        for c, axis in zip(letters, access):
+            if letter_to_axis.setdefault(c, axis) != axis or axis_to_letter.setdefault(axis, c) != c:
+                return False
+    return True

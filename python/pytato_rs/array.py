@@ -13,7 +13,10 @@ The classes are abstract: build nodes with pytato's functions (``make_placeholde
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ._native import Array, DictOfNamedArrays
+from .tags import Axis
 
 
 class _NodeClass(type):
@@ -100,8 +103,31 @@ IndexRemappingBase = _node_class(
     doc="Nodes whose elements are elements of one array, moved.",
 )
 
+
+
+@dataclass(frozen=True)
+class EinsumAxisDescriptor:
+    """How an einsum operand's axis is indexed (``Einsum.access_descriptors``)."""
+
+    dim: int
+
+
+@dataclass(frozen=True)
+class EinsumElementwiseAxis(EinsumAxisDescriptor):
+    """The axis runs along axis ``dim`` of the result."""
+
+
+@dataclass(frozen=True)
+class EinsumReductionAxis(EinsumAxisDescriptor):
+    """The axis is summed over, as the einsum's reduction index ``dim``."""
+
+
 __all__ = [
     "MAPPER_METHODS",
+    "Axis",
+    "EinsumAxisDescriptor",
+    "EinsumElementwiseAxis",
+    "EinsumReductionAxis",
     "Array",
     "DictOfNamedArrays",
     "IndexBase",

@@ -124,6 +124,13 @@ impl PyArrayExpr {
         crate::graph::field(py, &self.array, name)
     }
 
+    /// The node's identity: equal for two handles of one node, different for equal nodes built
+    /// apart (what pytato's `count_duplicates` and multiplicities count).
+    #[getter]
+    fn _node_id(&self) -> usize {
+        self.array.id()
+    }
+
     /// The arrays this node uses, in a fixed order per kind (bindings by name, operands in
     /// order, index arrays by axis): what mappers visit.
     fn _children(&self) -> Vec<PyArrayExpr> {

@@ -71,6 +71,26 @@ pub(crate) fn field<'py>(py: Python<'py>, array: &Array, name: &str) -> PyResult
         }
         (NodeKind::CallResult { bindings, .. }, "bindings") => nodes(bindings)?,
         (NodeKind::Einsum(einsum), "args") => nodes(&einsum.args)?,
+        (NodeKind::Einsum(einsum), "access_descriptors") => {
+            let module = py.import("pytato_rs.array")?;
+            let (elementwise, reduction) =
+                (module.getattr("EinsumElementwiseAxis")?, module.getattr("EinsumReductionAxis")?);
+            let per_arg = einsum
+                .access
+                .iter()
+                .map(|axes| {
+                    let descriptors = axes
+                        .iter()
+                        .map(|axis| match axis {
+                            pytato::EinsumAxis::Elementwise(i) => elementwise.call1((*i,)),
+                            pytato::EinsumAxis::Reduction(i) => reduction.call1((*i,)),
+                        })
+                        .collect::<PyResult<Vec<_>>>()?;
+                    PyTuple::new(py, descriptors)
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            PyTuple::new(py, per_arg)?.into_any()
+        }
         (NodeKind::DataWrapper { data, .. }, "data") => to_numpy(py, data.0.as_ref().clone()),
         (NodeKind::NamedArray { container, .. }, "_container") => {
             Bound::new(py, PyDictOfNamedArrays { dict: container.clone() })?.into_any()

@@ -302,3 +302,42 @@ def test_axes_answer_tags_of_type_and_axis_errors_are_value_errors():
     for error in (ValueError, IndexError):
         with pytest.raises(error):
             pt.roll(x, 1, axis=2)
+
+
+def test_einsum_access_descriptors_and_similar_subscripts():
+    from pytato_rs.analysis import is_einsum_similar_to_subscript
+    from pytato_rs.array import EinsumElementwiseAxis, EinsumReductionAxis
+
+    d = pt.make_placeholder("d", (2, 10, 10), np.float64)
+    u = pt.make_placeholder("u", (100, 10), np.float64)
+    g = pt.make_placeholder("g", (2, 100, 10), np.float64)
+    expr = pt.einsum("dij,ej,dej->ei", d, u, g)
+    # i and e are the result's axes 1 and 0; d and j are summed (their numbering is the
+    # library's, so compare structure: one descriptor per letter).
+    dd, uu, gg = expr.access_descriptors
+    assert dd[1] == EinsumElementwiseAxis(1) and uu[0] == EinsumElementwiseAxis(0) == gg[1]
+    assert isinstance(dd[0], EinsumReductionAxis) and dd[0] == gg[0] and dd[2] == uu[1] == gg[2] != dd[0]
+    for spec in ["dij,ej,dej->ei", "abc,dc,adc->db", " dij , ej , dej -> ei "]:
+        assert is_einsum_similar_to_subscript(expr, spec), spec
+    assert not is_einsum_similar_to_subscript(expr, "dij,ej,dej->ie")
+    assert not is_einsum_similar_to_subscript(expr, "dji,ej,dej->ei")
+    assert not is_einsum_similar_to_subscript(expr, "dij,ej,aej->ei")  # two letters for one sum
+    assert not is_einsum_similar_to_subscript(expr, "dij,ej->ei")  # another number of operands
+    with pytest.raises(TypeError):
+        is_einsum_similar_to_subscript(d, "ijk->ijk")
+
+
+def test_users_multiplicities_and_duplicates():
+    from pytato_rs.analysis import get_node_multiplicities
+    from pytato_rs.transform import rec_get_user_nodes
+
+    x1 = pt.make_placeholder("x1", (10, 4), np.float64)
+    x2 = pt.make_placeholder("x2", (10, 4), np.float64)
+    out = pt.make_dict_of_named_arrays({"out1": 2 * x1, "out2": 7 * x1 + 3 * x2})
+    assert rec_get_user_nodes(out, x1) == frozenset({2 * x1, 7 * x1, 7 * x1 + 3 * x2, out})
+    assert rec_get_user_nodes(out, x2) == frozenset({3 * x2, 7 * x1 + 3 * x2, out})
+    twice = pt.sin(x1) + pt.sin(x1)
+    multiplicities = get_node_multiplicities(twice)
+    assert multiplicities[pt.sin(x1)] == 2 and multiplicities[x1] == 1 and multiplicities[twice] == 1
+    counts = pt.analysis.get_node_type_counts(twice, count_duplicates=True)
+    assert counts[pt.IndexLambda] == 3 and counts[pt.Placeholder] == 1

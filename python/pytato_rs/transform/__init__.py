@@ -51,6 +51,7 @@ __all__ = [
     "deduplicate",
     "eliminate_dead_code",
     "map_and_copy",
+    "rec_get_user_nodes",
     "materialize_with_mpms",
     "unify_axes_tags",
 ]
@@ -58,6 +59,13 @@ __all__ = [
 
 class UnsupportedArrayError(ValueError):
     """A mapper met a kind of node it has no method for."""
+
+
+def _verify_is_array(expr):
+    """``expr``, checked to be an array expression (not a dictionary of them)."""
+    if not isinstance(expr, Array):
+        raise TypeError(f"an array expression was expected, not {type(expr).__name__}")
+    return expr
 
 
 def _method_name(expr):
@@ -296,3 +304,18 @@ def map_and_copy(expr, map_fn):
 def copy_dict_of_named_arrays(source_dict, copy_mapper):
     """A :class:`DictOfNamedArrays` of ``copy_mapper`` applied to each entry of ``source_dict``."""
     return make_dict_of_named_arrays({name: copy_mapper(source_dict[name]) for name in source_dict})
+
+
+def rec_get_user_nodes(expr, node):
+    """Every node of the DAG ``expr`` that uses ``node``, directly or through others (``expr``
+    itself included where it is a dictionary of outputs), as a frozenset."""
+    from ..analysis import get_list_of_users
+
+    users = get_list_of_users(expr)
+    found, stack = set(), [node]
+    while stack:
+        for user in users.get(stack.pop(), ()):
+            if user not in found:
+                found.add(user)
+                stack.append(user)
+    return frozenset(found)
