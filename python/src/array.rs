@@ -87,10 +87,14 @@ impl PyArrayExpr {
         })
     }
 
-    /// The name of a placeholder, size parameter or named data wrapper; `None` otherwise.
+    /// The name of a placeholder, size parameter, named data wrapper or a dictionary's entry
+    /// (`NamedArray`); `None` otherwise.
     #[getter]
     fn name(&self) -> Option<String> {
-        self.array.name().map(str::to_string)
+        match self.array.kind() {
+            pytato::NodeKind::NamedArray { name, .. } => Some(name.to_string()),
+            _ => self.array.name().map(str::to_string),
+        }
     }
 
     /// The tags, as a frozenset.
@@ -579,8 +583,13 @@ pub(crate) struct PyDictOfNamedArrays {
 
 #[pymethods]
 impl PyDictOfNamedArrays {
+    /// The entry `name` as a `NamedArray` node (pytato's: its `expr` is the array stored under
+    /// the name, its `_container` this dictionary).
     fn __getitem__(&self, name: &str) -> Result<PyArrayExpr> {
-        self.dict.get(name).map(|a| PyArrayExpr::from(a.clone())).ok_or_else(|| key_error(name.to_string()))
+        if self.dict.get(name).is_none() {
+            return Err(key_error(name.to_string()));
+        }
+        wrap(Array::new_named_array(&self.dict, name))
     }
 
     fn __len__(&self) -> usize {
@@ -599,12 +608,12 @@ impl PyDictOfNamedArrays {
         self.dict.names().map(str::to_string).collect()
     }
 
-    fn values(&self) -> Vec<PyArrayExpr> {
-        self.dict.iter().map(|(_, a)| PyArrayExpr::from(a.clone())).collect()
+    fn values(&self) -> Result<Vec<PyArrayExpr>> {
+        self.dict.names().map(|name| self.__getitem__(name)).collect()
     }
 
-    fn items(&self) -> Vec<(String, PyArrayExpr)> {
-        self.dict.iter().map(|(n, a)| (n.to_string(), PyArrayExpr::from(a.clone()))).collect()
+    fn items(&self) -> Result<Vec<(String, PyArrayExpr)>> {
+        self.dict.names().map(|name| Ok((name.to_string(), self.__getitem__(name)?))).collect()
     }
 
     #[getter]

@@ -92,6 +92,10 @@ pub(crate) fn field<'py>(py: Python<'py>, array: &Array, name: &str) -> PyResult
             PyTuple::new(py, per_arg)?.into_any()
         }
         (NodeKind::DataWrapper { data, .. }, "data") => to_numpy(py, data.0.as_ref().clone()),
+        (NodeKind::NamedArray { container, name }, "expr") => match container.get(name) {
+            Some(entry) => node(entry)?,
+            None => return Err(PyAttributeError::new_err(format!("no entry '{name}' in its dictionary"))),
+        },
         (NodeKind::NamedArray { container, .. }, "_container") => {
             Bound::new(py, PyDictOfNamedArrays { dict: container.clone() })?.into_any()
         }

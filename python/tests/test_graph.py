@@ -341,3 +341,22 @@ def test_users_multiplicities_and_duplicates():
     assert multiplicities[pt.sin(x1)] == 2 and multiplicities[x1] == 1 and multiplicities[twice] == 1
     counts = pt.analysis.get_node_type_counts(twice, count_duplicates=True)
     assert counts[pt.IndexLambda] == 3 and counts[pt.Placeholder] == 1
+
+
+def test_dictionary_entries_are_named_arrays_of_their_dictionary():
+    x = pt.make_placeholder("x", (10,), np.float64)
+    pair = pt.make_dict_of_named_arrays({"y1": 2 * x, "y2": 3 * x})
+    y1 = pair["y1"]
+    assert isinstance(y1, pt.NamedArray) and y1.name == "y1"
+    assert y1.expr == 2 * x and y1.shape == (10,) and y1.dtype == np.float64
+    assert set(y1._container) == {"y1", "y2"}
+    assert [v.name for v in pair.values()] == ["y1", "y2"]
+    with pytest.raises(KeyError):
+        pair["y3"]
+    # An entry computes its array, alone or in further expressions.
+    xs = np.linspace(0, 1, 10)
+    np.testing.assert_array_equal(pt.generate(y1 + pair["y2"], "interp")(x=xs), 2 * xs + 3 * xs)
+    # Mappers see the dictionary's arrays.
+    assert {a.name for a in InputGatherer()(pair)} == {"x"}
+    copied = CopyMapper()(pair)
+    assert all(copied[name].expr == pair[name].expr for name in pair)

@@ -77,9 +77,9 @@ def _method_name(expr):
 
 
 def _children(expr):
-    """What a node uses: its children in their fixed order; a dictionary's entries."""
+    """What a node uses: its children in their fixed order; the arrays a dictionary holds."""
     if isinstance(expr, DictOfNamedArrays):
-        return [expr[name] for name in expr]
+        return [expr[name].expr for name in expr]
     return expr._children()
 
 
@@ -188,7 +188,7 @@ class CopyMapper(TransformMapper):
 
     def _default(self, expr):
         if isinstance(expr, DictOfNamedArrays):
-            return make_dict_of_named_arrays({name: self.rec(expr[name]) for name in expr})
+            return make_dict_of_named_arrays({name: self.rec(expr[name].expr) for name in expr})
         children = _children(expr)
         if not children:
             return expr
