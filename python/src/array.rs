@@ -2,7 +2,7 @@
 
 use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyFrozenSet, PyTuple};
 use pytato as pt;
 use pytato::{Array, DictOfNamedArrays, Order};
 
@@ -101,6 +101,18 @@ impl PyArrayExpr {
     #[getter]
     fn tags<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyAny>> {
         Ok(tag_set_to_py(py, self.array.tags())?.into_any())
+    }
+
+    /// The tags that are instances of `tag_type`, as a frozenset (pytato's `tags_of_type`).
+    fn tags_of_type<'py>(&self, py: Python<'py>, tag_type: &Bound<'py, PyAny>) -> Result<Bound<'py, PyFrozenSet>> {
+        tags_of_type(py, self.array.tags(), tag_type)
+    }
+
+    /// Tags that do not take part in equality (pytato's; the library has none: every tag
+    /// compares), an empty frozenset.
+    #[getter]
+    fn non_equality_tags<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyFrozenSet>> {
+        Ok(PyFrozenSet::empty(py)?)
     }
 
     /// One `Axis` (with its `tags`) per axis.
@@ -565,6 +577,21 @@ fn no_modulo(modulo: Option<&Bound<'_, PyAny>>) -> Result<()> {
     }
 }
 
+/// The tags of `tags` that are instances of `tag_type`, as a frozenset.
+fn tags_of_type<'py>(
+    py: Python<'py>,
+    tags: &pytato::TagSet,
+    tag_type: &Bound<'py, PyAny>,
+) -> Result<Bound<'py, PyFrozenSet>> {
+    let mut chosen = Vec::new();
+    for tag in tag_set_to_py(py, tags)?.iter() {
+        if tag.is_instance(tag_type)? {
+            chosen.push(tag);
+        }
+    }
+    Ok(PyFrozenSet::new(py, chosen)?)
+}
+
 /// numpy's `order=`.
 pub(crate) fn order_from_str(order: &str) -> Result<Order> {
     match order {
@@ -619,6 +646,11 @@ impl PyDictOfNamedArrays {
     #[getter]
     fn tags<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyAny>> {
         Ok(tag_set_to_py(py, self.dict.tags())?.into_any())
+    }
+
+    /// The tags that are instances of `tag_type`, as a frozenset.
+    fn tags_of_type<'py>(&self, py: Python<'py>, tag_type: &Bound<'py, PyAny>) -> Result<Bound<'py, PyFrozenSet>> {
+        tags_of_type(py, self.dict.tags(), tag_type)
     }
 
     fn tagged(&self, tags: &Bound<'_, PyAny>) -> Result<PyDictOfNamedArrays> {

@@ -360,3 +360,38 @@ def test_dictionary_entries_are_named_arrays_of_their_dictionary():
     assert {a.name for a in InputGatherer()(pair)} == {"x"}
     copied = CopyMapper()(pair)
     assert all(copied[name].expr == pair[name].expr for name in pair)
+
+
+def test_walks_pass_their_extra_arguments_to_the_cache_key_and_visits():
+    x = pt.make_placeholder("x", (3,), np.float64)
+    expr = pt.sin(x) + pt.cos(x)
+
+    class Tally(CachedWalkMapper):
+        def __init__(self):
+            super().__init__()
+            self.visits = []
+
+        def get_cache_key(self, expr, step):
+            return (expr, step)
+
+        def post_visit(self, expr, step):
+            self.visits.append((expr.node_type, step))
+
+    tally = Tally()
+    tally(expr, 1)
+    tally(expr, step=1)  # the same key: nothing walked again
+    tally(expr, 2)
+    assert len(tally.visits) == 8 and {s for _, s in tally.visits} == {1, 2}
+    with pytest.raises(TypeError):
+        tally(expr, wrong=3)
+
+
+def test_tags_of_type_on_arrays_and_dictionaries():
+    from pytato_rs.tags import ImplementationStrategy, ImplStored, Named, Tag
+
+    x = pt.make_placeholder("x", (3,), np.float64, tags=frozenset([ImplStored(), Named("u")]))
+    assert x.tags_of_type(ImplementationStrategy) == frozenset([ImplStored()])
+    assert x.tags_of_type(Named) == frozenset([Named("u")]) and len(x.tags_of_type(Tag)) == 2
+    assert x.non_equality_tags == frozenset()
+    out = pt.make_dict_of_named_arrays({"y": x + 1}).tagged(ImplStored())
+    assert out.tags_of_type(ImplStored) == frozenset([ImplStored()]) and out.tags_of_type(Named) == frozenset()

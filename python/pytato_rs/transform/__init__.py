@@ -218,7 +218,7 @@ class WalkMapper(Mapper):
     def post_visit(self, expr, *args, **kwargs):
         pass
 
-    def _seen(self, expr):
+    def _seen(self, expr, *args, **kwargs):
         return False
 
     def _walk(self, expr, *args, **kwargs):
@@ -228,7 +228,7 @@ class WalkMapper(Mapper):
             if children_done:
                 self.post_visit(node, *args, **kwargs)
                 continue
-            if self._seen(node) or not self.visit(node, *args, **kwargs):
+            if self._seen(node, *args, **kwargs) or not self.visit(node, *args, **kwargs):
                 continue
             stack.append((node, True))
             stack.extend((child, False) for child in reversed(_dependencies(node)))
@@ -238,7 +238,8 @@ class WalkMapper(Mapper):
 
 
 class CachedWalkMapper(WalkMapper):
-    """A :class:`WalkMapper` that walks each node once."""
+    """A :class:`WalkMapper` that walks each node once (per :meth:`get_cache_key`, which
+    takes the walk's extra arguments too)."""
 
     def __init__(self, _visited_nodes=None):
         self._visited_nodes = set() if _visited_nodes is None else _visited_nodes
@@ -246,8 +247,8 @@ class CachedWalkMapper(WalkMapper):
     def get_cache_key(self, expr, *args, **kwargs):
         return expr
 
-    def _seen(self, expr):
-        key = self.get_cache_key(expr)
+    def _seen(self, expr, *args, **kwargs):
+        key = self.get_cache_key(expr, *args, **kwargs)
         if key in self._visited_nodes:
             return True
         self._visited_nodes.add(key)
