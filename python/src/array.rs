@@ -112,7 +112,7 @@ impl PyArrayExpr {
     /// compares), an empty frozenset.
     #[getter]
     fn non_equality_tags<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyFrozenSet>> {
-        Ok(PyFrozenSet::empty(py)?)
+        PyFrozenSet::empty(py)
     }
 
     /// One `Axis` (with its `tags`) per axis.
@@ -589,7 +589,7 @@ fn tags_of_type<'py>(
             chosen.push(tag);
         }
     }
-    Ok(PyFrozenSet::new(py, chosen)?)
+    PyFrozenSet::new(py, chosen)
 }
 
 /// numpy's `order=`.
