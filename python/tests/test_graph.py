@@ -395,3 +395,15 @@ def test_tags_of_type_on_arrays_and_dictionaries():
     assert x.non_equality_tags == frozenset()
     out = pt.make_dict_of_named_arrays({"y": x + 1}).tagged(ImplStored())
     assert out.tags_of_type(ImplStored) == frozenset([ImplStored()]) and out.tags_of_type(Named) == frozenset()
+
+
+def test_transforms_import_from_pytatos_module_paths():
+    from pytato_rs.transform.dead_code_elimination import eliminate_dead_code
+    from pytato_rs.transform.materialize import materialize_with_mpms
+    from pytato_rs.transform.metadata import unify_axes_tags
+
+    x = pt.make_placeholder("x", (3,), np.float64)
+    expr = pt.sin(x) * 2.0
+    assert eliminate_dead_code(expr) == expr
+    assert unify_axes_tags(expr) == expr
+    np.testing.assert_allclose(pt.generate(materialize_with_mpms(expr), "interp")(x=np.ones(3)), 2 * np.sin(np.ones(3)))

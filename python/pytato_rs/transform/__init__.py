@@ -15,6 +15,9 @@ Mappers dispatch on a node's kind to a ``map_<node>`` method with pytato's names
   and ``post_visit`` each node, children first in ``post_visit`` order.
 - :class:`TopoSortMapper`, :class:`InputGatherer`, :class:`SizeParamGatherer`.
 
+The transformations are importable from pytato's module paths too
+(``pytato_rs.transform.materialize``, ``.dead_code_elimination``, ``.metadata``).
+
 Deep DAGs do not recurse: :class:`CachedMapper` (and so :class:`CopyMapper` and
 :class:`CombineMapper`) maps every node below the one asked for first, bottom-up with an explicit
 stack, so that each ``self.rec(child)`` a method makes finds its result ready; the walk mappers
