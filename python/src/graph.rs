@@ -5,7 +5,7 @@
 
 use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 use pytato::{Array, IndexItem, NodeKind};
 
 use crate::array::{PyArrayExpr, PyDictOfNamedArrays};
@@ -70,6 +70,10 @@ pub(crate) fn field<'py>(py: Python<'py>, array: &Array, name: &str) -> PyResult
             dict.into_any()
         }
         (NodeKind::CallResult { bindings, .. }, "bindings") => nodes(bindings)?,
+        (NodeKind::IndexLambda(lambda), "expr") => {
+            let entries = expr_postorder(py, &lambda.expr)?;
+            py.import("pytato_rs.scalar_expr")?.getattr("from_postorder")?.call1((entries,))?
+        }
         (NodeKind::Einsum(einsum), "args") => nodes(&einsum.args)?,
         (NodeKind::Einsum(einsum), "access_descriptors") => {
             let module = py.import("pytato_rs.array")?;
@@ -220,4 +224,59 @@ pub(crate) fn replace(array: &Array, changes: Option<&Bound<'_, PyDict>>) -> Res
 /// A tag set of `tags` (a node carries one tag per unique family).
 fn tag_set(tags: Vec<pytato::tags::TagRef>) -> Result<pytato::TagSet> {
     lib(pytato::TagSet::new().union(tags))
+}
+
+/// `expr` as a list of its nodes in postorder (children first), each a tuple naming the node and
+/// its own data (`("const", value)`, `("var", name)`, `("subscript", name, n_indices)`,
+/// `("unary", op)`, `("binary", op)`, `("compare", op)`, `("if",)`, `("cast", dtype)`,
+/// `("call", function, n_args)`, `("reduce", op, ((iname, lower, upper), ...))`), for
+/// `pytato_rs.scalar_expr` to build pymbolic expressions from without recursing.
+fn expr_postorder<'py>(py: Python<'py>, expr: &pytato::Expr) -> PyResult<Bound<'py, PyList>> {
+    use pytato::Expr;
+    let entries = PyList::empty(py);
+    let dim = |d: &pytato::Dim| -> PyResult<Bound<'py, PyAny>> {
+        match d.as_int() {
+            Some(n) => Ok(n.into_pyobject(py)?.into_any()),
+            None => Ok(Bound::new(py, PyDim { dim: d.clone() })?.into_any()),
+        }
+    };
+    // (node, whether its children are done)
+    let mut stack = vec![(expr, false)];
+    while let Some((node, children_done)) = stack.pop() {
+        if !children_done {
+            stack.push((node, true));
+            stack.extend(node.children().into_iter().rev().map(|child| (child, false)));
+            continue;
+        }
+        let entry = match node {
+            Expr::Const(value) => {
+                let data = pytato::ArrayData::from_scalars(value.dtype(), &[], [*value])
+                    .expect("one scalar of its own dtype is a 0-d array");
+                PyTuple::new(py, ["const".into_pyobject(py)?.into_any(), to_numpy(py, data).get_item(())?])?
+            }
+            Expr::Var(name) => PyTuple::new(py, ["var", name.as_ref()])?,
+            Expr::Subscript(name, indices) => ("subscript", name.as_ref(), indices.len()).into_pyobject(py)?,
+            Expr::Unary(op, _) => ("unary", format!("{op:?}")).into_pyobject(py)?,
+            Expr::Binary(op, ..) => ("binary", format!("{op:?}")).into_pyobject(py)?,
+            Expr::Compare(op, ..) => ("compare", op.symbol()).into_pyobject(py)?,
+            Expr::If(..) => PyTuple::new(py, ["if"])?,
+            Expr::Cast(dtype, _) => ("cast", dtype.to_string()).into_pyobject(py)?,
+            Expr::Call(func, args) => ("call", func.name(), args.len()).into_pyobject(py)?,
+            Expr::Reduce(reduce) => {
+                let bounds = reduce
+                    .inames
+                    .iter()
+                    .map(|b| {
+                        PyTuple::new(
+                            py,
+                            [b.iname.as_ref().into_pyobject(py)?.into_any(), dim(&b.lower)?, dim(&b.upper)?],
+                        )
+                    })
+                    .collect::<PyResult<Vec<_>>>()?;
+                ("reduce", reduce.op.name(), PyTuple::new(py, bounds)?).into_pyobject(py)?
+            }
+        };
+        entries.append(entry)?;
+    }
+    Ok(entries)
 }

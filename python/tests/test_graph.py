@@ -407,3 +407,25 @@ def test_transforms_import_from_pytatos_module_paths():
     assert eliminate_dead_code(expr) == expr
     assert unify_axes_tags(expr) == expr
     np.testing.assert_allclose(pt.generate(materialize_with_mpms(expr), "interp")(x=np.ones(3)), 2 * np.sin(np.ones(3)))
+
+
+def test_index_lambda_expressions_read_as_pytatos_pymbolic_expressions():
+    prim = pytest.importorskip("pymbolic.primitives", reason="IndexLambda.expr needs pymbolic")
+    from pymbolic.mapper import IdentityMapper
+    from pytato_rs.scalar_expr import Reduce, SumReductionOperation, TypeCast
+
+    x = pt.make_placeholder("x", (4, 3), np.float64)
+    (name,) = (2 * x).bindings
+    _in, i, j = prim.Variable(name), prim.Variable("_0"), prim.Variable("_1")
+    assert (2 * x).expr == prim.Product((2.0, prim.Subscript(_in, (i, j))))
+    assert (x - 1.5).expr == prim.Sum((prim.Subscript(_in, (i, j)), prim.Product((-1, 1.5))))
+    assert pt.sin(x).expr == prim.Call(prim.Variable("pytato.c99.sin"), (prim.Subscript(_in, (i, j)),))
+    assert (x > 0).expr == prim.Comparison(prim.Subscript(_in, (i, j)), ">", 0.0)
+    cast = x.astype(np.int32).expr
+    assert isinstance(cast, TypeCast) and cast.dtype == np.int32 and str(cast) == f"cast(int32, {name}[_0, _1])"
+    total = pt.sum(x, axis=1).expr
+    assert isinstance(total, Reduce) and isinstance(total.op, SumReductionOperation)
+    ((iname, bounds),) = total.bounds.items()
+    assert bounds == (0, 3) and total.inner_expr == prim.Subscript(_in, (i, prim.Variable(iname)))
+    # pymbolic's mappers take them, as pytato's users' code does.
+    assert IdentityMapper()((2 * x).expr) == (2 * x).expr
