@@ -34,16 +34,25 @@ fn tagged(array: pytato::Result<Array>, tags: Option<&Bound<'_, PyAny>>) -> Resu
 /// A named input of the given shape and dtype, bound when the program runs (pytato's
 /// `make_placeholder`).
 #[pyfunction]
-#[pyo3(signature = (name, shape, dtype = None, tags = None))]
+#[pyo3(signature = (name, shape, dtype = None, tags = None, axes = None))]
 fn make_placeholder(
     name: Option<&str>,
     shape: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
     tags: Option<&Bound<'_, PyAny>>,
+    axes: Option<&Bound<'_, PyAny>>,
 ) -> Result<PyArrayExpr> {
     let dtype = optional_dtype(dtype)?.unwrap_or(DType::F64);
     // An unnamed placeholder is an input of its own, named `_pt_in<k>` by the programs.
-    tagged(Array::new_placeholder(name, shape_from_py(shape)?, dtype), tags)
+    with_axes(tagged(Array::new_placeholder(name, shape_from_py(shape)?, dtype), tags)?, axes)
+}
+
+/// `array` with the axis metadata `axes` (one object with `tags` per axis), where given.
+fn with_axes(array: PyArrayExpr, axes: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    match axes.filter(|a| !a.is_none()) {
+        None => Ok(array),
+        Some(axes) => wrap(array.array.with_axes(crate::graph::axis_metadata_from_py(axes)?)),
+    }
 }
 
 /// A size parameter: a length named in shapes, bound from the inputs' shapes when the program
@@ -54,16 +63,36 @@ fn make_size_param(name: &str, tags: Option<&Bound<'_, PyAny>>) -> Result<PyArra
     tagged(pt::size_param(name), tags)
 }
 
-/// Data (a numpy array, copied) as a node of the DAG.
+/// Data (a numpy array, copied) as a node of the DAG. `shape`, where given, must be the data's
+/// (pytato's symbolic data shapes are not supported: an error says so).
 #[pyfunction]
-#[pyo3(signature = (data, name = None, tags = None))]
+#[pyo3(signature = (data, name = None, tags = None, shape = None, axes = None))]
 fn make_data_wrapper(
     data: &Bound<'_, PyAny>,
     name: Option<&str>,
     tags: Option<&Bound<'_, PyAny>>,
+    shape: Option<&Bound<'_, PyAny>>,
+    axes: Option<&Bound<'_, PyAny>>,
 ) -> Result<PyArrayExpr> {
     let data = to_owned_data(data, "make_data_wrapper")?;
-    tagged(pt::data_wrapper(data, name), tags)
+    if let Some(shape) = shape.filter(|s| !s.is_none()) {
+        let shape = shape_from_py(shape)?;
+        if !shape.is_concrete() {
+            return Err(crate::errors::Error(pytato::Error::Unsupported {
+                backend: "make_data_wrapper".into(),
+                reason: format!("data of shape {:?} given the symbolic shape {shape}", data.shape()),
+            })
+            .into());
+        }
+        let lengths: Vec<i64> = shape.dims().iter().filter_map(|d| d.as_int()).collect();
+        if lengths.iter().map(|&n| n as usize).ne(data.shape().iter().copied()) {
+            return Err(value_error(format!(
+                "make_data_wrapper: data of shape {:?} given the shape {shape}",
+                data.shape()
+            )));
+        }
+    }
+    with_axes(tagged(pt::data_wrapper(data, name), tags)?, axes)
 }
 
 // ---- elementwise --------------------------------------------------------------------------

@@ -165,13 +165,7 @@ pub(crate) fn replace(array: &Array, changes: Option<&Bound<'_, PyDict>>) -> Res
         let all = |v: &Bound<'_, PyAny>| -> Result<Vec<Array>> { v.try_iter()?.map(|item| one(&item?)).collect() };
         match (array.kind(), name.as_str()) {
             (_, "tags") => tags = Some(tags_from_py(Some(&value))?),
-            (_, "axes") => {
-                let given = value
-                    .try_iter()?
-                    .map(|axis| Ok(pytato::Axis { tags: tag_set(tags_from_py(Some(&axis?.getattr("tags")?))?)? }))
-                    .collect::<Result<Vec<_>>>()?;
-                axes = Some(given);
-            }
+            (_, "axes") => axes = Some(axis_metadata_from_py(&value)?),
             (
                 NodeKind::Reshape { .. }
                 | NodeKind::Roll { .. }
@@ -219,6 +213,13 @@ pub(crate) fn replace(array: &Array, changes: Option<&Bound<'_, PyDict>>) -> Res
         result = lib(result.with_axes(axes))?;
     }
     Ok(result)
+}
+
+/// One `pytato::Axis` per item of `axes` (objects with `tags`, as `pytato_rs.tags.Axis`).
+pub(crate) fn axis_metadata_from_py(axes: &Bound<'_, PyAny>) -> Result<Vec<pytato::Axis>> {
+    axes.try_iter()?
+        .map(|axis| Ok(pytato::Axis { tags: tag_set(tags_from_py(Some(&axis?.getattr("tags")?))?)? }))
+        .collect()
 }
 
 /// A tag set of `tags` (a node carries one tag per unique family).

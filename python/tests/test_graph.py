@@ -429,3 +429,21 @@ def test_index_lambda_expressions_read_as_pytatos_pymbolic_expressions():
     assert bounds == (0, 3) and total.inner_expr == prim.Subscript(_in, (i, prim.Variable(iname)))
     # pymbolic's mappers take them, as pytato's users' code does.
     assert IdentityMapper()((2 * x).expr) == (2 * x).expr
+
+
+def test_placeholders_and_data_take_axes_and_data_its_shape():
+    from pytato_rs.tags import Axis, ImplStored
+
+    axes = (Axis(frozenset()), Axis(frozenset([ImplStored()])))
+    x = pt.make_placeholder("x", (3, 4), np.float64, axes=axes)
+    assert x.axes == axes
+    data = np.arange(12.0).reshape(3, 4)
+    w = pt.make_data_wrapper(data, shape=(3, 4), axes=axes)
+    assert w.axes == axes and w.shape == (3, 4)
+    np.testing.assert_array_equal(pt.generate(w + x, "interp")(x=np.ones((3, 4))), data + 1)
+    with pytest.raises(ValueError, match="shape"):
+        pt.make_data_wrapper(data, shape=(4, 3))
+    with pytest.raises(NotImplementedError, match="symbolic"):
+        pt.make_data_wrapper(data, shape=(pt.make_size_param("n"), 4))
+    with pytest.raises(ValueError):
+        pt.make_placeholder("y", (3, 4), np.float64, axes=axes[:1])  # one Axis per axis
