@@ -447,3 +447,15 @@ def test_placeholders_and_data_take_axes_and_data_its_shape():
         pt.make_data_wrapper(data, shape=(pt.make_size_param("n"), 4))
     with pytest.raises(ValueError):
         pt.make_placeholder("y", (3, 4), np.float64, axes=axes[:1])  # one Axis per axis
+
+
+def test_dependency_mapper_collects_every_node_below_and_itself():
+    from pytato_rs.transform import DependencyMapper
+
+    n = pt.make_size_param("n")
+    x = pt.make_placeholder("x", (n,), np.float64)
+    s = pt.sin(x)
+    out = pt.make_dict_of_named_arrays({"a": s * 2.0, "b": s})
+    deps = DependencyMapper()(out)
+    assert deps == frozenset({n, x, s, s * 2.0})
+    assert DependencyMapper()(s) == frozenset({n, x, s})

@@ -13,7 +13,8 @@ Mappers dispatch on a node's kind to a ``map_<node>`` method with pytato's names
   ``SizeParam`` nodes), then its children. The walk mappers visit those too.
 - :class:`WalkMapper` and :class:`CachedWalkMapper`: ``visit`` (descend when it returns true)
   and ``post_visit`` each node, children first in ``post_visit`` order.
-- :class:`TopoSortMapper`, :class:`InputGatherer`, :class:`SizeParamGatherer`.
+- :class:`TopoSortMapper`, :class:`InputGatherer`, :class:`SizeParamGatherer`,
+  :class:`DependencyMapper`.
 
 The transformations are importable from pytato's module paths too
 (``pytato_rs.transform.materialize``, ``.dead_code_elimination``, ``.metadata``).
@@ -43,6 +44,7 @@ __all__ = [
     "CachedWalkMapper",
     "CombineMapper",
     "CopyMapper",
+    "DependencyMapper",
     "InputGatherer",
     "Mapper",
     "SizeParamGatherer",
@@ -283,6 +285,18 @@ class InputGatherer(CombineMapper):
 
     def map_size_param(self, expr):
         return frozenset([expr])
+
+
+class DependencyMapper(CombineMapper):
+    """Every array node an expression depends on, itself included, as a frozenset (for a
+    dictionary of outputs: what its arrays depend on)."""
+
+    def combine(self, *args):
+        return frozenset().union(*args)
+
+    def _default(self, expr):
+        below = super()._default(expr)
+        return below if isinstance(expr, DictOfNamedArrays) else below | {expr}
 
 
 class SizeParamGatherer(CombineMapper):
