@@ -7,12 +7,13 @@ from collections import defaultdict
 from . import _native
 from .array import _classes_by_kind
 from ._native import get_max_node_depth, get_num_nodes
-from .transform import CachedWalkMapper, _dependencies
+from .transform import CachedWalkMapper, TopoSortMapper, _dependencies
 
 __all__ = [
     "is_einsum_similar_to_subscript",
     "get_list_of_users",
-    "get_node_multiplicities", "get_max_node_depth", "get_node_type_counts", "get_num_nodes",
+    "get_node_multiplicities",
+    "get_num_tags_of_type", "get_max_node_depth", "get_node_type_counts", "get_num_nodes",
     "get_nusers",
 ]
 
@@ -123,3 +124,18 @@ def is_einsum_similar_to_subscript(expr, subscripts):
             if letter_to_axis.setdefault(c, axis) != axis or axis_to_letter.setdefault(axis, c) != c:
                 return False
     return True
+
+
+def get_num_tags_of_type(outputs, tag_types):
+    """How many nodes of the DAG ``outputs`` (nodes equal in structure once) carry a tag of
+    each of ``tag_types`` (a tag class or an iterable of them; none: every node)."""
+    if isinstance(tag_types, type):
+        tag_types = (tag_types,)
+    tag_types = tuple(tag_types)
+    order = TopoSortMapper()
+    order(outputs)
+    return sum(
+        1
+        for node in order.topological_order
+        if not isinstance(node, _native.DictOfNamedArrays) and all(node.tags_of_type(t) for t in tag_types)
+    )

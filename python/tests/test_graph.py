@@ -459,3 +459,19 @@ def test_dependency_mapper_collects_every_node_below_and_itself():
     deps = DependencyMapper()(out)
     assert deps == frozenset({n, x, s, s * 2.0})
     assert DependencyMapper()(s) == frozenset({n, x, s})
+
+
+def test_nodes_with_tags_of_given_types_are_counted():
+    from pytato_rs.analysis import get_num_tags_of_type
+    from pytato_rs.tags import ImplStored, Named, Tag
+
+    class Unused(Tag):
+        pass
+
+    x = pt.make_placeholder("x", (3,), np.float64, tags=frozenset([Named("x")]))
+    y = (pt.sin(x) * 2.0).tagged(frozenset([ImplStored(), Named("y")]))
+    out = pt.make_dict_of_named_arrays({"y": y + 1.0})
+    assert get_num_tags_of_type(out, frozenset()) == 4  # x, sin(x), the product, the sum
+    assert get_num_tags_of_type(out, Named) == 2
+    assert get_num_tags_of_type(out, (ImplStored, Named)) == 1
+    assert get_num_tags_of_type(out, [ImplStored, Unused]) == 0
