@@ -475,3 +475,14 @@ def test_nodes_with_tags_of_given_types_are_counted():
     assert get_num_tags_of_type(out, Named) == 2
     assert get_num_tags_of_type(out, (ImplStored, Named)) == 1
     assert get_num_tags_of_type(out, [ImplStored, Unused]) == 0
+
+
+def test_users_collector_maps_every_node_to_its_users():
+    from pytato_rs.transform import UsersCollector
+
+    a = pt.make_placeholder("a", (1,), np.int64)
+    y = a + 1
+    z = pt.stack([y, a])
+    collector = UsersCollector()
+    collector(z)
+    assert collector.node_to_users == {a: {y, z}, y: {z}, z: set()}

@@ -51,6 +51,7 @@ __all__ = [
     "TopoSortMapper",
     "TransformMapper",
     "UnsupportedArrayError",
+    "UsersCollector",
     "WalkMapper",
     "copy_dict_of_named_arrays",
     "deduplicate",
@@ -307,6 +308,20 @@ class SizeParamGatherer(CombineMapper):
 
     def map_size_param(self, expr):
         return frozenset([expr])
+
+
+class UsersCollector(CachedWalkMapper):
+    """Collects ``node_to_users``: for every node of the DAG, the set of nodes that use it
+    (empty for the outputs)."""
+
+    def __init__(self, _visited_nodes=None):
+        super().__init__(_visited_nodes)
+        self.node_to_users = {}
+
+    def post_visit(self, expr, *args, **kwargs):
+        self.node_to_users.setdefault(expr, set())
+        for child in _dependencies(expr):
+            self.node_to_users.setdefault(child, set()).add(expr)
 
 
 def map_and_copy(expr, map_fn):
