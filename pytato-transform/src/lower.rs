@@ -47,6 +47,25 @@ pub fn lower_to_index_lambdas(outputs: &Outputs) -> Result<Outputs> {
     map_copy(&mut Lowerer::for_dag(&roots)?, outputs)
 }
 
+/// `node` alone as an `IndexLambda` reading its children (which stay as they are), as pytato's
+/// `to_index_lambda`; inputs, index lambdas, host steps, calls and communication are returned
+/// unchanged (they have no index-lambda form).
+///
+/// ```
+/// use pytato_core::{DType, NodeKind};
+/// use pytato_frontend as pt;
+/// let x = pt::placeholder("x", [3, 4], DType::F64)?;
+/// let rolled = pt::roll(&x, 1, Some(0))?;
+/// let lambda = pytato_transform::lower::lower_node(&rolled)?;
+/// assert!(matches!(lambda.kind(), NodeKind::IndexLambda(_)) && lambda.children() == vec![&x]);
+/// # Ok::<(), pytato_core::Error>(())
+/// ```
+pub fn lower_node(node: &Array) -> Result<Array> {
+    let mut lowerer = Lowerer::for_dag(std::slice::from_ref(node))?;
+    let children: Vec<Array> = node.children().into_iter().cloned().collect();
+    lowerer.map_node(node, &children)
+}
+
 /// The copy mapper behind [`lower_to_index_lambdas`].
 pub struct Lowerer {
     /// One node per size parameter, shared by every lambda that reads one.

@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use pytato::transform::{analysis, cse, dce, draw, materialize, unify_tags};
 
+use crate::array::PyArrayExpr;
 use crate::convert::{outputs_from_py, outputs_to_py};
 use crate::errors::{Result, lib};
 use crate::tags::is_instance;
@@ -69,6 +70,13 @@ fn get_html_graph(expr: &Bound<'_, PyAny>, title: &str) -> Result<String> {
     lib(draw::to_html(&outputs_from_py(expr)?, title))
 }
 
+/// `expr` alone as an `IndexLambda` reading its children (pytato's `to_index_lambda`); inputs
+/// and index lambdas come back as they are.
+#[pyfunction]
+fn to_index_lambda(expr: PyRef<'_, PyArrayExpr>) -> Result<PyArrayExpr> {
+    Ok(lib(pytato::transform::lower::lower_node(&expr.array))?.into())
+}
+
 /// The number of nodes, as pytato's `get_num_nodes`: with `count_duplicates` (the default, as
 /// upstream's), nodes equal in structure but built apart count apart; without, once.
 #[pyfunction]
@@ -101,6 +109,7 @@ fn get_max_node_depth(expr: &Bound<'_, PyAny>) -> Result<usize> {
 /// Adds the transformations to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(deduplicate, m)?)?;
+    m.add_function(wrap_pyfunction!(to_index_lambda, m)?)?;
     m.add_function(wrap_pyfunction!(eliminate_dead_code, m)?)?;
     m.add_function(wrap_pyfunction!(unify_axes_tags, m)?)?;
     m.add_function(wrap_pyfunction!(materialize_with_mpms, m)?)?;

@@ -486,3 +486,25 @@ def test_users_collector_maps_every_node_to_its_users():
     collector = UsersCollector()
     collector(z)
     assert collector.node_to_users == {a: {y, z}, y: {z}, z: set()}
+
+
+def test_to_index_lambda_lowers_one_node_and_keeps_its_value():
+    from pytato_rs.transform.lower_to_index_lambda import to_index_lambda
+
+    x = pt.make_placeholder("x", (10, 4), np.float64)
+    for expr, numpy_of in [
+        (pt.roll(x, 3, axis=0), lambda v: np.roll(v, 3, axis=0)),
+        (x.reshape(5, 8), lambda v: v.reshape(5, 8)),
+        (pt.transpose(x), lambda v: v.T),
+        (pt.stack([x, 2 * x], axis=1), lambda v: np.stack([v, 2 * v], axis=1)),
+        (x[::-2, 1], lambda v: v[::-2, 1]),
+    ]:
+        lowered = to_index_lambda(expr)
+        assert isinstance(lowered, pt.IndexLambda) and lowered.shape == expr.shape, expr.node_type
+        xs = np.arange(40.0).reshape(10, 4)
+        np.testing.assert_array_equal(pt.generate(lowered, "interp")(x=xs), numpy_of(xs))
+    # One node only: the reshape below stays a reshape.
+    nested = pt.ones(12).reshape(6, 2).reshape(3, 4)
+    (binding,) = pt.to_index_lambda(nested).bindings.values()
+    assert isinstance(binding, pt.Reshape)
+    assert pt.to_index_lambda(x) == x
