@@ -1,4 +1,4 @@
-//! Traversals beyond the plain bottom-up [`Mapper`](crate::mapper::Mapper): a mapper that passes a
+//! Traversals beyond the plain bottom-up [`Mapper`]: a mapper that passes a
 //! context from each node down to its children ([`ContextMapper`]), a walk from the outputs down
 //! that can skip a subgraph or stop ([`walk_top_down`]), a memo cache that one run of a mapper
 //! hands to the next ([`MapCache`]), and copy mappers that also map the bodies of the functions
@@ -194,7 +194,7 @@ impl<O> MapCache<O> {
     }
 }
 
-/// [`map_dag`](crate::mapper::map_dag) with the results of earlier runs in `cache`: nodes already
+/// [`map_dag`] with the results of earlier runs in `cache`: nodes already
 /// there are not mapped again, new results are added.
 ///
 /// ```
