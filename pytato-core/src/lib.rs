@@ -6,7 +6,7 @@
 //! - [`dtype`]: the element types and numpy 2 type promotion;
 //! - [`shape`]: symbolic shapes whose lengths are affine in named size parameters;
 //! - [`expr`]: the scalar expression language of index lambdas;
-//! - [`array`]: the array nodes, with structural hashing and linear-time equality;
+//! - [`array`](mod@array): the array nodes, with structural hashing and linear-time equality;
 //! - [`outputs`]: what a program computes (one array, or named ones);
 //! - [`tags`] and [`names`]: metadata and the reserved namespaces;
 //! - [`data`], [`view`] and [`scalar`]: dynamically typed values, `ndarray` arrays (data wrappers
