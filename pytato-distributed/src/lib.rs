@@ -14,7 +14,7 @@
 //!    parts that do not wait for them.
 //!
 //! [`DistributedProgram::compile`] does all three. Communication goes through the small
-//! [`Communicator`] trait: [`MpiCommunicator`] (MPI through the `mpi` crate, behind the `mpi`
+//! [`Communicator`] trait: `MpiCommunicator` (MPI through the `mpi` crate, behind the `mpi`
 //! cargo feature) and [`LocalCommunicator`] (threads as ranks, for tests and for machines without
 //! MPI). [`partition_to_dot`] draws a partition.
 //!

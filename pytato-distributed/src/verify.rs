@@ -60,7 +60,7 @@ struct Table {
     recvs: Vec<RecvRow>,
 }
 
-/// Collective: checks `partition` against every other rank's; see the [module docs](self).
+/// Collective: checks `partition` against every other rank's; see the docs of this module (`verify`).
 pub fn verify_distributed_partition(comm: &dyn Communicator, partition: &DistributedPartition) -> Result<()> {
     let rank = comm.rank();
     let tables: Vec<Table> = comm

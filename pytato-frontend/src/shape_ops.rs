@@ -214,7 +214,7 @@ pub fn squeeze(a: &Array, axes: impl Into<Axes>) -> Result<Array> {
 
 /// `a` with length-1 axes inserted at positions `axes` of the result (numpy `expand_dims`);
 /// negative positions count from the end of the result. The reshape is tagged
-/// [`ExpandedDimsReshape`].
+/// [`ExpandedDimsReshape`](pytato_core::tags::ExpandedDimsReshape).
 ///
 /// ```
 /// use pytato_core::DType;

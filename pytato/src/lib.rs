@@ -60,14 +60,14 @@
 //! | `wgpu` | `"wgpu"` | fused kernels as WGSL compute shaders through wgpu (Vulkan, Metal, DX12); needs a GPU driver at run time (Mesa's lavapipe runs on the CPU) |
 //!
 //! [`backends`]
-//! lists what is linked, [`backend`] picks one by name, and [`default_backend`] picks the most
+//! lists what is linked, [`backend`](fn@backend) picks one by name, and [`default_backend`] picks the most
 //! preferred (cranelift > wgpu > interp); the environment variable `PYTATO_BACKEND` overrides it.
 //!
 //! ## Where things are
 //!
 //! The numpy-like functions are at the crate root (`pt::add`, `pt::einsum`, `pt::sum`, ...,
-//! from [`pytato_frontend`]); the array model is in [`array`], [`dtype`], [`shape`],
-//! [`expr`] and [`tags`]; the backend interface in [`backend`]; passes (CSE, DCE, tag
+//! from [`pytato_frontend`]); the array model is in [`array`](mod@array), [`dtype`], [`shape`],
+//! [`expr`] and [`tags`]; the backend interface in [`backend`](mod@backend); passes (CSE, DCE, tag
 //! unification, lowering, materialization, drawing) and the Mapper framework for writing your own
 //! are in [`transform`].
 

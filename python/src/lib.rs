@@ -3,13 +3,13 @@
 //!
 //! | module | what it binds |
 //! | --- | --- |
-//! | [`array`] | the `Array` and `DictOfNamedArrays` classes: operators, methods, tags |
-//! | [`functions`] | the numpy-like functions (`make_placeholder`, `einsum`, `sum`, ...) |
-//! | [`graph`] | nodes' fields under pytato's names, children, the same node over other children |
-//! | [`calls`] | `trace_call`: Python functions traced into the library's functions |
-//! | [`program`] | `generate` and `BoundProgram`: compile, run on numpy arrays without the GIL |
-//! | [`transform`] | `deduplicate`, `unify_axes_tags`, drawing, analysis |
-//! | [`convert`], [`data`], [`tags`], [`errors`] | Python values, numpy arrays, tags and exceptions |
+//! | `array` | the `Array` and `DictOfNamedArrays` classes: operators, methods, tags |
+//! | `functions` | the numpy-like functions (`make_placeholder`, `einsum`, `sum`, ...) |
+//! | `graph` | nodes' fields under pytato's names, children, the same node over other children |
+//! | `calls` | `trace_call`: Python functions traced into the library's functions |
+//! | `program` | `generate` and `BoundProgram`: compile, run on numpy arrays without the GIL |
+//! | `transform` | `deduplicate`, `unify_axes_tags`, drawing, analysis |
+//! | `convert`, `data`, `tags`, `errors` | Python values, numpy arrays, tags and exceptions |
 //!
 //! Build and install with maturin (`maturin develop` in a virtual environment, or `maturin
 //! build` and `pip install` the wheel); `cargo xtask ci` runs the Python tests.

@@ -1,6 +1,6 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
-//! - `ci`: formatting, lints, every test of the workspace, the conformance suite (and again on
+//! - `ci`: formatting, lints, documentation (warnings denied), every test of the workspace, the conformance suite (and again on
 //!   wgpu through the code paths GPUs take, `PYTATO_WGPU_GPU_PATHS=1`), the MPI tests, the Python
 //!   package's tests and a short fuzzing run: the README's test command.
 //! - `conformance [--backend NAME]...`: the case-by-backend matrix; reports in `target/conformance`.
@@ -40,7 +40,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!("usage: cargo xtask <ci|conformance|bench|fuzz|mpi|bench-mpi|bench-dg|python|golden>");
             eprintln!(
-                "  ci           cargo fmt --check, clippy -D warnings, cargo test --workspace, conformance (and on wgpu's \
+                "  ci           cargo fmt --check, clippy -D warnings, cargo doc -D warnings, cargo test --workspace, conformance (and on wgpu's \
                  GPU code paths), MPI, Python, a short fuzzing run"
             );
             eprintln!("  conformance  [--backend NAME]... run the conformance suite; reports in target/conformance");
@@ -106,6 +106,11 @@ fn ci() -> Result<(), String> {
     }
     clippy.args(["--", "-D", "warnings"]);
     run("cargo clippy", clippy)?;
+
+    // Public items are documented and every doc link resolves.
+    let mut doc = cargo();
+    doc.args(["doc", "--no-deps", "--workspace"]).env("RUSTDOCFLAGS", "-D warnings");
+    run("cargo doc (warnings denied)", doc)?;
 
     let mut test = cargo();
     test.args(["test", "--workspace"]);
