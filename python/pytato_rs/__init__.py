@@ -105,6 +105,16 @@ def unique(ar, equal_nan=True):
     return unique_values(ar)  # noqa: F405
 
 
+def set_traceback_tag_enabled(enabled=True):
+    """Tag every node built from Python from now on with where it was built
+    (:class:`pytato_rs.tags.CreatedAt`, holding the Python traceback; listed in
+    ``non_equality_tags``, not in ``tags``, and left out of equality), or stop doing so. Off by
+    default: it costs a traceback per node."""
+    from ._native import _set_traceback_tags
+
+    _set_traceback_tags(bool(enabled))
+
+
 def generate_numpy(expr, backend=None):
     """:func:`generate` under the name of pytato's numpy target: a program called with its
     inputs as keyword arguments that returns numpy arrays."""

@@ -62,6 +62,61 @@ class LibraryTag(Tag):
     description: str
 
 
+class IgnoredForEqualityTag(Tag):
+    """A tag that is not part of what a node is (where it was created): nodes that differ only
+    in such tags are equal and hash alike; they are listed in ``non_equality_tags``."""
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """One frame of a :class:`_StackSummary`."""
+
+    filename: str
+    lineno: int
+    name: str
+    line: str
+
+
+@dataclass(frozen=True)
+class _StackSummary:
+    """A traceback, hashable (pytato's ``_PytatoStackSummary``)."""
+
+    frames: tuple
+
+    def to_stacksummary(self):
+        """The traceback as the standard library's :class:`traceback.StackSummary`."""
+        import traceback
+
+        return traceback.StackSummary.from_list([(f.filename, f.lineno, f.name, f.line) for f in self.frames])
+
+    def short_str(self):
+        """The innermost frame of the user's code, ``file:line, in function``."""
+        f = self.frames[-1]
+        return f"{f.filename}:{f.lineno}, in {f.name}"
+
+
+@dataclass(frozen=True)
+class CreatedAt(IgnoredForEqualityTag, UniqueTag):
+    """Where a node was built: the Python traceback of the call (see
+    :func:`pytato_rs.set_traceback_tag_enabled`)."""
+
+    traceback: _StackSummary
+
+
+def _created_here():
+    """A :class:`CreatedAt` of the current Python stack, without the frames of this package."""
+    import os
+    import traceback
+
+    package = os.path.dirname(__file__)
+    frames = tuple(
+        _Frame(f.filename, f.lineno, f.name, f.line or "")
+        for f in traceback.extract_stack()
+        if not f.filename.startswith(package)
+    )
+    return CreatedAt(_StackSummary(frames))
+
+
 @dataclass(frozen=True)
 class Axis:
     """One axis of an array and its tags (``array.axes[i].tags``)."""
@@ -75,6 +130,8 @@ class Axis:
 
 __all__ = [
     "Axis",
+    "CreatedAt",
+    "IgnoredForEqualityTag",
     "CountNamed",
     "ImplInlined",
     "ImplStored",

@@ -26,9 +26,10 @@ impl From<Array> for PyArrayExpr {
     }
 }
 
-/// A result of an operation, as the Python class.
+/// A result of an operation, as the Python class (tagged with where it was created, where
+/// traceback tags are on).
 pub(crate) fn wrap(result: pytato::Result<Array>) -> Result<PyArrayExpr> {
-    lib(result).map(PyArrayExpr::from)
+    crate::tags::with_traceback_tag(lib(result)?).map(PyArrayExpr::from)
 }
 
 /// `a op b` with `other` converted as numpy converts operands.
@@ -108,11 +109,11 @@ impl PyArrayExpr {
         tags_of_type(py, self.array.tags(), tag_type)
     }
 
-    /// Tags that do not take part in equality (pytato's; the library has none: every tag
-    /// compares), an empty frozenset.
+    /// Tags that do not take part in equality: where the node was created (`CreatedAt`, see
+    /// `pytato_rs.set_traceback_tag_enabled`).
     #[getter]
     fn non_equality_tags<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyFrozenSet>> {
-        PyFrozenSet::empty(py)
+        crate::tags::non_equality_tags_to_py(py, self.array.tags())
     }
 
     /// One `Axis` (with its `tags`) per axis.

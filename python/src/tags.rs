@@ -29,6 +29,9 @@ pub(crate) struct PyTag {
     /// For an instance of a `UniqueTag` subclass: the family (the class deriving directly from
     /// `UniqueTag`), of which a node may carry one tag.
     family: Option<&'static str>,
+    /// An instance of a class named `IgnoredForEqualityTag` (ours or pytato's): not part of what
+    /// the node is (where it was created), left out of equality and hashing.
+    ignored: bool,
 }
 
 impl PartialEq for PyTag {
@@ -56,6 +59,10 @@ impl fmt::Debug for PyTag {
 impl Tag for PyTag {
     fn unique_family(&self) -> Option<&'static str> {
         self.family
+    }
+
+    fn ignored_for_equality(&self) -> bool {
+        self.ignored
     }
 }
 
@@ -102,7 +109,10 @@ pub(crate) fn tag_from_py(object: &Bound<'_, PyAny>) -> Result<TagRef> {
     }
     let hash =
         object.hash().map_err(|e| type_error(format!("a tag must be hashable (a frozen dataclass, say): {e}")))?;
-    Ok(TagRef::new(PyTag { object: object.clone().unbind(), hash, family: unique_family(object)? }))
+    let ignored = object.get_type().getattr("__mro__")?.try_iter()?.any(|class| {
+        class.and_then(|c| c.getattr("__name__")?.extract::<String>()).is_ok_and(|n| n == "IgnoredForEqualityTag")
+    });
+    Ok(TagRef::new(PyTag { object: object.clone().unbind(), hash, family: unique_family(object)?, ignored }))
 }
 
 /// Tags given as pytato takes them: one tag, an iterable of tags, or `None`. A tag is any
@@ -153,6 +163,38 @@ pub(crate) fn tag_set_to_py<'py>(py: Python<'py>, tags: &TagSet) -> Result<Bound
         .map(|t| tag_to_py(py, t))
         .collect::<Result<Vec<_>>>()?;
     PyFrozenSet::new(py, &objects)
+}
+
+/// The tags of `tags` left out of equality (where nodes were created), as a Python `frozenset`.
+pub(crate) fn non_equality_tags_to_py<'py>(py: Python<'py>, tags: &TagSet) -> Result<Bound<'py, PyFrozenSet>> {
+    let objects =
+        tags.iter().filter(|t| t.get().ignored_for_equality()).map(|t| tag_to_py(py, t)).collect::<Result<Vec<_>>>()?;
+    PyFrozenSet::new(py, &objects)
+}
+
+/// Whether the nodes built from Python get a `CreatedAt` tag with the Python traceback
+/// (`pytato_rs.set_traceback_tag_enabled`).
+static TRACEBACK_TAGS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns `CreatedAt` tags on nodes built from Python on or off.
+#[pyfunction]
+pub(crate) fn _set_traceback_tags(enabled: bool) {
+    TRACEBACK_TAGS.store(enabled, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// `array` with a `CreatedAt` tag holding the Python traceback of the call that built it, where
+/// traceback tags are on (and it has none yet: the outermost call made it).
+pub(crate) fn with_traceback_tag(array: pytato::Array) -> Result<pytato::Array> {
+    if !TRACEBACK_TAGS.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(array);
+    }
+    Python::attach(|py| {
+        if array.tags().iter().any(|t| t.get().ignored_for_equality()) {
+            return Ok(array);
+        }
+        let tag = py.import(TAGS_MODULE)?.getattr("_created_here")?.call0()?;
+        crate::errors::lib(array.tagged_with([tag_from_py(&tag)?]))
+    })
 }
 
 /// Whether `tag` is a Python tag that is an instance of `class` (any Python tag where `class` is

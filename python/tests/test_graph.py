@@ -508,3 +508,28 @@ def test_to_index_lambda_lowers_one_node_and_keeps_its_value():
     (binding,) = pt.to_index_lambda(nested).bindings.values()
     assert isinstance(binding, pt.Reshape)
     assert pt.to_index_lambda(x) == x
+
+
+def test_traceback_tags_say_where_nodes_were_built_and_do_not_change_equality():
+    from pytato_rs.tags import CreatedAt
+
+    a = pt.make_placeholder("a", (3,), np.float64)
+    b = pt.make_placeholder("b", (3,), np.float64)
+    pt.set_traceback_tag_enabled(True)
+    try:
+        first = a + b
+        second = a + b
+        same_line = [a + b, a + b]
+    finally:
+        pt.set_traceback_tag_enabled(False)
+    assert first == second and hash(first) == hash(second) and first.tags == frozenset()
+    assert first.non_equality_tags != second.non_equality_tags
+    assert same_line[0].non_equality_tags == same_line[1].non_equality_tags
+    (tag,) = first.non_equality_tags
+    assert isinstance(tag, CreatedAt)
+    frame = tag.traceback.frames[-1]
+    assert frame.name == "test_traceback_tags_say_where_nodes_were_built_and_do_not_change_equality"
+    assert "first = a + b" in frame.line and len(tag.traceback.to_stacksummary()) == len(tag.traceback.frames)
+    # Off again: no tags; and tagged nodes still compile and run.
+    assert (a + b).non_equality_tags == frozenset()
+    np.testing.assert_array_equal(pt.generate(first, "interp")(a=np.ones(3), b=np.arange(3.0)), np.arange(3.0) + 1)
