@@ -1,7 +1,8 @@
 //! Host steps as kernels on device data (`pytato_runtime::device::DeviceSteps`): a program in
-//! phases run with `run_device` scans, searches and compacts its arrays where they are, on the
-//! GPU, instead of copying them to the host and back. The shaders are `wgsl::steps`; results are
-//! the host steps' bit for bit. Steps without a kernel here (sorts, scatters) run on the host.
+//! phases run with `run_device` scans, searches, sorts, compacts and scatters its arrays where
+//! they are, on the GPU, instead of copying them to the host and back. The shaders are
+//! `wgsl::steps`; results are the host steps' bit for bit. A step this module declines (see
+//! [`GpuSteps::sort`] and [`GpuSteps::scatter`]) runs on the host.
 //!
 //! Sorts are radix sorts of order-preserving integer keys (one pass per 4-bit digit), stable as
 //! numpy's `stable` sort is.
@@ -217,14 +218,15 @@ impl GpuSteps {
         if !self.fits(DType::U32, &[counts]) {
             return None;
         }
-        Some(self.sort_in_passes(x, (len, blocks), axis, descending, result))
+        Some(self.sort_in_passes(x, (n, len, blocks), axis, descending, result))
     }
 
-    /// [`GpuSteps::sort`] of `x`, whose sorted axis is `len` long, in `blocks` blocks of rows.
+    /// [`GpuSteps::sort`] of `x`, of `n` elements whose sorted axis is `len` long, in `blocks`
+    /// blocks of rows.
     fn sort_in_passes(
         &self,
         x: &GpuStorage,
-        (len, blocks): (u64, u64),
+        (n, len, blocks): (u64, u64, u64),
         axis: usize,
         descending: bool,
         result: SortResult,
@@ -234,7 +236,6 @@ impl GpuSteps {
             SortResult::Indices => DType::I64,
         };
         let output = self.buffer(dtype, &x.shape)?;
-        let n: u64 = x.shape.iter().map(|&d| d as u64).product();
         if n == 0 {
             return Ok(wrap(self.gpu, output, dtype, x.shape.clone()));
         }

@@ -134,6 +134,12 @@ fn assert_on_device(wgpu: &Wgpu, what: &str, outputs: &Outputs, inputs: &NamedDa
     }
 }
 
+/// The backend with each way of ranking a block's items in a sort pass (see
+/// `Wgpu::workgroup_sorts`): sorts and scatters are tested both ways.
+fn both_rankings(wgpu: Wgpu) -> [Wgpu; 2] {
+    [wgpu.clone().with_workgroup_sorts(false), wgpu.with_workgroup_sorts(true)]
+}
+
 /// Scans of `x` in its own dtype (the nodes themselves: the frontend accumulates bools and small
 /// integers in 64 bits, as numpy does, and rejects a `bool` accumulator).
 fn scans(x: &Array) -> Outputs {
@@ -209,8 +215,7 @@ fn searches_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
 fn sorts_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
-    // Both ways of ranking a block's items (see `Wgpu::workgroup_sorts`).
-    for wgpu in [wgpu.clone().with_workgroup_sorts(false), wgpu.with_workgroup_sorts(true)] {
+    for wgpu in both_rankings(wgpu) {
         // Rows of one element and none, rows in one block and in several (256 items a block), the
         // sorted axis first, in the middle and last; many equal keys (the values repeat their edge
         // cases: NaNs, -0.0 and 0.0), so a pass that is not stable shows in the values and indices.
@@ -250,8 +255,7 @@ fn sorts_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
 fn long_rows_sort_on_the_device_in_many_blocks() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
-    // Both ways of ranking a block's items (see `Wgpu::workgroup_sorts`).
-    for wgpu in [wgpu.clone().with_workgroup_sorts(false), wgpu.with_workgroup_sorts(true)] {
+    for wgpu in both_rankings(wgpu) {
         // 70,001 items: 274 blocks, so the counts (16 a block) are scanned in blocks too; values from
         // a small set, so most keys are equal to many others and their order is the stable one.
         let n = 70_001;
@@ -454,8 +458,7 @@ fn positions(n: usize, m: usize, seed: u64) -> ArrayData {
 fn scatters_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
-    // Both ways of ranking a block's items (see `Wgpu::workgroup_sorts`).
-    for wgpu in [wgpu.clone().with_workgroup_sorts(false), wgpu.with_workgroup_sorts(true)] {
+    for wgpu in both_rankings(wgpu) {
         let idx = pt::placeholder("idx", [Dim::param("m")], DType::I64).unwrap();
         // Values of another dtype added: each sum in the promoted dtype, cast back (numpy's add.at).
         let promoted =
@@ -489,8 +492,7 @@ fn scatters_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
 fn long_runs_of_one_position_add_in_the_hosts_order() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
-    // Both ways of ranking a block's items (see `Wgpu::workgroup_sorts`).
-    for wgpu in [wgpu.clone().with_workgroup_sorts(false), wgpu.with_workgroup_sorts(true)] {
+    for wgpu in both_rankings(wgpu) {
         // 200,001 float64 values into 2 bins: runs of 100,000 additions, past llvmpipe's 65,535
         // iterations per invocation (several dispatches, each continuing the sums), in the host's
         // order: floats added in another order round differently.
