@@ -379,6 +379,20 @@ pub struct Einsum {
     pub reduction_descriptors: BTreeMap<usize, ReductionDescriptor>,
 }
 
+impl Einsum {
+    /// The einsum's reduction indices, in increasing order.
+    pub fn reduction_indices(&self) -> BTreeSet<usize> {
+        self.access
+            .iter()
+            .flatten()
+            .filter_map(|a| match a {
+                EinsumAxis::Reduction(r) => Some(*r),
+                EinsumAxis::Elementwise(_) => None,
+            })
+            .collect()
+    }
+}
+
 /// Where the axes of an indexing node's result come from: index arrays (broadcast together) fill
 /// `block_len` consecutive axes starting at `block_start`; each slice fills one of the other axes,
 /// in order. Integers fill none.
@@ -908,11 +922,7 @@ impl Array {
             }
             NodeKind::Einsum(e) => {
                 let mut e = e.clone();
-                let reductions = e.access.iter().flatten().filter_map(|a| match a {
-                    EinsumAxis::Reduction(r) => Some(*r),
-                    EinsumAxis::Elementwise(_) => None,
-                });
-                for r in reductions.collect::<BTreeSet<usize>>() {
+                for r in e.reduction_indices() {
                     let descriptor = e.reduction_descriptors.entry(r).or_default();
                     descriptor.tags = f(r, &descriptor.tags)?;
                 }
@@ -1068,7 +1078,8 @@ impl Array {
     /// Operations on `float16` values are rewritten to compute in `float32`
     /// ([`Expr::widen_float16`]), so the node's expression may differ from `expr` there.
     ///
-    /// Checks: binding names are identifiers outside the iname namespaces; every variable of `expr`
+    /// Checks: the expression is at most [`MAX_DEPTH`](crate::expr::MAX_DEPTH) levels deep;
+    /// binding names are identifiers outside the iname namespaces; every variable of `expr`
     /// is an iname below `shape.ndim()`, a bound reduction iname or a binding; every reduction iname
     /// has a descriptor and every descriptor a reduction iname.
     #[track_caller]
@@ -1080,6 +1091,13 @@ impl Array {
     ) -> Result<Array> {
         let _site = crate::created_at::enter();
         shape.validate("IndexLambda")?;
+        let depth = expr.depth();
+        if depth > crate::expr::MAX_DEPTH {
+            return Err(Error::invalid(
+                "IndexLambda",
+                format!("an expression {depth} levels deep (at most {} are supported)", crate::expr::MAX_DEPTH),
+            ));
+        }
         for name in bindings.keys() {
             names::check_binding_name(name)?;
         }

@@ -58,6 +58,12 @@ use crate::names::{Reserved, classify};
 use crate::scalar::Scalar;
 use crate::shape::Dim;
 
+/// The most levels an index lambda's expression may have ([`Expr::depth`]). The passes over
+/// expressions recurse, so a deeper one is refused when the lambda is built (an error, not a
+/// stack overflow in a later pass); the frontend's expressions are a few levels deep (each
+/// operation is a lambda of its own) and the lowering passes nest logarithmically.
+pub const MAX_DEPTH: usize = 1024;
+
 /// A node of the scalar expression language. Cheap to clone: children are shared.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub enum Expr {
@@ -593,6 +599,18 @@ impl Expr {
             Expr::If(c, a, b) => vec![c, a, b],
             Expr::Reduce(r) => vec![&r.body],
         }
+    }
+
+    /// The number of levels of the expression tree (1 for a constant or a variable), found
+    /// without recursion.
+    pub fn depth(&self) -> usize {
+        let mut deepest = 0;
+        let mut stack = vec![(self, 1)];
+        while let Some((e, level)) = stack.pop() {
+            deepest = deepest.max(level);
+            stack.extend(e.children().into_iter().map(|c| (c, level + 1)));
+        }
+        deepest
     }
 
     /// Calls `f` on every sub-expression, this one included, parents before children.

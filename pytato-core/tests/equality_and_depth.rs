@@ -118,3 +118,34 @@ fn data_wrappers_are_equal_only_over_the_same_buffer() {
     assert_eq!(a, b, "same buffer");
     assert_ne!(a, c, "equal contents in another buffer");
 }
+
+#[test]
+fn expressions_deeper_than_the_limit_are_refused_when_built() {
+    use pytato_core::expr::MAX_DEPTH;
+    let x = placeholder("x");
+    let bindings = move || BTreeMap::from([(Arc::<str>::from("_in0"), x.clone())]);
+    // _in0[_0] + 1 + 1 + ...: `levels` levels
+    let sum = |levels: usize| {
+        let mut e = Expr::subscript("_in0", vec![Expr::iname(0)]);
+        for _ in 1..levels {
+            e = e.binary(BinaryOp::Add, Expr::f64(1.0));
+        }
+        e
+    };
+    // The subscript's index is one level below it.
+    let at_limit = sum(MAX_DEPTH - 1);
+    assert_eq!(at_limit.depth(), MAX_DEPTH);
+    assert!(Array::new_index_lambda(at_limit, Shape::from([4]), bindings(), BTreeMap::new()).is_ok());
+    // Far beyond: an error naming the depth, not a stack overflow in a pass (built and dropped
+    // on a thread with a large stack, as a deep expression is dropped recursively).
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || {
+            let deep = sum(200_000);
+            let err = Array::new_index_lambda(deep, Shape::from([4]), bindings(), BTreeMap::new()).unwrap_err();
+            assert!(err.to_string().contains("200001 levels deep"), "{err}");
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

@@ -6,7 +6,8 @@
 //!
 //! - `Einsum`: `sum_{reduction} prod_k cast(arg_k[...])` (logical and/or for bools); operand axes of
 //!   length 1 that broadcast are read at 0.
-//! - `Reshape`: the flat position of `o` in the result (C or F order) is unravelled in the input.
+//! - `Reshape`: the flat position of `o` in the result (C or F order) is unravelled in the input;
+//!   a reshape that only inserts or removes axes of length 1 reads the kept axes' inames directly.
 //! - `Roll`: `a[..., (o_axis + n - s) mod n, ...]` with `s = shift mod n`, so no shift overflows.
 //! - `AxisPermutation`: `a[o_{p^-1(0)}, ...]`.
 //! - `Stack`, `Concatenate`: a chain of `if`s on `o_axis` choosing the operand (cast to the result
@@ -219,12 +220,15 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
                 Expr::reduce(op, bounds, body)
             }
         }
-        NodeKind::Reshape { array, order } => {
-            let fortran = *order == Order::F;
-            let flat = flat_index(&mut b, &inames(shape.ndim()), &shape, fortran)?;
-            let idx = unravel(&mut b, flat, array.shape(), fortran)?;
-            b.read_at(array, idx)
-        }
+        NodeKind::Reshape { array, order } => match unit_axes_reshape(array.shape(), &shape) {
+            Some(idx) => b.read_at(array, idx),
+            None => {
+                let fortran = *order == Order::F;
+                let flat = flat_index(&mut b, &inames(shape.ndim()), &shape, fortran)?;
+                let idx = unravel(&mut b, flat, array.shape(), fortran)?;
+                b.read_at(array, idx)
+            }
+        },
         NodeKind::Roll { array, shift, axis } => {
             // (o + n - s) % n with s = shift mod n in [0, n): no overflow for any i64 shift.
             let mut idx = inames(shape.ndim());
@@ -255,22 +259,22 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
                     cast(b.read_at(a, idx), a.dtype(), dtype)
                 })
                 .collect();
-            let choose = |k: usize| Expr::iname(*axis).compare(CompareOp::Eq, Expr::i64(k as i64));
-            select_chain(reads, |k| Ok(choose(k)))?
+            select_part(&reads, &|k| Ok(Expr::iname(*axis).compare(CompareOp::Lt, Expr::i64(k as i64))))?
         }
         NodeKind::Concatenate { arrays, axis } => {
+            // starts[k]: where part k starts along the axis
             let mut offset = Dim::new(0);
             let mut reads = Vec::new();
-            let mut bounds = Vec::new();
+            let mut starts = Vec::new();
             for a in arrays {
                 let mut idx = inames(shape.ndim());
-                let off = b.dim(&offset)?;
-                idx[*axis] = Expr::iname(*axis).binary(BinaryOp::Sub, off);
+                let start = b.dim(&offset)?;
+                idx[*axis] = Expr::iname(*axis).binary(BinaryOp::Sub, start.clone());
                 reads.push(cast(b.read_at(a, idx), a.dtype(), dtype));
+                starts.push(start);
                 offset = offset.add(&a.shape()[*axis])?;
-                bounds.push(b.dim(&offset)?);
             }
-            select_chain(reads, |k| Ok(Expr::iname(*axis).compare(CompareOp::Lt, bounds[k].clone())))?
+            select_part(&reads, &|k| Ok(Expr::iname(*axis).compare(CompareOp::Lt, starts[k].clone())))?
         }
         NodeKind::BasicIndex { array, indices }
         | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
@@ -302,13 +306,20 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
     b.finish(expr)?.with_size_checks(node.size_checks())
 }
 
-/// `if c0 then r0 else if c1 then r1 ... else r_last`.
-fn select_chain(mut reads: Vec<Expr>, cond: impl Fn(usize) -> Result<Expr>) -> Result<Expr> {
-    let mut expr = reads.pop().expect("at least one operand");
-    for k in (0..reads.len()).rev() {
-        expr = Expr::if_then_else(cond(k)?, reads[k].clone(), expr);
+/// `reads[k]` where the index falls in part `k` of a stack or concatenation, as a balanced tree
+/// of conditionals: `before(k)` is the condition that the index lies in a part before `k`. The
+/// depth is logarithmic in the number of parts, so that joining thousands of arrays stays far
+/// below [`pytato_core::expr::MAX_DEPTH`].
+fn select_part(reads: &[Expr], before: &impl Fn(usize) -> Result<Expr>) -> Result<Expr> {
+    fn parts(reads: &[Expr], start: usize, before: &impl Fn(usize) -> Result<Expr>) -> Result<Expr> {
+        if let [only] = reads {
+            return Ok(only.clone());
+        }
+        let mid = reads.len() / 2;
+        let (first, second) = reads.split_at(mid);
+        Ok(Expr::if_then_else(before(start + mid)?, parts(first, start, before)?, parts(second, start + mid, before)?))
     }
-    Ok(expr)
+    parts(reads, 0, before)
 }
 
 /// The position of index `idx` in a `shape`-shaped array laid out in C (last axis fastest) or F
@@ -323,6 +334,26 @@ fn flat_index(b: &mut LambdaBuilder, idx: &[Expr], shape: &Shape, fortran: bool)
         });
     }
     Ok(flat.unwrap_or_else(|| Expr::i64(0)))
+}
+
+/// The input index of a reshape that only inserts or removes axes of length 1 (the other axes
+/// keep their lengths and their order, so that C and F order agree): each kept axis reads the
+/// iname of its output axis, each removed one 0, with no division. `None` for other reshapes.
+fn unit_axes_reshape(input: &Shape, output: &Shape) -> Option<Vec<Expr>> {
+    let one = Dim::new(1);
+    let mut kept = (0..output.ndim()).filter(|&k| output[k] != one);
+    let idx = input
+        .dims()
+        .iter()
+        .map(|len| {
+            if *len == one {
+                return Some(Expr::i64(0));
+            }
+            let k = kept.next()?;
+            (output[k] == *len).then(|| Expr::iname(k))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    kept.next().is_none().then_some(idx)
 }
 
 /// The index in `shape` of flat position `flat` (C or F order).

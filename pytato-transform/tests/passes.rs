@@ -93,6 +93,31 @@ fn lowering_keeps_metadata() {
     assert!(lowered.tags().contains(&pytato_core::tags::ImplStored));
 }
 
+#[test]
+fn reshapes_of_unit_axes_lower_to_plain_reads() {
+    use pytato_core::expr::Expr;
+    let read = |reshaped: &Array| -> Expr {
+        let lowered = pytato_transform::lower::lower_node(reshaped).unwrap();
+        let NodeKind::IndexLambda(lambda) = lowered.kind() else { panic!("an index lambda") };
+        lambda.expr.clone()
+    };
+    let x = pt::placeholder("x", [10, 4], DType::F64).unwrap();
+    // axes of length 1 inserted: the input axes read the inames of their output axes
+    let inserted = pt::reshape(&x, [10, 1, 1, 4], pytato_core::Order::C).unwrap();
+    assert_eq!(read(&inserted), Expr::subscript("_in0", vec![Expr::iname(0), Expr::iname(3)]));
+    // and removed, in F order too (unit axes do not change either order's flattening)
+    let y = pt::placeholder("y", [1, 10, 1, 4, 1], DType::F64).unwrap();
+    let removed = pt::reshape(&y, [10, 4], pytato_core::Order::F).unwrap();
+    let zero = Expr::i64(0);
+    assert_eq!(
+        read(&removed),
+        Expr::subscript("_in0", vec![zero.clone(), Expr::iname(0), zero.clone(), Expr::iname(1), zero])
+    );
+    // a reshape that merges axes still divides
+    let merged = pt::reshape(&x, [40], pytato_core::Order::C).unwrap();
+    assert!(read(&merged).to_string().contains("//"), "{}", read(&merged));
+}
+
 mod materialization {
     use super::*;
     use pytato_core::tags::{ImplInlined, ImplStored};
@@ -376,5 +401,16 @@ mod mapping_through_calls {
         assert_eq!(count.0, 3);
         // Nothing changed: the very same nodes (equal functions, equal calls).
         assert!(matches!(mapped, pytato_runtime::backend::Outputs::Single(a) if a == third));
+    }
+}
+
+#[test]
+fn stacks_and_concatenations_of_many_arrays_lower_to_shallow_expressions() {
+    let parts: Vec<Array> = (0..5000).map(|k| pt::placeholder(&format!("x{k}"), [2], DType::F64).unwrap()).collect();
+    for joined in [pt::stack(&parts, 0).unwrap(), pt::concatenate(&parts, 0).unwrap()] {
+        let lowered = pytato_transform::lower::lower_node(&joined).unwrap();
+        let NodeKind::IndexLambda(lambda) = lowered.kind() else { panic!("an index lambda") };
+        // a balanced tree of conditionals: 13 levels for 5000 parts, and a read and its index
+        assert!(lambda.expr.depth() <= 20, "depth {}", lambda.expr.depth());
     }
 }

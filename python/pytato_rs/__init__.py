@@ -31,7 +31,7 @@ import math as _math
 
 import numpy as _np
 
-from . import analysis, array, exceptions, tags, transform
+from . import analysis, array, diagnostic, exceptions, reductions, scalar_expr, tags, transform
 from ._native import *  # noqa: F403
 from ._native import (
     Array,

@@ -7,8 +7,13 @@ pytato's names: ``expr.array``, ``expr.arrays``, ``expr.axis``, ``expr.shift``,
 ``expr.axis_permutation``, ``expr.indices``, ``expr.bindings``, ``expr.data``, ``expr.name``,
 ``expr.shape``, ``expr.dtype``, ``expr.tags``, ``expr.axes``.
 
-The classes are abstract: build nodes with pytato's functions (``make_placeholder``,
-``einsum``, ...), not by calling them.
+Calling a class builds a node of its kind from pytato's fields, where the library has a
+constructor for it: ``IndexLambda(expr=..., shape=..., dtype=..., bindings=...,
+var_to_reduction_descr=..., axes=..., tags=...)`` (``expr`` a pymbolic expression, typed by
+numpy's rules and cast to ``dtype``; see :mod:`pytato_rs.scalar_expr`), ``Placeholder``,
+``SizeParam``, ``DataWrapper``, ``Reshape``, ``Roll``, ``AxisPermutation``, ``Stack`` and
+``Concatenate``. Other classes (``Einsum``, the indexing nodes, ...) are built with pytato's
+functions (``einsum``, ``x[...]``).
 """
 
 from __future__ import annotations
@@ -31,10 +36,13 @@ class _NodeClass(type):
         return isinstance(sub, _NodeClass) and sub._kinds <= cls._kinds
 
     def __call__(cls, *args, **kwargs):
-        raise TypeError(
-            f"pytato_rs.{cls.__name__} classifies nodes; build one with pytato's functions "
-            "(make_placeholder, make_data_wrapper, einsum, ...)"
-        )
+        construct = _CONSTRUCTORS.get(cls.__name__)
+        if construct is None:
+            raise TypeError(
+                f"pytato_rs.{cls.__name__} nodes are built with pytato's functions "
+                "(einsum, indexing, ...), not by calling the class"
+            )
+        return construct(*args, **kwargs)
 
 
 def _node_class(name, kinds, mapper_method=None, doc=""):
@@ -106,6 +114,129 @@ IndexRemappingBase = _node_class(
 
 
 @dataclass(frozen=True)
+class ReductionDescriptor:
+    """A reduction's metadata (``IndexLambda.var_to_reduction_descr``,
+    ``Einsum.redn_axis_to_redn_descr``): its tags."""
+
+    tags: frozenset
+
+    def tags_of_type(self, tag_type):
+        """The tags that are instances of ``tag_type``, as a frozenset."""
+        return frozenset(tag for tag in self.tags if isinstance(tag, tag_type))
+
+
+def _get_default_axes(ndim):
+    """``ndim`` axes without tags."""
+    return tuple(Axis(frozenset()) for _ in range(ndim))
+
+
+def _get_default_tags():
+    """No tags."""
+    return frozenset()
+
+
+def _np_result_dtype(*arrays_and_scalars):
+    """numpy's result dtype of arrays (by their ``dtype``) and Python scalars."""
+    import numpy as np
+
+    return np.result_type(*(getattr(a, "dtype", a) for a in arrays_and_scalars))
+
+
+def _with_metadata(node, tags, non_equality_tags, axes):
+    """``node`` with ``tags`` and ``non_equality_tags`` added and ``axes`` (where given) set."""
+    extra = frozenset(tags or ()) | frozenset(non_equality_tags or ())
+    if extra:
+        node = node.tagged(extra)
+    return node if axes is None else node.copy(axes=axes)
+
+
+def _index_lambda(expr, shape, dtype, bindings, axes=None, var_to_reduction_descr=None, tags=None,
+                  non_equality_tags=None):
+    import numpy as np
+
+    from . import _native
+    from .scalar_expr import to_postorder
+
+    node = _native._index_lambda(to_postorder(expr), shape, np.dtype(dtype), dict(bindings),
+                                 dict(var_to_reduction_descr or {}))
+    return _with_metadata(node, tags, non_equality_tags, axes)
+
+
+def _replaced_index_lambda(node, changes):
+    """``node`` (an index lambda) with the fields ``changes`` names replaced: itself where every
+    new value equals the old one."""
+    fields = {
+        "expr": node.expr,
+        "shape": node.shape,
+        "dtype": node.dtype,
+        "bindings": node.bindings,
+        "var_to_reduction_descr": node.var_to_reduction_descr,
+        "axes": node.axes,
+        "tags": node.tags,
+        "non_equality_tags": node.non_equality_tags,
+    }
+    unknown = set(changes) - set(fields)
+    if unknown:
+        raise TypeError(f"an IndexLambda has no fields {sorted(unknown)}")
+    if all(_same(fields[name], value) for name, value in changes.items()):
+        return node
+    fields.update(changes)
+    return _index_lambda(**fields)
+
+
+def _same(old, new):
+    try:
+        return bool(old == new)
+    except Exception:  # pymbolic and numpy values that do not compare as a whole
+        return False
+
+
+def _placeholder(name, shape, dtype, axes=None, tags=None, non_equality_tags=None):
+    from . import _native
+
+    return _with_metadata(_native.make_placeholder(name, shape, dtype), tags, non_equality_tags, axes)
+
+
+def _size_param(name, axes=(), tags=None, non_equality_tags=None):
+    from . import _native
+
+    return _with_metadata(_native.make_size_param(name), tags, non_equality_tags, None)
+
+
+def _data_wrapper(data, shape=None, axes=None, tags=None, name=None, non_equality_tags=None):
+    from . import _native
+
+    return _with_metadata(_native.make_data_wrapper(data, name=name, shape=shape), tags, non_equality_tags, axes)
+
+
+def _by_function(function, *fields):
+    """A constructor from pytato's ``fields`` of a node that ``function`` builds from them."""
+
+    def construct(*args, axes=None, tags=None, non_equality_tags=None, **kwargs):
+        from . import _native
+
+        values = dict(zip(fields, args))
+        values.update(kwargs)
+        node = getattr(_native, function)(*(values[f] for f in fields if f in values))
+        return _with_metadata(node, tags, non_equality_tags, axes)
+
+    return construct
+
+
+_CONSTRUCTORS = {
+    "IndexLambda": _index_lambda,
+    "Placeholder": _placeholder,
+    "SizeParam": _size_param,
+    "DataWrapper": _data_wrapper,
+    "Reshape": _by_function("reshape", "array", "newshape", "order"),
+    "Roll": _by_function("roll", "array", "shift", "axis"),
+    "AxisPermutation": _by_function("transpose", "array", "axis_permutation"),
+    "Stack": _by_function("stack", "arrays", "axis"),
+    "Concatenate": _by_function("concatenate", "arrays", "axis"),
+}
+
+
+@dataclass(frozen=True)
 class EinsumAxisDescriptor:
     """How an einsum operand's axis is indexed (``Einsum.access_descriptors``)."""
 
@@ -133,5 +264,6 @@ __all__ = [
     "IndexBase",
     "IndexRemappingBase",
     "InputArgumentBase",
+    "ReductionDescriptor",
     *_classes,
 ]

@@ -73,4 +73,23 @@ for _kind, _base, _doc in _KINDS:
     globals()[_class.__name__] = _class
     __all__.append(_class.__name__)
 
-_native._register_exceptions({kind: globals()[f"{kind}Error"] for kind, _, _ in _KINDS})
+
+class InvalidIndexError(InvalidArgumentError, IndexError):  # noqa: F821 (defined above)
+    """An invalid index (too many indices, a zero step): numpy's ``IndexError``, and a
+    ``ValueError`` as the library's ``InvalidArgument``."""
+
+
+class IndexDTypeError(UnsupportedDTypeError, IndexError):  # noqa: F821 (defined above)
+    """An index of a dtype that does not index (floats): numpy's ``IndexError``, and a
+    ``TypeError`` as the library's ``UnsupportedDType``."""
+
+
+__all__ += ["IndexDTypeError", "InvalidIndexError"]
+
+_native._register_exceptions(
+    {
+        **{kind: globals()[f"{kind}Error"] for kind, _, _ in _KINDS},
+        "InvalidIndex": InvalidIndexError,
+        "IndexDType": IndexDTypeError,
+    }
+)

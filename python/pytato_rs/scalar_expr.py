@@ -10,9 +10,16 @@ for functions (numpy's names), and :class:`TypeCast` and :class:`Reduce` nodes a
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
+
+#: An index lambda's output iname (``_0``, ``_1``, ...), in its canonical spelling.
+IDX_LAMBDA_AXIS_INDEX = re.compile(r"^_(?P<index>0|[1-9][0-9]*)$")
+#: Any iname of an index lambda, of an output axis or a reduction (``_1``, ``_r0``, ...), as
+#: pytato names it.
+IDX_LAMBDA_REDUCTION_AXIS_INDEX = re.compile(r"^_r?(?P<index>0|[1-9][0-9]*)$")
 
 try:
     import pymbolic.primitives as prim
@@ -177,7 +184,147 @@ def from_postorder(entries):
     return expr
 
 
+# pytato's function names (``pytato.c99.<name>``, C's spelling) that numpy spells otherwise.
+_C99_NAMES = {
+    "fabs": "abs",
+    "asin": "arcsin",
+    "acos": "arccos",
+    "atan": "arctan",
+    "atan2": "arctan2",
+    "asinh": "arcsinh",
+    "acosh": "arccosh",
+    "atanh": "arctanh",
+    "pow": "power",
+    "fmax": "maximum",
+    "fmin": "minimum",
+}
+
+_COMPARISONS = {
+    "==": "equal",
+    "!=": "not_equal",
+    "<": "less",
+    "<=": "less_equal",
+    ">": "greater",
+    ">=": "greater_equal",
+}
+
+
+def _is_minus_one(expr):
+    return not isinstance(expr, (bool, np.bool_)) and isinstance(expr, (int, np.integer)) and expr == -1
+
+
+def _negated(expr):
+    """The ``t`` of a term ``-1 * t`` (how pymbolic writes ``-t``), else ``None``."""
+    if isinstance(expr, prim.Product) and len(expr.children) == 2 and _is_minus_one(expr.children[0]):
+        return expr.children[1]
+    return None
+
+
+def _function_name(function):
+    if not isinstance(function, prim.Variable):
+        raise NotImplementedError(f"a call of {function!r}: only calls of named functions are supported")
+    name = function.name
+    for prefix in ("pytato.c99.", "pytato.c99_", "c99."):
+        if name.startswith(prefix):
+            name = name[len(prefix) :]
+    return _C99_NAMES.get(name, name)
+
+
+def _reduction_name(op):
+    cls = op if isinstance(op, type) else type(op)
+    for name, known in _REDUCTIONS.items():
+        if cls.__name__ == known.__name__:
+            return name
+    raise NotImplementedError(f"the reduction operation {op!r}")
+
+
+def _operands(expr):
+    """``(operands, entry)``: the subexpressions of pymbolic ``expr`` in evaluation order and the
+    entry that combines their values (see ``scalar_expr.rs``)."""
+    if isinstance(expr, prim.Variable):
+        return (), ("var", expr.name)
+    if isinstance(expr, prim.Subscript):
+        if not isinstance(expr.aggregate, prim.Variable):
+            raise NotImplementedError(f"a subscript of {expr.aggregate!r}: only bindings can be subscripted")
+        index = expr.index if isinstance(expr.index, tuple) else (expr.index,)
+        return index, ("subscript", expr.aggregate.name, len(index))
+    if isinstance(expr, prim.Sum):
+        terms, negated = [], []
+        for k, child in enumerate(expr.children):
+            inner = _negated(child) if k else None
+            terms.append(child if inner is None else inner)
+            negated.append(inner is not None)
+        return tuple(terms), ("sum", tuple(negated))
+    if isinstance(expr, prim.Product):
+        inner = _negated(expr)
+        if inner is not None:
+            return (inner,), ("apply", "negative", 1)
+        return expr.children, ("fold", "multiply", len(expr.children))
+    binary = {
+        prim.Quotient: "divide",
+        prim.FloorDiv: "floor_divide",
+        prim.Remainder: "remainder",
+    }
+    if type(expr) in binary:
+        return (expr.numerator, expr.denominator), ("apply", binary[type(expr)], 2)
+    if isinstance(expr, prim.Power):
+        return (expr.base, expr.exponent), ("apply", "power", 2)
+    if isinstance(expr, (prim.LeftShift, prim.RightShift)):
+        name = "left_shift" if isinstance(expr, prim.LeftShift) else "right_shift"
+        return (expr.shiftee, expr.shift), ("apply", name, 2)
+    if isinstance(expr, prim.Comparison):
+        return (expr.left, expr.right), ("apply", _COMPARISONS[expr.operator], 2)
+    folds = {
+        prim.LogicalAnd: "logical_and",
+        prim.LogicalOr: "logical_or",
+        prim.BitwiseAnd: "bitwise_and",
+        prim.BitwiseOr: "bitwise_or",
+        prim.BitwiseXor: "bitwise_xor",
+        prim.Min: "minimum",
+        prim.Max: "maximum",
+    }
+    if type(expr) in folds:
+        return expr.children, ("fold", folds[type(expr)], len(expr.children))
+    if isinstance(expr, prim.LogicalNot):
+        return (expr.child,), ("apply", "logical_not", 1)
+    if isinstance(expr, prim.BitwiseNot):
+        return (expr.child,), ("apply", "invert", 1)
+    if isinstance(expr, prim.If):
+        return (expr.condition, expr.then, expr.else_), ("apply", "where", 3)
+    if isinstance(expr, prim.Call):
+        return expr.parameters, ("apply", _function_name(expr.function), len(expr.parameters))
+    if isinstance(expr, TypeCast):
+        return (expr.inner_expr,), ("cast", np.dtype(expr.dtype))
+    if isinstance(expr, Reduce):
+        bounds = tuple((iname, lower, upper) for iname, (lower, upper) in expr.bounds.items())
+        return (expr.inner_expr,), ("reduce", _reduction_name(expr.op), bounds)
+    if isinstance(expr, (bool, int, float, complex, np.generic)):
+        return (), ("const", expr)
+    raise NotImplementedError(f"{type(expr).__name__} in an index lambda's expression: {expr!r}")
+
+
+def to_postorder(expr):
+    """The entries of pymbolic ``expr`` in postorder (operands first), which the library types
+    into its own expression (``scalar_expr.rs``): the inverse of :func:`from_postorder`, with an
+    explicit stack instead of recursion."""
+    if prim is None:
+        raise ImportError("building an IndexLambda from an expression needs pymbolic: pip install pymbolic")
+    entries = []
+    stack = [(expr, None)]
+    while stack:
+        node, entry = stack.pop()
+        if entry is not None:
+            entries.append(entry)
+            continue
+        operands, entry = _operands(node)
+        stack.append((None, entry))
+        stack.extend((operand, None) for operand in reversed(operands))
+    return entries
+
+
 __all__ = [
+    "IDX_LAMBDA_AXIS_INDEX",
+    "IDX_LAMBDA_REDUCTION_AXIS_INDEX",
     "AllReductionOperation",
     "AnyReductionOperation",
     "MaxReductionOperation",
@@ -188,4 +335,5 @@ __all__ = [
     "SumReductionOperation",
     "TypeCast",
     "from_postorder",
+    "to_postorder",
 ]

@@ -56,6 +56,12 @@ class CountNamed(UniqueTag):
 
 
 @dataclass(frozen=True)
+class AxisIgnoredForPropagationTag(Tag):
+    """An axis :func:`pytato_rs.unify_axes_tags` takes no tags from and gives none to (the
+    axes of a reference matrix shared by every element, say)."""
+
+
+@dataclass(frozen=True)
 class LibraryTag(Tag):
     """A tag of the Rust library with no Python class of its own, shown by its description."""
 
@@ -130,6 +136,7 @@ class Axis:
 
 __all__ = [
     "Axis",
+    "AxisIgnoredForPropagationTag",
     "CreatedAt",
     "IgnoredForEqualityTag",
     "CountNamed",

@@ -174,6 +174,58 @@ impl PyArrayExpr {
         self.replace_if_different(changes)
     }
 
+    /// pytato's `with_tagged_reduction`: the index lambda with `tags` added to reduction iname
+    /// `axis` (a `str`, `_rN`), or the einsum with them added to reduction `axis` (an
+    /// `EinsumReductionAxis`, as `access_descriptors` give it). An axis that is not one of the
+    /// node's reductions is `pytato_rs.diagnostic.NotAReductionAxis`; a string for an einsum, a
+    /// `TypeError`.
+    fn with_tagged_reduction(
+        &self,
+        py: Python<'_>,
+        axis: &Bound<'_, PyAny>,
+        tags: &Bound<'_, PyAny>,
+    ) -> Result<PyArrayExpr> {
+        let not_a_reduction = |what: String| crate::errors::diagnostic("NotAReductionAxis", what);
+        let wanted = match self.array.kind() {
+            pytato::NodeKind::IndexLambda(lambda) => {
+                let iname: String = axis
+                    .extract()
+                    .map_err(|_| type_error(format!("an IndexLambda's reduction is named by a str, not {axis}")))?;
+                match pytato::names::classify(&iname) {
+                    Some(pytato::names::Reserved::ReductionIname(r))
+                        if lambda.reduction_descriptors.contains_key(iname.as_str()) =>
+                    {
+                        r
+                    }
+                    _ => {
+                        return Err(not_a_reduction(format!(
+                            "'{iname}' is not a reduction iname of {}",
+                            self.array.summary()
+                        )));
+                    }
+                }
+            }
+            pytato::NodeKind::Einsum(einsum) => {
+                let reduction_axis = py.import("pytato_rs.array")?.getattr("EinsumReductionAxis")?;
+                if !axis.is_instance(&reduction_axis)? {
+                    return Err(type_error(format!(
+                        "an Einsum's reduction is named by an EinsumReductionAxis (see access_descriptors), not {axis}"
+                    )));
+                }
+                let r: usize = axis.getattr("dim")?.extract()?;
+                if !einsum.reduction_indices().contains(&r) {
+                    return Err(not_a_reduction(format!("reduction {r} is not one of {}'s", self.array.summary())));
+                }
+                r
+            }
+            _ => return Err(not_a_reduction(format!("{} has no reductions", self.array.summary()))),
+        };
+        let added = tags_from_py(Some(tags))?;
+        wrap(self.array.map_reduction_tags(|r, current| {
+            if r == wanted { current.union(added.iter().cloned()) } else { Ok(current.clone()) }
+        }))
+    }
+
     /// The array with `tags` added (one tag or an iterable of tags).
     fn tagged(&self, tags: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
         wrap(self.array.tagged_with(tags_from_py(Some(tags))?))
@@ -200,7 +252,7 @@ impl PyArrayExpr {
     }
 
     fn __getitem__(&self, key: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
-        wrap(pt::index(&self.array, &index_from_py(key)?))
+        wrap(Ok(crate::errors::indexing(pt::index(&self.array, &index_from_py(key)?))?))
     }
 
     /// Functional indexed updates, as in JAX: `x.at[i, 1:].set(v)` is `x` with those elements

@@ -1,12 +1,14 @@
 //! Python values as the library's arguments: shapes, operands, axes, index keys, outputs.
 
+use std::collections::HashMap;
+
 use num_complex::Complex64;
 use numpy::{PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyComplex, PyDict, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple};
 use pytato::backend::Outputs;
 use pytato::dtype::WeakScalar;
-use pytato::{Array, DictOfNamedArrays, Dim, NodeKind, Shape};
+use pytato::{Array, DictOfNamedArrays, Dim, Expr, NodeKind, Shape};
 use pytato::{Axes, Idx, Operand};
 
 use crate::array::{PyArrayExpr, PyDictOfNamedArrays};
@@ -14,7 +16,8 @@ use crate::data;
 use crate::errors::{Result, index_error, lib, type_error, value_error};
 
 /// One length of a shape: an `int`, the name of a size parameter (`"n"`), a size parameter
-/// made by `make_size_param`, or a length a shape returned (`Dim`).
+/// made by `make_size_param` or an affine expression of them (`2*n + 1`), or a length a shape
+/// returned (`Dim`).
 pub(crate) fn dim_from_py(item: &Bound<'_, PyAny>) -> Result<Dim> {
     if let Ok(dim) = item.cast::<PyDim>() {
         return Ok(dim.get().dim.clone());
@@ -30,13 +33,13 @@ pub(crate) fn dim_from_py(item: &Bound<'_, PyAny>) -> Result<Dim> {
     }
     if let Ok(array) = item.cast::<PyArrayExpr>() {
         let array = &array.get().array;
-        if let (NodeKind::SizeParam { .. }, Some(name)) = (array.kind(), array.name()) {
-            return Ok(Dim::param(name));
-        }
-        return Err(type_error(format!(
-            "a shape's length must be an int or a size parameter, not {}",
-            array.summary()
-        )));
+        return affine_length(array).ok_or_else(|| {
+            type_error(format!(
+                "a shape's length must be an int, a size parameter or an affine expression of size \
+                 parameters (2*n + 1), not {}",
+                array.summary()
+            ))
+        });
     }
     if item.is_instance_of::<PyBool>() {
         return Err(type_error("a shape's length must be an int, not a bool"));
@@ -48,6 +51,60 @@ pub(crate) fn dim_from_py(item: &Bound<'_, PyAny>) -> Result<Dim> {
         ))
     })?;
     Ok(Dim::new(index.extract::<i64>()?))
+}
+
+/// The length a 0-d integer expression of size parameters stands for, where it is affine in
+/// them: `2*n + 1` or `n - n` written with Python's operators on `make_size_param`'s arrays, as
+/// pytato takes them in shapes. `None` for anything else. The expression's nodes are visited with
+/// an explicit stack, children first.
+fn affine_length(array: &Array) -> Option<Dim> {
+    let mut lengths: HashMap<usize, Dim> = HashMap::new();
+    let mut stack = vec![(array.clone(), false)];
+    while let Some((node, children_done)) = stack.pop() {
+        if lengths.contains_key(&node.id()) {
+            continue;
+        }
+        if node.ndim() != 0 || !node.dtype().is_integer() {
+            return None;
+        }
+        let length = match node.kind() {
+            NodeKind::SizeParam { .. } => Dim::param(node.name()?),
+            NodeKind::IndexLambda(lambda) if children_done => {
+                let bound = |name: &str| lambda.bindings.get(name).and_then(|b| lengths.get(&b.id()));
+                affine_expr(&lambda.expr, &bound)?
+            }
+            NodeKind::IndexLambda(lambda) => {
+                stack.push((node.clone(), true));
+                stack.extend(lambda.bindings.values().map(|b| (b.clone(), false)));
+                continue;
+            }
+            _ => return None,
+        };
+        lengths.insert(node.id(), length);
+    }
+    lengths.remove(&array.id())
+}
+
+/// The affine length integer expression `expr` computes, its variables' lengths given by
+/// `bound`.
+fn affine_expr<'a>(expr: &Expr, bound: &impl Fn(&str) -> Option<&'a Dim>) -> Option<Dim> {
+    use pytato::expr::{BinaryOp, UnaryOp};
+    Some(match expr {
+        Expr::Const(value) => Dim::new(i64::try_from(value.to_i128()?).ok()?),
+        Expr::Var(name) => bound(name)?.clone(),
+        Expr::Cast(dtype, inner) if dtype.is_integer() => affine_expr(inner, bound)?,
+        Expr::Unary(UnaryOp::Neg, a) => affine_expr(a, bound)?.mul_int(-1).ok()?,
+        Expr::Binary(op, a, b) => {
+            let (a, b) = (affine_expr(a, bound)?, affine_expr(b, bound)?);
+            match op {
+                BinaryOp::Add => a.add(&b).ok()?,
+                BinaryOp::Sub => a.sub(&b).ok()?,
+                BinaryOp::Mul => a.mul(&b).ok()?,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
 }
 
 /// A shape: one length or a sequence of lengths (see [`dim_from_py`]).

@@ -78,6 +78,28 @@ pub(crate) fn index_error(message: impl Into<String>) -> PyErr {
     of_kind("IndexOutOfRange", message.into())
 }
 
+/// An exception of `pytato_rs.diagnostic` (pytato's `pytato.diagnostic` classes), by name.
+pub(crate) fn diagnostic(name: &str, message: String) -> PyErr {
+    Python::attach(|py| {
+        let class = py.import("pytato_rs.diagnostic").and_then(|m| Ok(m.getattr(name)?.cast_into::<PyType>()?));
+        match class {
+            Ok(class) => PyErr::from_type(class, (message,)),
+            Err(e) => e,
+        }
+    })
+}
+
+/// A library result of indexing, its errors raised as numpy raises them: an invalid index (too
+/// many of them, a zero step) is `pytato_rs.InvalidIndexError` and an index of a dtype that does
+/// not index (floats) `pytato_rs.IndexDTypeError`, both also an `IndexError`.
+pub(crate) fn indexing<T>(result: pytato::Result<T>) -> Result<T> {
+    result.map_err(|e| match e.kind() {
+        "InvalidArgument" => of_kind("InvalidIndex", e.to_string()),
+        "UnsupportedDType" => of_kind("IndexDType", e.to_string()),
+        _ => Error(e).into(),
+    })
+}
+
 /// A name a mapping does not hold: `pytato_rs.MissingKeyError` (a `KeyError`).
 pub(crate) fn key_error(message: impl Into<String>) -> PyErr {
     of_kind("MissingKey", message.into())

@@ -74,6 +74,22 @@ pub(crate) fn field<'py>(py: Python<'py>, array: &Array, name: &str) -> PyResult
             let entries = expr_postorder(py, &lambda.expr)?;
             py.import("pytato_rs.scalar_expr")?.getattr("from_postorder")?.call1((entries,))?
         }
+        (NodeKind::IndexLambda(lambda), "var_to_reduction_descr") => {
+            let dict = PyDict::new(py);
+            for (iname, descriptor) in &lambda.reduction_descriptors {
+                dict.set_item(iname.as_ref(), reduction_descriptor(py, descriptor)?)?;
+            }
+            dict.into_any()
+        }
+        (NodeKind::Einsum(einsum), "redn_axis_to_redn_descr") => {
+            let reduction_axis = py.import("pytato_rs.array")?.getattr("EinsumReductionAxis")?;
+            let dict = PyDict::new(py);
+            for r in einsum.reduction_indices() {
+                let descriptor = einsum.reduction_descriptors.get(&r).cloned().unwrap_or_default();
+                dict.set_item(reduction_axis.call1((r,))?, reduction_descriptor(py, &descriptor)?)?;
+            }
+            dict.into_any()
+        }
         (NodeKind::Einsum(einsum), "args") => nodes(&einsum.args)?,
         (NodeKind::Einsum(einsum), "access_descriptors") => {
             let module = py.import("pytato_rs.array")?;
@@ -121,6 +137,12 @@ pub(crate) fn field<'py>(py: Python<'py>, array: &Array, name: &str) -> PyResult
     Ok(value)
 }
 
+/// A reduction's descriptor as pytato's `ReductionDescriptor` (its tags).
+fn reduction_descriptor<'py>(py: Python<'py>, descriptor: &pytato::ReductionDescriptor) -> PyResult<Bound<'py, PyAny>> {
+    let tags = crate::tags::tag_set_to_py(py, &descriptor.tags)?;
+    py.import("pytato_rs.array")?.getattr("ReductionDescriptor")?.call1((tags,))
+}
+
 /// An index item as pytato's `indices` hold it: an int (a `Dim` where symbolic), a slice of
 /// normalized bounds, or an index array.
 fn index_item<'py>(py: Python<'py>, item: &IndexItem) -> PyResult<Bound<'py, PyAny>> {
@@ -154,9 +176,23 @@ pub(crate) fn with_children(array: &Array, children: Vec<PyRef<'_, PyArrayExpr>>
 /// `array` with the fields named in `changes` replaced (pytato's `replace_if_different` and
 /// `copy`): the children under their field names (`array`, `arrays`, `args`, `bindings` by
 /// name, `mask`, `positions`, `values`, `sorted`, `passthrough_data`), `tags` and `axes` (one
-/// object with `tags` per axis). The node itself when nothing differs.
+/// object with `tags` per axis), and an index lambda's `expr`, `shape`, `dtype` and
+/// `var_to_reduction_descr` (through `pytato_rs.array.IndexLambda`). The node itself when nothing
+/// differs.
 pub(crate) fn replace(array: &Array, changes: Option<&Bound<'_, PyDict>>) -> Result<Array> {
     let Some(changes) = changes else { return Ok(array.clone()) };
+    if let NodeKind::IndexLambda(_) = array.kind() {
+        // A new expression, shape or dtype makes a new index lambda: pytato's constructor builds it.
+        for field in ["expr", "shape", "dtype", "var_to_reduction_descr"] {
+            if changes.contains(field)? {
+                let py = changes.py();
+                let node = Bound::new(py, PyArrayExpr::from(array.clone()))?;
+                let rebuilt =
+                    py.import("pytato_rs.array")?.getattr("_replaced_index_lambda")?.call1((node, changes))?;
+                return Ok(rebuilt.extract::<PyRef<'_, PyArrayExpr>>()?.array.clone());
+            }
+        }
+    }
     let mut children: Vec<Array> = array.children().into_iter().cloned().collect();
     let (mut tags, mut axes) = (None, None);
     for (key, value) in changes.iter() {

@@ -8,6 +8,7 @@
 //! | `graph` | nodes' fields under pytato's names, children, the same node over other children |
 //! | `calls` | `trace_call`: Python functions traced into the library's functions |
 //! | `program` | `generate` and `BoundProgram`: compile, run on numpy arrays without the GIL |
+//! | `scalar_expr` | pymbolic expressions typed into the library's (`pt.IndexLambda(expr=...)`) |
 //! | `transform` | `deduplicate`, `unify_axes_tags`, drawing, analysis |
 //! | `convert`, `data`, `tags`, `errors` | Python values, numpy arrays, tags and exceptions |
 //!
@@ -22,6 +23,7 @@ mod errors;
 mod functions;
 mod graph;
 mod program;
+mod scalar_expr;
 mod tags;
 mod transform;
 
@@ -34,6 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<convert::PyDim>()?;
     m.add_function(wrap_pyfunction!(array::make_dict_of_named_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(calls::trace_call, m)?)?;
+    m.add_function(wrap_pyfunction!(scalar_expr::_index_lambda, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_register_exceptions, m)?)?;
     m.add_function(wrap_pyfunction!(tags::_set_traceback_tags, m)?)?;
     functions::register(m)?;

@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFrozenSet, PyString, PyType};
 use pytato::tags::{CountNamed, ImplInlined, ImplStored, Named, PrefixNamed, TagRef};
+use pytato::transform::unify_tags::IgnoredForPropagation;
 use pytato::{Tag, TagSet};
 
 use crate::errors::{Result, type_error};
@@ -104,6 +105,7 @@ pub(crate) fn tag_from_py(object: &Bound<'_, PyAny>) -> Result<TagRef> {
             "Named" => return Ok(TagRef::new(Named(text("name")?))),
             "PrefixNamed" => return Ok(TagRef::new(PrefixNamed(text("prefix")?))),
             "CountNamed" => return Ok(TagRef::new(CountNamed(text("name")?))),
+            "AxisIgnoredForPropagationTag" => return Ok(TagRef::new(IgnoredForPropagation)),
             _ => {}
         }
     }
@@ -150,6 +152,9 @@ pub(crate) fn tag_to_py<'py>(py: Python<'py>, tag: &TagRef) -> Result<Bound<'py,
     }
     if let Some(CountNamed(name)) = tag.downcast_ref::<CountNamed>() {
         return module.getattr("CountNamed")?.call1((name,));
+    }
+    if tag.downcast_ref::<IgnoredForPropagation>().is_some() {
+        return module.getattr("AxisIgnoredForPropagationTag")?.call0();
     }
     module.getattr("LibraryTag")?.call1((format!("{:?}", tag.get()),))
 }

@@ -19,7 +19,31 @@ def test_every_kind_has_a_class_deriving_from_pytato_error():
         cls = getattr(exceptions, name)
         assert issubclass(cls, pt.PytatoError)
         if cls is not pt.PytatoError:
-            assert cls.kind and name == f"{cls.kind}Error"
+            # one class per kind, named after it; indexing refines two kinds into IndexErrors
+            assert cls.kind and issubclass(cls, getattr(exceptions, f"{cls.kind}Error"))
+            assert name == f"{cls.kind}Error" or issubclass(cls, IndexError)
+
+
+def test_bad_indices_are_index_errors_as_in_numpy():
+    a = placeholder("a", (10, 10, 10))
+    data = np.zeros((10, 10, 10))
+    for key in [(0, 0, 0, 0), np.zeros(3, dtype=np.float64)]:
+        with pytest.raises(IndexError) as numpy_info:
+            data[key]
+        ours = key if not isinstance(key, np.ndarray) else placeholder("f", key.shape)
+        with pytest.raises(IndexError) as info:
+            a[ours]
+        assert isinstance(info.value, pt.PytatoError), numpy_info.value
+    # a zero step is numpy's ValueError
+    with pytest.raises(ValueError):
+        data[::0]
+    with pytest.raises(ValueError):
+        a[::0]
+    # still the library's kinds, caught as before
+    with pytest.raises(pt.InvalidArgumentError):
+        a[0, 0, 0, 0]
+    with pytest.raises(pt.UnsupportedDTypeError):
+        a[placeholder("f", (3,))]
 
 
 def test_broadcast_mismatch_is_a_value_error_naming_the_shapes():

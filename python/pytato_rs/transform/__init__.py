@@ -180,11 +180,30 @@ def _default_for_every_kind(cls):
 
 class TransformMapper(CachedMapper):
     """A :class:`CachedMapper` whose results are expressions (pytato's base of transforms).
-    Nodes are compared by structure, so a transform cannot create duplicates of a node:
-    ``err_on_created_duplicate`` is accepted and has nothing to check."""
+    With ``err_on_created_duplicate``, a method that returns a new node equal to the one it
+    was given, over the very same children (rather than that node itself, as
+    ``replace_if_different`` does), is a ``ValueError``: such copies defeat the caches of the
+    passes that follow. A new node over children that are new but equal (duplicates in the
+    input, merged by the cache) is fine."""
 
     def __init__(self, err_on_collision=False, err_on_created_duplicate=False, _cache=None, _function_cache=None):
         super().__init__(err_on_collision, _cache, _function_cache)
+        self._err_on_created_duplicate = err_on_created_duplicate
+
+    def _map_one(self, expr, *args, **kwargs):
+        result = super()._map_one(expr, *args, **kwargs)
+        if (
+            self._err_on_created_duplicate
+            and isinstance(result, Array)
+            and result._node_id != expr._node_id
+            and result == expr
+            and [c._node_id for c in _children(result)] == [c._node_id for c in _children(expr)]
+        ):
+            raise ValueError(
+                f"{type(self).__name__} mapped a {expr.node_type} to a new node equal to it: "
+                "return the node itself where nothing changes (replace_if_different)"
+            )
+        return result
 
 
 @_default_for_every_kind

@@ -1,0 +1,293 @@
+//! pymbolic expressions as the library's scalar expressions: what `pt.IndexLambda(expr=...)` and
+//! `replace_if_different(expr=...)` build from.
+//!
+//! pymbolic's expressions are untyped (Python numbers, `Sum`, `Quotient`, ...), the library's are
+//! strictly typed (both operands of an operation have one dtype; casts are explicit). Each
+//! operation is therefore typed by the frontend function of the same meaning, applied to 0-d
+//! stand-ins of its operands' dtypes (Python numbers passed as themselves, so they stay weak as in
+//! numpy 2): the function's result is an index lambda over the stand-ins, whose expression, with
+//! the operands substituted for the stand-ins, is the typed operation. So `3 * x[_0]` over a
+//! `float64` `x` becomes exactly what `3 * x` builds, by the same dtype rules, without a second
+//! copy of them.
+//!
+//! `pytato_rs.scalar_expr.to_postorder` walks the pymbolic expression (without recursion) into the
+//! entries read here.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use pytato::expr::{ReduceOp, ReductionBounds};
+use pytato::names::{Reserved, classify};
+use pytato::{Array, DType, Expr, NodeKind, ReductionDescriptor, Scalar, Shape};
+
+use crate::array::{PyArrayExpr, wrap};
+use crate::convert::{dim_from_py, scalar_from_py, shape_from_py};
+use crate::data::dtype_from_py;
+use crate::errors::{Result, lib, type_error, value_error};
+use crate::tags::tags_from_py;
+
+/// A typed subexpression, or a Python number still weakly typed (numpy 2's NEP 50).
+enum Item {
+    Typed(Expr, DType),
+    Number(Py<PyAny>),
+}
+
+/// What an expression reads: its output axes and its bindings.
+struct Scope<'a> {
+    ndim: usize,
+    bindings: &'a BTreeMap<Arc<str>, Array>,
+}
+
+impl Scope<'_> {
+    /// The dtype of variable `name` read without subscripts: an iname, a reduction iname or a
+    /// 0-d binding.
+    fn variable(&self, name: &str) -> Result<DType> {
+        match classify(name) {
+            Some(Reserved::Iname(axis)) if axis < self.ndim => return Ok(DType::I64),
+            Some(Reserved::ReductionIname(_)) => return Ok(DType::I64),
+            _ => {}
+        }
+        match self.bindings.get(name) {
+            Some(array) if array.ndim() == 0 => Ok(array.dtype()),
+            Some(array) => Err(value_error(format!(
+                "the expression reads binding '{name}' (shape {}) without subscripts",
+                array.shape()
+            ))),
+            None => Err(value_error(format!(
+                "the expression reads '{name}', which is neither an iname of the result's {} axes, \
+                 a reduction iname nor one of the bindings {:?}",
+                self.ndim,
+                self.bindings.keys().collect::<Vec<_>>()
+            ))),
+        }
+    }
+
+    /// The dtype of binding `name` read with `n` subscripts.
+    fn subscripted(&self, name: &str, n: usize) -> Result<DType> {
+        match self.bindings.get(name) {
+            Some(array) if array.ndim() == n => Ok(array.dtype()),
+            Some(array) => Err(value_error(format!(
+                "the expression reads binding '{name}' of shape {} with {n} subscripts",
+                array.shape()
+            ))),
+            None => Err(value_error(format!(
+                "the expression subscripts '{name}', which is not one of the bindings {:?}",
+                self.bindings.keys().collect::<Vec<_>>()
+            ))),
+        }
+    }
+}
+
+impl Item {
+    /// The item as a typed expression: a Python number takes its own default dtype.
+    fn typed(self, py: Python<'_>) -> Result<(Expr, DType)> {
+        match self {
+            Item::Typed(expr, dtype) => Ok((expr, dtype)),
+            Item::Number(number) => {
+                let number = number.bind(py);
+                let value = scalar_from_py(number, "a constant")?;
+                let dtype = match number.getattr("dtype") {
+                    Ok(dtype) => dtype_from_py(&dtype)?,
+                    Err(_) => value.default_dtype(),
+                };
+                Ok((Expr::Const(lib(Scalar::from_weak(&value, dtype))?), dtype))
+            }
+        }
+    }
+}
+
+/// Applies the module's function `name` (numpy's name: `add`, `where`, `sin`, ...) to `items`,
+/// through 0-d stand-ins, and returns the typed result (see the module docs).
+fn apply(native: &Bound<'_, PyModule>, name: &str, items: Vec<Item>) -> Result<Item> {
+    let py = native.py();
+    let mut stand_ins: HashMap<usize, (Expr, DType)> = HashMap::new();
+    let mut args = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            // numpy scalars are typed: a stand-in of their dtype
+            Item::Number(number) if !number.bind(py).hasattr("dtype")? => args.push(number.into_bound(py)),
+            item => {
+                let (expr, dtype) = item.typed(py)?;
+                let stand_in = lib(Array::new_placeholder(None, Shape::scalar(), dtype))?;
+                stand_ins.insert(stand_in.id(), (expr, dtype));
+                args.push(Bound::new(py, PyArrayExpr::from(stand_in))?.into_any());
+            }
+        }
+    }
+    let function =
+        native.getattr(name).map_err(|_| value_error(format!("no function '{name}' for a scalar expression")))?;
+    let result = function.call1(PyTuple::new(py, args)?)?;
+    let Ok(array) = result.cast::<PyArrayExpr>() else {
+        // numbers alone: numpy computed the value
+        return Ok(Item::Number(result.unbind()));
+    };
+    let array = array.get().array.clone();
+    let expr = substituted(&array, &stand_ins)
+        .ok_or_else(|| value_error(format!("'{name}' of scalars gave {}, not a scalar expression", array.summary())))?;
+    Ok(Item::Typed(expr, array.dtype()))
+}
+
+/// The expression `array` computes with the stand-ins replaced by their expressions, or `None`
+/// where it is not a 0-d expression over the stand-ins and constants.
+fn substituted(array: &Array, stand_ins: &HashMap<usize, (Expr, DType)>) -> Option<Expr> {
+    if let Some((expr, _)) = stand_ins.get(&array.id()) {
+        return Some(expr.clone());
+    }
+    let NodeKind::IndexLambda(lambda) = array.kind() else { return None };
+    if array.ndim() != 0 || !lambda.reduction_descriptors.is_empty() {
+        return None;
+    }
+    let mut reads = HashMap::new();
+    for (name, bound) in &lambda.bindings {
+        reads.insert(name.clone(), substituted(bound, stand_ins)?);
+    }
+    Some(lambda.expr.rewrite(&mut |e| match e {
+        Expr::Var(name) => reads.get(name).cloned(),
+        _ => None,
+    }))
+}
+
+/// The library's expression of the postorder `entries` of a pymbolic expression (see
+/// `pytato_rs.scalar_expr.to_postorder` for the entries).
+fn expression(native: &Bound<'_, PyModule>, entries: &Bound<'_, PyList>, scope: &Scope<'_>) -> Result<(Expr, DType)> {
+    let py = native.py();
+    let mut stack: Vec<Item> = Vec::new();
+    let pop = |stack: &mut Vec<Item>, n: usize| -> Result<Vec<Item>> {
+        if stack.len() < n {
+            return Err(value_error("a malformed expression: an operation with too few operands"));
+        }
+        Ok(stack.split_off(stack.len() - n))
+    };
+    for entry in entries.iter() {
+        let entry = entry.cast_into::<PyTuple>()?;
+        let kind: String = entry.get_item(0)?.extract()?;
+        let item = match kind.as_str() {
+            "const" => Item::Number(entry.get_item(1)?.unbind()),
+            "var" => {
+                let name: String = entry.get_item(1)?.extract()?;
+                Item::Typed(Expr::var(&name), scope.variable(&name)?)
+            }
+            "subscript" => {
+                let (name, n): (String, usize) = (entry.get_item(1)?.extract()?, entry.get_item(2)?.extract()?);
+                let dtype = scope.subscripted(&name, n)?;
+                let indices = pop(&mut stack, n)?
+                    .into_iter()
+                    .map(|index| {
+                        let (index, index_dtype) = index.typed(py)?;
+                        if !index_dtype.is_integer() {
+                            return Err(type_error(format!(
+                                "an index of '{name}' has dtype {index_dtype}, not an integer dtype"
+                            )));
+                        }
+                        Ok(index)
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Item::Typed(Expr::subscript(&name, indices), dtype)
+            }
+            "apply" => {
+                let (name, n): (String, usize) = (entry.get_item(1)?.extract()?, entry.get_item(2)?.extract()?);
+                let operands = pop(&mut stack, n)?;
+                apply(native, &name, operands)?
+            }
+            "fold" => {
+                let (name, n): (String, usize) = (entry.get_item(1)?.extract()?, entry.get_item(2)?.extract()?);
+                let mut operands = pop(&mut stack, n)?.into_iter();
+                let first = operands.next().ok_or_else(|| value_error(format!("'{name}' of no operands")))?;
+                operands.try_fold(first, |acc, next| apply(native, &name, vec![acc, next]))?
+            }
+            "sum" => {
+                let negated: Vec<bool> = entry.get_item(1)?.extract()?;
+                let mut terms = pop(&mut stack, negated.len())?.into_iter().zip(negated);
+                let (first, first_negated) = terms.next().ok_or_else(|| value_error("a sum of no terms"))?;
+                let first = if first_negated { apply(native, "negative", vec![first])? } else { first };
+                terms.try_fold(first, |acc, (term, negated)| {
+                    apply(native, if negated { "subtract" } else { "add" }, vec![acc, term])
+                })?
+            }
+            "cast" => {
+                let operand = pop(&mut stack, 1)?;
+                let (expr, dtype) = operand.into_iter().next().expect("one operand").typed(py)?;
+                let to = dtype_from_py(&entry.get_item(1)?)?;
+                Item::Typed(if dtype == to { expr } else { expr.cast(to) }, to)
+            }
+            "reduce" => {
+                let name: String = entry.get_item(1)?.extract()?;
+                let op = [ReduceOp::Sum, ReduceOp::Product, ReduceOp::Max, ReduceOp::Min, ReduceOp::All, ReduceOp::Any]
+                    .into_iter()
+                    .find(|op| op.name() == name)
+                    .ok_or_else(|| value_error(format!("no reduction '{name}'")))?;
+                let inames = entry
+                    .get_item(2)?
+                    .try_iter()?
+                    .map(|bounds| {
+                        let (iname, lower, upper): (String, Bound<'_, PyAny>, Bound<'_, PyAny>) = bounds?.extract()?;
+                        Ok(ReductionBounds {
+                            iname: iname.into(),
+                            lower: dim_from_py(&lower)?,
+                            upper: dim_from_py(&upper)?,
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                let body = pop(&mut stack, 1)?;
+                let (mut body, mut dtype) = body.into_iter().next().expect("one operand").typed(py)?;
+                if matches!(op, ReduceOp::All | ReduceOp::Any) && dtype != DType::Bool {
+                    (body, dtype) = (body.cast(DType::Bool), DType::Bool);
+                }
+                if !op.accepts(dtype) {
+                    return Err(type_error(format!("a {name} reduction of dtype {dtype}")));
+                }
+                Item::Typed(Expr::reduce(op, inames, body), dtype)
+            }
+            other => return Err(value_error(format!("an expression entry of unknown kind {other:?}"))),
+        };
+        stack.push(item);
+    }
+    match (stack.pop(), stack.is_empty()) {
+        (Some(item), true) => item.typed(py),
+        _ => Err(value_error("a malformed expression: not one value")),
+    }
+}
+
+/// pytato's `IndexLambda(expr, shape, dtype, bindings, var_to_reduction_descr)` (tags and axes
+/// are added by `pytato_rs.array`): `expr` (postorder entries of a pymbolic expression) computed
+/// in the dtypes numpy's rules give, then cast to `dtype` where that differs (as pytato's code
+/// generators assign it).
+#[pyfunction]
+#[pyo3(signature = (entries, shape, dtype, bindings, reduction_descriptors = None))]
+pub(crate) fn _index_lambda(
+    py: Python<'_>,
+    entries: &Bound<'_, PyList>,
+    shape: &Bound<'_, PyAny>,
+    dtype: &Bound<'_, PyAny>,
+    bindings: &Bound<'_, PyDict>,
+    reduction_descriptors: Option<&Bound<'_, PyDict>>,
+) -> Result<PyArrayExpr> {
+    let shape = shape_from_py(shape)?;
+    let dtype = dtype_from_py(dtype)?;
+    let bindings = bindings
+        .iter()
+        .map(|(name, array)| {
+            Ok((name.extract::<String>()?.into(), array.extract::<PyRef<'_, PyArrayExpr>>()?.array.clone()))
+        })
+        .collect::<Result<BTreeMap<Arc<str>, Array>>>()?;
+    let native = py.import("pytato_rs._native")?;
+    let scope = Scope { ndim: shape.ndim(), bindings: &bindings };
+    let (expr, computed) = expression(&native, entries, &scope)?;
+    let expr = if computed == dtype { expr } else { expr.cast(dtype) };
+    // A reduction without a descriptor gets an untagged one.
+    let mut descriptors: BTreeMap<Arc<str>, ReductionDescriptor> = BTreeMap::new();
+    expr.walk(&mut |e| {
+        if let Expr::Reduce(reduce) = e {
+            for bounds in &reduce.inames {
+                descriptors.entry(bounds.iname.clone()).or_default();
+            }
+        }
+    });
+    for (iname, descriptor) in reduction_descriptors.into_iter().flat_map(|d| d.iter()) {
+        let tags = lib(pytato::TagSet::new().union(tags_from_py(Some(&descriptor.getattr("tags")?))?))?;
+        descriptors.insert(iname.extract::<String>()?.into(), ReductionDescriptor { tags });
+    }
+    wrap(Array::new_index_lambda(expr, shape, bindings, descriptors))
+}
