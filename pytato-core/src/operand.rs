@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use num_complex::{Complex32, Complex64};
 
-use crate::array::{Array, IdMap, ReductionDescriptor};
+use crate::array::{Array, IdMap, NodeKind, ReductionDescriptor};
 use crate::dtype::{DType, WeakScalar, result_type_many, result_type_weak};
 use crate::error::{Error, Result};
 use crate::expr::{BinaryOp, Expr};
@@ -203,13 +203,14 @@ impl LambdaBuilder {
         subscript(&name, indices)
     }
 
-    /// An operand read at the output index as dtype `dtype`.
+    /// An operand read at the output index as dtype `dtype`. A 0-d constant (see
+    /// [`inline_constant`]) is read in place, not bound.
     #[track_caller]
     pub fn operand(&mut self, operand: &Operand, dtype: DType) -> Result<Expr> {
         let _site = crate::created_at::enter();
         Ok(match operand {
             Operand::Array(a) => {
-                let e = self.read_broadcast(a);
+                let e = inline_constant(a).unwrap_or_else(|| self.read_broadcast(a));
                 cast_expr(e, a.dtype(), dtype)
             }
             Operand::Scalar(s) => Expr::Const(Scalar::from_weak(s, dtype)?),
@@ -269,6 +270,19 @@ impl LambdaBuilder {
         let _site = crate::created_at::enter();
         Array::new_index_lambda(expr, self.shape, self.bindings, self.reductions)
     }
+}
+
+/// The expression of `a` where it is a 0-d index lambda that reads nothing and carries no tags
+/// (a numpy scalar operand, `full((), v)`): an operation takes it into its own expression, as
+/// pytato folds numpy scalars, instead of binding a node of its own.
+fn inline_constant(a: &Array) -> Option<Expr> {
+    let NodeKind::IndexLambda(lambda) = a.kind() else { return None };
+    let plain = a.ndim() == 0
+        && lambda.bindings.is_empty()
+        && lambda.reduction_descriptors.is_empty()
+        && lambda.checks.is_empty()
+        && a.tags().iter().all(|t| t.get().ignored_for_equality());
+    plain.then(|| lambda.expr.clone())
 }
 
 fn subscript(name: &Arc<str>, indices: Vec<Expr>) -> Expr {

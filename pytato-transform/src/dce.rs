@@ -2,8 +2,8 @@
 //!
 //! `zeros_like(x)` is `zero(x[...])`: it keeps `x` in the DAG, so metadata added to `x` can still
 //! reach the result, without reading `x`. This pass replaces every `zero(e)` by the constant zero of
-//! `e`'s dtype and drops the bindings no longer read, after which `x` (and anything only it needed)
-//! is gone. Nodes that no output reaches are never part of a result in the first place.
+//! `e`'s dtype (and `full_like`'s `v - 0` by `v`) and drops the bindings no longer read, after
+//! which `x` (and anything only it needed) is gone: `zeros_like(x)` becomes what `zeros` builds. Nodes that no output reaches are never part of a result in the first place.
 //!
 //! ```
 //! use pytato_core::DType;
@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use pytato_core::array::IndexLambdaTypes;
-use pytato_core::expr::{Expr, Func};
+use pytato_core::expr::{BinaryOp, Expr, Func};
 use pytato_core::{Array, NodeKind, Result, Scalar};
 use pytato_runtime::backend::Outputs;
 use pytato_runtime::binding::data_bindings;
@@ -49,7 +49,12 @@ impl CopyMapper for DeadCodeEliminator {
         let types = IndexLambdaTypes::new(node.ndim(), &bindings);
         let inames = il.reduction_descriptors.keys().map(|k| &**k).collect::<Vec<_>>();
         let mut failure = None;
+        let is_zero = |e: &Expr| matches!(e, Expr::Const(c) if *c == Scalar::zero(c.dtype()));
         let expr = il.expr.rewrite(&mut |e| match e {
+            // `full_like`'s `v - zero(x)` and `zero(x) | v` are `v` once the zero is a constant:
+            // `v - (+0)` is `v` bit for bit (even `-0.0` and NaN), `false | v` is `v`.
+            Expr::Binary(BinaryOp::Sub, v, zero) if is_zero(zero) => Some((**v).clone()),
+            Expr::Binary(BinaryOp::BitOr, zero, v) if is_zero(zero) => Some((**v).clone()),
             // Typed with no reduction in scope first; an argument inside a reduction needs its
             // inames (binding them all at once is harmless for typing).
             Expr::Call(Func::Zero, args) => {

@@ -414,3 +414,17 @@ fn stacks_and_concatenations_of_many_arrays_lower_to_shallow_expressions() {
         assert!(lambda.expr.depth() <= 20, "depth {}", lambda.expr.depth());
     }
 }
+
+#[test]
+fn dead_code_elimination_turns_zeros_like_into_zeros() {
+    let x = pt::placeholder("x", [10, 4], DType::F64).unwrap();
+    let b = pt::placeholder("b", [3], DType::Bool).unwrap();
+    for (like, plain) in [
+        (pt::zeros_like(&x, None).unwrap(), pt::zeros([10, 4], DType::F64).unwrap()),
+        (pt::full_like(&x, -0.0, None).unwrap(), pt::full([10, 4], -0.0, DType::F64).unwrap()),
+        (pt::ones_like(&b, None).unwrap(), pt::ones([3], DType::Bool).unwrap()),
+    ] {
+        let cleaned = single(eliminate_dead_code(&(&like).into()).unwrap());
+        assert_eq!(cleaned, plain, "{like:?}");
+    }
+}

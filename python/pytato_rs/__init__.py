@@ -31,7 +31,8 @@ import math as _math
 
 import numpy as _np
 
-from . import analysis, array, diagnostic, exceptions, reductions, scalar_expr, tags, transform
+from . import analysis, array, diagnostic, equality, exceptions, reductions, scalar_expr, tags, transform, utils, visualization
+from .visualization import show_dot_graph
 from ._native import *  # noqa: F403
 from ._native import (
     Array,
@@ -119,21 +120,6 @@ def generate_numpy(expr, backend=None):
     """:func:`generate` under the name of pytato's numpy target: a program called with its
     inputs as keyword arguments that returns numpy arrays."""
     return generate(expr, backend)
-
-
-def show_dot_graph(expr, output_to=None):
-    """Writes the DAG as an HTML page with an SVG drawing (laid out without Graphviz) to
-    ``output_to`` (default: a temporary file) and returns the file's path."""
-    import tempfile
-
-    html = get_html_graph(expr)
-    if output_to is None:
-        with tempfile.NamedTemporaryFile("w", suffix=".html", delete=False) as f:
-            f.write(html)
-            return f.name
-    with open(output_to, "w") as f:
-        f.write(html)
-    return output_to
 
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

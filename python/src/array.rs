@@ -1,5 +1,7 @@
 //! The `Array` and `DictOfNamedArrays` classes: lazy expressions with pytato's methods.
 
+use std::sync::OnceLock;
+
 use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFrozenSet, PyTuple};
@@ -15,14 +17,27 @@ use crate::tags::{tag_set_to_py, tags_from_py};
 /// An array expression: a node of the DAG. Nothing is computed until a program made by
 /// `generate` runs. `==` compares structure (as in pytato); `<`, `<=`, `>`, `>=` are
 /// elementwise, like `pt.less` and friends.
-#[pyclass(name = "Array", module = "pytato_rs", frozen)]
+#[pyclass(name = "Array", module = "pytato_rs", frozen, weakref)]
 pub(crate) struct PyArrayExpr {
     pub(crate) array: Array,
+    /// The objects of the node's children, made when the graph below is first read and kept
+    /// while this object lives (see [`crate::graph::child_objects`]): one object per node of a
+    /// DAG being traversed, so that `is` and `id()`, by which pytato code keys its caches, mean
+    /// the node.
+    pub(crate) children: OnceLock<Vec<Py<PyArrayExpr>>>,
 }
 
 impl From<Array> for PyArrayExpr {
     fn from(array: Array) -> PyArrayExpr {
-        PyArrayExpr { array }
+        PyArrayExpr { array, children: OnceLock::new() }
+    }
+}
+
+impl Drop for PyArrayExpr {
+    fn drop(&mut self) {
+        if let Some(children) = self.children.take() {
+            crate::graph::release(children);
+        }
     }
 }
 
@@ -137,8 +152,8 @@ impl PyArrayExpr {
 
     /// The node's fields under pytato's names for its class (`array`, `arrays`, `axis`,
     /// `bindings`, `indices`, `data`, ...; see `graph`): an `AttributeError` for others.
-    fn __getattr__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
-        crate::graph::field(py, &self.array, name)
+    fn __getattr__<'py>(slf: &Bound<'py, Self>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        crate::graph::field(slf, name)
     }
 
     /// The node's identity: equal for two handles of one node, different for equal nodes built
@@ -150,8 +165,8 @@ impl PyArrayExpr {
 
     /// The arrays this node uses, in a fixed order per kind (bindings by name, operands in
     /// order, index arrays by axis): what mappers visit.
-    fn _children(&self) -> Vec<PyArrayExpr> {
-        crate::graph::children(&self.array)
+    fn _children(slf: &Bound<'_, Self>) -> PyResult<Vec<Py<PyArrayExpr>>> {
+        Ok(crate::graph::child_objects(slf)?.iter().map(|c| c.clone_ref(slf.py())).collect())
     }
 
     /// The same node over other children (in `_children()`'s order), checked again; the node

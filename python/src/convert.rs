@@ -118,15 +118,23 @@ pub(crate) fn shape_from_py(shape: &Bound<'_, PyAny>) -> Result<Shape> {
 
 /// A shape as Python sees it: a tuple of ints, with a [`PyDim`] for each symbolic length.
 pub(crate) fn shape_to_py<'py>(py: Python<'py>, shape: &Shape) -> Result<Bound<'py, PyTuple>> {
-    let items = shape
-        .dims()
-        .iter()
-        .map(|d| match d.as_int() {
-            Some(n) => Ok(n.into_pyobject(py)?.into_any()),
-            None => Ok(Bound::new(py, PyDim { dim: d.clone() })?.into_any()),
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let items = shape.dims().iter().map(|d| dim_to_py(py, d)).collect::<Result<Vec<_>>>()?;
     PyTuple::new(py, items)
+}
+
+/// A length as Python holds it: an `int` where it is a number, else a [`PyDim`].
+pub(crate) fn dim_to_py<'py>(py: Python<'py>, dim: &Dim) -> Result<Bound<'py, PyAny>> {
+    match dim.as_int() {
+        Some(n) => Ok(n.into_pyobject(py)?.into_any()),
+        None => Ok(Bound::new(py, PyDim { dim: dim.clone() })?.into_any()),
+    }
+}
+
+/// A length given as any shape takes it (see [`dim_from_py`]), as a shape holds it: an `int`
+/// or a `Dim` (`pytato_rs.utils` compares lengths so).
+#[pyfunction]
+pub(crate) fn _length<'py>(length: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+    dim_to_py(length.py(), &dim_from_py(length)?)
 }
 
 /// A length that is not a number until the program runs: `n`, `2*n + 1`. Shapes hold these

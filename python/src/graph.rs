@@ -3,21 +3,100 @@
 //! same node over other children. `pytato_rs.array`'s node classes and `pytato_rs.transform`'s
 //! mappers are written on these.
 
+use std::cell::RefCell;
+
 use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use pytato::{Array, IndexItem, NodeKind};
 
 use crate::array::{PyArrayExpr, PyDictOfNamedArrays};
-use crate::convert::PyDim;
 use crate::data::to_numpy;
 use crate::errors::{Result, lib, value_error};
 use crate::tags::tags_from_py;
 
-/// `array`'s field `name` under pytato's name for its node class, or an `AttributeError`.
-pub(crate) fn field<'py>(py: Python<'py>, array: &Array, name: &str) -> PyResult<Bound<'py, PyAny>> {
-    let node =
-        |a: &Array| -> PyResult<Bound<'py, PyAny>> { Ok(Bound::new(py, PyArrayExpr::from(a.clone()))?.into_any()) };
+/// The live object of each node read through the graph, by node id (a `WeakValueDictionary`):
+/// a node has one object while any is alive, and each object keeps its children's alive
+/// ([`child_objects`]).
+static OBJECTS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn objects(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    let table = OBJECTS.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        Ok(py.import("weakref")?.getattr("WeakValueDictionary")?.call0()?.unbind())
+    })?;
+    Ok(table.bind(py))
+}
+
+/// The object of node `array`: the live one where there is one, else a new one (registered).
+/// Ids are unique while the node lives, and an object keeps its node alive.
+pub(crate) fn node_object<'py>(py: Python<'py>, array: &Array) -> PyResult<Bound<'py, PyArrayExpr>> {
+    let table = objects(py)?;
+    if let Ok(found) = table.call_method1("get", (array.id(),))?.cast_into::<PyArrayExpr>() {
+        return Ok(found);
+    }
+    let object = Bound::new(py, PyArrayExpr::from(array.clone()))?;
+    table.set_item(array.id(), &object)?;
+    Ok(object)
+}
+
+/// The objects of `node`'s children (in `NodeKind::children`'s order), made once through
+/// [`node_object`] and kept by `node`'s object, which is registered as its node's object if
+/// none was.
+pub(crate) fn child_objects<'a>(node: &'a Bound<'_, PyArrayExpr>) -> PyResult<&'a [Py<PyArrayExpr>]> {
+    let this = node.get();
+    if let Some(children) = this.children.get() {
+        return Ok(children);
+    }
+    let py = node.py();
+    objects(py)?.call_method1("setdefault", (this.array.id(), node))?;
+    let made = this
+        .array
+        .children()
+        .into_iter()
+        .map(|child| Ok(node_object(py, child)?.unbind()))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(this.children.get_or_init(|| made))
+}
+
+thread_local! {
+    /// The objects whose last references [`release`] is dropping, while it runs.
+    static RELEASING: RefCell<Option<Vec<Py<PyArrayExpr>>>> = const { RefCell::new(None) };
+}
+
+/// Drops a dead object's references to its children's objects. Each can be the last reference
+/// and free a child, which drops its own children's: done with a queue instead of nested
+/// deallocations, so that freeing the objects of a chain of 10^6 nodes needs no deep stack.
+pub(crate) fn release(children: Vec<Py<PyArrayExpr>>) {
+    let first = RELEASING.with(|queue| {
+        let mut queue = queue.borrow_mut();
+        match queue.as_mut() {
+            Some(pending) => {
+                pending.extend(children);
+                None
+            }
+            None => {
+                *queue = Some(Vec::new());
+                Some(children)
+            }
+        }
+    });
+    let Some(mut batch) = first else { return };
+    while !batch.is_empty() {
+        // Dropping may free objects, whose own `release` queues their children.
+        drop(batch);
+        batch = RELEASING.with(|queue| std::mem::take(queue.borrow_mut().as_mut().expect("set above")));
+    }
+    RELEASING.with(|queue| *queue.borrow_mut() = None);
+}
+
+/// The field `name` of `node`'s node under pytato's name for its node class, or an
+/// `AttributeError`. Arrays come as the nodes' objects ([`child_objects`]).
+pub(crate) fn field<'py>(node: &Bound<'py, PyArrayExpr>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    let py = node.py();
+    let array = &node.get().array;
+    child_objects(node)?;
+    let node = |a: &Array| -> PyResult<Bound<'py, PyAny>> { Ok(node_object(py, a)?.into_any()) };
     let nodes = |arrays: &[Array]| -> PyResult<Bound<'py, PyAny>> {
         Ok(PyTuple::new(py, arrays.iter().map(node).collect::<PyResult<Vec<_>>>()?)?.into_any())
     };
@@ -146,25 +225,15 @@ fn reduction_descriptor<'py>(py: Python<'py>, descriptor: &pytato::ReductionDesc
 /// An index item as pytato's `indices` hold it: an int (a `Dim` where symbolic), a slice of
 /// normalized bounds, or an index array.
 fn index_item<'py>(py: Python<'py>, item: &IndexItem) -> PyResult<Bound<'py, PyAny>> {
-    let dim = |d: &pytato::Dim| -> PyResult<Bound<'py, PyAny>> {
-        match d.as_int() {
-            Some(n) => Ok(n.into_pyobject(py)?.into_any()),
-            None => Ok(Bound::new(py, PyDim { dim: d.clone() })?.into_any()),
-        }
-    };
+    let dim = |d: &pytato::Dim| -> PyResult<Bound<'py, PyAny>> { Ok(crate::convert::dim_to_py(py, d)?) };
     Ok(match item {
         IndexItem::Int(d) => dim(d)?,
         IndexItem::Slice(s) => {
             let slice = py.import("builtins")?.getattr("slice")?;
             slice.call1((dim(&s.start)?, dim(&s.stop)?, s.step))?
         }
-        IndexItem::Array(a) => Bound::new(py, PyArrayExpr::from(a.clone()))?.into_any(),
+        IndexItem::Array(a) => node_object(py, a)?.into_any(),
     })
-}
-
-/// The node's children, in the fixed order of `NodeKind::children`.
-pub(crate) fn children(array: &Array) -> Vec<PyArrayExpr> {
-    array.children().into_iter().map(|c| PyArrayExpr::from(c.clone())).collect()
 }
 
 /// The same node over `children` (in [`children`]'s order), checked again; the node itself when
@@ -271,12 +340,7 @@ fn tag_set(tags: Vec<pytato::tags::TagRef>) -> Result<pytato::TagSet> {
 fn expr_postorder<'py>(py: Python<'py>, expr: &pytato::Expr) -> PyResult<Bound<'py, PyList>> {
     use pytato::Expr;
     let entries = PyList::empty(py);
-    let dim = |d: &pytato::Dim| -> PyResult<Bound<'py, PyAny>> {
-        match d.as_int() {
-            Some(n) => Ok(n.into_pyobject(py)?.into_any()),
-            None => Ok(Bound::new(py, PyDim { dim: d.clone() })?.into_any()),
-        }
-    };
+    let dim = |d: &pytato::Dim| -> PyResult<Bound<'py, PyAny>> { Ok(crate::convert::dim_to_py(py, d)?) };
     // (node, whether its children are done)
     let mut stack = vec![(expr, false)];
     while let Some((node, children_done)) = stack.pop() {

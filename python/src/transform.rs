@@ -62,6 +62,12 @@ fn get_dot_graph(expr: &Bound<'_, PyAny>) -> Result<String> {
     Ok(draw::to_dot(&outputs_from_py(expr)?))
 }
 
+/// The DAG as an SVG drawing (laid out in Rust; no Graphviz needed).
+#[pyfunction]
+fn get_svg_graph(expr: &Bound<'_, PyAny>) -> Result<String> {
+    lib(draw::to_svg(&outputs_from_py(expr)?))
+}
+
 /// The DAG as a self-contained HTML page with an SVG drawing (laid out in Rust; no Graphviz
 /// needed).
 #[pyfunction]
@@ -115,6 +121,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(materialize_with_mpms, m)?)?;
     m.add_function(wrap_pyfunction!(get_dot_graph, m)?)?;
     m.add_function(wrap_pyfunction!(get_html_graph, m)?)?;
+    m.add_function(wrap_pyfunction!(get_svg_graph, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_nodes, m)?)?;
     m.add_function(wrap_pyfunction!(get_node_type_counts, m)?)?;
     m.add_function(wrap_pyfunction!(get_max_node_depth, m)?)?;

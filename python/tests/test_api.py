@@ -275,6 +275,23 @@ def test_show_dot_graph_writes_a_page(tmp_path):
     x = pt.make_placeholder("x", (3,), np.float64)
     path = pt.show_dot_graph(x + 1, output_to=tmp_path / "dag.html")
     assert "<svg" in (tmp_path / "dag.html").read_text() and str(path).endswith("dag.html")
+    # pytato's format names: a temporary file of that format
+    svg = pt.show_dot_graph(x + 1, output_to="svg")
+    with open(svg) as f:
+        assert "<svg" in f.read() and svg.endswith(".svg")
+    pt.visualization.show_dot_graph({"y": x * 2}, output_to=tmp_path / "dag.dot")
+    assert (tmp_path / "dag.dot").read_text().startswith("digraph")
+    with pytest.raises(ValueError, match="png"):
+        pt.show_dot_graph(x, output_to=tmp_path / "dag.png")
+
+
+def test_pytato_helper_modules():
+    n = pt.make_size_param("n")
+    a = pt.make_placeholder("a", (n, 3), np.float64)
+    assert pt.utils.are_shapes_equal(a.shape, (n, 3)) and pt.utils.are_shapes_equal((2 * n + 1,), (n + n + 1,))
+    assert not pt.utils.are_shapes_equal(a.shape, (n, 4)) and not pt.utils.are_shapes_equal(a.shape, (n,))
+    assert pt.equality.EqualityComparer()(a + 1, a + 1)
+    assert not pt.equality.EqualityComparer()(a + 1, a + 2)
 
 
 def test_program_metadata():
