@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use pytato::transform::{analysis, cse, dce, draw, materialize, unify_tags};
+use pytato::transform::{analysis, cse, dce, draw, einsum, materialize, unify_tags};
 
 use crate::array::PyArrayExpr;
 use crate::convert::{outputs_from_py, outputs_to_py};
@@ -47,6 +47,13 @@ fn unify_axes_tags<'py>(
         return Err(e);
     }
     outputs_to_py(py, lib(unified)?)
+}
+
+/// Squeezes the length-1 axes of einsum operands that broadcast against a longer axis of the
+/// same index (pytato's `rewrite_einsums_with_no_broadcasts`).
+#[pyfunction]
+fn rewrite_einsums_with_no_broadcasts<'py>(py: Python<'py>, expr: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+    outputs_to_py(py, lib(einsum::remove_broadcasts_in_einsums(&outputs_from_py(expr)?))?)
 }
 
 /// Tags the nodes pytato's MPMS rule stores (more than one user and more than one stored
@@ -119,6 +126,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(eliminate_dead_code, m)?)?;
     m.add_function(wrap_pyfunction!(unify_axes_tags, m)?)?;
     m.add_function(wrap_pyfunction!(materialize_with_mpms, m)?)?;
+    m.add_function(wrap_pyfunction!(rewrite_einsums_with_no_broadcasts, m)?)?;
     m.add_function(wrap_pyfunction!(get_dot_graph, m)?)?;
     m.add_function(wrap_pyfunction!(get_html_graph, m)?)?;
     m.add_function(wrap_pyfunction!(get_svg_graph, m)?)?;
