@@ -871,7 +871,7 @@ impl Array {
                 format!("shapes {} and {} differ in rank", self.shape(), other.shape()),
             ));
         }
-        if self.0.tags == other.0.tags && self.axes() == other.axes() {
+        if self.0.tags.identical(&other.0.tags) && self.axes() == other.axes() {
             return Ok(self.clone());
         }
         Ok(self.with_metadata(other.0.tags.clone(), other.0.axes.clone()))
@@ -1019,7 +1019,7 @@ impl Array {
             }
         };
         let axes = if rebuilt.ndim() == self.ndim() { self.0.axes.clone() } else { rebuilt.0.axes.clone() };
-        if rebuilt.0.tags == self.0.tags && (rebuilt.ndim() != self.ndim() || rebuilt.axes() == self.axes()) {
+        if rebuilt.0.tags.identical(&self.0.tags) && (rebuilt.ndim() != self.ndim() || rebuilt.axes() == self.axes()) {
             return Ok(rebuilt); // already right: skip making a second node
         }
         Ok(rebuilt.with_metadata(self.0.tags.clone(), axes))

@@ -210,6 +210,15 @@ impl TagSet {
     }
 }
 
+impl TagSet {
+    /// Whether the two sets hold the same tags, those left out of equality (creation sites)
+    /// included: whether a rebuilt node carries all of another's metadata.
+    pub fn identical(&self, other: &TagSet) -> bool {
+        let (mine, theirs) = (self.entries(), other.entries());
+        mine.len() == theirs.len() && mine.iter().all(|(_, t)| theirs.iter().any(|(_, o)| o == t))
+    }
+}
+
 impl PartialEq for TagSet {
     fn eq(&self, other: &TagSet) -> bool {
         if self.tags.is_none() && other.tags.is_none() {

@@ -28,6 +28,8 @@ use crate::mapper::topological_sort;
 
 /// Longest expression shown in a node label.
 const MAX_EXPR_CHARS: usize = 48;
+/// Longest tag shown in a label, in characters.
+const MAX_TAG_CHARS: usize = 80;
 
 fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
@@ -64,8 +66,9 @@ fn label(node: &Array) -> Vec<String> {
         }
         _ => {}
     }
-    if !node.tags().is_empty() {
-        lines.push(shorten(&format!("tags {}", node.tags()), MAX_EXPR_CHARS));
+    // One line per tag: a creation site names a file, a line and its code.
+    for tag in node.tags().iter() {
+        lines.push(shorten(&format!("tag {:?}", tag.get()), MAX_TAG_CHARS));
     }
     for (i, axis) in node.axes().iter().enumerate() {
         if !axis.tags.is_empty() {

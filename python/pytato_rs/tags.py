@@ -108,6 +108,15 @@ class CreatedAt(IgnoredForEqualityTag, UniqueTag):
 
     traceback: _StackSummary
 
+    def __str__(self):
+        # what drawings show (briefly): the user's innermost frame and its line
+        import os
+
+        if not self.traceback.frames:
+            return "CreatedAt(?)"
+        f = self.traceback.frames[-1]
+        return f"CreatedAt({f.line} [{os.path.basename(f.filename)}:{f.lineno}, in {f.name}])"
+
 
 def _created_here():
     """A :class:`CreatedAt` of the current Python stack, without the frames of this package."""

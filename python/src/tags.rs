@@ -50,10 +50,12 @@ impl Hash for PyTag {
     }
 }
 
+/// A Python tag shows as `str(tag)` (its `repr` unless its class says otherwise, as
+/// `CreatedAt` does to show the line that built the node).
 impl fmt::Debug for PyTag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let repr = Python::attach(|py| self.object.bind(py).repr().map(|r| r.to_string()));
-        f.write_str(&repr.unwrap_or_else(|_| "<python tag>".into()))
+        let text = Python::attach(|py| self.object.bind(py).str().map(|r| r.to_string()));
+        f.write_str(&text.unwrap_or_else(|_| "<python tag>".into()))
     }
 }
 

@@ -533,3 +533,20 @@ def test_traceback_tags_say_where_nodes_were_built_and_do_not_change_equality():
     # Off again: no tags; and tagged nodes still compile and run.
     assert (a + b).non_equality_tags == frozenset()
     np.testing.assert_array_equal(pt.generate(first, "interp")(a=np.ones(3), b=np.arange(3.0)), np.arange(3.0) + 1)
+
+
+def test_traceback_tags_survive_transforms_and_show_in_drawings():
+    a = pt.make_placeholder("a", (3,), np.float64)
+    pt.set_traceback_tag_enabled(True)
+    try:
+        first = a + a
+        second = a + a
+        both = first + second
+    finally:
+        pt.set_traceback_tag_enabled(False)
+    # deduplicate merges first and second and rebuilds `both`, keeping where it was built
+    merged = pt.transform.deduplicate(both)
+    assert merged.non_equality_tags == both.non_equality_tags != frozenset()
+    assert merged.bindings["_in0"] is merged.bindings["_in1"] or len(set(merged._children())) == 1
+    dot = pt.get_dot_graph(first)
+    assert "first = a + a [test_graph.py:" in dot
