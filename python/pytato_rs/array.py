@@ -181,7 +181,9 @@ def _replaced_index_lambda(node, changes):
     if all(_same(fields[name], value) for name, value in changes.items()):
         return node
     fields.update(changes)
-    return _index_lambda(**fields)
+    rebuilt = _index_lambda(**fields)
+    # the library compares constants by their bits (a NaN equals itself), pymbolic by value
+    return node if rebuilt == node and rebuilt.non_equality_tags == node.non_equality_tags else rebuilt
 
 
 def _same(old, new):

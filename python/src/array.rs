@@ -43,8 +43,15 @@ impl Drop for PyArrayExpr {
 
 /// A result of an operation, as the Python class (tagged with where it was created, where
 /// traceback tags are on).
-pub(crate) fn wrap(result: pytato::Result<Array>) -> Result<PyArrayExpr> {
-    crate::tags::with_traceback_tag(lib(result)?).map(PyArrayExpr::from)
+pub(crate) fn wrap(result: pytato::Result<Array>) -> Result<Py<PyArrayExpr>> {
+    object(crate::tags::with_traceback_tag(lib(result)?)?)
+}
+
+/// The Python object of `array`: the node's live one where it has one (see
+/// [`crate::graph::node_object`]), so that a function returning a node it was given returns
+/// the very object (`x.astype(x.dtype) is x`).
+pub(crate) fn object(array: Array) -> Result<Py<PyArrayExpr>> {
+    Python::attach(|py| Ok(crate::graph::node_object(py, &array)?.unbind()))
 }
 
 /// `a op b` with `other` converted as numpy converts operands.
@@ -70,8 +77,7 @@ fn binary(
     let py = other.py();
     let Some(other) = known_operand(other)? else { return Ok(py.NotImplemented()) };
     let this = pt::Operand::Array(a.clone());
-    let result = wrap(if reversed { op(other, this) } else { op(this, other) })?;
-    Ok(Bound::new(py, result)?.into_any().unbind())
+    Ok(wrap(if reversed { op(other, this) } else { op(this, other) })?.into_any())
 }
 
 #[pymethods]
@@ -171,21 +177,21 @@ impl PyArrayExpr {
 
     /// The same node over other children (in `_children()`'s order), checked again; the node
     /// itself when every child is the same.
-    fn _with_children(&self, children: Vec<PyRef<'_, PyArrayExpr>>) -> Result<PyArrayExpr> {
+    fn _with_children(&self, children: Vec<PyRef<'_, PyArrayExpr>>) -> Result<Py<PyArrayExpr>> {
         crate::graph::with_children(&self.array, children)
     }
 
     /// The node with the fields given replaced (children by their field names, `tags`,
     /// `axes`), as pytato's `replace_if_different`: the node itself when nothing differs.
     #[pyo3(signature = (**changes))]
-    fn replace_if_different(&self, changes: Option<&Bound<'_, PyDict>>) -> Result<PyArrayExpr> {
-        Ok(crate::graph::replace(&self.array, changes)?.into())
+    fn replace_if_different(&self, changes: Option<&Bound<'_, PyDict>>) -> Result<Py<PyArrayExpr>> {
+        object(crate::graph::replace(&self.array, changes)?)
     }
 
     /// pytato's `copy`: [`PyArrayExpr::replace_if_different`] (nodes are immutable, so an
     /// unchanged copy is the node itself).
     #[pyo3(signature = (**changes))]
-    fn copy(&self, changes: Option<&Bound<'_, PyDict>>) -> Result<PyArrayExpr> {
+    fn copy(&self, changes: Option<&Bound<'_, PyDict>>) -> Result<Py<PyArrayExpr>> {
         self.replace_if_different(changes)
     }
 
@@ -199,7 +205,7 @@ impl PyArrayExpr {
         py: Python<'_>,
         axis: &Bound<'_, PyAny>,
         tags: &Bound<'_, PyAny>,
-    ) -> Result<PyArrayExpr> {
+    ) -> Result<Py<PyArrayExpr>> {
         let not_a_reduction = |what: String| crate::errors::diagnostic("NotAReductionAxis", what);
         let wanted = match self.array.kind() {
             pytato::NodeKind::IndexLambda(lambda) => {
@@ -242,18 +248,18 @@ impl PyArrayExpr {
     }
 
     /// The array with `tags` added (one tag or an iterable of tags).
-    fn tagged(&self, tags: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn tagged(&self, tags: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
         wrap(self.array.tagged_with(tags_from_py(Some(tags))?))
     }
 
     /// The array without `tags`.
-    fn without_tags(&self, tags: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn without_tags(&self, tags: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
         let remove = lib(pytato::TagSet::new().union(tags_from_py(Some(tags))?))?;
-        Ok(self.array.without_tags(&remove).into())
+        object(self.array.without_tags(&remove))
     }
 
     /// The array with `tags` added to axis `iaxis`.
-    fn with_tagged_axis(&self, iaxis: i64, tags: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn with_tagged_axis(&self, iaxis: i64, tags: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
         let axis = usize::try_from(iaxis).ok().filter(|&a| a < self.array.ndim()).ok_or_else(|| {
             crate::errors::Error(pytato::Error::AxisOutOfRange {
                 op: "with_tagged_axis".into(),
@@ -266,7 +272,7 @@ impl PyArrayExpr {
         wrap(self.array.with_axes(axes))
     }
 
-    fn __getitem__(&self, key: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn __getitem__(&self, key: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
         wrap(Ok(crate::errors::indexing(pt::index(&self.array, &index_from_py(key)?))?))
     }
 
@@ -394,19 +400,19 @@ impl PyArrayExpr {
         Ok(PyTuple::new(py, items)?.into_any().try_iter()?.into_any())
     }
 
-    fn __neg__(&self) -> Result<PyArrayExpr> {
+    fn __neg__(&self) -> Result<Py<PyArrayExpr>> {
         wrap(pt::negative(&self.array))
     }
 
-    fn __pos__(&self) -> Result<PyArrayExpr> {
+    fn __pos__(&self) -> Result<Py<PyArrayExpr>> {
         wrap(pt::positive(&self.array))
     }
 
-    fn __abs__(&self) -> Result<PyArrayExpr> {
+    fn __abs__(&self) -> Result<Py<PyArrayExpr>> {
         wrap(pt::abs(&self.array))
     }
 
-    fn __invert__(&self) -> Result<PyArrayExpr> {
+    fn __invert__(&self) -> Result<Py<PyArrayExpr>> {
         wrap(pt::invert(&self.array))
     }
 
@@ -477,35 +483,35 @@ impl PyArrayExpr {
 
     /// The transpose (axes reversed).
     #[getter(T)]
-    fn transpose_property(&self) -> Result<PyArrayExpr> {
+    fn transpose_property(&self) -> Result<Py<PyArrayExpr>> {
         wrap(pt::transpose(&self.array, None))
     }
 
     #[getter]
-    fn real(&self) -> Result<PyArrayExpr> {
+    fn real(&self) -> Result<Py<PyArrayExpr>> {
         wrap(pt::real(&self.array))
     }
 
     #[getter]
-    fn imag(&self) -> Result<PyArrayExpr> {
+    fn imag(&self) -> Result<Py<PyArrayExpr>> {
         wrap(pt::imag(&self.array))
     }
 
-    fn conj(&self) -> Result<PyArrayExpr> {
+    fn conj(&self) -> Result<Py<PyArrayExpr>> {
         wrap(pt::conj(&self.array))
     }
 
-    fn conjugate(&self) -> Result<PyArrayExpr> {
+    fn conjugate(&self) -> Result<Py<PyArrayExpr>> {
         self.conj()
     }
 
-    fn astype(&self, dtype: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn astype(&self, dtype: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
         wrap(pt::astype(&self.array, dtype_from_py(dtype)?))
     }
 
     /// `reshape(2, 3)`, `reshape((2, 3))`, `reshape(-1, order="F")`.
     #[pyo3(signature = (*shape, order = "C"))]
-    fn reshape(&self, shape: &Bound<'_, PyTuple>, order: &str) -> Result<PyArrayExpr> {
+    fn reshape(&self, shape: &Bound<'_, PyTuple>, order: &str) -> Result<Py<PyArrayExpr>> {
         let shape = match shape.len() {
             1 => shape_from_py(&shape.get_item(0)?)?,
             _ => shape_from_py(shape.as_any())?,
@@ -514,7 +520,7 @@ impl PyArrayExpr {
     }
 
     #[pyo3(signature = (*axes))]
-    fn transpose(&self, axes: &Bound<'_, PyTuple>) -> Result<PyArrayExpr> {
+    fn transpose(&self, axes: &Bound<'_, PyTuple>) -> Result<Py<PyArrayExpr>> {
         let axes: Option<Vec<i64>> = match axes.len() {
             0 => None,
             1 if axes.get_item(0)?.is_none() => None,
@@ -524,20 +530,20 @@ impl PyArrayExpr {
         wrap(pt::transpose(&self.array, axes.as_deref()))
     }
 
-    fn ravel(&self) -> Result<PyArrayExpr> {
+    fn ravel(&self) -> Result<Py<PyArrayExpr>> {
         wrap(pt::ravel(&self.array))
     }
 
-    fn flatten(&self) -> Result<PyArrayExpr> {
+    fn flatten(&self) -> Result<Py<PyArrayExpr>> {
         self.ravel()
     }
 
     #[pyo3(signature = (axis = None))]
-    fn squeeze(&self, axis: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+    fn squeeze(&self, axis: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
         wrap(pt::squeeze(&self.array, axes_from_py(axis)?))
     }
 
-    fn dot(&self, other: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn dot(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
         wrap(pt::dot(&self.array, &crate::convert::array_from_py(other)?))
     }
 
@@ -548,7 +554,7 @@ impl PyArrayExpr {
         dtype: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
         initial: Option<&Bound<'_, PyAny>>,
-    ) -> Result<PyArrayExpr> {
+    ) -> Result<Py<PyArrayExpr>> {
         functions::reduce(Reduction::Sum, &self.array, axis, dtype, keepdims, initial)
     }
 
@@ -559,7 +565,7 @@ impl PyArrayExpr {
         dtype: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
         initial: Option<&Bound<'_, PyAny>>,
-    ) -> Result<PyArrayExpr> {
+    ) -> Result<Py<PyArrayExpr>> {
         functions::reduce(Reduction::Prod, &self.array, axis, dtype, keepdims, initial)
     }
 
@@ -569,7 +575,7 @@ impl PyArrayExpr {
         axis: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
         initial: Option<&Bound<'_, PyAny>>,
-    ) -> Result<PyArrayExpr> {
+    ) -> Result<Py<PyArrayExpr>> {
         functions::reduce(Reduction::Max, &self.array, axis, None, keepdims, initial)
     }
 
@@ -579,7 +585,7 @@ impl PyArrayExpr {
         axis: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
         initial: Option<&Bound<'_, PyAny>>,
-    ) -> Result<PyArrayExpr> {
+    ) -> Result<Py<PyArrayExpr>> {
         functions::reduce(Reduction::Min, &self.array, axis, None, keepdims, initial)
     }
 
@@ -589,17 +595,17 @@ impl PyArrayExpr {
         axis: Option<&Bound<'_, PyAny>>,
         dtype: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
-    ) -> Result<PyArrayExpr> {
+    ) -> Result<Py<PyArrayExpr>> {
         functions::reduce(Reduction::Mean, &self.array, axis, dtype, keepdims, None)
     }
 
     #[pyo3(signature = (axis = None, keepdims = false))]
-    fn all(&self, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> Result<PyArrayExpr> {
+    fn all(&self, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
         functions::reduce(Reduction::All, &self.array, axis, None, keepdims, None)
     }
 
     #[pyo3(signature = (axis = None, keepdims = false))]
-    fn any(&self, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> Result<PyArrayExpr> {
+    fn any(&self, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
         functions::reduce(Reduction::Any, &self.array, axis, None, keepdims, None)
     }
 }
@@ -627,12 +633,12 @@ pub(crate) struct IndexedUpdate {
 #[pymethods]
 impl IndexedUpdate {
     /// The array with the indexed elements replaced by `values` (broadcast).
-    fn set(&self, values: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn set(&self, values: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
         wrap(pt::set_index(&self.array, &self.items, operand_from_py(values)?))
     }
 
     /// The array with `values` added at the indexed elements; repeated indices add up.
-    fn add(&self, values: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+    fn add(&self, values: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
         wrap(pt::add_at(&self.array, &self.items, operand_from_py(values)?))
     }
 }
@@ -680,7 +686,7 @@ pub(crate) struct PyDictOfNamedArrays {
 impl PyDictOfNamedArrays {
     /// The entry `name` as a `NamedArray` node (pytato's: its `expr` is the array stored under
     /// the name, its `_container` this dictionary).
-    fn __getitem__(&self, name: &str) -> Result<PyArrayExpr> {
+    fn __getitem__(&self, name: &str) -> Result<Py<PyArrayExpr>> {
         if self.dict.get(name).is_none() {
             return Err(key_error(name.to_string()));
         }
@@ -703,11 +709,11 @@ impl PyDictOfNamedArrays {
         self.dict.names().map(str::to_string).collect()
     }
 
-    fn values(&self) -> Result<Vec<PyArrayExpr>> {
+    fn values(&self) -> Result<Vec<Py<PyArrayExpr>>> {
         self.dict.names().map(|name| self.__getitem__(name)).collect()
     }
 
-    fn items(&self) -> Result<Vec<(String, PyArrayExpr)>> {
+    fn items(&self) -> Result<Vec<(String, Py<PyArrayExpr>)>> {
         self.dict.names().map(|name| Ok((name.to_string(), self.__getitem__(name)?))).collect()
     }
 

@@ -11,6 +11,7 @@ use pytato::Array;
 use crate::array::PyArrayExpr;
 use crate::convert::arrays_from_py;
 use crate::errors::{Result, lib, type_error};
+use crate::graph::node_object;
 
 /// How the traced function returned its arrays, to return the call's results the same way.
 enum Returned {
@@ -66,7 +67,8 @@ pub(crate) fn trace_call<'py>(
     let traced = pytato::trace_call(
         |params| {
             let mut trace = || -> Result<Vec<Array>> {
-                let params = PyTuple::new(py, params.iter().cloned().map(PyArrayExpr::from))?;
+                let params =
+                    PyTuple::new(py, params.iter().map(|p| node_object(py, p)).collect::<PyResult<Vec<_>>>()?)?;
                 let (how, arrays) = returned_arrays(&f.call1(params)?)?;
                 returned = Some(how);
                 Ok(arrays)
@@ -81,9 +83,10 @@ pub(crate) fn trace_call<'py>(
     if let Some(e) = python_error {
         return Err(e);
     }
-    let mut results = lib(traced)?.into_iter().map(PyArrayExpr::from);
+    let results = lib(traced)?.iter().map(|r| node_object(py, r)).collect::<PyResult<Vec<_>>>()?;
+    let mut results = results.into_iter();
     Ok(match returned.expect("a traced function that did not raise returned") {
-        Returned::One => Bound::new(py, results.next().expect("one result"))?.into_any(),
+        Returned::One => results.next().expect("one result").into_any(),
         Returned::Sequence => PyTuple::new(py, results)?.into_any(),
         Returned::Named(names) => {
             let dict = PyDict::new(py);

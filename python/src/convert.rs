@@ -374,7 +374,7 @@ pub(crate) fn dict_of_named_arrays(dict: &Bound<'_, PyDict>) -> Result<DictOfNam
 /// Outputs as the Python object of the same kind.
 pub(crate) fn outputs_to_py(py: Python<'_>, outputs: Outputs) -> Result<Bound<'_, PyAny>> {
     Ok(match outputs {
-        Outputs::Single(array) => Bound::new(py, PyArrayExpr::from(array))?.into_any(),
+        Outputs::Single(array) => crate::graph::node_object(py, &array)?.into_any(),
         Outputs::Named(dict) => Bound::new(py, PyDictOfNamedArrays { dict })?.into_any(),
     })
 }

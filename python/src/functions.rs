@@ -24,9 +24,8 @@ fn optional_dtype(dtype: Option<&Bound<'_, PyAny>>) -> Result<Option<DType>> {
     dtype.map(dtype_from_py).transpose()
 }
 
-fn tagged(array: pytato::Result<Array>, tags: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
-    let array = lib(array)?;
-    wrap(array.tagged_with(tags_from_py(tags)?))
+fn tagged(array: pytato::Result<Array>, tags: Option<&Bound<'_, PyAny>>) -> Result<Array> {
+    lib(lib(array)?.tagged_with(tags_from_py(tags)?))
 }
 
 // ---- inputs -------------------------------------------------------------------------------
@@ -41,17 +40,17 @@ fn make_placeholder(
     dtype: Option<&Bound<'_, PyAny>>,
     tags: Option<&Bound<'_, PyAny>>,
     axes: Option<&Bound<'_, PyAny>>,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     let dtype = optional_dtype(dtype)?.unwrap_or(DType::F64);
     // An unnamed placeholder is an input of its own, named `_pt_in<k>` by the programs.
     with_axes(tagged(Array::new_placeholder(name, shape_from_py(shape)?, dtype), tags)?, axes)
 }
 
 /// `array` with the axis metadata `axes` (one object with `tags` per axis), where given.
-fn with_axes(array: PyArrayExpr, axes: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+fn with_axes(array: Array, axes: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     match axes.filter(|a| !a.is_none()) {
-        None => Ok(array),
-        Some(axes) => wrap(array.array.with_axes(crate::graph::axis_metadata_from_py(axes)?)),
+        None => wrap(Ok(array)),
+        Some(axes) => wrap(array.with_axes(crate::graph::axis_metadata_from_py(axes)?)),
     }
 }
 
@@ -59,8 +58,8 @@ fn with_axes(array: PyArrayExpr, axes: Option<&Bound<'_, PyAny>>) -> Result<PyAr
 /// runs.
 #[pyfunction]
 #[pyo3(signature = (name, tags = None))]
-fn make_size_param(name: &str, tags: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
-    tagged(pt::size_param(name), tags)
+fn make_size_param(name: &str, tags: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
+    wrap(Ok(tagged(pt::size_param(name), tags)?))
 }
 
 /// Data (a numpy array, copied) as a node of the DAG. `shape`, where given, must be the data's
@@ -73,7 +72,7 @@ fn make_data_wrapper(
     tags: Option<&Bound<'_, PyAny>>,
     shape: Option<&Bound<'_, PyAny>>,
     axes: Option<&Bound<'_, PyAny>>,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     let data = to_owned_data(data, "make_data_wrapper")?;
     if let Some(shape) = shape.filter(|s| !s.is_none()) {
         let shape = shape_from_py(shape)?;
@@ -112,14 +111,14 @@ fn numpy_of_numbers<'py>(name: &str, args: &[&Bound<'py, PyAny>]) -> Result<Opti
 }
 
 fn expression<'py>(py: Python<'py>, array: pytato::Result<Array>) -> Result<Bound<'py, PyAny>> {
-    Ok(Bound::new(py, wrap(array)?)?.into_any())
+    Ok(wrap(array)?.into_bound(py).into_any())
 }
 
 macro_rules! unary_functions {
     ($($name:ident => $f:path;)*) => {
         $(
             #[pyfunction]
-            fn $name(x: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+            fn $name(x: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
                 wrap($f(&array_from_py(x)?))
             }
         )*
@@ -213,14 +212,14 @@ fn where_<'py>(
 }
 
 #[pyfunction]
-fn astype(x: &Bound<'_, PyAny>, dtype: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+fn astype(x: &Bound<'_, PyAny>, dtype: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::astype(&array_from_py(x)?, dtype_from_py(dtype)?))
 }
 
 /// numpy's `round(a, decimals=0)`.
 #[pyfunction]
 #[pyo3(signature = (a, decimals = 0))]
-fn round(a: &Bound<'_, PyAny>, decimals: i64) -> Result<PyArrayExpr> {
+fn round(a: &Bound<'_, PyAny>, decimals: i64) -> Result<Py<PyArrayExpr>> {
     let a = array_from_py(a)?;
     wrap(if decimals == 0 { pt::round(&a) } else { pt::round_decimals(&a, decimals) })
 }
@@ -234,7 +233,7 @@ fn clip(
     a_max: Option<&Bound<'_, PyAny>>,
     min: Option<&Bound<'_, PyAny>>,
     max: Option<&Bound<'_, PyAny>>,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     let bound = |b: Option<&Bound<'_, PyAny>>| b.map(operand_from_py).transpose();
     wrap(pt::clip(&array_from_py(a)?, bound(a_min.or(min))?, bound(a_max.or(max))?))
 }
@@ -261,7 +260,7 @@ pub(crate) fn reduce(
     dtype: Option<&Bound<'_, PyAny>>,
     keepdims: bool,
     initial: Option<&Bound<'_, PyAny>>,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     let mut options = ReduceOptions::axes(axes_from_py(axis)?).keepdims(keepdims);
     if let Some(dtype) = optional_dtype(dtype)? {
         options = options.dtype(dtype);
@@ -291,7 +290,7 @@ macro_rules! reductions {
                 dtype: Option<&Bound<'_, PyAny>>,
                 keepdims: bool,
                 initial: Option<&Bound<'_, PyAny>>,
-            ) -> Result<PyArrayExpr> {
+            ) -> Result<Py<PyArrayExpr>> {
                 reduce(Reduction::$kind, &array_from_py(a)?, axis, dtype, keepdims, initial)
             }
         )*
@@ -315,7 +314,7 @@ fn moment(
     keepdims: bool,
     correction: Option<f64>,
     root: bool,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     let mut options = ReduceOptions::axes(axes_from_py(axis)?).keepdims(keepdims);
     if let Some(dtype) = optional_dtype(dtype)? {
         options = options.dtype(dtype);
@@ -335,7 +334,7 @@ fn var(
     ddof: f64,
     keepdims: bool,
     correction: Option<f64>,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     moment(a, axis, dtype, ddof, keepdims, correction, false)
 }
 
@@ -349,25 +348,25 @@ fn std_deviation(
     ddof: f64,
     keepdims: bool,
     correction: Option<f64>,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     moment(a, axis, dtype, ddof, keepdims, correction, true)
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, axis = None, keepdims = false))]
-fn argmax(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<PyArrayExpr> {
+fn argmax(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
     wrap(pt::argmax(&array_from_py(a)?, axis, keepdims))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, axis = None, keepdims = false))]
-fn argmin(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<PyArrayExpr> {
+fn argmin(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
     wrap(pt::argmin(&array_from_py(a)?, axis, keepdims))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, axis = None))]
-fn count_nonzero(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+fn count_nonzero(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::count_nonzero(&array_from_py(a)?, axes_from_py(axis)?))
 }
 
@@ -375,13 +374,13 @@ fn count_nonzero(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Resul
 
 #[pyfunction]
 #[pyo3(signature = (a, axis = None))]
-fn cumsum(a: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<PyArrayExpr> {
+fn cumsum(a: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::cumsum(&array_from_py(a)?, axis))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, axis = None))]
-fn cumprod(a: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<PyArrayExpr> {
+fn cumprod(a: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::cumprod(&array_from_py(a)?, axis))
 }
 
@@ -399,7 +398,7 @@ fn cumulative_sum(
     axis: Option<i64>,
     dtype: Option<&Bound<'_, PyAny>>,
     include_initial: bool,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     wrap(pt::cumulative_sum(&array_from_py(x)?, scan_options(axis, dtype, include_initial)?))
 }
 
@@ -411,7 +410,7 @@ fn cumulative_prod(
     axis: Option<i64>,
     dtype: Option<&Bound<'_, PyAny>>,
     include_initial: bool,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     wrap(pt::cumulative_prod(&array_from_py(x)?, scan_options(axis, dtype, include_initial)?))
 }
 
@@ -426,7 +425,7 @@ fn sort_options(axis: Option<i64>, descending: bool) -> SortOptions {
 /// A stable sort (NaN last), along `axis` or flattened (`axis=None`).
 #[pyfunction]
 #[pyo3(signature = (a, axis = Some(-1), *, descending = false, stable = true))]
-fn sort(a: &Bound<'_, PyAny>, axis: Option<i64>, descending: bool, stable: bool) -> Result<PyArrayExpr> {
+fn sort(a: &Bound<'_, PyAny>, axis: Option<i64>, descending: bool, stable: bool) -> Result<Py<PyArrayExpr>> {
     let _ = stable; // every sort is stable
     wrap(pt::sort(&array_from_py(a)?, sort_options(axis, descending)))
 }
@@ -434,7 +433,7 @@ fn sort(a: &Bound<'_, PyAny>, axis: Option<i64>, descending: bool, stable: bool)
 /// The indices that sort `a` (stable).
 #[pyfunction]
 #[pyo3(signature = (a, axis = Some(-1), *, descending = false, stable = true))]
-fn argsort(a: &Bound<'_, PyAny>, axis: Option<i64>, descending: bool, stable: bool) -> Result<PyArrayExpr> {
+fn argsort(a: &Bound<'_, PyAny>, axis: Option<i64>, descending: bool, stable: bool) -> Result<Py<PyArrayExpr>> {
     let _ = stable; // every sort is stable
     wrap(pt::argsort(&array_from_py(a)?, sort_options(axis, descending)))
 }
@@ -446,7 +445,7 @@ fn searchsorted(
     v: &Bound<'_, PyAny>,
     side: &str,
     sorter: Option<&Bound<'_, PyAny>>,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     let side = match side {
         "left" => Side::Left,
         "right" => Side::Right,
@@ -457,7 +456,7 @@ fn searchsorted(
 }
 
 fn tuple_of<'py>(py: Python<'py>, arrays: Vec<Array>) -> Result<Bound<'py, PyTuple>> {
-    PyTuple::new(py, arrays.into_iter().map(PyArrayExpr::from))
+    PyTuple::new(py, arrays.iter().map(|a| crate::graph::node_object(py, a)).collect::<PyResult<Vec<_>>>()?)
 }
 
 /// The indices of the non-zero elements, one array per axis (lengths decided by the data).
@@ -489,25 +488,25 @@ fn unique_all<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> Result<Bound<'py, 
 
 /// The elements of `arr` where `condition` is nonzero, flattened (numpy `extract`).
 #[pyfunction]
-fn extract(condition: &Bound<'_, PyAny>, arr: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+fn extract(condition: &Bound<'_, PyAny>, arr: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::extract(&array_from_py(condition)?, &array_from_py(arr)?))
 }
 
 /// The slices of `a` along `axis` where the 1-d `condition` is nonzero (numpy `compress`).
 #[pyfunction]
 #[pyo3(signature = (condition, a, axis = None))]
-fn compress(condition: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<PyArrayExpr> {
+fn compress(condition: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::compress(&array_from_py(condition)?, &array_from_py(a)?, axis))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, indices, axis = None))]
-fn take(a: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<PyArrayExpr> {
+fn take(a: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::take(&array_from_py(a)?, &array_from_py(indices)?, axis))
 }
 
 #[pyfunction]
-fn take_along_axis(a: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: i64) -> Result<PyArrayExpr> {
+fn take_along_axis(a: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: i64) -> Result<Py<PyArrayExpr>> {
     wrap(pt::take_along_axis(&array_from_py(a)?, &array_from_py(indices)?, axis))
 }
 
@@ -515,35 +514,39 @@ fn take_along_axis(a: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: i64) 
 
 #[pyfunction]
 #[pyo3(signature = (a, newshape, order = "C"))]
-fn reshape(a: &Bound<'_, PyAny>, newshape: &Bound<'_, PyAny>, order: &str) -> Result<PyArrayExpr> {
+fn reshape(a: &Bound<'_, PyAny>, newshape: &Bound<'_, PyAny>, order: &str) -> Result<Py<PyArrayExpr>> {
     wrap(pt::reshape(&array_from_py(a)?, shape_from_py(newshape)?, order_from_str(order)?))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, axes = None))]
-fn transpose(a: &Bound<'_, PyAny>, axes: Option<Vec<i64>>) -> Result<PyArrayExpr> {
+fn transpose(a: &Bound<'_, PyAny>, axes: Option<Vec<i64>>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::transpose(&array_from_py(a)?, axes.as_deref()))
 }
 
 #[pyfunction]
-fn permute_dims(a: &Bound<'_, PyAny>, axes: Vec<i64>) -> Result<PyArrayExpr> {
+fn permute_dims(a: &Bound<'_, PyAny>, axes: Vec<i64>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::permute_dims(&array_from_py(a)?, &axes))
 }
 
 #[pyfunction]
-fn swapaxes(a: &Bound<'_, PyAny>, axis1: i64, axis2: i64) -> Result<PyArrayExpr> {
+fn swapaxes(a: &Bound<'_, PyAny>, axis1: i64, axis2: i64) -> Result<Py<PyArrayExpr>> {
     wrap(pt::swapaxes(&array_from_py(a)?, axis1, axis2))
 }
 
 #[pyfunction]
-fn moveaxis(a: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>, destination: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+fn moveaxis(
+    a: &Bound<'_, PyAny>,
+    source: &Bound<'_, PyAny>,
+    destination: &Bound<'_, PyAny>,
+) -> Result<Py<PyArrayExpr>> {
     wrap(pt::moveaxis(&array_from_py(a)?, &ints_from_py(source)?, &ints_from_py(destination)?))
 }
 
 /// `roll(a, shift, axis=None)`; `shift` and `axis` may be tuples.
 #[pyfunction]
 #[pyo3(signature = (a, shift, axis = None))]
-fn roll(a: &Bound<'_, PyAny>, shift: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+fn roll(a: &Bound<'_, PyAny>, shift: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     let a = array_from_py(a)?;
     match axis {
         None => wrap(pt::roll(&a, shift.extract()?, None)),
@@ -560,18 +563,18 @@ fn roll(a: &Bound<'_, PyAny>, shift: &Bound<'_, PyAny>, axis: Option<&Bound<'_, 
 
 #[pyfunction]
 #[pyo3(signature = (arrays, axis = 0))]
-fn stack(arrays: &Bound<'_, PyAny>, axis: i64) -> Result<PyArrayExpr> {
+fn stack(arrays: &Bound<'_, PyAny>, axis: i64) -> Result<Py<PyArrayExpr>> {
     wrap(pt::stack(&arrays_from_py(arrays)?, axis))
 }
 
 #[pyfunction]
 #[pyo3(signature = (arrays, axis = 0))]
-fn concatenate(arrays: &Bound<'_, PyAny>, axis: i64) -> Result<PyArrayExpr> {
+fn concatenate(arrays: &Bound<'_, PyAny>, axis: i64) -> Result<Py<PyArrayExpr>> {
     wrap(pt::concatenate(&arrays_from_py(arrays)?, axis))
 }
 
 #[pyfunction]
-fn broadcast_to(a: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+fn broadcast_to(a: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::broadcast_to(&array_from_py(a)?, shape_from_py(shape)?))
 }
 
@@ -583,30 +586,30 @@ fn broadcast_arrays<'py>(py: Python<'py>, arrays: &Bound<'py, PyTuple>) -> Resul
 
 #[pyfunction]
 #[pyo3(signature = (a, axis = None))]
-fn squeeze(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+fn squeeze(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::squeeze(&array_from_py(a)?, axes_from_py(axis)?))
 }
 
 #[pyfunction]
-fn expand_dims(a: &Bound<'_, PyAny>, axis: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+fn expand_dims(a: &Bound<'_, PyAny>, axis: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::expand_dims(&array_from_py(a)?, axes_from_py(Some(axis))?))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, axis = None))]
-fn flip(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+fn flip(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     let axes = axis.map(ints_from_py).transpose()?;
     wrap(pt::flip(&array_from_py(a)?, axes.as_deref()))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, repeats, axis = None))]
-fn repeat(a: &Bound<'_, PyAny>, repeats: i64, axis: Option<i64>) -> Result<PyArrayExpr> {
+fn repeat(a: &Bound<'_, PyAny>, repeats: i64, axis: Option<i64>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::repeat(&array_from_py(a)?, repeats, axis))
 }
 
 #[pyfunction]
-fn tile(a: &Bound<'_, PyAny>, reps: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+fn tile(a: &Bound<'_, PyAny>, reps: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::tile(&array_from_py(a)?, &ints_from_py(reps)?))
 }
 
@@ -618,7 +621,7 @@ fn diff(
     axis: i64,
     prepend: Option<&Bound<'_, PyAny>>,
     append: Option<&Bound<'_, PyAny>>,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     let operand = |x: Option<&Bound<'_, PyAny>>| x.map(operand_from_py).transpose();
     wrap(pt::diff_with(&array_from_py(a)?, n, axis, operand(prepend)?, operand(append)?))
 }
@@ -648,13 +651,13 @@ fn unstack<'py>(py: Python<'py>, x: &Bound<'py, PyAny>, axis: i64) -> Result<Bou
 
 #[pyfunction]
 #[pyo3(signature = (a, k = 0))]
-fn tril(a: &Bound<'_, PyAny>, k: i64) -> Result<PyArrayExpr> {
+fn tril(a: &Bound<'_, PyAny>, k: i64) -> Result<Py<PyArrayExpr>> {
     wrap(pt::tril(&array_from_py(a)?, k))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, k = 0))]
-fn triu(a: &Bound<'_, PyAny>, k: i64) -> Result<PyArrayExpr> {
+fn triu(a: &Bound<'_, PyAny>, k: i64) -> Result<Py<PyArrayExpr>> {
     wrap(pt::triu(&array_from_py(a)?, k))
 }
 
@@ -667,7 +670,7 @@ fn pad(
     pad_width: &Bound<'_, PyAny>,
     mode: &str,
     constant_values: Option<&Bound<'_, PyAny>>,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     let width: pt::PadWidth = if let Ok(w) = pad_width.extract::<usize>() {
         w.into()
     } else if let Ok(pair) = pad_width.extract::<(usize, usize)>() {
@@ -707,19 +710,19 @@ fn pad(
 
 #[pyfunction]
 #[pyo3(signature = (shape, dtype = None))]
-fn zeros(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+fn zeros(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::zeros(shape_from_py(shape)?, optional_dtype(dtype)?.unwrap_or(DType::F64)))
 }
 
 #[pyfunction]
 #[pyo3(signature = (shape, dtype = None))]
-fn ones(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+fn ones(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::ones(shape_from_py(shape)?, optional_dtype(dtype)?.unwrap_or(DType::F64)))
 }
 
 #[pyfunction]
 #[pyo3(signature = (shape, dtype = None))]
-fn empty(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+fn empty(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::empty(shape_from_py(shape)?, optional_dtype(dtype)?.unwrap_or(DType::F64)))
 }
 
@@ -729,25 +732,25 @@ fn full(
     shape: &Bound<'_, PyAny>,
     fill_value: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     wrap(pt::full(shape_from_py(shape)?, scalar_from_py(fill_value, "fill_value")?, optional_dtype(dtype)?))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, dtype = None))]
-fn zeros_like(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+fn zeros_like(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::zeros_like(&array_from_py(a)?, optional_dtype(dtype)?))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, dtype = None))]
-fn ones_like(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+fn ones_like(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::ones_like(&array_from_py(a)?, optional_dtype(dtype)?))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, dtype = None))]
-fn empty_like(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+fn empty_like(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::empty_like(&array_from_py(a)?, optional_dtype(dtype)?))
 }
 
@@ -757,13 +760,13 @@ fn full_like(
     a: &Bound<'_, PyAny>,
     fill_value: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     wrap(pt::full_like(&array_from_py(a)?, scalar_from_py(fill_value, "fill_value")?, optional_dtype(dtype)?))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, dtype = None))]
-fn asarray(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+fn asarray(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::asarray(&array_from_py(a)?, optional_dtype(dtype)?))
 }
 
@@ -775,7 +778,7 @@ fn eye(
     M: Option<&Bound<'_, PyAny>>,
     k: i64,
     dtype: Option<&Bound<'_, PyAny>>,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     let m = M.map(dim_from_py).transpose()?;
     wrap(pt::eye(dim_from_py(N)?, m, k, optional_dtype(dtype)?.unwrap_or(DType::F64)))
 }
@@ -788,7 +791,7 @@ fn arange(
     stop: Option<&Bound<'_, PyAny>>,
     step: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     let value = |x: &Bound<'_, PyAny>, what| scalar_from_py(x, what);
     let (start, stop) = match stop {
         Some(stop) => (value(start, "start")?, value(stop, "stop")?),
@@ -803,7 +806,7 @@ fn arange(
 
 #[pyfunction]
 #[pyo3(signature = (start, stop, num = 50, endpoint = true))]
-fn linspace(start: f64, stop: f64, num: i64, endpoint: bool) -> Result<PyArrayExpr> {
+fn linspace(start: f64, stop: f64, num: i64, endpoint: bool) -> Result<Py<PyArrayExpr>> {
     let num = usize::try_from(num).map_err(|_| {
         crate::errors::Error(pytato::Error::NegativeLength { op: "linspace".into(), length: num.to_string() })
     })?;
@@ -826,36 +829,36 @@ fn meshgrid<'py>(py: Python<'py>, arrays: &Bound<'py, PyTuple>, indexing: &str) 
 /// `einsum("ij,jk->ik", a, b)`.
 #[pyfunction]
 #[pyo3(signature = (subscripts, *operands))]
-fn einsum(subscripts: &str, operands: &Bound<'_, PyTuple>) -> Result<PyArrayExpr> {
+fn einsum(subscripts: &str, operands: &Bound<'_, PyTuple>) -> Result<Py<PyArrayExpr>> {
     let arrays = arrays_from_py(operands.as_any())?;
     wrap(pt::einsum(subscripts, &arrays.iter().collect::<Vec<_>>()))
 }
 
 #[pyfunction]
-fn matmul(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+fn matmul(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::matmul(&array_from_py(x1)?, &array_from_py(x2)?))
 }
 
 #[pyfunction]
-fn dot(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+fn dot(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::dot(&array_from_py(a)?, &array_from_py(b)?))
 }
 
 #[pyfunction]
-fn vdot(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> Result<PyArrayExpr> {
+fn vdot(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::vdot(&array_from_py(a)?, &array_from_py(b)?))
 }
 
 #[pyfunction]
 #[pyo3(signature = (x1, x2, axis = -1))]
-fn vecdot(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, axis: i64) -> Result<PyArrayExpr> {
+fn vecdot(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, axis: i64) -> Result<Py<PyArrayExpr>> {
     wrap(pt::vecdot(&array_from_py(x1)?, &array_from_py(x2)?, axis))
 }
 
 /// `tensordot(a, b, axes=2)`; `axes` is a count or a pair of axis lists.
 #[pyfunction]
 #[pyo3(signature = (a, b, axes = None))]
-fn tensordot(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, axes: Option<&Bound<'_, PyAny>>) -> Result<PyArrayExpr> {
+fn tensordot(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, axes: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     let axes = match axes {
         None => TensordotAxes::Count(2),
         Some(axes) => match axes.extract::<usize>() {

@@ -225,7 +225,7 @@ fn reduction_descriptor<'py>(py: Python<'py>, descriptor: &pytato::ReductionDesc
 /// An index item as pytato's `indices` hold it: an int (a `Dim` where symbolic), a slice of
 /// normalized bounds, or an index array.
 fn index_item<'py>(py: Python<'py>, item: &IndexItem) -> PyResult<Bound<'py, PyAny>> {
-    let dim = |d: &pytato::Dim| -> PyResult<Bound<'py, PyAny>> { Ok(crate::convert::dim_to_py(py, d)?) };
+    let dim = |d: &pytato::Dim| crate::convert::dim_to_py(py, d);
     Ok(match item {
         IndexItem::Int(d) => dim(d)?,
         IndexItem::Slice(s) => {
@@ -238,7 +238,7 @@ fn index_item<'py>(py: Python<'py>, item: &IndexItem) -> PyResult<Bound<'py, PyA
 
 /// The same node over `children` (in [`children`]'s order), checked again; the node itself when
 /// every child is the same node.
-pub(crate) fn with_children(array: &Array, children: Vec<PyRef<'_, PyArrayExpr>>) -> Result<PyArrayExpr> {
+pub(crate) fn with_children(array: &Array, children: Vec<PyRef<'_, PyArrayExpr>>) -> Result<Py<PyArrayExpr>> {
     crate::array::wrap(array.with_children(children.iter().map(|c| c.array.clone()).collect()))
 }
 
@@ -255,7 +255,7 @@ pub(crate) fn replace(array: &Array, changes: Option<&Bound<'_, PyDict>>) -> Res
         for field in ["expr", "shape", "dtype", "var_to_reduction_descr"] {
             if changes.contains(field)? {
                 let py = changes.py();
-                let node = Bound::new(py, PyArrayExpr::from(array.clone()))?;
+                let node = node_object(py, array)?;
                 let rebuilt =
                     py.import("pytato_rs.array")?.getattr("_replaced_index_lambda")?.call1((node, changes))?;
                 return Ok(rebuilt.extract::<PyRef<'_, PyArrayExpr>>()?.array.clone());
@@ -312,9 +312,16 @@ pub(crate) fn replace(array: &Array, changes: Option<&Bound<'_, PyDict>>) -> Res
     }
     let mut result = lib(array.with_children(children))?;
     if let Some(tags) = tags {
-        result = result.with_tags(tag_set(tags)?);
+        // `tags` are the ones in equality; where the node was built stays
+        let kept = result.tags().iter().filter(|t| t.get().ignored_for_equality()).cloned();
+        let tags = tag_set(tags.into_iter().chain(kept).collect())?;
+        if !tags.identical(result.tags()) {
+            result = result.with_tags(tags);
+        }
     }
-    if let Some(axes) = axes {
+    if let Some(axes) = axes
+        && axes.as_slice() != result.axes()
+    {
         result = lib(result.with_axes(axes))?;
     }
     Ok(result)
@@ -340,7 +347,7 @@ fn tag_set(tags: Vec<pytato::tags::TagRef>) -> Result<pytato::TagSet> {
 fn expr_postorder<'py>(py: Python<'py>, expr: &pytato::Expr) -> PyResult<Bound<'py, PyList>> {
     use pytato::Expr;
     let entries = PyList::empty(py);
-    let dim = |d: &pytato::Dim| -> PyResult<Bound<'py, PyAny>> { Ok(crate::convert::dim_to_py(py, d)?) };
+    let dim = |d: &pytato::Dim| crate::convert::dim_to_py(py, d);
     // (node, whether its children are done)
     let mut stack = vec![(expr, false)];
     while let Some((node, children_done)) = stack.pop() {

@@ -263,7 +263,7 @@ pub(crate) fn _index_lambda(
     dtype: &Bound<'_, PyAny>,
     bindings: &Bound<'_, PyDict>,
     reduction_descriptors: Option<&Bound<'_, PyDict>>,
-) -> Result<PyArrayExpr> {
+) -> Result<Py<PyArrayExpr>> {
     let shape = shape_from_py(shape)?;
     let dtype = dtype_from_py(dtype)?;
     let bindings = bindings

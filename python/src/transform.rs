@@ -86,8 +86,8 @@ fn get_html_graph(expr: &Bound<'_, PyAny>, title: &str) -> Result<String> {
 /// `expr` alone as an `IndexLambda` reading its children (pytato's `to_index_lambda`); inputs
 /// and index lambdas come back as they are.
 #[pyfunction]
-fn to_index_lambda(expr: PyRef<'_, PyArrayExpr>) -> Result<PyArrayExpr> {
-    Ok(lib(pytato::transform::lower::lower_node(&expr.array))?.into())
+fn to_index_lambda(expr: PyRef<'_, PyArrayExpr>) -> Result<Py<PyArrayExpr>> {
+    crate::array::object(lib(pytato::transform::lower::lower_node(&expr.array))?)
 }
 
 /// The number of nodes, as pytato's `get_num_nodes`: with `count_duplicates` (the default, as

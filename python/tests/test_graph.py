@@ -550,3 +550,28 @@ def test_traceback_tags_survive_transforms_and_show_in_drawings():
     assert merged.bindings["_in0"] is merged.bindings["_in1"] or len(set(merged._children())) == 1
     dot = pt.get_dot_graph(first)
     assert "first = a + a [test_graph.py:" in dot
+
+
+def test_a_node_has_one_object_while_it_is_held():
+    a = pt.make_placeholder("a", (3,), np.float64)
+    scaled = np.nan * a
+    (read,) = scaled.bindings.values()
+    assert read is a and scaled._children()[0] is a
+    assert a.astype(a.dtype) is a
+    assert scaled.replace_if_different(expr=scaled.expr) is scaled
+    assert scaled.replace_if_different(tags=scaled.tags) is scaled
+    # id()-keyed caches see each node once in a traversal, however many objects were dropped
+    chain = a
+    for _ in range(1000):
+        chain = chain + 1
+    seen = set()
+
+    class Ids(pt.transform.CachedWalkMapper):
+        def get_cache_key(self, expr):
+            return id(expr)
+
+        def post_visit(self, expr):
+            seen.add(expr._node_id)
+
+    Ids()(chain)
+    assert len(seen) == 1001
