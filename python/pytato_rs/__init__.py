@@ -31,7 +31,7 @@ import math as _math
 
 import numpy as _np
 
-from . import analysis, array, diagnostic, equality, exceptions, reductions, scalar_expr, tags, transform, utils, visualization
+from . import analysis, array, diagnostic, equality, exceptions, raising, reductions, scalar_expr, tags, transform, utils, visualization
 from .visualization import show_dot_graph
 from ._native import *  # noqa: F403
 from ._native import (
