@@ -62,6 +62,19 @@ class AxisIgnoredForPropagationTag(Tag):
 
 
 @dataclass(frozen=True)
+class AssumeNonNegative(Tag):
+    """Every value of the tagged array is non-negative."""
+
+
+@dataclass(frozen=True)
+class ExpandedDimsReshape(Tag):
+    """The tagged reshape only inserts axes of length 1, at these positions of its result
+    (``expand_dims``, ``x[:, None]``)."""
+
+    new_dims: tuple
+
+
+@dataclass(frozen=True)
 class LibraryTag(Tag):
     """A tag of the Rust library with no Python class of its own, shown by its description."""
 
@@ -144,7 +157,9 @@ class Axis:
 
 
 __all__ = [
+    "AssumeNonNegative",
     "Axis",
+    "ExpandedDimsReshape",
     "AxisIgnoredForPropagationTag",
     "CreatedAt",
     "IgnoredForEqualityTag",

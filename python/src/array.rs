@@ -442,6 +442,13 @@ impl PyArrayExpr {
         }
     }
 
+    /// Pickling: the DAG's nodes in postorder, rebuilt with the functions that make them
+    /// (`pytato_rs._pickle`).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
+        let module = slf.py().import("pytato_rs._pickle")?;
+        Ok((module.getattr("rebuild")?, (module.getattr("records")?.call1((slf,))?,)))
+    }
+
     /// The structural hash: equal DAGs hash alike (arrays are dictionary keys in pytato code).
     fn __hash__(&self) -> u64 {
         self.array.structural_hash()
@@ -737,6 +744,12 @@ impl PyDictOfNamedArrays {
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other.cast::<PyDictOfNamedArrays>().is_ok_and(|o| o.get().dict == self.dict)
+    }
+
+    /// Pickling: each entry's DAG (see `PyArrayExpr::__reduce__`).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
+        let module = slf.py().import("pytato_rs._pickle")?;
+        Ok((module.getattr("rebuild_dict")?, (module.getattr("dict_records")?.call1((slf,))?,)))
     }
 
     fn __hash__(&self) -> u64 {

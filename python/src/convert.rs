@@ -138,7 +138,8 @@ pub(crate) fn _length<'py>(length: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAn
 }
 
 /// A length that is not a number until the program runs: `n`, `2*n + 1`. Shapes hold these
-/// where a length is symbolic, and take them back.
+/// where a length is symbolic, and take them back; `+`, `-` and products with numbers give
+/// lengths again.
 #[pyclass(name = "Dim", module = "pytato_rs", frozen, eq, hash)]
 #[derive(PartialEq, Eq, Hash)]
 pub(crate) struct PyDim {
@@ -159,6 +160,57 @@ impl PyDim {
 
     fn __str__(&self) -> String {
         self.dim.to_string()
+    }
+
+    fn __add__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+        let sum = lib(self.dim.add(&dim_from_py(other)?))?;
+        dim_to_py(other.py(), &sum)
+    }
+
+    fn __radd__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+        self.__add__(other)
+    }
+
+    fn __sub__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+        let difference = lib(self.dim.sub(&dim_from_py(other)?))?;
+        dim_to_py(other.py(), &difference)
+    }
+
+    fn __rsub__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+        let difference = lib(dim_from_py(other)?.sub(&self.dim))?;
+        dim_to_py(other.py(), &difference)
+    }
+
+    /// A product that stays affine (a number times a length); a product of two symbolic
+    /// lengths is an error.
+    fn __mul__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+        let product = lib(self.dim.mul(&dim_from_py(other)?))?;
+        dim_to_py(other.py(), &product)
+    }
+
+    fn __rmul__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+        self.__mul__(other)
+    }
+
+    fn __neg__<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyAny>> {
+        dim_to_py(py, &lib(self.dim.mul_int(-1))?)
+    }
+
+    /// The length `constant + sum(coefficient * parameter)` (how a `Dim` is pickled).
+    #[new]
+    fn new(constant: i64, terms: Vec<(String, i64)>) -> Result<PyDim> {
+        let mut dim = Dim::new(constant);
+        for (param, coefficient) in terms {
+            dim = lib(dim.add(&lib(Dim::param(param).mul_int(coefficient))?))?;
+        }
+        Ok(PyDim { dim })
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, pyo3::types::PyType>, Bound<'py, PyTuple>)> {
+        let dim = &slf.get().dim;
+        let terms: Vec<(String, i64)> =
+            dim.terms().map(|(param, coefficient)| (param.to_string(), coefficient)).collect();
+        Ok((slf.get_type(), (dim.constant(), terms).into_pyobject(slf.py())?))
     }
 }
 

@@ -102,6 +102,7 @@ impl Item {
 /// through 0-d stand-ins, and returns the typed result (see the module docs).
 fn apply(native: &Bound<'_, PyModule>, name: &str, items: Vec<Item>) -> Result<Item> {
     let py = native.py();
+    let Ok(function) = native.getattr(name) else { return library_function(py, name, items) };
     let mut stand_ins: HashMap<usize, (Expr, DType)> = HashMap::new();
     let mut args = Vec::with_capacity(items.len());
     for item in items {
@@ -116,8 +117,6 @@ fn apply(native: &Bound<'_, PyModule>, name: &str, items: Vec<Item>) -> Result<I
             }
         }
     }
-    let function =
-        native.getattr(name).map_err(|_| value_error(format!("no function '{name}' for a scalar expression")))?;
     let result = function.call1(PyTuple::new(py, args)?)?;
     let Ok(array) = result.cast::<PyArrayExpr>() else {
         // numbers alone: numpy computed the value
@@ -127,6 +126,26 @@ fn apply(native: &Bound<'_, PyModule>, name: &str, items: Vec<Item>) -> Result<I
     let expr = substituted(&array, &stand_ins)
         .ok_or_else(|| value_error(format!("'{name}' of scalars gave {}, not a scalar expression", array.summary())))?;
     Ok(Item::Typed(expr, array.dtype()))
+}
+
+/// A call of one of the library's own functions that numpy has no function for (`zero`, which
+/// `zeros_like` uses to keep its argument, `normalize_index`, ...), its arguments of one dtype.
+fn library_function(py: Python<'_>, name: &str, items: Vec<Item>) -> Result<Item> {
+    let func = pytato::expr::Func::ALL
+        .into_iter()
+        .find(|f| f.name() == name)
+        .ok_or_else(|| value_error(format!("no function '{name}' for a scalar expression")))?;
+    let typed = items.into_iter().map(|item| item.typed(py)).collect::<Result<Vec<_>>>()?;
+    if typed.len() != func.arity() || typed.iter().any(|(_, d)| *d != typed[0].1) {
+        return Err(type_error(format!(
+            "'{name}' takes {} arguments of one dtype, not {:?}",
+            func.arity(),
+            typed.iter().map(|(_, d)| d.to_string()).collect::<Vec<_>>()
+        )));
+    }
+    let dtype =
+        func.result_dtype(typed[0].1).map_err(|why| type_error(format!("'{name}' of dtype {}: {why}", typed[0].1)))?;
+    Ok(Item::Typed(Expr::call(func, typed.into_iter().map(|(e, _)| e).collect()), dtype))
 }
 
 /// The expression `array` computes with the stand-ins replaced by their expressions, or `None`

@@ -12,8 +12,10 @@ use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyFrozenSet, PyString, PyType};
-use pytato::tags::{CountNamed, ImplInlined, ImplStored, Named, PrefixNamed, TagRef};
+use pyo3::types::{PyBytes, PyFrozenSet, PyString, PyTuple, PyType};
+use pytato::tags::{
+    AssumeNonNegative, CountNamed, ExpandedDimsReshape, ImplInlined, ImplStored, Named, PrefixNamed, TagRef,
+};
 use pytato::transform::unify_tags::IgnoredForPropagation;
 use pytato::{Tag, TagSet};
 
@@ -108,6 +110,10 @@ pub(crate) fn tag_from_py(object: &Bound<'_, PyAny>) -> Result<TagRef> {
             "PrefixNamed" => return Ok(TagRef::new(PrefixNamed(text("prefix")?))),
             "CountNamed" => return Ok(TagRef::new(CountNamed(text("name")?))),
             "AxisIgnoredForPropagationTag" => return Ok(TagRef::new(IgnoredForPropagation)),
+            "AssumeNonNegative" => return Ok(TagRef::new(AssumeNonNegative)),
+            "ExpandedDimsReshape" => {
+                return Ok(TagRef::new(ExpandedDimsReshape(object.getattr("new_dims")?.extract()?)));
+            }
             _ => {}
         }
     }
@@ -157,6 +163,12 @@ pub(crate) fn tag_to_py<'py>(py: Python<'py>, tag: &TagRef) -> Result<Bound<'py,
     }
     if tag.downcast_ref::<IgnoredForPropagation>().is_some() {
         return module.getattr("AxisIgnoredForPropagationTag")?.call0();
+    }
+    if tag.downcast_ref::<AssumeNonNegative>().is_some() {
+        return module.getattr("AssumeNonNegative")?.call0();
+    }
+    if let Some(ExpandedDimsReshape(new_dims)) = tag.downcast_ref::<ExpandedDimsReshape>() {
+        return module.getattr("ExpandedDimsReshape")?.call1((PyTuple::new(py, new_dims)?,));
     }
     module.getattr("LibraryTag")?.call1((format!("{:?}", tag.get()),))
 }

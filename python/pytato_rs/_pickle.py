@@ -1,0 +1,175 @@
+"""Pickling of expressions: a DAG is written as its nodes in postorder, each with what its
+function needs to build it again (children by position), and rebuilt with those functions, so
+that ``pickle.loads(pickle.dumps(expr)) == expr``. Both directions use an explicit stack: deep
+DAGs pickle without recursion. Index lambdas travel as their pymbolic expressions (pymbolic is
+needed); where nodes were created (``non_equality_tags``) is not kept. Nodes of the host steps,
+calls and communication are not picklable yet (a ``pickle.PicklingError`` says which)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_spec(node):
+    """The subscripts of an einsum node: output axes first, then reductions."""
+    from .array import EinsumElementwiseAxis
+
+    ndim = len(node.shape)
+
+    def letter(axis):
+        index = axis.dim if isinstance(axis, EinsumElementwiseAxis) else ndim + axis.dim
+        return _LETTERS[index]
+
+    operands = ",".join("".join(letter(a) for a in access) for access in node.access_descriptors)
+    return f"{operands}->{_LETTERS[:ndim]}"
+
+
+def _same_length(a, b):
+    from .utils import are_shape_components_equal
+
+    return are_shape_components_equal(a, b)
+
+
+def _fields(node):
+    """What rebuilding ``node`` needs besides its children, by kind."""
+    kind = node.node_type
+    if kind == "Placeholder":
+        return (node.name, node.shape, node.dtype)
+    if kind == "SizeParam":
+        return (node.name,)
+    if kind == "DataWrapper":
+        return (np.asarray(node.data), node.name)
+    if kind == "IndexLambda":
+        descriptors = {k: d.tags for k, d in node.var_to_reduction_descr.items()}
+        return (node.expr, node.shape, node.dtype, tuple(node.bindings), descriptors)
+    if kind == "Einsum":
+        return (_einsum_spec(node), {a.dim: d.tags for a, d in node.redn_axis_to_redn_descr.items()})
+    if kind == "Reshape":
+        return (node.newshape, node.order)
+    if kind == "Roll":
+        return (node.shift, node.axis)
+    if kind == "AxisPermutation":
+        return (node.axis_permutation,)
+    if kind in ("Stack", "Concatenate"):
+        return (node.axis,)
+    if kind in ("BasicIndex", "AdvancedIndexInContiguousAxes", "AdvancedIndexInNoncontiguousAxes"):
+        items = []
+        for length, item in zip(node.array.shape, node.indices, strict=True):
+            if isinstance(item, slice):
+                # bounds at the ends of the axis as None (they may be symbolic lengths, and a
+                # normalized slice running down through 0 stops at -1, which a slice would read
+                # as the last element)
+                first, end = (0, length) if item.step > 0 else (length - 1, -1)
+                start = None if _same_length(item.start, first) else item.start
+                stop = None if _same_length(item.stop, end) else item.stop
+                items.append(("slice", start, stop, item.step))
+            elif hasattr(item, "node_type"):
+                items.append(("array",))
+            else:
+                items.append(("int", item))
+        return (tuple(items),)
+    raise pickle.PicklingError(f"pickling a {kind} node is not supported yet")
+
+
+def _build(kind, fields, children):
+    from . import _native
+    from .array import IndexLambda, ReductionDescriptor
+
+    if kind == "Placeholder":
+        name, shape, dtype = fields
+        return _native.make_placeholder(name, shape, dtype)
+    if kind == "SizeParam":
+        return _native.make_size_param(fields[0])
+    if kind == "DataWrapper":
+        data, name = fields
+        return _native.make_data_wrapper(data, name=name)
+    if kind == "IndexLambda":
+        expr, shape, dtype, names, descriptors = fields
+        return IndexLambda(
+            expr=expr,
+            shape=shape,
+            dtype=dtype,
+            bindings=dict(zip(names, children, strict=True)),
+            var_to_reduction_descr={k: ReductionDescriptor(t) for k, t in descriptors.items()},
+        )
+    if kind == "Einsum":
+        from .array import EinsumReductionAxis
+
+        spec, descriptors = fields
+        node = _native.einsum(spec, *children)
+        for r, tags in descriptors.items():
+            if tags:
+                node = node.with_tagged_reduction(EinsumReductionAxis(r), tags)
+        return node
+    if kind == "Reshape":
+        return _native.reshape(children[0], fields[0], fields[1])
+    if kind == "Roll":
+        return _native.roll(children[0], fields[0], fields[1])
+    if kind == "AxisPermutation":
+        return _native.transpose(children[0], list(fields[0]))
+    if kind == "Stack":
+        return _native.stack(children, fields[0])
+    if kind == "Concatenate":
+        return _native.concatenate(children, fields[0])
+    # indexing: the array, then the index arrays in order
+    arrays = iter(children[1:])
+    key = []
+    for item in fields[0]:
+        if item[0] == "slice":
+            key.append(slice(*item[1:]))
+        elif item[0] == "array":
+            key.append(next(arrays))
+        else:
+            key.append(item[1])
+    return children[0][tuple(key)]
+
+
+def records(root):
+    """The nodes of the DAG below ``root`` in postorder: ``(kind, fields, children, tags,
+    axes' tags)``, children as positions of earlier records."""
+    position, out = {}, []
+    stack = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if node._node_id in position:
+            continue
+        children = node._children()
+        if not children_done:
+            stack.append((node, True))
+            stack.extend((c, False) for c in reversed(children) if c._node_id not in position)
+            continue
+        position[node._node_id] = len(out)
+        axes = tuple(axis.tags for axis in node.axes)
+        out.append((node.node_type, _fields(node), tuple(position[c._node_id] for c in children), node.tags, axes))
+    return out
+
+
+def rebuild(entries):
+    """The DAG :func:`records` wrote: its last node."""
+    from .tags import Axis
+
+    built = []
+    for kind, fields, children, tags, axes in entries:
+        node = _build(kind, fields, [built[k] for k in children])
+        if tags:
+            node = node.tagged(tags)
+        if any(axes):
+            node = node.copy(axes=tuple(Axis(t) for t in axes))
+        built.append(node)
+    return built[-1]
+
+
+def dict_records(outputs):
+    """The records of each entry of a :class:`DictOfNamedArrays`, by name."""
+    return {name: records(outputs[name].expr) for name in outputs}
+
+
+def rebuild_dict(entries):
+    """A :class:`DictOfNamedArrays` from ``{name: records}``."""
+    from . import _native
+
+    return _native.make_dict_of_named_arrays({name: rebuild(r) for name, r in entries.items()})
