@@ -203,8 +203,9 @@ impl LambdaBuilder {
         subscript(&name, indices)
     }
 
-    /// An operand read at the output index as dtype `dtype`. A 0-d constant (see
-    /// [`inline_constant`]) is read in place, not bound.
+    /// An operand read at the output index as dtype `dtype`. A 0-d index lambda that reads
+    /// nothing and carries no tags (a numpy scalar, `full((), v)`) is read in place, not bound,
+    /// as pytato folds numpy scalars into the operations that use them.
     #[track_caller]
     pub fn operand(&mut self, operand: &Operand, dtype: DType) -> Result<Expr> {
         let _site = crate::created_at::enter();

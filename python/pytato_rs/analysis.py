@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import cache
+
+import numpy as np
 
 from . import _native
 from .array import _classes_by_kind
@@ -139,3 +142,41 @@ def get_num_tags_of_type(outputs, tag_types):
         for node in order.topological_order
         if not isinstance(node, _native.DictOfNamedArrays) and all(node.tags_of_type(t) for t in tag_types)
     )
+
+
+@cache
+def _key_builder_class():
+    from pytools.persistent_dict import KeyBuilder
+
+    from ._pickle import dict_records, records
+
+    class PytatoKeyBuilder(KeyBuilder):
+        """pytools' ``KeyBuilder`` that also keys expressions (by the nodes that pickling
+        writes: kinds, fields, children by position, tags), dictionaries of them, numpy arrays
+        and symbolic lengths; equal DAGs get equal keys, in any process."""
+
+        def update_for_Array(self, key_hash, key):  # noqa: N802 (pytools' method names)
+            self.rec(key_hash, ("Array", tuple(records(key))))
+
+        def update_for_DictOfNamedArrays(self, key_hash, key):  # noqa: N802
+            self.rec(key_hash, ("DictOfNamedArrays", {k: tuple(r) for k, r in dict_records(key).items()}))
+
+        def update_for_dict(self, key_hash, key):
+            self.rec(key_hash, tuple(sorted(key.items())))
+
+        update_for__Bounds = update_for_dict  # a reduction's bounds  # noqa: N815
+
+        def update_for_ndarray(self, key_hash, key):
+            self.rec(key_hash, (str(key.dtype), key.shape, np.ascontiguousarray(key).tobytes()))
+
+        def update_for_Dim(self, key_hash, key):  # noqa: N802
+            self.rec(key_hash, ("Dim", str(key)))
+
+    return PytatoKeyBuilder
+
+
+def __getattr__(name):
+    # pytools is needed only by those who key persistent dictionaries
+    if name == "PytatoKeyBuilder":
+        return _key_builder_class()
+    raise AttributeError(f"module 'pytato_rs.analysis' has no attribute {name!r}")

@@ -83,3 +83,27 @@ def test_nodes_not_picklable_yet_say_so():
     x = pt.make_placeholder("x", (4,), np.float64)
     with pytest.raises(pickle.PicklingError, match="Sort"):
         pickle.dumps(pt.sort(x))
+
+
+def test_persistent_keys_are_equal_for_equal_dags_and_stable_across_processes():
+    import subprocess
+    import sys
+
+    pytest.importorskip("pytools")
+    from pytato_rs.analysis import PytatoKeyBuilder
+
+    program = """
+import numpy as np, pytato_rs as pt
+from pytato_rs.analysis import PytatoKeyBuilder
+n = pt.make_size_param("n")
+x = pt.make_placeholder("x", (n, 4), np.float64)
+e = pt.sum(2 * x[1:] + pt.make_data_wrapper(np.arange(4.0)), axis=0) @ pt.ones(4)
+print(PytatoKeyBuilder()(pt.make_dict_of_named_arrays({"e": e, "t": x.T})))
+"""
+    here = {}
+    exec(program.replace("print(", "here['key'] = ("), {"here": here})
+    elsewhere = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert elsewhere.stdout.strip() == here["key"]
+    kb = PytatoKeyBuilder()
+    x = pt.make_placeholder("x", (3,), np.float64)
+    assert kb(2 * x) == kb(2 * x) != kb(3 * x)
