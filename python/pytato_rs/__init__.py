@@ -31,7 +31,7 @@ import math as _math
 
 import numpy as _np
 
-from . import analysis, array, diagnostic, equality, exceptions, raising, reductions, scalar_expr, sparse, tags, transform, utils, visualization
+from . import analysis, array, diagnostic, distributed, equality, exceptions, raising, reductions, scalar_expr, sparse, tags, transform, utils, visualization
 from .visualization import show_dot_graph
 from .sparse import CSRMatrix, make_csr_matrix
 from ._native import *  # noqa: F403

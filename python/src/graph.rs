@@ -204,6 +204,10 @@ pub(crate) fn field<'py>(node: &Bound<'py, PyArrayExpr>, name: &str) -> PyResult
         (NodeKind::SearchSorted { sorted, .. }, "sorted") => node(sorted)?,
         (NodeKind::Sort { descending, .. }, "descending") => descending.into_pyobject(py)?.to_owned().into_any(),
         (NodeKind::DistributedRecv { src_rank, .. }, "src_rank") => int(*src_rank as i64)?,
+        (NodeKind::DistributedRecv { comm_tag, .. }, "comm_tag") => crate::distributed::comm_tag_to_py(py, comm_tag)?,
+        (NodeKind::DistributedSendRefHolder { send, .. }, "send") => {
+            Bound::new(py, crate::distributed::PyDistributedSend { send: send.clone() })?.into_any()
+        }
         (NodeKind::DistributedSendRefHolder { passthrough, .. }, "passthrough_data") => node(passthrough)?,
         _ => {
             return Err(PyAttributeError::new_err(format!(

@@ -4,6 +4,7 @@
 //! | module | what it binds |
 //! | --- | --- |
 //! | `array` | the `Array` and `DictOfNamedArrays` classes: operators, methods, tags |
+//! | `distributed` | sends, receives and their fields (pytato's distributed nodes) |
 //! | `functions` | the numpy-like functions (`make_placeholder`, `einsum`, `sum`, ...) |
 //! | `graph` | nodes' fields under pytato's names, children, the same node over other children |
 //! | `calls` | `trace_call`: Python functions traced into the library's functions |
@@ -19,6 +20,7 @@ mod array;
 mod calls;
 mod convert;
 mod data;
+mod distributed;
 mod errors;
 mod functions;
 mod graph;
@@ -41,6 +43,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_register_exceptions, m)?)?;
     m.add_function(wrap_pyfunction!(tags::_set_traceback_tags, m)?)?;
     functions::register(m)?;
+    distributed::register(m)?;
     program::register(m)?;
     transform::register(m)?;
     Ok(())
