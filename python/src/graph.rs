@@ -4,11 +4,12 @@
 //! mappers are written on these.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple, PyWeakrefMethods, PyWeakrefReference};
 use pytato::{Array, IndexItem, NodeKind};
 
 use crate::array::{PyArrayExpr, PyDictOfNamedArrays};
@@ -16,28 +17,57 @@ use crate::data::to_numpy;
 use crate::errors::{Result, lib, value_error};
 use crate::tags::tags_from_py;
 
-/// The live object of each node read through the graph, by node id (a `WeakValueDictionary`):
-/// a node has one object while any is alive, and each object keeps its children's alive
-/// ([`child_objects`]).
-static OBJECTS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+/// The live object of each node, by node id, as weak references: a node has one object while
+/// any is alive, and each object keeps its children's alive ([`child_objects`]). Entries whose
+/// object died are dropped when the table has doubled since it was last swept.
+struct Objects {
+    live: HashMap<usize, Py<PyWeakrefReference>>,
+    sweep_at: usize,
+}
 
-fn objects(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
-    let table = OBJECTS.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-        Ok(py.import("weakref")?.getattr("WeakValueDictionary")?.call0()?.unbind())
-    })?;
-    Ok(table.bind(py))
+static OBJECTS: Mutex<Option<Objects>> = Mutex::new(None);
+
+/// Runs `f` on the table. No Python code runs inside (finalizers that build arrays would come
+/// back here), so the lock is never taken twice.
+fn with_objects<T>(f: impl FnOnce(&mut Objects) -> T) -> T {
+    let mut table = OBJECTS.lock().unwrap_or_else(|e| e.into_inner());
+    f(table.get_or_insert_with(|| Objects { live: HashMap::new(), sweep_at: 1024 }))
 }
 
 /// The object of node `array`: the live one where there is one, else a new one (registered).
 /// Ids are unique while the node lives, and an object keeps its node alive.
 pub(crate) fn node_object<'py>(py: Python<'py>, array: &Array) -> PyResult<Bound<'py, PyArrayExpr>> {
-    let table = objects(py)?;
-    if let Ok(found) = table.call_method1("get", (array.id(),))?.cast_into::<PyArrayExpr>() {
-        return Ok(found);
+    let known = with_objects(|table| table.live.get(&array.id()).map(|w| w.clone_ref(py)));
+    if let Some(object) = known.and_then(|w| w.bind(py).upgrade()).and_then(|o| o.cast_into::<PyArrayExpr>().ok()) {
+        return Ok(object);
     }
     let object = Bound::new(py, PyArrayExpr::from(array.clone()))?;
-    table.set_item(array.id(), &object)?;
+    register(&object)?;
     Ok(object)
+}
+
+/// Records `object` as its node's object, unless the node has a live one.
+fn register(object: &Bound<'_, PyArrayExpr>) -> PyResult<()> {
+    let py = object.py();
+    let weak = PyWeakrefReference::new(object)?.unbind();
+    let id = object.get().array.id();
+    let stale = with_objects(|table| {
+        if table.live.get(&id).is_some_and(|w| w.bind(py).upgrade().is_some()) {
+            return Vec::new();
+        }
+        table.live.insert(id, weak);
+        if table.live.len() < table.sweep_at {
+            return Vec::new();
+        }
+        let dead: Vec<usize> =
+            table.live.iter().filter(|(_, w)| w.bind(py).upgrade().is_none()).map(|(id, _)| *id).collect();
+        let removed = dead.iter().filter_map(|id| table.live.remove(id)).collect();
+        table.sweep_at = (2 * table.live.len()).max(1024);
+        removed
+    });
+    // dead weak references are released outside the lock
+    drop(stale);
+    Ok(())
 }
 
 /// The objects of `node`'s children (in `NodeKind::children`'s order), made once through
@@ -49,7 +79,7 @@ pub(crate) fn child_objects<'a>(node: &'a Bound<'_, PyArrayExpr>) -> PyResult<&'
         return Ok(children);
     }
     let py = node.py();
-    objects(py)?.call_method1("setdefault", (this.array.id(), node))?;
+    register(node)?;
     let made = this
         .array
         .children()
