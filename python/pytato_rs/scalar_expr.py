@@ -10,6 +10,7 @@ for functions (numpy's names), and :class:`TypeCast` and :class:`Reduce` nodes a
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -320,6 +321,87 @@ def to_postorder(expr):
         stack.append((None, entry))
         stack.extend((operand, None) for operand in reversed(operands))
     return entries
+
+
+_MAX_CAST_CHECKS = 64
+
+
+def _replace_one(expr, target, replacement):
+    """``expr`` with the one subexpression that *is* ``target`` (by identity) replaced."""
+    from pymbolic.mapper import IdentityMapper
+
+    class _Replace(IdentityMapper):
+        def __call__(self, e, *args, **kwargs):
+            if e is target:
+                return replacement
+            return super().__call__(e, *args, **kwargs)
+
+        rec = __call__
+
+        def map_type_cast(self, e):
+            return TypeCast(e.dtype, self.rec(e.inner_expr))
+
+        def map_reduce(self, e):
+            return Reduce(self.rec(e.inner_expr), e.op, e.bounds)
+
+    return _Replace()(expr)
+
+
+def _casts(expr):
+    """The TypeCast nodes of ``expr``, innermost first."""
+    found, stack = [], [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, TypeCast):
+            found.append(e)
+            stack.append(e.inner_expr)
+        elif isinstance(e, Reduce):
+            stack.append(e.inner_expr)
+        elif isinstance(e, prim.ExpressionNode):
+            fields = (getattr(e, f.name) for f in dataclasses.fields(e))
+            stack.extend(c for c in fields if isinstance(c, (prim.ExpressionNode, tuple)))
+        elif isinstance(e, tuple):
+            stack.extend(e)
+    return found[::-1]
+
+
+def without_implied_casts(node, expr):
+    """``expr`` (an index lambda's, with every cast the library holds) without the casts that
+    numpy's promotion rules put back when the expression is typed again: each is dropped where the
+    index lambda built from the expression without it is the same node. What is left reads as
+    pytato writes expressions (``_in0[_0] * 2.5`` rather than ``cast(float64, _in0[_0]) * 2.5``)."""
+    from . import _native
+
+    casts = _casts(expr)
+    if not casts or len(casts) > _MAX_CAST_CHECKS:
+        return expr
+    descriptors = dict(node.var_to_reduction_descr)
+
+    def typed(e):
+        return _native._index_lambda(to_postorder(e), node.shape, node.dtype, dict(node.bindings), descriptors)
+
+    # the node as the expression builds it (without the node's tags, which a candidate lacks too)
+    target = typed(expr)
+    # casts are tried innermost first; a kept one stays at its place in the list, a dropped one
+    # makes way for the next
+    # a cast that is the whole expression says what the lambda is for (``astype``): it stays
+    kept = 0
+    while kept < len(casts):
+        cast = casts[kept]
+        if cast is expr:
+            kept += 1
+            continue
+        candidate = _replace_one(expr, cast, cast.inner_expr)
+        try:
+            same = typed(candidate) == target
+        except Exception:  # noqa: BLE001 (a candidate that does not type keeps its cast)
+            same = False
+        if same:
+            expr = candidate
+        else:
+            kept += 1
+        casts = _casts(expr)
+    return expr
 
 
 __all__ = [

@@ -181,7 +181,9 @@ pub(crate) fn field<'py>(node: &Bound<'py, PyArrayExpr>, name: &str) -> PyResult
         (NodeKind::CallResult { bindings, .. }, "bindings") => nodes(bindings)?,
         (NodeKind::IndexLambda(lambda), "expr") => {
             let entries = expr_postorder(py, &lambda.expr)?;
-            py.import("pytato_rs.scalar_expr")?.getattr("from_postorder")?.call1((entries,))?
+            let module = py.import("pytato_rs.scalar_expr")?;
+            let expr = module.getattr("from_postorder")?.call1((entries,))?;
+            module.getattr("without_implied_casts")?.call1((node_object(py, array)?, expr))?
         }
         (NodeKind::IndexLambda(lambda), "var_to_reduction_descr") => {
             let dict = PyDict::new(py);

@@ -213,3 +213,21 @@ def test_transform_mapper_reports_duplicates_it_creates():
     with pytest.raises(ValueError, match="equal"):
         Copying(err_on_created_duplicate=True)(dag)
     assert Copying()(dag) == dag
+
+
+def test_expressions_read_without_the_casts_promotion_implies():
+    i = pt.make_placeholder("i", (3,), np.int64)
+    f = pt.make_placeholder("f", (3,), np.float32)
+    # what numpy's rules put back is left out, as pytato writes expressions
+    assert str((i * 2.5).expr) == "_in0[_0]*2.5"
+    assert str((i / i).expr) == "_in0[_0] / _in0[_0]"
+    assert str(pt.sin(i).expr) == "pytato.c99.sin(_in0[_0])"
+    # a cast that decides a value stays: astype, and an int8 sum computed in int8
+    assert isinstance(i.astype(np.int8).expr, TypeCast)
+    small = pt.make_placeholder("s", (3,), np.int8)
+    lam = pt.IndexLambda(expr=TypeCast(np.dtype(np.int8), sub("_in0", var("_0"))) + 1, shape=(3,),
+                         dtype=np.int64, bindings={"_in0": i})
+    assert "cast(int8" in str(lam.expr)
+    for e in (i * 2.5, f + i, lam, small * 3):
+        rebuilt = pt.IndexLambda(expr=e.expr, shape=e.shape, dtype=e.dtype, bindings=e.bindings)
+        assert rebuilt == e
