@@ -51,11 +51,17 @@ fn extremum(op: &str, a: Operand, b: Operand, func: Func, cmp: CompareOp) -> Res
     elementwise(op, &[&a, &b], dtype, |mut e| {
         let y = e.pop().expect("two operands");
         let x = e.pop().expect("two operands");
+        let isnan = |v: &Expr| Expr::call(Func::IsNan, vec![v.clone()]);
+        // numpy's float16 loops take `x` where it is NaN or wins or ties (`-0.0` of
+        // `maximum(-0.0, 0.0)`); its float32 and float64 loops the second of a tie, as `func`.
+        if dtype == DType::F16 {
+            let first = isnan(&x).binary(BinaryOp::LogicalOr, x.clone().compare(cmp, y.clone()));
+            return Ok(Expr::if_then_else(first, x, y));
+        }
         if !dtype.is_complex() {
             return Ok(Expr::call(func, vec![x, y]));
         }
         // Complex: numpy orders lexicographically and propagates NaN from either side.
-        let isnan = |v: &Expr| Expr::call(Func::IsNan, vec![v.clone()]);
         let pick = Expr::if_then_else(x.clone().compare(cmp, y.clone()), x.clone(), y.clone());
         Ok(Expr::if_then_else(isnan(&x), x.clone(), Expr::if_then_else(isnan(&y), y, pick)))
     })

@@ -424,3 +424,17 @@ def test_one_program_every_size_with_edge_values(dtype, backend):
             if value.dtype.kind == "f":
                 finite = np.isfinite(value)
                 np.testing.assert_array_equal(np.signbit(got[name][finite]), np.signbit(value[finite]), err_msg=name)
+
+
+def test_float16_maximum_and_minimum_keep_numpys_operand_on_ties_and_nans():
+    # numpy's float16 loops return the first operand where the operands tie (-0.0 and 0.0) or
+    # the first is NaN; its float32/64 loops return the second of a tie
+    special = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -1.0, 1.0], np.float16)
+    a, b = (np.repeat(special, len(special)), np.tile(special, len(special)))
+    x = pt.make_placeholder("x", a.shape, np.float16)
+    y = pt.make_placeholder("y", b.shape, np.float16)
+    for backend, _ in pt.backends():
+        for ours, theirs in ((pt.maximum, np.maximum), (pt.minimum, np.minimum)):
+            got = pt.generate(ours(x, y), backend)(x=a, y=b)
+            want = theirs(a, b)
+            assert np.array_equal(got.view(np.uint16), want.view(np.uint16)), (backend, theirs.__name__)

@@ -182,3 +182,4 @@ def test_arguments_out_of_their_domain():
         placeholder("x", (2,))[::0]
     with pytest.raises(pt.InvalidArgumentError, match="one unknown dimension"):
         pt.reshape(placeholder("x", (2, 2)), (-1, -1))
+
