@@ -11,6 +11,8 @@ import pickle
 
 import numpy as np
 
+from .utils import are_shape_components_equal
+
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -26,12 +28,6 @@ def _einsum_spec(node):
 
     operands = ",".join("".join(letter(a) for a in access) for access in node.access_descriptors)
     return f"{operands}->{_LETTERS[:ndim]}"
-
-
-def _same_length(a, b):
-    from .utils import are_shape_components_equal
-
-    return are_shape_components_equal(a, b)
 
 
 def _fields(node):
@@ -64,8 +60,8 @@ def _fields(node):
                 # normalized slice running down through 0 stops at -1, which a slice would read
                 # as the last element)
                 first, end = (0, length) if item.step > 0 else (length - 1, -1)
-                start = None if _same_length(item.start, first) else item.start
-                stop = None if _same_length(item.stop, end) else item.stop
+                start = None if are_shape_components_equal(item.start, first) else item.start
+                stop = None if are_shape_components_equal(item.stop, end) else item.stop
                 items.append(("slice", start, stop, item.step))
             elif hasattr(item, "node_type"):
                 items.append(("array",))

@@ -11,18 +11,7 @@ yet: the Rust library does both (``pytato::run_distributed``)."""
 
 from __future__ import annotations
 
-from .nodes import (
-    DistributedSend,
-    make_distributed_recv,
-    make_distributed_send,
-    make_distributed_send_ref_holder,
-    staple_distributed_send,
-)
+from . import nodes
+from .nodes import *  # noqa: F403
 
-__all__ = [
-    "DistributedSend",
-    "make_distributed_recv",
-    "make_distributed_send",
-    "make_distributed_send_ref_holder",
-    "staple_distributed_send",
-]
+__all__ = nodes.__all__
