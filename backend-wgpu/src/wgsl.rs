@@ -573,6 +573,21 @@ impl Translator<'_> {
         Ok(self.narrowed(self.program.expr_dtype(self.names, e)?))
     }
 
+    /// Emits the index `e` in the shader's index type ([`Self::ix`]): an index read from an
+    /// array may be of any integer dtype (an int32 array of element numbers), and WGSL compares
+    /// and multiplies only values of one type. A uint64 index beyond int64 becomes negative,
+    /// which the bounds check reports.
+    fn emit_index(&mut self, e: &Expr) -> Result<String> {
+        let value = self.emit(e)?;
+        let (ty, ix) = (self.ty(self.dtype_of(e)?)?, self.ix());
+        if ty == ix {
+            return Ok(value);
+        }
+        let name = self.fresh("t");
+        self.line(&format!("let {name}: {ix} = {ix}({value});"));
+        Ok(name)
+    }
+
     /// Emits `e`; returns a WGSL expression (a name or a literal) of its value type.
     fn emit(&mut self, e: &Expr) -> Result<String> {
         if let Some(name) = self.memo.iter().rev().find_map(|m| m.get(e)) {
@@ -669,7 +684,7 @@ impl Translator<'_> {
                 self.bind(dtype, &v)
             }
             Expr::Call(Func::NormalizeIndex, args) => {
-                let (i, n) = (self.emit(&args[0])?, self.emit(&args[1])?);
+                let (i, n) = (self.emit_index(&args[0])?, self.emit_index(&args[1])?);
                 let axis = match &args[2] {
                     Expr::Const(Scalar::I64(a)) => *a,
                     other => return Err(bug(format!("normalize_index with axis {other}"))),
@@ -808,7 +823,7 @@ impl Translator<'_> {
         let mut terms = Vec::new();
         let mut checks = Vec::new();
         for (axis, (i, d)) in idx.iter().zip(&dims).enumerate() {
-            let v = self.emit(i)?;
+            let v = self.emit_index(i)?;
             if !self.ranges.proves_in_bounds(i, d) {
                 self.line(&format!(
                     "if {v} < {z} || {v} >= e{k}_{axis} {{ out_of_bounds({}u, {axis}u, {v}, e{k}_{axis}); }}",

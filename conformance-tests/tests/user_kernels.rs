@@ -141,3 +141,42 @@ fn a_kernel_reading_out_of_range_is_an_index_error_on_every_backend() {
         }
     }
 }
+
+#[test]
+fn index_arrays_of_every_integer_dtype_gather_on_every_backend() {
+    // y[i] = x[idx[i]], idx of each integer dtype: meshmode's element numbers are int32, and
+    // an index of a dtype other than the shader's index type once made invalid WGSL. An index
+    // out of range is still an error.
+    let (n, m) = (Dim::param("n"), Dim::param("m"));
+    let x_values = [10.0, 20.0, 30.0, 40.0];
+    let picks = [3i64, 0, 2, 2, 1];
+    for dtype in [DType::I8, DType::I16, DType::I32, DType::I64, DType::U8, DType::U16, DType::U32, DType::U64] {
+        let gather = sub("x", vec![sub("idx", vec![Expr::iname(0)])]);
+        let kernel = UserKernel::new(
+            "gather",
+            vec![("x", Shape::from(vec![m.clone()]), DType::F64), ("idx", Shape::from(vec![n.clone()]), dtype)],
+            vec![Statement::new("y", vec![n.clone()], gather)],
+            &["y"],
+        )
+        .unwrap();
+        let x = pt::placeholder("x", [m.clone()], DType::F64).unwrap();
+        let idx = pt::placeholder("idx", [n.clone()], dtype).unwrap();
+        let y = kernel.call(&[("x", &x), ("idx", &idx)]).unwrap().remove("y").unwrap();
+        let inputs = |picks: &[i64]| {
+            let as_dtype = picks.iter().map(|&p| pytato_core::Scalar::I64(p).cast(dtype));
+            let idx = ArrayData::from_scalars(dtype, &[picks.len()], as_dtype).expect("one scalar per element");
+            NamedData::from([
+                ("x".to_string(), ArrayData::from(ndarray::Array1::from(x_values.to_vec()).into_dyn())),
+                ("idx".to_string(), idx),
+            ])
+        };
+        let expected: Vec<f64> = picks.iter().map(|&p| x_values[p as usize]).collect();
+        for (name, backend) in backends() {
+            let program = backend.compile(&(&y).into()).unwrap_or_else(|e| panic!("{name}, {dtype}: {e}"));
+            let result = program.run(&inputs(&picks)).unwrap_or_else(|e| panic!("{name}, {dtype}: {e}"));
+            assert_eq!(values(&result[pytato_runtime::backend::SINGLE_OUTPUT_NAME]), expected, "{name}, {dtype}");
+            let out_of_range = program.run(&inputs(&[0, 4]));
+            assert!(matches!(out_of_range, Err(Error::IndexOutOfBounds { .. })), "{name}, {dtype}: {out_of_range:?}");
+        }
+    }
+}
