@@ -252,6 +252,14 @@ impl PyArrayExpr {
         wrap(self.array.tagged_with(tags_from_py(Some(tags))?))
     }
 
+    /// The array with exactly `tags` (pytools' `Taggable._with_new_tags`, which meshmode calls
+    /// to restore unpickled arrays' tags).
+    fn _with_new_tags(&self, tags: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
+        let changes = PyDict::new(tags.py());
+        changes.set_item("tags", tags)?;
+        self.replace_if_different(Some(&changes))
+    }
+
     /// The array without `tags`.
     fn without_tags(&self, tags: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
         let remove = lib(pytato::TagSet::new().union(tags_from_py(Some(tags))?))?;

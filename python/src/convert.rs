@@ -324,7 +324,7 @@ pub(crate) fn arrays_from_py(objs: &Bound<'_, PyAny>) -> Result<Vec<Array>> {
 }
 
 fn wrap_data(obj: &Bound<'_, PyAny>) -> Result<Array> {
-    let data = data::to_owned_data(obj, "an operand")?;
+    let data = data::shared_data(obj, "an operand")?;
     lib(pytato::data_wrapper(data, None))
 }
 

@@ -11,10 +11,13 @@ use numpy::{
     Element, IntoPyArray, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn,
     PyUntypedArray, PyUntypedArrayMethods,
 };
+use std::sync::Arc;
+
 use pyo3::prelude::*;
 use pytato::{ArrayData, ArrayDataView, ArrayDataViewMut, DType};
 
 use crate::errors::{Result, type_error, value_error};
+use crate::evaluated::EvaluatedArray;
 
 /// Calls `$m!` with every element type the library supports, as `Variant => type` pairs.
 macro_rules! with_element_types {
@@ -192,8 +195,13 @@ pub(crate) fn borrow_mut<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Bor
 }
 
 /// A copy of `obj` the library owns (for data wrappers).
-pub(crate) fn to_owned_data(obj: &Bound<'_, PyAny>, what: &str) -> Result<ArrayData> {
-    Ok(borrow(obj, what)?.view().to_owned())
+/// `obj`'s data for a data wrapper: an [`EvaluatedArray`]'s own buffer (shared, no copy), else
+/// a copy of the numpy array `obj` is or converts to.
+pub(crate) fn shared_data(obj: &Bound<'_, PyAny>, what: &str) -> Result<Arc<ArrayData>> {
+    if let Ok(evaluated) = obj.cast::<EvaluatedArray>() {
+        return Ok(evaluated.get().data.clone());
+    }
+    Ok(Arc::new(borrow(obj, what)?.view().to_owned()))
 }
 
 /// Moves a result into a numpy array: no copy for the row-major arrays the compiled backends

@@ -14,7 +14,7 @@ use crate::convert::{
     array_from_py, arrays_from_py, axes_from_py, dim_from_py, ints_from_py, is_number, operand_from_py, scalar_from_py,
     shape_from_py,
 };
-use crate::data::{dtype_from_py, to_owned_data};
+use crate::data::{dtype_from_py, shared_data};
 use crate::errors::{Result, lib, type_error, value_error};
 use crate::tags::tags_from_py;
 
@@ -62,7 +62,7 @@ fn make_size_param(name: &str, tags: Option<&Bound<'_, PyAny>>) -> Result<Py<PyA
     wrap(Ok(tagged(pt::size_param(name), tags)?))
 }
 
-/// Data (a numpy array, copied) as a node of the DAG. `shape`, where given, must be the data's
+/// Data (a numpy array, copied, or an `EvaluatedArray`, shared) as a node of the DAG. `shape`, where given, must be the data's
 /// (pytato's symbolic data shapes are not supported: an error says so).
 #[pyfunction]
 #[pyo3(signature = (data, name = None, tags = None, shape = None, axes = None))]
@@ -73,7 +73,7 @@ fn make_data_wrapper(
     shape: Option<&Bound<'_, PyAny>>,
     axes: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
-    let data = to_owned_data(data, "make_data_wrapper")?;
+    let data = shared_data(data, "make_data_wrapper")?;
     if let Some(shape) = shape.filter(|s| !s.is_none()) {
         let shape = shape_from_py(shape)?;
         if !shape.is_concrete() {

@@ -223,6 +223,10 @@ pub(crate) fn field<'py>(node: &Bound<'py, PyArrayExpr>, name: &str) -> PyResult
             PyTuple::new(py, per_arg)?.into_any()
         }
         (NodeKind::DataWrapper { data, .. }, "data") => to_numpy(py, data.0.as_ref().clone()),
+        // The wrapped buffer itself, shared (array contexts freeze a thawed array without a copy).
+        (NodeKind::DataWrapper { data, .. }, "_evaluated") => {
+            Bound::new(py, crate::evaluated::EvaluatedArray::shared(py, data.0.clone())?)?.into_any()
+        }
         (NodeKind::NamedArray { container, name }, "expr") => match container.get(name) {
             Some(entry) => node(entry)?,
             None => return Err(PyAttributeError::new_err(format!("no entry '{name}' in its dictionary"))),

@@ -9,6 +9,7 @@
 //! | `graph` | nodes' fields under pytato's names, children, the same node over other children |
 //! | `calls` | `trace_call`: Python functions traced into the library's functions |
 //! | `program` | `generate` and `BoundProgram`: compile, run on numpy arrays without the GIL |
+//! | `evaluated` | `EvaluatedArray`: results held by the library, back into DAGs without a copy |
 //! | `scalar_expr` | pymbolic expressions typed into the library's (`pt.IndexLambda(expr=...)`) |
 //! | `transform` | `deduplicate`, `unify_axes_tags`, drawing, analysis |
 //! | `convert`, `data`, `tags`, `errors` | Python values, numpy arrays, tags and exceptions |
@@ -22,6 +23,7 @@ mod convert;
 mod data;
 mod distributed;
 mod errors;
+mod evaluated;
 mod functions;
 mod graph;
 mod program;
@@ -36,6 +38,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<array::PyArrayExpr>()?;
     m.add_class::<array::PyDictOfNamedArrays>()?;
     m.add_class::<convert::PyDim>()?;
+    m.add_class::<evaluated::EvaluatedArray>()?;
     m.add_function(wrap_pyfunction!(array::make_dict_of_named_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(calls::trace_call, m)?)?;
     m.add_function(wrap_pyfunction!(convert::_length, m)?)?;

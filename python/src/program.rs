@@ -11,11 +11,13 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use pytato::ArrayData;
 use pytato::backend::{Backend, NamedViews, NamedViewsMut, Outputs, Program, SINGLE_OUTPUT_NAME};
 
 use crate::convert::outputs_from_py;
 use crate::data::{Borrowed, BorrowedMut, borrow, borrow_mut, to_numpy};
 use crate::errors::{Result, lib, type_error, value_error};
+use crate::evaluated::EvaluatedArray;
 
 /// The backend named `name`, or the default one (`PYTATO_BACKEND`, else the most preferred).
 /// Backends are made once per name and kept: making one costs more than compiling a program
@@ -74,27 +76,45 @@ pub(crate) struct BoundProgram {
     single: bool,
 }
 
+/// An input of a run: a numpy array borrowed for reading, or an evaluated array's buffer.
+enum Input<'py> {
+    Numpy(Borrowed<'py>),
+    Evaluated(Arc<ArrayData>),
+}
+
 /// Borrows every input for reading.
-fn borrow_inputs<'py>(inputs: Option<&Bound<'py, PyDict>>) -> Result<Vec<(String, Borrowed<'py>)>> {
+fn borrow_inputs<'py>(inputs: Option<&Bound<'py, PyDict>>) -> Result<Vec<(String, Input<'py>)>> {
     let Some(inputs) = inputs else { return Ok(Vec::new()) };
     inputs
         .iter()
         .map(|(name, value)| {
             let name: String = name.extract()?;
-            let data = borrow(&value, &format!("input {name:?}"))?;
+            let data = match value.cast::<EvaluatedArray>() {
+                Ok(evaluated) => Input::Evaluated(evaluated.get().data.clone()),
+                Err(_) => Input::Numpy(borrow(&value, &format!("input {name:?}"))?),
+            };
             Ok((name, data))
         })
         .collect()
 }
 
-fn views<'a>(borrowed: &'a [(String, Borrowed<'_>)]) -> NamedViews<'a> {
-    borrowed.iter().map(|(name, data)| (name.as_str(), data.view())).collect()
+fn views<'a>(borrowed: &'a [(String, Input<'_>)]) -> NamedViews<'a> {
+    let view = |input: &'a Input<'_>| match input {
+        Input::Numpy(numpy) => numpy.view(),
+        Input::Evaluated(data) => data.view(),
+    };
+    borrowed.iter().map(|(name, data)| (name.as_str(), view(data))).collect()
 }
 
-#[pymethods]
 impl BoundProgram {
-    #[pyo3(signature = (**inputs))]
-    fn __call__<'py>(&self, py: Python<'py>, inputs: Option<&Bound<'py, PyDict>>) -> Result<Bound<'py, PyAny>> {
+    /// Runs the program on `inputs` and hands each result to `to_py`: the result itself for a
+    /// program of one array, a dict by output name otherwise.
+    fn run_with<'py>(
+        &self,
+        py: Python<'py>,
+        inputs: Option<&Bound<'py, PyDict>>,
+        to_py: impl Fn(Python<'py>, ArrayData) -> Result<Bound<'py, PyAny>>,
+    ) -> Result<Bound<'py, PyAny>> {
         let borrowed = borrow_inputs(inputs)?;
         let views = views(&borrowed);
         let program = &self.program;
@@ -103,13 +123,28 @@ impl BoundProgram {
             let result = results
                 .remove(SINGLE_OUTPUT_NAME)
                 .ok_or_else(|| value_error("the program returned no result (a backend error: please report it)"))?;
-            return Ok(to_numpy(py, result));
+            return to_py(py, result);
         }
         let dict = PyDict::new(py);
         for (name, data) in results {
-            dict.set_item(name, to_numpy(py, data))?;
+            dict.set_item(name, to_py(py, data)?)?;
         }
         Ok(dict.into_any())
+    }
+}
+
+#[pymethods]
+impl BoundProgram {
+    #[pyo3(signature = (**inputs))]
+    fn __call__<'py>(&self, py: Python<'py>, inputs: Option<&Bound<'py, PyDict>>) -> Result<Bound<'py, PyAny>> {
+        self.run_with(py, inputs, |py, data| Ok(to_numpy(py, data)))
+    }
+
+    /// Runs the program as a call does, but returns its results as `EvaluatedArray`s (the
+    /// library keeps the buffers; `make_data_wrapper` puts them into a DAG without a copy).
+    #[pyo3(signature = (**inputs))]
+    fn evaluate<'py>(&self, py: Python<'py>, inputs: Option<&Bound<'py, PyDict>>) -> Result<Bound<'py, PyAny>> {
+        self.run_with(py, inputs, |py, data| Ok(Bound::new(py, EvaluatedArray::new(py, data)?)?.into_any()))
     }
 
     /// Runs the program writing its results into arrays the caller keeps (no allocation):

@@ -1,0 +1,126 @@
+//! Evaluated arrays: results a program computed, held by the library rather than by numpy.
+//!
+//! An array context freezes lazy arrays into evaluated ones and thaws them back into the DAG.
+//! The buffer is shared, never copied, on that round trip: `BoundProgram.evaluate` moves each
+//! result into an [`EvaluatedArray`], `make_data_wrapper` (and any operation that wraps data)
+//! wraps the same buffer, and a program takes it as an input without a copy. Only reading it
+//! into numpy (`numpy.asarray`, `.get()`) copies, so that numpy never writes memory the DAG
+//! reads. arraycontext tells frozen arrays from numpy arrays by type: an `EvaluatedArray` is not
+//! a numpy array, and it carries the tags and axes of the expression it was computed from.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyFrozenSet, PyTuple};
+use pytato::ArrayData;
+
+use crate::data::{numpy_dtype, to_numpy};
+use crate::errors::Result;
+
+/// An array a program computed: its shape, dtype, and the tags and axes of the expression it
+/// was computed from. `numpy.asarray(a)` and `a.get()` copy it into numpy;
+/// `make_data_wrapper(a)` puts it back into a DAG without a copy.
+#[pyclass(module = "pytato_rs", name = "EvaluatedArray", frozen)]
+pub(crate) struct EvaluatedArray {
+    pub(crate) data: Arc<ArrayData>,
+    /// A frozenset of tags.
+    tags: Py<PyAny>,
+    /// A tuple of `Axis` objects, one per axis, or `None` where none were given.
+    axes: Py<PyAny>,
+}
+
+impl EvaluatedArray {
+    /// `data` with no tags and no axes.
+    pub(crate) fn new(py: Python<'_>, data: ArrayData) -> Result<EvaluatedArray> {
+        EvaluatedArray::shared(py, Arc::new(data))
+    }
+
+    /// A buffer shared with its other holders (a data wrapper's), with no tags and no axes.
+    pub(crate) fn shared(py: Python<'_>, data: Arc<ArrayData>) -> Result<EvaluatedArray> {
+        Ok(EvaluatedArray { data, tags: PyFrozenSet::empty(py)?.into_any().unbind(), axes: py.None() })
+    }
+}
+
+#[pymethods]
+impl EvaluatedArray {
+    /// The shape, a tuple of ints.
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.data.shape())
+    }
+
+    /// The numpy dtype.
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        numpy_dtype(py, self.data.dtype())
+    }
+
+    /// The number of axes.
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.data.shape().len()
+    }
+
+    /// The number of elements.
+    #[getter]
+    fn size(&self) -> usize {
+        self.data.shape().iter().product()
+    }
+
+    /// The tags of the expression it was computed from (a frozenset).
+    #[getter]
+    fn tags(&self, py: Python<'_>) -> Py<PyAny> {
+        self.tags.clone_ref(py)
+    }
+
+    /// The axes of the expression it was computed from (a tuple of `Axis`), or `None`.
+    #[getter]
+    fn axes(&self, py: Python<'_>) -> Py<PyAny> {
+        self.axes.clone_ref(py)
+    }
+
+    /// The same buffer (no copy) with `tags` (a frozenset) and `axes` (a tuple of `Axis`, or
+    /// `None`).
+    #[pyo3(signature = (tags, axes = None))]
+    fn with_metadata(&self, tags: &Bound<'_, PyAny>, axes: Option<&Bound<'_, PyAny>>) -> EvaluatedArray {
+        let py = tags.py();
+        EvaluatedArray {
+            data: self.data.clone(),
+            tags: tags.clone().unbind(),
+            axes: axes.map_or_else(|| py.None(), |a| a.clone().unbind()),
+        }
+    }
+
+    /// A copy in a numpy array (numpy's array protocol: `dtype` converts it as `astype` does).
+    #[pyo3(signature = (dtype = None, copy = None))]
+    fn __array__<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> Result<Bound<'py, PyAny>> {
+        if copy == Some(false) {
+            return Err(crate::errors::value_error(
+                "an EvaluatedArray cannot be read into numpy without a copy (its buffer may be read by DAGs)",
+            ));
+        }
+        let array = self.get(py);
+        match dtype.filter(|d| !d.is_none()) {
+            Some(dtype) => Ok(array.call_method1("astype", (dtype,))?),
+            None => Ok(array),
+        }
+    }
+
+    /// A copy in a numpy array (as `pyopencl.array.Array.get`).
+    fn get<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        to_numpy(py, (*self.data).clone())
+    }
+
+    fn __len__(&self) -> Result<usize> {
+        self.data.shape().first().copied().ok_or_else(|| crate::errors::type_error("len() of a 0-d EvaluatedArray"))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> Result<String> {
+        Ok(format!("EvaluatedArray({}, dtype={})", self.get(py).repr()?, self.data.dtype()))
+    }
+}

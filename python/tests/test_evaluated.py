@@ -1,0 +1,107 @@
+"""EvaluatedArray: results the library holds, read into numpy by copy and put back into DAGs
+without one. Expected values are numpy's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pytato_rs as pt
+
+SPECIAL_FLOATS = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, -5e-324, 1.5]
+
+
+def _special(dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return np.array([True, False, True])
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return np.array([info.min, info.max, 0, 1], dtype=dtype)
+    values = np.array(SPECIAL_FLOATS, dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        if dtype.kind == "c":
+            return (values + 1j * values[::-1]).astype(dtype)
+        return values.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                   "uint32", "uint64", "float16", "float32", "float64",
+                                   "complex64", "complex128"])
+def test_evaluate_returns_the_values_bit_for_bit(backend, dtype):
+    data = _special(dtype)
+    x = pt.make_placeholder("x", data.shape, data.dtype)
+    result = pt.generate(x[::-1], backend=backend).evaluate(x=data)
+    assert isinstance(result, pt.EvaluatedArray) and not isinstance(result, np.ndarray)
+    assert (result.shape, result.dtype, result.ndim, result.size, len(result)) == (
+        data.shape, data.dtype, 1, data.size, len(data))
+    got = np.asarray(result)
+    assert got.dtype == data.dtype
+    assert got.tobytes() == data[::-1].tobytes()
+    assert result.get().tobytes() == data[::-1].tobytes()
+
+
+def test_a_dict_program_returns_a_dict_of_evaluated_arrays():
+    x = pt.make_placeholder("x", (3, 0), np.float32)
+    s = pt.make_placeholder("s", (), np.float64)
+    program = pt.generate({"empty": x * 2, "scalar": s + 1})
+    result = program.evaluate(x=np.zeros((3, 0), np.float32), s=np.float64(2.5))
+    assert sorted(result) == ["empty", "scalar"]
+    assert result["empty"].shape == (3, 0) and result["empty"].size == 0
+    assert result["scalar"].shape == () and np.asarray(result["scalar"]) == 3.5
+    with pytest.raises(TypeError):
+        len(result["scalar"])
+
+
+def test_reading_into_numpy_copies():
+    x = pt.make_placeholder("x", (4,), np.float64)
+    evaluated = pt.generate(x + 1).evaluate(x=np.arange(4.0))
+    copy = np.asarray(evaluated)
+    copy[:] = -1
+    np.testing.assert_array_equal(np.asarray(evaluated), np.arange(4.0) + 1)
+    with pytest.raises(ValueError, match="without a copy"):
+        evaluated.__array__(copy=False)
+    np.testing.assert_array_equal(np.asarray(evaluated, dtype=np.int32), np.arange(4) + 1)
+
+
+def test_data_wrappers_share_the_buffer():
+    x = pt.make_placeholder("x", (5,), np.float64)
+    evaluated = pt.generate(x * 3).evaluate(x=np.arange(5.0))
+    # A wrapper is equal only to a wrapper of the very same buffer: two wrappers of one
+    # evaluated array are one node (no copy), two wrappers of one numpy array are not.
+    assert pt.make_data_wrapper(evaluated) == pt.make_data_wrapper(evaluated)
+    numpy_data = np.arange(5.0)
+    assert pt.make_data_wrapper(numpy_data) != pt.make_data_wrapper(numpy_data)
+    wrapper = pt.make_data_wrapper(evaluated)
+    assert pt.make_data_wrapper(wrapper._evaluated) == wrapper
+    # As a wrapped operand and as an input, the same values. Operators do not take evaluated
+    # arrays unwrapped: mixing frozen and lazy arrays is what array contexts forbid.
+    np.testing.assert_array_equal(pt.generate(wrapper + x)(x=np.ones(5)), np.arange(5.0) * 3 + 1)
+    with pytest.raises(TypeError):
+        evaluated + x
+    np.testing.assert_array_equal(pt.generate(x - 1)(x=evaluated), np.arange(5.0) * 3 - 1)
+    chained = pt.generate(x - 1).evaluate(x=evaluated)
+    np.testing.assert_array_equal(np.asarray(chained), np.arange(5.0) * 3 - 1)
+
+
+def test_metadata_goes_with_the_same_buffer():
+    from pytato_rs.tags import PrefixNamed
+
+    x = pt.make_placeholder("x", (2, 3), np.float64)
+    evaluated = pt.generate(x).evaluate(x=np.ones((2, 3)))
+    assert evaluated.tags == frozenset() and evaluated.axes is None
+    tagged_expr = x.tagged(PrefixNamed("u")).with_tagged_axis(1, PrefixNamed("dofs"))
+    tagged = evaluated.with_metadata(tagged_expr.tags, tagged_expr.axes)
+    assert tagged.tags == frozenset({PrefixNamed("u")})
+    assert tagged.axes == tagged_expr.axes
+    assert pt.make_data_wrapper(tagged) == pt.make_data_wrapper(evaluated)
+    rewrapped = pt.make_data_wrapper(tagged, tags=tagged.tags, axes=tagged.axes)
+    assert rewrapped.tags_of_type(PrefixNamed) == frozenset({PrefixNamed("u")})
+    assert rewrapped.axes[1].tags == frozenset({PrefixNamed("dofs")})
+
+
+def test_shape_errors_still_name_the_input():
+    x = pt.make_placeholder("x", (3,), np.float64)
+    evaluated = pt.generate(pt.make_placeholder("y", (4,), np.float64) + 0).evaluate(y=np.zeros(4))
+    with pytest.raises(pt.PytatoError, match="x"):
+        pt.generate(x + 1)(x=evaluated)
