@@ -21,8 +21,12 @@ Array API's) names for the rest. pytato's node classes (``pt.Placeholder``, ``pt
 ...) classify expressions with ``isinstance``, their fields have pytato's names
 (``expr.bindings``, ``expr.array``, ...), and ``pytato_rs.transform`` has pytato's mappers
 (``CopyMapper``, ``CombineMapper``, ``WalkMapper``, ...) to subclass. Programs borrow their numpy inputs without copying, release
-the GIL while they run, and return numpy arrays. Errors are :class:`PytatoError` subclasses
-(``pytato_rs.exceptions``) carrying the library's messages.
+the GIL while they run, and return numpy arrays (or, from ``program.evaluate(...)``,
+:class:`EvaluatedArray`\ s the library keeps, which go back into a DAG without a copy).
+Loopy kernels join a DAG through :func:`pytato_rs.loopy.call_loopy`, and
+:mod:`pytato_rs.arraycontext` is an :mod:`arraycontext` array context for meshmode and grudge.
+Errors are :class:`PytatoError` subclasses (``pytato_rs.exceptions``) carrying the library's
+messages.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import math as _math
 
 import numpy as _np
 
-from . import analysis, array, diagnostic, distributed, equality, exceptions, raising, reductions, scalar_expr, sparse, tags, transform, utils, visualization
+from . import analysis, array, diagnostic, distributed, equality, exceptions, loopy, raising, reductions, scalar_expr, sparse, tags, transform, utils, visualization
 from .visualization import show_dot_graph
 from .sparse import CSRMatrix, make_csr_matrix
 from ._native import *  # noqa: F403

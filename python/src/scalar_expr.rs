@@ -272,7 +272,7 @@ fn expression(native: &Bound<'_, PyModule>, entries: &Bound<'_, PyList>, scope: 
 /// pytato's `IndexLambda(expr, shape, dtype, bindings, var_to_reduction_descr)` (tags and axes
 /// are added by `pytato_rs.array`): `expr` (postorder entries of a pymbolic expression) computed
 /// in the dtypes numpy's rules give, then cast to `dtype` where that differs (as pytato's code
-/// generators assign it).
+/// generators assign it); `dtype=None` keeps the computed dtype.
 #[pyfunction]
 #[pyo3(signature = (entries, shape, dtype, bindings, reduction_descriptors = None))]
 pub(crate) fn _index_lambda(
@@ -284,7 +284,7 @@ pub(crate) fn _index_lambda(
     reduction_descriptors: Option<&Bound<'_, PyDict>>,
 ) -> Result<Py<PyArrayExpr>> {
     let shape = shape_from_py(shape)?;
-    let dtype = dtype_from_py(dtype)?;
+    let dtype = if dtype.is_none() { None } else { Some(dtype_from_py(dtype)?) };
     let bindings = bindings
         .iter()
         .map(|(name, array)| {
@@ -294,7 +294,10 @@ pub(crate) fn _index_lambda(
     let native = py.import("pytato_rs._native")?;
     let scope = Scope { ndim: shape.ndim(), bindings: &bindings };
     let (expr, computed) = expression(&native, entries, &scope)?;
-    let expr = if computed == dtype { expr } else { expr.cast(dtype) };
+    let expr = match dtype {
+        Some(dtype) if dtype != computed => expr.cast(dtype),
+        _ => expr,
+    };
     // A reduction without a descriptor gets an untagged one.
     let mut descriptors: BTreeMap<Arc<str>, ReductionDescriptor> = BTreeMap::new();
     expr.walk(&mut |e| {

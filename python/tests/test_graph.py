@@ -575,3 +575,13 @@ def test_a_node_has_one_object_while_it_is_held():
 
     Ids()(chain)
     assert len(seen) == 1001
+
+
+def test_with_new_tags_replaces_the_tags():
+    # pytools' Taggable protocol, which meshmode calls when it unpickles arrays.
+    from pytato_rs.tags import ImplStored, PrefixNamed
+
+    x = pt.make_placeholder("x", (2,), np.float64).tagged(ImplStored())
+    retagged = x._with_new_tags(frozenset({PrefixNamed("u")}))
+    assert retagged.tags == frozenset({PrefixNamed("u")})
+    assert x._with_new_tags(x.tags) is x

@@ -215,9 +215,11 @@ fn python_venv(name: &str, packages: &[&str], ready: &str) -> Result<PathBuf, St
 /// unless `required` (the `python` command) or `PYTATO_REQUIRE_PYTHON=1` (CI).
 fn python_tests(required: bool) -> Result<(), String> {
     let required = required || env::var("PYTATO_REQUIRE_PYTHON").is_ok_and(|v| v == "1");
-    // pymbolic: IndexLambda.expr is a pymbolic expression (pytato_rs.scalar_expr).
-    let packages = ["maturin>=1.16,<2", "numpy>=2", "pytest>=8", "pymbolic"];
-    let python = match python_venv("python-venv", &packages, "import maturin, numpy, pytest, pymbolic") {
+    // pymbolic: IndexLambda.expr is a pymbolic expression (pytato_rs.scalar_expr). loopy:
+    // call_loopy reads loopy kernels (pytato_rs.loopy); 2025.1 is the last release that runs on
+    // Python 3.11 (Debian's), and islpy 2026 dropped what it calls.
+    let packages = ["maturin>=1.16,<2", "numpy>=2", "pytest>=8", "pymbolic", "loopy==2025.1", "islpy<2026"];
+    let python = match python_venv("python-venv", &packages, "import maturin, numpy, pytest, pymbolic, loopy") {
         Ok(python) => python,
         Err(e) if !required => {
             eprintln!("==> Python tests SKIPPED: {e}");

@@ -1,0 +1,423 @@
+"""Loopy kernels in the DAG: :func:`call_loopy` translates a loopy kernel into array nodes.
+
+meshmode and grudge state some operators as loopy kernels (resampling between
+discretizations, picking face nodes, projections) and call them on lazy arrays with
+``actx.call_loopy``. This module reads such a kernel and builds the same computation out of
+the library's own nodes, so that every backend runs it and every pass sees through it:
+
+- each **assignment that writes a whole array** (``out[iel, idof] = expr``, the left-hand side
+  indexed by distinct loop indices that run over the array's axes) is an ``IndexLambda``: the
+  loop indices become the lambda's axes, ``sum(j, ...)``, ``product``, ``max`` and ``min``
+  reductions become its reductions, ``a if c else b`` a ``where``, and array reads with
+  affine or indirect subscripts its bindings' subscripts;
+- each **scattered assignment** (any other left-hand side, ``out[to_el[iel], idof] = expr``)
+  computes the values and the target indices over its loop domain and writes them with
+  ``out.at[...].set``; one of the form ``out[idx] = out[idx] + expr`` adds with
+  ``out.at[...].add`` (repeated indices add up). Elements no assignment writes are 0;
+- instructions run in the order of their dependencies (``dep=``), barriers and no-ops only
+  order them;
+- loop domains are boxes: each index runs between bounds that depend on size parameters
+  only (``{[i, j]: 0 <= i < n and 0 <= j < m}``);
+- size parameters are taken from the keyword arguments (``nelements=...``) or from the shapes
+  of the array arguments that declare them.
+
+Anything outside this subset (triangular domains, C instructions, calls of other kernels,
+loopy-only expression nodes) is an :class:`~pytato_rs.exceptions.UnsupportedError` that names
+the construct, never a wrong value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import pytato_rs as pt
+from pytato_rs.exceptions import UnsupportedError
+
+__all__ = ["call_loopy"]
+
+
+def _unsupported(kernel, what):
+    return UnsupportedError(f"call_loopy: kernel '{kernel.name}': {what} is not supported")
+
+
+@dataclass(frozen=True)
+class _Loop:
+    """A loop index: the values ``lower, lower + 1, ..., lower + length - 1``."""
+    lower: int
+    length: int
+
+
+def _evaluate_int(expr, env, what):
+    """The integer value of the affine pymbolic ``expr`` in the size parameters ``env``."""
+    from pymbolic import evaluate
+    from pymbolic.mapper.evaluator import UnknownVariableError
+    try:
+        value = evaluate(expr, env)
+    except UnknownVariableError as e:
+        raise ValueError(f"call_loopy: {what} reads the size parameter {e}, which is neither "
+                         "given nor implied by an argument's shape") from None
+    if int(value) != value:
+        raise ValueError(f"call_loopy: {what} is {value}, not an integer")
+    return int(value)
+
+
+def _as_array(value, name):
+    if isinstance(value, pt.Array):
+        if not all(isinstance(n, (int, np.integer)) for n in value.shape):
+            raise UnsupportedError(f"call_loopy: argument '{name}' of the symbolic shape "
+                                   f"{value.shape}: kernels are called on arrays of known shapes")
+        return value
+    if isinstance(value, (pt.EvaluatedArray, np.ndarray)):
+        return pt.make_data_wrapper(value)
+    raise TypeError(f"call_loopy: argument '{name}' is a {type(value).__name__}; "
+                    "expected an array (lazy, evaluated or numpy)")
+
+
+def _size_parameters(kernel, bindings):
+    """The kernel's size parameters: those given as numbers, and those an array argument's
+    declared shape names (``shape=(nelements, ndofs)``), checked against every shape that
+    states them."""
+    from pymbolic import primitives as prim
+
+    env = {}
+    for arg in kernel.args:
+        if arg.name in bindings and not hasattr(arg, "shape"):
+            value = bindings[arg.name]
+            if isinstance(value, pt.Array):
+                raise _unsupported(kernel, f"a lazy array for the value argument '{arg.name}'")
+            if np.ndim(value) != 0:
+                raise TypeError(f"call_loopy: kernel '{kernel.name}': value argument "
+                                f"'{arg.name}' given an array of shape {np.shape(value)}")
+            value = np.asarray(value)[()]
+            declared = getattr(arg.dtype, "numpy_dtype", None)
+            # A value of the declared dtype; an undeclared one keeps the Python number's
+            # (weak) type, as a literal in the kernel would.
+            env[arg.name] = (np.dtype(declared).type(value) if declared is not None
+                             else value.item())
+    array_args = [a for a in kernel.args if hasattr(a, "shape") and a.name in bindings]
+    for arg in array_args:
+        shape = arg.shape if isinstance(arg.shape, tuple) else None
+        if shape is None:
+            continue
+        actual = bindings[arg.name].shape
+        if len(shape) != len(actual):
+            raise ValueError(f"call_loopy: kernel '{kernel.name}': argument '{arg.name}' of shape "
+                             f"{tuple(actual)} for a {len(shape)}-d array {shape}")
+        for declared, length in zip(shape, actual, strict=True):
+            if isinstance(declared, prim.Variable) and declared.name not in env:
+                env[declared.name] = length
+    for arg in array_args:
+        if not isinstance(arg.shape, tuple):
+            continue
+        declared = tuple(_evaluate_int(d, env, f"the shape of '{arg.name}'") for d in arg.shape)
+        if declared != tuple(bindings[arg.name].shape):
+            raise ValueError(f"call_loopy: kernel '{kernel.name}': argument '{arg.name}' of shape "
+                             f"{tuple(bindings[arg.name].shape)}, declared {arg.shape} = {declared}")
+    return env
+
+
+def _loops(kernel, env):
+    """Every loop index of the kernel with its bounds, for box domains."""
+    import islpy as isl
+    from loopy.symbolic import pw_aff_to_expr
+
+    all_inames = kernel.all_inames()
+    for domain in kernel.domains:
+        if domain.dim(isl.dim_type.div) or not isl.Set.from_basic_set(domain).is_box():
+            raise _unsupported(kernel, f"the domain {domain}, which is not a box (strides, or "
+                               "bounds that tie loop indices together)")
+        for constraint in domain.get_constraints():
+            involved = [n for n, c in constraint.get_coefficients_by_name().items()
+                        if n in all_inames and c != 0]
+            if len(involved) > 1:
+                raise _unsupported(kernel, f"the domain {domain}, whose bounds tie loop "
+                                   f"indices {sorted(involved)} together (only boxes are)")
+    loops = {}
+    for iname in kernel.all_inames():
+        bounds = kernel.get_iname_bounds(iname)
+        lower = _evaluate_int(pw_aff_to_expr(bounds.lower_bound_pw_aff), env,
+                              f"the lower bound of loop '{iname}'")
+        length = _evaluate_int(pw_aff_to_expr(bounds.size), env, f"the length of loop '{iname}'")
+        loops[iname] = _Loop(lower, max(length, 0))
+    return loops
+
+
+def _ordered(kernel):
+    """The kernel's instructions in an order their dependencies allow (the kernel's own order
+    where they leave a choice)."""
+    by_id = {insn.id: insn for insn in kernel.instructions}
+    done, order = set(), []
+    for first in kernel.instructions:
+        stack = [(first, False)]
+        while stack:
+            insn, expanded = stack.pop()
+            if insn.id in done:
+                continue
+            if expanded:
+                done.add(insn.id)
+                order.append(insn)
+                continue
+            stack.append((insn, True))
+            for dep in sorted(insn.depends_on, reverse=True):
+                if dep not in by_id:
+                    raise _unsupported(kernel, f"instruction '{insn.id}' depending on "
+                                       f"'{dep}', which is not an instruction of the kernel")
+                if dep not in done:
+                    stack.append((by_id[dep], False))
+    return order
+
+
+class _Translator:
+    """Builds the arrays of one call of a kernel."""
+
+    def __init__(self, kernel, bindings, env, loops):
+        self.kernel = kernel
+        self.env = env
+        self.loops = loops
+        # The current value of every array: arguments, and what instructions wrote.
+        self.values = dict(bindings)
+        self.written = set()
+
+    def _shape_of(self, name):
+        """The declared shape of array ``name`` (an argument or a temporary), or None where
+        the kernel leaves it to loopy to find (``<> t[i] = ...``)."""
+        kernel = self.kernel
+        var = kernel.arg_dict.get(name) or kernel.temporary_variables.get(name)
+        if var is None or not isinstance(getattr(var, "shape", None), tuple):
+            return None
+        return tuple(_evaluate_int(d, self.env, f"the shape of '{name}'") for d in var.shape)
+
+    def _declared_dtype(self, name):
+        kernel = self.kernel
+        var = kernel.arg_dict.get(name) or kernel.temporary_variables.get(name)
+        dtype = getattr(var, "dtype", None)
+        numpy_dtype = getattr(dtype, "numpy_dtype", None)
+        return np.dtype(numpy_dtype) if numpy_dtype is not None else None
+
+    def _lambda(self, expr, axes, what):
+        """An IndexLambda computing ``expr`` at every point of the loops ``axes`` (in order)."""
+        from pymbolic import primitives as prim
+
+        from pytato_rs.scalar_expr import Reduce, TypeCast, _Bounds
+        import loopy.symbolic as lps
+
+        kernel, env, loops, values = self.kernel, self.env, self.loops, self.values
+        bindings = {}
+        reduction_count = [0]
+
+        class Rename(lps.IdentityMapper):
+            def __init__(self, indices):
+                super().__init__()
+                self.indices = indices
+
+            def map_variable(self, e, *args):
+                name = e.name
+                if name in self.indices:
+                    return self.indices[name]
+                if name in loops:
+                    raise _unsupported(kernel, f"{what} reading loop index '{name}' outside "
+                                       "its loop")
+                if name in env:
+                    return env[name]
+                if name in values:
+                    array = values[name]
+                    if array.ndim != 0:
+                        raise _unsupported(kernel, f"{what} reading array '{name}' without "
+                                           "a subscript")
+                    bindings[name] = array
+                    return prim.Variable(name)
+                raise ValueError(f"call_loopy: kernel '{kernel.name}': {what} reads '{name}', "
+                                 "which is neither an argument, an array written before, "
+                                 "a loop index nor a size parameter")
+
+            def map_subscript(self, e, *args):
+                if not isinstance(e.aggregate, prim.Variable):
+                    raise _unsupported(kernel, f"the subscript {e}")
+                name = e.aggregate.name
+                if name not in values:
+                    if name in kernel.arg_dict and kernel.arg_dict[name].is_input:
+                        raise TypeError(f"call_loopy: kernel '{kernel.name}': argument "
+                                        f"'{name}' not given")
+                    raise ValueError(f"call_loopy: kernel '{kernel.name}': {what} reads "
+                                     f"'{name}' before any instruction writes it")
+                bindings[name] = values[name]
+                index = e.index if isinstance(e.index, tuple) else (e.index,)
+                return prim.Subscript(prim.Variable(name), tuple(self.rec(i) for i in index))
+
+            def map_call(self, e, *args):
+                # The function is a name, not a variable to look up.
+                return prim.Call(e.function, tuple(self.rec(p) for p in e.parameters))
+
+            def map_reduction(self, e, *args):
+                bounds, indices = _Bounds(), dict(self.indices)
+                for iname in e.inames:
+                    iname = getattr(iname, "name", iname)
+                    loop = loops[iname]
+                    label = f"_r{reduction_count[0]}"
+                    reduction_count[0] += 1
+                    bounds[label] = (loop.lower, loop.lower + loop.length)
+                    indices[iname] = prim.Variable(label)
+                inner = Rename(indices).rec(e.expr)
+                return Reduce(inner, e.operation, bounds)
+
+            def map_type_cast(self, e, *args):
+                return TypeCast(np.dtype(e.type.numpy_dtype), self.rec(e.child))
+
+            def map_tagged_variable(self, e, *args):
+                return self.map_variable(prim.Variable(e.name))
+
+        indices = {}
+        for k, iname in enumerate(axes):
+            index = prim.Variable(f"_{k}")
+            lower = loops[iname].lower
+            indices[iname] = index if lower == 0 else index + lower
+        renamed = Rename(indices).rec(expr)
+        shape = tuple(loops[iname].length for iname in axes)
+        try:
+            return pt.IndexLambda(expr=renamed, shape=shape, dtype=None, bindings=bindings)
+        except NotImplementedError as e:
+            raise _unsupported(kernel, f"{what}: {e}") from None
+
+    def assign(self, insn):
+        from pymbolic import primitives as prim
+
+        kernel = self.kernel
+        what = f"instruction '{insn.id}'"
+        lhs, rhs = insn.assignee, insn.expression
+        if isinstance(lhs, prim.Variable):
+            target, index = lhs.name, ()
+        elif isinstance(lhs, prim.Subscript) and isinstance(lhs.aggregate, prim.Variable):
+            target = lhs.aggregate.name
+            index = lhs.index if isinstance(lhs.index, tuple) else (lhs.index,)
+        else:
+            raise _unsupported(kernel, f"{what} assigning to {lhs}")
+        if target in kernel.arg_dict and not kernel.arg_dict[target].is_output:
+            raise ValueError(f"call_loopy: kernel '{kernel.name}': {what} writes '{target}', "
+                             "an argument that is not an output")
+        declared = self._shape_of(target)
+        if insn.predicates:
+            # Where the predicates fail, the element keeps its value (zero if unwritten).
+            if target not in self.values:
+                shape = declared or tuple(self.loops[n].length for n in sorted(insn.within_inames))
+                self.values[target] = self._current(target, shape)
+            condition = prim.LogicalAnd(tuple(sorted(insn.predicates, key=str)))
+            rhs = prim.If(condition, rhs, lhs)
+        axes = sorted(insn.within_inames)
+        loop_indices = (len(set(index)) == len(index)
+                        and all(isinstance(i, prim.Variable) and i.name in insn.within_inames
+                                for i in index)
+                        and {i.name for i in index} == set(insn.within_inames)
+                        and all(self.loops[i.name].lower == 0 for i in index))
+        shape = (declared if declared is not None
+                 else tuple(self.loops[i.name].length for i in index) if loop_indices else None)
+        if shape is None:
+            raise _unsupported(kernel, f"{what} writing part of '{target}', whose shape is "
+                               "not declared")
+        whole = (loop_indices and len(index) == len(shape)
+                 and all(self.loops[i.name].length == n for i, n in zip(index, shape)))
+        if whole:
+            value = self._lambda(rhs, [i.name for i in index], what)
+            self._store(target, value)
+            return
+        # A scattered write: values and target indices at every point of the loops.
+        current = self._current(target, shape)
+        accumulated = _accumulated(rhs, lhs)
+        values = self._lambda(accumulated if accumulated is not None else rhs, axes, what)
+        positions = tuple(
+            self._lambda(i, axes, f"{what}'s index {k}").astype(np.int64)
+            for k, i in enumerate(index))
+        dtype = self._result_dtype(target, current.dtype, values.dtype)
+        current = current.astype(dtype) if current.dtype != dtype else current
+        values = values.astype(dtype) if values.dtype != dtype else values
+        if accumulated is not None:
+            self._store(target, current.at[positions].add(values))
+        else:
+            self._store(target, current.at[positions].set(values))
+
+    def _current(self, name, shape):
+        """The value an instruction that writes part of ``name`` starts from."""
+        if name in self.values:
+            return self.values[name]
+        return pt.zeros(shape, self._declared_dtype(name) or np.int8)
+
+    def _result_dtype(self, name, old, new):
+        declared = self._declared_dtype(name)
+        if declared is not None:
+            return declared
+        # Elements written before and zeros no one wrote take the written values' type.
+        return np.result_type(old, new) if name in self.written else new
+
+    def _store(self, name, value):
+        declared = self._declared_dtype(name)
+        if name in self.written and declared is None:
+            dtype = np.result_type(self.values[name].dtype, value.dtype)
+            if dtype != value.dtype:
+                value = value.astype(dtype)
+        elif declared is not None and value.dtype != declared:
+            value = value.astype(declared)
+        self.values[name] = value
+        self.written.add(name)
+
+
+def _accumulated(rhs, lhs):
+    """``expr`` where ``rhs`` is ``lhs + expr`` or ``expr + lhs``, else None."""
+    from pymbolic import primitives as prim
+    if isinstance(rhs, prim.Sum) and len(rhs.children) >= 2:
+        children = list(rhs.children)
+        for k, child in enumerate(children):
+            if child == lhs:
+                rest = children[:k] + children[k + 1:]
+                return rest[0] if len(rest) == 1 else prim.Sum(tuple(rest))
+    return None
+
+
+def call_loopy(translation_unit, bindings, entrypoint=None):
+    """The outputs of the loopy kernel ``entrypoint`` (default: the translation unit's only
+    entry point) called on ``bindings`` (argument name to array, lazy, evaluated or numpy, or
+    to a number for size parameters), as a :class:`~pytato_rs.DictOfNamedArrays` keyed by the
+    kernel's output arguments. See the module docs for the kernels it takes."""
+    import loopy as lp
+
+    if entrypoint is None:
+        kernel = translation_unit.default_entrypoint
+    else:
+        kernel = translation_unit[entrypoint]
+    if len([c for c in translation_unit.callables_table.values()
+            if isinstance(c, lp.kernel.function_interface.CallableKernel)]) > 1:
+        raise _unsupported(kernel, "a translation unit of several kernels (kernel calls)")
+    known = {arg.name for arg in kernel.args}
+    unknown = sorted(set(bindings) - known)
+    if unknown:
+        raise TypeError(f"call_loopy: kernel '{kernel.name}' has no arguments {unknown} "
+                        f"(its arguments: {sorted(known)})")
+    arrays = {}
+    for name, value in bindings.items():
+        arg = kernel.arg_dict[name]
+        if hasattr(arg, "shape"):
+            arrays[name] = _as_array(value, name)
+            declared = getattr(arg.dtype, "numpy_dtype", None)
+            if declared is not None and np.dtype(declared) != arrays[name].dtype:
+                raise TypeError(f"call_loopy: kernel '{kernel.name}': argument '{name}' of "
+                                f"dtype {arrays[name].dtype}, declared {np.dtype(declared)}")
+        else:
+            arrays[name] = value
+    env = _size_parameters(kernel, arrays)
+    loops = _loops(kernel, env)
+    translator = _Translator(
+        kernel, {n: a for n, a in arrays.items() if isinstance(a, pt.Array)}, env, loops)
+    for insn in _ordered(kernel):
+        if isinstance(insn, (lp.BarrierInstruction, lp.NoOpInstruction)):
+            continue
+        if not isinstance(insn, lp.Assignment):
+            raise _unsupported(kernel, f"instruction '{insn.id}', a {type(insn).__name__}")
+        translator.assign(insn)
+    outputs = {}
+    for arg in kernel.args:
+        if getattr(arg, "is_output", False):
+            if arg.name not in translator.written:
+                raise ValueError(f"call_loopy: kernel '{kernel.name}': output '{arg.name}' is "
+                                 "written by no instruction")
+            outputs[arg.name] = translator.values[arg.name]
+    return pt.make_dict_of_named_arrays(outputs)

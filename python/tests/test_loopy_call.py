@@ -1,0 +1,210 @@
+"""call_loopy: loopy kernels translated into the DAG's nodes, on every backend. Expected
+values are numpy's (loops written here, or numpy's own functions)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pytato_rs as pt
+from pytato_rs.exceptions import UnsupportedError
+from pytato_rs.loopy import call_loopy
+
+lp = pytest.importorskip("loopy", reason="call_loopy's tests need loopy (pip install loopy)")
+
+
+def kernel(domains, instructions, args=("...",), name="knl"):
+    return lp.make_kernel(domains, instructions, list(args), name=name,
+                          lang_version=(2018, 2))
+
+
+def run(outputs, backend=None):
+    return pt.generate(outputs, backend=backend)()
+
+
+RNG = np.random.default_rng(7)
+
+
+def test_gather_with_a_reduction_a_condition_and_indirect_subscripts(backend):
+    # meshmode's resampling: element iel of the result is the matrix times the source element
+    # from_el[iel], where it is present.
+    knl = kernel(
+        ["{[iel]: 0 <= iel < nelements}", "{[idof]: 0 <= idof < ntgt}",
+         "{[jdof]: 0 <= jdof < nsrc}"],
+        """
+        result[iel, idof] = (sum(jdof, mat[idof, jdof] * ary[from_el[iel], jdof])
+                             if present[iel] else 0)
+        """,
+        [lp.GlobalArg("ary", None, shape="nelements_src, nsrc"),
+         lp.ValueArg("nelements_src", np.int32), "..."])
+    ary, mat = RNG.random((9, 4)), RNG.random((3, 4))
+    from_el = np.array([8, -1, 0, 4, 4, -1], dtype=np.int32)
+    present = from_el >= 0
+    result = call_loopy(knl, {"ary": ary, "mat": mat, "from_el": from_el, "present": present})
+    expected = np.zeros((6, 3))
+    for iel in range(6):
+        if present[iel]:
+            expected[iel] = mat @ ary[from_el[iel]]
+    np.testing.assert_allclose(run(result, backend)["result"], expected, rtol=1e-14)
+
+
+def test_nested_indirect_picks(backend):
+    knl = kernel(
+        ["{[iel]: 0 <= iel < nelements}", "{[idof]: 0 <= idof < ndofs}"],
+        "result[iel, idof] = ary[from_el[iel], picks[pick_index[iel], idof]]",
+        [lp.GlobalArg("ary", None, shape="nel_src, ndofs_src"),
+         lp.GlobalArg("picks", None, shape="npicks, ndofs"), "..."])
+    ary = RNG.random((5, 6))
+    from_el = np.array([4, 0, 2, 2])
+    picks = np.array([[0, 5, 1], [3, 3, 2]])
+    pick_index = np.array([1, 0, 0, 1])
+    result = call_loopy(knl, {"ary": ary, "from_el": from_el, "picks": picks,
+                              "pick_index": pick_index})
+    expected = np.array([[ary[from_el[e], picks[pick_index[e], i]] for i in range(3)]
+                         for e in range(4)])
+    np.testing.assert_array_equal(run(result, backend)["result"], expected)
+
+
+def test_initialize_then_scatter_with_affine_indices(backend):
+    # meshmode's full resampling matrix: zeros, then blocks written at affine offsets of
+    # indirect element numbers.
+    knl = kernel(
+        ["{[i0]: 0 <= i0 < ntgt_all}", "{[j0]: 0 <= j0 < nsrc_all}",
+         "{[iel]: 0 <= iel < nelements}", "{[idof]: 0 <= idof < ntgt}",
+         "{[jdof]: 0 <= jdof < nsrc}"],
+        """
+        result[i0, j0] = 0 {id=init}
+        ... gbarrier {id=barrier, dep=init}
+        result[base + to_el[iel]*ntgt + idof, from_el[iel]*nsrc + jdof] = mat[idof, jdof] \
+            {dep=barrier}
+        """,
+        [lp.GlobalArg("result", np.float64, shape="ntgt_all, nsrc_all"),
+         lp.ValueArg("base, ntgt_all, nsrc_all", np.int32), "..."])
+    mat = RNG.random((2, 3))
+    to_el, from_el = np.array([2, 0, 1]), np.array([1, 1, 0])
+    result = call_loopy(knl, {"mat": mat, "to_el": to_el, "from_el": from_el, "base": 1,
+                              "ntgt_all": 8, "nsrc_all": 6})
+    expected = np.zeros((8, 6))
+    for e in range(3):
+        for i in range(2):
+            for j in range(3):
+                expected[1 + to_el[e] * 2 + i, from_el[e] * 3 + j] = mat[i, j]
+    got = run(result, backend)["result"]
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_accumulating_scatter_adds_repeated_indices(backend):
+    # meshmode's projection: result[to_el[iel], i] += ..., with elements that share a target.
+    knl = kernel(
+        ["{[e0]: 0 <= e0 < ntgt_el}", "{[i0]: 0 <= i0 < n}", "{[iel]: 0 <= iel < nelements}",
+         "{[i]: 0 <= i < n}", "{[q]: 0 <= q < nq}"],
+        """
+        result[e0, i0] = 0 {id=init}
+        ... gbarrier {id=barrier, dep=init}
+        result[to_el[iel], i] = result[to_el[iel], i] + sum(q, ary[iel, q] * basis[i, q]) \
+            {dep=barrier}
+        """,
+        [lp.GlobalArg("result", None, shape="ntgt_el, n", is_input=False),
+         lp.ValueArg("ntgt_el", np.int32), "..."])
+    ary, basis = RNG.random((5, 4)), RNG.random((3, 4))
+    to_el = np.array([0, 2, 0, 0, 1])
+    result = call_loopy(knl, {"ary": ary, "basis": basis, "to_el": to_el, "ntgt_el": 4})
+    expected = np.zeros((4, 3))
+    np.add.at(expected, to_el, ary @ basis.T)
+    np.testing.assert_allclose(run(result, backend)["result"], expected, rtol=1e-14)
+
+
+def test_temporaries_several_outputs_and_bounds_that_do_not_start_at_zero():
+    knl = kernel(
+        ["{[i]: 0 <= i < n}", "{[k]: 2 <= k < n}"],
+        """
+        <> t[i] = 2 * a[i]  {id=t}
+        doubled[i] = t[i]  {dep=t}
+        tail[k - 2] = t[k] + a[k]  {dep=t}
+        """,
+        [lp.GlobalArg("tail", np.float32, shape="n - 2"), "..."])
+    a = RNG.random(6).astype(np.float32)
+    outputs = run(call_loopy(knl, {"a": a}))
+    np.testing.assert_array_equal(outputs["doubled"], 2 * a)
+    np.testing.assert_array_equal(outputs["tail"], (2 * a + a)[2:])
+    assert outputs["tail"].dtype == np.float32
+
+
+def test_lazy_inputs_of_several_shapes():
+    knl = kernel("{[i, j]: 0 <= i < n and 0 <= j < m}", "out[i, j] = x[i, j] * y[j]")
+    for shape in [(3, 4), (1, 7), (0, 2)]:
+        x = pt.make_placeholder("x", shape, np.float64)
+        y = pt.make_placeholder("y", shape[1:], np.float64)
+        program = pt.generate(call_loopy(knl, {"x": x, "y": y})["out"])
+        xs, ys = RNG.random(shape), RNG.random(shape[1])
+        np.testing.assert_array_equal(program(x=xs, y=ys), xs * ys)
+    symbolic = pt.make_placeholder("x", ("n", 2), np.float64)
+    with pytest.raises(UnsupportedError, match="symbolic shape"):
+        call_loopy(knl, {"x": symbolic, "y": np.ones(2)})
+
+
+def test_the_same_kernel_on_data_of_other_shapes():
+    knl = kernel("{[i]: 0 <= i < n}", "out[i] = abs(x[i]) + 1")
+    for n in [1, 5]:
+        x = RNG.standard_normal(n)
+        np.testing.assert_array_equal(run(call_loopy(knl, {"x": x}))["out"], np.abs(x) + 1)
+
+
+def test_argument_errors_name_the_kernel_and_the_argument():
+    knl = kernel("{[i]: 0 <= i < n}", "out[i] = x[i] + y[i]", name="add_them")
+    with pytest.raises(TypeError, match=r"add_them.*'z'"):
+        call_loopy(knl, {"x": np.zeros(3), "y": np.zeros(3), "z": np.zeros(3)})
+    with pytest.raises(ValueError, match=r"add_them.*'y' of shape \(4,\)"):
+        call_loopy(knl, {"x": np.zeros(3), "y": np.zeros(4)})
+    with pytest.raises(TypeError, match=r"add_them.*'y' not given"):
+        call_loopy(knl, {"x": np.zeros(3)})
+    fill = kernel("{[i]: 0 <= i < n}", "out[i] = 1", name="fill",
+                  args=[lp.GlobalArg("out", np.float64, shape="n"), "..."])
+    with pytest.raises(ValueError, match=r"size parameter.*n"):
+        call_loopy(fill, {})
+    np.testing.assert_array_equal(run(call_loopy(fill, {"n": 4}))["out"], np.ones(4))
+
+
+def test_predicates_and_value_arguments_of_any_type():
+    knl = kernel(
+        "{[i]: 0 <= i < n}",
+        """
+        out[i] = alpha * x[i]  {id=scale}
+        if x[i] < 0
+            out[i] = shift  {id=fix, dep=scale}
+        end
+        """,
+        [lp.ValueArg("alpha", np.float64), lp.ValueArg("shift"), "..."])
+    x = np.array([1.5, -2.0, 0.25, -0.0, -1e-300])
+    outputs = run(call_loopy(knl, {"x": x, "alpha": 0.5, "shift": 7}))
+    expected = np.where(x < 0, 7.0, 0.5 * x)
+    np.testing.assert_array_equal(outputs["out"], expected)
+    assert np.signbit(outputs["out"][3]), "-0.0 is not < 0: it keeps 0.5 * -0.0"
+    with pytest.raises(TypeError, match=r"'x' of dtype float32, declared float64"):
+        declared = kernel("{[i]: 0 <= i < n}", "out[i] = x[i]",
+                          [lp.GlobalArg("x", np.float64, shape="n"), "..."])
+        call_loopy(declared, {"x": np.zeros(2, np.float32)})
+
+
+def test_constructs_outside_the_subset_are_unsupported():
+    strided = kernel("{[i]: 0 <= i < n and exists k: i = 2k}", "out[i] = a[i]", name="evens",
+                     args=[lp.GlobalArg("out", np.float64, shape="n"),
+                           lp.GlobalArg("a", np.float64, shape="n"), "..."])
+    with pytest.raises(UnsupportedError, match=r"evens.*not a box"):
+        call_loopy(strided, {"a": np.ones(4)})
+    dependent = kernel(["{[i]: 0 <= i < n}", "{[j]: 0 <= j < i}"], "out[i] = sum(j, a[j])",
+                       name="prefix", args=[lp.GlobalArg("a", np.float64, shape="n"), "..."])
+    with pytest.raises(UnsupportedError, match=r"prefix.*domain"):
+        call_loopy(dependent, {"a": np.ones(4)})
+    triangle = kernel("{[i, j]: 0 <= i < n and 0 <= j <= i}", "out[i] = sum(j, a[i, j])",
+                      name="lower_sums",
+                      args=[lp.GlobalArg("a", np.float64, shape="n, n"), "..."])
+    with pytest.raises(UnsupportedError, match=r"lower_sums.*domain"):
+        call_loopy(triangle, {"a": np.ones((3, 3))})
+    c_code = kernel("{[i]: 0 <= i < n}",
+                    [lp.CInstruction("i", "out[i] = 1;", assignees="out[i]")],
+                    name="in_c",
+                    args=[lp.GlobalArg("out", np.float64, shape="n"), lp.ValueArg("n", np.int32)])
+    with pytest.raises(UnsupportedError, match=r"in_c.*CInstruction"):
+        call_loopy(c_code, {"n": 3})
