@@ -103,6 +103,20 @@ def test_np_namespace_matches_numpy(actx):
     assert actx.np.sin(0.5) == np.sin(0.5)
 
 
+def test_einsum_names_operands_that_have_no_name(actx):
+    from arraycontext.metadata import NameHint
+
+    from pytato_rs.tags import PrefixNamed
+
+    a = np.arange(6.0).reshape(2, 3)
+    named = actx.tag(NameHint("jac"), actx.from_numpy(a) * 1)
+    unnamed = actx.from_numpy(a) * 2
+    result = actx.einsum("ij,ij->i", named, unnamed, arg_names=("area", "u"))
+    assert result.args[0].tags_of_type(PrefixNamed) == frozenset({PrefixNamed("jac")})
+    assert result.args[1].tags_of_type(PrefixNamed) == frozenset({PrefixNamed("u")})
+    np.testing.assert_array_equal(actx.to_numpy(result), (a * a * 2).sum(axis=1))
+
+
 def test_compile_traces_once_per_kind_of_argument(actx):
     traced = []
 

@@ -191,9 +191,10 @@ class PytatoRsArrayContext(ArrayContext):
                 raise TypeError(
                     f"{type(self).__name__}.einsum: an operand of type {type(ary).__name__}; "
                     f"expected one of {self.array_types}")
-            # A placeholder has a name already; naming it again would make a second one.
+            # A placeholder has a name already, and an array has one name at most.
+            from pytato_rs.tags import PrefixNamed
             if (name is not None and not isinstance(ary, pt.Placeholder)
-                    and not ary.tags_of_type(NameHint)):
+                    and not ary.tags_of_type(NameHint) and not ary.tags_of_type(PrefixNamed)):
                 ary = ary.tagged(_tags_for_pytato(NameHint(name)))
             return ary
 
