@@ -133,6 +133,10 @@ def test_compile_traces_once_per_kind_of_argument(actx):
     assert len(traced) == 1, "a new number and new data: the same program"
     compiled(1.0, state=actx.from_numpy(State(u=np.zeros(7), v=np.zeros(7))))
     assert len(traced) == 2, "another shape: traced again"
+    ignoring = actx.compile(lambda t, state, unused: State(u=state.u * t, v=state.v))
+    result = actx.to_numpy(ignoring(2.0, actx.from_numpy(State(u=np.ones(3), v=np.ones(3))),
+                                    actx.from_numpy(np.zeros(5))))
+    np.testing.assert_array_equal(result.u, 2 * np.ones(3))
     lazy = actx.from_numpy(State(u=np.ones(7), v=np.ones(7))) * 3
     result = actx.to_numpy(compiled(1.0, lazy))
     np.testing.assert_array_equal(result.u, -3 * np.ones(7))

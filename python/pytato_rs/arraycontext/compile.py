@@ -44,6 +44,8 @@ class _Compiled:
     template: Any
     # Each result leaf's key path to the program's output name.
     output_names: dict
+    # The names the program takes.
+    input_names: frozenset = frozenset()
 
 
 def _leaves(value) -> list:
@@ -111,7 +113,13 @@ class CompiledFunction:
             frozen = dict(_leaves(self.actx.freeze(value)))
             for k, leaf in enumerate(leaves):
                 inputs[f"_actx_in_{index}_{k}"] = frozen[leaf.key]
-        results = compiled.program.evaluate(**inputs) if compiled.output_names else {}
+        if compiled.output_names:
+            # Arguments the function ignores are not inputs of its program.
+            taken = compiled.input_names
+            results = compiled.program.evaluate(
+                **{name: value for name, value in inputs.items() if name in taken})
+        else:
+            results = {}
 
         def thawed_result(key, leaf):
             if is_scalar_like(leaf):
@@ -164,7 +172,8 @@ class CompiledFunction:
             return _Compiled(program=None, template=template, output_names={})
         dag = pt.make_dict_of_named_arrays(outputs)
         program = self.actx._generate(dag, what=self.f)
-        return _Compiled(program=program, template=template, output_names=output_names)
+        return _Compiled(program=program, template=template, output_names=output_names,
+                         input_names=frozenset(program.input_names))
 
 
 __all__ = ["CompiledFunction", "EvaluatedArray"]
