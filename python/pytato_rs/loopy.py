@@ -5,24 +5,31 @@ discretizations, picking face nodes, projections) and call them on lazy arrays w
 ``actx.call_loopy``. This module reads such a kernel and builds the same computation out of
 the library's own nodes, so that every backend runs it and every pass sees through it:
 
-- each **assignment that writes a whole array** (``out[iel, idof] = expr``, the left-hand side
-  indexed by distinct loop indices that run over the array's axes) is an ``IndexLambda``: the
-  loop indices become the lambda's axes, ``sum(j, ...)``, ``product``, ``max`` and ``min``
-  reductions become its reductions, ``a if c else b`` a ``where``, and array reads with
-  affine or indirect subscripts its bindings' subscripts;
+- each **assignment over a box of its target** (``out[iel, idof] = expr``, the left-hand side
+  indexed by distinct loop indices) is an ``IndexLambda`` over the loops: the loop indices
+  become the lambda's axes, ``sum(j, ...)``, ``product``, ``max`` and ``min`` reductions its
+  reductions, ``a if c else b`` a ``where``, and array reads with affine or indirect
+  subscripts its bindings' subscripts; where the loops cover part of the target
+  (``{[k]: 2 <= k < n}``) it is written into that slice (``out.at[2:n].set``);
 - each **scattered assignment** (any other left-hand side, ``out[to_el[iel], idof] = expr``)
   computes the values and the target indices over its loop domain and writes them with
   ``out.at[...].set``; one of the form ``out[idx] = out[idx] + expr`` adds with
   ``out.at[...].add`` (repeated indices add up). Elements no assignment writes are 0;
+- an assignment under predicates (``if c ... end``) keeps the old value (0 if unwritten)
+  where they fail, and what its expression would read there is not read;
 - instructions run in the order of their dependencies (``dep=``), barriers and no-ops only
   order them;
-- loop domains are boxes: each index runs between bounds that depend on size parameters
-  only (``{[i, j]: 0 <= i < n and 0 <= j < m}``);
+- loop domains are boxes (``{[i, j]: 0 <= i < n and 0 <= j < m}``) or, for assignments that
+  write whole arrays and for sums and products, polyhedra with affine bounds
+  (``{[i, j]: 0 <= i < n and 0 <= j <= i}``): the loops run over the bounding box, elements
+  outside the domain keep their values, terms outside add 0 (multiply 1), and nothing is
+  read at points outside;
 - size parameters are taken from the keyword arguments (``nelements=...``) or from the shapes
   of the array arguments that declare them.
 
-Anything outside this subset (triangular domains, C instructions, calls of other kernels,
-loopy-only expression nodes) is an :class:`~pytato_rs.exceptions.UnsupportedError` that names
+Anything outside this subset (strided domains, scattered writes or ``max``/``min`` over
+domains that are not boxes, C instructions, calls of other kernels, loopy-only expression
+nodes) is an :class:`~pytato_rs.exceptions.UnsupportedError` that names
 the construct, never a wrong value.
 """
 
@@ -118,22 +125,31 @@ def _size_parameters(kernel, bindings):
     return env
 
 
+@dataclass(frozen=True)
+class _Coupling:
+    """A domain constraint between loop indices (``j <= i``): points of the indices' bounding
+    box where it fails are outside the domain."""
+    inames: frozenset
+    condition: object
+
+
 def _loops(kernel, env):
-    """Every loop index of the kernel with its bounds, for box domains."""
+    """Every loop index of the kernel with the bounds of its domain's bounding box, and the
+    constraints that tie indices together (empty for box domains)."""
     import islpy as isl
-    from loopy.symbolic import pw_aff_to_expr
+    from loopy.symbolic import constraint_to_cond_expr, pw_aff_to_expr
 
     all_inames = kernel.all_inames()
+    couplings = []
     for domain in kernel.domains:
-        if domain.dim(isl.dim_type.div) or not isl.Set.from_basic_set(domain).is_box():
-            raise _unsupported(kernel, f"the domain {domain}, which is not a box (strides, or "
-                               "bounds that tie loop indices together)")
+        if domain.dim(isl.dim_type.div):
+            raise _unsupported(kernel, f"the domain {domain}, which has strides or "
+                               "existentially quantified indices")
         for constraint in domain.get_constraints():
-            involved = [n for n, c in constraint.get_coefficients_by_name().items()
-                        if n in all_inames and c != 0]
+            involved = frozenset(n for n, c in constraint.get_coefficients_by_name().items()
+                                 if n in all_inames and c != 0)
             if len(involved) > 1:
-                raise _unsupported(kernel, f"the domain {domain}, whose bounds tie loop "
-                                   f"indices {sorted(involved)} together (only boxes are)")
+                couplings.append(_Coupling(involved, constraint_to_cond_expr(constraint)))
     loops = {}
     for iname in kernel.all_inames():
         bounds = kernel.get_iname_bounds(iname)
@@ -141,7 +157,12 @@ def _loops(kernel, env):
                               f"the lower bound of loop '{iname}'")
         length = _evaluate_int(pw_aff_to_expr(bounds.size), env, f"the length of loop '{iname}'")
         loops[iname] = _Loop(lower, max(length, 0))
-    return loops
+    return loops, couplings
+
+
+def _conjunction(conditions):
+    from pymbolic import primitives as prim
+    return conditions[0] if len(conditions) == 1 else prim.LogicalAnd(tuple(conditions))
 
 
 def _ordered(kernel):
@@ -172,10 +193,11 @@ def _ordered(kernel):
 class _Translator:
     """Builds the arrays of one call of a kernel."""
 
-    def __init__(self, kernel, bindings, env, loops):
+    def __init__(self, kernel, bindings, env, loops, couplings):
         self.kernel = kernel
         self.env = env
         self.loops = loops
+        self.couplings = couplings
         # The current value of every array: arguments, and what instructions wrote.
         self.values = dict(bindings)
         self.written = set()
@@ -204,6 +226,7 @@ class _Translator:
         import loopy.symbolic as lps
 
         kernel, env, loops, values = self.kernel, self.env, self.loops, self.values
+        translator = self
         bindings = {}
         reduction_count = [0]
 
@@ -252,6 +275,7 @@ class _Translator:
 
             def map_reduction(self, e, *args):
                 bounds, indices = _Bounds(), dict(self.indices)
+                reduced = set()
                 for iname in e.inames:
                     iname = getattr(iname, "name", iname)
                     loop = loops[iname]
@@ -259,7 +283,20 @@ class _Translator:
                     reduction_count[0] += 1
                     bounds[label] = (loop.lower, loop.lower + loop.length)
                     indices[iname] = prim.Variable(label)
-                inner = Rename(indices).rec(e.expr)
+                    reduced.add(iname)
+                rename = Rename(indices)
+                inner = rename.rec(e.expr)
+                # Over a domain that is not a box, the reduction runs over the bounding box
+                # and the points outside add (or multiply) the identity.
+                conditions = translator._conditions(reduced, set(indices), what)
+                if conditions:
+                    identity = {"SumReductionOperation": 0, "ProductReductionOperation": 1}
+                    op_name = type(e.operation).__name__
+                    if op_name not in identity:
+                        raise _unsupported(kernel, f"{what}: a {e.operation} reduction over a "
+                                           "domain that is not a box")
+                    condition = rename.rec(_conjunction(conditions))
+                    inner = prim.If(condition, _guarded(inner, condition), identity[op_name])
                 return Reduce(inner, e.operation, bounds)
 
             def map_type_cast(self, e, *args):
@@ -280,6 +317,21 @@ class _Translator:
         except NotImplementedError as e:
             raise _unsupported(kernel, f"{what}: {e}") from None
 
+    def _conditions(self, inames, scope, what, elsewhere=frozenset()):
+        """The constraints that tie ``inames`` to indices of ``scope`` (which holds them), for
+        a computation that runs over ``scope``'s bounding box; constraints on indices
+        ``elsewhere`` (a reduction's, which masks its own terms) are left out."""
+        conditions = []
+        for coupling in self.couplings:
+            if not coupling.inames & inames or coupling.inames & elsewhere:
+                continue
+            if not coupling.inames <= scope:
+                raise _unsupported(self.kernel, f"{what}: the domain constraint "
+                                   f"{coupling.condition}, which ties its loops to "
+                                   f"{sorted(coupling.inames - scope)}, loops it does not run")
+            conditions.append(coupling.condition)
+        return conditions
+
     def assign(self, insn):
         from pymbolic import primitives as prim
 
@@ -297,31 +349,49 @@ class _Translator:
             raise ValueError(f"call_loopy: kernel '{kernel.name}': {what} writes '{target}', "
                              "an argument that is not an output")
         declared = self._shape_of(target)
-        if insn.predicates:
-            # Where the predicates fail, the element keeps its value (zero if unwritten).
-            if target not in self.values:
-                shape = declared or tuple(self.loops[n].length for n in sorted(insn.within_inames))
-                self.values[target] = self._current(target, shape)
-            condition = prim.LogicalAnd(tuple(sorted(insn.predicates, key=str)))
-            rhs = prim.If(condition, rhs, lhs)
-        axes = sorted(insn.within_inames)
+        inames = set(insn.within_inames)
         loop_indices = (len(set(index)) == len(index)
-                        and all(isinstance(i, prim.Variable) and i.name in insn.within_inames
-                                for i in index)
-                        and {i.name for i in index} == set(insn.within_inames)
-                        and all(self.loops[i.name].lower == 0 for i in index))
-        shape = (declared if declared is not None
-                 else tuple(self.loops[i.name].length for i in index) if loop_indices else None)
+                        and all(isinstance(i, prim.Variable) and i.name in inames for i in index)
+                        and {i.name for i in index} == inames)
+        loops = [self.loops[i.name] for i in index] if loop_indices else None
+        shape = declared
+        if shape is None and loop_indices and all(loop.lower == 0 for loop in loops):
+            shape = tuple(loop.length for loop in loops)
         if shape is None:
             raise _unsupported(kernel, f"{what} writing part of '{target}', whose shape is "
                                "not declared")
-        whole = (loop_indices and len(index) == len(shape)
-                 and all(self.loops[i.name].length == n for i, n in zip(index, shape)))
-        if whole:
+        # Where the predicates or the domain's constraints between loop indices fail, the
+        # element keeps its value (zero if no instruction wrote it); reads under the
+        # condition are guarded so that they stay in bounds where it fails.
+        conditions = sorted(insn.predicates, key=str) + self._conditions(
+            inames, inames, what, elsewhere=frozenset(insn.reduction_inames()))
+        if conditions and not (loop_indices and len(index) == len(shape)) and any(
+                c not in insn.predicates for c in conditions):
+            raise _unsupported(kernel, f"{what}, a scattered write over a domain that is not "
+                               "a box")
+        if conditions:
+            self.values[target] = self._current(target, shape)
+            condition = _conjunction(conditions)
+            rhs = prim.If(condition, _guarded(rhs, condition), lhs)
+        if loop_indices and len(index) == len(shape):
+            # The loops run over a box of the target: the whole target, or a slice of it.
+            box = []
+            for i, loop, n in zip(index, loops, shape):
+                if loop.lower < 0 or loop.lower + loop.length > n:
+                    raise ValueError(
+                        f"call_loopy: kernel '{kernel.name}': {what} writes '{target}' of shape "
+                        f"{shape} at {i.name} = {loop.lower}..{loop.lower + loop.length - 1}")
+                box.append(slice(loop.lower, loop.lower + loop.length))
             value = self._lambda(rhs, [i.name for i in index], what)
-            self._store(target, value)
+            if all(b == slice(0, n) for b, n in zip(box, shape)):
+                self._store(target, value)
+            else:
+                current = self._current(target, shape)
+                dtype = self._result_dtype(target, current.dtype, value.dtype)
+                self._store(target, current.astype(dtype).at[tuple(box)].set(value.astype(dtype)))
             return
         # A scattered write: values and target indices at every point of the loops.
+        axes = sorted(inames)
         current = self._current(target, shape)
         accumulated = _accumulated(rhs, lhs)
         values = self._lambda(accumulated if accumulated is not None else rhs, axes, what)
@@ -359,6 +429,21 @@ class _Translator:
             value = value.astype(declared)
         self.values[name] = value
         self.written.add(name)
+
+
+def _guarded(expr, condition):
+    """``expr`` with every subscript index ``k`` read as ``k if condition else 0``: where the
+    condition fails the value is not used, and the read must still be in bounds."""
+    import loopy.symbolic as lps
+    from pymbolic import primitives as prim
+
+    class Guard(lps.IdentityMapper):
+        def map_subscript(self, e, *args):
+            index = e.index if isinstance(e.index, tuple) else (e.index,)
+            return prim.Subscript(
+                e.aggregate, tuple(prim.If(condition, self.rec(i), 0) for i in index))
+
+    return Guard()(expr)
 
 
 def _accumulated(rhs, lhs):
@@ -404,9 +489,10 @@ def call_loopy(translation_unit, bindings, entrypoint=None):
         else:
             arrays[name] = value
     env = _size_parameters(kernel, arrays)
-    loops = _loops(kernel, env)
+    loops, couplings = _loops(kernel, env)
     translator = _Translator(
-        kernel, {n: a for n, a in arrays.items() if isinstance(a, pt.Array)}, env, loops)
+        kernel, {n: a for n, a in arrays.items() if isinstance(a, pt.Array)}, env, loops,
+        couplings)
     for insn in _ordered(kernel):
         if isinstance(insn, (lp.BarrierInstruction, lp.NoOpInstruction)):
             continue

@@ -187,21 +187,68 @@ def test_predicates_and_value_arguments_of_any_type():
         call_loopy(declared, {"x": np.zeros(2, np.float32)})
 
 
+def test_affine_domains_mask_the_bounding_box(backend):
+    # Row sums of the lower triangle, a strictly upper triangle written, and a product over a
+    # band that depends on the row: each against loops written here.
+    knl = kernel(
+        ["{[i, j]: 0 <= i < n and 0 <= j <= i}", "{[k, l]: 0 <= k < n and k < l < n}",
+         "{[p]: 0 <= p < n}", "{[q]: 0 <= q < n and p <= q <= p + 1}"],
+        """
+        lower[i] = sum(j, a[i, j])
+        upper[k, l] = a[k, l] * 2
+        band[p] = product(q, a[p, q])
+        """,
+        [lp.GlobalArg("a", np.float64, shape="n, n"),
+         lp.GlobalArg("upper", np.float64, shape="n, n"), "..."], name="triangles")
+    a = RNG.random((4, 4)) + 0.5
+    outputs = run(call_loopy(knl, {"a": a}), backend)
+    np.testing.assert_allclose(outputs["lower"], [a[i, :i + 1].sum() for i in range(4)],
+                               rtol=1e-15)
+    np.testing.assert_array_equal(outputs["upper"], np.triu(a, 1) * 2)
+    np.testing.assert_allclose(outputs["band"], [np.prod(a[p, p:p + 2]) for p in range(4)],
+                               rtol=1e-15)
+
+
+def test_reads_under_a_failing_condition_stay_in_bounds(backend):
+    # Where the predicate or the domain excludes a point, what its expression would read (an
+    # element number of 99, x[i + j] past the end) is never read.
+    knl = kernel(
+        ["{[e]: 0 <= e < nel}", "{[i, j]: 0 <= i < n and 0 <= j < n - i}", "{[k]: 2 <= k < n}"],
+        """
+        picked[e] = 0  {id=zero}
+        if present[e]
+            picked[e] = x[from_el[e]]  {dep=zero}
+        end
+        sums[i] = sum(j, x[i + j])
+        shifted[k] = x[k - 2]
+        """,
+        [lp.GlobalArg("x", np.float64, shape="n"),
+         lp.GlobalArg("shifted", np.float64, shape="n"), "..."])
+    x = RNG.random(5)
+    from_el = np.array([4, 99, 0])
+    present = np.array([True, False, True])
+    outputs = run(call_loopy(knl, {"x": x, "from_el": from_el, "present": present}), backend)
+    np.testing.assert_array_equal(outputs["picked"], [x[4], 0, x[0]])
+    np.testing.assert_allclose(outputs["sums"], [x[i:].sum() for i in range(5)], rtol=1e-15)
+    np.testing.assert_array_equal(outputs["shifted"], np.concatenate([[0, 0], x[:3]]))
+
+
 def test_constructs_outside_the_subset_are_unsupported():
     strided = kernel("{[i]: 0 <= i < n and exists k: i = 2k}", "out[i] = a[i]", name="evens",
                      args=[lp.GlobalArg("out", np.float64, shape="n"),
                            lp.GlobalArg("a", np.float64, shape="n"), "..."])
-    with pytest.raises(UnsupportedError, match=r"evens.*not a box"):
+    with pytest.raises(UnsupportedError, match=r"evens.*strides"):
         call_loopy(strided, {"a": np.ones(4)})
-    dependent = kernel(["{[i]: 0 <= i < n}", "{[j]: 0 <= j < i}"], "out[i] = sum(j, a[j])",
-                       name="prefix", args=[lp.GlobalArg("a", np.float64, shape="n"), "..."])
-    with pytest.raises(UnsupportedError, match=r"prefix.*domain"):
-        call_loopy(dependent, {"a": np.ones(4)})
-    triangle = kernel("{[i, j]: 0 <= i < n and 0 <= j <= i}", "out[i] = sum(j, a[i, j])",
-                      name="lower_sums",
-                      args=[lp.GlobalArg("a", np.float64, shape="n, n"), "..."])
-    with pytest.raises(UnsupportedError, match=r"lower_sums.*domain"):
-        call_loopy(triangle, {"a": np.ones((3, 3))})
+    maximum = kernel("{[i, j]: 0 <= i < n and 0 <= j <= i}", "out[i] = max(j, a[i, j])",
+                     name="lower_max", args=[lp.GlobalArg("a", np.float64, shape="n, n"), "..."])
+    with pytest.raises(UnsupportedError, match=r"lower_max.*max reduction.*not a box"):
+        call_loopy(maximum, {"a": np.ones((3, 3))})
+    scattered = kernel("{[i, j]: 0 <= i < n and 0 <= j <= i}", "out[idx[i], j] = a[i, j]",
+                       name="scatter_lower",
+                       args=[lp.GlobalArg("a", np.float64, shape="n, n"),
+                             lp.GlobalArg("out", np.float64, shape="n, n"), "..."])
+    with pytest.raises(UnsupportedError, match=r"scatter_lower.*scattered write"):
+        call_loopy(scattered, {"a": np.ones((3, 3)), "idx": np.arange(3)})
     c_code = kernel("{[i]: 0 <= i < n}",
                     [lp.CInstruction("i", "out[i] = 1;", assignees="out[i]")],
                     name="in_c",
