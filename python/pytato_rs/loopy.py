@@ -82,6 +82,22 @@ def _as_array(value, name):
                     "expected an array (lazy, evaluated or numpy)")
 
 
+def _solve_length(declared, length, env):
+    """Binds the one size parameter of ``env`` that the affine length ``declared`` (``n``,
+    ``n - 1``, ``2*n``) reads, if it reads one, to the value that makes it ``length``."""
+    from pymbolic import evaluate
+    from pymbolic.mapper.dependency import DependencyMapper
+
+    unknown = {v.name for v in DependencyMapper()(declared)} - set(env)
+    if len(unknown) != 1:
+        return
+    name, = unknown
+    offset = evaluate(declared, {**env, name: 0})
+    slope = evaluate(declared, {**env, name: 1}) - offset
+    if slope != 0 and (int(length) - offset) % slope == 0:
+        env[name] = (int(length) - offset) // slope
+
+
 def _size_parameters(kernel, bindings):
     """The kernel's size parameters: those given as numbers, and those an array argument's
     declared shape names (``shape=(nelements, ndofs)``), checked against every shape that
@@ -113,8 +129,7 @@ def _size_parameters(kernel, bindings):
             raise ValueError(f"call_loopy: kernel '{kernel.name}': argument '{arg.name}' of shape "
                              f"{tuple(actual)} for a {len(shape)}-d array {shape}")
         for declared, length in zip(shape, actual, strict=True):
-            if isinstance(declared, prim.Variable) and declared.name not in env:
-                env[declared.name] = length
+            _solve_length(declared, length, env)
     for arg in array_args:
         if not isinstance(arg.shape, tuple):
             continue

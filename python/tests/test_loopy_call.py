@@ -207,6 +207,13 @@ def test_affine_domains_mask_the_bounding_box(backend):
     np.testing.assert_array_equal(outputs["upper"], np.triu(a, 1) * 2)
     np.testing.assert_allclose(outputs["band"], [np.prod(a[p, p:p + 2]) for p in range(4)],
                                rtol=1e-15)
+    # A domain whose bound is another domain's loop index (loopy's dependent domains).
+    prefix = kernel(["{[i]: 0 <= i < n}", "{[j]: 0 <= j < i}"], "out[i] = sum(j, x[j])",
+                    name="exclusive_prefix_sums")
+    x = RNG.random(5)
+    got = run(call_loopy(prefix, {"x": x}), backend)["out"]
+    # loopy declares x of length n - 1 (j < i < n): five elements make n = 6.
+    np.testing.assert_allclose(got, [x[:i].sum() for i in range(6)], rtol=1e-15)
 
 
 def test_reads_under_a_failing_condition_stay_in_bounds(backend):
