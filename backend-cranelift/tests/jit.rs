@@ -121,6 +121,39 @@ fn threads_compute_what_one_thread_computes() {
 }
 
 #[test]
+fn reductions_give_the_same_bits_on_1_2_and_3_threads() {
+    // Whole-array, column and row sums, a maximum and a mean of values that round differently
+    // in another order (with -0.0 and a NaN row for the maximum's NaN rule).
+    let (n, m) = (1500usize, 700usize);
+    let values = Array2::from_shape_fn((n, m), |(i, j)| match (i * m + j) % 89 {
+        0 => 1e16,
+        1 => -1e16,
+        2 => -0.0,
+        k => ((k * 7 + i) as f64 * 0.618).sin() * 10f64.powi((j % 7) as i32 - 3),
+    });
+    let a = pt::placeholder("a", [n as i64, m as i64], DType::F64).unwrap();
+    let outputs = pytato_core::DictOfNamedArrays::new([
+        ("all", pt::sum(&a, pt::Axes::All).unwrap()),
+        ("columns", pt::sum(&a, 0).unwrap()),
+        ("rows", pt::sum(&a, 1).unwrap()),
+        ("max", pt::max(&a, 0).unwrap()),
+        ("mean", pt::mean(&a, pt::Axes::All).unwrap()),
+    ])
+    .unwrap();
+    let data = inputs([("a", ArrayData::from(values.into_dyn()))]);
+    let on = |threads: usize| {
+        Cranelift::new().with_threads(threads).compile(&(&outputs).into()).unwrap().run(&data).unwrap()
+    };
+    let one = on(1);
+    for threads in [2, 3] {
+        let many = on(threads);
+        for (name, result) in &one {
+            assert!(same_bits(result, &many[name]), "{name} on {threads} threads");
+        }
+    }
+}
+
+#[test]
 fn a_structurally_equal_dag_is_compiled_once() {
     let build = || {
         let x = pt::placeholder("cache_probe", [Dim::param("n")], DType::F32).unwrap();

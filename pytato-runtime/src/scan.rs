@@ -80,6 +80,18 @@ impl NumpyArith for bool {
     }
 }
 
+/// Replaces each row of `length` elements of `rows` by its running `combine`, left to right;
+/// rows are spread over threads.
+fn scan_rows<T: Copy + Send + Sync>(rows: &mut [T], length: usize, combine: impl Fn(T, T) -> T + Sync) {
+    rows.par_chunks_mut(length).with_min_len(ELEMENTS_PER_TASK.div_ceil(length)).for_each(|row| {
+        let mut running = row[0];
+        for element in &mut row[1..] {
+            running = combine(running, *element);
+            *element = running;
+        }
+    });
+}
+
 /// Rows shorter than this are grouped, so that a thread gets at least about this many elements.
 const ELEMENTS_PER_TASK: usize = 1 << 15;
 
@@ -96,22 +108,17 @@ pub fn scan(array: &ArrayDataView<'_>, axis: usize, op: ScanOp) -> Result<ArrayD
             return T::wrap(array.to_owned());
         }
         let mut out = moved.as_standard_layout().into_owned();
-        let combine = match op {
-            ScanOp::Sum => T::numpy_add,
-            ScanOp::Product => T::numpy_mul,
-        };
-        out.as_slice_mut()
-            .expect("standard layout")
-            .par_chunks_mut(length)
-            .with_min_len(ELEMENTS_PER_TASK.div_ceil(length))
-            .for_each(|row| {
-                for i in 1..row.len() {
-                    row[i] = combine(row[i - 1], row[i]);
-                }
-            });
+        let rows = out.as_slice_mut().expect("standard layout");
+        // One loop per operation, so that the operation inlines (a function pointer chosen at
+        // run time costs an indirect call per element).
+        match op {
+            ScanOp::Sum => scan_rows(rows, length, T::numpy_add),
+            ScanOp::Product => scan_rows(rows, length, T::numpy_mul),
+        }
         let mut result: ArrayD<T> = out;
         result.swap_axes(axis, last);
-        T::wrap(result.as_standard_layout().into_owned())
+        // Scanning the last axis leaves the result row-major already: no second copy.
+        if result.is_standard_layout() { T::wrap(result) } else { T::wrap(result.as_standard_layout().into_owned()) }
     }
     if axis >= array.ndim() {
         return Err(Error::Internal {
