@@ -173,7 +173,8 @@ pub fn sort(array: &ArrayDataView<'_>, axis: usize, descending: bool, result: So
         let swapped_shape = rows.shape().to_vec();
         fn back<E: Clone>(mut data: ArrayD<E>, axis: usize, last: usize) -> ArrayD<E> {
             data.swap_axes(axis, last);
-            data.as_standard_layout().into_owned()
+            // Sorting the last axis leaves the result row-major already: no copy.
+            if data.is_standard_layout() { data } else { data.as_standard_layout().into_owned() }
         }
         if length == 0 {
             return match result {
