@@ -102,8 +102,6 @@ def _size_parameters(kernel, bindings):
     """The kernel's size parameters: those given as numbers, and those an array argument's
     declared shape names (``shape=(nelements, ndofs)``), checked against every shape that
     states them."""
-    from pymbolic import primitives as prim
-
     env = {}
     for arg in kernel.args:
         if arg.name in bindings and not hasattr(arg, "shape"):
@@ -299,10 +297,9 @@ class _Translator:
                     bounds[label] = (loop.lower, loop.lower + loop.length)
                     indices[iname] = prim.Variable(label)
                     reduced.add(iname)
-                rename = Rename(indices)
-                inner = rename.rec(e.expr)
                 # Over a domain that is not a box, the reduction runs over the bounding box
                 # and the points outside add (or multiply) the identity.
+                term = e.expr
                 conditions = translator._conditions(reduced, set(indices), what)
                 if conditions:
                     identity = {"SumReductionOperation": 0, "ProductReductionOperation": 1}
@@ -310,9 +307,9 @@ class _Translator:
                     if op_name not in identity:
                         raise _unsupported(kernel, f"{what}: a {e.operation} reduction over a "
                                            "domain that is not a box")
-                    condition = rename.rec(_conjunction(conditions))
-                    inner = prim.If(condition, _guarded(inner, condition), identity[op_name])
-                return Reduce(inner, e.operation, bounds)
+                    condition = _conjunction(conditions)
+                    term = prim.If(condition, _guarded(term, condition), identity[op_name])
+                return Reduce(Rename(indices).rec(term), e.operation, bounds)
 
             def map_type_cast(self, e, *args):
                 return TypeCast(np.dtype(e.type.numpy_dtype), self.rec(e.child))
