@@ -14,8 +14,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyFrozenSet, PyTuple};
 use pytato::ArrayData;
 
-use crate::data::{numpy_dtype, to_numpy};
-use crate::errors::Result;
+use crate::data::{numpy_dtype, shared_data, to_numpy};
+use crate::errors::{Result, type_error, value_error};
 
 /// An array a program computed: its shape, dtype, and the tags and axes of the expression it
 /// was computed from. `numpy.asarray(a)` and `a.get()` copy it into numpy;
@@ -39,6 +39,46 @@ impl EvaluatedArray {
     pub(crate) fn shared(py: Python<'_>, data: Arc<ArrayData>) -> Result<EvaluatedArray> {
         Ok(EvaluatedArray { data, tags: PyFrozenSet::empty(py)?.into_any().unbind(), axes: py.None() })
     }
+}
+
+/// `data` with `tags` and `axes`, checked: a frozenset, and `None` or a tuple with one entry per
+/// axis.
+fn with_metadata(
+    data: Arc<ArrayData>,
+    tags: &Bound<'_, PyAny>,
+    axes: Option<&Bound<'_, PyAny>>,
+) -> Result<EvaluatedArray> {
+    let py = tags.py();
+    if !tags.is_instance_of::<PyFrozenSet>() {
+        return Err(type_error(format!("EvaluatedArray: tags must be a frozenset, not {}", tags.get_type().name()?)));
+    }
+    let axes = match axes.filter(|a| !a.is_none()) {
+        None => py.None(),
+        Some(a) => {
+            let ndim = data.shape().len();
+            match a.cast::<PyTuple>() {
+                Ok(tuple) if tuple.len() == ndim => a.clone().unbind(),
+                _ => {
+                    return Err(value_error(format!(
+                        "EvaluatedArray: axes must be a tuple of {ndim} Axis objects (one per axis of shape {:?}), not {a}",
+                        data.shape()
+                    )));
+                }
+            }
+        }
+    };
+    Ok(EvaluatedArray { data, tags: tags.clone().unbind(), axes })
+}
+
+/// An evaluated array holding a copy of `data` (a numpy array) with `tags` and `axes`: what
+/// pickles of evaluated arrays load with.
+#[pyfunction]
+pub(crate) fn _evaluated_array(
+    data: &Bound<'_, PyAny>,
+    tags: &Bound<'_, PyAny>,
+    axes: Option<&Bound<'_, PyAny>>,
+) -> Result<EvaluatedArray> {
+    with_metadata(shared_data(data, "an evaluated array's data")?, tags, axes)
 }
 
 #[pymethods]
@@ -79,16 +119,18 @@ impl EvaluatedArray {
         self.axes.clone_ref(py)
     }
 
-    /// The same buffer (no copy) with `tags` (a frozenset) and `axes` (a tuple of `Axis`, or
-    /// `None`).
+    /// The same buffer (no copy) with `tags` (a frozenset) and `axes` (a tuple of `Axis`, one
+    /// per axis, or `None`).
     #[pyo3(signature = (tags, axes = None))]
-    fn with_metadata(&self, tags: &Bound<'_, PyAny>, axes: Option<&Bound<'_, PyAny>>) -> EvaluatedArray {
-        let py = tags.py();
-        EvaluatedArray {
-            data: self.data.clone(),
-            tags: tags.clone().unbind(),
-            axes: axes.map_or_else(|| py.None(), |a| a.clone().unbind()),
-        }
+    fn with_metadata(&self, tags: &Bound<'_, PyAny>, axes: Option<&Bound<'_, PyAny>>) -> Result<EvaluatedArray> {
+        with_metadata(self.data.clone(), tags, axes)
+    }
+
+    /// Pickles as a copy of the values with the tags and axes.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyTuple>> {
+        let rebuild = py.import("pytato_rs._native")?.getattr("_evaluated_array")?;
+        let arguments = PyTuple::new(py, [self.get(py), self.tags.bind(py).clone(), self.axes.bind(py).clone()])?;
+        PyTuple::new(py, [rebuild, arguments.into_any()])
     }
 
     /// A copy in a numpy array (numpy's array protocol: `dtype` converts it as `astype` does).
@@ -100,7 +142,7 @@ impl EvaluatedArray {
         copy: Option<bool>,
     ) -> Result<Bound<'py, PyAny>> {
         if copy == Some(false) {
-            return Err(crate::errors::value_error(
+            return Err(value_error(
                 "an EvaluatedArray cannot be read into numpy without a copy (its buffer may be read by DAGs)",
             ));
         }
@@ -117,7 +159,7 @@ impl EvaluatedArray {
     }
 
     fn __len__(&self) -> Result<usize> {
-        self.data.shape().first().copied().ok_or_else(|| crate::errors::type_error("len() of a 0-d EvaluatedArray"))
+        self.data.shape().first().copied().ok_or_else(|| type_error("len() of a 0-d EvaluatedArray"))
     }
 
     fn __repr__(&self, py: Python<'_>) -> Result<String> {

@@ -105,3 +105,29 @@ def test_shape_errors_still_name_the_input():
     evaluated = pt.generate(pt.make_placeholder("y", (4,), np.float64) + 0).evaluate(y=np.zeros(4))
     with pytest.raises(pt.PytatoError, match="x"):
         pt.generate(x + 1)(x=evaluated)
+
+
+def test_metadata_is_checked():
+    x = pt.make_placeholder("x", (2, 3), np.float64)
+    evaluated = pt.generate(x).evaluate(x=np.ones((2, 3)))
+    with pytest.raises(TypeError, match="frozenset"):
+        evaluated.with_metadata({1})
+    with pytest.raises(ValueError, match="2 Axis objects"):
+        evaluated.with_metadata(frozenset(), x.axes[:1])
+    assert evaluated.with_metadata(frozenset(), None).axes is None
+
+
+def test_pickles_as_a_copy_with_its_metadata():
+    import pickle
+
+    from pytato_rs.tags import PrefixNamed
+
+    x = pt.make_placeholder("x", (3,), np.float32)
+    named = x.tagged(PrefixNamed("u"))
+    evaluated = pt.generate(x * -1).evaluate(x=np.array([1.5, -0.0, np.nan], np.float32))
+    evaluated = evaluated.with_metadata(named.tags, named.axes)
+    loaded = pickle.loads(pickle.dumps(evaluated))
+    assert isinstance(loaded, pt.EvaluatedArray)
+    assert loaded.get().tobytes() == evaluated.get().tobytes()
+    assert loaded.tags == evaluated.tags and loaded.axes == evaluated.axes
+    assert pt.make_data_wrapper(loaded) != pt.make_data_wrapper(evaluated), "a copy"
