@@ -98,6 +98,33 @@ def _solve_length(declared, length, env):
         env[name] = (int(length) - offset) // slope
 
 
+def _solve_lengths_together(equations, env):
+    """Binds the size parameters that lengths of several unknowns state together (``2*n + 3*m
+    + 2`` and ``6*n + 4*m + 3``): the affine equations ``declared = length`` solved as one
+    linear system, where it has exactly one integer solution."""
+    from pymbolic import evaluate
+    from pymbolic.mapper.dependency import DependencyMapper
+
+    pending = [(d, int(n)) for d, n in equations
+               if {v.name for v in DependencyMapper()(d)} - set(env)]
+    unknowns = sorted({v.name for d, _ in pending for v in DependencyMapper()(d)} - set(env))
+    if not unknowns:
+        return
+    rows, rhs = [], []
+    for declared, length in pending:
+        at_zero = evaluate(declared, {**env, **dict.fromkeys(unknowns, 0)})
+        rows.append([evaluate(declared, {**env, **dict.fromkeys(unknowns, 0), u: 1}) - at_zero
+                     for u in unknowns])
+        rhs.append(length - at_zero)
+    matrix, rhs = np.array(rows, dtype=np.float64), np.array(rhs, dtype=np.float64)
+    if np.linalg.matrix_rank(matrix) < len(unknowns):
+        return
+    solution = np.rint(np.linalg.lstsq(matrix, rhs, rcond=None)[0]).astype(np.int64)
+    candidate = {**env, **{u: int(v) for u, v in zip(unknowns, solution, strict=True)}}
+    if all(evaluate(d, candidate) == n for d, n in pending):
+        env.update(candidate)
+
+
 def _size_parameters(kernel, bindings):
     """The kernel's size parameters: those given as numbers, and those an array argument's
     declared shape names (``shape=(nelements, ndofs)``), checked against every shape that
@@ -128,6 +155,9 @@ def _size_parameters(kernel, bindings):
                              f"{tuple(actual)} for a {len(shape)}-d array {shape}")
         for declared, length in zip(shape, actual, strict=True):
             _solve_length(declared, length, env)
+    _solve_lengths_together(
+        [(d, n) for arg in array_args if isinstance(arg.shape, tuple)
+         for d, n in zip(arg.shape, bindings[arg.name].shape, strict=True)], env)
     for arg in array_args:
         if not isinstance(arg.shape, tuple):
             continue

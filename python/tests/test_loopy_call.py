@@ -144,6 +144,22 @@ def test_lazy_inputs_of_several_shapes():
         call_loopy(knl, {"x": symbolic, "y": np.ones(2)})
 
 
+def test_size_parameters_that_lengths_state_together():
+    # loopy declares A of shape (2n + 3m + 2, 6n + 4m + 3): 20 × 37 is n = 3, m = 4.
+    knl = kernel(["{[i, j]: 0 <= i < 2*n + 3*m + 2 and 0 <= j < 6*n + 4*m + 3}",
+                  "{[ii, jj]: 0 <= ii < m and 0 <= jj < n}"],
+                 """
+                 <> total = sum([i, j], A[i, j])
+                 out[ii, jj] = total * (ii + jj)
+                 """)
+    a = RNG.random((20, 37))
+    out = run(call_loopy(knl, {"A": a}))["out"]
+    ii, jj = np.meshgrid(np.arange(4), np.arange(3), indexing="ij")
+    np.testing.assert_allclose(out, a.sum() * (ii + jj), rtol=1e-13)
+    with pytest.raises(ValueError, match="size parameter"):
+        call_loopy(knl, {"A": RNG.random((20, 38))})
+
+
 def test_the_same_kernel_on_data_of_other_shapes():
     knl = kernel("{[i]: 0 <= i < n}", "out[i] = abs(x[i]) + 1")
     for n in [1, 5]:
