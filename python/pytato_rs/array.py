@@ -10,7 +10,8 @@ pytato's names: ``expr.array``, ``expr.arrays``, ``expr.axis``, ``expr.shift``,
 Calling a class builds a node of its kind from pytato's fields, where the library has a
 constructor for it: ``IndexLambda(expr=..., shape=..., dtype=..., bindings=...,
 var_to_reduction_descr=..., axes=..., tags=...)`` (``expr`` a pymbolic expression, typed by
-numpy's rules and cast to ``dtype``; see :mod:`pytato_rs.scalar_expr`), ``Placeholder``,
+numpy's rules and cast to ``dtype``, or left in its own dtype for ``dtype=None``; see
+:mod:`pytato_rs.scalar_expr`), ``Placeholder``,
 ``SizeParam``, ``DataWrapper``, ``Reshape``, ``Roll``, ``AxisPermutation``, ``Stack`` and
 ``Concatenate``. Other classes (``Einsum``, the indexing nodes, ...) are built with pytato's
 functions (``einsum``, ``x[...]``).
@@ -157,7 +158,8 @@ def _index_lambda(expr, shape, dtype, bindings, axes=None, var_to_reduction_desc
     from . import _native
     from .scalar_expr import to_postorder
 
-    node = _native._index_lambda(to_postorder(expr), shape, np.dtype(dtype), dict(bindings),
+    node = _native._index_lambda(to_postorder(expr), shape, None if dtype is None else np.dtype(dtype),
+                                 dict(bindings),
                                  dict(var_to_reduction_descr or {}))
     return _with_metadata(node, tags, non_equality_tags, axes)
 

@@ -231,3 +231,14 @@ def test_expressions_read_without_the_casts_promotion_implies():
     for e in (i * 2.5, f + i, lam, small * 3):
         rebuilt = pt.IndexLambda(expr=e.expr, shape=e.shape, dtype=e.dtype, bindings=e.bindings)
         assert rebuilt == e
+
+
+def test_dtype_none_keeps_the_computed_dtype():
+    big = np.array([2**62 + 1, -(2**63)], dtype=np.int64)
+    x = pt.make_placeholder("x", (2,), np.int64)
+    kept = pt.IndexLambda(expr=sub("x", var("_0")) + 1, shape=(2,), dtype=None, bindings={"x": x})
+    assert kept.dtype == np.int64
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(run(kept, x=big), big + 1)
+    cast = pt.IndexLambda(expr=sub("x", var("_0")), shape=(2,), dtype=np.float32, bindings={"x": x})
+    assert cast.dtype == np.float32
