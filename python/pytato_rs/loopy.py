@@ -16,7 +16,8 @@ the library's own nodes, so that every backend runs it and every pass sees throu
   ``out.at[...].set``; one of the form ``out[idx] = out[idx] + expr`` adds with
   ``out.at[...].add`` (repeated indices add up). Elements no assignment writes are 0;
 - an assignment under predicates (``if c ... end``) keeps the old value (0 if unwritten)
-  where they fail, and what its expression would read there is not read;
+  where they fail, and what its expression would read there is not read; a scattered one
+  must accumulate (``out[idx] = out[idx] + expr``: points where they fail add -0.0);
 - instructions run in the order of their dependencies (``dep=``), barriers and no-ops only
   order them;
 - loop domains are boxes (``{[i, j]: 0 <= i < n and 0 <= j < m}``) or, for assignments that
@@ -28,7 +29,7 @@ the library's own nodes, so that every backend runs it and every pass sees throu
   of the array arguments that declare them.
 
 Anything outside this subset (strided domains, scattered writes or ``max``/``min`` over
-domains that are not boxes, C instructions, calls of other kernels, loopy-only expression
+domains that are not boxes, scattered ``=`` under predicates, C instructions, calls of other kernels, loopy-only expression
 nodes) is an :class:`~pytato_rs.exceptions.UnsupportedError` that names
 the construct, never a wrong value.
 """
@@ -402,40 +403,29 @@ class _Translator:
         if shape is None:
             raise _unsupported(kernel, f"{what} writing part of '{target}', whose shape is "
                                "not declared")
-        # Where the predicates or the domain's constraints between loop indices fail, the
-        # element keeps its value (zero if no instruction wrote it); reads under the
-        # condition are guarded so that they stay in bounds where it fails.
-        conditions = sorted(insn.predicates, key=str) + self._conditions(
-            inames, inames, what, elsewhere=frozenset(insn.reduction_inames()))
-        if conditions and not (loop_indices and len(index) == len(shape)) and any(
-                c not in insn.predicates for c in conditions):
+        predicates = sorted(insn.predicates, key=str)
+        domain = self._conditions(inames, inames, what, elsewhere=frozenset(insn.reduction_inames()))
+        if loop_indices and len(index) == len(shape):
+            self._assign_box(target, index, loops, shape, lhs, rhs, predicates + domain, what)
+            return
+        if domain:
             raise _unsupported(kernel, f"{what}, a scattered write over a domain that is not "
                                "a box")
-        if conditions:
-            self.values[target] = self._current(target, shape)
-            condition = _conjunction(conditions)
-            rhs = prim.If(condition, _guarded(rhs, condition), lhs)
-        if loop_indices and len(index) == len(shape):
-            # The loops run over a box of the target: the whole target, or a slice of it.
-            box = []
-            for i, loop, n in zip(index, loops, shape):
-                if loop.lower < 0 or loop.lower + loop.length > n:
-                    raise ValueError(
-                        f"call_loopy: kernel '{kernel.name}': {what} writes '{target}' of shape "
-                        f"{shape} at {i.name} = {loop.lower}..{loop.lower + loop.length - 1}")
-                box.append(slice(loop.lower, loop.lower + loop.length))
-            value = self._lambda(rhs, [i.name for i in index], what)
-            if all(b == slice(0, n) for b, n in zip(box, shape)):
-                self._store(target, value)
-            else:
-                current = self._current(target, shape)
-                dtype = self._result_dtype(target, current.dtype, value.dtype)
-                self._store(target, current.astype(dtype).at[tuple(box)].set(value.astype(dtype)))
-            return
         # A scattered write: values and target indices at every point of the loops.
         axes = sorted(inames)
         current = self._current(target, shape)
         accumulated = _accumulated(rhs, lhs)
+        if predicates and accumulated is None:
+            # Points where the predicates fail would write old values back over new ones.
+            raise _unsupported(kernel, f"{what}, a scattered write (=) under predicates")
+        if predicates:
+            # Points where the predicates fail add -0.0 (0 for integers), the identity of
+            # addition, at index 0, reading nothing.
+            condition = _conjunction(predicates)
+            index = tuple(prim.If(condition, _guarded(i, condition), 0) for i in index)
+            term = _guarded(accumulated, condition)
+            identity = -0.0 if self._lambda(term, axes, what).dtype.kind in "fc" else 0
+            accumulated = prim.If(condition, term, identity)
         values = self._lambda(accumulated if accumulated is not None else rhs, axes, what)
         positions = tuple(
             self._lambda(i, axes, f"{what}'s index {k}").astype(np.int64)
@@ -447,6 +437,33 @@ class _Translator:
             self._store(target, current.at[positions].add(values))
         else:
             self._store(target, current.at[positions].set(values))
+
+    def _assign_box(self, target, index, loops, shape, lhs, rhs, conditions, what):
+        """``target[index] = rhs`` where ``index`` are loop indices running over a box of
+        ``target``: the whole target, or a slice of it. Where ``conditions`` (predicates,
+        domain constraints between loop indices) fail, the element keeps its value (zero if
+        no instruction wrote it), and what ``rhs`` reads there is not read."""
+        from pymbolic import primitives as prim
+
+        kernel = self.kernel
+        if conditions:
+            self.values[target] = self._current(target, shape)
+            condition = _conjunction(conditions)
+            rhs = prim.If(condition, _guarded(rhs, condition), lhs)
+        box = []
+        for i, loop, n in zip(index, loops, shape):
+            if loop.lower < 0 or loop.lower + loop.length > n:
+                raise ValueError(
+                    f"call_loopy: kernel '{kernel.name}': {what} writes '{target}' of shape "
+                    f"{shape} at {i.name} = {loop.lower}..{loop.lower + loop.length - 1}")
+            box.append(slice(loop.lower, loop.lower + loop.length))
+        value = self._lambda(rhs, [i.name for i in index], what)
+        if all(b == slice(0, n) for b, n in zip(box, shape)):
+            self._store(target, value)
+        else:
+            current = self._current(target, shape)
+            dtype = self._result_dtype(target, current.dtype, value.dtype)
+            self._store(target, current.astype(dtype).at[tuple(box)].set(value.astype(dtype)))
 
     def _current(self, name, shape):
         """The value an instruction that writes part of ``name`` starts from."""

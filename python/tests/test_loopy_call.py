@@ -223,6 +223,10 @@ def test_affine_domains_mask_the_bounding_box(backend):
     np.testing.assert_array_equal(outputs["upper"], np.triu(a, 1) * 2)
     np.testing.assert_allclose(outputs["band"], [np.prod(a[p, p:p + 2]) for p in range(4)],
                                rtol=1e-15)
+    # Rows of -0.0 sum as numpy sums them.
+    negative_zeros = run(call_loopy(knl, {"a": np.full((3, 3), -0.0)}), backend)["lower"]
+    expected = [np.sum(np.full(i + 1, -0.0)) for i in range(3)]
+    np.testing.assert_array_equal(np.signbit(negative_zeros), np.signbit(expected))
     # A domain whose bound is another domain's loop index (loopy's dependent domains).
     prefix = kernel(["{[i]: 0 <= i < n}", "{[j]: 0 <= j < i}"], "out[i] = sum(j, x[j])",
                     name="exclusive_prefix_sums")
@@ -230,6 +234,13 @@ def test_affine_domains_mask_the_bounding_box(backend):
     got = run(call_loopy(prefix, {"x": x}), backend)["out"]
     # loopy declares x of length n - 1 (j < i < n): five elements make n = 6.
     np.testing.assert_allclose(got, [x[:i].sum() for i in range(6)], rtol=1e-15)
+    # Integer sums stay integers, extremes wrapping as numpy's do.
+    ints = np.array([np.iinfo(np.int64).max, 1, -5, 7, 0])
+    integer_sums = call_loopy(prefix, {"x": ints})["out"]
+    assert integer_sums.dtype == np.int64
+    with np.errstate(over="ignore"):
+        expected = [np.sum(ints[:i]) for i in range(6)]
+    np.testing.assert_array_equal(run(integer_sums, backend), expected)
 
 
 def test_reads_under_a_failing_condition_stay_in_bounds(backend):
@@ -256,6 +267,29 @@ def test_reads_under_a_failing_condition_stay_in_bounds(backend):
     np.testing.assert_array_equal(outputs["shifted"], np.concatenate([[0, 0], x[:3]]))
 
 
+def test_a_predicated_accumulating_scatter_adds_only_where_the_predicate_holds(backend):
+    knl = kernel(
+        ["{[e0]: 0 <= e0 < m}", "{[i]: 0 <= i < n}"],
+        """
+        out[e0] = start[e0]  {id=init}
+        if keep[i]
+            out[idx[i]] = out[idx[i]] + x[i]  {dep=init}
+        end
+        """,
+        [lp.GlobalArg("out", np.float64, shape="m"), "..."])
+    # Dropped points: an index of 99, a NaN, a 5.0; element 0 holds -0.0, which dropped
+    # points must not turn into 0.0.
+    start = np.array([-0.0, 1.0, -0.0])
+    x = np.array([1.0, 2.0, 4.0, 8.0, np.nan, 5.0])
+    idx = np.array([1, 1, 2, 1, 99, 0])
+    keep = np.array([True, True, False, True, False, False])
+    expected = start.copy()
+    np.add.at(expected, idx[keep], x[keep])
+    got = run(call_loopy(knl, {"start": start, "x": x, "idx": idx, "keep": keep}), backend)["out"]
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+
+
 def test_constructs_outside_the_subset_are_unsupported():
     strided = kernel("{[i]: 0 <= i < n and exists k: i = 2k}", "out[i] = a[i]", name="evens",
                      args=[lp.GlobalArg("out", np.float64, shape="n"),
@@ -272,6 +306,17 @@ def test_constructs_outside_the_subset_are_unsupported():
                              lp.GlobalArg("out", np.float64, shape="n, n"), "..."])
     with pytest.raises(UnsupportedError, match=r"scatter_lower.*scattered write"):
         call_loopy(scattered, {"a": np.ones((3, 3)), "idx": np.arange(3)})
+    predicated_set = kernel(["{[e0]: 0 <= e0 < m}", "{[i]: 0 <= i < n}"],
+                            """
+                            out[e0] = 0  {id=zero}
+                            if keep[i]
+                                out[idx[i]] = x[i]  {dep=zero}
+                            end
+                            """, name="pick_some",
+                            args=[lp.GlobalArg("out", np.float64, shape="m"), "..."])
+    with pytest.raises(UnsupportedError, match=r"pick_some.*under predicates"):
+        call_loopy(predicated_set, {"x": np.ones(2), "idx": np.zeros(2, np.int64),
+                                    "keep": np.ones(2, bool), "m": 1})
     c_code = kernel("{[i]: 0 <= i < n}",
                     [lp.CInstruction("i", "out[i] = 1;", assignees="out[i]")],
                     name="in_c",
