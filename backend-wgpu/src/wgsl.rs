@@ -579,13 +579,12 @@ impl Translator<'_> {
     /// which the bounds check reports.
     fn emit_index(&mut self, e: &Expr) -> Result<String> {
         let value = self.emit(e)?;
-        let (ty, ix) = (self.ty(self.dtype_of(e)?)?, self.ix());
-        if ty == ix {
+        let ix = self.ix();
+        if self.ty(self.dtype_of(e)?)? == ix {
             return Ok(value);
         }
-        let name = self.fresh("t");
-        self.line(&format!("let {name}: {ix} = {ix}({value});"));
-        Ok(name)
+        // int64 values are held in the index type (int32 in a narrow shader).
+        self.bind(DType::I64, &format!("{ix}({value})"))
     }
 
     /// Emits `e`; returns a WGSL expression (a name or a literal) of its value type.

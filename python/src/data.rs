@@ -4,15 +4,16 @@
 //! [`ArrayDataView`] over numpy's own buffer (a compiled backend copies it only where it is not
 //! row-major, as for any Rust view), and an output array the caller passes to `run_into` is
 //! written in place. Results the library allocates move into numpy without a copy
-//! ([`numpy::IntoPyArray`] hands the buffer over). Data wrappers copy, because the DAG keeps
-//! its data for as long as it lives.
+//! ([`numpy::IntoPyArray`] hands the buffer over). Data wrappers copy numpy arrays, because the
+//! DAG keeps its data for as long as it lives; an [`EvaluatedArray`]'s buffer, which the library
+//! holds already, is shared.
+
+use std::sync::Arc;
 
 use numpy::{
     Element, IntoPyArray, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn,
     PyUntypedArray, PyUntypedArrayMethods,
 };
-use std::sync::Arc;
-
 use pyo3::prelude::*;
 use pytato::{ArrayData, ArrayDataView, ArrayDataViewMut, DType};
 
@@ -194,7 +195,6 @@ pub(crate) fn borrow_mut<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Bor
     BorrowedMut::of(obj, what).unwrap_or_else(|| Err(unsupported(what, obj)))
 }
 
-/// A copy of `obj` the library owns (for data wrappers).
 /// `obj`'s data for a data wrapper: an [`EvaluatedArray`]'s own buffer (shared, no copy), else
 /// a copy of the numpy array `obj` is or converts to.
 pub(crate) fn shared_data(obj: &Bound<'_, PyAny>, what: &str) -> Result<Arc<ArrayData>> {

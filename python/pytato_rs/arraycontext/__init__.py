@@ -185,9 +185,8 @@ class PytatoRsArrayContext(ArrayContext):
 
     def einsum(self, spec, *args, arg_names=None, tagged=()):
         def operand(ary, name):
-            if isinstance(ary, EvaluatedArray):
-                ary = self.thaw(ary)
-            elif not isinstance(ary, pt.Array):
+            ary = self.thaw_if_frozen(ary)
+            if not isinstance(ary, pt.Array):
                 raise TypeError(
                     f"{type(self).__name__}.einsum: an operand of type {type(ary).__name__}; "
                     f"expected one of {self.array_types}")

@@ -23,7 +23,6 @@ from arraycontext.container.traversal import (
 from arraycontext.typing import is_scalar_like
 
 import pytato_rs as pt
-from pytato_rs._native import EvaluatedArray
 
 
 @dataclass(frozen=True)
@@ -46,6 +45,12 @@ class _Compiled:
     output_names: dict
     # The names the program takes.
     input_names: frozenset = frozenset()
+
+
+def _input_name(argument, leaf=None):
+    """The program input for argument number ``argument`` (a number), or for its array leaf
+    number ``leaf``."""
+    return f"_actx_in_{argument}" if leaf is None else f"_actx_in_{argument}_{leaf}"
 
 
 def _leaves(value) -> list:
@@ -108,11 +113,11 @@ class CompiledFunction:
         inputs = {}
         for index, ((_, value), (_, _, leaves)) in enumerate(zip(arguments, described, strict=True)):
             if leaves is None:
-                inputs[f"_actx_in_{index}"] = np.asarray(value)
+                inputs[_input_name(index)] = np.asarray(value)
                 continue
             frozen = dict(_leaves(self.actx.freeze(value)))
             for k, leaf in enumerate(leaves):
-                inputs[f"_actx_in_{index}_{k}"] = frozen[leaf.key]
+                inputs[_input_name(index, k)] = frozen[leaf.key]
         if compiled.output_names:
             # Arguments the function ignores are not inputs of its program.
             taken = compiled.input_names
@@ -137,23 +142,23 @@ class CompiledFunction:
                 zip(arguments, described, strict=True)):
             if leaves is None:
                 stand_ins[name] = pt.make_placeholder(
-                    f"_actx_in_{index}", (), np.asarray(value).dtype)
+                    _input_name(index), (), np.asarray(value).dtype)
                 continue
             by_key = {
                 leaf.key: pt.make_placeholder(
-                    f"_actx_in_{index}_{k}", leaf.shape, leaf.dtype,
+                    _input_name(index, k), leaf.shape, leaf.dtype,
                     tags=leaf.tags, axes=leaf.axes)
                 for k, leaf in enumerate(leaves)}
             stand_ins[name] = with_array_context(
                 rec_keyed_map_array_container(lambda key, _: by_key[key], value),
                 actx=self.actx)
 
-        positional = [v for n, v in stand_ins.items() if isinstance(n, int)]
         if self._signature is not None:
             bound = self._signature.bind_partial()
             bound.arguments.update(stand_ins)
             template = self.f(*bound.args, **bound.kwargs)
         else:
+            positional = [v for n, v in stand_ins.items() if isinstance(n, int)]
             keywords = {n: v for n, v in stand_ins.items() if not isinstance(n, int)}
             template = self.f(*positional, **keywords)
 
@@ -176,4 +181,4 @@ class CompiledFunction:
                          input_names=frozenset(program.input_names))
 
 
-__all__ = ["CompiledFunction", "EvaluatedArray"]
+__all__ = ["CompiledFunction"]
