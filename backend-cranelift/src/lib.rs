@@ -129,7 +129,7 @@ impl Backend for Cranelift {
             return program;
         }
         // Data wrappers are compiled as inputs: a DAG rebuilt over other data is the same program.
-        let data = data_as_inputs(outputs)?;
+        let data = data_as_inputs(outputs)?.to_host()?;
         let compiled = cached_or_compile(&data.outputs, &self.codegen)?;
         Ok(Box::new(CraneliftProgram { compiled, threads: self.threads, data }))
     }
@@ -212,7 +212,7 @@ fn cached_or_compile(outputs: &Outputs, codegen: &CodegenOptions) -> Result<Arc<
         eprintln!("{program}");
     }
     let code = jit::compile(&program, codegen.simd)?;
-    let compiled = Arc::new(Compiled::new(signature, program, code));
+    let compiled = Arc::new(Compiled::new(signature, program, code)?);
     let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
     if cache.len() >= CACHE_CAPACITY {
         cache.remove(0);

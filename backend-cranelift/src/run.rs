@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use pytato_core::array::DataRef;
 use pytato_core::data::DataElement;
 use pytato_core::{ArrayData, Error, Result, for_each_array_data, for_each_array_view};
 use pytato_runtime::backend::{NamedData, NamedViews, NamedViewsMut};
@@ -36,7 +37,8 @@ pub(crate) struct Compiled {
     /// reduction), counted once here: counting walks the expression, which cost a small
     /// program's runs more than its kernels (a few microseconds per kernel).
     fixed_work: Vec<Option<u128>>,
-    /// Dense C-order copies of data buffers that were not (by buffer index).
+    /// Dense C-order host copies of data buffers that were not (not row-major, or held by a
+    /// device), by buffer index.
     dense_data: HashMap<usize, ArrayData>,
     /// Temporaries of the last run (by buffer index), reused by the next one.
     scratch: Mutex<HashMap<usize, Vec<u64>>>,
@@ -71,16 +73,16 @@ fn view_ptr_mut(view: &mut ArrayDataViewMut<'_>) -> *mut u8 {
 }
 
 impl Compiled {
-    pub(crate) fn new(signature: Signature, program: KernelProgram, code: JitCode) -> Compiled {
-        let dense_data = program
-            .buffers
-            .iter()
-            .enumerate()
-            .filter_map(|(i, b)| match &b.kind {
-                BufferKind::Data(d) if !is_dense(d) => Some((i, dense_copy(d))),
-                _ => None,
-            })
-            .collect();
+    pub(crate) fn new(signature: Signature, program: KernelProgram, code: JitCode) -> Result<Compiled> {
+        let mut dense_data = HashMap::new();
+        for (i, b) in program.buffers.iter().enumerate() {
+            let BufferKind::Data(d) = &b.kind else { continue };
+            match d.as_host() {
+                Some(host) if is_dense(host) => {}
+                Some(host) => _ = dense_data.insert(i, dense_copy(host)),
+                None => _ = dense_data.insert(i, dense_copy(&*d.to_host()?)),
+            }
+        }
         let products = program
             .kernels
             .iter()
@@ -94,7 +96,14 @@ impl Compiled {
                 k.work(&|_| Err(internal("lengths are bound when the program runs".into()))).ok().map(|w| w.operations)
             })
             .collect();
-        Compiled { signature, program, code, products, fixed_work, dense_data, scratch: Mutex::new(HashMap::new()) }
+        Ok(Compiled { signature, program, code, products, fixed_work, dense_data, scratch: Mutex::new(HashMap::new()) })
+    }
+
+    /// The host array data buffer `i` (holding `data`) is read from: its dense copy, or the
+    /// data itself.
+    fn data<'a>(&'a self, i: usize, data: &'a DataRef) -> Result<&'a ArrayData> {
+        let host = self.dense_data.get(&i).or_else(|| data.as_host().map(|a| &**a));
+        host.ok_or_else(|| internal(format!("data buffer {i} has no host copy")))
     }
 
     /// Runs on borrowed inputs; the outputs are fresh arrays.
@@ -116,7 +125,7 @@ impl Compiled {
                     if *left == 0 { outputs.remove(&id.0) } else { outputs.get(&id.0).cloned() }
                 }
                 BufferKind::Input => inputs.get(&*buffer.name).map(ArrayDataView::to_owned),
-                BufferKind::Data(d) => Some((**d).clone()),
+                BufferKind::Data(d) => Some(self.data(id.0, d)?.clone()),
                 BufferKind::Temporary => None,
             };
             result.insert(name.clone(), data.ok_or_else(|| internal(format!("output {name} was not computed")))?);
@@ -170,7 +179,7 @@ impl Compiled {
                 BufferKind::Input => {
                     inputs.get(&*buffer.name).map(ArrayDataView::reborrow).ok_or_else(|| fits(name))?
                 }
-                BufferKind::Data(d) => d.view(),
+                BufferKind::Data(d) => self.data(id.0, d)?.view(),
                 BufferKind::Temporary => return Err(fits(name)),
             };
             targets.get_mut(name.as_str()).expect("checked").assign(&value).ok_or_else(|| fits(name))?;
@@ -212,7 +221,7 @@ impl Compiled {
                         base_ptr(copies.last().expect("just pushed"))
                     }
                 }
-                BufferKind::Data(d) => base_ptr(self.dense_data.get(&i).unwrap_or(d)),
+                BufferKind::Data(d) => base_ptr(self.data(i, d)?),
                 BufferKind::Temporary => {
                     let bytes = shapes[i].iter().product::<usize>() * buffer.dtype.itemsize();
                     let words = scratch.entry(i).or_default();

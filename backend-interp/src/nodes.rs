@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use pytato_core::array::{Einsum, IndexItem, IndexLambdaTypes, IndexLayout};
 use pytato_core::expr::ReduceOp;
@@ -146,7 +147,13 @@ pub(crate) fn evaluate<'a, 'i>(
             let data = bound.placeholders.get(&node.id()).ok_or_else(|| internal("placeholder not bound"))?;
             return Ok(Value::Input(data));
         }
-        NodeKind::DataWrapper { data, .. } => return Ok(Value::Data(Cow::Borrowed(&*data.0))),
+        NodeKind::DataWrapper { data, .. } => {
+            // Data a device holds is copied to the host, where this backend computes.
+            return Ok(Value::Data(match data.as_host() {
+                Some(host) => Cow::Borrowed(&**host),
+                None => Cow::Owned(Arc::unwrap_or_clone(data.to_host()?)),
+            }));
+        }
         NodeKind::SizeParam { name } => {
             ArrayData::from_scalar(Scalar::I64(*bound.sizes.get(&**name).ok_or_else(|| internal("size not bound"))?))
         }

@@ -72,12 +72,13 @@ mod wgsl;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use pytato_core::array::DataRef;
 use pytato_core::{Error, Result};
 use pytato_runtime::ArrayDataView;
 use pytato_runtime::backend::{Backend, BackendRegistration, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
 use pytato_runtime::binding::Signature;
 use pytato_runtime::device::{DeviceArray, NamedDeviceArrays, NamedDeviceInputs};
-use pytato_transform::kernel::{BufferId, CodegenOptions, Kernel, KernelProgram, dump_requested};
+use pytato_transform::kernel::{BufferId, BufferKind, CodegenOptions, Kernel, KernelProgram, dump_requested};
 
 pub use cache::cache_stats;
 pub use device::ADAPTER_VAR;
@@ -418,8 +419,13 @@ impl Backend for Wgpu {
             }
             kernels.push(choices);
         }
+        // A DAG over arrays the GPU holds is not cached: the cache would keep their buffers alive,
+        // and a DAG is equal only to one over the same buffers, which a time loop never rebuilds.
+        let holds_device_data = program.buffers.iter().any(|b| matches!(b.kind, BufferKind::Data(DataRef::Device(_))));
         let compiled = Arc::new(Compiled::new(signature, program, kernels));
-        cache::insert(outputs, &settings, compiled.clone());
+        if !holds_device_data {
+            cache::insert(outputs, &settings, compiled.clone());
+        }
         Ok(Box::new(WgpuProgram::new(compiled, self.gpu)))
     }
 }

@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
+use pytato_core::array::DataRef;
 use pytato_core::expr::Reduce;
 use pytato_core::{ArrayData, Error, Result};
 use pytato_runtime::ArrayDataView;
@@ -173,7 +174,7 @@ impl Compiled {
                         .map(|b| from_bytes(buffer.dtype, &readback.shapes[id.0], b))
                         .transpose()?,
                     BufferKind::Input => inputs.get(&*buffer.name).map(ArrayDataView::to_owned),
-                    BufferKind::Data(d) => Some(ArrayData::clone(d)),
+                    BufferKind::Data(d) => Some(Arc::unwrap_or_clone(d.to_host()?)),
                     BufferKind::Temporary => None,
                 };
                 result.insert(name.clone(), data.ok_or_else(|| internal(format!("output {name} was not computed")))?);
@@ -200,7 +201,7 @@ impl Compiled {
                 let fits = match &buffer.kind {
                     BufferKind::Output => readback.bytes_of(id.0).and_then(|b| bytes_into(b, target)),
                     BufferKind::Input => inputs.get(&*buffer.name).and_then(|v| target.assign(v)),
-                    BufferKind::Data(d) => target.assign(&d.view()),
+                    BufferKind::Data(d) => target.assign(&d.to_host()?.view()),
                     BufferKind::Temporary => None,
                 };
                 fits.ok_or_else(|| internal(format!("output {name} does not fit the checked array")))?;
@@ -275,7 +276,8 @@ impl Compiled {
                         Some(DeviceInput::Device(d)) => (*d).clone(),
                         _ => DeviceArray::host(views[&*buffer.name].to_owned()),
                     },
-                    BufferKind::Data(d) => DeviceArray::host(ArrayData::clone(d)),
+                    BufferKind::Data(DataRef::Device(d)) => d.clone(),
+                    BufferKind::Data(DataRef::Host(d)) => DeviceArray::host_shared(d.clone()),
                     BufferKind::Temporary => return Err(internal(format!("output {name} is a temporary"))),
                 };
                 result.insert(name.clone(), array);
@@ -353,11 +355,21 @@ impl Compiled {
                 }
             }
         }
+        // Data wrappers of arrays this GPU holds are bound where they are (no copy).
+        let held: HashMap<usize, wgpu::Buffer> = program
+            .buffers
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| match &b.kind {
+                BufferKind::Data(DataRef::Device(a)) => GpuStorage::of(a, gpu).map(|s| (i, s.buffer.clone())),
+                _ => None,
+            })
+            .collect();
         let mut pool = pool.lock().unwrap_or_else(|p| p.into_inner());
         // Buffers: every buffer has at least one element's room, so that a checked read that
         // failed can read element 0.
         for (i, b) in program.buffers.iter().enumerate() {
-            if matches!(b.kind, BufferKind::Input) && resident.contains_key(&*b.name) {
+            if held.contains_key(&i) || (matches!(b.kind, BufferKind::Input) && resident.contains_key(&*b.name)) {
                 continue;
             }
             let size = bytes[i].max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
@@ -380,7 +392,8 @@ impl Compiled {
                     write(gpu, buffer, &to_bytes(data));
                 }
                 BufferKind::Data(d) if !*uploaded => {
-                    write(gpu, buffer, &to_bytes(&d.view()));
+                    // Host data, or a device array held elsewhere (copied through the host once).
+                    write(gpu, buffer, &to_bytes(&d.to_host()?.view()));
                     *uploaded = true;
                 }
                 _ => {}
@@ -398,8 +411,9 @@ impl Compiled {
                 continue;
             }
             let bindings = |pool: &Pool| -> Vec<wgpu::Buffer> {
-                let buffer = |id: &BufferId| match resident.get(&*program.buffers[id.0].name) {
-                    Some(b) if matches!(program.buffers[id.0].kind, BufferKind::Input) => b.clone(),
+                let buffer = |id: &BufferId| match (held.get(&id.0), resident.get(&*program.buffers[id.0].name)) {
+                    (Some(b), _) => b.clone(),
+                    (None, Some(b)) if matches!(program.buffers[id.0].kind, BufferKind::Input) => b.clone(),
                     _ => pool.buffers[&id.0].0.clone(),
                 };
                 kernel.buffers.iter().map(buffer).collect()

@@ -24,7 +24,7 @@ fn execute(program: &KernelProgram, inputs: &NamedData, sizes: &BTreeMap<String,
                 }
             }
             BufferKind::Data(d) => {
-                values.insert(b.name.clone(), d.clone());
+                values.insert(b.name.clone(), d.to_host()?);
             }
             _ => {}
         }

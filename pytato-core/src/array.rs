@@ -38,6 +38,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use crate::data::ArrayData;
+use crate::device::DeviceArray;
 use crate::distributed::{CommTag, DistributedSend};
 use crate::dtype::{DType, result_type_many};
 use crate::error::{Error, Result};
@@ -485,19 +486,108 @@ pub enum IndexItem {
     Array(Array),
 }
 
-/// The data of a `DataWrapper`: compared and hashed by identity of the buffer.
+/// The data of a `DataWrapper`, in host memory or held by a backend's device (an array a
+/// program left on the GPU, wrapped again without a copy). Compared and hashed by identity of
+/// the buffer.
 #[derive(Clone)]
-pub struct DataRef(pub Arc<ArrayData>);
+pub enum DataRef {
+    /// An array in host memory, shared with its other holders.
+    Host(Arc<ArrayData>),
+    /// An array a backend holds ([`DeviceArray`]); backends that cannot read it where it is
+    /// copy it to the host ([`DataRef::to_host`]).
+    Device(DeviceArray),
+}
+
+impl DataRef {
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        match self {
+            DataRef::Host(data) => data.dtype(),
+            DataRef::Device(array) => array.dtype(),
+        }
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        match self {
+            DataRef::Host(data) => data.shape(),
+            DataRef::Device(array) => array.shape(),
+        }
+    }
+
+    /// The elements where they are in host memory (a device array held on the host included).
+    pub fn as_host(&self) -> Option<&Arc<ArrayData>> {
+        match self {
+            DataRef::Host(data) => Some(data),
+            DataRef::Device(array) => array.host_data(),
+        }
+    }
+
+    /// The elements in host memory: shared where they are there, else copied from the device
+    /// (which waits for the device).
+    pub fn to_host(&self) -> Result<Arc<ArrayData>> {
+        match self {
+            DataRef::Host(data) => Ok(data.clone()),
+            DataRef::Device(array) => match array.host_data() {
+                Some(data) => Ok(data.clone()),
+                None => Ok(Arc::new(array.to_host()?)),
+            },
+        }
+    }
+
+    /// The address that identifies the buffer (for hashing).
+    fn address(&self) -> usize {
+        match self {
+            DataRef::Host(data) => Arc::as_ptr(data) as usize,
+            DataRef::Device(array) => array.storage_address(),
+        }
+    }
+}
+
+impl fmt::Debug for DataRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DataRef::Host(data) => write!(f, "Host({} {:?})", data.dtype(), data.shape()),
+            DataRef::Device(array) => write!(f, "{array:?}"),
+        }
+    }
+}
+
+impl From<ArrayData> for DataRef {
+    fn from(data: ArrayData) -> DataRef {
+        DataRef::Host(Arc::new(data))
+    }
+}
+
+impl From<Arc<ArrayData>> for DataRef {
+    fn from(data: Arc<ArrayData>) -> DataRef {
+        DataRef::Host(data)
+    }
+}
+
+impl From<DeviceArray> for DataRef {
+    /// A device array held on the host becomes host data (shared, not copied).
+    fn from(array: DeviceArray) -> DataRef {
+        match array.host_data() {
+            Some(data) => DataRef::Host(data.clone()),
+            None => DataRef::Device(array),
+        }
+    }
+}
 
 impl PartialEq for DataRef {
     fn eq(&self, other: &DataRef) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        match (self, other) {
+            (DataRef::Host(a), DataRef::Host(b)) => Arc::ptr_eq(a, b),
+            (DataRef::Device(a), DataRef::Device(b)) => a.same_storage(b),
+            _ => false,
+        }
     }
 }
 impl Eq for DataRef {}
 impl Hash for DataRef {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        (Arc::as_ptr(&self.0) as usize).hash(state);
+        self.address().hash(state);
     }
 }
 
@@ -1059,18 +1149,19 @@ impl Array {
         Ok(Array::fresh(NodeKind::SizeParam { name: name.into() }, Shape::scalar(), DType::I64))
     }
 
-    /// Wraps data known now. The wrapper owns a reference to the data; the data is freed when the
-    /// last handle to the wrapper (and any DAG using it) drops.
+    /// Wraps data known now: an [`ArrayData`], one shared in an `Arc`, or a [`DeviceArray`] a
+    /// backend holds (see [`DataRef`]), without a copy. The wrapper owns a reference to the
+    /// data; the data is freed when the last handle to the wrapper (and any DAG using it) drops.
     #[track_caller]
-    pub fn new_data_wrapper(data: impl Into<Arc<ArrayData>>, name: Option<&str>) -> Result<Array> {
+    pub fn new_data_wrapper(data: impl Into<DataRef>, name: Option<&str>) -> Result<Array> {
         let _site = crate::created_at::enter();
+        let data = data.into();
         if let Some(n) = name {
             names::check_array_name("DataWrapper", n)?;
         }
-        let data: Arc<ArrayData> = data.into();
         let shape = Shape::from(data.shape());
         let dtype = data.dtype();
-        Ok(Array::fresh(NodeKind::DataWrapper { name: name.map(Into::into), data: DataRef(data) }, shape, dtype))
+        Ok(Array::fresh(NodeKind::DataWrapper { name: name.map(Into::into), data }, shape, dtype))
     }
 
     /// `result[_0, …] = expr`: the dtype is the expression's (see [`Expr::dtype`]).

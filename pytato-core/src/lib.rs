@@ -29,6 +29,7 @@ pub mod assign;
 pub mod basic;
 pub mod created_at;
 pub mod data;
+pub mod device;
 pub mod distributed;
 pub mod dtype;
 pub mod error;

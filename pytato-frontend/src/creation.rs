@@ -1,10 +1,7 @@
 //! Inputs and array creation: `placeholder`, `size_param`, `data_wrapper`, `zeros`, `ones`, `full`,
 //! `eye`, `arange`, `linspace`, the `*_like` functions and `pad`.
 
-use std::sync::Arc;
-
-use pytato_core::array::Array;
-use pytato_core::data::ArrayData;
+use pytato_core::array::{Array, DataRef};
 use pytato_core::dtype::{DType, WeakScalar, result_type_many};
 use pytato_core::error::{Error, Result};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func};
@@ -54,7 +51,7 @@ pub fn size_param(name: &str) -> Result<Array> {
 /// assert_eq!(d.dtype(), DType::F32);
 /// ```
 #[track_caller]
-pub fn data_wrapper(data: impl Into<Arc<ArrayData>>, name: Option<&str>) -> Result<Array> {
+pub fn data_wrapper(data: impl Into<DataRef>, name: Option<&str>) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
     Array::new_data_wrapper(data, name)
 }

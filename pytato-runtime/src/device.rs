@@ -6,7 +6,8 @@
 //! the device and leaves its outputs on the device, and [`DeviceArray::to_host`] is the explicit
 //! copy back. Backends that compute in host memory (the interpreter, the Cranelift JIT) hold
 //! device arrays in host memory: for them the same code runs without copies of the device
-//! arrays' data.
+//! arrays' data. [`DeviceArray`] itself is defined in `pytato_core::device` (a data wrapper
+//! may hold one) and re-exported here.
 //!
 //! ```
 //! use pytato_runtime::device::DeviceArray;
@@ -17,116 +18,11 @@
 //! assert_eq!(held.to_host().unwrap(), data);
 //! ```
 
-use std::any::Any;
 use std::collections::BTreeMap;
-use std::fmt;
-use std::sync::Arc;
 
-use ndarray::IxDyn;
-use pytato_core::data::ArrayData;
-use pytato_core::dtype::DType;
-use pytato_core::error::{Error, Result};
+pub use pytato_core::device::{DeviceArray, DeviceStorage};
+use pytato_core::error::Result;
 use pytato_core::view::ArrayDataView;
-
-/// Where a backend keeps the elements of one [`DeviceArray`].
-pub trait DeviceStorage: Send + Sync + fmt::Debug {
-    /// A copy of the elements on the host, in an array of the device array's dtype and shape.
-    fn to_host(&self) -> Result<ArrayData>;
-    /// The elements, where they are in host memory already.
-    fn as_host(&self) -> Option<&ArrayData> {
-        None
-    }
-    /// The storage as `Any`, for a backend to recognize its own.
-    fn as_any(&self) -> &dyn Any;
-}
-
-/// Storage in host memory: what backends that compute on the host hold.
-#[derive(Debug)]
-struct HostStorage(ArrayData);
-
-impl DeviceStorage for HostStorage {
-    fn to_host(&self) -> Result<ArrayData> {
-        Ok(self.0.clone())
-    }
-    fn as_host(&self) -> Option<&ArrayData> {
-        Some(&self.0)
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-}
-
-/// An array held by a backend: the result of
-/// [`Backend::upload`](crate::backend::Backend::upload) or an output of
-/// [`Program::run_device`](crate::backend::Program::run_device). Cloning shares the storage; the
-/// elements are never written after the array is made.
-#[derive(Clone)]
-pub struct DeviceArray {
-    dtype: DType,
-    shape: Vec<usize>,
-    storage: Arc<dyn DeviceStorage>,
-    /// A 0-d zero of the dtype, broadcast into [`DeviceArray::stand_in`].
-    zero: Arc<ArrayData>,
-}
-
-impl fmt::Debug for DeviceArray {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "DeviceArray({} {:?}, {:?})", self.dtype, self.shape, self.storage)
-    }
-}
-
-impl DeviceArray {
-    /// An array of `dtype` and `shape` whose elements `storage` holds (for backends).
-    pub fn new(dtype: DType, shape: Vec<usize>, storage: Arc<dyn DeviceStorage>) -> DeviceArray {
-        DeviceArray { dtype, shape, storage, zero: Arc::new(ArrayData::zeros(dtype, &[])) }
-    }
-
-    /// `data`, held in host memory.
-    pub fn host(data: ArrayData) -> DeviceArray {
-        DeviceArray::new(data.dtype(), data.shape().to_vec(), Arc::new(HostStorage(data)))
-    }
-
-    /// The element type.
-    pub fn dtype(&self) -> DType {
-        self.dtype
-    }
-
-    /// The shape.
-    pub fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-
-    /// Where the elements are.
-    pub fn storage(&self) -> &dyn DeviceStorage {
-        &*self.storage
-    }
-
-    /// Copies the elements to the host.
-    pub fn to_host(&self) -> Result<ArrayData> {
-        let data = self.storage.to_host()?;
-        if data.dtype() != self.dtype || data.shape() != self.shape.as_slice() {
-            return Err(Error::Internal {
-                backend: format!("{:?}", self.storage),
-                message: format!(
-                    "a device array of {} {:?} came back as {} {:?}",
-                    self.dtype,
-                    self.shape,
-                    data.dtype(),
-                    data.shape()
-                ),
-            });
-        }
-        Ok(data)
-    }
-
-    /// A view of this array's dtype and shape whose elements are all zero (one element, broadcast):
-    /// what checking an input's dtype and shape needs, without its data.
-    pub fn stand_in(&self) -> ArrayDataView<'_> {
-        pytato_core::for_each_array_data!(&*self.zero, a => {
-            ArrayDataView::from(a.broadcast(IxDyn(&self.shape)).expect("a 0-d array broadcasts to any shape"))
-        })
-    }
-}
 
 /// One input of [`Program::run_device`](crate::backend::Program::run_device).
 #[derive(Clone, Debug)]
@@ -205,31 +101,4 @@ pub trait DeviceSteps: Send + Sync {
 
     /// Copies `data` to the device (a step the host computed, an operand the caller passed on the host).
     fn upload(&self, data: &ArrayDataView<'_>) -> Result<DeviceArray>;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pytato_core::scalar::Scalar;
-
-    #[test]
-    fn stand_ins_have_the_dtype_and_shape_and_zeros() {
-        for dtype in DType::ALL {
-            for shape in [vec![], vec![0], vec![3, 0, 2], vec![2, 3]] {
-                let a = DeviceArray::host(ArrayData::zeros(dtype, &shape));
-                let v = a.stand_in();
-                assert_eq!((v.dtype(), v.shape()), (dtype, shape.as_slice()));
-                assert!((0..v.len()).all(|i| v.get_flat(i) == Some(Scalar::zero(dtype))));
-            }
-        }
-    }
-
-    #[test]
-    fn host_arrays_come_back_unchanged() {
-        let data = ArrayData::from_scalars(DType::I16, &[3], [-1i64, 0, 7].map(|v| Scalar::I64(v).cast(DType::I16)))
-            .expect("three int16 values");
-        let held = DeviceArray::host(data.clone());
-        assert_eq!(held.storage().as_host(), Some(&data));
-        assert_eq!(held.clone().to_host().unwrap(), data);
-    }
 }

@@ -25,10 +25,8 @@
 //! ```
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
-use pytato_core::array::collect_inputs;
-use pytato_core::data::ArrayData;
+use pytato_core::array::{DataRef, collect_inputs};
 use pytato_core::names::fresh_name;
 use pytato_core::{Array, Error, NodeKind, Result};
 use pytato_runtime::backend::{NamedViews, Outputs};
@@ -44,14 +42,24 @@ pub const DATA_INPUT_PREFIX: &str = "_pt_data";
 pub struct DataInputs {
     /// The DAG with placeholders `_pt_data<k>` where the wrappers were.
     pub outputs: Outputs,
-    /// `(placeholder name, data)` for every wrapper replaced, in numbering order.
-    pub data: Vec<(String, Arc<ArrayData>)>,
+    /// `(placeholder name, data)` for every wrapper replaced, in numbering order: in host
+    /// memory or held by a device, as the wrapper held it.
+    pub data: Vec<(String, DataRef)>,
 }
 
 impl DataInputs {
+    /// The same, with every array a device holds copied to the host (what a backend that
+    /// computes on the host binds; host data is shared, not copied).
+    pub fn to_host(self) -> Result<DataInputs> {
+        let data =
+            self.data.into_iter().map(|(name, d)| Ok((name, DataRef::Host(d.to_host()?)))).collect::<Result<_>>()?;
+        Ok(DataInputs { outputs: self.outputs, data })
+    }
+
     /// The inputs a program compiled from [`DataInputs::outputs`] takes: the user's `inputs` and
     /// the data under its placeholder names. A user input named like one of those is
-    /// [`Error::UnknownInput`] (`user_inputs` lists what the program does take).
+    /// [`Error::UnknownInput`] (`user_inputs` lists what the program does take). The data must
+    /// be in host memory ([`DataInputs::to_host`]); data a device holds is [`Error::Internal`].
     pub fn bind<'s>(
         &'s self,
         inputs: &'s NamedViews<'_>,
@@ -59,7 +67,11 @@ impl DataInputs {
     ) -> Result<NamedViews<'s>> {
         let mut all: NamedViews<'s> = inputs.iter().map(|(&name, view)| (name, view.reborrow())).collect();
         for (name, data) in &self.data {
-            if all.insert(name.as_str(), data.view()).is_some() {
+            let host = data.as_host().ok_or_else(|| Error::Internal {
+                backend: "data_as_inputs".into(),
+                message: format!("data input {name} is held by a device; DataInputs::to_host was not called"),
+            })?;
+            if all.insert(name.as_str(), host.view()).is_some() {
                 return Err(Error::UnknownInput { name: name.clone(), known: user_inputs() });
             }
         }
@@ -93,7 +105,7 @@ pub fn data_as_inputs(outputs: &Outputs) -> Result<DataInputs> {
 }
 
 struct DataToPlaceholders {
-    data: Vec<(String, Arc<ArrayData>)>,
+    data: Vec<(String, DataRef)>,
     taken: BTreeSet<String>,
 }
 
@@ -102,7 +114,7 @@ impl CopyMapper for DataToPlaceholders {
         let NodeKind::DataWrapper { data, .. } = node.kind() else { unreachable!("dispatched by kind") };
         let name = fresh_name(DATA_INPUT_PREFIX, self.data.len(), &mut self.taken);
         let placeholder = Array::new_generated_placeholder(&name, node.shape().clone(), node.dtype())?;
-        self.data.push((name, data.0.clone()));
+        self.data.push((name, data.clone()));
         placeholder.with_metadata_of(node)
     }
 }
@@ -110,8 +122,41 @@ impl CopyMapper for DataToPlaceholders {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pytato_core::DType;
+    use pytato_core::device::{DeviceArray, DeviceStorage};
+    use pytato_core::{ArrayData, DType};
     use pytato_frontend as pt;
+    use std::sync::Arc;
+
+    /// Storage standing for a device's: the elements are only reachable by a copy.
+    #[derive(Debug)]
+    struct FarAway(ArrayData);
+
+    impl DeviceStorage for FarAway {
+        fn to_host(&self) -> Result<ArrayData> {
+            Ok(self.0.clone())
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    }
+
+    #[test]
+    fn device_data_is_bound_after_a_copy_to_the_host_and_host_data_is_shared() -> Result<()> {
+        let far = ArrayData::from(ndarray::arr1(&[1.5, -0.0]).into_dyn());
+        let device = DeviceArray::new(DType::F64, vec![2], Arc::new(FarAway(far.clone())));
+        let near = Arc::new(ArrayData::from(ndarray::arr1(&[4.0, 5.0]).into_dyn()));
+        let a = Array::new_data_wrapper(DataRef::Device(device), None)?;
+        let b = Array::new_data_wrapper(DataRef::Host(near.clone()), None)?;
+        let inputs = data_as_inputs(&(&(&a + &b)).into())?;
+        let none = NamedViews::new();
+        let err = inputs.bind(&none, &Vec::new).map(|_| ()).expect_err("device data is not bound as it is");
+        assert_eq!(err.kind(), "Internal", "{err}");
+        let host = inputs.to_host()?;
+        let bound = host.bind(&none, &Vec::new)?;
+        assert_eq!(bound["_pt_data0"].to_owned(), far);
+        assert!(Arc::ptr_eq(host.data[1].1.as_host().expect("host"), &near), "host data is not copied");
+        Ok(())
+    }
 
     fn wrapper(values: &[f64], name: Option<&str>) -> Result<Array> {
         pt::data_wrapper(ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn()), name)
@@ -132,7 +177,7 @@ mod tests {
         for (k, (_, data)) in second.data.iter().enumerate() {
             let (_, same_place) = &first.data[k];
             assert_eq!(data.shape(), same_place.shape());
-            assert!(!Arc::ptr_eq(data, same_place));
+            assert!(data != same_place);
         }
         Ok(())
     }

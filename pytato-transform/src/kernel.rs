@@ -33,8 +33,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
+use pytato_core::array::DataRef;
 use pytato_core::array::collect_inputs;
-use pytato_core::data::ArrayData;
 use pytato_core::expr::{Expr, TypeEnv};
 use pytato_core::function::InlineRule;
 use pytato_core::names::{Reserved, classify, fresh_name};
@@ -67,8 +67,8 @@ pub struct BufferId(pub usize);
 pub enum BufferKind {
     /// A program input, passed to `run` under the buffer's name.
     Input,
-    /// Data known at compile time (a `DataWrapper`).
-    Data(Arc<ArrayData>),
+    /// Data known at compile time (a `DataWrapper`), in host memory or on a device.
+    Data(DataRef),
     /// An intermediate result, written by one kernel and read by later ones.
     Temporary,
     /// A program output, written by one kernel.
@@ -444,7 +444,7 @@ impl Builder {
                     self.next_data += 1;
                     self.generated_name("_pt_data", self.next_data - 1).into()
                 });
-                (n, BufferKind::Data(data.0.clone()))
+                (n, BufferKind::Data(data.clone()))
             }
             _ => unreachable!("inputs only"),
         };
