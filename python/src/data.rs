@@ -15,6 +15,7 @@ use numpy::{
     PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::prelude::*;
+use pytato::array::DataRef;
 use pytato::{ArrayData, ArrayDataView, ArrayDataViewMut, DType};
 
 use crate::errors::{Result, type_error, value_error};
@@ -195,13 +196,13 @@ pub(crate) fn borrow_mut<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Bor
     BorrowedMut::of(obj, what).unwrap_or_else(|| Err(unsupported(what, obj)))
 }
 
-/// `obj`'s data for a data wrapper: an [`EvaluatedArray`]'s own buffer (shared, no copy), else
-/// a copy of the numpy array `obj` is or converts to.
-pub(crate) fn shared_data(obj: &Bound<'_, PyAny>, what: &str) -> Result<Arc<ArrayData>> {
+/// `obj`'s data for a data wrapper: an [`EvaluatedArray`]'s own buffer (shared, no copy, on the
+/// host or on a GPU), else a copy of the numpy array `obj` is or converts to.
+pub(crate) fn shared_data(obj: &Bound<'_, PyAny>, what: &str) -> Result<DataRef> {
     if let Ok(evaluated) = obj.cast::<EvaluatedArray>() {
         return Ok(evaluated.get().data.clone());
     }
-    Ok(Arc::new(borrow(obj, what)?.view().to_owned()))
+    Ok(DataRef::Host(Arc::new(borrow(obj, what)?.view().to_owned())))
 }
 
 /// Moves a result into a numpy array: no copy for the row-major arrays the compiled backends

@@ -7,12 +7,16 @@
 //! into numpy (`numpy.asarray`, `.get()`) copies, so that numpy never writes memory the DAG
 //! reads. arraycontext tells frozen arrays from numpy arrays by type: an `EvaluatedArray` is not
 //! a numpy array, and it carries the tags and axes of the expression it was computed from.
+//!
+//! On a backend with a GPU (wgpu) the buffer stays on the GPU: `evaluate` leaves its results
+//! there (`Program::run_device`), wrapping one into a DAG binds that buffer where it is, and
+//! only a read into numpy copies it to the host.
 
 use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyFrozenSet, PyTuple};
-use pytato::ArrayData;
+use pytato::array::DataRef;
 
 use crate::data::{numpy_dtype, shared_data, to_numpy};
 use crate::errors::{Result, type_error, value_error};
@@ -22,7 +26,8 @@ use crate::errors::{Result, type_error, value_error};
 /// `make_data_wrapper(a)` puts it back into a DAG without a copy.
 #[pyclass(module = "pytato_rs", name = "EvaluatedArray", frozen)]
 pub(crate) struct EvaluatedArray {
-    pub(crate) data: Arc<ArrayData>,
+    /// The buffer, in host memory or on a GPU.
+    pub(crate) data: DataRef,
     /// A frozenset of tags.
     tags: Py<PyAny>,
     /// A tuple of `Axis` objects, one per axis, or `None` where none were given.
@@ -30,24 +35,21 @@ pub(crate) struct EvaluatedArray {
 }
 
 impl EvaluatedArray {
-    /// `data` with no tags and no axes.
-    pub(crate) fn new(py: Python<'_>, data: ArrayData) -> Result<EvaluatedArray> {
-        EvaluatedArray::shared(py, Arc::new(data))
+    /// `data` (shared with its other holders, a data wrapper's say) with no tags and no axes.
+    pub(crate) fn new(py: Python<'_>, data: impl Into<DataRef>) -> Result<EvaluatedArray> {
+        Ok(EvaluatedArray { data: data.into(), tags: PyFrozenSet::empty(py)?.into_any().unbind(), axes: py.None() })
     }
+}
 
-    /// A buffer shared with its other holders (a data wrapper's), with no tags and no axes.
-    pub(crate) fn shared(py: Python<'_>, data: Arc<ArrayData>) -> Result<EvaluatedArray> {
-        Ok(EvaluatedArray { data, tags: PyFrozenSet::empty(py)?.into_any().unbind(), axes: py.None() })
-    }
+/// A copy of `data` in a numpy array (a download, without the GIL, where a GPU holds it).
+pub(crate) fn host_copy<'py>(py: Python<'py>, data: &DataRef) -> Result<Bound<'py, PyAny>> {
+    let host = py.detach(|| crate::errors::lib(data.to_host()))?;
+    Ok(to_numpy(py, Arc::unwrap_or_clone(host)))
 }
 
 /// `data` with `tags` and `axes`, checked: a frozenset, and `None` or a tuple with one entry per
 /// axis.
-fn with_metadata(
-    data: Arc<ArrayData>,
-    tags: &Bound<'_, PyAny>,
-    axes: Option<&Bound<'_, PyAny>>,
-) -> Result<EvaluatedArray> {
+fn with_metadata(data: DataRef, tags: &Bound<'_, PyAny>, axes: Option<&Bound<'_, PyAny>>) -> Result<EvaluatedArray> {
     let py = tags.py();
     if !tags.is_instance_of::<PyFrozenSet>() {
         return Err(type_error(format!("EvaluatedArray: tags must be a frozenset, not {}", tags.get_type().name()?)));
@@ -107,6 +109,13 @@ impl EvaluatedArray {
         self.data.shape().iter().product()
     }
 
+    /// Whether a device (a GPU) holds the elements rather than host memory: results of
+    /// `evaluate` on the wgpu backend stay on the GPU until read into numpy.
+    #[getter]
+    fn on_device(&self) -> bool {
+        self.data.as_host().is_none()
+    }
+
     /// The tags of the expression it was computed from (a frozenset).
     #[getter]
     fn tags(&self, py: Python<'_>) -> Py<PyAny> {
@@ -129,7 +138,7 @@ impl EvaluatedArray {
     /// Pickles as a copy of the values with the tags and axes.
     fn __reduce__<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyTuple>> {
         let rebuild = py.import("pytato_rs._native")?.getattr("_evaluated_array")?;
-        let arguments = PyTuple::new(py, [self.get(py), self.tags.bind(py).clone(), self.axes.bind(py).clone()])?;
+        let arguments = PyTuple::new(py, [self.get(py)?, self.tags.bind(py).clone(), self.axes.bind(py).clone()])?;
         PyTuple::new(py, [rebuild, arguments.into_any()])
     }
 
@@ -146,16 +155,16 @@ impl EvaluatedArray {
                 "an EvaluatedArray cannot be read into numpy without a copy (its buffer may be read by DAGs)",
             ));
         }
-        let array = self.get(py);
+        let array = self.get(py)?;
         match dtype.filter(|d| !d.is_none()) {
             Some(dtype) => Ok(array.call_method1("astype", (dtype,))?),
             None => Ok(array),
         }
     }
 
-    /// A copy in a numpy array (as `pyopencl.array.Array.get`).
-    fn get<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        to_numpy(py, (*self.data).clone())
+    /// A copy in a numpy array (as `pyopencl.array.Array.get`; from the GPU where one holds it).
+    fn get<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyAny>> {
+        host_copy(py, &self.data)
     }
 
     fn __len__(&self) -> Result<usize> {
@@ -163,6 +172,6 @@ impl EvaluatedArray {
     }
 
     fn __repr__(&self, py: Python<'_>) -> Result<String> {
-        Ok(format!("EvaluatedArray({}, dtype={})", self.get(py).repr()?, self.data.dtype()))
+        Ok(format!("EvaluatedArray({}, dtype={})", self.get(py)?.repr()?, self.data.dtype()))
     }
 }

@@ -222,10 +222,10 @@ pub(crate) fn field<'py>(node: &Bound<'py, PyArrayExpr>, name: &str) -> PyResult
                 .collect::<PyResult<Vec<_>>>()?;
             PyTuple::new(py, per_arg)?.into_any()
         }
-        (NodeKind::DataWrapper { data, .. }, "data") => to_numpy(py, data.0.as_ref().clone()),
+        (NodeKind::DataWrapper { data, .. }, "data") => crate::evaluated::host_copy(py, data)?,
         // The wrapped buffer itself, shared (array contexts freeze a thawed array without a copy).
         (NodeKind::DataWrapper { data, .. }, "_evaluated") => {
-            Bound::new(py, crate::evaluated::EvaluatedArray::shared(py, data.0.clone())?)?.into_any()
+            Bound::new(py, crate::evaluated::EvaluatedArray::new(py, data.clone())?)?.into_any()
         }
         (NodeKind::NamedArray { container, name }, "expr") => match container.get(name) {
             Some(entry) => node(entry)?,

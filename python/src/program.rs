@@ -11,8 +11,9 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use pytato::ArrayData;
+use pytato::array::DataRef;
 use pytato::backend::{Backend, NamedViews, NamedViewsMut, Outputs, Program, SINGLE_OUTPUT_NAME};
+use pytato::device::{DeviceInput, NamedDeviceInputs};
 
 use crate::convert::outputs_from_py;
 use crate::data::{Borrowed, BorrowedMut, borrow, borrow_mut, to_numpy};
@@ -76,10 +77,11 @@ pub(crate) struct BoundProgram {
     single: bool,
 }
 
-/// An input of a run: a numpy array borrowed for reading, or an evaluated array's buffer.
+/// An input of a run: a numpy array borrowed for reading, or an evaluated array's buffer (in
+/// host memory or on a GPU).
 enum Input<'py> {
     Numpy(Borrowed<'py>),
-    Evaluated(Arc<ArrayData>),
+    Evaluated(DataRef),
 }
 
 /// Borrows every input for reading.
@@ -98,27 +100,74 @@ fn borrow_inputs<'py>(inputs: Option<&Bound<'py, PyDict>>) -> Result<Vec<(String
         .collect()
 }
 
-fn views<'a>(borrowed: &'a [(String, Input<'_>)]) -> NamedViews<'a> {
-    let view = |input: &'a Input<'_>| match input {
-        Input::Numpy(numpy) => numpy.view(),
-        Input::Evaluated(data) => data.view(),
+/// Whether a GPU holds one of the inputs.
+fn any_on_device(borrowed: &[(String, Input<'_>)]) -> bool {
+    borrowed.iter().any(|(_, input)| matches!(input, Input::Evaluated(DataRef::Device(_))))
+}
+
+/// The inputs for `Program::run_device`: evaluated arrays a GPU holds are passed as they are.
+fn device_inputs<'a>(borrowed: &'a [(String, Input<'_>)]) -> NamedDeviceInputs<'a> {
+    let input = |input: &'a Input<'_>| match input {
+        Input::Numpy(numpy) => DeviceInput::Host(numpy.view()),
+        Input::Evaluated(DataRef::Host(data)) => DeviceInput::Host(data.view()),
+        Input::Evaluated(DataRef::Device(array)) => DeviceInput::Device(array),
     };
-    borrowed.iter().map(|(name, data)| (name.as_str(), view(data))).collect()
+    borrowed.iter().map(|(name, data)| (name.as_str(), input(data))).collect()
+}
+
+/// Copies the inputs a GPU holds to the host, for a run on host views.
+fn download(borrowed: &mut [(String, Input<'_>)]) -> Result<()> {
+    for (_, input) in borrowed.iter_mut() {
+        if let Input::Evaluated(data @ DataRef::Device(_)) = input {
+            *data = DataRef::Host(lib(data.to_host())?);
+        }
+    }
+    Ok(())
+}
+
+/// Host views of the inputs (after [`download`]).
+fn host_views<'a>(borrowed: &'a [(String, Input<'_>)]) -> Result<NamedViews<'a>> {
+    let view = |input: &'a Input<'_>| match input {
+        Input::Numpy(numpy) => Ok(numpy.view()),
+        Input::Evaluated(data) => data.as_host().map(|d| d.view()).ok_or_else(|| {
+            value_error("an input on the GPU was not copied to the host (a bug in pytato_rs: please report it)")
+        }),
+    };
+    borrowed.iter().map(|(name, input)| Ok((name.as_str(), view(input)?))).collect()
+}
+
+/// A result moved into numpy (copied from the GPU where one holds it).
+fn result_to_numpy(py: Python<'_>, data: DataRef) -> Result<Bound<'_, PyAny>> {
+    let host = match data {
+        DataRef::Host(data) => Arc::unwrap_or_clone(data),
+        DataRef::Device(array) => py.detach(|| lib(array.to_host()))?,
+    };
+    Ok(to_numpy(py, host))
 }
 
 impl BoundProgram {
     /// Runs the program on `inputs` and hands each result to `to_py`: the result itself for a
-    /// program of one array, a dict by output name otherwise.
+    /// program of one array, a dict by output name otherwise. Results stay where the backend
+    /// leaves them (`Program::run_device`: on the GPU for wgpu) when `keep` is set or an input
+    /// is on the GPU; otherwise the run reads them back with its own wait (`run_views`).
     fn run_with<'py>(
         &self,
         py: Python<'py>,
         inputs: Option<&Bound<'py, PyDict>>,
-        to_py: impl Fn(Python<'py>, ArrayData) -> Result<Bound<'py, PyAny>>,
+        keep: bool,
+        to_py: impl Fn(Python<'py>, DataRef) -> Result<Bound<'py, PyAny>>,
     ) -> Result<Bound<'py, PyAny>> {
         let borrowed = borrow_inputs(inputs)?;
-        let views = views(&borrowed);
         let program = &self.program;
-        let mut results = py.detach(|| lib(program.run_views(&views)))?;
+        let mut results: BTreeMap<String, DataRef> = if keep || any_on_device(&borrowed) {
+            let inputs = device_inputs(&borrowed);
+            let results = py.detach(|| lib(program.run_device(&inputs)))?;
+            results.into_iter().map(|(name, array)| (name, DataRef::from(array))).collect()
+        } else {
+            let views = host_views(&borrowed)?;
+            let results = py.detach(|| lib(program.run_views(&views)))?;
+            results.into_iter().map(|(name, data)| (name, DataRef::from(data))).collect()
+        };
         if self.single {
             let result = results
                 .remove(SINGLE_OUTPUT_NAME)
@@ -137,14 +186,15 @@ impl BoundProgram {
 impl BoundProgram {
     #[pyo3(signature = (**inputs))]
     fn __call__<'py>(&self, py: Python<'py>, inputs: Option<&Bound<'py, PyDict>>) -> Result<Bound<'py, PyAny>> {
-        self.run_with(py, inputs, |py, data| Ok(to_numpy(py, data)))
+        self.run_with(py, inputs, false, result_to_numpy)
     }
 
     /// Runs the program as a call does, but returns its results as `EvaluatedArray`s (the
-    /// library keeps the buffers; `make_data_wrapper` puts them into a DAG without a copy).
+    /// library keeps the buffers, on the GPU for wgpu; `make_data_wrapper` puts them into a DAG
+    /// without a copy).
     #[pyo3(signature = (**inputs))]
     fn evaluate<'py>(&self, py: Python<'py>, inputs: Option<&Bound<'py, PyDict>>) -> Result<Bound<'py, PyAny>> {
-        self.run_with(py, inputs, |py, data| Ok(Bound::new(py, EvaluatedArray::new(py, data)?)?.into_any()))
+        self.run_with(py, inputs, true, |py, data| Ok(Bound::new(py, EvaluatedArray::new(py, data)?)?.into_any()))
     }
 
     /// Runs the program writing its results into arrays the caller keeps (no allocation):
@@ -166,8 +216,9 @@ impl BoundProgram {
                 return Err(type_error("out must be a dict of output names to numpy arrays"));
             }
         };
-        let borrowed = borrow_inputs(inputs)?;
-        let views = views(&borrowed);
+        let mut borrowed = borrow_inputs(inputs)?;
+        download(&mut borrowed)?;
+        let views = host_views(&borrowed)?;
         let mut outputs: NamedViewsMut<'_> = targets.iter_mut().map(|(n, d)| (n.as_str(), d.view_mut())).collect();
         let program = &self.program;
         py.detach(|| lib(program.run_into(&views, &mut outputs)))

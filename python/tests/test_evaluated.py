@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import pytato_rs as pt
+from conftest import WGPU_UNAVAILABLE
 
 SPECIAL_FLOATS = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, -5e-324, 1.5]
 
@@ -131,3 +132,74 @@ def test_pickles_as_a_copy_with_its_metadata():
     assert loaded.get().tobytes() == evaluated.get().tobytes()
     assert loaded.tags == evaluated.tags and loaded.axes == evaluated.axes
     assert pt.make_data_wrapper(loaded) != pt.make_data_wrapper(evaluated), "a copy"
+
+
+def _chain_values(dtype):
+    """Inputs of the two-program chain below, with numpy's answers: signed zeros, infinities,
+    NaN, subnormals (float32's included) and integer extremes."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "i":
+        info = np.iinfo(dtype)
+        x = np.array([info.min, info.max, -1, 0, 7], dtype=dtype)
+    else:
+        x = np.array([3.0, -0.0, np.inf, np.nan, 1e-40, -7.25], dtype=np.float64).astype(dtype)
+    with np.errstate(all="ignore"):
+        u = x * dtype.type(2) - dtype.type(1)
+        v = u * x + u
+    return x, u, v
+
+
+def _assert_same(got, want):
+    got = np.asarray(got)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    if want.dtype.kind == "f":
+        real = ~np.isnan(want)
+        np.testing.assert_array_equal(np.signbit(got[real]), np.signbit(want[real]))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "float64"])
+def test_results_stay_where_the_backend_computes(backend, dtype):
+    x_values, u_want, v_want = _chain_values(dtype)
+    x = pt.make_placeholder("x", x_values.shape, x_values.dtype)
+    u = pt.generate(x * 2 - 1, backend=backend).evaluate(x=x_values)
+    # wgpu keeps its results on the GPU; the host backends compute in host memory.
+    assert u.on_device == (backend == "wgpu")
+    # Thawed into a DAG (no copy), the second program reads it where it is.
+    wrapped = pt.make_data_wrapper(u)
+    v = pt.generate(wrapped * x + wrapped, backend=backend).evaluate(x=x_values)
+    assert v.on_device == u.on_device
+    _assert_same(v, v_want)
+    _assert_same(u.get(), u_want)
+    # As an input: evaluated, called (a numpy result) and written into an array.
+    square = pt.generate(x * x, backend=backend)
+    with np.errstate(all="ignore"):
+        square_want = u_want * u_want
+    assert square.evaluate(x=u).on_device == u.on_device
+    _assert_same(square.evaluate(x=u), square_want)
+    _assert_same(square(x=u), square_want)
+    out = np.empty_like(u_want)
+    square.run_into(out, x=u)
+    _assert_same(out, square_want)
+    # The wrapper itself as the output: the same values.
+    _assert_same(pt.generate(wrapped + 0, backend=backend).evaluate(), u_want)
+    import pickle
+
+    _assert_same(pickle.loads(pickle.dumps(u)).get(), u_want)
+    assert "EvaluatedArray(" in repr(u)
+
+
+@pytest.mark.skipif(WGPU_UNAVAILABLE is not None, reason=str(WGPU_UNAVAILABLE))
+@pytest.mark.parametrize("other", [name for name, _ in pt.backends() if name != "wgpu"])
+def test_gpu_results_feed_host_backends(other):
+    x_values, u_want, v_want = _chain_values("float64")
+    x = pt.make_placeholder("x", x_values.shape, x_values.dtype)
+    u = pt.generate(x * 2 - 1, backend="wgpu").evaluate(x=x_values)
+    assert u.on_device
+    wrapped = pt.make_data_wrapper(u)
+    _assert_same(pt.generate(wrapped * x + wrapped, backend=other)(x=x_values), v_want)
+    result = pt.generate(x * 1, backend=other).evaluate(x=u)
+    assert not result.on_device
+    _assert_same(result, u_want)
+    # And back: a host result on the GPU.
+    _assert_same(pt.generate(x * 2 - 1, backend="wgpu").evaluate(x=result), 2 * u_want - 1)
