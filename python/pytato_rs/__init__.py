@@ -22,7 +22,8 @@ Array API's) names for the rest. pytato's node classes (``pt.Placeholder``, ``pt
 (``expr.bindings``, ``expr.array``, ...), and ``pytato_rs.transform`` has pytato's mappers
 (``CopyMapper``, ``CombineMapper``, ``WalkMapper``, ...) to subclass. Programs borrow their numpy inputs without copying, release
 the GIL while they run, and return numpy arrays (or, from ``program.evaluate(...)``,
-:class:`EvaluatedArray` objects the library keeps, which go back into a DAG without a copy; on wgpu they stay on the GPU).
+:class:`EvaluatedArray` objects the library keeps, which go back into a DAG without a copy; on wgpu they stay on the GPU,
+and :func:`to_device` copies a numpy array to a backend as one).
 Loopy kernels join a DAG through :func:`pytato_rs.loopy.call_loopy`, and
 :mod:`pytato_rs.arraycontext` is an :mod:`arraycontext` array context for meshmode and grudge.
 Errors are :class:`PytatoError` subclasses (``pytato_rs.exceptions``) carrying the library's

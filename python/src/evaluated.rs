@@ -18,8 +18,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyFrozenSet, PyTuple};
 use pytato::array::DataRef;
 
-use crate::data::{numpy_dtype, shared_data, to_numpy};
-use crate::errors::{Result, type_error, value_error};
+use crate::data::{borrow, numpy_dtype, shared_data, to_numpy};
+use crate::errors::{Result, lib, type_error, value_error};
 
 /// An array a program computed: its shape, dtype, and the tags and axes of the expression it
 /// was computed from. `numpy.asarray(a)` and `a.get()` copy it into numpy;
@@ -43,8 +43,33 @@ impl EvaluatedArray {
 
 /// A copy of `data` in a numpy array (a download, without the GIL, where a GPU holds it).
 pub(crate) fn host_copy<'py>(py: Python<'py>, data: &DataRef) -> Result<Bound<'py, PyAny>> {
-    let host = py.detach(|| crate::errors::lib(data.to_host()))?;
+    let host = py.detach(|| lib(data.to_host()))?;
     Ok(to_numpy(py, Arc::unwrap_or_clone(host)))
+}
+
+/// A copy of `array` (a numpy array, or anything `numpy.asarray` takes) held by a backend
+/// (`"wgpu"`: in a GPU buffer; the host backends: in host memory; default:
+/// `default_backend_name()`), as an `EvaluatedArray` that programs and `make_data_wrapper` take
+/// without another copy: pyopencl's `to_device`. An `EvaluatedArray` in host memory is copied
+/// with its tags and axes; one a device holds already is returned as it is.
+#[pyfunction]
+#[pyo3(signature = (array, backend = None))]
+pub(crate) fn to_device<'py>(
+    py: Python<'py>,
+    array: &Bound<'py, PyAny>,
+    backend: Option<&str>,
+) -> Result<Bound<'py, EvaluatedArray>> {
+    let backend = crate::program::backend_by_name(backend)?;
+    let Ok(evaluated) = array.cast::<EvaluatedArray>() else {
+        let borrowed = borrow(array, "to_device")?;
+        let view = borrowed.view();
+        let held = py.detach(|| lib(backend.upload(&view)))?;
+        return Bound::new(py, EvaluatedArray::new(py, held)?);
+    };
+    let this = evaluated.get();
+    let Some(host) = this.data.as_host() else { return Ok(evaluated.clone()) };
+    let held = py.detach(|| lib(backend.upload(&host.view())))?;
+    Bound::new(py, with_metadata(held.into(), this.tags.bind(py), Some(this.axes.bind(py)))?)
 }
 
 /// `data` with `tags` and `axes`, checked: a frozenset, and `None` or a tuple with one entry per

@@ -40,6 +40,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<convert::PyDim>()?;
     m.add_class::<evaluated::EvaluatedArray>()?;
     m.add_function(wrap_pyfunction!(evaluated::_evaluated_array, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluated::to_device, m)?)?;
     m.add_function(wrap_pyfunction!(array::make_dict_of_named_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(calls::trace_call, m)?)?;
     m.add_function(wrap_pyfunction!(convert::_length, m)?)?;

@@ -23,7 +23,7 @@ use crate::evaluated::EvaluatedArray;
 /// The backend named `name`, or the default one (`PYTATO_BACKEND`, else the most preferred).
 /// Backends are made once per name and kept: making one costs more than compiling a program
 /// the backend has cached.
-fn backend_by_name(name: Option<&str>) -> Result<Arc<dyn Backend>> {
+pub(crate) fn backend_by_name(name: Option<&str>) -> Result<Arc<dyn Backend>> {
     static MADE: Mutex<BTreeMap<String, Arc<dyn Backend>>> = Mutex::new(BTreeMap::new());
     let key = match name {
         Some(name) => name.to_string(),

@@ -203,3 +203,38 @@ def test_gpu_results_feed_host_backends(other):
     _assert_same(result, u_want)
     # And back: a host result on the GPU.
     _assert_same(pt.generate(x * 2 - 1, backend="wgpu").evaluate(x=result), 2 * u_want - 1)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "uint64", "float16", "float32",
+                                   "float64", "complex64", "complex128"])
+def test_to_device_holds_a_copy_on_the_backend(backend, dtype):
+    source = _special(dtype)
+    want = source.copy()
+    held = pt.to_device(source, backend=backend)
+    assert isinstance(held, pt.EvaluatedArray)
+    assert held.on_device == (backend == "wgpu")
+    assert (held.shape, held.dtype) == (want.shape, want.dtype)
+    source[...] = source[::-1]  # a copy: the source may change afterwards
+    assert held.get().tobytes() == want.tobytes()
+    x = pt.make_placeholder("x", want.shape, want.dtype)
+    reverse = pt.generate(x[::-1], backend=backend)
+    assert reverse.evaluate(x=held).get().tobytes() == want[::-1].tobytes()
+    wrapped = pt.make_data_wrapper(held)
+    assert pt.generate(wrapped[::-1], backend=backend)().tobytes() == want[::-1].tobytes()
+    if held.on_device:
+        assert pt.to_device(held, backend=backend) is held, "already on the device"
+
+
+def test_to_device_keeps_metadata_and_refuses_what_numpy_cannot_hold(backend):
+    from pytato_rs.tags import PrefixNamed
+
+    x = pt.make_placeholder("x", (2,), np.float64).tagged(PrefixNamed("u"))
+    evaluated = pt.generate(x, backend="interp").evaluate(x=np.array([1.0, -0.0]))
+    evaluated = evaluated.with_metadata(x.tags, x.axes)
+    held = pt.to_device(evaluated, backend=backend)
+    assert held.tags == frozenset({PrefixNamed("u")}) and held.axes == x.axes
+    assert held.get().tobytes() == np.array([1.0, -0.0]).tobytes()
+    with pytest.raises(TypeError):
+        pt.to_device(np.array([object()]), backend=backend)
+    with pytest.raises(pt.PytatoError, match="nope"):
+        pt.to_device(np.zeros(2), backend="nope")
