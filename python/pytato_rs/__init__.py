@@ -56,6 +56,7 @@ from ._native import (
     unify_axes_tags,
 )
 from .array import (
+    AbstractResultWithNamedArrays,
     AdvancedIndexInContiguousAxes,
     AdvancedIndexInNoncontiguousAxes,
     AxisPermutation,
@@ -72,6 +73,7 @@ from .array import (
     NamedArray,
     NamedCallResult,
     Placeholder,
+    ReductionDescriptor,
     Reshape,
     Roll,
     SizeParam,

@@ -19,6 +19,8 @@ functions (``einsum``, ``x[...]``).
 
 from __future__ import annotations
 
+import abc
+
 from dataclasses import dataclass
 
 from ._native import Array, DictOfNamedArrays
@@ -257,8 +259,17 @@ class EinsumReductionAxis(EinsumAxisDescriptor):
     """The axis is summed over, as the einsum's reduction index ``dim``."""
 
 
+class AbstractResultWithNamedArrays(abc.ABC):  # noqa: B024 (a class to test against)
+    """pytato's base class of results with named arrays: ``isinstance(d,
+    AbstractResultWithNamedArrays)`` holds for every :class:`DictOfNamedArrays`."""
+
+
+AbstractResultWithNamedArrays.register(DictOfNamedArrays)
+
+
 __all__ = [
     "MAPPER_METHODS",
+    "AbstractResultWithNamedArrays",
     "Axis",
     "EinsumAxisDescriptor",
     "EinsumElementwiseAxis",

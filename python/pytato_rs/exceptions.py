@@ -40,7 +40,8 @@ _KINDS = [
     ("ExprType", TypeError, "an ill-typed scalar expression"),
     ("UniqueTagConflict", ValueError, "two tags of one unique family on a node"),
     ("MissingInput", TypeError, "an input the program needs and was not given"),
-    ("UnknownInput", TypeError, "an argument the program does not take"),
+    # Python's error for an unexpected keyword, and pytato's.
+    ("UnknownInput", (TypeError, ValueError), "an argument the program does not take"),
     ("InputDType", TypeError, "an input of the wrong dtype"),
     ("InputShape", ValueError, "an input of the wrong shape"),
     ("OutputArray", ValueError, "an output array of the wrong dtype or shape"),

@@ -75,6 +75,16 @@ def test_missing_and_unknown_inputs_name_the_inputs():
         prg()
     with pytest.raises(pt.UnknownInputError, match='"y"'):
         prg(x=np.zeros(2), y=np.zeros(2))
+    # Python raises TypeError for an unexpected keyword, pytato ValueError: it is both.
+    for builtin in (TypeError, ValueError):
+        with pytest.raises(builtin, match='"y"'):
+            prg(x=np.zeros(2), y=np.zeros(2))
+    # A data wrapper is no input, named or not.
+    from pytato_rs.tags import PrefixNamed
+
+    wrapped = pt.make_data_wrapper(np.ones(3), tags=frozenset({PrefixNamed("w")}))
+    with pytest.raises(ValueError, match='"w"'):
+        pt.generate(42 * wrapped)(w=np.zeros(3))
 
 
 def test_wrong_input_shape_and_dtype():

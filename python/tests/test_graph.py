@@ -585,3 +585,12 @@ def test_with_new_tags_replaces_the_tags():
     retagged = x._with_new_tags(frozenset({PrefixNamed("u")}))
     assert retagged.tags == frozenset({PrefixNamed("u")})
     assert x._with_new_tags(x.tags) is x
+
+
+def test_pytatos_abstract_result_and_reduction_descriptor_names():
+    x = pt.make_placeholder("x", (3,), np.float64)
+    named = pt.make_dict_of_named_arrays({"a": x + 1})
+    assert isinstance(named, pt.AbstractResultWithNamedArrays)
+    assert not isinstance(x, pt.AbstractResultWithNamedArrays)
+    assert pt.ReductionDescriptor is pt.array.ReductionDescriptor
+    assert pt.AbstractResultWithNamedArrays is pt.array.AbstractResultWithNamedArrays
