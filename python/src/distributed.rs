@@ -1,16 +1,22 @@
-//! pytato's distributed nodes from Python (`pytato.distributed`'s constructors): sends stapled
-//! to arrays, receives, and their fields. Partitioning and running them over `mpi4py` are not
-//! bound yet.
+//! pytato's distributed API from Python (`pytato.distributed`): sends stapled to arrays,
+//! receives and their fields; partitions, tag numbering, verification, and runs over an `mpi4py`
+//! communicator, which carries the library's messages (see [`Mpi4py`]).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyFrozenSet, PyInt, PyList, PyString, PyTuple, PyType};
 use pytato::Array;
 use pytato::distributed::{self, CommTag, DistributedSend};
+use pytato::run_distributed::{self, Communicator, DistributedPartition, DistributedProgram, Exchange, WireTag};
 
 use crate::array::{PyArrayExpr, wrap};
-use crate::convert::shape_from_py;
+use crate::convert::{outputs_from_py, shape_from_py};
 use crate::data::dtype_from_py;
-use crate::errors::{Result, lib, type_error};
+use crate::errors::{Result, lib, type_error, value_error};
+use crate::evaluated::EvaluatedArray;
+use crate::program::{backend_by_name, borrow_inputs, download, host_views};
 use crate::tags::tags_from_py;
 
 /// A send of an array to another rank (pytato's `DistributedSend`): it has no value of its own;
@@ -50,7 +56,19 @@ impl PyDistributedSend {
     }
 }
 
-/// A communication tag from Python: an `int`, a `str`, or a tuple of tags.
+/// How a class used as a tag is spelled in a [`CommTag`]: its module and qualified name after a
+/// NUL, which no tag a user writes starts with; the same on every rank.
+const CLASS_TAG: &str = "\0class:";
+
+/// The first entry of the tuple a `frozenset` tag becomes (its entries follow in `CommTag`'s
+/// order, so that every rank spells one set alike).
+const SET_TAG: &str = "\0frozenset";
+
+/// The classes used as tags in this process, by their spelling, to give them back to Python.
+static TAG_CLASSES: std::sync::Mutex<BTreeMap<String, Py<PyAny>>> = std::sync::Mutex::new(BTreeMap::new());
+
+/// A communication tag from Python: an `int`, a `str`, a class (tags such as grudge's are tag
+/// classes), or a tuple or `frozenset` of tags.
 pub(crate) fn comm_tag_from_py(tag: &Bound<'_, PyAny>) -> Result<CommTag> {
     if let Ok(text) = tag.cast::<PyString>() {
         return Ok(CommTag::from(text.to_str()?));
@@ -61,8 +79,23 @@ pub(crate) fn comm_tag_from_py(tag: &Bound<'_, PyAny>) -> Result<CommTag> {
     if let Ok(items) = tag.cast::<PyTuple>() {
         return Ok(CommTag::tuple(items.iter().map(|item| comm_tag_from_py(&item)).collect::<Result<Vec<_>>>()?));
     }
+    if let Ok(items) = tag.cast::<PyFrozenSet>() {
+        let mut entries = items.iter().map(|item| comm_tag_from_py(&item)).collect::<Result<Vec<_>>>()?;
+        entries.sort();
+        return Ok(CommTag::tuple(std::iter::once(CommTag::from(SET_TAG)).chain(entries)));
+    }
+    if let Ok(class) = tag.cast::<PyType>() {
+        let spelling = format!("{CLASS_TAG}{}.{}", class.module()?, class.qualname()?);
+        TAG_CLASSES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(spelling.clone())
+            .or_insert_with(|| tag.clone().unbind());
+        return Ok(CommTag::from(spelling.as_str()));
+    }
     Err(type_error(format!(
-        "a communication tag is an int, a str or a tuple of them (every rank must order them alike), not {}",
+        "a communication tag is an int, a str, a class or a tuple or frozenset of them (every rank must order them \
+         alike), not {}",
         tag.get_type().name()?
     )))
 }
@@ -71,7 +104,14 @@ pub(crate) fn comm_tag_from_py(tag: &Bound<'_, PyAny>) -> Result<CommTag> {
 pub(crate) fn comm_tag_to_py<'py>(py: Python<'py>, tag: &CommTag) -> PyResult<Bound<'py, PyAny>> {
     Ok(match tag {
         CommTag::Int(n) => n.into_pyobject(py)?.into_any(),
-        CommTag::Str(s) => s.as_ref().into_pyobject(py)?.into_any(),
+        CommTag::Str(s) => match TAG_CLASSES.lock().unwrap_or_else(|e| e.into_inner()).get(s.as_ref()) {
+            Some(class) => class.bind(py).clone(),
+            None => s.as_ref().into_pyobject(py)?.into_any(),
+        },
+        CommTag::Tuple(items) if items.first() == Some(&CommTag::from(SET_TAG)) => {
+            let entries = items[1..].iter().map(|t| comm_tag_to_py(py, t)).collect::<PyResult<Vec<_>>>()?;
+            PyFrozenSet::new(py, &entries)?.into_any()
+        }
         CommTag::Tuple(items) => {
             PyTuple::new(py, items.iter().map(|t| comm_tag_to_py(py, t)).collect::<PyResult<Vec<_>>>()?)?.into_any()
         }
@@ -139,11 +179,305 @@ fn make_distributed_recv(
     wrap(Ok(recv))
 }
 
+// ---- running over mpi4py ------------------------------------------------------------------
+
+/// An `mpi4py` communicator as the library's [`Communicator`]: the all-gather and the messages
+/// go through mpi4py's pickle-based calls (`allgather`, `isend`, `iprobe`, `recv`) on `bytes`,
+/// so the extension links no MPI of its own. Every call takes the GIL for as long as it runs.
+struct Mpi4py {
+    comm: Py<PyAny>,
+    rank: usize,
+    size: usize,
+}
+
+impl Mpi4py {
+    fn new(comm: &Bound<'_, PyAny>) -> Result<Mpi4py> {
+        let has = |name: &str| comm.hasattr(name).unwrap_or(false);
+        if !["allgather", "isend", "iprobe", "recv", "rank", "size"].iter().all(|n| has(n)) {
+            return Err(type_error(format!(
+                "an mpi4py communicator (mpi4py.MPI.Comm) is needed, not {}",
+                comm.get_type().name()?
+            )));
+        }
+        Ok(Mpi4py {
+            comm: comm.clone().unbind(),
+            rank: comm.getattr("rank")?.extract()?,
+            size: comm.getattr("size")?.extract()?,
+        })
+    }
+
+    /// A Python error raised by mpi4py as the library's communication error.
+    fn error(&self, op: &str, e: PyErr) -> pytato::Error {
+        pytato::Error::Communication { op: op.into(), rank: self.rank, message: e.to_string() }
+    }
+}
+
+/// `bytes` as a vector (mpi4py returns what was pickled, so anything else is another program's).
+fn bytes_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    Ok(obj.cast::<PyBytes>()?.as_bytes().to_vec())
+}
+
+impl Communicator for Mpi4py {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn size(&self) -> usize {
+        self.size
+    }
+
+    fn all_gather(&self, bytes: &[u8]) -> pytato::Result<Vec<Vec<u8>>> {
+        Python::attach(|py| {
+            let gathered = self.comm.bind(py).call_method1("allgather", (PyBytes::new(py, bytes),))?;
+            gathered.try_iter()?.map(|b| bytes_of(&b?)).collect::<PyResult<Vec<_>>>()
+        })
+        .map_err(|e| self.error("all_gather", e))
+    }
+
+    fn exchange(&self, session: &mut dyn FnMut(&mut dyn Exchange) -> pytato::Result<()>) -> pytato::Result<()> {
+        let mut exchange = Mpi4pyExchange { comm: self, requests: Vec::new() };
+        let result = session(&mut exchange);
+        // Every send completes before the session ends, after an error too: mpi4py keeps the
+        // pickled message until its request is waited for.
+        let requests = exchange.requests;
+        let waited = Python::attach(|py| -> PyResult<()> {
+            let request = py.import("mpi4py.MPI")?.getattr("Request")?;
+            request.call_method1("waitall", (PyList::new(py, requests)?,))?;
+            Ok(())
+        })
+        .map_err(|e| self.error("exchange", e));
+        result.and(waited)
+    }
+}
+
+/// Messages within one [`Communicator::exchange`] of an [`Mpi4py`] communicator.
+struct Mpi4pyExchange<'a> {
+    comm: &'a Mpi4py,
+    /// The requests of the sends started, waited for when the session ends.
+    requests: Vec<Py<PyAny>>,
+}
+
+impl Exchange for Mpi4pyExchange<'_> {
+    fn send(&mut self, dest: usize, tag: WireTag, message: Vec<u8>) -> pytato::Result<()> {
+        let comm = self.comm;
+        let request = Python::attach(|py| {
+            let request = comm.comm.bind(py).call_method1("isend", (PyBytes::new(py, &message), dest, tag))?;
+            Ok(request.unbind())
+        })
+        .map_err(|e| comm.error("send", e))?;
+        self.requests.push(request);
+        Ok(())
+    }
+
+    fn try_receive(&mut self, src: usize, tag: WireTag) -> pytato::Result<Option<Vec<u8>>> {
+        Python::attach(|py| -> PyResult<Option<Vec<u8>>> {
+            let comm = self.comm.comm.bind(py);
+            let from = PyDict::new(py);
+            from.set_item("source", src)?;
+            from.set_item("tag", tag)?;
+            if !comm.call_method("iprobe", (), Some(&from))?.extract::<bool>()? {
+                return Ok(None);
+            }
+            Ok(Some(bytes_of(&comm.call_method("recv", (), Some(&from))?)?))
+        })
+        .map_err(|e| self.comm.error("receive", e))
+    }
+}
+
+/// A DAG with sends and receives cut into parts for this rank (pytato's
+/// `DistributedGraphPartition`), from `find_distributed_partition`.
+#[pyclass(name = "DistributedGraphPartition", module = "pytato_rs", frozen)]
+pub(crate) struct PyDistributedPartition {
+    partition: Arc<DistributedPartition>,
+}
+
+#[pymethods]
+impl PyDistributedPartition {
+    /// The rank it was made for.
+    #[getter]
+    fn rank(&self) -> usize {
+        self.partition.rank
+    }
+
+    /// The parts (each a program of its own, run when the messages and parts it needs are
+    /// there), by id.
+    #[getter]
+    fn parts<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyDict>> {
+        let parts = PyDict::new(py);
+        for (index, _) in self.partition.parts.iter().enumerate() {
+            let part = PyDistributedPart { partition: self.partition.clone(), index };
+            parts.set_item(self.partition.parts[index].id, Bound::new(py, part)?)?;
+        }
+        Ok(parts)
+    }
+
+    /// The names of the DAG's outputs, which `execute_distributed_partition` returns.
+    #[getter]
+    fn overall_output_names(&self) -> Vec<String> {
+        self.partition.outputs.iter().map(|(name, _)| name.clone()).collect()
+    }
+
+    fn __repr__(&self) -> String {
+        let p = &self.partition;
+        format!(
+            "DistributedGraphPartition(rank={}, parts={}, sends={}, receives={})",
+            p.rank,
+            p.parts.len(),
+            p.sends.len(),
+            p.receives.len()
+        )
+    }
+}
+
+/// One part of a [`PyDistributedPartition`] (pytato's `DistributedGraphPart`).
+#[pyclass(name = "DistributedGraphPart", module = "pytato_rs", frozen)]
+pub(crate) struct PyDistributedPart {
+    partition: Arc<DistributedPartition>,
+    index: usize,
+}
+
+impl PyDistributedPart {
+    fn part(&self) -> &run_distributed::DistributedPart {
+        &self.partition.parts[self.index]
+    }
+}
+
+#[pymethods]
+impl PyDistributedPart {
+    /// The part's id.
+    #[getter]
+    fn pid(&self) -> usize {
+        self.part().id
+    }
+
+    /// The ids of the parts whose results it reads.
+    #[getter]
+    fn needed_pids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyFrozenSet>> {
+        PyFrozenSet::new(py, &self.part().needed_parts)
+    }
+
+    /// The names of the values it computes (for the DAG's outputs, for later parts and for sends).
+    #[getter]
+    fn output_names<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyFrozenSet>> {
+        PyFrozenSet::new(py, self.part().outputs.names().collect::<Vec<_>>())
+    }
+
+    /// The names of the received arrays it reads.
+    #[getter]
+    fn received_names<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyFrozenSet>> {
+        PyFrozenSet::new(py, &self.part().received)
+    }
+}
+
+/// The programs of a partition's parts (pytato's `generate_code_for_partition` result).
+#[pyclass(name = "DistributedProgram", module = "pytato_rs", frozen)]
+pub(crate) struct PyDistributedProgram {
+    program: DistributedProgram,
+    /// The partition it was compiled from (`execute_distributed_partition` checks it is given).
+    partition: Arc<DistributedPartition>,
+}
+
+/// Cuts `outputs` (an array, a `DictOfNamedArrays` or a dict) at its sends and receives into
+/// parts for this rank of `mpi_communicator` (an mpi4py communicator); not collective. Tags that
+/// are not integers must be numbered (`number_distributed_tags`) before code is generated.
+#[pyfunction]
+pub(crate) fn find_distributed_partition(
+    mpi_communicator: &Bound<'_, PyAny>,
+    outputs: &Bound<'_, PyAny>,
+) -> Result<PyDistributedPartition> {
+    let comm = Mpi4py::new(mpi_communicator)?;
+    let partition = lib(run_distributed::find_distributed_partition(comm.rank, &outputs_from_py(outputs)?))?;
+    Ok(PyDistributedPartition { partition: Arc::new(partition) })
+}
+
+/// Collective: the partition with every communication tag replaced by an integer from
+/// `base_tag`, the same on every rank, and the next unused tag: `(partition, next_tag)`.
+#[pyfunction]
+pub(crate) fn number_distributed_tags(
+    py: Python<'_>,
+    mpi_communicator: &Bound<'_, PyAny>,
+    partition: &PyDistributedPartition,
+    base_tag: WireTag,
+) -> Result<(PyDistributedPartition, WireTag)> {
+    let comm = Mpi4py::new(mpi_communicator)?;
+    let (numbered, next) =
+        py.detach(|| lib(run_distributed::number_distributed_tags(&comm, &partition.partition, base_tag)))?;
+    Ok((PyDistributedPartition { partition: Arc::new(numbered) }, next))
+}
+
+/// Collective: checks that every send meets a receive on its rank (and the other way round) with
+/// one dtype and shape, and that no cycle of waits exists; every rank raises the same error.
+#[pyfunction]
+pub(crate) fn verify_distributed_partition(
+    py: Python<'_>,
+    mpi_communicator: &Bound<'_, PyAny>,
+    partition: &PyDistributedPartition,
+) -> Result<()> {
+    let comm = Mpi4py::new(mpi_communicator)?;
+    py.detach(|| lib(run_distributed::verify_distributed_partition(&comm, &partition.partition)))
+}
+
+/// Compiles every part of `partition` for a backend (default: `default_backend_name()`).
+#[pyfunction]
+#[pyo3(signature = (partition, backend = None))]
+pub(crate) fn generate_code_for_partition(
+    py: Python<'_>,
+    partition: &PyDistributedPartition,
+    backend: Option<&str>,
+) -> Result<PyDistributedProgram> {
+    let backend = backend_by_name(backend)?;
+    let parts = (*partition.partition).clone();
+    let program = py.detach(|| lib(DistributedProgram::from_partition(&*backend, parts)))?;
+    Ok(PyDistributedProgram { program, partition: partition.partition.clone() })
+}
+
+/// Runs this rank's parts: every rank of `mpi_communicator` calls it at the same time. Inputs
+/// (numpy or evaluated arrays) by name in `input_args`; returns a dict of `EvaluatedArray`s by
+/// output name. `queue` and `allocator` are pyopencl's and unused here (nothing to enqueue on).
+#[pyfunction]
+#[pyo3(signature = (partition, prg_per_partition, queue, mpi_communicator, *, input_args = None, allocator = None))]
+pub(crate) fn execute_distributed_partition<'py>(
+    py: Python<'py>,
+    partition: &PyDistributedPartition,
+    prg_per_partition: &PyDistributedProgram,
+    queue: &Bound<'py, PyAny>,
+    mpi_communicator: &Bound<'py, PyAny>,
+    input_args: Option<&Bound<'py, PyDict>>,
+    allocator: Option<&Bound<'py, PyAny>>,
+) -> Result<Bound<'py, PyDict>> {
+    let _ = (queue, allocator);
+    if !Arc::ptr_eq(&partition.partition, &prg_per_partition.partition) {
+        return Err(value_error(
+            "execute_distributed_partition: the programs were generated for another partition \
+             (generate_code_for_partition(partition))",
+        ));
+    }
+    let comm = Mpi4py::new(mpi_communicator)?;
+    let mut borrowed = borrow_inputs(input_args)?;
+    download(&mut borrowed)?;
+    let views = host_views(&borrowed)?;
+    let program = &prg_per_partition.program;
+    let (results, _) = py.detach(|| lib(program.run_views(&comm, &views)))?;
+    let dict = PyDict::new(py);
+    for (name, data) in results {
+        dict.set_item(name, Bound::new(py, EvaluatedArray::new(py, data)?)?)?;
+    }
+    Ok(dict)
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDistributedSend>()?;
     m.add_function(wrap_pyfunction!(make_distributed_send, m)?)?;
     m.add_function(wrap_pyfunction!(make_distributed_send_ref_holder, m)?)?;
     m.add_function(wrap_pyfunction!(staple_distributed_send, m)?)?;
     m.add_function(wrap_pyfunction!(make_distributed_recv, m)?)?;
+    m.add_class::<PyDistributedPartition>()?;
+    m.add_class::<PyDistributedPart>()?;
+    m.add_class::<PyDistributedProgram>()?;
+    m.add_function(wrap_pyfunction!(find_distributed_partition, m)?)?;
+    m.add_function(wrap_pyfunction!(number_distributed_tags, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_distributed_partition, m)?)?;
+    m.add_function(wrap_pyfunction!(generate_code_for_partition, m)?)?;
+    m.add_function(wrap_pyfunction!(execute_distributed_partition, m)?)?;
     Ok(())
 }

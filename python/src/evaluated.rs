@@ -163,7 +163,8 @@ impl EvaluatedArray {
     /// Pickles as a copy of the values with the tags and axes.
     fn __reduce__<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyTuple>> {
         let rebuild = py.import("pytato_rs._native")?.getattr("_evaluated_array")?;
-        let arguments = PyTuple::new(py, [self.get(py)?, self.tags.bind(py).clone(), self.axes.bind(py).clone()])?;
+        let arguments =
+            PyTuple::new(py, [self.get(py, None)?, self.tags.bind(py).clone(), self.axes.bind(py).clone()])?;
         PyTuple::new(py, [rebuild, arguments.into_any()])
     }
 
@@ -180,7 +181,7 @@ impl EvaluatedArray {
                 "an EvaluatedArray cannot be read into numpy without a copy (its buffer may be read by DAGs)",
             ));
         }
-        let array = self.get(py)?;
+        let array = self.get(py, None)?;
         match dtype.filter(|d| !d.is_none()) {
             Some(dtype) => Ok(array.call_method1("astype", (dtype,))?),
             None => Ok(array),
@@ -188,7 +189,10 @@ impl EvaluatedArray {
     }
 
     /// A copy in a numpy array (as `pyopencl.array.Array.get`; from the GPU where one holds it).
-    fn get<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyAny>> {
+    /// `queue` is pyopencl's and unused: a download waits for the work it needs.
+    #[pyo3(signature = (queue = None))]
+    fn get<'py>(&self, py: Python<'py>, queue: Option<&Bound<'py, PyAny>>) -> Result<Bound<'py, PyAny>> {
+        let _ = queue;
         host_copy(py, &self.data)
     }
 
@@ -197,6 +201,6 @@ impl EvaluatedArray {
     }
 
     fn __repr__(&self, py: Python<'_>) -> Result<String> {
-        Ok(format!("EvaluatedArray({}, dtype={})", self.get(py)?.repr()?, self.data.dtype()))
+        Ok(format!("EvaluatedArray({}, dtype={})", self.get(py, None)?.repr()?, self.data.dtype()))
     }
 }

@@ -79,13 +79,13 @@ pub(crate) struct BoundProgram {
 
 /// An input of a run: a numpy array borrowed for reading, or an evaluated array's buffer (in
 /// host memory or on a GPU).
-enum Input<'py> {
+pub(crate) enum Input<'py> {
     Numpy(Borrowed<'py>),
     Evaluated(DataRef),
 }
 
 /// Borrows every input for reading.
-fn borrow_inputs<'py>(inputs: Option<&Bound<'py, PyDict>>) -> Result<Vec<(String, Input<'py>)>> {
+pub(crate) fn borrow_inputs<'py>(inputs: Option<&Bound<'py, PyDict>>) -> Result<Vec<(String, Input<'py>)>> {
     let Some(inputs) = inputs else { return Ok(Vec::new()) };
     inputs
         .iter()
@@ -116,7 +116,7 @@ fn device_inputs<'a>(borrowed: &'a [(String, Input<'_>)]) -> NamedDeviceInputs<'
 }
 
 /// Copies the inputs a GPU holds to the host, for a run on host views.
-fn download(borrowed: &mut [(String, Input<'_>)]) -> Result<()> {
+pub(crate) fn download(borrowed: &mut [(String, Input<'_>)]) -> Result<()> {
     for (_, input) in borrowed.iter_mut() {
         if let Input::Evaluated(data @ DataRef::Device(_)) = input {
             *data = DataRef::Host(lib(data.to_host())?);
@@ -126,7 +126,7 @@ fn download(borrowed: &mut [(String, Input<'_>)]) -> Result<()> {
 }
 
 /// Host views of the inputs (after [`download`]).
-fn host_views<'a>(borrowed: &'a [(String, Input<'_>)]) -> Result<NamedViews<'a>> {
+pub(crate) fn host_views<'a>(borrowed: &'a [(String, Input<'_>)]) -> Result<NamedViews<'a>> {
     let view = |input: &'a Input<'_>| match input {
         Input::Numpy(numpy) => Ok(numpy.view()),
         Input::Evaluated(data) => data.as_host().map(|d| d.view()).ok_or_else(|| {

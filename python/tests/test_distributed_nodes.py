@@ -37,3 +37,26 @@ def test_bad_tags_and_nodes_are_errors():
     recv = pt.make_distributed_recv(src_rank=0, comm_tag=1, shape=(2,), dtype=np.float64)
     with pytest.raises(NotImplementedError, match="partition"):
         pt.generate(recv + 1)(**{})
+
+
+class _BoundaryTag:
+    """A tag class, as grudge's communication tags are."""
+
+
+def test_classes_and_frozensets_are_tags_read_back_as_themselves():
+    tag = (_BoundaryTag, frozenset({"a", 2, _BoundaryTag}), ("flux", 1))
+    recv = pt.make_distributed_recv(src_rank=0, comm_tag=tag, shape=(2,), dtype=np.float64)
+    assert recv.comm_tag == tag
+    assert recv.comm_tag[0] is _BoundaryTag
+    # A set is one tag whatever order its elements were given in; a tuple keeps its order.
+    same = pt.make_distributed_recv(src_rank=0, comm_tag=(_BoundaryTag, frozenset({_BoundaryTag, 2, "a"}),
+                                                          ("flux", 1)), shape=(2,), dtype=np.float64)
+    assert same == recv
+    other = pt.make_distributed_recv(src_rank=0, comm_tag=(_BoundaryTag, frozenset({"a", 2}), ("flux", 1)),
+                                     shape=(2,), dtype=np.float64)
+    assert other != recv
+    # A string that looks like a class's spelling stays a string.
+    text = f"{_BoundaryTag.__module__}.{_BoundaryTag.__qualname__}"
+    assert pt.make_distributed_recv(src_rank=0, comm_tag=text, shape=(2,), dtype=np.float64).comm_tag == text
+    with pytest.raises(TypeError, match="class"):
+        pt.make_distributed_recv(src_rank=0, comm_tag=object(), shape=(2,), dtype=np.float64)

@@ -229,6 +229,7 @@ fn python_tests(required: bool) -> Result<(), String> {
     };
     let bin = python.parent().expect("a venv's python is in its bin").to_path_buf();
     let venv = bin.parent().expect("a venv's bin is in the venv").to_path_buf();
+    install_mpi4py(&python, &bin)?;
     let path =
         env::join_paths(std::iter::once(bin.clone()).chain(env::split_paths(&env::var_os("PATH").unwrap_or_default())))
             .map_err(|e| format!("PATH: {e}"))?;
@@ -239,6 +240,27 @@ fn python_tests(required: bool) -> Result<(), String> {
     let mut pytest = Command::new(&python);
     pytest.args(["-m", "pytest", "-q", "tests"]).current_dir(&package).env("PATH", &path);
     run("pytest (python/tests)", pytest)
+}
+
+/// Installs mpi4py, which the distributed tests of the Python package run over (it builds
+/// against the system's MPI). Without MPI those tests are skipped with a message, unless
+/// `PYTATO_REQUIRE_MPI=1` (CI) makes a failed install an error.
+fn install_mpi4py(python: &Path, bin: &Path) -> Result<(), String> {
+    let has =
+        |python: &Path| Command::new(python).args(["-c", "import mpi4py"]).output().is_ok_and(|o| o.status.success());
+    if has(python) {
+        return Ok(());
+    }
+    eprintln!("==> installing mpi4py");
+    let installed = Command::new(bin.join("pip")).args(["install", "--quiet", "mpi4py"]).status();
+    if installed.is_ok_and(|s| s.success()) && has(python) {
+        return Ok(());
+    }
+    if env::var("PYTATO_REQUIRE_MPI").is_ok_and(|v| v == "1") {
+        return Err("PYTATO_REQUIRE_MPI=1 but pip could not install mpi4py (install openmpi-bin libopenmpi-dev)".into());
+    }
+    eprintln!("==> mpi4py could not be installed (no MPI?): the Python distributed tests will be skipped");
+    Ok(())
 }
 
 /// Runs the conformance binary, which prints the matrix and the per-backend summary lines and

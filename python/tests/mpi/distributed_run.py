@@ -1,0 +1,127 @@
+"""pytato's distributed API over mpi4py, run by test_distributed_mpi.py under
+``mpiexec -n 2`` (or more). Every rank checks its own results against numpy and exits nonzero
+on a failure."""
+
+from __future__ import annotations
+
+import numpy as np
+from mpi4py import MPI
+
+import pytato_rs as pt
+
+
+def values(rank):
+    """Rank `rank`'s data: signed zeros, infinities, a subnormal, NaN."""
+    return np.array([[rank + 0.5, -0.0], [np.inf, 5e-324], [np.nan, -3.0 * rank]])
+
+
+def ring(comm, backend):
+    """Each rank sends x to the previous rank and adds what the next rank sends (upstream's
+    basic example), with integer tags."""
+    rank, size = comm.rank, comm.size
+    x = pt.make_placeholder("x", (3, 2), np.float64)
+    halo = pt.staple_distributed_send(
+        2 * x, dest_rank=(rank - 1) % size, comm_tag=42,
+        stapled_to=pt.make_distributed_recv(src_rank=(rank + 1) % size, comm_tag=42, shape=(3, 2),
+                                            dtype=np.float64))
+    outputs = pt.make_dict_of_named_arrays({"out": x + halo, "halo": halo})
+    parts = pt.find_distributed_partition(comm, outputs)
+    assert parts.rank == rank and sorted(parts.overall_output_names) == ["halo", "out"]
+    pt.verify_distributed_partition(comm, parts)
+    prg = pt.generate_code_for_partition(parts, backend=backend)
+    mine, theirs = values(rank), values((rank + 1) % size)
+    for _ in range(2):  # the same program twice
+        result = pt.execute_distributed_partition(parts, prg, None, comm, input_args={"x": mine})
+        assert isinstance(result["out"], pt.EvaluatedArray)
+        np.testing.assert_array_equal(result["halo"].get(), 2 * theirs)
+        np.testing.assert_array_equal(np.asarray(result["out"]), mine + 2 * theirs)
+        assert np.signbit(result["out"].get()[0, 1]) == np.signbit(mine[0, 1] + 2 * theirs[0, 1])
+
+
+class FluxTag:
+    """A tag class, as grudge's communication tags are."""
+
+
+def symbolic_tags(comm, backend):
+    """Tags that are strings, classes, tuples and frozensets are numbered alike on every rank (the
+    frozenset's elements in whatever order Python holds them); a receive is an output."""
+    rank, size = comm.rank, comm.size
+    tag = ("halo", FluxTag, frozenset({"a", 1, FluxTag}))
+    x = pt.make_placeholder("x", (4,), np.int64)
+    received = pt.make_distributed_recv(src_rank=(rank + 1) % size, comm_tag=tag, shape=(4,),
+                                        dtype=np.int64)
+    assert received.comm_tag == tag, received.comm_tag
+    sent = pt.staple_distributed_send(x * 3, dest_rank=(rank - 1) % size, comm_tag=tag,
+                                      stapled_to=x - 1)
+    parts = pt.find_distributed_partition(comm, pt.make_dict_of_named_arrays({"r": received, "s": sent}))
+    assert all(isinstance(p.pid, int) and isinstance(p.output_names, frozenset) for p in parts.parts.values())
+    parts, next_tag = pt.number_distributed_tags(comm, parts, base_tag=100)
+    assert next_tag == 101, next_tag
+    prg = pt.generate_code_for_partition(parts, backend=backend)
+    info = np.iinfo(np.int64)
+    x_of = lambda r: np.array([info.max // 3, info.min // 3, r, -r], np.int64)  # noqa: E731
+    result = pt.execute_distributed_partition(parts, prg, None, comm, input_args={"x": x_of(rank)})
+    np.testing.assert_array_equal(result["r"].get(), x_of((rank + 1) % size) * 3)
+    np.testing.assert_array_equal(result["s"].get(), x_of(rank) - 1)
+
+
+def no_communication(comm, backend):
+    x = np.arange(6.0).reshape(2, 3)
+    out1 = 2 * pt.make_data_wrapper(x)
+    parts = pt.find_distributed_partition(comm, pt.make_dict_of_named_arrays({"out1": out1, "out2": 4 * out1}))
+    assert len(parts.parts) == 1
+    prg = pt.generate_code_for_partition(parts, backend=backend)
+    result = pt.execute_distributed_partition(parts, prg, None, comm)
+    np.testing.assert_array_equal(result["out2"].get(), 8 * x)
+
+
+def errors(comm, backend):
+    """Bad input is a typed error on the rank that has it, before any message."""
+    x = pt.make_placeholder("x", (2,), np.float64)
+    parts = pt.find_distributed_partition(comm, pt.make_dict_of_named_arrays({"y": x + 1}))
+    prg = pt.generate_code_for_partition(parts, backend=backend)
+    for bad, error in [({}, pt.MissingInputError), ({"x": np.zeros(3)}, pt.InputShapeError),
+                       ({"x": np.zeros(2), "z": np.zeros(2)}, pt.UnknownInputError)]:
+        try:
+            pt.execute_distributed_partition(parts, prg, None, comm, input_args=bad)
+        except error:
+            pass
+        else:
+            raise AssertionError(f"{bad} gave no {error.__name__}")
+    other = pt.find_distributed_partition(comm, pt.make_dict_of_named_arrays({"y": x + 1}))
+    try:
+        pt.execute_distributed_partition(other, prg, None, comm, input_args={"x": np.zeros(2)})
+    except ValueError as e:
+        assert "another partition" in str(e)
+    else:
+        raise AssertionError("a program ran with another partition")
+    try:
+        pt.find_distributed_partition(object(), x)
+    except TypeError as e:
+        assert "mpi4py" in str(e)
+    else:
+        raise AssertionError("a communicator that is not one was taken")
+    # A send no rank receives: every rank reports it from the collective check.
+    lonely = pt.staple_distributed_send(x, dest_rank=(comm.rank + 1) % comm.size, comm_tag=7, stapled_to=x)
+    parts = pt.find_distributed_partition(comm, pt.make_dict_of_named_arrays({"y": lonely}))
+    try:
+        pt.verify_distributed_partition(comm, parts)
+    except pt.PytatoError:
+        pass
+    else:
+        raise AssertionError("an unmatched send passed verification")
+
+
+def main():
+    import sys
+
+    comm = MPI.COMM_WORLD
+    backend = sys.argv[1] if len(sys.argv) > 1 else None
+    for check in (ring, symbolic_tags, no_communication, errors):
+        check(comm, backend)
+        comm.Barrier()
+    print(f"rank {comm.rank}: ok", flush=True)
+
+
+if __name__ == "__main__":
+    main()
