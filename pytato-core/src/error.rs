@@ -307,6 +307,8 @@ pub enum Error {
         op: String,
         /// The rank that reports it.
         rank: usize,
+        /// What kind of mismatch (pytato's verification errors tell them apart).
+        problem: Mismatch,
         /// Which ranks, tags and arrays, and what differs.
         message: String,
     },
@@ -343,6 +345,39 @@ pub enum Error {
         /// The whole datashape.
         datashape: String,
     },
+}
+
+/// The kinds of [`Error::DistributedMismatch`]: what pytato's `verify_distributed_partition`
+/// reports as error classes of their own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Mismatch {
+    /// A receive no rank sends to.
+    MissingSend,
+    /// A send no rank receives.
+    MissingRecv,
+    /// Two sends from one rank to another with one tag.
+    DuplicateSend,
+    /// Two receives on one rank from another with one tag.
+    DuplicateRecv,
+    /// A send and its receive disagree on the dtype or shape, or a rank that does not exist.
+    Mismatched,
+    /// Parts that wait for each other across ranks (a deadlock).
+    Cycle,
+}
+
+impl Mismatch {
+    /// The name (`"MissingSend"`, ...), as [`Error::kind`] names error kinds.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mismatch::MissingSend => "MissingSend",
+            Mismatch::MissingRecv => "MissingRecv",
+            Mismatch::DuplicateSend => "DuplicateSend",
+            Mismatch::DuplicateRecv => "DuplicateRecv",
+            Mismatch::Mismatched => "Mismatched",
+            Mismatch::Cycle => "Cycle",
+        }
+    }
 }
 
 impl Error {

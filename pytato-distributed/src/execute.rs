@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 use pytato_core::distributed::CommTag;
+use pytato_core::error::Mismatch;
 use pytato_core::{ArrayData, Error, Result};
 use pytato_runtime::ArrayDataView;
 use pytato_runtime::backend::{Backend, NamedData, NamedViews, Outputs};
@@ -387,6 +388,7 @@ fn check_message(rank: usize, r: &crate::partition::Receive, bytes: &[u8]) -> Re
         return Err(Error::DistributedMismatch {
             op: "receive".into(),
             rank,
+            problem: Mismatch::Mismatched,
             message: format!(
                 "rank {} sent {} of shape {:?} with tag {}, but {} expects {} of shape {:?}",
                 r.src_rank,

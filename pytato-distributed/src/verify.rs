@@ -15,6 +15,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use pytato_core::distributed::CommTag;
+use pytato_core::error::Mismatch;
 use pytato_core::{DType, Error, Result};
 
 use crate::comm::Communicator;
@@ -122,23 +123,30 @@ fn table_of(p: &DistributedPartition) -> Table {
 
 fn check(rank: usize, tables: &[Table]) -> Result<()> {
     let size = tables.len();
-    let mismatch =
-        |message: String| Error::DistributedMismatch { op: "verify_distributed_partition".into(), rank, message };
+    let mismatch = |problem: Mismatch, message: String| Error::DistributedMismatch {
+        op: "verify_distributed_partition".into(),
+        rank,
+        problem,
+        message,
+    };
     // Receives by (source, destination, tag).
     let mut recvs: HashMap<(usize, usize, &CommTag), (usize, &RecvRow)> = HashMap::new();
     for (dest, table) in tables.iter().enumerate() {
         for (k, r) in table.recvs.iter().enumerate() {
             if r.src >= size {
-                return Err(mismatch(format!(
-                    "rank {dest} receives {} from rank {}, which does not exist ({size} ranks)",
-                    r.what, r.src
-                )));
+                return Err(mismatch(
+                    Mismatch::Mismatched,
+                    format!("rank {dest} receives {} from rank {}, which does not exist ({size} ranks)", r.what, r.src),
+                ));
             }
             if let Some((_, first)) = recvs.insert((r.src, dest, &r.tag), (k, r)) {
-                return Err(mismatch(format!(
-                    "rank {dest} receives twice from rank {} with tag {}: {} and {}",
-                    r.src, r.tag, first.what, r.what
-                )));
+                return Err(mismatch(
+                    Mismatch::DuplicateRecv,
+                    format!(
+                        "rank {dest} receives twice from rank {} with tag {}: {} and {}",
+                        r.src, r.tag, first.what, r.what
+                    ),
+                ));
             }
         }
     }
@@ -146,40 +154,52 @@ fn check(rank: usize, tables: &[Table]) -> Result<()> {
     for (src, table) in tables.iter().enumerate() {
         for s in &table.sends {
             if s.dest >= size {
-                return Err(mismatch(format!(
-                    "rank {src} sends {} to rank {}, which does not exist ({size} ranks)",
-                    s.what, s.dest
-                )));
+                return Err(mismatch(
+                    Mismatch::Mismatched,
+                    format!("rank {src} sends {} to rank {}, which does not exist ({size} ranks)", s.what, s.dest),
+                ));
             }
             let key = (src, s.dest, &s.tag);
             if let Some(first) = matched.insert(key, s) {
-                return Err(mismatch(format!(
-                    "rank {src} sends twice to rank {} with tag {}: {} and {}",
-                    s.dest, s.tag, first.what, s.what
-                )));
+                return Err(mismatch(
+                    Mismatch::DuplicateSend,
+                    format!(
+                        "rank {src} sends twice to rank {} with tag {}: {} and {}",
+                        s.dest, s.tag, first.what, s.what
+                    ),
+                ));
             }
             let Some((_, r)) = recvs.get(&key) else {
-                return Err(mismatch(format!(
-                    "rank {src} sends {} to rank {} with tag {}, but rank {} posts no receive from rank {src} with that tag",
-                    s.what, s.dest, s.tag, s.dest
-                )));
+                return Err(mismatch(
+                    Mismatch::MissingRecv,
+                    format!(
+                        "rank {src} sends {} to rank {} with tag {}, but rank {} posts no receive from rank {src} with that tag",
+                        s.what, s.dest, s.tag, s.dest
+                    ),
+                ));
             };
             if s.dtype != r.dtype || s.shape.as_ref().is_some_and(|shape| *shape != r.shape) {
                 let shape = s.shape.as_ref().map_or("(symbolic)".to_string(), |v| format!("{v:?}"));
-                return Err(mismatch(format!(
-                    "tag {}: rank {src} sends {} of dtype {} and shape {shape} to rank {}, which receives dtype {} and shape {:?} ({})",
-                    s.tag, s.what, s.dtype, s.dest, r.dtype, r.shape, r.what
-                )));
+                return Err(mismatch(
+                    Mismatch::Mismatched,
+                    format!(
+                        "tag {}: rank {src} sends {} of dtype {} and shape {shape} to rank {}, which receives dtype {} and shape {:?} ({})",
+                        s.tag, s.what, s.dtype, s.dest, r.dtype, r.shape, r.what
+                    ),
+                ));
             }
         }
     }
     if let Some(((src, dest, tag), (_, r))) = recvs.iter().find(|(key, _)| !matched.contains_key(key)) {
-        return Err(mismatch(format!(
-            "rank {dest} receives {} from rank {src} with tag {tag}, but rank {src} sends nothing to rank {dest} with that tag",
-            r.what
-        )));
+        return Err(mismatch(
+            Mismatch::MissingSend,
+            format!(
+                "rank {dest} receives {} from rank {src} with tag {tag}, but rank {src} sends nothing to rank {dest} with that tag",
+                r.what
+            ),
+        ));
     }
-    check_no_cycle(tables).map_err(mismatch)
+    check_no_cycle(tables).map_err(|m| mismatch(Mismatch::Cycle, m))
 }
 
 /// A wait-for graph over every rank's parts and messages; a cycle is a deadlock.

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pytato_core::distributed::{CommTag, make_distributed_recv, make_distributed_send, staple_distributed_send};
+use pytato_core::error::Mismatch;
 use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Error, Result, s};
 use pytato_distributed::{
     Communicator, DistributedProgram, LocalCommunicator, find_distributed_partition, number_distributed_tags,
@@ -250,6 +251,17 @@ fn assert_error_on_every_rank(results: Vec<Result<()>>, kind: &str, needles: &[&
     }
 }
 
+/// Every rank's result must be a [`Mismatch`] of kind `problem`, with every needle in the message.
+fn assert_mismatch_on_every_rank(results: Vec<Result<()>>, problem: Mismatch, needles: &[&str]) {
+    for (rank, r) in results.iter().enumerate() {
+        match r {
+            Err(Error::DistributedMismatch { problem: p, .. }) => assert_eq!(*p, problem, "rank {rank}"),
+            other => panic!("rank {rank}: {other:?} is no {problem:?} mismatch"),
+        }
+    }
+    assert_error_on_every_rank(results, "DistributedMismatch", needles);
+}
+
 fn compile_on(comm: &LocalCommunicator, out: &Array) -> Result<()> {
     DistributedProgram::compile(&pytato_backend_interp::Interpreter, comm, &out.into()).map(|_| ())
 }
@@ -266,7 +278,7 @@ fn mismatched_shapes_and_dtypes_are_typed_errors_on_every_rank() {
             };
             compile_on(comm, &out)
         });
-        assert_error_on_every_rank(results, "DistributedMismatch", &["rank 0 sends", needle, "tag 0"]);
+        assert_mismatch_on_every_rank(results, Mismatch::Mismatched, &["rank 0 sends", needle, "tag 0"]);
     }
 }
 
@@ -279,14 +291,14 @@ fn unmatched_messages_and_cycles_are_typed_errors_on_every_rank() {
             if comm.rank() == 0 { staple_distributed_send(&x, make_distributed_send(&x, 1, "lost")?)? } else { x };
         compile_on(comm, &out)
     });
-    assert_error_on_every_rank(results, "DistributedMismatch", &["posts no receive"]);
+    assert_mismatch_on_every_rank(results, Mismatch::MissingRecv, &["posts no receive"]);
     // A receive nobody sends.
     let results = on_ranks(2, |comm| {
         let x = pt::placeholder("x", [3], DType::F64)?;
         let out = if comm.rank() == 1 { &x + &make_distributed_recv(0, "never", [3], DType::F64)? } else { x };
         compile_on(comm, &out)
     });
-    assert_error_on_every_rank(results, "DistributedMismatch", &["sends nothing"]);
+    assert_mismatch_on_every_rank(results, Mismatch::MissingSend, &["sends nothing"]);
     // Each rank sends what it computes from the other's message: a deadlock.
     let results = on_ranks(2, |comm| {
         let other = 1 - comm.rank();
@@ -294,13 +306,36 @@ fn unmatched_messages_and_cycles_are_typed_errors_on_every_rank() {
         let out = staple_distributed_send(&got, make_distributed_send(&(2.0 * &got), other, "c")?)?;
         compile_on(comm, &out)
     });
-    assert_error_on_every_rank(results, "DistributedMismatch", &["cycle of waits"]);
+    assert_mismatch_on_every_rank(results, Mismatch::Cycle, &["cycle of waits"]);
     // A rank that does not exist.
     let results = on_ranks(2, |comm| {
         let x = pt::placeholder("x", [3], DType::F64)?;
         compile_on(comm, &staple_distributed_send(&x, make_distributed_send(&x, 5, "far")?)?)
     });
-    assert_error_on_every_rank(results, "DistributedMismatch", &["rank 5", "does not exist"]);
+    assert_mismatch_on_every_rank(results, Mismatch::Mismatched, &["rank 5", "does not exist"]);
+    // Two sends, and two receives, with one tag between the same ranks.
+    let results = on_ranks(2, |comm| {
+        let x = pt::placeholder("x", [3], DType::F64)?;
+        let out = if comm.rank() == 0 {
+            let once = staple_distributed_send(&x, make_distributed_send(&x, 1, "d")?)?;
+            staple_distributed_send(&once, make_distributed_send(&(2.0 * &x), 1, "d")?)?
+        } else {
+            &x + &make_distributed_recv(0, "d", [3], DType::F64)?
+        };
+        compile_on(comm, &out)
+    });
+    assert_mismatch_on_every_rank(results, Mismatch::DuplicateSend, &["sends twice"]);
+    let results = on_ranks(2, |comm| {
+        let x = pt::placeholder("x", [3], DType::F64)?;
+        let out = if comm.rank() == 0 {
+            staple_distributed_send(&x, make_distributed_send(&x, 1, "d")?)?
+        } else {
+            let first = make_distributed_recv(0, "d", [3], DType::F64)?;
+            &first + &make_distributed_recv(0, "d", [1], DType::F64)?
+        };
+        compile_on(comm, &out)
+    });
+    assert_mismatch_on_every_rank(results, Mismatch::DuplicateRecv, &["receives twice"]);
 }
 
 #[test]

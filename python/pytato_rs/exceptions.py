@@ -87,10 +87,51 @@ class IndexDTypeError(UnsupportedDTypeError, IndexError):  # noqa: F821 (defined
 
 __all__ += ["IndexDTypeError", "InvalidIndexError"]
 
+
+# The kinds of DistributedMismatch, under pytato's names (pytato.distributed.verify).
+class MissingSendError(DistributedMismatchError):  # noqa: F821 (defined above)
+    """A receive that no rank sends to."""
+
+
+class MissingRecvError(DistributedMismatchError):  # noqa: F821
+    """A send that no rank receives."""
+
+
+class DuplicateSendError(DistributedMismatchError):  # noqa: F821
+    """Two sends from one rank to another with one tag."""
+
+
+class DuplicateRecvError(DistributedMismatchError):  # noqa: F821
+    """Two receives on one rank from another with one tag."""
+
+
+try:  # pytato's partitioner raises pytools' CycleError for a cycle: catch either.
+    from pytools.graph import CycleError as _CycleError
+except ImportError:  # pytools is optional
+    class _CycleError(Exception):
+        pass
+
+
+class PartitionInducedCycleError(DistributedMismatchError, AssertionError, _CycleError):  # noqa: F821
+    """Parts that wait for each other across ranks (a deadlock); an ``AssertionError`` as
+    pytato's ``PartitionInducedCycleError``, and ``pytools.graph.CycleError`` where pytools is
+    installed, as pytato's partitioner raises."""
+
+
+_MISMATCHES = {
+    "MissingSend": MissingSendError,
+    "MissingRecv": MissingRecvError,
+    "DuplicateSend": DuplicateSendError,
+    "DuplicateRecv": DuplicateRecvError,
+    "Cycle": PartitionInducedCycleError,
+}
+__all__ += [c.__name__ for c in _MISMATCHES.values()]
+
 _native._register_exceptions(
     {
         **{kind: globals()[f"{kind}Error"] for kind, _, _ in _KINDS},
         "InvalidIndex": InvalidIndexError,
         "IndexDType": IndexDTypeError,
+        **{f"DistributedMismatch:{name}": c for name, c in _MISMATCHES.items()},
     }
 )

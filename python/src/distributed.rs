@@ -377,16 +377,20 @@ pub(crate) struct PyDistributedProgram {
     partition: Arc<DistributedPartition>,
 }
 
-/// Cuts `outputs` (an array, a `DictOfNamedArrays` or a dict) at its sends and receives into
-/// parts for this rank of `mpi_communicator` (an mpi4py communicator); not collective. Tags that
-/// are not integers must be numbered (`number_distributed_tags`) before code is generated.
+/// Collective: cuts `outputs` (an array, a `DictOfNamedArrays` or a dict) at its sends and
+/// receives into parts for this rank of `mpi_communicator` (an mpi4py communicator), and checks
+/// the partition against every rank's as `verify_distributed_partition` does (as pytato's
+/// does: a send no rank receives is a `MissingRecvError` on every rank). Tags that are not
+/// integers must be numbered (`number_distributed_tags`) before code is generated.
 #[pyfunction]
 pub(crate) fn find_distributed_partition(
+    py: Python<'_>,
     mpi_communicator: &Bound<'_, PyAny>,
     outputs: &Bound<'_, PyAny>,
 ) -> Result<PyDistributedPartition> {
     let comm = Mpi4py::new(mpi_communicator)?;
     let partition = lib(run_distributed::find_distributed_partition(comm.rank, &outputs_from_py(outputs)?))?;
+    py.detach(|| lib(run_distributed::verify_distributed_partition(&comm, &partition)))?;
     Ok(PyDistributedPartition { partition: Arc::new(partition) })
 }
 

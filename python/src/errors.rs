@@ -42,24 +42,34 @@ impl From<pytato::Error> for Error {
 impl From<Error> for PyErr {
     fn from(Error(e): Error) -> PyErr {
         // Before the package has registered its classes (importing `_native` on its own), a
-        // `RuntimeError` with the library's message.
+        // `RuntimeError` with the library's message. A mismatch across ranks has a class per
+        // problem (pytato's `MissingSendError`, ...) where the package registered one.
+        if let pytato::Error::DistributedMismatch { problem, .. } = &e {
+            let refined = format!("DistributedMismatch:{}", problem.name());
+            if let Some(class) = registered(&refined) {
+                return Python::attach(|py| PyErr::from_type(class.into_bound(py), (e.to_string(),)));
+            }
+        }
         of_kind(e.kind(), e.to_string())
     }
+}
+
+/// The class the package registered under `key`, if any.
+fn registered(key: &str) -> Option<Py<PyType>> {
+    Python::attach(|py| {
+        let classes = EXCEPTION_CLASSES.get(py)?;
+        let class = classes.bind(py).get_item(key).ok().flatten()?;
+        class.cast_into::<PyType>().ok().map(Bound::unbind)
+    })
 }
 
 /// The exception of the package's class for error kind `kind` (see `pytato_rs/exceptions.py`),
 /// with `message`; a `RuntimeError` before the classes are registered.
 fn of_kind(kind: &str, message: String) -> PyErr {
-    Python::attach(|py| {
-        let class = EXCEPTION_CLASSES
-            .get(py)
-            .and_then(|classes| classes.bind(py).get_item(kind).ok().flatten())
-            .and_then(|class| class.cast_into::<PyType>().ok());
-        match class {
-            Some(class) => PyErr::from_type(class, (message,)),
-            None => PyRuntimeError::new_err(format!("{kind}: {message}")),
-        }
-    })
+    match registered(kind) {
+        Some(class) => Python::attach(|py| PyErr::from_type(class.into_bound(py), (message,))),
+        None => PyRuntimeError::new_err(format!("{kind}: {message}")),
+    }
 }
 
 /// A Python argument of the wrong type: `pytato_rs.ArgumentTypeError`, a `PytatoError` and a

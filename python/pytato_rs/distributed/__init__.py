@@ -11,13 +11,14 @@ those. The nodes read as pytato's (``DistributedRecv.src_rank``,
 
 Running, on every rank of an ``mpi4py`` communicator (``mpiexec -n 2 python prog.py``)::
 
-    parts = pt.find_distributed_partition(comm, outputs)
+    parts = pt.find_distributed_partition(comm, outputs)            # collective, verified
     parts, _ = pt.number_distributed_tags(comm, parts, base_tag=0)  # tags that are not ints
-    pt.verify_distributed_partition(comm, parts)                    # optional, collective
     prg = pt.generate_code_for_partition(parts)
     results = pt.execute_distributed_partition(parts, prg, None, comm, input_args={...})
 
-The library sends its messages through mpi4py's own calls, so the extension needs no MPI build
+Sends and receives that do not match across ranks raise, on every rank, the errors of
+:mod:`pytato_rs.distributed.verify` (``MissingSendError``, ...). The library sends its messages
+through mpi4py's own calls, so the extension needs no MPI build
 of its own; a part runs as soon as the messages and parts it needs are there. Results are
 :class:`~pytato_rs.EvaluatedArray` objects by output name.
 """
@@ -25,7 +26,7 @@ of its own; a part runs as soon as the messages and parts it needs are there. Re
 from __future__ import annotations
 
 from .. import _native
-from . import nodes
+from . import nodes, verify
 from .nodes import *  # noqa: F403
 
 DistributedGraphPartition = _native.DistributedGraphPartition

@@ -101,15 +101,42 @@ def errors(comm, backend):
         assert "mpi4py" in str(e)
     else:
         raise AssertionError("a communicator that is not one was taken")
-    # A send no rank receives: every rank reports it from the collective check.
-    lonely = pt.staple_distributed_send(x, dest_rank=(comm.rank + 1) % comm.size, comm_tag=7, stapled_to=x)
-    parts = pt.find_distributed_partition(comm, pt.make_dict_of_named_arrays({"y": lonely}))
-    try:
-        pt.verify_distributed_partition(comm, parts)
-    except pt.PytatoError:
-        pass
-    else:
-        raise AssertionError("an unmatched send passed verification")
+    # Sends and receives that do not match: every rank reports pytato's error from the collective
+    # check find_distributed_partition makes.
+    from pytato_rs.distributed.verify import (
+        DistributedPartitionVerificationError,
+        DuplicateRecvError,
+        DuplicateSendError,
+        MissingRecvError,
+        MissingSendError,
+        PartitionInducedCycleError,
+    )
+
+    rank, size = comm.rank, comm.size
+    nxt, prv = (rank + 1) % size, (rank - 1) % size
+
+    def recv(tag, shape=(2,)):
+        return pt.make_distributed_recv(src_rank=nxt, comm_tag=tag, shape=shape, dtype=np.float64)
+
+    def send(data, tag, to):
+        return pt.staple_distributed_send(data, dest_rank=prv, comm_tag=tag, stapled_to=to)
+
+    cases = [
+        (MissingRecvError, send(x, 7, x)),
+        (MissingSendError, recv(8) + x),
+        (DuplicateSendError, send(x, 9, recv(9)) + send(2 * x, 9, x)),
+        (DuplicateRecvError, send(x, 10, recv(10)) + recv(10, (1,))),
+        # Every rank sends what the next rank sends it: each waits for the other (pytato's cycle).
+        (PartitionInducedCycleError, send(recv(12), 11, recv(11)) + send(recv(12), 12, recv(11))),
+    ]
+    for error, out in cases:
+        try:
+            pt.find_distributed_partition(comm, pt.make_dict_of_named_arrays({"y": out}))
+        except error as e:
+            assert isinstance(e, DistributedPartitionVerificationError) and isinstance(e, ValueError)
+        else:
+            raise AssertionError(f"no {error.__name__}")
+        comm.Barrier()
 
 
 def main():
