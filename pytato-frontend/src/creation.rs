@@ -91,7 +91,10 @@ pub fn eye(n: impl Into<Dim>, m: Option<Dim>, k: i64, dtype: DType) -> Result<Ar
 }
 
 /// Evenly spaced values in `[start, stop)` (numpy `arange`): `int64` when all three are integers,
-/// `float64` otherwise, unless `dtype` says. The length is `ceil((stop - start) / step)`, or 0.
+/// `float64` when one is a float, `complex128` when one is complex, unless `dtype` says. The
+/// length is `ceil((stop - start) / step)`, or 0; with complex bounds or step, numpy's
+/// `min(ceil(re q), ceil(im q))` of `q = (stop - start) / step` (so `arange(2+2j)` has 2 values
+/// and `arange(5j)` none), and the dtype must be complex.
 ///
 /// ```
 /// use pytato_core::DType;
@@ -110,11 +113,12 @@ pub fn arange(
     let _site = pytato_core::created_at::enter();
     let (start, stop, step) = (start.into(), stop.into(), step.into());
     let natural = result_type_many([&start, &stop, &step].map(|s| s.default_dtype())).expect("three values");
-    if natural.is_complex() {
-        return Err(Error::unsupported_dtype("arange", natural, "arange needs real bounds and step"));
-    }
     let dtype = dtype.into().unwrap_or(natural);
+    if natural.is_complex() && !dtype.is_complex() {
+        return Err(Error::unsupported_dtype("arange", dtype, "complex bounds or step need a complex dtype"));
+    }
     let length = match (start, stop, step) {
+        _ if natural.is_complex() => complex_arange_length(start, stop, step)?,
         (WeakScalar::Int(a), WeakScalar::Int(b), WeakScalar::Int(s)) => {
             if s == 0 {
                 return Err(Error::invalid("arange", "step must not be zero"));
@@ -140,16 +144,86 @@ pub fn arange(
             n.max(0.0) as i64
         }
     };
-    // value = start + i * step, computed in the result dtype (numpy does the same).
-    let compute = if dtype == DType::Bool { DType::I64 } else { dtype };
-    let i = Expr::iname(0).cast(compute);
-    let step_c = Expr::Const(Scalar::from_weak(&step, compute)?);
-    let start_c = Expr::Const(Scalar::from_weak(&start, compute)?);
-    let mut expr = start_c.binary(BinaryOp::Add, i.binary(BinaryOp::Mul, step_c));
+    // numpy writes the first two elements, `start` and `start + step` (added as Python adds
+    // them), into the array, and fills the rest from those two: `first + i * (second - first)`
+    // in the dtype's arithmetic (float16's in float32). So the spacing is the rounded
+    // difference, not `step`: `arange(1e10, 1e10 + 1, 0.1)` steps by 0.10000038...
+    let first = Scalar::assign_weak("arange", &start, dtype)?;
+    let second = Scalar::assign_weak("arange", &weak_sum(start, step), dtype)?;
+    if dtype == DType::Bool {
+        if length > 2 {
+            return Err(Error::unsupported_dtype(
+                "arange",
+                dtype,
+                format!("a bool arange has at most 2 elements (numpy's rule), not {length}"),
+            ));
+        }
+        let expr = Expr::if_then_else(
+            Expr::iname(0).compare(CompareOp::Eq, Expr::i64(0)),
+            Expr::Const(first),
+            Expr::Const(second),
+        );
+        return LambdaBuilder::new(Shape::from([length])).finish(expr);
+    }
+    let compute = if dtype == DType::F16 { DType::F32 } else { dtype };
+    let (first, second) = (Expr::Const(first.cast(compute)), Expr::Const(second.cast(compute)));
+    let delta = second.clone().binary(BinaryOp::Sub, first.clone());
+    let filled = first.clone().binary(BinaryOp::Add, Expr::iname(0).cast(compute).binary(BinaryOp::Mul, delta));
+    let at = |k: i64| Expr::iname(0).compare(CompareOp::Eq, Expr::i64(k));
+    let mut expr = Expr::if_then_else(at(0), first, Expr::if_then_else(at(1), second, filled));
     if compute != dtype {
         expr = expr.cast(dtype);
     }
     LambdaBuilder::new(Shape::from([length])).finish(expr)
+}
+
+/// `a + b` as Python adds numbers: exactly for integers (and bools), in float64 or complex128
+/// otherwise.
+fn weak_sum(a: WeakScalar, b: WeakScalar) -> WeakScalar {
+    let int = |v: WeakScalar| match v {
+        WeakScalar::Bool(b) => Some(i128::from(b)),
+        WeakScalar::Int(i) => Some(i),
+        _ => None,
+    };
+    let complex = |v: WeakScalar| match v {
+        WeakScalar::Bool(b) => num_complex::Complex64::new(f64::from(u8::from(b)), 0.0),
+        WeakScalar::Int(i) => num_complex::Complex64::new(i as f64, 0.0),
+        WeakScalar::Float(x) => num_complex::Complex64::new(x, 0.0),
+        WeakScalar::Complex(c) => c,
+    };
+    if let (Some(x), Some(y)) = (int(a), int(b)) {
+        return WeakScalar::Int(x + y);
+    }
+    let sum = complex(a) + complex(b);
+    if matches!(a, WeakScalar::Complex(_)) || matches!(b, WeakScalar::Complex(_)) {
+        WeakScalar::Complex(sum)
+    } else {
+        WeakScalar::Float(sum.re)
+    }
+}
+
+/// numpy's length of a complex `arange`: `q = (stop - start) / step` (divided as Python divides
+/// complex numbers, Smith's algorithm, which numpy calls), then `min(ceil(re q), ceil(im q))`, at
+/// least 0.
+fn complex_arange_length(start: WeakScalar, stop: WeakScalar, step: WeakScalar) -> Result<i64> {
+    let [a, b, s] = [start, stop, step].map(|v| Scalar::from_weak(&v, DType::C128).map(|x| x.to_complex64()));
+    let (a, b, s) = (a?, b?, s?);
+    if s.re == 0.0 && s.im == 0.0 {
+        return Err(Error::invalid("arange", "step must not be zero"));
+    }
+    let (re, im) = ((b - a).re, (b - a).im);
+    let q = if s.re.abs() >= s.im.abs() {
+        let (ratio, scale) = (s.im / s.re, s.re + s.im * (s.im / s.re));
+        ((re + im * ratio) / scale, (im - re * ratio) / scale)
+    } else {
+        let (ratio, scale) = (s.re / s.im, s.re * (s.re / s.im) + s.im);
+        ((re * ratio + im) / scale, (im * ratio - re) / scale)
+    };
+    let n = q.0.ceil().min(q.1.ceil());
+    if !n.is_finite() || n > i64::MAX as f64 {
+        return Err(Error::invalid("arange", format!("length of arange({a}, {b}, {s}) is not a finite integer")));
+    }
+    Ok(n.max(0.0) as i64)
 }
 
 /// `num` evenly spaced `float64` values from `start` to `stop` (numpy `linspace`); with `endpoint`

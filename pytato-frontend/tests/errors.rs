@@ -172,7 +172,12 @@ fn creation() {
     expect_err(pt::zeros([2, -1], DType::F64), |e| matches!(e, Error::NegativeLength { .. }), &["full", "-1"]);
     expect_err(pt::arange(0, 10, 0, None), invalid, &["arange", "zero"]);
     expect_err(pt::arange(0.0, 1.0, 0.0, None), invalid, &["arange", "zero"]);
-    expect_err(pt::arange(0, 1, num_complex::Complex64::new(0.0, 1.0), None), dtype, &["arange", "complex128"]);
+    // A complex step needs a complex dtype (numpy: TypeError); numpy's complex arange(0, 1, 1j) is
+    // empty (min(ceil(re), ceil(im)) of 1/1j = -1j).
+    let i = num_complex::Complex64::new(0.0, 1.0);
+    expect_err(pt::arange(0, 1, i, Some(DType::F64)), dtype, &["arange", "float64", "complex"]);
+    let empty = pt::arange(0, 1, i, None).expect("numpy's complex arange");
+    assert_eq!((empty.shape().to_string(), empty.dtype()), ("(0,)".to_string(), DType::C128));
     let a = ph("a", [2, 3], DType::F64);
     expect_err(pt::pad(&a, vec![(1, 1)], 0.0), invalid, &["pad", "1 pad widths", "(2, 3)"]);
     let u = ph("u", [2], DType::U8);

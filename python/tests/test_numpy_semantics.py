@@ -183,3 +183,27 @@ def test_user_names_in_the_reserved_namespaces(backend):
     expected = np.array([1.0, 2.0]) + 2 * np.array([3.0, 4.0]) + 3 * np.array([5.0, 6.0]) + np.array([10.0, 20.0])
     np.testing.assert_array_equal(got["_pt_out"], expected)
     np.testing.assert_array_equal(got["_pt_out0"], 2 * expected)
+
+
+ARANGES = [
+    (5,), (-3, 4), (7, -3, -2), (0, 1, 0.1), (1e10, 1e10 + 1, 0.1), (0.3, 7.1, 0.7), (1e7, 1e7 + 5, 0.3),
+    (-2.5, 30, 1.1), (0.5, 4.2, 1.3), (0.5, 9, 1.5), (True, 5), (2.0, -3.0, -0.7), (0, 0), (3, 1),
+    (5j,), (2 + 2j,), (0, 2 + 6j, 1 + 1j), (0.5j, 3 + 7j, 1 + 1j), (1, 4.5 + 2.5j, 0.5 + 0.5j), (0, 3, 0.5j),
+]
+
+
+@pytest.mark.parametrize("args", ARANGES, ids=str)
+def test_arange_fills_as_numpy_does(backend, args):
+    """numpy writes start and start + step and fills the rest from their difference, in the
+    dtype's arithmetic: the values (not only the length) must be numpy's, bit for bit."""
+    for dtype in [None, *ARRAY_DTYPES]:
+        try:
+            with np.errstate(all="ignore"):
+                want = np.arange(*args, dtype=dtype)
+        except (TypeError, ValueError, OverflowError) as e:
+            with pytest.raises(type(e)):
+                pt.generate(pt.arange(*args, dtype=dtype), backend=backend)()
+            continue
+        got = pt.generate(pt.arange(*args, dtype=dtype), backend=backend)()
+        assert got.dtype == want.dtype, (args, dtype)
+        assert got.tobytes() == want.tobytes(), (args, dtype, got, want)
