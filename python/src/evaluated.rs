@@ -41,9 +41,11 @@ impl EvaluatedArray {
     }
 }
 
-/// A copy of `data` in a numpy array (a download, without the GIL, where a GPU holds it).
-pub(crate) fn host_copy<'py>(py: Python<'py>, data: &DataRef) -> Result<Bound<'py, PyAny>> {
+/// `data` moved into a numpy array: without a copy where nothing else holds it, else copied (a
+/// download, without the GIL, where a GPU holds it). Pass a clone to keep the buffer.
+pub(crate) fn into_numpy(py: Python<'_>, data: DataRef) -> Result<Bound<'_, PyAny>> {
     let host = py.detach(|| lib(data.to_host()))?;
+    drop(data);
     Ok(to_numpy(py, Arc::unwrap_or_clone(host)))
 }
 
@@ -193,7 +195,7 @@ impl EvaluatedArray {
     #[pyo3(signature = (queue = None))]
     fn get<'py>(&self, py: Python<'py>, queue: Option<&Bound<'py, PyAny>>) -> Result<Bound<'py, PyAny>> {
         let _ = queue;
-        host_copy(py, &self.data)
+        into_numpy(py, self.data.clone())
     }
 
     fn __len__(&self) -> Result<usize> {

@@ -222,7 +222,7 @@ pub(crate) fn field<'py>(node: &Bound<'py, PyArrayExpr>, name: &str) -> PyResult
                 .collect::<PyResult<Vec<_>>>()?;
             PyTuple::new(py, per_arg)?.into_any()
         }
-        (NodeKind::DataWrapper { data, .. }, "data") => crate::evaluated::host_copy(py, data)?,
+        (NodeKind::DataWrapper { data, .. }, "data") => crate::evaluated::into_numpy(py, data.clone())?,
         // The wrapped buffer itself, shared (array contexts freeze a thawed array without a copy).
         (NodeKind::DataWrapper { data, .. }, "_evaluated") => {
             Bound::new(py, crate::evaluated::EvaluatedArray::new(py, data.clone())?)?.into_any()

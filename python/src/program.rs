@@ -16,9 +16,9 @@ use pytato::backend::{Backend, NamedViews, NamedViewsMut, Outputs, Program, SING
 use pytato::device::{DeviceInput, NamedDeviceInputs};
 
 use crate::convert::outputs_from_py;
-use crate::data::{Borrowed, BorrowedMut, borrow, borrow_mut, to_numpy};
+use crate::data::{Borrowed, BorrowedMut, borrow, borrow_mut};
 use crate::errors::{Result, lib, type_error, value_error};
-use crate::evaluated::EvaluatedArray;
+use crate::evaluated::{EvaluatedArray, into_numpy};
 
 /// The backend named `name`, or the default one (`PYTATO_BACKEND`, else the most preferred).
 /// Backends are made once per name and kept: making one costs more than compiling a program
@@ -136,15 +136,6 @@ pub(crate) fn host_views<'a>(borrowed: &'a [(String, Input<'_>)]) -> Result<Name
     borrowed.iter().map(|(name, input)| Ok((name.as_str(), view(input)?))).collect()
 }
 
-/// A result moved into numpy (copied from the GPU where one holds it).
-fn result_to_numpy(py: Python<'_>, data: DataRef) -> Result<Bound<'_, PyAny>> {
-    let host = match data {
-        DataRef::Host(data) => Arc::unwrap_or_clone(data),
-        DataRef::Device(array) => py.detach(|| lib(array.to_host()))?,
-    };
-    Ok(to_numpy(py, host))
-}
-
 impl BoundProgram {
     /// Runs the program on `inputs` and hands each result to `to_py`: the result itself for a
     /// program of one array, a dict by output name otherwise. Results stay where the backend
@@ -186,7 +177,7 @@ impl BoundProgram {
 impl BoundProgram {
     #[pyo3(signature = (**inputs))]
     fn __call__<'py>(&self, py: Python<'py>, inputs: Option<&Bound<'py, PyDict>>) -> Result<Bound<'py, PyAny>> {
-        self.run_with(py, inputs, false, result_to_numpy)
+        self.run_with(py, inputs, false, into_numpy)
     }
 
     /// Runs the program as a call does, but returns its results as `EvaluatedArray`s (the
