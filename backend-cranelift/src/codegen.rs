@@ -114,19 +114,22 @@ struct View {
     dims: Vec<Dim>,
 }
 
-/// Translates `kernel` into `func`, whose signature must be [`kernel_signature`]; `names` is
-/// [`KernelProgram::buffer_ids`].
+/// Translates `kernels` into `func`, whose signature must be [`kernel_signature`]; `names` is
+/// [`KernelProgram::buffer_ids`]. One kernel is translated as the module docs say; several (a
+/// launch group, module `crate::groups`) share the loop over their common first axis, and each
+/// computes its elements of the current first index in turn, so that a later kernel reads what
+/// an earlier one wrote for that index while it is still in the cache.
 pub(crate) fn translate<'a>(
     program: &'a KernelProgram,
     names: &'a HashMap<&'a str, BufferId>,
-    kernel: &'a Kernel,
+    kernels: &[&'a Kernel],
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
     target: TargetFrontendConfig,
     simd: bool,
 ) -> Result<()> {
     let b = FunctionBuilder::new(func, fctx);
-    let output = &program.buffers[kernel.output.0];
+    let first = kernels.first().ok_or_else(|| bug("a function of no kernel"))?;
     let mut t = Translator {
         program,
         b,
@@ -136,7 +139,11 @@ pub(crate) fn translate<'a>(
         views: HashMap::new(),
         inames: Vec::new(),
         reduction_vars: HashMap::new(),
-        ranges: Ranges { output: output.shape.dims(), reductions: HashMap::new(), size_params: &program.size_params },
+        ranges: Ranges {
+            output: program.buffers[first.output.0].shape.dims(),
+            reductions: HashMap::new(),
+            size_params: &program.size_params,
+        },
         error_ptr: None,
         complex_slot: None,
         output_strides: Vec::new(),
@@ -144,9 +151,9 @@ pub(crate) fn translate<'a>(
         vector_iname: None,
         varies_memo: HashMap::new(),
         simd,
-        output_id: kernel.output,
+        written: kernels.iter().map(|k| k.output).collect(),
     };
-    t.function(kernel)?;
+    t.function(kernels)?;
     t.b.seal_all_blocks();
     t.b.finalize(target);
     Ok(())
@@ -178,8 +185,9 @@ struct Translator<'a, 'f> {
     simd: bool,
     /// Memo of [`Translator::varies`], by expression address.
     varies_memo: HashMap<*const Expr, bool>,
-    /// The buffer the kernel writes (every other buffer is only read while it runs).
-    output_id: BufferId,
+    /// The buffers the function writes, its kernels' outputs (every other buffer is only read
+    /// while it runs).
+    written: Vec<BufferId>,
 }
 
 fn bug(message: impl Into<String>) -> Error {
@@ -189,7 +197,7 @@ fn bug(message: impl Into<String>) -> Error {
 const TRUSTED: MemFlagsData = MemFlagsData::trusted();
 
 /// The most output elements an unrolled tail of axes may hold ([`Translator::unrolled_tail`]).
-const UNROLLED_ELEMENTS: i64 = 16;
+const UNROLLED_ELEMENTS: i64 = 32;
 
 /// The most expression nodes an unrolled tail may emit (its elements times the expression's).
 const UNROLLED_NODES: i64 = 1 << 14;
@@ -214,8 +222,8 @@ impl<'a> Translator<'a, '_> {
         self.b.declare_var(ty)
     }
 
-    /// The whole function: entry block (sizes, views), loop nest, store, return.
-    fn function(&mut self, kernel: &'a Kernel) -> Result<()> {
+    /// The whole function: entry block (sizes, views), loop nests, stores, return.
+    fn function(&mut self, kernels: &[&'a Kernel]) -> Result<()> {
         let entry = self.b.create_block();
         self.b.append_block_params_for_function_params(entry);
         self.b.switch_to_block(entry);
@@ -227,22 +235,47 @@ impl<'a> Translator<'a, '_> {
             let v = self.b.ins().load(types::I64, TRUSTED, sizes_ptr, (8 * j) as i32);
             self.sizes.insert(p.as_str(), v);
         }
-        // Views of every buffer the kernel touches, in the entry block so that they dominate.
-        let used = self.program.kernel_buffers(self.names, kernel)?;
-        for id in used {
-            let view = self.view(buffers_ptr, id)?;
-            if view.extents.is_empty() && id != kernel.output {
-                // A 0-d input (a coefficient): read once, here, for every element. (A load
-                // Cranelift may move would be placed again at its first use, in the loops.)
-                let value = self.load(view.base, view.dtype);
-                self.scalars.insert(id, value);
+        // Views of every buffer the kernels touch, in the entry block so that they dominate.
+        for kernel in kernels {
+            for id in self.program.kernel_buffers(self.names, kernel)? {
+                if self.views.contains_key(&id) {
+                    continue;
+                }
+                let view = self.view(buffers_ptr, id)?;
+                if view.extents.is_empty() && !self.written.contains(&id) {
+                    // A 0-d input (a coefficient): read once, here, for every element. (A load
+                    // Cranelift may move would be placed again at its first use, in the loops.)
+                    let value = self.load(view.base, view.dtype);
+                    self.scalars.insert(id, value);
+                }
+                self.views.insert(id, view);
             }
-            self.views.insert(id, view);
         }
+        if let [kernel] = kernels {
+            self.nest(kernel, &[], lo, hi)?;
+        } else {
+            // A launch group: every kernel has two axes or more and the same first one.
+            let var = self.var(types::I64);
+            let shared = self.open_loop(var, lo, hi);
+            for kernel in kernels {
+                self.nest(kernel, &[var], lo, hi)?;
+            }
+            self.close_loop(shared);
+        }
+        let ok = self.b.ins().iconst(types::I32, 0);
+        self.b.ins().return_(&[ok]);
+        Ok(())
+    }
 
+    /// The loop nest of `kernel` and its stores, inside the loops `shared` over its first axes
+    /// (none, or the first axis of a launch group); the first axis runs over `[lo, hi)`.
+    fn nest(&mut self, kernel: &'a Kernel, shared: &[Variable], lo: Value, hi: Value) -> Result<()> {
         let out = &self.views[&kernel.output];
         let (out_extents, out_base, out_dtype) = (out.extents.clone(), out.base, out.dtype);
         self.output_strides = out.strides.clone();
+        self.ranges.output = self.program.buffers[kernel.output.0].shape.dims();
+        self.inames = shared.to_vec();
+        self.varies_memo.clear();
         let ndim = out_extents.len();
         let bounds = |t: &mut Self, axis: usize| {
             if axis == 0 { (lo, hi) } else { (t.b.ins().iconst(types::I64, 0), out_extents[axis]) }
@@ -252,7 +285,7 @@ impl<'a> Translator<'a, '_> {
         let unrolled = self.unrolled_tail(&kernel.expr);
         let looped = if unrolled.is_empty() { ndim.saturating_sub(1) } else { ndim - unrolled.len() };
         let mut loops = Vec::with_capacity(ndim);
-        for axis in 0..looped {
+        for axis in shared.len()..looped {
             let var = self.var(types::I64);
             self.inames.push(var);
             let (start, end) = bounds(self, axis);
@@ -266,8 +299,6 @@ impl<'a> Translator<'a, '_> {
         while let Some(l) = loops.pop() {
             self.close_loop(l);
         }
-        let ok = self.b.ins().iconst(types::I32, 0);
-        self.b.ins().return_(&[ok]);
         Ok(())
     }
 
@@ -618,7 +649,7 @@ impl<'a> Translator<'a, '_> {
             offset = self.b.ins().iadd(offset, term);
         }
         let addr = self.address(base, offset, dtype);
-        let flags = if proved && id != self.output_id { INVARIANT } else { TRUSTED };
+        let flags = if proved && !self.written.contains(&id) { INVARIANT } else { TRUSTED };
         Ok((self.load_with(addr, dtype, flags), dtype))
     }
 

@@ -1,5 +1,5 @@
 //! Compiling a kernel program to machine code: one Cranelift JIT module per program, one
-//! function per kernel.
+//! function per launch group of kernels (module `crate::groups`).
 
 use std::sync::{Mutex, OnceLock};
 
@@ -21,8 +21,8 @@ pub(crate) type KernelFn = unsafe extern "C" fn(*const *mut u8, *const i64, i64,
 
 /// The machine code of one program. The code lives as long as this value.
 pub(crate) struct JitCode {
-    /// One entry per kernel of the program, in order.
-    pub(crate) kernels: Vec<KernelFn>,
+    /// One entry per launch group of the program, in order.
+    pub(crate) functions: Vec<KernelFn>,
     /// Owns the executable memory; behind a mutex only so that `JitCode` is `Sync`.
     module: Mutex<Option<ModuleOwner>>,
 }
@@ -39,7 +39,7 @@ unsafe impl Send for ModuleOwner {}
 impl Drop for JitCode {
     fn drop(&mut self) {
         if let Some(ModuleOwner(module)) = self.module.get_mut().ok().and_then(Option::take) {
-            // SAFETY: the function pointers in `self.kernels` are the only references into the
+            // SAFETY: the function pointers in `self.functions` are the only references into the
             // module's memory, and they are dropped with `self`: nothing can call them afterwards.
             unsafe { module.free_memory() };
         }
@@ -65,7 +65,7 @@ pub(crate) fn isa() -> Result<OwnedTargetIsa> {
     .map_err(|e| Error::Unsupported { backend: "cranelift".into(), reason: format!("this host: {e}") })
 }
 
-/// One kernel's machine code, compiled apart from the module (see [`compile`]).
+/// One function's machine code, compiled apart from the module (see [`compile`]).
 struct Compiled {
     bytes: Vec<u8>,
     alignment: u64,
@@ -75,38 +75,40 @@ struct Compiled {
     clif: Option<String>,
 }
 
-/// Compiles every kernel of `program`: translation and code generation of the kernels in
-/// parallel on rayon's pool (each kernel is independent), then their code placed in one module.
-/// `PYTATO_DUMP=clif` prints each function's IR and `PYTATO_DUMP=asm` its machine code (after
-/// Cranelift's optimizations), in kernel order. `simd` allows vector loops.
-pub(crate) fn compile(program: &KernelProgram, simd: bool) -> Result<JitCode> {
+/// Compiles every launch group of `program` (`groups`, kernel indices, see `crate::groups`) into
+/// one function: translation and code generation of the functions in parallel on rayon's pool
+/// (each is independent), then their code placed in one module. `PYTATO_DUMP=clif` prints each
+/// function's IR and `PYTATO_DUMP=asm` its machine code (after Cranelift's optimizations), in
+/// order. `simd` allows vector loops.
+pub(crate) fn compile(program: &KernelProgram, groups: &[Vec<usize>], simd: bool) -> Result<JitCode> {
     let isa = isa()?;
     let call_conv = isa.default_call_conv();
     let frontend = isa.frontend_config();
     let mut module = JITModule::new(JITBuilder::with_isa(isa.clone(), default_libcall_names()));
     let (dump, dump_asm) = (dump_requested("clif"), dump_requested("asm"));
     let names = program.buffer_ids();
-    let ids = (0..program.kernels.len())
-        .map(|k| {
+    let ids = groups
+        .iter()
+        .map(|group| {
+            let name = group.iter().map(|k| format!("kernel{k}")).collect::<Vec<_>>().join("_");
             module
-                .declare_function(&format!("kernel{k}"), Linkage::Local, &kernel_signature(call_conv))
+                .declare_function(&name, Linkage::Local, &kernel_signature(call_conv))
                 .map_err(|e| jit_error("declaring a kernel", e))
         })
         .collect::<Result<Vec<_>>>()?;
-    let compiled: Vec<Compiled> = program
-        .kernels
+    let compiled: Vec<Compiled> = groups
         .par_iter()
         .zip(&ids)
-        .enumerate()
-        .map_init(FunctionBuilderContext::new, |fctx, (k, (kernel, &id))| {
+        .map_init(FunctionBuilderContext::new, |fctx, (group, &id)| {
             let mut func =
                 ir::Function::with_name_signature(ir::UserFuncName::user(0, id.as_u32()), kernel_signature(call_conv));
-            translate(program, &names, kernel, &mut func, fctx, frontend, simd)?;
+            let kernels: Vec<_> = group.iter().map(|&k| &program.kernels[k]).collect();
+            translate(program, &names, &kernels, &mut func, fctx, frontend, simd)?;
             let clif = dump.then(|| func.display().to_string());
             let mut ctx = cranelift_codegen::Context::for_function(func);
             ctx.set_disasm(dump_asm);
             ctx.compile(&*isa, &mut ControlPlane::default())
-                .map_err(|e| jit_error(&format!("compiling kernel {k}"), format!("{:?}", e.inner)))?;
+                .map_err(|e| jit_error(&format!("compiling kernels {group:?}"), format!("{:?}", e.inner)))?;
             let code = ctx.compiled_code().expect("just compiled");
             let clif = match (clif, &code.vcode) {
                 (Some(clif), Some(asm)) => Some(format!("{clif}\n; machine code\n{asm}")),
@@ -119,16 +121,17 @@ pub(crate) fn compile(program: &KernelProgram, simd: bool) -> Result<JitCode> {
             Ok(Compiled { bytes: code.code_buffer().to_vec(), alignment, relocs, clif })
         })
         .collect::<Result<_>>()?;
-    for (k, (code, &id)) in compiled.iter().zip(&ids).enumerate() {
+    for ((code, &id), group) in compiled.iter().zip(&ids).zip(groups) {
         if let Some(clif) = &code.clif {
-            eprintln!("; kernel {k} of {}\n{clif}", program.kernels.len());
+            let what = if let [k] = group.as_slice() { format!("kernel {k}") } else { format!("kernels {group:?}") };
+            eprintln!("; {what} of {}\n{clif}", program.kernels.len());
         }
         module
             .define_function_bytes(id, code.alignment, &code.bytes, &code.relocs)
-            .map_err(|e| jit_error(&format!("placing kernel {k}"), e))?;
+            .map_err(|e| jit_error(&format!("placing kernels {group:?}"), e))?;
     }
     module.finalize_definitions().map_err(|e| jit_error("linking", e))?;
-    let kernels = ids
+    let functions = ids
         .into_iter()
         .map(|id| {
             let code = module.get_finalized_function(id);
@@ -138,5 +141,5 @@ pub(crate) fn compile(program: &KernelProgram, simd: bool) -> Result<JitCode> {
             unsafe { std::mem::transmute::<*const u8, KernelFn>(code) }
         })
         .collect();
-    Ok(JitCode { kernels, module: Mutex::new(Some(ModuleOwner(module))) })
+    Ok(JitCode { functions, module: Mutex::new(Some(ModuleOwner(module))) })
 }

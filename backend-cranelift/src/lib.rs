@@ -2,8 +2,9 @@
 //!
 //! [`Cranelift::compile`] builds the kernel IR of the DAG
 //! ([`pytato_transform::kernel::build_kernel_program`]: CSE, lowering, materialization, fusion),
-//! translates each kernel into one Cranelift function (the module `codegen` documents the ABI) and
-//! JIT-compiles them. Programs are **shape-polymorphic** (extents are computed from the size
+//! translates each kernel into a Cranelift function (the module `codegen` documents the ABI) and
+//! JIT-compiles them. Consecutive kernels over the same first axis that read each other's outputs
+//! only in the same row share one function and compute row by row ([`grouped_kernels_run`]). Programs are **shape-polymorphic** (extents are computed from the size
 //! parameters when a kernel starts) and **cached** by the DAG's structure: compiling a structurally
 //! equal DAG again returns the program compiled the first time ([`cache_stats`] counts hits).
 //!
@@ -42,6 +43,7 @@
 
 mod codegen;
 mod contraction;
+mod groups;
 mod helpers;
 mod jit;
 mod run;
@@ -169,6 +171,14 @@ pub fn kernels_split() -> u64 {
     run::SPLIT.load(Ordering::Relaxed)
 }
 
+/// How many kernels ran in a launch group with others since the process started: consecutive
+/// kernels over the same first axis, where each reads what the earlier ones wrote only in the
+/// same row (a Runge–Kutta stage's `k` and then `u`), are one function that computes them row by
+/// row, so that the later ones read the earlier ones' results from the cache.
+pub fn grouped_kernels_run() -> u64 {
+    run::GROUPED.load(Ordering::Relaxed)
+}
+
 /// Programs kept; the oldest is dropped beyond this.
 const CACHE_CAPACITY: usize = 64;
 
@@ -211,8 +221,7 @@ fn cached_or_compile(outputs: &Outputs, codegen: &CodegenOptions) -> Result<Arc<
     if dump_requested("kernels") {
         eprintln!("{program}");
     }
-    let code = jit::compile(&program, codegen.simd)?;
-    let compiled = Arc::new(Compiled::new(signature, program, code)?);
+    let compiled = Arc::new(Compiled::new(signature, program, codegen.simd)?);
     let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
     if cache.len() >= CACHE_CAPACITY {
         cache.remove(0);

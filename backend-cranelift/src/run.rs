@@ -13,6 +13,7 @@ use pytato_runtime::{ArrayDataView, ArrayDataViewMut};
 use pytato_transform::contraction::{Contraction, recognize};
 use pytato_transform::kernel::{BufferKind, KernelProgram};
 
+use crate::groups::launch_groups;
 use crate::jit::{JitCode, KernelFn};
 
 /// Kernels with fewer element operations (expression nodes evaluated) than this run on one
@@ -26,11 +27,17 @@ const PARALLEL_THRESHOLD: u128 = 1 << 22;
 /// Kernel launches split across threads since the process started (see [`crate::kernels_split`]).
 pub(crate) static SPLIT: AtomicU64 = AtomicU64::new(0);
 
+/// Kernels run in a launch group with others since the process started (see
+/// [`crate::grouped_kernels_run`]).
+pub(crate) static GROUPED: AtomicU64 = AtomicU64::new(0);
+
 /// Everything compiled for one DAG; shared by every program handle and the cache.
 pub(crate) struct Compiled {
     pub(crate) signature: Signature,
     program: KernelProgram,
     code: JitCode,
+    /// The kernels of each function of `code`, in launch order (module `crate::groups`).
+    groups: Vec<Vec<usize>>,
     /// Per kernel: the matrix product it is, where the GEMM runs it (module `contraction`).
     products: Vec<Option<Contraction>>,
     /// Per kernel: its operations per output element where no length changes them (no
@@ -73,7 +80,9 @@ fn view_ptr_mut(view: &mut ArrayDataViewMut<'_>) -> *mut u8 {
 }
 
 impl Compiled {
-    pub(crate) fn new(signature: Signature, program: KernelProgram, code: JitCode) -> Result<Compiled> {
+    /// Compiles `program` (whose inputs `signature` checks) to machine code, vector loops where
+    /// `simd`.
+    pub(crate) fn new(signature: Signature, program: KernelProgram, simd: bool) -> Result<Compiled> {
         let mut dense_data = HashMap::new();
         for (i, b) in program.buffers.iter().enumerate() {
             let BufferKind::Data(d) = &b.kind else { continue };
@@ -83,11 +92,14 @@ impl Compiled {
                 None => _ = dense_data.insert(i, dense_copy(&*d.to_host()?)),
             }
         }
-        let products = program
+        let products: Vec<Option<Contraction>> = program
             .kernels
             .iter()
             .map(|k| recognize(&program, k).filter(|c| crate::contraction::supported(c.dtype)))
             .collect();
+        let alone: Vec<bool> = products.iter().map(Option::is_some).collect();
+        let groups = launch_groups(&program, &alone);
+        let code = crate::jit::compile(&program, &groups, simd)?;
         let fixed_work = program
             .kernels
             .iter()
@@ -96,7 +108,16 @@ impl Compiled {
                 k.work(&|_| Err(internal("lengths are bound when the program runs".into()))).ok().map(|w| w.operations)
             })
             .collect();
-        Ok(Compiled { signature, program, code, products, fixed_work, dense_data, scratch: Mutex::new(HashMap::new()) })
+        Ok(Compiled {
+            signature,
+            program,
+            code,
+            groups,
+            products,
+            fixed_work,
+            dense_data,
+            scratch: Mutex::new(HashMap::new()),
+        })
     }
 
     /// The host array data buffer `i` (holding `data`) is read from: its dense copy, or the
@@ -249,26 +270,35 @@ impl Compiled {
             };
         }
 
-        for (k, kernel) in program.kernels.iter().enumerate() {
-            let shape = &shapes[kernel.output.0];
-            let elements: usize = shape.iter().product();
-            if elements == 0 {
+        for (group, &function) in self.groups.iter().zip(&self.code.functions) {
+            // Every kernel of a group has the first axis of the first one.
+            let shape = &shapes[program.kernels[group[0]].output.0];
+            let outer = shape.first().copied().unwrap_or(1);
+            let mut work = 0u128;
+            let mut empty = true;
+            for &k in group {
+                let elements: usize = shapes[program.kernels[k].output.0].iter().product();
+                empty &= elements == 0;
+                let per_element = match self.fixed_work[k] {
+                    Some(operations) => operations,
+                    None => program.kernels[k].work(&|d| bound.eval(d))?.operations,
+                };
+                work = work.saturating_add((elements as u128).saturating_mul(per_element));
+            }
+            if empty {
                 continue;
             }
-            if let Some(product) = &self.products[k] {
+            if let ([k], Some(product)) = (group.as_slice(), &self.products[group[0]]) {
                 let terms = bound.eval(&product.terms)?.max(0) as usize;
-                if crate::contraction::run(product, kernel.output, &pointers, &shapes, terms, threads) {
+                if crate::contraction::run(product, program.kernels[*k].output, &pointers, &shapes, terms, threads) {
                     continue;
                 }
             }
-            let outer = shape.first().copied().unwrap_or(1);
-            let per_element = match self.fixed_work[k] {
-                Some(operations) => operations,
-                None => kernel.work(&|d| bound.eval(d))?.operations,
-            };
-            let work = (elements as u128).saturating_mul(per_element);
+            if group.len() > 1 {
+                GROUPED.fetch_add(group.len() as u64, Ordering::Relaxed);
+            }
             let parts = if work >= PARALLEL_THRESHOLD { threads.min(outer) } else { 1 };
-            launch(self.code.kernels[k], &pointers, &sizes, outer, parts).map_err(|e| self.index_error(e))?;
+            launch(function, &pointers, &sizes, outer, parts).map_err(|e| self.index_error(e))?;
         }
         Ok(outputs)
     }

@@ -97,14 +97,14 @@ fn vector_loops_compute_what_the_interpreter_computes() {
     }
 }
 
-/// Rows of a length known when compiling and at most 16 elements are unrolled (their index a
+/// Rows of a length known when compiling and at most 32 elements are unrolled (their index a
 /// constant in every address; whole vectors first, then single elements): every expression form
 /// above at every such length (and one more), bit for bit with the interpreter, and an index array with a value
 /// out of range is still an `IndexOutOfBounds` error.
 #[test]
 fn unrolled_rows_compute_what_the_interpreter_computes() {
     for dtype in [DType::F64, DType::F32] {
-        for m in 1..=17 {
+        for m in 1..=33 {
             for (name, e) in expressions_with(dtype, Dim::new(m as i64)) {
                 let program = Cranelift::new().with_threads(1).compile(&(&e).into()).unwrap();
                 let names = program.input_names();
