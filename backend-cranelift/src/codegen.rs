@@ -139,10 +139,13 @@ pub(crate) fn translate<'a>(
         views: HashMap::new(),
         inames: Vec::new(),
         reduction_vars: HashMap::new(),
+        // A failed `normalize_index` check returns from its kernel and ends the run, so later
+        // kernels read only checked index arrays.
         ranges: Ranges {
             output: program.buffers[first.output.0].shape.dims(),
             reductions: HashMap::new(),
             size_params: &program.size_params,
+            index_buffers: program.normalized_indices(),
         },
         error_ptr: None,
         complex_slot: None,

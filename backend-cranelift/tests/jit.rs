@@ -296,3 +296,43 @@ fn inline_sin_and_cos_agree_with_libm() {
         }
     }
 }
+
+/// Neighbour faces gathered through an index array, as DG gathers them: the array is checked
+/// once (`normalize_index`) and the gathers read through it unchecked, vector by vector. Negative
+/// in-range values read from the end, as numpy's do; a value out of range at either end is an
+/// `IndexOutOfBounds` error, on one thread and on several, at the first and the last element.
+#[test]
+fn gathers_through_a_checked_index_array() {
+    let e = Dim::param("e");
+    let u = pt::placeholder("u", [e.clone(), Dim::new(5), Dim::new(5)], DType::F64).unwrap();
+    let left = pt::placeholder("left", [e], DType::I64).unwrap();
+    let face = u.index(pytato_core::s![.., 4, ..]).unwrap();
+    let gathered = pt::take(&face, &left, Some(0)).unwrap();
+    let jump = &u.index(pytato_core::s![.., 0, ..]).unwrap() - &gathered;
+    let lifted = pt::einsum("i,ej->eij", &[&pt::placeholder("lift", [5], DType::F64).unwrap(), &jump]).unwrap();
+    let out = &u + &lifted;
+    let n = 300_usize;
+    let u_data = ArrayData::from(ArrayD::from_shape_fn(vec![n, 5, 5], |i| (i[0] * 25 + i[1] * 5 + i[2]) as f64 - 0.5));
+    let lift = ArrayData::from(ArrayD::from_shape_fn(vec![5], |i| [-2.0, 0.5, -0.0, 1e-310, 3.0][i[0]]));
+    for threads in [1, 2] {
+        let program = Cranelift::new().with_threads(threads).compile(&(&out).into()).unwrap();
+        let with = |table: Vec<i64>| {
+            inputs([
+                ("u", u_data.clone()),
+                ("left", ArrayData::from(Array1::from(table).into_dyn())),
+                ("lift", lift.clone()),
+            ])
+        };
+        let good = with(
+            (0..n as i64).map(|k| if k % 2 == 0 { (k + n as i64 - 1) % n as i64 } else { k - n as i64 }).collect(),
+        );
+        let expected = run(&Interpreter, &out, &good).unwrap();
+        assert!(same_bits(&program.run(&good).unwrap()["_pt_out"], &expected), "{threads} threads");
+        for (at, bad) in [(0, n as i64), (n - 1, -(n as i64) - 1)] {
+            let mut table: Vec<i64> = (0..n as i64).collect();
+            table[at] = bad;
+            let error = program.run(&with(table)).unwrap_err();
+            assert_eq!(error.kind(), "IndexOutOfBounds", "{bad} at {at} on {threads} threads: {error}");
+        }
+    }
+}

@@ -272,7 +272,14 @@ fn shader(
         next: 0,
         memo: vec![HashMap::new()],
         library: Library::default(),
-        ranges: Ranges { output: output.shape.dims(), reductions: HashMap::new(), size_params: &program.size_params },
+        // No index-array facts: a failed `normalize_index` check is reported after later
+        // kernels ran on what it wrote, so their reads stay checked.
+        ranges: Ranges {
+            output: output.shape.dims(),
+            reductions: HashMap::new(),
+            size_params: &program.size_params,
+            index_buffers: HashMap::new(),
+        },
         constants: Vec::new(),
         constant_slots: HashMap::new(),
         loops: LoopPlan::default(),

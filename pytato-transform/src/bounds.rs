@@ -28,6 +28,13 @@ pub struct Ranges<'a> {
     pub reductions: HashMap<Arc<str>, (Dim, Dim)>,
     /// The size parameters of the program.
     pub size_params: &'a [String],
+    /// Buffers whose every element lies in `[0, extent - 1]`, with that extent, by name: the
+    /// index arrays `normalize_index` checked ([`KernelProgram::normalized_indices`]), on a
+    /// backend where a failed check stops the run before any later read of the buffer (empty
+    /// where errors are reported later, as on a GPU).
+    ///
+    /// [`KernelProgram::normalized_indices`]: crate::kernel::KernelProgram::normalized_indices
+    pub index_buffers: HashMap<Arc<str>, Dim>,
 }
 
 impl Ranges<'_> {
@@ -39,7 +46,7 @@ impl Ranges<'_> {
     }
 
     /// The interval of an `int64` expression, or `None` where it is not understood.
-    fn interval(&self, e: &Expr) -> Option<Interval> {
+    pub(crate) fn interval(&self, e: &Expr) -> Option<Interval> {
         match e {
             Expr::Const(Scalar::I64(v)) => Some((Dim::new(*v), Dim::new(*v))),
             Expr::Var(name) => match classify(name) {
@@ -59,6 +66,10 @@ impl Ranges<'_> {
                 Some((hi.mul_int(-1).ok()?, lo.mul_int(-1).ok()?))
             }
             Expr::Binary(op, a, b) => self.binary(*op, a, b),
+            Expr::Subscript(name, _) => {
+                let extent = self.index_buffers.get(name)?;
+                Some((Dim::new(0), extent.sub(&Dim::new(1)).ok()?))
+            }
             Expr::If(_, a, b) => {
                 let (alo, ahi) = self.interval(a)?;
                 let (blo, bhi) = self.interval(b)?;
@@ -124,7 +135,26 @@ mod tests {
     use super::*;
 
     fn ranges<'a>(output: &'a [Dim], params: &'a [String]) -> Ranges<'a> {
-        Ranges { output, reductions: HashMap::new(), size_params: params }
+        Ranges { output, reductions: HashMap::new(), size_params: params, index_buffers: HashMap::new() }
+    }
+
+    /// A read through an index array that `normalize_index` checked is proved for the extent it
+    /// was checked against (and no larger one), and only where the backend states the fact.
+    #[test]
+    fn reads_through_checked_index_arrays_are_proved_where_stated() {
+        let (n, m) = (Dim::param("n"), Dim::param("m"));
+        let params = vec!["n".to_string(), "m".to_string()];
+        let out = [m.clone()];
+        let mut r = ranges(&out, &params);
+        let gathered = Expr::subscript("ix", vec![Expr::iname(0)]);
+        assert!(!r.proves_in_bounds(&gathered, &n), "no fact stated");
+        r.index_buffers.insert("ix".into(), n.clone());
+        assert!(r.proves_in_bounds(&gathered, &n));
+        assert!(!r.proves_in_bounds(&gathered, &n.sub(&Dim::new(1)).unwrap()));
+        assert!(!r.proves_in_bounds(&gathered, &m));
+        let shifted = gathered.binary(BinaryOp::Add, Expr::i64(1));
+        assert!(r.proves_in_bounds(&shifted, &n.add(&Dim::new(1)).unwrap()));
+        assert!(!r.proves_in_bounds(&shifted, &n));
     }
 
     #[test]

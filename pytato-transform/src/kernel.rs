@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use pytato_core::array::DataRef;
 use pytato_core::array::collect_inputs;
-use pytato_core::expr::{Expr, TypeEnv};
+use pytato_core::expr::{Expr, Func, TypeEnv};
 use pytato_core::function::InlineRule;
 use pytato_core::names::{Reserved, classify, fresh_name};
 use pytato_core::tags::{ImplStored, Named, PrefixNamed};
@@ -43,6 +43,7 @@ use pytato_core::{Array, DType, Dim, Error, NodeKind, Result, Shape};
 use pytato_runtime::backend::Outputs;
 use pytato_runtime::binding::node_size_params;
 
+use crate::bounds::Ranges;
 use crate::cse::deduplicate;
 use crate::dce::eliminate_dead_code;
 use crate::lower::lower_to_index_lambdas;
@@ -613,6 +614,29 @@ impl KernelProgram {
             .collect::<Result<_>>()?;
         let shapes = self.buffers.iter().map(|b| bound.shape(&b.shape)).collect::<Result<_>>()?;
         Ok((sizes, shapes))
+    }
+
+    /// The buffers kernels fill with `normalize_index` (index arrays made non-negative and
+    /// checked against an extent), with that extent: a failed check fails the run, so where the
+    /// failure stops the run before any later kernel reads the buffer, every value read from it
+    /// lies in `[0, extent - 1]` ([`Ranges::index_buffers`]).
+    pub fn normalized_indices(&self) -> HashMap<Arc<str>, Dim> {
+        let ranges = Ranges {
+            output: &[],
+            reductions: HashMap::new(),
+            size_params: &self.size_params,
+            index_buffers: HashMap::new(),
+        };
+        let mut found = HashMap::new();
+        for kernel in &self.kernels {
+            if let Expr::Call(Func::NormalizeIndex, args) = &kernel.expr
+                && let Some((lo, hi)) = args.get(1).and_then(|extent| ranges.interval(extent))
+                && lo == hi
+            {
+                found.insert(self.buffers[kernel.output.0].name.clone(), lo);
+            }
+        }
+        found
     }
 
     /// The buffers `kernel` touches: its output first, then every buffer its expression reads,

@@ -782,7 +782,12 @@ impl<'a> Translator<'a> {
             next: 0,
             memo: vec![HashMap::new()],
             library: Library::default(),
-            ranges: Ranges { output: &[], reductions: HashMap::new(), size_params: &program.size_params },
+            ranges: Ranges {
+                output: &[],
+                reductions: HashMap::new(),
+                size_params: &program.size_params,
+                index_buffers: HashMap::new(),
+            },
             constants: Vec::new(),
             constant_slots: HashMap::new(),
             loops: LoopPlan::default(),
