@@ -17,7 +17,8 @@
 //! (default `1:64 2:64 3:64 4:64 4:128 4:256 4:512`), the fastest of `R` rounds (default 2), and
 //! prints the median time per step, the bytes a step must move and the fraction of the machine's
 //! memory bandwidth that reaches; with `--peers`, the same method in JAX (`peer.py`, run with
-//! `PYTHON`) timed in alternation with ours, and the ratio (see [`timing`]).
+//! `PYTHON`) timed in alternation with ours, and the ratio (see [`timing`]). Each round of a case
+//! runs in a process of its own (this example with `time --case P:K`), as the peer's do.
 
 mod solver;
 mod timing;

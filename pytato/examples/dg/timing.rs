@@ -57,6 +57,7 @@ pub(crate) fn main(args: &[String]) -> pytato::Result<()> {
     let mut steps = DEFAULT_STEPS;
     let mut peers = None;
     let mut rounds = DEFAULT_ROUNDS;
+    let mut child_case = None;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         if arg == "--steps" {
@@ -69,13 +70,15 @@ pub(crate) fn main(args: &[String]) -> pytato::Result<()> {
                 Some(n) if n > 0 => rounds = n,
                 _ => usage(),
             }
+        } else if arg == "--case" {
+            match args.next().and_then(|c| parse_case(c)) {
+                Some(case) => child_case = Some(case),
+                None => usage(),
+            }
         } else if arg == "--peers" {
             peers = Some(args.next().unwrap_or_else(|| usage()).clone());
-        } else if let Some((p, k)) = arg.split_once(':').and_then(|(p, k)| Some((p.parse().ok()?, k.parse().ok()?))) {
-            if p == 0 || k == 0 {
-                usage();
-            }
-            cases.push((p, k));
+        } else if let Some(case) = parse_case(arg) {
+            cases.push(case);
         } else {
             usage();
         }
@@ -84,23 +87,24 @@ pub(crate) fn main(args: &[String]) -> pytato::Result<()> {
         cases = DEFAULT_CASES.to_vec();
     }
 
+    if let Some(case) = child_case {
+        return time_case_here(case, steps);
+    }
     let backend = pytato::default_backend()?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let largest = cases.iter().map(|&(p, k)| (p + 1) * (p + 1) * k * k).max().unwrap_or(0);
     let bandwidth = stream_bandwidth(largest.max(STREAM_MIN_LEN), threads);
     let mut rows = Vec::new();
     let mut peer_rows = Vec::new();
-    let mut solver: Option<Solver> = None;
     for &(order, k) in &cases {
-        if solver.as_ref().is_none_or(|s| s.reference.order != order) {
-            solver = Some(Solver::new(backend.as_ref(), order)?);
-        }
-        let solver = solver.as_ref().expect("compiled above");
         // Rounds of ours then the peer's, on the same case, keeping the fastest of each: this
         // machine's speed drifts over minutes, and alternating exposes both to the same drift.
+        // Each runs in a fresh process: where a case's arrays land depends on what the process
+        // allocated and freed before (order 3 on 64² squares ran 1.6 times slower after a 512²
+        // mesh's fields had been freed in the same process), and the peer starts afresh too.
         let (mut row, mut peer): (Option<Row>, Option<PeerRow>) = (None, None);
         for _ in 0..rounds {
-            let timed = time_case(solver, backend.as_ref(), k, steps)?;
+            let timed = time_case_in_child(order, k, steps)?;
             if row.as_ref().is_none_or(|r| timed.median < r.median) {
                 row = Some(timed);
             }
@@ -219,6 +223,59 @@ fn run_peer(python: &str, rows: &[Row], steps: usize) -> Vec<PeerRow> {
         eprintln!("peers: {python} {} failed (is jax installed there?); no jax column", script.display());
         Vec::new()
     })
+}
+
+/// `P:K`, both at least 1.
+fn parse_case(arg: &str) -> Option<(usize, usize)> {
+    let (p, k) = arg.split_once(':')?;
+    let (p, k) = (p.parse().ok()?, k.parse().ok()?);
+    (p > 0 && k > 0).then_some((p, k))
+}
+
+/// Times `steps` steps of order `order` on `k × k` squares in a child process (this example
+/// run as `dg time --case P:K --steps N`, under the same environment: backend, threads).
+fn time_case_in_child(order: usize, k: usize, steps: usize) -> pytato::Result<Row> {
+    let failed = |why: String| pytato_core::Error::Internal { backend: "dg time".into(), message: why };
+    let exe = std::env::current_exe().map_err(|e| failed(format!("this program's path: {e}")))?;
+    let output = std::process::Command::new(exe)
+        .args(["time", "--case", &format!("{order}:{k}"), "--steps", &steps.to_string()])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| failed(format!("starting the case {order}:{k}: {e}")))?;
+    let parsed: Option<Row> = serde_json::from_slice::<serde_json::Value>(&output.stdout).ok().and_then(|v| {
+        let int = |key: &str| v[key].as_u64().map(|n| n as usize);
+        let nanos = |key: &str| v[key].as_u64().map(Duration::from_nanos);
+        Some(Row {
+            order,
+            k,
+            dofs: int("dofs")?,
+            steps: int("steps")?,
+            dt: v["dt"].as_f64()?,
+            median: nanos("median_ns")?,
+            mean: nanos("mean_ns")?,
+            bytes: v["bytes"].as_f64()?,
+            error: v["error"].as_f64()?,
+        })
+    });
+    match parsed {
+        Some(row) if output.status.success() => Ok(row),
+        _ => Err(failed(format!("the case {order}:{k} failed ({})", output.status))),
+    }
+}
+
+/// The child's side of [`time_case_in_child`]: compiles the stage, times the case and prints its
+/// row as JSON.
+fn time_case_here((order, k): (usize, usize), steps: usize) -> pytato::Result<()> {
+    let backend = pytato::default_backend()?;
+    let solver = Solver::new(backend.as_ref(), order)?;
+    let row = time_case(&solver, backend.as_ref(), k, steps)?;
+    let json = serde_json::json!({
+        "dofs": row.dofs, "steps": row.steps, "dt": row.dt,
+        "median_ns": row.median.as_nanos() as u64, "mean_ns": row.mean.as_nanos() as u64,
+        "bytes": row.bytes, "error": row.error,
+    });
+    println!("{json}");
+    Ok(())
 }
 
 /// Times `steps` steps of `solver` on `k × k` squares.
