@@ -51,11 +51,11 @@ use crate::mapper::topological_sort;
 use crate::materialize::{InlineLimit, MaterializationPolicy, Mpms, NodeContext, StoreShared, materialize};
 
 /// The `buffer` of an out-of-range record (see [`KernelProgram::index_error`]) that a
-/// [`Func::NormalizeIndex`](pytato_core::expr::Func::NormalizeIndex) check made, not a subscript.
+/// [`Func::NormalizeIndex`] check made, not a subscript.
 pub const INDEX_ARRAY: i64 = -1;
 
 /// The `buffer` of a failure record (see [`KernelProgram::index_error`]) that an
-/// [`Func::IntegerExponent`](pytato_core::expr::Func::IntegerExponent) check made: its `index` is
+/// [`Func::IntegerExponent`] check made: its `index` is
 /// the negative exponent.
 pub const NEGATIVE_EXPONENT: i64 = -2;
 
