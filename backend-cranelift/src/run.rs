@@ -309,8 +309,8 @@ impl Compiled {
     }
 }
 
-/// Runs one kernel over `[0, outer)` of its first axis, split into `parts` contiguous ranges on
-/// as many threads. An out-of-range subscript is reported as `[buffer, axis, index, length]`.
+/// Runs one function (the kernels of a launch group) over `[0, outer)` of their first axis, split
+/// into `parts` contiguous ranges on as many threads. An out-of-range subscript is reported as `[buffer, axis, index, length]`.
 fn launch(kernel: KernelFn, pointers: &[*mut u8], sizes: &[i64], outer: usize, parts: usize) -> Result<(), [i64; 4]> {
     // Addresses cross threads as integers: every thread only reads the pointer tables.
     let (buffers, sizes) = (pointers.as_ptr() as usize, sizes.as_ptr() as usize);
@@ -321,9 +321,13 @@ fn launch(kernel: KernelFn, pointers: &[*mut u8], sizes: &[i64], outer: usize, p
         // those shapes by `Signature::bind` and copied where not row-major; outputs written in
         // place were checked by `Signature::check_outputs` and are row-major; other outputs and
         // temporaries were allocated with those shapes),
-        // and all of them outlive this call. The kernel writes only its own output, at first
-        // indices in [lo, hi), which no other thread writes; it reads and writes nothing out of
-        // bounds (subscripts are proved or checked), and `error` has the four slots it may fill.
+        // and all of them outlive this call. The function writes only its kernels' outputs, at
+        // first indices in [lo, hi), which no other thread writes or reads (a kernel reads
+        // another kernel's output of its group only at the row it computes). It reads and writes
+        // nothing out of bounds: subscripts are checked, or proved, a read through an index array
+        // counting as proved only once `normalize_index` checked the array (`execute` stops at the
+        // first launch that fails, and a group's later kernel reads only rows this call checked);
+        // and `error` has the four slots it may fill.
         let status =
             unsafe { kernel(buffers as *const *mut u8, sizes as *const i64, lo as i64, hi as i64, error.as_mut_ptr()) };
         if status == 0 { Ok(()) } else { Err(error) }
