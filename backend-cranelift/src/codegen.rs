@@ -19,13 +19,14 @@
 //! Loop counters, accumulators and the results of `if` are Cranelift variables; everything that
 //! depends only on sizes is computed once in the entry block, which dominates all other code.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    AbiParam, Block, Function, InstBuilder, MemFlagsData, Signature, StackSlot, StackSlotData, StackSlotKind, Type,
-    Value, types,
+    AbiParam, Block, Function, Inst, InstBuilder, MemFlagsData, Signature, StackSlot, StackSlotData, StackSlotKind,
+    Type, Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -114,6 +115,14 @@ struct View {
     dims: Vec<Dim>,
 }
 
+/// An element offset `dynamic + constant`, the constant part summed at translation time (see
+/// [`Translator::split_address`]).
+#[derive(Clone, Copy)]
+struct LinearOffset {
+    dynamic: Option<Value>,
+    constant: i64,
+}
+
 /// Translates `kernels` into `func`, whose signature must be [`kernel_signature`]; `names` is
 /// [`KernelProgram::buffer_ids`]. One kernel is translated as the module docs say; several (a
 /// launch group, module `crate::groups`) share the loop over their common first axis, and each
@@ -155,6 +164,11 @@ pub(crate) fn translate<'a>(
         varies_memo: HashMap::new(),
         simd,
         written: kernels.iter().map(|k| k.output).collect(),
+        entry_jump: None,
+        entry_loads: HashMap::new(),
+        entry_values: HashSet::new(),
+        entry_vectors: HashMap::new(),
+        pin_slot: None,
     };
     t.function(kernels)?;
     t.b.seal_all_blocks();
@@ -191,6 +205,17 @@ struct Translator<'a, 'f> {
     /// The buffers the function writes, its kernels' outputs (every other buffer is only read
     /// while it runs).
     written: Vec<BufferId>,
+    /// The entry block's jump to the loops: what every iteration shares is inserted before it,
+    /// computed once ([`Translator::entry_load`], [`Translator::in_entry`]).
+    entry_jump: Option<Inst>,
+    /// Elements read at constant addresses, loaded in the entry block, by buffer and byte offset.
+    entry_loads: HashMap<(BufferId, i32), Val>,
+    /// The values of `entry_loads`.
+    entry_values: HashSet<Value>,
+    /// Vectors of `entry_values`, made in the entry block, by vector type and lanes.
+    entry_vectors: HashMap<(Type, Vec<Value>), Value>,
+    /// A stack slot the entry block stores those vectors to (see [`Translator::in_entry`]).
+    pin_slot: Option<StackSlot>,
 }
 
 fn bug(message: impl Into<String>) -> Error {
@@ -254,6 +279,11 @@ impl<'a> Translator<'a, '_> {
                 self.views.insert(id, view);
             }
         }
+        // The loops start in a block of their own; what they share is inserted into the entry
+        // block, before its jump there, as they are built.
+        let loops = self.b.create_block();
+        self.entry_jump = Some(self.b.ins().jump(loops, &[]));
+        self.b.switch_to_block(loops);
         if let [kernel] = kernels {
             self.nest(kernel, &[], lo, hi)?;
         } else {
@@ -268,6 +298,86 @@ impl<'a> Translator<'a, '_> {
         let ok = self.b.ins().iconst(types::I32, 0);
         self.b.ins().return_(&[ok]);
         Ok(())
+    }
+
+    /// Element `offset` of buffer `id` (at `base`, not written by this function, every axis of
+    /// a length known at compile time, `offset` within them), loaded once in the entry block:
+    /// Cranelift would keep such a load in the loops (a constant address is rematerialized in
+    /// every block, which pins its users there), so a row of a small matrix would be loaded for
+    /// every element. `None` where the buffer or the offset does not qualify.
+    fn entry_load(&mut self, id: BufferId, base: Value, offset: i64, dtype: DType) -> Option<Val> {
+        let buffer = &self.program.buffers[id.0];
+        let len = buffer.shape.dims().iter().try_fold(1_i64, |n, d| n.checked_mul(d.as_int()?))?;
+        let bytes = i32::try_from(offset.checked_mul(dtype.itemsize() as i64)?).ok()?;
+        if self.written.contains(&id) || !(0..len).contains(&offset) {
+            return None;
+        }
+        if let Some(&value) = self.entry_loads.get(&(id, bytes)) {
+            return Some(value);
+        }
+        let mut entry = FuncCursor::new(self.b.func).at_inst(self.entry_jump?);
+        let ty = component_type(dtype);
+        let re = entry.ins().load(ty, TRUSTED, base, bytes);
+        let value = if dtype.is_complex() {
+            Val::Complex(re, entry.ins().load(ty, TRUSTED, base, bytes + ty.bytes() as i32))
+        } else {
+            Val::Real(re)
+        };
+        self.entry_loads.insert((id, bytes), value);
+        match value {
+            Val::Real(v) => _ = self.entry_values.insert(v),
+            Val::Complex(re, im) => self.entry_values.extend([re, im]),
+        }
+        Some(value)
+    }
+
+    /// `v` in every lane of a `vector` (see [`Self::vector_of`]).
+    fn splat(&mut self, vector: Type, v: Value) -> Value {
+        if !self.entry_values.contains(&v) {
+            return self.b.ins().splat(vector, v);
+        }
+        self.in_entry(vector, &[v], &mut |entry| entry.ins().splat(vector, v))
+    }
+
+    /// The `vector` of `lanes`; of values loaded in the entry block, made there once (see
+    /// [`Self::in_entry`]).
+    fn vector_of(&mut self, vector: Type, lanes: &[Value]) -> Value {
+        if lanes.iter().all(|v| self.entry_values.contains(v)) {
+            return self.in_entry(vector, lanes, &mut |entry| {
+                let mut out = entry.ins().splat(vector, lanes[0]);
+                for (k, &v) in lanes.iter().enumerate().skip(1) {
+                    out = entry.ins().insertlane(out, v, k as u8);
+                }
+                out
+            });
+        }
+        let mut out = self.b.ins().splat(vector, lanes[0]);
+        for (k, &v) in lanes.iter().enumerate().skip(1) {
+            out = self.b.ins().insertlane(out, v, k as u8);
+        }
+        out
+    }
+
+    /// The `vector` that `build` makes of `lanes` (values of the entry block), made in the entry
+    /// block once and stored to a stack slot there: a use in the entry block makes Cranelift
+    /// compute it there, rather than again at each use in the loops (its hoisting out of loops
+    /// does not reach values built from constants or, here, from the entry block's loads).
+    fn in_entry(&mut self, vector: Type, lanes: &[Value], build: &mut dyn FnMut(&mut FuncCursor) -> Value) -> Value {
+        let key = (vector, lanes.to_vec());
+        if let Some(&value) = self.entry_vectors.get(&key) {
+            return value;
+        }
+        let slot = *self.pin_slot.get_or_insert_with(|| {
+            self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4))
+        });
+        let Some(jump) = self.entry_jump else {
+            unreachable!("the entry block jumps to the loops before they are built")
+        };
+        let mut entry = FuncCursor::new(self.b.func).at_inst(jump);
+        let value = build(&mut entry);
+        entry.ins().stack_store(types::I64, value, slot, 0);
+        self.entry_vectors.insert(key, value);
+        value
     }
 
     /// The loop nest of `kernel` and its stores, inside the loops `shared` over its first axes
@@ -400,9 +510,9 @@ impl<'a> Translator<'a, '_> {
     /// Computes `expr` for the current output element and stores it.
     fn store_element(&mut self, expr: &Expr, out_base: Value, out_dtype: DType) -> Result<()> {
         let value = self.emit(expr)?.0;
-        let offset = self.output_offset(None);
-        let addr = self.address(out_base, offset, out_dtype);
-        self.store(value, addr, out_dtype);
+        let offset = self.output_offset_split(None);
+        let (addr, bytes) = self.split_address(out_base, offset, out_dtype.itemsize() as i64);
+        self.store_at(value, addr, bytes, out_dtype);
         Ok(())
     }
 
@@ -432,17 +542,97 @@ impl<'a> Translator<'a, '_> {
 
     /// The element offset of the current output element; `inner` replaces the innermost iname.
     fn output_offset(&mut self, inner: Option<Value>) -> Value {
+        let split = self.output_offset_split(inner);
+        self.join_offset(split)
+    }
+
+    /// [`Self::output_offset`] as a [`LinearOffset`].
+    fn output_offset_split(&mut self, inner: Option<Value>) -> LinearOffset {
         let ndim = self.inames.len();
-        let mut offset = self.b.ins().iconst(types::I64, 0);
+        let mut terms = Vec::with_capacity(ndim);
         for axis in 0..ndim {
             let i = match inner {
                 Some(v) if axis == ndim - 1 => v,
                 _ => self.b.use_var(self.inames[axis]),
             };
-            let term = self.b.ins().imul(i, self.output_strides[axis]);
-            offset = self.b.ins().iadd(offset, term);
+            terms.push((i, self.output_strides[axis]));
+        }
+        self.linear_offset(&terms)
+    }
+
+    /// `Σ index · stride` over `terms`, the products and sums of constants computed here.
+    fn linear_offset(&mut self, terms: &[(Value, Value)]) -> LinearOffset {
+        let mut offset = LinearOffset { dynamic: None, constant: 0 };
+        for &(index, stride) in terms {
+            let known = self.constant_value(index).zip(self.constant_value(stride));
+            match known.and_then(|(i, s)| i.checked_mul(s)).and_then(|t| t.checked_add(offset.constant)) {
+                Some(constant) => offset.constant = constant,
+                None => {
+                    let term = self.b.ins().imul(index, stride);
+                    offset.dynamic = Some(match offset.dynamic {
+                        Some(sum) => self.b.ins().iadd(sum, term),
+                        None => term,
+                    });
+                }
+            }
         }
         offset
+    }
+
+    /// `offset` as one value.
+    fn join_offset(&mut self, offset: LinearOffset) -> Value {
+        let constant = self.b.ins().iconst(types::I64, offset.constant);
+        match offset.dynamic {
+            Some(dynamic) => self.b.ins().iadd(dynamic, constant),
+            None => constant,
+        }
+    }
+
+    /// The address of element `offset` of a buffer at `base` with elements of `itemsize` bytes,
+    /// as `base + dynamic part` and the constant part in bytes, the immediate offset of the load
+    /// or store. (An address `base + constant` is one Cranelift rematerializes in every block
+    /// that uses it, which keeps its loads inside the loops even where they read the same
+    /// element every time, as the rows of a small matrix; a load from `base` with an immediate
+    /// offset depends on `base` alone and is hoisted.)
+    fn split_address(&mut self, base: Value, offset: LinearOffset, itemsize: i64) -> (Value, i32) {
+        let bytes = offset.constant.checked_mul(itemsize).and_then(|b| i32::try_from(b).ok());
+        let (dynamic, bytes) = match bytes {
+            Some(bytes) => (offset.dynamic, bytes),
+            None => (Some(self.join_offset(offset)), 0),
+        };
+        let address = match dynamic {
+            Some(elements) => {
+                let scaled = self.b.ins().imul_imm_s(elements, itemsize);
+                self.b.ins().iadd(base, scaled)
+            }
+            None => base,
+        };
+        (address, bytes)
+    }
+
+    /// The value of `v` where the translator built it from integer constants with `iconst`,
+    /// `iadd`, `isub` and `imul` (an unrolled index, a stride known at compile time; the builder's
+    /// immediate forms are these too); `None` otherwise, or where the arithmetic would overflow.
+    fn constant_value(&self, v: Value) -> Option<i64> {
+        use cranelift_codegen::ir::{InstructionData, Opcode, ValueDef};
+        let dfg = &self.b.func.dfg;
+        let ValueDef::Result(inst, 0) = dfg.value_def(v) else { return None };
+        if dfg.value_type(v) != types::I64 {
+            return None;
+        }
+        match dfg.insts[inst] {
+            InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } => Some(imm.bits()),
+            InstructionData::Binary { opcode, args } => {
+                let (a, b) = (self.constant_value(args[0])?, self.constant_value(args[1])?);
+                match opcode {
+                    Opcode::Iadd => a.checked_add(b),
+                    Opcode::Isub => a.checked_sub(b),
+                    Opcode::Imul => a.checked_mul(b),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     fn view(&mut self, buffers_ptr: Value, id: BufferId) -> Result<View> {
@@ -511,10 +701,15 @@ impl<'a> Translator<'a, '_> {
     }
 
     fn load_with(&mut self, addr: Value, dtype: DType, flags: MemFlagsData) -> Val {
+        self.load_at(addr, 0, dtype, flags)
+    }
+
+    /// The element at `addr + bytes`.
+    fn load_at(&mut self, addr: Value, bytes: i32, dtype: DType, flags: MemFlagsData) -> Val {
         let ty = component_type(dtype);
-        let re = self.b.ins().load(ty, flags, addr, 0);
+        let re = self.b.ins().load(ty, flags, addr, bytes);
         if dtype.is_complex() {
-            let im = self.b.ins().load(ty, flags, addr, ty.bytes() as i32);
+            let im = self.b.ins().load(ty, flags, addr, bytes + ty.bytes() as i32);
             Val::Complex(re, im)
         } else {
             Val::Real(re)
@@ -522,13 +717,18 @@ impl<'a> Translator<'a, '_> {
     }
 
     fn store(&mut self, value: Val, addr: Value, dtype: DType) {
+        self.store_at(value, addr, 0, dtype)
+    }
+
+    /// Stores `value` at `addr + bytes`.
+    fn store_at(&mut self, value: Val, addr: Value, bytes: i32, dtype: DType) {
         match value {
             Val::Real(v) => {
-                self.b.ins().store(TRUSTED, v, addr, 0);
+                self.b.ins().store(TRUSTED, v, addr, bytes);
             }
             Val::Complex(re, im) => {
-                self.b.ins().store(TRUSTED, re, addr, 0);
-                self.b.ins().store(TRUSTED, im, addr, component_type(dtype).bytes() as i32);
+                self.b.ins().store(TRUSTED, re, addr, bytes);
+                self.b.ins().store(TRUSTED, im, addr, bytes + component_type(dtype).bytes() as i32);
             }
         }
     }
@@ -639,7 +839,7 @@ impl<'a> Translator<'a, '_> {
             let v = &self.views[&id];
             (v.base, v.dtype, v.extents.clone(), v.strides.clone(), v.dims.clone())
         };
-        let mut offset = self.b.ins().iconst(types::I64, 0);
+        let mut terms = Vec::with_capacity(indices.len());
         let mut proved = true;
         for (axis, idx) in indices.iter().enumerate() {
             let (v, d) = self.emit(idx)?;
@@ -648,12 +848,18 @@ impl<'a> Translator<'a, '_> {
                 self.check_index(id, axis, i, extents[axis]);
                 proved = false;
             }
-            let term = self.b.ins().imul(i, strides[axis]);
-            offset = self.b.ins().iadd(offset, term);
+            terms.push((i, strides[axis]));
         }
-        let addr = self.address(base, offset, dtype);
+        let offset = self.linear_offset(&terms);
+        if proved
+            && offset.dynamic.is_none()
+            && let Some(value) = self.entry_load(id, base, offset.constant, dtype)
+        {
+            return Ok((value, dtype));
+        }
+        let (addr, bytes) = self.split_address(base, offset, dtype.itemsize() as i64);
         let flags = if proved && !self.written.contains(&id) { INVARIANT } else { TRUSTED };
-        Ok((self.load_with(addr, dtype, flags), dtype))
+        Ok((self.load_at(addr, bytes, dtype, flags), dtype))
     }
 
     fn widen_to_i64(&mut self, v: Value, dtype: DType) -> Value {
@@ -1391,5 +1597,60 @@ fn float_cc(op: CompareOp) -> FloatCC {
         CompareOp::Le => FloatCC::LessThanOrEqual,
         CompareOp::Gt => FloatCC::GreaterThan,
         CompareOp::Ge => FloatCC::GreaterThanOrEqual,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cranelift_codegen::ir::{Function, InstructionData, Opcode, UserFuncName, types};
+    use cranelift_frontend::FunctionBuilderContext;
+    use pytato_core::{DType, Dim};
+    use pytato_frontend as pt;
+    use pytato_transform::kernel::{KernelOptions, build_kernel_program};
+
+    use super::{kernel_signature, translate};
+
+    /// The float64 loads in the entry block and elsewhere of the function of DG's volume term
+    /// on elements of `np × np` nodes (`d` a matrix input of that size, read along both axes).
+    fn volume_loads(np: i64) -> (usize, usize) {
+        let u = pt::placeholder("u", [Dim::param("e"), Dim::new(np), Dim::new(np)], DType::F64).unwrap();
+        let d = pt::placeholder("d", [Dim::new(np), Dim::new(np)], DType::F64).unwrap();
+        let x = pt::einsum("ik,ekj->eij", &[&d, &u]).unwrap();
+        let y = pt::einsum("jk,eik->eij", &[&d, &u]).unwrap();
+        let program = build_kernel_program(&(&(&x + &y)).into(), KernelOptions::default()).unwrap();
+        assert_eq!(program.kernels.len(), 1, "{program}");
+        let isa = crate::jit::isa().unwrap();
+        let names = program.buffer_ids();
+        let mut func =
+            Function::with_name_signature(UserFuncName::user(0, 0), kernel_signature(isa.default_call_conv()));
+        let mut fctx = FunctionBuilderContext::new();
+        translate(&program, &names, &[&program.kernels[0]], &mut func, &mut fctx, isa.frontend_config(), true).unwrap();
+        let entry = func.layout.entry_block().unwrap();
+        let (mut inside, mut outside) = (0, 0);
+        for block in func.layout.blocks() {
+            for inst in func.layout.block_insts(block) {
+                let is_f64_load = matches!(func.dfg.insts[inst], InstructionData::Load { opcode: Opcode::Load, .. })
+                    && func.dfg.value_type(func.dfg.first_result(inst)) == types::F64;
+                if is_f64_load {
+                    if block == entry { inside += 1 } else { outside += 1 }
+                }
+            }
+        }
+        (inside, outside)
+    }
+
+    /// Where an element's nodes are unrolled, every read of the small matrix has a constant
+    /// address: each of its elements is loaded once, in the entry block, not per element of the
+    /// mesh (Cranelift would not hoist them out of the loop). With 7 × 7 nodes only the last axis
+    /// is unrolled: the reads along it still load every element of `d` once there; with 33, whose
+    /// sums are loops, none is.
+    #[test]
+    fn a_small_matrix_read_at_constant_addresses_is_loaded_once_before_the_loops() {
+        for np in [2, 3, 4, 5, 7] {
+            let (entry, loops) = volume_loads(np);
+            assert_eq!(entry, (np * np) as usize, "{np} nodes: each element of d once in the entry block");
+            assert!(loops > 0, "{np} nodes: u is read in the loop");
+        }
+        assert_eq!(volume_loads(33).0, 0, "33 nodes: nothing read at a constant address");
     }
 }

@@ -99,17 +99,16 @@ impl Translator<'_, '_> {
         let values = self.emit_group(expr, vector, starts);
         self.inner_override = None;
         for (value, &start) in values?.into_iter().zip(starts) {
-            let offset = self.output_offset(Some(start));
-            let bytes = self.b.ins().imul_imm_s(offset, vector.lane_type().bytes() as i64);
-            let addr = self.b.ins().iadd(out_base, bytes);
+            let offset = self.output_offset_split(Some(start));
+            let (addr, bytes) = self.split_address(out_base, offset, vector.lane_type().bytes() as i64);
             let value = match accumulate {
                 Some(op) => {
-                    let current = self.b.ins().load(vector, vector_flags(), addr, 0);
+                    let current = self.b.ins().load(vector, vector_flags(), addr, bytes);
                     self.vector_combine(op, current, value)?
                 }
                 None => value,
             };
-            self.b.ins().store(vector_flags(), value, addr, 0);
+            self.b.ins().store(vector_flags(), value, addr, bytes);
         }
         Ok(())
     }
@@ -247,7 +246,7 @@ impl Translator<'_, '_> {
                 let all_ones = self.b.ins().ineg(wide);
                 self.b.ins().splat(mask, all_ones)
             } else {
-                self.b.ins().splat(vector, v.real())
+                self.splat(vector, v.real())
             };
             return Ok(vec![splat; starts.len()]);
         }
@@ -812,30 +811,25 @@ impl Translator<'_, '_> {
             && idx.iter().zip(&dims).all(|(i, d)| self.ranges.proves_in_bounds(i, d));
         if contiguous {
             let (base, strides) = (self.views[&id].base, self.views[&id].strides.clone());
-            let mut offset = self.b.ins().iconst(types::I64, 0);
+            let mut terms = Vec::with_capacity(idx.len());
             for (i, stride) in idx.iter().zip(strides) {
                 let (v, d) = self.emit(i)?;
-                let v = self.widen_to_i64(v.real(), d);
-                let term = self.b.ins().imul(v, stride);
-                offset = self.b.ins().iadd(offset, term);
+                terms.push((self.widen_to_i64(v.real(), d), stride));
             }
-            let bytes = self.b.ins().imul_imm_s(offset, vector.lane_type().bytes() as i64);
-            let addr = self.b.ins().iadd(base, bytes);
-            return Ok(self.b.ins().load(vector, vector_flags(), addr, 0));
+            let offset = self.linear_offset(&terms);
+            let (addr, bytes) = self.split_address(base, offset, vector.lane_type().bytes() as i64);
+            return Ok(self.b.ins().load(vector, vector_flags(), addr, bytes));
         }
         let first = self.inner_override.expect("vector mode");
-        let lane = if vector.lane_type() == types::F64 { DType::F64 } else { DType::F32 };
-        let zero = self.zero(lane).real();
-        let mut out = self.b.ins().splat(vector, zero);
+        let mut lanes = Vec::with_capacity(vector.lane_count() as usize);
         for lane in 0..vector.lane_count() {
             let i = self.b.ins().iadd_imm_s(first, lane as i64);
             self.inner_override = Some(i);
             let read = self.subscript(name, idx);
             self.inner_override = Some(first);
-            let (v, _) = read?;
-            out = self.b.ins().insertlane(out, v.real(), lane as u8);
+            lanes.push(read?.0.real());
         }
-        Ok(out)
+        Ok(self.vector_of(vector, &lanes))
     }
 
     /// Whether `name` is the iname vector lanes run along (see `Translator::vector_iname`).
