@@ -342,20 +342,18 @@ impl<'a> Translator<'a, '_> {
     /// The `vector` of `lanes`; of values loaded in the entry block, made there once (see
     /// [`Self::in_entry`]).
     fn vector_of(&mut self, vector: Type, lanes: &[Value]) -> Value {
+        let build = &mut |at: &mut FuncCursor| {
+            let mut out = at.ins().splat(vector, lanes[0]);
+            for (k, &v) in lanes.iter().enumerate().skip(1) {
+                out = at.ins().insertlane(out, v, k as u8);
+            }
+            out
+        };
         if lanes.iter().all(|v| self.entry_values.contains(v)) {
-            return self.in_entry(vector, lanes, &mut |entry| {
-                let mut out = entry.ins().splat(vector, lanes[0]);
-                for (k, &v) in lanes.iter().enumerate().skip(1) {
-                    out = entry.ins().insertlane(out, v, k as u8);
-                }
-                out
-            });
+            self.in_entry(vector, lanes, build)
+        } else {
+            build(&mut self.b.cursor())
         }
-        let mut out = self.b.ins().splat(vector, lanes[0]);
-        for (k, &v) in lanes.iter().enumerate().skip(1) {
-            out = self.b.ins().insertlane(out, v, k as u8);
-        }
-        out
     }
 
     /// The `vector` that `build` makes of `lanes` (values of the entry block), made in the entry
