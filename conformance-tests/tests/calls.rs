@@ -213,3 +213,35 @@ impl Backend for Shared {
         self.0.compile(outputs)
     }
 }
+
+#[test]
+fn calls_tagged_to_be_inlined_are_inlined_under_any_rule_and_stay_calls_in_the_dag() {
+    use pytato_core::function::{InlineCall, tag_all_calls_to_be_inlined};
+    let x = pt::placeholder("x", [3], DType::F64).unwrap();
+    // g(a) = f(a, a)[1] + 3: a call inside a function's body is tagged too.
+    let g = |args: &[Array]| Ok(vec![&trace_call(f, &[&args[0], &args[0]])?[1] + 3.0]);
+    let once = trace_call(f, &[&x, &x]).unwrap();
+    let y = &trace_call(g, &[&once[0]]).unwrap()[0] * &once[1];
+    let tagged = tag_all_calls_to_be_inlined(&(&y).into()).unwrap();
+    assert_eq!(num_call_sites(&tagged), num_call_sites(&(&y).into()), "the calls stay");
+    let (outer, inner) = (call_of(tagged.entries()[0].1.children()[0]).function, call_of(&once[0]).function);
+    assert!(outer.tags().contains(&InlineCall));
+    let inner_in_body = outer.returns().values().next().unwrap().children()[0].clone();
+    assert!(call_of(&inner_in_body).function.tags().contains(&InlineCall), "the body's calls too");
+    assert!(!inner.tags().contains(&InlineCall), "the original is unchanged");
+    let xs = [1.5, -0.0, 4.0];
+    let data = NamedData::from([("x".to_string(), f64s(&xs))]);
+    // y = ((x*x + 1) - (x*x + 1) + 3) * (x - x), written out.
+    let want: Vec<f64> = xs.iter().map(|v| (v * v + 1.0 - (v * v + 1.0) + 3.0) * (v - v)).collect();
+    let recording =
+        Recording { backend: pytato_runtime::backend::backend("interp").unwrap(), compiled: Default::default() };
+    let shared = std::sync::Arc::new(recording);
+    let never = WithInlineRule::new(Box::new(Shared(shared.clone())), InlineRule::Never);
+    let got = never.compile(&tagged).unwrap().run(&data).unwrap();
+    assert_eq!(values(&got["_pt_out"]), want);
+    assert_eq!(shared.compiled.lock().unwrap().len(), 1, "one program: no function body compiled on its own");
+    for (name, backend) in backends() {
+        let got = WithInlineRule::new(backend, InlineRule::Never).compile(&tagged).unwrap().run(&data).unwrap();
+        assert_eq!(values(&got["_pt_out"]), want, "{name}");
+    }
+}

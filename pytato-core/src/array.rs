@@ -1164,6 +1164,41 @@ impl Array {
         Ok(Array::fresh(NodeKind::DataWrapper { name: name.map(Into::into), data }, shape, dtype))
     }
 
+    /// A data wrapper declared with `shape`, lengths that may be expressions of size parameters
+    /// (upstream's `make_data_wrapper(data, shape=(n, 2))`): a program binds those parameters
+    /// from the data's lengths when it runs, as it binds them from a placeholder's input
+    /// (`pytato_runtime::binding`), and reports lengths no parameter value gives. Checks now: as
+    /// many axes as the data, each constant length the data's, no length provably negative.
+    ///
+    /// ```
+    /// use pytato_core::{Array, ArrayData, Dim, Shape};
+    /// let data = ArrayData::from(ndarray::Array2::<f64>::zeros((3, 2)).into_dyn());
+    /// let n = Dim::param("n");
+    /// let x = Array::new_data_wrapper_with_shape(data.clone(), None, Shape::from([n, Dim::new(2)]))?;
+    /// assert_eq!(x.shape().to_string(), "(n, 2)");
+    /// assert!(Array::new_data_wrapper_with_shape(data, None, Shape::from([3, 3])).is_err());
+    /// # Ok::<(), pytato_core::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn new_data_wrapper_with_shape(data: impl Into<DataRef>, name: Option<&str>, shape: Shape) -> Result<Array> {
+        let _site = crate::created_at::enter();
+        let data = data.into();
+        shape.validate("DataWrapper")?;
+        let lengths = data.shape();
+        let agrees = |d: &Dim, &len: &usize| d.as_int().is_none_or(|v| v as u128 == len as u128);
+        if shape.ndim() != lengths.len() || !shape.dims().iter().zip(lengths).all(|(d, len)| agrees(d, len)) {
+            return Err(Error::invalid(
+                "DataWrapper",
+                format!("data of shape {lengths:?} declared with the shape {shape}: the lengths differ"),
+            ));
+        }
+        if let Some(n) = name {
+            names::check_array_name("DataWrapper", n)?;
+        }
+        let dtype = data.dtype();
+        Ok(Array::fresh(NodeKind::DataWrapper { name: name.map(Into::into), data }, shape, dtype))
+    }
+
     /// `result[_0, …] = expr`: the dtype is the expression's (see [`Expr::dtype`]).
     ///
     /// Operations on `float16` values are rewritten to compute in `float32`

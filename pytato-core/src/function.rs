@@ -297,6 +297,42 @@ pub fn inline_calls_where(outputs: &Outputs, inline: impl Fn(&Function) -> bool)
     outputs.map_arrays(|a| mapped[&a.id()].clone())
 }
 
+/// `outputs` with every function it calls, in function bodies too, tagged [`InlineCall`], so that
+/// every backend inlines every call (upstream's `tag_all_calls_to_be_inlined`). The calls stay
+/// calls in the DAG (analyses still see them); the results are those of the same DAG inlined.
+pub fn tag_all_calls_to_be_inlined(outputs: &Outputs) -> Result<Outputs> {
+    let entries = outputs.entries();
+    let roots: Vec<Array> = entries.iter().map(|(_, a)| a.clone()).collect();
+    let mapped = tag_calls_inlined(&roots, &mut HashMap::new())?;
+    outputs.map_arrays(|a| mapped[&a.id()].clone())
+}
+
+/// Every node reachable from `roots`, rebuilt with each called function replaced by the same
+/// function tagged [`InlineCall`] (its body rebuilt so too); `tagged` holds those made so far,
+/// by the original's [`Function::id`]. Recursion is by the nesting of function definitions only.
+fn tag_calls_inlined(roots: &[Array], tagged: &mut HashMap<usize, Function>) -> Result<IdMap<Array>> {
+    let mut mapped: IdMap<Array> = IdMap::default();
+    for node in post_order(roots, Array::children) {
+        let children: Vec<Array> = node.children().iter().map(|c| mapped[&c.id()].clone()).collect();
+        let new = match node.kind() {
+            NodeKind::CallResult { function, name, .. } => {
+                if !tagged.contains_key(&function.id()) {
+                    let returns: Vec<Array> = function.returns().values().cloned().collect();
+                    let body = tag_calls_inlined(&returns, tagged)?;
+                    let parameters = function.parameters().map(|(_, p)| p.clone()).collect();
+                    let results = function.returns().iter().map(|(n, r)| (&**n, body[&r.id()].clone())).collect();
+                    let inlined = Function::new(parameters, results, function.tags().with(InlineCall)?)?;
+                    tagged.insert(function.id(), inlined);
+                }
+                Array::new_call_result(&tagged[&function.id()], children, name)?
+            }
+            _ => node.with_children(children)?,
+        };
+        mapped.insert(node.id(), new);
+    }
+    Ok(mapped)
+}
+
 /// The call sites of each function the DAG of `outputs` calls (not counting calls inside
 /// function bodies): the number of distinct (function, arguments) pairs.
 pub fn call_sites(outputs: &Outputs) -> HashMap<Function, usize> {

@@ -436,7 +436,7 @@ fn index_impl(a: &Array, items: &[Idx]) -> Result<Array> {
                 slots.push(Slot::Slice);
             }
             Idx::Array(idx) => {
-                check_index_array(op, idx, a)?;
+                check_index_array(op, idx, axis, a)?;
                 node_items.push(IndexItem::Array(idx.clone()));
                 slots.push(Slot::Advanced);
             }
@@ -504,15 +504,30 @@ impl Array {
     }
 }
 
-fn check_index_array(op: &str, idx: &Array, a: &Array) -> Result<()> {
-    match idx.dtype() {
-        d if d.is_integer() => Ok(()),
-        d => Err(Error::unsupported_dtype(
+/// An index array into `axis` of `a` must hold integers; into an axis of length 0 it must be
+/// empty, which is decided now where its shape is known (numpy's `IndexError`: every index into
+/// such an axis is out of bounds), and when the program runs otherwise.
+fn check_index_array(op: &str, idx: &Array, axis: usize, a: &Array) -> Result<()> {
+    if !idx.dtype().is_integer() {
+        return Err(Error::unsupported_dtype(
             op,
-            d,
+            idx.dtype(),
             format!("index arrays of an array of shape {} must be integers or boolean masks", a.shape()),
-        )),
+        ));
     }
+    let elements = idx.shape().dims().iter().try_fold(1i64, |n, d| d.as_int().map(|d| n.saturating_mul(d)));
+    if a.shape()[axis].as_int() == Some(0) && elements.is_some_and(|n| n > 0) {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "an index array of shape {} into axis {axis} of length 0 (array of shape {}): every index is out of \
+                 bounds",
+                idx.shape(),
+                a.shape()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The integer index `i` into `axis` of `a` as a position (negative counts from the end),

@@ -107,12 +107,19 @@ pub fn promote(operands: &[&Operand]) -> Result<DType> {
     }
 }
 
-/// `expr` (of dtype `from`) as dtype `to`, without a cast when they agree.
+/// `expr` (of dtype `from`) as dtype `to`, without a cast when they agree; a constant is
+/// converted now (numpy's `astype` for one value, as every backend casts), so a numpy scalar
+/// operand reads as a constant of the operation's dtype, as in pytato.
 pub fn cast_expr(expr: Expr, from: DType, to: DType) -> Expr {
-    if from == to { expr } else { expr.cast(to) }
+    match expr {
+        _ if from == to => expr,
+        Expr::Const(value) => Expr::Const(value.cast(to)),
+        _ => expr.cast(to),
+    }
 }
 
-/// Builds one index lambda: binds arrays under generated names (`_in0`, `_in1`, ...), reads them
+/// Builds one index lambda: binds arrays under generated names (`_in0`, `_in1`, ...; an
+/// elementwise operation's operand `k` as `_in<k>`, as pytato names them), reads them
 /// broadcast to the output shape or at explicit indices, turns lengths into expressions over size
 /// parameters, and hands out reduction inames. The frontend and the lowering passes share it.
 ///
@@ -157,7 +164,24 @@ impl LambdaBuilder {
         if let Some(name) = self.bound.get(&array.id()) {
             return name.clone();
         }
-        let name: Arc<str> = names::binding_name(self.bindings.len()).into();
+        // The first free name from the count up (positional names may have taken some).
+        let name: Arc<str> = (self.bindings.len()..)
+            .map(names::binding_name)
+            .find(|n| !self.bindings.contains_key(n.as_str()))
+            .expect("a free binding name")
+            .into();
+        self.bindings.insert(name.clone(), array.clone());
+        self.bound.insert(array.id(), name.clone());
+        name
+    }
+
+    /// Binds `array` as `name` unless it is bound already (its existing name) or `name` is taken
+    /// (the next free name, as [`LambdaBuilder::bind`]).
+    fn bind_as(&mut self, array: &Array, name: &str) -> Arc<str> {
+        if self.bound.contains_key(&array.id()) || self.bindings.contains_key(name) {
+            return self.bind(array);
+        }
+        let name: Arc<str> = name.into();
         self.bindings.insert(name.clone(), array.clone());
         self.bound.insert(array.id(), name.clone());
         name
@@ -216,6 +240,19 @@ impl LambdaBuilder {
             }
             Operand::Scalar(s) => Expr::Const(Scalar::from_weak(s, dtype)?),
         })
+    }
+
+    /// [`LambdaBuilder::operand`] for the operand at `position` of an operation: an array operand
+    /// is bound as `_in<position>` (pytato's names: in `3 * x`, `x` is `_in1`), unless it is bound
+    /// already or read in place.
+    #[track_caller]
+    pub fn operand_at(&mut self, position: usize, operand: &Operand, dtype: DType) -> Result<Expr> {
+        if let Operand::Array(a) = operand
+            && inline_constant(a).is_none()
+        {
+            self.bind_as(a, &names::binding_name(position));
+        }
+        self.operand(operand, dtype)
     }
 
     /// An axis length as an `int64` expression; size parameters become 0-d bindings.
@@ -286,6 +323,14 @@ fn inline_constant(a: &Array) -> Option<Expr> {
     plain.then(|| lambda.expr.clone())
 }
 
+/// The value of `a` where it is a constant an operation reads in place (see [`inline_constant`]).
+pub(crate) fn constant_value(a: &Array) -> Option<Scalar> {
+    match inline_constant(a)? {
+        Expr::Const(value) => Some(value),
+        _ => None,
+    }
+}
+
 fn subscript(name: &Arc<str>, indices: Vec<Expr>) -> Expr {
     if indices.is_empty() { Expr::Var(name.clone()) } else { Expr::Subscript(name.clone(), indices.into()) }
 }
@@ -306,7 +351,8 @@ pub fn elementwise(
 ) -> Result<Array> {
     let shape = broadcast_operands(op, operands)?;
     let mut builder = LambdaBuilder::new(shape);
-    let exprs = operands.iter().map(|o| builder.operand(o, dtype)).collect::<Result<Vec<_>>>()?;
+    let exprs =
+        operands.iter().enumerate().map(|(k, o)| builder.operand_at(k, o, dtype)).collect::<Result<Vec<_>>>()?;
     let expr = build(exprs)?;
     builder.finish(expr)
 }

@@ -41,8 +41,8 @@ pub fn where_(cond: impl Into<Operand>, x: impl Into<Operand>, y: impl Into<Oper
     let shape = broadcast_operands("where", &[&cond, &x, &y])?;
     let mut builder = LambdaBuilder::new(shape);
     // The condition is read by truth value (a cast to bool), the values as their common dtype.
-    let c = builder.operand(&cond, DType::Bool)?;
-    let (xe, ye) = (builder.operand(&x, dtype)?, builder.operand(&y, dtype)?);
+    let c = builder.operand_at(0, &cond, DType::Bool)?;
+    let (xe, ye) = (builder.operand_at(1, &x, dtype)?, builder.operand_at(2, &y, dtype)?);
     builder.finish(Expr::if_then_else(c, xe, ye))
 }
 

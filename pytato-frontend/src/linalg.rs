@@ -99,6 +99,54 @@ fn parse_term(op: &str, term: &str, ndim: usize, ellipsis_ndim: usize, which: &s
     Ok(labels)
 }
 
+/// The checks of `einsum`'s subscripts that need no operand but their number: one term per
+/// operand, letters (and at most one `...`) in each term, an output letter at most once and only
+/// where an operand has it. `einsum` makes them first, so that a wrong spec is reported as such
+/// whatever the operands are (as numpy does); callers that convert operands first can too.
+///
+/// ```
+/// use pytato_frontend::check_einsum_subscripts;
+/// assert!(check_einsum_subscripts("ij,jk->ik", 2).is_ok());
+/// assert!(check_einsum_subscripts("ij,j->jj", 2).is_err()); // j twice in the output
+/// assert!(check_einsum_subscripts("ij,j->j", 1).is_err()); // two terms, one operand
+/// ```
+pub fn check_einsum_subscripts(subscripts: &str, operands: usize) -> Result<()> {
+    let op = "einsum";
+    let spec: String = subscripts.chars().filter(|c| !c.is_whitespace()).collect();
+    let (inputs, output) = match spec.split_once("->") {
+        Some((i, o)) => (i, Some(o)),
+        None => (spec.as_str(), None),
+    };
+    let terms: Vec<&str> = inputs.split(',').collect();
+    if terms.len() != operands {
+        return Err(Error::invalid(
+            op,
+            format!("subscripts {subscripts:?} name {} operands, {operands} given", terms.len()),
+        ));
+    }
+    for term in terms.iter().chain(&output) {
+        let letters = term.replace("...", "");
+        if let Some(c) = letters.chars().find(|c| !c.is_ascii_alphabetic()) {
+            return Err(Error::invalid(op, format!("invalid character {c:?} in subscripts {subscripts:?}")));
+        }
+        if term.matches("...").count() > 1 {
+            return Err(Error::invalid(op, format!("more than one ellipsis in {term:?}")));
+        }
+    }
+    if let Some(out) = output {
+        let letters: Vec<char> = out.replace("...", "").chars().collect();
+        for (i, c) in letters.iter().enumerate() {
+            if letters[..i].contains(c) {
+                return Err(Error::invalid(op, format!("output subscript {c:?} appears more than once")));
+            }
+            if !terms.iter().any(|t| t.contains(*c)) {
+                return Err(Error::invalid(op, format!("output subscript {c:?} appears in no operand")));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// numpy's `einsum`: explicit (`"ij,jk->ik"`) and implicit (`"ij,jk"`, output letters are those
 /// used once, in alphabetical order) modes, repeated letters in one operand (`"ii->i"`, a
 /// diagonal), `...` broadcasting, any number of operands, symbolic lengths.
@@ -117,18 +165,13 @@ fn parse_term(op: &str, term: &str, ndim: usize, ellipsis_ndim: usize, which: &s
 pub fn einsum(subscripts: &str, operands: &[&Array]) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
     let op = "einsum";
+    check_einsum_subscripts(subscripts, operands.len())?;
     let spec: String = subscripts.chars().filter(|c| !c.is_whitespace()).collect();
     let (inputs, output) = match spec.split_once("->") {
         Some((i, o)) => (i, Some(o)),
         None => (spec.as_str(), None),
     };
     let terms: Vec<&str> = inputs.split(',').collect();
-    if terms.len() != operands.len() {
-        return Err(Error::invalid(
-            op,
-            format!("subscripts {subscripts:?} name {} operands, {} given", terms.len(), operands.len()),
-        ));
-    }
     // The number of axes the ellipses stand for: the most any operand's ellipsis covers.
     let mut ellipsis_ndim = 0;
     for (term, a) in terms.iter().zip(operands) {
@@ -139,16 +182,10 @@ pub fn einsum(subscripts: &str, operands: &[&Array]) -> Result<Array> {
     }
     let mut labelled = Vec::with_capacity(operands.len());
     for (k, (term, a)) in terms.iter().zip(operands).enumerate() {
-        if term.matches("...").count() > 1 {
-            return Err(Error::invalid(op, format!("more than one ellipsis in {term:?}")));
-        }
         labelled.push((*a, parse_term(op, term, a.ndim(), ellipsis_ndim, &format!("operand {k}"))?));
     }
     let output_labels = match output {
         Some(out) => {
-            if out.matches("...").count() > 1 {
-                return Err(Error::invalid(op, format!("more than one ellipsis in output {out:?}")));
-            }
             let named = out.replace("...", "").chars().count();
             let ndim = named + if out.contains("...") { ellipsis_ndim } else { 0 };
             let labels = parse_term(op, out, ndim, ellipsis_ndim, "the output")?;

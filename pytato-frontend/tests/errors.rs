@@ -207,3 +207,55 @@ fn lengths_that_overflow() {
     expect_err(pt::linspace(0.0, 1.0, usize::MAX, true), |e| matches!(e, Error::Overflow { .. }), &["linspace"]);
     expect_err(pt::arange(0, i64::MAX, 1, None).and_then(|a| pt::reshape(&a, [-1, 2], Order::C)), shape, &["reshape"]);
 }
+
+#[test]
+fn an_index_array_into_an_axis_of_length_zero_must_be_empty() {
+    let n = Dim::param("n");
+    for length in [Dim::new(0), n.sub(&n).unwrap()] {
+        let a = ph("a", [length, Dim::new(10)], DType::F64);
+        let five = pt::zeros([5], DType::I64).unwrap();
+        expect_err(a.index([Idx::Array(five)]), invalid, &["index", "(5,)", "length 0", "out of"]);
+        // An empty index array selects nothing (numpy too); one of unknown length is checked when
+        // the program runs.
+        let empty = pt::zeros([0], DType::I64).unwrap();
+        assert_eq!(a.index([Idx::Array(empty)]).unwrap().shape().to_string(), "(0, 10)");
+        let m = ph("i", [Dim::param("m")], DType::I64);
+        assert!(a.index([Idx::Array(m)]).is_ok());
+    }
+}
+
+#[test]
+fn einsum_checks_its_subscripts_before_its_operands() {
+    let x = ph("x", [2, 2], DType::F64);
+    expect_err(pt::einsum("ij,j->jj", &[&x, &x]), invalid, &["'j'", "more than once"]);
+    expect_err(pt::einsum("ij,j->j", &[&x]), invalid, &["name 2 operands, 1 given"]);
+    expect_err(pt::einsum("ij->k", &[&x]), invalid, &["'k'", "no operand"]);
+    expect_err(pt::einsum("i1->i", &[&x]), invalid, &["invalid character '1'"]);
+    expect_err(pt::einsum("......i->i", &[&x]), invalid, &["more than one ellipsis"]);
+}
+
+#[test]
+fn operands_are_bound_by_position_and_numpy_scalar_exponents_are_checked_when_built() {
+    let x = ph("x", [3], DType::I64);
+    let names = |a: &Array| match a.kind() {
+        pytato_core::NodeKind::IndexLambda(il) => il.bindings.keys().map(|k| k.to_string()).collect::<Vec<_>>(),
+        other => panic!("{}", other.name()),
+    };
+    assert_eq!(names(&pt::multiply(3, &x).unwrap()), ["_in1"]);
+    assert_eq!(names(&pt::multiply(&x, 3).unwrap()), ["_in0"]);
+    let cond = pt::greater(&x, 0).unwrap();
+    assert_eq!(names(&pt::where_(&cond, 1, &x).unwrap()), ["_in0", "_in2"]);
+    // A size parameter read in an expression takes the first free name after the operands'.
+    let m = Dim::param("m");
+    let y = ph("y", [m.clone()], DType::I64);
+    let with_size = pt::add(pt::multiply(3, &y).unwrap(), pt::full([m], 1i64, DType::I64).unwrap()).unwrap();
+    assert_eq!(names(&with_size).len(), 2);
+    // A 0-d constant exponent (a numpy scalar) is read in place, and refused now where negative.
+    let two = pt::full(Shape::scalar(), 2i64, DType::I64).unwrap();
+    assert_eq!(names(&pt::power(&x, &two).unwrap()), ["_in0"]);
+    let minus = pt::full(Shape::scalar(), -2i64, DType::I64).unwrap();
+    expect_err(pt::power(&x, &minus), invalid, &["negative integer powers", "-2"]);
+    // An array exponent is checked when the program runs: it stays a binding.
+    let e = ph("e", [3], DType::I64);
+    assert_eq!(names(&pt::power(&x, &e).unwrap()).len(), 2);
+}

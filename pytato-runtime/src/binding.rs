@@ -4,7 +4,8 @@
 //! depend on (arguments of `zero(…)` are only a link, not a dependency: seed, "zeros_like"), which
 //! placeholders and size parameters that makes required, and an order to evaluate nodes in.
 //! [`Signature::bind`] then checks one set of inputs before anything runs: names, dtypes, shapes,
-//! size parameters (inferred from input shapes, or passed as 0-d integer arrays, and consistent),
+//! size parameters (inferred from input shapes and from the data of data wrappers declared with
+//! symbolic lengths, or passed as 0-d integer arrays, and consistent),
 //! and that every shape and index of the DAG is valid for those sizes.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -27,6 +28,8 @@ pub struct Signature {
     known_inputs: BTreeSet<String>,
     /// Size parameters whose values the program needs.
     size_params: BTreeSet<String>,
+    /// Data wrappers declared with symbolic lengths: their data binds those parameters.
+    shaped_data: Vec<Array>,
     /// The nodes the outputs depend on, children before parents.
     nodes: Vec<Array>,
     /// Every node whose shape and indices must be valid for the sizes: those of `nodes`, and those
@@ -132,7 +135,21 @@ impl Signature {
             node_size_params(node, &mut size_params);
         }
         known_inputs.extend(size_params.iter().cloned());
-        Ok(Signature { outputs, placeholders, placeholder_nodes, known_inputs, size_params, nodes, checked })
+        let shaped_data = checked
+            .iter()
+            .filter(|n| matches!(n.kind(), NodeKind::DataWrapper { .. }) && n.shape().params().next().is_some())
+            .cloned()
+            .collect();
+        Ok(Signature {
+            outputs,
+            placeholders,
+            placeholder_nodes,
+            known_inputs,
+            size_params,
+            shaped_data,
+            nodes,
+            checked,
+        })
     }
 
     /// The outputs, by name.
@@ -158,10 +175,16 @@ impl Signature {
     /// What `run` accepts: the required placeholders, and the size parameters that no placeholder
     /// shape determines.
     pub fn input_names(&self) -> Vec<String> {
-        let determined: BTreeSet<&str> = self.placeholders.iter().flat_map(|(_, a)| a.shape().params()).collect();
+        let determined = self.determined_params();
         let mut names: Vec<String> = self.placeholders.iter().map(|(n, _)| n.clone()).collect();
         names.extend(self.size_params.iter().filter(|p| !determined.contains(p.as_str())).cloned());
         names
+    }
+
+    /// The size parameters that inputs' shapes and shaped data wrappers' data determine.
+    fn determined_params(&self) -> BTreeSet<&str> {
+        let placeholders = self.placeholders.iter().map(|(_, a)| a);
+        placeholders.chain(&self.shaped_data).flat_map(|a| a.shape().params()).collect()
     }
 
     /// The program's type as a datashape (see [`pytato_datashape`]): a record of the inputs
@@ -187,7 +210,7 @@ impl Signature {
     pub fn datashape_with_inputs(&self, inputs: &[String]) -> pytato_datashape::Type {
         use pytato_datashape::meaning::array_datashape;
         use pytato_datashape::{MachineType, Type};
-        let determined: BTreeSet<&str> = self.placeholders.iter().flat_map(|(_, a)| a.shape().params()).collect();
+        let determined = self.determined_params();
         let wanted = inputs;
         let mut inputs: Vec<(String, Type)> =
             self.placeholders.iter().map(|(n, a)| (n.clone(), pytato_datashape::meaning::input_datashape(a))).collect();
@@ -258,6 +281,17 @@ impl Signature {
         }
         for (id, name) in &self.placeholder_nodes {
             placeholders.insert(*id, inputs[name.as_str()].clone());
+        }
+        for node in &self.shaped_data {
+            let NodeKind::DataWrapper { name, data } = node.kind() else { unreachable!("data wrappers only") };
+            let name = name.as_deref().unwrap_or("DataWrapper");
+            for (axis, (dim, &len)) in node.shape().dims().iter().zip(data.shape()).enumerate() {
+                let len = i64::try_from(len).map_err(|_| Error::InvalidForSizes {
+                    op: "bind".into(),
+                    detail: format!("data wrapper {name:?} has a length beyond i64"),
+                })?;
+                equations.push(Equation { name, axis, dim, len, node, got: data.shape() });
+            }
         }
         solve_sizes(&mut sizes, &equations)?;
         if let Some(missing) = self.size_params.iter().find(|p| !sizes.contains_key(*p)) {

@@ -112,6 +112,56 @@ pub fn to_dot(outputs: &Outputs) -> String {
     s
 }
 
+/// The data flow from the placeholders of `outputs` into its outputs, in Graphviz's DOT language
+/// (upstream's `show_fancy_placeholder_data_flow`): only the placeholders, the nodes that depend
+/// on one and the outputs, each operation labelled by its kind alone; data wrappers, size
+/// parameters and what depends on no placeholder are left out. [`to_dot`] draws everything.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// use pytato_transform::draw::placeholder_data_flow_dot;
+/// let x = pt::placeholder("x", [3], DType::F64)?;
+/// let c = pt::data_wrapper(pytato_core::ArrayData::F64(ndarray::arr1(&[1.0, 2.0, 3.0]).into_dyn()), None)?;
+/// let dot = placeholder_data_flow_dot(&(&(&pt::sin(&x)? + &c)).into());
+/// assert!(dot.contains("x: (3,) float64") && !dot.contains("DataWrapper"));
+/// # Ok::<(), pytato_core::Error>(())
+/// ```
+pub fn placeholder_data_flow_dot(outputs: &Outputs) -> String {
+    let entries = outputs.entries();
+    let roots: Vec<Array> = entries.iter().map(|(_, a)| a.clone()).collect();
+    let nodes = topological_sort(&roots);
+    // Children come first: a node carries data from a placeholder where one of its children does.
+    let mut flows: HashMap<usize, usize> = HashMap::new();
+    let mut s = String::from("digraph pytato {\n  rankdir=TB;\n  node [shape=box, style=filled, fontsize=12];\n");
+    for node in &nodes {
+        let placeholder = matches!(node.kind(), NodeKind::Placeholder { .. });
+        if !placeholder && !node.children().iter().any(|c| flows.contains_key(&c.id())) {
+            continue;
+        }
+        let i = flows.len();
+        flows.insert(node.id(), i);
+        let (text, color) = match node.name() {
+            Some(name) if placeholder => (format!("{name}: {} {}", node.shape(), node.dtype()), fill(node)),
+            _ => (node.kind_name().to_string(), "white"),
+        };
+        let _ = writeln!(s, "  n{i} [label=\"{}\", fillcolor=\"{color}\"];", escape(&text));
+        for child in node.children() {
+            if let Some(c) = flows.get(&child.id()) {
+                let _ = writeln!(s, "  n{c} -> n{i};");
+            }
+        }
+    }
+    for (k, (name, array)) in entries.iter().enumerate() {
+        if let Some(i) = flows.get(&array.id()) {
+            let _ = writeln!(s, "  out{k} [label=\"output {}\", fillcolor=\"palegreen\"];", escape(name));
+            let _ = writeln!(s, "  n{i} -> out{k};");
+        }
+    }
+    s.push_str("}\n");
+    s
+}
+
 /// The DAG of `outputs` as an SVG document, laid out in pure Rust by `layout-rs`.
 pub fn to_svg(outputs: &Outputs) -> Result<String> {
     dot_to_svg(&to_dot(outputs))

@@ -38,7 +38,8 @@ def _fields(node):
     if kind == "SizeParam":
         return (node.name,)
     if kind == "DataWrapper":
-        return (np.asarray(node.data), node.name)
+        # the declared shape (it may name size parameters); the values as they were wrapped
+        return (np.asarray(node._evaluated), node.name, node.shape)
     if kind == "IndexLambda":
         descriptors = {k: d.tags for k, d in node.var_to_reduction_descr.items()}
         return (node.expr, node.shape, node.dtype, tuple(node.bindings), descriptors)
@@ -81,8 +82,8 @@ def _build(kind, fields, children):
     if kind == "SizeParam":
         return _native.make_size_param(fields[0])
     if kind == "DataWrapper":
-        data, name = fields
-        return _native.make_data_wrapper(data, name=name)
+        data, name, shape = fields
+        return _native.make_data_wrapper(data, name=name, shape=shape)
     if kind == "IndexLambda":
         expr, shape, dtype, names, descriptors = fields
         return IndexLambda(

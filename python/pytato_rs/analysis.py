@@ -9,14 +9,14 @@ import numpy as np
 
 from . import _native
 from .array import _classes_by_kind
-from ._native import get_max_node_depth, get_num_nodes
+from ._native import get_max_node_depth, get_num_call_sites, get_num_nodes
 from .transform import CachedWalkMapper, TopoSortMapper, _dependencies
 
 __all__ = [
     "is_einsum_similar_to_subscript",
     "get_list_of_users",
     "get_node_multiplicities",
-    "get_num_tags_of_type", "get_max_node_depth", "get_node_type_counts", "get_num_nodes",
+    "get_num_tags_of_type", "get_max_node_depth", "get_num_call_sites", "get_node_type_counts", "get_num_nodes",
     "get_nusers",
 ]
 

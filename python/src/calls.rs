@@ -53,14 +53,19 @@ fn returned_array(obj: &Bound<'_, PyAny>) -> Result<Array> {
 
 /// Traces `f` over placeholders shaped like `args` and calls the function so defined with `args`
 /// (pytato's `trace_call`): returns what `f` returns (an array, a tuple, a dict), each array the
-/// result of the call.
+/// result of the call. `identifier` is pytato's name for the generated loopy function; no
+/// backend here generates one, so it is checked to be a string and names nothing.
 #[pyfunction]
-#[pyo3(signature = (f, *args))]
+#[pyo3(signature = (f, *args, identifier = None))]
 pub(crate) fn trace_call<'py>(
     py: Python<'py>,
     f: &Bound<'py, PyAny>,
     args: &Bound<'py, PyTuple>,
+    identifier: Option<&Bound<'py, PyAny>>,
 ) -> Result<Bound<'py, PyAny>> {
+    if let Some(identifier) = identifier.filter(|i| !i.is_instance_of::<pyo3::types::PyString>()) {
+        return Err(type_error(format!("trace_call: identifier must be a str, not {}", identifier.get_type().name()?)));
+    }
     let arguments = arrays_from_py(args.as_any())?;
     let mut returned = None;
     let mut python_error = None;

@@ -198,6 +198,39 @@ pub(crate) fn borrow_mut<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Bor
 
 /// `obj`'s data for a data wrapper: an [`EvaluatedArray`]'s own buffer (shared, no copy, on the
 /// host or on a GPU), else a copy of the numpy array `obj` is or converts to.
+/// The caller's numpy arrays that data wrappers copied, by the address of the copy: pytato's
+/// `DataWrapper.data` is the array it was given, and code that compares arrays by identity or
+/// memory (`deduplicate_data_wrappers`) reads it. An entry holds the caller's array for as long
+/// as the copy lives (as pytato holds it for as long as the wrapper lives); entries whose copy
+/// died are dropped as new ones come.
+struct Original {
+    copy: std::sync::Weak<ArrayData>,
+    array: Py<PyAny>,
+}
+
+static ORIGINALS: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<usize, Original>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// Remembers that `copy` is the library's copy of the numpy array `array`.
+pub(crate) fn remember_original(copy: &Arc<ArrayData>, array: &Bound<'_, PyAny>) {
+    let mut originals = ORIGINALS.lock().unwrap_or_else(|p| p.into_inner());
+    // Amortized: a sweep at every power of two leaves the live entries.
+    if originals.len() >= 64 && originals.len().is_power_of_two() {
+        originals.retain(|_, o| o.copy.strong_count() > 0);
+    }
+    // An entry of a dead copy at the same address is replaced.
+    originals
+        .insert(Arc::as_ptr(copy) as usize, Original { copy: Arc::downgrade(copy), array: array.clone().unbind() });
+}
+
+/// The numpy array `copy` was made of, where a data wrapper made it and it is still alive.
+pub(crate) fn original_of<'py>(py: Python<'py>, copy: &Arc<ArrayData>) -> Option<Bound<'py, PyAny>> {
+    let originals = ORIGINALS.lock().unwrap_or_else(|p| p.into_inner());
+    let entry = originals.get(&(Arc::as_ptr(copy) as usize))?;
+    let alive = entry.copy.upgrade().is_some_and(|c| Arc::ptr_eq(&c, copy));
+    alive.then(|| entry.array.bind(py).clone())
+}
+
 pub(crate) fn shared_data(obj: &Bound<'_, PyAny>, what: &str) -> Result<DataRef> {
     if let Ok(evaluated) = obj.cast::<EvaluatedArray>() {
         return Ok(evaluated.get().data.clone());

@@ -62,8 +62,10 @@ fn make_size_param(name: &str, tags: Option<&Bound<'_, PyAny>>) -> Result<Py<PyA
     wrap(Ok(tagged(pt::size_param(name), tags)?))
 }
 
-/// Data (a numpy array, copied, or an `EvaluatedArray`, shared) as a node of the DAG. `shape`, where given, must be the data's
-/// (pytato's symbolic data shapes are not supported: an error says so).
+/// Data (a numpy array, copied, or an `EvaluatedArray`, shared) as a node of the DAG. `shape`,
+/// where given, is the data's, with lengths that may be expressions of size parameters (pytato's
+/// `shape=(n, 2)`: programs bind `n` from the data). The node's `.data` is the numpy array given
+/// (see `data::remember_original`); the program reads the copy.
 #[pyfunction]
 #[pyo3(signature = (data, name = None, tags = None, shape = None, axes = None))]
 fn make_data_wrapper(
@@ -73,25 +75,19 @@ fn make_data_wrapper(
     shape: Option<&Bound<'_, PyAny>>,
     axes: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
-    let data = shared_data(data, "make_data_wrapper")?;
-    if let Some(shape) = shape.filter(|s| !s.is_none()) {
-        let shape = shape_from_py(shape)?;
-        if !shape.is_concrete() {
-            return Err(crate::errors::Error(pytato::Error::Unsupported {
-                backend: "make_data_wrapper".into(),
-                reason: format!("data of shape {:?} given the symbolic shape {shape}", data.shape()),
-            })
-            .into());
-        }
-        let lengths: Vec<i64> = shape.dims().iter().filter_map(|d| d.as_int()).collect();
-        if lengths.iter().map(|&n| n as usize).ne(data.shape().iter().copied()) {
-            return Err(value_error(format!(
-                "make_data_wrapper: data of shape {:?} given the shape {shape}",
-                data.shape()
-            )));
-        }
+    let given = data;
+    let data = shared_data(given, "make_data_wrapper")?;
+    if let pytato::array::DataRef::Host(copy) = &data
+        && given.is_instance_of::<numpy::PyUntypedArray>()
+    {
+        crate::data::remember_original(copy, given);
     }
-    with_axes(tagged(pt::data_wrapper(data, name), tags)?, axes)
+    let wrapper = match shape.filter(|s| !s.is_none()) {
+        // Lengths may be expressions of size parameters, bound from the data when a program runs.
+        Some(shape) => lib(pytato::Array::new_data_wrapper_with_shape(data, name, shape_from_py(shape)?))?,
+        None => lib(pt::data_wrapper(data, name))?,
+    };
+    with_axes(lib(wrapper.tagged_with(tags_from_py(tags)?))?, axes)
 }
 
 // ---- elementwise --------------------------------------------------------------------------
@@ -830,6 +826,8 @@ fn meshgrid<'py>(py: Python<'py>, arrays: &Bound<'py, PyTuple>, indexing: &str) 
 #[pyfunction]
 #[pyo3(signature = (subscripts, *operands))]
 fn einsum(subscripts: &str, operands: &Bound<'_, PyTuple>) -> Result<Py<PyArrayExpr>> {
+    // A wrong spec is reported as such before the operands are converted (numpy's order).
+    lib(pt::check_einsum_subscripts(subscripts, operands.len()))?;
     let arrays = arrays_from_py(operands.as_any())?;
     wrap(pt::einsum(subscripts, &arrays.iter().collect::<Vec<_>>()))
 }

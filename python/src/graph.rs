@@ -222,7 +222,13 @@ pub(crate) fn field<'py>(node: &Bound<'py, PyArrayExpr>, name: &str) -> PyResult
                 .collect::<PyResult<Vec<_>>>()?;
             PyTuple::new(py, per_arg)?.into_any()
         }
-        (NodeKind::DataWrapper { data, .. }, "data") => crate::evaluated::into_numpy(py, data.clone())?,
+        // The numpy array the wrapper was made of, as in pytato; else the values as a new array.
+        (NodeKind::DataWrapper { data, .. }, "data") => {
+            match data.as_host().and_then(|h| crate::data::original_of(py, h)) {
+                Some(original) => original,
+                None => crate::evaluated::into_numpy(py, data.clone())?,
+            }
+        }
         // The wrapped buffer itself, shared (array contexts freeze a thawed array without a copy).
         (NodeKind::DataWrapper { data, .. }, "_evaluated") => {
             Bound::new(py, crate::evaluated::EvaluatedArray::new(py, data.clone())?)?.into_any()

@@ -119,6 +119,41 @@ fn get_max_node_depth(expr: &Bound<'_, PyAny>) -> Result<usize> {
     Ok(analysis::depth(&outputs_from_py(expr)?))
 }
 
+/// Every call replaced by the function's body over the call's arguments, nested calls included
+/// (pytato's `inline_calls`).
+#[pyfunction]
+fn inline_calls<'py>(py: Python<'py>, expr: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+    outputs_to_py(py, lib(pytato::function::inline_calls(&outputs_from_py(expr)?))?)
+}
+
+/// Every function called, in bodies too, tagged to be inlined by every backend; the calls stay
+/// in the DAG (pytato's `tag_all_calls_to_be_inlined`).
+#[pyfunction]
+fn tag_all_calls_to_be_inlined<'py>(py: Python<'py>, expr: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+    outputs_to_py(py, lib(pytato::function::tag_all_calls_to_be_inlined(&outputs_from_py(expr)?))?)
+}
+
+/// The number of call sites (pytato's `get_num_call_sites`): distinct calls (one function with one
+/// list of arguments, however many of its results are used) in the DAG and, once per distinct
+/// function, in function bodies.
+#[pyfunction]
+fn get_num_call_sites(expr: &Bound<'_, PyAny>) -> Result<usize> {
+    Ok(analysis::num_call_sites(&outputs_from_py(expr)?))
+}
+
+/// The data flow from the placeholders into the outputs as an SVG document (pytato's
+/// `show_fancy_placeholder_data_flow` draws it).
+#[pyfunction]
+fn get_placeholder_data_flow_svg(expr: &Bound<'_, PyAny>) -> Result<String> {
+    lib(draw::dot_to_svg(&draw::placeholder_data_flow_dot(&outputs_from_py(expr)?)))
+}
+
+/// The data flow from the placeholders into the outputs in Graphviz's dot language.
+#[pyfunction]
+fn get_placeholder_data_flow_dot(expr: &Bound<'_, PyAny>) -> Result<String> {
+    Ok(draw::placeholder_data_flow_dot(&outputs_from_py(expr)?))
+}
+
 /// Adds the transformations to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(deduplicate, m)?)?;
@@ -133,5 +168,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_num_nodes, m)?)?;
     m.add_function(wrap_pyfunction!(get_node_type_counts, m)?)?;
     m.add_function(wrap_pyfunction!(get_max_node_depth, m)?)?;
+    m.add_function(wrap_pyfunction!(inline_calls, m)?)?;
+    m.add_function(wrap_pyfunction!(tag_all_calls_to_be_inlined, m)?)?;
+    m.add_function(wrap_pyfunction!(get_num_call_sites, m)?)?;
+    m.add_function(wrap_pyfunction!(get_placeholder_data_flow_svg, m)?)?;
+    m.add_function(wrap_pyfunction!(get_placeholder_data_flow_dot, m)?)?;
     Ok(())
 }

@@ -32,9 +32,11 @@ from .._native import (
     DictOfNamedArrays,
     deduplicate,
     eliminate_dead_code,
+    inline_calls,
     make_dict_of_named_arrays,
     make_size_param,
     materialize_with_mpms,
+    tag_all_calls_to_be_inlined,
     unify_axes_tags,
 )
 from ..array import MAPPER_METHODS
@@ -55,7 +57,10 @@ __all__ = [
     "WalkMapper",
     "copy_dict_of_named_arrays",
     "deduplicate",
+    "deduplicate_data_wrappers",
     "eliminate_dead_code",
+    "inline_calls",
+    "tag_all_calls_to_be_inlined",
     "map_and_copy",
     "rec_get_user_nodes",
     "materialize_with_mpms",
@@ -232,10 +237,18 @@ class CombineMapper(CachedMapper):
         return self.combine(*(self.rec(child) for child in _dependencies(expr)))
 
 
+@_default_for_every_kind
 class WalkMapper(Mapper):
     """Walks the DAG: :meth:`visit` each node (its children are walked when it returns true),
     then :meth:`post_visit` it after its children. Without a cache, a node used twice is walked
-    twice (see :class:`CachedWalkMapper`)."""
+    twice (see :class:`CachedWalkMapper`).
+
+    Each node goes through the ``map_<node>`` method of its kind, as in pytato: a subclass may
+    override one (``map_data_wrapper``, say) and call ``super()`` to walk on below the node, or
+    not, to stop there. The walk keeps its own stack (the methods schedule children on it rather
+    than recurse), so deep DAGs walk without recursion."""
+
+    _walk_stack = None
 
     def visit(self, expr, *args, **kwargs):
         return True
@@ -246,20 +259,41 @@ class WalkMapper(Mapper):
     def _seen(self, expr, *args, **kwargs):
         return False
 
-    def _walk(self, expr, *args, **kwargs):
-        stack = [(expr, False)]
-        while stack:
-            node, children_done = stack.pop()
-            if children_done:
-                self.post_visit(node, *args, **kwargs)
-                continue
-            if self._seen(node, *args, **kwargs) or not self.visit(node, *args, **kwargs):
-                continue
-            stack.append((node, True))
-            stack.extend((child, False) for child in reversed(_dependencies(node)))
+    def _default(self, expr, *args, **kwargs):
+        """What every ``map_<node>`` does: visit the node and, where :meth:`visit` says so,
+        schedule its dependencies and then its :meth:`post_visit`."""
+        if self._walk_stack is None:
+            # Called directly, not from a walk: walk from here.
+            return self._walk(expr, *args, _dispatched=True, **kwargs)
+        if self.visit(expr, *args, **kwargs):
+            self._walk_stack.append((expr, True))
+            self._walk_stack.extend((child, False) for child in reversed(_dependencies(expr)))
+        return None
+
+    def _walk(self, expr, *args, _dispatched=False, **kwargs):
+        outer, stack = self._walk_stack, []
+        self._walk_stack = stack
+        try:
+            if _dispatched:
+                # ``expr``'s method is the caller: only its visit and children are left.
+                self._default(expr, *args, **kwargs)
+            else:
+                stack.append((expr, False))
+            while stack:
+                node, children_done = stack.pop()
+                if children_done:
+                    self.post_visit(node, *args, **kwargs)
+                elif not self._seen(node, *args, **kwargs):
+                    Mapper.rec(self, node, *args, **kwargs)
+        finally:
+            self._walk_stack = outer
 
     def rec(self, expr, *args, **kwargs):
-        self._walk(expr, *args, **kwargs)
+        if self._walk_stack is not None:
+            # A method walking a node of its own choosing (pytato's ``self.rec(child)``).
+            self._walk_stack.append((expr, False))
+            return None
+        return self._walk(expr, *args, **kwargs)
 
 
 class CachedWalkMapper(WalkMapper):
@@ -351,6 +385,47 @@ def map_and_copy(expr, map_fn):
             return map_fn(super()._map_one(expr, *args, **kwargs))
 
     return _Replacer()(expr)
+
+
+def _memory_key(data):
+    """Where a numpy array's elements are: its first element's address, shape, strides and dtype
+    (two views with equal keys are the same elements)."""
+    return (data.__array_interface__["data"][0], data.shape, data.strides, data.dtype.str)
+
+
+def _same_values(a, b):
+    """Whether two data wrappers' copies hold the same bits (the memory they were copied from may
+    have changed between the copies)."""
+    import numpy as np
+
+    x, y = np.asarray(a._evaluated), np.asarray(b._evaluated)
+    return x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+
+
+def deduplicate_data_wrappers(array_or_names):
+    """``array_or_names`` with the data wrappers of the same memory as one node (pytato's
+    ``deduplicate_data_wrappers``), and equal expressions merged as :func:`deduplicate` merges
+    them. Wrappers were made of the same memory where their numpy arrays (``.data``) are views of
+    the same elements (address, shape, strides and dtype); wrappers of one
+    :class:`~pytato_rs.EvaluatedArray` are one node already. A wrapper copies its data when it is
+    made, so two wrappers of memory that changed in between hold different values: those stay
+    apart. The first wrapper met of each memory is kept."""
+    import numpy as np
+
+    from ..array import DataWrapper
+
+    kept = {}
+
+    def merge(node):
+        if not isinstance(node, DataWrapper):
+            return node
+        data = node.data
+        if not isinstance(data, np.ndarray):
+            return node
+        first = kept.setdefault(_memory_key(data), node)
+        return first if first is node or _same_values(first, node) else node
+
+    return deduplicate(map_and_copy(array_or_names, merge))
 
 
 def copy_dict_of_named_arrays(source_dict, copy_mapper):

@@ -1,0 +1,1 @@
+"""``pyopencl.cltypes``: imported (and unused) by upstream's tests."""
