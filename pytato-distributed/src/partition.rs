@@ -19,6 +19,7 @@ use std::sync::Arc;
 use pytato_core::array::{IdMap, collect_inputs, post_order};
 use pytato_core::distributed::CommTag;
 use pytato_core::names::fresh_name;
+use pytato_core::tags::ImplStored;
 use pytato_core::{Array, DType, DictOfNamedArrays, Error, NodeKind, Result, Shape};
 use pytato_runtime::backend::Outputs;
 
@@ -28,7 +29,7 @@ pub const RECV_PREFIX: &str = "_pt_dist_recv";
 pub const PART_VALUE_PREFIX: &str = "_pt_dist_part";
 
 /// A receive of the partitioned DAG.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Receive {
     /// The placeholder name the received array has in the parts (`_pt_dist_recv<k>`).
     pub name: String,
@@ -45,7 +46,7 @@ pub struct Receive {
 }
 
 /// A send of the partitioned DAG.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Send {
     /// The name of the sent value: a user input, a received array, or a part's output.
     pub data: String,
@@ -65,7 +66,7 @@ pub struct Send {
 }
 
 /// One part: a DAG a backend compiles, and what it reads.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DistributedPart {
     /// The part's index in [`DistributedPartition::parts`].
     pub id: usize,
@@ -80,8 +81,24 @@ pub struct DistributedPart {
     pub sends: Vec<usize>,
 }
 
+impl DistributedPart {
+    /// The names of the values it reads from other parts of the partition: the received arrays
+    /// (`_pt_dist_recv<k>`) and the other parts' outputs, named as those parts' outputs are
+    /// (`part<j>`, see [`output_key`]) (upstream's `partition_input_names`).
+    pub fn partition_input_names(&self) -> BTreeSet<String> {
+        let roots: Vec<&Array> = self.outputs.iter().map(|(_, a)| a).collect();
+        let from_parts = post_order(roots, Array::children).into_iter().filter_map(|node| match node.kind() {
+            NodeKind::Placeholder { name: Some(name) } if name.starts_with(PART_VALUE_PREFIX) => {
+                Some(output_key(name).to_string())
+            }
+            _ => None,
+        });
+        from_parts.chain(self.received.iter().cloned()).collect()
+    }
+}
+
 /// A DAG split at its sends and receives; see the [module docs](self).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DistributedPartition {
     /// The rank the DAG was built for (for messages).
     pub rank: usize,
@@ -357,8 +374,12 @@ impl Partitioner {
     /// `node` (from an earlier part) computed again where it is read, when that is cheaper than
     /// exporting it: a small elementwise lambda whose arrays are all free or already exported
     /// (`2 * u` of a step whose `u` the next part reads anyway), so no new value crosses parts.
+    /// A node tagged [`ImplStored`] is stored, as asked, and crosses parts as a value.
     fn recomputed(&self, node: &Array) -> Result<Option<Array>> {
         let NodeKind::IndexLambda(il) = node.kind() else { return Ok(None) };
+        if node.tags().contains(&ImplStored) {
+            return Ok(None);
+        }
         let mut size = 0;
         let mut reduces = false;
         il.expr.walk(&mut |e| {

@@ -203,6 +203,30 @@ fn parts_wait_only_for_their_receives() {
 }
 
 #[test]
+fn stored_values_cross_parts_and_small_ones_are_computed_again() {
+    use pytato_core::tags::ImplStored;
+    // y = 2x is needed after the receive: computed again there, unless it is to be stored.
+    let x = pt::placeholder("x", [4], DType::F64).unwrap();
+    let w = make_distributed_recv(1, 43, [4], DType::F64).unwrap();
+    for (stored, inputs) in [(false, 1), (true, 2)] {
+        let y = &x * 2.0;
+        let y = if stored { y.tagged(ImplStored).unwrap() } else { y };
+        let sent = make_distributed_send(&(&y * 2.0), 1, 42).unwrap();
+        let out = DictOfNamedArrays::new([
+            ("q", &y + &w),
+            ("send", staple_distributed_send(&pt::zeros([1], DType::F64).unwrap(), sent).unwrap()),
+        ])
+        .unwrap();
+        let partition = find_distributed_partition(0, &out.into()).unwrap();
+        let last = partition.parts.last().unwrap();
+        assert_eq!(last.received.len(), 1);
+        // The receive, and y where it is stored (upstream's partition_input_names).
+        assert_eq!(last.partition_input_names().len(), inputs, "stored: {stored}");
+        assert_eq!(last.needed_parts.len(), usize::from(stored), "stored: {stored}");
+    }
+}
+
+#[test]
 fn tags_are_numbered_alike_on_every_rank() {
     let results = on_ranks(3, |comm| -> Result<Vec<(CommTag, CommTag)>> {
         let r = comm.rank();

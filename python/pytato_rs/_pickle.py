@@ -2,8 +2,8 @@
 function needs to build it again (children by position), and rebuilt with those functions, so
 that ``pickle.loads(pickle.dumps(expr)) == expr``. Both directions use an explicit stack: deep
 DAGs pickle without recursion. Index lambdas travel as their pymbolic expressions (pymbolic is
-needed); where nodes were created (``non_equality_tags``) is not kept. Nodes of the host steps,
-calls and communication are not picklable yet (a ``pickle.PicklingError`` says which)."""
+needed); where nodes were created (``non_equality_tags``) is not kept. Nodes of the host steps
+and calls are not picklable yet (a ``pickle.PicklingError`` says which)."""
 
 from __future__ import annotations
 
@@ -69,6 +69,11 @@ def _fields(node):
             else:
                 items.append(("int", item))
         return (tuple(items),)
+    if kind == "DistributedRecv":
+        return (node.src_rank, node.comm_tag, node.shape, node.dtype)
+    if kind == "DistributedSendRefHolder":
+        # children: the array passed through, then the array sent
+        return (node.send.dest_rank, node.send.comm_tag)
     raise pickle.PicklingError(f"pickling a {kind} node is not supported yet")
 
 
@@ -112,6 +117,13 @@ def _build(kind, fields, children):
         return _native.stack(children, fields[0])
     if kind == "Concatenate":
         return _native.concatenate(children, fields[0])
+    if kind == "DistributedRecv":
+        src_rank, comm_tag, shape, dtype = fields
+        return _native.make_distributed_recv(src_rank, comm_tag, shape, dtype)
+    if kind == "DistributedSendRefHolder":
+        dest_rank, comm_tag = fields
+        passthrough, sent = children
+        return _native.staple_distributed_send(sent, dest_rank, comm_tag, passthrough)
     # indexing: the array, then the index arrays in order
     arrays = iter(children[1:])
     key = []

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFrozenSet, PyInt, PyList, PyString, PyTuple, PyType};
 use pytato::Array;
+use pytato::backend::Outputs;
 use pytato::distributed::{self, CommTag, DistributedSend};
 use pytato::run_distributed::{self, Communicator, DistributedPartition, DistributedProgram, Exchange, WireTag};
 
@@ -289,6 +290,9 @@ impl Exchange for Mpi4pyExchange<'_> {
 #[pyclass(name = "DistributedGraphPartition", module = "pytato_rs", frozen)]
 pub(crate) struct PyDistributedPartition {
     partition: Arc<DistributedPartition>,
+    /// The DAG it was cut from: a partition pickles as this DAG, its rank and its tags, and is
+    /// cut again when unpickled (partitioning is deterministic).
+    source: Outputs,
 }
 
 #[pymethods]
@@ -315,6 +319,26 @@ impl PyDistributedPartition {
     #[getter]
     fn overall_output_names(&self) -> Vec<String> {
         self.partition.outputs.iter().map(|(name, _)| name.clone()).collect()
+    }
+
+    /// Equal partitions: the same parts (DAGs compared structurally), sends, receives and
+    /// outputs.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<PyDistributedPartition>().is_ok_and(|o| *o.get().partition == *self.partition)
+    }
+
+    /// Pickled as its DAG, rank and tags; cut again when loaded.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyTuple>> {
+        let p = &self.partition;
+        let tags = |tags: Vec<&CommTag>| -> PyResult<Bound<'py, PyList>> {
+            PyList::new(py, tags.into_iter().map(|t| comm_tag_to_py(py, t)).collect::<PyResult<Vec<_>>>()?)
+        };
+        let send_tags = tags(p.sends.iter().map(|s| &s.comm_tag).collect())?;
+        let recv_tags = tags(p.receives.iter().map(|r| &r.comm_tag).collect())?;
+        let dag = crate::convert::outputs_to_py(py, self.source.clone())?;
+        let rebuild = py.import("pytato_rs.distributed")?.getattr("_rebuild_partition")?;
+        let args = (p.rank, dag, send_tags, recv_tags).into_pyobject(py)?;
+        PyTuple::new(py, [rebuild, args.into_any()])
     }
 
     fn __repr__(&self) -> String {
@@ -367,6 +391,36 @@ impl PyDistributedPart {
     fn received_names<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyFrozenSet>> {
         PyFrozenSet::new(py, &self.part().received)
     }
+
+    /// The names of the values it reads from other parts: received arrays and other parts'
+    /// outputs (pytato's `partition_input_names`).
+    #[getter]
+    fn partition_input_names<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyFrozenSet>> {
+        PyFrozenSet::new(py, self.part().partition_input_names())
+    }
+
+    /// The sends of the values it computes, by the value's name among `output_names` (pytato's
+    /// `name_to_send_nodes`): each a `DistributedSend` of the array the DAG sent.
+    #[getter]
+    fn name_to_send_nodes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let sends = PyDict::new(py);
+        for &k in &self.part().sends {
+            let send = &self.partition.sends[k];
+            let node =
+                DistributedSend { data: send.node.clone(), dest_rank: send.dest_rank, comm_tag: send.comm_tag.clone() };
+            let name = run_distributed::partition::output_key(&send.data);
+            let list = match sends.get_item(name)? {
+                Some(list) => list.cast_into::<PyList>()?,
+                None => {
+                    let list = PyList::empty(py);
+                    sends.set_item(name, &list)?;
+                    list
+                }
+            };
+            list.append(Bound::new(py, PyDistributedSend { send: node })?)?;
+        }
+        Ok(sends)
+    }
 }
 
 /// The programs of a partition's parts (pytato's `generate_code_for_partition` result).
@@ -389,9 +443,10 @@ pub(crate) fn find_distributed_partition(
     outputs: &Bound<'_, PyAny>,
 ) -> Result<PyDistributedPartition> {
     let comm = Mpi4py::new(mpi_communicator)?;
-    let partition = lib(run_distributed::find_distributed_partition(comm.rank, &outputs_from_py(outputs)?))?;
+    let outputs = outputs_from_py(outputs)?;
+    let partition = lib(run_distributed::find_distributed_partition(comm.rank, &outputs))?;
     py.detach(|| lib(run_distributed::verify_distributed_partition(&comm, &partition)))?;
-    Ok(PyDistributedPartition { partition: Arc::new(partition) })
+    Ok(PyDistributedPartition { partition: Arc::new(partition), source: outputs })
 }
 
 /// Collective: the partition with every communication tag replaced by an integer from
@@ -406,7 +461,37 @@ pub(crate) fn number_distributed_tags(
     let comm = Mpi4py::new(mpi_communicator)?;
     let (numbered, next) =
         py.detach(|| lib(run_distributed::number_distributed_tags(&comm, &partition.partition, base_tag)))?;
-    Ok((PyDistributedPartition { partition: Arc::new(numbered) }, next))
+    Ok((PyDistributedPartition { partition: Arc::new(numbered), source: partition.source.clone() }, next))
+}
+
+/// The partition of `outputs` for `rank` with its sends' and receives' tags set to `send_tags`
+/// and `recv_tags` (in the partition's order): how a pickled partition is made again. Not
+/// verified again: the partition pickled was.
+#[pyfunction]
+pub(crate) fn _partition_from_source(
+    rank: usize,
+    outputs: &Bound<'_, PyAny>,
+    send_tags: Vec<Bound<'_, PyAny>>,
+    recv_tags: Vec<Bound<'_, PyAny>>,
+) -> Result<PyDistributedPartition> {
+    let source = outputs_from_py(outputs)?;
+    let mut partition = lib(run_distributed::find_distributed_partition(rank, &source))?;
+    if partition.sends.len() != send_tags.len() || partition.receives.len() != recv_tags.len() {
+        return Err(value_error(format!(
+            "a pickled partition has {} send and {} receive tags; its DAG cuts into {} sends and {} receives",
+            send_tags.len(),
+            recv_tags.len(),
+            partition.sends.len(),
+            partition.receives.len()
+        )));
+    }
+    for (send, tag) in partition.sends.iter_mut().zip(&send_tags) {
+        send.comm_tag = comm_tag_from_py(tag)?;
+    }
+    for (receive, tag) in partition.receives.iter_mut().zip(&recv_tags) {
+        receive.comm_tag = comm_tag_from_py(tag)?;
+    }
+    Ok(PyDistributedPartition { partition: Arc::new(partition), source })
 }
 
 /// Collective: checks that every send meets a receive on its rank (and the other way round) with
@@ -480,6 +565,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDistributedProgram>()?;
     m.add_function(wrap_pyfunction!(find_distributed_partition, m)?)?;
     m.add_function(wrap_pyfunction!(number_distributed_tags, m)?)?;
+    m.add_function(wrap_pyfunction!(_partition_from_source, m)?)?;
     m.add_function(wrap_pyfunction!(verify_distributed_partition, m)?)?;
     m.add_function(wrap_pyfunction!(generate_code_for_partition, m)?)?;
     m.add_function(wrap_pyfunction!(execute_distributed_partition, m)?)?;

@@ -38,6 +38,12 @@ verify_distributed_partition = _native.verify_distributed_partition
 generate_code_for_partition = _native.generate_code_for_partition
 execute_distributed_partition = _native.execute_distributed_partition
 
+
+def _rebuild_partition(rank, dag, send_tags, recv_tags):
+    """A pickled :class:`DistributedGraphPartition`, cut again from its DAG (partitioning is
+    deterministic) with its tags."""
+    return _native._partition_from_source(rank, dag, send_tags, recv_tags)
+
 __all__ = [
     *nodes.__all__,
     "DistributedGraphPart",

@@ -65,6 +65,44 @@ def symbolic_tags(comm, backend):
     np.testing.assert_array_equal(result["s"].get(), x_of(rank) - 1)
 
 
+def pickled_partitions_and_part_fields(comm, backend):
+    """Partitions pickle (as their DAG, rank and tags) and load equal, numbered ones too; a
+    partition gathered to rank 0 and loaded there runs there; a part names what it reads from other
+    parts and the sends of what it computes; a value tagged ImplStored crosses parts."""
+    import pickle
+
+    rank, size = comm.rank, comm.size
+    x = pt.make_placeholder("x", (3,), np.float64)
+    y = (2 * x).tagged(pt.tags.ImplStored())
+    w = pt.make_distributed_recv(src_rank=(rank + 1) % size, comm_tag=("w", FluxTag), shape=(3,),
+                                 dtype=np.float64)
+    sent = pt.staple_distributed_send(2 * y, dest_rank=(rank - 1) % size, comm_tag=("w", FluxTag),
+                                      stapled_to=pt.ones(3))
+    dag = pt.make_dict_of_named_arrays({"q": y + w, "send": sent})
+    parts = pt.find_distributed_partition(comm, dag)
+    last = max(parts.parts.values(), key=lambda p: len(p.needed_pids))
+    assert len(last.partition_input_names) == 2, last.partition_input_names  # y and w
+    for p in parts.parts.values():  # names are those of the parts' outputs
+        assert set(p.name_to_send_nodes) <= p.output_names, (p.name_to_send_nodes, p.output_names)
+        others = set().union(*(q.output_names for q in parts.parts.values() if q.pid != p.pid))
+        assert {n for n in p.partition_input_names if not n.startswith("_pt_dist_recv")} <= others
+    sends = [s for p in parts.parts.values() for ss in p.name_to_send_nodes.values() for s in ss]
+    assert len(sends) == 1 and sends[0].dest_rank == (rank - 1) % size and sends[0].comm_tag == ("w", FluxTag)
+    again = pickle.loads(pickle.dumps(parts))
+    assert again == parts and again is not parts
+    numbered, _ = pt.number_distributed_tags(comm, parts, base_tag=7)
+    assert pickle.loads(pickle.dumps(numbered)) == numbered and numbered != parts
+    gathered = comm.gather(numbered)
+    if rank == 0:
+        assert all(isinstance(p, pt.DistributedGraphPartition) for p in gathered)
+        assert gathered[0] == numbered and (size == 1 or gathered[1] != numbered)
+    loaded = pickle.loads(pickle.dumps(numbered))
+    prg = pt.generate_code_for_partition(loaded, backend=backend)
+    mine, theirs = values(rank)[:, 0], values((rank + 1) % size)[:, 0]
+    result = pt.execute_distributed_partition(loaded, prg, None, comm, input_args={"x": mine})
+    np.testing.assert_array_equal(result["q"].get(), 2 * mine + 4 * theirs)
+
+
 def no_communication(comm, backend):
     x = np.arange(6.0).reshape(2, 3)
     out1 = 2 * pt.make_data_wrapper(x)
@@ -144,7 +182,7 @@ def main():
 
     comm = MPI.COMM_WORLD
     backend = sys.argv[1] if len(sys.argv) > 1 else None
-    for check in (ring, symbolic_tags, no_communication, errors):
+    for check in (ring, symbolic_tags, pickled_partitions_and_part_fields, no_communication, errors):
         check(comm, backend)
         comm.Barrier()
     print(f"rank {comm.rank}: ok", flush=True)
