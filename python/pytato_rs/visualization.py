@@ -36,11 +36,28 @@ def _write_drawing(output_to, draw):
     return path
 
 
+def _html_page(svg, title):
+    import html
+
+    body = svg[svg.find("<svg"):]  # the drawing without its XML declaration
+    return f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head>" \
+           f"<body>{body}</body></html>\n"
+
+
 def show_dot_graph(result, output_to=None, title="pytato DAG"):
-    """Writes the drawing of ``result`` (an expression or a dictionary of them) and returns the
-    file's path. ``output_to`` is pytato's format name (``"svg"``, or ``"browser"``/``"html"``
-    for an HTML page, the default) written to a temporary file, or a path ending in ``.svg``,
-    ``.html`` or ``.dot`` (dot language, as :func:`get_dot_graph`)."""
+    """Writes the drawing of ``result`` (an expression, a dictionary of them, or a
+    :class:`~pytato_rs.distributed.DistributedGraphPartition`: its parts, receives and sends) and
+    returns the file's path. ``output_to`` is pytato's format name (``"svg"``, or
+    ``"browser"``/``"html"`` for an HTML page, the default) written to a temporary file, or a
+    path ending in ``.svg``, ``.html`` or ``.dot`` (dot language, as :func:`get_dot_graph`)."""
+    from ._native import DistributedGraphPartition
+
+    if isinstance(result, DistributedGraphPartition):
+        return _write_drawing(output_to, {
+            ".dot": result._dot,
+            ".svg": result._svg,
+            ".html": lambda: _html_page(result._svg(), title),
+        })
     return _write_drawing(output_to, {
         ".dot": lambda: get_dot_graph(result),
         ".svg": lambda: get_svg_graph(result),
@@ -54,18 +71,10 @@ def show_fancy_placeholder_data_flow(dag, output_to=None, title="pytato placehol
     operations between them and the outputs by kind alone, nothing else) and returns the file's
     path; ``output_to`` as in :func:`show_dot_graph`. pytato's Graphviz options (``kwargs``) have
     no meaning for the library's own layout and are ignored."""
-    import html
-
-    def page():
-        svg = get_placeholder_data_flow_svg(dag)
-        body = svg[svg.find("<svg"):]  # the drawing without its XML declaration
-        return f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head>" \
-               f"<body>{body}</body></html>\n"
-
     return _write_drawing(output_to, {
         ".dot": lambda: get_placeholder_data_flow_dot(dag),
         ".svg": lambda: get_placeholder_data_flow_svg(dag),
-        ".html": page,
+        ".html": lambda: _html_page(get_placeholder_data_flow_svg(dag), title),
     })
 
 

@@ -57,19 +57,20 @@ impl PyDistributedSend {
     }
 }
 
-/// How a class used as a tag is spelled in a [`CommTag`]: its module and qualified name after a
-/// NUL, which no tag a user writes starts with; the same on every rank.
+/// How a class or function used as a tag is spelled in a [`CommTag`]: its module and qualified
+/// name after a NUL, which no tag a user writes starts with; the same on every rank.
 const CLASS_TAG: &str = "\0class:";
 
 /// The first entry of the tuple a `frozenset` tag becomes (its entries follow in `CommTag`'s
 /// order, so that every rank spells one set alike).
 const SET_TAG: &str = "\0frozenset";
 
-/// The classes used as tags in this process, by their spelling, to give them back to Python.
+/// The classes and functions used as tags in this process, by their spelling, to give them back
+/// to Python.
 static TAG_CLASSES: std::sync::Mutex<BTreeMap<String, Py<PyAny>>> = std::sync::Mutex::new(BTreeMap::new());
 
 /// A communication tag from Python: an `int`, a `str`, a class (tags such as grudge's are tag
-/// classes), or a tuple or `frozenset` of tags.
+/// classes), a function, or a tuple or `frozenset` of tags.
 pub(crate) fn comm_tag_from_py(tag: &Bound<'_, PyAny>) -> Result<CommTag> {
     if let Ok(text) = tag.cast::<PyString>() {
         return Ok(CommTag::from(text.to_str()?));
@@ -85,8 +86,18 @@ pub(crate) fn comm_tag_from_py(tag: &Bound<'_, PyAny>) -> Result<CommTag> {
         entries.sort();
         return Ok(CommTag::tuple(std::iter::once(CommTag::from(SET_TAG)).chain(entries)));
     }
-    if let Ok(class) = tag.cast::<PyType>() {
-        let spelling = format!("{CLASS_TAG}{}.{}", class.module()?, class.qualname()?);
+    // A class (grudge's tags are tag classes) or a function (upstream's example tags with its
+    // `main`): spelled by module and qualified name, alike on every rank. Two objects spelled
+    // alike are one tag.
+    let named = if let Ok(class) = tag.cast::<PyType>() {
+        Some((class.module()?.to_string(), class.qualname()?.to_string()))
+    } else if tag.is_instance(&py_function_type(tag.py())?)? {
+        Some((tag.getattr("__module__")?.extract()?, tag.getattr("__qualname__")?.extract()?))
+    } else {
+        None
+    };
+    if let Some((module, qualname)) = named {
+        let spelling = format!("{CLASS_TAG}{module}.{qualname}");
         TAG_CLASSES
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -95,10 +106,15 @@ pub(crate) fn comm_tag_from_py(tag: &Bound<'_, PyAny>) -> Result<CommTag> {
         return Ok(CommTag::from(spelling.as_str()));
     }
     Err(type_error(format!(
-        "a communication tag is an int, a str, a class or a tuple or frozenset of them (every rank must order them \
-         alike), not {}",
+        "a communication tag is an int, a str, a class, a function or a tuple or frozenset of them (every rank must \
+         order them alike), not {}",
         tag.get_type().name()?
     )))
+}
+
+/// Python's type of functions written in Python (`types.FunctionType`).
+fn py_function_type(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    py.import("types")?.getattr("FunctionType")
 }
 
 /// A communication tag as Python holds it.
@@ -319,6 +335,17 @@ impl PyDistributedPartition {
     #[getter]
     fn overall_output_names(&self) -> Vec<String> {
         self.partition.outputs.iter().map(|(name, _)| name.clone()).collect()
+    }
+
+    /// The partition in Graphviz's dot language: parts, receives, sends and their order
+    /// (`show_dot_graph` draws it).
+    fn _dot(&self) -> String {
+        run_distributed::partition_to_dot(&self.partition)
+    }
+
+    /// The partition drawn as an SVG document.
+    fn _svg(&self) -> Result<String> {
+        lib(run_distributed::partition_to_svg(&self.partition))
     }
 
     /// Equal partitions: the same parts (DAGs compared structurally), sends, receives and

@@ -60,3 +60,18 @@ def test_classes_and_frozensets_are_tags_read_back_as_themselves():
     assert pt.make_distributed_recv(src_rank=0, comm_tag=text, shape=(2,), dtype=np.float64).comm_tag == text
     with pytest.raises(TypeError, match="class"):
         pt.make_distributed_recv(src_rank=0, comm_tag=object(), shape=(2,), dtype=np.float64)
+
+
+def _flux_kernel():
+    """A function used as part of a tag, as upstream's mpi-distributed example does."""
+
+
+def test_functions_are_tags_read_back_as_themselves():
+    tag = (_flux_kernel, "x")
+    recv = pt.make_distributed_recv(src_rank=0, comm_tag=tag, shape=(2,), dtype=np.float64)
+    assert recv.comm_tag == tag and recv.comm_tag[0] is _flux_kernel
+    assert recv != pt.make_distributed_recv(src_rank=0, comm_tag=(_flux_kernel, "y"), shape=(2,), dtype=np.float64)
+    # Other callables and objects are not tags: ranks could not spell them alike.
+    for bad in (print, object()):
+        with pytest.raises(TypeError, match="communication tag"):
+            pt.make_distributed_recv(src_rank=0, comm_tag=bad, shape=(2,), dtype=np.float64)

@@ -43,10 +43,11 @@ class FluxTag:
 
 
 def symbolic_tags(comm, backend):
-    """Tags that are strings, classes, tuples and frozensets are numbered alike on every rank (the
-    frozenset's elements in whatever order Python holds them); a receive is an output."""
+    """Tags that are strings, classes, functions (upstream's example tags with its main), tuples
+    and frozensets are numbered alike on every rank (the frozenset's elements in whatever order
+    Python holds them); a receive is an output."""
     rank, size = comm.rank, comm.size
-    tag = ("halo", FluxTag, frozenset({"a", 1, FluxTag}))
+    tag = ("halo", FluxTag, frozenset({"a", 1, FluxTag, values}), values)
     x = pt.make_placeholder("x", (4,), np.int64)
     received = pt.make_distributed_recv(src_rank=(rank + 1) % size, comm_tag=tag, shape=(4,),
                                         dtype=np.int64)
@@ -88,6 +89,13 @@ def pickled_partitions_and_part_fields(comm, backend):
         assert {n for n in p.partition_input_names if not n.startswith("_pt_dist_recv")} <= others
     sends = [s for p in parts.parts.values() for ss in p.name_to_send_nodes.values() for s in ss]
     assert len(sends) == 1 and sends[0].dest_rank == (rank - 1) % size and sends[0].comm_tag == ("w", FluxTag)
+    drawn = open(pt.show_dot_graph(parts, output_to="svg")).read()
+    assert "<svg" in drawn and "part" in drawn
+    import os
+    import tempfile
+
+    dot_path = os.path.join(tempfile.mkdtemp(), "partition.dot")
+    assert "->" in open(pt.show_dot_graph(parts, output_to=dot_path)).read()
     again = pickle.loads(pickle.dumps(parts))
     assert again == parts and again is not parts
     numbered, _ = pt.number_distributed_tags(comm, parts, base_tag=7)

@@ -1,7 +1,7 @@
 """pytato's loopy/pyopencl entry points mapped onto ``pytato_rs.generate``: the plumbing that
 upstream's tests call and the library does not (and should not) have.
 
-``pt.generate_loopy(expr, **options)(queue, **inputs)`` returns ``(None, outputs)`` as pytato's
+``pt.generate_loopy(expr, **options)(queue, **inputs)`` returns ``(event, outputs)`` as pytato's
 ``BoundPyOpenCLProgram`` does: a tuple of one array for a single array, a dict for a dictionary of
 named arrays (or with ``options=lp.Options(return_dict=True)``). Inputs that are device arrays
 (``pyopencl.array.to_device``, here ``pytato_rs.to_device``) give device outputs with ``.get()``,
@@ -43,11 +43,14 @@ class _LoopyProgram:
             result = self._program.evaluate(**inputs)
         else:
             result = self._program(**inputs)
+        import pyopencl
+
+        event = pyopencl.Event()
         if isinstance(self._expr, (dict, pt.DictOfNamedArrays)):
-            return None, dict(result)
+            return event, dict(result)
         if self._return_dict:
-            return None, {"_pt_out": result}
-        return None, (result,)
+            return event, {"_pt_out": result}
+        return event, (result,)
 
 
 class _KernelArguments:
