@@ -25,8 +25,13 @@ the library's own nodes, so that every backend runs it and every pass sees throu
   (``{[i, j]: 0 <= i < n and 0 <= j <= i}``): the loops run over the bounding box, elements
   outside the domain keep their values, terms outside add 0 (multiply 1), and nothing is
   read at points outside;
-- size parameters are taken from the keyword arguments (``nelements=...``) or from the shapes
-  of the array arguments that declare them.
+- size parameters are taken from the keyword arguments (``nelements=...``, a number or a size
+  parameter of the DAG) or from the shapes of the array arguments that declare them, and may be
+  symbolic: a kernel called on arrays of shape ``(n, 3)`` for a size parameter ``n`` of the DAG
+  has loops of length ``n`` (declared lengths are solved for the kernel's parameters as affine
+  equations in the DAG's, one unknown at a time or several as one linear system);
+- a value argument may be a lazy 0-d array (``call_loopy(knl, {"x": 3 * x})``): the kernel
+  reads it as an array.
 
 Anything outside this subset (strided domains, scattered writes or ``max``/``min`` over
 domains that are not boxes, scattered ``=`` under predicates, C instructions, calls of other kernels, loopy-only expression
@@ -52,13 +57,28 @@ def _unsupported(kernel, what):
 
 @dataclass(frozen=True)
 class _Loop:
-    """A loop index: the values ``lower, lower + 1, ..., lower + length - 1``."""
+    """A loop index: the values ``lower, lower + 1, ..., lower + length - 1`` (the length an
+    int or a :class:`~pytato_rs.Dim`)."""
     lower: int
-    length: int
+    length: object
 
 
-def _evaluate_int(expr, env, what):
-    """The integer value of the affine pymbolic ``expr`` in the size parameters ``env``."""
+def _affine(length):
+    """``(constant, {parameter: coefficient})`` of a length: an int or a :class:`~pytato_rs.Dim`."""
+    if isinstance(length, pt.Dim):
+        return length.constant, dict(length.terms)
+    return int(length), {}
+
+
+def _length(constant, terms):
+    """The length ``constant + sum(coefficient * parameter)``: an int where no term is left."""
+    terms = {p: int(c) for p, c in terms.items() if c}
+    return pt.Dim(int(constant), sorted(terms.items())) if terms else int(constant)
+
+
+def _evaluate_length(expr, env, what):
+    """The value of the affine pymbolic ``expr`` in the size parameters ``env``: an int, or a
+    :class:`~pytato_rs.Dim` where ``env`` holds symbolic lengths."""
     from pymbolic import evaluate
     from pymbolic.mapper.evaluator import UnknownVariableError
     try:
@@ -66,6 +86,12 @@ def _evaluate_int(expr, env, what):
     except UnknownVariableError as e:
         raise ValueError(f"call_loopy: {what} reads the size parameter {e}, which is neither "
                          "given nor implied by an argument's shape") from None
+    except TypeError:
+        # Dim takes sums and products with numbers only.
+        raise UnsupportedError(f"call_loopy: {what} is {expr}, which is not affine in the "
+                               "symbolic lengths it reads") from None
+    if isinstance(value, pt.Dim):
+        return value
     if int(value) != value:
         raise ValueError(f"call_loopy: {what} is {value}, not an integer")
     return int(value)
@@ -73,9 +99,6 @@ def _evaluate_int(expr, env, what):
 
 def _as_array(value, name):
     if isinstance(value, pt.Array):
-        if not all(isinstance(n, (int, np.integer)) for n in value.shape):
-            raise UnsupportedError(f"call_loopy: argument '{name}' of the symbolic shape "
-                                   f"{value.shape}: kernels are called on arrays of known shapes")
         return value
     if isinstance(value, (pt.EvaluatedArray, np.ndarray)):
         return pt.make_data_wrapper(value)
@@ -93,37 +116,66 @@ def _solve_length(declared, length, env):
     if len(unknown) != 1:
         return
     name, = unknown
-    offset = evaluate(declared, {**env, name: 0})
-    slope = evaluate(declared, {**env, name: 1}) - offset
-    if slope != 0 and (int(length) - offset) % slope == 0:
-        env[name] = (int(length) - offset) // slope
+    try:
+        offset = evaluate(declared, {**env, name: 0})
+        slope = evaluate(declared, {**env, name: 1}) - offset
+    except TypeError:
+        return  # not affine in the symbolic lengths
+    if isinstance(slope, pt.Dim) or slope == 0:
+        return
+    constant, terms = _affine(length - offset)
+    if constant % slope == 0 and all(c % slope == 0 for c in terms.values()):
+        env[name] = _length(constant // slope, {p: c // slope for p, c in terms.items()})
 
 
 def _solve_lengths_together(equations, env):
     """Binds the size parameters that lengths of several unknowns state together (``2*n + 3*m
     + 2`` and ``6*n + 4*m + 3``): the affine equations ``declared = length`` solved as one
-    linear system, where it has exactly one integer solution."""
+    linear system, where it has exactly one integer solution. Symbolic lengths (affine in the
+    DAG's size parameters) are solved for their constant and each parameter's coefficient
+    apart: the unknowns are then affine in those parameters too."""
     from pymbolic import evaluate
     from pymbolic.mapper.dependency import DependencyMapper
 
-    pending = [(d, int(n)) for d, n in equations
+    pending = [(d, n if isinstance(n, pt.Dim) else int(n)) for d, n in equations
                if {v.name for v in DependencyMapper()(d)} - set(env)]
     unknowns = sorted({v.name for d, _ in pending for v in DependencyMapper()(d)} - set(env))
     if not unknowns:
         return
     rows, rhs = [], []
     for declared, length in pending:
-        at_zero = evaluate(declared, {**env, **dict.fromkeys(unknowns, 0)})
-        rows.append([evaluate(declared, {**env, **dict.fromkeys(unknowns, 0), u: 1}) - at_zero
-                     for u in unknowns])
-        rhs.append(length - at_zero)
-    matrix, rhs = np.array(rows, dtype=np.float64), np.array(rhs, dtype=np.float64)
+        zero = {**env, **dict.fromkeys(unknowns, 0)}
+        try:
+            at_zero = evaluate(declared, zero)
+            row = [evaluate(declared, {**zero, u: 1}) - at_zero for u in unknowns]
+        except TypeError:
+            return  # not affine in the symbolic lengths
+        if any(isinstance(c, pt.Dim) for c in row):
+            return
+        rows.append(row)
+        rhs.append(_affine(length - at_zero))
+    matrix = np.array(rows, dtype=np.float64)
     if np.linalg.matrix_rank(matrix) < len(unknowns):
         return
-    solution = np.rint(np.linalg.lstsq(matrix, rhs, rcond=None)[0]).astype(np.int64)
-    candidate = {**env, **{u: int(v) for u, v in zip(unknowns, solution, strict=True)}}
-    if all(evaluate(d, candidate) == n for d, n in pending):
+    params = sorted({p for _, terms in rhs for p in terms})
+    columns = [[c for c, _ in rhs]] + [[terms.get(p, 0) for _, terms in rhs] for p in params]
+    solutions = [np.rint(np.linalg.lstsq(matrix, np.array(col, dtype=np.float64), rcond=None)[0])
+                 .astype(np.int64) for col in columns]
+    candidate = dict(env)
+    for k, u in enumerate(unknowns):
+        candidate[u] = _length(solutions[0][k], {p: solutions[1 + j][k] for j, p in enumerate(params)})
+    try:
+        solved = all(evaluate(d, candidate) == n for d, n in pending)
+    except TypeError:
+        solved = False
+    if solved:
         env.update(candidate)
+
+
+def _native_length(value):
+    """A 0-d integer expression of size parameters (``n``, ``2*n + 1``) as a length."""
+    from pytato_rs import _native
+    return _native._length(value)
 
 
 def _size_parameters(kernel, bindings):
@@ -135,7 +187,15 @@ def _size_parameters(kernel, bindings):
         if arg.name in bindings and not hasattr(arg, "shape"):
             value = bindings[arg.name]
             if isinstance(value, pt.Array):
-                raise _unsupported(kernel, f"a lazy array for the value argument '{arg.name}'")
+                if value.ndim != 0:
+                    raise TypeError(f"call_loopy: kernel '{kernel.name}': value argument "
+                                    f"'{arg.name}' given an array of shape {value.shape}")
+                try:
+                    # A size parameter of the DAG (or an affine length of them): a length.
+                    env[arg.name] = _native_length(value)
+                except (TypeError, ValueError):
+                    pass  # another lazy value: the kernel reads it as a 0-d array
+                continue
             if np.ndim(value) != 0:
                 raise TypeError(f"call_loopy: kernel '{kernel.name}': value argument "
                                 f"'{arg.name}' given an array of shape {np.shape(value)}")
@@ -162,11 +222,16 @@ def _size_parameters(kernel, bindings):
     for arg in array_args:
         if not isinstance(arg.shape, tuple):
             continue
-        declared = tuple(_evaluate_int(d, env, f"the shape of '{arg.name}'") for d in arg.shape)
-        if declared != tuple(bindings[arg.name].shape):
+        declared = tuple(_evaluate_length(d, env, f"the shape of '{arg.name}'") for d in arg.shape)
+        if not _same_lengths(declared, tuple(bindings[arg.name].shape)):
             raise ValueError(f"call_loopy: kernel '{kernel.name}': argument '{arg.name}' of shape "
                              f"{tuple(bindings[arg.name].shape)}, declared {arg.shape} = {declared}")
     return env
+
+
+def _same_lengths(a, b):
+    """Whether two shapes (ints and :class:`~pytato_rs.Dim` s) are equal."""
+    return len(a) == len(b) and all(_affine(x) == _affine(y) for x, y in zip(a, b))
 
 
 @dataclass(frozen=True)
@@ -197,10 +262,13 @@ def _loops(kernel, env):
     loops = {}
     for iname in kernel.all_inames():
         bounds = kernel.get_iname_bounds(iname)
-        lower = _evaluate_int(pw_aff_to_expr(bounds.lower_bound_pw_aff), env,
+        lower = _evaluate_length(pw_aff_to_expr(bounds.lower_bound_pw_aff), env,
                               f"the lower bound of loop '{iname}'")
-        length = _evaluate_int(pw_aff_to_expr(bounds.size), env, f"the length of loop '{iname}'")
-        loops[iname] = _Loop(lower, max(length, 0))
+        if isinstance(lower, pt.Dim):
+            raise _unsupported(kernel, f"loop '{iname}' starting at the symbolic {lower}")
+        length = _evaluate_length(pw_aff_to_expr(bounds.size), env, f"the length of loop '{iname}'")
+        # A symbolic length that is negative when the program runs is an error then.
+        loops[iname] = _Loop(lower, length if isinstance(length, pt.Dim) else max(length, 0))
     return loops, couplings
 
 
@@ -253,7 +321,7 @@ class _Translator:
         var = kernel.arg_dict.get(name) or kernel.temporary_variables.get(name)
         if var is None or not isinstance(getattr(var, "shape", None), tuple):
             return None
-        return tuple(_evaluate_int(d, self.env, f"the shape of '{name}'") for d in var.shape)
+        return tuple(_evaluate_length(d, self.env, f"the shape of '{name}'") for d in var.shape)
 
     def _declared_dtype(self, name):
         kernel = self.kernel
@@ -287,7 +355,8 @@ class _Translator:
                     raise _unsupported(kernel, f"{what} reading loop index '{name}' outside "
                                        "its loop")
                 if name in env:
-                    return env[name]
+                    value = env[name]
+                    return _length_expr(value, bindings) if isinstance(value, pt.Dim) else value
                 if name in values:
                     array = values[name]
                     if array.ndim != 0:
@@ -452,13 +521,15 @@ class _Translator:
             rhs = prim.If(condition, _guarded(rhs, condition), lhs)
         box = []
         for i, loop, n in zip(index, loops, shape):
-            if loop.lower < 0 or loop.lower + loop.length > n:
+            end = loop.lower + loop.length
+            past = end - n  # an int where the lengths' symbolic parts cancel
+            if loop.lower < 0 or (not isinstance(past, pt.Dim) and past > 0):
                 raise ValueError(
                     f"call_loopy: kernel '{kernel.name}': {what} writes '{target}' of shape "
-                    f"{shape} at {i.name} = {loop.lower}..{loop.lower + loop.length - 1}")
-            box.append(slice(loop.lower, loop.lower + loop.length))
+                    f"{shape} at {i.name} = {loop.lower}..{end - 1}")
+            box.append(slice(loop.lower, end))
         value = self._lambda(rhs, [i.name for i in index], what)
-        if all(b == slice(0, n) for b, n in zip(box, shape)):
+        if all(b.start == 0 and _same_lengths((b.stop,), (n,)) for b, n in zip(box, shape)):
             self._store(target, value)
         else:
             current = self._current(target, shape)
@@ -488,6 +559,18 @@ class _Translator:
             value = value.astype(declared)
         self.values[name] = value
         self.written.add(name)
+
+
+def _length_expr(length, bindings):
+    """A symbolic length read in an expression: its size parameters bound as 0-d arrays."""
+    from pymbolic import primitives as prim
+
+    terms = [length.constant] if length.constant else []
+    for param, coefficient in length.terms.items():
+        name = f"_size_{param}"
+        bindings[name] = pt.make_size_param(param)
+        terms.append(prim.Variable(name) if coefficient == 1 else coefficient * prim.Variable(name))
+    return terms[0] if len(terms) == 1 else prim.Sum(tuple(terms))
 
 
 def _guarded(expr, condition):
@@ -549,9 +632,15 @@ def call_loopy(translation_unit, bindings, entrypoint=None):
             arrays[name] = value
     env = _size_parameters(kernel, arrays)
     loops, couplings = _loops(kernel, env)
-    translator = _Translator(
-        kernel, {n: a for n, a in arrays.items() if isinstance(a, pt.Array)}, env, loops,
-        couplings)
+    values = {}
+    for name, value in arrays.items():
+        if isinstance(value, pt.Array) and name not in env:
+            # A lazy value argument is read as the dtype the kernel declares for it.
+            declared = getattr(kernel.arg_dict[name].dtype, "numpy_dtype", None)
+            if declared is not None and value.dtype != np.dtype(declared):
+                value = value.astype(declared)
+            values[name] = value
+    translator = _Translator(kernel, values, env, loops, couplings)
     for insn in _ordered(kernel):
         if isinstance(insn, (lp.BarrierInstruction, lp.NoOpInstruction)):
             continue

@@ -154,6 +154,18 @@ impl PyDim {
         self.dim.params().map(str::to_string).collect()
     }
 
+    /// The constant part: `1` of `2*n + 1`.
+    #[getter]
+    fn constant(&self) -> i64 {
+        self.dim.constant()
+    }
+
+    /// Each size parameter's coefficient: `{"n": 2}` of `2*n + 1`.
+    #[getter]
+    fn terms(&self) -> std::collections::BTreeMap<String, i64> {
+        self.dim.terms().map(|(param, coefficient)| (param.to_string(), coefficient)).collect()
+    }
+
     fn __repr__(&self) -> String {
         format!("Dim({:?})", self.dim.to_string())
     }

@@ -446,8 +446,10 @@ def test_placeholders_and_data_take_axes_and_data_its_shape():
     np.testing.assert_array_equal(pt.generate(w + x, "interp")(x=np.ones((3, 4))), data + 1)
     with pytest.raises(ValueError, match="shape"):
         pt.make_data_wrapper(data, shape=(4, 3))
-    with pytest.raises(NotImplementedError, match="symbolic"):
-        pt.make_data_wrapper(data, shape=(pt.make_size_param("n"), 4))
+    # A symbolic length is bound from the data when the program runs.
+    symbolic = pt.make_data_wrapper(data, shape=(pt.make_size_param("n"), 4))
+    assert str(symbolic.shape[0]) == "n"
+    np.testing.assert_array_equal(pt.generate(symbolic * 2, "interp")(), data * 2)
     with pytest.raises(ValueError):
         pt.make_placeholder("y", (3, 4), np.float64, axes=axes[:1])  # one Axis per axis
 

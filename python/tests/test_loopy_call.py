@@ -139,9 +139,76 @@ def test_lazy_inputs_of_several_shapes():
         program = pt.generate(call_loopy(knl, {"x": x, "y": y})["out"])
         xs, ys = RNG.random(shape), RNG.random(shape[1])
         np.testing.assert_array_equal(program(x=xs, y=ys), xs * ys)
+    # A symbolic shape gives loops of symbolic length: one program for every n.
     symbolic = pt.make_placeholder("x", ("n", 2), np.float64)
-    with pytest.raises(UnsupportedError, match="symbolic shape"):
-        call_loopy(knl, {"x": symbolic, "y": np.ones(2)})
+    program = pt.generate(call_loopy(knl, {"x": symbolic, "y": np.array([2.0, -0.0])})["out"])
+    for n in [3, 1, 0]:
+        xs = RNG.random((n, 2))
+        np.testing.assert_array_equal(program(x=xs), xs * np.array([2.0, -0.0]))
+
+
+def test_kernels_on_arrays_of_symbolic_shape(backend):
+    m, n = pt.make_size_param("M"), pt.make_size_param("N")
+    x = pt.make_placeholder("x", (m, n), np.float64)
+    knl = kernel("{[i, j]: 0 <= i < m and 0 <= j < n}", "Z[i] = 7*sum(j, Y[i, j])")
+    given = call_loopy(knl, {"Y": 3 * x, "m": m, "n": n})["Z"]  # sizes given as size parameters
+    inferred = call_loopy(knl, {"Y": 3 * x})["Z"]  # sizes read from Y's symbolic shape
+    assert str(given.shape[0]) == "M" and given.shape == inferred.shape
+    program = pt.generate({"given": 2 * given, "inferred": inferred}, backend)
+    for shape in [(10, 4), (1, 3), (0, 2), (3, 0)]:
+        xs = RNG.standard_normal(shape)
+        got = program(x=xs)
+        want = np.array([2 * (7 * sum(3 * v for v in row)) for row in xs]).reshape(shape[0])
+        np.testing.assert_allclose(got["given"], want, rtol=1e-13)
+        np.testing.assert_allclose(got["inferred"], want / 2, rtol=1e-13)
+
+
+def test_symbolic_lengths_solved_for_the_kernels_parameters(backend):
+    # Several unknowns at once: A of shape (2n + 3m + 2, 6n + 4m + 3) called on one of shape
+    # (4 n1 + 6 n2 + 2, 12 n1 + 8 n2 + 3) has n = 2 n1 and m = 2 n2.
+    knl = kernel(["{[i, j]: 0 <= i < 2*n + 3*m + 2 and 0 <= j < 6*n + 4*m + 3}",
+                  "{[ii, jj]: 0 <= ii < m and 0 <= jj < n}"],
+                 """
+                 <> total = sum([i, j], A[i, j])
+                 out[ii, jj] = total * (ii + jj)
+                 """)
+    n1, n2 = pt.make_size_param("n1"), pt.make_size_param("n2")
+    a = pt.make_placeholder("a", (4 * n1 + 6 * n2 + 2, 12 * n1 + 8 * n2 + 3), np.float64)
+    out = call_loopy(knl, {"A": a})["out"]
+    assert [str(d) for d in out.shape] == ["2*n2", "2*n1"]
+    # One unknown: x declared of length n - 1 on an array of length N is n = N + 1; the kernel
+    # reads n in its expression.
+    shifted = kernel("{[i]: 0 <= i < n - 1}", "y[i] = x[i] * n", args=("x: shape=n-1", "..."))
+    big_n = pt.make_size_param("N")
+    y = call_loopy(shifted, {"x": pt.make_placeholder("x", (big_n,), np.int64)})["y"]
+    program = pt.generate({"out": out, "y": y}, backend)
+    for v1, v2, length in [(3, 4, 5), (1, 0, 0), (0, 2, 1)]:
+        a_np = RNG.random((4 * v1 + 6 * v2 + 2, 12 * v1 + 8 * v2 + 3))
+        x_np = np.arange(length, dtype=np.int64) - 2
+        got = program(a=a_np, x=x_np, n1=np.int64(v1), n2=np.int64(v2))
+        ii, jj = np.meshgrid(np.arange(2 * v2), np.arange(2 * v1), indexing="ij")
+        np.testing.assert_allclose(got["out"], a_np.sum() * (ii + jj), rtol=1e-12)
+        np.testing.assert_array_equal(got["y"], x_np * (length + 1))
+    # A length no integer affine value solves (n of 2n on N) is an error naming it.
+    doubled = kernel("{[i]: 0 <= i < 2*n}", "y[i] = x[i]", args=("x: shape=2*n", "..."))
+    with pytest.raises(ValueError, match="size parameter"):
+        call_loopy(doubled, {"x": pt.make_placeholder("x", (big_n,), np.float64)})
+
+
+def test_lazy_value_arguments(backend):
+    x = pt.make_placeholder("x", (), np.float64)
+    knl = lp.make_kernel("{:}", "y = 2*x", lang_version=(2018, 2))
+    y = call_loopy(knl, {"x": 3 * x})["y"]
+    for value in [0.5, -0.0, np.inf]:
+        got = pt.generate(y, backend)(x=np.array(value))
+        np.testing.assert_array_equal(got, 6 * value)
+        assert np.signbit(got) == np.signbit(6 * value)
+    # A lazy array where the kernel needs a length: its loops cannot be built.
+    sized = kernel("{[i]: 0 <= i < n}", "out[i] = i")
+    with pytest.raises(ValueError, match="size parameter"):
+        call_loopy(sized, {"n": 2 * x})
+    with pytest.raises(TypeError, match="value argument 'n'"):
+        call_loopy(sized, {"n": pt.make_placeholder("v", (2,), np.int64)})
 
 
 def test_size_parameters_that_lengths_state_together():
