@@ -13,6 +13,7 @@ from ._native import get_max_node_depth, get_num_call_sites, get_num_nodes
 from .transform import CachedWalkMapper, TopoSortMapper, _dependencies
 
 __all__ = [
+    "collect_materialized_nodes",
     "is_einsum_similar_to_subscript",
     "get_list_of_users",
     "get_node_multiplicities",
@@ -180,3 +181,61 @@ def __getattr__(name):
     if name == "PytatoKeyBuilder":
         return _key_builder_class()
     raise AttributeError(f"module 'pytato_rs.analysis' has no attribute {name!r}")
+
+
+# The kinds whose every node a program stores: inputs, received arrays, call results, and the
+# library's host steps (pytato has no node for those; its CSR products and loopy calls, stored
+# there, are expressions of these or fused expressions here).
+_STORED_KINDS = frozenset({
+    "Placeholder", "DataWrapper", "SizeParam", "DistributedRecv", "CallResult",
+    "Nonzero", "Scatter", "Sort", "Scan", "SearchSorted",
+})
+
+
+def collect_materialized_nodes(expr, include_outputs=True):
+    """The nodes of the DAG ``expr`` (an array, a :class:`DictOfNamedArrays` or a
+    :class:`~pytato_rs.FunctionDefinition`) that a program stores in memory, as pytato's
+    ``collect_materialized_nodes``: inputs (placeholders, data wrappers, size parameters),
+    received arrays, nodes tagged :class:`~pytato_rs.tags.ImplStored`, the data sends send, the
+    arguments and results of calls and the results of the functions called (their bodies are
+    walked too), the library's host steps (sorts, scans, scatters, searches, ``nonzero``), and
+    the outputs where ``include_outputs`` (the top level's only). Unlike pytato's, a CSR product
+    or a loopy call is no node of its own here: its host steps are stored and the rest fuses."""
+    from .tags import ImplStored
+
+    materialized = {}  # an ordered set
+
+    def add(node):
+        materialized.setdefault(node, None)
+
+    def roots_of(value):
+        if isinstance(value, _native.FunctionDefinition):
+            return list(value.returns.values())
+        if isinstance(value, _native.DictOfNamedArrays):
+            return [value[name].expr for name in value]
+        return [value]
+
+    seen_functions = set()
+    pending = [(expr, include_outputs)]
+    while pending:
+        value, outputs_too = pending.pop()
+        roots = roots_of(value)
+        walker = TopoSortMapper()
+        for root in roots:
+            walker(root)
+        for node in walker.topological_order:
+            if node.node_type in _STORED_KINDS or node.tags_of_type(ImplStored):
+                add(node)
+            if node.node_type == "DistributedSendRefHolder":
+                add(node.send.data)
+            if node.node_type == "CallResult":
+                call = node.call
+                for argument in call.bindings.values():
+                    add(argument)
+                if call.function not in seen_functions:
+                    seen_functions.add(call.function)
+                    pending.append((call.function, True))
+        if outputs_too:
+            for root in roots:
+                add(root)
+    return frozenset(materialized)

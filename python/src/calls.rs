@@ -1,4 +1,4 @@
-//! Functions and calls: pytato's `trace_call`.
+//! Functions and calls: pytato's `trace_call`, `FunctionDefinition` and `Call`.
 //!
 //! A Python function over arrays is traced once over placeholders into a library `Function`, and
 //! called with the arguments; the call's results are nodes of the DAG. Equal definitions are one
@@ -101,4 +101,73 @@ pub(crate) fn trace_call<'py>(
             dict.into_any()
         }
     })
+}
+
+/// A function definition (pytato's `FunctionDefinition`): its parameters (placeholders of its
+/// own) and its results, a DAG of its own. Equal definitions are equal (and hash alike).
+#[pyclass(name = "FunctionDefinition", module = "pytato_rs", frozen, eq, hash)]
+#[derive(PartialEq, Eq, Hash)]
+pub(crate) struct PyFunctionDefinition {
+    pub(crate) function: pytato::Function,
+}
+
+#[pymethods]
+impl PyFunctionDefinition {
+    /// The parameters' names.
+    #[getter]
+    fn parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyFrozenSet>> {
+        pyo3::types::PyFrozenSet::new(py, self.function.parameters().map(|(name, _)| name))
+    }
+
+    /// The results, by name (each an expression over the parameters).
+    #[getter]
+    fn returns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let returns = PyDict::new(py);
+        for (name, result) in self.function.returns() {
+            returns.set_item(name.as_ref(), node_object(py, result)?)?;
+        }
+        Ok(returns)
+    }
+
+    /// The definition's tags.
+    #[getter]
+    fn tags<'py>(&self, py: Python<'py>) -> Result<Bound<'py, pyo3::types::PyFrozenSet>> {
+        crate::tags::tag_set_to_py(py, self.function.tags())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("{:?}", self.function)
+    }
+}
+
+/// One call of a function (pytato's `Call`): the definition and the arguments by parameter
+/// name. A call's results are `NamedCallResult` nodes, whose `call` this is.
+#[pyclass(name = "Call", module = "pytato_rs", frozen)]
+pub(crate) struct PyCall {
+    pub(crate) function: pytato::Function,
+    /// The arguments, in the order of the parameters' names.
+    pub(crate) bindings: Vec<Array>,
+}
+
+#[pymethods]
+impl PyCall {
+    /// The function called.
+    #[getter]
+    fn function(&self) -> PyFunctionDefinition {
+        PyFunctionDefinition { function: self.function.clone() }
+    }
+
+    /// The arguments, by parameter name.
+    #[getter]
+    fn bindings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let bindings = PyDict::new(py);
+        for ((name, _), argument) in self.function.parameters().zip(&self.bindings) {
+            bindings.set_item(name, node_object(py, argument)?)?;
+        }
+        Ok(bindings)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Call({:?}, {} arguments)", self.function, self.bindings.len())
+    }
 }

@@ -179,6 +179,10 @@ pub(crate) fn field<'py>(node: &Bound<'py, PyArrayExpr>, name: &str) -> PyResult
             dict.into_any()
         }
         (NodeKind::CallResult { bindings, .. }, "bindings") => nodes(bindings)?,
+        (NodeKind::CallResult { function, bindings, .. }, "call") => {
+            let call = crate::calls::PyCall { function: function.clone(), bindings: bindings.clone() };
+            Bound::new(py, call)?.into_any()
+        }
         (NodeKind::IndexLambda(lambda), "expr") => {
             let entries = expr_postorder(py, &lambda.expr)?;
             let module = py.import("pytato_rs.scalar_expr")?;

@@ -43,6 +43,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluated::to_device, m)?)?;
     m.add_function(wrap_pyfunction!(array::make_dict_of_named_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(calls::trace_call, m)?)?;
+    m.add_class::<calls::PyFunctionDefinition>()?;
+    m.add_class::<calls::PyCall>()?;
     m.add_function(wrap_pyfunction!(convert::_length, m)?)?;
     m.add_function(wrap_pyfunction!(scalar_expr::_index_lambda, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_register_exceptions, m)?)?;

@@ -270,3 +270,37 @@ def test_data_wrappers_of_symbolic_shape_pickle_with_their_shape():
     back = pickle.loads(pickle.dumps(expr))
     assert back.shape == expr.shape and str(back.shape[0]) == "n"
     np.testing.assert_array_equal(pt.generate(back, "interp")(), 2 * np.arange(5.0))
+
+
+def test_collect_materialized_nodes_lists_what_programs_store():
+    from pytato_rs.analysis import collect_materialized_nodes
+    from pytato_rs.tags import ImplStored
+
+    x = pt.make_placeholder("x", (10,), np.float64)
+    y = pt.make_data_wrapper(np.arange(10.0))
+    z = x + y
+    expr = 2 * z
+    assert collect_materialized_nodes(expr) == {x, y, expr}
+    assert collect_materialized_nodes(expr, include_outputs=False) == {x, y}
+    stored = (x + y).tagged(ImplStored())
+    assert stored in collect_materialized_nodes(2 * stored)
+    # Calls: arguments and the function's results, in its body too, whatever include_outputs.
+    u, v = 2 * x, 3 * y
+    result = pt.trace_call(lambda a, b: a + b, u, v)
+    definition = result.call.function
+    assert isinstance(definition, pt.FunctionDefinition) and definition.parameters == {"arg0", "arg1"}
+    assert result.call.bindings == {"arg0": u, "arg1": v}
+    found = collect_materialized_nodes(2 * result, include_outputs=False)
+    assert {u, v, result} <= found and set(definition.returns.values()) <= found
+    # The data a send sends, received arrays; host steps store their results.
+    send = pt.make_distributed_send(2 * x, dest_rank=1, comm_tag="t")
+    recv = pt.make_distributed_recv(src_rank=1, comm_tag="t", shape=(10,), dtype=np.float64)
+    held = pt.make_distributed_send_ref_holder(send, recv + 1)
+    assert collect_materialized_nodes(held) == {x, 2 * x, recv, held}
+    ordered = pt.sort(x)
+    assert ordered in collect_materialized_nodes(ordered + 1, include_outputs=False)
+    # Deep chains walk without recursion.
+    deep = x
+    for _ in range(20_000):
+        deep = deep * 1.0
+    assert collect_materialized_nodes(deep) == {x, deep}
