@@ -281,6 +281,21 @@ impl Tag for ImplInlined {
     }
 }
 
+/// On a placeholder that stands for a data wrapper's data (the transform crate's
+/// `data_as_inputs`): what the wrapper was, for messages about that data (`"square"`, or
+/// `DataWrapper` for an unnamed one). Not part of equality: programs over wrappers of other
+/// names are one program.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StandsForData(pub String);
+impl Tag for StandsForData {
+    fn unique_family(&self) -> Option<&'static str> {
+        Some("StandsForData")
+    }
+    fn ignored_for_equality(&self) -> bool {
+        true
+    }
+}
+
 /// The node, if stored, gets exactly this name in generated code.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Named(pub String);

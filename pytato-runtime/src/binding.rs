@@ -15,6 +15,7 @@ use pytato_core::array::{Array, NodeKind, collect_inputs};
 use pytato_core::error::{Error, Result};
 use pytato_core::expr::{Expr, Func};
 use pytato_core::shape::{Dim, EvalDimError, Shape};
+use pytato_core::tags::StandsForData;
 use pytato_core::view::ArrayDataView;
 
 /// What a program needs, worked out once from its outputs.
@@ -396,11 +397,22 @@ impl Equation<'_> {
     /// variable, where that variable got its value, and the input's datashape.
     fn mismatch(&self, detail: String) -> Error {
         let datashape = pytato_datashape::meaning::array_datashape(self.node.shape(), self.node.dtype());
+        // A data wrapper's data, as a wrapper or as the placeholder a backend made of it.
+        let wrapper = match self.node.kind() {
+            NodeKind::DataWrapper { name, .. } => {
+                Some(name.as_deref().map_or("DataWrapper".into(), |n| format!("{n:?}")))
+            }
+            _ => self.node.tags_of_type::<StandsForData>().next().map(|t| t.0.clone()),
+        };
+        let whose = match wrapper {
+            Some(wrapper) => format!("it is the data of data wrapper {wrapper}, of datashape `{datashape}`"),
+            None => format!("the input's datashape is `{datashape}`"),
+        };
         Error::InputShape {
             name: self.name.to_string(),
             expected: self.node.shape().clone(),
             got: self.got.to_vec(),
-            detail: format!("dimension {} {detail}; the input's datashape is `{datashape}`", self.axis + 1),
+            detail: format!("dimension {} {detail}; {whose}", self.axis + 1),
         }
     }
 }

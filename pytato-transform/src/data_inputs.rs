@@ -28,6 +28,7 @@ use std::collections::BTreeSet;
 
 use pytato_core::array::{DataRef, collect_inputs};
 use pytato_core::names::fresh_name;
+use pytato_core::tags::StandsForData;
 use pytato_core::{Array, Error, NodeKind, Result};
 use pytato_runtime::backend::{NamedViews, Outputs};
 
@@ -111,11 +112,13 @@ struct DataToPlaceholders {
 
 impl CopyMapper for DataToPlaceholders {
     fn map_data_wrapper(&mut self, node: &Array, _children: &[Array]) -> Result<Array> {
-        let NodeKind::DataWrapper { data, .. } = node.kind() else { unreachable!("dispatched by kind") };
+        let NodeKind::DataWrapper { data, name: wrapper } = node.kind() else { unreachable!("dispatched by kind") };
         let name = fresh_name(DATA_INPUT_PREFIX, self.data.len(), &mut self.taken);
         let placeholder = Array::new_generated_placeholder(&name, node.shape().clone(), node.dtype())?;
         self.data.push((name, data.clone()));
-        placeholder.with_metadata_of(node)
+        // Messages about this input are about the wrapper's data.
+        let wrapper = wrapper.as_deref().map_or_else(|| "DataWrapper".to_string(), |n| format!("{n:?}"));
+        placeholder.with_metadata_of(node)?.tagged(StandsForData(wrapper))
     }
 }
 
