@@ -272,27 +272,14 @@ impl Signature {
                     detail: format!("{} axes expected", node.ndim()),
                 });
             }
-            for (axis, (dim, &len)) in node.shape().dims().iter().zip(data.shape()).enumerate() {
-                let len = i64::try_from(len).map_err(|_| Error::InvalidForSizes {
-                    op: "bind".into(),
-                    detail: format!("input {name:?} has a length beyond i64"),
-                })?;
-                equations.push(Equation { name, axis, dim, len, node, got: data.shape() });
-            }
+            axis_equations(name, node, data.shape(), &mut equations)?;
         }
         for (id, name) in &self.placeholder_nodes {
             placeholders.insert(*id, inputs[name.as_str()].clone());
         }
         for node in &self.shaped_data {
             let NodeKind::DataWrapper { name, data } = node.kind() else { unreachable!("data wrappers only") };
-            let name = name.as_deref().unwrap_or("DataWrapper");
-            for (axis, (dim, &len)) in node.shape().dims().iter().zip(data.shape()).enumerate() {
-                let len = i64::try_from(len).map_err(|_| Error::InvalidForSizes {
-                    op: "bind".into(),
-                    detail: format!("data wrapper {name:?} has a length beyond i64"),
-                })?;
-                equations.push(Equation { name, axis, dim, len, node, got: data.shape() });
-            }
+            axis_equations(name.as_deref().unwrap_or("DataWrapper"), node, data.shape(), &mut equations)?;
         }
         solve_sizes(&mut sizes, &equations)?;
         if let Some(missing) = self.size_params.iter().find(|p| !sizes.contains_key(*p)) {
@@ -415,6 +402,24 @@ impl Equation<'_> {
             detail: format!("dimension {} {detail}; {whose}", self.axis + 1),
         }
     }
+}
+
+/// The equations `length = got[axis]` of every axis of `node` (an input's placeholder, or a data
+/// wrapper declared with symbolic lengths) whose data, named `name`, has the lengths `got`.
+fn axis_equations<'a>(
+    name: &'a str,
+    node: &'a Array,
+    got: &'a [usize],
+    equations: &mut Vec<Equation<'a>>,
+) -> Result<()> {
+    for (axis, (dim, &len)) in node.shape().dims().iter().zip(got).enumerate() {
+        let len = i64::try_from(len).map_err(|_| Error::InvalidForSizes {
+            op: "bind".into(),
+            detail: format!("{name:?} has a length beyond i64"),
+        })?;
+        equations.push(Equation { name, axis, dim, len, node, got });
+    }
+    Ok(())
 }
 
 fn solve_sizes(sizes: &mut BTreeMap<String, i64>, equations: &[Equation<'_>]) -> Result<()> {
