@@ -360,8 +360,10 @@ pub enum Mismatch {
     DuplicateSend,
     /// Two receives on one rank from another with one tag.
     DuplicateRecv,
-    /// A send and its receive disagree on the dtype or shape, or a rank that does not exist.
+    /// A send and its receive disagree on the dtype or shape.
     Mismatched,
+    /// A send or a receive names a rank the communicator does not have.
+    NoSuchRank,
     /// Parts that wait for each other across ranks (a deadlock).
     Cycle,
 }
@@ -375,6 +377,7 @@ impl Mismatch {
             Mismatch::DuplicateSend => "DuplicateSend",
             Mismatch::DuplicateRecv => "DuplicateRecv",
             Mismatch::Mismatched => "Mismatched",
+            Mismatch::NoSuchRank => "NoSuchRank",
             Mismatch::Cycle => "Cycle",
         }
     }

@@ -135,7 +135,7 @@ fn check(rank: usize, tables: &[Table]) -> Result<()> {
         for (k, r) in table.recvs.iter().enumerate() {
             if r.src >= size {
                 return Err(mismatch(
-                    Mismatch::Mismatched,
+                    Mismatch::NoSuchRank,
                     format!("rank {dest} receives {} from rank {}, which does not exist ({size} ranks)", r.what, r.src),
                 ));
             }
@@ -155,7 +155,7 @@ fn check(rank: usize, tables: &[Table]) -> Result<()> {
         for s in &table.sends {
             if s.dest >= size {
                 return Err(mismatch(
-                    Mismatch::Mismatched,
+                    Mismatch::NoSuchRank,
                     format!("rank {src} sends {} to rank {}, which does not exist ({size} ranks)", s.what, s.dest),
                 ));
             }

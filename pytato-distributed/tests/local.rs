@@ -336,7 +336,7 @@ fn unmatched_messages_and_cycles_are_typed_errors_on_every_rank() {
         let x = pt::placeholder("x", [3], DType::F64)?;
         compile_on(comm, &staple_distributed_send(&x, make_distributed_send(&x, 5, "far")?)?)
     });
-    assert_mismatch_on_every_rank(results, Mismatch::Mismatched, &["rank 5", "does not exist"]);
+    assert_mismatch_on_every_rank(results, Mismatch::NoSuchRank, &["rank 5", "does not exist"]);
     // Two sends, and two receives, with one tag between the same ranks.
     let results = on_ranks(2, |comm| {
         let x = pt::placeholder("x", [3], DType::F64)?;

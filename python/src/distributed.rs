@@ -10,6 +10,7 @@ use pyo3::types::{PyBytes, PyDict, PyFrozenSet, PyInt, PyList, PyString, PyTuple
 use pytato::Array;
 use pytato::backend::Outputs;
 use pytato::distributed::{self, CommTag, DistributedSend};
+use pytato::error::Mismatch;
 use pytato::run_distributed::{self, Communicator, DistributedPartition, DistributedProgram, Exchange, WireTag};
 
 use crate::array::{PyArrayExpr, wrap};
@@ -309,6 +310,11 @@ pub(crate) struct PyDistributedPartition {
     /// The DAG it was cut from: a partition pickles as this DAG, its rank and its tags, and is
     /// cut again when unpickled (partitioning is deterministic).
     source: Outputs,
+    /// What the collective check found when it was made (every rank finds the same) and let
+    /// through: a send or receive naming a rank the communicator lacks, which
+    /// `generate_code_for_partition` raises. Such a partition is found and drawn, as in pytato,
+    /// never run.
+    verdict: Option<pytato::Error>,
 }
 
 #[pymethods]
@@ -363,8 +369,14 @@ impl PyDistributedPartition {
         let send_tags = tags(p.sends.iter().map(|s| &s.comm_tag).collect())?;
         let recv_tags = tags(p.receives.iter().map(|r| &r.comm_tag).collect())?;
         let dag = crate::convert::outputs_to_py(py, self.source.clone())?;
+        let verdict = match &self.verdict {
+            Some(pytato::Error::DistributedMismatch { problem, message, .. }) => {
+                Some((problem.name().to_string(), message.clone()))
+            }
+            _ => None,
+        };
         let rebuild = py.import("pytato_rs.distributed")?.getattr("_rebuild_partition")?;
-        let args = (p.rank, dag, send_tags, recv_tags).into_pyobject(py)?;
+        let args = (p.rank, dag, send_tags, recv_tags, verdict).into_pyobject(py)?;
         PyTuple::new(py, [rebuild, args.into_any()])
     }
 
@@ -427,11 +439,16 @@ impl PyDistributedPart {
     }
 
     /// The sends of the values it computes, by the value's name among `output_names` (pytato's
-    /// `name_to_send_nodes`): each a `DistributedSend` of the array the DAG sent.
+    /// `name_to_send_nodes`): each a `DistributedSend` of the array the DAG sent. The first part
+    /// also lists the sends of user inputs and received arrays, by their names: they go out
+    /// before any part runs (pytato's first part sends them).
     #[getter]
     fn name_to_send_nodes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let sends = PyDict::new(py);
-        for &k in &self.part().sends {
+        let first = self.index == 0;
+        let at_start =
+            self.partition.sends.iter().enumerate().filter(|(_, s)| first && s.part.is_none()).map(|(k, _)| k);
+        for k in at_start.chain(self.part().sends.iter().copied()) {
             let send = &self.partition.sends[k];
             let node =
                 DistributedSend { data: send.node.clone(), dest_rank: send.dest_rank, comm_tag: send.comm_tag.clone() };
@@ -460,9 +477,13 @@ pub(crate) struct PyDistributedProgram {
 
 /// Collective: cuts `outputs` (an array, a `DictOfNamedArrays` or a dict) at its sends and
 /// receives into parts for this rank of `mpi_communicator` (an mpi4py communicator), and checks
-/// the partition against every rank's as `verify_distributed_partition` does (as pytato's
-/// does: a send no rank receives is a `MissingRecvError` on every rank). Tags that are not
-/// integers must be numbered (`number_distributed_tags`) before code is generated.
+/// the partition against every rank's as `verify_distributed_partition` does: sends and
+/// receives that do not match between ranks raise pytato's error on every rank (a send no rank
+/// receives is a `MissingRecvError`, ...). One that names a rank the communicator lacks does
+/// not stop it, as it does not stop pytato's (upstream's example draws a 2-rank partition in one
+/// process): every rank finds it, and `generate_code_for_partition` raises it on every rank.
+/// Tags that are not integers must be numbered (`number_distributed_tags`) before code is
+/// generated.
 #[pyfunction]
 pub(crate) fn find_distributed_partition(
     py: Python<'_>,
@@ -472,8 +493,15 @@ pub(crate) fn find_distributed_partition(
     let comm = Mpi4py::new(mpi_communicator)?;
     let outputs = outputs_from_py(outputs)?;
     let partition = lib(run_distributed::find_distributed_partition(comm.rank, &outputs))?;
-    py.detach(|| lib(run_distributed::verify_distributed_partition(&comm, &partition)))?;
-    Ok(PyDistributedPartition { partition: Arc::new(partition), source: outputs })
+    // pytato's find_distributed_partition refuses sends and receives that do not match between
+    // its ranks, and lets those that name ranks the communicator lacks through (its example draws
+    // a 2-rank partition in one process): such a partition is made, and never compiled.
+    let verdict = match py.detach(|| run_distributed::verify_distributed_partition(&comm, &partition)) {
+        Ok(()) => None,
+        Err(far @ pytato::Error::DistributedMismatch { problem: Mismatch::NoSuchRank, .. }) => Some(far),
+        Err(e) => return lib(Err(e)),
+    };
+    Ok(PyDistributedPartition { partition: Arc::new(partition), source: outputs, verdict })
 }
 
 /// Collective: the partition with every communication tag replaced by an integer from
@@ -488,18 +516,25 @@ pub(crate) fn number_distributed_tags(
     let comm = Mpi4py::new(mpi_communicator)?;
     let (numbered, next) =
         py.detach(|| lib(run_distributed::number_distributed_tags(&comm, &partition.partition, base_tag)))?;
-    Ok((PyDistributedPartition { partition: Arc::new(numbered), source: partition.source.clone() }, next))
+    let numbered = PyDistributedPartition {
+        partition: Arc::new(numbered),
+        source: partition.source.clone(),
+        verdict: partition.verdict.clone(),
+    };
+    Ok((numbered, next))
 }
 
 /// The partition of `outputs` for `rank` with its sends' and receives' tags set to `send_tags`
-/// and `recv_tags` (in the partition's order): how a pickled partition is made again. Not
-/// verified again: the partition pickled was.
+/// and `recv_tags` (in the partition's order) and the check's `verdict` (`None`, or the
+/// mismatch's kind and message): how a pickled partition is made again. Not checked again: the
+/// partition pickled was.
 #[pyfunction]
 pub(crate) fn _partition_from_source(
     rank: usize,
     outputs: &Bound<'_, PyAny>,
     send_tags: Vec<Bound<'_, PyAny>>,
     recv_tags: Vec<Bound<'_, PyAny>>,
+    verdict: Option<(String, String)>,
 ) -> Result<PyDistributedPartition> {
     let source = outputs_from_py(outputs)?;
     let mut partition = lib(run_distributed::find_distributed_partition(rank, &source))?;
@@ -518,7 +553,30 @@ pub(crate) fn _partition_from_source(
     for (receive, tag) in partition.receives.iter_mut().zip(&recv_tags) {
         receive.comm_tag = comm_tag_from_py(tag)?;
     }
-    Ok(PyDistributedPartition { partition: Arc::new(partition), source })
+    let verdict = match verdict {
+        None => None,
+        Some((kind, message)) => {
+            let kinds = [
+                Mismatch::MissingSend,
+                Mismatch::MissingRecv,
+                Mismatch::DuplicateSend,
+                Mismatch::DuplicateRecv,
+                Mismatch::Mismatched,
+                Mismatch::NoSuchRank,
+                Mismatch::Cycle,
+            ];
+            let problem = kinds.into_iter().find(|k| k.name() == kind).ok_or_else(|| {
+                value_error(format!("a pickled partition's check found {kind:?}, no kind of mismatch"))
+            })?;
+            Some(pytato::Error::DistributedMismatch {
+                op: "verify_distributed_partition".into(),
+                rank,
+                problem,
+                message,
+            })
+        }
+    };
+    Ok(PyDistributedPartition { partition: Arc::new(partition), source, verdict })
 }
 
 /// Collective: checks that every send meets a receive on its rank (and the other way round) with
@@ -533,7 +591,9 @@ pub(crate) fn verify_distributed_partition(
     py.detach(|| lib(run_distributed::verify_distributed_partition(&comm, &partition.partition)))
 }
 
-/// Compiles every part of `partition` for a backend (default: `default_backend_name()`).
+/// Compiles every part of `partition` for a backend (default: `default_backend_name()`). A
+/// partition whose sends and receives do not match across ranks (`find_distributed_partition`'s
+/// check) raises that mismatch here, on every rank.
 #[pyfunction]
 #[pyo3(signature = (partition, backend = None))]
 pub(crate) fn generate_code_for_partition(
@@ -541,6 +601,10 @@ pub(crate) fn generate_code_for_partition(
     partition: &PyDistributedPartition,
     backend: Option<&str>,
 ) -> Result<PyDistributedProgram> {
+    if let Some(mismatch) = &partition.verdict {
+        // Every rank found the same mismatch: none runs a program that would wait forever.
+        return lib(Err(mismatch.clone()));
+    }
     let backend = backend_by_name(backend)?;
     let parts = (*partition.partition).clone();
     let program = py.detach(|| lib(DistributedProgram::from_partition(&*backend, parts)))?;

@@ -39,10 +39,10 @@ generate_code_for_partition = _native.generate_code_for_partition
 execute_distributed_partition = _native.execute_distributed_partition
 
 
-def _rebuild_partition(rank, dag, send_tags, recv_tags):
+def _rebuild_partition(rank, dag, send_tags, recv_tags, verdict):
     """A pickled :class:`DistributedGraphPartition`, cut again from its DAG (partitioning is
-    deterministic) with its tags."""
-    return _native._partition_from_source(rank, dag, send_tags, recv_tags)
+    deterministic) with its tags and what its cross-rank check found."""
+    return _native._partition_from_source(rank, dag, send_tags, recv_tags, verdict)
 
 __all__ = [
     *nodes.__all__,

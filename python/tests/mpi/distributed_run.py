@@ -83,12 +83,21 @@ def pickled_partitions_and_part_fields(comm, backend):
     parts = pt.find_distributed_partition(comm, dag)
     last = max(parts.parts.values(), key=lambda p: len(p.needed_pids))
     assert len(last.partition_input_names) == 2, last.partition_input_names  # y and w
-    for p in parts.parts.values():  # names are those of the parts' outputs
-        assert set(p.name_to_send_nodes) <= p.output_names, (p.name_to_send_nodes, p.output_names)
+    for p in parts.parts.values():  # names are those of the parts' outputs (or inputs, sent first)
+        assert set(p.name_to_send_nodes) <= p.output_names | {"x"}, (p.name_to_send_nodes, p.output_names)
         others = set().union(*(q.output_names for q in parts.parts.values() if q.pid != p.pid))
         assert {n for n in p.partition_input_names if not n.startswith("_pt_dist_recv")} <= others
     sends = [s for p in parts.parts.values() for ss in p.name_to_send_nodes.values() for s in ss]
     assert len(sends) == 1 and sends[0].dest_rank == (rank - 1) % size and sends[0].comm_tag == ("w", FluxTag)
+    # A user input sent is listed with the first part, which sends it, with its number as tag.
+    x_sent = pt.staple_distributed_send(x, dest_rank=(rank - 1) % size, comm_tag=FluxTag,
+                                        stapled_to=pt.make_distributed_recv(src_rank=(rank + 1) % size,
+                                                                            comm_tag=FluxTag, shape=(3,),
+                                                                            dtype=np.float64))
+    numbered, _ = pt.number_distributed_tags(
+        comm, pt.find_distributed_partition(comm, pt.make_dict_of_named_arrays({"r": x_sent + x})), base_tag=4242)
+    first = numbered.parts[min(numbered.parts)]
+    assert [s.comm_tag for s in first.name_to_send_nodes["x"]] == [4242], first.name_to_send_nodes
     drawn = open(pt.show_dot_graph(parts, output_to="svg")).read()
     assert "<svg" in drawn and "part" in drawn
     import os
@@ -147,8 +156,8 @@ def errors(comm, backend):
         assert "mpi4py" in str(e)
     else:
         raise AssertionError("a communicator that is not one was taken")
-    # Sends and receives that do not match: every rank reports pytato's error from the collective
-    # check find_distributed_partition makes.
+    # Sends and receives that do not match: every rank raises pytato's error from the collective
+    # check find_distributed_partition makes (and verify_distributed_partition).
     from pytato_rs.distributed.verify import (
         DistributedPartitionVerificationError,
         DuplicateRecvError,
@@ -183,6 +192,25 @@ def errors(comm, backend):
         else:
             raise AssertionError(f"no {error.__name__}")
         comm.Barrier()
+    # A rank the communicator lacks (upstream's example draws a 2-rank partition in one
+    # process): the partition is made, drawn and pickled; code for it is never generated.
+    import pickle
+
+    far = pt.staple_distributed_send(x, dest_rank=size, comm_tag=13,
+                                     stapled_to=pt.make_distributed_recv(src_rank=size + 1, comm_tag=13,
+                                                                         shape=(2,), dtype=np.float64))
+    parts = pt.find_distributed_partition(comm, pt.make_dict_of_named_arrays({"y": far}))
+    assert "<svg" in open(pt.show_dot_graph(parts, output_to="svg")).read()
+    for partition in (parts, pickle.loads(pickle.dumps(parts))):
+        for fails in (lambda: pt.generate_code_for_partition(partition, backend=backend),
+                      lambda: pt.verify_distributed_partition(comm, partition)):
+            try:
+                fails()
+            except pt.DistributedMismatchError as e:
+                assert "does not exist" in str(e), e
+            else:
+                raise AssertionError("a partition naming a rank that does not exist was compiled")
+    comm.Barrier()
 
 
 def main():
