@@ -488,8 +488,13 @@ impl PyArrayExpr {
         Ok(interop.getattr("array_ufunc")?.call1((ufunc, method, inputs, kwargs))?.unbind())
     }
 
-    fn __repr__(&self) -> String {
-        self.array.repr(2)
+    /// pytato's `repr`: the node's fields, nodes below three levels shown as `(...)`
+    /// (`pytato_rs._repr`); the library's compact form where that cannot run (no pymbolic).
+    fn __repr__(slf: &Bound<'_, Self>) -> String {
+        let pytatos = || -> PyResult<String> {
+            slf.py().import("pytato_rs._repr")?.getattr("array_repr")?.call1((slf,))?.extract()
+        };
+        pytatos().unwrap_or_else(|_| slf.get().array.repr(2))
     }
 
     fn __str__(&self) -> String {

@@ -189,6 +189,11 @@ pub(crate) fn field<'py>(node: &Bound<'py, PyArrayExpr>, name: &str) -> PyResult
             let expr = module.getattr("from_postorder")?.call1((entries,))?;
             module.getattr("without_implied_casts")?.call1((node_object(py, array)?, expr))?
         }
+        // The expression with every cast, those promotion implies too (pytato's repr shows them).
+        (NodeKind::IndexLambda(lambda), "_expr_with_casts") => {
+            let entries = expr_postorder(py, &lambda.expr)?;
+            py.import("pytato_rs.scalar_expr")?.getattr("from_postorder")?.call1((entries,))?
+        }
         (NodeKind::IndexLambda(lambda), "var_to_reduction_descr") => {
             let dict = PyDict::new(py);
             for (iname, descriptor) in &lambda.reduction_descriptors {

@@ -313,3 +313,42 @@ def test_collect_materialized_nodes_lists_what_programs_store():
     for _ in range(20_000):
         deep = deep * 1.0
     assert collect_materialized_nodes(deep) == {x, deep}
+
+
+def test_repr_is_pytatos_for_every_kind_of_node():
+    import pytato_rs._repr as reprs
+
+    strip = lambda text: "".join(text.split())  # noqa: E731
+    x = pt.make_placeholder("x", (10, 4), np.int64)
+    y = pt.make_placeholder("y", (10, 4), np.int64)
+    # pytato's form, written out: positional binding names, constants as Python numbers, the cast
+    # promotion implies, nodes more than three levels down elided.
+    assert strip(repr(y * pt.not_equal(x, 3))) == strip(
+        "IndexLambda(shape=(10, 4), dtype='int64', expr=Product((Subscript(Variable('_in0'), "
+        "(Variable('_0'), Variable('_1'))), TypeCast(dtype('int64'), Subscript(Variable('_in1'), "
+        "(Variable('_0'), Variable('_1')))))), bindings={'_in0': Placeholder(shape=(10, 4), "
+        "dtype='int64', name='y'), '_in1': IndexLambda(shape=(10, 4), dtype='bool', "
+        "expr=Comparison(Subscript(Variable('_in0'), (Variable('_0'), Variable('_1'))), '!=', 3), "
+        "bindings={'_in0': Placeholder(shape=(10, 4), dtype='int64', name='x')})})")
+    assert strip(repr(pt.roll(x.reshape(2, 20).reshape(-1), 3))) == strip(
+        "Roll(array=Reshape(array=Reshape(array=Placeholder(shape=(10, 4), dtype='int64', name='x'), "
+        "newshape=(2, 20), order='C'), newshape=(40), order='C'), shift=3, axis=0)")
+    n = pt.make_size_param("n")
+    z = pt.make_placeholder("z", (n, 3), np.float16).tagged(pt.tags.ImplStored())
+    w = pt.make_data_wrapper(np.arange(3.0))
+    called = pt.trace_call(lambda a: 2 * a, w)
+    recv = pt.make_distributed_recv(src_rank=1, comm_tag=("t", 2), shape=(3,), dtype=np.float64)
+    held = pt.staple_distributed_send(w, dest_rank=1, comm_tag=5, stapled_to=recv)
+    nodes = [z, n, w, pt.sum(z, axis=1), pt.einsum("ij,j->i", z, pt.make_placeholder("v", (3,), np.float16)),
+             pt.stack([w, w]), pt.concatenate([w, w]), z.T, z[1:, ::2], z[pt.zeros(2, np.int64)],
+             z[:, pt.zeros(2, np.int64)][pt.zeros(2, np.int64)], called, recv, held, pt.sort(w),
+             pt.cumsum(w), pt.searchsorted(w, w), pt.nonzero(w)[0], w.at[pt.zeros(1, np.int64)].add(1.0)]
+    for node in nodes:
+        text = reprs.array_repr(node)  # raises where the printer fails (repr() falls back)
+        assert repr(node) == text and "=" in text and text.endswith(")"), text
+    assert "tags={ImplStored()}" in repr(z)
+    # A deep chain prints three levels, the rest elided.
+    deep = x
+    for _ in range(100_000):
+        deep = deep + 1
+    assert repr(deep).count("IndexLambda(") == 4 and "(...)" in repr(deep)
