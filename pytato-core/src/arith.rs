@@ -158,21 +158,22 @@ pub fn power(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
         Operand::Scalar(WeakScalar::Int(e)) if e < 0 && dtype.is_integer() => {
             return Err(Error::invalid("power", format!("integers to negative integer powers are not allowed ({e})")));
         }
-        // A numpy scalar exponent is a constant known now: checked now, read in place.
-        Operand::Array(e) if dtype.kind() == DTypeKind::SignedInt && crate::operand::constant_value(&e).is_some() => {
-            let value = crate::operand::constant_value(&e).and_then(|v| v.to_i128());
-            if value.is_some_and(|v| v < 0) {
-                return Err(Error::invalid(
-                    "power",
-                    format!("integers to negative integer powers are not allowed ({})", value.unwrap_or_default()),
-                ));
-            }
-            Operand::Array(e)
-        }
         Operand::Array(e) if dtype.kind() == DTypeKind::SignedInt => {
-            let mut builder = LambdaBuilder::new(e.shape().clone());
-            let read = cast_expr(builder.read_broadcast(&e), e.dtype(), dtype);
-            Operand::Array(builder.finish(Expr::call(Func::IntegerExponent, vec![read]))?)
+            match crate::operand::constant_value(&e).map(|v| v.to_i128()) {
+                // A numpy scalar exponent is a constant known now: checked now, read in place.
+                Some(Some(v)) if v < 0 => {
+                    return Err(Error::invalid(
+                        "power",
+                        format!("integers to negative integer powers are not allowed ({v})"),
+                    ));
+                }
+                Some(_) => Operand::Array(e),
+                None => {
+                    let mut builder = LambdaBuilder::new(e.shape().clone());
+                    let read = cast_expr(builder.read_broadcast(&e), e.dtype(), dtype);
+                    Operand::Array(builder.finish(Expr::call(Func::IntegerExponent, vec![read]))?)
+                }
+            }
         }
         other => other,
     };

@@ -165,14 +165,11 @@ impl LambdaBuilder {
             return name.clone();
         }
         // The first free name from the count up (positional names may have taken some).
-        let name: Arc<str> = (self.bindings.len()..)
+        let name = (self.bindings.len()..)
             .map(names::binding_name)
             .find(|n| !self.bindings.contains_key(n.as_str()))
-            .expect("a free binding name")
-            .into();
-        self.bindings.insert(name.clone(), array.clone());
-        self.bound.insert(array.id(), name.clone());
-        name
+            .expect("a free binding name");
+        self.insert_binding(&name, array)
     }
 
     /// Binds `array` as `name` unless it is bound already (its existing name) or `name` is taken
@@ -181,6 +178,11 @@ impl LambdaBuilder {
         if self.bound.contains_key(&array.id()) || self.bindings.contains_key(name) {
             return self.bind(array);
         }
+        self.insert_binding(name, array)
+    }
+
+    /// Binds `array`, not bound yet, as the free `name`.
+    fn insert_binding(&mut self, name: &str, array: &Array) -> Arc<str> {
         let name: Arc<str> = name.into();
         self.bindings.insert(name.clone(), array.clone());
         self.bound.insert(array.id(), name.clone());

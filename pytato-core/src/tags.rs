@@ -287,6 +287,14 @@ impl Tag for ImplInlined {
 /// names are one program.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct StandsForData(pub String);
+
+impl StandsForData {
+    /// The tag for the data of a wrapper named `name` (quoted), or of an unnamed one.
+    pub fn of_wrapper(name: Option<&str>) -> StandsForData {
+        StandsForData(name.map_or_else(|| "DataWrapper".to_string(), |n| format!("{n:?}")))
+    }
+}
+
 impl Tag for StandsForData {
     fn unique_family(&self) -> Option<&'static str> {
         Some("StandsForData")

@@ -99,6 +99,15 @@ fn parse_term(op: &str, term: &str, ndim: usize, ellipsis_ndim: usize, which: &s
     Ok(labels)
 }
 
+/// The operands' terms and the output's term (if the spec has `->`) of a spec without whitespace.
+fn split_subscripts(spec: &str) -> (Vec<&str>, Option<&str>) {
+    let (inputs, output) = match spec.split_once("->") {
+        Some((i, o)) => (i, Some(o)),
+        None => (spec, None),
+    };
+    (inputs.split(',').collect(), output)
+}
+
 /// The checks of `einsum`'s subscripts that need no operand but their number: one term per
 /// operand, letters (and at most one `...`) in each term, an output letter at most once and only
 /// where an operand has it. `einsum` makes them first, so that a wrong spec is reported as such
@@ -113,11 +122,7 @@ fn parse_term(op: &str, term: &str, ndim: usize, ellipsis_ndim: usize, which: &s
 pub fn check_einsum_subscripts(subscripts: &str, operands: usize) -> Result<()> {
     let op = "einsum";
     let spec: String = subscripts.chars().filter(|c| !c.is_whitespace()).collect();
-    let (inputs, output) = match spec.split_once("->") {
-        Some((i, o)) => (i, Some(o)),
-        None => (spec.as_str(), None),
-    };
-    let terms: Vec<&str> = inputs.split(',').collect();
+    let (terms, output) = split_subscripts(&spec);
     if terms.len() != operands {
         return Err(Error::invalid(
             op,
@@ -167,11 +172,7 @@ pub fn einsum(subscripts: &str, operands: &[&Array]) -> Result<Array> {
     let op = "einsum";
     check_einsum_subscripts(subscripts, operands.len())?;
     let spec: String = subscripts.chars().filter(|c| !c.is_whitespace()).collect();
-    let (inputs, output) = match spec.split_once("->") {
-        Some((i, o)) => (i, Some(o)),
-        None => (spec.as_str(), None),
-    };
-    let terms: Vec<&str> = inputs.split(',').collect();
+    let (terms, output) = split_subscripts(&spec);
     // The number of axes the ellipses stand for: the most any operand's ellipsis covers.
     let mut ellipsis_ndim = 0;
     for (term, a) in terms.iter().zip(operands) {
@@ -188,16 +189,9 @@ pub fn einsum(subscripts: &str, operands: &[&Array]) -> Result<Array> {
         Some(out) => {
             let named = out.replace("...", "").chars().count();
             let ndim = named + if out.contains("...") { ellipsis_ndim } else { 0 };
-            let labels = parse_term(op, out, ndim, ellipsis_ndim, "the output")?;
-            for (i, l) in labels.iter().enumerate() {
-                if labels[..i].contains(l) {
-                    return Err(Error::invalid(op, format!("output subscript {} appears more than once", describe(l))));
-                }
-                if !labelled.iter().any(|(_, ls)| ls.contains(l)) {
-                    return Err(Error::invalid(op, format!("output subscript {} appears in no operand", describe(l))));
-                }
-            }
-            labels
+            // Its letters are distinct and each an operand's (checked first); its broadcast axes are
+            // those of the operand whose ellipsis covers the most.
+            parse_term(op, out, ndim, ellipsis_ndim, "the output")?
         }
         None => {
             let mut counts: BTreeMap<Label, usize> = BTreeMap::new();

@@ -386,9 +386,7 @@ impl Equation<'_> {
         let datashape = pytato_datashape::meaning::array_datashape(self.node.shape(), self.node.dtype());
         // A data wrapper's data, as a wrapper or as the placeholder a backend made of it.
         let wrapper = match self.node.kind() {
-            NodeKind::DataWrapper { name, .. } => {
-                Some(name.as_deref().map_or("DataWrapper".into(), |n| format!("{n:?}")))
-            }
+            NodeKind::DataWrapper { name, .. } => Some(StandsForData::of_wrapper(name.as_deref()).0),
             _ => self.node.tags_of_type::<StandsForData>().next().map(|t| t.0.clone()),
         };
         let whose = match wrapper {

@@ -117,8 +117,7 @@ impl CopyMapper for DataToPlaceholders {
         let placeholder = Array::new_generated_placeholder(&name, node.shape().clone(), node.dtype())?;
         self.data.push((name, data.clone()));
         // Messages about this input are about the wrapper's data.
-        let wrapper = wrapper.as_deref().map_or_else(|| "DataWrapper".to_string(), |n| format!("{n:?}"));
-        placeholder.with_metadata_of(node)?.tagged(StandsForData(wrapper))
+        placeholder.with_metadata_of(node)?.tagged(StandsForData::of_wrapper(wrapper.as_deref()))
     }
 }
 

@@ -370,9 +370,7 @@ impl PyDistributedPartition {
         let recv_tags = tags(p.receives.iter().map(|r| &r.comm_tag).collect())?;
         let dag = crate::convert::outputs_to_py(py, self.source.clone())?;
         let verdict = match &self.verdict {
-            Some(pytato::Error::DistributedMismatch { problem, message, .. }) => {
-                Some((problem.name().to_string(), message.clone()))
-            }
+            Some(pytato::Error::DistributedMismatch { message, .. }) => Some(message.clone()),
             _ => None,
         };
         let rebuild = py.import("pytato_rs.distributed")?.getattr("_rebuild_partition")?;
@@ -525,8 +523,8 @@ pub(crate) fn number_distributed_tags(
 }
 
 /// The partition of `outputs` for `rank` with its sends' and receives' tags set to `send_tags`
-/// and `recv_tags` (in the partition's order) and the check's `verdict` (`None`, or the
-/// mismatch's kind and message): how a pickled partition is made again. Not checked again: the
+/// and `recv_tags` (in the partition's order) and the check's `verdict` (`None`, or the message
+/// of the missing rank it found): how a pickled partition is made again. Not checked again: the
 /// partition pickled was.
 #[pyfunction]
 pub(crate) fn _partition_from_source(
@@ -534,7 +532,7 @@ pub(crate) fn _partition_from_source(
     outputs: &Bound<'_, PyAny>,
     send_tags: Vec<Bound<'_, PyAny>>,
     recv_tags: Vec<Bound<'_, PyAny>>,
-    verdict: Option<(String, String)>,
+    verdict: Option<String>,
 ) -> Result<PyDistributedPartition> {
     let source = outputs_from_py(outputs)?;
     let mut partition = lib(run_distributed::find_distributed_partition(rank, &source))?;
@@ -553,29 +551,12 @@ pub(crate) fn _partition_from_source(
     for (receive, tag) in partition.receives.iter_mut().zip(&recv_tags) {
         receive.comm_tag = comm_tag_from_py(tag)?;
     }
-    let verdict = match verdict {
-        None => None,
-        Some((kind, message)) => {
-            let kinds = [
-                Mismatch::MissingSend,
-                Mismatch::MissingRecv,
-                Mismatch::DuplicateSend,
-                Mismatch::DuplicateRecv,
-                Mismatch::Mismatched,
-                Mismatch::NoSuchRank,
-                Mismatch::Cycle,
-            ];
-            let problem = kinds.into_iter().find(|k| k.name() == kind).ok_or_else(|| {
-                value_error(format!("a pickled partition's check found {kind:?}, no kind of mismatch"))
-            })?;
-            Some(pytato::Error::DistributedMismatch {
-                op: "verify_distributed_partition".into(),
-                rank,
-                problem,
-                message,
-            })
-        }
-    };
+    let verdict = verdict.map(|message| pytato::Error::DistributedMismatch {
+        op: "verify_distributed_partition".into(),
+        rank,
+        problem: Mismatch::NoSuchRank,
+        message,
+    });
     Ok(PyDistributedPartition { partition: Arc::new(partition), source, verdict })
 }
 

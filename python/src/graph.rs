@@ -184,16 +184,12 @@ pub(crate) fn field<'py>(node: &Bound<'py, PyArrayExpr>, name: &str) -> PyResult
             Bound::new(py, call)?.into_any()
         }
         (NodeKind::IndexLambda(lambda), "expr") => {
-            let entries = expr_postorder(py, &lambda.expr)?;
+            let expr = pymbolic_expr(py, &lambda.expr)?;
             let module = py.import("pytato_rs.scalar_expr")?;
-            let expr = module.getattr("from_postorder")?.call1((entries,))?;
             module.getattr("without_implied_casts")?.call1((node_object(py, array)?, expr))?
         }
         // The expression with every cast, those promotion implies too (pytato's repr shows them).
-        (NodeKind::IndexLambda(lambda), "_expr_with_casts") => {
-            let entries = expr_postorder(py, &lambda.expr)?;
-            py.import("pytato_rs.scalar_expr")?.getattr("from_postorder")?.call1((entries,))?
-        }
+        (NodeKind::IndexLambda(lambda), "_expr_with_casts") => pymbolic_expr(py, &lambda.expr)?,
         (NodeKind::IndexLambda(lambda), "var_to_reduction_descr") => {
             let dict = PyDict::new(py);
             for (iname, descriptor) in &lambda.reduction_descriptors {
@@ -392,6 +388,12 @@ pub(crate) fn axis_metadata_from_py(axes: &Bound<'_, PyAny>) -> Result<Vec<pytat
 /// A tag set of `tags` (a node carries one tag per unique family).
 fn tag_set(tags: Vec<pytato::tags::TagRef>) -> Result<pytato::TagSet> {
     lib(pytato::TagSet::new().union(tags))
+}
+
+/// `expr` as pytato's pymbolic expression, casts included (`pytato_rs.scalar_expr`).
+fn pymbolic_expr<'py>(py: Python<'py>, expr: &pytato::Expr) -> PyResult<Bound<'py, PyAny>> {
+    let entries = expr_postorder(py, expr)?;
+    py.import("pytato_rs.scalar_expr")?.getattr("from_postorder")?.call1((entries,))
 }
 
 /// `expr` as a list of its nodes in postorder (children first), each a tuple naming the node and
