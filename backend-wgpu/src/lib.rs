@@ -31,8 +31,8 @@
 //! result survives. float32 and complex64 math goes through the float64 library where the adapter
 //! has `SHADER_F64` (WGSL's float32 built-ins are a few digits short); `sin`, `cos` and `tan` of
 //! huge arguments reduce exactly (Payne–Hanek). The float64 functions are within a few ulps of
-//! libm, except `power`, computed as `exp(y log x)`: its error grows with `|ln result|` (about 200
-//! ulps near 1e300), where numpy's is below one.
+//! libm; `power` is rounded once from double-double, as glibc's is, so that it agrees with numpy
+//! to the last bit but where the power is a hair from a tie, and exactly where it is a float64.
 //!
 //! # Limits
 //!

@@ -127,11 +127,65 @@ fn float64_math_agrees_with_libm() {
     for k in 0..n {
         assert!(close_ulps(atan2[k], args[k].atan2(ys[k]), 4.0), "arctan2({}, {})", args[k], ys[k]);
         let want = args[k].abs().powf(ys[k] * 0.25);
-        // pow is exp(y log x): the rounding of y log x grows by |ln result| in the result (a
-        // limitation of this library's pow, documented in the backend).
-        let ulps = 64f64.max(4.0 * want.ln().abs());
-        assert!(close_ulps(pow[k], want, ulps), "{}**{}: {} vs {want}", args[k].abs(), ys[k] * 0.25, pow[k]);
+        assert!(close_ulps(pow[k], want, 1.0), "{}**{}: {} vs {want}", args[k].abs(), ys[k] * 0.25, pow[k]);
     }
+}
+
+/// `x ** y` in float64 is rounded once from a value close enough that it agrees with glibc's
+/// `pow` (numpy's) bit for bit nearly always, and always where the power is
+/// a float64: integers, powers of two, subnormal results, results next to overflow.
+#[test]
+fn float64_powers_are_rounded_once() {
+    let Some(w) = gpu() else { return };
+    let mut pairs: Vec<(f64, f64)> = Vec::new();
+    // Exact powers: a^b below 2^53, 2^b over the whole range (subnormal results included),
+    // and the same through their reciprocals.
+    for a in 2..=40u32 {
+        let mut b = 1;
+        while (a as f64).powi(b + 1) < 2f64.powi(53) {
+            b += 1;
+            pairs.push((a as f64, b as f64));
+            pairs.push((-(a as f64), b as f64));
+        }
+    }
+    pairs.extend((-1074..=1023).map(|b| (2.0, b as f64)));
+    pairs.extend((-1074..=1023).step_by(7).map(|b| (0.5, -b as f64)));
+    pairs.extend([(0.25, 0.5), (1e-300, 0.5), (5e-324, 0.5), (5e-324, 1.0 / 1074.0), (81.0, 0.25), (1e308, 1.0)]);
+    pairs.extend([(10.0, 22.0), (10.0, -22.0), (0.1, -1.0), (0.1, 3.0), (1.0000001, 1e9), (0.9999999, 7e9)]);
+    pairs.extend([(2.0, 1023.9999999), (2.0, 1024.0), (2.0, -1074.5), (2.0, -1075.0), (3.0, -679.0)]);
+    // Random bases over the exponent range and exponents up to the overflow bound.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut uniform = move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / 2f64.powi(53)
+    };
+    for _ in 0..4000 {
+        let x = (uniform() * 1400.0 - 700.0).exp();
+        let z = uniform() * 1420.0 - 710.0;
+        pairs.push((x, z / x.ln()));
+        pairs.push((1.0 + (uniform() - 0.5) * 1e-3, (uniform() - 0.5) * 1e6));
+    }
+    let n = pairs.len();
+    let column = |f: fn(&(f64, f64)) -> f64| ArrayData::from(Array1::from_iter(pairs.iter().map(f)).into_dyn());
+    let data = inputs([("x", column(|p| p.0)), ("y", column(|p| p.1))]);
+    let x = pt::placeholder("x", [n as i64], DType::F64).unwrap();
+    let y = pt::placeholder("y", [n as i64], DType::F64).unwrap();
+    let got = f64s(&run(&w, pt::power(&x, &y).unwrap(), &data).unwrap());
+    let mut differing = 0;
+    for (&(x, y), &g) in pairs.iter().zip(&got) {
+        let want = x.powf(y);
+        let exact = x.abs().log2().fract() == 0.0 || (y.fract() == 0.0 && y > 0.0 && x.fract() == 0.0);
+        if exact {
+            assert_eq!(g.to_bits(), want.to_bits(), "{x:e}**{y:e}: {g:e}, libm {want:e} (exact)");
+        } else {
+            assert!(close_ulps(g, want, 1.0), "{x:e}**{y:e}: {g:e}, libm {want:e}");
+        }
+        differing += usize::from(g.to_bits() != want.to_bits());
+    }
+    // glibc's pow is within 0.52 ulp (its documented bound); ours rounds a value within about
+    // 2^-60 of the power: the two differ only where the power is a hair from a tie (4 of these,
+    // where 50-digit arithmetic finds ours 0.4987 to 0.5004 ulp away and glibc's 0.4996 to 0.5013).
+    assert!(differing * 1000 <= n, "{differing} of {n} powers differ from libm's in the last bit");
 }
 
 #[test]

@@ -599,13 +599,14 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
             fixed("fn ffloordiv_$S(a: $T, b: $T) -> $T { return fdivmod_$S(a, b).x; }", vec![("fdivmod", ty)])
         }
         "frem" => fixed("fn frem_$S(a: $T, b: $T) -> $T { return fdivmod_$S(a, b).y; }", vec![("fdivmod", ty)]),
-        // C's pow for real floats, from exp and log (whose accuracy it inherits).
+        // C's pow for real floats: its special cases here, the rest from `pow_positive` (float64:
+        // rounded once from double-double, as glibc's) or `exp(y log x)` (WGSL's float32 built-ins).
         "pow" => fixed(
-            "fn pow_$S(x: $T, y: $T) -> $T {
+            &"fn pow_$S(x: $T, y: $T) -> $T {
     if y == $T(0.0) || x == $T(1.0) { return $T(1.0); }
     if isnan_$S(x) || isnan_$S(y) { return nan_$S(); }
     // One correctly rounded operation where there is one (numpy's pow is correctly rounded
-    // there; exp(y log x) is not: `floor((0.1) ** -1)` would be 9).
+    // there; float32's exp(y log x) is not: `floor((0.1) ** -1)` would be 9).
     if y == $T(1.0) { return x; }
     if y == $T(-1.0) { return $T(1.0) / x; }
     if y == $T(2.0) { return x * x; }
@@ -626,12 +627,17 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
     } else if isinf_$S(ax) {
         m = select($T(0.0), inf_$S(), y > $T(0.0));
     } else {
-        m = exp_$S(y * log_$S(ax));
+        m = POWER;
     }
     if signbit_$S(x) && y_odd { return -m; }
     return m;
-}",
-            vec![("isnan", ty), ("isinf", ty), ("nan", ty), ("inf", ty), ("signbit", ty), ("exp", ty), ("log", ty)],
+}"
+            .replace("POWER", if f64 { "pow_positive_f64(ax, y)" } else { "exp_$S(y * log_$S(ax))" }),
+            if f64 {
+                vec![("isnan", ty), ("isinf", ty), ("nan", ty), ("inf", ty), ("signbit", ty), ("pow_positive", ty)]
+            } else {
+                vec![("isnan", ty), ("isinf", ty), ("nan", ty), ("inf", ty), ("signbit", ty), ("exp", ty), ("log", ty)]
+            },
         ),
         _ if f64 => math64::template(name),
         _ => f32_math(name),

@@ -31,11 +31,104 @@ pub(super) fn template(name: &str) -> (String, Deps) {
             .to_string(),
             vec![("rem_pio2_medium", t), ("rem_pio2_large", t)],
         ),
+        "pow_positive" => (
+            pow_positive(),
+            vec![
+                ("two_sum", t),
+                ("quick_two_sum", t),
+                ("two_prod", t),
+                ("dd_mul", t),
+                ("dd_add", t),
+                ("inf", t),
+                ("pow2", t),
+            ],
+        ),
         other => {
             let (text, deps) = fixed(other);
             (text.to_string(), deps)
         }
     }
+}
+
+/// `c[0] + v * (c[1] + v * (...))` as WGSL, the coefficients written so that they read back as
+/// the same float64 values.
+fn horner(v: &str, c: &[f64]) -> String {
+    c.iter().rev().fold(String::new(), |inner, c| {
+        if inner.is_empty() { format!("{c:e}lf") } else { format!("({c:e}lf + {v} * {inner})") }
+    })
+}
+
+/// `x^y` for finite `x > 0`, `x != 1`, and finite `y != 0`, rounded once from a value within about
+/// 2^-60 of it, as glibc's `pow` (which numpy calls) is: powers whose value is a float64 come out
+/// exactly (`3.0 ** 5 == 243`), where `exp(y log x)` would carry the rounding of `y log x`, grown
+/// by `|y log x|`, into the result. No table: `log x` and `y log x` in double-double from
+/// `log m = 2 atanh(s)`, then `exp` of that from `2^n exp(r)`, each series's first terms in
+/// double-double and the rest in float64 (its relative weight, under 2^-12, keeps its rounding
+/// under 2^-64).
+fn pow_positive() -> String {
+    // 2/(2j + 5), j = 0..11: atanh's series past s^3, to s^27 (s^28 / 29 < 2^-70 of s).
+    let log_tail: Vec<f64> = (0..12).map(|j| 2.0 / (2 * j + 5) as f64).collect();
+    // 1/(j + 4)!, j = 0..12: exp's series past r^3, to r^16 (|r|^17 / 17! < 2^-64).
+    let exp_tail: Vec<f64> = (4..17).map(|j| 1.0 / (1..=j).map(f64::from).product::<f64>()).collect();
+    format!(
+        "fn pow_positive_f64(x0: f64, y: f64) -> f64 {{
+    // log x = k log 2 + log m, m in [sqrt(1/2), sqrt(2)).
+    var x = x0;
+    var k = -1023;
+    if x < 2.2250738585072014e-308lf {{ x = x * 18014398509481984.0lf; k = k - 54; }}
+    let bits = bitcast<u64>(x);
+    k = k + i32(bits >> 52u);
+    var m = bitcast<f64>((bits & 0x000ffffffffffffflu) | 0x3ff0000000000000lu);
+    if m > 1.4142135623730951lf {{ m = m * 0.5lf; k = k + 1; }}
+    // log m = 2 atanh(s) = 2s + 2s^3/3 + s^5 (2/5 + 2s^2/7 + ...), s = f / (2 + f), f = m - 1
+    // (exact); |s| < 0.172.
+    let f = m - 1.0lf;
+    let d = two_sum_f64(2.0lf, f);
+    let sh = f / d.x;
+    let e = two_prod_f64(sh, d.x);
+    let s = quick_two_sum_f64(sh, (((f - e.x) - e.y) - sh * d.y) / d.x);
+    let s2 = dd_mul_f64(s, s);
+    let s3 = dd_mul_f64(s2, s);
+    let w = s2.x;
+    let t3 = dd_mul_f64(s3, vec2<f64>(0.6666666666666666lf, 3.700743415417188e-17lf));
+    let t5 = s3.x * w * {log_tail};
+    let log_m = dd_add_f64(vec2<f64>(2.0lf * s.x, 2.0lf * s.y), quick_two_sum_f64(t3.x, t3.y + t5));
+    let kf = f64(k);
+    let kl = two_prod_f64(kf, 0.6931471805599453lf);
+    let log_x = dd_add_f64(quick_two_sum_f64(kl.x, kl.y + kf * 2.3190468138462996e-17lf), log_m);
+    // z = y log x; beyond these bounds the result is 0 or infinite.
+    let p = y * log_x.x;
+    if p > 710.0lf {{ return inf_f64(); }}
+    if p < -746.0lf {{ return 0.0lf; }}
+    let yl = two_prod_f64(y, log_x.x);
+    let z = quick_two_sum_f64(yl.x, yl.y + y * log_x.y);
+    // exp z = 2^n exp r, r = z - n log 2, |r| < 0.35; log 2 in two parts, the first of 32
+    // significant bits, so that n log2_hi and z - n log2_hi are exact.
+    let n = rint_f64(z.x * 1.4426950408889634lf);
+    let r = two_sum_f64(z.x - n * 6.93147180369123816490e-01lf, z.y - n * 1.90821492927058770002e-10lf);
+    // exp r = 1 + r + r^2/2 + r^3/6 + r^4 (1/4! + r/5! + ...).
+    let rx = r.x;
+    let t4 = rx * rx * rx * rx * {exp_tail};
+    let r2 = dd_mul_f64(r, r);
+    let r3 = dd_mul_f64(r2, r);
+    let u3 = dd_mul_f64(r3, vec2<f64>(0.16666666666666666lf, 9.25185853854297e-18lf));
+    var v = quick_two_sum_f64(u3.x, u3.y + t4);
+    v = dd_add_f64(vec2<f64>(0.5lf * r2.x, 0.5lf * r2.y), v);
+    v = dd_add_f64(r, v);
+    v = dd_add_f64(vec2<f64>(1.0lf, 0.0lf), v);
+    let ni = i32(n);
+    if ni > -1022 {{ return scalb_f64(v.x, ni); }}
+    // A subnormal result: one rounding, to a multiple of 2^-1074 (whose count is the bits).
+    let scale = pow2_f64(ni + 1074);
+    let mh = v.x * scale;
+    var units = rint_f64(mh);
+    let rest = (mh - units) + v.y * scale;
+    if rest > 0.5lf {{ units = units + 1.0lf; }} else if rest < -0.5lf {{ units = units - 1.0lf; }}
+    return bitcast<f64>(u64(units));
+}}",
+        log_tail = horner("w", &log_tail),
+        exp_tail = horner("rx", &exp_tail),
+    )
 }
 
 /// `(m * 2^k) mod d` pieces for [`fmod`]: `a * b mod d` for `a, b < d < 2^53`, as 11-bit chunks
@@ -265,6 +358,54 @@ fn rem_pio2_large() -> String {
 fn fixed(name: &str) -> (&'static str, Deps) {
     let t = "f64";
     match name {
+        // Double-double arithmetic for `pow_positive`: values as `hi + lo`, `|lo| <= ulp(hi) / 2`.
+        // Sums are opaque (`opqc`) so that no driver's algebra (`(a + b) - a = b`) cancels an
+        // error term, and products split their operands by bits (26 + 27), so that a driver's
+        // fused multiply-add of the exact partial products changes nothing.
+        // a + b = hi + lo exactly (Knuth's two-sum).
+        "two_sum" => (
+            "fn two_sum_f64(a: f64, b: f64) -> vec2<f64> {
+    let s = opqc_f64(a + b);
+    let bb = s - a;
+    return vec2<f64>(s, (a - (s - bb)) + (b - bb));
+}",
+            vec![("opqc", t)],
+        ),
+        // a + b = hi + lo exactly where |a| >= |b| or a = 0 (Dekker's fast two-sum).
+        "quick_two_sum" => (
+            "fn quick_two_sum_f64(a: f64, b: f64) -> vec2<f64> {
+    let s = opqc_f64(a + b);
+    return vec2<f64>(s, b - (s - a));
+}",
+            vec![("opqc", t)],
+        ),
+        // a * b = hi + lo to about 2^-104 of the product (Dekker's product, halves cut by bits).
+        "two_prod" => (
+            "fn two_prod_f64(a: f64, b: f64) -> vec2<f64> {
+    let p = opqc_f64(a * b);
+    let ah = bitcast<f64>(bitcast<u64>(a) & 0xfffffffff8000000lu);
+    let bh = bitcast<f64>(bitcast<u64>(b) & 0xfffffffff8000000lu);
+    let al = a - ah;
+    let bl = b - bh;
+    return vec2<f64>(p, ((ah * bh - p) + ah * bl + al * bh) + al * bl);
+}",
+            vec![("opqc", t)],
+        ),
+        "dd_mul" => (
+            "fn dd_mul_f64(a: vec2<f64>, b: vec2<f64>) -> vec2<f64> {
+    let p = two_prod_f64(a.x, b.x);
+    return quick_two_sum_f64(p.x, p.y + (a.x * b.y + a.y * b.x));
+}",
+            vec![("two_prod", t), ("quick_two_sum", t)],
+        ),
+        // Without cancellation (the sums of `pow_positive`), to about 2^-104.
+        "dd_add" => (
+            "fn dd_add_f64(a: vec2<f64>, b: vec2<f64>) -> vec2<f64> {
+    let s = two_sum_f64(a.x, b.x);
+    return quick_two_sum_f64(s.x, s.y + (a.y + b.y));
+}",
+            vec![("two_sum", t), ("quick_two_sum", t)],
+        ),
         // 2^k for k in [-1022, 1023].
         "pow2" => ("fn pow2_f64(k: i32) -> f64 { return bitcast<f64>(u64(k + 1023) << 52u); }", vec![]),
         "exp" => (
