@@ -42,9 +42,10 @@
 //! llvmpipe stops all loops of an invocation after 65,535 iterations in all (nested loops, exit
 //! tests and loops in branches not taken included) and says nothing: each shader records its
 //! loops (`wgsl::LoopPlan`) and a run whose loops would be cut short is `Unsupported` there. Every
-//! reduction but float products splits into short loops; a float product multiplies in order in
-//! one loop, up to about 65,000 terms on llvmpipe (a million where the last axis reduced has a
-//! multiple of 16 terms).
+//! reduction that may be long splits into short loops: sums, extrema, `all` and `any` into blocks
+//! combined in a tree, float products (which multiply in order) into a chain of dispatches of
+//! 2^15 terms each, carrying each element's product, also in the branches of a `where` (where the
+//! branch is taken). Only a long reduction inside another reduction stays in one loop.
 //!
 //! ```no_run
 //! use pytato_core::{ArrayData, DType, Dim};
@@ -340,10 +341,15 @@ impl Wgpu {
                 reduce: b.reduce,
                 element_size: b.element_size,
                 constants: self.gpu.constant_table(&b.shader.constants),
-                tree_pipeline: self.pipeline(program, kernel, &b.tree)?,
-                tree_constants: self.gpu.constant_table(&b.tree.constants),
+                tree: match b.tree {
+                    Some(tree) => Some((
+                        self.pipeline(program, kernel, &tree)?,
+                        self.gpu.constant_table(&tree.constants),
+                        tree.loops,
+                    )),
+                    None => None,
+                },
                 loops: b.shader.loops,
-                tree_loops: b.tree.loops,
             });
         }
         Ok(CompiledKernel {

@@ -84,11 +84,11 @@ pub(crate) struct CompiledBlockSums {
     pub(crate) element_size: usize,
     /// The shader's constant table, bound last.
     pub(crate) constants: Option<wgpu::Buffer>,
-    pub(crate) tree_pipeline: Arc<Pipeline>,
-    pub(crate) tree_constants: Option<wgpu::Buffer>,
-    /// The loop statements of the block-sums and tree shaders.
+    /// The tree stage: its pipeline, constant table and loop statements; `None` for a carried
+    /// product (see `wgsl::BlockSums`).
+    pub(crate) tree: Option<(Arc<Pipeline>, Option<wgpu::Buffer>, LoopPlan)>,
+    /// The loop statements of the block-sums shader.
     pub(crate) loops: LoopPlan,
-    pub(crate) tree_loops: LoopPlan,
 }
 
 impl CompiledBlockSums {
@@ -108,7 +108,10 @@ impl CompiledKernel {
         let size = |d: &pytato_core::Dim| bound.eval(d);
         let mut most = self.loops.iterations(&size)?;
         for b in &self.block_sums {
-            most = most.max(b.loops.iterations(&size)?).max(b.tree_loops.iterations(&size)?);
+            most = most.max(b.loops.iterations(&size)?);
+            if let Some((_, _, tree_loops)) = &b.tree {
+                most = most.max(tree_loops.iterations(&size)?);
+            }
         }
         Ok(most)
     }
@@ -345,9 +348,8 @@ impl Compiled {
                         reason: format!(
                             "the kernel writing {} runs up to {trips} loop iterations per invocation for these \
                              sizes; this adapter's driver ({}) stops all loops of an invocation after {limit} \
-                             iterations in all, so the result would be wrong (float products multiply in order \
-                             in one loop: on this driver, up to about 65,000 terms, or 1,000,000 where the last \
-                             axis reduced has a multiple of 16)",
+                             iterations in all, so the result would be wrong (a reduction inside another \
+                             reduction runs in one loop)",
                             program.describe_buffer(compiled.kernel.output),
                             gpu.info.driver
                         ),
@@ -420,9 +422,15 @@ impl Compiled {
             };
             let mut block_sums = Vec::with_capacity(kernel.block_sums.len());
             for (j, stage) in kernel.block_sums.iter().enumerate() {
-                let blocks = wgsl::block_count(stage.terms(bound)?);
-                let invocations = elements.saturating_mul(blocks);
-                let size = invocations.saturating_mul(stage.element_size as u64);
+                let terms = stage.terms(bound)?;
+                let blocks = wgsl::block_count(terms);
+                // A carried product: its product so far and its count of chunks per element, and
+                // one dispatch per chunk; else a block sum per element and block.
+                let (slots, dispatches, invocations) = match stage.tree {
+                    None => (elements.saturating_mul(2), terms.div_ceil(wgsl::CARRY_CHUNK), elements),
+                    Some(_) => (elements.saturating_mul(blocks), 1, elements.saturating_mul(blocks)),
+                };
+                let size = slots.saturating_mul(stage.element_size as u64);
                 if size > limit || size > gpu.limits.max_buffer_size {
                     return Err(Error::Unsupported {
                         backend: "wgpu".into(),
@@ -439,22 +447,34 @@ impl Compiled {
                     gpu.device.create_buffer(&wgpu::BufferDescriptor {
                         label: Some("pytato block sums"),
                         size,
-                        usage: wgpu::BufferUsages::STORAGE,
+                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
                         mapped_at_creation: false,
                     })
                 });
                 pool.block_sums.insert((k, j), partials.clone());
-                if invocations > 0 {
+                if invocations > 0 && dispatches > 0 {
+                    // The kernel's buffers, the partial results of the split reductions before
+                    // this one (its guard may read them), its own; the tree reads its own only.
                     let mut buffers = bindings(&pool);
+                    let stage_buffers: Vec<wgpu::Buffer> = (buffers.iter().chain(&block_sums).cloned())
+                        .chain([partials.clone()])
+                        .chain(stage.constants.clone())
+                        .collect();
                     buffers.push(partials.clone());
-                    let tree_buffers: Vec<wgpu::Buffer> =
-                        buffers.iter().cloned().chain(stage.tree_constants.clone()).collect();
-                    buffers.extend(stage.constants.clone());
-                    dispatch(gpu, &mut encoder, &stage.pipeline, &control_buffer, &buffers, invocations)?;
+                    if stage.tree.is_none() {
+                        // Every element starts with no chunk done.
+                        encoder.clear_buffer(&partials, 0, None);
+                    }
+                    for _ in 0..dispatches {
+                        dispatch(gpu, &mut encoder, &stage.pipeline, &control_buffer, &stage_buffers, invocations)?;
+                    }
                     // A workgroup per element, for long reductions only (see `read_block_sums`).
-                    if blocks > wgsl::TREE_STAGE_BLOCKS as u64 {
+                    if let Some((tree_pipeline, tree_constants, _)) = &stage.tree
+                        && blocks > wgsl::TREE_STAGE_BLOCKS as u64
+                    {
+                        buffers.extend(tree_constants.clone());
                         let workgroups = elements.saturating_mul(WORKGROUP_SIZE as u64);
-                        dispatch(gpu, &mut encoder, &stage.tree_pipeline, &control_buffer, &tree_buffers, workgroups)?;
+                        dispatch(gpu, &mut encoder, tree_pipeline, &control_buffer, &buffers, workgroups)?;
                     }
                 }
                 block_sums.push(partials);

@@ -66,8 +66,8 @@ use library::{Library, OPAQUE_INIT, real_of};
 use loops::Block;
 pub(crate) use loops::LoopPlan;
 pub(crate) use narrow::{IndexBounds, narrowable};
-pub(crate) use reduce::{TREE_STAGE_BLOCKS, block_count};
-use reduce::{partial_dtype, reduction_var, scheme, split_reductions};
+pub(crate) use reduce::{CARRY_CHUNK, TREE_STAGE_BLOCKS, block_count};
+use reduce::{Split, carried, partial_dtype, reduction_var, scheme, split_reductions};
 pub(crate) use tiled::{TILE, Tiled};
 
 /// Invocations per workgroup.
@@ -181,10 +181,12 @@ pub(crate) struct KernelShaders {
 /// The shaders of one split reduction (see [`split_reductions`]): `shader` computes its block
 /// sums, one invocation per output element and block of `SUM_BLOCK` terms, writing
 /// `partials[block * elements + element]`; `tree`, a workgroup per output element, combines each
-/// element's block sums in the canonical tree into `partials[element]`.
+/// element's block sums in the canonical tree into `partials[element]`. A carried product has no
+/// tree: `shader` multiplies the next `CARRY_CHUNK` terms into `partials[element]`, once per
+/// dispatch (see [`Translator::carry_chunk`]).
 pub(crate) struct BlockSums {
     pub(crate) shader: Shader,
-    pub(crate) tree: Shader,
+    pub(crate) tree: Option<Shader>,
     /// The reduction; the bounds of its inames give its term count when the kernel runs.
     pub(crate) reduce: Arc<Reduce>,
     /// Bytes per block sum in the partials buffer.
@@ -214,20 +216,28 @@ pub(crate) fn kernel_shaders(
         return Ok(KernelShaders { block_sums: Vec::new(), kernel: shader, tiled: Some(product) });
     }
     let splits = split_reductions(program, names, kernel, features)?;
+    let read: Vec<(Arc<Reduce>, DType)> = splits.iter().map(|s| (s.reduce.clone(), s.dtype)).collect();
     let block_sums = splits
         .iter()
-        .map(|(r, dtype)| {
+        .enumerate()
+        .map(|(j, split)| {
+            let (r, dtype) = (&split.reduce, split.dtype);
+            let carry = carried(r.op, dtype, features);
+            let stage = if carry { Stage::Carry(split, &read[..j]) } else { Stage::BlockSums(split, &read[..j]) };
             Ok(BlockSums {
-                shader: shader(program, names, kernel, features, narrow, Stage::BlockSums(r, *dtype))?,
-                tree: shader(program, names, kernel, features, narrow, Stage::Tree(r, *dtype))?,
+                shader: shader(program, names, kernel, features, narrow, stage)?,
+                tree: match carry {
+                    true => None,
+                    false => Some(shader(program, names, kernel, features, narrow, Stage::Tree(r, dtype))?),
+                },
                 reduce: r.clone(),
-                element_size: value_size(partial_dtype(r.op, *dtype, features), features),
+                element_size: value_size(partial_dtype(r.op, dtype, features), features),
             })
         })
         .collect::<Result<_>>()?;
     Ok(KernelShaders {
         block_sums,
-        kernel: shader(program, names, kernel, features, narrow, Stage::Kernel(&splits))?,
+        kernel: shader(program, names, kernel, features, narrow, Stage::Kernel(&read))?,
         tiled: None,
     })
 }
@@ -237,10 +247,13 @@ enum Stage<'a> {
     /// The kernel itself; these reductions are read from their block sums, bound after the
     /// kernel's buffers in this order.
     Kernel(&'a [(Arc<Reduce>, DType)]),
-    /// The block sums of one reduction (of this dtype), bound after the kernel's buffers.
-    BlockSums(&'a Reduce, DType),
-    /// The tree of those block sums, bound the same way.
+    /// The block sums of one reduction, bound after the kernel's buffers and the partial results
+    /// of the split reductions before it (which its guard may read), in this order.
+    BlockSums(&'a Split, &'a [(Arc<Reduce>, DType)]),
+    /// The tree of one reduction's block sums (of this dtype), bound after the kernel's buffers.
     Tree(&'a Reduce, DType),
+    /// The next chunk of a carried product, bound as [`Stage::BlockSums`].
+    Carry(&'a Split, &'a [(Arc<Reduce>, DType)]),
     /// The kernel, a matrix product in tiles (see `tiled`).
     Tiled(&'a Tiled),
 }
@@ -256,16 +269,20 @@ fn shader(
 ) -> Result<Shader> {
     let output = &program.buffers[kernel.output.0];
     let buffers = program.kernel_buffers(names, kernel)?;
-    let split = match stage {
-        Stage::Kernel(split) => split.to_vec(),
-        Stage::BlockSums(..) | Stage::Tree(..) | Stage::Tiled(_) => Vec::new(),
+    // The split reductions the shader reads (`p0`, …), and the partial results it writes.
+    let (split, partials) = match stage {
+        Stage::Kernel(split) => (split.to_vec(), None),
+        Stage::BlockSums(_, earlier) | Stage::Carry(_, earlier) => (earlier.to_vec(), Some(earlier.len())),
+        Stage::Tree(..) => (Vec::new(), Some(0)),
+        Stage::Tiled(_) => (Vec::new(), None),
     };
     let mut t = Translator {
         program,
         names,
         features,
         slot: buffers.iter().enumerate().map(|(k, b)| (*b, k)).collect(),
-        split,
+        split: split.clone(),
+        partials: format!("p{}", partials.unwrap_or(0)),
         narrow,
         body: String::new(),
         indent: 1,
@@ -306,18 +323,18 @@ fn shader(
             b.name.escape_debug().to_string(),
         ));
     }
-    match &stage {
-        Stage::Kernel(split) => {
-            for (j, (r, dtype)) in split.iter().enumerate() {
-                let partial = partial_dtype(r.op, *dtype, features);
-                declarations.push((format!("p{j}"), block_sum_type(partial, features)?, false, "block sums".into()));
-            }
-        }
-        Stage::BlockSums(r, dtype) | Stage::Tree(r, dtype) => {
-            let partial = partial_dtype(r.op, *dtype, features);
-            declarations.push(("p0".into(), block_sum_type(partial, features)?, true, "block sums".into()));
-        }
-        Stage::Tiled(_) => {}
+    for (j, (r, dtype)) in split.iter().enumerate() {
+        let partial = partial_dtype(r.op, *dtype, features);
+        declarations.push((format!("p{j}"), block_sum_type(partial, features)?, false, "block sums".into()));
+    }
+    let written = match &stage {
+        Stage::BlockSums(s, _) | Stage::Carry(s, _) => Some((s.reduce.op, s.dtype)),
+        Stage::Tree(r, dtype) => Some((r.op, *dtype)),
+        Stage::Kernel(_) | Stage::Tiled(_) => None,
+    };
+    if let (Some((op, dtype)), Some(j)) = (written, partials) {
+        let partial = partial_dtype(op, dtype, features);
+        declarations.push((format!("p{j}"), block_sum_type(partial, features)?, true, "block sums".into()));
     }
     let mut source = String::new();
     // A narrow shader reads the control block's 64-bit fields as pairs of `i32` (the same bytes).
@@ -379,6 +396,8 @@ struct Translator<'a> {
     slot: HashMap<BufferId, usize>,
     /// Reductions read from their block sums (`p{index}`), see [`split_reductions`].
     split: Vec<(Arc<Reduce>, DType)>,
+    /// The partial results a stage of a split reduction writes (`p{index}`, after those it reads).
+    partials: String,
     /// 32-bit indices: int64 values (inames, sizes, index arithmetic) are computed as `i32` (see
     /// [`narrowable`]).
     narrow: bool,
@@ -514,29 +533,29 @@ impl Translator<'_> {
         // The element count fits in 32 bits (`run::grid` checks). Comparing in 32 bits also
         // avoids a Mesa 22 (lavapipe) miscompilation: a `return` under a 64-bit comparison
         // silently disables the whole shader.
-        let element = match stage {
-            Stage::Kernel(_) | Stage::Tiled(_) => {
+        // `element`: the output element, where the partial results of split reductions are read.
+        match stage {
+            Stage::Kernel(_) | Stage::Tiled(_) | Stage::Carry(..) => {
                 self.line(&format!("if gid >= {count} {{ return; }}"));
-                "gid"
+                self.line("let element: u32 = gid;");
             }
             // Invocation `gid` sums block `gid / count` of element `gid % count`: neighbouring
             // invocations sum the same block of neighbouring elements, which for a sum along a
             // slow axis (columns of a matrix) read neighbouring memory.
             Stage::Tree(..) => unreachable!("the tree stage returned above"),
-            Stage::BlockSums(r, _) => {
-                let (_, blocks) = self.block_count(r)?;
+            Stage::BlockSums(split, _) => {
+                let (_, blocks) = self.block_count(&split.reduce)?;
                 self.line(&format!("if gid >= {count} * {blocks} {{ return; }}"));
                 self.line(&format!("let block: u32 = gid / {count};"));
                 self.line(&format!("let element: u32 = gid % {count};"));
-                "element"
             }
-        };
+        }
         // The multi-index of the element (C order).
         // Inames are `i64(gid-part) + zero`, with `zero` read from memory: Mesa 22's lavapipe
         // miscompiles a branch on a 64-bit comparison of a value it can see was extended from 32
         // bits (every lane takes the same side), which an opaque zero prevents.
         self.zero_and_opaque_init();
-        self.line(&format!("var rest: u32 = {element};"));
+        self.line("var rest: u32 = element;");
         for axis in (0..ndim).rev() {
             if axis == 0 {
                 self.line(&format!("let i0: {ix} = {ix}(rest) + zero;", ix = self.ix()));
@@ -555,10 +574,23 @@ impl Translator<'_> {
                 self.line(&format!("b0[gid] = {stored};"));
             }
             Stage::Tree(..) => unreachable!("the tree stage returned above"),
-            Stage::BlockSums(r, dtype) => {
-                let value = self.block_sum(r, *dtype, "block")?;
-                let value = if *dtype == DType::Bool { format!("select(0u, 1u, {value})") } else { value };
-                self.line(&format!("p0[gid] = {value};"));
+            // Only where the kernel reads the reduction.
+            Stage::Carry(split, _) | Stage::BlockSums(split, _) => {
+                let guard = self.guard(split)?;
+                if let Some(taken) = &guard {
+                    self.open(&format!("if {taken}"));
+                }
+                let (r, dtype) = (&split.reduce, split.dtype);
+                if matches!(stage, Stage::Carry(..)) {
+                    self.carry_chunk(r, dtype)?;
+                } else {
+                    let value = self.block_sum(r, dtype, "block")?;
+                    let value = if dtype == DType::Bool { format!("select(0u, 1u, {value})") } else { value };
+                    self.line(&format!("{}[gid] = {value};", self.partials));
+                }
+                if guard.is_some() {
+                    self.close();
+                }
             }
         }
         Ok(())

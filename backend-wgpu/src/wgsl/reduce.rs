@@ -2,7 +2,8 @@
 //! totals; single precision in double where the device has it), loops unrolled where the body is
 //! small, straight-line code for a few terms known when compiling, and long reductions split into
 //! a block-sums shader, a tree shader that combines each element's block sums, and the kernel
-//! that reads the result (see [`split_reductions`]).
+//! that reads the result, or for float products a chain of dispatches that carries each
+//! element's product in order (see [`split_reductions`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -29,29 +30,40 @@ pub(crate) fn block_count(terms: u64) -> u64 {
 /// run sums of any length.
 ///
 /// Split: float and complex sums (in blocks), integer sums and products, and maxima, minima,
-/// `all` and `any` of every dtype, that
-/// the kernel always evaluates (not under an `if`, not inside another reduction) and that have
-/// more than `SUM_BLOCK` terms or a length known only at run time. The grouping of the others
-/// does not change their bits: integer operations wrap, and `fmax` keeps the first NaN and,
-/// among equal values (`-0.0` and `0.0`), the last, so partial results combined earlier-first
-/// pick the element one loop would. Float and complex products stay in one loop, in order, as
-/// numpy multiplies (grouped, overflow in one group and underflow in another would be NaN).
+/// `all` and `any` of every dtype, not inside another reduction, that have more than `SUM_BLOCK`
+/// terms or a length known only at run time. The grouping of the others does not change their
+/// bits: integer operations wrap, and `fmax` keeps the first NaN and, among equal values (`-0.0`
+/// and `0.0`), the last, so partial results combined earlier-first pick the element one loop
+/// would.
+///
+/// Float and complex products multiply in order, as numpy does (grouped, overflow in one group and
+/// underflow in another would be NaN): past [`CARRY_CHUNK`] terms (or of a length known only at
+/// run time) they are *carried* ([`carried`]): one dispatch per chunk of `CARRY_CHUNK` terms, each
+/// invocation taking its element's product so far from the last dispatch and multiplying in the
+/// next chunk, so that the multiplications are one loop's, in its order, and no invocation loops
+/// longer than a chunk.
+///
+/// A reduction in a branch of an `if` is evaluated only where the kernel takes that branch (an
+/// index in the other branch may be out of range): its [`Split::guard`] holds the conditions, and
+/// its stages evaluate them first. Reductions in those conditions come earlier in the list, so
+/// that a stage reads them as the kernel does.
 pub(super) fn split_reductions(
     program: &KernelProgram,
     names: &HashMap<&str, BufferId>,
     kernel: &Kernel,
     features: ShaderFeatures,
-) -> Result<Vec<(Arc<Reduce>, DType)>> {
-    let mut found: Vec<(Arc<Reduce>, DType)> = Vec::new();
-    let mut stack = vec![&kernel.expr];
-    while let Some(e) = stack.pop() {
+) -> Result<Vec<Split>> {
+    let mut found: Vec<Split> = Vec::new();
+    let mut stack: Vec<(&Expr, Path)> = vec![(&kernel.expr, Vec::new())];
+    while let Some((e, path)) = stack.pop() {
         match e {
             Expr::Reduce(r) => {
                 let dtype = program.expr_dtype(names, e)?;
                 let splittable = match scheme(r.op, dtype, features) {
                     Summation::Blocked | Summation::Widened(_) => true,
                     Summation::InOrder => match r.op {
-                        ReduceOp::Sum | ReduceOp::Product => dtype.is_integer(),
+                        ReduceOp::Sum => dtype.is_integer(),
+                        ReduceOp::Product => dtype.is_integer() || carried(r.op, dtype, features),
                         ReduceOp::Max | ReduceOp::Min | ReduceOp::All | ReduceOp::Any => true,
                     },
                 };
@@ -60,19 +72,74 @@ pub(super) fn split_reductions(
                     let constant = lo.terms().next().is_none() && hi.terms().next().is_none();
                     constant.then(|| n.saturating_mul((hi.constant() - lo.constant()).max(0)))
                 });
-                let short = short.is_some_and(|n| n <= SUM_BLOCK as i64);
-                if splittable && !short && !found.iter().any(|(f, _)| f == r) {
-                    found.push((r.clone(), dtype));
+                let one_stage = if carried(r.op, dtype, features) { CARRY_CHUNK } else { SUM_BLOCK };
+                let short = short.is_some_and(|n| n <= one_stage as i64);
+                if !splittable || short {
+                    continue;
+                }
+                match found.iter_mut().find(|s| s.reduce == *r) {
+                    Some(split) => split.also_read_under(path),
+                    None => {
+                        let guard = (!path.is_empty()).then(|| vec![path]);
+                        found.push(Split { reduce: r.clone(), dtype, guard });
+                    }
                 }
             }
-            // Only the condition of an `if` is always evaluated; `zero(…)` evaluates nothing.
-            Expr::If(c, _, _) => stack.push(c),
+            // The condition first (its reductions come before those of the branches), then
+            // each branch under it.
+            Expr::If(c, a, b) => {
+                let mut taken = path.clone();
+                taken.push((c.clone(), true));
+                let mut not_taken = path.clone();
+                not_taken.push((c.clone(), false));
+                stack.push((&**b, not_taken));
+                stack.push((&**a, taken));
+                stack.push((&**c, path));
+            }
+            // `zero(…)` evaluates nothing.
             Expr::Call(Func::Zero, _) => {}
-            _ => stack.extend(e.children()),
+            _ => stack.extend(e.children().into_iter().map(|c| (c, path.clone()))),
         }
     }
     Ok(found)
 }
+
+/// A reduction that runs in stages (see [`split_reductions`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Split {
+    pub(crate) reduce: Arc<Reduce>,
+    /// The dtype of its value.
+    pub(crate) dtype: DType,
+    /// Where the kernel reads it: everywhere (`None`), or where one of these paths is taken, a
+    /// path being conditions with the value each has on it (tested in order, as the kernel does).
+    pub(crate) guard: Option<Vec<Path>>,
+}
+
+/// The branches taken to reach an expression: each `if`'s condition with its value there.
+pub(crate) type Path = Vec<(Arc<Expr>, bool)>;
+
+impl Split {
+    /// Records that the kernel also reads the reduction along `path` (see [`Split::guard`]).
+    fn also_read_under(&mut self, path: Path) {
+        match &mut self.guard {
+            _ if path.is_empty() => self.guard = None,
+            Some(paths) if !paths.contains(&path) => paths.push(path),
+            _ => {}
+        }
+    }
+}
+
+/// Whether a split reduction `op` over `dtype` is carried from dispatch to dispatch in order
+/// (float and complex products, see [`split_reductions`]) rather than summed in blocks.
+pub(super) fn carried(op: ReduceOp, dtype: DType, features: ShaderFeatures) -> bool {
+    op == ReduceOp::Product
+        && matches!(dtype, DType::F32 | DType::F64 | DType::C64 | DType::C128)
+        && scheme(op, dtype, features) == Summation::InOrder
+}
+
+/// The terms a carried product (see [`split_reductions`]) multiplies in per dispatch: a power of
+/// two, so that a chunk's loop stays well under llvmpipe's 65,535 iterations.
+pub(crate) const CARRY_CHUNK: u64 = 1 << 15;
 
 /// How a reduction `op` over `dtype` sums on a device with `features`: `pytato_runtime::math`'s
 /// scheme, with single precision summed in blocks where the device lacks float64.
@@ -426,11 +493,70 @@ impl Translator<'_> {
     /// block or the end, counted over all of `r`'s inames (the first slowest), summed as
     /// [`Self::reduce`] sums them.
     pub(super) fn block_sum(&mut self, r: &Reduce, dtype: DType, block: &str) -> Result<String> {
+        self.terms_of_block(r, dtype, (block, SUM_BLOCK), None)
+    }
+
+    /// The next chunk of a carried product `r` (see [`split_reductions`]) for `element`, stored
+    /// in the stage's partials `p`: `p[element]` holds the product of the chunks done,
+    /// `p[count + element]` how many (as a value of the product's type; 0 in the zeroed buffer
+    /// before the first dispatch).
+    pub(super) fn carry_chunk(&mut self, r: &Reduce, dtype: DType) -> Result<()> {
+        let p = self.partials.clone();
+        let complex = dtype.is_complex();
+        let done = self.fresh("done");
+        let counter = if complex { format!("{p}[count + element].x") } else { format!("{p}[count + element]") };
+        self.line(&format!("let {done}: u32 = u32({counter});"));
+        let start = self.bind(dtype, &format!("{p}[element]"))?;
+        let value = self.terms_of_block(r, dtype, (&done, CARRY_CHUNK), Some((&format!("{done} > 0u"), &start)))?;
+        self.line(&format!("{p}[element] = {value};"));
+        let ty = self.ty(dtype)?;
+        let real = ty.trim_start_matches("vec2<").trim_end_matches('>');
+        let count = format!("{real}({done} + 1u)");
+        let count = if complex { format!("{ty}({count}, {real}(0))") } else { count };
+        self.line(&format!("{p}[count + element] = {count};"));
+        Ok(())
+    }
+
+    /// Emits whether the kernel reads `split` at this element (see [`Split::guard`]): each path's
+    /// conditions evaluated as the kernel evaluates them, each only where the ones before it hold.
+    /// `None` where it is read everywhere.
+    pub(super) fn guard(&mut self, split: &Split) -> Result<Option<String>> {
+        let Some(paths) = &split.guard else { return Ok(None) };
+        let taken = self.fresh("taken");
+        self.line(&format!("var {taken}: bool = false;"));
+        for path in paths {
+            self.open(&format!("if !{taken}"));
+            for (condition, value) in path {
+                let c = self.emit(condition)?;
+                self.open(&if *value { format!("if {c}") } else { format!("if !{c}") });
+            }
+            self.line(&format!("{taken} = true;"));
+            for _ in path {
+                self.close();
+            }
+            self.close();
+        }
+        Ok(Some(taken))
+    }
+
+    /// Block `block.0` (a u32) of `r`'s terms, blocks of `block.1` terms counted over all of
+    /// `r`'s inames (the first slowest), summed as [`Self::reduce`] sums them; with `resume`
+    /// (`(condition, value)`, a reduction summed in order), from `value` where `condition` holds.
+    fn terms_of_block(
+        &mut self,
+        r: &Reduce,
+        dtype: DType,
+        (block, block_terms): (&str, u64),
+        resume: Option<(&str, &str)>,
+    ) -> Result<String> {
         let (terms, _) = self.block_count(r)?;
         let sum = self.open_sum(r.op, dtype, Blocks::One)?;
-        let first = self.bind(DType::I64, &format!("{}({block}) * {} + zero", self.ix(), self.lit(SUM_BLOCK)))?;
+        if let Some((condition, value)) = resume {
+            self.line(&format!("if {condition} {{ {} = {value}; }}", sum.acc));
+        }
+        let first = self.bind(DType::I64, &format!("{}({block}) * {} + zero", self.ix(), self.lit(block_terms)))?;
         let left = self.bind(DType::I64, &format!("{terms} - {first}"))?;
-        let block_len = self.lit(SUM_BLOCK);
+        let block_len = self.lit(block_terms);
         let len = self.bind(DType::U32, &format!("u32(select({left}, {block_len}, {left} > {block_len}))"))?;
         // The inames of term `first`, then advanced one term at a time (the last fastest).
         let mut place = self.fresh("t");
@@ -476,7 +602,7 @@ impl Translator<'_> {
             self.close();
             self.open_alternative("else", Condition::Otherwise);
         }
-        self.open_loop(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + 1u)"), Trips::AtMost(SUM_BLOCK));
+        self.open_loop(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + 1u)"), Trips::AtMost(block_terms));
         self.add_term(&sum, r, dtype)?;
         self.advance(&extents, 1);
         self.close();
@@ -521,20 +647,24 @@ impl Translator<'_> {
     /// entry; up to that many, combined here in the canonical tree. An empty reduction is the
     /// neutral element.
     pub(super) fn read_block_sums(&mut self, j: usize, r: &Reduce, dtype: DType) -> Result<String> {
-        let (_, blocks) = self.block_count(r)?;
+        let (terms, blocks) = self.block_count(r)?;
         let partial = partial_dtype(r.op, dtype, self.features);
         let ty = self.ty(partial)?;
         let neutral = self.constant(&r.op.neutral(partial))?;
+        if carried(r.op, dtype, self.features) {
+            // The last dispatch left the product; none ran for an empty one.
+            return self.bind(dtype, &format!("select({neutral}, p{j}[element], {terms} > {})", self.lit(0)));
+        }
         let acc = self.fresh("acc");
         self.line(&format!("var {acc}: {ty} = {neutral};"));
         // Bool block sums are stored as `u32` (see `block_sum_type`).
         let read = |at: &str| if dtype == DType::Bool { format!("(p{j}[{at}] != 0u)") } else { format!("p{j}[{at}]") };
         self.open(&format!("if {blocks} > {TREE_STAGE_BLOCKS}u"));
-        self.line(&format!("{acc} = {};", read("gid")));
+        self.line(&format!("{acc} = {};", read("element")));
         self.close();
         self.open(&format!("else if {blocks} > 0u"));
         let trips = Trips::AtMost(TREE_STAGE_BLOCKS as u64);
-        let total = self.tree_of(r.op, partial, (&blocks, trips), &|k| read(&format!("{k} * count + gid")))?;
+        let total = self.tree_of(r.op, partial, (&blocks, trips), &|k| read(&format!("{k} * count + element")))?;
         self.line(&format!("{acc} = {total};"));
         self.close();
         if partial == dtype {
@@ -561,8 +691,9 @@ impl Translator<'_> {
         self.open(&format!("if {live} && first < {blocks}"));
         self.line(&format!("let len: u32 = min(chunk, {blocks} - first);"));
         let trips = Trips::TreeRun { ranges: r.inames.iter().map(|b| (b.lower.clone(), b.upper.clone())).collect() };
+        let p = self.partials.clone();
         let total =
-            self.tree_of(r.op, dtype, ("len", trips), &|q| decode(format!("p0[(first + {q}) * count + {element}]")))?;
+            self.tree_of(r.op, dtype, ("len", trips), &|q| decode(format!("{p}[(first + {q}) * count + {element}]")))?;
         self.line(&format!("runs[lid] = {};", encode(&total)));
         self.close();
         self.line("workgroupBarrier();");
@@ -580,7 +711,7 @@ impl Translator<'_> {
         self.line("workgroupBarrier();");
         self.close();
         self.open(&format!("if {live} && lid == 0u && {blocks} > 0u"));
-        self.line(&format!("p0[{element}] = runs[0];"));
+        self.line(&format!("{p}[{element}] = runs[0];"));
         self.close();
         Ok(())
     }

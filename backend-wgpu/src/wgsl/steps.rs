@@ -776,6 +776,7 @@ impl<'a> Translator<'a> {
             features,
             slot: HashMap::new(),
             split: Vec::new(),
+            partials: String::new(),
             narrow: false,
             body: String::new(),
             indent: 1,
