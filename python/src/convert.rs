@@ -429,6 +429,14 @@ pub(crate) fn dict_of_named_arrays(dict: &Bound<'_, PyDict>) -> Result<DictOfNam
             let name = name
                 .extract::<String>()
                 .map_err(|_| type_error(format!("the names of named arrays are strings, not {}", name.get_type())))?;
+            // `a == b` of two arrays is pytato's structural equality, a Python bool: as an output
+            // it would be a constant where `equal(a, b)` was meant.
+            if array.is_instance_of::<pyo3::types::PyBool>() {
+                return Err(type_error(format!(
+                    "output {name:?} is a Python bool, not an array: `==` between arrays compares the \
+                     expressions (pytato's structural equality); pytato_rs.equal(a, b) compares elements"
+                )));
+            }
             Ok((name, array_from_py(&array)?))
         })
         .collect::<Result<Vec<_>>>()?;

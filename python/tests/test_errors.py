@@ -130,6 +130,22 @@ def test_reserved_and_duplicate_names():
         pt.generate(placeholder("x", (2,)) + placeholder("x", (3,))[:2])
 
 
+def test_structural_equality_as_an_output_is_a_type_error():
+    # `x == y` compares the expressions (pytato's structural equality): a Python bool, which as an
+    # output would be a constant where an elementwise comparison was meant.
+    x, y = placeholder("x", (3,)), placeholder("y", (3,))
+    assert (x == x) is True and (x == y) is False
+    for outputs in ({"eq": x == y}, {"ok": 2 * x, "eq": x == x}):
+        with pytest.raises(TypeError, match=r"output .eq. is a Python bool.*pytato_rs.equal"):
+            pt.make_dict_of_named_arrays(outputs)
+        with pytest.raises(TypeError, match="Python bool"):
+            pt.generate(outputs)
+    # The elementwise comparison, and numpy data as an output, are fine.
+    got = pt.generate({"eq": pt.equal(x, y), "c": np.arange(2)})(x=np.array([1.0, 2, 3]), y=np.array([1.0, 0, 3]))
+    np.testing.assert_array_equal(got["eq"], [True, False, True])
+    np.testing.assert_array_equal(got["c"], [0, 1])
+
+
 def test_bad_python_arguments_are_type_errors_not_crashes():
     x = placeholder("x", (2,))
     with pytest.raises(TypeError, match="dtype"):
