@@ -1,9 +1,10 @@
 //! Running a partition: each part compiled once by a backend, messages overlapped with parts.
 //!
 //! A run posts the sends of user inputs at once, then loops: it takes every message that has
-//! arrived (checking its dtype and shape against the receive), runs every part whose receives and
-//! needed parts are there, and sends what each part computed for other ranks as soon as the part
-//! has run. Parts that need no message run while messages are in flight.
+//! arrived (checking its dtype and shape against the receive), runs the first part whose receives
+//! and needed parts are there, and sends what it computed for other ranks as soon as it has run.
+//! Parts come in the partition's order, those feeding sends first, so a rank sends as early as it
+//! can; parts that need no message run while messages are in flight.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
@@ -302,6 +303,9 @@ impl DistributedProgram {
                 state.values.extend(outputs);
                 done[id] = true;
                 progress = true;
+                // Messages that arrived meanwhile first, then the earliest part that can run:
+                // the parts that feed sends come first.
+                break;
             }
             if pending.is_empty() && done.iter().all(|&d| d) {
                 if let Some(since) = idle_since {

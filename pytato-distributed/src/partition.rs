@@ -1,10 +1,13 @@
 //! Partitioning a DAG at its sends and receives.
 //!
 //! Every node depends on some set of receives (the receives among its transitive children). Nodes
-//! with the same set form one *part*: a part can run as soon as the receives in its set have
-//! arrived and the parts it reads from have run. Parts whose set is smaller run first (a part
-//! reads only from parts whose set is a strict subset of its own), so the part that needs no
-//! receive runs at once, computing what other ranks wait for while messages are in flight.
+//! with the same set, and on the same side of the line between what a send needs (the sent
+//! arrays and everything they are computed from) and the rest, form one *part*: a part can run as
+//! soon as the receives in its set have arrived and the parts it reads from have run. The parts
+//! that feed sends come first, those with smaller sets first (a part reads only from parts whose
+//! set is a subset of its own, and nothing a send needs reads the rest), then the others: the
+//! part that needs no receive computes what other ranks wait for first, its sends go out, and
+//! the work no send needs (a DG operator's interior) runs while messages are in flight.
 //!
 //! Each part is an ordinary DAG a backend compiles: a receive becomes a placeholder named
 //! `_pt_dist_recv<k>` (the seed's `_pt_dist` namespace), a value one part computes and another
@@ -13,7 +16,7 @@
 //! data wrappers appear in every part that uses them, and a small elementwise value whose own
 //! inputs are already at hand is computed again where it is read instead of crossing parts.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use pytato_core::array::{IdMap, collect_inputs, post_order};
@@ -147,6 +150,9 @@ const MAX_RECOMPUTED_SIZE: usize = 16;
 /// The set of receives (indices) a node depends on; shared between nodes with one set.
 type RecvSet = Arc<BTreeSet<usize>>;
 
+/// What makes nodes one part: their set of receives, and whether a send needs them.
+type PartKey = (RecvSet, bool);
+
 struct Partitioner {
     rank: usize,
     /// Names of unnamed placeholders.
@@ -155,15 +161,18 @@ struct Partitioner {
     required_inputs: BTreeMap<String, (Shape, DType)>,
     /// For every visited node: its set, and the node in its part's DAG.
     set: IdMap<RecvSet>,
+    /// Nodes a send needs: sent arrays and everything they are computed from (by value, so that
+    /// equal nodes are in one part whichever copy a send reaches).
+    feeds_send: HashSet<Array>,
     rewritten: IdMap<Array>,
     /// Nodes that every part may use as they are: user inputs, data wrappers, received arrays.
     free: IdMap<()>,
     /// Receives, one per distinct receive node.
     receives: Vec<Receive>,
     receive_index: HashMap<Array, usize>,
-    /// Values a part exports: node id -> (value name, the node in its part, its set).
+    /// Values a part exports: node id -> (value name, the node in its part, its part's key).
     exported: IdMap<String>,
-    exports: Vec<(String, Array, RecvSet)>,
+    exports: Vec<(String, Array, PartKey)>,
     /// Sends found in holders: (the original send's data node, dest, tag).
     found_sends: Vec<(Array, usize, CommTag)>,
     /// Placeholders that stand for another part's value, by node id.
@@ -177,6 +186,14 @@ impl Partitioner {
     fn new(rank: usize, outputs: &Outputs) -> Result<Partitioner> {
         let entries = outputs.entries();
         let inputs = collect_inputs(entries.iter().map(|(_, a)| a))?;
+        let sent: Vec<Array> = post_order(entries.iter().map(|(_, a)| a), Array::children)
+            .into_iter()
+            .filter_map(|node| match node.kind() {
+                NodeKind::DistributedSendRefHolder { send, .. } => Some(send.data.clone()),
+                _ => None,
+            })
+            .collect();
+        let feeds_send = post_order(sent.iter(), Array::children).into_iter().collect();
         let unnamed: IdMap<String> = inputs.unnamed_placeholder_names().collect();
         let mut taken = inputs.taken_names();
         taken.extend(unnamed.values().cloned());
@@ -187,6 +204,7 @@ impl Partitioner {
             user_inputs: BTreeSet::new(),
             required_inputs: BTreeMap::new(),
             set: IdMap::default(),
+            feeds_send,
             rewritten: IdMap::default(),
             free: IdMap::default(),
             receives: Vec::new(),
@@ -217,18 +235,18 @@ impl Partitioner {
             named_outputs.push((user_name.clone(), name));
         }
 
-        // One part per distinct set, subsets first.
-        let mut sets: Vec<RecvSet> = self.exports.iter().map(|(_, _, s)| s.clone()).collect();
-        sets.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+        // One part per distinct key: those feeding sends first, subsets first.
+        let order =
+            |a: &PartKey, b: &PartKey| b.1.cmp(&a.1).then_with(|| a.0.len().cmp(&b.0.len())).then_with(|| a.cmp(b));
+        let mut sets: Vec<PartKey> = self.exports.iter().map(|(_, _, s)| s.clone()).collect();
+        sets.sort_by(order);
         sets.dedup();
-        let part_of = |s: &RecvSet| {
-            sets.binary_search_by(|t| t.len().cmp(&s.len()).then_with(|| t.cmp(s))).expect("a set of a part")
-        };
+        let part_of = |s: &PartKey| sets.binary_search_by(|t| order(t, s)).expect("a key of a part");
         let mut part_outputs: Vec<BTreeMap<String, Array>> = vec![BTreeMap::new(); sets.len()];
         for (name, array, set) in &self.exports {
             part_outputs[part_of(set)].insert(name.clone(), array.clone());
         }
-        let export_sets: HashMap<&str, &RecvSet> = self.exports.iter().map(|(n, _, s)| (n.as_str(), s)).collect();
+        let export_sets: HashMap<&str, &PartKey> = self.exports.iter().map(|(n, _, s)| (n.as_str(), s)).collect();
         let mut parts = Vec::with_capacity(sets.len());
         for (id, map) in part_outputs.into_iter().enumerate() {
             let keys: Vec<String> = map.keys().map(|n| output_key(n).to_string()).collect();
@@ -335,9 +353,10 @@ impl Partitioner {
                     });
                 }
                 let set = set.unwrap_or_else(|| empty.clone());
+                let key = (set.clone(), self.feeds_send.contains(node));
                 let mut new_children = Vec::with_capacity(children.len());
                 for c in &children {
-                    new_children.push(self.child_in(c, &set)?);
+                    new_children.push(self.child_in(c, &key)?);
                 }
                 (node.with_children(new_children)?, set, false)
             }
@@ -350,12 +369,12 @@ impl Partitioner {
         Ok(())
     }
 
-    /// `child` as a node of the part of `set`: itself (rewritten) if it is free or in that part,
+    /// `child` as a node of the part of `key`: itself (rewritten) if it is free or in that part,
     /// else a placeholder for the value its own part exports.
-    fn child_in(&mut self, child: &Array, set: &RecvSet) -> Result<Array> {
+    fn child_in(&mut self, child: &Array, key: &PartKey) -> Result<Array> {
         let child = &resolve_holders(child);
         let id = child.id();
-        if self.free.contains_key(&id) || self.set[&id] == *set {
+        if self.free.contains_key(&id) || self.key(child) == *key {
             return Ok(self.rewritten[&id].clone());
         }
         if let Some(p) = self.imports.get(&id) {
@@ -408,14 +427,19 @@ impl Partitioner {
             return name.clone();
         }
         let name = fresh_name(PART_VALUE_PREFIX, self.exports.len(), &mut self.taken);
-        self.exports.push((name.clone(), self.rewritten[&id].clone(), self.set[&id].clone()));
+        self.exports.push((name.clone(), self.rewritten[&id].clone(), self.key(node)));
         self.exported.insert(id, name.clone());
         name
     }
 
+    /// The key of the part of visited node `node`.
+    fn key(&self, node: &Array) -> PartKey {
+        (self.set[&node.id()].clone(), self.feeds_send.contains(node))
+    }
+
     /// The value a send or an output refers to: a user input or received array as it is, anything
-    /// else a part's output. With the set of the part that computes it (`None` when no part does).
-    fn value_name(&mut self, node: &Array) -> Result<(String, Option<RecvSet>)> {
+    /// else a part's output. With the key of the part that computes it (`None` when no part does).
+    fn value_name(&mut self, node: &Array) -> Result<(String, Option<PartKey>)> {
         let node = &resolve_holders(node);
         let id = node.id();
         let rewritten = self.rewritten.get(&id).ok_or_else(|| Error::Internal {
@@ -425,8 +449,8 @@ impl Partitioner {
         if let NodeKind::Placeholder { name: Some(name) } = rewritten.kind() {
             return Ok((name.to_string(), None));
         }
-        let set = self.set[&id].clone();
-        Ok((self.export(node), Some(set)))
+        let key = self.key(node);
+        Ok((self.export(node), Some(key)))
     }
 }
 

@@ -176,7 +176,10 @@ fn forwarded_data_inputs_sent_as_they_are_and_received_outputs() {
 
 #[test]
 fn parts_wait_only_for_their_receives() {
-    // interior needs no message; the boundary waits for the halo.
+    // interior needs no message; the boundary waits for the halo. What the send needs (sin(u),
+    // its last element) is the first part; the boundary's slice of interior, which no send
+    // needs, runs after the send went out, while the halo is in flight (computing the small
+    // sin(u) again rather than importing it).
     let u = pt::placeholder("u", [8], DType::F64).unwrap();
     let halo = make_distributed_recv(1, "halo", [1], DType::F64).unwrap();
     let interior = pt::sin(&u).unwrap();
@@ -188,15 +191,17 @@ fn parts_wait_only_for_their_receives() {
     ])
     .unwrap();
     let partition = find_distributed_partition(0, &out.into()).unwrap();
-    assert_eq!(partition.parts.len(), 2);
-    let (first, second) = (&partition.parts[0], &partition.parts[1]);
+    assert_eq!(partition.parts.len(), 3);
+    let [first, second, third] = [0, 1, 2].map(|k| &partition.parts[k]);
     assert!(first.received.is_empty() && first.needed_parts.is_empty());
     assert_eq!(first.sends, vec![0], "the halo goes out after the first part");
-    assert_eq!(second.received.len(), 1);
-    assert_eq!(second.needed_parts.iter().copied().collect::<Vec<_>>(), vec![0], "sin(u) is computed once");
+    assert!(second.received.is_empty() && second.sends.is_empty(), "no send needs the second part");
+    assert!(second.needed_parts.is_empty(), "sin(u) of u, small, is computed again");
+    assert_eq!(third.received.len(), 1);
+    assert_eq!(third.needed_parts.iter().copied().collect::<Vec<_>>(), vec![1]);
     assert_eq!(partition.user_inputs.iter().collect::<Vec<_>>(), vec!["u"]);
     let dot = partition_to_dot(&partition);
-    for needle in ["part0 -> part1", "recv0 -> part1", "part0 -> send0", "from rank 1, tag \\\"halo\\\""] {
+    for needle in ["part1 -> part2", "recv0 -> part2", "part0 -> send0", "from rank 1, tag \\\"halo\\\""] {
         assert!(dot.contains(needle), "{needle} in\n{dot}");
     }
     assert!(partition_to_svg(&partition).unwrap().contains("<svg"));
