@@ -169,6 +169,7 @@ pub(crate) fn translate<'a>(
         entry_values: HashSet::new(),
         entry_vectors: HashMap::new(),
         pin_slot: None,
+        strip_slots: None,
     };
     t.function(kernels)?;
     t.b.seal_all_blocks();
@@ -216,6 +217,10 @@ struct Translator<'a, 'f> {
     entry_vectors: HashMap<(Type, Vec<Value>), Value>,
     /// A stack slot the entry block stores those vectors to (see [`Translator::in_entry`]).
     pin_slot: Option<StackSlot>,
+    /// The lanes and tree entries of the strips of blocked sums read row by row
+    /// (`codegen::vector`), one pair of slots for all of the function's: its kernels run one
+    /// after another, and the slots are large.
+    strip_slots: Option<(StackSlot, StackSlot)>,
 }
 
 fn bug(message: impl Into<String>) -> Error {

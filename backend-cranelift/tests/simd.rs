@@ -128,7 +128,7 @@ fn unrolled_rows_compute_what_the_interpreter_computes() {
     }
 }
 
-/// Sums down the columns, which stream rows through the output in strips of 1024 elements and
+/// Sums down the columns, which stream rows through the output in strips of 512 float64 elements and
 /// flush block sums every 128 rows: every combination of whole and partial strips and blocks,
 /// bit for bit with the interpreter; on two threads, which split the row.
 #[test]

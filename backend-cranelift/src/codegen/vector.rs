@@ -30,8 +30,13 @@ use super::{TRUSTED, Translator, Val, bug, float_cc};
 use crate::helpers;
 
 /// Bytes of output elements per strip of a blocked sum with the reduction outside the row (the
-/// lanes and the pending block totals of a strip live in stack slots, a strip's row each).
-const STRIP_BYTES: i64 = 2048;
+/// lanes and the pending block totals of a strip live in stack slots, a strip's row each). A
+/// strip reads a chunk of this many bytes from each row of the input: a page, so that the
+/// hardware prefetcher streams each chunk (column sums of a 4096² float64 matrix on one thread
+/// of a 2-core VM: 22-23 ms with 2 KiB, 17-18 ms with 4 KiB, about 16 ms with 8 or 16 KiB; a
+/// hand loop adding rows takes 9 ms).
+/// The slots take `(SUM_LANES + 64) * ROW_BYTES`, about 300 KB of the stack, once per function.
+const STRIP_BYTES: i64 = 4096;
 
 /// Output elements per strip, for elements of `itemsize` bytes.
 fn strip_len(itemsize: i64) -> i64 {
@@ -614,12 +619,19 @@ impl Translator<'_, '_> {
         out_base: Value,
         out_dtype: DType,
     ) -> Result<()> {
-        let lanes = self.b.create_sized_stack_slot(StackSlotData::new(
-            StackSlotKind::ExplicitSlot,
-            (SUM_LANES as i64 * ROW_BYTES) as u32,
-            4,
-        ));
-        let tree = self.tree_slot(ROW_BYTES);
+        let (lanes, tree) = match self.strip_slots {
+            Some(slots) => slots,
+            None => {
+                let lanes = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    (SUM_LANES as i64 * ROW_BYTES) as u32,
+                    4,
+                ));
+                let slots = (lanes, self.tree_slot(ROW_BYTES));
+                self.strip_slots = Some(slots);
+                slots
+            }
+        };
         let strip = strip_len(out_dtype.itemsize() as i64);
         let strip_start = self.var(types::I64);
         self.b.def_var(strip_start, start);
