@@ -15,7 +15,8 @@
 //! `cargo run --release -p pytato-distributed --example distributed_dg -- --local 4`.
 //!
 //! Options: `--order P` (default 3), `--mesh K` (K×K elements, default 32), `--t T` (final
-//! time, default 0.1), `--local RANKS`.
+//! time, default 0.1), `--local RANKS`, and with it `--latency MS` (messages between the threads
+//! arrive that many milliseconds after they are sent, as over a network; default 0).
 
 #[path = "../tests/support/dg.rs"]
 mod dg;
@@ -33,15 +34,18 @@ struct Options {
     mesh: usize,
     t_final: f64,
     local: Option<usize>,
+    latency_ms: f64,
 }
 
 fn parse_options() -> Options {
-    let mut o = Options { order: 3, mesh: 32, t_final: 0.1, local: None };
+    let mut o = Options { order: 3, mesh: 32, t_final: 0.1, local: None, latency_ms: 0.0 };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
         let value = pair.get(1).map(String::as_str).unwrap_or("");
         let bad = || -> ! {
-            eprintln!("distributed_dg: bad argument {pair:?}; options: --order P --mesh K --t T --local RANKS");
+            eprintln!(
+                "distributed_dg: bad argument {pair:?}; options: --order P --mesh K --t T --local RANKS --latency MS"
+            );
             std::process::exit(2)
         };
         match pair[0].as_str() {
@@ -49,6 +53,7 @@ fn parse_options() -> Options {
             "--mesh" => o.mesh = value.parse().unwrap_or_else(|_| bad()),
             "--t" => o.t_final = value.parse().unwrap_or_else(|_| bad()),
             "--local" => o.local = Some(value.parse().unwrap_or_else(|_| bad())),
+            "--latency" => o.latency_ms = value.parse().ok().filter(|ms: &f64| *ms >= 0.0).unwrap_or_else(|| bad()),
             _ => bad(),
         }
     }
@@ -105,7 +110,9 @@ fn print_reports(size: usize, o: &Options, all: &[Vec<u8>]) -> bool {
 
 fn main() {
     let o = std::sync::Arc::new(parse_options());
-    let (local, for_ranks) = (o.local, o.clone());
+    let latency = Duration::from_secs_f64(o.latency_ms / 1e3);
+    let local = o.local.map(|ranks| launch::LocalRanks { ranks, latency });
+    let for_ranks = o.clone();
     launch::launch(
         "distributed_dg",
         local,

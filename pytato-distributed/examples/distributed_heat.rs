@@ -239,7 +239,8 @@ fn backend(threads: usize) -> pytato_backend_cranelift::Cranelift {
 
 fn main() {
     let o = std::sync::Arc::new(parse_options());
-    let (local, for_ranks) = (o.local, o.clone());
+    let local = o.local.map(|ranks| launch::LocalRanks { ranks, latency: std::time::Duration::ZERO });
+    let for_ranks = o.clone();
     launch::launch(
         "distributed_heat",
         local,

@@ -9,6 +9,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use pytato_core::{Error, Result};
 
@@ -44,11 +45,14 @@ pub trait Exchange {
 /// Where a message goes: (source, destination, tag).
 type Route = (usize, usize, WireTag);
 
+/// A message in flight: when it arrives, and its bytes.
+type Letter = (Instant, Vec<u8>);
+
 /// Mailboxes and the all-gather state that the ranks of one [`LocalCommunicator::group`] share.
 #[derive(Default)]
 struct Shared {
     /// Messages in flight, by (source, destination, tag), oldest first.
-    mail: Mutex<HashMap<Route, VecDeque<Vec<u8>>>>,
+    mail: Mutex<HashMap<Route, VecDeque<Letter>>>,
     gather: Mutex<Gather>,
     gathered: Condvar,
 }
@@ -80,14 +84,22 @@ pub struct LocalCommunicator {
     rank: usize,
     size: usize,
     shared: Arc<Shared>,
+    /// How long a message takes to arrive.
+    latency: Duration,
 }
 
 impl LocalCommunicator {
     /// `size` ranks that talk to each other, rank `k` at index `k`.
     pub fn group(size: usize) -> Vec<LocalCommunicator> {
+        Self::group_with_latency(size, Duration::ZERO)
+    }
+
+    /// [`LocalCommunicator::group`] whose messages arrive `latency` after they are sent, as over
+    /// a network: to see what a schedule hides of it (`distributed_dg --local N --latency MS`).
+    pub fn group_with_latency(size: usize, latency: Duration) -> Vec<LocalCommunicator> {
         let shared = Arc::new(Shared::default());
         shared.gather.lock().expect("fresh").contributions = vec![None; size];
-        (0..size).map(|rank| LocalCommunicator { rank, size, shared: shared.clone() }).collect()
+        (0..size).map(|rank| LocalCommunicator { rank, size, shared: shared.clone(), latency }).collect()
     }
 }
 
@@ -143,14 +155,19 @@ impl Exchange for LocalExchange<'_> {
     fn send(&mut self, dest: usize, tag: WireTag, message: Vec<u8>) -> Result<()> {
         check_peer("send", self.comm, dest)?;
         let mut mail = self.comm.shared.mail.lock().map_err(|_| poisoned(self.comm.rank))?;
-        mail.entry((self.comm.rank, dest, tag)).or_default().push_back(message);
+        let arrives = Instant::now() + self.comm.latency;
+        mail.entry((self.comm.rank, dest, tag)).or_default().push_back((arrives, message));
         Ok(())
     }
 
     fn try_receive(&mut self, src: usize, tag: WireTag) -> Result<Option<Vec<u8>>> {
         check_peer("receive", self.comm, src)?;
         let mut mail = self.comm.shared.mail.lock().map_err(|_| poisoned(self.comm.rank))?;
-        Ok(mail.get_mut(&(src, self.comm.rank, tag)).and_then(VecDeque::pop_front))
+        let Some(queue) = mail.get_mut(&(src, self.comm.rank, tag)) else { return Ok(None) };
+        if queue.front().is_none_or(|(arrives, _)| *arrives > Instant::now()) {
+            return Ok(None);
+        }
+        Ok(queue.pop_front().map(|(_, message)| message))
     }
 }
 

@@ -597,3 +597,40 @@ fn messages_of_other_sizes_are_errors_and_waits_end() {
     assert_eq!(e.kind(), "DistributedMismatch", "{e}");
     assert!(e.to_string().contains("shape [4]") && e.to_string().contains("shape [3]"), "{e}");
 }
+
+#[test]
+fn local_messages_arrive_after_the_groups_latency() {
+    // Threads standing in for ranks over a network: a message is not there before its latency
+    // has passed, and is there after, in the order sent.
+    let latency = Duration::from_millis(200);
+    let mut ranks = LocalCommunicator::group_with_latency(2, latency).into_iter();
+    let (zero, one) = (ranks.next().unwrap(), ranks.next().unwrap());
+    let sent = std::time::Instant::now();
+    zero.exchange(&mut |ex| {
+        ex.send(1, 7, vec![1])?;
+        ex.send(1, 7, vec![2])
+    })
+    .unwrap();
+    let mut got = Vec::new();
+    one.exchange(&mut |ex| {
+        while got.len() < 2 {
+            match ex.try_receive(0, 7)? {
+                Some(message) => got.push((message, sent.elapsed())),
+                None => std::thread::sleep(Duration::from_millis(5)),
+            }
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(got.iter().map(|(m, _)| m.clone()).collect::<Vec<_>>(), vec![vec![1], vec![2]]);
+    assert!(got.iter().all(|(_, at)| *at >= latency), "{got:?}");
+    // Without latency, at once.
+    let mut ranks = LocalCommunicator::group(2).into_iter();
+    let (zero, one) = (ranks.next().unwrap(), ranks.next().unwrap());
+    zero.exchange(&mut |ex| ex.send(1, 7, vec![3])).unwrap();
+    one.exchange(&mut |ex| {
+        assert_eq!(ex.try_receive(0, 7)?, Some(vec![3]));
+        Ok(())
+    })
+    .unwrap();
+}

@@ -11,18 +11,25 @@ type RankFn = dyn Fn(&dyn Communicator) -> Result<Vec<u8>, String>;
 /// The number of ranks, and every rank's report where this process gathered them (rank 0).
 type Gathered = (usize, Option<Vec<Vec<u8>>>);
 
+/// Threads standing in for ranks: how many, and how long their messages take to arrive.
+#[derive(Clone, Copy, Debug)]
+pub struct LocalRanks {
+    pub ranks: usize,
+    pub latency: std::time::Duration,
+}
+
 /// Runs `rank` on every rank and gathers what each returns; the first rank hands the gathered
 /// reports to `report`, which returns `false` when the distributed result is wrong. An error on a
 /// rank, or a wrong result, ends the process with a non-zero status.
-pub fn launch<R, P>(example: &str, local: Option<usize>, rank: R, report: P)
+pub fn launch<R, P>(example: &str, local: Option<LocalRanks>, rank: R, report: P)
 where
     R: Fn(&dyn Communicator) -> Result<Vec<u8>, String> + Send + Sync + 'static,
     P: Fn(usize, &[Vec<u8>]) -> bool,
 {
     let (size, all) = match local {
-        Some(ranks) => {
+        Some(LocalRanks { ranks, latency }) => {
             let rank = std::sync::Arc::new(rank);
-            let handles: Vec<_> = LocalCommunicator::group(ranks)
+            let handles: Vec<_> = LocalCommunicator::group_with_latency(ranks, latency)
                 .into_iter()
                 .map(|comm| {
                     let rank = rank.clone();
