@@ -13,3 +13,49 @@ fn every_case_passes_on_every_linked_backend() {
     let failures: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL ")).collect();
     assert!(matrix.all_passed(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// Mask positions read without a normalizing copy (`pytato_core::tags::MaskPositions`): numpy's
+/// values for `x[mask]` and its sum on every backend, multi-dimensional masks included, and a
+/// placeholder that carries the tag with values out of range (a user may tag one) is still an
+/// index error where it is read, never a read out of bounds.
+#[test]
+fn mask_positions_are_read_safely_on_every_backend() {
+    use pytato_core::tags::MaskPositions;
+    use pytato_core::{ArrayData, DType, Dim, Error, Scalar};
+    use pytato_frontend as pt;
+    use pytato_runtime::backend::NamedData;
+    let (instances, _) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
+    let x = pt::placeholder("x", [Dim::param("n"), Dim::new(3)], DType::F64).unwrap();
+    let mask = pt::greater(&x, 0.5).unwrap();
+    let selected = x.index([pt::Idx::from(&mask)]).unwrap();
+    let total = pt::sum(&selected, None).unwrap();
+    let n = 5;
+    let values: Vec<f64> = (0..n * 3).map(|i| ((i * 7) % 11) as f64 / 10.0 - 0.2).collect();
+    let want: Vec<f64> = values.iter().copied().filter(|v| *v > 0.5).collect();
+    let data = ArrayData::from_scalars(DType::F64, &[n, 3], values.iter().map(|v| Scalar::F64(*v))).unwrap();
+    let inputs = NamedData::from([("x".to_string(), data)]);
+    // A tagged placeholder whose values lie: 7 is out of range for an axis of length 5.
+    let liar = pt::placeholder("p", [1i64, 2], DType::I64)
+        .unwrap()
+        .tagged(MaskPositions(pytato_core::Shape::from(vec![Dim::param("n")])))
+        .unwrap();
+    let y = pt::placeholder("y", [Dim::param("n")], DType::F64).unwrap();
+    let lied = y.index([pt::Idx::from(&liar.index([pt::Idx::Int(0), pt::Idx::full()]).unwrap())]).unwrap();
+    let lie_inputs = NamedData::from([
+        ("y".to_string(), ArrayData::from(ndarray::Array1::from(vec![1.0; 5]).into_dyn())),
+        ("p".to_string(), ArrayData::from(ndarray::Array2::from(vec![[0i64, 7]]).into_dyn())),
+    ]);
+    for (name, backend) in &instances {
+        let run = |e: &pytato_core::Array, inputs: &NamedData| {
+            backend.compile(&e.into())?.run(inputs).map(|mut out| out.remove("_pt_out").expect("one output"))
+        };
+        let got: Vec<f64> = run(&selected, &inputs).unwrap().to_scalars().iter().map(|s| s.to_f64()).collect();
+        assert_eq!(got, want, "{name}");
+        let sum = run(&total, &inputs).unwrap().to_scalars()[0].to_f64();
+        assert!((sum - want.iter().sum::<f64>()).abs() < 1e-12, "{name}: {sum}");
+        match run(&lied, &lie_inputs) {
+            Err(Error::IndexOutOfBounds { .. }) => {}
+            other => panic!("{name}: a lying tag gave {other:?}"),
+        }
+    }
+}

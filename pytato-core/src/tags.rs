@@ -304,6 +304,18 @@ impl Tag for StandsForData {
     }
 }
 
+/// On a placeholder that stands for the positions of a mask's `true` elements in a later phase
+/// (the result of a `Nonzero` host step, `pytato_runtime::phases`): the mask's shape. Row `k` of
+/// the positions holds values in `0..shape[k]`, so indexing with it needs no normalization (a
+/// placeholder so tagged whose values are not in range is an index error where it is read).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct MaskPositions(pub crate::Shape);
+impl Tag for MaskPositions {
+    fn unique_family(&self) -> Option<&'static str> {
+        Some("MaskPositions")
+    }
+}
+
 /// The node, if stored, gets exactly this name in generated code.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Named(pub String);

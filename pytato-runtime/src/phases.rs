@@ -60,6 +60,7 @@ use pytato_core::for_each_array_view;
 use pytato_core::function::Function;
 use pytato_core::scalar::Scalar;
 use pytato_core::shape::Shape;
+use pytato_core::tags::MaskPositions;
 use pytato_core::view::{ArrayDataView, ViewElement};
 
 /// The prefix of the placeholders that carry host-step results into later phases (in the `_pt_in`
@@ -235,7 +236,10 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
                 None => {
                     let k = planned.len();
                     let name = pytato_core::names::fresh_name(STEP_INPUT_PREFIX, k, &mut taken);
-                    let placeholder = Array::new_generated_placeholder(&name, node.shape().clone(), node.dtype())?;
+                    let mut placeholder = Array::new_generated_placeholder(&name, node.shape().clone(), node.dtype())?;
+                    if let NodeKind::Nonzero { mask, .. } = node.kind() {
+                        placeholder = placeholder.tagged(MaskPositions(mask.shape().clone()))?;
+                    }
                     let kind = match node.kind() {
                         NodeKind::Scatter { mode, .. } => StepKind::Scatter(*mode),
                         NodeKind::Nonzero { count, .. } => StepKind::Nonzero(count.to_string()),

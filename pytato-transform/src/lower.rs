@@ -24,6 +24,7 @@
 use pytato_core::array::{IndexItem, IndexLayout};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, ReductionBounds};
 use pytato_core::operand::LambdaBuilder;
+use pytato_core::tags::MaskPositions;
 use pytato_core::{Array, DType, Dim, EinsumAxis, NodeKind, Order, Result, Scalar, Shape};
 use pytato_runtime::backend::Outputs;
 
@@ -396,6 +397,23 @@ fn normalized_index(ix: &Array, len: &Dim, axis: usize, size_params: &[Array]) -
     b.finish(Expr::call(Func::NormalizeIndex, vec![v, n, Expr::i64(axis as i64)]))
 }
 
+/// Whether index array `ix` holds positions along an axis of length `len` by construction: row
+/// `k` (or part of it) of the positions of a mask whose axis `k` has length `len`, as `x[mask]`
+/// makes them (the mask's shape checked against `x`'s when the index was made). Its values are in
+/// `0..len`, so it needs no `normalize_index` (a pass over all of them into a copy).
+fn mask_positions_within(ix: &Array, len: &Dim) -> bool {
+    // Lowered already: `positions[k, _i]` of the placeholder that carries the positions.
+    let NodeKind::IndexLambda(il) = ix.kind() else { return false };
+    let Expr::Subscript(name, idx) = &il.expr else { return false };
+    let [Expr::Const(Scalar::I64(row)), Expr::Var(_)] = &idx[..] else { return false };
+    let Some(positions) = il.bindings.get(name) else { return false };
+    let Some(MaskPositions(mask)) = positions.tags().iter().find_map(|t| t.downcast_ref::<MaskPositions>()) else {
+        return false;
+    };
+    let row = usize::try_from(*row).ok();
+    ix.dtype() == DType::I64 && row.and_then(|k| mask.dims().get(k)) == Some(len)
+}
+
 /// The input index of an indexing node for output index `_0 .. _{ndim-1}`.
 fn index_expressions(
     b: &mut LambdaBuilder,
@@ -426,8 +444,14 @@ fn index_expressions(
                     .enumerate()
                     .map(|(j, len)| if is_one(len) { Expr::i64(0) } else { Expr::iname(block_end - k + j) })
                     .collect();
-                let normalized = normalized_index(ix, &array.shape()[axis], axis, size_params)?;
-                b.read_at(&normalized, idx)
+                let len = &array.shape()[axis];
+                if mask_positions_within(ix, len) {
+                    // Reads through it are still checked where they happen.
+                    b.read_at(ix, idx)
+                } else {
+                    let normalized = normalized_index(ix, len, axis, size_params)?;
+                    b.read_at(&normalized, idx)
+                }
             }
         });
     }

@@ -189,3 +189,39 @@ fn an_arg_extremum_reads_its_values_from_one_computation() {
         build_kernel_program(&(&pt::argmax(&x, None, false).unwrap()).into(), KernelOptions::default()).unwrap();
     assert!(program.kernels.iter().all(|k| !matches!(k.expr, Expr::Subscript(..))), "{program}");
 }
+
+#[test]
+fn mask_positions_index_without_a_normalizing_copy() {
+    // `x[mask]` reads `x` through the positions of the mask's `true` elements, which a host step
+    // computes and a later phase receives as a placeholder tagged with the mask's shape: its
+    // values are in range by construction, so no kernel copies them through `normalize_index`.
+    use pytato_core::tags::MaskPositions;
+    let n = Dim::param("n");
+    let x = pt::placeholder("x", [n.clone()], DType::F64).unwrap();
+    let normalizations = |p: &KernelProgram| {
+        p.kernels
+            .iter()
+            .filter(|k| {
+                let mut found = false;
+                k.expr.walk(&mut |e| found |= matches!(e, Expr::Call(Func::NormalizeIndex, _)));
+                found
+            })
+            .count()
+    };
+    let count = Dim::param("count");
+    let positions = |mask_len: Dim| {
+        let p = pt::placeholder("_pt_in_step0", [1.into(), count.clone()], DType::I64).unwrap();
+        p.tagged(MaskPositions(pytato_core::Shape::from(vec![mask_len]))).unwrap()
+    };
+    let gathered = |p: &pytato_core::Array| {
+        pt::sum(&x.index([pt::Idx::from(&p.index([pt::Idx::Int(0), pt::Idx::full()]).unwrap())]).unwrap(), None)
+            .unwrap()
+    };
+    let p = program(&gathered(&positions(n.clone())));
+    assert_eq!(normalizations(&p), 0, "{p}");
+    assert_eq!(p.kernels.len(), 1, "the gather fuses into the sum: {p}");
+    // Positions of a mask of another length, or an index array without the tag, are checked.
+    assert_eq!(normalizations(&program(&gathered(&positions(Dim::param("m"))))), 1);
+    let untagged = pt::placeholder("_pt_in_step0", [1.into(), count], DType::I64).unwrap();
+    assert_eq!(normalizations(&program(&gathered(&untagged))), 1);
+}
