@@ -217,11 +217,11 @@ fn mask_positions_index_without_a_normalizing_copy() {
         pt::sum(&x.index([pt::Idx::from(&p.index([pt::Idx::Int(0), pt::Idx::full()]).unwrap())]).unwrap(), None)
             .unwrap()
     };
-    let p = program(&gathered(&positions(n.clone())));
+    let p = program(gathered(&positions(n.clone())));
     assert_eq!(normalizations(&p), 0, "{p}");
     assert_eq!(p.kernels.len(), 1, "the gather fuses into the sum: {p}");
     // Positions of a mask of another length, or an index array without the tag, are checked.
-    assert_eq!(normalizations(&program(&gathered(&positions(Dim::param("m"))))), 1);
+    assert_eq!(normalizations(&program(gathered(&positions(Dim::param("m"))))), 1);
     let untagged = pt::placeholder("_pt_in_step0", [1.into(), count], DType::I64).unwrap();
-    assert_eq!(normalizations(&program(&gathered(&untagged))), 1);
+    assert_eq!(normalizations(&program(gathered(&untagged))), 1);
 }
