@@ -281,7 +281,7 @@ fn shader(
         names,
         features,
         slot: buffers.iter().enumerate().map(|(k, b)| (*b, k)).collect(),
-        split: split.clone(),
+        split,
         partials: format!("p{}", partials.unwrap_or(0)),
         narrow,
         body: String::new(),
@@ -323,7 +323,7 @@ fn shader(
             b.name.escape_debug().to_string(),
         ));
     }
-    for (j, (r, dtype)) in split.iter().enumerate() {
+    for (j, (r, dtype)) in t.split.iter().enumerate() {
         let partial = partial_dtype(r.op, *dtype, features);
         declarations.push((format!("p{j}"), block_sum_type(partial, features)?, false, "block sums".into()));
     }

@@ -226,8 +226,8 @@ impl Partitioner {
         let found = std::mem::take(&mut self.found_sends);
         let mut sends = Vec::new();
         for (data, dest_rank, comm_tag) in found {
-            let (name, set) = self.value_name(&data)?;
-            sends.push((name, set, dest_rank, comm_tag, data));
+            let (name, key) = self.value_name(&data)?;
+            sends.push((name, key, dest_rank, comm_tag, data));
         }
         let mut named_outputs = Vec::new();
         for (user_name, array) in &entries {
@@ -238,16 +238,16 @@ impl Partitioner {
         // One part per distinct key: those feeding sends first, subsets first.
         let order =
             |a: &PartKey, b: &PartKey| b.1.cmp(&a.1).then_with(|| a.0.len().cmp(&b.0.len())).then_with(|| a.cmp(b));
-        let mut sets: Vec<PartKey> = self.exports.iter().map(|(_, _, s)| s.clone()).collect();
-        sets.sort_by(order);
-        sets.dedup();
-        let part_of = |s: &PartKey| sets.binary_search_by(|t| order(t, s)).expect("a key of a part");
-        let mut part_outputs: Vec<BTreeMap<String, Array>> = vec![BTreeMap::new(); sets.len()];
-        for (name, array, set) in &self.exports {
-            part_outputs[part_of(set)].insert(name.clone(), array.clone());
+        let mut part_keys: Vec<PartKey> = self.exports.iter().map(|(_, _, k)| k.clone()).collect();
+        part_keys.sort_by(order);
+        part_keys.dedup();
+        let part_of = |k: &PartKey| part_keys.binary_search_by(|t| order(t, k)).expect("a key of a part");
+        let mut part_outputs: Vec<BTreeMap<String, Array>> = vec![BTreeMap::new(); part_keys.len()];
+        for (name, array, key) in &self.exports {
+            part_outputs[part_of(key)].insert(name.clone(), array.clone());
         }
-        let export_sets: HashMap<&str, &PartKey> = self.exports.iter().map(|(n, _, s)| (n.as_str(), s)).collect();
-        let mut parts = Vec::with_capacity(sets.len());
+        let export_keys: HashMap<&str, &PartKey> = self.exports.iter().map(|(n, _, k)| (n.as_str(), k)).collect();
+        let mut parts = Vec::with_capacity(part_keys.len());
         for (id, map) in part_outputs.into_iter().enumerate() {
             let keys: Vec<String> = map.keys().map(|n| output_key(n).to_string()).collect();
             let dict = DictOfNamedArrays::new(keys.iter().map(String::as_str).zip(map.values().cloned()))?;
@@ -257,16 +257,16 @@ impl Partitioner {
                 if let NodeKind::Placeholder { name: Some(name) } = node.kind() {
                     if self.receives.iter().any(|r| *r.name == **name) {
                         received.insert(name.to_string());
-                    } else if let Some(set) = export_sets.get(&**name) {
-                        needed_parts.insert(part_of(set));
+                    } else if let Some(key) = export_keys.get(&**name) {
+                        needed_parts.insert(part_of(key));
                     }
                 }
             }
             parts.push(DistributedPart { id, outputs: dict, received, needed_parts, sends: Vec::new() });
         }
         let mut send_list = Vec::new();
-        for (name, set, dest_rank, comm_tag, node) in sends {
-            let part = set.map(|s| part_of(&s));
+        for (name, key, dest_rank, comm_tag, node) in sends {
+            let part = key.map(|k| part_of(&k));
             if let Some(p) = part {
                 parts[p].sends.push(send_list.len());
             }

@@ -407,9 +407,7 @@ fn mask_positions_within(ix: &Array, len: &Dim) -> bool {
     let Expr::Subscript(name, idx) = &il.expr else { return false };
     let [Expr::Const(Scalar::I64(row)), Expr::Var(_)] = &idx[..] else { return false };
     let Some(positions) = il.bindings.get(name) else { return false };
-    let Some(MaskPositions(mask)) = positions.tags().iter().find_map(|t| t.downcast_ref::<MaskPositions>()) else {
-        return false;
-    };
+    let Some(MaskPositions(mask)) = positions.tags_of_type::<MaskPositions>().next() else { return false };
     let row = usize::try_from(*row).ok();
     ix.dtype() == DType::I64 && row.and_then(|k| mask.dims().get(k)) == Some(len)
 }
@@ -445,13 +443,12 @@ fn index_expressions(
                     .map(|(j, len)| if is_one(len) { Expr::i64(0) } else { Expr::iname(block_end - k + j) })
                     .collect();
                 let len = &array.shape()[axis];
-                if mask_positions_within(ix, len) {
-                    // Reads through it are still checked where they happen.
-                    b.read_at(ix, idx)
-                } else {
-                    let normalized = normalized_index(ix, len, axis, size_params)?;
-                    b.read_at(&normalized, idx)
-                }
+                // Mask positions are read as they are (each read is still checked).
+                let checked = match mask_positions_within(ix, len) {
+                    true => ix.clone(),
+                    false => normalized_index(ix, len, axis, size_params)?,
+                };
+                b.read_at(&checked, idx)
             }
         });
     }

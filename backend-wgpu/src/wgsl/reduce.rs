@@ -13,6 +13,7 @@ use pytato_core::{DType, Dim, Result};
 use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation};
 use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 
+use super::library::real_of;
 use super::loops::{Condition, Trips, passes_per_block};
 use super::{ShaderFeatures, Translator, WORKGROUP_SIZE, bug};
 
@@ -510,7 +511,7 @@ impl Translator<'_> {
         let value = self.terms_of_block(r, dtype, (&done, CARRY_CHUNK), Some((&format!("{done} > 0u"), &start)))?;
         self.line(&format!("{p}[element] = {value};"));
         let ty = self.ty(dtype)?;
-        let real = ty.trim_start_matches("vec2<").trim_end_matches('>');
+        let real = real_of(ty);
         let count = format!("{real}({done} + 1u)");
         let count = if complex { format!("{ty}({count}, {real}(0))") } else { count };
         self.line(&format!("{p}[count + element] = {count};"));
