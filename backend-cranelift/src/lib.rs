@@ -56,6 +56,7 @@ use pytato_runtime::backend::{Backend, BackendRegistration, NamedData, NamedView
 use pytato_runtime::binding::Signature;
 use pytato_transform::data_inputs::{DataInputs, data_as_inputs};
 use pytato_transform::kernel::{CodegenOptions, dump_requested};
+use pytato_transform::split_reductions::split_reductions;
 
 use crate::run::Compiled;
 
@@ -218,10 +219,11 @@ fn cached_or_compile(outputs: &Outputs, codegen: &CodegenOptions) -> Result<Arc<
     MISSES.fetch_add(1, Ordering::Relaxed);
     let signature = Signature::new(outputs)?;
     let program = codegen.build(outputs)?;
+    let (program, splits) = split_reductions(program, run::PARALLEL_THRESHOLD);
     if dump_requested("kernels") {
         eprintln!("{program}");
     }
-    let compiled = Arc::new(Compiled::new(signature, program, codegen.simd)?);
+    let compiled = Arc::new(Compiled::new(signature, program, splits, codegen.simd)?);
     let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
     if cache.len() >= CACHE_CAPACITY {
         cache.remove(0);

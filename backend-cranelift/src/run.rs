@@ -8,10 +8,11 @@ use pytato_core::array::DataRef;
 use pytato_core::data::DataElement;
 use pytato_core::{ArrayData, Error, Result, for_each_array_data, for_each_array_view};
 use pytato_runtime::backend::{NamedData, NamedViews, NamedViewsMut};
-use pytato_runtime::binding::Signature;
+use pytato_runtime::binding::{Bound, Signature};
 use pytato_runtime::{ArrayDataView, ArrayDataViewMut};
 use pytato_transform::contraction::{Contraction, recognize};
 use pytato_transform::kernel::{BufferKind, KernelProgram};
+use pytato_transform::split_reductions::Split;
 
 use crate::groups::launch_groups;
 use crate::jit::{JitCode, KernelFn};
@@ -22,7 +23,7 @@ use crate::jit::{JitCode, KernelFn};
 /// gone to sleep (after a millisecond idle), while compiled kernels evaluate about ten nodes per
 /// nanosecond; 4 Mi nodes is about 0.4 ms of work. (With 64 Ki, DG steps on 64² squares at order
 /// 1 ran at half the speed of one thread.)
-const PARALLEL_THRESHOLD: u128 = 1 << 22;
+pub(crate) const PARALLEL_THRESHOLD: u128 = 1 << 22;
 
 /// Kernel launches split across threads since the process started (see [`crate::kernels_split`]).
 pub(crate) static SPLIT: AtomicU64 = AtomicU64::new(0);
@@ -35,6 +36,8 @@ pub(crate) static GROUPED: AtomicU64 = AtomicU64::new(0);
 pub(crate) struct Compiled {
     pub(crate) signature: Signature,
     program: KernelProgram,
+    /// The reductions split into parts for threads, whose size parameters each run derives.
+    splits: Vec<Split>,
     code: JitCode,
     /// The kernels of each function of `code`, in launch order (module `crate::groups`).
     groups: Vec<Vec<usize>>,
@@ -80,9 +83,14 @@ fn view_ptr_mut(view: &mut ArrayDataViewMut<'_>) -> *mut u8 {
 }
 
 impl Compiled {
-    /// Compiles `program` (whose inputs `signature` checks) to machine code, vector loops where
-    /// `simd`.
-    pub(crate) fn new(signature: Signature, program: KernelProgram, simd: bool) -> Result<Compiled> {
+    /// Compiles `program` (whose inputs `signature` checks, with the derived size parameters of
+    /// `splits`) to machine code, vector loops where `simd`.
+    pub(crate) fn new(
+        signature: Signature,
+        program: KernelProgram,
+        splits: Vec<Split>,
+        simd: bool,
+    ) -> Result<Compiled> {
         let mut dense_data = HashMap::new();
         for (i, b) in program.buffers.iter().enumerate() {
             let BufferKind::Data(d) = &b.kind else { continue };
@@ -111,6 +119,7 @@ impl Compiled {
         Ok(Compiled {
             signature,
             program,
+            splits,
             code,
             groups,
             products,
@@ -129,8 +138,8 @@ impl Compiled {
 
     /// Runs on borrowed inputs; the outputs are fresh arrays.
     pub(crate) fn run(&self, inputs: &NamedViews<'_>, threads: usize) -> Result<NamedData> {
-        let bound = self.signature.bind(inputs)?;
-        let mut outputs = self.execute(inputs, &bound, threads, None)?;
+        let mut bound = self.signature.bind(inputs)?;
+        let mut outputs = self.execute(inputs, &mut bound, threads, None)?;
         let program = &self.program;
         let mut remaining: HashMap<usize, usize> = HashMap::new();
         for (_, id) in &program.outputs {
@@ -162,7 +171,7 @@ impl Compiled {
         targets: &mut NamedViewsMut<'_>,
         threads: usize,
     ) -> Result<()> {
-        let bound = self.signature.bind(inputs)?;
+        let mut bound = self.signature.bind(inputs)?;
         self.signature.check_outputs(&bound, targets)?;
         let program = &self.program;
         // The target each output buffer is computed in: the first row-major one named for it.
@@ -178,7 +187,7 @@ impl Compiled {
             for (&i, &name) in &in_place {
                 direct.insert(i, view_ptr_mut(targets.get_mut(name).expect("checked")));
             }
-            self.execute(inputs, &bound, threads, Some(&direct))?
+            self.execute(inputs, &mut bound, threads, Some(&direct))?
         };
         let fits = |name: &str| internal(format!("output {name} does not fit the checked array"));
         for (name, id) in &program.outputs {
@@ -214,11 +223,18 @@ impl Compiled {
     fn execute(
         &self,
         inputs: &NamedViews<'_>,
-        bound: &pytato_runtime::binding::Bound<'_>,
+        bound: &mut Bound<'_>,
         threads: usize,
         direct: Option<&HashMap<usize, *mut u8>>,
     ) -> Result<HashMap<usize, ArrayData>> {
         let program = &self.program;
+        // Split reductions run in parts on several threads only: on one, the parts would only
+        // cost their launches.
+        let min_work = if threads > 1 { PARALLEL_THRESHOLD } else { u128::MAX };
+        for split in &self.splits {
+            split.bind(bound, min_work)?;
+        }
+        let bound = &*bound;
         let (sizes, shapes) = program.bind_sizes(bound)?;
 
         // Base addresses. Everything whose address is taken stays alive (and unmoved on the heap)
@@ -274,18 +290,7 @@ impl Compiled {
             // Every kernel of a group has the first axis of the first one.
             let shape = &shapes[program.kernels[group[0]].output.0];
             let outer = shape.first().copied().unwrap_or(1);
-            let mut work = 0u128;
-            let mut empty = true;
-            for &k in group {
-                let elements: usize = shapes[program.kernels[k].output.0].iter().product();
-                empty &= elements == 0;
-                let per_element = match self.fixed_work[k] {
-                    Some(operations) => operations,
-                    None => program.kernels[k].work(&|d| bound.eval(d))?.operations,
-                };
-                work = work.saturating_add((elements as u128).saturating_mul(per_element));
-            }
-            if empty {
+            if group.iter().all(|&k| shapes[program.kernels[k].output.0].contains(&0)) {
                 continue;
             }
             if let ([k], Some(product)) = (group.as_slice(), &self.products[group[0]]) {
@@ -297,10 +302,34 @@ impl Compiled {
             if group.len() > 1 {
                 GROUPED.fetch_add(group.len() as u64, Ordering::Relaxed);
             }
-            let parts = if work >= PARALLEL_THRESHOLD { threads.min(outer) } else { 1 };
+            let parts = if threads <= 1 || outer <= 1 {
+                1
+            } else if self.splits.iter().any(|s| s.parts_kernel() == group[0]) {
+                // A split reduction has parts only where they pay for the threads.
+                threads.min(outer)
+            } else if self.work(group, &shapes, bound)? >= PARALLEL_THRESHOLD {
+                threads.min(outer)
+            } else {
+                1
+            };
             launch(function, &pointers, &sizes, outer, parts).map_err(|e| self.index_error(e))?;
         }
         Ok(outputs)
+    }
+
+    /// The expression nodes the kernels of `group` evaluate, for the lengths `bound` gives.
+    fn work(&self, group: &[usize], shapes: &[Vec<usize>], bound: &Bound<'_>) -> Result<u128> {
+        let mut work = 0u128;
+        for &k in group {
+            let kernel = &self.program.kernels[k];
+            let elements: usize = shapes[kernel.output.0].iter().product();
+            let per_element = match self.fixed_work[k] {
+                Some(operations) => operations,
+                None => kernel.work(&|d| bound.eval(d))?.operations,
+            };
+            work = work.saturating_add((elements as u128).saturating_mul(per_element));
+        }
+        Ok(work)
     }
 
     fn index_error(&self, e: [i64; 4]) -> Error {

@@ -751,6 +751,16 @@ impl KernelProgram {
     }
 }
 
+impl KernelProgram {
+    /// The dtype of `expr`, a part of the expression of `kernel` (reduction inames it uses bound
+    /// by reductions inside it), with every buffer readable.
+    pub(crate) fn dtype_in(&self, kernel: &Kernel, expr: &Expr) -> Result<DType> {
+        let visible: BTreeSet<usize> = (0..self.buffers.len()).collect();
+        let ndim = self.buffers[kernel.output.0].shape.ndim();
+        expr.dtype(&ProgramTypes { program: self, ndim, visible: &visible, writing: kernel.output.0 })
+    }
+}
+
 /// An output or reduction iname (other reserved names, like `_pt_out_tmp0`, are buffers).
 fn is_iname(name: &str) -> bool {
     matches!(classify(name), Some(Reserved::Iname(_) | Reserved::ReductionIname(_)))

@@ -13,6 +13,8 @@
 //! - [`materialize`]: which nodes are stored, by a pluggable policy (default: MPMS).
 //! - [`kernel`]: the kernel IR compiled backends translate (fusion of everything not stored).
 //! - [`contraction`]: kernels that are (batched) matrix products, for backends with a GEMM.
+//! - [`split_reductions`]: whole-array reductions in parts that threads compute side by side,
+//!   with the bits of one loop.
 //! - [`analysis`]: node counts and multiplicities, users (direct and transitive), depth, tag
 //!   counts, einsum similarity.
 //! - [`draw`]: DOT, SVG (pure Rust) and HTML drawings.
@@ -33,4 +35,5 @@ pub mod kernel;
 pub mod lower;
 pub mod mapper;
 pub mod materialize;
+pub mod split_reductions;
 pub mod unify_tags;
