@@ -755,30 +755,35 @@ pub fn nonzero(mask: &ArrayDataView<'_>) -> Result<ArrayData> {
     // Writes the positions of one stretch; `false` where the stretch no longer holds as many
     // `true` elements as were counted (another thread wrote the mask during the run).
     let fill = |first: usize, selected: &[bool], mut piece: Vec<&mut [i64]>, counted: usize| -> bool {
-        // The multi-index of `first`, then counted up element by element.
+        // The multi-index of `first`, then moved from one selected element to the next.
         let mut index = vec![0usize; ndim];
         let mut rest = first;
         for a in (0..ndim).rev() {
             index[a] = rest % shape[a].max(1);
             rest /= shape[a].max(1);
         }
-        let mut k = 0;
-        for &sel in selected {
-            if sel {
+        let (mut at, mut k) = (first, 0);
+        // 64 elements at a time: a bit mask of the selected ones, whose set bits are visited in
+        // order. (A branch per element mispredicts half the time on a random mask: three times
+        // slower on 10^7 random signs.)
+        for (c, chunk) in selected.chunks(64).enumerate() {
+            let mut bits = selection_bits(chunk);
+            while bits != 0 {
                 if k == counted {
                     return false;
                 }
-                for (row, &i) in piece.iter_mut().zip(&index) {
-                    row[k] = i as i64;
+                let flat = first + c * 64 + bits.trailing_zeros() as usize;
+                if let [row] = piece.as_mut_slice() {
+                    row[k] = flat as i64;
+                } else {
+                    advance(&mut index, shape, flat - at);
+                    at = flat;
+                    for (row, &i) in piece.iter_mut().zip(&index) {
+                        row[k] = i as i64;
+                    }
                 }
                 k += 1;
-            }
-            for a in (0..ndim).rev() {
-                index[a] += 1;
-                if index[a] < shape[a] {
-                    break;
-                }
-                index[a] = 0;
+                bits &= bits - 1;
             }
         }
         k == counted
@@ -805,6 +810,41 @@ pub fn nonzero(mask: &ArrayDataView<'_>) -> Result<ArrayData> {
     }
     let positions = ArrayD::from_shape_vec(IxDyn(&[ndim, count]), out).expect("ndim * count values");
     Ok(ArrayData::from(positions))
+}
+
+/// Bit `i` set where `selected[i]` (at most 64 elements): eight at a time, each byte of a
+/// little-endian word (0 or 1) carried to its bit by one multiplication.
+fn selection_bits(selected: &[bool]) -> u64 {
+    let bytes: &[u8] = bytemuck::cast_slice(selected);
+    let mut bits = 0u64;
+    for (k, eight) in bytes.chunks(8).enumerate() {
+        let mut word = [0u8; 8];
+        word[..eight.len()].copy_from_slice(eight);
+        // Byte `i` (0 or 1) of `w` times `2^(7j + 7)` for `j = 7 - i` lands on bit `56 + i`, and
+        // no other product reaches the top byte or carries into it.
+        let eight_bits = u64::from_le_bytes(word).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+        bits |= eight_bits << (8 * k);
+    }
+    bits
+}
+
+/// Moves the row-major multi-index `index` of an array of `shape` forward by `steps` elements:
+/// a division only where the last axis wraps.
+fn advance(index: &mut [usize], shape: &[usize], steps: usize) {
+    let mut carry = steps;
+    for a in (0..index.len()).rev() {
+        if carry == 0 {
+            return;
+        }
+        let moved = index[a] + carry;
+        let length = shape[a].max(1);
+        if moved < length {
+            index[a] = moved;
+            return;
+        }
+        index[a] = moved % length;
+        carry = moved / length;
+    }
 }
 
 /// [`NodeKind::Scatter`] on the host: `array` with `values` written to (or added at) the flat
@@ -967,6 +1007,37 @@ mod tests {
         let got = got.as_array::<i64>().unwrap();
         assert_eq!(got.shape(), &[2, want[0].len()]);
         assert!(got.outer_iter().zip(&want).all(|(g, w)| g.iter().eq(w.iter())));
+    }
+
+    /// The positions of every shape and density against a walk of the mask: lengths on both
+    /// sides of the 64-element chunks the scan reads as bit masks, rows shorter than a chunk,
+    /// selected elements many rows apart (the multi-index carried over several rows), empty
+    /// axes, masks all true and all false.
+    #[test]
+    fn nonzero_is_the_walk_of_the_mask_for_every_shape_and_density() {
+        let shapes: [&[usize]; 9] = [&[0], &[1], &[63], &[64], &[65], &[130, 3], &[7, 0, 5], &[3, 5, 70], &[1 << 21]];
+        let mut state = 12345u64;
+        for shape in shapes {
+            for density in [0u64, 1, 50, 99, 100] {
+                let mask = ArrayD::from_shape_fn(IxDyn(shape), |_| {
+                    state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                    (state >> 33) % 100 < density
+                });
+                let mut want: Vec<Vec<i64>> = vec![Vec::new(); shape.len()];
+                for (index, &selected) in mask.indexed_iter() {
+                    if selected {
+                        for (axis, w) in want.iter_mut().enumerate() {
+                            w.push(index[axis] as i64);
+                        }
+                    }
+                }
+                let got = nonzero(&ArrayData::from(mask).view()).unwrap();
+                let got = got.as_array::<i64>().unwrap();
+                let count = want[0].len();
+                assert_eq!(got.shape(), &[shape.len(), count], "{shape:?} at {density}%");
+                assert!(got.outer_iter().zip(&want).all(|(g, w)| g.iter().eq(w.iter())), "{shape:?} at {density}%");
+            }
+        }
     }
 
     #[test]
