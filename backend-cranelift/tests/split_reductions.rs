@@ -136,6 +136,28 @@ fn sums_over_several_axes_split_where_parts_are_subtrees() {
     assert_eq!(agree("sum of 3001x1000", &sum, &data(3001, 1000)), 0, "rows of 1000 are not split");
 }
 
+/// Kernels with a few output elements split their parts side by side: sums along the long axis
+/// of three rows, down the long axis of three columns (one term per row), over two long axes per
+/// component, and maxima per row.
+#[test]
+fn a_few_output_elements_split_side_by_side() {
+    let matrix = |shape: &[usize], seed: u64| {
+        let t = terms(shape.iter().product(), seed, Some((5, f64::NAN)));
+        ArrayData::from(ArrayD::from_shape_vec(shape.to_vec(), t).unwrap())
+    };
+    let n = Dim::param("n");
+    let rows = pt::placeholder("x", [Dim::new(3), n.clone()], DType::F64).unwrap();
+    let columns = pt::placeholder("x", [n.clone(), Dim::new(3)], DType::F64).unwrap();
+    let blocks = pt::placeholder("x", [Dim::new(2), n, Dim::new(8)], DType::F64).unwrap();
+    let mut split = 0;
+    split += agree("row sums", &pt::sum(&rows, 1).unwrap(), &one_input("x", matrix(&[3, 1_400_001], 1)));
+    split += agree("row maxima", &pt::max(&rows, 1).unwrap(), &one_input("x", matrix(&[3, 1_400_001], 2)));
+    split += agree("column sums", &pt::sum(&columns, 0).unwrap(), &one_input("x", matrix(&[1_400_001, 3], 3)));
+    let per_component = pt::sum(&blocks, pt::Axes::from(vec![1i64, 2])).unwrap();
+    split += agree("sums over two axes", &per_component, &one_input("x", matrix(&[2, 300_007, 8], 4)));
+    assert!(split >= 2 * 4, "{split} split launches");
+}
+
 /// Integer sums and products wrap, and maxima, minima, `all` and `any` give the same result
 /// however the terms are grouped: split at any row; numpy's `maximum` keeps the first NaN and,
 /// of equal values, the last (here `0.0` and `-0.0`).

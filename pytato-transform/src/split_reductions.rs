@@ -1,16 +1,18 @@
 //! Whole-array reductions in parts that threads compute side by side, with the bits of one loop.
 //!
 //! A CPU backend runs a kernel's output rows on several threads, so a kernel with one output
-//! element (`sum(x)`, a norm, `max(x)`) runs on one thread however long its reduction is. This
-//! pass rewrites each long reduction at the top of such a kernel (not inside an `if`, whose branch
-//! must only be evaluated where taken, nor inside another reduction) into
+//! element (`sum(x)`, a norm, `max(x)`) runs on one thread however long its reduction is, and one
+//! with a few (the norms of three components) on as many. This pass rewrites each long reduction
+//! at the top of a kernel with at most [`MAX_OUTPUT_ELEMENTS`] output elements (not inside an
+//! `if`, whose branch must only be evaluated where taken, nor inside another reduction) into
 //!
-//! - a *parts* kernel: `parts[t]`, for `t < full`, is the reduction over rows
-//!   `[first + t*rows, first + (t+1)*rows)` of its first iname (the other inames whole), which the
-//!   launch splits across threads like any kernel's rows;
-//! - a *rest* kernel (0-d): the reduction over the rows from `start = first + full*rows` on;
+//! - a *parts* kernel: `parts[t, …]`, for `t < full` and each output element, is the reduction
+//!   over rows `[first + t*rows, first + (t+1)*rows)` of its first iname (the other inames whole),
+//!   which the launch splits across threads like any kernel's rows;
+//! - a *rest* kernel (of the output's shape): the reduction over the rows from
+//!   `start = first + full*rows` on;
 //! - the original kernel, reading a fixed tree of [`MAX_PARTS`] leaves in place of the reduction:
-//!   leaf `t` is `parts[t]` for `t < full`, then the rest, then the operation's identity.
+//!   leaf `t` is `parts[t, …]` for `t < full`, then the rest, then the operation's identity.
 //!
 //! `first` (the first iname's lower bound), `rows`, `full`, `start` and `leaves` (the parts and
 //! the rest that hold terms) are size parameters of the program that the backend derives from the
@@ -47,6 +49,10 @@ use pytato_runtime::math::{SUM_BLOCK, Summation, summation};
 
 use crate::kernel::{Buffer, BufferId, BufferKind, Kernel, KernelProgram};
 
+/// The most output elements a kernel whose reductions are split may have (its output shape known
+/// when compiling): fewer than a 16-core machine's threads, which split larger outputs' rows.
+pub const MAX_OUTPUT_ELEMENTS: i64 = 16;
+
 /// The most parts a reduction is split into, and the leaves of the tree that combines them: a
 /// few per thread of a 16-core machine, so that threads that finish early take more.
 pub const MAX_PARTS: i64 = 64;
@@ -63,7 +69,7 @@ pub struct Split {
     inner: Vec<(Dim, Dim)>,
     /// Whether parts must be subtrees of the summation tree (float and complex sums).
     aligned: bool,
-    /// Expression nodes evaluated per term.
+    /// Expression nodes evaluated per term, for all output elements together.
     term_work: u128,
     /// The index of the parts kernel in the program.
     parts_kernel: usize,
@@ -119,8 +125,8 @@ impl Split {
     }
 }
 
-/// Splits the long top-level reductions of every kernel with one output element (see the module
-/// docs). Reductions whose lengths are known and whose work is below `min_work` stay as they are.
+/// Splits the long top-level reductions of every kernel with at most [`MAX_OUTPUT_ELEMENTS`]
+/// output elements (see the module docs). Reductions whose lengths are known and whose work is below `min_work` stay as they are.
 /// (A dot product, a matrix product with one output element, is split too: its GEMM would run on
 /// one thread.)
 /// Returns the program and its splits, whose [`Split::bind`] the backend calls before each run.
@@ -129,8 +135,8 @@ pub fn split_reductions(mut program: KernelProgram, min_work: u128) -> (KernelPr
     taken.extend(program.size_params.iter().cloned());
     let mut splits = Vec::new();
     for kernel in std::mem::take(&mut program.kernels) {
-        let one_element = program.buffers[kernel.output.0].shape.dims().iter().all(|d| d.as_int() == Some(1));
-        if !one_element {
+        let elements = program.buffers[kernel.output.0].shape.as_ints().map(|lengths| lengths.iter().product::<i64>());
+        if !elements.is_some_and(|e| (1..=MAX_OUTPUT_ELEMENTS).contains(&e)) {
             program.kernels.push(kernel);
             continue;
         }
@@ -181,8 +187,11 @@ impl Splitter<'_> {
             Summation::InOrder => (false, dtype),
         };
         let widen = (partial_dtype != dtype).then_some(partial_dtype);
+        // Expression nodes per term, for every output element.
+        let out_shape = self.program.buffers[self.kernel.output.0].shape.clone();
+        let elements = out_shape.as_ints().map_or(1, |lengths| lengths.iter().product::<i64>()) as u128;
         let mut term_work = 0u128;
-        r.body.walk(&mut |_| term_work += 1);
+        r.body.walk(&mut |_| term_work += elements);
         let known_terms = r
             .inames
             .iter()
@@ -197,11 +206,19 @@ impl Splitter<'_> {
         // of the first iname as it is, so that its reads are proved in range as the unsplit
         // reduction's are (one thread runs only the rest).
         let part = Expr::var("_0").binary(BinaryOp::Mul, rows).binary(BinaryOp::Add, first);
-        let parts_reduce = rows_of(r, (Dim::new(0), Dim::param(params[1].as_str())), Some(part), widen);
-        let rest_reduce = rows_of(r, (Dim::param(params[3].as_str()), r.inames[0].upper.clone()), None, widen);
+        // The parts kernel's first axis is the part, then the output's axes.
+        let parts_reduce = rows_of(r, (Dim::new(0), Dim::param(params[1].as_str())), Some(part), widen, 1);
+        let rest_reduce = rows_of(r, (Dim::param(params[3].as_str()), r.inames[0].upper.clone()), None, widen, 0);
         let parts_kernel = self.program.kernels.len();
-        let parts = self.add_kernel(Shape::from([Dim::param(params[2].as_str())]), partial_dtype, parts_reduce);
-        let rest_buffer = self.add_kernel(Shape::scalar(), partial_dtype, rest_reduce);
+        let parts_shape: Shape =
+            std::iter::once(Dim::param(params[2].as_str())).chain(out_shape.dims().iter().cloned()).collect();
+        let parts = self.add_kernel(parts_shape, partial_dtype, parts_reduce);
+        let rest_buffer = self.add_kernel(out_shape.clone(), partial_dtype, rest_reduce);
+        let out_inames: Vec<Expr> = (0..out_shape.ndim()).map(Expr::iname).collect();
+        let rest_element = match out_shape.ndim() {
+            0 => Expr::var(&rest_buffer),
+            _ => Expr::subscript(&rest_buffer, out_inames.clone()),
+        };
         self.program.size_params.extend(params.iter().cloned());
         self.splits.push(Split {
             outer: (r.inames[0].lower.clone(), r.inames[0].upper.clone()),
@@ -218,12 +235,12 @@ impl Splitter<'_> {
                 let t_expr = Expr::i64(t);
                 let rest_or_pad = Expr::if_then_else(
                     t_expr.clone().compare(CompareOp::Lt, leaves.clone()),
-                    Expr::var(&rest_buffer),
+                    rest_element.clone(),
                     Expr::constant(pad),
                 );
                 Expr::if_then_else(
                     t_expr.clone().compare(CompareOp::Lt, full.clone()),
-                    Expr::subscript(&parts, vec![t_expr]),
+                    Expr::subscript(&parts, std::iter::once(t_expr).chain(out_inames.iter().cloned()).collect()),
                     rest_or_pad,
                 )
             })
@@ -247,12 +264,15 @@ impl Splitter<'_> {
 }
 
 /// `r` with its first iname over `[lower, upper)`, read plus `offset` where given, its terms
-/// converted to `widen` where given, and output inames (all of length 1) read as 0.
-fn rows_of(r: &Reduce, (lower, upper): (Dim, Dim), offset: Option<Expr>, widen: Option<DType>) -> Expr {
+/// converted to `widen` where given, and output iname `_k` read as `_{k + shift}`.
+fn rows_of(r: &Reduce, (lower, upper): (Dim, Dim), offset: Option<Expr>, widen: Option<DType>, shift: usize) -> Expr {
     let first = r.inames[0].iname.clone();
     let body = r.body.rewrite(&mut |e| match e {
         Expr::Var(name) if *name == first => offset.as_ref().map(|o| e.clone().binary(BinaryOp::Add, o.clone())),
-        Expr::Var(name) if matches!(classify(name), Some(Reserved::Iname(_))) => Some(Expr::i64(0)),
+        Expr::Var(name) if shift > 0 => match classify(name) {
+            Some(Reserved::Iname(k)) => Some(Expr::iname(k + shift)),
+            _ => None,
+        },
         _ => None,
     });
     let body = match widen {
@@ -311,6 +331,21 @@ mod tests {
         assert!(consumer.starts_with("sqrt(cast(float32, "), "rounded once, after the tree: {consumer}");
         assert!(!consumer.contains("sum("), "{consumer}");
         assert_eq!(program.size_params.len(), 1 + 5);
+    }
+
+    #[test]
+    fn a_few_outputs_have_their_parts_side_by_side() {
+        let x = pt::placeholder("x", [Dim::new(3), Dim::param("n")], DType::I32).unwrap();
+        let (program, splits) = split(&pt::max(&x, 1).unwrap());
+        assert_eq!((program.kernels.len(), splits.len()), (3, 1), "{program}");
+        let parts = &program.buffers[program.kernels[0].output.0];
+        assert_eq!(parts.shape.dims(), &[Dim::param("_pt_split_full0"), Dim::new(3)][..]);
+        let body = program.kernels[0].expr.to_string();
+        assert!(body.contains("x[_1, _r0 + (_0 * _pt_split_rows0 + _pt_split_first0)]"), "{body}");
+        assert_eq!(program.buffers[program.kernels[1].output.0].shape.dims(), &[Dim::new(3)][..]);
+        let (program, splits) =
+            split(&pt::max(&pt::placeholder("y", [Dim::new(17), Dim::param("n")], DType::I32).unwrap(), 1).unwrap());
+        assert!(splits.is_empty(), "17 outputs are rows enough: {program}");
     }
 
     #[test]
