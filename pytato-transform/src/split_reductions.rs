@@ -135,7 +135,7 @@ pub fn split_reductions(mut program: KernelProgram, min_work: u128) -> (KernelPr
     taken.extend(program.size_params.iter().cloned());
     let mut splits = Vec::new();
     for kernel in std::mem::take(&mut program.kernels) {
-        let elements = program.buffers[kernel.output.0].shape.as_ints().map(|lengths| lengths.iter().product::<i64>());
+        let elements = program.buffers[kernel.output.0].shape.as_ints().and_then(|lengths| element_count(&lengths));
         if !elements.is_some_and(|e| (1..=MAX_OUTPUT_ELEMENTS).contains(&e)) {
             program.kernels.push(kernel);
             continue;
@@ -189,13 +189,13 @@ impl Splitter<'_> {
         let widen = (partial_dtype != dtype).then_some(partial_dtype);
         // Expression nodes per term, for every output element.
         let out_shape = self.program.buffers[self.kernel.output.0].shape.clone();
-        let elements = out_shape.as_ints().map_or(1, |lengths| lengths.iter().product::<i64>()) as u128;
+        let elements = out_shape.as_ints().and_then(|lengths| element_count(&lengths)).unwrap_or(1) as u128;
         let mut term_work = 0u128;
         r.body.walk(&mut |_| term_work += elements);
         let known_terms = r
             .inames
             .iter()
-            .try_fold(1i128, |acc, b| Some(acc * (b.upper.as_int()? as i128 - b.lower.as_int()? as i128).max(0)));
+            .try_fold(1i128, |acc, b| acc.checked_mul((b.upper.as_int()? as i128 - b.lower.as_int()? as i128).max(0)));
         if known_terms.is_some_and(|t| (t as u128).saturating_mul(term_work) < self.min_work) {
             return None;
         }
@@ -284,6 +284,12 @@ fn rows_of(r: &Reduce, (lower, upper): (Dim, Dim), offset: Option<Expr>, widen: 
     Expr::reduce(r.op, inames, body)
 }
 
+/// The number of elements of an array of `lengths`, `None` where it overflows (such a shape is
+/// refused when the program runs, not here).
+fn element_count(lengths: &[i64]) -> Option<i64> {
+    lengths.iter().try_fold(1i64, |acc, &n| acc.checked_mul(n))
+}
+
 /// `op` of two partial results.
 fn combine(op: ReduceOp, a: Expr, b: Expr) -> Expr {
     match op {
@@ -346,6 +352,16 @@ mod tests {
         let (program, splits) =
             split(&pt::max(&pt::placeholder("y", [Dim::new(17), Dim::param("n")], DType::I32).unwrap(), 1).unwrap());
         assert!(splits.is_empty(), "17 outputs are rows enough: {program}");
+    }
+
+    /// Shapes whose element counts overflow are the run's to refuse: the pass leaves them alone.
+    #[test]
+    fn shapes_too_large_to_address_pass_through() {
+        let (_, splits) = split(&pt::zeros([1 << 62, 1 << 62], DType::F64).unwrap());
+        assert!(splits.is_empty());
+        let huge = pt::placeholder("x", [1i64 << 62, 1 << 62, 1 << 62], DType::F64).unwrap();
+        let (_, splits) = split(&pt::sum(&huge, pt::Axes::All).unwrap());
+        assert_eq!(splits.len(), 1, "a long sum, whose run the sizes will refuse");
     }
 
     #[test]
