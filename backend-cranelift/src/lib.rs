@@ -13,8 +13,9 @@
 //! threads ([`Cranelift::with_threads`]; default: the environment variable `PYTATO_NUM_THREADS`,
 //! else every core) on rayon's thread pool, which persists between kernels. A kernel with few
 //! output elements (`sum(x)`, a norm, a dot product, the norms of three components) has its long
-//! reductions split into parts the threads share ([`pytato_transform::split_reductions`]), with the bits of one loop (a dot
-//! product so split sums by the summation scheme below, not through the GEMM).
+//! reductions split into parts the threads share ([`pytato_transform::split_reductions`]), with
+//! the bits of one loop (a dot product so split sums by the summation scheme below, not through
+//! the GEMM).
 //!
 //! Kernels that are floating-point matrix products (batched or not, DG's `ij,ej->ei`
 //! included) run through the `gemm` crate's tuned kernels ([`gemm_kernels_run`] counts them):

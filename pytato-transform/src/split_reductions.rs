@@ -159,10 +159,14 @@ struct Splitter<'a> {
 }
 
 impl Splitter<'_> {
-    /// `e` with each reduction that is not inside an `if` or another reduction split.
+    /// `e` with each reduction that is not inside an `if` or another reduction split (nor in the
+    /// right operand of a logical `and`/`or`, which the interpreter evaluates only as `if` would).
     fn top_level(&mut self, e: &Expr) -> Expr {
         match e {
             Expr::If(..) => e.clone(),
+            Expr::Binary(op @ (BinaryOp::LogicalAnd | BinaryOp::LogicalOr), a, b) => {
+                Expr::Binary(*op, Arc::new(self.top_level(a)), b.clone())
+            }
             Expr::Reduce(r) => self.split(e, r).unwrap_or_else(|| e.clone()),
             Expr::Const(_) | Expr::Var(_) => e.clone(),
             Expr::Subscript(n, idx) => Expr::Subscript(n.clone(), idx.iter().map(|x| self.top_level(x)).collect()),
