@@ -158,6 +158,39 @@ fn a_few_output_elements_split_side_by_side() {
     assert!(split >= 2 * 4, "{split} split launches");
 }
 
+/// Several reductions in one kernel (each split with its own sizes) and in several kernels of
+/// one program: a mean and a maximum of one array, a ratio of two sums, and an output per
+/// statistic.
+#[test]
+fn several_reductions_split_side_by_side() {
+    let n = 2_300_001;
+    let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
+    let y = pt::placeholder("y", [Dim::param("n")], DType::F64).unwrap();
+    let data = NamedData::from([
+        ("x".to_string(), vector(terms(n, 21, None), DType::F64)),
+        ("y".to_string(), vector(terms(n, 22, Some((2_000_000, f64::NAN))), DType::F64)),
+    ]);
+    let (sx, sy) = (pt::sum(&x, pt::Axes::All).unwrap(), pt::sum(&y, pt::Axes::All).unwrap());
+    let spread = &pt::max(&x, pt::Axes::All).unwrap() - &pt::min(&x, pt::Axes::All).unwrap();
+    let mut split = 0;
+    split += agree("a ratio of two sums", &(&sx / &sy), &data);
+    let x_only: NamedData = data.iter().filter(|(k, _)| *k == "x").map(|(k, v)| (k.clone(), v.clone())).collect();
+    split += agree("max minus min", &spread, &x_only);
+    split +=
+        agree("mean plus max", &(&pt::mean(&x, pt::Axes::All).unwrap() + &pt::max(&y, pt::Axes::All).unwrap()), &data);
+    let outputs =
+        pytato_core::DictOfNamedArrays::new([("sx", sx.clone()), ("sy", sy.clone()), ("spread", spread.clone())])
+            .unwrap();
+    let expected = Interpreter.compile(&(&outputs).into()).unwrap().run(&data).unwrap();
+    for threads in [1, 2, 3] {
+        let got = Cranelift::new().with_threads(threads).compile(&(&outputs).into()).unwrap().run(&data).unwrap();
+        for name in ["sx", "sy", "spread"] {
+            assert_eq!(bits(&got[name]), bits(&expected[name]), "{name} on {threads} threads");
+        }
+    }
+    assert!(split >= 2 * 3, "{split} split launches");
+}
+
 /// Integer sums and products wrap, and maxima, minima, `all` and `any` give the same result
 /// however the terms are grouped: split at any row; numpy's `maximum` keeps the first NaN and,
 /// of equal values, the last (here `0.0` and `-0.0`).
