@@ -126,22 +126,30 @@ impl Split {
 }
 
 /// Splits the long top-level reductions of every kernel with at most [`MAX_OUTPUT_ELEMENTS`]
-/// output elements (see the module docs). Reductions whose lengths are known and whose work is below `min_work` stay as they are.
-/// (A dot product, a matrix product with one output element, is split too: its GEMM would run on
-/// one thread.)
-/// Returns the program and its splits, whose [`Split::bind`] the backend calls before each run.
+/// output elements (see the module docs). Reductions whose lengths are known and whose work is
+/// below `min_work` stay as they are. (A dot product, a matrix product with one output element,
+/// is split too: its GEMM would run on one thread.) Returns the program and its splits, whose
+/// [`Split::bind`] the backend calls before each run.
 pub fn split_reductions(mut program: KernelProgram, min_work: u128) -> (KernelProgram, Vec<Split>) {
     let mut taken: BTreeSet<String> = program.buffers.iter().map(|b| b.name.to_string()).collect();
     taken.extend(program.size_params.iter().cloned());
     let mut splits = Vec::new();
     for kernel in std::mem::take(&mut program.kernels) {
-        let elements = program.buffers[kernel.output.0].shape.as_ints().and_then(|lengths| element_count(&lengths));
-        if !elements.is_some_and(|e| (1..=MAX_OUTPUT_ELEMENTS).contains(&e)) {
-            program.kernels.push(kernel);
-            continue;
-        }
-        let mut splitter =
-            Splitter { program: &mut program, kernel: &kernel, taken: &mut taken, splits: &mut splits, min_work };
+        let elements = match program.buffers[kernel.output.0].shape.size() {
+            Some(e) if (1..=MAX_OUTPUT_ELEMENTS).contains(&e) => e as u128,
+            _ => {
+                program.kernels.push(kernel);
+                continue;
+            }
+        };
+        let mut splitter = Splitter {
+            program: &mut program,
+            kernel: &kernel,
+            elements,
+            taken: &mut taken,
+            splits: &mut splits,
+            min_work,
+        };
         let expr = splitter.top_level(&kernel.expr);
         program.kernels.push(Kernel { output: kernel.output, expr });
     }
@@ -153,6 +161,8 @@ struct Splitter<'a> {
     program: &'a mut KernelProgram,
     /// The kernel whose reductions are split.
     kernel: &'a Kernel,
+    /// Its output elements.
+    elements: u128,
     taken: &'a mut BTreeSet<String>,
     splits: &'a mut Vec<Split>,
     min_work: u128,
@@ -193,9 +203,8 @@ impl Splitter<'_> {
         let widen = (partial_dtype != dtype).then_some(partial_dtype);
         // Expression nodes per term, for every output element.
         let out_shape = self.program.buffers[self.kernel.output.0].shape.clone();
-        let elements = out_shape.as_ints().and_then(|lengths| element_count(&lengths)).unwrap_or(1) as u128;
         let mut term_work = 0u128;
-        r.body.walk(&mut |_| term_work += elements);
+        r.body.walk(&mut |_| term_work += self.elements);
         let known_terms = r
             .inames
             .iter()
@@ -286,12 +295,6 @@ fn rows_of(r: &Reduce, (lower, upper): (Dim, Dim), offset: Option<Expr>, widen: 
     let mut inames = r.inames.clone();
     inames[0] = ReductionBounds { iname: first, lower, upper };
     Expr::reduce(r.op, inames, body)
-}
-
-/// The number of elements of an array of `lengths`, `None` where it overflows (such a shape is
-/// refused when the program runs, not here).
-fn element_count(lengths: &[i64]) -> Option<i64> {
-    lengths.iter().try_fold(1i64, |acc, &n| acc.checked_mul(n))
 }
 
 /// `op` of two partial results.
