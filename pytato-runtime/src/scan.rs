@@ -80,16 +80,19 @@ impl NumpyArith for bool {
     }
 }
 
-/// Replaces each row of `length` elements of `rows` by its running `combine`, left to right;
-/// rows are spread over threads.
-fn scan_rows<T: Copy + Send + Sync>(rows: &mut [T], length: usize, combine: impl Fn(T, T) -> T + Sync) {
-    rows.par_chunks_mut(length).with_min_len(ELEMENTS_PER_TASK.div_ceil(length)).for_each(|row| {
-        let mut running = row[0];
-        for element in &mut row[1..] {
-            running = combine(running, *element);
-            *element = running;
-        }
-    });
+/// Writes into each row of `length` elements of `out` the running `combine` of the same row of
+/// `rows`, left to right; rows are spread over threads.
+fn scan_rows<T: Copy + Send + Sync>(rows: &[T], out: &mut [T], length: usize, combine: impl Fn(T, T) -> T + Sync) {
+    rows.par_chunks(length).zip(out.par_chunks_mut(length)).with_min_len(ELEMENTS_PER_TASK.div_ceil(length)).for_each(
+        |(row, out)| {
+            let mut running = row[0];
+            out[0] = running;
+            for (written, &element) in out[1..].iter_mut().zip(&row[1..]) {
+                running = combine(running, element);
+                *written = running;
+            }
+        },
+    );
 }
 
 /// Rows shorter than this are grouped, so that a thread gets at least about this many elements.
@@ -98,27 +101,31 @@ const ELEMENTS_PER_TASK: usize = 1 << 15;
 /// Running sums or products of `array` along `axis`, in its dtype, each row left to right; see
 /// the [module docs](self). The result is in row-major layout.
 pub fn scan(array: &ArrayDataView<'_>, axis: usize, op: ScanOp) -> Result<ArrayData> {
-    fn typed<T: ViewElement + NumpyArith>(array: &ArrayViewD<'_, T>, axis: usize, op: ScanOp) -> ArrayData {
-        // The scanned axis last, in row-major order: each row is one contiguous slice.
+    fn typed<T: ViewElement + NumpyArith>(array: &ArrayViewD<'_, T>, axis: usize, op: ScanOp) -> Result<ArrayData> {
+        // The scanned axis last, in row-major order: each row is one contiguous slice. An input
+        // already so is read where it lies; the output is written once (a copy scanned in place
+        // would move every element twice more).
         let mut moved = array.view();
         let last = moved.ndim() - 1;
         moved.swap_axes(axis, last);
         let length = moved.shape()[last];
         if length == 0 {
-            return T::wrap(array.to_owned());
+            return Ok(T::wrap(array.to_owned()));
         }
-        let mut out = moved.as_standard_layout().into_owned();
-        let rows = out.as_slice_mut().expect("standard layout");
+        let rows = moved.as_standard_layout();
+        let rows = rows.as_slice().expect("standard layout");
+        let out = ArrayData::try_zeros("scan", T::DTYPE, moved.shape())?;
+        let mut out = T::unwrap(out).expect("zeros of the element's dtype");
+        let written = out.as_slice_mut().expect("a new array is row-major");
         // One loop per operation, so that the operation inlines (a function pointer chosen at
         // run time costs an indirect call per element).
         match op {
-            ScanOp::Sum => scan_rows(rows, length, T::numpy_add),
-            ScanOp::Product => scan_rows(rows, length, T::numpy_mul),
+            ScanOp::Sum => scan_rows(rows, written, length, T::numpy_add),
+            ScanOp::Product => scan_rows(rows, written, length, T::numpy_mul),
         }
-        let mut result: ArrayD<T> = out;
-        result.swap_axes(axis, last);
+        out.swap_axes(axis, last);
         // Scanning the last axis leaves the result row-major already: no second copy.
-        if result.is_standard_layout() { T::wrap(result) } else { T::wrap(result.as_standard_layout().into_owned()) }
+        Ok(if out.is_standard_layout() { T::wrap(out) } else { T::wrap(out.as_standard_layout().into_owned()) })
     }
     if axis >= array.ndim() {
         return Err(Error::Internal {
@@ -126,7 +133,7 @@ pub fn scan(array: &ArrayDataView<'_>, axis: usize, op: ScanOp) -> Result<ArrayD
             message: format!("axis {axis} of an array of shape {:?}", array.shape()),
         });
     }
-    Ok(for_each_array_view!(ArrayDataView, array, a => typed(a, axis, op)))
+    for_each_array_view!(ArrayDataView, array, a => typed(a, axis, op))
 }
 
 #[cfg(test)]
