@@ -13,7 +13,7 @@
 //! assert_eq!(sums, ArrayData::from(array![[1i8, 3, 6], [100, -56, 44]].into_dyn()));
 //! ```
 
-use ndarray::{ArrayD, ArrayViewD};
+use ndarray::ArrayViewD;
 use num_complex::{Complex32, Complex64};
 use rayon::prelude::*;
 
@@ -139,7 +139,7 @@ pub fn scan(array: &ArrayDataView<'_>, axis: usize, op: ScanOp) -> Result<ArrayD
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::{IxDyn, array};
+    use ndarray::{ArrayD, IxDyn, array};
 
     #[test]
     fn each_row_of_a_middle_axis_is_scanned_and_the_layout_is_row_major() {

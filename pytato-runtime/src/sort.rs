@@ -214,29 +214,68 @@ pub fn sort(array: &ArrayDataView<'_>, axis: usize, descending: bool, result: So
     Ok(for_each_array_view!(ArrayDataView, array, a => typed(a, axis, descending, result)))
 }
 
+/// Values searched together: their probes at one level of the search are independent loads,
+/// which the memory system serves at once (one value's search waits for each load in turn: in a
+/// sorted vector larger than the caches, most of its probes are cache misses).
+const SEARCH_BATCH: usize = 64;
+
+/// For each of `values`, how many of the sorted `keys` go before it: `before(key, value)` holds
+/// for a prefix of `keys`, whose length this is. The values' searches run in lockstep, halving one
+/// range length for all (branch-free: the outcome of a comparison picks the next base, so no
+/// mispredicted branch waits for a load).
+fn places<K: Copy>(keys: &[K], values: &[K; SEARCH_BATCH], before: impl Fn(K, K) -> bool) -> [usize; SEARCH_BATCH] {
+    let mut base = [0usize; SEARCH_BATCH];
+    if keys.is_empty() {
+        return base;
+    }
+    // Invariant: each value's place is in base..=base + size.
+    let mut size = keys.len();
+    while size > 1 {
+        let half = size / 2;
+        for (b, &v) in base.iter_mut().zip(values) {
+            let mid = *b + half;
+            *b = if before(keys[mid], v) { mid } else { *b };
+        }
+        size -= half;
+    }
+    for (b, &v) in base.iter_mut().zip(values) {
+        *b += usize::from(before(keys[*b], v));
+    }
+    base
+}
+
 /// [`NodeKind::SearchSorted`](pytato_core::NodeKind::SearchSorted) on the host: for each value, the
 /// number of elements of the sorted 1-d `sorted` that go before it in numpy's order (`Left`:
-/// smaller; `Right`: not larger), found by binary search on the keys; values on threads when
-/// there are many. `int64` of the values' shape.
+/// smaller; `Right`: not larger), found by binary search on the keys, [`SEARCH_BATCH`] values at
+/// a time; values on threads when there are many. `int64` of the values' shape.
 pub fn searchsorted(sorted: &ArrayDataView<'_>, values: &ArrayDataView<'_>, side: Side) -> Result<ArrayData> {
     fn typed<T: ViewElement + NumpyOrd>(
         sorted: &ArrayViewD<'_, T>,
         values: &ArrayDataView<'_>,
         side: Side,
     ) -> ArrayData {
-        let keys: Vec<T::Key> = sorted.iter().map(|v| v.key()).collect();
+        let sorted = sorted.as_standard_layout();
+        let sorted = sorted.as_slice().expect("standard layout");
+        let keys: Vec<T::Key> = sorted.par_iter().with_min_len(1 << 14).map(|v| v.key()).collect();
         let values = T::unwrap_view(values).expect("the dtypes were compared");
         let values = values.as_standard_layout();
-        let place = |v: &T| {
-            let k = v.key();
-            let position = match side {
-                Side::Left => keys.partition_point(|s| *s < k),
-                Side::Right => keys.partition_point(|s| *s <= k),
-            };
-            position as i64
-        };
         let flat = values.as_slice().expect("standard layout");
-        let positions: Vec<i64> = flat.par_iter().with_min_len(1 << 12).map(place).collect();
+        let mut positions = vec![0i64; flat.len()];
+        let place_batch = |(batch, out): (&[T], &mut [i64])| {
+            // A short last batch is filled up with its last value; only its own places are kept.
+            let padded: [T::Key; SEARCH_BATCH] = std::array::from_fn(|j| batch[j.min(batch.len() - 1)].key());
+            let found = match side {
+                Side::Left => places(&keys, &padded, |k, v| k < v),
+                Side::Right => places(&keys, &padded, |k, v| k <= v),
+            };
+            for (o, &f) in out.iter_mut().zip(&found) {
+                *o = f as i64;
+            }
+        };
+        flat.par_chunks(SEARCH_BATCH)
+            .zip(positions.par_chunks_mut(SEARCH_BATCH))
+            .with_min_len((1 << 12) / SEARCH_BATCH)
+            .for_each(place_batch);
         ArrayData::from(ArrayD::from_shape_vec(values.raw_dim(), positions).expect("one position per value"))
     }
     if sorted.ndim() != 1 || sorted.dtype() != values.dtype() {
@@ -360,6 +399,31 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got.as_array::<i64>().unwrap().as_slice().unwrap(), &want[..], "{side:?}");
+        }
+    }
+
+    #[test]
+    fn searches_in_lockstep_find_what_one_search_per_value_finds() {
+        // Every length around the batch and the halvings, values below, between, on and above
+        // the keys (many equal keys), against std's binary search of each value alone.
+        for n in [0usize, 1, 2, 3, 7, 63, 64, 65, 100, 1000] {
+            let sorted: Vec<i32> = (0..n as i32).map(|i| i / 3 * 2).collect();
+            for m in [0usize, 1, 2, 63, 64, 65, 129, 300] {
+                let values: Vec<i32> = (0..m as i32).map(|i| (i * 37) % (n as i32 + 5) - 2).collect();
+                let s = ArrayData::from(ndarray::Array1::from(sorted.clone()).into_dyn());
+                let v = ArrayData::from(ndarray::Array1::from(values.clone()).into_dyn());
+                for side in [Side::Left, Side::Right] {
+                    let got = searchsorted(&s.view(), &v.view(), side).unwrap();
+                    let want: Vec<i64> = values
+                        .iter()
+                        .map(|x| match side {
+                            Side::Left => sorted.partition_point(|s| s < x) as i64,
+                            Side::Right => sorted.partition_point(|s| s <= x) as i64,
+                        })
+                        .collect();
+                    assert_eq!(got.as_array::<i64>().unwrap().as_slice().unwrap(), &want[..], "{n} {m} {side:?}");
+                }
+            }
         }
     }
 
