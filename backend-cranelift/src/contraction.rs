@@ -151,8 +151,8 @@ fn products(
         let whole = Problem { m, n, k: terms, dst, dst_cs, dst_rs, lhs, lhs_cs, lhs_rs, rhs, rhs_cs, rhs_rs };
         let blocks: Vec<Problem> = (0..parts).filter_map(|p| whole.block(p, parts)).collect();
         let run = |block: &Problem| match dtype {
-            DType::F64 => block.run::<f64>(1.0),
-            _ => block.run::<gemm::c64>(gemm::c64::new(1.0, 0.0)),
+            DType::F64 => block.run::<f64>(1.0, false, |x| x + 0.0),
+            _ => block.run::<gemm::c64>(gemm::c64::new(1.0, 0.0), true, |z| gemm::c64::new(z.re + 0.0, z.im + 0.0)),
         };
         match blocks.as_slice() {
             [one] => run(one),
@@ -208,7 +208,20 @@ impl Problem {
         })
     }
 
-    fn run<T: Copy + 'static>(&self, one: T) {
+    /// Whether the GEMM may leave `-0.0` where every term of a sum is a zero and one is `-0.0`
+    /// (a product `-1.0 * 0.0`): its complex kernels, its paths for sums of one or two terms and
+    /// its matrix-vector paths start a sum from its first product, where numpy's and the
+    /// summation scheme's sums start from `+0.0` (and are never `-0.0`: `+0.0 + -0.0` is `+0.0`,
+    /// and a sum of two nonzero values that cancels is `+0.0` too). Its float64 matrix kernel
+    /// starts from `+0.0`; `tests/contraction.rs` holds every path to numpy's signs.
+    fn may_leave_negative_zeros(&self, complex: bool) -> bool {
+        complex || self.k <= 2 || self.m <= 1 || self.n <= 1
+    }
+
+    /// Runs the GEMM, then, where it may have left `-0.0` for `+0.0`
+    /// ([`Self::may_leave_negative_zeros`]), adds `+0.0` to each output element (`plus_zero`),
+    /// which changes nothing else: no sum is `-0.0`, NaN stays NaN.
+    fn run<T: Copy + 'static>(&self, one: T, complex: bool, plus_zero: impl Fn(T) -> T) {
         let element = |(base, offset): (*mut u8, isize)| base.cast::<T>().wrapping_offset(offset);
         // SAFETY: `T` is the element type of the three buffers (`products` dispatches on its
         // `dtype`, which is every buffer's in its pointer table: the contraction's own dtype, which
@@ -244,6 +257,18 @@ impl Problem {
                 false,
                 gemm::Parallelism::None,
             )
+        }
+        if !self.may_leave_negative_zeros(complex) {
+            return;
+        }
+        for i in 0..self.m as isize {
+            for j in 0..self.n as isize {
+                let at = element(self.dst).wrapping_offset(i * self.dst_rs + j * self.dst_cs);
+                // SAFETY: `at` is output element (i, j) of this block, in the output buffer by
+                // the argument above, which only this block writes; the GEMM has returned, and it
+                // wrote every element of the block (`read_dst = false`), so the read sees a `T`.
+                unsafe { at.write(plus_zero(at.read())) }
+            }
         }
     }
 }

@@ -180,6 +180,66 @@ fn special_values_propagate_as_in_the_interpreter() -> Result<()> {
     Ok(())
 }
 
+/// Sums whose products are all zeros, some or all of them `-0.0` (`-1 * 0`, and for complex
+/// numbers `(-1 - 0i) * 0` has imaginary part `-0.0`), are `+0.0` in every component, as numpy's
+/// (2.4.6: `a @ b`, `np.einsum`, `np.sum(a[:, :, None] * b, 1)` with `a = -1`, `b = 0`) and as the
+/// summation scheme's, which start from `+0.0`: on every path of the GEMM (sums of one, two and
+/// more terms; matrix-vector and vector-matrix shapes; float and complex kernels) and on one and
+/// two threads. The GEMM's complex kernels, its short sums and its matrix-vector paths start from
+/// the first product, and left `-0.0` here.
+#[test]
+fn sums_of_zero_products_are_positive_zero_on_every_path() -> Result<()> {
+    let specs = ["ij,jk->ik", "ji,kj->ki", "ij,j->i", "j,jk->k", "bij,bjk->bik"];
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let before = gemm_kernels_run();
+    for dtype in [DType::F64, DType::C128, DType::F32, DType::C64] {
+        for spec in specs {
+            let (inputs, _) = spec.split_once("->").expect("explicit");
+            let (sa, sb) = inputs.split_once(',').expect("two");
+            let expr = product(spec, &dims(sa), &dims(sb), dtype)?;
+            for threads in [1, 2] {
+                let program = Cranelift::new().with_threads(threads).compile(&(&expr).into())?;
+                for (terms, rows, columns) in
+                    [(1, 5, 7), (2, 5, 7), (3, 5, 7), (3, 1, 9), (70, 1, 9), (70, 9, 1), (70, 70, 70)]
+                {
+                    let length = |c: char| match c {
+                        'j' => terms,
+                        'i' => rows,
+                        'b' => 2,
+                        _ => columns,
+                    };
+                    let shape = |letters: &str| letters.chars().map(length).collect::<Vec<_>>();
+                    let (a_shape, b_shape) = (shape(sa), shape(sb));
+                    let count = |s: &[usize]| s.iter().product::<usize>();
+                    // `a` is -1 (with a -0.0 imaginary part), `b` zeros, their signs alternating
+                    // in the second case: products of -0.0 only, then of both zeros.
+                    for mixed in [false, true] {
+                        let a = (0..count(&a_shape)).map(|_| Scalar::C128(Complex64::new(-1.0, -0.0)));
+                        let b = (0..count(&b_shape)).map(|i| {
+                            let zero = if mixed && i % 2 == 1 { -0.0 } else { 0.0 };
+                            Scalar::C128(Complex64::new(zero, zero))
+                        });
+                        let real = |s: Scalar| if dtype.is_complex() { s } else { Scalar::F64(s.to_complex64().re) };
+                        let a = ArrayData::from_scalars(dtype, &a_shape, a.map(real)).expect("data");
+                        let b = ArrayData::from_scalars(dtype, &b_shape, b.map(real)).expect("data");
+                        let inputs = NamedData::from([("a".to_string(), a), ("b".to_string(), b)]);
+                        let got = program.run(&inputs)?.remove("_pt_out").expect("output");
+                        for value in got.to_scalars() {
+                            let z = value.to_complex64();
+                            assert!(
+                                z.re.to_bits() == 0 && z.im.to_bits() == 0,
+                                "{spec} {dtype} {a_shape:?} {b_shape:?} on {threads} threads (mixed: {mixed}): {z}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(gemm_kernels_run() > before, "the products ran through the GEMM");
+    Ok(())
+}
+
 /// A product whose factor is computed inline (not a stored array) stays on the loop nest, bit for
 /// bit with the interpreter.
 #[test]
