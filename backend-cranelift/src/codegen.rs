@@ -169,7 +169,7 @@ pub(crate) fn translate<'a>(
         entry_values: HashSet::new(),
         entry_vectors: HashMap::new(),
         pin_slot: None,
-        strip_slots: None,
+        strip_slot: None,
     };
     t.function(kernels)?;
     t.b.seal_all_blocks();
@@ -218,9 +218,9 @@ struct Translator<'a, 'f> {
     /// A stack slot the entry block stores those vectors to (see [`Translator::in_entry`]).
     pin_slot: Option<StackSlot>,
     /// The lanes and tree entries of the strips of blocked sums read row by row
-    /// (`codegen::vector`), one pair of slots for all of the function's: its kernels run one
-    /// after another, and the slots are large.
-    strip_slots: Option<(StackSlot, StackSlot)>,
+    /// (`codegen::vector`), one slot for all of the function's: its kernels run one after
+    /// another, and the slot is large.
+    strip_slot: Option<StackSlot>,
 }
 
 fn bug(message: impl Into<String>) -> Error {

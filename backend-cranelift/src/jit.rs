@@ -55,7 +55,16 @@ pub(crate) fn isa() -> Result<OwnedTargetIsa> {
     static ISA: OnceLock<std::result::Result<OwnedTargetIsa, String>> = OnceLock::new();
     ISA.get_or_init(|| {
         let mut flags = settings::builder();
-        for (name, value) in [("opt_level", "speed"), ("use_colocated_libcalls", "false"), ("is_pic", "false")] {
+        // Frames larger than a page (the strips' scratch of blocked sums) touch their pages in
+        // order, so a stack too small for one ends at the guard page, not in other memory.
+        let settings = [
+            ("opt_level", "speed"),
+            ("use_colocated_libcalls", "false"),
+            ("is_pic", "false"),
+            ("enable_probestack", "true"),
+            ("probestack_strategy", "inline"),
+        ];
+        for (name, value) in settings {
             flags.set(name, value).map_err(|e| e.to_string())?;
         }
         let builder = cranelift_native::builder().map_err(|e| e.to_string())?;

@@ -22,7 +22,7 @@ const TREE_DEPTH: i64 = 64;
 /// A blocked sum's pending block totals: entry `d` at `base + d * entry_bytes`.
 pub(super) struct TreeSlots {
     base: Value,
-    entry_bytes: i64,
+    entry_bytes: Value,
     /// Blocks pushed so far.
     blocks: Variable,
 }
@@ -35,7 +35,7 @@ impl Translator<'_, '_> {
     }
 
     /// An empty tree whose entry 0 is at `base` (in a slot from [`Self::tree_slot`]).
-    pub(super) fn tree_at(&mut self, base: Value, entry_bytes: i64) -> TreeSlots {
+    pub(super) fn tree_at(&mut self, base: Value, entry_bytes: Value) -> TreeSlots {
         let blocks = self.var(types::I64);
         let none = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(blocks, none);
@@ -46,12 +46,13 @@ impl Translator<'_, '_> {
     pub(super) fn new_tree(&mut self, entry_bytes: i64) -> TreeSlots {
         let slot = self.tree_slot(entry_bytes);
         let base = self.b.ins().stack_addr(types::I64, slot, 0);
+        let entry_bytes = self.b.ins().iconst(types::I64, entry_bytes);
         self.tree_at(base, entry_bytes)
     }
 
     /// The address of entry `depth`.
     fn tree_entry(&mut self, tree: &TreeSlots, depth: Value) -> Value {
-        let offset = self.b.ins().imul_imm_s(depth, tree.entry_bytes);
+        let offset = self.b.ins().imul(depth, tree.entry_bytes);
         self.b.ins().iadd(tree.base, offset)
     }
 

@@ -19,35 +19,39 @@ use std::sync::Arc;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind, Type, Value, types};
-use cranelift_frontend::Variable;
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
 
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Result};
-use pytato_runtime::math::{SUM_LANES, Summation, lane_tree, summation};
+use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation};
 
 use super::{TRUSTED, Translator, Val, bug, float_cc};
 use crate::helpers;
 
-/// Bytes of output elements per strip of a blocked sum with the reduction outside the row (the
-/// lanes and the pending block totals of a strip live in stack slots, a strip's row each). A
-/// strip reads a chunk of this many bytes from each row of the input: a page, so that the
-/// hardware prefetcher streams each chunk (column sums of a 4096² float64 matrix on one thread
-/// of a 2-core VM: 22-23 ms with 2 KiB, 17-18 ms with 4 KiB, about 16 ms with 8 or 16 KiB; a
-/// hand loop adding rows takes 9 ms).
-/// The slots take `(SUM_LANES + 64) * ROW_BYTES`, about 300 KB of the stack, once per function.
-const STRIP_BYTES: i64 = 4096;
+/// Stack bytes for the lanes and pending block totals of the strips of a blocked sum with the
+/// reduction outside the row: `SUM_LANES` rows of a strip for the lanes, then one per tree entry
+/// the sum can need (`bits(blocks) + 1`, known once its term count is). Each run cuts the output
+/// row into the widest strips whose rows fit, so the rows read from the input are long streams:
+/// column sums of a 4096² float64 matrix on one thread of a 2-core VM take about 17-19 ms in
+/// strips of 4 KiB (the prefetcher restarts on every row's chunk) and about 10.5 ms in whole rows
+/// (32 KiB, what this budget gives there); a hand loop adding rows takes 9 ms. Allocated once per
+/// function; the JIT probes the stack page by page (see `crate::jit::isa`), so a thread whose
+/// stack cannot hold it stops at the guard page.
+const STRIP_SCRATCH_BYTES: i64 = 512 * 1024;
 
-/// Output elements per strip, for elements of `itemsize` bytes.
-fn strip_len(itemsize: i64) -> i64 {
-    STRIP_BYTES / itemsize
+/// Bytes that each row of a strip's scratch is longer than the strip: a cache line, so that the
+/// rows do not share their addresses modulo 4 KiB (a load whose address matches a pending
+/// store's there waits for it on x86: the rows of a matrix read down its columns all do).
+const ROW_PADDING: i64 = 64;
+
+/// Where the strips of one blocked sum keep their lanes and tree entries: row `k` of the scratch
+/// at `scratch + k * row_bytes`, the lanes first.
+#[derive(Clone, Copy)]
+struct StripScratch {
+    slot: StackSlot,
+    /// Bytes from one row of the scratch to the next (a multiple of 64).
+    row_bytes: Value,
 }
-
-/// Bytes from one row of a strip's lanes or tree entries to the next: a strip, and a cache line
-/// more so that the rows do not share their addresses modulo 4 KiB (a load whose address matches
-/// a pending store's there waits for it on x86: the rows of a matrix read down its columns all
-/// do).
-const ROW_BYTES: i64 = STRIP_BYTES + 64;
 
 /// Vector loads and stores: never trapping, not assumed aligned.
 fn vector_flags() -> MemFlagsData {
@@ -605,8 +609,8 @@ impl Translator<'_, '_> {
     }
 
     /// [`Self::reduction_outside`] for a float64 sum, which follows the blocked summation scheme:
-    /// the row is cut into strips of [`strip_len`] elements; for each strip, the `SUM_LANES`
-    /// lanes of the blocks and the canonical tree's pending block totals live in stack slots (a
+    /// the row is cut into strips (see [`STRIP_SCRATCH_BYTES`]); for each strip, the `SUM_LANES`
+    /// lanes of the blocks and the canonical tree's pending block totals live in the scratch (a
     /// row of the strip per lane and per entry), and every `SUM_BLOCK` steps the lanes' totals
     /// go into the tree. Per element: the scalar code's operations in its order
     /// (`sum(_r, a[_r, i])` reads rows of `a` instead of walking down its columns).
@@ -619,79 +623,108 @@ impl Translator<'_, '_> {
         out_base: Value,
         out_dtype: DType,
     ) -> Result<()> {
-        let (lanes, tree) = match self.strip_slots {
-            Some(slots) => slots,
-            None => {
-                let lanes = self.b.create_sized_stack_slot(StackSlotData::new(
-                    StackSlotKind::ExplicitSlot,
-                    (SUM_LANES as i64 * ROW_BYTES) as u32,
-                    4,
-                ));
-                let slots = (lanes, self.tree_slot(ROW_BYTES));
-                self.strip_slots = Some(slots);
-                slots
-            }
-        };
-        let strip = strip_len(out_dtype.itemsize() as i64);
+        let slot = *self.strip_slot.get_or_insert_with(|| {
+            self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                STRIP_SCRATCH_BYTES as u32,
+                4,
+            ))
+        });
+        // The scratch's rows: the lanes and `bits(blocks) + 1` tree entries (a tree of `b` blocks
+        // writes entries up to `popcount(b - 1)`), with `blocks` bounded by `terms / SUM_BLOCK + 1`.
+        let terms = self.reduction_terms(r)?;
+        let blocks = self.b.ins().ushr_imm_s(terms, SUM_BLOCK.trailing_zeros() as i64);
+        let blocks = self.b.ins().iadd_imm_s(blocks, 1);
+        let leading = self.b.ins().clz(blocks);
+        let most = self.b.ins().iconst(types::I64, 65 + SUM_LANES as i64);
+        let rows = self.b.ins().isub(most, leading);
+        let budget = self.b.ins().iconst(types::I64, STRIP_SCRATCH_BYTES);
+        let row_bytes = self.b.ins().udiv(budget, rows);
+        let row_bytes = self.b.ins().band_imm_s(row_bytes, !63);
+        let scratch = StripScratch { slot, row_bytes };
+        let strip_bytes = self.b.ins().iadd_imm_s(row_bytes, -ROW_PADDING);
+        let itemsize = out_dtype.itemsize() as i64;
+        let strip = self.b.ins().ushr_imm_s(strip_bytes, itemsize.trailing_zeros() as i64);
+
+        // Whole strips while one fits, then the shorter last one.
         let strip_start = self.var(types::I64);
         self.b.def_var(strip_start, start);
-        let strips = self.open_stepped_loop(strip_start, end, strip);
-        // `open_stepped_loop` runs while a whole strip fits; the last, shorter one follows.
-        self.strip(r, vector, (strip_start, None), (lanes, tree), out_base, out_dtype)?;
-        self.close_loop(strips);
-        let rest = self.b.use_var(strip_start);
-        let short = self.b.ins().icmp(IntCC::SignedLessThan, rest, end);
-        let (last, done) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(short, last, &[], done, &[]);
+        let (header, body, last, done) =
+            (self.b.create_block(), self.b.create_block(), self.b.create_block(), self.b.create_block());
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let lo = self.b.use_var(strip_start);
+        let hi = self.b.ins().iadd(lo, strip);
+        let whole = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, hi, end);
+        self.b.ins().brif(whole, body, &[], last, &[]);
+        self.b.switch_to_block(body);
+        self.strip(r, vector, (lo, hi), scratch, out_base, out_dtype)?;
+        self.b.def_var(strip_start, hi);
+        self.b.ins().jump(header, &[]);
         self.b.switch_to_block(last);
-        self.strip(r, vector, (strip_start, Some(end)), (lanes, tree), out_base, out_dtype)?;
+        let short = self.b.ins().icmp(IntCC::SignedLessThan, lo, end);
+        let rest = self.b.create_block();
+        self.b.ins().brif(short, rest, &[], done, &[]);
+        self.b.switch_to_block(rest);
+        self.strip(r, vector, (lo, end), scratch, out_base, out_dtype)?;
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         Ok(())
     }
 
-    /// One strip of [`Self::blocked_sum_outside`]: `[strip_start, end.unwrap_or(strip_start +
-    /// strip_len))`, its lanes and tree entries in the slots `lanes` and `tree`.
+    /// The number of terms of `r`: the product of its inames' lengths (an empty range counts 0).
+    fn reduction_terms(&mut self, r: &Reduce) -> Result<Value> {
+        let mut terms = self.b.ins().iconst(types::I64, 1);
+        for rb in &r.inames {
+            let (lower, upper) = (self.dim_value(&rb.lower)?, self.dim_value(&rb.upper)?);
+            let length = self.b.ins().isub(upper, lower);
+            let zero = self.b.ins().iconst(types::I64, 0);
+            let length = self.b.ins().smax(length, zero);
+            terms = self.b.ins().imul(terms, length);
+        }
+        Ok(terms)
+    }
+
+    /// One strip of [`Self::blocked_sum_outside`], the output row's `[lo, hi)`, its lanes and
+    /// tree entries in `scratch`.
     fn strip(
         &mut self,
         r: &Reduce,
         vector: Type,
-        (strip_start, end): (Variable, Option<Value>),
-        (lanes, tree): (StackSlot, StackSlot),
+        (lo, hi): (Value, Value),
+        scratch: StripScratch,
         out_base: Value,
         out_dtype: DType,
     ) -> Result<()> {
         let var = *self.inames.last().expect("an innermost axis");
         let itemsize = out_dtype.itemsize() as i64;
-        let lo = self.b.use_var(strip_start);
-        let hi = match end {
-            Some(end) => end,
-            None => self.b.ins().iadd_imm_s(lo, strip_len(itemsize)),
-        };
         // The rows of the strip's lanes and tree entries, each addressed like the output:
-        // element `i` of lane `k` is at `lanes + k * ROW_BYTES + output_offset(i) * itemsize`.
+        // element `i` of scratch row `k` is at `scratch + k * row_bytes + output_offset(i) * itemsize`.
         self.b.def_var(var, lo);
         let first = self.output_offset(None);
         let first_bytes = self.b.ins().imul_imm_s(first, itemsize);
-        let lanes_at = self.b.ins().stack_addr(types::I64, lanes, 0);
-        let lanes = self.b.ins().isub(lanes_at, first_bytes);
-        let tree_at = self.b.ins().stack_addr(types::I64, tree, 0);
-        let tree_at = self.b.ins().isub(tree_at, first_bytes);
-        let tree = self.tree_at(tree_at, ROW_BYTES);
+        let scratch_at = self.b.ins().stack_addr(types::I64, scratch.slot, 0);
+        let lanes = self.b.ins().isub(scratch_at, first_bytes);
+        let lane_offsets: [Value; SUM_LANES] =
+            std::array::from_fn(|k| self.b.ins().imul_imm_s(scratch.row_bytes, k as i64));
+        let tree_offset = self.b.ins().imul_imm_s(scratch.row_bytes, SUM_LANES as i64);
+        let tree_at = self.b.ins().iadd(lanes, tree_offset);
+        let tree = self.tree_at(tree_at, scratch.row_bytes);
         let zero = self.zero(out_dtype);
-        for k in 0..SUM_LANES as i64 {
-            let lane = self.b.ins().iadd_imm_s(lanes, k * ROW_BYTES);
+        for offset in lane_offsets {
+            let lane = self.b.ins().iadd(lanes, offset);
             self.fill_row(lo, hi, lane, out_dtype, zero);
         }
         let count = self.var(types::I64);
         let none = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(count, none);
-        let write_block = &mut |t: &mut Self, entry: Value| t.flush_lanes(lo, hi, lanes, entry, out_dtype, zero);
+        let write_block =
+            &mut |t: &mut Self, entry: Value| t.flush_lanes(lo, hi, (lanes, lane_offsets), entry, out_dtype, zero);
         let merge = &mut |t: &mut Self, left: Value, right: Value| t.add_rows(lo, hi, left, right, out_dtype);
         let loops = self.open_reduction_loops(r)?;
         let n = self.b.use_var(count);
         let k = self.b.ins().band_imm_s(n, SUM_LANES as i64 - 1);
-        let k_bytes = self.b.ins().imul_imm_s(k, ROW_BYTES);
+        let k_bytes = self.b.ins().imul(k, scratch.row_bytes);
         let lane = self.b.ins().iadd(lanes, k_bytes);
         self.accumulate_row(r, vector, lo, hi, lane, out_dtype)?;
         self.count_and_flush(count, &mut |t| t.tree_push(&tree, write_block, merge));
@@ -713,20 +746,25 @@ impl Translator<'_, '_> {
     }
 
     /// `entry[i] = lane_tree(lanes[..][i]); lanes[..][i] = 0` over the row's `[lo, hi)`; lane `k`
-    /// at `lanes + k * ROW_BYTES`.
-    fn flush_lanes(&mut self, lo: Value, hi: Value, lanes: Value, entry: Value, dtype: DType, zero: Val) {
+    /// at `lanes + offsets[k]`.
+    fn flush_lanes(
+        &mut self,
+        lo: Value,
+        hi: Value,
+        (lanes, offsets): (Value, [Value; SUM_LANES]),
+        entry: Value,
+        dtype: DType,
+        zero: Val,
+    ) {
         self.for_each_in_row(lo, hi, |t, offset| {
             let at = t.address(lanes, offset, dtype);
-            let values: [Val; SUM_LANES] = std::array::from_fn(|k| {
-                let addr = t.b.ins().iadd_imm_s(at, k as i64 * ROW_BYTES);
-                t.load(addr, dtype)
-            });
+            let addresses = offsets.map(|o| t.b.ins().iadd(at, o));
+            let values = addresses.map(|addr| t.load(addr, dtype));
             let block = lane_tree(values, &mut |a, b| Ok::<_, ()>(t.combine(ReduceOp::Sum, a, b, dtype)))
                 .unwrap_or_else(|()| unreachable!("infallible"));
             let entry_at = t.address(entry, offset, dtype);
             t.store(block, entry_at, dtype);
-            for k in 0..SUM_LANES as i64 {
-                let addr = t.b.ins().iadd_imm_s(at, k * ROW_BYTES);
+            for addr in addresses {
                 t.store(zero, addr, dtype);
             }
         });
