@@ -19,7 +19,14 @@
 //!
 //! Kernels that are floating-point matrix products (batched or not, DG's `ij,ej->ei`
 //! included) run through the `gemm` crate's tuned kernels ([`gemm_kernels_run`] counts them):
-//! they sum in the GEMM's order, with fused multiply-adds, as numpy's `@` does through BLAS.
+//! they sum in the GEMM's order, with fused multiply-adds, as numpy's `@` does through BLAS. So
+//! they agree with the loop nest to rounding, not bit for bit, and in special values but for
+//! cases BLAS shares: a product that overflows inside a fused multiply-add is not rounded to ±inf
+//! first (`inf + 1e308 * -2.5` stays `inf`, where the loop nest and numpy's elementwise `x * y`
+//! give NaN); the complex kernels give NaN in both parts where a product has an infinite part
+//! (numpy's `@` through zgemm often does too; the loop nest gives numpy's elementwise product,
+//! `(-inf + 1j) * (1 + 0j) = -inf + nanj`); and float32 and complex64 products, summed in double
+//! precision, are not rounded to single precision first.
 //! Every other sum follows `pytato_runtime::math`'s summation scheme, bit for bit with the
 //! interpreter.
 //!

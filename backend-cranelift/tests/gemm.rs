@@ -149,7 +149,8 @@ fn products_of_every_layout_agree_with_a_plain_loop() -> Result<()> {
 }
 
 /// NaN, infinities and signed zeros: where each shows up in a product does not depend on the
-/// order of the sum, so the GEMM must agree with the interpreter exactly in kind.
+/// order of the sum, so the GEMM must agree with the interpreter exactly in kind (no product here
+/// overflows: inside a fused multiply-add one would not become ±inf, see the crate docs).
 #[test]
 fn special_values_propagate_as_in_the_interpreter() -> Result<()> {
     let a = ArrayData::from(
