@@ -246,7 +246,7 @@ fn places<K: Copy>(keys: &[K], values: &[K; SEARCH_BATCH], before: impl Fn(K, K)
 
 /// [`NodeKind::SearchSorted`](pytato_core::NodeKind::SearchSorted) on the host: for each value, the
 /// number of elements of the sorted 1-d `sorted` that go before it in numpy's order (`Left`:
-/// smaller; `Right`: not larger), found by binary search on the keys, [`SEARCH_BATCH`] values at
+/// smaller; `Right`: not larger), found by binary search on the keys, 64 values at
 /// a time; values on threads when there are many. `int64` of the values' shape.
 pub fn searchsorted(sorted: &ArrayDataView<'_>, values: &ArrayDataView<'_>, side: Side) -> Result<ArrayData> {
     fn typed<T: ViewElement + NumpyOrd>(
