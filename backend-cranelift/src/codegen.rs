@@ -3,7 +3,8 @@
 //! # The kernel ABI
 //!
 //! ```text
-//! extern "C" fn(buffers: *const *mut u8, sizes: *const i64, lo: i64, hi: i64, error: *mut i64) -> i32
+//! extern "C" fn(buffers: *const *mut u8, sizes: *const i64, lo: i64, hi: i64, error: *mut i64,
+//!                scratch: *mut u8) -> i32
 //! ```
 //!
 //! - `buffers[i]` is the base address of buffer `i` of the [`KernelProgram`], every buffer dense and
@@ -14,7 +15,11 @@
 //! - the kernel computes the elements whose first index is in `[lo, hi)` (a 0-d kernel: `lo = 0`,
 //!   `hi = 1`), so that a caller can split the outermost loop across threads;
 //! - it returns 0, or 1 after writing `[buffer, axis, index, length]` of an out-of-range subscript
-//!   to `error[0..4]`; nothing is read or written out of bounds before that return.
+//!   to `error[0..4]`; nothing is read or written out of bounds before that return;
+//! - `scratch` is [`SCRATCH_BYTES`] bytes, 16-byte aligned, that only this call uses, where the
+//!   function says it needs them ([`translate`] returns whether it does), else null: the lanes
+//!   and tree entries of column sums' strips (`codegen::vector`), too large for the stack of any
+//!   thread a program may run on.
 //!
 //! Loop counters, accumulators and the results of `if` are Cranelift variables; everything that
 //! depends only on sizes is computed once in the entry block, which dominates all other code.
@@ -47,7 +52,7 @@ mod vector;
 /// The signature of every kernel function; see the module docs.
 pub(crate) fn kernel_signature(call_conv: CallConv) -> Signature {
     let mut sig = Signature::new(call_conv);
-    for ty in [types::I64, types::I64, types::I64, types::I64, types::I64] {
+    for ty in [types::I64; 6] {
         sig.params.push(AbiParam::new(ty));
     }
     sig.returns.push(AbiParam::new(types::I32));
@@ -123,11 +128,15 @@ struct LinearOffset {
     constant: i64,
 }
 
+/// The bytes of the scratch memory a kernel function may need (see the module docs).
+pub(crate) const SCRATCH_BYTES: usize = vector::STRIP_SCRATCH_BYTES as usize;
+
 /// Translates `kernels` into `func`, whose signature must be [`kernel_signature`]; `names` is
 /// [`KernelProgram::buffer_ids`]. One kernel is translated as the module docs say; several (a
 /// launch group, module `crate::groups`) share the loop over their common first axis, and each
 /// computes its elements of the current first index in turn, so that a later kernel reads what
-/// an earlier one wrote for that index while it is still in the cache.
+/// an earlier one wrote for that index while it is still in the cache. Returns whether the
+/// function reads and writes `scratch`.
 pub(crate) fn translate<'a>(
     program: &'a KernelProgram,
     names: &'a HashMap<&'a str, BufferId>,
@@ -136,7 +145,7 @@ pub(crate) fn translate<'a>(
     fctx: &mut FunctionBuilderContext,
     target: TargetFrontendConfig,
     simd: bool,
-) -> Result<()> {
+) -> Result<bool> {
     let b = FunctionBuilder::new(func, fctx);
     let first = kernels.first().ok_or_else(|| bug("a function of no kernel"))?;
     let mut t = Translator {
@@ -169,12 +178,14 @@ pub(crate) fn translate<'a>(
         entry_values: HashSet::new(),
         entry_vectors: HashMap::new(),
         pin_slot: None,
-        strip_slot: None,
+        scratch: None,
+        uses_scratch: false,
     };
     t.function(kernels)?;
     t.b.seal_all_blocks();
+    let uses_scratch = t.uses_scratch;
     t.b.finalize(target);
-    Ok(())
+    Ok(uses_scratch)
 }
 
 struct Translator<'a, 'f> {
@@ -217,10 +228,12 @@ struct Translator<'a, 'f> {
     entry_vectors: HashMap<(Type, Vec<Value>), Value>,
     /// A stack slot the entry block stores those vectors to (see [`Translator::in_entry`]).
     pin_slot: Option<StackSlot>,
-    /// The lanes and tree entries of the strips of blocked sums read row by row
-    /// (`codegen::vector`), one slot for all of the function's: its kernels run one after
-    /// another, and the slot is large.
-    strip_slot: Option<StackSlot>,
+    /// The `scratch` argument (see the module docs): the lanes and tree entries of the strips of
+    /// blocked sums read row by row (`codegen::vector`), shared by the function's kernels, which
+    /// run one after another.
+    scratch: Option<Value>,
+    /// Whether the function uses `scratch`.
+    uses_scratch: bool,
 }
 
 fn bug(message: impl Into<String>) -> Error {
@@ -263,6 +276,7 @@ impl<'a> Translator<'a, '_> {
         let params = self.b.block_params(entry).to_vec();
         let (buffers_ptr, sizes_ptr, lo, hi) = (params[0], params[1], params[2], params[3]);
         self.error_ptr = Some(params[4]);
+        self.scratch = Some(params[5]);
 
         for (j, p) in self.program.size_params.iter().enumerate() {
             let v = self.b.ins().load(types::I64, TRUSTED, sizes_ptr, (8 * j) as i32);

@@ -17,12 +17,22 @@ use rayon::prelude::*;
 use crate::codegen::{kernel_signature, translate};
 
 /// A compiled kernel; see [`crate::codegen`] for the ABI.
-pub(crate) type KernelFn = unsafe extern "C" fn(*const *mut u8, *const i64, i64, i64, *mut i64) -> i32;
+pub(crate) type KernelFn = unsafe extern "C" fn(*const *mut u8, *const i64, i64, i64, *mut i64, *mut u8) -> i32;
+
+/// The compiled function of one launch group.
+#[derive(Clone, Copy)]
+pub(crate) struct KernelFunction {
+    /// Its machine code.
+    pub(crate) code: KernelFn,
+    /// Whether it takes scratch memory (`crate::codegen::SCRATCH_BYTES`; else its `scratch`
+    /// argument may be null).
+    pub(crate) scratch: bool,
+}
 
 /// The machine code of one program. The code lives as long as this value.
 pub(crate) struct JitCode {
     /// One entry per launch group of the program, in order.
-    pub(crate) functions: Vec<KernelFn>,
+    pub(crate) functions: Vec<KernelFunction>,
     /// Owns the executable memory; behind a mutex only so that `JitCode` is `Sync`.
     module: Mutex<Option<ModuleOwner>>,
 }
@@ -55,8 +65,9 @@ pub(crate) fn isa() -> Result<OwnedTargetIsa> {
     static ISA: OnceLock<std::result::Result<OwnedTargetIsa, String>> = OnceLock::new();
     ISA.get_or_init(|| {
         let mut flags = settings::builder();
-        // Frames larger than a page (the strips' scratch of blocked sums) touch their pages in
-        // order, so a stack too small for one ends at the guard page, not in other memory.
+        // A frame larger than a page touches its pages in order, so a stack too small for it
+        // ends at the guard page, not in other memory (kernels keep large scratch off the stack,
+        // see `crate::codegen`'s ABI; this guards what remains).
         let settings = [
             ("opt_level", "speed"),
             ("use_colocated_libcalls", "false"),
@@ -82,6 +93,8 @@ struct Compiled {
     /// The Cranelift IR and the machine code, when `PYTATO_DUMP=clif` and `PYTATO_DUMP=asm` ask
     /// for them.
     clif: Option<String>,
+    /// Whether the function takes scratch memory.
+    scratch: bool,
 }
 
 /// Compiles every launch group of `program` (`groups`, kernel indices, see `crate::groups`) into
@@ -112,7 +125,7 @@ pub(crate) fn compile(program: &KernelProgram, groups: &[Vec<usize>], simd: bool
             let mut func =
                 ir::Function::with_name_signature(ir::UserFuncName::user(0, id.as_u32()), kernel_signature(call_conv));
             let kernels: Vec<_> = group.iter().map(|&k| &program.kernels[k]).collect();
-            translate(program, &names, &kernels, &mut func, fctx, frontend, simd)?;
+            let scratch = translate(program, &names, &kernels, &mut func, fctx, frontend, simd)?;
             let clif = dump.then(|| func.display().to_string());
             let mut ctx = cranelift_codegen::Context::for_function(func);
             ctx.set_disasm(dump_asm);
@@ -127,7 +140,7 @@ pub(crate) fn compile(program: &KernelProgram, groups: &[Vec<usize>], simd: bool
             let alignment =
                 (code.buffer.alignment as u64).max(isa.function_alignment().minimum as u64).max(isa.symbol_alignment());
             let relocs = code.buffer.relocs().iter().map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id)).collect();
-            Ok(Compiled { bytes: code.code_buffer().to_vec(), alignment, relocs, clif })
+            Ok(Compiled { bytes: code.code_buffer().to_vec(), alignment, relocs, clif, scratch })
         })
         .collect::<Result<_>>()?;
     for ((code, &id), group) in compiled.iter().zip(&ids).zip(groups) {
@@ -142,12 +155,14 @@ pub(crate) fn compile(program: &KernelProgram, groups: &[Vec<usize>], simd: bool
     module.finalize_definitions().map_err(|e| jit_error("linking", e))?;
     let functions = ids
         .into_iter()
-        .map(|id| {
+        .zip(&compiled)
+        .map(|(id, compiled)| {
             let code = module.get_finalized_function(id);
             // SAFETY: `code` is the finalized machine code of a function compiled with
-            // `kernel_signature`, which is the C ABI `KernelFn` spells out (five 64-bit integer
+            // `kernel_signature`, which is the C ABI `KernelFn` spells out (six 64-bit integer
             // arguments, pointers passed as integers, a 32-bit result).
-            unsafe { std::mem::transmute::<*const u8, KernelFn>(code) }
+            let code = unsafe { std::mem::transmute::<*const u8, KernelFn>(code) };
+            KernelFunction { code, scratch: compiled.scratch }
         })
         .collect();
     Ok(JitCode { functions, module: Mutex::new(Some(ModuleOwner(module))) })

@@ -1,5 +1,6 @@
 //! Running a compiled program: buffers, kernel launches, threads, errors.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,8 +15,9 @@ use pytato_transform::contraction::{Contraction, recognize};
 use pytato_transform::kernel::{BufferKind, KernelProgram};
 use pytato_transform::split_reductions::Split;
 
+use crate::codegen::SCRATCH_BYTES;
 use crate::groups::launch_groups;
-use crate::jit::{JitCode, KernelFn};
+use crate::jit::{JitCode, KernelFunction};
 
 /// Kernels with fewer element operations (expression nodes evaluated) than this run on one
 /// thread: below it, waking threads costs more than it saves. On a 2-vCPU virtual machine a
@@ -338,13 +340,37 @@ impl Compiled {
     }
 }
 
+thread_local! {
+    /// This thread's scratch memory for kernel functions that take it: allocated on first use,
+    /// kept for the thread's life (512 KiB, far more than most thread stacks could spare).
+    static SCRATCH: RefCell<Option<Box<[u128]>>> = const { RefCell::new(None) };
+}
+
+/// Calls `f` with `SCRATCH_BYTES` bytes, 16-byte aligned, that nothing else uses until it
+/// returns: this thread's scratch, or, should a call further up this thread hold that (kernels
+/// run no kernels, so none does), memory of its own.
+fn with_scratch<R>(f: impl FnOnce(*mut u8) -> R) -> R {
+    let fresh = || vec![0u128; SCRATCH_BYTES / size_of::<u128>()].into_boxed_slice();
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => f(slot.get_or_insert_with(fresh).as_mut_ptr().cast()),
+        Err(_) => f(fresh().as_mut_ptr().cast()),
+    })
+}
+
 /// Runs one function (the kernels of a launch group) over `[0, outer)` of their first axis, split
 /// into `parts` contiguous ranges on as many threads. An out-of-range subscript is reported as `[buffer, axis, index, length]`.
-fn launch(kernel: KernelFn, pointers: &[*mut u8], sizes: &[i64], outer: usize, parts: usize) -> Result<(), [i64; 4]> {
+fn launch(
+    kernel: KernelFunction,
+    pointers: &[*mut u8],
+    sizes: &[i64],
+    outer: usize,
+    parts: usize,
+) -> Result<(), [i64; 4]> {
     // Addresses cross threads as integers: every thread only reads the pointer tables.
     let (buffers, sizes) = (pointers.as_ptr() as usize, sizes.as_ptr() as usize);
     let call = move |lo: usize, hi: usize| -> Result<(), [i64; 4]> {
         let mut error = [0i64; 4];
+        let error_slots = error.as_mut_ptr();
         // SAFETY: `buffers` holds the base address of every buffer of the program, each dense and
         // in C order with the shape the kernel computes from `sizes` (inputs were checked against
         // those shapes by `Signature::bind` and copied where not row-major; outputs written in
@@ -356,9 +382,13 @@ fn launch(kernel: KernelFn, pointers: &[*mut u8], sizes: &[i64], outer: usize, p
         // nothing out of bounds: subscripts are checked, or proved, a read through an index array
         // counting as proved only once `normalize_index` checked the array (`execute` stops at the
         // first launch that fails, and a group's later kernel reads only rows this call checked);
-        // and `error` has the four slots it may fill.
-        let status =
-            unsafe { kernel(buffers as *const *mut u8, sizes as *const i64, lo as i64, hi as i64, error.as_mut_ptr()) };
+        // `error` has the four slots it may fill; `scratch` is null only for a function that does
+        // not use it, else `SCRATCH_BYTES` bytes, 16-byte aligned, that nothing else reads or
+        // writes during the call (`with_scratch`).
+        let run = |scratch: *mut u8| unsafe {
+            (kernel.code)(buffers as *const *mut u8, sizes as *const i64, lo as i64, hi as i64, error_slots, scratch)
+        };
+        let status = if kernel.scratch { with_scratch(run) } else { run(std::ptr::null_mut()) };
         if status == 0 { Ok(()) } else { Err(error) }
     };
     if parts <= 1 {

@@ -18,7 +18,7 @@
 use std::sync::Arc;
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind, Type, Value, types};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, UnaryOp};
 
 use pytato_core::names::{Reserved, classify};
@@ -28,16 +28,15 @@ use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation
 use super::{TRUSTED, Translator, Val, bug, float_cc};
 use crate::helpers;
 
-/// Stack bytes for the lanes and pending block totals of the strips of a blocked sum with the
-/// reduction outside the row: `SUM_LANES` rows of a strip for the lanes, then one per tree entry
-/// the sum can need (`bits(blocks) + 1`, known once its term count is). Each run cuts the output
-/// row into the widest strips whose rows fit, so the rows read from the input are long streams:
-/// column sums of a 4096² float64 matrix on one thread of a 2-core VM take about 17-19 ms in
-/// strips of 4 KiB (the prefetcher restarts on every row's chunk) and about 10.5 ms in whole rows
-/// (32 KiB, what this budget gives there); a hand loop adding rows takes 9 ms. Allocated once per
-/// function; the JIT probes the stack page by page (see `crate::jit::isa`), so a thread whose
-/// stack cannot hold it stops at the guard page.
-const STRIP_SCRATCH_BYTES: i64 = 512 * 1024;
+/// Bytes of the scratch (the kernel's `scratch` argument) for the lanes and pending block totals
+/// of the strips of a blocked sum with the reduction outside the row: `SUM_LANES` rows of a strip
+/// for the lanes, then one per tree entry the sum can need (`bits(blocks) + 1`, known once its
+/// term count is). Each run cuts the output row into the widest strips whose rows fit, so the
+/// rows read from the input are long streams: column sums of a 4096² float64 matrix on one thread
+/// of a 2-core VM take about 17-19 ms in strips of 4 KiB (the prefetcher restarts on every row's
+/// chunk) and about 10.5 ms in whole rows (32 KiB, what this budget gives there); a hand loop
+/// adding rows takes 9 ms. Larger budgets would let the lanes of wider rows leave the L2 cache.
+pub(super) const STRIP_SCRATCH_BYTES: i64 = 512 * 1024;
 
 /// Bytes that each row of a strip's scratch is longer than the strip: a cache line, so that the
 /// rows do not share their addresses modulo 4 KiB (a load whose address matches a pending
@@ -45,10 +44,11 @@ const STRIP_SCRATCH_BYTES: i64 = 512 * 1024;
 const ROW_PADDING: i64 = 64;
 
 /// Where the strips of one blocked sum keep their lanes and tree entries: row `k` of the scratch
-/// at `scratch + k * row_bytes`, the lanes first.
+/// at `base + k * row_bytes`, the lanes first.
 #[derive(Clone, Copy)]
 struct StripScratch {
-    slot: StackSlot,
+    /// The kernel's `scratch` argument.
+    base: Value,
     /// Bytes from one row of the scratch to the next (a multiple of 64).
     row_bytes: Value,
 }
@@ -623,13 +623,8 @@ impl Translator<'_, '_> {
         out_base: Value,
         out_dtype: DType,
     ) -> Result<()> {
-        let slot = *self.strip_slot.get_or_insert_with(|| {
-            self.b.create_sized_stack_slot(StackSlotData::new(
-                StackSlotKind::ExplicitSlot,
-                STRIP_SCRATCH_BYTES as u32,
-                4,
-            ))
-        });
+        let base = self.scratch.ok_or_else(|| bug("a blocked sum outside the entry of a function"))?;
+        self.uses_scratch = true;
         // The scratch's rows: the lanes and `bits(blocks) + 1` tree entries (a tree of `b` blocks
         // writes entries up to `popcount(b - 1)`), with `blocks` bounded by `terms / SUM_BLOCK + 1`.
         let terms = self.reduction_terms(r)?;
@@ -641,7 +636,7 @@ impl Translator<'_, '_> {
         let budget = self.b.ins().iconst(types::I64, STRIP_SCRATCH_BYTES);
         let row_bytes = self.b.ins().udiv(budget, rows);
         let row_bytes = self.b.ins().band_imm_s(row_bytes, !63);
-        let scratch = StripScratch { slot, row_bytes };
+        let scratch = StripScratch { base, row_bytes };
         let strip_bytes = self.b.ins().iadd_imm_s(row_bytes, -ROW_PADDING);
         let itemsize = out_dtype.itemsize() as i64;
         let strip = self.b.ins().ushr_imm_s(strip_bytes, itemsize.trailing_zeros() as i64);
@@ -703,8 +698,7 @@ impl Translator<'_, '_> {
         self.b.def_var(var, lo);
         let first = self.output_offset(None);
         let first_bytes = self.b.ins().imul_imm_s(first, itemsize);
-        let scratch_at = self.b.ins().stack_addr(types::I64, scratch.slot, 0);
-        let lanes = self.b.ins().isub(scratch_at, first_bytes);
+        let lanes = self.b.ins().isub(scratch.base, first_bytes);
         let lane_offsets: [Value; SUM_LANES] =
             std::array::from_fn(|k| self.b.ins().imul_imm_s(scratch.row_bytes, k as i64));
         let tree_offset = self.b.ins().imul_imm_s(scratch.row_bytes, SUM_LANES as i64);
