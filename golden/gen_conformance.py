@@ -799,6 +799,10 @@ case("searchsorted_nan_inf_empty", {"left": "np.searchsorted(a, v)", "right": "n
      {"a": (D, (6,), ["-inf", -1.0, "-0.0", 0.0, "inf", "nan"]), "v": (D, (6,), ["nan", "inf", 0.0, "-0.0", -2.0, "-inf"]),
       "e": (D, (0,)), "w": (I32, (3,), [-1, 0, 5])})
 for d in [C, Z]:
+    case(f"searchsorted_complex_{d}", {"left": "np.searchsorted(np.sort(a), v)",
+                                      "right": "np.searchsorted(np.sort(a), v, side='right')"},
+         {"a": (d, (45,), "special"), "v": (d, (60,), "special_shifted")})
+for d in [C, Z]:
     case(f"sign_complex_{d}", "np.sign(x)", {"x": (d, (81,), "special")})
 for mode in ["edge", "reflect", "symmetric", "wrap"]:
     case(f"pad_{mode}", {"wide": f"np.pad(x, ((2, 5),), mode='{mode}')", "two": f"np.pad(y, ((1, 2), (3, 0)), mode='{mode}')",

@@ -1556,9 +1556,6 @@ impl Array {
         if sorted.dtype() != values.dtype() {
             return Err(Error::DTypeMismatch { op: op.into(), lhs: sorted.dtype(), rhs: values.dtype() });
         }
-        if sorted.dtype().is_complex() {
-            return Err(Error::unsupported_dtype(op, sorted.dtype(), "complex values have no order here"));
-        }
         Ok(Array::fresh(
             NodeKind::SearchSorted { sorted: sorted.clone(), values: values.clone(), side },
             values.shape().clone(),

@@ -188,9 +188,6 @@ pub fn searchsorted(sorted: &Array, values: &Array, side: Side, sorter: Option<&
     };
     let operands = [&Operand::Array(sorted.clone()), &Operand::Array(values.clone())];
     let dtype = super::promote(&operands)?;
-    if dtype.is_complex() {
-        return Err(pytato_core::operand::dtype_error(op, dtype, &operands, "complex values have no order here"));
-    }
     let sorted = super::astype(&sorted, dtype)?;
     let values = super::astype(values, dtype)?;
     Array::new_search_sorted(&sorted, &values, side).map_err(|e| e.renamed("SearchSorted", op))

@@ -331,7 +331,7 @@ fn sort_key(dtype: DType, storage: &str) -> Result<String> {
         DType::F32 if storage == "u32" => "fn key(x: u32) -> u32 { return k32(x); }\n".to_string(),
         DType::F32 => "fn key(x: f32) -> u32 { return k32(bitcast<u32>(x)); }\n".to_string(),
         DType::F64 => "fn key(x: f64) -> u64 { return k64(bitcast<u64>(x)); }\n".to_string(),
-        // `Array::new_searchsorted` refuses complex numbers.
+        // Complex searches run on the host (`GpuSteps::run`).
         DType::C64 | DType::C128 => return Err(bug(format!("a search among {dtype} values"))),
     };
     Ok(format!("{}{key}", float_keys()))
