@@ -726,9 +726,10 @@ pub fn nonzero(mask: &ArrayDataView<'_>) -> Result<ArrayData> {
     let flat = mask.as_slice().expect("standard layout");
     let shape = mask.shape();
     let ndim = shape.len();
-    // One stretch per thread, for masks large enough to pay for threads.
+    // One stretch per thread of rayon's pool (which `RAYON_NUM_THREADS` sizes, as for the other
+    // host steps), for masks large enough to pay for threads.
     const PER_THREAD: usize = 1 << 20;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(flat.len() / PER_THREAD).max(1);
+    let threads = rayon::current_num_threads().min(flat.len() / PER_THREAD).max(1);
     let stretch = flat.len().div_ceil(threads).max(1);
     let counts: Vec<usize> = if threads == 1 {
         vec![flat.iter().filter(|&&b| b).count()]
