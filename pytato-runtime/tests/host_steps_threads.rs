@@ -46,7 +46,7 @@ fn awkward(n: usize) -> Vec<f64> {
 }
 
 #[test]
-fn scans_sorts_searches_and_scatters_give_the_same_bits_on_1_2_and_3_threads() {
+fn scans_sorts_searches_masks_and_scatters_give_the_same_bits_on_1_2_and_3_threads() {
     let long = ArrayData::from(Array1::from(awkward(200_000)).into_dyn());
     let rows: ArrayD<f64> = Array2::from_shape_vec((3_000, 37), awkward(3_000 * 37)).expect("3000 × 37").into_dyn();
     let rows = ArrayData::from(rows);
@@ -67,6 +67,11 @@ fn scans_sorts_searches_and_scatters_give_the_same_bits_on_1_2_and_3_threads() {
             sort::searchsorted(&sorted.view(), &long.view(), side).unwrap()
         });
     }
+    // Mask compaction gives each thread of the pool a stretch of at least 2^20 elements: a
+    // 3 x (2^20 + 2) mask is cut into 1, 2 and 3 stretches, each starting inside a row.
+    let n = (1 << 20) + 2;
+    let mask = ArrayData::from(Array2::from_shape_fn((3, n), |(i, j)| ((i * n + j) * 7919) % 13 < 5).into_dyn());
+    same_bits_on_any_pool("nonzero", || phases::nonzero(&mask.view()).unwrap());
     // Scatters into 1,000 bins, each hit about 200 times.
     let positions: Vec<i64> = (0..200_000i64).map(|k| (k * 7919) % 1_000).collect();
     let positions = ArrayData::from(Array1::from(positions).into_dyn());
