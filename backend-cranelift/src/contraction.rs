@@ -213,7 +213,7 @@ impl Problem {
     /// its matrix-vector paths start a sum from its first product, where numpy's and the
     /// summation scheme's sums start from `+0.0` (and are never `-0.0`: `+0.0 + -0.0` is `+0.0`,
     /// and a sum of two nonzero values that cancels is `+0.0` too). Its float64 matrix kernel
-    /// starts from `+0.0`; `tests/contraction.rs` holds every path to numpy's signs.
+    /// starts from `+0.0`; `tests/gemm.rs` holds every path to numpy's signs.
     fn may_leave_negative_zeros(&self, complex: bool) -> bool {
         complex || self.k <= 2 || self.m <= 1 || self.n <= 1
     }
