@@ -1180,6 +1180,36 @@ case("driver_subnormal_complex64", {"prod": "x * y", "sum": "x + y", "abs": "np.
 # (grouped in blocks it would be inf * 0, NaN), and the sign of a complex zero follows the chain.
 case("prod_overflow_then_underflow", {"f64": "np.prod(np.concatenate([x, y]))", "c128": "np.prod(z)"},
      {"x": (D, (129,), [1e300]), "y": (D, (129,), [1e-300]), "z": (Z, (301,), [-0.0])})
+
+# numpy rounds complex numbers part by part (an infinite part stays infinite; scaling the complex
+# number would make NaNs), and its complex reciprocal is Smith's formula, not 1 / z: 1 / (x + 0j)
+# has imaginary part -0.0, and a subnormal imaginary part gives 0 - inf j, not a NaN real part.
+SUBNORMAL_COMPLEX = {C: [1e-45j, -1e-45j, 1e-40 + 0j, complex(1e-40, 1e-40), 1 + 0j, complex(0, -1e-42), 3e38 + 0j],
+                     Z: [5e-324j, -5e-324j, 1e-310 + 0j, complex(1e-310, 1e-310), 1 + 0j, complex(0, -1e-320), 1.7e308 + 0j]}
+for d in [C, Z]:
+    case(f"round_decimals_complex_{d}", {"m2": "np.round(x, -2)", "p1": "np.round(x, 1)", "p3": "np.round(x, 3)",
+                                         "zero": "np.round(x)"}, {"x": (d, (81,), "special")})
+    case(f"reciprocal_complex_{d}", {"special": "np.reciprocal(x)", "tiny": "np.reciprocal(y)"},
+         {"x": (d, (81,), "special"), "y": (d, (7,), SUBNORMAL_COMPLEX[d])})
+case("round_bool_is_rint", "np.round(b)", {"b": (B, (5,))})
+case("vecdot_bool", {"v": "np.vecdot(a, b)", "w": "np.vecdot(a, c)"}, {"a": (B, (3, 4)), "b": (B, (3, 4)), "c": (B, (4,))})
+case("count_nonzero_keepdims", {"rows": "np.count_nonzero(x, axis=1, keepdims=True)",
+                                "all": "np.count_nonzero(x, axis=None, keepdims=True)"},
+     {"x": (D, (3, 4), ["nan", 0.0, "-0.0", 1.0, 5e-324, "inf"])})
+case("concatenate_flattened", "np.concatenate([x, y], axis=None)", {"x": (I32, (2, 3)), "y": (I32, (4,))})
+for d in [D, Z]:
+    every = "np.unique(x, return_index=True, return_inverse=True, return_counts=True)"
+    case(f"unique_equal_nan_{d}", {"values": "np.unique(x)", "index": every + "[1]", "inverse": every + "[2]",
+                                   "counts": every + "[3]", "apart": "np.unique(x, equal_nan=False, return_counts=True)[1]"},
+         {"x": (d, (9, 9), "special")},
+         # numpy's unique without return_* finds values with a hash table, keeping the first value
+         # with a NaN it meets; the library keeps the first in the sort's order, as numpy's sorting
+         # path (with return_*) does. They differ for complex NaNs only.
+         numpy={"values": "np.unique(x, return_counts=True)[0]"})
+case("linspace_numpy_steps", {"complex": "np.linspace(1j, -2 + 3j, 6)", "int": "np.linspace(-3, 7.5, 9, dtype=np.int32)",
+                              "tiny": "np.linspace(0.0, 5e-324, 5)", "one_inf": "np.linspace(0.0, np.inf, 1)",
+                              "float32": "np.linspace(0, 1, 7, endpoint=False, dtype=np.float32)",
+                              "equal": "np.linspace(2.0, 2.0, 4)", "huge": "np.linspace(1e308, -1e308, 5)"}, {})
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

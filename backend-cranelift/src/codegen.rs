@@ -1369,6 +1369,7 @@ impl<'a> Translator<'a, '_> {
 
     fn call2(&mut self, func: Func, a: Value, b: Value, dtype: DType) -> Result<Val> {
         Ok(Val::Real(match func {
+            Func::MakeComplex => return Ok(Val::Complex(a, b)),
             Func::Arctan2 => self.real_helper(helpers::atan2 as *const () as usize, dtype, &[a, b]),
             Func::Hypot => self.real_helper(helpers::hypot as *const () as usize, dtype, &[a, b]),
             Func::LogAddExp => self.real_helper(helpers::logaddexp as *const () as usize, dtype, &[a, b]),

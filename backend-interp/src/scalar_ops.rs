@@ -353,6 +353,8 @@ pub(crate) fn call(f: Func, args: &[Scalar]) -> R<Scalar> {
                 _ => return bug(format!("{f:?} of {} and {}", x.dtype(), y.dtype())),
             })
         }
+        (Func::MakeComplex, [S::F32(re), S::F32(im)]) => Ok(S::C64(Complex32::new(*re, *im))),
+        (Func::MakeComplex, [S::F64(re), S::F64(im)]) => Ok(S::C128(Complex64::new(*re, *im))),
         (Func::Arctan2, [S::F32(a), S::F32(b)]) => Ok(S::F32(f64::from(*a).atan2(f64::from(*b)) as f32)),
         (Func::Arctan2, [S::F64(a), S::F64(b)]) => Ok(S::F64(a.atan2(*b))),
         (Func::Nextafter, [S::F32(a), S::F32(b)]) => Ok(S::F32(math::nextafter_f32(*a, *b))),

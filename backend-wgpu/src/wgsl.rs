@@ -1198,6 +1198,9 @@ impl Translator<'_> {
             let f = t.library.require(name, ty);
             format!("{f}({})", xs.join(", "))
         };
+        if f == MakeComplex {
+            return Ok(format!("{}({x}, {})", self.ty(dtype.complex_dtype())?, xs[1]));
+        }
         Ok(match f {
             Abs if complex => lib(self, "abs"),
             Abs if dtype == DType::U8 || dtype == DType::U16 || dtype == DType::U32 || dtype == DType::U64 => x.clone(),
@@ -1214,7 +1217,7 @@ impl Translator<'_> {
             Imag => format!("{ty}(0.0)"),
             Conj if complex => format!("{ty}({x}.x, -{x}.y)"),
             Conj => x.clone(),
-            Zero | NormalizeIndex | IntegerExponent => unreachable!("handled by the caller"),
+            Zero | NormalizeIndex | IntegerExponent | MakeComplex => unreachable!("handled by the caller"),
             Maximum | Minimum if matches!(dtype, DType::F32 | DType::F64) => {
                 lib(self, if f == Maximum { "fmax" } else { "fmin" })
             }

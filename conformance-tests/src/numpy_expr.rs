@@ -702,6 +702,21 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
             let u = pt::unique_inverse(&a0()?).map_err(err)?;
             return Ok(V::Tuple(vec![V::Array(u.values), V::Array(u.inverse_indices)]));
         }
+        // numpy's `unique(x, return_index=, return_inverse=, return_counts=, equal_nan=)`.
+        "unique" if !matches!(kwargs.get("equal_nan"), Some(V::Bool(false))) || kwargs.len() > 1 => {
+            let asked = |k: &str| matches!(kwargs.get(k), Some(V::Bool(true)));
+            let equal_nan = !matches!(kwargs.get("equal_nan"), Some(V::Bool(false)));
+            let u = pt::unique(&a0()?, equal_nan).map_err(err)?;
+            let mut parts = vec![V::Array(u.values)];
+            for (part, key) in
+                [(u.indices, "return_index"), (u.inverse_indices, "return_inverse"), (u.counts, "return_counts")]
+            {
+                if asked(key) {
+                    parts.push(V::Array(part));
+                }
+            }
+            return Ok(if parts.len() == 1 { parts.pop().expect("one part") } else { V::Tuple(parts) });
+        }
         "unique_all" => {
             let u = pt::unique_all(&a0()?).map_err(err)?;
             return Ok(V::Tuple(
@@ -856,10 +871,14 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
             let V::Str(count) = arg(1)? else { return Err("count_named needs a name".into()) };
             a0()?.tagged(CountNamed(count))
         }
-        "count_nonzero" => match kw_or("axis", 1) {
-            None | Some(V::None) => pt::count_nonzero(&a0()?, None),
-            Some(v) => pt::count_nonzero(&a0()?, ints(&v)?),
-        },
+        "count_nonzero" => {
+            let keepdims = matches!(kwargs.get("keepdims"), Some(V::Bool(true)));
+            let axes = match kw_or("axis", 1) {
+                None | Some(V::None) => pt::Axes::All,
+                Some(v) => ints(&v)?.into(),
+            };
+            pt::count_nonzero(&a0()?, pt::ReduceOptions::axes(axes).keepdims(keepdims))
+        }
         "extract" => pt::extract(&a0()?, &to_array(arg(1)?)?),
         "compress" => {
             let axis = match kw_or("axis", 2) {
@@ -983,9 +1002,13 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
         "asarray" => pt::asarray(&a0()?, opt_dtype(&kwargs)?),
         "empty_like" => pt::empty_like(&a0()?, opt_dtype(&kwargs)?),
         "stack" => pt::stack(&arrays(arg(0)?)?, kw_or("axis", 1).map(|v| int(&v)).transpose()?.unwrap_or(0)),
-        "concatenate" => {
-            pt::concatenate(&arrays(arg(0)?)?, kw_or("axis", 1).map(|v| int(&v)).transpose()?.unwrap_or(0))
-        }
+        "concatenate" => match kw_or("axis", 1) {
+            // numpy: the arrays flattened, then joined.
+            Some(V::None) => {
+                pt::concatenate(&arrays(arg(0)?)?.iter().map(pt::ravel).collect::<Result<Vec<_>, _>>().map_err(err)?, 0)
+            }
+            axis => pt::concatenate(&arrays(arg(0)?)?, axis.map(|v| int(&v)).transpose()?.unwrap_or(0)),
+        },
         "broadcast_to" => pt::broadcast_to(&a0()?, ints(&arg(1)?)?),
         "squeeze" => match kw_or("axis", 1) {
             None | Some(V::None) => pt::squeeze(&a0()?, None),
@@ -1014,14 +1037,7 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
         "linspace" => {
             let num = int(&arg(2)?)? as usize;
             let endpoint = !matches!(kwargs.get("endpoint"), Some(V::Bool(false)));
-            let f = |v: V| -> R<f64> {
-                match v {
-                    V::Float(x) => Ok(x),
-                    V::Int(i) => Ok(i as f64),
-                    other => Err(format!("{other:?} is not a number")),
-                }
-            };
-            pt::linspace(f(arg(0)?)?, f(arg(1)?)?, num, endpoint)
+            pt::linspace(weak(arg(0)?)?, weak(arg(1)?)?, num, endpoint, opt_dtype(&kwargs)?)
         }
         "zeros_like" => pt::zeros_like(&a0()?, opt_dtype(&kwargs)?),
         "ones_like" => pt::ones_like(&a0()?, opt_dtype(&kwargs)?),

@@ -275,11 +275,15 @@ pub enum Func {
     /// powers are not allowed"). The frontend checks integer exponents with it, over the whole
     /// exponent array, as it checks index arrays with [`Func::NormalizeIndex`].
     IntegerExponent,
+    /// `complex(re, im)`: the complex number with real part `re` and imaginary part `im`, both
+    /// real floats of one dtype (`float32` gives `complex64`, `float64` `complex128`). Exact,
+    /// whatever the parts are (`re + im * 1j` is not: `inf * 1j` has a NaN real part).
+    MakeComplex,
 }
 
 impl Func {
     /// Every function.
-    pub const ALL: [Func; 38] = [
+    pub const ALL: [Func; 39] = [
         Func::Abs,
         Func::Sqrt,
         Func::Exp,
@@ -318,6 +322,7 @@ impl Func {
         Func::Signbit,
         Func::Rint,
         Func::IntegerExponent,
+        Func::MakeComplex,
     ];
 
     /// The function's name, as numpy spells it.
@@ -362,6 +367,7 @@ impl Func {
             Signbit => "signbit",
             Rint => "rint",
             IntegerExponent => "integer_exponent",
+            MakeComplex => "complex",
         }
     }
 
@@ -374,7 +380,8 @@ impl Func {
             | Func::Hypot
             | Func::LogAddExp
             | Func::Copysign
-            | Func::Nextafter => 2,
+            | Func::Nextafter
+            | Func::MakeComplex => 2,
             Func::NormalizeIndex => 3,
             _ => 1,
         }
@@ -434,6 +441,13 @@ impl Func {
                     Ok(arg)
                 } else {
                     Err("takes int64 arguments")
+                }
+            }
+            MakeComplex => {
+                if kind == Float {
+                    Ok(arg.complex_dtype())
+                } else {
+                    Err("needs real float parts")
                 }
             }
             IntegerExponent => {

@@ -226,31 +226,98 @@ fn complex_arange_length(start: WeakScalar, stop: WeakScalar, step: WeakScalar) 
     Ok(n.max(0.0) as i64)
 }
 
-/// `num` evenly spaced `float64` values from `start` to `stop` (numpy `linspace`); with `endpoint`
-/// the last value is exactly `stop`.
+/// `num` evenly spaced values from `start` to `stop` (numpy `linspace`), computed as numpy
+/// computes them: in float64, or complex128 where a bound is complex, element `i` is
+/// `i * step + start` for `step = (stop - start) / div` (`div` is `num - 1` with `endpoint`, else
+/// `num`), or `i / div * (stop - start) + start` where that step is zero (the bounds are equal, or
+/// their difference is too small to divide); where `div` is 0 (`num` 0, or 1 with `endpoint`),
+/// `i * (stop - start) + start`. With `endpoint` and `num > 1` the last value is exactly `stop`.
+/// The result is converted to `dtype` (default the computing dtype); to an integer dtype after
+/// rounding toward negative infinity, as numpy does (complex bounds cannot be, as in numpy).
 ///
 /// ```
 /// use pytato_core::DType;
 /// use pytato_frontend as pt;
-/// let x = pt::linspace(0.0, 1.0, 5, true).unwrap();
+/// let x = pt::linspace(0.0, 1.0, 5, true, None).unwrap();
 /// assert_eq!((x.shape().to_string(), x.dtype()), ("(5,)".into(), DType::F64));
+/// assert_eq!(pt::linspace(0, 10, 4, false, DType::I32).unwrap().dtype(), DType::I32);
 /// ```
 #[track_caller]
-pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Array> {
+pub fn linspace(
+    start: impl Into<WeakScalar>,
+    stop: impl Into<WeakScalar>,
+    num: usize,
+    endpoint: bool,
+    dtype: impl Into<Option<DType>>,
+) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
+    let (start, stop) = (start.into(), stop.into());
+    let complex = start.default_dtype().is_complex() || stop.default_dtype().is_complex();
+    linspace_computed_in(start, stop, num, endpoint, if complex { DType::C128 } else { DType::F64 }, dtype)
+}
+
+/// [`linspace`] computed in `compute`, the dtype numpy computes in for bounds of that dtype
+/// (numpy's `float32` scalars give `float32`; `float16` is computed in `float32` and rounded
+/// once, where numpy rounds every operation); the result in `dtype`, `compute` by default.
+#[track_caller]
+pub fn linspace_computed_in(
+    start: impl Into<WeakScalar>,
+    stop: impl Into<WeakScalar>,
+    num: usize,
+    endpoint: bool,
+    compute: DType,
+    dtype: impl Into<Option<DType>>,
+) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let op = "linspace";
+    let (start, stop) = (start.into(), stop.into());
     let length =
-        i64::try_from(num).map_err(|_| Error::Overflow { op: "linspace".into(), what: format!("the length {num}") })?;
-    let div = if endpoint { num.saturating_sub(1) } else { num };
-    let step = if div > 0 { (stop - start) / div as f64 } else { 0.0 };
-    let value =
-        Expr::f64(start).binary(BinaryOp::Add, Expr::iname(0).cast(DType::F64).binary(BinaryOp::Mul, Expr::f64(step)));
-    let expr = if endpoint && num > 1 {
-        let last = Expr::iname(0).compare(CompareOp::Eq, Expr::i64(length - 1));
-        Expr::if_then_else(last, Expr::f64(stop), value)
-    } else {
-        value
+        i64::try_from(num).map_err(|_| Error::Overflow { op: op.into(), what: format!("the length {num}") })?;
+    let dtype = dtype.into().unwrap_or(compute);
+    let compute = match compute {
+        DType::F16 => DType::F32,
+        other if other.is_inexact() => other,
+        other => {
+            return Err(Error::unsupported_dtype(op, other, "the values are computed in a float or complex dtype"));
+        }
     };
-    LambdaBuilder::new(Shape::from([length])).finish(expr)
+    let complex = compute.is_complex();
+    if complex && dtype.is_integer() {
+        return Err(Error::unsupported_dtype(
+            op,
+            dtype,
+            "complex values cannot be rounded down to integers (numpy's floor of them fails too)",
+        ));
+    }
+    let constant = |v: &WeakScalar| Scalar::from_weak(v, compute).map(Expr::Const);
+    let (first, last) = (constant(&start)?, constant(&stop)?);
+    let div = if endpoint { num.saturating_sub(1) } else { num };
+    let div = Expr::Const(Scalar::from_weak(&WeakScalar::Int(div as i128), compute)?);
+    let i = Expr::iname(0).cast(compute);
+    // The step and the difference are constants; they stay expressions so that the backends'
+    // arithmetic, which is numpy's (complex division included), computes them.
+    let delta = last.clone().binary(BinaryOp::Sub, first.clone());
+    let offset = if num > 0 && (!endpoint || num > 1) {
+        let step = delta.clone().binary(BinaryOp::Div, div.clone());
+        let zero = Expr::Const(Scalar::from_weak(&WeakScalar::Int(0), compute)?);
+        Expr::if_then_else(
+            step.clone().compare(CompareOp::Eq, zero),
+            i.clone().binary(BinaryOp::Div, div).binary(BinaryOp::Mul, delta),
+            i.binary(BinaryOp::Mul, step),
+        )
+    } else {
+        i.binary(BinaryOp::Mul, delta)
+    };
+    let mut value = offset.binary(BinaryOp::Add, first);
+    if endpoint && num > 1 {
+        let at_end = Expr::iname(0).compare(CompareOp::Eq, Expr::i64(length - 1));
+        value = Expr::if_then_else(at_end, last, value);
+    }
+    if dtype.is_integer() && !complex {
+        value = Expr::call(Func::Floor, vec![value]);
+    }
+    let samples = LambdaBuilder::new(Shape::from([length])).finish(value)?;
+    if dtype == compute { Ok(samples) } else { super::elementwise::astype(&samples, dtype) }
 }
 
 /// An array like `a` (same shape; `a`'s dtype unless `dtype` says) filled with `value`.

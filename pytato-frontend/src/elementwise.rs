@@ -343,6 +343,12 @@ math_functions! {
     log2 => Log2;
 }
 
+/// The complex array with real part `re` and imaginary part `im`, real floats of one dtype, built
+/// exactly ([`Func::MakeComplex`]; `re + im * 1j` would turn an infinite `im` into a NaN real part).
+fn from_parts(op: &str, re: &Array, im: &Array) -> Result<Array> {
+    elementwise(op, &[&re.into(), &im.into()], re.dtype(), |parts| Ok(Expr::call(Func::MakeComplex, parts)))
+}
+
 fn round_with(func: Func, a: &Array) -> Result<Array> {
     match a.dtype().kind() {
         // numpy 2 keeps integer and bool dtypes; the values are already whole.
@@ -586,30 +592,34 @@ pub fn rint(a: &Array) -> Result<Array> {
 }
 
 /// Round to the nearest integer, halfway cases to even (numpy `round` with `decimals=0`, the
-/// Array API's `round`): floats and complex numbers as [`rint`]; integers and bools are returned
-/// unchanged, in their dtype.
+/// Array API's `round`): floats and complex numbers as [`rint`]; integers are returned unchanged,
+/// in their dtype; bools are rounded as numpy rounds them, through `rint`, to `float16`.
 ///
 /// ```
 /// use pytato_core::DType;
 /// use pytato_frontend as pt;
 /// assert_eq!(pt::round(&pt::placeholder("a", [3], DType::I32).unwrap()).unwrap().dtype(), DType::I32);
+/// assert_eq!(pt::round(&pt::placeholder("b", [3], DType::Bool).unwrap()).unwrap().dtype(), DType::F16);
 /// ```
 #[track_caller]
 pub fn round(a: &Array) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
-    if a.dtype().is_inexact() {
-        unary("round", a, a.dtype(), |e| Expr::call(Func::Rint, vec![e]))
-    } else {
-        Ok(a.clone())
+    match a.dtype().kind() {
+        DTypeKind::Float | DTypeKind::Complex => unary("round", a, a.dtype(), |e| Expr::call(Func::Rint, vec![e])),
+        // numpy's `PyArray_Round` treats only integers as whole; a bool goes to `rint`.
+        DTypeKind::Bool => rint(a).map_err(|e| e.renamed("rint", "round")),
+        DTypeKind::SignedInt | DTypeKind::UnsignedInt => Ok(a.clone()),
     }
 }
 
 /// numpy's `round(a, decimals)`: to `decimals` places after the point (before it, when negative),
 /// halfway cases to even, computed as numpy does: `rint(a * 10^d) / 10^d` in `a`'s dtype (so
 /// `round(2.675, 2)` is `2.68` where the product is `267.5`, and a product that overflows gives
-/// `inf`); integers are returned unchanged for `d >= 0` and otherwise rounded in float64 and cast
-/// back (wrapping, as numpy's cast does). `10^d` is numpy's `power_of_ten` (exact to `1e8`, then
-/// multiplied by ten).
+/// `inf`); complex numbers part by part, as numpy rounds them (so an infinite part stays
+/// infinite); integers are returned unchanged for `d >= 0` and otherwise rounded in float64 and
+/// cast back (wrapping, as numpy's cast does); bools only for `d == 0` (numpy's `rint`, to
+/// `float16`): numpy refuses to write the scaled values back into a bool array. `10^d` is numpy's
+/// `power_of_ten` (exact to `1e8`, then multiplied by ten).
 ///
 /// ```
 /// use pytato_core::DType;
@@ -641,6 +651,18 @@ pub fn round_decimals(a: &Array, decimals: i64) -> Result<Array> {
     };
     let f = power_of_ten(decimals.unsigned_abs());
     let rename = |e: Error| e.renamed("multiply", op).renamed("divide", op);
+    if a.dtype().is_complex() && decimals != 0 {
+        let (re, im) = (round_decimals(&real(a)?, decimals)?, round_decimals(&imag(a)?, decimals)?);
+        return from_parts(op, &re, &im);
+    }
+    if a.dtype() == DType::Bool && decimals != 0 {
+        return Err(dtype_error(
+            op,
+            a.dtype(),
+            &[&a.into()],
+            "numpy cannot write values scaled by a power of ten back into a bool array (decimals must be 0)",
+        ));
+    }
     match (a.dtype().is_inexact(), decimals) {
         (_, 0) => round(a),
         (true, d) if d > 0 => divide(&rint(&multiply(a, f).map_err(rename)?)?, f).map_err(rename),
@@ -666,11 +688,40 @@ pub fn round_decimals(a: &Array, decimals: i64) -> Result<Array> {
 #[track_caller]
 pub fn reciprocal(a: &Array) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
+    if a.dtype().is_complex() {
+        return complex_reciprocal(a);
+    }
     if a.dtype().is_inexact() {
         return divide(1, a);
     }
     let int = if a.dtype() == DType::Bool { DType::I8 } else { a.dtype() };
     astype(&divide(1.0, &astype(a, DType::F64)?)?, int)
+}
+
+/// numpy's complex `reciprocal`, which is not `1 / z` (numpy's division scales differently): Smith's
+/// formula on the parts in their own precision. Where `|im| <= |re|`, `r = im / re`,
+/// `d = re + im * r` and the result is `1 / d - (r / d) i`; elsewhere `r = re / im`,
+/// `d = re * r + im` and the result is `r / d - (1 / d) i`. So `1 / (x + 0i)` has imaginary part
+/// `-0.0`, and a subnormal imaginary unit gives `0 - inf i` where `1 / z` gives a NaN real part.
+fn complex_reciprocal(a: &Array) -> Result<Array> {
+    let (re, im) = (real(a)?, imag(a)?);
+    let real_dtype = re.dtype();
+    elementwise("reciprocal", &[&re.into(), &im.into()], real_dtype, |e| {
+        let one = || Expr::constant(Scalar::F64(1.0).cast(real_dtype));
+        let (re, im) = (&e[0], &e[1]);
+        let div = |a: Expr, b: Expr| a.binary(BinaryOp::Div, b);
+        let mul = |a: &Expr, b: &Expr| a.clone().binary(BinaryOp::Mul, b.clone());
+        let abs = |x: &Expr| Expr::call(Func::Abs, vec![x.clone()]);
+        let r1 = div(im.clone(), re.clone());
+        let d1 = re.clone().binary(BinaryOp::Add, mul(im, &r1));
+        let r2 = div(re.clone(), im.clone());
+        let d2 = mul(re, &r2).binary(BinaryOp::Add, im.clone());
+        let real_first = abs(im).compare(CompareOp::Le, abs(re));
+        let out_re = Expr::if_then_else(real_first.clone(), div(one(), d1.clone()), div(r2, d2.clone()));
+        let out_im =
+            Expr::if_then_else(real_first, div(r1.unary(UnaryOp::Neg), d1), div(one().unary(UnaryOp::Neg), d2));
+        Ok(Expr::call(Func::MakeComplex, vec![out_re, out_im]))
+    })
 }
 
 /// numpy's shifts, composed from wrapping integer arithmetic (the same bits on every backend):

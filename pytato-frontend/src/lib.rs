@@ -46,8 +46,8 @@ mod sorting;
 // The constructors that `pytato-core` holds because the operators and `Array`'s methods need them,
 // under their numpy names with the rest.
 pub use creation::{
-    Indexing, PadMode, PadWidth, arange, asarray, data_wrapper, empty, empty_like, eye, full_like, linspace, meshgrid,
-    ones, ones_like, pad, pad_with, placeholder, size_param, tril, triu, zeros_like,
+    Indexing, PadMode, PadWidth, arange, asarray, data_wrapper, empty, empty_like, eye, full_like, linspace,
+    linspace_computed_in, meshgrid, ones, ones_like, pad, pad_with, placeholder, size_param, tril, triu, zeros_like,
 };
 pub use elementwise::{
     abs, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, ceil, clip, conj, copysign, cos, cosh, exp, expm1,
@@ -84,6 +84,6 @@ pub use shape_ops::{
     repeat, roll, roll_axes, split, squeeze, stack, swapaxes, tile, transpose, unstack,
 };
 pub use sorting::{
-    SortOptions, UniqueAll, UniqueCounts, UniqueInverse, argsort, sort, unique_all, unique_counts, unique_inverse,
-    unique_values,
+    SortOptions, UniqueAll, UniqueCounts, UniqueInverse, argsort, sort, unique, unique_all, unique_counts,
+    unique_inverse, unique_values,
 };

@@ -421,7 +421,10 @@ pub fn tensordot(a: &Array, b: &Array, axes: impl Into<TensordotAxes>) -> Result
 #[track_caller]
 pub fn vecdot(x1: &Array, x2: &Array, axis: i64) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
-    let product = super::multiply(&super::conj(x1)?, x2)?;
+    // Only complex numbers are conjugated: `conj` of a bool is an int8, and numpy's vecdot of
+    // bools is a bool (any of the ands).
+    let x1 = if x1.dtype().is_complex() { super::conj(x1)? } else { x1.clone() };
+    let product = super::multiply(&x1, x2)?;
     let summed = super::sum(&product, super::ReduceOptions::axes(axis))?;
     super::astype(&summed, product.dtype())
 }

@@ -24,7 +24,7 @@ use pytato_core::dtype::DType;
 use pytato_core::error::{Error, Result};
 
 use super::elementwise::{astype, not_equal};
-use super::reductions::{Axes, sum};
+use super::reductions::{ReduceOptions, sum};
 use super::shape_ops::{ravel, reshape, transpose};
 use pytato_core::indexing::Idx;
 use pytato_core::operand::Operand;
@@ -88,8 +88,9 @@ pub fn argwhere(a: &Array) -> Result<Array> {
     transpose(&nonzero_positions("argwhere", a)?, None)
 }
 
-/// The number of nonzero elements along `axes` (numpy `count_nonzero`), as `int64`. An ordinary
-/// reduction: its value is data, not a length.
+/// The number of nonzero elements along the axes of `options` (numpy `count_nonzero`, with its
+/// `keepdims`), as `int64`. An ordinary reduction: its value is data, not a length. `initial` and
+/// `dtype` are refused, as numpy has neither.
 ///
 /// ```
 /// use pytato_core::DType;
@@ -97,12 +98,18 @@ pub fn argwhere(a: &Array) -> Result<Array> {
 /// let a = pt::placeholder("a", [3, 4], DType::F64).unwrap();
 /// assert_eq!(pt::count_nonzero(&a, 0).unwrap().shape().to_string(), "(4,)");
 /// assert_eq!(pt::count_nonzero(&a, None).unwrap().dtype(), DType::I64);
+/// let kept = pt::count_nonzero(&a, pt::ReduceOptions::axes(1).keepdims(true)).unwrap();
+/// assert_eq!(kept.shape().to_string(), "(3, 1)");
 /// ```
 #[track_caller]
-pub fn count_nonzero(a: &Array, axes: impl Into<Axes>) -> Result<Array> {
+pub fn count_nonzero(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
+    let options = options.into();
+    if options.initial.is_some() || options.dtype.is_some() {
+        return Err(Error::invalid("count_nonzero", "`initial` and `dtype` are not accepted"));
+    }
     let nonzero = if a.dtype() == DType::Bool { a.clone() } else { not_equal(a, 0)? };
-    let counts = sum(&nonzero, axes.into()).map_err(|e| e.renamed("sum", "count_nonzero"))?;
+    let counts = sum(&nonzero, options).map_err(|e| e.renamed("sum", "count_nonzero"))?;
     astype(&counts, DType::I64)
 }
 

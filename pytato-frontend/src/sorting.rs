@@ -21,7 +21,7 @@
 use pytato_core::array::{Array, ScatterMode, SortResult};
 use pytato_core::dtype::DType;
 use pytato_core::error::{Error, Result};
-use pytato_core::expr::{BinaryOp, CompareOp, Expr};
+use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, UnaryOp};
 use pytato_core::scalar::Scalar;
 use pytato_core::shape::Shape;
 
@@ -154,16 +154,25 @@ struct Runs {
 }
 
 impl Runs {
-    fn of(op: &str, x: &Array) -> Result<Runs> {
+    /// The runs of `x`'s values; NaNs are all distinct unless `equal_nan`, which makes every value
+    /// with a NaN (in either part, for complex numbers) one value, as numpy's `unique` does.
+    fn of(op: &str, x: &Array, equal_nan: bool) -> Result<Runs> {
         let flat = ravel(x).map_err(|e| e.renamed("reshape", op))?;
         let order = Array::new_sort(&flat, 0, false, SortResult::Indices)?;
         let sorted = take(&flat, &order, None)?;
         // is_start[i] = i == 0 || sorted[i] != sorted[i - 1]: NaN != NaN, so NaNs are distinct.
+        // The sort puts every value with a NaN last, so with `equal_nan` they are one run, whose
+        // first value (in the sort's order) stands for it, as in numpy.
         let mut builder = LambdaBuilder::new(sorted.shape().clone());
         let here = builder.read_broadcast(&sorted);
         let previous = builder.read_at(&sorted, vec![Expr::iname(0).binary(BinaryOp::Sub, Expr::i64(1))]);
         let has_previous = Expr::iname(0).compare(CompareOp::Ge, Expr::i64(1));
-        let differs = here.compare(CompareOp::Ne, previous);
+        let mut differs = here.clone().compare(CompareOp::Ne, previous.clone());
+        if equal_nan && x.dtype().is_inexact() {
+            let both_nan = Expr::call(Func::IsNan, vec![here])
+                .binary(BinaryOp::LogicalAnd, Expr::call(Func::IsNan, vec![previous]));
+            differs = differs.binary(BinaryOp::LogicalAnd, both_nan.unary(UnaryOp::LogicalNot));
+        }
         let is_start = builder.finish(Expr::if_then_else(has_previous, differs, Expr::Const(Scalar::Bool(true))))?;
         let starts = nonzero_positions(op, &is_start)?.index([Idx::Int(0), Idx::full()])?;
         Ok(Runs { flat, order, sorted, starts, is_start })
@@ -211,7 +220,7 @@ impl Runs {
 #[track_caller]
 pub fn unique_values(x: &Array) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
-    Runs::of("unique_values", x)?.values()
+    Runs::of("unique_values", x, false)?.values()
 }
 
 /// The distinct values of `x` and how often each occurs: the Array API's `unique_counts`.
@@ -226,7 +235,7 @@ pub fn unique_values(x: &Array) -> Result<Array> {
 #[track_caller]
 pub fn unique_counts(x: &Array) -> Result<UniqueCounts> {
     let _site = pytato_core::created_at::enter();
-    let runs = Runs::of("unique_counts", x)?;
+    let runs = Runs::of("unique_counts", x, false)?;
     Ok(UniqueCounts { values: runs.values()?, counts: runs.counts()? })
 }
 
@@ -244,7 +253,7 @@ pub fn unique_counts(x: &Array) -> Result<UniqueCounts> {
 pub fn unique_inverse(x: &Array) -> Result<UniqueInverse> {
     let _site = pytato_core::created_at::enter();
     let op = "unique_inverse";
-    let runs = Runs::of(op, x)?;
+    let runs = Runs::of(op, x, false)?;
     Ok(UniqueInverse { values: runs.values()?, inverse_indices: runs.inverse(op, x.shape())? })
 }
 
@@ -261,8 +270,29 @@ pub fn unique_inverse(x: &Array) -> Result<UniqueInverse> {
 #[track_caller]
 pub fn unique_all(x: &Array) -> Result<UniqueAll> {
     let _site = pytato_core::created_at::enter();
-    let op = "unique_all";
-    let runs = Runs::of(op, x)?;
+    unique_parts("unique_all", x, false)
+}
+
+/// numpy's `unique` of the flattened `x` (its `axis=None`): the same parts as [`unique_all`],
+/// with numpy's `equal_nan` (its default, `true`, makes all NaNs one value, standing for every
+/// value with a NaN; the Array API's functions keep NaNs apart). Take the parts you need: what
+/// no output depends on is not computed.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let x = pt::placeholder("x", [2, 3], DType::F64).unwrap();
+/// let u = pt::unique(&x, true).unwrap();
+/// assert_eq!(u.inverse_indices.shape(), x.shape());
+/// ```
+#[track_caller]
+pub fn unique(x: &Array, equal_nan: bool) -> Result<UniqueAll> {
+    let _site = pytato_core::created_at::enter();
+    unique_parts("unique", x, equal_nan)
+}
+
+fn unique_parts(op: &str, x: &Array, equal_nan: bool) -> Result<UniqueAll> {
+    let runs = Runs::of(op, x, equal_nan)?;
     Ok(UniqueAll {
         values: runs.values()?,
         // The sort is stable: the first of a run is the value's first occurrence.

@@ -204,7 +204,7 @@ fn indexing() {
 
 #[test]
 fn lengths_that_overflow() {
-    expect_err(pt::linspace(0.0, 1.0, usize::MAX, true), |e| matches!(e, Error::Overflow { .. }), &["linspace"]);
+    expect_err(pt::linspace(0.0, 1.0, usize::MAX, true, None), |e| matches!(e, Error::Overflow { .. }), &["linspace"]);
     expect_err(pt::arange(0, i64::MAX, 1, None).and_then(|a| pt::reshape(&a, [-1, 2], Order::C)), shape, &["reshape"]);
 }
 

@@ -249,7 +249,7 @@ fn run(op: &str, values: &[Value]) -> Result<Array> {
             pt::eye(a.int(0), m, a.int(2), dtype_of(&values[3]))
         }
         "arange" => pt::arange(a.scalar(0), a.scalar(1), a.scalar(2), opt_dtype(&values[3])),
-        "linspace" => pt::linspace(0.0, 1.0, a.int(0) as usize, values[1].as_bool().unwrap()),
+        "linspace" => pt::linspace(0.0, 1.0, a.int(0) as usize, values[1].as_bool().unwrap(), None),
         "zeros_like" => pt::zeros_like(&a.array(0), opt_dtype(&values[1])),
         "ones_like" => pt::ones_like(&a.array(0), opt_dtype(&values[1])),
         "full_like" => pt::full_like(&a.array(0), a.scalar(1), opt_dtype(&values[2])),

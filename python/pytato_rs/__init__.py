@@ -105,13 +105,42 @@ def result_type(*arrays_and_dtypes):
     return _np.result_type(*(a.dtype if isinstance(a, Array) else a for a in arrays_and_dtypes))
 
 
-def unique(ar, equal_nan=True):
-    """numpy's ``unique`` without options other than ``equal_nan=False`` (NaNs kept apart, the
-    Array API's ``unique_values``)."""
-    if equal_nan:
-        raise NotImplementedError("unique with equal_nan=True (NaNs merged into one) is not supported: "
-                                  "pass equal_nan=False, or use unique_values")
-    return unique_values(ar)  # noqa: F405
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
+           sorted=True):
+    """numpy's ``unique`` of the flattened array (``axis=None``): the sorted distinct values and,
+    as asked, the index of each one's first occurrence, each element's index into the values (in
+    the input's shape) and the counts, returned as numpy returns them. With ``equal_nan`` (numpy's
+    default) every value with a NaN counts as one value. ``sorted=False`` gives them sorted too,
+    which numpy allows. Unique slices along an axis are not supported."""
+    if axis is not None:
+        raise NotImplementedError("unique along an axis (unique slices) is not supported: pass axis=None")
+    from ._native import _unique
+
+    values, index, inverse, counts = _unique(ar, bool(equal_nan))
+    extra = [part for part, asked in ((index, return_index), (inverse, return_inverse), (counts, return_counts))
+             if asked]
+    return (values, *extra) if extra else values
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """numpy's ``linspace`` of scalar bounds, computed as numpy computes it (see the Rust
+    ``linspace``): in float64, or complex128 where a bound is complex; the result in ``dtype``
+    (integer dtypes after rounding down); numpy scalars of a narrower float dtype (``float32``
+    bounds) are computed in it, as in numpy (``float16`` ones in float32, rounded once).
+    ``retstep`` returns ``(samples, step)``."""
+    from ._native import _linspace
+
+    if axis not in (0, -1):
+        raise exceptions.AxisOutOfRangeError(f"linspace: axis {axis} is out of range for a 1-dimensional result")
+    numbers = (int, float, complex, _np.number, _np.bool_)
+    # numpy computes in its result type of the bounds: float32 scalars stay float32.
+    compute = _np.result_type(start, stop, 1.0) if isinstance(start, numbers) and isinstance(stop, numbers) else None
+    samples = _linspace(start, stop, num, endpoint, compute, dtype)
+    if not retstep:
+        return samples
+    div = num - 1 if endpoint else num
+    delta = _np.subtract(stop, start, dtype=_np.result_type(start, stop, 1.0))  # a scalar, as numpy's
+    return samples, (delta / div if div > 0 else _np.nan)
 
 
 def set_traceback_tag_enabled(enabled=True):

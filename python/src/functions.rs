@@ -361,9 +361,9 @@ fn argmin(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<Py<
 }
 
 #[pyfunction]
-#[pyo3(signature = (a, axis = None))]
-fn count_nonzero(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::count_nonzero(&array_from_py(a)?, axes_from_py(axis)?))
+#[pyo3(signature = (a, axis = None, *, keepdims = false))]
+fn count_nonzero(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
+    wrap(pt::count_nonzero(&array_from_py(a)?, pt::ReduceOptions::axes(axes_from_py(axis)?).keepdims(keepdims)))
 }
 
 // ---- scans, sorting, searching -------------------------------------------------------------
@@ -482,6 +482,14 @@ fn unique_all<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> Result<Bound<'py, 
     tuple_of(py, vec![u.values, u.indices, u.inverse_indices, u.counts])
 }
 
+/// numpy's `unique` of the flattened array: `(values, indices, inverse_indices, counts)`, NaNs
+/// merged where `equal_nan` (the Python wrapper picks the parts asked for).
+#[pyfunction]
+fn _unique<'py>(py: Python<'py>, x: &Bound<'py, PyAny>, equal_nan: bool) -> Result<Bound<'py, PyTuple>> {
+    let u = lib(pt::unique(&array_from_py(x)?, equal_nan))?;
+    tuple_of(py, vec![u.values, u.indices, u.inverse_indices, u.counts])
+}
+
 /// The elements of `arr` where `condition` is nonzero, flattened (numpy `extract`).
 #[pyfunction]
 fn extract(condition: &Bound<'_, PyAny>, arr: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
@@ -564,9 +572,17 @@ fn stack(arrays: &Bound<'_, PyAny>, axis: i64) -> Result<Py<PyArrayExpr>> {
 }
 
 #[pyfunction]
-#[pyo3(signature = (arrays, axis = 0))]
-fn concatenate(arrays: &Bound<'_, PyAny>, axis: i64) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::concatenate(&arrays_from_py(arrays)?, axis))
+#[pyo3(signature = (arrays, axis = Some(0)))]
+fn concatenate(arrays: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<Py<PyArrayExpr>> {
+    let arrays = arrays_from_py(arrays)?;
+    match axis {
+        Some(axis) => wrap(pt::concatenate(&arrays, axis)),
+        // numpy: the arrays flattened, then joined.
+        None => {
+            let flat = arrays.iter().map(pt::ravel).collect::<pytato::Result<Vec<_>>>();
+            wrap(flat.and_then(|flat| pt::concatenate(&flat, 0)))
+        }
+    }
 }
 
 #[pyfunction]
@@ -801,12 +817,23 @@ fn arange(
 }
 
 #[pyfunction]
-#[pyo3(signature = (start, stop, num = 50, endpoint = true))]
-fn linspace(start: f64, stop: f64, num: i64, endpoint: bool) -> Result<Py<PyArrayExpr>> {
+#[pyo3(signature = (start, stop, num, endpoint, compute, dtype))]
+fn _linspace(
+    start: &Bound<'_, PyAny>,
+    stop: &Bound<'_, PyAny>,
+    num: i64,
+    endpoint: bool,
+    compute: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> Result<Py<PyArrayExpr>> {
     let num = usize::try_from(num).map_err(|_| {
         crate::errors::Error(pytato::Error::NegativeLength { op: "linspace".into(), length: num.to_string() })
     })?;
-    wrap(pt::linspace(start, stop, num, endpoint))
+    let (start, stop) = (scalar_from_py(start, "start")?, scalar_from_py(stop, "stop")?);
+    if let Some(compute) = optional_dtype(compute)? {
+        return wrap(pt::linspace_computed_in(start, stop, num, endpoint, compute, optional_dtype(dtype)?));
+    }
+    wrap(pt::linspace(start, stop, num, endpoint, optional_dtype(dtype)?))
 }
 
 #[pyfunction]
@@ -921,6 +948,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(unique_counts, m)?,
         wrap_pyfunction!(unique_inverse, m)?,
         wrap_pyfunction!(unique_all, m)?,
+        wrap_pyfunction!(_unique, m)?,
         wrap_pyfunction!(extract, m)?,
         wrap_pyfunction!(compress, m)?,
         wrap_pyfunction!(take, m)?,
@@ -957,7 +985,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(asarray, m)?,
         wrap_pyfunction!(eye, m)?,
         wrap_pyfunction!(arange, m)?,
-        wrap_pyfunction!(linspace, m)?,
+        wrap_pyfunction!(_linspace, m)?,
         wrap_pyfunction!(meshgrid, m)?,
         wrap_pyfunction!(einsum, m)?,
         wrap_pyfunction!(matmul, m)?,

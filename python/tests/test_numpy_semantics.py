@@ -207,3 +207,66 @@ def test_arange_fills_as_numpy_does(backend, args):
         got = pt.generate(pt.arange(*args, dtype=dtype), backend=backend)()
         assert got.dtype == want.dtype, (args, dtype)
         assert got.tobytes() == want.tobytes(), (args, dtype, got, want)
+
+
+def test_linspace_as_numpy_computes_it(backend):
+    cases = [((0, 1), {}), ((1j, -2 + 3j, 6), {}), ((-3, 7.5, 9), {"dtype": np.int32}), ((0.0, 5e-324, 5), {}),
+             ((0.0, np.inf, 1), {}), ((np.float32(0.1), 3, 9), {}), ((np.float32(0.1), 3, 5), {"endpoint": False}),
+             ((1e308, -1e308, 5), {}), ((2.0, 2.0, 4), {"dtype": np.float16}), ((0, 10, 0), {})]
+    for args, kwargs in cases:
+        expected = np.linspace(*args, **kwargs)
+        got = pt.generate(pt.linspace(*args, **kwargs), backend)()
+        assert got.dtype == expected.dtype, (args, kwargs)
+        np.testing.assert_array_equal(got, expected)
+        assert np.array_equal(np.signbit(got.real), np.signbit(expected.real)), (args, kwargs)
+    samples, step = pt.linspace(-1.0, 1.0, 5, retstep=True)
+    expected, expected_step = np.linspace(-1.0, 1.0, 5, retstep=True)
+    np.testing.assert_array_equal(pt.generate(samples, backend)(), expected)
+    assert step == expected_step
+    assert np.isnan(pt.linspace(0.0, 1.0, 1, retstep=True)[1]) and np.isnan(np.linspace(0.0, 1.0, 1, retstep=True)[1])
+    with pytest.raises(TypeError):
+        np.linspace(0, 1j, 3, dtype=np.int32)
+    with pytest.raises(pt.UnsupportedDTypeError, match="complex"):
+        pt.linspace(0, 1j, 3, dtype=np.int32)
+    with pytest.raises(pt.AxisOutOfRangeError):
+        pt.linspace(0, 1, 3, axis=1)
+
+
+def test_unique_as_numpys(backend):
+    data = np.array([[3.0, np.nan, 1.0, -0.0], [np.nan, 3.0, 0.0, np.inf]])
+    x = pt.make_placeholder("x", data.shape, data.dtype)
+    for kwargs in [{}, {"return_index": True}, {"return_inverse": True, "return_counts": True},
+                   {"return_index": True, "return_inverse": True, "return_counts": True, "equal_nan": False}]:
+        expected = np.unique(data, **kwargs)
+        got = pt.unique(x, **kwargs)
+        if not isinstance(expected, tuple):
+            expected, got = (expected,), (got,)
+        assert len(got) == len(expected), kwargs
+        results = pt.generate({f"o{i}": g for i, g in enumerate(got)}, backend)(x=data)
+        for i, e in enumerate(expected):
+            np.testing.assert_array_equal(results[f"o{i}"], e)
+    with pytest.raises(NotImplementedError, match="axis"):
+        pt.unique(x, axis=0)
+
+
+def test_rounding_and_reciprocals_numpy_computes_part_by_part(backend):
+    data = np.array([complex(np.inf, 0.5), complex(-np.inf, 1e-3), complex(np.nan, -np.inf), 100.25 + 3.5j,
+                     5e-324j, 1e-3 + 0j, complex(0.0, -0.0), 2.5 - 1.5j])
+    z = pt.make_placeholder("z", data.shape, data.dtype)
+    prg = pt.generate({"m2": pt.round(z, -2), "p1": pt.round(z, 1), "rec": pt.reciprocal(z)}, backend)
+    got = prg(z=data)
+    with np.errstate(all="ignore"):
+        expectations = [("m2", np.round(data, -2)), ("p1", np.round(data, 1)), ("rec", np.reciprocal(data))]
+    for name, expected in expectations:
+        for part in ("real", "imag"):
+            g, e = getattr(got[name], part), getattr(expected, part)
+            np.testing.assert_array_equal(g, e, err_msg=f"{name}.{part}")
+            np.testing.assert_array_equal(np.signbit(g), np.signbit(e), err_msg=f"{name}.{part} signs")
+    b = pt.make_placeholder("b", (3,), np.bool_)
+    bools = np.array([True, False, True])
+    assert pt.round(b).dtype == np.round(bools).dtype == np.float16
+    np.testing.assert_array_equal(pt.generate(pt.round(b), backend)(b=bools), np.round(bools))
+    with pytest.raises(TypeError):
+        np.round(bools, 1)
+    with pytest.raises(pt.UnsupportedDTypeError, match="bool"):
+        pt.round(b, 1)
