@@ -1206,6 +1206,10 @@ for d in [D, Z]:
          # with a NaN it meets; the library keeps the first in the sort's order, as numpy's sorting
          # path (with return_*) does. They differ for complex NaNs only.
          numpy={"values": "np.unique(x, return_counts=True)[0]"})
+case("diagonal_and_trace", {"main": "np.diagonal(x)", "above": "np.diagonal(x, 2)", "below": "np.diagonal(x, -1, 2, 0)",
+                            "beyond": "np.diagonal(x, 9)", "tr": "np.trace(x, 1)", "tr_planes": "np.trace(x, -1, 1, 2)",
+                            "tr_int": "np.trace(i)", "tr_float": "np.trace(i, dtype=np.float64)", "sym": "np.diagonal(y)"},
+     {"x": (D, (3, 4, 5), "special"), "i": (I8, (4, 4), "special"), "y": (F, ("n", "n"))}, sizes={"n": 3})
 case("linspace_numpy_steps", {"complex": "np.linspace(1j, -2 + 3j, 6)", "int": "np.linspace(-3, 7.5, 9, dtype=np.int32)",
                               "tiny": "np.linspace(0.0, 5e-324, 5)", "one_inf": "np.linspace(0.0, np.inf, 1)",
                               "float32": "np.linspace(0, 1, 7, endpoint=False, dtype=np.float32)",

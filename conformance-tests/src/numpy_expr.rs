@@ -879,6 +879,17 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
             };
             pt::count_nonzero(&a0()?, pt::ReduceOptions::axes(axes).keepdims(keepdims))
         }
+        "diagonal" | "trace" => {
+            let int_or = |k: &str, i: usize, default: i64| {
+                kw_or(k, i).map(|v| int(&v)).transpose().map(|v| v.unwrap_or(default))
+            };
+            let (offset, axis1, axis2) = (int_or("offset", 1, 0)?, int_or("axis1", 2, 0)?, int_or("axis2", 3, 1)?);
+            if name == "diagonal" {
+                pt::diagonal(&a0()?, offset, axis1, axis2)
+            } else {
+                pt::trace(&a0()?, offset, axis1, axis2, opt_dtype(&kwargs)?)
+            }
+        }
         "extract" => pt::extract(&a0()?, &to_array(arg(1)?)?),
         "compress" => {
             let axis = match kw_or("axis", 2) {

@@ -60,7 +60,9 @@ pub use elementwise::{
     arccos as acos, arccosh as acosh, arcsin as asin, arcsinh as asinh, arctan as atan, arctan2 as atan2,
     arctanh as atanh, left_shift as bitwise_left_shift, right_shift as bitwise_right_shift,
 };
-pub use linalg::{TensordotAxes, check_einsum_subscripts, dot, einsum, matmul, tensordot, vdot, vecdot};
+pub use linalg::{
+    TensordotAxes, check_einsum_subscripts, diagonal, dot, einsum, matmul, tensordot, trace, vdot, vecdot,
+};
 pub use pytato_core::arith::{
     add, astype, bitwise_and, bitwise_or, bitwise_xor, divide, equal, floor_divide, greater, greater_equal, invert,
     less, less_equal, logical_and, logical_not, logical_or, multiply, negative, not_equal, power, remainder, subtract,

@@ -1,9 +1,13 @@
-//! Linear algebra: `einsum`, `matmul`, `dot`, `vdot`, `tensordot`. All build an `Einsum` node.
+//! Linear algebra: `einsum`, `matmul`, `dot`, `vdot`, `tensordot` (all build an `Einsum` node),
+//! `vecdot`, and `diagonal` and `trace`.
 
 use std::collections::BTreeMap;
 
 use pytato_core::array::{Array, EinsumAxis};
+use pytato_core::dtype::DType;
 use pytato_core::error::{Error, Result};
+use pytato_core::expr::{BinaryOp, Expr};
+use pytato_core::operand::LambdaBuilder;
 use pytato_core::shape::{Dim, Shape, broadcast_shapes};
 
 use super::elementwise::{conj, multiply};
@@ -427,4 +431,90 @@ pub fn vecdot(x1: &Array, x2: &Array, axis: i64) -> Result<Array> {
     let product = super::multiply(&x1, x2)?;
     let summed = super::sum(&product, super::ReduceOptions::axes(axis))?;
     super::astype(&summed, product.dtype())
+}
+
+/// The diagonal of `a` in the plane of `axis1` and `axis2` (numpy `diagonal`): elements
+/// `a[..., i + max(0, -offset), ..., i + max(0, offset), ...]`, the two axes removed and the
+/// diagonal appended as the last axis; empty where `offset` is beyond either axis. The lengths of
+/// the two axes must be known, unless `offset` is 0 and they are the same length.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3, 4, 5], DType::F64).unwrap();
+/// assert_eq!(pt::diagonal(&a, 1, 0, 2).unwrap().shape().to_string(), "(4, 3)");
+/// assert_eq!(pt::diagonal(&a, -7, 0, 1).unwrap().shape().to_string(), "(5, 0)");
+/// ```
+#[track_caller]
+pub fn diagonal(a: &Array, offset: i64, axis1: i64, axis2: i64) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let op = "diagonal";
+    if a.ndim() < 2 {
+        return Err(Error::invalid(op, format!("needs at least 2 axes, got shape {}", a.shape())));
+    }
+    let (first, second) =
+        (normalize_axis(op, axis1, a.ndim(), a.shape())?, normalize_axis(op, axis2, a.ndim(), a.shape())?);
+    if first == second {
+        return Err(Error::invalid(op, format!("axis1 and axis2 are the same axis, {first}")));
+    }
+    let (row_start, column_start) = (offset.min(0).unsigned_abs(), offset.max(0).unsigned_abs());
+    let (rows, columns) = (&a.shape()[first], &a.shape()[second]);
+    let length = match (rows.as_int(), columns.as_int()) {
+        (Some(r), Some(c)) => {
+            let left = |n: i64, start: u64| i64::try_from(start).map_or(0, |start| n.saturating_sub(start).max(0));
+            Dim::new(left(r, row_start).min(left(c, column_start)))
+        }
+        _ if offset == 0 && rows == columns => rows.clone(),
+        _ => {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "the length of the diagonal of axes {first} and {second} of shape {} (offset {offset}) depends on \
+                     which is shorter; give their lengths",
+                    a.shape()
+                ),
+            ));
+        }
+    };
+    let kept: Vec<usize> = (0..a.ndim()).filter(|&k| k != first && k != second).collect();
+    let mut dims: Vec<Dim> = kept.iter().map(|&k| a.shape()[k].clone()).collect();
+    dims.push(length);
+    let along = kept.len();
+    let mut builder = LambdaBuilder::new(Shape::from(dims));
+    let mut out_axis = 0;
+    let indices = (0..a.ndim())
+        .map(|k| {
+            let start = if k == first { row_start } else { column_start };
+            if k == first || k == second {
+                // `start` is below the axis's length wherever the diagonal is not empty.
+                Expr::iname(along).binary(BinaryOp::Add, Expr::i64(start.min(i64::MAX as u64) as i64))
+            } else {
+                out_axis += 1;
+                Expr::iname(out_axis - 1)
+            }
+        })
+        .collect();
+    let read = builder.read_at(a, indices);
+    builder.finish(read)
+}
+
+/// The sum along the diagonal of `a` in the plane of `axis1` and `axis2` (numpy `trace`):
+/// `sum(diagonal(a, offset, axis1, axis2), axis=-1)`, in `dtype` or `sum`'s dtype (integers
+/// widened as numpy widens them).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3, 3], DType::I8).unwrap();
+/// assert_eq!(pt::trace(&a, 0, 0, 1, None).unwrap().dtype(), DType::I64);
+/// ```
+#[track_caller]
+pub fn trace(a: &Array, offset: i64, axis1: i64, axis2: i64, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let diagonal = diagonal(a, offset, axis1, axis2).map_err(|e| e.renamed("diagonal", "trace"))?;
+    let mut options = super::ReduceOptions::axes(-1);
+    if let Some(dtype) = dtype.into() {
+        options = options.dtype(dtype);
+    }
+    super::sum(&diagonal, options).map_err(|e| e.renamed("sum", "trace"))
 }

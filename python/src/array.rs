@@ -43,6 +43,20 @@ impl Drop for PyArrayExpr {
 
 /// A result of an operation, as the Python class (tagged with where it was created, where
 /// traceback tags are on).
+/// `pytato_rs.<name>(array, *args, **kwargs)`: numpy's array methods that are its functions.
+fn as_function(
+    array: &Bound<'_, PyArrayExpr>,
+    name: &str,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyAny>> {
+    let py = array.py();
+    let function = py.import("pytato_rs")?.getattr(name)?;
+    let mut all = vec![array.clone().into_any()];
+    all.extend(args.iter());
+    Ok(function.call(PyTuple::new(py, all)?, kwargs)?.unbind())
+}
+
 pub(crate) fn wrap(result: pytato::Result<Array>) -> Result<Py<PyArrayExpr>> {
     object(crate::tags::with_traceback_tag(lib(result)?)?)
 }
@@ -517,12 +531,20 @@ impl PyArrayExpr {
         wrap(pt::imag(&self.array))
     }
 
-    fn conj(&self) -> Result<Py<PyArrayExpr>> {
-        wrap(pt::conj(&self.array))
+    /// numpy's `ndarray.conj()`: the complex conjugate; any other array is returned as it is (the
+    /// function `conj` makes bools `int8`, the method does not).
+    fn conj(slf: &Bound<'_, Self>) -> Result<Py<PyArrayExpr>> {
+        if slf.get().array.dtype().is_complex() { wrap(pt::conj(&slf.get().array)) } else { Ok(slf.clone().unbind()) }
     }
 
-    fn conjugate(&self) -> Result<Py<PyArrayExpr>> {
-        self.conj()
+    fn conjugate(slf: &Bound<'_, Self>) -> Result<Py<PyArrayExpr>> {
+        Self::conj(slf)
+    }
+
+    /// The transpose of the last two axes (the Array API's `mT`).
+    #[getter(mT)]
+    fn matrix_transpose_property(&self) -> Result<Py<PyArrayExpr>> {
+        wrap(pt::matrix_transpose(&self.array))
     }
 
     fn astype(&self, dtype: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
@@ -556,6 +578,153 @@ impl PyArrayExpr {
 
     fn flatten(&self) -> Result<Py<PyArrayExpr>> {
         self.ravel()
+    }
+
+    // numpy's methods that return new arrays, as the module's functions of the same names with
+    // the array first (`x.argmax(axis=0)` is `pytato_rs.argmax(x, axis=0)`).
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn argmax(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "argmax", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn argmin(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "argmin", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn argsort(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "argsort", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn clip(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "clip", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn cumsum(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "cumsum", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn cumprod(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "cumprod", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn diagonal(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "diagonal", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn trace(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "trace", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn nonzero(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "nonzero", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn repeat(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "repeat", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn round(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "round", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn searchsorted(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "searchsorted", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn std(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "std", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn var(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "var", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn swapaxes(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "swapaxes", args, kwargs)
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn take(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        as_function(slf, "take", args, kwargs)
     }
 
     #[pyo3(signature = (axis = None))]

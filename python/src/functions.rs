@@ -880,6 +880,26 @@ fn vecdot(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, axis: i64) -> Result<Py<
     wrap(pt::vecdot(&array_from_py(x1)?, &array_from_py(x2)?, axis))
 }
 
+/// numpy's `diagonal(a, offset=0, axis1=0, axis2=1)`.
+#[pyfunction]
+#[pyo3(signature = (a, offset = 0, axis1 = 0, axis2 = 1))]
+fn diagonal(a: &Bound<'_, PyAny>, offset: i64, axis1: i64, axis2: i64) -> Result<Py<PyArrayExpr>> {
+    wrap(pt::diagonal(&array_from_py(a)?, offset, axis1, axis2))
+}
+
+/// numpy's `trace(a, offset=0, axis1=0, axis2=1, dtype=None)`.
+#[pyfunction]
+#[pyo3(signature = (a, offset = 0, axis1 = 0, axis2 = 1, dtype = None))]
+fn trace(
+    a: &Bound<'_, PyAny>,
+    offset: i64,
+    axis1: i64,
+    axis2: i64,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> Result<Py<PyArrayExpr>> {
+    wrap(pt::trace(&array_from_py(a)?, offset, axis1, axis2, optional_dtype(dtype)?))
+}
+
 /// `tensordot(a, b, axes=2)`; `axes` is a count or a pair of axis lists.
 #[pyfunction]
 #[pyo3(signature = (a, b, axes = None))]
@@ -949,6 +969,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(unique_inverse, m)?,
         wrap_pyfunction!(unique_all, m)?,
         wrap_pyfunction!(_unique, m)?,
+        wrap_pyfunction!(diagonal, m)?,
+        wrap_pyfunction!(trace, m)?,
         wrap_pyfunction!(extract, m)?,
         wrap_pyfunction!(compress, m)?,
         wrap_pyfunction!(take, m)?,

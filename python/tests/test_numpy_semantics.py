@@ -270,3 +270,26 @@ def test_rounding_and_reciprocals_numpy_computes_part_by_part(backend):
         np.round(bools, 1)
     with pytest.raises(pt.UnsupportedDTypeError, match="bool"):
         pt.round(b, 1)
+
+
+def test_numpy_array_methods_return_what_numpy_returns(backend):
+    data = np.array([[3.0, -1.0, np.nan, 2.0], [0.5, -0.0, 7.0, -2.0], [1.0, 1.0, 4.0, 9.0]])
+    x = pt.make_placeholder("x", data.shape, data.dtype)
+    calls = {
+        "argmax": lambda a: a.argmax(axis=1), "argmin": lambda a: a.argmin(), "argsort": lambda a: a.argsort(axis=0),
+        "clip": lambda a: a.clip(-1, 2), "cumsum": lambda a: a.cumsum(axis=1), "cumprod": lambda a: a.cumprod(axis=0),
+        "diagonal": lambda a: a.diagonal(1), "trace": lambda a: a.trace(-1), "repeat": lambda a: a.repeat(2, axis=1),
+        "round": lambda a: a.round(1), "std": lambda a: a.std(axis=0, ddof=1), "var": lambda a: a.var(),
+        "swapaxes": lambda a: a.swapaxes(0, 1), "take": lambda a: a.take([0, -1], axis=1), "mT": lambda a: a.mT,
+        "nonzero": lambda a: a.nonzero()[1], "searchsorted": lambda a: a[2].searchsorted(a[1]),
+    }
+    got = pt.generate({name: call(x) for name, call in calls.items()}, backend)(x=data)
+    for name, call in calls.items():
+        expected = call(data)
+        assert got[name].dtype == expected.dtype, name
+        np.testing.assert_allclose(got[name], expected, rtol=1e-15, err_msg=name)
+    # ndarray.conj() returns a real array as it is (np.conj makes bools int8).
+    b = pt.make_placeholder("b", (3,), np.bool_)
+    bools = np.array([True, False, True])
+    assert b.conj() is b and bools.conj().dtype == np.bool_
+    assert pt.conj(b).dtype == np.conj(bools).dtype == np.int8
