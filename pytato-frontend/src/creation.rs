@@ -464,9 +464,12 @@ pub fn pad_with(a: &Array, width: impl Into<PadWidth>, mode: PadMode) -> Result<
             return Err(Error::invalid("pad", format!("{} pad widths for an array of shape {}", w.len(), a.shape())));
         }
     };
+    if let Some(&w) = widths.iter().flat_map(|(b, e)| [b, e]).find(|&&w| i64::try_from(w).is_err()) {
+        return Err(Error::Overflow { op: "pad".into(), what: format!("the pad width {w}") });
+    }
     let mut dims = Vec::with_capacity(ndim);
     for (axis, (len, (b, e))) in a.shape().dims().iter().zip(&widths).enumerate() {
-        if !matches!(mode, PadMode::Constant(_)) && len.as_int() == Some(0) && b + e > 0 {
+        if !matches!(mode, PadMode::Constant(_)) && len.as_int() == Some(0) && (*b, *e) != (0, 0) {
             return Err(Error::invalid(
                 "pad",
                 format!("cannot extend the empty axis {axis} of an array of shape {} with {mode:?}", a.shape()),

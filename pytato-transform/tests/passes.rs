@@ -295,6 +295,15 @@ fn drawings_show_every_node_and_edge() {
 }
 
 #[test]
+fn a_data_flow_from_no_placeholders_draws_an_empty_picture() {
+    use pytato_transform::draw::{dot_to_svg, placeholder_data_flow_dot};
+    // A DAG of constants has no placeholder data flow: the layout engine asserts on empty graphs.
+    let outputs = Outputs::from(pt::ones([3], DType::F64).unwrap());
+    let svg = dot_to_svg(&placeholder_data_flow_dot(&outputs)).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "{svg}");
+}
+
+#[test]
 fn cse_never_merges_distinct_unnamed_inputs() {
     let a = pytato_core::Array::new_placeholder(None, pytato_core::Shape::from([3]), DType::F64).unwrap();
     let b = pytato_core::Array::new_placeholder(None, pytato_core::Shape::from([3]), DType::F64).unwrap();

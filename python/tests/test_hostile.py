@@ -213,3 +213,12 @@ def test_a_forked_child_gets_an_error_not_a_hang(backend):
         assert (prg(x=np.ones(3, np.float32)) == 2).all()  # the parent's device still works
     """, backend, timeout=120)
     assert "child exit 0" in out, out
+
+
+def test_arguments_found_by_random_calls_are_errors_not_panics():
+    # A random-call probe of every function found these two panicking into Python.
+    with pytest.raises(pt.OverflowError):
+        pt.pad(pt.make_placeholder("x", (1,), np.float64), 2**63)
+    with pytest.raises(pt.OverflowError):
+        pt.pad(pt.make_placeholder("x", (1,), np.float64), (2**63, 2**63))
+    assert pt.get_placeholder_data_flow_svg({"a": 1}).startswith("<svg")
