@@ -11,7 +11,9 @@
 //! Running a program checks every input with [`Signature::bind`] first, allocates outputs, reuses
 //! temporaries from the previous run, and splits the outermost loop of each large kernel across
 //! threads ([`Cranelift::with_threads`]; default: the environment variable `PYTATO_NUM_THREADS`,
-//! else every core) on rayon's thread pool, which persists between kernels. A kernel with few
+//! else every core) on rayon's thread pool, which persists between kernels. A number of threads
+//! asked for bounds the host steps of phased programs too (`Backend::host_threads`); otherwise
+//! they run on rayon's global pool (`RAYON_NUM_THREADS`). A kernel with few
 //! output elements (`sum(x)`, a norm, a dot product, the norms of three components) has its long
 //! reductions split into parts the threads share ([`pytato_transform::split_reductions`]), with
 //! the bits of one loop (a dot product so split sums by the summation scheme below, not through
@@ -75,6 +77,9 @@ use crate::run::Compiled;
 #[derive(Clone, Debug)]
 pub struct Cranelift {
     threads: usize,
+    /// Whether `threads` was asked for (`PYTATO_NUM_THREADS`, [`Cranelift::with_threads`]); if not,
+    /// host steps run on rayon's global pool, which `RAYON_NUM_THREADS` sizes.
+    threads_asked: bool,
     codegen: CodegenOptions,
 }
 
@@ -96,16 +101,15 @@ impl Default for Cranelift {
 impl Cranelift {
     /// A backend using `PYTATO_NUM_THREADS` threads if that is set, else every core.
     pub fn new() -> Cranelift {
-        let threads = std::env::var("PYTATO_NUM_THREADS")
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        Cranelift { threads: threads.max(1), codegen: CodegenOptions::default() }
+        let asked: Option<usize> = std::env::var("PYTATO_NUM_THREADS").ok().and_then(|v| v.trim().parse().ok());
+        let threads = asked.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        Cranelift { threads: threads.max(1), threads_asked: asked.is_some(), codegen: CodegenOptions::default() }
     }
 
-    /// The same backend, running programs on at most `threads` threads (at least 1).
+    /// The same backend, running programs on at most `threads` threads (at least 1), host steps
+    /// (sorts, scans, compactions, scatters) included.
     pub fn with_threads(self, threads: usize) -> Cranelift {
-        Cranelift { threads: threads.max(1), ..self }
+        Cranelift { threads: threads.max(1), threads_asked: true, ..self }
     }
 
     /// The same backend, generating code under `codegen` (inlining limits, a transformation of
@@ -124,6 +128,12 @@ impl Cranelift {
 impl Backend for Cranelift {
     fn name(&self) -> &str {
         "cranelift"
+    }
+
+    /// Host steps (sorts, scans, compactions, scatters) run on as many threads as kernels do,
+    /// where a number was asked for.
+    fn host_threads(&self) -> Option<usize> {
+        self.threads_asked.then_some(self.threads)
     }
 
     fn inline_rule(&self) -> pytato_core::function::InlineRule {

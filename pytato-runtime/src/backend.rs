@@ -77,6 +77,13 @@ pub trait Backend: Send + Sync {
     fn device_steps(&self) -> Option<Arc<dyn DeviceSteps>> {
         None
     }
+
+    /// How many threads the host steps of this backend's programs ([`crate::phases`]) run on:
+    /// the number it runs its own work on, where it is told one. `None` (the default): rayon's
+    /// global pool (`RAYON_NUM_THREADS`, else every core). See [`crate::host_threads`].
+    fn host_threads(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// A compiled program: run it as often as needed, with different inputs.

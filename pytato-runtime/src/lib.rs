@@ -8,7 +8,7 @@
 //!   views of any dtype, the form inputs and outputs travel in;
 //! - [`device`]: arrays kept on a backend's device between runs;
 //! - [`phases`]: programs with data-dependent lengths and scatters, run in phases with host steps
-//!   between them ([`sort`], [`scan`]);
+//!   between them ([`sort`], [`scan`]) on the threads [`host_threads`] picks;
 //! - [`math`]: numpy's scalar math where Rust differs, and the summation order every backend
 //!   follows.
 //!
@@ -18,6 +18,7 @@
 pub mod backend;
 pub mod binding;
 pub mod device;
+pub mod host_threads;
 pub mod math;
 pub mod phases;
 pub mod scan;

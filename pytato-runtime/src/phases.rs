@@ -49,6 +49,7 @@ use ndarray::{ArrayD, ArrayViewD, IxDyn};
 use crate::backend::{Backend, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
 use crate::binding::Signature;
 use crate::device::{DeviceArray, DeviceInput, DeviceStep, DeviceSteps, NamedDeviceArrays, NamedDeviceInputs};
+use crate::host_threads::HostThreads;
 use crate::scan::NumpyArith;
 use pytato_core::array::{
     Array, DictOfNamedArrays, IdMap, NodeKind, ScanOp, ScatterMode, Side, SortResult, post_order,
@@ -160,6 +161,8 @@ struct PhasedProgram {
     /// The backend's kernels for steps on device data ([`Backend::device_steps`]); `None`: runs
     /// on device data compute in host memory.
     device: Option<Arc<dyn DeviceSteps>>,
+    /// The threads host steps run on ([`Backend::host_threads`]).
+    host_threads: HostThreads,
 }
 
 /// Compiles `outputs`, whose DAG has host steps, into a program that runs in phases on `backend`
@@ -350,7 +353,8 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
         }
     };
     let device = backend.device_steps();
-    Ok(Box::new(PhasedProgram { inputs, phases, last, direct, output_names, output_types, device }))
+    let host_threads = HostThreads::new(backend.host_threads());
+    Ok(Box::new(PhasedProgram { inputs, phases, last, direct, output_names, output_types, device, host_threads }))
 }
 
 impl PhasedProgram {
@@ -400,7 +404,7 @@ impl PhasedProgram {
                             new.push((input.clone(), value));
                         }
                     }
-                    kind => new.extend(host_step(kind, &step.results, &operands)?),
+                    kind => new.extend(self.host_threads.run(|| host_step(kind, &step.results, &operands))?),
                 }
             }
             results.extend(new);
@@ -497,7 +501,7 @@ impl PhasedProgram {
                             new.push((input.clone(), value));
                         }
                     }
-                    kind => new.extend(device_step(device, kind, &step.results, &operands)?),
+                    kind => new.extend(device_step(device, &self.host_threads, kind, &step.results, &operands)?),
                 }
             }
             results.extend(new);
@@ -510,6 +514,7 @@ impl PhasedProgram {
 /// the host, its results uploaded (counts stay on the host: they are lengths).
 fn device_step(
     device: &dyn DeviceSteps,
+    host_threads: &HostThreads,
     kind: &StepKind,
     results: &[(String, Shape)],
     operands: &[DeviceInput<'_>],
@@ -558,7 +563,8 @@ fn device_step(
             (DeviceInput::Device(array), None) => array.storage().as_host().expect("held on the host").view(),
         })
         .collect();
-    host_step(kind, results, &views)?
+    host_threads
+        .run(|| host_step(kind, results, &views))?
         .into_iter()
         .map(|(name, value)| {
             if results.iter().any(|(r, _)| *r == name) {
