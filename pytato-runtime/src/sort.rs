@@ -348,6 +348,66 @@ mod tests {
         assert_eq!(got.as_array::<i64>().unwrap().as_slice().unwrap(), &want[..]);
     }
 
+    /// Sorts rows of `values` (cycled to each length: short rows, rows around the parallel
+    /// sort's threshold, a long one) on 1 to 3 threads, against std's stable sort by the keys.
+    fn sorts_match_the_stable_sort_of<T>(values: &[T])
+    where
+        T: NumpyOrd + ViewElement + std::fmt::Debug,
+        ArrayData: From<ArrayD<T>>,
+    {
+        for n in [4097, PARALLEL_ROW - 1, PARALLEL_ROW + 1, (1 << 17) + 3] {
+            let row: Vec<T> = (0..n).map(|i| values[(i * 7919 + i / 5) % values.len()]).collect();
+            for descending in [false, true] {
+                let mut order: Vec<usize> = (0..n).collect();
+                order.sort_by(|&a, &b| {
+                    let (a, b) = (row[a].key(), row[b].key());
+                    if descending { b.cmp(&a) } else { a.cmp(&b) }
+                });
+                let want_values: Vec<String> = order.iter().map(|&i| format!("{:?}", row[i])).collect();
+                let want_indices: Vec<i64> = order.iter().map(|&i| i as i64).collect();
+                for threads in [1, 2, 3] {
+                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                    let x = ArrayData::from(ArrayD::from_shape_vec(IxDyn(&[n]), row.clone()).unwrap());
+                    let (values, indices) = pool.install(|| {
+                        (
+                            sorted(x.clone(), 0, descending, SortResult::Values),
+                            sorted(x, 0, descending, SortResult::Indices),
+                        )
+                    });
+                    let case =
+                        format!("{n} {} descending {descending} on {threads} threads", std::any::type_name::<T>());
+                    assert_eq!(indices.as_array::<i64>().unwrap().as_slice().unwrap(), &want_indices[..], "{case}");
+                    // Compared as printed, which tells -0.0 from 0.0 (the palettes have one NaN).
+                    let values: Vec<String> =
+                        values.as_array::<T>().unwrap().iter().map(|v| format!("{v:?}")).collect();
+                    assert!(values == want_values, "{case}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rows_of_every_key_type_sort_stably_on_any_number_of_threads() {
+        sorts_match_the_stable_sort_of(&[true, false, false]);
+        sorts_match_the_stable_sort_of(&[i8::MIN, -1, 0, 1, i8::MAX, 3]);
+        sorts_match_the_stable_sort_of(&[u16::MAX, 0, 1, 256, 255, 7]);
+        sorts_match_the_stable_sort_of(&[i32::MIN, -65536, -1, 0, 65536, i32::MAX, 12345]);
+        sorts_match_the_stable_sort_of(&[u32::MAX, 0, 1 << 31, 3, 1 << 16]);
+        sorts_match_the_stable_sort_of(&[i64::MIN, -1, 0, 1 << 40, i64::MAX, -(1 << 40), 5]);
+        sorts_match_the_stable_sort_of(&[u64::MAX, 0, 1 << 63, 1 << 32, 9]);
+        let floats = [f64::NAN, -0.0, 0.0, 1.5, -1.5, f64::INFINITY, -f64::INFINITY, 5e-324, -2.5e300];
+        sorts_match_the_stable_sort_of(&floats);
+        sorts_match_the_stable_sort_of(&floats.map(|v| v as f32));
+        sorts_match_the_stable_sort_of(&floats.map(half::f16::from_f64));
+        let complex = [
+            Complex64::new(f64::NAN, 1.0),
+            Complex64::new(-0.0, 0.0),
+            Complex64::new(0.0, -0.0),
+            Complex64::new(1.0, f64::NAN),
+        ];
+        sorts_match_the_stable_sort_of(&complex);
+    }
+
     #[test]
     fn float_values_keep_signed_zeros_and_nan_payloads_in_input_order() {
         // The reference: std's stable sort with the comparison written out.
