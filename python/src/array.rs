@@ -502,6 +502,20 @@ impl PyArrayExpr {
         Ok(interop.getattr("array_ufunc")?.call1((ufunc, method, inputs, kwargs))?.unbind())
     }
 
+    /// numpy's functions (`np.sum(x)`, `np.where(c, x, y)`, `np.concatenate([x, y])`) on the
+    /// library's expressions: the library's function of the same name, lazily; numpy's own
+    /// implementation for functions the library lacks (`pytato_rs._interop.array_function`).
+    fn __array_function__(
+        &self,
+        func: &Bound<'_, PyAny>,
+        types: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: &Bound<'_, PyDict>,
+    ) -> Result<Py<PyAny>> {
+        let interop = func.py().import("pytato_rs._interop")?;
+        Ok(interop.getattr("array_function")?.call1((func, types, args, kwargs))?.unbind())
+    }
+
     /// pytato's `repr`: the node's fields, nodes below three levels shown as `(...)`
     /// (`pytato_rs._repr`); the library's compact form where that cannot run (no pymbolic).
     fn __repr__(slf: &Bound<'_, Self>) -> String {

@@ -156,6 +156,12 @@ pub(crate) fn borrow<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Borrowe
     if has_bool_bytes_beyond_one(&array)? {
         array = array.call_method1("view", ("uint8",))?.call_method1("__ne__", (0,))?;
     }
+    // Numbers in the other byte order (big-endian data from a file, say) are read as numpy reads
+    // them: through a copy in the machine's order.
+    let dtype = array.getattr("dtype")?;
+    if !dtype.getattr("isnative")?.extract::<bool>()? && "biufc".contains(dtype.getattr("kind")?.extract::<char>()?) {
+        array = array.call_method1("astype", (dtype.call_method1("newbyteorder", ("=",))?,))?;
+    }
     // Rust reads elements at their natural alignment: an unaligned array (a view of bytes at an
     // odd offset, which numpy allows) is read through an aligned copy.
     if !is_aligned(&array)? {

@@ -293,3 +293,44 @@ def test_numpy_array_methods_return_what_numpy_returns(backend):
     bools = np.array([True, False, True])
     assert b.conj() is b and bools.conj().dtype == np.bool_
     assert pt.conj(b).dtype == np.conj(bools).dtype == np.int8
+
+
+def test_numpy_functions_of_expressions_are_the_librarys(backend):
+    data = np.array([[3.0, -1.0, np.nan, 2.0], [0.5, -0.0, 7.0, -2.0]])
+    x = pt.make_placeholder("x", data.shape, data.dtype)
+    calls = {
+        "sum": lambda m, a: np.sum(a, axis=1), "mean": lambda m, a: np.mean(a), "max": lambda m, a: np.max(a, axis=0),
+        "where": lambda m, a: np.where(m.greater(a, 0) if m is pt else a > 0, a, -1.0),
+        "concatenate": lambda m, a: np.concatenate([a, a], axis=1), "stack": lambda m, a: np.stack([a, a]),
+        "einsum": lambda m, a: np.einsum("ij,ij->i", a, a), "clip": lambda m, a: np.clip(a, -1, 1),
+        "round": lambda m, a: np.round(a, 1), "transpose": lambda m, a: np.transpose(a),
+        "reshape": lambda m, a: np.reshape(a, (4, 2)), "cumsum": lambda m, a: np.cumsum(a, axis=1),
+        "add_reduce": lambda m, a: np.add.reduce(a), "maximum_reduce": lambda m, a: np.maximum.reduce(a, axis=1),
+        "argsort": lambda m, a: np.argsort(a, axis=1, stable=True), "nanless": lambda m, a: np.isnan(a),
+    }
+    exprs = {name: f(pt, x) for name, f in calls.items()}
+    assert all(isinstance(e, pt.Array) for e in exprs.values()), "lazy, not computed"
+    got = pt.generate(exprs, backend)(x=data)
+    for name, f in calls.items():
+        expected = f(np, data)
+        assert got[name].dtype == expected.dtype, name
+        np.testing.assert_array_equal(got[name], expected, err_msg=name)
+    # numpy's own implementation where the library has none: attributes it reads.
+    assert np.shape(x) == data.shape and np.ndim(x) == 2 and np.size(x) == 8
+    # Nothing can be written into numpy's `out=` lazily.
+    with pytest.raises(TypeError):
+        np.sum(x, out=np.zeros(()))
+
+
+def test_arrays_in_the_other_byte_order_read_as_numpy_reads_them(backend):
+    for dtype in [">i2", ">u4", ">i8", ">f2", ">f4", ">f8", ">c8", ">c16"]:
+        data = np.array([1, 200, 3]).astype(dtype)
+        native = data.astype(np.dtype(dtype).newbyteorder("="))
+        x = pt.make_placeholder("x", (3,), native.dtype)
+        got = pt.generate({"run": x * 2, "wrapped": pt.make_data_wrapper(data) * 2}, backend)(x=data)
+        np.testing.assert_array_equal(got["run"], native * 2, err_msg=dtype)
+        np.testing.assert_array_equal(got["wrapped"], native * 2, err_msg=dtype)
+    # Outputs are written in place in the machine's order: another order is refused, not garbled.
+    x = pt.make_placeholder("x", (3,), np.float64)
+    with pytest.raises(pt.ArgumentTypeError, match="byte order"):
+        pt.generate(x * 2, backend).run_into(np.zeros(3, ">f8"), x=np.ones(3))
