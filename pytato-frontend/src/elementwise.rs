@@ -678,7 +678,8 @@ pub fn round_decimals(a: &Array, decimals: i64) -> Result<Array> {
 /// `1 / a` (numpy `reciprocal`) in `a`'s dtype. Integers (and bools, as `int8`) follow numpy's
 /// loop, which converts `1.0 / a` back to the integer dtype: 0 for `|a| > 1`, and for `a == 0`
 /// what the conversion of `inf` gives (the smallest value of 32- and 64-bit signed dtypes, 0 for
-/// the others).
+/// the others). Complex numbers follow numpy's loop too, Smith's formula, which differs from
+/// `1 / a` in signs of zero and where a part is subnormal (see `complex_reciprocal`).
 ///
 /// ```
 /// use pytato_core::DType;
