@@ -143,6 +143,128 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return samples, (delta / div if div > 0 else _np.nan)
 
 
+# {{{ numpy functions composed of the library's
+
+def _ufunc_dtype(ufunc, *operands):
+    """The dtype numpy's ``ufunc`` gives for these operands (expressions by their dtype, numbers
+    as they are): numpy's own loop selection, asked on empty arrays."""
+    probes = [_np.zeros(0, o.dtype) if isinstance(o, Array) else o for o in operands]  # noqa: F405
+    return ufunc(*probes).dtype
+
+
+def _times_constant(ufunc, x, numerator, denominator):
+    """``x * (numerator / denominator)`` as numpy's loops of ``deg2rad``/``rad2deg`` compute it:
+    the constant divided in the loop's precision (float32 for float32 and float16, whose loop
+    computes in float32 and rounds once), the product rounded to numpy's result dtype."""
+    dtype = _ufunc_dtype(ufunc, x)
+    compute = _np.dtype(_np.float32) if dtype == _np.float16 else dtype
+    constant = compute.type(numerator) / compute.type(denominator)
+    return astype(multiply(astype(x, compute), constant), dtype)  # noqa: F405
+
+
+def deg2rad(x):
+    """numpy's ``deg2rad``: ``x * (pi / 180)``, as its loop computes it."""
+    return _times_constant(_np.deg2rad, x, _math.pi, 180.0)
+
+
+def rad2deg(x):
+    """numpy's ``rad2deg``: ``x * (180 / pi)``, as its loop computes it."""
+    return _times_constant(_np.rad2deg, x, 180.0, _math.pi)
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def fabs(x):
+    """numpy's ``fabs``: the absolute value in numpy's float result dtype (complex refused)."""
+    return abs(astype(x, _ufunc_dtype(_np.fabs, x)))  # noqa: F405
+
+
+def heaviside(x1, x2):
+    """numpy's ``heaviside``: 0 below zero, ``x2`` at zero, 1 above, NaN where ``x1`` is NaN."""
+    dtype = _ufunc_dtype(_np.heaviside, x1, x2)
+    x1 = astype(x1, dtype) if isinstance(x1, Array) else dtype.type(x1)  # noqa: F405
+    zero, one = dtype.type(0), dtype.type(1)
+    return where(less(x1, 0), zero, where(equal(x1, 0), x2, where(greater(x1, 0), one, x1)))  # noqa: F405
+
+
+def float_power(x1, x2):
+    """numpy's ``float_power``: ``power`` in float64 (complex128 for complex operands)."""
+    dtype = _ufunc_dtype(_np.float_power, x1, x2)
+    cast = lambda v: astype(v, dtype) if isinstance(v, Array) else dtype.type(v)  # noqa: E731, F405
+    return power(cast(x1), cast(x2))  # noqa: F405
+
+
+def divmod(x1, x2):  # noqa: A001
+    """numpy's ``divmod``: ``(floor_divide(x1, x2), remainder(x1, x2))``, the same loops."""
+    return floor_divide(x1, x2), remainder(x1, x2)  # noqa: F405
+
+
+def outer(a, b):
+    """numpy's ``outer``: ``a.ravel()[:, None] * b.ravel()[None, :]``."""
+    return multiply(ravel(a)[:, None], ravel(b)[None, :])  # noqa: F405
+
+
+def ptp(a, axis=None, keepdims=False):
+    """numpy's ``ptp``: ``max - min`` along ``axis``."""
+    return subtract(max(a, axis=axis, keepdims=keepdims), min(a, axis=axis, keepdims=keepdims))  # noqa: F405
+
+
+def nansum(a, axis=None, dtype=None, keepdims=False):
+    """numpy's ``nansum``: the sum with NaNs counted as zero."""
+    if a.dtype.kind in "fc":
+        a = where(isnan(a), a.dtype.type(0), a)  # noqa: F405
+    return sum(a, axis=axis, dtype=dtype, keepdims=keepdims)  # noqa: F405
+
+
+def nanprod(a, axis=None, dtype=None, keepdims=False):
+    """numpy's ``nanprod``: the product with NaNs counted as one."""
+    if a.dtype.kind in "fc":
+        a = where(isnan(a), a.dtype.type(1), a)  # noqa: F405
+    return prod(a, axis=axis, dtype=dtype, keepdims=keepdims)  # noqa: F405
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """numpy's ``isclose``, as numpy 2 computes it: ``|a - b| <= atol + rtol * |b|`` where ``b``
+    is finite, or ``a == b``; NaNs close to each other with ``equal_nan``. ``b`` is taken in
+    ``result_type(b, 1.0)`` first."""
+    if isinstance(b, Array):  # noqa: F405
+        b = astype(b, _np.result_type(b.dtype, 1.0))  # noqa: F405
+    elif isinstance(b, int):
+        b = float(b)
+    close = logical_and(less_equal(abs(subtract(a, b)), atol + rtol * abs(b)), isfinite(b))  # noqa: F405
+    result = logical_or(close, equal(a, b))  # noqa: F405
+    if equal_nan:
+        result = logical_or(result, logical_and(isnan(a), isnan(b)))  # noqa: F405
+    return result
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """numpy's ``average``: ``mean`` without weights; with weights of ``a``'s shape,
+    ``sum(a * w) / sum(w)`` in numpy's result dtype. ``returned`` adds the sum of the weights."""
+    if weights is None:
+        avg = mean(a, axis=axis, keepdims=keepdims)  # noqa: F405
+        scale = None
+        if returned:
+            count = _math.prod(a.shape) if axis is None else _math.prod(
+                a.shape[k] for k in (axis if isinstance(axis, tuple) else (axis,)))
+            scale = full_like(avg, count, dtype=avg.dtype)  # noqa: F405
+    else:
+        if not isinstance(weights, Array):  # noqa: F405
+            weights = asarray(_np.asarray(weights))  # noqa: F405
+        if tuple(weights.shape) != tuple(a.shape):
+            raise ValueError("average: weights must have the shape of a here "
+                             f"(got {tuple(weights.shape)} for {tuple(a.shape)})")
+        dtype = _np.result_type(a.dtype, weights.dtype, "f8" if a.dtype.kind in "biu" else a.dtype)
+        scale = sum(weights, axis=axis, dtype=dtype, keepdims=keepdims)  # noqa: F405
+        avg = divide(sum(multiply(astype(a, dtype), astype(weights, dtype)), axis=axis,  # noqa: F405
+                         keepdims=keepdims), scale)
+    return (avg, scale) if returned else avg
+
+
+# }}}
+
+
 def set_traceback_tag_enabled(enabled=True):
     """Tag every node built from Python from now on with where it was built
     (:class:`pytato_rs.tags.CreatedAt`, holding the Python traceback; listed in

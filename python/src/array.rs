@@ -561,7 +561,22 @@ impl PyArrayExpr {
         wrap(pt::matrix_transpose(&self.array))
     }
 
-    fn astype(&self, dtype: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
+    /// numpy's `astype`; `copy` changes nothing (expressions are immutable).
+    #[pyo3(signature = (dtype, order = "K", casting = "unsafe", subok = true, copy = true))]
+    fn astype(
+        &self,
+        dtype: &Bound<'_, PyAny>,
+        order: &str,
+        casting: &str,
+        subok: bool,
+        copy: bool,
+    ) -> Result<Py<PyArrayExpr>> {
+        let _ = (order, subok, copy);
+        if casting != "unsafe" {
+            return Err(value_error(format!(
+                "astype: casting={casting:?} is not supported (numpy's default, \"unsafe\", is)"
+            )));
+        }
         wrap(pt::astype(&self.array, dtype_from_py(dtype)?))
     }
 
@@ -586,12 +601,14 @@ impl PyArrayExpr {
         wrap(pt::transpose(&self.array, axes.as_deref()))
     }
 
-    fn ravel(&self) -> Result<Py<PyArrayExpr>> {
-        wrap(pt::ravel(&self.array))
+    #[pyo3(signature = (order = "C"))]
+    fn ravel(&self, order: &str) -> Result<Py<PyArrayExpr>> {
+        wrap(pt::reshape(&self.array, [-1], order_from_str(order)?))
     }
 
-    fn flatten(&self) -> Result<Py<PyArrayExpr>> {
-        self.ravel()
+    #[pyo3(signature = (order = "C"))]
+    fn flatten(&self, order: &str) -> Result<Py<PyArrayExpr>> {
+        self.ravel(order)
     }
 
     // numpy's methods that return new arrays, as the module's functions of the same names with

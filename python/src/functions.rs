@@ -126,8 +126,15 @@ macro_rules! unary_functions {
 }
 
 unary_functions! {
-    ravel => pt::ravel; matrix_transpose => pt::matrix_transpose;
+    matrix_transpose => pt::matrix_transpose;
     unique_values => pt::unique_values; flatnonzero => pt::flatnonzero; argwhere => pt::argwhere;
+}
+
+/// numpy's `ravel(a, order="C")`.
+#[pyfunction]
+#[pyo3(signature = (a, order = "C"))]
+fn ravel(a: &Bound<'_, PyAny>, order: &str) -> Result<Py<PyArrayExpr>> {
+    wrap(pt::reshape(&array_from_py(a)?, [-1], crate::array::order_from_str(order)?))
 }
 
 /// Elementwise functions of one argument: of a number alone, numpy's (see [`numpy_of_numbers`]).
@@ -194,13 +201,20 @@ binary_functions! {
     copysign => pt::copysign; nextafter => pt::nextafter;
 }
 
-/// `x` where `condition`, else `y` (numpy's `where` with three arguments).
+/// `x` where `condition`, else `y` (numpy's `where` with three arguments); with the condition
+/// alone, its `nonzero`, as numpy's.
 #[pyfunction(name = "where")]
+#[pyo3(signature = (condition, x = None, y = None))]
 fn where_<'py>(
     condition: &Bound<'py, PyAny>,
-    x: &Bound<'py, PyAny>,
-    y: &Bound<'py, PyAny>,
+    x: Option<&Bound<'py, PyAny>>,
+    y: Option<&Bound<'py, PyAny>>,
 ) -> Result<Bound<'py, PyAny>> {
+    let (x, y) = match (x, y) {
+        (Some(x), Some(y)) => (x, y),
+        (None, None) => return Ok(nonzero(condition.py(), condition)?.into_any()),
+        _ => return Err(value_error("where: either both or neither of x and y should be given")),
+    };
     if let Some(value) = numpy_of_numbers("where_", &[condition, x, y])? {
         return Ok(value);
     }
@@ -208,7 +222,9 @@ fn where_<'py>(
 }
 
 #[pyfunction]
-fn astype(x: &Bound<'_, PyAny>, dtype: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
+#[pyo3(signature = (x, dtype, /, *, copy = true))]
+fn astype(x: &Bound<'_, PyAny>, dtype: &Bound<'_, PyAny>, copy: bool) -> Result<Py<PyArrayExpr>> {
+    let _ = copy; // expressions are immutable: a copy and a view are the same
     wrap(pt::astype(&array_from_py(x)?, dtype_from_py(dtype)?))
 }
 
@@ -368,16 +384,41 @@ fn count_nonzero(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims
 
 // ---- scans, sorting, searching -------------------------------------------------------------
 
+/// numpy's `cumsum(a, axis=None, dtype=None)`: flattened without an axis; `dtype` accumulates in
+/// that dtype (the Array API's `cumulative_sum` of it).
 #[pyfunction]
-#[pyo3(signature = (a, axis = None))]
-fn cumsum(a: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::cumsum(&array_from_py(a)?, axis))
+#[pyo3(signature = (a, axis = None, dtype = None))]
+fn cumsum(a: &Bound<'_, PyAny>, axis: Option<i64>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
+    let a = array_from_py(a)?;
+    match optional_dtype(dtype)? {
+        None => wrap(pt::cumsum(&a, axis)),
+        Some(dtype) => wrap(numpy_scan_in(&a, axis, dtype, pt::cumulative_sum)),
+    }
 }
 
+/// numpy's `cumprod(a, axis=None, dtype=None)` (see [`cumsum`]).
 #[pyfunction]
-#[pyo3(signature = (a, axis = None))]
-fn cumprod(a: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::cumprod(&array_from_py(a)?, axis))
+#[pyo3(signature = (a, axis = None, dtype = None))]
+fn cumprod(a: &Bound<'_, PyAny>, axis: Option<i64>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
+    let a = array_from_py(a)?;
+    match optional_dtype(dtype)? {
+        None => wrap(pt::cumprod(&a, axis)),
+        Some(dtype) => wrap(numpy_scan_in(&a, axis, dtype, pt::cumulative_prod)),
+    }
+}
+
+/// A numpy scan (flattened without an axis) accumulating in `dtype`.
+fn numpy_scan_in(
+    a: &Array,
+    axis: Option<i64>,
+    dtype: pytato::DType,
+    scan: fn(&Array, ScanOptions) -> pytato::Result<Array>,
+) -> pytato::Result<Array> {
+    let (a, axis) = match axis {
+        Some(axis) => (a.clone(), axis),
+        None => (pt::ravel(a)?, 0),
+    };
+    scan(&a, ScanOptions { axis: Some(axis), dtype: Some(dtype), include_initial: false })
 }
 
 /// The Array API's scan arguments; a missing axis of an array of more than one dimension is
@@ -410,6 +451,22 @@ fn cumulative_prod(
     wrap(pt::cumulative_prod(&array_from_py(x)?, scan_options(axis, dtype, include_initial)?))
 }
 
+/// numpy's `kind=` (any sort it names: the library's sorts are stable, which each allows) and
+/// `order=` (fields of structured arrays, which the library has not).
+fn sort_kind_and_order(op: &str, kind: Option<&str>, order: Option<&Bound<'_, PyAny>>) -> Result<()> {
+    if let Some(kind) = kind
+        && !["quicksort", "mergesort", "heapsort", "stable"].contains(&kind)
+    {
+        return Err(value_error(format!(
+            "{op}: kind must be one of quicksort, mergesort, heapsort, stable, not {kind:?}"
+        )));
+    }
+    if order.is_some_and(|o| !o.is_none()) {
+        return Err(value_error(format!("{op}: order= sorts structured arrays by fields, which arrays here have not")));
+    }
+    Ok(())
+}
+
 fn sort_options(axis: Option<i64>, descending: bool) -> SortOptions {
     match axis {
         Some(axis) => SortOptions::axis(axis),
@@ -420,17 +477,35 @@ fn sort_options(axis: Option<i64>, descending: bool) -> SortOptions {
 
 /// A stable sort (NaN last), along `axis` or flattened (`axis=None`).
 #[pyfunction]
-#[pyo3(signature = (a, axis = Some(-1), *, descending = false, stable = true))]
-fn sort(a: &Bound<'_, PyAny>, axis: Option<i64>, descending: bool, stable: bool) -> Result<Py<PyArrayExpr>> {
-    let _ = stable; // every sort is stable
+#[pyo3(signature = (a, axis = Some(-1), kind = None, order = None, *, descending = false, stable = true))]
+fn sort(
+    a: &Bound<'_, PyAny>,
+    axis: Option<i64>,
+    kind: Option<&str>,
+    order: Option<&Bound<'_, PyAny>>,
+    descending: bool,
+    stable: bool,
+) -> Result<Py<PyArrayExpr>> {
+    // Every sort is stable, which is what numpy's `stable=` and every `kind=` allow.
+    let _ = stable;
+    sort_kind_and_order("sort", kind, order)?;
     wrap(pt::sort(&array_from_py(a)?, sort_options(axis, descending)))
 }
 
 /// The indices that sort `a` (stable).
 #[pyfunction]
-#[pyo3(signature = (a, axis = Some(-1), *, descending = false, stable = true))]
-fn argsort(a: &Bound<'_, PyAny>, axis: Option<i64>, descending: bool, stable: bool) -> Result<Py<PyArrayExpr>> {
-    let _ = stable; // every sort is stable
+#[pyo3(signature = (a, axis = Some(-1), kind = None, order = None, *, descending = false, stable = true))]
+fn argsort(
+    a: &Bound<'_, PyAny>,
+    axis: Option<i64>,
+    kind: Option<&str>,
+    order: Option<&Bound<'_, PyAny>>,
+    descending: bool,
+    stable: bool,
+) -> Result<Py<PyArrayExpr>> {
+    // Every sort is stable, which is what numpy's `stable=` and every `kind=` allow.
+    let _ = stable;
+    sort_kind_and_order("argsort", kind, order)?;
     wrap(pt::argsort(&array_from_py(a)?, sort_options(axis, descending)))
 }
 
@@ -572,9 +647,16 @@ fn stack(arrays: &Bound<'_, PyAny>, axis: i64) -> Result<Py<PyArrayExpr>> {
 }
 
 #[pyfunction]
-#[pyo3(signature = (arrays, axis = Some(0)))]
-fn concatenate(arrays: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<Py<PyArrayExpr>> {
-    let arrays = arrays_from_py(arrays)?;
+#[pyo3(signature = (arrays, axis = Some(0), *, dtype = None))]
+fn concatenate(
+    arrays: &Bound<'_, PyAny>,
+    axis: Option<i64>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> Result<Py<PyArrayExpr>> {
+    let mut arrays = arrays_from_py(arrays)?;
+    if let Some(dtype) = optional_dtype(dtype)? {
+        arrays = lib(arrays.iter().map(|a| pt::astype(a, dtype)).collect::<pytato::Result<Vec<_>>>())?;
+    }
     match axis {
         Some(axis) => wrap(pt::concatenate(&arrays, axis)),
         // numpy: the arrays flattened, then joined.
@@ -851,8 +933,14 @@ fn meshgrid<'py>(py: Python<'py>, arrays: &Bound<'py, PyTuple>, indexing: &str) 
 
 /// `einsum("ij,jk->ik", a, b)`.
 #[pyfunction]
-#[pyo3(signature = (subscripts, *operands))]
-fn einsum(subscripts: &str, operands: &Bound<'_, PyTuple>) -> Result<Py<PyArrayExpr>> {
+#[pyo3(signature = (subscripts, *operands, optimize = None))]
+fn einsum(
+    subscripts: &str,
+    operands: &Bound<'_, PyTuple>,
+    optimize: Option<&Bound<'_, PyAny>>,
+) -> Result<Py<PyArrayExpr>> {
+    // numpy's contraction-order search: the library's passes order contractions themselves.
+    let _ = optimize;
     // A wrong spec is reported as such before the operands are converted (numpy's order).
     lib(pt::check_einsum_subscripts(subscripts, operands.len()))?;
     let arrays = arrays_from_py(operands.as_any())?;
@@ -969,6 +1057,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(unique_inverse, m)?,
         wrap_pyfunction!(unique_all, m)?,
         wrap_pyfunction!(_unique, m)?,
+        wrap_pyfunction!(ravel, m)?,
         wrap_pyfunction!(diagonal, m)?,
         wrap_pyfunction!(trace, m)?,
         wrap_pyfunction!(extract, m)?,
