@@ -253,7 +253,7 @@ fn clip(
 // ---- reductions ---------------------------------------------------------------------------
 
 /// The reductions that share numpy's `axis`/`dtype`/`keepdims`/`initial` arguments.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Reduction {
     Sum,
     Prod,
@@ -273,12 +273,63 @@ pub(crate) fn reduce(
     keepdims: bool,
     initial: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
-    let mut options = ReduceOptions::axes(axes_from_py(axis)?).keepdims(keepdims);
+    reduce_where(kind, a, axis, dtype, keepdims, initial, None)
+}
+
+/// [`reduce`] with numpy's `where=`: the elements where the mask (broadcast to `a`'s shape) is
+/// false count as the reduction's identity (`initial` for max and min, which have none, as in
+/// numpy), and a mean divides by the number of elements where it is true.
+pub(crate) fn reduce_where(
+    kind: Reduction,
+    a: &Array,
+    axis: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+    initial: Option<&Bound<'_, PyAny>>,
+    mask: Option<&Bound<'_, PyAny>>,
+) -> Result<Py<PyArrayExpr>> {
+    let axes = axes_from_py(axis)?;
+    let mut options = ReduceOptions::axes(axes.clone()).keepdims(keepdims);
     if let Some(dtype) = optional_dtype(dtype)? {
         options = options.dtype(dtype);
     }
     if let Some(initial) = initial {
         options = options.initial(scalar_from_py(initial, "initial")?);
+    }
+    if let Some(mask) = mask.filter(|m| !m.is_none()) {
+        let name = format!("{kind:?}").to_lowercase();
+        let fill: pt::Operand = match (kind, &options.initial) {
+            (Reduction::Sum | Reduction::Mean, _) => pt::Operand::from(0),
+            (Reduction::Prod, _) => pt::Operand::from(1),
+            (Reduction::All, _) => pt::Operand::from(true),
+            (Reduction::Any, _) => pt::Operand::from(false),
+            (Reduction::Max | Reduction::Min, Some(initial)) => pt::Operand::Scalar(*initial),
+            (Reduction::Max | Reduction::Min, None) => {
+                return Err(value_error(format!(
+                    "{name}: a reduction without an identity needs `initial` to use a where mask (numpy's rule)"
+                )));
+            }
+        };
+        let mask = lib(pt::broadcast_to(&array_from_py(mask)?, a.shape().clone()))?;
+        let mut masked = lib(pt::where_(pt::Operand::from(&mask), a, fill))?;
+        if matches!(kind, Reduction::Max | Reduction::Min) {
+            // `initial` is taken in the array's dtype, as numpy takes it.
+            masked = lib(pt::astype(&masked, a.dtype()))?;
+        }
+        if kind == Reduction::Mean {
+            // numpy: the masked sum over the count of true elements, in the sum's dtype.
+            let sum_dtype = options.dtype.unwrap_or(match a.dtype() {
+                pytato::DType::F16 => pytato::DType::F32,
+                d if d.is_inexact() => d,
+                _ => pytato::DType::F64,
+            });
+            let result_dtype =
+                if a.dtype() == pytato::DType::F16 && options.dtype.is_none() { a.dtype() } else { sum_dtype };
+            let total = lib(pt::sum(&masked, ReduceOptions { dtype: Some(sum_dtype), ..options.clone() }))?;
+            let count = lib(pt::count_nonzero(&mask, ReduceOptions::axes(axes).keepdims(keepdims)))?;
+            return wrap(pt::divide(&total, &count).and_then(|mean| pt::astype(&mean, result_dtype)));
+        }
+        return reduce_where(kind, &masked, axis, dtype, keepdims, initial, None);
     }
     wrap(match kind {
         Reduction::Sum => pt::sum(a, options),
@@ -295,15 +346,16 @@ macro_rules! reductions {
     ($($name:ident => $kind:ident;)*) => {
         $(
             #[pyfunction]
-            #[pyo3(signature = (a, axis = None, dtype = None, keepdims = false, initial = None))]
+            #[pyo3(signature = (a, axis = None, dtype = None, keepdims = false, initial = None, r#where = None))]
             fn $name(
                 a: &Bound<'_, PyAny>,
                 axis: Option<&Bound<'_, PyAny>>,
                 dtype: Option<&Bound<'_, PyAny>>,
                 keepdims: bool,
                 initial: Option<&Bound<'_, PyAny>>,
+                r#where: Option<&Bound<'_, PyAny>>,
             ) -> Result<Py<PyArrayExpr>> {
-                reduce(Reduction::$kind, &array_from_py(a)?, axis, dtype, keepdims, initial)
+                reduce_where(Reduction::$kind, &array_from_py(a)?, axis, dtype, keepdims, initial, r#where)
             }
         )*
         fn add_reductions(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -578,10 +630,42 @@ fn compress(condition: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>, axis: Option<i64
     wrap(pt::compress(&array_from_py(condition)?, &array_from_py(a)?, axis))
 }
 
+/// numpy's `take(a, indices, axis=None, mode="raise")`: `"wrap"` reads index `i` at `i mod n`,
+/// `"clip"` at `i` clipped to `0..n` (negative indices read the first element), for an axis of
+/// known length `n`.
 #[pyfunction]
-#[pyo3(signature = (a, indices, axis = None))]
-fn take(a: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::take(&array_from_py(a)?, &array_from_py(indices)?, axis))
+#[pyo3(signature = (a, indices, axis = None, out = None, mode = "raise"))]
+fn take(
+    a: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    axis: Option<i64>,
+    out: Option<&Bound<'_, PyAny>>,
+    mode: &str,
+) -> Result<Py<PyArrayExpr>> {
+    if out.is_some_and(|o| !o.is_none()) {
+        return Err(type_error("take: out= cannot be written by a lazy expression"));
+    }
+    let (a, indices) = (array_from_py(a)?, array_from_py(indices)?);
+    let length = |a: &Array| -> Result<i64> {
+        let dim = match axis {
+            None => Some(a.shape().dims().iter().try_fold(1i64, |n, d| n.checked_mul(d.as_int()?))),
+            // An axis out of range is left to `take` to report.
+            Some(k) => {
+                let k = if k < 0 { k + a.ndim() as i64 } else { k };
+                usize::try_from(k).ok().and_then(|k| a.shape().dims().get(k)).map(|d| d.as_int())
+            }
+        };
+        dim.flatten().filter(|&n| n > 0 || mode == "raise").ok_or_else(|| {
+            value_error(format!("take: mode={mode:?} needs an axis of known, non-zero length (shape {})", a.shape()))
+        })
+    };
+    let indices = match mode {
+        "raise" => indices,
+        "wrap" => lib(pt::remainder(&indices, length(&a)?))?,
+        "clip" => lib(pt::clip(&indices, Some(0.into()), Some((length(&a)? - 1).into())))?,
+        other => return Err(value_error(format!("take: mode must be \"raise\", \"wrap\" or \"clip\", not {other:?}"))),
+    };
+    wrap(pt::take(&a, &indices, axis))
 }
 
 #[pyfunction]

@@ -380,3 +380,49 @@ def test_numpy_functions_composed_of_the_librarys_are_numpys_bit_for_bit(backend
             if e.dtype.kind == "f":  # signs of zeros (a NaN's sign means nothing)
                 numbers = ~np.isnan(e)
                 assert np.array_equal(np.signbit(got[name])[numbers], np.signbit(e)[numbers]), name
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16, np.bool_, np.complex128])
+def test_reductions_with_where_and_take_modes_as_numpys(backend, dtype):
+    with np.errstate(all="ignore"):
+        data = SPECIALS.astype(dtype).reshape(3, 4)
+    x = pt.make_placeholder("x", data.shape, data.dtype)
+    mask = np.array([[True, False, True, True], [False, False, False, False], [True, True, False, True]])
+    row_mask = np.array([True, False, True, True])  # broadcast to the array's shape
+    calls = {
+        "sum": lambda m, a: m.sum(a, axis=1, where=mask), "sum_all": lambda m, a: m.sum(a, where=row_mask),
+        "prod": lambda m, a: m.prod(a, axis=0, where=mask, keepdims=True),
+        "max": lambda m, a: m.max(a, axis=1, where=mask, initial=-5), "min": lambda m, a: m.min(a, where=row_mask, initial=9),
+        "any": lambda m, a: m.any(a, axis=0, where=mask), "all": lambda m, a: m.all(a, axis=1, where=mask),
+        "mean": lambda m, a: m.mean(a, axis=1, where=mask), "mean_all": lambda m, a: m.mean(a, where=row_mask),
+        "take_wrap": lambda m, a: m.take(a, [0, 5, -1, 13, -9], axis=1, mode="wrap"),
+        "take_clip": lambda m, a: m.take(a, [0, 5, -1, 13, -9], axis=1, mode="clip"),
+        "take_flat_wrap": lambda m, a: m.take(a, [[30, -30]], mode="wrap"),
+    }
+    exprs, expected = {}, {}
+    for name, f in calls.items():
+        with np.errstate(all="ignore"):
+            try:
+                expected[name] = f(np, data)
+            except TypeError:  # numpy refuses the dtype: so must the library
+                with pytest.raises(TypeError):
+                    f(pt, x)
+                continue
+        if name in ("max", "min") and data.dtype.kind == "c":
+            # The library refuses `initial` with complex values (conformance: error_complex_max_initial).
+            with pytest.raises(pt.UnsupportedDTypeError):
+                f(pt, x)
+            del expected[name]
+            continue
+        exprs[name] = f(pt, x)
+    got = pt.generate(exprs, backend)(x=data)
+    for name, e in expected.items():
+        assert got[name].dtype == e.dtype, name
+        if name.startswith(("sum", "prod", "mean")) and e.dtype.kind in "fc":
+            np.testing.assert_allclose(got[name], e, rtol=1e-6, err_msg=name)  # summed in another order
+        else:
+            np.testing.assert_array_equal(got[name], e, err_msg=name)
+    with pytest.raises(ValueError, match="initial"):
+        pt.max(x, where=mask)
+    with pytest.raises(ValueError, match="mode"):
+        pt.take(x, [0], axis=1, mode="nearest")
