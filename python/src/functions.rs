@@ -780,10 +780,74 @@ fn flip(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<Py<PyAr
     wrap(pt::flip(&array_from_py(a)?, axes.as_deref()))
 }
 
+/// numpy's `repeat(a, repeats, axis=None)`; `repeats` a count, or a sequence of counts, one per
+/// element along the axis (or one for all), known when the expression is built: the elements
+/// are gathered by an index array (`numpy.repeat` of the positions), for an axis of known length.
 #[pyfunction]
 #[pyo3(signature = (a, repeats, axis = None))]
-fn repeat(a: &Bound<'_, PyAny>, repeats: i64, axis: Option<i64>) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::repeat(&array_from_py(a)?, repeats, axis))
+fn repeat(a: &Bound<'_, PyAny>, repeats: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<Py<PyArrayExpr>> {
+    let array = array_from_py(a)?;
+    if let Ok(count) = repeats.extract::<i64>() {
+        return wrap(pt::repeat(&array, count, axis));
+    }
+    if repeats.cast::<PyArrayExpr>().is_ok() {
+        return Err(type_error(
+            "repeat: counts given as an expression make a length the data decides; pass them as numbers",
+        ));
+    }
+    // A numpy array of counts as the list of its numbers.
+    let repeats = if repeats.hasattr("tolist")? { repeats.call_method0("tolist")? } else { repeats.clone() };
+    let counts: Vec<i64> = match repeats.extract::<i64>() {
+        Ok(count) => vec![count],
+        Err(_) => crate::convert::ints_from_py(&repeats)?,
+    };
+    if let Some(&negative) = counts.iter().find(|&&c| c < 0) {
+        return Err(value_error(format!("repeat: repeats may not contain negative values, got {negative}")));
+    }
+    let (array, axis) = match axis {
+        Some(axis) => (array, axis),
+        None => (lib(pt::ravel(&array))?, 0),
+    };
+    let k = usize::try_from(if axis < 0 { axis + array.ndim() as i64 } else { axis }).ok();
+    let length = k.and_then(|k| array.shape().dims().get(k)).map(|d| d.as_int());
+    let Some(Some(length)) = length else {
+        // An axis out of range is `pt::repeat`'s error to give; a symbolic one cannot be gathered.
+        if length.is_none() {
+            return wrap(pt::repeat(&array, 1, Some(axis)));
+        }
+        return Err(value_error(format!(
+            "repeat: counts per element need an axis of known length (shape {})",
+            array.shape()
+        )));
+    };
+    let counts = match counts.len() {
+        1 => vec![counts[0]; usize::try_from(length).unwrap_or(0)],
+        n if n as i64 == length => counts,
+        n => {
+            return Err(value_error(format!(
+                "repeat: {n} counts for an axis of length {length} (shape {}): give one, or one per element",
+                array.shape()
+            )));
+        }
+    };
+    let total = counts.iter().try_fold(0i64, |t, &c| t.checked_add(c)).ok_or_else(|| {
+        crate::errors::Error(pytato::Error::Overflow { op: "repeat".into(), what: "the total count".into() })
+    })?;
+    // The index array is made now: memory that cannot be had is a MemoryError, not an abort.
+    let mut positions: Vec<i64> = Vec::new();
+    usize::try_from(total).ok().and_then(|n| positions.try_reserve_exact(n).ok()).ok_or_else(|| {
+        crate::errors::Error(pytato::Error::OutOfMemory {
+            op: "repeat".into(),
+            bytes: (total as u64).saturating_mul(8),
+            what: format!("the {total} positions of the repeated elements"),
+        })
+    })?;
+    positions.extend(counts.iter().enumerate().flat_map(|(i, &c)| std::iter::repeat_n(i as i64, c as usize)));
+    let index = lib(pt::data_wrapper(
+        pytato::ArrayData::from(ndarray::ArrayD::from_shape_vec(vec![positions.len()], positions).expect("one axis")),
+        None,
+    ))?;
+    wrap(pt::take(&array, &index, Some(axis)))
 }
 
 #[pyfunction]

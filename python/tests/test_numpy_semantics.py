@@ -426,3 +426,21 @@ def test_reductions_with_where_and_take_modes_as_numpys(backend, dtype):
         pt.max(x, where=mask)
     with pytest.raises(ValueError, match="mode"):
         pt.take(x, [0], axis=1, mode="nearest")
+
+
+def test_repeat_with_counts_per_element_as_numpys(backend):
+    data = np.array([[0.0, -0.0, np.nan, 1.5], [np.inf, 2.0, -3.0, 5e-324], [7.0, 8.0, 9.0, 10.0]])
+    x = pt.make_placeholder("x", data.shape, data.dtype)
+    cases = [([1, 0, 2], 0), ([2], 0), ([0, 1, 0, 3], 1), ([1, 2, 3], -2), ((2,), None),
+             ([1, 0, 2, 0, 0, 1, 1, 1, 1, 1, 1, 3], None), (np.array([1, 2, 0]), 0), ([0, 0, 0], 0)]
+    exprs = {f"c{k}": pt.repeat(x, counts, axis=axis) for k, (counts, axis) in enumerate(cases)}
+    got = pt.generate(exprs, backend)(x=data)
+    for k, (counts, axis) in enumerate(cases):
+        np.testing.assert_array_equal(got[f"c{k}"], np.repeat(data, counts, axis=axis), err_msg=str(counts))
+    for counts, error in [([1, 2], ValueError), ([-1, 1, 1], ValueError), ([2**62, 2**62, 1], OverflowError),
+                          ([2**40, 0, 0], MemoryError)]:
+        with pytest.raises(Exception) as numpy_error:
+            np.repeat(data, counts, axis=0)
+        with pytest.raises(error):
+            pt.repeat(x, counts, axis=0)
+        assert isinstance(numpy_error.value, (ValueError, OverflowError, MemoryError))
