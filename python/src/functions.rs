@@ -503,9 +503,21 @@ fn cumulative_prod(
     wrap(pt::cumulative_prod(&array_from_py(x)?, scan_options(axis, dtype, include_initial)?))
 }
 
-/// numpy's `kind=` (any sort it names: the library's sorts are stable, which each allows) and
-/// `order=` (fields of structured arrays, which the library has not).
-fn sort_kind_and_order(op: &str, kind: Option<&str>, order: Option<&Bound<'_, PyAny>>) -> Result<()> {
+/// `sort` or `argsort` (`op`, `f`) with numpy's arguments: any `kind=` numpy names (the library's
+/// sorts are stable, which each kind allows, as `stable=` asks), no `order=` (fields of structured
+/// arrays, which the library has not).
+#[allow(clippy::too_many_arguments)]
+fn numpy_sort(
+    op: &str,
+    f: fn(&Array, SortOptions) -> pytato::Result<Array>,
+    a: &Bound<'_, PyAny>,
+    axis: Option<i64>,
+    kind: Option<&str>,
+    order: Option<&Bound<'_, PyAny>>,
+    descending: bool,
+    stable: bool,
+) -> Result<Py<PyArrayExpr>> {
+    let _ = stable;
     if let Some(kind) = kind
         && !["quicksort", "mergesort", "heapsort", "stable"].contains(&kind)
     {
@@ -516,7 +528,7 @@ fn sort_kind_and_order(op: &str, kind: Option<&str>, order: Option<&Bound<'_, Py
     if order.is_some_and(|o| !o.is_none()) {
         return Err(value_error(format!("{op}: order= sorts structured arrays by fields, which arrays here have not")));
     }
-    Ok(())
+    wrap(f(&array_from_py(a)?, sort_options(axis, descending)))
 }
 
 fn sort_options(axis: Option<i64>, descending: bool) -> SortOptions {
@@ -538,10 +550,7 @@ fn sort(
     descending: bool,
     stable: bool,
 ) -> Result<Py<PyArrayExpr>> {
-    // Every sort is stable, which is what numpy's `stable=` and every `kind=` allow.
-    let _ = stable;
-    sort_kind_and_order("sort", kind, order)?;
-    wrap(pt::sort(&array_from_py(a)?, sort_options(axis, descending)))
+    numpy_sort("sort", pt::sort, a, axis, kind, order, descending, stable)
 }
 
 /// The indices that sort `a` (stable).
@@ -555,10 +564,7 @@ fn argsort(
     descending: bool,
     stable: bool,
 ) -> Result<Py<PyArrayExpr>> {
-    // Every sort is stable, which is what numpy's `stable=` and every `kind=` allow.
-    let _ = stable;
-    sort_kind_and_order("argsort", kind, order)?;
-    wrap(pt::argsort(&array_from_py(a)?, sort_options(axis, descending)))
+    numpy_sort("argsort", pt::argsort, a, axis, kind, order, descending, stable)
 }
 
 #[pyfunction]
@@ -630,6 +636,18 @@ fn compress(condition: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>, axis: Option<i64
     wrap(pt::compress(&array_from_py(condition)?, &array_from_py(a)?, axis))
 }
 
+/// The length of axis `axis` of `a` (its size for `None`, the flattened array's): `None` for an
+/// axis out of range (the operation's own error to give), `Some(None)` for a symbolic length.
+fn axis_length(a: &Array, axis: Option<i64>) -> Option<Option<i64>> {
+    match axis {
+        None => Some(a.shape().dims().iter().try_fold(1i64, |n, d| n.checked_mul(d.as_int()?))),
+        Some(k) => {
+            let k = usize::try_from(if k < 0 { k + a.ndim() as i64 } else { k }).ok()?;
+            a.shape().dims().get(k).map(|d| d.as_int())
+        }
+    }
+}
+
 /// numpy's `take(a, indices, axis=None, mode="raise")`: `"wrap"` reads index `i` at `i mod n`,
 /// `"clip"` at `i` clipped to `0..n` (negative indices read the first element), for an axis of
 /// known length `n`.
@@ -647,15 +665,7 @@ fn take(
     }
     let (a, indices) = (array_from_py(a)?, array_from_py(indices)?);
     let length = |a: &Array| -> Result<i64> {
-        let dim = match axis {
-            None => Some(a.shape().dims().iter().try_fold(1i64, |n, d| n.checked_mul(d.as_int()?))),
-            // An axis out of range is left to `take` to report.
-            Some(k) => {
-                let k = if k < 0 { k + a.ndim() as i64 } else { k };
-                usize::try_from(k).ok().and_then(|k| a.shape().dims().get(k)).map(|d| d.as_int())
-            }
-        };
-        dim.flatten().filter(|&n| n > 0 || mode == "raise").ok_or_else(|| {
+        axis_length(a, axis).flatten().filter(|&n| n > 0).ok_or_else(|| {
             value_error(format!("take: mode={mode:?} needs an axis of known, non-zero length (shape {})", a.shape()))
         })
     };
@@ -808,8 +818,7 @@ fn repeat(a: &Bound<'_, PyAny>, repeats: &Bound<'_, PyAny>, axis: Option<i64>) -
         Some(axis) => (array, axis),
         None => (lib(pt::ravel(&array))?, 0),
     };
-    let k = usize::try_from(if axis < 0 { axis + array.ndim() as i64 } else { axis }).ok();
-    let length = k.and_then(|k| array.shape().dims().get(k)).map(|d| d.as_int());
+    let length = axis_length(&array, Some(axis));
     let Some(Some(length)) = length else {
         // An axis out of range is `pt::repeat`'s error to give; a symbolic one cannot be gathered.
         if length.is_none() {
