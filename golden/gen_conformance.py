@@ -1214,6 +1214,19 @@ case("linspace_numpy_steps", {"complex": "np.linspace(1j, -2 + 3j, 6)", "int": "
                               "tiny": "np.linspace(0.0, 5e-324, 5)", "one_inf": "np.linspace(0.0, np.inf, 1)",
                               "float32": "np.linspace(0, 1, 7, endpoint=False, dtype=np.float32)",
                               "equal": "np.linspace(2.0, 2.0, 4)", "huge": "np.linspace(1e308, -1e308, 5)"}, {})
+# numpy's float32/float64 power loops take sqrt, x * x and 1 / x for one scalar exponent of 0.5, 2
+# and -1 ((-0.0) ** 0.5 is -0.0, (-inf) ** 0.5 NaN); an exponent array takes pow.
+case("power_by_one_scalar_as_numpys_loop", {"half": "np.power(x, 0.5)", "sq": "np.power(x, 2.0)", "rec": "np.power(x, -1)",
+                                            "half32": "np.power(f, 0.5)", "sq32": "np.power(f, 2)",
+                                            "rec32": "np.power(f, -1.0)", "int_half": "np.power(i, 0.5)",
+                                            "arr": "np.power(x, h)", "three": "np.power(x, 3.0)"},
+     {"x": (D, (24,), "special"), "f": (F, (24,), "special"), "i": (I8, (12,), "special"),
+      "h": (D, (24,), [0.5])})
+# Python integers an integer dtype cannot hold: comparisons are exact, division is in float64.
+case("python_integers_beyond_the_dtype", {"lt": "u < 300", "ge": "i >= -129", "gt": "300 > i", "eq": "u == 256",
+                                          "ne": "i != 200", "div": "i / 255", "rdiv": "-300 / u",
+                                          "bool": "b < 2"},
+     {"u": (U8, (12,), "special"), "i": (I8, (12,), "special"), "b": ("bool", (4,))})
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

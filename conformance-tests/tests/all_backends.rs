@@ -59,3 +59,50 @@ fn mask_positions_are_read_safely_on_every_backend() {
         }
     }
 }
+
+/// Python integers no integer dtype holds (the conformance cases' expression language has 64-bit
+/// integers only): numpy compares `uint64` with `2**64` and `int64` with `2**63` exactly (every
+/// element is below), and divides integers by them in float64. The expected values are computed
+/// here with Rust's integers and floats.
+#[test]
+fn python_integers_beyond_64_bits_compare_exactly_and_divide_in_float64() {
+    use pytato_core::{ArrayData, DType, Scalar};
+    use pytato_frontend as pt;
+    use pytato_runtime::backend::NamedData;
+    let (instances, _) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
+    let unsigned = [0u64, 1, 1 << 63, u64::MAX];
+    let signed = [i64::MIN, -1, 0, i64::MAX];
+    let u = pt::placeholder("u", [4], DType::U64).unwrap();
+    let i = pt::placeholder("i", [4], DType::I64).unwrap();
+    let (two_64, two_63) = (1i128 << 64, 1i128 << 63);
+    let int = |v: i128| pytato_core::Operand::Scalar(pytato_core::dtype::WeakScalar::Int(v));
+    let inputs = NamedData::from([
+        ("u".to_string(), ArrayData::from_scalars(DType::U64, &[4], unsigned.map(Scalar::U64)).unwrap()),
+        ("i".to_string(), ArrayData::from_scalars(DType::I64, &[4], signed.map(Scalar::I64)).unwrap()),
+    ]);
+    let comparisons = [
+        ("u < 2**64", pt::less(&u, int(two_64)).unwrap(), unsigned.map(|v| i128::from(v) < two_64)),
+        ("u >= 2**64", pt::greater_equal(&u, int(two_64)).unwrap(), unsigned.map(|v| i128::from(v) >= two_64)),
+        ("i < 2**63", pt::less(&i, int(two_63)).unwrap(), signed.map(|v| i128::from(v) < two_63)),
+        ("-2**63-1 < i", pt::less(int(-two_63 - 1), &i).unwrap(), signed.map(|v| -two_63 - 1 < i128::from(v))),
+        ("i == 2**63", pt::equal(&i, int(two_63)).unwrap(), signed.map(|v| i128::from(v) == two_63)),
+        ("u != 2**64", pt::not_equal(&u, int(two_64)).unwrap(), unsigned.map(|v| i128::from(v) != two_64)),
+    ];
+    let quotient = pt::divide(&i, int(two_64)).unwrap();
+    assert_eq!(quotient.dtype(), DType::F64);
+    let expected_quotient = signed.map(|v| v as f64 / 18446744073709551616.0);
+    let mut named: Vec<(String, pytato_core::Array)> =
+        comparisons.iter().enumerate().map(|(k, (_, e, _))| (format!("c{k}"), e.clone())).collect();
+    named.push(("quotient".to_string(), quotient));
+    let outputs = pytato_core::DictOfNamedArrays::new(named.iter().map(|(n, e)| (n.as_str(), e.clone()))).unwrap();
+    for (name, backend) in &instances {
+        let got = backend.compile(&(&outputs).into()).unwrap().run(&inputs).unwrap();
+        for (k, (label, _, expected)) in comparisons.iter().enumerate() {
+            let values: Vec<bool> =
+                got[&format!("c{k}")].to_scalars().iter().map(|s| matches!(s, Scalar::Bool(true))).collect();
+            assert_eq!(values, expected.to_vec(), "{name}: {label}");
+        }
+        let values: Vec<f64> = got["quotient"].to_scalars().iter().map(|s| s.to_f64()).collect();
+        assert_eq!(values, expected_quotient.to_vec(), "{name}: i / 2**64");
+    }
+}

@@ -8,9 +8,10 @@
 //! `IndexLambda`.
 
 use crate::array::Array;
-use crate::dtype::{DType, DTypeKind, WeakScalar, result_type};
+use crate::dtype::{DType, DTypeKind, WeakScalar};
 use crate::error::{Error, Result};
 use crate::expr::{BinaryOp, CompareOp, Expr, Func, UnaryOp};
+use crate::scalar::Scalar;
 
 use crate::operand::{LambdaBuilder, Operand, cast_expr, dtype_error, elementwise, promote};
 
@@ -98,7 +99,22 @@ pub fn multiply(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
 #[track_caller]
 pub fn divide(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
     let _site = crate::created_at::enter();
-    binary("divide", a.into(), b.into(), |d| Ok((if d.is_inexact() { d } else { DType::F64 }, BinaryOp::Div)))
+    let (a, b) = (a.into(), b.into());
+    let (a, b) = (integer_divisor_as_float(a.clone(), &b), integer_divisor_as_float(b, &a));
+    binary("divide", a, b, |d| Ok((if d.is_inexact() { d } else { DType::F64 }, BinaryOp::Div)))
+}
+
+/// numpy divides integers and bools in float64 and converts a Python integer operand straight to
+/// float64 there (rounded to nearest), so `int8_array / 300` and `uint8_array / -1` are defined,
+/// though neither scalar fits the array's dtype. A weak integer next to an exact operand is
+/// therefore a weak float: the same dtype (float64) and, in range, the same value.
+fn integer_divisor_as_float(o: Operand, other: &Operand) -> Operand {
+    match o {
+        Operand::Scalar(WeakScalar::Int(v)) if !matches!(other, Operand::Scalar(_)) && !other.dtype().is_inexact() => {
+            Operand::Scalar(WeakScalar::Float(v as f64))
+        }
+        o => o,
+    }
 }
 
 /// `a // b` (numpy `floor_divide`): rounds toward negative infinity; integer division by zero gives 0.
@@ -177,7 +193,39 @@ pub fn power(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
         }
         other => other,
     };
+    if let Some(fast) = float_power_by_scalar(&a, &b, dtype) {
+        return fast;
+    }
     binary("power", a, b, |d| Ok((if d == DType::Bool { DType::I8 } else { d }, BinaryOp::Pow)))
+}
+
+/// numpy's float32 and float64 `power` loops compute an exponent that is one scalar for the whole
+/// call (a Python or numpy scalar, a 0-d constant) of 0.5, 2 or -1 by other operations: `sqrt(x)`,
+/// `x * x` and `1 / x`. Their results differ from C's `pow`: `(-0.0) ** 0.5` is -0.0 and
+/// `(-inf) ** 0.5` NaN (`pow` gives +0.0 and +inf), and `x * x` and `1 / x` round differently
+/// from a correctly rounded `pow`. An exponent array whose elements are 0.5 takes `pow`, as in
+/// numpy. `None` where the loop is `pow`'s.
+fn float_power_by_scalar(a: &Operand, b: &Operand, dtype: DType) -> Option<Result<Array>> {
+    let Operand::Array(x) = a else { return None };
+    if !matches!(dtype, DType::F32 | DType::F64) {
+        return None;
+    }
+    let exponent = match b {
+        Operand::Scalar(WeakScalar::Int(i)) => *i as f64,
+        Operand::Scalar(WeakScalar::Float(f)) => *f,
+        Operand::Array(e) if !e.dtype().is_complex() => crate::operand::constant_value(e)?.to_f64(),
+        _ => return None,
+    };
+    let build: fn(Expr, DType) -> Expr = if exponent == 0.5 {
+        |e, _| Expr::call(Func::Sqrt, vec![e])
+    } else if exponent == 2.0 {
+        |e, _| e.clone().binary(BinaryOp::Mul, e)
+    } else if exponent == -1.0 {
+        |e, d| Expr::constant(Scalar::F64(1.0).cast(d)).binary(BinaryOp::Div, e)
+    } else {
+        return None;
+    };
+    Some(unary("power", x, dtype, |e| build(e, dtype)))
 }
 
 fn bitwise_rule(d: DType, op: BinaryOp) -> std::result::Result<(DType, BinaryOp), &'static str> {
@@ -282,31 +330,59 @@ pub fn negative(a: &Array) -> Result<Array> {
 // ---------------------------------------------------------------------------------------------
 // Comparisons and logic.
 
-/// The dtype two operands are compared in. numpy 2 compares arrays with Python integers outside
-/// the array's range exactly (`uint8_array < 300` is all true): such a scalar counts as the
-/// smallest integer dtype that holds it.
-fn comparison_dtype(a: &Operand, b: &Operand) -> Result<DType> {
-    match promote(&[a, b]) {
-        Err(Error::ScalarOutOfRange { .. }) => {
-            let strong = |o: &Operand| match o {
-                Operand::Scalar(WeakScalar::Int(v)) => smallest_int_dtype(*v),
-                other => other.dtype(),
-            };
-            Ok(result_type(strong(a), strong(b)))
+/// The known outcome of comparing an integer or bool array with a Python integer outside its
+/// dtype's range (`uint8_array < 300`, `int64_array < 2**63`): numpy 2 compares such pairs exactly,
+/// so every element is on the same side of the scalar. Comparing in a wider dtype would not do:
+/// no integer dtype holds both `int64` and `2**63`, and float64 rounds them. `None` for any other
+/// pair (in range, the scalar takes the array's dtype as numpy's promotion gives it).
+fn comparison_beyond_range(cmp: CompareOp, a: &Operand, b: &Operand) -> Option<bool> {
+    use std::cmp::Ordering;
+    // The integer scalar `s` and the range of the exact array `x` compared with it.
+    let beyond = |s: &Operand, x: &Operand| {
+        let (Operand::Scalar(WeakScalar::Int(v)), Operand::Array(x)) = (s, x) else { return None };
+        let (lo, hi) = if x.dtype() == DType::Bool { (0, 1) } else { x.dtype().int_range()? };
+        (*v < lo || *v > hi).then_some(*v)
+    };
+    // How the left operand orders against the right one.
+    let order = match (beyond(a, b), beyond(b, a)) {
+        (Some(v), None) => {
+            if v > 0 {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            }
         }
-        other => other,
-    }
-}
-
-fn smallest_int_dtype(v: i128) -> DType {
-    [DType::I8, DType::U8, DType::I16, DType::U16, DType::I32, DType::U32, DType::I64, DType::U64]
-        .into_iter()
-        .find(|d| d.int_range().is_some_and(|(lo, hi)| lo <= v && v <= hi))
-        .unwrap_or(DType::F64)
+        (None, Some(v)) => {
+            if v > 0 {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            }
+        }
+        _ => return None,
+    };
+    Some(match cmp {
+        CompareOp::Eq => false,
+        CompareOp::Ne => true,
+        CompareOp::Lt => order == Ordering::Less,
+        CompareOp::Le => order != Ordering::Greater,
+        CompareOp::Gt => order == Ordering::Greater,
+        CompareOp::Ge => order != Ordering::Less,
+    })
 }
 
 fn compare(op: &str, cmp: CompareOp, a: Operand, b: Operand) -> Result<Array> {
-    let dtype = comparison_dtype(&a, &b)?;
+    if let Some(outcome) = comparison_beyond_range(cmp, &a, &b) {
+        let array = if matches!(a, Operand::Array(_)) { &a } else { &b };
+        // Written as `x == x` (true) or `x != x` (false), exact for integers and bools, so that
+        // the array stays read: a program of it still takes its input, as numpy's call does.
+        let same = if outcome { CompareOp::Eq } else { CompareOp::Ne };
+        return elementwise(op, &[array], array.dtype(), |mut e| {
+            let x = e.pop().expect("one operand");
+            Ok(x.clone().compare(same, x))
+        });
+    }
+    let dtype = promote(&[&a, &b])?;
     elementwise(op, &[&a, &b], dtype, |mut e| {
         let rhs = e.pop().expect("two operands");
         Ok(e.pop().expect("two operands").compare(cmp, rhs))

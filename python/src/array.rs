@@ -406,6 +406,9 @@ impl PyArrayExpr {
 
     fn __pow__(&self, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> Result<Py<PyAny>> {
         no_modulo(modulo)?;
+        if let Some(result) = numpy_scalar_power(&self.array, other)? {
+            return Ok(wrap(result)?.into_any());
+        }
         binary(&self.array, other, false, |a, b| pt::power(a, b))
     }
 
@@ -864,6 +867,29 @@ impl IndexedUpdate {
 }
 
 /// `pow(a, b, modulo)` has no array meaning.
+/// numpy's `ndarray.__pow__` computes three exponents given as Python scalars by other ufuncs
+/// (its `fast_scalar_power`), whose results differ from `power`'s: `x ** 2` is `square(x)` (so
+/// `bool_array ** 2` is int8, where `power` gives int64), and for float and complex arrays
+/// `x ** -1` is `reciprocal(x)` and `x ** 0.5` is `sqrt(x)` (complex special values and
+/// roundings differ from `power`'s). Only an exact Python `int` or `float` takes this path, as in
+/// numpy; `None` for every other exponent.
+fn numpy_scalar_power(a: &Array, exponent: &Bound<'_, PyAny>) -> Result<Option<pytato::Result<Array>>> {
+    use pyo3::types::{PyFloat, PyInt};
+    let inexact = a.dtype().is_inexact();
+    if exponent.is_exact_instance_of::<PyInt>() {
+        let Ok(e) = exponent.extract::<i64>() else { return Ok(None) };
+        return Ok(match e {
+            2 => Some(pt::square(a)),
+            -1 if inexact => Some(pt::reciprocal(a)),
+            _ => None,
+        });
+    }
+    if exponent.is_exact_instance_of::<PyFloat>() && inexact && exponent.extract::<f64>()? == 0.5 {
+        return Ok(Some(pt::sqrt(a)));
+    }
+    Ok(None)
+}
+
 fn no_modulo(modulo: Option<&Bound<'_, PyAny>>) -> Result<()> {
     match modulo {
         Some(m) if !m.is_none() => Err(type_error("pow() with a modulo is not supported for arrays")),

@@ -444,3 +444,107 @@ def test_repeat_with_counts_per_element_as_numpys(backend):
         with pytest.raises(error):
             pt.repeat(x, counts, axis=0)
         assert isinstance(numpy_error.value, (ValueError, OverflowError, MemoryError))
+
+
+def _same_bits(got, expected, label):
+    assert got.dtype == expected.dtype, label
+    if expected.dtype.kind == "c":
+        _same_bits(got.real, expected.real, f"{label}.real")
+        _same_bits(got.imag, expected.imag, f"{label}.imag")
+    elif expected.dtype.kind == "f":
+        np.testing.assert_array_equal(got, expected, err_msg=label)
+        number = ~np.isnan(expected)  # a NaN's sign is the hardware's, not numpy's promise
+        np.testing.assert_array_equal(np.signbit(got[number]), np.signbit(expected[number]), err_msg=f"{label} signs")
+    else:
+        np.testing.assert_array_equal(got, expected, err_msg=label)
+
+
+def test_python_integers_no_dtype_holds_divide_and_compare_as_numpy(backend):
+    """numpy divides integers in float64, into which it converts a Python integer whatever its
+    size, and compares integers with Python integers exactly: neither raises for a scalar the
+    array's dtype cannot hold (addition does)."""
+    cases = [(np.int8, [0, 1, -128, 127]), (np.uint8, [0, 1, 255]), (np.int64, [0, -2**63, 2**63 - 1]),
+             (np.uint64, [0, 1, 2**64 - 1, 2**63]), (np.bool_, [True, False])]
+    scalars = [255, 300, -1, -129, 2**31, 2**63, 2**64, 2**64 + 1, 2**70, -2**63 - 1, -2**70]
+    ops = {"lt": lambda a, s: a < s, "ge": lambda a, s: a >= s, "rgt": lambda a, s: s > a, "rle": lambda a, s: s <= a,
+           "eq": lambda a, s: pt.equal(a, s) if isinstance(a, pt.Array) else np.equal(a, s),
+           "ne": lambda a, s: pt.not_equal(a, s) if isinstance(a, pt.Array) else np.not_equal(a, s),
+           "div": lambda a, s: a / s, "rdiv": lambda a, s: s / a}
+    for dtype, values in cases:
+        data = np.array(values, dtype)
+        x = pt.make_placeholder("x", data.shape, data.dtype)
+        outputs, expected = {}, {}
+        for s in scalars:
+            for name, op in ops.items():
+                try:
+                    with np.errstate(all="ignore"):
+                        expected[f"{name}_{s}".replace("-", "m")] = op(data, s)
+                except OverflowError:  # numpy's bool arrays take no integer beyond int64 in comparisons
+                    continue
+                outputs[f"{name}_{s}".replace("-", "m")] = op(x, s)
+        got = pt.generate(outputs, backend)(x=data)
+        for key, value in expected.items():
+            _same_bits(got[key], value, f"{np.dtype(dtype)} {key}")
+    with pytest.raises(OverflowError):
+        np.array([1], np.int8) + 300
+    with pytest.raises(pt.ScalarOutOfRangeError):
+        pt.make_placeholder("x", (1,), np.int8) + 300
+
+
+def test_powers_by_python_scalars_are_numpys_operator(backend):
+    """numpy's `x ** 2` is `square(x)`, and for inexact x, `x ** -1` is `reciprocal(x)` and
+    `x ** 0.5` is `sqrt(x)`; `np.power` and other exponents (2.0, numpy scalars) stay `power`."""
+    special = [0.0, -0.0, 1.0, -1.0, 3.0, np.inf, -np.inf, np.nan, 1e-310]
+    inputs = {
+        "c128": np.array([complex(a, b) for a in special for b in special]),
+        "c64": np.array([complex(a, b) for a in special for b in special], np.complex64),
+        "f16": np.array(special[:-1] + [6e-8], np.float16), "f64": np.array(special + [0.1, 1e-3, 7e300]),
+        "f32": np.array(special + [0.1, 1e-3, 7e30], np.float32),
+        "b": np.array([True, False]), "i8": np.array([-3, 0, 11], np.int8),
+    }
+    exponents = [2, 0.5, -1, 2.0, -1.0, 3, np.float64(0.5), np.int64(2), np.float32(-1.0), np.float32(2.0)]
+    for name, data in inputs.items():
+        x = pt.make_placeholder("x", data.shape, data.dtype)
+        outputs, expected = {}, {}
+        for k, e in enumerate(exponents):
+            try:
+                with np.errstate(all="ignore"):
+                    expected[f"e{k}"] = data ** e
+            except ValueError:  # integers to negative integer powers
+                with pytest.raises(pt.PytatoError):
+                    x ** e
+                continue
+            outputs[f"e{k}"] = x ** e
+        got = pt.generate(outputs, backend)(x=data)
+        for key, value in expected.items():
+            e = exponents[int(key[1:])]
+            fast = type(e) is int and e in (2, -1) or type(e) is float and e == 0.5
+            if value.dtype.kind == "c" and (e == 0.5 or not fast) or value.dtype in (np.float32, np.float16) and not fast:
+                # numpy's complex sqrt and power are the C library's, and its float32 power is not
+                # correctly rounded (float32 is computed in float64 here): they round differently.
+                _same_special_values_and_close(got[key], value, f"{name} ** {e!r}")
+            else:
+                _same_bits(got[key], value, f"{name} ** {e!r}")
+    # numpy's float loops take those operations for one scalar exponent only: an array of 0.5s is pow's.
+    data = np.array(special)
+    x, y = pt.make_placeholder("x", data.shape, data.dtype), pt.make_placeholder("y", data.shape, data.dtype)
+    halves = np.full(data.shape, 0.5)
+    with np.errstate(all="ignore"):
+        expected = {"arr": np.power(data, halves), "scalar": np.power(data, 0.5)}
+    got = pt.generate({"arr": pt.power(x, y), "scalar": pt.power(x, 0.5)}, backend)(x=data, y=halves)
+    for key, value in expected.items():
+        _same_bits(got[key], value, f"power {key}")
+
+
+def _same_special_values_and_close(got, expected, label):
+    """Equal dtypes, the same special values and signs, finite values to rounding."""
+    assert got.dtype == expected.dtype, label
+    for part in ("real", "imag") if expected.dtype.kind == "c" else ("real",):
+        g, e = getattr(got, part), getattr(expected, part)
+        np.testing.assert_array_equal(np.isfinite(g), np.isfinite(e), err_msg=f"{label}.{part}")
+        np.testing.assert_array_equal(g[~np.isfinite(e)], e[~np.isfinite(e)], err_msg=f"{label}.{part}")
+        number = ~np.isnan(e)  # a NaN's sign is not numpy's promise
+        np.testing.assert_array_equal(np.signbit(g[number]), np.signbit(e[number]), err_msg=f"{label}.{part} signs")
+        finite = np.isfinite(e)
+        rtol = {8: 1e-13, 4: 1e-6, 2: 1e-3}[e.dtype.itemsize]
+        np.testing.assert_allclose(g[finite], e[finite], rtol=rtol, atol=1e-300, err_msg=f"{label}.{part}")
