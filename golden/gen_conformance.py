@@ -1227,6 +1227,15 @@ case("python_integers_beyond_the_dtype", {"lt": "u < 300", "ge": "i >= -129", "g
                                           "ne": "i != 200", "div": "i / 255", "rdiv": "-300 / u",
                                           "bool": "b < 2"},
      {"u": (U8, (12,), "special"), "i": (I8, (12,), "special"), "b": ("bool", (4,))})
+# Functions numpy defines by bits. fmax/fmin of float32/float64 zeros take the second operand's
+# sign in numpy's SIMD body and the first's in its tail: the inputs here have no tie of zeros.
+case("fmax_fmin_spacing_modf", {"fmax": "np.fmax(x, y)", "fmin": "np.fmin(y, x)", "fmax16": "np.fmax(h, g)",
+                                "fmin_c": "np.fmin(z, w)", "fmax_i": "np.fmax(i, 3)", "sp": "np.spacing(x)",
+                                "sp32": "np.spacing(f)", "sp16": "np.spacing(h)", "sp_i": "np.spacing(i)",
+                                "frac": "np.modf(x)[0]", "whole": "np.modf(x)[1]", "frac16": "np.modf(h)[0]"},
+     {"x": (D, (24,), "special"), "y": (D, (24,), [1.5, "nan", -2.0, "inf", 3.0, "-inf"]),
+      "f": (F, (24,), "special"), "h": (H, (24,), "special"), "g": (H, (24,), "special_shifted"),
+      "z": (Z, (12,), "special"), "w": (Z, (12,), "special_shifted"), "i": (I8, (12,), "special")})
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

@@ -732,6 +732,10 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
     if name == "nonzero" {
         return Ok(V::Tuple(pt::nonzero(&a0()?).map_err(err)?.into_iter().map(V::Array).collect()));
     }
+    if name == "modf" {
+        let (fraction, integral) = pt::modf(&a0()?).map_err(err)?;
+        return Ok(V::Tuple(vec![V::Array(fraction), V::Array(integral)]));
+    }
     if name == "round" || name == "around" {
         let decimals = kwargs.get("decimals").or(args.get(1)).map(int).transpose()?.unwrap_or(0);
         return array(pt::round_decimals(&a0()?, decimals));
@@ -766,6 +770,7 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
         "log1p" => Some(pt::log1p),
         "log2" => Some(pt::log2),
         "signbit" => Some(pt::signbit),
+        "spacing" => Some(pt::spacing),
         "rint" => Some(pt::rint),
         "round" => Some(pt::round),
         "reciprocal" => Some(pt::reciprocal),
@@ -792,6 +797,8 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
         "logaddexp" => Some(pt::logaddexp),
         "copysign" => Some(pt::copysign),
         "nextafter" => Some(pt::nextafter),
+        "fmax" => Some(pt::fmax),
+        "fmin" => Some(pt::fmin),
         "left_shift" => Some(pt::left_shift),
         "right_shift" => Some(pt::right_shift),
         "logical_and" => Some(pt::logical_and),

@@ -13,6 +13,8 @@ use pytato_core::scalar::Scalar;
 
 use pytato_core::operand::{LambdaBuilder, Operand, broadcast_operands, dtype_error, elementwise, promote};
 
+use crate::creation::zeros_like;
+
 // Constructors `pytato-core` holds (the operators and indexing use them), as this module's own.
 pub(crate) use pytato_core::arith::{
     add, astype, divide, equal, greater, less, logical_and, logical_not, logical_or, multiply, not_equal, subtract,
@@ -966,4 +968,117 @@ pub fn clip(a: &Array, min: Option<Operand>, max: Option<Operand>) -> Result<Arr
         Some(m) => minimum(&low, m),
         None => Ok(low),
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functions numpy defines by bits: NaN-ignoring extrema, the spacing of floats, fractional parts.
+
+/// `a` where `b` is NaN or `a` wins under `cmp`, else `b`: numpy's `fmax`/`fmin` loops (a NaN `a`
+/// gives `b`; both NaN give NaN). Complex numbers order lexicographically, NaN in either part
+/// counting as NaN. Integers and bools have no NaN: `maximum`/`minimum`.
+///
+/// Ties matter only for the sign of zero (`fmax(-0.0, 0.0)`). numpy's float16 and complex loops
+/// keep `a`; its float32 and float64 loops keep `b` in their SIMD body and `a` in their scalar
+/// tail, so its sign depends on where an element falls in the array. Here float32 and float64
+/// keep `b`, as numpy does for almost every element (and as `maximum` does), the others `a`.
+fn nan_ignoring_extremum(op: &str, a: Operand, b: Operand, wins: CompareOp) -> Result<Array> {
+    let dtype = promote(&[&a, &b])?;
+    if !dtype.is_inexact() {
+        return if wins == CompareOp::Gt { maximum(a, b) } else { minimum(a, b) };
+    }
+    let cmp = match (wins, dtype) {
+        (_, DType::F32 | DType::F64) => wins,
+        (CompareOp::Gt, _) => CompareOp::Ge,
+        _ => CompareOp::Le,
+    };
+    elementwise(op, &[&a, &b], dtype, |mut e| {
+        let y = e.pop().expect("two operands");
+        let x = e.pop().expect("two operands");
+        let first =
+            Expr::call(Func::IsNan, vec![y.clone()]).binary(BinaryOp::LogicalOr, x.clone().compare(cmp, y.clone()));
+        Ok(Expr::if_then_else(first, x, y))
+    })
+}
+
+/// Elementwise maximum ignoring NaN (numpy `fmax`): NaN only where both operands are NaN.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::F32).unwrap();
+/// assert_eq!(pt::fmax(&a, 0).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn fmax(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    nan_ignoring_extremum("fmax", a.into(), b.into(), CompareOp::Gt)
+}
+
+/// Elementwise minimum ignoring NaN (numpy `fmin`): NaN only where both operands are NaN.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::C128).unwrap();
+/// assert_eq!(pt::fmin(&a, &a).unwrap().dtype(), DType::C128);
+/// ```
+#[track_caller]
+pub fn fmin(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    nan_ignoring_extremum("fmin", a.into(), b.into(), CompareOp::Lt)
+}
+
+/// `a` as the float dtype numpy's math loops read it in (`int8` as `float16`, `int32` as
+/// `float64`); complex numbers are an error naming `op`.
+fn real_float_operand(op: &str, a: &Array) -> Result<Array> {
+    if a.dtype().is_complex() {
+        return Err(dtype_error(op, a.dtype(), &[&a.into()], "needs a real operand"));
+    }
+    astype(a, a.dtype().float_for_math())
+}
+
+/// The distance from `a` to the next float of larger magnitude, with `a`'s sign (numpy
+/// `spacing`): the smallest subnormal for `±0.0` (positive), NaN for infinities and NaN,
+/// infinity for the largest finite value. Integers and bools are read as numpy's loops read them
+/// (`int8` as `float16`). numpy's float16 loop differs: its spacing is never negative, and for a
+/// negative value it is the step toward zero (`spacing(-1.0)` is `2^-11`, `spacing(-65504)` is 32).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::spacing(&pt::placeholder("a", [3], DType::I8).unwrap()).unwrap().dtype(), DType::F16);
+/// ```
+#[track_caller]
+pub fn spacing(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let x = real_float_operand("spacing", a)?;
+    let smallest = nextafter(&zeros_like(&x, None)?, 1.0)?;
+    let step = if x.dtype() == DType::F16 {
+        let magnitude = abs(&x)?;
+        let toward_zero = subtract(&magnitude, &nextafter(&magnitude, 0.0)?)?;
+        where_(&less(&x, 0)?, &toward_zero, &subtract(&nextafter(&x, f64::INFINITY)?, &x)?)?
+    } else {
+        subtract(&nextafter(&x, &copysign(f64::INFINITY, &x)?)?, &x)?
+    };
+    where_(&isinf(&x)?, f64::NAN, &where_(&equal(&x, 0)?, &smallest, &step)?)
+}
+
+/// The fractional and integral parts of `a`, both with `a`'s sign (numpy `modf`): `modf(-3.0)`
+/// is `(-0.0, -3.0)`, `modf(-inf)` is `(-0.0, -inf)`, NaN gives NaNs. Integers and bools are read
+/// as numpy's loops read them (`int8` as `float16`); complex numbers are an error.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let (fraction, integral) = pt::modf(&pt::placeholder("a", [3], DType::F32).unwrap()).unwrap();
+/// assert_eq!((fraction.dtype(), integral.dtype()), (DType::F32, DType::F32));
+/// ```
+#[track_caller]
+pub fn modf(a: &Array) -> Result<(Array, Array)> {
+    let _site = pytato_core::created_at::enter();
+    let x = real_float_operand("modf", a)?;
+    let integral = trunc(&x)?;
+    // `x - trunc(x)` is exact; its sign is lost where it is zero, and it is NaN for infinities.
+    let fraction = where_(&isinf(&x)?, &copysign(0.0, &x)?, &copysign(&subtract(&x, &integral)?, &x)?)?;
+    Ok((fraction, integral))
 }

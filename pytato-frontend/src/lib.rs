@@ -51,9 +51,9 @@ pub use creation::{
 };
 pub use elementwise::{
     abs, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, ceil, clip, conj, copysign, cos, cosh, exp, expm1,
-    floor, hypot, imag, isfinite, isinf, isnan, left_shift, log, log1p, log2, log10, logaddexp, logical_xor, maximum,
-    minimum, nextafter, positive, real, reciprocal, right_shift, rint, round, round_decimals, sign, signbit, sin, sinh,
-    sqrt, square, tan, tanh, trunc, where_,
+    floor, fmax, fmin, hypot, imag, isfinite, isinf, isnan, left_shift, log, log1p, log2, log10, logaddexp,
+    logical_xor, maximum, minimum, modf, nextafter, positive, real, reciprocal, right_shift, rint, round,
+    round_decimals, sign, signbit, sin, sinh, spacing, sqrt, square, tan, tanh, trunc, where_,
 };
 /// The Array API standard's spellings of functions numpy names differently.
 pub use elementwise::{
@@ -74,7 +74,9 @@ pub use pytato_core::basic::{broadcast_to, full, ravel, reshape, zeros};
 pub use pytato_core::indexing::{Ellipsis, Idx, NewAxis, index, take, take_along_axis};
 pub use pytato_core::operand::{LambdaBuilder, Operand, promote};
 pub use pytato_core::ops;
-pub use reductions::{Axes, ReduceOptions, all, any, argmax, argmin, max, mean, min, prod, std, sum, var};
+pub use reductions::{
+    Axes, ReduceOptions, all, any, argmax, argmin, max, mean, min, prod, std, std_about, sum, var, var_about,
+};
 pub use scans::{ScanOptions, cumprod, cumsum, cumulative_prod, cumulative_sum};
 pub use selection::{
     COUNT_PREFIX, Side, argwhere, compress, count_nonzero, extract, flatnonzero, nonzero, searchsorted,

@@ -444,7 +444,38 @@ fn divide_by_count(total: &Array, shape: &Shape, axes: &[usize], correction: f64
 #[track_caller]
 pub fn var(a: &Array, options: impl Into<ReduceOptions>, correction: f64) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
-    variance("var", a, options.into(), correction)
+    variance("var", a, None, options.into(), correction)
+}
+
+/// [`var`] about a mean the caller computed (numpy's `var(a, mean=...)`), so that it is not
+/// computed again; `mean` broadcasts against `a` (numpy asks for the shape `mean` has with
+/// `keepdims=True`).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [4, 3], DType::F32).unwrap();
+/// let m = pt::mean(&a, pt::ReduceOptions::axes(0).keepdims(true)).unwrap();
+/// assert_eq!(pt::var_about(&a, &m, 0, 0.0).unwrap().shape().to_string(), "(3,)");
+/// ```
+#[track_caller]
+pub fn var_about(a: &Array, mean: &Array, options: impl Into<ReduceOptions>, correction: f64) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    variance("var", a, Some(mean), options.into(), correction)
+}
+
+/// [`std`] about a mean the caller computed (numpy's `std(a, mean=...)`); see [`var_about`].
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [4], DType::F64).unwrap();
+/// assert_eq!(pt::std_about(&a, &pt::mean(&a, None).unwrap(), None, 1.0).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn std_about(a: &Array, mean: &Array, options: impl Into<ReduceOptions>, correction: f64) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    super::elementwise::sqrt(&variance("std", a, Some(mean), options.into(), correction)?)
 }
 
 /// Standard deviation over axes (numpy `std`): `sqrt(var(a, options, correction))`.
@@ -458,19 +489,21 @@ pub fn var(a: &Array, options: impl Into<ReduceOptions>, correction: f64) -> Res
 #[track_caller]
 pub fn std(a: &Array, options: impl Into<ReduceOptions>, correction: f64) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
-    super::elementwise::sqrt(&variance("std", a, options.into(), correction)?)
+    super::elementwise::sqrt(&variance("std", a, None, options.into(), correction)?)
 }
 
-/// numpy's `_var`: the mean (kept dims) subtracted, `x * conj(x)` (its real part), summed and
-/// divided by the corrected count.
-fn variance(name: &str, a: &Array, opts: ReduceOptions, correction: f64) -> Result<Array> {
+/// numpy's `_var`: the mean (kept dims, or the caller's) subtracted, `x * conj(x)` (its real
+/// part), summed and divided by the corrected count.
+fn variance(name: &str, a: &Array, given_mean: Option<&Array>, opts: ReduceOptions, correction: f64) -> Result<Array> {
     if opts.initial.is_some() {
         return Err(Error::invalid(name, "`initial` is not accepted"));
     }
     if !correction.is_finite() {
         return Err(Error::invalid(name, format!("correction must be finite, got {correction}")));
     }
-    let dtype = opts.dtype.unwrap_or(if a.dtype().is_inexact() { a.dtype() } else { DType::F64 });
+    // numpy's dtype of `a - mean`, where the caller gives the mean.
+    let base = given_mean.map_or(a.dtype(), |m| pytato_core::dtype::result_type(a.dtype(), m.dtype()));
+    let dtype = opts.dtype.unwrap_or(if base.is_inexact() { base } else { DType::F64 });
     if !dtype.is_inexact() {
         return Err(Error::unsupported_dtype(
             name,
@@ -480,8 +513,11 @@ fn variance(name: &str, a: &Array, opts: ReduceOptions, correction: f64) -> Resu
     }
     let axes = opts.axes.resolve(name, a.shape())?;
     let keep = ReduceOptions { axes: opts.axes.clone(), keepdims: true, initial: None, dtype: Some(dtype) };
-    let mean = mean(a, keep)?;
-    let centred = super::elementwise::subtract(&super::elementwise::astype(a, dtype)?, &mean)?;
+    let centred = match given_mean {
+        // numpy subtracts in the operands' promoted dtype; the squares and sum are in `dtype`.
+        Some(m) => super::elementwise::astype(&super::elementwise::subtract(a, m)?, dtype)?,
+        None => super::elementwise::subtract(&super::elementwise::astype(a, dtype)?, &mean(a, keep)?)?,
+    };
     let squares = if dtype.is_complex() {
         super::elementwise::real(&super::elementwise::multiply(&centred, &super::elementwise::conj(&centred)?)?)?
     } else {

@@ -32,6 +32,7 @@ messages.
 
 from __future__ import annotations
 
+import builtins as _builtins
 import math as _math
 
 import numpy as _np
@@ -261,6 +262,55 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
                          keepdims=keepdims), scale)
     return (avg, scale) if returned else avg
 
+
+def _as_array(x):
+    return x if isinstance(x, Array) else asarray(_np.asarray(x))  # noqa: F405
+
+
+def kron(a, b):
+    """numpy's ``kron``: the block of ``b`` times each element of ``a``, shapes padded with
+    leading 1s to one length (0-d operands multiply)."""
+    a, b = _as_array(a), _as_array(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b)  # noqa: F405
+    nd = _builtins.max(a.ndim, b.ndim)
+    a_shape = (1,) * (nd - a.ndim) + tuple(a.shape)
+    b_shape = (1,) * (nd - b.ndim) + tuple(b.shape)
+    # a's axes at even positions and b's at odd ones: product[i, k, j, l] = a[i, j] * b[k, l]
+    a_spread = reshape(a, tuple(d for n in a_shape for d in (n, 1)))  # noqa: F405
+    b_spread = reshape(b, tuple(d for n in b_shape for d in (1, n)))  # noqa: F405
+    return reshape(multiply(a_spread, b_spread), tuple(m * n for m, n in zip(a_shape, b_shape)))  # noqa: F405
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """numpy's ``cross`` of 3-vectors (and of 2-vectors, deprecated by numpy: the z component),
+    with numpy's operations in its order, so that the values are numpy's bit for bit."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = moveaxis(_as_array(a), axisa, -1), moveaxis(_as_array(b), axisb, -1)  # noqa: F405
+    na, nb = a.shape[-1], b.shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    if na == 2 and nb == 2:
+        import warnings
+
+        warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of 3-dimensional "
+                      "vectors instead. (deprecated in NumPy 2.0)", DeprecationWarning, stacklevel=2)
+    x = [a[..., k] for k in range(na)]
+    y = [b[..., k] for k in range(nb)]
+
+    def product_difference(i, j, k, m):  # x_i * y_j - x_k * y_m
+        return subtract(multiply(x[i], y[j]), multiply(x[k], y[m]))  # noqa: F405
+
+    if na == 2 and nb == 2:
+        return product_difference(0, 1, 1, 0)
+    if na == 2:  # x_2 = 0
+        parts = [multiply(x[1], y[2]), negative(multiply(x[0], y[2])), product_difference(0, 1, 1, 0)]  # noqa: F405
+    elif nb == 2:  # y_2 = 0
+        parts = [negative(multiply(x[2], y[1])), multiply(x[2], y[0]), product_difference(0, 1, 1, 0)]  # noqa: F405
+    else:
+        parts = [product_difference(1, 2, 2, 1), product_difference(2, 0, 0, 2), product_difference(0, 1, 1, 0)]
+    return moveaxis(stack(parts, axis=-1), -1, axisc)  # noqa: F405
 
 # }}}
 

@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pytato as pt;
+use pytato::dtype::WeakScalar;
 use pytato::{Array, DType};
 use pytato::{Indexing, PadMode, ReduceOptions, ScanOptions, Side, SortOptions, Split, TensordotAxes};
 
@@ -166,7 +167,7 @@ elementwise_unary_functions! {
     floor => pt::floor; ceil => pt::ceil; trunc => pt::trunc; rint => pt::rint; sign => pt::sign;
     signbit => pt::signbit; isnan => pt::isnan; isinf => pt::isinf; isfinite => pt::isfinite;
     square => pt::square; reciprocal => pt::reciprocal; conj => pt::conj; real => pt::real;
-    imag => pt::imag;
+    imag => pt::imag; spacing => pt::spacing;
 }
 
 /// Elementwise functions of two arguments: of numbers alone, numpy's (see [`numpy_of_numbers`]).
@@ -198,7 +199,7 @@ binary_functions! {
     equal => pt::equal; not_equal => pt::not_equal; less => pt::less; less_equal => pt::less_equal;
     greater => pt::greater; greater_equal => pt::greater_equal;
     arctan2 => pt::arctan2; hypot => pt::hypot; logaddexp => pt::logaddexp;
-    copysign => pt::copysign; nextafter => pt::nextafter;
+    copysign => pt::copysign; nextafter => pt::nextafter; fmax => pt::fmax; fmin => pt::fmin;
 }
 
 /// `x` where `condition`, else `y` (numpy's `where` with three arguments); with the condition
@@ -370,6 +371,7 @@ reductions! {
     all => All; any => Any;
 }
 
+#[allow(clippy::too_many_arguments)]
 fn moment(
     a: &Bound<'_, PyAny>,
     axis: Option<&Bound<'_, PyAny>>,
@@ -377,6 +379,7 @@ fn moment(
     ddof: f64,
     keepdims: bool,
     correction: Option<f64>,
+    mean: Option<&Bound<'_, PyAny>>,
     root: bool,
 ) -> Result<Py<PyArrayExpr>> {
     let mut options = ReduceOptions::axes(axes_from_py(axis)?).keepdims(keepdims);
@@ -385,12 +388,18 @@ fn moment(
     }
     let a = array_from_py(a)?;
     let correction = correction.unwrap_or(ddof);
-    wrap(if root { pt::std(&a, options, correction) } else { pt::var(&a, options, correction) })
+    wrap(match (mean.filter(|m| !m.is_none()).map(array_from_py).transpose()?, root) {
+        (Some(m), true) => pt::std_about(&a, &m, options, correction),
+        (Some(m), false) => pt::var_about(&a, &m, options, correction),
+        (None, true) => pt::std(&a, options, correction),
+        (None, false) => pt::var(&a, options, correction),
+    })
 }
 
-/// Variance: numpy's `ddof`, or the Array API's `correction`.
+/// Variance: numpy's `ddof` (or the Array API's `correction`) and `mean` (the mean, kept dims,
+/// already computed).
 #[pyfunction]
-#[pyo3(signature = (a, axis = None, dtype = None, ddof = 0.0, keepdims = false, *, correction = None))]
+#[pyo3(signature = (a, axis = None, dtype = None, ddof = 0.0, keepdims = false, *, correction = None, mean = None))]
 fn var(
     a: &Bound<'_, PyAny>,
     axis: Option<&Bound<'_, PyAny>>,
@@ -398,13 +407,14 @@ fn var(
     ddof: f64,
     keepdims: bool,
     correction: Option<f64>,
+    mean: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
-    moment(a, axis, dtype, ddof, keepdims, correction, false)
+    moment(a, axis, dtype, ddof, keepdims, correction, mean, false)
 }
 
-/// Standard deviation: numpy's `ddof`, or the Array API's `correction`.
+/// Standard deviation: numpy's `ddof` (or the Array API's `correction`) and `mean`, as `var`.
 #[pyfunction(name = "std")]
-#[pyo3(signature = (a, axis = None, dtype = None, ddof = 0.0, keepdims = false, *, correction = None))]
+#[pyo3(signature = (a, axis = None, dtype = None, ddof = 0.0, keepdims = false, *, correction = None, mean = None))]
 fn std_deviation(
     a: &Bound<'_, PyAny>,
     axis: Option<&Bound<'_, PyAny>>,
@@ -412,8 +422,9 @@ fn std_deviation(
     ddof: f64,
     keepdims: bool,
     correction: Option<f64>,
+    mean: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
-    moment(a, axis, dtype, ddof, keepdims, correction, true)
+    moment(a, axis, dtype, ddof, keepdims, correction, mean, true)
 }
 
 #[pyfunction]
@@ -592,6 +603,13 @@ fn tuple_of<'py>(py: Python<'py>, arrays: Vec<Array>) -> Result<Bound<'py, PyTup
 #[pyfunction]
 fn nonzero<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> Result<Bound<'py, PyTuple>> {
     tuple_of(py, lib(pt::nonzero(&array_from_py(a)?))?)
+}
+
+/// numpy's `modf`: `(fractional parts, integral parts)`, both with the argument's sign.
+#[pyfunction]
+fn modf<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> Result<Bound<'py, PyTuple>> {
+    let (fraction, integral) = lib(pt::modf(&array_from_py(x)?))?;
+    tuple_of(py, vec![fraction, integral])
 }
 
 /// `(values, counts)`.
@@ -987,32 +1005,87 @@ fn full(
     wrap(pt::full(shape_from_py(shape)?, scalar_from_py(fill_value, "fill_value")?, optional_dtype(dtype)?))
 }
 
-#[pyfunction]
-#[pyo3(signature = (a, dtype = None))]
-fn zeros_like(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::zeros_like(&array_from_py(a)?, optional_dtype(dtype)?))
+/// numpy's `zeros_like`, `ones_like`, `empty_like` and `full_like`: `fill` in `a`'s shape (linked
+/// to `a`, see `pt::full_like`) and dtype, or in `shape` where given. `order` and `subok` are
+/// accepted and mean nothing here (an expression has no memory layout or subclass); `device`
+/// must be `None` or `"cpu"` (where results are returned).
+fn filled_like(
+    a: &Bound<'_, PyAny>,
+    fill: WeakScalar,
+    dtype: Option<&Bound<'_, PyAny>>,
+    shape: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> Result<Py<PyArrayExpr>> {
+    if let Some(device) = device.filter(|d| !d.is_none())
+        && device.extract::<String>().ok().as_deref() != Some("cpu")
+    {
+        return Err(value_error(format!("device={device} is not supported; results are host arrays (\"cpu\")")));
+    }
+    let a = array_from_py(a)?;
+    let dtype = optional_dtype(dtype)?;
+    match shape.filter(|s| !s.is_none()) {
+        Some(shape) => wrap(pt::full(shape_from_py(shape)?, fill, dtype.unwrap_or(a.dtype()))),
+        None => wrap(pt::full_like(&a, fill, dtype)),
+    }
 }
 
 #[pyfunction]
-#[pyo3(signature = (a, dtype = None))]
-fn ones_like(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::ones_like(&array_from_py(a)?, optional_dtype(dtype)?))
+#[pyo3(signature = (a, dtype = None, order = "K", subok = true, shape = None, *, device = None))]
+fn zeros_like(
+    a: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    order: &str,
+    subok: bool,
+    shape: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> Result<Py<PyArrayExpr>> {
+    let _ = (order, subok);
+    filled_like(a, WeakScalar::Int(0), dtype, shape, device)
 }
 
 #[pyfunction]
-#[pyo3(signature = (a, dtype = None))]
-fn empty_like(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::empty_like(&array_from_py(a)?, optional_dtype(dtype)?))
+#[pyo3(signature = (a, dtype = None, order = "K", subok = true, shape = None, *, device = None))]
+fn ones_like(
+    a: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    order: &str,
+    subok: bool,
+    shape: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> Result<Py<PyArrayExpr>> {
+    let _ = (order, subok);
+    filled_like(a, WeakScalar::Int(1), dtype, shape, device)
+}
+
+/// As `zeros_like`: an expression's "uninitialized" elements are zeros.
+#[pyfunction]
+#[pyo3(signature = (a, dtype = None, order = "K", subok = true, shape = None, *, device = None))]
+fn empty_like(
+    a: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    order: &str,
+    subok: bool,
+    shape: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> Result<Py<PyArrayExpr>> {
+    let _ = (order, subok);
+    filled_like(a, WeakScalar::Int(0), dtype, shape, device)
 }
 
 #[pyfunction]
-#[pyo3(signature = (a, fill_value, dtype = None))]
+#[pyo3(signature = (a, fill_value, dtype = None, order = "K", subok = true, shape = None, *, device = None))]
+#[allow(clippy::too_many_arguments)]
 fn full_like(
     a: &Bound<'_, PyAny>,
     fill_value: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
+    order: &str,
+    subok: bool,
+    shape: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::full_like(&array_from_py(a)?, scalar_from_py(fill_value, "fill_value")?, optional_dtype(dtype)?))
+    let _ = (order, subok);
+    filled_like(a, scalar_from_py(fill_value, "fill_value")?, dtype, shape, device)
 }
 
 #[pyfunction]
@@ -1210,6 +1283,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(argsort, m)?,
         wrap_pyfunction!(searchsorted, m)?,
         wrap_pyfunction!(nonzero, m)?,
+        wrap_pyfunction!(modf, m)?,
         wrap_pyfunction!(unique_counts, m)?,
         wrap_pyfunction!(unique_inverse, m)?,
         wrap_pyfunction!(unique_all, m)?,

@@ -4,6 +4,8 @@ and the errors numpy raises once the sizes are known. Expected values come from 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -548,3 +550,90 @@ def _same_special_values_and_close(got, expected, label):
         finite = np.isfinite(e)
         rtol = {8: 1e-13, 4: 1e-6, 2: 1e-3}[e.dtype.itemsize]
         np.testing.assert_allclose(g[finite], e[finite], rtol=rtol, atol=1e-300, err_msg=f"{label}.{part}")
+
+
+def test_functions_numpy_defines_by_bits_are_numpys(backend):
+    """fmax/fmin (NaN ignored, ties keep the first operand), spacing (numpy's float16 loop never
+    negative), modf (signs of zero kept) on every float16 value and on special values of every
+    float and complex dtype; kron and cross in numpy's operation order, bit for bit."""
+    halves = np.arange(65536, dtype=np.uint16).view(np.float16)
+    x = pt.make_placeholder("x", halves.shape, np.float16)
+    got = pt.generate({"s": pt.spacing(x), "f": pt.modf(x)[0], "i": pt.modf(x)[1]}, backend)(x=halves)
+    with np.errstate(all="ignore"):
+        for key, expected in [("s", np.spacing(halves)), ("f", np.modf(halves)[0]), ("i", np.modf(halves)[1])]:
+            _same_bits(got[key], expected, f"float16 {key}")
+    special = [0.0, -0.0, 1.0, -1.0, -2.5, 3.5, np.inf, -np.inf, np.nan, 5e-324, -1e-310, 1.7976931348623157e308]
+    pairs = [(a, b) for a in special for b in special]
+    for dtype in (np.float64, np.float32, np.complex128, np.int8, np.bool_):
+        with np.errstate(all="ignore"):
+            a = np.array([p[0] for p in pairs]).astype(dtype)
+            b = np.array([p[1] for p in pairs]).astype(dtype)
+            if dtype == np.complex128:
+                b = b + 1j * np.roll(b.real, 5)
+        pa, pb = pt.make_placeholder("a", a.shape, dtype), pt.make_placeholder("b", b.shape, dtype)
+        calls = {"fmax": lambda m, u, v: m.fmax(u, v), "fmin": lambda m, u, v: m.fmin(u, v),
+                 "fmax_scalar": lambda m, u, v: m.fmax(u, 0.5)}
+        if dtype != np.complex128:
+            calls |= {"spacing": lambda m, u, v: m.spacing(u), "frac": lambda m, u, v: m.modf(u)[0],
+                      "whole": lambda m, u, v: m.modf(u)[1]}
+        got = pt.generate({k: f(pt, pa, pb) for k, f in calls.items()}, backend)(a=a, b=b)
+        # numpy's float32/float64 fmax and fmin give the sign of a tie of zeros by the element's
+        # place in its SIMD loop (the second operand's in the body, the first's in the tail).
+        zero_ties = (a == 0) & (b == 0) if dtype in (np.float64, np.float32) else np.zeros(a.shape, bool)
+        for key, f in calls.items():
+            with np.errstate(all="ignore"):
+                expected = f(np, a, b)
+            if key in ("fmax", "fmin") and zero_ties.any():
+                np.testing.assert_array_equal(got[key][zero_ties], 0)
+                _same_bits(got[key][~zero_ties], expected[~zero_ties], f"{np.dtype(dtype)} {key}")
+                np.testing.assert_array_equal(np.signbit(got[key][zero_ties]), np.signbit(b[zero_ties]), err_msg=key)
+            else:
+                _same_bits(got[key], expected, f"{np.dtype(dtype)} {key}")
+    with pytest.raises(pt.PytatoError):
+        pt.spacing(pt.make_placeholder("z", (2,), np.complex64))
+    rng = np.random.default_rng(7)
+    for dtype in (np.float64, np.float32, np.int16, np.complex64):
+        for sa, sb, kw in [((4, 3), (3,), {}), ((2,), (2,), {}), ((5, 2), (5, 3), {}), ((3, 4), (4, 3), {"axisa": 0}),
+                           ((2, 3, 5), (5, 3), {"axis": 1}), ((4, 3), (4, 2), {"axisc": 0})]:
+            a, b = (rng.standard_normal(sa) * 10).astype(dtype), (rng.standard_normal(sb) * 10).astype(dtype)
+            pa, pb = pt.make_placeholder("a", sa, dtype), pt.make_placeholder("b", sb, dtype)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # numpy deprecates 2-vectors
+                expected, expr = np.cross(a, b, **kw), pt.cross(pa, pb, **kw)
+            _same_bits(pt.generate(expr, backend)(a=a, b=b), expected, f"cross {sa} {sb} {kw}")
+        for sa, sb in [((2, 3), (4, 1)), ((3,), (2, 2)), ((), (3,)), ((2, 1, 3), (3, 2)), ((0, 2), (2,))]:
+            a, b = (rng.standard_normal(sa) * 10).astype(dtype), (rng.standard_normal(sb) * 10).astype(dtype)
+            expr = pt.kron(pt.make_placeholder("a", sa, dtype), pt.make_placeholder("b", sb, dtype))
+            _same_bits(pt.generate(expr, backend)(a=a, b=b), np.kron(a, b), f"kron {sa} {sb}")
+    with pytest.raises(ValueError, match="dimension must be 2 or 3"):
+        pt.cross(pt.make_placeholder("a", (4,), np.float64), pt.make_placeholder("b", (3,), np.float64))
+
+
+def test_var_about_a_given_mean_and_likes_of_another_shape_as_numpys(backend):
+    data = np.array([[3.0, -1.0, 2.5, 2.0], [0.5, -0.0, 7.0, -2.0], [1.0, 1.0, 4.0, 9.0]])
+    x = pt.make_placeholder("x", data.shape, data.dtype)
+    m0 = np.mean(data, axis=0, keepdims=True)
+    m0_expr = pt.mean(x, axis=0, keepdims=True)
+    calls = {
+        "var0": (pt.var(x, axis=0, mean=m0_expr), np.var(data, axis=0, mean=m0)),
+        "std1": (pt.std(x, axis=1, ddof=1, mean=pt.mean(x, axis=1, keepdims=True)),
+                 np.std(data, axis=1, ddof=1, mean=np.mean(data, axis=1, keepdims=True))),
+        "other_mean": (x.var(axis=0, mean=np.zeros((1, 4))), data.var(axis=0, mean=np.zeros((1, 4)))),
+        "f32": (pt.var(x.astype(np.float32), mean=np.float32(1.5)), np.var(data.astype(np.float32), mean=np.float32(1.5))),
+    }
+    got = pt.generate({k: e for k, (e, _) in calls.items()}, backend)(x=data)
+    for key, (_, expected) in calls.items():
+        assert got[key].dtype == expected.dtype, key
+        np.testing.assert_allclose(got[key], expected, rtol=1e-6 if expected.dtype == np.float32 else 1e-14, err_msg=key)
+    for name in ("zeros_like", "ones_like", "empty_like"):
+        for kw in [{"shape": (4,)}, {"shape": 5, "dtype": np.int8}, {"shape": ()}, {"order": "F", "subok": False}]:
+            expected = getattr(np, name)(data, **kw)
+            expr = getattr(pt, name)(x, **kw)
+            got = pt.generate(expr, backend)(**({} if "shape" in kw else {"x": data}))
+            assert got.shape == expected.shape and got.dtype == expected.dtype, (name, kw)
+            if name != "empty_like":
+                np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(pt.generate(pt.full_like(x, -0.0, shape=(2, 1)), backend)(),
+                                  np.full_like(data, -0.0, shape=(2, 1)))
+    with pytest.raises(ValueError, match="device"):
+        pt.zeros_like(x, device="cuda")
