@@ -1236,6 +1236,12 @@ case("fmax_fmin_spacing_modf", {"fmax": "np.fmax(x, y)", "fmin": "np.fmin(y, x)"
      {"x": (D, (24,), "special"), "y": (D, (24,), [1.5, "nan", -2.0, "inf", 3.0, "-inf"]),
       "f": (F, (24,), "special"), "h": (H, (24,), "special"), "g": (H, (24,), "special_shifted"),
       "z": (Z, (12,), "special"), "w": (Z, (12,), "special_shifted"), "i": (I8, (12,), "special")})
+case("fmod_of_every_kind", {"f64": "np.fmod(x, y)", "f32": "np.fmod(f, g)", "f16": "np.fmod(h, k)", "i8": "np.fmod(i, j)",
+                            "u8": "np.fmod(u, 3)", "mixed": "np.fmod(i, 2.5)", "by_zero": "np.fmod(j, 0)", "b": "np.fmod(b, c)"},
+     {"x": (D, (24,), "special"), "y": (D, (24,), "special_shifted"), "f": (F, (24,), "special"),
+      "g": (F, (24,), "special_shifted"), "h": (H, (24,), "special"), "k": (H, (24,), "special_shifted"),
+      "i": (I8, (12,), "special"), "j": (I8, (12,), "special_shifted"), "u": (U8, (12,), "special"),
+      "b": ("bool", (6,)), "c": ("bool", (6,))})
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

@@ -1373,6 +1373,7 @@ impl<'a> Translator<'a, '_> {
             Func::Arctan2 => self.real_helper(helpers::atan2 as *const () as usize, dtype, &[a, b]),
             Func::Hypot => self.real_helper(helpers::hypot as *const () as usize, dtype, &[a, b]),
             Func::LogAddExp => self.real_helper(helpers::logaddexp as *const () as usize, dtype, &[a, b]),
+            Func::Fmod => self.real_helper(helpers::fmod as *const () as usize, dtype, &[a, b]),
             Func::Copysign => self.b.ins().fcopysign(a, b),
             Func::Nextafter => {
                 let helper = if dtype == DType::F32 { helpers::nextafter_f32 } else { helpers::nextafter };

@@ -116,6 +116,11 @@ pub(crate) extern "C" fn floor_div(a: f64, b: f64) -> f64 {
     math::floor_divide(a, b)
 }
 
+/// C's `fmod` (exact: float32 arguments widened to `f64` give float32's result).
+pub(crate) extern "C" fn fmod(a: f64, b: f64) -> f64 {
+    a % b
+}
+
 /// numpy's `remainder` for floats.
 pub(crate) extern "C" fn remainder(a: f64, b: f64) -> f64 {
     math::remainder(a, b)

@@ -358,10 +358,10 @@ pub(crate) fn call(f: Func, args: &[Scalar]) -> R<Scalar> {
         (Func::Arctan2, [S::F32(a), S::F32(b)]) => Ok(S::F32(f64::from(*a).atan2(f64::from(*b)) as f32)),
         (Func::Arctan2, [S::F64(a), S::F64(b)]) => Ok(S::F64(a.atan2(*b))),
         (Func::Nextafter, [S::F32(a), S::F32(b)]) => Ok(S::F32(math::nextafter_f32(*a, *b))),
-        (Func::Hypot | Func::LogAddExp | Func::Copysign, [S::F32(a), S::F32(b)]) => {
+        (Func::Hypot | Func::LogAddExp | Func::Copysign | Func::Fmod, [S::F32(a), S::F32(b)]) => {
             Ok(S::F32(real_binary(f, f64::from(*a), f64::from(*b))? as f32))
         }
-        (Func::Hypot | Func::LogAddExp | Func::Copysign | Func::Nextafter, [S::F64(a), S::F64(b)]) => {
+        (Func::Hypot | Func::LogAddExp | Func::Copysign | Func::Nextafter | Func::Fmod, [S::F64(a), S::F64(b)]) => {
             Ok(S::F64(real_binary(f, *a, *b)?))
         }
         (_, [x]) => unary_func(f, *x),
@@ -377,6 +377,8 @@ fn real_binary(f: Func, a: f64, b: f64) -> R<f64> {
         Func::LogAddExp => math::logaddexp(a, b),
         Func::Copysign => a.copysign(b),
         Func::Nextafter => math::nextafter(a, b),
+        // Rust's `%` on floats is C's fmod (exact, so float32 arguments widened give float32's).
+        Func::Fmod => a % b,
         _ => return bug(format!("{f:?} of two floats")),
     })
 }

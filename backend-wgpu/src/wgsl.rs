@@ -1249,6 +1249,14 @@ impl Translator<'_> {
             Copysign => lib(self, "copysign"),
             Nextafter if dtype == DType::F32 && self.float32_in_float64() => lib(self, "nextafter32"),
             Nextafter => lib(self, "nextafter"),
+            Fmod if dtype == DType::F32 && !self.features.f64 => {
+                return Err(unsupported(
+                    "float32 fmod needs the adapter feature SHADER_F64 (and SHADER_INT64) for an exact fmod, which \
+                     this adapter lacks"
+                        .to_string(),
+                ));
+            }
+            Fmod => lib(self, "fmod"),
             Signbit => lib(self, "signbit"),
             Rint if complex => {
                 let f = self.library.require("rint", real_of(ty));

@@ -799,6 +799,7 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
         "nextafter" => Some(pt::nextafter),
         "fmax" => Some(pt::fmax),
         "fmin" => Some(pt::fmin),
+        "fmod" => Some(pt::fmod),
         "left_shift" => Some(pt::left_shift),
         "right_shift" => Some(pt::right_shift),
         "logical_and" => Some(pt::logical_and),

@@ -279,11 +279,14 @@ pub enum Func {
     /// real floats of one dtype (`float32` gives `complex64`, `float64` `complex128`). Exact,
     /// whatever the parts are (`re + im * 1j` is not: `inf * 1j` has a NaN real part).
     MakeComplex,
+    /// `fmod(a, b)`: the remainder of `a / b` truncated toward zero, with the sign of `a` (C's and
+    /// numpy's `fmod` of real floats): exact, NaN where `b` is 0 or `a` infinite.
+    Fmod,
 }
 
 impl Func {
     /// Every function.
-    pub const ALL: [Func; 39] = [
+    pub const ALL: [Func; 40] = [
         Func::Abs,
         Func::Sqrt,
         Func::Exp,
@@ -323,6 +326,7 @@ impl Func {
         Func::Rint,
         Func::IntegerExponent,
         Func::MakeComplex,
+        Func::Fmod,
     ];
 
     /// The function's name, as numpy spells it.
@@ -368,6 +372,7 @@ impl Func {
             Rint => "rint",
             IntegerExponent => "integer_exponent",
             MakeComplex => "complex",
+            Fmod => "fmod",
         }
     }
 
@@ -381,7 +386,8 @@ impl Func {
             | Func::LogAddExp
             | Func::Copysign
             | Func::Nextafter
-            | Func::MakeComplex => 2,
+            | Func::MakeComplex
+            | Func::Fmod => 2,
             Func::NormalizeIndex => 3,
             _ => 1,
         }
@@ -413,7 +419,7 @@ impl Func {
                     Err("needs a real float argument")
                 }
             }
-            Arctan2 | Floor | Ceil | Hypot | LogAddExp | Copysign | Nextafter => {
+            Arctan2 | Floor | Ceil | Hypot | LogAddExp | Copysign | Nextafter | Fmod => {
                 if kind == Float {
                     Ok(arg)
                 } else {

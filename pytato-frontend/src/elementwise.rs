@@ -1082,3 +1082,43 @@ pub fn modf(a: &Array) -> Result<(Array, Array)> {
     let fraction = where_(&isinf(&x)?, &copysign(0.0, &x)?, &copysign(&subtract(&x, &integral)?, &x)?)?;
     Ok((fraction, integral))
 }
+
+/// The remainder of `a / b` truncated toward zero, with the sign of `a` (numpy `fmod`, C's `%`
+/// and `fmod`; [`remainder`](pytato_core::arith::remainder) has the sign of `b`). Exact for floats:
+/// NaN where `b` is 0 or `a` infinite, `a` where `b` is infinite. Integers by zero give 0, as in
+/// numpy; bools compute as `int8`; complex numbers are an error.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::I16).unwrap();
+/// assert_eq!(pt::fmod(&a, 3).unwrap().dtype(), DType::I16);
+/// assert_eq!(pt::fmod(&a, 2.5).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn fmod(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let (a, b) = (a.into(), b.into());
+    let promoted = promote(&[&a, &b])?;
+    match promoted.kind() {
+        DTypeKind::Complex => Err(dtype_error("fmod", promoted, &[&a, &b], "needs real operands")),
+        DTypeKind::Float => elementwise("fmod", &[&a, &b], promoted, |e| {
+            // float16's fmod is float32's, rounded: exact, so the float16 value itself.
+            Ok(if promoted == DType::F16 {
+                let wide: Vec<Expr> = e.into_iter().map(|x| x.cast(DType::F32)).collect();
+                Expr::call(Func::Fmod, wide).cast(DType::F16)
+            } else {
+                Expr::call(Func::Fmod, e)
+            })
+        }),
+        _ => {
+            // The floor remainder (sign of `b`, 0 for `b == 0`) moved by `b` where its sign is
+            // not `a`'s: `|r| < |b|` with `r` and `b` of one sign, so `r - b` cannot overflow.
+            // (Bools: `remainder`'s int8.)
+            let r = pytato_core::arith::remainder(a.clone(), b.clone())?;
+            let signs_differ = not_equal(&less(&r, 0)?, &less(a.clone(), 0)?)?;
+            let moved = logical_and(&not_equal(&r, 0)?, &signs_differ)?;
+            where_(&moved, &subtract(&r, b)?, &r)
+        }
+    }
+}

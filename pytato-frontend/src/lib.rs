@@ -51,7 +51,7 @@ pub use creation::{
 };
 pub use elementwise::{
     abs, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, ceil, clip, conj, copysign, cos, cosh, exp, expm1,
-    floor, fmax, fmin, hypot, imag, isfinite, isinf, isnan, left_shift, log, log1p, log2, log10, logaddexp,
+    floor, fmax, fmin, fmod, hypot, imag, isfinite, isinf, isnan, left_shift, log, log1p, log2, log10, logaddexp,
     logical_xor, maximum, minimum, modf, nextafter, positive, real, reciprocal, right_shift, rint, round,
     round_decimals, sign, signbit, sin, sinh, spacing, sqrt, square, tan, tanh, trunc, where_,
 };

@@ -425,6 +425,12 @@ impl PyArrayExpr {
         Ok(PyTuple::new(py, items)?.into_any().try_iter()?.into_any())
     }
 
+    /// An expression is immutable: `copy.copy` gives it back (pickling a deep DAG to copy it took
+    /// minutes). `copy.deepcopy` still copies, data wrappers' arrays included.
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
     fn __neg__(&self) -> Result<Py<PyArrayExpr>> {
         wrap(pt::negative(&self.array))
     }

@@ -200,6 +200,7 @@ binary_functions! {
     greater => pt::greater; greater_equal => pt::greater_equal;
     arctan2 => pt::arctan2; hypot => pt::hypot; logaddexp => pt::logaddexp;
     copysign => pt::copysign; nextafter => pt::nextafter; fmax => pt::fmax; fmin => pt::fmin;
+    fmod => pt::fmod;
 }
 
 /// `x` where `condition`, else `y` (numpy's `where` with three arguments); with the condition

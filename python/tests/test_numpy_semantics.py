@@ -637,3 +637,25 @@ def test_var_about_a_given_mean_and_likes_of_another_shape_as_numpys(backend):
                                   np.full_like(data, -0.0, shape=(2, 1)))
     with pytest.raises(ValueError, match="device"):
         pt.zeros_like(x, device="cuda")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int8, np.uint16, np.int64, np.bool_])
+def test_fmod_is_numpys_bit_for_bit(backend, dtype):
+    """The sign of the dividend, exact for floats (NaN for a zero divisor or an infinite dividend),
+    0 for integers divided by zero, int8 for bools."""
+    if np.dtype(dtype).kind == "f":
+        pool = np.array([0.0, -0.0, 1.0, -1.0, 2.5, -7.0, 1e300, -3e-310, np.inf, -np.inf, np.nan], dtype)
+    elif dtype == np.bool_:
+        pool = np.array([True, False])
+    else:
+        info = np.iinfo(dtype)
+        pool = np.array(sorted({0, 1, 2, 7, int(info.max), int(info.min), -1 if info.min else 3, -7 if info.min else 5}), dtype)
+    a, b = (v.ravel() for v in np.meshgrid(pool, pool))
+    x, y = pt.make_placeholder("x", a.shape, dtype), pt.make_placeholder("y", b.shape, dtype)
+    got = pt.generate({"xy": pt.fmod(x, y), "x3": pt.fmod(x, 3), "mixed": pt.fmod(x, 2.5)}, backend)(x=a, y=b)
+    with np.errstate(all="ignore"):
+        expected = {"xy": np.fmod(a, b), "x3": np.fmod(a, 3), "mixed": np.fmod(a, 2.5)}
+    for key, value in expected.items():
+        _same_bits(got[key], value, f"{np.dtype(dtype)} {key}")
+    with pytest.raises(pt.PytatoError):
+        pt.fmod(pt.make_placeholder("z", (2,), np.complex128), 1.0)

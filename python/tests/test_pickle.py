@@ -107,3 +107,12 @@ print(PytatoKeyBuilder()(pt.make_dict_of_named_arrays({"e": e, "t": x.T})))
     kb = PytatoKeyBuilder()
     x = pt.make_placeholder("x", (3,), np.float64)
     assert kb(2 * x) == kb(2 * x) != kb(3 * x)
+
+
+def test_copy_of_an_expression_is_the_expression():
+    import copy
+
+    x = pt.make_placeholder("x", (3,), np.float64)
+    y = pt.sin(x) + 1
+    assert copy.copy(y) is y  # immutable, as a tuple: no pickling round trip
+    assert copy.deepcopy(y) == y
