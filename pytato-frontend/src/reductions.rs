@@ -464,7 +464,7 @@ pub fn var_about(a: &Array, mean: &Array, options: impl Into<ReduceOptions>, cor
     variance("var", a, Some(mean), options.into(), correction)
 }
 
-/// [`std`] about a mean the caller computed (numpy's `std(a, mean=...)`); see [`var_about`].
+/// [`std()`] about a mean the caller computed (numpy's `std(a, mean=...)`); see [`var_about`].
 ///
 /// ```
 /// use pytato_core::DType;
