@@ -1242,6 +1242,12 @@ case("fmod_of_every_kind", {"f64": "np.fmod(x, y)", "f32": "np.fmod(f, g)", "f16
       "g": (F, (24,), "special_shifted"), "h": (H, (24,), "special"), "k": (H, (24,), "special_shifted"),
       "i": (I8, (12,), "special"), "j": (I8, (12,), "special_shifted"), "u": (U8, (12,), "special"),
       "b": ("bool", (6,)), "c": ("bool", (6,))})
+case("cbrt_exp2_logaddexp2", {"cbrt": "np.cbrt(x)", "cbrt32": "np.cbrt(f)", "cbrt_i": "np.cbrt(i)", "exp2": "np.exp2(x)",
+                              "exp2_16": "np.exp2(h)", "exp2_c": "np.exp2(z)", "lae2": "np.logaddexp2(x, y)",
+                              "lae2_32": "np.logaddexp2(f, 1.5)", "lae2_16": "np.logaddexp2(h, h)"},
+     {"x": (D, (24,), "special"), "y": (D, (24,), "special_shifted"), "f": (F, (24,), "special"),
+      "h": (H, (24,), "special"), "i": (I16, (12,), "special"),
+      "z": (Z, (8,), [0.5, -3.0, 1.25, 0.0, -1.5, 2.0, 7.0, -0.25])})
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 

@@ -35,6 +35,8 @@ pub(crate) fn real_unary(func: Func) -> Option<usize> {
         Expm1 => expm1,
         Log1p => log1p,
         Log2 => log2,
+        Cbrt => cbrt,
+        Exp2 => exp2,
         _ => return None,
     };
     Some(f as usize)
@@ -51,7 +53,7 @@ macro_rules! real_unary_helpers {
 real_unary_helpers! {
     exp => exp, ln => ln, log10 => log10, sin => sin, cos => cos, tan => tan, asin => asin,
     acos => acos, atan => atan, sinh => sinh, cosh => cosh, tanh => tanh, expm1 => exp_m1,
-    log1p => ln_1p, log2 => log2,
+    log1p => ln_1p, log2 => log2, cbrt => cbrt, exp2 => exp2,
 }
 
 extern "C" fn asinh(x: f64) -> f64 {

@@ -292,6 +292,8 @@ fn float_func(f: Func, x: f64) -> R<f64> {
         Expm1 => x.exp_m1(),
         Log1p => x.ln_1p(),
         Log2 => x.log2(),
+        Cbrt => x.cbrt(),
+        Exp2 => x.exp2(),
         Rint => x.round_ties_even(),
         Real | Conj => x,
         Imag => 0.0,

@@ -1165,6 +1165,8 @@ impl Translator<'_> {
                 | Expm1
                 | Log1p
                 | Log2
+                | Cbrt
+                | Exp2
                 | Hypot
                 | LogAddExp
         ) || (f == Abs && complex);
@@ -1244,6 +1246,8 @@ impl Translator<'_> {
             Expm1 => lib(self, "expm1"),
             Log1p => lib(self, "log1p"),
             Log2 => lib(self, "log2"),
+            Cbrt => lib(self, "cbrt"),
+            Exp2 => lib(self, "exp2"),
             Hypot => lib(self, "hypotc"),
             LogAddExp => lib(self, "logaddexp"),
             Copysign => lib(self, "copysign"),

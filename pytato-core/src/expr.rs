@@ -282,11 +282,15 @@ pub enum Func {
     /// `fmod(a, b)`: the remainder of `a / b` truncated toward zero, with the sign of `a` (C's and
     /// numpy's `fmod` of real floats): exact, NaN where `b` is 0 or `a` infinite.
     Fmod,
+    /// The real cube root (real floats; `cbrt(-8.0)` is `-2.0`).
+    Cbrt,
+    /// `2^x` (real floats).
+    Exp2,
 }
 
 impl Func {
     /// Every function.
-    pub const ALL: [Func; 40] = [
+    pub const ALL: [Func; 42] = [
         Func::Abs,
         Func::Sqrt,
         Func::Exp,
@@ -327,6 +331,8 @@ impl Func {
         Func::IntegerExponent,
         Func::MakeComplex,
         Func::Fmod,
+        Func::Cbrt,
+        Func::Exp2,
     ];
 
     /// The function's name, as numpy spells it.
@@ -373,6 +379,8 @@ impl Func {
             IntegerExponent => "integer_exponent",
             MakeComplex => "complex",
             Fmod => "fmod",
+            Cbrt => "cbrt",
+            Exp2 => "exp2",
         }
     }
 
@@ -419,7 +427,7 @@ impl Func {
                     Err("needs a real float argument")
                 }
             }
-            Arctan2 | Floor | Ceil | Hypot | LogAddExp | Copysign | Nextafter | Fmod => {
+            Arctan2 | Floor | Ceil | Hypot | LogAddExp | Copysign | Nextafter | Fmod | Cbrt | Exp2 => {
                 if kind == Float {
                     Ok(arg)
                 } else {

@@ -423,11 +423,11 @@ pub fn arctan2(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
 }
 
 /// A function of two real operands computed in floating point (`arctan2`, `hypot`, ...).
-fn real_float_binary(func: Func, a: Operand, b: Operand) -> Result<Array> {
-    let op = func.name();
-    let promoted = promote(&[&a, &b])?;
+/// The float dtype of numpy's loop for a real math function of `a` and `b`, named `op` in errors.
+fn real_float_dtype(op: &str, a: &Operand, b: &Operand) -> Result<DType> {
+    let promoted = promote(&[a, b])?;
     if promoted.is_complex() {
-        return Err(dtype_error(op, promoted, &[&a, &b], "needs real operands"));
+        return Err(dtype_error(op, promoted, &[a, b], "needs real operands"));
     }
     // numpy picks the first float loop that holds each operand (a weak scalar taking the dtype
     // it promotes to), not the float of the promoted dtype: int8 with uint16 is float32.
@@ -435,7 +435,12 @@ fn real_float_binary(func: Func, a: Operand, b: Operand) -> Result<Array> {
         Operand::Array(x) => x.dtype().float_for_math(),
         Operand::Scalar(_) => promoted.float_for_math(),
     };
-    let dtype = result_type(operand_float(&a), operand_float(&b));
+    Ok(result_type(operand_float(a), operand_float(b)))
+}
+
+fn real_float_binary(func: Func, a: Operand, b: Operand) -> Result<Array> {
+    let op = func.name();
+    let dtype = real_float_dtype(op, &a, &b)?;
     if func == Func::Nextafter && dtype == DType::F16 {
         return elementwise(op, &[&a, &b], dtype, |e| Ok(nextafter_float16(&e[0], &e[1])));
     }
@@ -1121,4 +1126,75 @@ pub fn fmod(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
             where_(&moved, &subtract(&r, b)?, &r)
         }
     }
+}
+
+/// The real cube root (numpy `cbrt`): `cbrt(-8.0)` is `-2.0`. Integers and bools compute in
+/// floating point as numpy's loops do; complex numbers are an error (numpy has no complex loop).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::cbrt(&pt::placeholder("a", [3], DType::I32).unwrap()).unwrap().dtype(), DType::F64);
+/// ```
+#[track_caller]
+pub fn cbrt(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    if a.dtype().is_complex() {
+        return Err(dtype_error("cbrt", a.dtype(), &[&a.into()], "needs a real operand"));
+    }
+    math(Func::Cbrt, a)
+}
+
+/// `2 ** a` (numpy `exp2`). Integers and bools compute in floating point as numpy's loops do;
+/// for complex numbers numpy's `exp(a · ln 2)`, both parts scaled (so an infinite part stays one).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// assert_eq!(pt::exp2(&pt::placeholder("a", [3], DType::C64).unwrap()).unwrap().dtype(), DType::C64);
+/// ```
+#[track_caller]
+pub fn exp2(a: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    if a.dtype().is_complex() {
+        let ln2 = std::f64::consts::LN_2;
+        return exp(&from_parts("exp2", &multiply(&real(a)?, ln2)?, &multiply(&imag(a)?, ln2)?)?);
+    }
+    math(Func::Exp2, a)
+}
+
+/// `log2(2 ** a + 2 ** b)` without overflow (numpy `logaddexp2`), by numpy's formula: `a + 1`
+/// where `a == b`, else the larger plus `log2(1 + 2 ** -|a - b|)` (as `log1p(...) · log2 e`);
+/// NaN where either is. float16 computes in float32 and rounds once, as numpy's loop.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let x = pt::placeholder("x", [3], DType::F32).unwrap();
+/// assert_eq!(pt::logaddexp2(&x, 1.0).unwrap().dtype(), DType::F32);
+/// ```
+#[track_caller]
+pub fn logaddexp2(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let (a, b) = (a.into(), b.into());
+    let dtype = real_float_dtype("logaddexp2", &a, &b)?;
+    let compute = if dtype == DType::F16 { DType::F32 } else { dtype };
+    elementwise("logaddexp2", &[&a, &b], dtype, |mut e| {
+        let y = e.pop().expect("two operands").cast(compute);
+        let x = e.pop().expect("two operands").cast(compute);
+        let c = |v: f64| Expr::Const(Scalar::F64(v).cast(compute));
+        let log2_1p = |v: Expr| c(std::f64::consts::LOG2_E).binary(BinaryOp::Mul, Expr::call(Func::Log1p, vec![v]));
+        let exp2 = |v: Expr| Expr::call(Func::Exp2, vec![v]);
+        let d = x.clone().binary(BinaryOp::Sub, y.clone());
+        let above = x.clone().binary(BinaryOp::Add, log2_1p(exp2(d.clone().unary(UnaryOp::Neg))));
+        let below = y.clone().binary(BinaryOp::Add, log2_1p(exp2(d.clone())));
+        let zero = c(0.0);
+        let unequal = Expr::if_then_else(
+            d.clone().compare(CompareOp::Gt, zero.clone()),
+            above,
+            Expr::if_then_else(d.clone().compare(CompareOp::Le, zero), below, d),
+        );
+        let value = Expr::if_then_else(x.clone().compare(CompareOp::Eq, y), x.binary(BinaryOp::Add, c(1.0)), unequal);
+        Ok(if compute == dtype { value } else { value.cast(dtype) })
+    })
 }

@@ -167,7 +167,7 @@ elementwise_unary_functions! {
     floor => pt::floor; ceil => pt::ceil; trunc => pt::trunc; rint => pt::rint; sign => pt::sign;
     signbit => pt::signbit; isnan => pt::isnan; isinf => pt::isinf; isfinite => pt::isfinite;
     square => pt::square; reciprocal => pt::reciprocal; conj => pt::conj; real => pt::real;
-    imag => pt::imag; spacing => pt::spacing;
+    imag => pt::imag; spacing => pt::spacing; cbrt => pt::cbrt; exp2 => pt::exp2;
 }
 
 /// Elementwise functions of two arguments: of numbers alone, numpy's (see [`numpy_of_numbers`]).
@@ -200,7 +200,7 @@ binary_functions! {
     greater => pt::greater; greater_equal => pt::greater_equal;
     arctan2 => pt::arctan2; hypot => pt::hypot; logaddexp => pt::logaddexp;
     copysign => pt::copysign; nextafter => pt::nextafter; fmax => pt::fmax; fmin => pt::fmin;
-    fmod => pt::fmod;
+    fmod => pt::fmod; logaddexp2 => pt::logaddexp2;
 }
 
 /// `x` where `condition`, else `y` (numpy's `where` with three arguments); with the condition

@@ -659,3 +659,32 @@ def test_fmod_is_numpys_bit_for_bit(backend, dtype):
         _same_bits(got[key], value, f"{np.dtype(dtype)} {key}")
     with pytest.raises(pt.PytatoError):
         pt.fmod(pt.make_placeholder("z", (2,), np.complex128), 1.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int16, np.uint8, np.complex128])
+def test_cbrt_exp2_logaddexp2_are_numpys(backend, dtype):
+    """numpy's values to rounding (its float32 loops are the C library's float functions; these
+    compute in float64 and round once), its special values exactly, its dtypes; cbrt refuses complex."""
+    if np.dtype(dtype).kind in "fc":
+        pool = [0.0, -0.0, 1.0, -8.0, 27.0, 0.5, -2.5, 1e-3, 100.25, np.inf, -np.inf, np.nan,
+                float(np.finfo(np.float16 if dtype == np.float16 else np.float64).tiny) / 4]
+        a = np.array(pool, dtype)
+        if dtype == np.complex128:
+            a = a + 1j * np.roll(np.array(pool), 3)
+    else:
+        info = np.iinfo(dtype)
+        a = np.array([0, 1, 8, int(info.max), int(info.min), 7], dtype)
+    b = np.roll(a, 2)
+    x, y = pt.make_placeholder("x", a.shape, dtype), pt.make_placeholder("y", b.shape, dtype)
+    calls = {"exp2": lambda m, u, v: m.exp2(u)}
+    if dtype != np.complex128:
+        calls |= {"cbrt": lambda m, u, v: m.cbrt(u), "lae2": lambda m, u, v: m.logaddexp2(u, v),
+                  "lae2_scalar": lambda m, u, v: m.logaddexp2(u, 1.5)}
+    else:
+        with pytest.raises(pt.PytatoError):
+            pt.cbrt(x)
+    got = pt.generate({k: f(pt, x, y) for k, f in calls.items()}, backend)(x=a, **({} if len(calls) == 1 else {"y": b}))
+    for key, f in calls.items():
+        with np.errstate(all="ignore"):
+            expected = f(np, a, b)
+        _same_special_values_and_close(got[key], expected, f"{np.dtype(dtype)} {key}")

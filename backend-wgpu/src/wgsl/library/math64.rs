@@ -842,6 +842,22 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
 }",
             vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t), ("log", t)],
         ),
+        // 2^x as C's pow(2, x) computes it (rounded once from double-double).
+        "exp2" => ("fn exp2_f64(x: f64) -> f64 { return pow_f64(2.0lf, x); }", vec![("pow", t)]),
+        // The real cube root: pow(|x|, 1/3) (1/3 is not a double: an error growing with |log x|)
+        // and a Newton step, where y^3 neither overflows nor underflows, with x's sign.
+        "cbrt" => (
+            "fn cbrt_f64(x: f64) -> f64 {
+    if x == 0.0lf || isnan_f64(x) || isinf_f64(x) { return x; }
+    let ax = fabs_f64(x);
+    var y = pow_f64(ax, 0.3333333333333333lf);
+    if ax > 1e-290lf && ax < 1e290lf {
+        y = y - (y * y * y - ax) / (3.0lf * y * y);
+    }
+    return select(y, -y, x < 0.0lf);
+}",
+            vec![("isnan", t), ("isinf", t), ("fabs", t), ("pow", t)],
+        ),
         // numpy's npy_logaddexp.
         "logaddexp" => (
             "fn logaddexp_f64(x: f64, y: f64) -> f64 {
