@@ -351,6 +351,27 @@ fn from_parts(op: &str, re: &Array, im: &Array) -> Result<Array> {
     elementwise(op, &[&re.into(), &im.into()], re.dtype(), |parts| Ok(Expr::call(Func::MakeComplex, parts)))
 }
 
+/// The complex array with real part `re` and imaginary part `im` (real floats, broadcast
+/// together; float16 and float32 parts give complex64, float64 complex128), built exactly:
+/// `re + im * 1j` is not (an infinite `im` makes a NaN real part, `-0.0` parts lose their sign).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let re = pt::placeholder("re", [3], DType::F32).unwrap();
+/// assert_eq!(pt::complex_from_parts(&re, &re).unwrap().dtype(), DType::C64);
+/// ```
+#[track_caller]
+pub fn complex_from_parts(re: &Array, im: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let dtype = result_type(re.dtype(), im.dtype());
+    if dtype.kind() != DTypeKind::Float {
+        return Err(dtype_error("complex_from_parts", dtype, &[&re.into(), &im.into()], "needs real float parts"));
+    }
+    let part = if dtype == DType::F16 { DType::F32 } else { dtype };
+    elementwise("complex_from_parts", &[&re.into(), &im.into()], part, |parts| Ok(Expr::call(Func::MakeComplex, parts)))
+}
+
 fn round_with(func: Func, a: &Array) -> Result<Array> {
     match a.dtype().kind() {
         // numpy 2 keeps integer and bool dtypes; the values are already whole.

@@ -50,10 +50,11 @@ pub use creation::{
     linspace_computed_in, meshgrid, ones, ones_like, pad, pad_with, placeholder, size_param, tril, triu, zeros_like,
 };
 pub use elementwise::{
-    abs, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, cbrt, ceil, clip, conj, copysign, cos, cosh, exp,
-    exp2, expm1, floor, fmax, fmin, fmod, hypot, imag, isfinite, isinf, isnan, left_shift, log, log1p, log2, log10,
-    logaddexp, logaddexp2, logical_xor, maximum, minimum, modf, nextafter, positive, real, reciprocal, right_shift,
-    rint, round, round_decimals, sign, signbit, sin, sinh, spacing, sqrt, square, tan, tanh, trunc, where_,
+    abs, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, cbrt, ceil, clip, complex_from_parts, conj,
+    copysign, cos, cosh, exp, exp2, expm1, floor, fmax, fmin, fmod, hypot, imag, isfinite, isinf, isnan, left_shift,
+    log, log1p, log2, log10, logaddexp, logaddexp2, logical_xor, maximum, minimum, modf, nextafter, positive, real,
+    reciprocal, right_shift, rint, round, round_decimals, sign, signbit, sin, sinh, spacing, sqrt, square, tan, tanh,
+    trunc, where_,
 };
 /// The Array API standard's spellings of functions numpy names differently.
 pub use elementwise::{

@@ -33,6 +33,7 @@ messages.
 from __future__ import annotations
 
 import builtins as _builtins
+import itertools as _itertools
 import math as _math
 
 import numpy as _np
@@ -311,6 +312,410 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     else:
         parts = [product_difference(1, 2, 2, 1), product_difference(2, 0, 0, 2), product_difference(0, 1, 1, 0)]
     return moveaxis(stack(parts, axis=-1), -1, axisc)  # noqa: F405
+
+# }}}
+
+
+# {{{ numpy functions composed of the library's (exact: the same operations numpy's code does)
+
+def atleast_1d(*arys):
+    """numpy's ``atleast_1d``: 0-d arrays as shape ``(1,)``; one array, or a tuple of them."""
+    res = tuple(reshape(a, (1,)) if a.ndim == 0 else a for a in map(_as_array, arys))  # noqa: F405
+    return res[0] if len(res) == 1 else res
+
+
+def atleast_2d(*arys):
+    """numpy's ``atleast_2d``: 0-d as ``(1, 1)``, 1-d as ``(1, n)``."""
+    res = tuple(reshape(a, (1,) * (2 - a.ndim) + tuple(a.shape)) if a.ndim < 2 else a  # noqa: F405
+                for a in map(_as_array, arys))
+    return res[0] if len(res) == 1 else res
+
+
+def atleast_3d(*arys):
+    """numpy's ``atleast_3d``: 0-d as ``(1, 1, 1)``, 1-d as ``(1, n, 1)``, 2-d as ``(m, n, 1)``."""
+    def lift(a):
+        shape = tuple(a.shape)
+        if a.ndim == 0:
+            return reshape(a, (1, 1, 1))  # noqa: F405
+        if a.ndim == 1:
+            return reshape(a, (1,) + shape + (1,))  # noqa: F405
+        if a.ndim == 2:
+            return reshape(a, shape + (1,))  # noqa: F405
+        return a
+    res = tuple(lift(a) for a in map(_as_array, arys))
+    return res[0] if len(res) == 1 else res
+
+
+def _as_arrays(tup):
+    return [_as_array(a) for a in tup]
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    """numpy's ``vstack``: concatenation along the first axis of the arrays made at least 2-d."""
+    arrays = atleast_2d(*_as_arrays(tup))
+    return concatenate(arrays if isinstance(arrays, tuple) else (arrays,), axis=0, dtype=dtype)  # noqa: F405
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    """numpy's ``hstack``: along the second axis, or the first for 1-d arrays."""
+    arrays = atleast_1d(*_as_arrays(tup))
+    arrays = arrays if isinstance(arrays, tuple) else (arrays,)
+    axis = 0 if arrays and arrays[0].ndim == 1 else 1
+    return concatenate(arrays, axis=axis, dtype=dtype)  # noqa: F405
+
+
+def dstack(tup):
+    """numpy's ``dstack``: along the third axis of the arrays made at least 3-d."""
+    arrays = atleast_3d(*_as_arrays(tup))
+    return concatenate(arrays if isinstance(arrays, tuple) else (arrays,), axis=2)  # noqa: F405
+
+
+def column_stack(tup):
+    """numpy's ``column_stack``: 1-d arrays as columns, then ``hstack``."""
+    arrays = [reshape(a, (a.shape[0], 1)) if a.ndim < 2 else a for a in _as_arrays(tup)]  # noqa: F405
+    return concatenate(arrays, axis=1)  # noqa: F405
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """numpy's ``array_split``: ``n`` sections of lengths differing by at most one (the first
+    ones longer), or splits at the given indices."""
+    ary = _as_array(ary)
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        if n <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        length = ary.shape[axis]
+        each, extras = length // n, length % n
+        sizes = [each + 1] * extras + [each] * (n - extras)
+        points = list(_itertools.accumulate(sizes))[:-1]
+        return split(ary, points, axis=axis)  # noqa: F405
+    return split(ary, list(indices_or_sections), axis=axis)  # noqa: F405
+
+
+def _split_along(ary, indices_or_sections, axis, least, name):
+    ary = _as_array(ary)
+    if ary.ndim < least:
+        raise ValueError(f"{name} only works on arrays of {least} or more dimensions")
+    return split(ary, indices_or_sections, axis=axis)  # noqa: F405
+
+
+def hsplit(ary, indices_or_sections):
+    """numpy's ``hsplit``: ``split`` along the second axis (the first for 1-d arrays)."""
+    ary = _as_array(ary)
+    if ary.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(ary, indices_or_sections, axis=1 if ary.ndim > 1 else 0)  # noqa: F405
+
+
+def vsplit(ary, indices_or_sections):
+    """numpy's ``vsplit``: ``split`` along the first axis of an array of 2 or more axes."""
+    return _split_along(ary, indices_or_sections, 0, 2, "vsplit")
+
+
+def dsplit(ary, indices_or_sections):
+    """numpy's ``dsplit``: ``split`` along the third axis of an array of 3 or more axes."""
+    return _split_along(ary, indices_or_sections, 2, 3, "dsplit")
+
+
+def fliplr(m):
+    """numpy's ``fliplr``: the second axis reversed."""
+    m = _as_array(m)
+    if m.ndim < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return m[:, ::-1]
+
+
+def flipud(m):
+    """numpy's ``flipud``: the first axis reversed."""
+    m = _as_array(m)
+    if m.ndim < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return m[::-1]
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """numpy's ``rot90``: ``k`` quarter turns from the first of ``axes`` toward the second."""
+    m = _as_array(m)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    a0, a1 = (ax % m.ndim if -m.ndim <= ax < m.ndim else ax for ax in axes)
+    if a0 == a1 or not (0 <= a0 < m.ndim and 0 <= a1 < m.ndim):
+        raise ValueError(f"Axes={tuple(axes)} out of range or equal for an array of dim={m.ndim}.")
+    k %= 4
+
+    def reverse(a, axis):
+        return a[tuple(slice(None, None, -1) if d == axis else slice(None) for d in range(a.ndim))]
+
+    if k == 0:
+        return m
+    if k == 2:
+        return reverse(reverse(m, a0), a1)
+    order = list(range(m.ndim))
+    order[a0], order[a1] = order[a1], order[a0]
+    if k == 1:
+        return transpose(reverse(m, a1), order)  # noqa: F405
+    return reverse(transpose(m, order), a1)  # noqa: F405
+
+
+def rollaxis(a, axis, start=0):
+    """numpy's ``rollaxis``: ``axis`` moved to before position ``start``."""
+    a = _as_array(a)
+    n = a.ndim
+    axis = axis + n if axis < 0 else axis
+    start = start + n if start < 0 else start
+    if not (0 <= axis < n):
+        raise _np.exceptions.AxisError(f"axis {axis} is out of bounds for array of dimension {n}")
+    if not (0 <= start <= n):
+        raise _np.exceptions.AxisError(f"'start' arg requires {-n} <= start < {n + 1}, but {start} was passed in")
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return a
+    return moveaxis(a, axis, start)  # noqa: F405
+
+
+def identity(n, dtype=None):
+    """numpy's ``identity``: ``eye(n)``."""
+    return eye(n, dtype=_np.float64 if dtype is None else dtype)  # noqa: F405
+
+
+def tri(N, M=None, k=0, dtype=float):  # noqa: N803
+    """numpy's ``tri``: ones at and below the ``k``-th diagonal."""
+    M = N if M is None else M  # noqa: N806
+    rows = reshape(arange(N), (N, 1))  # noqa: F405
+    cols = reshape(arange(-k, M - k), (1, M))  # noqa: F405
+    return astype(greater_equal(rows, cols), dtype)  # noqa: F405
+
+
+def diag(v, k=0):
+    """numpy's ``diag``: the ``k``-th diagonal of a 2-d array, or a 2-d array with a 1-d one there."""
+    v = _as_array(v)
+    if v.ndim == 2:
+        return diagonal(v, k)  # noqa: F405
+    if v.ndim != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    n = v.shape[0]
+    size = n + _builtins.abs(k)
+    positions = _np.arange(n, dtype=_np.int64)
+    rows, cols = positions + _builtins.max(-k, 0), positions + _builtins.max(k, 0)
+    return zeros((size, size), v.dtype).at[rows, cols].set(v)  # noqa: F405
+
+
+def diagflat(v, k=0):
+    """numpy's ``diagflat``: ``diag`` of the flattened input."""
+    return diag(ravel(_as_array(v)), k)  # noqa: F405
+
+
+def indices(dimensions, dtype=int, sparse=False):
+    """numpy's ``indices``: for each axis, its index at every position of ``dimensions``."""
+    dimensions = tuple(dimensions)
+    grids = []
+    for axis, n in enumerate(dimensions):
+        shape = tuple(n if d == axis else 1 for d in range(len(dimensions)))
+        index = reshape(arange(n, dtype=dtype), shape)  # noqa: F405
+        grids.append(index if sparse else broadcast_to(index, dimensions))  # noqa: F405
+    if sparse:
+        return tuple(grids)
+    return stack(grids) if grids else zeros((0,), dtype)  # noqa: F405
+
+
+def around(a, decimals=0):
+    """numpy's ``around``: ``round``."""
+    return round(a, decimals)  # noqa: F405
+
+
+def fix(x):
+    """numpy's ``fix``: rounded toward zero (``trunc``: ``fix(-0.5)`` is ``-0.0``)."""
+    return trunc(x)  # noqa: F405
+
+
+def angle(z, deg=False):
+    """numpy's ``angle``: ``arctan2(imag, real)`` (0 for the imaginary part of real input), in
+    degrees with ``deg``."""
+    z = _as_array(z)
+    a = arctan2(imag(z), real(z)) if z.dtype.kind == "c" else arctan2(0, z)  # noqa: F405
+    return multiply(a, 180 / _math.pi) if deg else a  # noqa: F405
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """numpy's ``nan_to_num``: NaN as ``nan``, infinities as ``posinf``/``neginf`` (the dtype's
+    largest and smallest finite values by default), complex numbers part by part; other dtypes
+    unchanged."""
+    x = _as_array(x)
+    if x.dtype.kind not in "fc":
+        return x
+    real_dtype = _np.dtype(x.dtype.char.lower()) if x.dtype.kind == "c" else x.dtype
+    info = _np.finfo(real_dtype)
+    big = info.max if posinf is None else posinf
+    small = info.min if neginf is None else neginf
+
+    def fix_part(p):
+        p = where(isnan(p), real_dtype.type(nan), p)  # noqa: F405
+        p = where(logical_and(isinf(p), greater(p, 0)), real_dtype.type(big), p)  # noqa: F405
+        return where(logical_and(isinf(p), less(p, 0)), real_dtype.type(small), p)  # noqa: F405
+
+    if x.dtype.kind == "c":
+        return _native._complex_from_parts(fix_part(real(x)), fix_part(imag(x)))  # noqa: F405
+    return fix_part(x)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """numpy's ``allclose``: ``all(isclose(...))``, a 0-d bool expression."""
+    return all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))  # noqa: F405
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """numpy's ``array_equal``: False for different shapes, else whether every element is equal
+    (NaNs equal to each other with ``equal_nan``), a 0-d bool expression."""
+    a1, a2 = _as_array(a1), _as_array(a2)
+    if tuple(a1.shape) != tuple(a2.shape):
+        return False
+    same = equal(a1, a2)  # noqa: F405
+    if equal_nan and a1.dtype.kind in "fc" and a2.dtype.kind in "fc":
+        same = logical_or(same, logical_and(isnan(a1), isnan(a2)))  # noqa: F405
+    return all(same)  # noqa: F405
+
+
+def _nan_extremum(a, axis, keepdims, reduce, fill):
+    a = _as_array(a)
+    if a.dtype.kind not in "fc":
+        return reduce(a, axis=axis, keepdims=keepdims)
+    nans = isnan(a)  # noqa: F405
+    result = reduce(where(nans, fill, a), axis=axis, keepdims=keepdims)  # noqa: F405
+    return where(all(nans, axis=axis, keepdims=keepdims), a.dtype.type(_np.nan), result)  # noqa: F405
+
+
+def nanmax(a, axis=None, keepdims=False):
+    """numpy's ``nanmax``: the maximum ignoring NaN; NaN where a slice is all NaN."""
+    return _nan_extremum(a, axis, keepdims, max, -_np.inf)  # noqa: F405
+
+
+def nanmin(a, axis=None, keepdims=False):
+    """numpy's ``nanmin``: the minimum ignoring NaN; NaN where a slice is all NaN."""
+    return _nan_extremum(a, axis, keepdims, min, _np.inf)  # noqa: F405
+
+
+def nanmean(a, axis=None, dtype=None, keepdims=False):
+    """numpy's ``nanmean``: the sum of the non-NaN values over their count (NaN where there are none)."""
+    a = _as_array(a)
+    if a.dtype.kind not in "fc":
+        return mean(a, axis=axis, dtype=dtype, keepdims=keepdims)  # noqa: F405
+    nans = isnan(a)  # noqa: F405
+    total = sum(where(nans, a.dtype.type(0), a), axis=axis, dtype=dtype, keepdims=keepdims)  # noqa: F405
+    count = sum(logical_not(nans), axis=axis, dtype=_np.intp, keepdims=keepdims)  # noqa: F405
+    # numpy divides into the sum's own array: float64's quotient, rounded to the sum's dtype
+    return astype(divide(total, count), total.dtype)  # noqa: F405
+
+
+def median(a, axis=None, keepdims=False):
+    """numpy's ``median``: the middle of the sorted values along ``axis`` (the mean of the two
+    middle ones for an even count; NaN where a slice holds a NaN), float64 for integers."""
+    a = _as_array(a)
+    if axis is None:
+        a, axis = ravel(a), 0  # noqa: F405
+        kept_shape = (1,) * len(a.shape)
+    axis = axis % a.ndim
+    n = a.shape[axis]
+    if not isinstance(n, int):
+        raise NotImplementedError("median needs the length of its axis when the expression is built")
+    s = sort(a, axis=axis)  # noqa: F405
+
+    def at(k):
+        return s[tuple(slice(k, k + 1) if d == axis else slice(None) for d in range(s.ndim))]
+
+    if n == 0:
+        middle = mean(s, axis=axis, keepdims=True)  # noqa: F405
+    elif n % 2:
+        middle = mean(at(n // 2), axis=axis, keepdims=True)  # noqa: F405
+    else:
+        middle = mean(concatenate([at(n // 2 - 1), at(n // 2)], axis=axis), axis=axis, keepdims=True)  # noqa: F405
+    if a.dtype.kind in "fc" and n > 0:
+        # sorted last, a NaN is the median itself, as numpy copies it (a complex one whole)
+        last = at(n - 1)
+        middle = where(isnan(last), astype(last, middle.dtype), middle)  # noqa: F405
+    return middle if keepdims else squeeze(middle, axis=axis)  # noqa: F405
+
+
+def select(condlist, choicelist, default=0):
+    """numpy's ``select``: the choice of the first true condition, ``default`` where none is."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    if len(choicelist) == 0:
+        raise ValueError("select with an empty condition list is not possible")
+    result = default
+    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
+        result = where(cond, choice, result)  # noqa: F405
+    return result
+
+
+def sinc(x):
+    """numpy's ``sinc``: ``sin(y) / y`` for ``y = pi x``, with the dtype's epsilon (1e-20 for
+    complex numbers) for ``y`` where it is 0, as numpy computes it."""
+    y = multiply(_math.pi, _as_array(x))  # noqa: F405
+    eps = _np.finfo(y.dtype).eps if y.dtype.kind == "f" else 1.0e-20
+    y = where(not_equal(y, 0), y, eps)  # noqa: F405
+    return divide(sin(y), y)  # noqa: F405
+
+
+def polyval(p, x):
+    """numpy's ``polyval``: Horner's scheme from the highest coefficient, as numpy loops."""
+    p = _np.asarray(p) if not isinstance(p, Array) else p  # noqa: F405
+    x = _as_array(x)
+    y = zeros_like(x)  # noqa: F405
+    for k in range(p.shape[0]):
+        y = add(multiply(y, x), p[k])  # noqa: F405
+    return y
+
+
+def vander(x, N=None, increasing=False):  # noqa: N803
+    """numpy's ``vander``: columns of powers computed as numpy does, by a running product (in
+    the dtype ``x`` promotes to with ``int``)."""
+    x = _as_array(x)
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    n = x.shape[0] if N is None else N  # noqa: N806
+    dtype = _np.promote_types(x.dtype, int)
+    x = astype(x, dtype)  # noqa: F405
+    ones_column = ones((x.shape[0], _builtins.min(n, 1)), dtype)  # noqa: F405
+    if n > 1:
+        powers = cumprod(broadcast_to(reshape(x, (x.shape[0], 1)), (x.shape[0], n - 1)), axis=1)  # noqa: F405
+        columns = concatenate([ones_column, powers], axis=1)  # noqa: F405
+    else:
+        columns = ones_column
+    return columns if increasing else columns[:, ::-1]
+
+
+def resize(a, new_shape):
+    """numpy's ``resize``: the flattened array repeated to fill ``new_shape``."""
+    a = ravel(_as_array(a))  # noqa: F405
+    new_shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
+    size = _math.prod(new_shape)
+    if size == 0 or a.shape[0] == 0:
+        return zeros(new_shape, a.dtype)  # noqa: F405
+    repeats = -(-size // a.shape[0])
+    return reshape(concatenate([a] * repeats)[:size], new_shape)  # noqa: F405
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """numpy's ``logspace``: ``base ** linspace(start, stop, num)``."""
+    y = power(base, linspace(start, stop, num=num, endpoint=endpoint, axis=axis))  # noqa: F405
+    return y if dtype is None else astype(y, dtype)  # noqa: F405
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """numpy's ``trapezoid``: the sum of ``d * (y[1:] + y[:-1]) / 2`` along ``axis``."""
+    y = _as_array(y)
+    axis = axis % y.ndim
+    upper = tuple(slice(1, None) if d == axis else slice(None) for d in range(y.ndim))
+    lower = tuple(slice(None, -1) if d == axis else slice(None) for d in range(y.ndim))
+    if x is None:
+        d = dx
+    else:
+        x = _as_array(x)
+        d = diff(x) if x.ndim == 1 else diff(x, axis=axis)  # noqa: F405
+        if x.ndim == 1:
+            d = reshape(d, tuple(d.shape[0] if k == axis else 1 for k in range(y.ndim)))  # noqa: F405
+    return sum(divide(multiply(d, add(y[upper], y[lower])), 2.0), axis=axis)  # noqa: F405
 
 # }}}
 

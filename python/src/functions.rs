@@ -606,6 +606,13 @@ fn nonzero<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> Result<Bound<'py, PyT
     tuple_of(py, lib(pt::nonzero(&array_from_py(a)?))?)
 }
 
+/// The complex array of real parts `re` and imaginary parts `im`, built exactly (signs of zero
+/// and infinities kept, as `re + im * 1j` does not).
+#[pyfunction]
+fn _complex_from_parts(re: &Bound<'_, PyAny>, im: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
+    wrap(pt::complex_from_parts(&array_from_py(re)?, &array_from_py(im)?))
+}
+
 /// numpy's `modf`: `(fractional parts, integral parts)`, both with the argument's sign.
 #[pyfunction]
 fn modf<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> Result<Bound<'py, PyTuple>> {
@@ -1285,6 +1292,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(searchsorted, m)?,
         wrap_pyfunction!(nonzero, m)?,
         wrap_pyfunction!(modf, m)?,
+        wrap_pyfunction!(_complex_from_parts, m)?,
         wrap_pyfunction!(unique_counts, m)?,
         wrap_pyfunction!(unique_inverse, m)?,
         wrap_pyfunction!(unique_all, m)?,
