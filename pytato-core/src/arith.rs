@@ -11,7 +11,6 @@ use crate::array::Array;
 use crate::dtype::{DType, DTypeKind, WeakScalar};
 use crate::error::{Error, Result};
 use crate::expr::{BinaryOp, CompareOp, Expr, Func, UnaryOp};
-use crate::scalar::Scalar;
 
 use crate::operand::{LambdaBuilder, Operand, cast_expr, dtype_error, elementwise, promote};
 
@@ -201,10 +200,11 @@ pub fn power(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
 
 /// numpy's float32 and float64 `power` loops compute an exponent that is one scalar for the whole
 /// call (a Python or numpy scalar, a 0-d constant) of 0.5, 2 or -1 by other operations: `sqrt(x)`,
-/// `x * x` and `1 / x`. Their results differ from C's `pow`: `(-0.0) ** 0.5` is -0.0 and
-/// `(-inf) ** 0.5` NaN (`pow` gives +0.0 and +inf), and `x * x` and `1 / x` round differently
-/// from a correctly rounded `pow`. An exponent array whose elements are 0.5 takes `pow`, as in
-/// numpy. `None` where the loop is `pow`'s.
+/// `x * x` and `1 / x`. The square root differs from C's `pow`: `(-0.0) ** 0.5` is -0.0 and
+/// `(-inf) ** 0.5` NaN (`pow` gives +0.0 and +inf), so it is taken here; `x * x` and `1 / x` are
+/// rounded once, as `pow(x, 2)` and `pow(x, -1)` are, so those stay powers (as pytato writes
+/// them). An exponent array whose elements are 0.5 takes `pow`, as in numpy. `None` where the
+/// loop is `pow`'s.
 fn float_power_by_scalar(a: &Operand, b: &Operand, dtype: DType) -> Option<Result<Array>> {
     let Operand::Array(x) = a else { return None };
     if !matches!(dtype, DType::F32 | DType::F64) {
@@ -216,16 +216,7 @@ fn float_power_by_scalar(a: &Operand, b: &Operand, dtype: DType) -> Option<Resul
         Operand::Array(e) if !e.dtype().is_complex() => crate::operand::constant_value(e)?.to_f64(),
         _ => return None,
     };
-    let build: fn(Expr, DType) -> Expr = if exponent == 0.5 {
-        |e, _| Expr::call(Func::Sqrt, vec![e])
-    } else if exponent == 2.0 {
-        |e, _| e.clone().binary(BinaryOp::Mul, e)
-    } else if exponent == -1.0 {
-        |e, d| Expr::constant(Scalar::F64(1.0).cast(d)).binary(BinaryOp::Div, e)
-    } else {
-        return None;
-    };
-    Some(unary("power", x, dtype, |e| build(e, dtype)))
+    (exponent == 0.5).then(|| unary("power", x, dtype, |e| Expr::call(Func::Sqrt, vec![e])))
 }
 
 fn bitwise_rule(d: DType, op: BinaryOp) -> std::result::Result<(DType, BinaryOp), &'static str> {

@@ -6,7 +6,7 @@ use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFrozenSet, PyTuple};
 use pytato as pt;
-use pytato::{Array, DictOfNamedArrays, Order};
+use pytato::{Array, DType, DictOfNamedArrays, Order};
 
 use crate::convert::{axes_from_py, index_from_py, known_operand, operand_from_py, shape_from_py, shape_to_py};
 use crate::data::{dtype_from_py, numpy_dtype};
@@ -874,23 +874,30 @@ impl IndexedUpdate {
 
 /// `pow(a, b, modulo)` has no array meaning.
 /// numpy's `ndarray.__pow__` computes three exponents given as Python scalars by other ufuncs
-/// (its `fast_scalar_power`), whose results differ from `power`'s: `x ** 2` is `square(x)` (so
-/// `bool_array ** 2` is int8, where `power` gives int64), and for float and complex arrays
-/// `x ** -1` is `reciprocal(x)` and `x ** 0.5` is `sqrt(x)` (complex special values and
-/// roundings differ from `power`'s). Only an exact Python `int` or `float` takes this path, as in
-/// numpy; `None` for every other exponent.
+/// (its `fast_scalar_power`): `x ** 2` is `square(x)`, and for float and complex arrays `x ** -1`
+/// is `reciprocal(x)` and `x ** 0.5` is `sqrt(x)`. Only an exact Python `int` or `float` takes
+/// that path, as in numpy. Where `power` gives other values or dtypes it is taken here: the
+/// square of bools (int8, where `power` gives int64) and of complex numbers, the reciprocal of
+/// complex numbers, the square root of float16 and complex numbers (special values differ:
+/// `(nan+infj) ** 0.5` is `inf+infj`); float32 and float64 `** 0.5` are `sqrt` in `power`
+/// itself. Elsewhere the expression stays a power, as pytato writes it, with the same values.
+/// `None` where `power` is numpy's result.
 fn numpy_scalar_power(a: &Array, exponent: &Bound<'_, PyAny>) -> Result<Option<pytato::Result<Array>>> {
     use pyo3::types::{PyFloat, PyInt};
-    let inexact = a.dtype().is_inexact();
+    let dtype = a.dtype();
+    let complex = dtype.is_complex();
     if exponent.is_exact_instance_of::<PyInt>() {
         let Ok(e) = exponent.extract::<i64>() else { return Ok(None) };
         return Ok(match e {
-            2 => Some(pt::square(a)),
-            -1 if inexact => Some(pt::reciprocal(a)),
+            2 if complex || dtype == DType::Bool => Some(pt::square(a)),
+            -1 if complex => Some(pt::reciprocal(a)),
             _ => None,
         });
     }
-    if exponent.is_exact_instance_of::<PyFloat>() && inexact && exponent.extract::<f64>()? == 0.5 {
+    if exponent.is_exact_instance_of::<PyFloat>()
+        && (complex || dtype == DType::F16)
+        && exponent.extract::<f64>()? == 0.5
+    {
         return Ok(Some(pt::sqrt(a)));
     }
     Ok(None)
