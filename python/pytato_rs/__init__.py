@@ -717,6 +717,86 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
             d = reshape(d, tuple(d.shape[0] if k == axis else 1 for k in range(y.ndim)))  # noqa: F405
     return sum(divide(multiply(d, add(y[upper], y[lower])), 2.0), axis=axis)  # noqa: F405
 
+def _quantile(a, q, axis, keepdims, weak_q):
+    """numpy's ``_quantile`` with method ``"linear"`` for numbers ``q`` in [0, 1]: the sorted
+    values along ``axis``, taken at integer positions or interpolated as numpy's ``_lerp`` (from
+    the lower value below a weight of 0.5, from the upper one from 0.5 on; a Python number ``q``
+    makes the weight a Python float, which the data's dtype takes), the NaN itself where a slice
+    holds one. Positions and weights depend only on the axis length and ``q``: numpy computes them
+    here, as its own code does."""
+    if q.ndim > 2:
+        raise ValueError("q must be a scalar or 1d")
+    flattened = axis is None
+    data, axis = (ravel(a), 0) if flattened else (a, axis % a.ndim)  # noqa: F405
+    n = data.shape[axis]
+    if not isinstance(n, int):
+        raise NotImplementedError("quantile needs the length of its axis when the expression is built")
+    if n == 0:
+        raise IndexError("cannot do a non-empty take from an empty axes.")
+    s = moveaxis(sort(data, axis=axis), axis, 0)  # noqa: F405
+    rest = tuple(s.shape[1:])
+
+    def gather(positions):
+        return reshape(take(s, _np.asarray(positions, _np.intp).ravel(), axis=0), q.shape + rest)  # noqa: F405
+
+    virtual = _np.asanyarray((n - 1) * q)
+    if virtual.dtype.kind in "iu":  # integer positions: the elements themselves
+        result = gather(virtual)
+    else:
+        # numpy's _get_indexes and _get_gamma: at the end both positions are -1, so the weight
+        # there is virtual + 1 (it weighs a zero difference, or an inf - inf that makes NaN)
+        below = _np.asanyarray(_np.floor(virtual))
+        above = _np.asanyarray(below + 1)
+        at_end = virtual >= n - 1
+        below[at_end], above[at_end] = -1, -1
+        below, above = below.astype(_np.intp), above.astype(_np.intp)
+        gamma = _np.asanyarray(virtual - below, dtype=virtual.dtype)
+        lower, upper = gather(below % n), gather(above % n)
+        t = float(gamma) if weak_q else asarray(gamma.reshape(q.shape + (1,) * len(rest)))  # noqa: F405
+        difference = subtract(upper, lower)  # noqa: F405
+        interpolated = add(lower, multiply(difference, t))  # noqa: F405
+        complement = 1 - t if weak_q else subtract(1, t)  # noqa: F405  (a Python float stays weak)
+        from_above = astype(subtract(upper, multiply(difference, complement)), interpolated.dtype)  # noqa: F405
+        if weak_q:
+            result = from_above if t >= 0.5 else interpolated
+        else:
+            result = where(greater_equal(t, 0.5), from_above, interpolated)  # noqa: F405
+    if a.dtype.kind == "f":
+        last = s[n - 1]
+        result = where(isnan(last), astype(last, result.dtype), result)  # noqa: F405
+    if keepdims:
+        kept = (1,) * a.ndim if flattened else tuple(1 if d == axis else a.shape[d] for d in range(a.ndim))
+        result = reshape(result, q.shape + kept)  # noqa: F405
+    return result
+
+
+def quantile(a, q, axis=None, method="linear", keepdims=False, *, weights=None):
+    """numpy's ``quantile`` with its default method ``"linear"`` and ``q`` given as numbers."""
+    if method != "linear" or weights is not None:
+        raise NotImplementedError("quantile: only method='linear' without weights is written")
+    a = _as_array(a)
+    if a.dtype.kind == "c":
+        raise TypeError("a must be an array of real numbers")
+    weak_q = type(q) in (int, float)
+    q = _np.asanyarray(q)
+    if not (_np.all(q >= 0) and _np.all(q <= 1)):
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    return _quantile(a, q, axis, keepdims, weak_q)
+
+
+def percentile(a, q, axis=None, method="linear", keepdims=False, *, weights=None):
+    """numpy's ``percentile``: ``quantile`` of ``q / 100``."""
+    if method != "linear" or weights is not None:
+        raise NotImplementedError("percentile: only method='linear' without weights is written")
+    a = _as_array(a)
+    if a.dtype.kind == "c":
+        raise TypeError("a must be an array of real numbers")
+    weak_q = type(q) in (int, float)
+    q = _np.asanyarray(_np.true_divide(q, 100))
+    if not (_np.all(q >= 0) and _np.all(q <= 1)):
+        raise ValueError("Percentiles must be in the range [0, 100]")
+    return _quantile(a, q, axis, keepdims, weak_q)
+
 # }}}
 
 

@@ -745,3 +745,29 @@ def test_numpy_functions_composed_of_the_librarys_operations(backend):
         else:
             _same_bits(got[name], value, name)
     assert pt.array_equal(p["v"], p["m"]) is False
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int8, np.uint16])
+def test_quantile_and_percentile_are_numpys_bit_for_bit(backend, dtype):
+    """numpy's method 'linear': its positions and weights (a Python number q weighs in the data's
+    dtype, a list in float64), its end rule (inf - inf there makes NaN), NaN where a slice holds one."""
+    if np.dtype(dtype).kind == "f":
+        data = np.array([[3.0, -1.5, np.inf, 0.25, 7.0], [2.0, np.nan, -0.0, 1e-3, 5.5], [9.0, 4.0, -2.0, 6.0, 1.0]], dtype)
+    else:
+        data = np.array([[3, 1, 7, 0, 2], [5, 4, 6, 1, 3], [9, 8, 2, 6, 4]], dtype)
+    x = pt.make_placeholder("x", data.shape, dtype)
+    calls = {
+        "q_all": lambda m, a: m.quantile(a, 0.3), "q_axis0": lambda m, a: m.quantile(a, 0.3, axis=0),
+        "q_list": lambda m, a: m.quantile(a, [0.1, 0.5, 1.0], axis=1), "q_int": lambda m, a: m.quantile(a, 1, axis=1),
+        "q_keep": lambda m, a: m.quantile(a, [0.25, 0.75], axis=0, keepdims=True),
+        "p": lambda m, a: m.percentile(a, 40, axis=-1), "p_list": lambda m, a: m.percentile(a, [0, 62.5]),
+        "p_keep_all": lambda m, a: m.percentile(a, 50.0, keepdims=True),
+    }
+    got = pt.generate({k: f(pt, x) for k, f in calls.items()}, backend)(x=data)
+    for key, f in calls.items():
+        with np.errstate(all="ignore"):
+            _same_bits(got[key], np.asarray(f(np, data)), f"{np.dtype(dtype)} {key}")
+    with pytest.raises(ValueError, match="range"):
+        pt.quantile(x, 1.5)
+    with pytest.raises(NotImplementedError):
+        pt.quantile(x, 0.5, method="nearest")
