@@ -797,6 +797,59 @@ def percentile(a, q, axis=None, method="linear", keepdims=False, *, weights=None
         raise ValueError("Percentiles must be in the range [0, 100]")
     return _quantile(a, q, axis, keepdims, weak_q)
 
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """numpy's ``interp`` of real values (float64, as numpy computes): ``fp[0]`` (``left``) below
+    ``xp[0]``, ``fp[-1]`` (``right``) above ``xp[-1]``, ``fp[j]`` where ``x`` is ``xp[j]`` or the
+    last point, else ``slope * (x - xp[j]) + fp[j]`` with numpy's fallbacks where that is NaN;
+    NaN for NaN. ``xp`` must be increasing, as numpy assumes; ``period`` is not written."""
+    if period is not None:
+        raise NotImplementedError("interp: period= is not written")
+    x, xp, fp = (astype(_as_array(v), _np.float64) for v in (x, xp, fp))  # noqa: F405
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ValueError("xp and fp must be 1-d sequences")
+    n = xp.shape[0]
+    if not isinstance(n, int) or fp.shape[0] != n:
+        raise ValueError("fp and xp are not of the same length.")
+    if n == 0:
+        raise ValueError("array of sample points is empty")
+    first, last = fp[0], fp[n - 1]
+    lval = first if left is None else _np.float64(left)
+    rval = last if right is None else _np.float64(right)
+    below, above = less(x, xp[0]), greater(x, xp[n - 1])  # noqa: F405
+    if n == 1:
+        inside = first
+    else:
+        j = subtract(searchsorted(xp, x, side="right"), 1)  # noqa: F405  (xp[j] <= x < xp[j + 1])
+        k = clip(j, 0, n - 2)  # noqa: F405
+        xj, xj1, yj, yj1 = take(xp, k), take(xp, add(k, 1)), take(fp, k), take(fp, add(k, 1))  # noqa: F405
+        slope = divide(subtract(yj1, yj), subtract(xj1, xj))  # noqa: F405
+        from_left = add(multiply(slope, subtract(x, xj)), yj)  # noqa: F405
+        from_right = add(multiply(slope, subtract(x, xj1)), yj1)  # noqa: F405
+        fallback = where(logical_and(isnan(from_right), equal(yj, yj1)), yj, from_right)  # noqa: F405
+        between = where(isnan(from_left), fallback, from_left)  # noqa: F405
+        inside = where(equal(j, n - 1), last, where(equal(xj, x), yj, between))  # noqa: F405
+    return where(isnan(x), x, where(below, lval, where(above, rval, inside)))  # noqa: F405
+
+def digitize(x, bins, right=False):
+    """numpy's ``digitize``: the index of the bin each ``x`` falls in (``searchsorted`` on
+    increasing bins, mirrored on decreasing ones). The bins are numbers (a numpy array or a
+    sequence), so that their direction is known when the expression is built, as numpy checks it."""
+    if isinstance(bins, Array):  # noqa: F405
+        raise TypeError("digitize: bins must be numbers (a numpy array or a sequence), to know their direction")
+    bins = _np.asarray(bins)
+    if bins.ndim != 1:
+        raise ValueError("bins must be a 1-dimensional array")
+    if bins.dtype.kind == "c":
+        raise TypeError("x may not be complex")
+    increasing = bool(_np.all(bins[1:] >= bins[:-1]))
+    if not increasing and not _np.all(bins[1:] <= bins[:-1]):
+        raise ValueError("bins must be monotonically increasing or decreasing")
+    side = "left" if right else "right"
+    x = _as_array(x)
+    if increasing:
+        return searchsorted(asarray(bins), x, side=side)  # noqa: F405
+    return subtract(len(bins), searchsorted(asarray(bins[::-1].copy()), x, side=side))  # noqa: F405
+
 # }}}
 
 

@@ -771,3 +771,34 @@ def test_quantile_and_percentile_are_numpys_bit_for_bit(backend, dtype):
         pt.quantile(x, 1.5)
     with pytest.raises(NotImplementedError):
         pt.quantile(x, 0.5, method="nearest")
+
+
+def test_interp_and_digitize_are_numpys_bit_for_bit(backend):
+    """interp's end rules, exact points, infinite and NaN values (numpy's fallbacks where the
+    interpolation is NaN), left/right, one sample point; digitize on increasing, decreasing and
+    repeated bins, both sides."""
+    rng = np.random.default_rng(1)
+    cases = [
+        (np.array([-1.0, 0.0, 0.5, 1.0, 2.5, 3.0, 4.0, np.nan, -np.inf, np.inf, 1e-320, -0.0]),
+         np.array([0.0, 1.0, 2.0, 3.0]), np.array([1.0, -2.0, np.inf, 5.0])),
+        (rng.uniform(-1, 5, 50), np.sort(rng.uniform(0, 4, 7)), rng.standard_normal(7)),
+        (np.array([0.5, 1.0, 1.5]), np.array([1.0]), np.array([7.0])),
+        (np.array([[0.2, 1.7], [2.5, -3.0]]), np.array([0.0, 1.0, 2.0]), np.array([np.inf, np.inf, 3.0])),
+        (np.array([0.5, 1.5]), np.array([0.0, 1.0, 2.0]), np.array([np.inf, -np.inf, np.nan])),
+        (np.arange(5, dtype=np.int8), np.array([0, 2, 4], np.int16), np.array([1, 9, 3], np.int32)),
+    ]
+    for x, xp, fp in cases:
+        for kw in ({}, {"left": -9.0, "right": 99}):
+            names = [("x", x), ("xp", xp), ("fp", fp)]
+            expr = pt.interp(*(pt.make_placeholder(n, v.shape, v.dtype) for n, v in names), **kw)
+            _same_bits(pt.generate(expr, backend)(x=x, xp=xp, fp=fp), np.interp(x, xp, fp, **kw), f"interp {xp} {kw}")
+    with pytest.raises(ValueError, match="same length"):
+        pt.interp(pt.make_placeholder("x", (2,), np.float64), np.zeros(3), np.zeros(2))
+    x = np.array([-1.0, 0.0, 0.5, 1.0, 2.5, 3.0, 4.0, np.nan, -np.inf, np.inf, -0.0])
+    px = pt.make_placeholder("x", x.shape, x.dtype)
+    for bins in ([0.0, 1.0, 2.0, 3.0], [3.0, 2.0, 1.0, 0.0], [1.0, 1.0, 2.0], [2.0], np.array([0, 2, 4], np.int8)):
+        for right in (False, True):
+            _same_bits(pt.generate(pt.digitize(px, bins, right=right), backend)(x=x), np.digitize(x, bins, right=right),
+                       f"digitize {bins} {right}")
+    with pytest.raises(ValueError, match="monotonically"):
+        pt.digitize(px, [0.0, 2.0, 1.0])
