@@ -850,6 +850,61 @@ def digitize(x, bins, right=False):
         return searchsorted(asarray(bins), x, side=side)  # noqa: F405
     return subtract(len(bins), searchsorted(asarray(bins[::-1].copy()), x, side=side))  # noqa: F405
 
+def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    """numpy's ``histogram`` with its bin edges given by numbers: ``bins`` equal bins over
+    ``range`` (which an expression's data cannot give when it is built) or the edges themselves.
+    A value falls in the bin whose edges hold it (``edges[i] <= x < edges[i + 1]``, the last bin
+    closed), as numpy's corrected fast path and its search give; values outside the edges and
+    NaN are not counted. ``weights`` (equal bins only) are summed in float64 per block of 65536
+    values in order and accumulated in their dtype, as numpy's ``bincount`` loop. Returns the
+    counts (an expression) and the edges (a numpy array)."""
+    a = _as_array(a)
+    if isinstance(bins, int):
+        if range is None:
+            raise NotImplementedError("histogram: give range=(first, last) for an expression's bins")
+        first, last = range
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (_np.isfinite(first) and _np.isfinite(last)):
+            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        edge_type = _np.result_type(first, last, _np.empty(0, a.dtype))
+        if edge_type.kind in "iub":
+            edge_type = _np.result_type(edge_type, float)
+        edges = _np.linspace(first, last, bins + 1, endpoint=True, dtype=edge_type)
+        n = bins
+    else:
+        edges = _np.asarray(bins)
+        if edges.ndim != 1 or _np.any(edges[:-1] > edges[1:]):
+            raise ValueError("bins must increase monotonically, when an array")
+        if weights is not None:
+            raise NotImplementedError("histogram: weights with bin edges given as an array are not written")
+        first, last, n = edges[0], edges[-1], len(edges) - 1
+    flat = ravel(a)  # noqa: F405
+    keep = logical_and(greater_equal(flat, first), less_equal(flat, last))  # noqa: F405
+    search_dtype = _np.result_type(edges.dtype, a.dtype)
+    position = subtract(searchsorted(asarray(edges.astype(search_dtype)), astype(flat, search_dtype),  # noqa: F405
+                                     side="right"), 1)
+    position = where(logical_and(keep, less(position, n)), position, n - 1)  # noqa: F405  (the last edge)
+    slot = where(keep, position, n)  # noqa: F405  (an extra slot for what is not counted)
+    if weights is None:
+        counts = zeros(n + 1, _np.intp).at[slot].add(1)[:n]  # noqa: F405
+    else:
+        weights = ravel(_as_array(weights))  # noqa: F405
+        total = flat.shape[0]
+        counts = None
+        for start in _builtins.range(0, _builtins.max(total, 1), 65536):
+            stop = _builtins.min(start + 65536, total)
+            block = zeros(n + 1, _np.float64).at[slot[start:stop]].add(  # noqa: F405
+                astype(weights[start:stop], _np.float64))[:n]  # noqa: F405
+            block = astype(block, weights.dtype)  # noqa: F405
+            counts = block if counts is None else add(counts, block)  # noqa: F405
+    if density:
+        widths = _np.array(_np.diff(edges), float)
+        counts = divide(divide(counts, widths), sum(counts))  # noqa: F405
+    return counts, edges
+
 # }}}
 
 

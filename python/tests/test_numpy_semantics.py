@@ -802,3 +802,30 @@ def test_interp_and_digitize_are_numpys_bit_for_bit(backend):
                        f"digitize {bins} {right}")
     with pytest.raises(ValueError, match="monotonically"):
         pt.digitize(px, [0.0, 2.0, 1.0])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8])
+def test_histogram_with_numeric_edges_is_numpys(backend, dtype):
+    rng = np.random.default_rng(2)
+    if dtype == np.int8:
+        a = rng.integers(-5, 9, 70).astype(dtype)
+    else:
+        a = np.concatenate([np.array([0.0, 3.0, 1.0, -0.0, np.nan, np.inf, 0.1, 0.7, 1e-310]), rng.uniform(-1, 4, 60)])
+        a = a.astype(dtype)
+    w = rng.standard_normal(a.shape)
+    x, pw = pt.make_placeholder("x", a.shape, dtype), pt.make_placeholder("w", w.shape, w.dtype)
+    for kw in (dict(bins=3, range=(0, 3)), dict(bins=4, range=(0.1, 0.7)), dict(bins=2, range=(1, 1)),
+               dict(bins=[0, 1, 2.5, 3]), dict(bins=3, range=(0, 3), density=True)):
+        for weighted in (False, True):
+            if weighted and not isinstance(kw["bins"], int):
+                continue
+            expected, expected_edges = np.histogram(a, weights=w if weighted else None, **kw)
+            counts, edges = pt.histogram(x, weights=pw if weighted else None, **kw)
+            _same_bits(edges, expected_edges, f"edges {kw}")
+            got = pt.generate(counts, backend)(x=a, **({"w": w} if weighted else {}))
+            if kw.get("density"):
+                np.testing.assert_allclose(got, expected, rtol=1e-14)
+            else:
+                _same_bits(got, expected, f"{kw} weighted={weighted}")
+    with pytest.raises(NotImplementedError, match="range"):
+        pt.histogram(x, bins=3)
