@@ -99,7 +99,7 @@ pub fn multiply(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
 pub fn divide(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
     let _site = crate::created_at::enter();
     let (a, b) = (a.into(), b.into());
-    let (a, b) = (integer_divisor_as_float(a.clone(), &b), integer_divisor_as_float(b, &a));
+    let (a, b) = (integer_operand_as_float(a.clone(), &b), integer_operand_as_float(b, &a));
     binary("divide", a, b, |d| Ok((if d.is_inexact() { d } else { DType::F64 }, BinaryOp::Div)))
 }
 
@@ -107,7 +107,7 @@ pub fn divide(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
 /// float64 there (rounded to nearest), so `int8_array / 300` and `uint8_array / -1` are defined,
 /// though neither scalar fits the array's dtype. A weak integer next to an exact operand is
 /// therefore a weak float: the same dtype (float64) and, in range, the same value.
-fn integer_divisor_as_float(o: Operand, other: &Operand) -> Operand {
+fn integer_operand_as_float(o: Operand, other: &Operand) -> Operand {
     match o {
         Operand::Scalar(WeakScalar::Int(v)) if !matches!(other, Operand::Scalar(_)) && !other.dtype().is_inexact() => {
             Operand::Scalar(WeakScalar::Float(v as f64))

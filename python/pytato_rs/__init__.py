@@ -770,32 +770,29 @@ def _quantile(a, q, axis, keepdims, weak_q):
     return result
 
 
-def quantile(a, q, axis=None, method="linear", keepdims=False, *, weights=None):
-    """numpy's ``quantile`` with its default method ``"linear"`` and ``q`` given as numbers."""
+def _checked_quantile(name, a, q, divisor, axis, method, keepdims, weights):
+    """numpy's checks of ``quantile``/``percentile`` (``q / divisor`` in [0, 1]), then ``_quantile``."""
     if method != "linear" or weights is not None:
-        raise NotImplementedError("quantile: only method='linear' without weights is written")
+        raise NotImplementedError(f"{name}: only method='linear' without weights is written")
     a = _as_array(a)
     if a.dtype.kind == "c":
         raise TypeError("a must be an array of real numbers")
     weak_q = type(q) in (int, float)
-    q = _np.asanyarray(q)
+    q = _np.asanyarray(q if divisor == 1 else _np.true_divide(q, divisor))
     if not (_np.all(q >= 0) and _np.all(q <= 1)):
-        raise ValueError("Quantiles must be in the range [0, 1]")
+        what = "Quantiles must be in the range [0, 1]" if divisor == 1 else "Percentiles must be in the range [0, 100]"
+        raise ValueError(what)
     return _quantile(a, q, axis, keepdims, weak_q)
+
+
+def quantile(a, q, axis=None, method="linear", keepdims=False, *, weights=None):
+    """numpy's ``quantile`` with its default method ``"linear"`` and ``q`` given as numbers."""
+    return _checked_quantile("quantile", a, q, 1, axis, method, keepdims, weights)
 
 
 def percentile(a, q, axis=None, method="linear", keepdims=False, *, weights=None):
     """numpy's ``percentile``: ``quantile`` of ``q / 100``."""
-    if method != "linear" or weights is not None:
-        raise NotImplementedError("percentile: only method='linear' without weights is written")
-    a = _as_array(a)
-    if a.dtype.kind == "c":
-        raise TypeError("a must be an array of real numbers")
-    weak_q = type(q) in (int, float)
-    q = _np.asanyarray(_np.true_divide(q, 100))
-    if not (_np.all(q >= 0) and _np.all(q <= 1)):
-        raise ValueError("Percentiles must be in the range [0, 100]")
-    return _quantile(a, q, axis, keepdims, weak_q)
+    return _checked_quantile("percentile", a, q, 100, axis, method, keepdims, weights)
 
 def interp(x, xp, fp, left=None, right=None, period=None):
     """numpy's ``interp`` of real values (float64, as numpy computes): ``fp[0]`` (``left``) below
