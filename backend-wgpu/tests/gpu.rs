@@ -131,6 +131,24 @@ fn float64_math_agrees_with_libm() {
     }
 }
 
+#[test]
+fn sin_and_cos_near_multiples_of_half_pi_keep_their_digits() {
+    // There `x - n pi/2` cancels most digits and is taken in three parts, whose error terms
+    // (`(t - r) - w` with `r = t - w`) a reassociating driver would cancel to 0.
+    let Some(w) = gpu() else { return };
+    let mut xs: Vec<f64> = (1..=400).map(|k| k as f64 * std::f64::consts::FRAC_PI_2).collect();
+    xs.extend([6381956970095103.0 * 2f64.powi(-32), 5.0e5 * std::f64::consts::PI, 1e6 * std::f64::consts::FRAC_PI_2]);
+    let n = xs.len() as i64;
+    let x = pt::placeholder("x", [n], DType::F64).unwrap();
+    let data = inputs([("x", f64_data(&xs))]);
+    let sin = f64s(&run(&w, pt::sin(&x).unwrap(), &data).unwrap());
+    let cos = f64s(&run(&w, pt::cos(&x).unwrap(), &data).unwrap());
+    for (k, &a) in xs.iter().enumerate() {
+        assert!(close_ulps(sin[k], a.sin(), 2.0), "sin({a:e}) = {:e}, libm {:e}", sin[k], a.sin());
+        assert!(close_ulps(cos[k], a.cos(), 2.0), "cos({a:e}) = {:e}, libm {:e}", cos[k], a.cos());
+    }
+}
+
 /// `x ** y` in float64 is rounded once from a value close enough that it agrees with glibc's
 /// `pow` (numpy's) bit for bit nearly always, and always where the power is
 /// a float64: integers, powers of two, subnormal results, results next to overflow.
@@ -441,6 +459,89 @@ fn float_floor_division_and_remainder_are_exact() {
         let same = |g: f64, e: f64| (g.is_nan() && e.is_nan()) || g == e;
         assert!(same(rem[k], pytato_runtime::math::remainder(a, b)), "{a:e} % {b:e} = {:e}", rem[k]);
         assert!(same(fd[k], pytato_runtime::math::floor_divide(a, b)), "{a:e} // {b:e} = {:e}", fd[k]);
+    }
+}
+
+/// Whether two results are the same float: equal bits, or both NaN (whose sign numpy leaves to
+/// the hardware).
+fn same_float(got: &Scalar, want: &Scalar) -> bool {
+    let (g, e) = (got.to_f64(), want.to_f64());
+    (g.is_nan() && e.is_nan()) || g.to_bits() == e.to_bits()
+}
+
+#[test]
+fn division_by_zero_and_by_itself_and_rounding_keep_ieee_values_in_every_float_dtype() {
+    // On the H200, `0 // 0` gave 1 (a driver folding `a / b` where it knows `b == 0`) and `ceil`
+    // of a NaN gave infinity (WGSL leaves `floor`/`ceil` of NaN to the driver).
+    let Some(w) = gpu() else { return };
+    let values = [
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
+        1.5,
+        -2.5,
+        0.7,
+        -0.3,
+        -1e-310,
+        1e-310,
+        3e-41,
+        -6e-8,
+        4503599627370497.0,
+        -8388609.0,
+        65504.0,
+        -1e300,
+    ];
+    let n = values.len() as i64;
+    for dtype in [DType::F64, DType::F32, DType::F16] {
+        let x = pt::placeholder("x", [n], dtype).unwrap();
+        let data = inputs([("x", pt_cast(&f64_data(&values), dtype))]);
+        for (name, e) in [
+            ("x // x", pt::floor_divide(&x, &x).unwrap()),
+            ("x % x", pt::remainder(&x, &x).unwrap()),
+            ("x // 0", pt::floor_divide(&x, 0.0).unwrap()),
+            ("x // -0", pt::floor_divide(&x, -0.0).unwrap()),
+            ("x % 0", pt::remainder(&x, 0.0).unwrap()),
+            ("1 // x", pt::floor_divide(1.0, &x).unwrap()),
+            ("floor(x)", pt::floor(&x).unwrap()),
+            ("ceil(x)", pt::ceil(&x).unwrap()),
+            ("rint(x)", pt::rint(&x).unwrap()),
+        ] {
+            let got = run(&w, &e, &data).unwrap().to_scalars();
+            let want = run(&Interpreter, &e, &data).unwrap().to_scalars();
+            let input = data["x"].to_scalars();
+            for k in 0..values.len() {
+                assert!(
+                    same_float(&got[k], &want[k]),
+                    "{name} at {:?} ({dtype}): {:?}, interpreter {:?}",
+                    input[k],
+                    got[k],
+                    want[k]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn log10_is_exact_at_powers_of_ten() {
+    // log10(1000) = log(1000) / ln 10 is 2.9999999999999996 in float64: the quotient needs
+    // double-double (`(1e22 ** 2).log10()` cast to an integer gave 43 on the H200).
+    let Some(w) = gpu() else { return };
+    let mut xs: Vec<f64> = (-307..=308).map(|k| format!("1e{k}").parse().unwrap()).collect();
+    xs.extend([1e22 * 1e22, 2.0, 0.5, 5e-324, f64::MAX, 1.0 + f64::EPSILON, 1.0 - f64::EPSILON / 2.0]);
+    let n = xs.len() as i64;
+    let x = pt::placeholder("x", [n], DType::F64).unwrap();
+    let got = f64s(&run(&w, pt::log10(&x).unwrap(), &inputs([("x", f64_data(&xs))])).unwrap());
+    for (&a, &g) in xs.iter().zip(&got) {
+        let want = a.log10();
+        if want == want.round() {
+            assert_eq!(g.to_bits(), want.to_bits(), "log10({a:e}) = {g:e}, libm {want:e}");
+        } else {
+            assert!(close_ulps(g, want, 1.0), "log10({a:e}) = {g:e}, libm {want:e}");
+        }
     }
 }
 

@@ -26,6 +26,16 @@
 //!   (`(1, 0)` in an integer power) is not folded into `0 * x = 0`.
 //! - float constants of generated code come from a constant table in a buffer, which no driver
 //!   can see into.
+//! - drivers also reassociate: NVIDIA's (seen on an H200) cancelled the error term of
+//!   `two_sum` (`s - (s - a) = a`) and rewrote `(a / h) / h` as `a / (h * h)`. Every
+//!   intermediate of an error term, and every quotient whose order guards against overflow, is
+//!   therefore opaque too (`opqc`), as are constants whose use a finite-math driver could fold
+//!   (`inf * x`) and the sign mask of `fneg` (a sign flip recognised as a float negation gave a
+//!   NaN its canonical sign).
+//! - a zero whose sign matters is built from the operands' bits, never returned as a float
+//!   constant: a driver that ignores the sign of zero may return a constant `+0.0` as `-0.0`
+//!   (lavapipe did, in `floor`). `floor` and `ceil` are computed on the bits (`ffloor`, `fceil`):
+//!   WGSL leaves them undefined for NaN (the H200's `ceil` of a NaN was infinite).
 //!
 //! # Why a float64 math library
 //!
@@ -83,7 +93,8 @@ impl Library {
 
 /// Small exact helpers that functions call by name (`fabs_f64(x)`), included wherever a
 /// function's text calls them (WGSL does not care in which order functions are declared).
-const HELPERS: [&str; 9] = ["fabs", "fneg", "fgt", "fbig", "fsmall", "rint", "scalb", "copysign", "isnan"];
+const HELPERS: [&str; 11] =
+    ["fabs", "fneg", "fgt", "fbig", "fsmall", "rint", "ffloor", "fceil", "scalb", "copysign", "isnan"];
 
 /// The private variables the opaque helpers read; `main` sets them first (see [`OPAQUE_INIT`]).
 pub(crate) const OPAQUE_DECLARATIONS: &str = "var<private> pza32: u32;
@@ -420,10 +431,16 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
         }
         "fabs" => fixed("fn fabs_$S(x: $T) -> $T { return bitcast<f32>(bitcast<u32>(x) & 0x7fffffffu); }", vec![]),
         // -x by its sign bit, where infinities and NaNs flow (special cases of complex functions).
-        "fneg" if f64 => {
-            fixed("fn fneg_$S(x: $T) -> $T { return bitcast<f64>(bitcast<u64>(x) ^ 0x8000000000000000lu); }", vec![])
+        // The mask is opaque (or-ed with a zero the driver cannot see): a driver that recognizes
+        // the sign flip as a float negation may give a NaN its canonical sign (on the H200,
+        // arcsin(inf + NaN i) took the wrong sign of infinity from such a NaN).
+        "fneg" if f64 => fixed(
+            "fn fneg_$S(x: $T) -> $T { return bitcast<f64>(bitcast<u64>(x) ^ (0x8000000000000000lu | pzc64)); }",
+            vec![],
+        ),
+        "fneg" => {
+            fixed("fn fneg_$S(x: $T) -> $T { return bitcast<f32>(bitcast<u32>(x) ^ (0x80000000u | pzc32)); }", vec![])
         }
-        "fneg" => fixed("fn fneg_$S(x: $T) -> $T { return bitcast<f32>(bitcast<u32>(x) ^ 0x80000000u); }", vec![]),
         // The larger and the smaller of two non-NaN floats, ordered on the bits (`fgt`), never
         // through a driver's float max or min.
         "fbig" => fixed("fn fbig_$S(a: $T, b: $T) -> $T { return select(b, a, fgt_$S(a, b)); }", vec![("fgt", ty)]),
@@ -486,6 +503,57 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
 }",
             vec![],
         ),
+        // floor and ceil on the bits: the fraction bits cleared, then one step away from zero
+        // where something was cleared on that side. WGSL's `floor`/`ceil` of NaN are undefined on a
+        // driver that assumes finite values (the H200's ceil of a float64 NaN gave infinity).
+        "ffloor" | "fceil" => {
+            let (bits, fraction, exponent_bits, bias, precision, sign, zero, one) = if f64 {
+                (
+                    "u64",
+                    "0x000ffffffffffffflu",
+                    "((b >> 52u) & 0x7fflu)",
+                    1023,
+                    52,
+                    "0x8000000000000000lu",
+                    "0lu",
+                    "1.0lf",
+                )
+            } else {
+                ("u32", "0x007fffffu", "((b >> 23u) & 0xffu)", 127, 23, "0x80000000u", "0u", "1.0f")
+            };
+            // No float constant is returned: a driver that ignores the sign of zero may return a
+            // constant +0.0 as -0.0 (lavapipe did), but not a zero made of the argument's bits.
+            let step = if name == "ffloor" {
+                format!("select(t, t - {one}, negative)")
+            } else {
+                format!("select(t + {one}, t, negative)")
+            };
+            let text = format!(
+                "fn {name}_$S(x: $T) -> $T {{
+    let b = bitcast<{bits}>(x);
+    let e = i32({exponent_bits}) - {bias};
+    if e >= {precision} {{ return x; }}
+    // Below 1 in magnitude every bit but the sign is fraction.
+    let fraction = select(~{sign}, {fraction} >> u32(max(e, 0)), e >= 0);
+    if (b & fraction) == {zero} {{ return x; }}
+    let negative = (b & {sign}) != {zero};
+    let t = bitcast<$T>(b & ~fraction);
+    return {step};
+}}"
+            );
+            (text, vec![])
+        }
+        // x with its sign flipped where s is negative (the sign of x * s, for any bits).
+        "xorsign" if f64 => fixed(
+            "fn xorsign_$S(x: $T, s: $T) -> $T {
+    return bitcast<f64>(bitcast<u64>(x) ^ (bitcast<u64>(s) & 0x8000000000000000lu));
+}",
+            vec![],
+        ),
+        "xorsign" => fixed(
+            "fn xorsign_$S(x: $T, s: $T) -> $T { return bitcast<f32>(bitcast<u32>(x) ^ (bitcast<u32>(s) & 0x80000000u)); }",
+            vec![],
+        ),
         // numpy's rint: to the nearest integer, ties to even, the sign of zero kept. Built from
         // exact operations (floor, subtraction of values one apart, comparisons): drivers
         // implement WGSL's `round` loosely (lavapipe 22.3 rounds float64 23.5 to 23).
@@ -494,9 +562,9 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
             let text = "fn rint_$S(x: $T) -> $T {
     let a = copysign_$S(x, $T(1.0));
     if !(a < $T(BIG)) { return x; }
-    let f = floor(a);
+    let f = ffloor_$S(a);
     let d = a - f;
-    let odd = f - $T(2.0) * floor(f * $T(0.5)) == $T(1.0);
+    let odd = f - $T(2.0) * ffloor_$S(f * $T(0.5)) == $T(1.0);
     return copysign_$S(select(f, f + $T(1.0), d > $T(0.5) || (d == $T(0.5) && odd)), x);
 }";
             fixed(&text.replace("BIG", big), vec![("copysign", ty)])
@@ -573,10 +641,19 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
             vec![("fmod", "f64")],
         ),
         // numpy's npy_divmod: the floor quotient and the remainder with the divisor's sign.
+        // Where the divisor is zero, or the quotient is a signed zero, the result is built from
+        // signs, not divided: inside `b == 0` a driver may replace `b` by the constant 0 and fold
+        // `a / 0` as it likes (the H200's driver gave `0 // 0 = 1`), and `a / b` of equal operands
+        // may fold to 1.
         "fdivmod" => fixed(
             "fn fdivmod_$S(a: $T, b: $T) -> vec2<$T> {
     var m = fmod_$S(a, b);
-    if b == $T(0.0) { return vec2<$T>(a / b, m); }
+    // The sign of a / b, from the bits (a float constant's zero sign is not safe either).
+    let quotient_sign = xorsign_$S(a, b);
+    if b == $T(0.0) {
+        if isnan_$S(a) || a == $T(0.0) { return vec2<$T>(nan_$S(), m); }
+        return vec2<$T>(copysign_$S(inf_$S(), quotient_sign), m);
+    }
     if isnan_$S(m) { return vec2<$T>(nan_$S(), m); }
     var div = (a - m) / b;
     if m != $T(0.0) {
@@ -586,14 +663,22 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
     }
     var q: $T;
     if div != $T(0.0) {
-        q = floor(div);
+        q = ffloor_$S(div);
         if div - q > $T(0.5) { q = q + $T(1.0); }
     } else {
-        q = copysign_$S($T(0.0), a / b);
+        q = copysign_$S($T(0.0), quotient_sign);
     }
     return vec2<$T>(q, m);
 }",
-            vec![("fmod", ty), ("copysign", ty), ("signbit", ty), ("isnan", ty), ("nan", ty)],
+            vec![
+                ("fmod", ty),
+                ("copysign", ty),
+                ("signbit", ty),
+                ("isnan", ty),
+                ("nan", ty),
+                ("inf", ty),
+                ("xorsign", ty),
+            ],
         ),
         "ffloordiv" => {
             fixed("fn ffloordiv_$S(a: $T, b: $T) -> $T { return fdivmod_$S(a, b).x; }", vec![("fdivmod", ty)])
@@ -610,8 +695,8 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
     if y == $T(1.0) { return x; }
     if y == $T(-1.0) { return $T(1.0) / x; }
     if y == $T(2.0) { return x * x; }
-    let y_int = floor(y) == y;
-    let y_odd = y_int && fabs_$S(y) < $T(9007199254740992.0) && floor(y * $T(0.5)) * $T(2.0) != y;
+    let y_int = ffloor_$S(y) == y;
+    let y_odd = y_int && fabs_$S(y) < $T(9007199254740992.0) && ffloor_$S(y * $T(0.5)) * $T(2.0) != y;
     // Finite negative x to a finite non-integer power; (-inf)^y is 0 or inf, as C99 says.
     if x < $T(0.0) && !isinf_$S(x) && !y_int && !isinf_$S(y) { return nan_$S(); }
     if isinf_$S(y) {

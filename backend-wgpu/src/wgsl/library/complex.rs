@@ -187,9 +187,12 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         recalc = true;
     }
     if !recalc { return $T(re, im); }
-    return $T(inf_$R() * (a * c - b * d), inf_$R() * (a * d + b * c));
+    // An opaque infinity: a driver that assumes finite values may fold a product with a
+    // constant infinity as it likes.
+    let big = opqc_$R(inf_$R());
+    return $T(big * (a * c - b * d), big * (a * d + b * c));
 }",
-            vec![("copysign", r), ("isinf", r), ("isnan", r), ("inf", r)],
+            vec![("copysign", r), ("isinf", r), ("isnan", r), ("inf", r), ("opqc", r)],
         ),
         // log|x + iy|, accurate near 1 and for huge, tiny and subnormal parts.
         "logabs" => (
@@ -471,7 +474,9 @@ fn mulg_$S(x: $T, y: $T) -> $T {
     if isinf_$R(ax) || isinf_$R(ay) || ax > $R({HUGE}) || ay > $R({HUGE}) {
         let h = hypot_$R(select(ax, $R(0.0), isinf_$R(ay)), select(ay, $R(0.0), isinf_$R(ax)));
         var re = $R(0.0);
-        if !isinf_$R(ax) && !isinf_$R(ay) { re = (ax / h) / h; }
+        // The first quotient opaque: a driver may rewrite `(a / h) / h` as `a / (h * h)`, which
+        // overflows (the H200's gave arctan(1e200 i) a zero imaginary part).
+        if !isinf_$R(ax) && !isinf_$R(ay) { re = opqc_$R(ax / h) / h; }
         return $T(copysign_$R(re, x), copysign_$R($R(1.57079632679489661923), y));
     }
     let d = ($R(1.0) - ax) * ($R(1.0) - ax) + ay * ay;
@@ -493,6 +498,7 @@ fn mulg_$S(x: $T, y: $T) -> $T {
                 ("log1p", r),
                 ("log", r),
                 ("logabs", ty),
+                ("opqc", r),
                 ("atan2", r),
             ],
         ),
@@ -513,7 +519,7 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         if b.x > $R(0.0) { return $T($R(0.0), $R(0.0)); }
         return $T(nan_$R(), nan_$R());
     }
-    if b.y == $R(0.0) && floor(b.x) == b.x && fabs_$R(b.x) < $R(100.0) {
+    if b.y == $R(0.0) && ffloor_$R(b.x) == b.x && fabs_$R(b.x) < $R(100.0) {
         let n = i32(b.x);
         if n == 1 { return a; }
         if n == 2 { return mul_$S(a, a); }

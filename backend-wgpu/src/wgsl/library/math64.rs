@@ -31,9 +31,14 @@ pub(super) fn template(name: &str) -> (String, Deps) {
             .to_string(),
             vec![("rem_pio2_medium", t), ("rem_pio2_large", t)],
         ),
+        "log_dd" => (
+            log_dd(),
+            vec![("two_sum", t), ("quick_two_sum", t), ("two_prod", t), ("dd_mul", t), ("dd_add", t), ("opqc", t)],
+        ),
         "pow_positive" => (
             pow_positive(),
             vec![
+                ("log_dd", t),
                 ("two_sum", t),
                 ("quick_two_sum", t),
                 ("two_prod", t),
@@ -58,20 +63,14 @@ fn horner(v: &str, c: &[f64]) -> String {
     })
 }
 
-/// `x^y` for finite `x > 0`, `x != 1`, and finite `y != 0`, rounded once from a value within about
-/// 2^-60 of it, as glibc's `pow` (which numpy calls) is: powers whose value is a float64 come out
-/// exactly (`3.0 ** 5 == 243`), where `exp(y log x)` would carry the rounding of `y log x`, grown
-/// by `|y log x|`, into the result. No table: `log x` and `y log x` in double-double from
-/// `log m = 2 atanh(s)`, then `exp` of that from `2^n exp(r)`, each series's first terms in
-/// double-double and the rest in float64 (its relative weight, under 2^-12, keeps its rounding
-/// under 2^-64).
-fn pow_positive() -> String {
+/// `log x` in double-double for finite `x > 0` (subnormals included), to about 2^-100 of it:
+/// `k log 2 + log m` with `log m = 2 atanh(s)`, the series's first terms in double-double and the
+/// rest in float64 (its relative weight, under 2^-12, keeps its rounding under 2^-64).
+fn log_dd() -> String {
     // 2/(2j + 5), j = 0..11: atanh's series past s^3, to s^27 (s^28 / 29 < 2^-70 of s).
     let log_tail: Vec<f64> = (0..12).map(|j| 2.0 / (2 * j + 5) as f64).collect();
-    // 1/(j + 4)!, j = 0..12: exp's series past r^3, to r^16 (|r|^17 / 17! < 2^-64).
-    let exp_tail: Vec<f64> = (4..17).map(|j| 1.0 / (1..=j).map(f64::from).product::<f64>()).collect();
     format!(
-        "fn pow_positive_f64(x0: f64, y: f64) -> f64 {{
+        "fn log_dd_f64(x0: f64) -> vec2<f64> {{
     // log x = k log 2 + log m, m in [sqrt(1/2), sqrt(2)).
     var x = x0;
     var k = -1023;
@@ -86,7 +85,7 @@ fn pow_positive() -> String {
     let d = two_sum_f64(2.0lf, f);
     let sh = f / d.x;
     let e = two_prod_f64(sh, d.x);
-    let s = quick_two_sum_f64(sh, (((f - e.x) - e.y) - sh * d.y) / d.x);
+    let s = quick_two_sum_f64(sh, ((opqc_f64(f - e.x) - e.y) - sh * d.y) / d.x);
     let s2 = dd_mul_f64(s, s);
     let s3 = dd_mul_f64(s2, s);
     let w = s2.x;
@@ -95,7 +94,25 @@ fn pow_positive() -> String {
     let log_m = dd_add_f64(vec2<f64>(2.0lf * s.x, 2.0lf * s.y), quick_two_sum_f64(t3.x, t3.y + t5));
     let kf = f64(k);
     let kl = two_prod_f64(kf, 0.6931471805599453lf);
-    let log_x = dd_add_f64(quick_two_sum_f64(kl.x, kl.y + kf * 2.3190468138462996e-17lf), log_m);
+    return dd_add_f64(quick_two_sum_f64(kl.x, kl.y + kf * 2.3190468138462996e-17lf), log_m);
+}}",
+        log_tail = horner("w", &log_tail),
+    )
+}
+
+/// `x^y` for finite `x > 0`, `x != 1`, and finite `y != 0`, rounded once from a value within about
+/// 2^-60 of it, as glibc's `pow` (which numpy calls) is: powers whose value is a float64 come out
+/// exactly (`3.0 ** 5 == 243`), where `exp(y log x)` would carry the rounding of `y log x`, grown
+/// by `|y log x|`, into the result. No table: `log x` in double-double ([`log_dd`]) and
+/// `y log x`, then `exp` of that from `2^n exp(r)`, each series's first terms in
+/// double-double and the rest in float64 (its relative weight, under 2^-12, keeps its rounding
+/// under 2^-64).
+fn pow_positive() -> String {
+    // 1/(j + 4)!, j = 0..12: exp's series past r^3, to r^16 (|r|^17 / 17! < 2^-64).
+    let exp_tail: Vec<f64> = (4..17).map(|j| 1.0 / (1..=j).map(f64::from).product::<f64>()).collect();
+    format!(
+        "fn pow_positive_f64(x0: f64, y: f64) -> f64 {{
+    let log_x = log_dd_f64(x0);
     // z = y log x; beyond these bounds the result is 0 or infinite.
     let p = y * log_x.x;
     if p > 710.0lf {{ return inf_f64(); }}
@@ -126,7 +143,6 @@ fn pow_positive() -> String {
     if rest > 0.5lf {{ units = units + 1.0lf; }} else if rest < -0.5lf {{ units = units - 1.0lf; }}
     return bitcast<f64>(u64(units));
 }}",
-        log_tail = horner("w", &log_tail),
         exp_tail = horner("rx", &exp_tail),
     )
 }
@@ -359,15 +375,17 @@ fn fixed(name: &str) -> (&'static str, Deps) {
     let t = "f64";
     match name {
         // Double-double arithmetic for `pow_positive`: values as `hi + lo`, `|lo| <= ulp(hi) / 2`.
-        // Sums are opaque (`opqc`) so that no driver's algebra (`(a + b) - a = b`) cancels an
-        // error term, and products split their operands by bits (26 + 27), so that a driver's
-        // fused multiply-add of the exact partial products changes nothing.
+        // Every intermediate of an error term is opaque (`opqc`), so that no driver's algebra
+        // cancels it (`(a + b) - a = b`, `s - (s - a) = a`) or reorders its sums (on the H200,
+        // with only the rounded sum opaque, `3.0 ** 4` came out 4 ulp from 81); products split
+        // their operands by bits (26 + 27), so that a driver's fused multiply-add of the exact
+        // partial products changes nothing.
         // a + b = hi + lo exactly (Knuth's two-sum).
         "two_sum" => (
             "fn two_sum_f64(a: f64, b: f64) -> vec2<f64> {
     let s = opqc_f64(a + b);
-    let bb = s - a;
-    return vec2<f64>(s, (a - (s - bb)) + (b - bb));
+    let bb = opqc_f64(s - a);
+    return vec2<f64>(s, opqc_f64(a - opqc_f64(s - bb)) + opqc_f64(b - bb));
 }",
             vec![("opqc", t)],
         ),
@@ -375,7 +393,7 @@ fn fixed(name: &str) -> (&'static str, Deps) {
         "quick_two_sum" => (
             "fn quick_two_sum_f64(a: f64, b: f64) -> vec2<f64> {
     let s = opqc_f64(a + b);
-    return vec2<f64>(s, b - (s - a));
+    return vec2<f64>(s, b - opqc_f64(s - a));
 }",
             vec![("opqc", t)],
         ),
@@ -387,7 +405,10 @@ fn fixed(name: &str) -> (&'static str, Deps) {
     let bh = bitcast<f64>(bitcast<u64>(b) & 0xfffffffff8000000lu);
     let al = a - ah;
     let bl = b - bh;
-    return vec2<f64>(p, ((ah * bh - p) + ah * bl + al * bh) + al * bl);
+    let e1 = opqc_f64(ah * bh - p);
+    let e2 = opqc_f64(e1 + ah * bl);
+    let e3 = opqc_f64(e2 + al * bh);
+    return vec2<f64>(p, e3 + al * bl);
 }",
             vec![("opqc", t)],
         ),
@@ -456,35 +477,47 @@ fn fixed(name: &str) -> (&'static str, Deps) {
 }",
             vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t)],
         ),
-        "log10" => ("fn log10_f64(x: f64) -> f64 { return log_f64(x) / 2.30258509299404568402; }", vec![("log", t)]),
-        // musl's __rem_pio2, medium case (|x| < 2^20 pi/2): x - n pi/2 as y0 + y1, and n.
+        // log10 x = log x / ln 10 in double-double, rounded once: `log(1000) / ln 10` in float64
+        // is 2.9999999999999996; this is exact at powers of ten, as glibc's is.
+        "log10" => (
+            "fn log10_f64(x: f64) -> f64 {
+    if isnan_f64(x) || x < 0.0lf { return nan_f64(); }
+    if x == 0.0lf { return -inf_f64(); }
+    if isinf_f64(x) { return x; }
+    return dd_mul_f64(log_dd_f64(x), vec2<f64>(0.4342944819032518lf, 1.098319650216765e-17lf)).x;
+}",
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t), ("log_dd", t), ("dd_mul", t)],
+        ),
+        // musl's __rem_pio2, medium case (|x| < 2^20 pi/2): x - n pi/2 as y0 + y1, and n. Each
+        // difference is opaque, so that no driver's algebra turns `(t - r) - w` with `r = t - w`
+        // into 0 (see `two_sum`).
         "rem_pio2_medium" => (
             "struct RemPio2 { y0: f64, y1: f64, n: i32 }
 fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
     let fn_ = rint_f64(x * 6.36619772367581382433e-01);
-    var r = x - fn_ * 1.57079632673412561417e+00;
+    var r = opqc_f64(x - fn_ * 1.57079632673412561417e+00);
     var w = fn_ * 6.07710050650619224932e-11;
-    var y0 = r - w;
+    var y0 = opqc_f64(r - w);
     let ex = i32((bitcast<u64>(x) >> 52u) & 0x7fflu);
     var ey = i32((bitcast<u64>(y0) >> 52u) & 0x7fflu);
     if ex - ey > 16 {
         var t = r;
         w = fn_ * 6.07710050630396597660e-11;
-        r = t - w;
-        w = fn_ * 2.02226624879595063154e-21 - ((t - r) - w);
-        y0 = r - w;
+        r = opqc_f64(t - w);
+        w = fn_ * 2.02226624879595063154e-21 - (opqc_f64(t - r) - w);
+        y0 = opqc_f64(r - w);
         ey = i32((bitcast<u64>(y0) >> 52u) & 0x7fflu);
         if ex - ey > 49 {
             t = r;
             w = fn_ * 2.02226624871116645580e-21;
-            r = t - w;
-            w = fn_ * 8.47842766036889956997e-32 - ((t - r) - w);
-            y0 = r - w;
+            r = opqc_f64(t - w);
+            w = fn_ * 8.47842766036889956997e-32 - (opqc_f64(t - r) - w);
+            y0 = opqc_f64(r - w);
         }
     }
-    return RemPio2(y0, (r - y0) - w, i32(fn_));
+    return RemPio2(y0, opqc_f64(r - y0) - w, i32(fn_));
 }",
-            vec![],
+            vec![("opqc", t)],
         ),
         "ksin" => (
             "fn ksin_f64(x: f64, y: f64) -> f64 {
