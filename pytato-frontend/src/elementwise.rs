@@ -962,9 +962,8 @@ fn complex_sign(z: &Array) -> Result<Array> {
     };
     let re_out = where_(&zero, 0, &where_(&infinite, &part(&re_inf, &im_inf, &re)?, &divide(&re, &modulus)?)?)?;
     let im_out = where_(&zero, 0, &where_(&infinite, &part(&im_inf, &re_inf, &im)?, &divide(&im, &modulus)?)?)?;
-    // re + im·i is exact here: im·i is (±0, im), and im is NaN only where re is.
-    let i = num_complex::Complex64::new(0.0, 1.0);
-    add(&astype(&re_out, z.dtype())?, &multiply(&astype(&im_out, z.dtype())?, i)?)
+    // Put together part by part: `re + im·i` would turn a real part of -0.0 into +0.0.
+    complex_from_parts(&re_out, &im_out)
 }
 
 /// `a` limited to `[min, max]` (numpy `clip`, the Array API's `clip`): `minimum(maximum(a, min),

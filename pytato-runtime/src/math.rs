@@ -462,7 +462,8 @@ pub mod complex {
             return match (x > 0.0, y.is_nan()) {
                 (true, true) => c(x, y),
                 (true, false) => c(x, 0.0f64.copysign(y)),
-                (false, true) => c(f64::NAN, f64::INFINITY),
+                // glibc's csqrt (numpy's) takes the infinity's sign from y, NaN or not.
+                (false, true) => c(f64::NAN, f64::INFINITY.copysign(y)),
                 (false, false) => c(0.0, f64::INFINITY.copysign(y)),
             };
         }
@@ -668,7 +669,8 @@ pub mod complex {
             } else {
                 c(if x > 0.0 { 0.0 } else { PI }, f64::NEG_INFINITY)
             };
-            return if y.is_sign_negative() && !y.is_nan() { w.conj() } else { w };
+            // The sign bit of a NaN `y` counts too, as in glibc's cacos (numpy's).
+            return if y.is_sign_negative() { w.conj() } else { w };
         }
         if is_huge(z) {
             // acos z = -i log(2z) + O(1/z²) (upper half plane; conjugate below).

@@ -552,6 +552,24 @@ def _same_special_values_and_close(got, expected, label, atol=1e-300):
         np.testing.assert_allclose(g[finite], e[finite], rtol=rtol, atol=atol, err_msg=f"{label}.{part}")
 
 
+def test_complex_functions_at_special_values_with_nans_of_either_sign(backend):
+    """numpy's complex functions (glibc's) take some signs from a NaN's sign bit: csqrt(-inf +
+    NaN i) and cacos(+-inf + NaN i) give an infinity of that sign; numpy 2's sign(z) = z / |z|
+    keeps a part's signed zero (sign(-0 + 1j) is -0 + 1j)."""
+    parts = np.array([0.0, -0.0, 1.0, -2.5, 1e-310, 1e200, -1e300, np.inf, -np.inf, np.nan, np.copysign(np.nan, -1)])
+    for dtype in (np.complex128, np.complex64):
+        z = np.empty(parts.size**2, dtype)
+        with np.errstate(over="ignore"):  # 1e200 and -1e300 are infinite in complex64
+            z.real, z.imag = np.repeat(parts, parts.size), np.tile(parts, parts.size)
+        x = pt.make_placeholder("x", z.shape, dtype)
+        names = ["sqrt", "log", "exp", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan"]
+        names += ["arcsinh", "arccosh", "arctanh", "sign"]
+        got = pt.generate({name: getattr(pt, name)(x) for name in names}, backend)(x=z)
+        with np.errstate(all="ignore"):
+            for name in names:
+                _same_special_values_and_close(got[name], getattr(np, name)(z), f"{np.dtype(dtype)} {name}")
+
+
 def test_functions_numpy_defines_by_bits_are_numpys(backend):
     """fmax/fmin (NaN ignored, ties keep the first operand), spacing (numpy's float16 loop never
     negative), modf (signs of zero kept) on every float16 value and on special values of every

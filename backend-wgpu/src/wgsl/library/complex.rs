@@ -235,7 +235,7 @@ fn mulg_$S(x: $T, y: $T) -> $T {
             if isnan_$R(y) { return $T(x, y); }
             return $T(x, copysign_$R($R(0.0), y));
         }
-        if isnan_$R(y) { return $T(nan_$R(), inf_$R()); }
+        if isnan_$R(y) { return $T(nan_$R(), copysign_$R(inf_$R(), y)); }
         return $T($R(0.0), copysign_$R(inf_$R(), y));
     }
     if isnan_$R(y) { return $T(nan_$R(), nan_$R()); }
@@ -428,7 +428,8 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         } else {
             w = $T(select($R(3.14159265358979323846), $R(0.0), x > $R(0.0)), fneg_$R(inf_$R()));
         }
-        if signbit_$R(y) && !isnan_$R(y) { w.y = fneg_$R(w.y); }
+        // cacos(conj z) = conj(cacos z), a NaN's sign bit included (glibc's, numpy's).
+        if signbit_$R(y) { w.y = fneg_$R(w.y); }
         return w;
     }
     if fabs_$R(x) > $R({HUGE}) || fabs_$R(y) > $R({HUGE}) {
