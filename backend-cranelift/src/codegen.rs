@@ -960,7 +960,19 @@ impl<'a> Translator<'a, '_> {
         }))
     }
 
+    /// numpy's elementwise complex `multiply` (`pytato_runtime::math::complex::multiply`): the
+    /// first product of each part fused into its sum. Cranelift emits `fma` where the host has
+    /// it and calls the C library's otherwise: correctly rounded either way.
     fn complex_mul(&mut self, (a, b): (Value, Value), (c, d): (Value, Value)) -> Val {
+        let bd = self.b.ins().fmul(b, d);
+        let minus_bd = self.b.ins().fneg(bd);
+        let bc = self.b.ins().fmul(b, c);
+        Val::Complex(self.b.ins().fma(a, c, minus_bd), self.b.ins().fma(a, d, bc))
+    }
+
+    /// The textbook complex product, as numpy's `prod` and `cumprod` multiply
+    /// (`pytato_runtime::math::complex::mul`).
+    fn complex_mul_textbook(&mut self, (a, b): (Value, Value), (c, d): (Value, Value)) -> Val {
         let ac = self.b.ins().fmul(a, c);
         let bd = self.b.ins().fmul(b, d);
         let ad = self.b.ins().fmul(a, d);
@@ -1599,6 +1611,7 @@ impl<'a> Translator<'a, '_> {
         let (a, b) = (acc.real(), x.real());
         match op {
             ReduceOp::Sum => self.binary(BinaryOp::Add, acc, x, dtype).expect("sum of a numeric dtype"),
+            ReduceOp::Product if dtype.is_complex() => self.complex_mul_textbook(acc.parts(), x.parts()),
             ReduceOp::Product => self.binary(BinaryOp::Mul, acc, x, dtype).expect("product of a numeric dtype"),
             ReduceOp::Max => Val::Real(self.max_min(true, a, b, dtype)),
             ReduceOp::Min => Val::Real(self.max_min(false, a, b, dtype)),

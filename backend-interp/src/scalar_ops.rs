@@ -140,7 +140,7 @@ fn complex_binary(op: BinaryOp, x: Complex64, y: Complex64) -> R<Complex64> {
     Ok(match op {
         Add => x + y,
         Sub => x - y,
-        Mul => complex::mul(x, y),
+        Mul => complex::multiply(x, y),
         Div => complex::div(x, y),
         Pow => complex::pow(x, y),
         _ => return bug(format!("{op:?} on complex numbers")),
@@ -151,7 +151,7 @@ fn c64_binary(op: BinaryOp, x: Complex32, y: Complex32) -> R<Complex32> {
     Ok(match op {
         BinaryOp::Add => x + y,
         BinaryOp::Sub => x - y,
-        BinaryOp::Mul => Complex32::new(x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re),
+        BinaryOp::Mul => complex::multiply(x, y),
         BinaryOp::Div => complex::div(x, y),
         _ => narrow(complex_binary(op, widen(x), widen(y))?),
     })
@@ -507,7 +507,13 @@ fn accumulate(op: pytato_core::expr::ReduceOp, acc: Scalar, x: Scalar) -> R<Scal
     use pytato_core::expr::ReduceOp::*;
     match op {
         Sum => binary(BinaryOp::Add, acc, x),
-        Product => binary(BinaryOp::Mul, acc, x),
+        // numpy's reductions multiply complex numbers by the textbook formula (its elementwise
+        // `multiply` fuses a product into each part: `complex::multiply`).
+        Product => match (acc, x) {
+            (Scalar::C128(a), Scalar::C128(b)) => Ok(Scalar::C128(complex::mul(a, b))),
+            (Scalar::C64(a), Scalar::C64(b)) => Ok(Scalar::C64(a * b)),
+            _ => binary(BinaryOp::Mul, acc, x),
+        },
         Max => call(Func::Maximum, &[acc, x]),
         Min => call(Func::Minimum, &[acc, x]),
         All => binary(BinaryOp::LogicalAnd, acc, x),

@@ -956,7 +956,7 @@ impl Translator<'_> {
         if self.float32_in_float64() && matches!(dtype, DType::F32 | DType::C64) {
             // Computed in float64 and rounded once: numpy's float32 result (module docs).
             let v = match (op, dtype) {
-                (Mul, DType::C64) => format!("{}({x}, {y})", self.library.require("mul32", ty)),
+                (Mul, DType::C64) => format!("{}({x}, {y})", self.library.require("cmul32", ty)),
                 (Div, DType::C64) => format!("{}({x}, {y})", self.library.require("div32", ty)),
                 (Add | Sub | Mul | Div, _) => {
                     let sym = match op {
@@ -989,7 +989,7 @@ impl Translator<'_> {
             (BitXor, _) => arith("^"),
             (Add, _) => wrap(dtype, arith("+")),
             (Sub, _) => wrap(dtype, arith("-")),
-            (Mul, DType::C64 | DType::C128) => format!("{}({x}, {y})", self.library.require("mul", ty)),
+            (Mul, DType::C64 | DType::C128) => format!("{}({x}, {y})", self.library.require("cmul", ty)),
             (Mul, _) => wrap(dtype, arith("*")),
             (Div, DType::C64 | DType::C128) => format!("{}({x}, {y})", self.library.require("div", ty)),
             (Div, _) => arith("/"),
@@ -1002,6 +1002,19 @@ impl Translator<'_> {
             (FloorDiv, _) => wrap(dtype, format!("{}({x}, {y})", self.library.require("floordiv", ty))),
             (Rem, _) => wrap(dtype, format!("{}({x}, {y})", self.library.require("pyrem", ty))),
         })
+    }
+
+    /// `x * y` as numpy's reductions (`prod`, `cumprod`) multiply: complex numbers by the
+    /// textbook formula (the library's `mul`; numpy's elementwise multiply fuses a product into
+    /// each part, `cmul`), everything else as [`Translator::binary`].
+    pub(crate) fn product_in_order(&mut self, dtype: DType, x: &str, y: &str) -> Result<String> {
+        if !dtype.is_complex() {
+            return self.binary(BinaryOp::Mul, dtype, x, y);
+        }
+        let ty = self.ty(dtype)?;
+        let (xo, yo) = (self.opaque(dtype, x, "opqa")?, self.opaque(dtype, y, "opqb")?);
+        let name = if dtype == DType::C64 && self.float32_in_float64() { "mul32" } else { "mul" };
+        Ok(format!("{}({xo}, {yo})", self.library.require(name, ty)))
     }
 
     fn compare(&mut self, op: CompareOp, dtype: DType, x: &str, y: &str) -> Result<String> {

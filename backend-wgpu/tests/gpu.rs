@@ -666,6 +666,49 @@ fn complex_functions_agree_with_the_cpu_definitions() {
 }
 
 #[test]
+fn complex_products_are_the_cpu_definitions_bits() {
+    // Elementwise: numpy's fused product (`complex::multiply`, an fma emulated from exact
+    // double-double pieces on the GPU); reductions: the textbook product (`complex::mul`).
+    let Some(w) = gpu() else { return };
+    type C = num_complex::Complex64;
+    let mut state = 0x853c_49e6_748f_ea9bu64;
+    let mut uniform = move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / 2f64.powi(53) - 0.5
+    };
+    let mut xs: Vec<C> = (0..3000).map(|_| C::new(uniform(), uniform())).collect();
+    let mut ys: Vec<C> = (0..3000).map(|_| C::new(uniform() * 1e5, uniform() * 1e-3)).collect();
+    let special = [0.0, -0.0, 1e200, -1e300, 1e-310, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
+    for &a in &special {
+        for &b in &special {
+            xs.push(C::new(a, b));
+            ys.push(C::new(b, -a));
+        }
+    }
+    let n = xs.len();
+    let x = pt::placeholder("x", [n as i64], DType::C128).unwrap();
+    let y = pt::placeholder("y", [n as i64], DType::C128).unwrap();
+    let data = inputs([
+        ("x", ArrayData::from(Array1::from(xs.clone()).into_dyn())),
+        ("y", ArrayData::from(Array1::from(ys.clone()).into_dyn())),
+    ]);
+    let same = |p: f64, q: f64| (p.is_nan() && q.is_nan()) || p.to_bits() == q.to_bits();
+    let got = run(&w, &x * &y, &data).unwrap().to_scalars();
+    for k in 0..n {
+        let (g, e) = (got[k].to_complex64(), pytato_runtime::math::complex::multiply(xs[k], ys[k]));
+        assert!(same(g.re, e.re) && same(g.im, e.im), "({}) * ({}) = {g} on the GPU, {e} on the CPU", xs[k], ys[k]);
+    }
+    let rows = pt::reshape(&x, [(n / 4) as i64, 4], pytato_core::Order::C).unwrap();
+    let got = run(&w, pt::prod(&rows, pt::ReduceOptions::axes([1])).unwrap(), &data).unwrap().to_scalars();
+    for (k, g) in got.iter().enumerate() {
+        let e =
+            xs[4 * k..4 * k + 4].iter().fold(C::new(1.0, 0.0), |acc, &v| pytato_runtime::math::complex::mul(acc, v));
+        let g = g.to_complex64();
+        assert!(same(g.re, e.re) && same(g.im, e.im), "prod of row {k} = {g} on the GPU, {e} on the CPU");
+    }
+}
+
+#[test]
 fn complex_powers_with_infinite_exponents_agree_with_the_cpu_definition() {
     // glibc's cpow (what numpy calls): exp(b log a) with C's complex product, whose infinity
     // recovery and exp's signed zeros decide these (checked against numpy in pytato-core).

@@ -570,6 +570,37 @@ def test_complex_functions_at_special_values_with_nans_of_either_sign(backend):
                 _same_special_values_and_close(got[name], getattr(np, name)(z), f"{np.dtype(dtype)} {name}")
 
 
+def test_complex_products_are_numpys_bits(backend):
+    """numpy's elementwise multiply and square fuse the first product of each part into its sum
+    (fma(a, c, -bd), fma(a, d, bc)) on processors with fused multiply-add; its prod and cumprod
+    multiply by the textbook formula. About a quarter of random products differ between the two
+    in the last bit, and (1e200 + 1e200j) ** 2 is -inf + infj, not nan + infj."""
+    rng = np.random.default_rng(11)
+    n = 4000
+    u, v = rng.standard_normal(n) + 1j * rng.standard_normal(n), rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    fused = not np.array_equal(u * v, np.array([complex(p) * complex(q) for p, q in zip(u, v)]))
+    for dtype in (np.complex128, np.complex64):
+        a = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+        b = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+        with np.errstate(over="ignore"):  # infinite parts in complex64
+            big = np.array([1e200 + 1e200j, 1e200 - 1e300j, -1e300 + 1e200j, 3e38 + 3e38j], dtype)
+        rows = (rng.standard_normal((50, 7)) + 1j * rng.standard_normal((50, 7))).astype(dtype)
+        x, y, z, r = (pt.make_placeholder(k, v.shape, dtype) for k, v in [("x", a), ("y", b), ("z", big), ("r", rows)])
+        got = pt.generate(
+            {"mul": x * y, "sq": pt.square(x), "bigsq": pt.square(z), "prod": pt.prod(r, axis=1), "cumprod": pt.cumprod(r, axis=1)},
+            backend,
+        )(x=a, y=b, z=big, r=rows)
+        with np.errstate(all="ignore"):
+            expected = {"mul": a * b, "sq": np.square(a), "bigsq": np.square(big), "prod": np.prod(rows, axis=1)}
+            expected["cumprod"] = np.cumprod(rows, axis=1)
+        if fused:
+            for key in expected:
+                _same_bits(got[key], expected[key], f"{np.dtype(dtype)} {key}")
+        else:  # numpy without fused multiply-add: the textbook product everywhere
+            for key in expected:
+                _same_special_values_and_close(got[key], expected[key], f"{np.dtype(dtype)} {key}")
+
+
 def test_functions_numpy_defines_by_bits_are_numpys(backend):
     """fmax/fmin (NaN ignored, ties keep the first operand), spacing (numpy's float16 loop never
     negative), modf (signs of zero kept) on every float16 value and on special values of every

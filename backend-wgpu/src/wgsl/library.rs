@@ -478,6 +478,13 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
         "isnan" => {
             fixed("fn isnan_$S(x: $T) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }", vec![])
         }
+        "isfinite" if f64 => fixed(
+            "fn isfinite_$S(x: $T) -> bool { return (bitcast<u64>(x) & 0x7ff0000000000000lu) != 0x7ff0000000000000lu; }",
+            vec![],
+        ),
+        "isfinite" => {
+            fixed("fn isfinite_$S(x: $T) -> bool { return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u; }", vec![])
+        }
         "isinf" if f64 => fixed(
             "fn isinf_$S(x: $T) -> bool { return (bitcast<u64>(x) & 0x7ffffffffffffffflu) == 0x7ff0000000000000lu; }",
             vec![],
@@ -735,6 +742,7 @@ fn f32_math(name: &str) -> (String, Deps) {
     let text = match name {
         "exp" => "fn exp_f32(x: f32) -> f32 { return exp(x); }",
         "log" => "fn log_f32(x: f32) -> f32 { return log(x); }",
+        "fma" => "fn fma_f32(a: f32, b: f32, c: f32) -> f32 { return fma(a, b, c); }",
         "log10" => "fn log10_f32(x: f32) -> f32 { return log(x) * 0.43429448190325182765; }",
         "log1p" => {
             "fn log1p_f32(x: f32) -> f32 {

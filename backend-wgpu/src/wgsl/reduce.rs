@@ -425,7 +425,7 @@ impl Translator<'_> {
     fn combine_in_order(&mut self, op: ReduceOp, dtype: DType, acc: &str, x: &str) -> Result<String> {
         let ty = self.ty(dtype)?;
         Ok(match (op, dtype) {
-            (ReduceOp::Product, _) => self.binary(BinaryOp::Mul, dtype, acc, x)?,
+            (ReduceOp::Product, _) => self.product_in_order(dtype, acc, x)?,
             (ReduceOp::Sum, _) => self.binary(BinaryOp::Add, dtype, acc, x)?,
             (ReduceOp::All, _) | (ReduceOp::Min, DType::Bool) => format!("{acc} && {x}"),
             (ReduceOp::Any, _) | (ReduceOp::Max, DType::Bool) => format!("{acc} || {x}"),

@@ -73,7 +73,11 @@ pub(crate) fn scan_shader(dtype: DType, op: ScanOp, features: ShaderFeatures) ->
         }
         _ => {
             let load = t.decoded(dtype, "RAW");
-            let step = t.binary(binary, dtype, "acc", "v")?;
+            // numpy's cumprod multiplies complex numbers by the textbook formula.
+            let step = match op {
+                ScanOp::Product => t.product_in_order(dtype, "acc", "v")?,
+                ScanOp::Sum => t.binary(binary, dtype, "acc", "v")?,
+            };
             (t.ty(dtype)?, load, step, t.encoded(dtype, "acc"))
         }
     };

@@ -60,6 +60,17 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
 }",
             vec![("opqc", ty), ("opqa", r), ("opqb", r)],
         ),
+        // numpy's elementwise multiply (`pytato_runtime::math::complex::multiply`): each part's
+        // first product fused into its sum, `fma(a.x, b.x, -(a.y b.y))` and
+        // `fma(a.x, b.y, a.y b.x)`. `mul` above is the textbook product of numpy's reductions.
+        "cmul" => (
+            "fn cmul_$S(x: $T, y: $T) -> $T {
+    let a = opqc_$S(x);
+    let b = opqc_$S(y);
+    return $T(fma_$R(a.x, b.x, fneg_$R(opqa_$R(a.y * b.y))), fma_$R(a.x, b.y, opqa_$R(a.y * b.x)));
+}",
+            vec![("opqc", ty), ("opqa", r), ("fma", r), ("fneg", r)],
+        ),
         // numpy's division: Smith's algorithm; a zero divisor divides each part by +0.
         "div" => (
             "fn div_$S(x: $T, y: $T) -> $T {
@@ -96,6 +107,17 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
     let a = opqc_$S(x);
     let b = opqc_$S(y);
     return $T(r32_$R(r32_$R(a.x * b.x) - r32_$R(a.y * b.y)), r32_$R(r32_$R(a.x * b.y) + r32_$R(a.y * b.x)));
+}",
+            vec![("r32", r), ("opqc", ty)],
+        ),
+        // numpy's complex64 multiply, `fmaf(a.x, b.x, -(a.y b.y))` and `fmaf(a.x, b.y, a.y b.x)`:
+        // a product of two float32 values is exact in float64, so the fused product is the plain
+        // one here, and its sum rounded to float64 and then to float32.
+        "cmul32" => (
+            "fn cmul32_$S(x: $T, y: $T) -> $T {
+    let a = opqc_$S(x);
+    let b = opqc_$S(y);
+    return $T(r32_$R(a.x * b.x - r32_$R(a.y * b.y)), r32_$R(a.x * b.y + r32_$R(a.y * b.x)));
 }",
             vec![("r32", r), ("opqc", ty)],
         ),

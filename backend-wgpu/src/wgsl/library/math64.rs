@@ -412,6 +412,43 @@ fn fixed(name: &str) -> (&'static str, Deps) {
 }",
             vec![("opqc", t)],
         ),
+        // a * b + c rounded once, from the exact product (`two_prod`) and the exact sum of its
+        // high part and c (`two_sum`): WGSL's `fma` is not promised to fuse (Vulkan lets a driver
+        // split it). Where a part is not finite, or a * b overflows, IEEE's fused results: c
+        // where c is infinite and a, b finite (the exact product is finite), else a * b + c.
+        // Results in the subnormal range may be a unit off (the product's error term underflows).
+        "fma" => (
+            "fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
+    let ab = opqc_f64(a * b);
+    if !isfinite_f64(ab) || !isfinite_f64(c) {
+        if isfinite_f64(a) && isfinite_f64(b) && isinf_f64(c) { return c; }
+        return ab + c;
+    }
+    if ab == 0.0lf {
+        // An exact zero product adds as IEEE says; an underflowed one is a nonzero tiny value
+        // below c's last unit (c) or, with c zero, a zero of its own sign.
+        if a == 0.0lf || b == 0.0lf { return ab + c; }
+        if c != 0.0lf { return c; }
+        return copysign_f64(c, xorsign_f64(a, b));
+    }
+    let p = two_prod_f64(a, b);
+    let s = two_sum_f64(p.x, c);
+    if !isfinite_f64(s.x) { return s.x; }
+    // Error terms of zero leave the high part's signed zero (-0 * 0 + -0 is -0).
+    let low = opqc_f64(s.y + p.y);
+    if low == 0.0lf { return s.x; }
+    return s.x + low;
+}",
+            vec![
+                ("two_prod", t),
+                ("two_sum", t),
+                ("opqc", t),
+                ("isinf", t),
+                ("isfinite", t),
+                ("copysign", t),
+                ("xorsign", t),
+            ],
+        ),
         "dd_mul" => (
             "fn dd_mul_f64(a: vec2<f64>, b: vec2<f64>) -> vec2<f64> {
     let p = two_prod_f64(a.x, b.x);
