@@ -17,8 +17,7 @@ use crate::creation::zeros_like;
 
 // Constructors `pytato-core` holds (the operators and indexing use them), as this module's own.
 pub(crate) use pytato_core::arith::{
-    add, astype, divide, equal, greater, less, logical_and, logical_not, logical_or, multiply, not_equal, subtract,
-    unary,
+    astype, divide, equal, greater, less, logical_and, logical_not, logical_or, multiply, not_equal, subtract, unary,
 };
 
 // ---------------------------------------------------------------------------------------------
