@@ -970,8 +970,8 @@ impl<'a> Translator<'a, '_> {
         Val::Complex(self.b.ins().fma(a, c, minus_bd), self.b.ins().fma(a, d, bc))
     }
 
-    /// The textbook complex product, as numpy's `prod` and `cumprod` multiply
-    /// (`pytato_runtime::math::complex::mul`).
+    /// The textbook complex product, as numpy's `einsum`, `prod` and `cumprod` multiply
+    /// (`pytato_runtime::math::complex::mul`, [`Func::TextbookProduct`]).
     fn complex_mul_textbook(&mut self, (a, b): (Value, Value), (c, d): (Value, Value)) -> Val {
         let ac = self.b.ins().fmul(a, c);
         let bd = self.b.ins().fmul(b, d);
@@ -1313,6 +1313,10 @@ impl<'a> Translator<'a, '_> {
         }
         let (x, dtype) = self.emit(&args[0])?;
         let result_dtype = func.result_dtype(dtype).map_err(|why| bug(format!("{}({dtype}): {why}", func.name())))?;
+        if func == TextbookProduct {
+            let (y, _) = self.emit(&args[1])?;
+            return Ok((self.complex_mul_textbook(x.parts(), y.parts()), result_dtype));
+        }
         if func.arity() == 2 {
             let (y, _) = self.emit(&args[1])?;
             return Ok((self.call2(func, x.real(), y.real(), dtype)?, result_dtype));

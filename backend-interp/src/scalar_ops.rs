@@ -355,6 +355,8 @@ pub(crate) fn call(f: Func, args: &[Scalar]) -> R<Scalar> {
                 _ => return bug(format!("{f:?} of {} and {}", x.dtype(), y.dtype())),
             })
         }
+        (Func::TextbookProduct, [S::C128(a), S::C128(b)]) => Ok(S::C128(complex::mul(*a, *b))),
+        (Func::TextbookProduct, [S::C64(a), S::C64(b)]) => Ok(S::C64(a * b)),
         (Func::MakeComplex, [S::F32(re), S::F32(im)]) => Ok(S::C64(Complex32::new(*re, *im))),
         (Func::MakeComplex, [S::F64(re), S::F64(im)]) => Ok(S::C128(Complex64::new(*re, *im))),
         (Func::Arctan2, [S::F32(a), S::F32(b)]) => Ok(S::F32(f64::from(*a).atan2(f64::from(*b)) as f32)),
@@ -509,11 +511,8 @@ fn accumulate(op: pytato_core::expr::ReduceOp, acc: Scalar, x: Scalar) -> R<Scal
         Sum => binary(BinaryOp::Add, acc, x),
         // numpy's reductions multiply complex numbers by the textbook formula (its elementwise
         // `multiply` fuses a product into each part: `complex::multiply`).
-        Product => match (acc, x) {
-            (Scalar::C128(a), Scalar::C128(b)) => Ok(Scalar::C128(complex::mul(a, b))),
-            (Scalar::C64(a), Scalar::C64(b)) => Ok(Scalar::C64(a * b)),
-            _ => binary(BinaryOp::Mul, acc, x),
-        },
+        Product if acc.dtype().is_complex() => call(Func::TextbookProduct, &[acc, x]),
+        Product => binary(BinaryOp::Mul, acc, x),
         Max => call(Func::Maximum, &[acc, x]),
         Min => call(Func::Minimum, &[acc, x]),
         All => binary(BinaryOp::LogicalAnd, acc, x),
@@ -521,9 +520,14 @@ fn accumulate(op: pytato_core::expr::ReduceOp, acc: Scalar, x: Scalar) -> R<Scal
     }
 }
 
-/// The product used by einsum: logical and for bools.
+/// The product used by einsum: logical and for bools, numpy's einsum's textbook product for
+/// complex numbers ([`Func::TextbookProduct`]).
 pub(crate) fn product(acc: Scalar, x: Scalar) -> R<Scalar> {
-    if acc.dtype() == DType::Bool { binary(BinaryOp::LogicalAnd, acc, x) } else { binary(BinaryOp::Mul, acc, x) }
+    match acc.dtype() {
+        DType::Bool => binary(BinaryOp::LogicalAnd, acc, x),
+        DType::C64 | DType::C128 => call(Func::TextbookProduct, &[acc, x]),
+        _ => binary(BinaryOp::Mul, acc, x),
+    }
 }
 
 #[cfg(test)]

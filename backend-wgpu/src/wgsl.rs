@@ -1004,9 +1004,10 @@ impl Translator<'_> {
         })
     }
 
-    /// `x * y` as numpy's reductions (`prod`, `cumprod`) multiply: complex numbers by the
-    /// textbook formula (the library's `mul`; numpy's elementwise multiply fuses a product into
-    /// each part, `cmul`), everything else as [`Translator::binary`].
+    /// `x * y` as numpy's `einsum` and reductions (`prod`, `cumprod`) multiply: complex numbers
+    /// by the textbook formula (the library's `mul`, `Func::TextbookProduct`; numpy's elementwise
+    /// multiply fuses a product into each part, `cmul`), everything else as
+    /// [`Translator::binary`].
     pub(crate) fn product_in_order(&mut self, dtype: DType, x: &str, y: &str) -> Result<String> {
         if !dtype.is_complex() {
             return self.binary(BinaryOp::Mul, dtype, x, y);
@@ -1274,6 +1275,8 @@ impl Translator<'_> {
                 ));
             }
             Fmod => lib(self, "fmod"),
+            TextbookProduct if dtype == DType::C64 && self.float32_in_float64() => lib(self, "mul32"),
+            TextbookProduct => lib(self, "mul"),
             Signbit => lib(self, "signbit"),
             Rint if complex => {
                 let f = self.library.require("rint", real_of(ty));

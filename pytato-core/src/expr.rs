@@ -286,11 +286,17 @@ pub enum Func {
     Cbrt,
     /// `2^x` (real floats).
     Exp2,
+    /// `a * b` of complex numbers by the textbook formula, `(a.re b.re - a.im b.im) + (a.re b.im
+    /// + a.im b.re) i`, each product rounded: how numpy's `einsum`, `prod` and `cumprod`
+    /// multiply. `*` ([`BinaryOp::Mul`]) is numpy's elementwise `multiply`, which fuses the first
+    /// product of each part into its sum on processors with fused multiply-add (numpy's einsum
+    /// of `x` and `conj(x)` has an imaginary part of exactly 0; a fused one would not).
+    TextbookProduct,
 }
 
 impl Func {
     /// Every function.
-    pub const ALL: [Func; 42] = [
+    pub const ALL: [Func; 43] = [
         Func::Abs,
         Func::Sqrt,
         Func::Exp,
@@ -333,6 +339,7 @@ impl Func {
         Func::Fmod,
         Func::Cbrt,
         Func::Exp2,
+        Func::TextbookProduct,
     ];
 
     /// The function's name, as numpy spells it.
@@ -381,6 +388,7 @@ impl Func {
             Fmod => "fmod",
             Cbrt => "cbrt",
             Exp2 => "exp2",
+            TextbookProduct => "textbook_product",
         }
     }
 
@@ -395,7 +403,8 @@ impl Func {
             | Func::Copysign
             | Func::Nextafter
             | Func::MakeComplex
-            | Func::Fmod => 2,
+            | Func::Fmod
+            | Func::TextbookProduct => 2,
             Func::NormalizeIndex => 3,
             _ => 1,
         }
@@ -425,6 +434,13 @@ impl Func {
                     Ok(DType::Bool)
                 } else {
                     Err("needs a real float argument")
+                }
+            }
+            TextbookProduct => {
+                if kind == Complex {
+                    Ok(arg)
+                } else {
+                    Err("needs complex arguments")
                 }
             }
             Arctan2 | Floor | Ceil | Hypot | LogAddExp | Copysign | Nextafter | Fmod | Cbrt | Exp2 => {

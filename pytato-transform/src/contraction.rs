@@ -23,7 +23,7 @@
 
 use std::collections::HashMap;
 
-use pytato_core::expr::{BinaryOp, Expr, ReduceOp};
+use pytato_core::expr::{BinaryOp, Expr, Func, ReduceOp};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Dim};
 
@@ -84,7 +84,12 @@ pub fn recognize(program: &KernelProgram, kernel: &Kernel) -> Option<Contraction
     if reduce.op != ReduceOp::Sum || bounds.lower != Dim::new(0) {
         return None;
     }
-    let Expr::Binary(BinaryOp::Mul, left, right) = &reduce.body else { return None };
+    let (left, right) = match &reduce.body {
+        Expr::Binary(BinaryOp::Mul, left, right) => (&**left, &**right),
+        // A complex einsum's product (`crate::lower`).
+        Expr::Call(Func::TextbookProduct, args) if args.len() == 2 => (&args[0], &args[1]),
+        _ => return None,
+    };
     let names = program.buffer_ids();
     let names = &names;
     let operand = |e| operand(names, e);

@@ -203,6 +203,8 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
                 let op = if dtype == DType::Bool { BinaryOp::LogicalAnd } else { BinaryOp::Mul };
                 product = Some(match product {
                     None => factor,
+                    // numpy's einsum multiplies complex numbers by the textbook formula.
+                    Some(p) if dtype.is_complex() => Expr::call(Func::TextbookProduct, vec![p, factor]),
                     Some(p) => p.binary(op, factor),
                 });
             }

@@ -572,8 +572,8 @@ def test_complex_functions_at_special_values_with_nans_of_either_sign(backend):
 
 def test_complex_products_are_numpys_bits(backend):
     """numpy's elementwise multiply and square fuse the first product of each part into its sum
-    (fma(a, c, -bd), fma(a, d, bc)) on processors with fused multiply-add; its prod and cumprod
-    multiply by the textbook formula. About a quarter of random products differ between the two
+    (fma(a, c, -bd), fma(a, d, bc)) on processors with fused multiply-add; its einsum, prod and
+    cumprod multiply by the textbook formula. About a quarter of random products differ between the two
     in the last bit, and (1e200 + 1e200j) ** 2 is -inf + infj, not nan + infj."""
     rng = np.random.default_rng(11)
     n = 4000
@@ -586,15 +586,19 @@ def test_complex_products_are_numpys_bits(backend):
             big = np.array([1e200 + 1e200j, 1e200 - 1e300j, -1e300 + 1e200j, 3e38 + 3e38j], dtype)
         rows = (rng.standard_normal((50, 7)) + 1j * rng.standard_normal((50, 7))).astype(dtype)
         x, y, z, r = (pt.make_placeholder(k, v.shape, dtype) for k, v in [("x", a), ("y", b), ("z", big), ("r", rows)])
-        got = pt.generate(
-            {"mul": x * y, "sq": pt.square(x), "bigsq": pt.square(z), "prod": pt.prod(r, axis=1), "cumprod": pt.cumprod(r, axis=1)},
-            backend,
-        )(x=a, y=b, z=big, r=rows)
+        outputs = {"mul": x * y, "sq": pt.square(x), "bigsq": pt.square(z), "prod": pt.prod(r, axis=1)}
+        outputs |= {"cumprod": pt.cumprod(r, axis=1), "einsum": pt.einsum("i,i->i", x, y)}
+        outputs |= {"norms": pt.einsum("i,i->i", x, pt.conj(x)), "vdot": pt.vdot(x, x)}
+        got = pt.generate(outputs, backend)(x=a, y=b, z=big, r=rows)
         with np.errstate(all="ignore"):
             expected = {"mul": a * b, "sq": np.square(a), "bigsq": np.square(big), "prod": np.prod(rows, axis=1)}
-            expected["cumprod"] = np.cumprod(rows, axis=1)
+            expected |= {"cumprod": np.cumprod(rows, axis=1), "einsum": np.einsum("i,i->i", a, b)}
+            expected["norms"] = np.einsum("i,i->i", a, np.conj(a))
+        # numpy's einsum multiplies by the textbook formula: x conj(x) is real, and so is vdot(x, x).
+        assert not np.any(got["norms"].imag) and got["vdot"].imag == 0, np.dtype(dtype)
+        np.testing.assert_allclose(got["vdot"], np.vdot(a, a), rtol={8: 1e-13, 4: 1e-5}[a.real.itemsize])
         if fused:
-            for key in expected:
+            for key in expected:  # every product of numpy's, bit for bit
                 _same_bits(got[key], expected[key], f"{np.dtype(dtype)} {key}")
         else:  # numpy without fused multiply-add: the textbook product everywhere
             for key in expected:

@@ -14,7 +14,7 @@
 //! and, adding in round-to-nearest, can never become -0.0, and `x + +0.0 == x` for every other
 //! `x`, NaN and infinities included.
 
-use pytato_core::expr::{BinaryOp, ReduceOp};
+use pytato_core::expr::ReduceOp;
 use pytato_core::{DType, Dim, Result};
 use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, Summation};
 use pytato_transform::contraction::{Contraction, recognize};
@@ -170,7 +170,8 @@ impl Translator<'_> {
         for u in 0..TILE_K {
             let x = format!("tile_a[(lid / {TILE}u) * {TILE_K}u + {u}u]");
             let y = format!("tile_b[{}u + lid % {TILE}u]", u * TILE);
-            let product = self.binary(BinaryOp::Mul, dtype, &x, &y)?;
+            // An einsum's product: the textbook one for complex numbers, as `crate::lower` writes.
+            let product = self.product_in_order(dtype, &x, &y)?;
             let product = self.bind(dtype, &product)?;
             self.add_value_to_lane(&sum, &product, u as usize % SUM_LANES)?;
         }
