@@ -1334,6 +1334,9 @@ impl<'a> Translator<'a, '_> {
                 Val::Real(self.b.ins().bor(a, b))
             }
             (IsNan, Val::Real(v)) => Val::Real(self.b.ins().fcmp(FloatCC::Unordered, v, v)),
+            (Abs, Val::Complex(re, im)) if dtype == DType::C64 => {
+                Val::Real(self.real_helper(helpers::complex64_abs as *const () as usize, dtype, &[re, im]))
+            }
             (Abs, Val::Complex(re, im)) => Val::Real(
                 self.complex_helper(helpers::complex_unary as *const () as usize, dtype, &[re, im], Some(code)).real(),
             ),

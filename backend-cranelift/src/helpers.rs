@@ -168,6 +168,12 @@ unsafe fn write_complex(out: *mut f64, z: Complex64) {
     }
 }
 
+/// numpy's complex64 `absolute` (`complex::abs` in single precision) of the parts `re`, `im`
+/// (float32 values, passed widened).
+pub(crate) extern "C" fn complex64_abs(re: f64, im: f64) -> f64 {
+    complex::abs(num_complex::Complex32::new(re as f32, im as f32)).into()
+}
+
 /// A complex function of one complex argument; `func` is the index of the function in
 /// [`Func::ALL`]. `abs` writes the modulus to `out[0]` and 0 to `out[1]`.
 ///

@@ -399,7 +399,7 @@ fn unary_func(f: Func, x: Scalar) -> R<Scalar> {
         S::F32(v) => S::F32(float_func(f, v.into())? as f32),
         S::F64(v) => S::F64(float_func(f, v)?),
         S::C64(v) => match f {
-            Func::Abs => S::F32(complex::abs(widen(v)) as f32),
+            Func::Abs => S::F32(complex::abs(v)),
             Func::Real => S::F32(v.re),
             Func::Imag => S::F32(v.im),
             _ => S::C64(narrow(complex_func(f, widen(v))?)),

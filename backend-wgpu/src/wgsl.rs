@@ -1193,6 +1193,11 @@ impl Translator<'_> {
                 f.name()
             )));
         }
+        if f == Abs && dtype == DType::C64 && self.float32_in_float64() {
+            // numpy's complex64 absolute, in single precision's steps (not rounded once).
+            let ty = self.ty(dtype)?;
+            return Ok(format!("{}({})", self.library.require("abs32", ty), xs[0]));
+        }
         if math && self.widen_math(dtype) {
             // Single precision through the float64 library, rounded once (module `library`).
             let wide = if complex { DType::C128 } else { DType::F64 };

@@ -951,7 +951,9 @@ pub fn sign(a: &Array) -> Result<Array> {
 
 /// numpy 2's complex sign, part by part: `|z|` zero, infinite (which part is) or neither.
 fn complex_sign(z: &Array) -> Result<Array> {
-    let (re, im, modulus) = (real(z)?, imag(z)?, abs(z)?);
+    // numpy's sign divides by C's `hypot`, not by its own `absolute` (`abs`).
+    let (re, im) = (real(z)?, imag(z)?);
+    let modulus = hypot(&re, &im)?;
     let (re_inf, im_inf) = (isinf(&re)?, isinf(&im)?);
     let zero = equal(&modulus, 0)?;
     let infinite = isinf(&modulus)?;

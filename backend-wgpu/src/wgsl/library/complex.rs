@@ -140,13 +140,33 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
             vec![("r32", r), ("fabs", r), ("opqc", ty)],
         ),
         "isnan" => ("fn isnan_$S(z: $T) -> bool { return isnan_$R(z.x) || isnan_$R(z.y); }", vec![("isnan", r)]),
+        // numpy's absolute (`pytato_runtime::math::complex::abs`): L sqrt(fma(r, r, 1)), L the
+        // larger part's magnitude and r the smaller's over it.
         "abs" => (
             "fn abs_$S(z: $T) -> $R {
     if isinf_$R(z.x) || isinf_$R(z.y) { return inf_$R(); }
     if isnan_$R(z.x) || isnan_$R(z.y) { return nan_$R(); }
-    return hypot_$R(fabs_$R(z.x), fabs_$R(z.y));
+    let large = fbig_$R(fabs_$R(z.x), fabs_$R(z.y));
+    let small = fsmall_$R(fabs_$R(z.x), fabs_$R(z.y));
+    if large == $R(0.0) { return large; }
+    let r = opqa_$R(small / large);
+    return large * sqrt(fma_$R(r, r, $R(1.0)));
 }",
-            vec![("isinf", r), ("isnan", r), ("inf", r), ("nan", r), ("hypot", r)],
+            vec![("isinf", r), ("isnan", r), ("inf", r), ("nan", r), ("fma", r), ("opqa", r)],
+        ),
+        // numpy's complex64 absolute for complex64 held in float64: each step rounded to float32
+        // (a float32 value squared is exact in float64, so the fused square is the plain one).
+        "abs32" => (
+            "fn abs32_$S(z: $T) -> $R {
+    if isinf_$R(z.x) || isinf_$R(z.y) { return inf_$R(); }
+    if isnan_$R(z.x) || isnan_$R(z.y) { return nan_$R(); }
+    let large = fbig_$R(fabs_$R(z.x), fabs_$R(z.y));
+    let small = fsmall_$R(fabs_$R(z.x), fabs_$R(z.y));
+    if large == $R(0.0) { return large; }
+    let r = r32_$R(opqa_$R(small / large));
+    return r32_$R(large * r32_$R(sqrt(r32_$R(opqa_$R(r * r) + $R(1.0)))));
+}",
+            vec![("isinf", r), ("isnan", r), ("inf", r), ("nan", r), ("r32", r), ("opqa", r)],
         ),
         "exp" => (
             "fn exp_$S(z: $T) -> $T {
