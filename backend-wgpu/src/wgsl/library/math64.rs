@@ -836,17 +836,24 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
         ),
         // sqrt(a² + b²) for finite a, b >= 0, scaled by powers of 2 (exact) against overflow and
         // underflow.
+        // sqrt(a^2 + b^2) for a, b >= 0, scaled by powers of two out of overflow and underflow:
+        // the sum of squares in double-double and its square root corrected by one Newton step
+        // in double-double, rounded once, as glibc's hypot (numpy's) is correctly rounded.
         "hypot" => (
             "fn hypot_f64(a: f64, b: f64) -> f64 {
     let m = fbig_f64(a, b);
-    if m == 0.0lf { return 0.0lf; }
+    if m == 0.0lf { return m; }
     var e = 0;
     if m > 1e150 { e = -600; } else if m < 1e-150 { e = 600; }
     let p = scalb_f64(a, e);
     let q = scalb_f64(b, e);
-    return scalb_f64(sqrt(opqa_f64(p * p) + opqb_f64(q * q)), -e);
+    let s = dd_add_f64(two_prod_f64(p, p), two_prod_f64(q, q));
+    let r = sqrt(s.x);
+    let rr = two_prod_f64(r, r);
+    let d = opqc_f64(opqc_f64(s.x - rr.x) - rr.y) + s.y;
+    return scalb_f64(r + opqc_f64(d / (2.0lf * r)), -e);
 }",
-            vec![("scalb", "f64"), ("opqa", "f64"), ("opqb", "f64")],
+            vec![("scalb", t), ("opqc", t), ("dd_add", t), ("two_prod", t)],
         ),
         // fdlibm's acosh.
         "acosh" => (
