@@ -3,7 +3,9 @@
 //! or complex128 buffers run as one GEMM per batch element instead of as JIT loops.
 //!
 //! The GEMM sums each output element in its own order, with fused multiply-adds, as BLAS (and so
-//! numpy's `@`) does: results agree with the loop nest to rounding, not bit for bit. float32 and
+//! numpy's `@`) does: results agree with the loop nest to rounding, not bit for bit. That order
+//! depends on the number of terms only, never on how many threads share the product (see
+//! `Problem::blocks` and `Problem::run`). float32 and
 //! complex64 products are computed as float64 and complex128 GEMMs on widened copies of the
 //! operands and rounded once, as the library sums single precision everywhere (see
 //! `pytato_runtime::math`, "Summation"): a float32 GEMM would round every partial sum.
@@ -19,6 +21,16 @@ pub(crate) static RUN: AtomicU64 = AtomicU64::new(0);
 
 /// Products with fewer multiply-adds than this run on one thread.
 const PARALLEL_THRESHOLD: usize = 1 << 18;
+
+/// The GEMM computes products of at most this many output elements (in a layout where both
+/// operands run along the sum) as dot products, in another order than its blocked kernels.
+const SMALL_OUTPUT: usize = 16 * 16;
+
+/// The longest run of terms one GEMM call sums: [`Problem::run`] cuts longer sums into nearly
+/// equal runs of at most this many, added into the output one after another. The GEMM sums
+/// a run of at most 512 terms in one pass whatever the sizes and the cache, so the order of a
+/// sum depends on its length only: not on the blocks threads cut, nor on the machine.
+const DEPTH: usize = 512;
 
 /// Whether the backend runs contractions of `dtype` through the GEMM.
 pub(crate) fn supported(dtype: DType) -> bool {
@@ -129,9 +141,9 @@ fn products(
         None => (1, 0, 0),
     };
     let (lhs_cs, rhs_rs) = (lhs_strides[product.sum_axes.0], rhs_strides[product.sum_axes.1]);
-    // Threads split the longer of the rows and the columns into contiguous blocks, each one
-    // GEMM: the `gemm` crate's own threading does not pay for DG's shape (few rows, many columns).
-    let parts = if m.saturating_mul(n).saturating_mul(terms) >= PARALLEL_THRESHOLD { threads.min(m.max(n)) } else { 1 };
+    // Threads split the output into a grid of blocks, each one GEMM (the `gemm` crate's own
+    // threading does not pay for DG's shape: few columns, many rows).
+    let parts = if m.saturating_mul(n).saturating_mul(terms) >= PARALLEL_THRESHOLD { threads } else { 1 };
     // Every element of the looped axes: element offsets into the output and the operands.
     let looped: Vec<usize> = (0..out_shape.len()).filter(|&a| Some(a) != row && Some(a) != column).collect();
     let count: usize = looped.iter().map(|&a| out_shape[a]).product();
@@ -149,7 +161,7 @@ fn products(
         let at = |buffer: BufferId, offset: isize| (pointers[buffer.0], offset);
         let (dst, lhs, rhs) = (at(output, dst), at(product.lhs, lhs), at(product.rhs, rhs));
         let whole = Problem { m, n, k: terms, dst, dst_cs, dst_rs, lhs, lhs_cs, lhs_rs, rhs, rhs_cs, rhs_rs };
-        let blocks: Vec<Problem> = (0..parts).filter_map(|p| whole.block(p, parts)).collect();
+        let blocks = whole.blocks(parts);
         let run = |block: &Problem| match dtype {
             DType::F64 => block.run::<f64>(1.0, false, |x| x + 0.0),
             _ => block.run::<gemm::c64>(gemm::c64::new(1.0, 0.0), true, |z| gemm::c64::new(z.re + 0.0, z.im + 0.0)),
@@ -185,27 +197,76 @@ struct Problem {
 
 // SAFETY: a `Problem` only carries addresses from one `run` call to the threads of its
 // `rayon::scope`, which ends before `run` returns; the blocks of one product write disjoint
-// parts of the output (see `Problem::block`) and only read the operands.
+// parts of the output (see `Problem::blocks`) and only read the operands.
 unsafe impl Send for Problem {}
 unsafe impl Sync for Problem {}
 
 impl Problem {
-    /// Block `p` of `parts`: a contiguous share of the rows, or of the columns where there are
-    /// more of those; `None` when the share is empty.
-    fn block(&self, p: usize, parts: usize) -> Option<Problem> {
-        let by_rows = self.m >= self.n;
-        let length = if by_rows { self.m } else { self.n };
-        let chunk = length.div_ceil(parts);
-        let (lo, hi) = (p * chunk, ((p + 1) * chunk).min(length));
-        if lo >= hi {
-            return None;
-        }
-        let shift = |(base, offset): (*mut u8, isize), stride: isize| (base, offset + lo as isize * stride);
-        Some(if by_rows {
-            Problem { m: hi - lo, dst: shift(self.dst, self.dst_rs), lhs: shift(self.lhs, self.lhs_rs), ..*self }
+    /// The problem cut into at most `parts` blocks of contiguous rows and columns, a grid of
+    /// `rows × columns` blocks, each written by one GEMM (none where the output is empty).
+    ///
+    /// Each GEMM packs its share of `lhs` (rows × `k`) and of `rhs` (`k` × columns), so the grid
+    /// is the one that packs the least: `m · columns + n · rows` elements in all (splitting rows
+    /// only, as DG's products with many rows and 20 columns want, would have every thread of a
+    /// square product pack all of `rhs`). The cut never changes which of the GEMM's paths a
+    /// block takes, so that every thread count gives the same bits (see [`Self::run`]): a
+    /// product of at most [`SMALL_OUTPUT`] elements (the GEMM's dot-product path) is not cut, a
+    /// block has at least two rows where the product has (a single row is a matrix-vector
+    /// product) and as many columns, and more than `SMALL_OUTPUT` elements.
+    fn blocks(&self, parts: usize) -> Vec<Problem> {
+        let (m, n) = (self.m, self.n);
+        // The shortest span of `length` cut into `cut` spans of `length.div_ceil(cut)` (the last
+        // one shorter), or 0 where fewer spans are left.
+        let shortest = |length: usize, cut: usize| {
+            let chunk = length.div_ceil(cut);
+            length.saturating_sub((cut - 1) * chunk).min(chunk)
+        };
+        let keeps_path = |rows: usize, columns: usize| {
+            let (short_m, short_n) = (shortest(m, rows), shortest(n, columns));
+            (rows == 1 || short_m >= 2)
+                && (columns == 1 || short_n >= 2)
+                && ((rows == 1 && columns == 1) || short_m * short_n > SMALL_OUTPUT)
+        };
+        let (rows, columns) = if m.saturating_mul(n) <= SMALL_OUTPUT {
+            (1, 1)
         } else {
-            Problem { n: hi - lo, dst: shift(self.dst, self.dst_cs), rhs: shift(self.rhs, self.rhs_cs), ..*self }
-        })
+            // The most blocks, and of those the grid that packs the least.
+            (1..=parts.min(m))
+                .map(|rows| (rows, (parts / rows).min(n)))
+                .filter(|&(rows, columns)| keeps_path(rows, columns))
+                .min_by_key(|&(rows, columns)| {
+                    (
+                        std::cmp::Reverse(rows * columns),
+                        m.saturating_mul(columns).saturating_add(n.saturating_mul(rows)),
+                    )
+                })
+                .unwrap_or((1, 1))
+        };
+        let span = |length: usize, cut: usize, p: usize| {
+            let chunk = length.div_ceil(cut);
+            (p * chunk, ((p + 1) * chunk).min(length))
+        };
+        let mut blocks = Vec::with_capacity(rows * columns);
+        for r in 0..rows {
+            let (top, bottom) = span(m, rows, r);
+            for c in 0..columns {
+                let (left, right) = span(n, columns, c);
+                if top >= bottom || left >= right {
+                    continue;
+                }
+                let shift = |(base, offset): (*mut u8, isize), by: isize| (base, offset + by);
+                let (top_i, left_i) = (top as isize, left as isize);
+                blocks.push(Problem {
+                    m: bottom - top,
+                    n: right - left,
+                    dst: shift(self.dst, top_i * self.dst_rs + left_i * self.dst_cs),
+                    lhs: shift(self.lhs, top_i * self.lhs_rs),
+                    rhs: shift(self.rhs, left_i * self.rhs_cs),
+                    ..*self
+                });
+            }
+        }
+        blocks
     }
 
     /// Whether the GEMM may leave `-0.0` where every term of a sum is a zero and one is `-0.0`
@@ -218,45 +279,57 @@ impl Problem {
         complex || self.k <= 2 || self.m <= 1 || self.n <= 1
     }
 
-    /// Runs the GEMM, then, where it may have left `-0.0` for `+0.0`
+    /// Runs the GEMM, a call per run of at most [`DEPTH`] terms, so that each output element's
+    /// sum depends on `k` only (its order within a run is the GEMM's, its runs are added in
+    /// order), then, where it may have left `-0.0` for `+0.0`
     /// ([`Self::may_leave_negative_zeros`]), adds `+0.0` to each output element (`plus_zero`),
     /// which changes nothing else: no sum is `-0.0`, NaN stays NaN.
     fn run<T: Copy + 'static>(&self, one: T, complex: bool, plus_zero: impl Fn(T) -> T) {
         let element = |(base, offset): (*mut u8, isize)| base.cast::<T>().wrapping_offset(offset);
-        // SAFETY: `T` is the element type of the three buffers (`products` dispatches on its
-        // `dtype`, which is every buffer's in its pointer table: the contraction's own dtype, which
-        // the recognizer checked is the dtype of operands and output, or that of the widened
-        // copies `widened` made). Each base
-        // address is a live, dense, row-major buffer of the shape in `shapes` (the caller's
-        // contract, the same as a JIT kernel's), and the offsets and strides are that layout's:
-        // every element addressed is `offset + i * rs + j * cs` for `i < m`, `j < n` (`k` for the
-        // summed axis), and `run` checked that each of those ranges fits the axis it walks and
-        // that the batch offsets index within the batch axes. The output is not an operand (a
-        // kernel never reads the buffer it writes), so `dst` aliases neither `lhs` nor `rhs`.
-        // With `read_dst = false` the GEMM writes `dst` without reading it (its old contents may
-        // be anything), `beta = 1` keeps the product as it is, and no conjugation is asked for.
-        unsafe {
-            gemm::gemm(
-                self.m,
-                self.n,
-                self.k,
-                element(self.dst),
-                self.dst_cs,
-                self.dst_rs,
-                false,
-                element(self.lhs),
-                self.lhs_cs,
-                self.lhs_rs,
-                element(self.rhs),
-                self.rhs_cs,
-                self.rhs_rs,
-                one,
-                one,
-                false,
-                false,
-                false,
-                gemm::Parallelism::None,
-            )
+        // The sum in nearly equal runs of at most `DEPTH` terms (one run, maybe empty, for a short
+        // sum): the first written, each later one added to what is there.
+        let runs = self.k.div_ceil(DEPTH).max(1);
+        let run_length = self.k.div_ceil(runs);
+        for r in 0..runs {
+            let (first, last) = (r * run_length, ((r + 1) * run_length).min(self.k));
+            let depth = first as isize;
+            // SAFETY: `T` is the element type of the three buffers (`products` dispatches on its
+            // `dtype`, which is every buffer's in its pointer table: the contraction's own dtype,
+            // which the recognizer checked is the dtype of operands and output, or that of the
+            // widened copies `widened` made). Each base address is a live, dense, row-major
+            // buffer of the shape in `shapes` (the caller's contract, the same as a JIT
+            // kernel's), and the offsets and strides are that layout's: every element addressed
+            // is `offset + i * rs + j * cs` for `i < m`, `j < n` (and `first + t`, `t < last -
+            // first`, along the summed axis, so within `k`), and `run` checked that each of
+            // those ranges fits the axis it walks and that the batch offsets index within the
+            // batch axes. The output is not an operand (a kernel never reads the buffer it
+            // writes), so `dst` aliases neither `lhs` nor `rhs`. With `read_dst = false` (the
+            // first run) the GEMM writes `dst` without reading it (its old contents may be
+            // anything); later runs read what the earlier ones wrote. `alpha = beta = 1` keeps
+            // the sums as they are, and no conjugation is asked for.
+            unsafe {
+                gemm::gemm(
+                    self.m,
+                    self.n,
+                    last - first,
+                    element(self.dst),
+                    self.dst_cs,
+                    self.dst_rs,
+                    r > 0,
+                    element(self.lhs).wrapping_offset(depth * self.lhs_cs),
+                    self.lhs_cs,
+                    self.lhs_rs,
+                    element(self.rhs).wrapping_offset(depth * self.rhs_rs),
+                    self.rhs_cs,
+                    self.rhs_rs,
+                    one,
+                    one,
+                    false,
+                    false,
+                    false,
+                    gemm::Parallelism::None,
+                )
+            }
         }
         if !self.may_leave_negative_zeros(complex) {
             return;

@@ -263,3 +263,69 @@ fn other_products_stay_on_the_loop_nest() -> Result<()> {
     assert_eq!(got, reference);
     Ok(())
 }
+
+/// The GEMM's order of each sum depends on the number of terms only: every thread count gives
+/// the same bits, for products cut into blocks of rows, of columns or both, sums longer than
+/// one pass of the GEMM (512 terms), outputs small enough for its dot-product path and single
+/// rows and columns (its matrix-vector paths).
+#[test]
+fn every_thread_count_gives_the_same_bits() -> Result<()> {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for spec in ["ij,jk->ik", "ij,kj->ik", "ji,jk->ik"] {
+        for dtype in [DType::F64, DType::C128] {
+            let (sa, sb) = operand_letters(spec);
+            let expr = product(spec, &dims(sa), &dims(sb), dtype)?;
+            let programs: Vec<_> = [1, 2, 3, 7, 16]
+                .into_iter()
+                .map(|t| Cranelift::new().with_threads(t).compile(&(&expr).into()))
+                .collect::<Result<_>>()?;
+            for (rows, terms, columns) in
+                [(300, 1100, 170), (1000, 700, 40), (40, 1300, 900), (16, 2000, 16), (1, 5000, 300), (300, 600, 1)]
+            {
+                let length = |c: char| match c {
+                    'i' => rows,
+                    'j' => terms,
+                    _ => columns,
+                };
+                let shape = |letters: &str| letters.chars().map(length).collect::<Vec<_>>();
+                let a = array(&shape(sa), rows as u64, dtype);
+                let b = array(&shape(sb), columns as u64 + 7, dtype);
+                let inputs = NamedData::from([("a".to_string(), a.clone()), ("b".to_string(), b.clone())]);
+                let before = gemm_kernels_run();
+                let results: Vec<ArrayData> = programs
+                    .iter()
+                    .map(|p| Ok(p.run(&inputs)?.remove("_pt_out").expect("output")))
+                    .collect::<Result<_>>()?;
+                assert_eq!(gemm_kernels_run() - before, programs.len() as u64, "{spec}: every run a GEMM");
+                let bits = |d: &ArrayData| {
+                    d.to_scalars()
+                        .iter()
+                        .map(|s| {
+                            let z = s.to_complex64();
+                            (z.re.to_bits(), z.im.to_bits())
+                        })
+                        .collect::<Vec<_>>()
+                };
+                let one_thread = bits(&results[0]);
+                for (threads, got) in [2, 3, 7, 16].iter().zip(&results[1..]) {
+                    assert!(
+                        bits(got) == one_thread,
+                        "{spec} {dtype} {rows}x{terms}x{columns}: {threads} threads differ from one"
+                    );
+                }
+                // And the bits are a product's (sums of several of the GEMM's passes too):
+                // within the bound of a reordered sum; the large shapes only to the other test's
+                // sizes, for time.
+                if rows * terms * columns > 2_000_000 {
+                    continue;
+                }
+                let (want, magnitude, terms) = reference(spec, &a, &b);
+                let got = complex_values(&results[0]);
+                for ((g, w), m) in got.iter().zip(&want).zip(&magnitude) {
+                    assert!((g - w).norm() <= (terms as f64 + 2.0) * f64::EPSILON * m * 2.0, "{spec}: {g} vs {w}");
+                }
+            }
+        }
+    }
+    Ok(())
+}
