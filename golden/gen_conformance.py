@@ -56,6 +56,18 @@ INEXACT = [F, D, C, Z]
 CASES = []
 
 
+def cumsum_in_blocks(x):
+    """The library's running sum of a 1-d float array (`pytato_runtime::scan`), from numpy's own
+    running loops: numpy's cumsum for at most 2048 elements; else blocks of 1024 each summed by
+    numpy's cumsum, the blocks' totals by this same rule, and each block's running sums added to
+    the total of the blocks before it (numpy's `+`, float16 through float32)."""
+    if x.shape[0] <= 2048:
+        return np.cumsum(x)
+    blocks = [np.cumsum(x[i:i + 1024]) for i in range(0, x.shape[0], 1024)]
+    before = cumsum_in_blocks(np.array([b[-1] for b in blocks], dtype=x.dtype))
+    return np.concatenate([blocks[0]] + [before[k - 1] + b for k, b in enumerate(blocks) if k > 0])
+
+
 def case(name, expr, inputs=None, **kw):
     CASES.append(dict(name=name, expr=expr, inputs=inputs or {}, **kw))
 
@@ -985,11 +997,16 @@ case("float16_reductions", {"sum": "np.sum(x)", "sum0": "np.sum(x, axis=0)", "pr
      # rounds once, as numpy does along the contiguous axis.
      numpy={"sum0": "np.sum(x.astype(np.float32), axis=0).astype(np.float16)"})
 # numpy sums float16 in float32 and rounds once (10000, not the 2048 where float16 steps stall); a mean
-# of 60000s is 60000 (the float32 total does not overflow); cumsum steps in float16 (2048).
+# of 60000s is 60000 (the float32 total does not overflow); cumsum steps in float16, where numpy's
+# running loop stalls at 2048, but the library scans rows longer than 2048 in blocks of 1024
+# (pytato_runtime::scan), whose running sums and totals stay exact here: 3000.
 case("float16_long_sums", {"sum": "np.sum(np.ones((10000,), dtype=np.float16))",
                            "mean": "np.mean(np.full((4,), 60000.0, dtype=np.float16))",
                            "sum_overflows": "np.sum(np.full((4,), 60000.0, dtype=np.float16))",
-                           "cumsum_last": "np.cumsum(np.ones((3000,), dtype=np.float16))[-1]"}, {})
+                           "cumsum_last": "np.cumsum(np.ones((3000,), dtype=np.float16))[-1]",
+                           "cumsum_long": "np.cumsum(np.arange(0.0, 5000.0, 1.0) * 0.1)"}, {},
+     numpy={"cumsum_last": "cumsum_in_blocks(np.ones((3000,), dtype=np.float16))[-1]",
+            "cumsum_long": "cumsum_in_blocks(np.arange(0.0, 5000.0, 1.0) * 0.1)"})
 case("float16_scans", {"cumsum": "np.cumsum(x, axis=1)", "cumprod": "np.cumprod(x)"}, {"x": (H, (3, 4))})
 case("float16_contractions", {"mm": "x @ y", "ein": "np.einsum('ij,jk->ik', x, y)", "dot": "np.dot(y[:, 0], y[:, 1])",
                               "tensordot": "np.tensordot(x, y, axes=1)"},
@@ -1291,7 +1308,8 @@ def build(c, index):
     rng_np = np.random.default_rng(1000 + index)
     sizes = c.get("sizes", {})
     out = {"name": c["name"], "sizes": sizes, "inputs": {}, "omit": c.get("omit", [])}
-    namespace = {"np": np, "named": lambda e: e, "at": At, "count_named": lambda m, name: m}
+    namespace = {"np": np, "named": lambda e: e, "at": At, "count_named": lambda m, name: m,
+                 "cumsum_in_blocks": cumsum_in_blocks}
     for name, spec in c["inputs"].items():
         dtype, shape = spec[0], spec[1]
         opts = spec[2] if len(spec) > 2 else None

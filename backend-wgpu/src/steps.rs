@@ -26,9 +26,10 @@ use crate::run::{control_block, dispatch};
 use crate::wgsl::steps::Ranking;
 use crate::wgsl::{self, ShaderFeatures, storage_size};
 
-/// The block length of an integer scan in parallel (see [`GpuSteps::encode_scan_in_blocks`]):
-/// rows of more than twice this many elements are scanned in blocks.
-const SCAN_BLOCK: u64 = 1024;
+/// The block length of a scan in parallel (see [`GpuSteps::encode_scan_in_blocks`]): rows of
+/// more than twice this many elements are scanned in blocks, in the order
+/// `pytato_runtime::scan` defines.
+const SCAN_BLOCK: u64 = pytato_runtime::scan::SCAN_BLOCK as u64;
 
 /// The step kernels of one GPU, with the features its shaders may use.
 pub(crate) struct GpuSteps {
@@ -99,8 +100,9 @@ impl GpuSteps {
         }
         let shader = wgsl::steps::scan_shader(dtype, op, self.features)?;
         let pipeline = self.gpu.pipeline(&shader.source, &shader.writable, self.features)?;
-        let integer = !dtype.is_inexact() && dtype != DType::Bool;
-        if integer && len > 2 * SCAN_BLOCK {
+        // Every scan but a float product runs long rows in blocks (`pytato_runtime::scan`).
+        let in_blocks = op == ScanOp::Sum || !dtype.is_inexact();
+        if in_blocks && len > 2 * SCAN_BLOCK {
             return self.encode_scan_in_blocks(encoder, &pipeline, x, output, dtype, (rows / inner, len, inner), op);
         }
         // One loop of `end - start` trips, which costs one more (its last exit test): under a
@@ -117,9 +119,10 @@ impl GpuSteps {
         Ok(())
     }
 
-    /// An integer scan of `x`, of shape `(outer, len, inner)` along its middle axis, in parallel:
-    /// blocks of [`SCAN_BLOCK`] scanned from their first element, their totals gathered and
-    /// scanned (recursively), then each block combined with the total of the blocks before it.
+    /// A scan of `x`, of shape `(outer, len, inner)` along its middle axis, in parallel (an
+    /// integer scan, or a float sum): blocks of [`SCAN_BLOCK`] scanned from their first element,
+    /// their totals gathered and scanned (recursively), then each block combined with the total
+    /// of the blocks before it, `before + running`, the order of `pytato_runtime::scan`.
     #[allow(clippy::too_many_arguments)]
     fn encode_scan_in_blocks(
         &self,

@@ -314,10 +314,10 @@ fn long_rows_sort_on_the_device_in_many_blocks() {
 fn rows_longer_than_a_drivers_loop_cap_scan_whole_on_the_device() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
-    // Past llvmpipe's 65,535 iterations per invocation: several dispatches, each continuing from
-    // the last; elsewhere one.
+    // Past llvmpipe's 65,535 iterations per invocation: products in several dispatches, each
+    // continuing from the last (elsewhere one); sums in blocks.
     let n = 150_001;
-    for dtype in [DType::F64, DType::F32, DType::I32, DType::C64] {
+    for dtype in [DType::F64, DType::F32, DType::F16, DType::I32, DType::C64] {
         if !wgpu.has_f64() && dtype == DType::F64 {
             continue;
         }
@@ -436,17 +436,14 @@ fn one_program_runs_on_the_device_again_with_other_sizes_and_an_output_named_lik
     ]);
     let program = wgpu.compile(&outputs).unwrap();
     for n in [5usize, 70_001, 0, 2_500] {
-        let xs: Vec<f64> = values(DType::F64, &[n], n as u64).to_scalars().iter().map(|s| s.to_f64()).collect();
+        // Finite values whose running sums round differently in another order.
+        let xs: Vec<f64> = (0..n).map(|i| ((i * 7919) % 1013) as f64 / 97.0 - 5.0 + 1e-3 / (i + 1) as f64).collect();
         let ks: Vec<i64> = (0..n as i64).map(|i| if i % 5 == 0 { -3 } else { i % 7 + 1 }).collect();
-        // Independent of the library: the running loops numpy's cumsum and cumprod are.
-        let (mut sum, mut prod) = (0.0f64, 1i64);
-        let want_x: Vec<u64> = xs
-            .iter()
-            .map(|v| {
-                sum += v;
-                if sum.is_nan() { u64::MAX } else { sum.to_bits() }
-            })
-            .collect();
+        // Independent of the library: numpy's running loop for the products and for sums of at
+        // most 2048 terms, and for longer ones the order of blocks of 1024 that
+        // `pytato_runtime::scan` defines, written here plainly.
+        let want_x: Vec<u64> = blocked_running_sums(&xs).iter().map(|v| v.to_bits()).collect();
+        let mut prod = 1i64;
         let want_k: Vec<i64> = ks
             .iter()
             .map(|v| {
@@ -459,20 +456,34 @@ fn one_program_runs_on_the_device_again_with_other_sizes_and_an_output_named_lik
         let inputs =
             NamedDeviceInputs::from([("x", DeviceInput::Device(&held_x)), ("k", DeviceInput::Device(&held_k))]);
         let got = program.run_device(&inputs).unwrap();
-        let got_x: Vec<u64> = got["x"]
-            .to_host()
-            .unwrap()
-            .to_scalars()
-            .iter()
-            .map(|s| {
-                let v = s.to_f64();
-                if v.is_nan() { u64::MAX } else { v.to_bits() }
-            })
-            .collect();
+        let got_x: Vec<u64> = got["x"].to_host().unwrap().to_scalars().iter().map(|s| s.to_f64().to_bits()).collect();
         let got_k: Vec<i64> = got["k"].to_host().unwrap().as_array::<i64>().unwrap().iter().copied().collect();
         assert_eq!(got_x, want_x, "running sums of {n} float64");
         assert_eq!(got_k, want_k, "running products of {n} int64");
     }
+}
+
+/// Running sums of `row`: left to right for at most 2048 terms; else each block of 1024 left to
+/// right from its first term, the blocks' totals summed the same way, and each block's running
+/// sums added to the total of the blocks before it.
+fn blocked_running_sums(row: &[f64]) -> Vec<f64> {
+    let left_to_right = |row: &[f64]| {
+        let mut sums: Vec<f64> = Vec::with_capacity(row.len());
+        for &v in row {
+            sums.push(sums.last().map_or(v, |s| s + v));
+        }
+        sums
+    };
+    if row.len() <= 2048 {
+        return left_to_right(row);
+    }
+    let blocks: Vec<Vec<f64>> = row.chunks(1024).map(left_to_right).collect();
+    let before = blocked_running_sums(&blocks.iter().map(|b| b[b.len() - 1]).collect::<Vec<_>>());
+    let mut sums = blocks[0].clone();
+    for (b, block) in blocks.iter().enumerate().skip(1) {
+        sums.extend(block.iter().map(|s| before[b - 1] + s));
+    }
+    sums
 }
 
 /// Flat positions into an array of `n` elements, `m` of them: repeated, many negative (from the

@@ -260,10 +260,11 @@ pub enum NodeKind {
         /// Values or indices.
         result: SortResult,
     },
-    /// Running sums or products of `array` along `axis`, in its dtype, each row left to right as
-    /// numpy's `cumsum`/`cumprod` loop (integers wrap; floats round in that order). The dtype is
-    /// not `bool` (the frontend accumulates booleans in `int64`). A host step, like
-    /// [`NodeKind::Nonzero`]; see `pytato_runtime::scan`.
+    /// Running sums or products of `array` along `axis`, in its dtype: each row of at most 2048
+    /// elements left to right as numpy's `cumsum`/`cumprod` loop (integers wrap; floats round in
+    /// that order), longer rows in the blocks `pytato_runtime::scan` defines. The dtype is not
+    /// `bool` (the frontend accumulates booleans in `int64`). A host step, like
+    /// [`NodeKind::Nonzero`].
     Scan {
         /// The scanned array.
         array: Array,

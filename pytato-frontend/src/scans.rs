@@ -2,8 +2,10 @@
 //!
 //! A scan is a [`NodeKind::Scan`](pytato_core::NodeKind::Scan) node in the accumulation dtype: a host
 //! step that every program runs between phases (see `pytato_runtime::phases` and `pytato_runtime::scan`), each
-//! row left to right as numpy's loop does, so results match numpy's bit for bit. Lengths may be
-//! symbolic; `include_initial` is an index lambda around the scan.
+//! row of at most 2048 elements left to right as numpy's loop does, so results match numpy's bit
+//! for bit; longer rows in blocks of 1024 (integers still numpy's bits, float sums to rounding;
+//! float products left to right at every length). Lengths may be symbolic; `include_initial` is an
+//! index lambda around the scan.
 
 use pytato_core::array::Array;
 use pytato_core::array::ScanOp;

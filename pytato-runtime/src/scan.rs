@@ -1,9 +1,27 @@
 //! Scans on the host: [`NodeKind::Scan`](pytato_core::NodeKind::Scan), the running sums and products
 //! that programs compute between phases (see [`crate::phases`]).
 //!
-//! Each row (every index of the other axes) is scanned left to right, one addition or product at
-//! a time in the array's dtype, as numpy's `cumsum`/`cumprod` loops do: integers wrap, float
-//! results round in numpy's order, so they match it bit for bit. Rows are spread over threads.
+//! # The order of a scan
+//!
+//! Every backend scans in this order, so that a scan has the same bits everywhere:
+//!
+//! - A row (every index of the other axes) of at most `2 ·` [`SCAN_BLOCK`] elements is scanned
+//!   left to right, one addition or product at a time in the array's dtype, as numpy's
+//!   `cumsum`/`cumprod` loops do: integers wrap, float results round in numpy's order, so they
+//!   match it bit for bit.
+//! - A longer row is cut into blocks of `SCAN_BLOCK` elements (the last one shorter), each
+//!   scanned left to right from its own first element; the blocks' totals (each block's last
+//!   running value) are scanned by these same rules (recursively); then every element of block
+//!   `b > 0` becomes `before + running`, `before` being the scanned total of blocks `0..b`.
+//!   Integer sums and products wrap, so for them this is still numpy's bits. **Float sums**
+//!   (float16 in float32 at every step, as numpy's loops do) then round in another order than
+//!   numpy's: each element is within the rounding error of a left-to-right sum (to rounding, not
+//!   bit for bit; the error grows like `SCAN_BLOCK + n / SCAN_BLOCK` roundings instead of `n`,
+//!   and a float16 running sum of ones no longer stalls at 2048). This is what lets the blocks
+//!   of a long row run on threads and GPU invocations in parallel. **Float products** (numpy's
+//!   `cumprod`, complex ones by the textbook formula) stay left to right at every length.
+//!
+//! Rows and blocks are spread over threads; the bits are the same on any number.
 //!
 //! ```
 //! use ndarray::array;
@@ -80,17 +98,122 @@ impl NumpyArith for bool {
     }
 }
 
+/// The block length of a long row's scan (see the [module docs](self)): rows of more than
+/// twice this many elements are scanned in blocks.
+pub const SCAN_BLOCK: usize = 1024;
+
+/// Whether a scan of elements `T` by `op` cuts long rows into blocks (see the [module docs](self)):
+/// every scan but a product of floats.
+fn scans_in_blocks<T: ViewElement>(op: ScanOp) -> bool {
+    op == ScanOp::Sum || !T::DTYPE.is_inexact()
+}
+
+/// Writes into `out` the running `combine` of `row`, left to right.
+fn scan_left_to_right<T: Copy>(row: &[T], out: &mut [T], combine: &impl Fn(T, T) -> T) {
+    let mut running = row[0];
+    out[0] = running;
+    for (written, &element) in out[1..].iter_mut().zip(&row[1..]) {
+        running = combine(running, element);
+        *written = running;
+    }
+}
+
+/// Blocks whose left-to-right running values one loop computes together: each block's chain of
+/// dependent operations is independent of the others', so the processor overlaps them (a single
+/// running sum waits for each addition before the next).
+const INTERLEAVED: usize = 4;
+
+/// The left-to-right `combine` of each block of `blocks`, [`INTERLEAVED`] blocks of
+/// [`SCAN_BLOCK`] elements at a time.
+// The loops walk one position of several blocks at a time: an index, not an iterator.
+#[allow(clippy::needless_range_loop)]
+fn block_totals<T: Copy>(blocks: &[T], combine: &impl Fn(T, T) -> T) -> Vec<T> {
+    let mut totals = Vec::with_capacity(blocks.len().div_ceil(SCAN_BLOCK));
+    let mut groups = blocks.chunks_exact(INTERLEAVED * SCAN_BLOCK);
+    for group in &mut groups {
+        let block = |k: usize| &group[k * SCAN_BLOCK..(k + 1) * SCAN_BLOCK];
+        let parts: [&[T]; INTERLEAVED] = std::array::from_fn(block);
+        let mut running: [T; INTERLEAVED] = std::array::from_fn(|k| parts[k][0]);
+        for j in 1..SCAN_BLOCK {
+            for k in 0..INTERLEAVED {
+                running[k] = combine(running[k], parts[k][j]);
+            }
+        }
+        totals.extend(running);
+    }
+    for block in groups.remainder().chunks(SCAN_BLOCK) {
+        totals.push(block[1..].iter().fold(block[0], |running, &v| combine(running, v)));
+    }
+    totals
+}
+
+/// Writes into `out` the running `combine` of each block of `blocks`, each combined with the
+/// value in `before` for the block before it (`before[0]` for block 1, ...; block 0 is as it
+/// is), [`INTERLEAVED`] blocks at a time. `first` says whether `blocks` starts with block 0.
+fn blocks_with_before<T: Copy>(blocks: &[T], out: &mut [T], before: &[T], first: bool, combine: &impl Fn(T, T) -> T) {
+    // The value the block at `k` (counted in `blocks`) is combined with.
+    let before_of = |k: usize| if first { k.checked_sub(1).map(|b| before[b]) } else { Some(before[k]) };
+    let full = blocks.len() / (INTERLEAVED * SCAN_BLOCK) * INTERLEAVED;
+    for (g, (group, written)) in
+        blocks.chunks_exact(INTERLEAVED * SCAN_BLOCK).zip(out.chunks_exact_mut(INTERLEAVED * SCAN_BLOCK)).enumerate()
+    {
+        let parts: [&[T]; INTERLEAVED] = std::array::from_fn(|k| &group[k * SCAN_BLOCK..(k + 1) * SCAN_BLOCK]);
+        let mut targets = written.chunks_exact_mut(SCAN_BLOCK);
+        let targets: [&mut [T]; INTERLEAVED] = std::array::from_fn(|_| targets.next().expect("a full group"));
+        let adds: [Option<T>; INTERLEAVED] = std::array::from_fn(|k| before_of(g * INTERLEAVED + k));
+        let mut running: [T; INTERLEAVED] = std::array::from_fn(|k| parts[k][0]);
+        for j in 0..SCAN_BLOCK {
+            for k in 0..INTERLEAVED {
+                if j > 0 {
+                    running[k] = combine(running[k], parts[k][j]);
+                }
+                targets[k][j] = adds[k].map_or(running[k], |before| combine(before, running[k]));
+            }
+        }
+    }
+    let start = full * SCAN_BLOCK;
+    for (k, (block, written)) in blocks[start..].chunks(SCAN_BLOCK).zip(out[start..].chunks_mut(SCAN_BLOCK)).enumerate()
+    {
+        scan_left_to_right(block, written, combine);
+        if let Some(before) = before_of(full + k) {
+            for running in written {
+                *running = combine(before, *running);
+            }
+        }
+    }
+}
+
+/// Writes into `out` the running `combine` of the non-empty `row`, in blocks where the row is
+/// long (see the [module docs](self)): the blocks' totals first, their scan, then each block's
+/// running values combined with the total before it; the blocks run on threads.
+fn scan_row_in_blocks<T: Copy + Send + Sync>(row: &[T], out: &mut [T], combine: &(impl Fn(T, T) -> T + Sync)) {
+    if row.len() <= 2 * SCAN_BLOCK {
+        return scan_left_to_right(row, out, combine);
+    }
+    // Groups of blocks of several microseconds each per task.
+    const GROUP: usize = 16 * SCAN_BLOCK;
+    let totals: Vec<T> = row.par_chunks(GROUP).flat_map_iter(|group| block_totals(group, combine)).collect();
+    let mut before = totals.clone();
+    scan_row_in_blocks(&totals, &mut before, combine);
+    row.par_chunks(GROUP).zip(out.par_chunks_mut(GROUP)).enumerate().for_each(|(g, (group, out))| {
+        let first_block = g * (GROUP / SCAN_BLOCK);
+        let before = if g == 0 { &before[..] } else { &before[first_block - 1..] };
+        blocks_with_before(group, out, before, g == 0, combine)
+    });
+}
+
 /// Writes into each row of `length` elements of `out` the running `combine` of the same row of
-/// `rows`, left to right; rows are spread over threads.
-fn scan_rows<T: Copy + Send + Sync>(rows: &[T], out: &mut [T], length: usize, combine: impl Fn(T, T) -> T + Sync) {
+/// `rows`, in blocks where `blocks` allows it and the row is long; rows are spread over threads.
+fn scan_rows<T: Copy + Send + Sync>(
+    rows: &[T],
+    out: &mut [T],
+    length: usize,
+    blocks: bool,
+    combine: impl Fn(T, T) -> T + Sync,
+) {
     rows.par_chunks(length).zip(out.par_chunks_mut(length)).with_min_len(ELEMENTS_PER_TASK.div_ceil(length)).for_each(
         |(row, out)| {
-            let mut running = row[0];
-            out[0] = running;
-            for (written, &element) in out[1..].iter_mut().zip(&row[1..]) {
-                running = combine(running, element);
-                *written = running;
-            }
+            if blocks { scan_row_in_blocks(row, out, &combine) } else { scan_left_to_right(row, out, &combine) }
         },
     );
 }
@@ -98,8 +221,8 @@ fn scan_rows<T: Copy + Send + Sync>(rows: &[T], out: &mut [T], length: usize, co
 /// Rows shorter than this are grouped, so that a thread gets at least about this many elements.
 const ELEMENTS_PER_TASK: usize = 1 << 15;
 
-/// Running sums or products of `array` along `axis`, in its dtype, each row left to right; see
-/// the [module docs](self). The result is in row-major layout.
+/// Running sums or products of `array` along `axis`, in its dtype, in the order the
+/// [module docs](self) define. The result is in row-major layout.
 pub fn scan(array: &ArrayDataView<'_>, axis: usize, op: ScanOp) -> Result<ArrayData> {
     fn typed<T: ViewElement + NumpyArith>(array: &ArrayViewD<'_, T>, axis: usize, op: ScanOp) -> Result<ArrayData> {
         // The scanned axis last, in row-major order: each row is one contiguous slice. An input
@@ -119,9 +242,10 @@ pub fn scan(array: &ArrayDataView<'_>, axis: usize, op: ScanOp) -> Result<ArrayD
         let written = out.as_slice_mut().expect("a new array is row-major");
         // One loop per operation, so that the operation inlines (a function pointer chosen at
         // run time costs an indirect call per element).
+        let blocks = scans_in_blocks::<T>(op);
         match op {
-            ScanOp::Sum => scan_rows(rows, written, length, T::numpy_add),
-            ScanOp::Product => scan_rows(rows, written, length, T::numpy_mul),
+            ScanOp::Sum => scan_rows(rows, written, length, blocks, T::numpy_add),
+            ScanOp::Product => scan_rows(rows, written, length, blocks, T::numpy_mul),
         }
         out.swap_axes(axis, last);
         // Scanning the last axis leaves the result row-major already: no second copy.
@@ -164,6 +288,80 @@ mod tests {
         let x = ArrayData::from(array![1e8f32, 1.0, 1.0, 1.0, -1e8].into_dyn());
         let got = scan(&x.view(), 0, ScanOp::Sum).unwrap();
         assert_eq!(got, ArrayData::from(array![1e8f32, 1e8, 1e8, 1e8, 0.0].into_dyn()));
+    }
+
+    /// The order of the module docs, written plainly (one thread, an explicit recursion on the
+    /// totals): the reference for the threaded scan.
+    fn blocked_reference(row: &[f64]) -> Vec<f64> {
+        let left_to_right = |row: &[f64]| {
+            let mut running = 0.0;
+            row.iter()
+                .enumerate()
+                .map(|(i, &v)| {
+                    running = if i == 0 { v } else { running + v };
+                    running
+                })
+                .collect::<Vec<f64>>()
+        };
+        if row.len() <= 2 * SCAN_BLOCK {
+            return left_to_right(row);
+        }
+        let blocks: Vec<Vec<f64>> = row.chunks(SCAN_BLOCK).map(left_to_right).collect();
+        let totals: Vec<f64> = blocks.iter().map(|b| *b.last().unwrap()).collect();
+        let before = blocked_reference(&totals);
+        let mut out = blocks[0].clone();
+        for (b, block) in blocks.iter().enumerate().skip(1) {
+            out.extend(block.iter().map(|&running| before[b - 1] + running));
+        }
+        out
+    }
+
+    #[test]
+    fn long_float_rows_are_summed_in_blocks_and_products_left_to_right() {
+        // Lengths about the block boundaries, and one whose 2,443 totals are scanned in blocks too.
+        for n in [1, 2048, 2049, 3000, 5121, 2_500_001] {
+            let x: Vec<f64> = (0..n).map(|i| ((i * 7919) % 1013) as f64 / 97.0 - 5.0 + 1e-3 / (i + 1) as f64).collect();
+            let data = ArrayData::from(ndarray::Array1::from(x.clone()).into_dyn());
+            let sums = scan(&data.view(), 0, ScanOp::Sum).unwrap();
+            let got: Vec<u64> = sums.as_array::<f64>().unwrap().iter().map(|v| v.to_bits()).collect();
+            let want: Vec<u64> = blocked_reference(&x).iter().map(|v| v.to_bits()).collect();
+            assert!(got == want, "sums of {n}");
+            let products = scan(&data.view(), 0, ScanOp::Product).unwrap();
+            let mut running = 1.0;
+            for (i, (&got, &v)) in products.as_array::<f64>().unwrap().iter().zip(&x).enumerate() {
+                running = if i == 0 { v } else { running * v };
+                assert_eq!(got.to_bits(), running.to_bits(), "product {i} of {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn long_integer_rows_keep_the_running_loops_bits_and_float16_sums_no_longer_stall() {
+        let n = 5000;
+        let x = ArrayData::from(ArrayD::from_shape_fn(IxDyn(&[2, n]), |i| (i[1] as i8).wrapping_mul(37)));
+        for op in [ScanOp::Sum, ScanOp::Product] {
+            let got = scan(&x.view(), 1, op).unwrap();
+            let got = got.as_array::<i8>().unwrap();
+            for r in 0..2 {
+                let mut running = 0i8;
+                for k in 0..n {
+                    let v = (k as i8).wrapping_mul(37);
+                    running = match (k, op) {
+                        (0, _) => v,
+                        (_, ScanOp::Sum) => running.wrapping_add(v),
+                        (_, ScanOp::Product) => running.wrapping_mul(v),
+                    };
+                    assert_eq!(got[[r, k]], running, "{op:?} at {k}");
+                }
+            }
+        }
+        // numpy's float16 cumsum of 3,000 ones stalls at 2048 (2049 rounds to it); in blocks of
+        // 1024, each block's running sum is exact, and so are the sums of the totals before it.
+        let ones = ArrayData::from(ArrayD::from_elem(IxDyn(&[3000]), half::f16::ONE));
+        let got = scan(&ones.view(), 0, ScanOp::Sum).unwrap();
+        let got = got.as_array::<half::f16>().unwrap();
+        assert_eq!(got[2047].to_f32(), 2048.0);
+        assert_eq!(got[2999].to_f32(), 3000.0);
     }
 
     #[test]

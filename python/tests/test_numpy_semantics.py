@@ -912,3 +912,36 @@ def test_histogram_with_numeric_edges_is_numpys(backend, dtype):
                 _same_bits(got, expected, f"{kw} weighted={weighted}")
     with pytest.raises(NotImplementedError, match="range"):
         pt.histogram(x, bins=3)
+
+
+def _cumsum_in_blocks(x):
+    """The library's running sum of a 1-d float row, from numpy's own running loops: numpy's
+    cumsum up to 2048 elements; else blocks of 1024 each summed by numpy's cumsum, the blocks'
+    totals by this same rule, and each block's running sums added to the total before it."""
+    if x.shape[0] <= 2048:
+        return np.cumsum(x)
+    blocks = [np.cumsum(x[i:i + 1024]) for i in range(0, x.shape[0], 1024)]
+    before = _cumsum_in_blocks(np.array([b[-1] for b in blocks], dtype=x.dtype))
+    return np.concatenate([blocks[0]] + [before[k - 1] + b for k, b in enumerate(blocks) if k > 0])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.complex128])
+def test_running_sums_are_numpys_up_to_2048_terms_and_in_blocks_beyond(backend, dtype):
+    rng = np.random.default_rng(7)
+    for length in [1, 2048, 2049, 5000]:
+        data = (rng.standard_normal((3, length)) * 10).astype(dtype)
+        if dtype == np.complex128:
+            data = data + 1j * rng.standard_normal((3, length))
+        x = pt.make_placeholder("x", data.shape, dtype)
+        got = pt.generate(pt.cumsum(x, axis=1), backend)(x=data)
+        expected = np.stack([_cumsum_in_blocks(row) for row in data])
+        _same_bits(got, expected, f"{dtype.__name__} rows of {length}")
+        if length <= 2048:
+            _same_bits(got, np.cumsum(data, axis=1), f"numpy's own, {length}")
+        # Along the first axis (rows strided in memory): the same order per row.
+        got = pt.generate(pt.cumsum(pt.make_placeholder("y", data.T.shape, dtype), axis=0), backend)(y=data.T.copy())
+        _same_bits(got, expected.T, f"{dtype.__name__} columns of {length}")
+    # Running products keep numpy's order at every length.
+    data = (1 + rng.standard_normal(5000) * 1e-3).astype(dtype)
+    got = pt.generate(pt.cumprod(pt.make_placeholder("p", data.shape, dtype)), backend)(p=data)
+    _same_bits(got, np.cumprod(data), f"{dtype.__name__} products")

@@ -14,11 +14,12 @@
 //!   `+` or `*` at a time in the dtype, as numpy's `cumsum`/`cumprod` loops and the host's
 //!   `pytato_runtime::scan` do: the value operations are the kernels' own (`Translator::binary`,
 //!   numpy's wrapping, float32 rounded once from float64, float16 through float32), so the bits
-//!   are the host's. A dispatch scans the positions `[start, end)` of every row and continues from
-//!   the result at `start - 1`: where a driver caps the iterations of an invocation (llvmpipe),
-//!   long rows run as several dispatches, in order. Integer sums and products wrap, so any
-//!   grouping gives the same bits: long integer rows are scanned in parallel blocks, the blocks'
-//!   totals scanned (the same way, recursively), and each block combined with the total before it.
+//!   are the host's. Long rows, but for float products, are scanned in the order
+//!   `pytato_runtime::scan` defines: in parallel blocks, the blocks' totals scanned (the same way,
+//!   recursively), and each block combined with the total before it. A float product (and a
+//!   short row) runs one invocation per row; a dispatch scans the positions `[start, end)` of
+//!   every row and continues from the result at `start - 1`: where a driver caps the iterations
+//!   of an invocation (llvmpipe), long rows run as several dispatches, in order.
 //! - **Binary searches** compare order-preserving integer keys, never floats: a float's key is its
 //!   bits with the sign folded in (`-0.0` as `0.0`, every NaN above every number), the order of
 //!   `pytato_runtime::sort`. No driver freedom (NaN assumed away, zeros' signs) reaches them.
@@ -155,22 +156,38 @@ pub(crate) fn block_totals_shader(dtype: DType, features: ShaderFeatures) -> Res
     Ok(assemble("", &[("y", storage, false), ("totals", storage, true)], &body, dtype))
 }
 
-/// The shader finishing a scan in blocks of an integer `dtype`: every element of a block after
-/// the first combined with the scanned total of the blocks before it (integer sums and products
-/// wrap, so this grouping gives the bits of the running loop). `sizes`: the element count, `len`,
-/// `inner`, the number of blocks and the block length.
+/// The shader finishing a scan in blocks (an integer scan, or a float sum; see
+/// `pytato_runtime::scan`): every element of a block after the first becomes `before +
+/// running` (`*` for products), `before` the scanned total of the blocks before it, with the
+/// value operations of the scan shader (float16 through float32). `sizes`: the element count,
+/// `len`, `inner`, the number of blocks and the block length.
 pub(crate) fn block_offsets_shader(dtype: DType, op: ScanOp, features: ShaderFeatures) -> Result<Shader> {
-    if dtype.is_inexact() || dtype == DType::Bool {
-        return Err(bug(format!("a scan of {dtype} in blocks would round in another order")));
+    if dtype == DType::Bool || (dtype.is_inexact() && op == ScanOp::Product) {
+        return Err(bug(format!("a {op:?} scan of {dtype} in blocks")));
     }
     let storage = storage_type(dtype, features)?;
     let program = KernelProgram::default();
     let names = HashMap::new();
     let mut t = Translator::standalone(&program, &names, features);
     let binary = scan_binary(op);
-    let combined = t.binary(binary, dtype, "before", "y[gid]")?;
+    let combined = match dtype {
+        DType::F16 => {
+            let (a, v) = (t.cast(DType::F16, DType::F32, "before")?, t.cast(DType::F16, DType::F32, "y[gid]")?);
+            let wide = t.binary(binary, DType::F32, &a, &v)?;
+            t.cast(DType::F32, DType::F16, &wide)?
+        }
+        _ => {
+            let (a, v) = (t.decoded(dtype, "before"), t.decoded(dtype, "y[gid]"));
+            let value = t.binary(binary, dtype, &a, &v)?;
+            t.encoded(dtype, &value)
+        }
+    };
+    if !t.constants.is_empty() {
+        return Err(bug(format!("a scan of {dtype} in blocks needs a constant table")));
+    }
     let body = format!(
-        "{prologue}    let i: u32 = (gid / inner) % len;
+        "{prologue}    {OPAQUE_INIT}
+    let i: u32 = (gid / inner) % len;
     let o: u32 = gid / (inner * len);
     let b: u32 = i / block_len;
     if b == 0u {{ return; }}
