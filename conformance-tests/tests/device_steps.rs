@@ -392,6 +392,35 @@ fn long_integer_rows_scan_in_parallel_blocks_with_the_hosts_bits() {
 }
 
 #[test]
+fn long_float_sums_scan_in_the_hosts_blocks_with_its_bits() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(wgpu) = wgpu() else { return };
+    // Rows of more than 2048 run in blocks of 1024 on both sides (`pytato_runtime::scan`): a
+    // middle axis with rows on both sides, a first axis, and a row whose totals are scanned in
+    // blocks again. Finite values of both signs whose running sums round at most steps.
+    let cases: [(&[usize], usize); 3] = [(&[2, 3000, 3], 1), (&[2049, 2], 0), (&[2_200_001], 0)];
+    for dtype in [DType::F64, DType::F32, DType::F16, DType::C64, DType::C128] {
+        if !wgpu.has_f64() && matches!(dtype, DType::F64 | DType::C128) {
+            continue;
+        }
+        for (shape, axis) in cases {
+            let dims: Vec<Dim> = shape.iter().map(|&d| Dim::from(d as i64)).collect();
+            let x = pt::placeholder("x", dims, dtype).unwrap();
+            let outputs = named([("sum", Array::new_scan(&x, axis, ScanOp::Sum).unwrap())]);
+            let n: usize = shape.iter().product();
+            let part = |i: usize| ((i * 7919) % 1013) as f64 / 97.0 - 5.2 + 1e-3 / (i + 1) as f64;
+            let scalars = (0..n).map(|i| match dtype {
+                DType::C64 | DType::C128 => Scalar::C128(Complex64::new(part(i), part(i + 17))).cast(dtype),
+                _ => Scalar::F64(part(i)).cast(dtype),
+            });
+            let inputs = NamedData::from([("x".to_string(), ArrayData::from_scalars(dtype, shape, scalars).unwrap())]);
+            let what = format!("sums of {dtype} {shape:?} along axis {axis}");
+            assert_on_device_without_waits(&wgpu, &what, &outputs, &inputs);
+        }
+    }
+}
+
+#[test]
 fn steps_on_another_backends_arrays_run_on_the_host_with_the_same_values() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
