@@ -83,9 +83,10 @@ pub(crate) extern "C" fn f64_to_f16(x: f64) -> u32 {
     pytato_core::half_float::f64_bits_to_f16_bits(x.to_bits()).into()
 }
 
-/// `hypot(a, b)` (C's: an infinite argument gives `inf`, even with a NaN).
+/// `hypot(a, b)` as numpy's (glibc's; an infinite argument gives `inf`, even with a NaN): see
+/// `pytato_runtime::math::hypot`.
 pub(crate) extern "C" fn hypot(a: f64, b: f64) -> f64 {
-    a.hypot(b)
+    pytato_runtime::math::hypot(a, b)
 }
 
 /// numpy's `logaddexp`.

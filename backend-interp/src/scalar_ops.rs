@@ -377,7 +377,7 @@ pub(crate) fn call(f: Func, args: &[Scalar]) -> R<Scalar> {
 /// rounded once at the end).
 fn real_binary(f: Func, a: f64, b: f64) -> R<f64> {
     Ok(match f {
-        Func::Hypot => a.hypot(b),
+        Func::Hypot => math::hypot(a, b),
         Func::LogAddExp => math::logaddexp(a, b),
         Func::Copysign => a.copysign(b),
         Func::Nextafter => math::nextafter(a, b),

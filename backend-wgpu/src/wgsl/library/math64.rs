@@ -834,26 +834,49 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
 }",
             vec![("isnan", t), ("isinf", t), ("log", t), ("log1p", t), ("copysign", t)],
         ),
-        // sqrt(a² + b²) for finite a, b >= 0, scaled by powers of 2 (exact) against overflow and
-        // underflow.
-        // sqrt(a^2 + b^2) for a, b >= 0, scaled by powers of two out of overflow and underflow:
-        // the sum of squares in double-double and its square root corrected by one Newton step
-        // in double-double, rounded once, as glibc's hypot (numpy's) is correctly rounded.
+        // numpy's hypot (glibc's) of finite a, b >= 0, as `pytato_runtime::math::hypot` computes it:
+        // the larger x and the smaller y; x + y where y <= x 2^-54; else the corrected square
+        // root, the parts scaled by 2^-600 above 2^511 and by 2^600 below 2^-511. The constants
+        // are powers of two, written by their bits.
         "hypot" => (
             "fn hypot_f64(a: f64, b: f64) -> f64 {
-    let m = fbig_f64(a, b);
-    if m == 0.0lf { return m; }
-    var e = 0;
-    if m > 1e150 { e = -600; } else if m < 1e-150 { e = 600; }
-    let p = scalb_f64(a, e);
-    let q = scalb_f64(b, e);
-    let s = dd_add_f64(two_prod_f64(p, p), two_prod_f64(q, q));
-    let r = sqrt(s.x);
-    let rr = two_prod_f64(r, r);
-    let d = opqc_f64(opqc_f64(s.x - rr.x) - rr.y) + s.y;
-    return scalb_f64(r + opqc_f64(d / (2.0lf * r)), -e);
+    let x = select(a, b, a < b);
+    let y = select(b, a, a < b);
+    let scale = bitcast<f64>(0x1a70000000000000lu);
+    let eps = bitcast<f64>(0x3c90000000000000lu);
+    if x > bitcast<f64>(0x5fe0000000000000lu) {
+        if y <= x * eps { return x + y; }
+        return hypot_corrected_f64(x * scale, y * scale) / scale;
+    }
+    if y < bitcast<f64>(0x2000000000000000lu) {
+        if x >= y / eps { return x + y; }
+        return hypot_corrected_f64(x / scale, y / scale) * scale;
+    }
+    if y <= x * eps { return x + y; }
+    return hypot_corrected_f64(x, y);
 }",
-            vec![("scalb", t), ("opqc", t), ("dd_add", t), ("two_prod", t)],
+            vec![("hypot_corrected", t)],
+        ),
+        // `pytato_runtime::math::hypot_corrected` operation for operation: every product that
+        // feeds a sum is opaque, so that no driver fuses them into a multiply-add (multiplying by
+        // 2 or 4 is exact, so a fused form of those gives the same bits).
+        "hypot_corrected" => (
+            "fn hypot_corrected_f64(x: f64, y: f64) -> f64 {
+    let h = sqrt(opqc_f64(x * x) + opqc_f64(y * y));
+    var t1: f64;
+    var t2: f64;
+    if h <= 2.0lf * y {
+        let delta = h - y;
+        t1 = opqc_f64(x * (2.0lf * delta - x));
+        t2 = opqc_f64((delta - 2.0lf * (x - y)) * delta);
+    } else {
+        let delta = h - x;
+        t1 = opqc_f64(2.0lf * delta * (x - 2.0lf * y));
+        t2 = opqc_f64(opqc_f64((4.0lf * delta - y) * y) + opqc_f64(delta * delta));
+    }
+    return h - opqc_f64(t1 + t2) / (2.0lf * h);
+}",
+            vec![("opqc", t)],
         ),
         // fdlibm's acosh.
         "acosh" => (
