@@ -10,6 +10,7 @@
 //! every signature within what any calling convention returns in registers.
 
 use num_complex::Complex64;
+use pytato_core::DType;
 use pytato_core::expr::Func;
 use pytato_runtime::math::{self, complex};
 
@@ -117,6 +118,27 @@ pub(crate) extern "C" fn atan2(y: f64, x: f64) -> f64 {
 /// numpy's `floor_divide` for floats.
 pub(crate) extern "C" fn floor_div(a: f64, b: f64) -> f64 {
     math::floor_divide(a, b)
+}
+
+/// The address of numpy's `floor_divide` for floats of `dtype` (float32 or float64).
+pub(crate) fn floor_div_for(dtype: DType) -> usize {
+    if dtype == DType::F32 { floor_div_f32 as *const () as usize } else { floor_div as *const () as usize }
+}
+
+/// The address of numpy's `remainder` for floats of `dtype` (float32 or float64).
+pub(crate) fn remainder_for(dtype: DType) -> usize {
+    if dtype == DType::F32 { remainder_f32 as *const () as usize } else { remainder as *const () as usize }
+}
+
+/// numpy's `floor_divide` for float32 values (widened to `f64`, exactly): in float32 steps, as
+/// numpy's; the float32 result widened.
+pub(crate) extern "C" fn floor_div_f32(a: f64, b: f64) -> f64 {
+    f64::from(math::floor_divide(a as f32, b as f32))
+}
+
+/// numpy's `remainder` for float32 values (see [`floor_div_f32`]).
+pub(crate) extern "C" fn remainder_f32(a: f64, b: f64) -> f64 {
+    f64::from(math::remainder(a as f32, b as f32))
 }
 
 /// C's `fmod` (exact: float32 arguments widened to `f64` give float32's result).

@@ -131,6 +131,9 @@ fn f32_binary(op: BinaryOp, x: f32, y: f32) -> R<f32> {
         Sub => x - y,
         Mul => x * y,
         Div => x / y,
+        // numpy's float32 `//` and `%` step in float32.
+        FloorDiv => math::floor_divide(x, y),
+        Rem => math::remainder(x, y),
         _ => float_binary(op, x.into(), y.into())? as f32,
     })
 }

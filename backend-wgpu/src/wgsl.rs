@@ -947,6 +947,12 @@ impl Translator<'_> {
         // `x * 0`, no fused multiply-add numpy would not compute.
         let (xo, yo) = (self.opaque(dtype, x, "opqa")?, self.opaque(dtype, y, "opqb")?);
         let (x, y) = (xo.as_str(), yo.as_str());
+        if self.widen_math(dtype) && dtype == DType::F32 && matches!(op, FloorDiv | Rem) {
+            // numpy's float32 `//` and `%` step in float32: in float64, each step rounded.
+            let name = if op == FloorDiv { "ffloordiv32" } else { "frem32" };
+            let f = self.library.require(name, "f64");
+            return self.rounded(dtype, &format!("{f}(f64({x}), f64({y}))"));
+        }
         if self.widen_math(dtype) && matches!(op, FloorDiv | Rem | Pow) {
             let wide = if dtype == DType::F32 { DType::F64 } else { DType::C128 };
             let wide_ty = self.ty(wide)?;

@@ -168,39 +168,51 @@ pub fn summation(op: ReduceOp, dtype: DType) -> Summation {
     }
 }
 
-/// numpy's `divmod` for floats (`npy_divmod`): the quotient rounded toward negative infinity and
-/// the remainder with the sign of the divisor. A zero divisor gives `(a / b, NaN)`.
-pub fn float_divmod(a: f64, b: f64) -> (f64, f64) {
+/// numpy's `divmod` for floats (`npy_divmod`, `npy_divmodf` for float32): the quotient rounded
+/// toward negative infinity and the remainder with the sign of the divisor, each step in the
+/// arguments' precision, as numpy computes it (so float32's quotient is numpy's float32 one, not
+/// the float64 one rounded: `(a - m) / b` rounds in float32 before its floor). A zero divisor
+/// gives `(a / b, NaN)`.
+///
+/// ```
+/// use pytato_runtime::math::float_divmod;
+/// assert_eq!(float_divmod(-7.5f64, 2.0), (-4.0, 0.5));
+/// // numpy 2.4.6: np.float32(-13661105.0) // np.float32(0.6649998) is -20543024.0 (in float64
+/// // arithmetic the floor of the quotient is -20543022).
+/// assert_eq!(float_divmod(-13661105.0f32, 0.6649998).0, -20543024.0);
+/// ```
+pub fn float_divmod<T: num_traits::Float>(a: T, b: T) -> (T, T) {
+    let (zero, one) = (T::zero(), T::one());
     let mut m = a % b; // Rust's `%` on floats is C's fmod: exact.
-    if b == 0.0 {
+    if b == zero {
         return (a / b, m);
     }
     let mut div = (a - m) / b;
-    if m != 0.0 {
-        if (b < 0.0) != (m < 0.0) {
-            m += b;
-            div -= 1.0;
+    if m != zero {
+        if (b < zero) != (m < zero) {
+            m = m + b;
+            div = div - one;
         }
     } else {
-        m = 0.0f64.copysign(b);
+        m = zero.copysign(b);
     }
-    let floordiv = if div != 0.0 {
+    let floordiv = if div != zero {
         let f = div.floor();
-        if div - f > 0.5 { f + 1.0 } else { f }
+        if div - f > one / (one + one) { f + one } else { f }
     } else {
-        0.0f64.copysign(a / b)
+        zero.copysign(a / b)
     };
     (floordiv, m)
 }
 
-/// numpy's `floor_divide` for floats.
-pub fn floor_divide(a: f64, b: f64) -> f64 {
+/// numpy's `floor_divide` for floats (float32 arguments in float32 steps: see [`float_divmod`]).
+pub fn floor_divide<T: num_traits::Float>(a: T, b: T) -> T {
     float_divmod(a, b).0
 }
 
 /// numpy's `remainder` for floats: the sign of the divisor; NaN for a zero divisor.
-pub fn remainder(a: f64, b: f64) -> f64 {
-    if b == 0.0 { a % b } else { float_divmod(a, b).1 }
+pub fn remainder<T: num_traits::Float>(a: T, b: T) -> T {
+    if b == T::zero() { a % b } else { float_divmod(a, b).1 }
 }
 
 pub use pytato_core::scalar::float_to_int;

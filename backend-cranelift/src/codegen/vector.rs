@@ -288,10 +288,8 @@ impl Translator<'_, '_> {
                         BinaryOp::Div => ins.fdiv(x, y),
                         BinaryOp::LogicalAnd | BinaryOp::BitAnd => ins.band(x, y),
                         BinaryOp::LogicalOr | BinaryOp::BitOr => ins.bor(x, y),
-                        BinaryOp::FloorDiv => {
-                            self.per_lane(helpers::floor_div as *const () as usize, lane, vector, &[x, y])
-                        }
-                        BinaryOp::Rem => self.per_lane(helpers::remainder as *const () as usize, lane, vector, &[x, y]),
+                        BinaryOp::FloorDiv => self.per_lane(helpers::floor_div_for(lane), lane, vector, &[x, y]),
+                        BinaryOp::Rem => self.per_lane(helpers::remainder_for(lane), lane, vector, &[x, y]),
                         BinaryOp::Pow => self.per_lane(helpers::pow as *const () as usize, lane, vector, &[x, y]),
                         other => return Err(bug(format!("vector {other:?}"))),
                     });

@@ -687,6 +687,48 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
                 ("xorsign", ty),
             ],
         ),
+        // numpy's float32 divmod (`npy_divmodf`) on float32 values held in float64: `fdivmod`'s
+        // steps, each result rounded to float32 (`r32`), as float32 arithmetic rounds it (the
+        // float64 result of `+ - /` on float32 values rounded to float32 is float32's own).
+        "fdivmod32" => fixed(
+            "fn fdivmod32_$S(a: $T, b: $T) -> vec2<$T> {
+    var m = fmod_$S(a, b);
+    let quotient_sign = xorsign_$S(a, b);
+    if b == $T(0.0) {
+        if isnan_$S(a) || a == $T(0.0) { return vec2<$T>(nan_$S(), m); }
+        return vec2<$T>(copysign_$S(inf_$S(), quotient_sign), m);
+    }
+    if isnan_$S(m) { return vec2<$T>(nan_$S(), m); }
+    var div = r32_$S(r32_$S(a - m) / b);
+    if m != $T(0.0) {
+        if signbit_$S(b) != signbit_$S(m) { m = r32_$S(m + b); div = r32_$S(div - $T(1.0)); }
+    } else {
+        m = copysign_$S($T(0.0), b);
+    }
+    var q: $T;
+    if div != $T(0.0) {
+        q = ffloor_$S(div);
+        if div - q > $T(0.5) { q = r32_$S(q + $T(1.0)); }
+    } else {
+        q = copysign_$S($T(0.0), quotient_sign);
+    }
+    return vec2<$T>(q, m);
+}",
+            vec![
+                ("fmod", ty),
+                ("r32", ty),
+                ("copysign", ty),
+                ("signbit", ty),
+                ("isnan", ty),
+                ("nan", ty),
+                ("inf", ty),
+                ("xorsign", ty),
+            ],
+        ),
+        "ffloordiv32" => {
+            fixed("fn ffloordiv32_$S(a: $T, b: $T) -> $T { return fdivmod32_$S(a, b).x; }", vec![("fdivmod32", ty)])
+        }
+        "frem32" => fixed("fn frem32_$S(a: $T, b: $T) -> $T { return fdivmod32_$S(a, b).y; }", vec![("fdivmod32", ty)]),
         "ffloordiv" => {
             fixed("fn ffloordiv_$S(a: $T, b: $T) -> $T { return fdivmod_$S(a, b).x; }", vec![("fdivmod", ty)])
         }
