@@ -756,12 +756,27 @@ fn complex_products_are_the_cpu_definitions_bits() {
     };
     let mut xs: Vec<C> = (0..3000).map(|_| C::new(uniform(), uniform())).collect();
     let mut ys: Vec<C> = (0..3000).map(|_| C::new(uniform() * 1e5, uniform() * 1e-3)).collect();
-    let special = [0.0, -0.0, 1e200, -1e300, 1e-310, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
+    // Parts whose products and sums are near or in the subnormal range, where the fast fma's error
+    // term underflows (the exact integer fma runs there), and where they cancel.
+    let mut scaled = |power: f64| uniform() * 2f64.powf(power * (uniform() + 0.5));
+    for k in 0..6000 {
+        let power = -500.0 - (k % 600) as f64;
+        let (a, b) = (scaled(power / 2.0), scaled(power / 2.0));
+        let (c, d) = (scaled(power / 2.0), scaled(power / 2.0));
+        xs.push(C::new(a, b));
+        ys.push(if k % 7 == 0 { C::new(b, a) } else { C::new(c, d) });
+    }
+    let special = [0.0, -0.0, 1e200, -1e300, 1e-310, 5e-324, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
     for &a in &special {
         for &b in &special {
             xs.push(C::new(a, b));
             ys.push(C::new(b, -a));
         }
+    }
+    // Rows of 4 for the products below.
+    while !xs.len().is_multiple_of(4) {
+        xs.push(C::new(1.5, -0.25));
+        ys.push(C::new(-3.0, 0.5));
     }
     let n = xs.len();
     let x = pt::placeholder("x", [n as i64], DType::C128).unwrap();

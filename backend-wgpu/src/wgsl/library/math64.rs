@@ -397,18 +397,28 @@ fn fixed(name: &str) -> (&'static str, Deps) {
 }",
             vec![("opqc", t)],
         ),
-        // a * b = hi + lo to about 2^-104 of the product (Dekker's product, halves cut by bits).
+        // a * b = hi + lo exactly where no partial product underflows (Dekker's product): each
+        // operand split by bits into a high half rounded to 26 bits and the rest, at most 26
+        // bits with its sign, so that every partial product is exact. (Cut by truncation, the
+        // rest had 27 bits and its square was rounded: `a * b - b * a` in a fused complex
+        // product, which is that error term alone, came out a few units off.) Within 2^-26 of
+        // the largest float64 the rounded half would overflow: truncated there.
         "two_prod" => (
             "fn two_prod_f64(a: f64, b: f64) -> vec2<f64> {
     let p = opqc_f64(a * b);
-    let ah = bitcast<f64>(bitcast<u64>(a) & 0xfffffffff8000000lu);
-    let bh = bitcast<f64>(bitcast<u64>(b) & 0xfffffffff8000000lu);
+    let ah = split_high_f64(a);
+    let bh = split_high_f64(b);
     let al = a - ah;
     let bl = b - bh;
     let e1 = opqc_f64(ah * bh - p);
     let e2 = opqc_f64(e1 + ah * bl);
     let e3 = opqc_f64(e2 + al * bh);
     return vec2<f64>(p, e3 + al * bl);
+}
+fn split_high_f64(a: f64) -> f64 {
+    let u = bitcast<u64>(a);
+    let h = (u + 0x0000000004000000lu) & 0xfffffffff8000000lu;
+    return bitcast<f64>(select(h, u & 0xfffffffff8000000lu, ((h >> 52u) & 0x7fflu) == 0x7fflu));
 }",
             vec![("opqc", t)],
         ),
@@ -416,7 +426,8 @@ fn fixed(name: &str) -> (&'static str, Deps) {
         // high part and c (`two_sum`): WGSL's `fma` is not promised to fuse (Vulkan lets a driver
         // split it). Where a part is not finite, or a * b overflows, IEEE's fused results: c
         // where c is infinite and a, b finite (the exact product is finite), else a * b + c.
-        // Results in the subnormal range may be a unit off (the product's error term underflows).
+        // Near the subnormal range (a product, an addend or a result below 2^-960), where the
+        // error term of `two_prod` underflows, the exact integer fma (`fma_exact`).
         "fma" => (
             "fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
     let ab = opqc_f64(a * b);
@@ -424,30 +435,148 @@ fn fixed(name: &str) -> (&'static str, Deps) {
         if isfinite_f64(a) && isfinite_f64(b) && isinf_f64(c) { return c; }
         return ab + c;
     }
-    if ab == 0.0lf {
-        // An exact zero product adds as IEEE says; an underflowed one is a nonzero tiny value
-        // below c's last unit (c) or, with c zero, a zero of its own sign.
-        if a == 0.0lf || b == 0.0lf { return ab + c; }
-        if c != 0.0lf { return c; }
-        return copysign_f64(c, xorsign_f64(a, b));
-    }
+    if a == 0.0lf || b == 0.0lf { return ab + c; }
+    let tiny = bitcast<f64>(0x03f0000000000000lu);
+    if fabs_f64(ab) < tiny || (c != 0.0lf && fabs_f64(c) < tiny) { return fma_exact_f64(a, b, c); }
     let p = two_prod_f64(a, b);
     let s = two_sum_f64(p.x, c);
     if !isfinite_f64(s.x) { return s.x; }
     // Error terms of zero leave the high part's signed zero (-0 * 0 + -0 is -0).
     let low = opqc_f64(s.y + p.y);
     if low == 0.0lf { return s.x; }
-    return s.x + low;
+    let r = s.x + low;
+    if fabs_f64(r) < tiny { return fma_exact_f64(a, b, c); }
+    return r;
 }",
-            vec![
-                ("two_prod", t),
-                ("two_sum", t),
-                ("opqc", t),
-                ("isinf", t),
-                ("isfinite", t),
-                ("copysign", t),
-                ("xorsign", t),
-            ],
+            vec![("two_prod", t), ("two_sum", t), ("opqc", t), ("isinf", t), ("isfinite", t), ("fabs", t), ("fma_exact", t)],
+        ),
+        // a * b + c for finite a, b, c (a, b nonzero) rounded once, in integers: the 106-bit
+        // product of the significands and c's significand placed in 128 bits with their top bits
+        // at bit 125, the smaller shifted to the larger's exponent (bits shifted out kept as a
+        // sticky bit), added or subtracted, and rounded to nearest even at 53 bits or at the
+        // subnormal quantum 2^-1074. An exact zero sum is +0, or -0 where both terms are negative.
+        "fma_exact" => (
+            "fn fma_exact_f64(a: f64, b: f64, c: f64) -> f64 {
+    let ua = bitcast<u64>(a);
+    let ub = bitcast<u64>(b);
+    let uc = bitcast<u64>(c);
+    let sp = (ua ^ ub) >> 63u;
+    let sc = uc >> 63u;
+    let ma = sig_f64(ua);
+    let mb = sig_f64(ub);
+    let mc = sig_f64(uc);
+    // The product of the significands in 128 bits (hi, lo), from 32-bit halves.
+    let a0 = ma & 0xfffffffflu;
+    let a1 = ma >> 32u;
+    let b0 = mb & 0xfffffffflu;
+    let b1 = mb >> 32u;
+    let p00 = a0 * b0;
+    let mid = a0 * b1 + a1 * b0;
+    var plo = p00 + (mid << 32u);
+    var phi = a1 * b1 + (mid >> 32u) + select(0lu, 1lu, plo < p00);
+    // Top bits at 125; exponents of bit 0.
+    let ps = 125 - msb128_f64(phi, plo);
+    var p = shl128_f64(phi, plo, u32(ps));
+    var ep = sexp_f64(ua) + sexp_f64(ub) - ps;
+    var q = vec2<u64>(0lu, 0lu);
+    var eq = ep;
+    if mc != 0lu {
+        let cs = 125 - msb128_f64(0lu, mc);
+        q = shl128_f64(0lu, mc, u32(cs));
+        eq = sexp_f64(uc) - cs;
+    }
+    // Align to the larger exponent.
+    var e = ep;
+    if eq > ep {
+        p = shr128_sticky_f64(p, eq - ep);
+        e = eq;
+    } else {
+        q = shr128_sticky_f64(q, ep - eq);
+    }
+    var r: vec2<u64>;
+    var sign = sp;
+    if mc == 0lu || sp == sc {
+        let lo = p.y + q.y;
+        r = vec2<u64>(p.x + q.x + select(0lu, 1lu, lo < p.y), lo);
+    } else {
+        var big = p;
+        var small = q;
+        if q.x > p.x || (q.x == p.x && q.y > p.y) {
+            big = q;
+            small = p;
+            sign = sc;
+        }
+        r = vec2<u64>(big.x - small.x - select(0lu, 1lu, big.y < small.y), big.y - small.y);
+    }
+    if r.x == 0lu && r.y == 0lu {
+        return bitcast<f64>((sp & sc) << 63u);
+    }
+    let m = msb128_f64(r.x, r.y);
+    // Bits dropped: to 53 significant bits, or to the quantum 2^-1074.
+    let drop = max(m - 52, -1074 - e);
+    var units: u64;
+    if drop <= 0 {
+        units = r.y << u32(-drop);
+    } else if drop >= 128 {
+        units = 0lu;
+    } else {
+        let kept = shr128_f64(r, u32(drop));
+        let rest = shl128_f64(r.x, r.y, u32(128 - drop));
+        let half = 0x8000000000000000lu;
+        units = kept.y;
+        if rest.x > half || (rest.x == half && rest.y != 0lu) || (rest.x == half && rest.y == 0lu && (units & 1lu) == 1lu) {
+            units = units + 1lu;
+        }
+    }
+    var unit = e + max(drop, 0);
+    if units == 0x0020000000000000lu { units = units >> 1u; unit = unit + 1; }
+    let s = sign << 63u;
+    if units < 0x0010000000000000lu { return bitcast<f64>(s | units); }
+    let biased = unit + 1075;
+    if biased >= 2047 { return bitcast<f64>(s | 0x7ff0000000000000lu); }
+    return bitcast<f64>(s | (u64(biased) << 52u) | (units & 0x000ffffffffffffflu));
+}
+// The significand of finite bits `u` as an integer (the hidden bit of normal numbers set).
+fn sig_f64(u: u64) -> u64 {
+    let m = u & 0x000ffffffffffffflu;
+    return select(m, m | 0x0010000000000000lu, ((u >> 52u) & 0x7fflu) != 0lu);
+}
+// The exponent of bit 0 of `sig_f64(u)`: the value is sig 2^sexp.
+fn sexp_f64(u: u64) -> i32 {
+    let b = i32((u >> 52u) & 0x7fflu);
+    return select(b - 1075, -1074, b == 0);
+}
+// The position of the highest set bit of the nonzero 128-bit (hi, lo).
+fn msb128_f64(hi: u64, lo: u64) -> i32 {
+    if hi != 0lu { return 64 + msb64_f64(hi); }
+    return msb64_f64(lo);
+}
+fn msb64_f64(x: u64) -> i32 {
+    let h = u32(x >> 32u);
+    if h != 0u { return 63 - i32(countLeadingZeros(h)); }
+    return 31 - i32(countLeadingZeros(u32(x & 0xfffffffflu)));
+}
+// (hi, lo) shifted left by s in [0, 127].
+fn shl128_f64(hi: u64, lo: u64, s: u32) -> vec2<u64> {
+    if s == 0u { return vec2<u64>(hi, lo); }
+    if s >= 64u { return vec2<u64>(lo << (s - 64u), 0lu); }
+    return vec2<u64>((hi << s) | (lo >> (64u - s)), lo << s);
+}
+// v shifted right by s in [0, 127].
+fn shr128_f64(v: vec2<u64>, s: u32) -> vec2<u64> {
+    if s == 0u { return v; }
+    if s >= 64u { return vec2<u64>(0lu, v.x >> (s - 64u)); }
+    return vec2<u64>(v.x >> s, (v.y >> s) | (v.x << (64u - s)));
+}
+// v shifted right by s >= 0, any bit shifted out or-ed into bit 0.
+fn shr128_sticky_f64(v: vec2<u64>, s: i32) -> vec2<u64> {
+    if s <= 0 { return v; }
+    if s >= 128 { return vec2<u64>(0lu, select(0lu, 1lu, v.x != 0lu || v.y != 0lu)); }
+    let kept = shr128_f64(v, u32(s));
+    let back = shl128_f64(kept.x, kept.y, u32(s));
+    return vec2<u64>(kept.x, kept.y | select(0lu, 1lu, back.x != v.x || back.y != v.y));
+}",
+            vec![],
         ),
         "dd_mul" => (
             "fn dd_mul_f64(a: vec2<f64>, b: vec2<f64>) -> vec2<f64> {
