@@ -802,6 +802,53 @@ fn complex_products_are_the_cpu_definitions_bits() {
 }
 
 #[test]
+fn complex64_products_round_once_as_numpys_fused_float32_products() {
+    // numpy's complex64 `*` is `fmaf(a, c, -(b d))`: the exact product minus a float32, rounded
+    // once to float32. In float64 first and then to float32 it rounded twice where the parts are
+    // far apart in magnitude (products near float32's subnormal range).
+    let Some(w) = gpu() else { return };
+    type C = num_complex::Complex32;
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut uniform = move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / 2f64.powi(53) - 0.5
+    };
+    let mut part = move || (uniform() * 2f64.powf(uniform() * 200.0)) as f32;
+    let (mut xs, mut ys): (Vec<C>, Vec<C>) =
+        (0..50_000).map(|_| (C::new(part(), part()), C::new(part(), part()))).unzip();
+    // A product of a subnormal with few bits (k 2^-149) and a float32 is often exactly a float32
+    // tie; a far smaller second product then decides the rounding (float32 bits from numpy
+    // 2.4.6 runs that differed; then a family of them).
+    let bits = |re: u32, im: u32| C::new(f32::from_bits(re), f32::from_bits(im));
+    xs.extend([bits(2147483660, 2887829444), bits(4135597020, 2876564640)]);
+    ys.extend([bits(159009733, 4076893665), bits(268883481, 2147483674)]);
+    for k in 1..2000u32 {
+        let big = f32::from_bits(0x4000_0000 + k * 0x1_2345 % 0x3f00_0000);
+        xs.push(C::new(f32::from_bits(k % 64 + 1) * if k % 2 == 0 { 1.0 } else { -1.0 }, -2.3e-12 * (k as f32)));
+        ys.push(C::new(3.0e-33 / (k as f32), -big));
+    }
+    let n = xs.len() as i64;
+    let x = pt::placeholder("x", [n], DType::C64).unwrap();
+    let y = pt::placeholder("y", [n], DType::C64).unwrap();
+    let data = inputs([
+        ("x", ArrayData::from(Array1::from(xs.clone()).into_dyn())),
+        ("y", ArrayData::from(Array1::from(ys.clone()).into_dyn())),
+    ]);
+    let got = run(&w, &x * &y, &data).unwrap().to_scalars();
+    let same = |p: f32, q: f32| (p.is_nan() && q.is_nan()) || p.to_bits() == q.to_bits();
+    for k in 0..xs.len() {
+        let g = got[k].to_complex64();
+        let e = pytato_runtime::math::complex::multiply(xs[k], ys[k]);
+        assert!(
+            same(g.re as f32, e.re) && same(g.im as f32, e.im),
+            "({}) * ({}) = {g} on the GPU, {e} on the CPU",
+            xs[k],
+            ys[k]
+        );
+    }
+}
+
+#[test]
 fn complex_powers_with_infinite_exponents_agree_with_the_cpu_definition() {
     // glibc's cpow (what numpy calls): exp(b log a) with C's complex product, whose infinity
     // recovery and exp's signed zeros decide these (checked against numpy in pytato-core).

@@ -111,15 +111,15 @@ fn text(name: &'static str, ty: &'static str, r: &'static str) -> (&'static str,
             vec![("r32", r), ("opqc", ty)],
         ),
         // numpy's complex64 multiply, `fmaf(a.x, b.x, -(a.y b.y))` and `fmaf(a.x, b.y, a.y b.x)`:
-        // a product of two float32 values is exact in float64, so the fused product is the plain
-        // one here, and its sum rounded to float64 and then to float32.
+        // a product of two float32 values is exact in float64, and the sum is rounded once to
+        // float32 (`r32sum`; rounded to float64 first, it could round twice).
         "cmul32" => (
             "fn cmul32_$S(x: $T, y: $T) -> $T {
     let a = opqc_$S(x);
     let b = opqc_$S(y);
-    return $T(r32_$R(a.x * b.x - r32_$R(a.y * b.y)), r32_$R(a.x * b.y + r32_$R(a.y * b.x)));
+    return $T(r32sum_$R(a.x * b.x, -r32_$R(a.y * b.y)), r32sum_$R(a.x * b.y, r32_$R(a.y * b.x)));
 }",
-            vec![("r32", r), ("opqc", ty)],
+            vec![("r32", r), ("r32sum", r), ("opqc", ty)],
         ),
         "div32" => (
             "fn div32_$S(x: $T, y: $T) -> $T {

@@ -389,6 +389,22 @@ fn fixed(name: &str) -> (&'static str, Deps) {
 }",
             vec![("opqc", t)],
         ),
+        // a + b rounded once to float32 (a float64 holding it): the float64 sum rounded to odd
+        // (its last bit set where it is inexact, toward the exact sum), then to float32, which
+        // is the exact sum's rounding, 53 bits being at least 24 + 2 (Boldo and Melquiond); a
+        // plain float64 sum rounded again may land on the other side of a float32 tie.
+        "r32sum" => (
+            "fn r32sum_f64(a: f64, b: f64) -> f64 {
+    let s = two_sum_f64(a, b);
+    if !isfinite_f64(s.x) || s.y == 0.0lf { return r32_f64(s.x); }
+    var bits = bitcast<u64>(s.x);
+    if (bits & 1lu) == 0lu {
+        bits = select(bits - 1lu, bits + 1lu, (s.y > 0.0lf) == (s.x > 0.0lf));
+    }
+    return r32_f64(bitcast<f64>(bits));
+}",
+            vec![("two_sum", t), ("isfinite", t), ("r32", t)],
+        ),
         // a + b = hi + lo exactly where |a| >= |b| or a = 0 (Dekker's fast two-sum).
         "quick_two_sum" => (
             "fn quick_two_sum_f64(a: f64, b: f64) -> vec2<f64> {
