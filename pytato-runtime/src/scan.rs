@@ -319,7 +319,7 @@ mod tests {
     #[test]
     fn long_float_rows_are_summed_in_blocks_and_products_left_to_right() {
         // Lengths about the block boundaries, and one whose 2,443 totals are scanned in blocks too.
-        for n in [1, 2048, 2049, 3000, 5121, 2_500_001] {
+        for n in [1usize, 2048, 2049, 3000, 5121, 2_500_001] {
             let x: Vec<f64> = (0..n).map(|i| ((i * 7919) % 1013) as f64 / 97.0 - 5.0 + 1e-3 / (i + 1) as f64).collect();
             let data = ArrayData::from(ndarray::Array1::from(x.clone()).into_dyn());
             let sums = scan(&data.view(), 0, ScanOp::Sum).unwrap();

@@ -652,79 +652,11 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
         // signs, not divided: inside `b == 0` a driver may replace `b` by the constant 0 and fold
         // `a / 0` as it likes (the H200's driver gave `0 // 0 = 1`), and `a / b` of equal operands
         // may fold to 1.
-        "fdivmod" => fixed(
-            "fn fdivmod_$S(a: $T, b: $T) -> vec2<$T> {
-    var m = fmod_$S(a, b);
-    // The sign of a / b, from the bits (a float constant's zero sign is not safe either).
-    let quotient_sign = xorsign_$S(a, b);
-    if b == $T(0.0) {
-        if isnan_$S(a) || a == $T(0.0) { return vec2<$T>(nan_$S(), m); }
-        return vec2<$T>(copysign_$S(inf_$S(), quotient_sign), m);
-    }
-    if isnan_$S(m) { return vec2<$T>(nan_$S(), m); }
-    var div = (a - m) / b;
-    if m != $T(0.0) {
-        if signbit_$S(b) != signbit_$S(m) { m = m + b; div = div - $T(1.0); }
-    } else {
-        m = copysign_$S($T(0.0), b);
-    }
-    var q: $T;
-    if div != $T(0.0) {
-        q = ffloor_$S(div);
-        if div - q > $T(0.5) { q = q + $T(1.0); }
-    } else {
-        q = copysign_$S($T(0.0), quotient_sign);
-    }
-    return vec2<$T>(q, m);
-}",
-            vec![
-                ("fmod", ty),
-                ("copysign", ty),
-                ("signbit", ty),
-                ("isnan", ty),
-                ("nan", ty),
-                ("inf", ty),
-                ("xorsign", ty),
-            ],
-        ),
+        "fdivmod" => (fdivmod("fdivmod", ""), fdivmod_deps(ty, false)),
         // numpy's float32 divmod (`npy_divmodf`) on float32 values held in float64: `fdivmod`'s
         // steps, each result rounded to float32 (`r32`), as float32 arithmetic rounds it (the
         // float64 result of `+ - /` on float32 values rounded to float32 is float32's own).
-        "fdivmod32" => fixed(
-            "fn fdivmod32_$S(a: $T, b: $T) -> vec2<$T> {
-    var m = fmod_$S(a, b);
-    let quotient_sign = xorsign_$S(a, b);
-    if b == $T(0.0) {
-        if isnan_$S(a) || a == $T(0.0) { return vec2<$T>(nan_$S(), m); }
-        return vec2<$T>(copysign_$S(inf_$S(), quotient_sign), m);
-    }
-    if isnan_$S(m) { return vec2<$T>(nan_$S(), m); }
-    var div = r32_$S(r32_$S(a - m) / b);
-    if m != $T(0.0) {
-        if signbit_$S(b) != signbit_$S(m) { m = r32_$S(m + b); div = r32_$S(div - $T(1.0)); }
-    } else {
-        m = copysign_$S($T(0.0), b);
-    }
-    var q: $T;
-    if div != $T(0.0) {
-        q = ffloor_$S(div);
-        if div - q > $T(0.5) { q = r32_$S(q + $T(1.0)); }
-    } else {
-        q = copysign_$S($T(0.0), quotient_sign);
-    }
-    return vec2<$T>(q, m);
-}",
-            vec![
-                ("fmod", ty),
-                ("r32", ty),
-                ("copysign", ty),
-                ("signbit", ty),
-                ("isnan", ty),
-                ("nan", ty),
-                ("inf", ty),
-                ("xorsign", ty),
-            ],
-        ),
+        "fdivmod32" => (fdivmod("fdivmod32", "r32_$S"), fdivmod_deps(ty, true)),
         "ffloordiv32" => {
             fixed("fn ffloordiv32_$S(a: $T, b: $T) -> $T { return fdivmod32_$S(a, b).x; }", vec![("fdivmod32", ty)])
         }
@@ -819,4 +751,47 @@ fn f32_math(name: &str) -> (String, Deps) {
     };
     let deps = if name == "log1p" { vec![("opqa", "f32")] } else { vec![] };
     (text.to_string(), deps)
+}
+
+/// numpy's `npy_divmod` as the WGSL function `{name}_$S`: the floor quotient and the remainder
+/// with the divisor's sign, each arithmetic step's result passed through `round` (a function
+/// name, or "" for the value's own precision). Where the divisor is zero, or the quotient is a
+/// signed zero, the result is built from signs, not divided (see the `fdivmod` entry).
+fn fdivmod(name: &str, round: &str) -> String {
+    format!(
+        "fn {name}_$S(a: $T, b: $T) -> vec2<$T> {{
+    var m = fmod_$S(a, b);
+    // The sign of a / b, from the bits (a float constant's zero sign is not safe either).
+    let quotient_sign = xorsign_$S(a, b);
+    if b == $T(0.0) {{
+        if isnan_$S(a) || a == $T(0.0) {{ return vec2<$T>(nan_$S(), m); }}
+        return vec2<$T>(copysign_$S(inf_$S(), quotient_sign), m);
+    }}
+    if isnan_$S(m) {{ return vec2<$T>(nan_$S(), m); }}
+    var div = {round}({round}(a - m) / b);
+    if m != $T(0.0) {{
+        if signbit_$S(b) != signbit_$S(m) {{ m = {round}(m + b); div = {round}(div - $T(1.0)); }}
+    }} else {{
+        m = copysign_$S($T(0.0), b);
+    }}
+    var q: $T;
+    if div != $T(0.0) {{
+        q = ffloor_$S(div);
+        if div - q > $T(0.5) {{ q = {round}(q + $T(1.0)); }}
+    }} else {{
+        q = copysign_$S($T(0.0), quotient_sign);
+    }}
+    return vec2<$T>(q, m);
+}}"
+    )
+}
+
+/// What [`fdivmod`] calls, with `r32` where its steps round to float32.
+fn fdivmod_deps(ty: &'static str, float32_steps: bool) -> Deps {
+    let mut deps =
+        vec![("fmod", ty), ("copysign", ty), ("signbit", ty), ("isnan", ty), ("nan", ty), ("inf", ty), ("xorsign", ty)];
+    if float32_steps {
+        deps.push(("r32", ty));
+    }
+    deps
 }
