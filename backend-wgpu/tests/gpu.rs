@@ -172,11 +172,7 @@ fn float64_powers_are_rounded_once() {
     pairs.extend([(10.0, 22.0), (10.0, -22.0), (0.1, -1.0), (0.1, 3.0), (1.0000001, 1e9), (0.9999999, 7e9)]);
     pairs.extend([(2.0, 1023.9999999), (2.0, 1024.0), (2.0, -1074.5), (2.0, -1075.0), (3.0, -679.0)]);
     // Random bases over the exponent range and exponents up to the overflow bound.
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut uniform = move || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / 2f64.powi(53)
-    };
+    let mut uniform = uniform(0x2545_f491_4f6c_dd1du64);
     for _ in 0..4000 {
         let x = (uniform() * 1400.0 - 700.0).exp();
         let z = uniform() * 1420.0 - 710.0;
@@ -430,6 +426,15 @@ fn kernels_reading_more_buffers_than_the_adapter_binds_are_unsupported_or_exact(
     }
 }
 
+/// Deterministic values in [0, 1) from `seed` (an LCG's top 53 bits).
+fn uniform(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed;
+    move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / 2f64.powi(53)
+    }
+}
+
 /// A float64 array of `values`.
 fn f64_data(values: &[f64]) -> ArrayData {
     ArrayData::from(Array1::from(values.to_vec()).into_dyn())
@@ -470,11 +475,7 @@ fn float32_floor_division_steps_in_float32_as_numpys() {
     let Some(w) = gpu() else { return };
     let mut xs: Vec<f32> = vec![-13661105.0, 7.5, -7.5, 1e30, -3e-45, f32::NAN, f32::INFINITY, 0.0, -0.0];
     let mut ys: Vec<f32> = vec![0.6649998, 2.0, -2.0, 3e-30, 7.0, 1.0, 3.0, -1.0, 0.0];
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut uniform = move || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / 2f64.powi(53)
-    };
+    let mut uniform = uniform(0x2545_f491_4f6c_dd1du64);
     for _ in 0..20_000 {
         xs.push(((uniform() - 0.5) * (uniform() * 40.0).exp()) as f32);
         ys.push((uniform() - 0.5) as f32);
@@ -566,11 +567,7 @@ fn hypot_has_the_bits_of_the_cpu_backends_and_numpy() {
     // (squares that would overflow or underflow: the scaled paths), subnormals, far-apart pairs
     // (`x + y`) and special values.
     let Some(w) = gpu() else { return };
-    let mut state = 0x1234_5678_9abc_def1u64;
-    let mut uniform = move || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / 2f64.powi(53)
-    };
+    let mut uniform = uniform(0x1234_5678_9abc_def1u64);
     let mut xs = Vec::new();
     let mut ys = Vec::new();
     for k in 0..20_000 {
@@ -749,11 +746,8 @@ fn complex_products_are_the_cpu_definitions_bits() {
     // double-double pieces on the GPU); reductions: the textbook product (`complex::mul`).
     let Some(w) = gpu() else { return };
     type C = num_complex::Complex64;
-    let mut state = 0x853c_49e6_748f_ea9bu64;
-    let mut uniform = move || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / 2f64.powi(53) - 0.5
-    };
+    let mut next = uniform(0x853c_49e6_748f_ea9bu64);
+    let mut uniform = move || next() - 0.5;
     let mut xs: Vec<C> = (0..3000).map(|_| C::new(uniform(), uniform())).collect();
     let mut ys: Vec<C> = (0..3000).map(|_| C::new(uniform() * 1e5, uniform() * 1e-3)).collect();
     // Parts whose products and sums are near or in the subnormal range, where the fast fma's error
@@ -808,11 +802,8 @@ fn complex64_products_round_once_as_numpys_fused_float32_products() {
     // far apart in magnitude (products near float32's subnormal range).
     let Some(w) = gpu() else { return };
     type C = num_complex::Complex32;
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut uniform = move || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / 2f64.powi(53) - 0.5
-    };
+    let mut next = uniform(0x9e37_79b9_7f4a_7c15u64);
+    let mut uniform = move || next() - 0.5;
     let mut part = move || (uniform() * 2f64.powf(uniform() * 200.0)) as f32;
     let (mut xs, mut ys): (Vec<C>, Vec<C>) =
         (0..50_000).map(|_| (C::new(part(), part()), C::new(part(), part()))).unzip();
