@@ -2,11 +2,14 @@
 //!
 //! A libm call per element costs more than everything else in a typical fused kernel and cannot be
 //! vectorized, so float64 `sin`/`cos` are computed inline: the argument is reduced by the nearest
-//! multiple of pi/2 (Cody-Waite, two parts of pi/2, as musl's `__rem_pio2` does for medium
-//! arguments), then musl's `__sin`/`__cos` kernel polynomials (fdlibm's coefficients) are
-//! evaluated on `[-pi/4, pi/4]` and the quadrant picks one of `±sin`, `±cos`. The error is about
-//! 1 ulp, well inside the conformance tolerances. Arguments beyond [`REDUCTION_LIMIT`] in
-//! magnitude, where two parts of pi/2 are not enough, go to libm; NaN and infinities give NaN
+//! multiple `n` of pi/2 to a head and a tail, `y0 + y1 = x - n pi/2`, by three Cody-Waite steps
+//! (pi/2 in three 33-bit parts, each step compensated, as musl's `__rem_pio2` reduces medium
+//! arguments), then musl's `__sin`/`__cos` kernel polynomials (fdlibm's coefficients), which take
+//! the tail, are evaluated on `[-pi/4, pi/4]` and the quadrant picks one of `±sin`, `±cos`.
+//! All three steps are always taken (musl takes the later ones only under cancellation, a branch
+//! per element): near a multiple of pi/2 the result is tiny and only the later parts of pi/2 keep
+//! it accurate (`sin(5 pi)` was 600,000 ulps off with one part). The error is about 1 ulp.
+//! Arguments beyond [`REDUCTION_LIMIT`] in magnitude go to libm; NaN and infinities give NaN
 //! through the arithmetic, as libm does. Scalar and vector code evaluate the same operations, so
 //! both paths give the same bits.
 
@@ -23,8 +26,13 @@ use crate::helpers;
 const REDUCTION_LIMIT: f64 = 1.0e5;
 const TO_INT: f64 = 6_755_399_441_055_744.0; // 1.5 / f64::EPSILON: adding it rounds to an integer
 const INV_PIO2: f64 = std::f64::consts::FRAC_2_PI;
-const PIO2_1: f64 = 1.570_796_326_734_125_6; // the first 33 bits of pi/2
-const PIO2_1T: f64 = 6.077_100_506_506_192e-11; // pi/2 - PIO2_1
+/// pi/2 in three parts of 33 significant bits (`PIO2_1 + PIO2_2 + PIO2_3`), each with the rest
+/// of pi/2 after it rounded to float64 (`PIO2_kT`): musl's `__rem_pio2` constants, by their bits.
+const PIO2_1: f64 = f64::from_bits(0x3FF9_21FB_5440_0000);
+const PIO2_2: f64 = f64::from_bits(0x3DD0_B461_1A60_0000);
+const PIO2_2T: f64 = f64::from_bits(0x3BA3_198A_2E03_7073);
+const PIO2_3: f64 = f64::from_bits(0x3BA3_198A_2E00_0000);
+const PIO2_3T: f64 = f64::from_bits(0x397B_839A_2520_49C1);
 const S: [f64; 6] = [
     -1.666_666_666_666_663_2e-1,
     8.333_333_333_322_49e-3,
@@ -77,19 +85,22 @@ impl Translator<'_, '_> {
         let scaled = self.b.ins().fmul(x, inv_pio2);
         let shifted = self.b.ins().fadd(scaled, to_int);
         let n = self.b.ins().fsub(shifted, to_int);
+        // Three compensated Cody-Waite steps: r - w = x - n (PIO2_1 + PIO2_2 + PIO2_3 + PIO2_3T),
+        // each product exact (n < 2^17, parts of 33 bits).
         let pio2_1 = self.f64_splat(ty, PIO2_1);
-        let pio2_1t = self.f64_splat(ty, PIO2_1T);
-        let n_hi = self.b.ins().fmul(n, pio2_1);
-        let r = self.b.ins().fsub(x, n_hi);
-        let w = self.b.ins().fmul(n, pio2_1t);
+        let r = self.b.ins().fmul(n, pio2_1);
+        let r = self.b.ins().fsub(x, r);
+        let (r, _) = self.cody_waite_step(r, n, PIO2_2, PIO2_2T, ty);
+        let (r, w) = self.cody_waite_step(r, n, PIO2_3, PIO2_3T, ty);
+        // The head y0 and the tail y1 of the reduced argument.
         let y = self.b.ins().fsub(r, w);
+        let y_tail = self.b.ins().fsub(r, y);
+        let y_tail = self.b.ins().fsub(y_tail, w);
 
         let z = self.b.ins().fmul(y, y);
         let w = self.b.ins().fmul(z, z);
-        // musl __sin: y + y^3 (S1 + z r), r = S2 + z (S3 + z S4) + z w (S5 + z S6).
-        let s = self.sin_kernel(y, z, w, ty);
-        // musl __cos: (1 - z/2) + (((1 - (1 - z/2)) - z/2) + z r).
-        let c = self.cos_kernel(z, w, ty);
+        let s = self.sin_kernel(y, y_tail, z, w, ty);
+        let c = self.cos_kernel(y, y_tail, z, w, ty);
 
         // Quadrant q = n mod 4 (cos is sin one quadrant on): odd -> the cos kernel, >= 2 -> negate.
         let n = if cos {
@@ -116,7 +127,22 @@ impl Translator<'_, '_> {
         self.blend(ty, negate, minus_v, v)
     }
 
-    fn sin_kernel(&mut self, y: Value, z: Value, w: Value, ty: Type) -> Value {
+    /// One compensated step of the reduction from `t` (musl's): `r = t - n part`, and `w`, the
+    /// part of `n (part + rest)` that `r` still holds, `n rest - ((t - r) - n part)`.
+    fn cody_waite_step(&mut self, t: Value, n: Value, part: f64, rest: f64, ty: Type) -> (Value, Value) {
+        let part = self.f64_splat(ty, part);
+        let rest = self.f64_splat(ty, rest);
+        let step = self.b.ins().fmul(n, part);
+        let r = self.b.ins().fsub(t, step);
+        let lost = self.b.ins().fsub(t, r);
+        let lost = self.b.ins().fsub(lost, step);
+        let tail = self.b.ins().fmul(n, rest);
+        (r, self.b.ins().fsub(tail, lost))
+    }
+
+    /// musl's `__sin(y, y_tail, 1)`: `y - ((z (y_tail / 2 - v r) - y_tail) - v S1)` with `v = z y`,
+    /// `r = S2 + z (S3 + z S4) + z w (S5 + z S6)`.
+    fn sin_kernel(&mut self, y: Value, y_tail: Value, z: Value, w: Value, ty: Type) -> Value {
         let [s1, s2, s3, s4, s5, s6] = S.map(|c| self.f64_splat(ty, c));
         let t = self.b.ins().fmul(z, s4);
         let t = self.b.ins().fadd(s3, t);
@@ -128,15 +154,21 @@ impl Translator<'_, '_> {
         let t = self.b.ins().fmul(zw, t);
         let r = self.b.ins().fadd(a, t);
         let v = self.b.ins().fmul(z, y);
-        let t = self.b.ins().fmul(z, r);
-        let t = self.b.ins().fadd(s1, t);
-        let t = self.b.ins().fmul(v, t);
-        self.b.ins().fadd(y, t)
+        let half = self.f64_splat(ty, 0.5);
+        let half_tail = self.b.ins().fmul(half, y_tail);
+        let vr = self.b.ins().fmul(v, r);
+        let t = self.b.ins().fsub(half_tail, vr);
+        let t = self.b.ins().fmul(z, t);
+        let t = self.b.ins().fsub(t, y_tail);
+        let vs1 = self.b.ins().fmul(v, s1);
+        let t = self.b.ins().fsub(t, vs1);
+        self.b.ins().fsub(y, t)
     }
 
-    fn cos_kernel(&mut self, z: Value, w: Value, ty: Type) -> Value {
+    /// musl's `__cos(y, y_tail)`: `(1 - z/2) + (((1 - (1 - z/2)) - z/2) + (z r - y y_tail))` with
+    /// `r = z (C1 + z (C2 + z C3)) + w w (C4 + z (C5 + z C6))`.
+    fn cos_kernel(&mut self, y: Value, y_tail: Value, z: Value, w: Value, ty: Type) -> Value {
         let [c1, c2, c3, c4, c5, c6] = C.map(|c| self.f64_splat(ty, c));
-        // r = z (C1 + z (C2 + z C3)) + w w (C4 + z (C5 + z C6))
         let t = self.b.ins().fmul(z, c3);
         let t = self.b.ins().fadd(c2, t);
         let t = self.b.ins().fmul(z, t);
@@ -156,6 +188,8 @@ impl Translator<'_, '_> {
         let t = self.b.ins().fsub(one, w);
         let t = self.b.ins().fsub(t, hz);
         let zr = self.b.ins().fmul(z, r);
+        let yy = self.b.ins().fmul(y, y_tail);
+        let zr = self.b.ins().fsub(zr, yy);
         let t = self.b.ins().fadd(t, zr);
         self.b.ins().fadd(w, t)
     }
