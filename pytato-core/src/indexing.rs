@@ -289,8 +289,13 @@ pub fn expand_masks(op: &str, items: &[Idx], a: &Array) -> Result<Vec<Idx>> {
             }
             Idx::NewAxis => expanded.push(Idx::NewAxis),
             Idx::Array(mask) if mask.dtype() == DType::Bool => {
+                // numpy lets a mask axis of length 0 index an axis of any length (its positions
+                // are empty either way); every other length must be the axis's.
                 let indexed = a.shape().dims().get(axis..axis + mask.ndim());
-                if indexed != Some(mask.shape().dims()) {
+                let matches = indexed.is_some_and(|dims| {
+                    dims.iter().zip(mask.shape().dims()).all(|(d, m)| d == m || m.as_int() == Some(0))
+                });
+                if !matches {
                     return Err(Error::ShapeMismatch {
                         op: op.into(),
                         expected: format!(

@@ -85,7 +85,17 @@ class IndexDTypeError(UnsupportedDTypeError, IndexError):  # noqa: F821 (defined
     ``TypeError`` as the library's ``UnsupportedDType``."""
 
 
-__all__ += ["IndexDTypeError", "InvalidIndexError"]
+class IndexShapeError(ShapeMismatchError, IndexError):  # noqa: F821 (defined above)
+    """A boolean mask whose shape is not that of the axes it indexes: numpy's ``IndexError``, and
+    a ``ValueError`` as the library's ``ShapeMismatch``."""
+
+
+class IndexBroadcastError(BroadcastMismatchError, IndexError):  # noqa: F821 (defined above)
+    """Index arrays whose shapes do not broadcast together: numpy's ``IndexError``, and a
+    ``ValueError`` as the library's ``BroadcastMismatch``."""
+
+
+__all__ += ["IndexBroadcastError", "IndexDTypeError", "IndexShapeError", "InvalidIndexError"]
 
 
 # The kinds of DistributedMismatch, under pytato's names (pytato.distributed.verify).
@@ -132,6 +142,8 @@ _native._register_exceptions(
         **{kind: globals()[f"{kind}Error"] for kind, _, _ in _KINDS},
         "InvalidIndex": InvalidIndexError,
         "IndexDType": IndexDTypeError,
+        "IndexShape": IndexShapeError,
+        "IndexBroadcast": IndexBroadcastError,
         **{f"DistributedMismatch:{name}": c for name, c in _MISMATCHES.items()},
     }
 )

@@ -100,12 +100,16 @@ pub(crate) fn diagnostic(name: &str, message: String) -> PyErr {
 }
 
 /// A library result of indexing, its errors raised as numpy raises them: an invalid index (too
-/// many of them, a zero step) is `pytato_rs.InvalidIndexError` and an index of a dtype that does
-/// not index (floats) `pytato_rs.IndexDTypeError`, both also an `IndexError`.
+/// many of them, a zero step) is `pytato_rs.InvalidIndexError`, an index of a dtype that does
+/// not index (floats) `pytato_rs.IndexDTypeError`, a mask of the wrong shape
+/// `pytato_rs.IndexShapeError` and index arrays that do not broadcast
+/// `pytato_rs.IndexBroadcastError`, each also an `IndexError`.
 pub(crate) fn indexing<T>(result: pytato::Result<T>) -> Result<T> {
     result.map_err(|e| match e.kind() {
         "InvalidArgument" => of_kind("InvalidIndex", e.to_string()),
         "UnsupportedDType" => of_kind("IndexDType", e.to_string()),
+        "ShapeMismatch" => of_kind("IndexShape", e.to_string()),
+        "BroadcastMismatch" => of_kind("IndexBroadcast", e.to_string()),
         _ => Error(e).into(),
     })
 }
