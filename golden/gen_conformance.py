@@ -175,6 +175,10 @@ case("einsum_implicit", "np.einsum('ij,jk', a, b)", {"a": (F, (2, 3)), "b": (F, 
 case("einsum_trace", "np.einsum('ii', a)", {"a": (D, (4, 4))})
 case("einsum_diagonal", "np.einsum('ii->i', a)", {"a": (I32, (4, 4))})
 case("einsum_transpose", "np.einsum('ij->ji', a)", {"a": (D, (2, 3))})
+# One operand and nothing summed is numpy's view (-0.0 stays); products are added into zeros (+0.0).
+case("einsum_signs_of_zero", {"view": "np.einsum('ij->ji', a)", "diag": "np.einsum('ii->i', a)",
+                              "product": "np.einsum('ij,ij->ij', a, a)"},
+     {"a": (D, (3, 3), [-0.0, 1.0, 0.0, -2.0])})
 case("einsum_outer", "np.einsum('i,j->ij', a, b)", {"a": (D, (3,)), "b": (C, (2,))})
 case("einsum_ellipsis", "np.einsum('...ij,...jk->...ik', a, b)", {"a": (D, (2, 1, 2, 3)), "b": (D, (4, 3, 2))})
 case("einsum_three_operands", "np.einsum('ij,jk,kl->il', a, b, c)", {"a": (D, (2, 3)), "b": (D, (3, 4)), "c": (D, (4, 2))})
@@ -568,6 +572,8 @@ case("compress_axis", "np.compress(c, x, axis=1)", {"x": (D, (3, 5)), "c": (B, (
 case("compress_short_condition", "np.compress(c, x, axis=0)", {"x": (D, (5, 2)), "c": (B, (3,))})
 case("compress_flat", "np.compress(c, x)", {"x": (D, (2, 3)), "c": (B, (4,))})
 case("error_mask_wrong_shape", "x[m]", {"x": (D, (5,)), "m": (B, (4,))}, error="ShapeMismatch")
+# numpy checks a mask axis by axis, and an axis of length 0 matches any length.
+case("mask_with_an_empty_axis", {"a": "x[m]", "b": "x[:, e]"}, {"x": (D, (2, 3)), "m": (B, (2, 0)), "e": (B, (0,))})
 case("error_compress_beyond_the_axis", "np.compress(c, x, axis=0)", {"x": (D, (3,)), "c": (B, (5,), [False, False, False, False, True])},
      error="IndexOutOfBounds")
 
@@ -676,6 +682,11 @@ for d in [I8, U16, I64, F, D]:
 case("clip_promotes_all_three", "np.clip(x, y, z)", {"x": (I8, (6,)), "y": (U16, (6,), "int:0:3"), "z": (F, (6,))})
 case("clip_special", {"c": "np.clip(x, -1.0, 1.0)", "nan_bound": "np.clip(x, np.nan, 1.0)"},
      {"x": (D, (12,), "special")})
+# Ties decide the sign of zero: numpy's loop keeps x where both bounds are constant, else the bound.
+for d in [F, D]:
+    case(f"clip_zero_ties_{d}", {"scalars": "np.clip(x, 0.0, 1.0)", "signed": "np.clip(x, -1.0, -0.0)",
+                                 "arrays": "np.clip(x, y, 1.0)"},
+         {"x": (d, (8,), [-0.0, 0.0, 0.5, -0.0]), "y": (d, (8,), [0.0, -0.0])})
 # vecdot (conjugates its first argument, keeps the product's dtype), diff (bools by !=), repeat.
 for d in [I8, I64, F, D, Z]:
     case(f"vecdot_{d}", {"last": "np.vecdot(a, b)", "first": "np.vecdot(a, c, axis=0)"},
@@ -781,6 +792,7 @@ for d in [B, I32, D, Z]:
     case(f"tril_triu_{d}", {"l": "np.tril(x)", "u": "np.triu(x)", "lk": "np.tril(x, k=-1)", "uk": "np.triu(x, 2)",
                             "batch": "np.triu(y, k=-1)"}, {"x": (d, (4, 5)), "y": (d, (2, 3, 3))})
 case("tril_symbolic", "np.tril(x, 1)", {"x": (D, ("n", "m"))}, sizes={"n": 3, "m": 5})
+case("tril_triu_of_a_vector", {"l": "np.tril(x, -1)", "u": "np.triu(x)"}, {"x": (I64, (4,))})
 case("empty_and_asarray", {"e": "np.ones_like(np.empty((2, 3), dtype=np.int32))", "el": "np.full_like(np.empty_like(x), 7)",
                            "a": "np.asarray(x)", "ad": "np.asarray(x, dtype=np.float32)"}, {"x": (I16, (4,))})
 case("roll_axes", {"two": "np.roll(x, (1, -2), axis=(0, 1))", "same": "np.roll(x, (1, 2), axis=(1, 1))",
@@ -1220,9 +1232,10 @@ for d in [D, Z]:
                                    "counts": every + "[3]", "apart": "np.unique(x, equal_nan=False, return_counts=True)[1]"},
          {"x": (d, (9, 9), "special")},
          # numpy's unique without return_* finds values with a hash table, keeping the first value
-         # with a NaN it meets; the library keeps the first in the sort's order, as numpy's sorting
-         # path (with return_*) does. They differ for complex NaNs only.
-         numpy={"values": "np.unique(x, return_counts=True)[0]"})
+         # with a NaN it meets; the library keeps the first in a stable sort's order, the value at
+         # numpy's return_index. They differ for complex NaNs, and in the sign of a zero where
+         # numpy's sort (not stable) puts another of the equal zeros first.
+         numpy={"values": "np.ravel(x)[np.unique(x, return_index=True)[1]]"})
 case("diagonal_and_trace", {"main": "np.diagonal(x)", "above": "np.diagonal(x, 2)", "below": "np.diagonal(x, -1, 2, 0)",
                             "beyond": "np.diagonal(x, 9)", "tr": "np.trace(x, 1)", "tr_planes": "np.trace(x, -1, 1, 2)",
                             "tr_int": "np.trace(i)", "tr_float": "np.trace(i, dtype=np.float64)", "sym": "np.diagonal(y)"},

@@ -253,9 +253,13 @@ fn einsum(e: &Einsum, dtype: DType, shape: &[usize], values: &Values<'_, '_>) ->
     // (numpy's float16 matmul, dot and tensordot), as `Expr::widen_float16` makes the compiled
     // backends do.
     let compute = if dtype == DType::F16 { DType::F32 } else { dtype };
+    // One operand and nothing to sum is numpy's view of it (a transpose, a diagonal): no
+    // addition into a zeroed output, so -0.0 stays -0.0.
+    let view = e.args.len() == 1 && red_lengths.is_empty();
     let mut at = Vec::new();
     build(dtype, shape, |i| {
         let mut total = Accumulator::new(op, compute);
+        let mut viewed = None;
         for_each_index(&red_lengths, |r| {
             // The product of the operands, from the first (no `1 *` that would turn inf into NaN).
             let mut prod: Option<Scalar> = None;
@@ -274,10 +278,18 @@ fn einsum(e: &Einsum, dtype: DType, shape: &[usize], values: &Values<'_, '_>) ->
                     Some(p) => scalar_ops::product(p, x)?,
                 });
             }
-            total.add(prod.ok_or_else(|| internal("an einsum without operands"))?)?;
+            let prod = prod.ok_or_else(|| internal("an einsum without operands"))?;
+            if view {
+                viewed = Some(prod);
+            } else {
+                total.add(prod)?;
+            }
             Ok(())
         })?;
-        Ok(total.finish()?)
+        match viewed {
+            Some(x) => Ok(x.cast(dtype)),
+            None => Ok(total.finish()?),
+        }
     })
 }
 

@@ -2,7 +2,8 @@
 //!
 //! Integers and bools must match exactly. Floating point values must satisfy
 //! `|got - expected| <= atol + rtol * |expected|` (for complex values with the modulus, as
-//! numpy's `allclose`), with NaN matching NaN and infinities matching infinities of the same sign. The tolerances allow for a different summation
+//! numpy's `allclose`), with NaN matching NaN, infinities matching infinities of the same sign and
+//! zeros matching zeros of the same sign. The tolerances allow for a different summation
 //! order than numpy's pairwise sums and for other (correctly rounded to a few ulp) math libraries.
 
 use pytato_core::{ArrayData, DType, Scalar};
@@ -77,6 +78,11 @@ fn close(got: f64, expected: f64, rtol: f64, atol: f64) -> bool {
     }
     if expected.is_infinite() || got.is_infinite() {
         return got == expected;
+    }
+    if expected == 0.0 && got == 0.0 {
+        // numpy decides the sign of a zero result (`-0.0 * 1`, `max(-0.0, 0.0)`, `clip` at a
+        // tie): the sign is part of the value.
+        return got.is_sign_negative() == expected.is_sign_negative();
     }
     (got - expected).abs() <= atol + rtol * expected.abs()
 }

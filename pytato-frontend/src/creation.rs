@@ -629,7 +629,8 @@ pub fn meshgrid(arrays: &[Array], indexing: Indexing) -> Result<Vec<Array>> {
 }
 
 /// `a` with the elements above the `k`-th diagonal of its last two axes set to zero (numpy
-/// `tril`): `a[..., i, j]` is kept where `j - i <= k`.
+/// `tril`): `a[..., i, j]` is kept where `j - i <= k`. A vector is the row of a square matrix,
+/// as in numpy.
 ///
 /// ```
 /// use pytato_core::DType;
@@ -644,7 +645,8 @@ pub fn tril(a: &Array, k: i64) -> Result<Array> {
 }
 
 /// `a` with the elements below the `k`-th diagonal of its last two axes set to zero (numpy
-/// `triu`): `a[..., i, j]` is kept where `j - i >= k`.
+/// `triu`): `a[..., i, j]` is kept where `j - i >= k`. A vector is the row of a square matrix,
+/// as in numpy.
 ///
 /// ```
 /// use pytato_core::DType;
@@ -659,9 +661,15 @@ pub fn triu(a: &Array, k: i64) -> Result<Array> {
 }
 
 fn triangle(op: &str, a: &Array, k: i64, keep: CompareOp) -> Result<Array> {
+    if a.ndim() == 1 {
+        // numpy's rule: a vector is the row of a square matrix.
+        let length = a.shape()[0].clone();
+        let rows = pytato_core::basic::broadcast_to(a, Shape::from(vec![length.clone(), length]))?;
+        return triangle(op, &rows, k, keep);
+    }
     let n = a.ndim();
     if n < 2 {
-        return Err(Error::invalid(op, format!("needs at least two axes, got an array of shape {}", a.shape())));
+        return Err(Error::invalid(op, format!("needs at least one axis, got an array of shape {}", a.shape())));
     }
     let mut builder = LambdaBuilder::new(a.shape().clone());
     let read = builder.read_broadcast(a);

@@ -971,6 +971,11 @@ fn complex_sign(z: &Array) -> Result<Array> {
 /// max)`, so NaN propagates and `max` wins where `min > max`; either bound may be absent. The
 /// bounds promote with `a` as numpy's do.
 ///
+/// Ties differ only in the sign of zero, and numpy's loop decides them by its strides: with both
+/// bounds the same for every element (numpy's common case, a scalar or a size-1 array: stride 0)
+/// it keeps `a` (`clip(-0.0, 0, 1)` is `-0.0`), otherwise the bound (`maximum`'s rule). Here real
+/// floats between two bounds of size 1 keep `a`; every other case takes the bound.
+///
 /// ```
 /// use pytato_core::DType;
 /// use pytato_frontend as pt;
@@ -986,6 +991,18 @@ pub fn clip(a: &Array, min: Option<Operand>, max: Option<Operand>) -> Result<Arr
     let all: Vec<&Operand> = std::iter::once(&operand).chain(min.iter()).chain(max.iter()).collect();
     let dtype = promote(&all)?;
     let a = &astype(a, dtype)?;
+    let size_one = |o: &Operand| match o {
+        Operand::Scalar(_) => true,
+        Operand::Array(b) => b.shape().dims().iter().all(|d| d.as_int() == Some(1)),
+    };
+    if let (Some(low), Some(high)) = (&min, &max)
+        && dtype.kind() == DTypeKind::Float
+        && size_one(low)
+        && size_one(high)
+    {
+        let raised = bound_keeping_ties(a, low.clone(), CompareOp::Gt)?;
+        return bound_keeping_ties(&raised, high.clone(), CompareOp::Lt);
+    }
     let low = match min {
         Some(m) => maximum(a, m)?,
         None => a.clone(),
@@ -994,6 +1011,18 @@ pub fn clip(a: &Array, min: Option<Operand>, max: Option<Operand>) -> Result<Arr
         Some(m) => minimum(&low, m),
         None => Ok(low),
     }
+}
+
+/// `bound` where it is NaN or passes `a` under `beyond` (`Gt`: a lower bound above `a`), else
+/// `a`: one side of numpy's clip with a constant bound, which keeps `a` at a tie.
+fn bound_keeping_ties(a: &Array, bound: Operand, beyond: CompareOp) -> Result<Array> {
+    elementwise("clip", &[&a.into(), &bound], a.dtype(), |mut e| {
+        let bound = e.pop().expect("two operands");
+        let x = e.pop().expect("two operands");
+        let wins = Expr::call(Func::IsNan, vec![bound.clone()])
+            .binary(BinaryOp::LogicalOr, bound.clone().compare(beyond, x.clone()));
+        Ok(Expr::if_then_else(wins, bound, x))
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -211,8 +211,13 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
             let body = product.expect("an einsum has operands");
             if red_names.is_empty() {
                 // numpy adds each product into a zeroed output, even with nothing to sum: a -0.0
-                // product comes out +0.0 (and `x / einsum('i,i->i', x, 0 * x)` is +-inf by that sign).
-                if dtype.is_inexact() { body.binary(BinaryOp::Add, Expr::constant(Scalar::zero(dtype))) } else { body }
+                // product comes out +0.0 (and `x / einsum('i,i->i', x, 0 * x)` is +-inf by that
+                // sign). One operand is numpy's view of it (a transpose, a diagonal): -0.0 stays.
+                if dtype.is_inexact() && e.args.len() > 1 {
+                    body.binary(BinaryOp::Add, Expr::constant(Scalar::zero(dtype)))
+                } else {
+                    body
+                }
             } else {
                 let bounds = red_names
                     .iter()
