@@ -607,33 +607,47 @@ def nanmean(a, axis=None, dtype=None, keepdims=False):
     return astype(divide(total, count), total.dtype)  # noqa: F405
 
 
+def _axes_merged_last(a, axis):
+    """``a`` with the axes ``axis`` names (``None``: all of them; an int or a tuple, checked as
+    numpy checks them) moved to the end and merged into one, as numpy's ``median`` and
+    ``quantile`` reduce them; and the shape ``keepdims`` gives their result (1 on those axes)."""
+    axes = tuple(range(a.ndim)) if axis is None else _np.lib.array_utils.normalize_axis_tuple(axis, a.ndim)
+    kept = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
+    rest = [d for d in range(a.ndim) if d not in axes]
+    if len(axes) == 1:
+        return moveaxis(a, axes[0], -1), kept  # noqa: F405
+    lengths = [a.shape[d] for d in axes]
+    if not _builtins.all(isinstance(n, int) for n in lengths):
+        raise NotImplementedError("reducing several axes at once needs their lengths when the expression is built")
+    moved = permute_dims(a, tuple(rest) + axes)  # noqa: F405
+    return reshape(moved, tuple(a.shape[d] for d in rest) + (_math.prod(lengths),)), kept  # noqa: F405
+
+
 def median(a, axis=None, keepdims=False):
-    """numpy's ``median``: the middle of the sorted values along ``axis`` (the mean of the two
-    middle ones for an even count; NaN where a slice holds a NaN), float64 for integers."""
+    """numpy's ``median``: the middle of the sorted values along ``axis`` (an int, a tuple of
+    axes or ``None`` for all; the mean of the two middle ones for an even count; NaN where a
+    slice holds a NaN), float64 for integers."""
     a = _as_array(a)
-    if axis is None:
-        a, axis = ravel(a), 0  # noqa: F405
-        kept_shape = (1,) * len(a.shape)
-    axis = axis % a.ndim
-    n = a.shape[axis]
+    data, kept = _axes_merged_last(a, axis)
+    n = data.shape[-1]
     if not isinstance(n, int):
         raise NotImplementedError("median needs the length of its axis when the expression is built")
-    s = sort(a, axis=axis)  # noqa: F405
+    s = sort(data, axis=-1)  # noqa: F405
 
     def at(k):
-        return s[tuple(slice(k, k + 1) if d == axis else slice(None) for d in range(s.ndim))]
+        return s[..., k : k + 1]
 
     if n == 0:
-        middle = mean(s, axis=axis, keepdims=True)  # noqa: F405
+        middle = mean(s, axis=-1, keepdims=True)  # noqa: F405
     elif n % 2:
-        middle = mean(at(n // 2), axis=axis, keepdims=True)  # noqa: F405
+        middle = mean(at(n // 2), axis=-1, keepdims=True)  # noqa: F405
     else:
-        middle = mean(concatenate([at(n // 2 - 1), at(n // 2)], axis=axis), axis=axis, keepdims=True)  # noqa: F405
+        middle = mean(concatenate([at(n // 2 - 1), at(n // 2)], axis=-1), axis=-1, keepdims=True)  # noqa: F405
     if a.dtype.kind in "fc" and n > 0:
         # sorted last, a NaN is the median itself, as numpy copies it (a complex one whole)
         last = at(n - 1)
         middle = where(isnan(last), astype(last, middle.dtype), middle)  # noqa: F405
-    return middle if keepdims else squeeze(middle, axis=axis)  # noqa: F405
+    return reshape(middle, kept) if keepdims else middle[..., 0]  # noqa: F405
 
 
 def select(condlist, choicelist, default=0):
@@ -705,7 +719,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """numpy's ``trapezoid``: the sum of ``d * (y[1:] + y[:-1]) / 2`` along ``axis``."""
     y = _as_array(y)
-    axis = axis % y.ndim
+    axis = _np.lib.array_utils.normalize_axis_index(axis, y.ndim)
     upper = tuple(slice(1, None) if d == axis else slice(None) for d in range(y.ndim))
     lower = tuple(slice(None, -1) if d == axis else slice(None) for d in range(y.ndim))
     if x is None:
@@ -726,14 +740,13 @@ def _quantile(a, q, axis, keepdims, weak_q):
     here, as its own code does."""
     if q.ndim > 2:
         raise ValueError("q must be a scalar or 1d")
-    flattened = axis is None
-    data, axis = (ravel(a), 0) if flattened else (a, axis % a.ndim)  # noqa: F405
-    n = data.shape[axis]
+    data, kept = _axes_merged_last(a, axis)
+    n = data.shape[-1]
     if not isinstance(n, int):
         raise NotImplementedError("quantile needs the length of its axis when the expression is built")
     if n == 0:
         raise IndexError("cannot do a non-empty take from an empty axes.")
-    s = moveaxis(sort(data, axis=axis), axis, 0)  # noqa: F405
+    s = moveaxis(sort(data, axis=-1), -1, 0)  # noqa: F405
     rest = tuple(s.shape[1:])
 
     def gather(positions):
@@ -765,7 +778,6 @@ def _quantile(a, q, axis, keepdims, weak_q):
         last = s[n - 1]
         result = where(isnan(last), astype(last, result.dtype), result)  # noqa: F405
     if keepdims:
-        kept = (1,) * a.ndim if flattened else tuple(1 if d == axis else a.shape[d] for d in range(a.ndim))
         result = reshape(result, q.shape + kept)  # noqa: F405
     return result
 
@@ -798,10 +810,23 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     """numpy's ``interp`` of real values (float64, as numpy computes): ``fp[0]`` (``left``) below
     ``xp[0]``, ``fp[-1]`` (``right``) above ``xp[-1]``, ``fp[j]`` where ``x`` is ``xp[j]`` or the
     last point, else ``slope * (x - xp[j]) + fp[j]`` with numpy's fallbacks where that is NaN;
-    NaN for NaN. ``xp`` must be increasing, as numpy assumes; ``period`` is not written."""
+    NaN for NaN. ``xp`` must be increasing, as numpy assumes; ``period`` is not written. Complex
+    ``fp`` interpolates its real and imaginary parts each so (complex128, as numpy); complex ``x``
+    or ``xp`` is numpy's ``TypeError``."""
     if period is not None:
         raise NotImplementedError("interp: period= is not written")
-    x, xp, fp = (astype(_as_array(v), _np.float64) for v in (x, xp, fp))  # noqa: F405
+    x, xp, fp = (_as_array(v) for v in (x, xp, fp))
+    for name, v in (("x", x), ("xp", xp)):
+        if v.dtype.kind == "c":
+            raise TypeError(f"interp: {name} may not be complex (numpy cannot cast {v.dtype} to float64 safely)")
+    if fp.dtype.kind == "c":
+        def part(f, v):
+            return None if v is None else f(_np.complex128(v))
+        re = interp(x, xp, real(fp), part(_np.real, left), part(_np.real, right))  # noqa: F405
+        im = interp(x, xp, imag(fp), part(_np.imag, left), part(_np.imag, right))  # noqa: F405
+        # numpy's complex loop gives a NaN x the imaginary part 0
+        return _native._complex_from_parts(re, where(isnan(astype(x, _np.float64)), 0.0, im))  # noqa: F405
+    x, xp, fp = (astype(v, _np.float64) for v in (x, xp, fp))  # noqa: F405
     if xp.ndim != 1 or fp.ndim != 1:
         raise ValueError("xp and fp must be 1-d sequences")
     n = xp.shape[0]
@@ -843,6 +868,8 @@ def digitize(x, bins, right=False):
         raise ValueError("bins must be monotonically increasing or decreasing")
     side = "left" if right else "right"
     x = _as_array(x)
+    if x.dtype.kind == "c":
+        raise TypeError("x may not be complex")
     if increasing:
         return searchsorted(asarray(bins), x, side=side)  # noqa: F405
     return subtract(len(bins), searchsorted(asarray(bins[::-1].copy()), x, side=side))  # noqa: F405

@@ -136,6 +136,24 @@ def test_mask_and_index_array_broadcast_at_run_time(backend):
         prg(x=data, m=mask, i=idx)
 
 
+def test_masks_with_axes_of_length_zero_index_any_length_as_numpys(backend):
+    # numpy checks a mask's axes one by one, and an axis of length 0 matches any length.
+    data = np.arange(24.0).reshape(2, 3, 4)
+    x = pt.make_placeholder("x", data.shape, np.float64)
+    keys = [(np.zeros(0, bool),), (Ellipsis, np.zeros(0, bool)), (slice(None), np.zeros((0, 4), bool)),
+            (np.zeros((2, 0), bool), 1), (np.zeros((0, 0), bool), Ellipsis)]
+    prg = pt.generate({f"k{k}": x[key] for k, key in enumerate(keys)}, backend)
+    got = prg(x=data)
+    for k, key in enumerate(keys):
+        np.testing.assert_array_equal(got[f"k{k}"], data[key], err_msg=repr(key))
+        assert got[f"k{k}"].shape == data[key].shape
+    for key in [(np.zeros((0, 5), bool),), (np.zeros((1, 0), bool),), (slice(None), np.zeros((0, 3), bool))]:
+        with pytest.raises(IndexError):
+            data[key]
+        with pytest.raises(IndexError):
+            x[key]
+
+
 def test_errors_numpy_raises_once_the_sizes_are_known(backend):
     n = pt.make_size_param("n")
     x = pt.make_placeholder("x", (n,), np.float64)
@@ -886,6 +904,34 @@ def test_quantile_and_percentile_are_numpys_bit_for_bit(backend, dtype):
         pt.quantile(x, 0.5, method="nearest")
 
 
+def test_median_and_quantile_over_several_axes_as_numpys(backend):
+    """Tuples of axes (merged as numpy merges them), keepdims over every axis, and axes out of
+    range or repeated raising numpy's errors rather than wrapping around."""
+    data = np.random.default_rng(4).standard_normal((2, 3, 4))
+    data[1, 2, 3] = np.nan
+    x = pt.make_placeholder("x", data.shape, np.float64)
+    calls = []
+    for axis in (None, 1, (0, 2), (2, 0), (-1, 1), (0, 1, 2)):
+        for keepdims in (False, True):
+            calls.append((f"median {axis} {keepdims}", lambda m, a, ax=axis, k=keepdims: m.median(a, axis=ax, keepdims=k)))
+            calls.append((f"quantile {axis} {keepdims}",
+                          lambda m, a, ax=axis, k=keepdims: m.quantile(a, [0.2, 0.5], axis=ax, keepdims=k)))
+    got = pt.generate({f"r{k}": f(pt, x) for k, (_, f) in enumerate(calls)}, backend)(x=data)
+    for k, (label, f) in enumerate(calls):
+        expected = f(np, data)
+        assert got[f"r{k}"].shape == expected.shape, label
+        _same_bits(got[f"r{k}"], expected, label)
+    wrong_axes = {"median": (3, -4, (0, 0)), "quantile": (3, -4, (0, 0)), "trapezoid": (3, -4)}
+    for name, axes in wrong_axes.items():
+        args = (0.5,) if name == "quantile" else ()
+        for axis in axes:
+            for module, a in ((np, data), (pt, x)):
+                # numpy: an IndexError out of range (AxisError, but for trapezoid), a ValueError
+                # for a repeated axis
+                with pytest.raises(ValueError if isinstance(axis, tuple) else IndexError):
+                    getattr(module, name)(a, *args, axis=axis)
+
+
 def test_interp_and_digitize_are_numpys_bit_for_bit(backend):
     """interp's end rules, exact points, infinite and NaN values (numpy's fallbacks where the
     interpolation is NaN), left/right, one sample point; digitize on increasing, decreasing and
@@ -899,9 +945,13 @@ def test_interp_and_digitize_are_numpys_bit_for_bit(backend):
         (np.array([[0.2, 1.7], [2.5, -3.0]]), np.array([0.0, 1.0, 2.0]), np.array([np.inf, np.inf, 3.0])),
         (np.array([0.5, 1.5]), np.array([0.0, 1.0, 2.0]), np.array([np.inf, -np.inf, np.nan])),
         (np.arange(5, dtype=np.int8), np.array([0, 2, 4], np.int16), np.array([1, 9, 3], np.int32)),
+        # complex values, each part interpolated so (a NaN x gives NaN + 0j)
+        (np.array([-1.0, 0.25, 1.0, 1.5, 9.0, np.nan, -0.0]), np.array([0.0, 1.0, 2.0]),
+         np.array([2 + 1j, complex(np.inf, -3), complex(np.nan, 1)])),
+        (np.array([0.5, 3.0]), np.array([0.0, 1.0]), np.array([1 - 2j, -0.0 - 0.0j], np.complex64)),
     ]
     for x, xp, fp in cases:
-        for kw in ({}, {"left": -9.0, "right": 99}):
+        for kw in ({}, {"left": -9.0, "right": 99} if fp.dtype.kind != "c" else {"left": -1j, "right": 2 + 0.5j}):
             names = [("x", x), ("xp", xp), ("fp", fp)]
             expr = pt.interp(*(pt.make_placeholder(n, v.shape, v.dtype) for n, v in names), **kw)
             _same_bits(pt.generate(expr, backend)(x=x, xp=xp, fp=fp), np.interp(x, xp, fp, **kw), f"interp {xp} {kw}")
@@ -915,6 +965,38 @@ def test_interp_and_digitize_are_numpys_bit_for_bit(backend):
                        f"digitize {bins} {right}")
     with pytest.raises(ValueError, match="monotonically"):
         pt.digitize(px, [0.0, 2.0, 1.0])
+    # Complex points to look up are numpy's TypeError, not their real parts.
+    z = pt.make_placeholder("z", (2,), np.complex128)
+    for f in (lambda m, v: m.interp(v, [0.0, 1.0], [2.0, 3.0]), lambda m, v: m.interp(0.5, v, [2.0, 3.0]),
+              lambda m, v: m.digitize(v, [0.0, 1.0])):
+        with pytest.raises(TypeError):
+            f(np, np.array([1j, 2j]))
+        with pytest.raises(TypeError):
+            f(pt, z)
+
+
+def test_clip_keeps_the_value_at_a_tie_with_constant_bounds_as_numpys_loop(backend):
+    """Ties matter for the sign of zero: numpy's loop keeps the value where both bounds are the
+    same for every element (scalars, size-1 arrays) and takes the bound otherwise."""
+    data = np.array([-0.0, 0.0, np.nan, 5.0, -3.0, 1.0, -np.inf, 2.0])
+    rows = np.zeros(data.shape)
+    for dtype in (np.float64, np.float32, np.float16):
+        a = data.astype(dtype)
+        x = pt.make_placeholder("x", a.shape, dtype)
+        bounds = [(0, 2), (-0.0, 0.0), (0.0, -0.0), (np.array([0.0]), np.array(2.0)), (rows, 2), (0, rows), (3, 1),
+                  (np.nan, 1), (-1, np.nan), (np.float32(-0.0), 1)]
+        got = pt.generate({f"b{k}": pt.clip(x, lo, hi) for k, (lo, hi) in enumerate(bounds)}, backend)(x=a)
+        for k, (lo, hi) in enumerate(bounds):
+            _same_bits(got[f"b{k}"], np.clip(a, lo, hi), f"{np.dtype(dtype)} clip({lo}, {hi})")
+
+
+def test_tril_and_triu_of_a_vector_are_numpys_square(backend):
+    v = np.array([1.5, -2.0, 3.0])
+    x = pt.make_placeholder("x", v.shape, v.dtype)
+    calls = {f"{f.__name__}_{k + 1}": (f, k) for f in (pt.tril, pt.triu) for k in (-1, 0, 2)}
+    got = pt.generate({name: f(x, k) for name, (f, k) in calls.items()}, backend)(x=v)
+    for name, (f, k) in calls.items():
+        _same_bits(got[name], getattr(np, f.__name__)(v, k), name)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8])
