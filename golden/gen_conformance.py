@@ -579,6 +579,10 @@ case("error_compress_beyond_the_axis", "np.compress(c, x, axis=0)", {"x": (D, (3
 
 # --- Scatters: at(x)[index arrays].set(v) and at(x)[...].add(v) (np.add.at) --------------------------
 case("scatter_set", "at(x)[i].set(v)", {"x": (D, (6,)), "i": (I64, (4,), "int:-6:6"), "v": (D, (4,))})
+# A value of a fixed length assigned through a mask, whose count the data decides: it fits when it runs.
+case("scatter_through_a_mask_a_value_of_its_count", {"set": "at(x)[m].set(v)", "add": "at(x)[:, c].add(w)"},
+     {"x": (D, (4, 3)), "m": (B, (4,), [True, False, False, True]), "v": (D, (2, 3)), "c": (B, (3,), [False, True, True]),
+      "w": (D, (2,))})
 case("scatter_set_repeated_last_wins", "at(x)[i].set(v)", {"x": (D, (5,)), "i": (I64, (6,), [1, 3, 1, -4, 0, 1]), "v": (D, (6,))})
 case("scatter_set_rows_scalar", "at(x)[i].set(0)", {"x": (I32, (5, 3)), "i": (I64, (3,), "int:0:5")})
 case("scatter_set_two_arrays", "at(x)[i, j].set(v)", {"x": (D, (4, 5)), "i": (I64, (3,), "int:0:4"), "j": (I32, (3,), "int:-5:5"), "v": (D, (3,))})

@@ -217,34 +217,66 @@ fn scatter(op: &str, x: &Array, items: &[Idx], value: Operand, mode: ScatterMode
     };
     let region = positions.shape().clone();
     let value = drop_leading_ones(value, region.ndim())?;
-    check_fits(op, &value, &region, x)?;
     let values = match (value, mode) {
         (Operand::Scalar(s), _) => {
             Scalar::assign_weak(op, &s, x.dtype())?; // numpy's checks of `x[i] = value`; in range, `full` casts alike
             full(region.clone(), s, x.dtype())?
         }
-        (Operand::Array(v), ScatterMode::Set) => astype(&broadcast_to(&v, region.clone())?, x.dtype())?,
-        (Operand::Array(v), ScatterMode::Add) => broadcast_to(&v, region.clone())?,
+        (Operand::Array(v), ScatterMode::Set) => astype(&broadcast_value(op, &v, &region, x)?, x.dtype())?,
+        (Operand::Array(v), ScatterMode::Add) => broadcast_value(op, &v, &region, x)?,
     };
     Array::new_scatter(x, &positions, &values, mode)
 }
 
-/// Whether `value` broadcasts to the region (of `x`) it is assigned to; an error showing the
+/// `value` broadcast to the region (of `x`) it is assigned to, as numpy broadcasts it when the
+/// assignment runs. Lengths known now must fit now (an error showing the shapes otherwise); where
+/// a length of the region or of `value` is decided later (the count of a mask's selection, a size
+/// parameter), `value` is read at 0 along that axis where its length turns out to be 1, and the
+/// two lengths are checked when the sizes are known ([`SizeCheck::Broadcast`]).
+fn broadcast_value(op: &str, value: &Array, region: &Shape, x: &Array) -> Result<Array> {
+    if broadcast_shapes(op, &[value.shape(), region]).is_ok_and(|s| &s == region) {
+        return broadcast_to(value, region.clone());
+    }
+    let misfit = || misfit(op, value.shape(), region, x);
+    let offset = region.ndim().checked_sub(value.ndim()).ok_or_else(misfit)?;
+    let mut builder = LambdaBuilder::new(region.clone());
+    let mut checks = Vec::new();
+    let mut at = Vec::with_capacity(value.ndim());
+    for (k, length) in value.shape().dims().iter().enumerate() {
+        let to = &region[offset + k];
+        at.push(if length == to {
+            Expr::iname(offset + k)
+        } else if length.as_int() == Some(1) {
+            Expr::i64(0)
+        } else if length.is_concrete() && to.is_concrete() {
+            return Err(misfit());
+        } else {
+            let one = builder.dim(length)?.compare(CompareOp::Eq, Expr::i64(1));
+            checks.push(SizeCheck::Broadcast { op: op.into(), length: length.clone(), to: to.clone() });
+            Expr::if_then_else(one, Expr::i64(0), Expr::iname(offset + k))
+        });
+    }
+    let read = builder.read_at(value, at);
+    builder.finish(read)?.with_size_checks(checks)
+}
+
+/// Whether `value` broadcasts to the region (of `x`) it is assigned to now; an error showing the
 /// shapes otherwise.
 fn check_fits(op: &str, value: &Operand, region: &Shape, x: &Array) -> Result<()> {
     let value_shape = value.shape();
     let fits = broadcast_shapes(op, &[&value_shape, region]).is_ok_and(|s| &s == region);
-    if fits {
-        return Ok(());
-    }
-    Err(Error::invalid(
+    if fits { Ok(()) } else { Err(misfit(op, &value_shape, region, x)) }
+}
+
+/// The error of a value of shape `value` that does not broadcast to its region (of `x`).
+fn misfit(op: &str, value: &Shape, region: &Shape, x: &Array) -> Error {
+    Error::invalid(
         op,
         format!(
-            "a value of shape {value_shape} cannot be broadcast to the region of shape {region} (of an array of \
-             shape {})",
+            "a value of shape {value} cannot be broadcast to the region of shape {region} (of an array of shape {})",
             x.shape()
         ),
-    ))
+    )
 }
 
 /// `value` with leading axes of length 1 beyond `ndim` axes dropped, as numpy's `__setitem__`

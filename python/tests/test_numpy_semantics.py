@@ -154,6 +154,39 @@ def test_masks_with_axes_of_length_zero_index_any_length_as_numpys(backend):
             x[key]
 
 
+def test_values_assigned_through_masks_broadcast_to_the_count_at_run_time(backend):
+    # The count a mask selects is known when the program runs: a value of a fixed length fits
+    # it then, as in numpy, or is an error then.
+    data = np.arange(12.0).reshape(4, 3)
+    x = pt.make_placeholder("x", data.shape, np.float64)
+    cases = {
+        "rows": ((pt.make_placeholder("m", (4,), np.bool_), slice(None)), np.array([[1.0, 2.0, 3.0]] * 2)),
+        "pairs": ((slice(None), pt.make_placeholder("c", (3,), np.bool_)), np.array([-1.0, -2.0])),
+        "one": ((pt.make_placeholder("m", (4,), np.bool_),), np.array([[7.0, 8.0, 9.0]])),
+    }
+    masks = {"m": np.array([True, False, False, True]), "c": np.array([False, True, True])}
+    for name, (key, value) in cases.items():
+        v = pt.make_placeholder("v", value.shape, np.float64)
+        for mode in ("set", "add"):
+            prg = pt.generate(getattr(x.at[key], mode)(v), backend)
+            used = {n: m for n, m in masks.items() if any(getattr(k, "name", None) == n for k in key)}
+            numpy_key = tuple(masks[k.name] if isinstance(k, pt.Array) else k for k in key)
+            expected = data.copy()
+            if mode == "set":
+                expected[numpy_key] = value
+            else:
+                np.add.at(expected, numpy_key, value)
+            np.testing.assert_array_equal(prg(x=data, v=value, **used), expected, err_msg=f"{name} {mode}")
+            # A mask that selects another count: numpy's error, when the program runs.
+            other = {n: np.ones_like(m) for n, m in used.items()}
+            if value.shape[0] != 1:
+                with pytest.raises(ValueError):
+                    copy = data.copy()
+                    copy[tuple(other[k.name] if isinstance(k, pt.Array) else k for k in key)] = value
+                with pytest.raises(ValueError):
+                    prg(x=data, v=value, **other)
+
+
 def test_errors_numpy_raises_once_the_sizes_are_known(backend):
     n = pt.make_size_param("n")
     x = pt.make_placeholder("x", (n,), np.float64)
