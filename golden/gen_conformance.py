@@ -578,6 +578,11 @@ case("error_compress_beyond_the_axis", "np.compress(c, x, axis=0)", {"x": (D, (3
      error="IndexOutOfBounds")
 
 # --- Scatters: at(x)[index arrays].set(v) and at(x)[...].add(v) (np.add.at) --------------------------
+# uint64 against signed integers: numpy 2 compares exactly (float64, their promotion, rounds).
+case("uint64_against_int64_compared_exactly", {"eq": "u == s", "lt": "s < u", "ge": "u >= s", "ne8": "u != b",
+                                               "gt8": "b > u"},
+     {"u": (U64, (6,), [2**53 + 1, 2**63, 2**64 - 1, 0, 2**63 - 1, 5]),
+      "s": (I64, (6,), [2**53, -1, 2**63 - 1, 0, 2**63 - 1, -2**63]), "b": (I8, (6,), [-128, 1, -1, 0, 127, 5])})
 case("scatter_set", "at(x)[i].set(v)", {"x": (D, (6,)), "i": (I64, (4,), "int:-6:6"), "v": (D, (4,))})
 # A value of a fixed length assigned through a mask, whose count the data decides: it fits when it runs.
 case("scatter_through_a_mask_a_value_of_its_count", {"set": "at(x)[m].set(v)", "add": "at(x)[:, c].add(w)"},

@@ -11,6 +11,7 @@ use crate::array::Array;
 use crate::dtype::{DType, DTypeKind, WeakScalar};
 use crate::error::{Error, Result};
 use crate::expr::{BinaryOp, CompareOp, Expr, Func, UnaryOp};
+use crate::scalar::Scalar;
 
 use crate::operand::{LambdaBuilder, Operand, cast_expr, dtype_error, elementwise, promote};
 
@@ -362,7 +363,40 @@ fn comparison_beyond_range(cmp: CompareOp, a: &Operand, b: &Operand) -> Option<b
     })
 }
 
+/// `uint64` against a signed integer array compared exactly, as numpy 2 compares them (their
+/// promotion, float64, rounds above 2^53: `uint64(2**53 + 1) == int64(2**53)` would be true).
+/// Both are read as int64 (the `uint64` one wrapping): an unsigned value at or above 2^63 reads
+/// negative and is above every signed one; below, the two int64 values compare exactly. `None`
+/// for any other pair.
+fn unsigned_against_signed(op: &str, cmp: CompareOp, a: &Operand, b: &Operand) -> Result<Option<Array>> {
+    let (Operand::Array(x), Operand::Array(y)) = (a, b) else { return Ok(None) };
+    let unsigned_first = match (x.dtype(), y.dtype()) {
+        (DType::U64, d) if d.kind() == DTypeKind::SignedInt => true,
+        (d, DType::U64) if d.kind() == DTypeKind::SignedInt => false,
+        _ => return Ok(None),
+    };
+    // How the comparison comes out where the unsigned operand is at or above 2^63.
+    let unsigned_greater = |cmp: CompareOp| match cmp {
+        CompareOp::Eq => false,
+        CompareOp::Ne => true,
+        CompareOp::Gt | CompareOp::Ge => unsigned_first,
+        CompareOp::Lt | CompareOp::Le => !unsigned_first,
+    };
+    elementwise(op, &[a, b], DType::I64, |mut e| {
+        let rhs = e.pop().expect("two operands");
+        let lhs = e.pop().expect("two operands");
+        let unsigned = if unsigned_first { lhs.clone() } else { rhs.clone() };
+        let huge = unsigned.compare(CompareOp::Lt, Expr::i64(0));
+        let outcome = Expr::Const(Scalar::Bool(unsigned_greater(cmp)));
+        Ok(Expr::if_then_else(huge, outcome, lhs.compare(cmp, rhs)))
+    })
+    .map(Some)
+}
+
 fn compare(op: &str, cmp: CompareOp, a: Operand, b: Operand) -> Result<Array> {
+    if let Some(exact) = unsigned_against_signed(op, cmp, &a, &b)? {
+        return Ok(exact);
+    }
     if let Some(outcome) = comparison_beyond_range(cmp, &a, &b) {
         let array = if matches!(a, Operand::Array(_)) { &a } else { &b };
         // Written as `x == x` (true) or `x != x` (false), exact for integers and bools, so that

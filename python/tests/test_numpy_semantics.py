@@ -1111,3 +1111,26 @@ def test_floor_divide_and_remainder_step_in_the_arguments_precision(backend, dty
     with np.errstate(all="ignore"):
         _same_bits(got["q"], x // y, f"{np.dtype(dtype)} //")
         _same_bits(got["r"], x % y, f"{np.dtype(dtype)} %")
+
+
+@pytest.mark.parametrize("signed", [np.int8, np.int16, np.int32, np.int64])
+def test_uint64_compares_with_signed_integers_exactly_as_numpys(backend, signed):
+    """numpy 2 compares uint64 with signed integers exactly; their promotion, float64, would
+    round above 2**53 (uint64(2**53 + 1) == int64(2**53)) and 2**63 - 1 up to 2**63."""
+    rng = np.random.default_rng(6)
+    edges = [0, 1, 2**31, 2**53, 2**53 + 1, 2**63 - 1, 2**63, 2**63 + 1, 2**64 - 1]
+    unsigned = np.array(edges + list(rng.integers(0, 2**64 - 1, 12, dtype=np.uint64, endpoint=True)), np.uint64)
+    info = np.iinfo(signed)
+    values = [info.min, -1, 0, 1, info.max] + ([2**53, 2**53 + 1, 2**63 - 1] if signed == np.int64 else [])
+    u, s = (a.ravel().copy() for a in np.meshgrid(unsigned, np.array(values, signed), indexing="ij"))
+    x, y = pt.make_placeholder("x", u.shape, u.dtype), pt.make_placeholder("y", s.shape, s.dtype)
+    functions = [np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal]
+    outputs = {}
+    for f in functions:
+        outputs[f"{f.__name__}_us"] = getattr(pt, f.__name__)(x, y)
+        outputs[f"{f.__name__}_su"] = getattr(pt, f.__name__)(y, x)
+    got = pt.generate(outputs, backend)(x=u, y=s)
+    for f in functions:
+        np.testing.assert_array_equal(got[f"{f.__name__}_us"], f(u, s), err_msg=f.__name__)
+        np.testing.assert_array_equal(got[f"{f.__name__}_su"], f(s, u), err_msg=f"{f.__name__} swapped")
+    np.testing.assert_array_equal(pt.generate(pt.equal(x, np.int64(2**53)), backend)(x=u), u == np.int64(2**53))
