@@ -41,9 +41,18 @@ fn terms(n: usize, seed: u64, special: Option<(usize, f64)>) -> Vec<f64> {
         .collect()
 }
 
+/// Held while a test runs split launches: [`kernels_split`] counts for the whole process, and the
+/// tests of this file run in parallel, so one test's count would include another's launches.
+static SPLITTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn splitting_alone() -> std::sync::MutexGuard<'static, ()> {
+    SPLITTING.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Runs `e` on the interpreter and on Cranelift with 1, 2 and 3 threads; asserts equal bits and
 /// returns how many kernel launches the threaded runs split.
 fn agree(what: &str, e: &Array, inputs: &NamedData) -> u64 {
+    let _alone = splitting_alone();
     let expected = Interpreter.compile(&e.into()).unwrap().run(inputs).unwrap().remove("_pt_out").unwrap();
     let before = kernels_split();
     for threads in [1, 2, 3] {
@@ -258,6 +267,7 @@ fn float_products_and_reductions_in_branches_stay_whole() {
 /// are set again at every run.
 #[test]
 fn one_program_runs_split_and_whole_in_turn() {
+    let _alone = splitting_alone();
     let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
     let sum = pt::sum(&x, pt::Axes::All).unwrap();
     let program = Cranelift::new().with_threads(2).compile(&(&sum).into()).unwrap();
