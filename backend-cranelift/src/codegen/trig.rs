@@ -2,13 +2,14 @@
 //!
 //! A libm call per element costs more than everything else in a typical fused kernel and cannot be
 //! vectorized, so float64 `sin`/`cos` are computed inline: the argument is reduced by the nearest
-//! multiple `n` of pi/2 to a head and a tail, `y0 + y1 = x - n pi/2`, by three Cody-Waite steps
-//! (pi/2 in three 33-bit parts, each step compensated, as musl's `__rem_pio2` reduces medium
-//! arguments), then musl's `__sin`/`__cos` kernel polynomials (fdlibm's coefficients), which take
-//! the tail, are evaluated on `[-pi/4, pi/4]` and the quadrant picks one of `±sin`, `±cos`.
-//! All three steps are always taken (musl takes the later ones only under cancellation, a branch
-//! per element): near a multiple of pi/2 the result is tiny and only the later parts of pi/2 keep
-//! it accurate (`sin(5 pi)` was 600,000 ulps off with one part). The error is about 1 ulp.
+//! multiple `n` of pi/2 to a head and a tail, `y0 + y1 = x - n pi/2`, as musl's `__rem_pio2`
+//! reduces medium arguments: one Cody-Waite step (pi/2 as a 33-bit part and its rest), and where
+//! that cancels more than 16 bits (x near a multiple of pi/2, where the result is tiny: `sin(5 pi)`
+//! was 600,000 ulps off with one step) two more compensated steps with further 33-bit parts, on a
+//! cold path that a vector takes when any lane needs it, blending per lane (an element's bits
+//! depend on its own argument only). Then musl's `__sin`/`__cos` kernel polynomials (fdlibm's
+//! coefficients), which take the tail, are evaluated on `[-pi/4, pi/4]` and the quadrant picks
+//! one of `±sin`, `±cos`. The error is about 1 ulp.
 //! Arguments beyond [`REDUCTION_LIMIT`] in magnitude go to libm; NaN and infinities give NaN
 //! through the arithmetic, as libm does. Scalar and vector code evaluate the same operations, so
 //! both paths give the same bits.
@@ -26,9 +27,13 @@ use crate::helpers;
 const REDUCTION_LIMIT: f64 = 1.0e5;
 const TO_INT: f64 = 6_755_399_441_055_744.0; // 1.5 / f64::EPSILON: adding it rounds to an integer
 const INV_PIO2: f64 = std::f64::consts::FRAC_2_PI;
+/// `|y| * CANCELLED < |x|`: the reduction of `x` to `y` cancelled more than 16 bits, and takes
+/// all three parts of pi/2.
+const CANCELLED: f64 = 65536.0;
 /// pi/2 in three parts of 33 significant bits (`PIO2_1 + PIO2_2 + PIO2_3`), each with the rest
 /// of pi/2 after it rounded to float64 (`PIO2_kT`): musl's `__rem_pio2` constants, by their bits.
 const PIO2_1: f64 = f64::from_bits(0x3FF9_21FB_5440_0000);
+const PIO2_1T: f64 = f64::from_bits(0x3DD0_B461_1A62_6331);
 const PIO2_2: f64 = f64::from_bits(0x3DD0_B461_1A60_0000);
 const PIO2_2T: f64 = f64::from_bits(0x3BA3_198A_2E03_7073);
 const PIO2_3: f64 = f64::from_bits(0x3BA3_198A_2E00_0000);
@@ -85,17 +90,40 @@ impl Translator<'_, '_> {
         let scaled = self.b.ins().fmul(x, inv_pio2);
         let shifted = self.b.ins().fadd(scaled, to_int);
         let n = self.b.ins().fsub(shifted, to_int);
-        // Three compensated Cody-Waite steps: r - w = x - n (PIO2_1 + PIO2_2 + PIO2_3 + PIO2_3T),
-        // each product exact (n < 2^17, parts of 33 bits).
+        // One Cody-Waite step, x - n (PIO2_1 + PIO2_1T), is enough unless the result cancels
+        // (x near a multiple of pi/2); each product is exact (n < 2^17, parts of 33 bits).
         let pio2_1 = self.f64_splat(ty, PIO2_1);
         let r = self.b.ins().fmul(n, pio2_1);
         let r = self.b.ins().fsub(x, r);
+        let pio2_1t = self.f64_splat(ty, PIO2_1T);
+        let w = self.b.ins().fmul(n, pio2_1t);
+        let (y_fast, tail_fast) = self.head_and_tail(r, w);
+        // musl's test: more than 16 bits cancelled (|y| < 2^-16 |x|). Those lanes take the two
+        // further compensated steps, on a cold path; each lane's bits depend on its own x only.
+        let magnitude = self.b.ins().fabs(y_fast);
+        let scale = self.f64_splat(ty, CANCELLED);
+        let magnitude = self.b.ins().fmul(magnitude, scale);
+        let x_magnitude = self.b.ins().fabs(x);
+        let cancelled = self.b.ins().fcmp(FloatCC::LessThan, magnitude, x_magnitude);
+        let any_cancelled = if ty.is_vector() { self.b.ins().vany_true(cancelled) } else { cancelled };
+        let (head, tail) = (self.var(ty), self.var(ty));
+        self.b.def_var(head, y_fast);
+        self.b.def_var(tail, tail_fast);
+        let accurate = self.b.create_block();
+        let reduced = self.b.create_block();
+        self.b.set_cold_block(accurate);
+        self.b.ins().brif(any_cancelled, accurate, &[], reduced, &[]);
+        self.b.switch_to_block(accurate);
         let (r, _) = self.cody_waite_step(r, n, PIO2_2, PIO2_2T, ty);
         let (r, w) = self.cody_waite_step(r, n, PIO2_3, PIO2_3T, ty);
-        // The head y0 and the tail y1 of the reduced argument.
-        let y = self.b.ins().fsub(r, w);
-        let y_tail = self.b.ins().fsub(r, y);
-        let y_tail = self.b.ins().fsub(y_tail, w);
+        let (y_accurate, tail_accurate) = self.head_and_tail(r, w);
+        let y = self.blend(ty, cancelled, y_accurate, y_fast);
+        let y_tail = self.blend(ty, cancelled, tail_accurate, tail_fast);
+        self.b.def_var(head, y);
+        self.b.def_var(tail, y_tail);
+        self.b.ins().jump(reduced, &[]);
+        self.b.switch_to_block(reduced);
+        let (y, y_tail) = (self.b.use_var(head), self.b.use_var(tail));
 
         let z = self.b.ins().fmul(y, y);
         let w = self.b.ins().fmul(z, z);
@@ -125,6 +153,13 @@ impl Translator<'_, '_> {
         let v = self.blend(ty, odd, c, s);
         let minus_v = self.b.ins().fneg(v);
         self.blend(ty, negate, minus_v, v)
+    }
+
+    /// The reduced argument `r - w` as a head `y` and the tail `(r - y) - w` it rounded away.
+    fn head_and_tail(&mut self, r: Value, w: Value) -> (Value, Value) {
+        let y = self.b.ins().fsub(r, w);
+        let tail = self.b.ins().fsub(r, y);
+        (y, self.b.ins().fsub(tail, w))
     }
 
     /// One compensated step of the reduction from `t` (musl's): `r = t - n part`, and `w`, the
