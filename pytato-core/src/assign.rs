@@ -36,7 +36,7 @@ use crate::size_check::SizeCheck;
 
 use crate::arith::{add, astype};
 use crate::basic::full;
-use crate::basic::{broadcast_to, reshape};
+use crate::basic::{broadcast_when_run, reshape};
 use crate::indexing::{Idx, booleans_as_axes, expand_items, normalize_int, normalize_slice};
 use crate::operand::{LambdaBuilder, Operand, cast_expr};
 
@@ -229,35 +229,10 @@ fn scatter(op: &str, x: &Array, items: &[Idx], value: Operand, mode: ScatterMode
 }
 
 /// `value` broadcast to the region (of `x`) it is assigned to, as numpy broadcasts it when the
-/// assignment runs. Lengths known now must fit now (an error showing the shapes otherwise); where
-/// a length of the region or of `value` is decided later (the count of a mask's selection, a size
-/// parameter), `value` is read at 0 along that axis where its length turns out to be 1, and the
-/// two lengths are checked when the sizes are known ([`SizeCheck::Broadcast`]).
+/// assignment runs ([`broadcast_when_run`]); an error showing the shapes where lengths known now
+/// do not fit.
 fn broadcast_value(op: &str, value: &Array, region: &Shape, x: &Array) -> Result<Array> {
-    if broadcast_shapes(op, &[value.shape(), region]).is_ok_and(|s| &s == region) {
-        return broadcast_to(value, region.clone());
-    }
-    let misfit = || misfit(op, value.shape(), region, x);
-    let offset = region.ndim().checked_sub(value.ndim()).ok_or_else(misfit)?;
-    let mut builder = LambdaBuilder::new(region.clone());
-    let mut checks = Vec::new();
-    let mut at = Vec::with_capacity(value.ndim());
-    for (k, length) in value.shape().dims().iter().enumerate() {
-        let to = &region[offset + k];
-        at.push(if length == to {
-            Expr::iname(offset + k)
-        } else if length.as_int() == Some(1) {
-            Expr::i64(0)
-        } else if length.is_concrete() && to.is_concrete() {
-            return Err(misfit());
-        } else {
-            let one = builder.dim(length)?.compare(CompareOp::Eq, Expr::i64(1));
-            checks.push(SizeCheck::Broadcast { op: op.into(), length: length.clone(), to: to.clone() });
-            Expr::if_then_else(one, Expr::i64(0), Expr::iname(offset + k))
-        });
-    }
-    let read = builder.read_at(value, at);
-    builder.finish(read)?.with_size_checks(checks)
+    broadcast_when_run(op, value, region)?.ok_or_else(|| misfit(op, value.shape(), region, x))
 }
 
 /// Whether `value` broadcasts to the region (of `x`) it is assigned to now; an error showing the

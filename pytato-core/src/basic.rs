@@ -6,11 +6,12 @@ use crate::arith::not_equal;
 use crate::array::{Array, Order};
 use crate::dtype::{DType, WeakScalar};
 use crate::error::{Error, Result};
-use crate::expr::Expr;
+use crate::expr::{CompareOp, Expr};
 use crate::names::COUNT_PREFIX;
 use crate::operand::LambdaBuilder;
 use crate::scalar::Scalar;
 use crate::shape::{Dim, Shape, SizePolynomial, broadcast_shapes};
+use crate::size_check::SizeCheck;
 use crate::tags::{CountNamed, ExpandedDimsReshape};
 
 /// `axis` in `-ndim..ndim` as an index in `0..ndim`.
@@ -114,6 +115,37 @@ pub fn broadcast_to(a: &Array, shape: impl Into<Shape>) -> Result<Array> {
     let mut builder = LambdaBuilder::new(shape);
     let read = builder.read_broadcast(a);
     builder.finish(read)
+}
+
+/// `a` broadcast to `shape` as numpy broadcasts when the program runs: lengths known now must fit
+/// now (`None` where they do not); where a length of `a` or of `shape` is decided later (the
+/// count a mask selects, a size parameter), `a` is read at 0 along that axis where its length
+/// turns out to be 1, and the two lengths are checked when the sizes are known
+/// ([`SizeCheck::Broadcast`], an error naming `op`).
+pub(crate) fn broadcast_when_run(op: &str, a: &Array, shape: &Shape) -> Result<Option<Array>> {
+    if broadcast_shapes(op, &[a.shape(), shape]).is_ok_and(|s| &s == shape) {
+        return broadcast_to(a, shape.clone()).map(Some);
+    }
+    let Some(offset) = shape.ndim().checked_sub(a.ndim()) else { return Ok(None) };
+    let mut builder = LambdaBuilder::new(shape.clone());
+    let mut checks = Vec::new();
+    let mut at = Vec::with_capacity(a.ndim());
+    for (k, length) in a.shape().dims().iter().enumerate() {
+        let to = &shape[offset + k];
+        at.push(if length == to {
+            Expr::iname(offset + k)
+        } else if length.as_int() == Some(1) {
+            Expr::i64(0)
+        } else if length.is_concrete() && to.is_concrete() {
+            return Ok(None);
+        } else {
+            let one = builder.dim(length)?.compare(CompareOp::Eq, Expr::i64(1));
+            checks.push(SizeCheck::Broadcast { op: op.into(), length: length.clone(), to: to.clone() });
+            Expr::if_then_else(one, Expr::i64(0), Expr::iname(offset + k))
+        });
+    }
+    let read = builder.read_at(a, at);
+    builder.finish(read)?.with_size_checks(checks).map(Some)
 }
 
 /// `a` reshaped with length-1 axes at `positions` (sorted) of the result, tagged

@@ -23,14 +23,10 @@ use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToIncl
 use crate::array::{Array, IndexItem, NormalizedSlice, Order};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::expr::{CompareOp, Expr};
 use crate::shape::{Dim, Shape, broadcast_shapes};
-use crate::size_check::SizeCheck;
 
-use crate::operand::LambdaBuilder;
-
-use crate::basic::insert_unit_axes;
 use crate::basic::nonzero_positions;
+use crate::basic::{broadcast_when_run, insert_unit_axes};
 
 /// One item of an index: see the [module docs](self).
 #[derive(Clone, Debug)]
@@ -327,7 +323,7 @@ pub fn expand_masks(op: &str, items: &[Idx], a: &Array) -> Result<Vec<Idx>> {
 /// decides) broadcast with the other index arrays as numpy broadcasts them when it runs: a
 /// count equal to the other arrays' last length, or 1. Shapes are decided when the DAG is built,
 /// so the positions take that length (read at 0 where the count is 1) and the count is checked
-/// when the sizes are known ([`SizeCheck::Broadcast`]). Without other index arrays, the masks'
+/// when the sizes are known ([`broadcast_when_run`]). Without other index arrays, the masks'
 /// counts fit the first one's.
 fn fit_counts(op: &str, expanded: &mut [Idx], masks: &[usize]) -> Result<()> {
     let others: Vec<Shape> = expanded
@@ -350,17 +346,12 @@ fn fit_counts(op: &str, expanded: &mut [Idx], masks: &[usize]) -> Result<()> {
             _ => return Ok(()), // 0-d or a last length of 1: any count broadcasts
         }
     };
+    let target = Shape::from(vec![target]);
     for &k in masks {
         let Idx::Array(p) = &expanded[k] else { unreachable!("mask positions") };
-        let count = p.shape()[0].clone();
-        if count == target {
-            continue;
-        }
-        let mut builder = LambdaBuilder::new(Shape::from(vec![target.clone()]));
-        let one = builder.dim(&count)?.compare(CompareOp::Eq, Expr::i64(1));
-        let read = builder.read_at(p, vec![Expr::if_then_else(one, Expr::i64(0), Expr::iname(0))]);
-        let check = SizeCheck::Broadcast { op: op.into(), length: count, to: target.clone() };
-        expanded[k] = Idx::Array(builder.finish(read)?.with_size_checks([check])?);
+        let fitted = broadcast_when_run(op, p, &target)?;
+        // A count is the data's, never known now: it always fits, if only when the program runs.
+        expanded[k] = Idx::Array(fitted.expect("a mask's count fits when the program runs"));
     }
     Ok(())
 }
