@@ -1090,15 +1090,23 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
         // 2^x as C's pow(2, x) computes it (rounded once from double-double).
         "exp2" => ("fn exp2_f64(x: f64) -> f64 { return pow_f64(2.0lf, x); }", vec![("pow", t)]),
         // The real cube root: pow(|x|, 1/3) (1/3 is not a double: an error growing with |log x|)
-        // and a Newton step, where y^3 neither overflows nor underflows, with x's sign.
+        // and a Newton step. The step needs y^3 neither to overflow nor to underflow, so |x| far
+        // from 1 is first scaled by 2^±600 (exact), and the root back by 2^∓200 (exact too: no
+        // cube root of a double is subnormal or overflows).
         "cbrt" => (
             "fn cbrt_f64(x: f64) -> f64 {
     if x == 0.0lf || isnan_f64(x) || isinf_f64(x) { return x; }
-    let ax = fabs_f64(x);
-    var y = pow_f64(ax, 0.3333333333333333lf);
-    if ax > 1e-290lf && ax < 1e290lf {
-        y = y - (y * y * y - ax) / (3.0lf * y * y);
+    var ax = fabs_f64(x);
+    var scale = 1.0lf;
+    if ax < 1e-290lf {
+        ax = ax * bitcast<f64>(0x6570000000000000lu);
+        scale = bitcast<f64>(0x3370000000000000lu);
+    } else if ax > 1e290lf {
+        ax = ax * bitcast<f64>(0x1a70000000000000lu);
+        scale = bitcast<f64>(0x4c70000000000000lu);
     }
+    var y = pow_f64(ax, 0.3333333333333333lf);
+    y = (y - (y * y * y - ax) / (3.0lf * y * y)) * scale;
     return select(y, -y, x < 0.0lf);
 }",
             vec![("isnan", t), ("isinf", t), ("fabs", t), ("pow", t)],
