@@ -411,8 +411,10 @@ pub fn tensordot(a: &Array, b: &Array, axes: impl Into<TensordotAxes>) -> Result
     einsum_labels(op, &[(a, la), (b, lb)], &out)
 }
 
-/// The dot product of vectors along `axis` (the Array API's and numpy's `vecdot`):
-/// `sum(conj(x1) * x2, axis)` after broadcasting, in the dtype of `x1 * x2` (integers wrap as
+/// The dot product of vectors along `axis` (the Array API's and numpy's `vecdot`): axis `axis`
+/// of each operand (counted in that operand's own axes, as numpy's gufunc counts them) is the
+/// vector, the same length in both (a length 1 does not broadcast), and the other axes
+/// broadcast; `sum(conj(x1) * x2)` over the vector, in the dtype of `x1 * x2` (integers wrap as
 /// numpy's do).
 ///
 /// ```
@@ -427,9 +429,26 @@ pub fn vecdot(x1: &Array, x2: &Array, axis: i64) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
     // Only complex numbers are conjugated: `conj` of a bool is an int8, and numpy's vecdot of
     // bools is a bool (any of the ands).
-    let x1 = if x1.dtype().is_complex() { super::conj(x1)? } else { x1.clone() };
-    let product = super::multiply(&x1, x2)?;
-    let summed = super::sum(&product, super::ReduceOptions::axes(axis))?;
+    let op = "vecdot";
+    let first = normalize_axis(op, axis, x1.ndim(), x1.shape())?;
+    let second = normalize_axis(op, axis, x2.ndim(), x2.shape())?;
+    if x1.shape()[first] != x2.shape()[second] {
+        return Err(Error::ShapeMismatch {
+            op: op.into(),
+            expected: format!(
+                "axis {second} of the second operand as long as axis {first} of the first (shape {}): {}",
+                x1.shape(),
+                x1.shape()[first]
+            ),
+            got: x2.shape().clone(),
+        });
+    }
+    // The vectors last in both, where broadcasting the other axes cannot move them.
+    let last = |a: &Array, k: usize| super::moveaxis(a, &[k as i64], &[-1]);
+    let (x1, x2) = (last(x1, first)?, last(x2, second)?);
+    let x1 = if x1.dtype().is_complex() { super::conj(&x1)? } else { x1 };
+    let product = super::multiply(&x1, &x2)?;
+    let summed = super::sum(&product, super::ReduceOptions::axes(-1))?;
     super::astype(&summed, product.dtype())
 }
 

@@ -854,6 +854,26 @@ def test_cbrt_exp2_logaddexp2_are_numpys(backend, dtype):
         _same_special_values_and_close(got[key], expected, f"{np.dtype(dtype)} {key}")
 
 
+def test_vecdot_takes_each_operands_own_axis_and_does_not_broadcast_the_vectors(backend):
+    """numpy's ``vecdot`` is a gufunc: ``axis`` counts in each operand's own axes, the two vectors
+    must be the same length (a length 1 does not stretch), and only the other axes broadcast."""
+    rng = np.random.default_rng(4)
+    cases = [((3, 4), (3,), 0), ((2, 3, 4), (3, 4), -2), ((4, 3), (2, 1, 3), -1), ((5, 2), (5, 1), -2)]
+    for sa, sb, axis in cases:
+        a = rng.standard_normal(sa) + 1j * rng.standard_normal(sa)
+        b = rng.standard_normal(sb) + 1j * rng.standard_normal(sb)
+        x, y = pt.make_placeholder("x", sa, a.dtype), pt.make_placeholder("y", sb, b.dtype)
+        got = pt.generate(pt.vecdot(x, y, axis=axis), backend)(x=a, y=b)
+        expected = np.vecdot(a, b, axis=axis)
+        assert got.shape == expected.shape, (sa, sb, axis)
+        np.testing.assert_allclose(got, expected, rtol=1e-13)
+    for sa, sb in [((2, 1), (1, 3)), ((3,), (1,))]:
+        with pytest.raises(ValueError):
+            np.vecdot(np.ones(sa), np.ones(sb))
+        with pytest.raises(ValueError):
+            pt.vecdot(pt.make_placeholder("x", sa, np.float64), pt.make_placeholder("y", sb, np.float64))
+
+
 def test_cbrt_is_within_two_ulps_of_numpys_over_the_whole_exponent_range(backend):
     """The cube root near the ends of float64's range (subnormals, 1e-300, 1e300, the largest
     double), where a root computed as ``pow(x, 1/3)`` without a correction is off by up to a
