@@ -577,12 +577,21 @@ def array_equal(a1, a2, equal_nan=False):
 
 
 def _nan_extremum(a, axis, keepdims, reduce, fill):
+    """numpy's ``fmax.reduce``/``fmin.reduce``: ``reduce`` of the values that are not NaN (NaNs
+    replaced by ``fill``, which no value beats), and where a slice is all NaN, its first NaN, as
+    numpy's loop keeps it (a complex one whole: ``nan+1j`` stays ``nan+1j``)."""
     a = _as_array(a)
     if a.dtype.kind not in "fc":
         return reduce(a, axis=axis, keepdims=keepdims)
+    if a.dtype.kind == "c":
+        # Complex numbers order by real part, then imaginary part: +inf alone (inf+0j) is below
+        # inf+1j, so it would win a minimum it is not part of.
+        fill = complex(fill, fill)
     nans = isnan(a)  # noqa: F405
     result = reduce(where(nans, fill, a), axis=axis, keepdims=keepdims)  # noqa: F405
-    return where(all(nans, axis=axis, keepdims=keepdims), a.dtype.type(_np.nan), result)  # noqa: F405
+    axes = range(a.ndim) if axis is None else _np.lib.array_utils.normalize_axis_tuple(axis, a.ndim)
+    first = a[tuple((slice(0, 1) if keepdims else 0) if d in axes else slice(None) for d in range(a.ndim))]
+    return where(all(nans, axis=axis, keepdims=keepdims), first, result)  # noqa: F405
 
 
 def nanmax(a, axis=None, keepdims=False):

@@ -874,6 +874,38 @@ def test_vecdot_takes_each_operands_own_axis_and_does_not_broadcast_the_vectors(
             pt.vecdot(pt.make_placeholder("x", sa, np.float64), pt.make_placeholder("y", sb, np.float64))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_nanmax_and_nanmin_are_numpys_with_infinite_parts_and_all_nan_slices(backend, dtype):
+    """numpy's ``fmax``/``fmin`` reductions: the extremum of the values that are not NaN, where a
+    complex ``inf+1j`` is the minimum (a NaN filled in as ``inf+0j`` used to win it), and an
+    all-NaN slice's first NaN, whole (``nan+1j``, ``1+nanj``)."""
+    rng = np.random.default_rng(8)
+    parts = np.array([np.inf, -np.inf, np.nan, 1.0, 0.0, -2.0])
+    shape = (6, 5, 4)
+    a = np.zeros(shape, dtype)
+    a.real = rng.choice(parts, shape)
+    a[0].real = np.nan  # all-NaN slices along axis 0 ...
+    if np.dtype(dtype).kind == "c":
+        a.imag = rng.choice(parts, shape)
+        a[:, 1].imag = np.nan  # ... and along axis 1, of NaN imaginary parts
+    else:
+        a[:, 1] = np.nan
+    x = pt.make_placeholder("x", shape, dtype)
+    calls = {f"{f}_{k}": (f, axis, keepdims) for f in ("nanmax", "nanmin")
+             for k, (axis, keepdims) in enumerate([(0, False), (1, True), ((0, 2), False), (None, False), (-1, True)])}
+    got = pt.generate({k: getattr(pt, f)(x, axis=axis, keepdims=keepdims) for k, (f, axis, keepdims) in calls.items()},
+                      backend)(x=a)
+    for k, (f, axis, keepdims) in calls.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected = getattr(np, f)(a, axis=axis, keepdims=keepdims)
+        assert got[k].shape == expected.shape, k
+        for part in ("real", "imag"):
+            g, e = getattr(got[k], part), getattr(expected, part)
+            np.testing.assert_array_equal(g, e, err_msg=f"{k} {part}")
+            np.testing.assert_array_equal(np.signbit(g[~np.isnan(e)]), np.signbit(e[~np.isnan(e)]), err_msg=k)
+
+
 def test_cbrt_is_within_two_ulps_of_numpys_over_the_whole_exponent_range(backend):
     """The cube root near the ends of float64's range (subnormals, 1e-300, 1e300, the largest
     double), where a root computed as ``pow(x, 1/3)`` without a correction is off by up to a
