@@ -183,6 +183,11 @@ fn reduction(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions, dtype: DT
     }
     let (out_shape, out_axis_of) = reduced_shape(a.shape(), &axes, opts.keepdims);
     let mut builder = LambdaBuilder::new(out_shape);
+    // numpy's float16 `maximum` and `minimum` loops keep the first of equal values (`-0.0` and
+    // `0.0`), its float32 and float64 loops, and `Func::Maximum`, which reductions combine with,
+    // the last: a float16 extremum reads its terms in reverse (each reduced axis backwards, which
+    // reverses their row-major order), so that the last it meets is numpy's first.
+    let reversed = matches!(op, ReduceOp::Max | ReduceOp::Min) && dtype == DType::F16;
     let mut bounds = Vec::new();
     let mut indices = Vec::with_capacity(a.ndim());
     for (axis, len) in a.shape().dims().iter().enumerate() {
@@ -191,7 +196,12 @@ fn reduction(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions, dtype: DT
             _ => {
                 let iname: Arc<str> = builder.reduction_iname();
                 bounds.push(ReductionBounds { iname: iname.clone(), lower: Dim::new(0), upper: len.clone() });
-                indices.push(Expr::Var(iname));
+                indices.push(if reversed {
+                    let last = builder.dim(len)?.binary(BinaryOp::Sub, Expr::i64(1));
+                    last.binary(BinaryOp::Sub, Expr::Var(iname))
+                } else {
+                    Expr::Var(iname)
+                });
             }
         }
     }
@@ -201,6 +211,20 @@ fn reduction(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions, dtype: DT
         return builder.finish(if bounds.is_empty() { body } else { Expr::reduce(op, bounds, body) });
     };
     let c = Expr::Const(Scalar::assign_weak(name, initial, dtype)?);
+    if reversed && !bounds.is_empty() {
+        // numpy's accumulator starts at `initial`, which keeps a tie with the terms: `initial`
+        // where it is NaN or at least (at most) their extremum, or where there are no terms.
+        let empty = bounds.iter().try_fold(Expr::Const(Scalar::Bool(false)), |any, b| -> Result<Expr> {
+            let no_trips = builder.dim(&b.upper)?.compare(CompareOp::Le, builder.dim(&b.lower)?);
+            Ok(any.binary(BinaryOp::LogicalOr, no_trips))
+        })?;
+        let terms = Expr::reduce(op, bounds, body);
+        let cmp = if op == ReduceOp::Max { CompareOp::Ge } else { CompareOp::Le };
+        let keeps_initial = Expr::call(Func::IsNan, vec![c.clone()])
+            .binary(BinaryOp::LogicalOr, c.clone().compare(cmp, terms.clone()))
+            .binary(BinaryOp::LogicalOr, empty);
+        return builder.finish(Expr::if_then_else(keeps_initial, c, terms));
+    }
     // numpy starts the accumulator at `initial`: `c * x0 * x1 ...`, `max(max(c, x0), x1) ...`;
     // the order matters where a product overflows or a maximum ties -0.0 and 0.0.
     let with_initial = |x: Expr| -> Result<Expr> {

@@ -906,6 +906,26 @@ def test_nanmax_and_nanmin_are_numpys_with_infinite_parts_and_all_nan_slices(bac
             np.testing.assert_array_equal(np.signbit(g[~np.isnan(e)]), np.signbit(e[~np.isnan(e)]), err_msg=k)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_max_and_min_over_tied_zeros_keep_numpys_zero(backend, dtype):
+    """numpy's float16 ``maximum``/``minimum`` loops keep the first of ``-0.0`` and ``0.0``, its
+    float32 and float64 loops the last: every reduced axis, ``initial`` (which comes first), and
+    NaN, which wins either way."""
+    rng = np.random.default_rng(12)
+    a = rng.choice(np.array([0.0, -0.0, -1.0, 0.0, -0.0, 1.0], dtype), (5, 4, 3))
+    a[4, 3, 2] = np.nan
+    x = pt.make_placeholder("x", a.shape, dtype)
+    calls = {f"{f}_{k}": (f, kw) for f in ("max", "min")
+             for k, kw in enumerate([{}, {"axis": 0}, {"axis": 1, "keepdims": True}, {"axis": (0, 2)}, {"axis": -1},
+                                     {"axis": 0, "initial": -0.0}, {"axis": 2, "initial": 0.0}])}
+    got = pt.generate({k: getattr(pt, f)(x, **kw) for k, (f, kw) in calls.items()}, backend)(x=a)
+    for k, (f, kw) in calls.items():
+        expected = getattr(np, f)(a, **kw)
+        assert got[k].dtype == expected.dtype and got[k].shape == expected.shape, k
+        np.testing.assert_array_equal(got[k], expected, err_msg=k)
+        np.testing.assert_array_equal(np.signbit(got[k]), np.signbit(expected), err_msg=k)
+
+
 def test_cbrt_is_within_two_ulps_of_numpys_over_the_whole_exponent_range(backend):
     """The cube root near the ends of float64's range (subnormals, 1e-300, 1e300, the largest
     double), where a root computed as ``pow(x, 1/3)`` without a correction is off by up to a
