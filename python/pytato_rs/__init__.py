@@ -42,6 +42,7 @@ from . import analysis, array, diagnostic, distributed, equality, exceptions, lo
 from .visualization import show_dot_graph, show_fancy_placeholder_data_flow
 from .sparse import CSRMatrix, make_csr_matrix
 from ._native import *  # noqa: F403
+from ._pad import pad
 from ._native import (
     Array,
     BoundProgram,

@@ -926,6 +926,53 @@ def test_max_and_min_over_tied_zeros_keep_numpys_zero(backend, dtype):
         np.testing.assert_array_equal(np.signbit(got[k]), np.signbit(expected), err_msg=k)
 
 
+PAD_CASES = [
+    ("maximum", {}), ("minimum", {"stat_length": 2}), ("mean", {"stat_length": ((1, 3),)}), ("median", {"stat_length": 3}),
+    ("mean", {}), ("linear_ramp", {}), ("linear_ramp", {"end_values": (5, -2)}), ("linear_ramp", {"end_values": 0.1}),
+    ("linear_ramp", {"end_values": ((1, 2), (3, 4))}), ("constant", {"constant_values": ((1, 2), (3, 7.5))}),
+    ("constant", {"constant_values": (1.7, 3)}), ("edge", {}), ("reflect", {}), ("symmetric", {}), ("wrap", {}),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint8, np.float16, np.float32, np.float64, np.complex128])
+def test_pad_in_every_mode_is_numpys(backend, dtype):
+    """numpy's ``pad`` modes and keywords, axis after axis (corners from the pads of earlier
+    axes): statistics rounded for integers, ramps computed in numpy's dtype (float64 for a
+    float32 array and an end value numpy holds as an int64 scalar, float32 for one it holds as a
+    Python number), constants per axis and side. Means to rounding (the summation order is the
+    library's); everything else exactly."""
+    rng = np.random.default_rng(6)
+    a = (rng.standard_normal((3, 4)) * 20).astype(dtype) if np.dtype(dtype).kind in "fc" else rng.integers(0, 90, (3, 4)).astype(dtype)
+    x = pt.make_placeholder("x", a.shape, dtype)
+    widths = [2, ((0, 2), (3, 1)), ((1, 0),)]
+    calls = {f"{mode}{k}_{w}": (mode, kw, width) for k, (mode, kw) in enumerate(PAD_CASES) for w, width in enumerate(widths)}
+    got = pt.generate({key: pt.pad(x, width, mode, **kw) for key, (mode, kw, width) in calls.items()}, backend)(x=a)
+    for key, (mode, kw, width) in calls.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected = np.pad(a, width, mode, **kw)
+        assert got[key].dtype == expected.dtype and got[key].shape == expected.shape, key
+        if mode == "mean" and np.dtype(dtype).kind in "fc":
+            tol = 1e-3 if dtype == np.float16 else 1e-6  # of the largest value: means cancel
+            np.testing.assert_allclose(got[key], expected, rtol=tol, atol=tol * np.abs(a).max(), err_msg=key)
+        else:
+            np.testing.assert_array_equal(got[key], expected, err_msg=key)
+
+
+def test_pad_refuses_what_numpys_refuses():
+    x = pt.make_placeholder("x", (3, 0), np.float64)
+    for call, error in [(lambda: pt.pad(x, 1, "mean"), ValueError),  # an empty axis padded by a statistic
+                        (lambda: pt.pad(x, ((1, 1), (0, 0)), "maximum", stat_length=0), ValueError),
+                        (lambda: pt.pad(x, 1.5), TypeError), (lambda: pt.pad(x, -1), ValueError),
+                        (lambda: pt.pad(x, 1, "edge", constant_values=3), ValueError),
+                        (lambda: pt.pad(x, 1, "nearest"), ValueError),
+                        (lambda: pt.pad(pt.make_placeholder("y", (2,), np.uint8), 1, constant_values=(1, -3)), OverflowError)]:
+        with pytest.raises(error):
+            call()
+    assert pt.pad(x, ((1, 0), (2, 2)), "empty").shape == (4, 4)
+    assert pt.pad(x, ((1, 0), (2, 2)), "constant", constant_values=((1, 2), (3, 4))).shape == (4, 4)
+
+
 def test_cbrt_is_within_two_ulps_of_numpys_over_the_whole_exponent_range(backend):
     """The cube root near the ends of float64's range (subnormals, 1e-300, 1e300, the largest
     double), where a root computed as ``pow(x, 1/3)`` without a correction is off by up to a
