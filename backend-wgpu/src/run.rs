@@ -328,12 +328,14 @@ impl Compiled {
         let limit = gpu.limits.max_storage_buffer_binding_size;
         for (i, b) in program.buffers.iter().enumerate() {
             if bytes[i] > limit || bytes[i] > gpu.limits.max_buffer_size {
+                // `u64::MAX` stands for a size that does not fit in 64 bits.
+                let needs = if bytes[i] == u64::MAX { "more than 2^64".to_string() } else { bytes[i].to_string() };
                 return Err(Error::Unsupported {
                     backend: "wgpu".into(),
                     reason: format!(
-                        "buffer {} ({} of shape {:?}) needs {} bytes on the GPU; the adapter binds at most {limit} \
+                        "buffer {} ({} of shape {:?}) needs {needs} bytes on the GPU; the adapter binds at most {limit} \
                          bytes per storage buffer",
-                        b.name, b.dtype, shapes[i], bytes[i]
+                        b.name, b.dtype, shapes[i]
                     ),
                 });
             }
