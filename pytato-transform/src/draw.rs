@@ -19,6 +19,8 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+mod layered;
+
 use layout::backends::svg::SVGWriter;
 use layout::gv::{DotParser, GraphBuilder};
 use pytato_core::{Array, Error, NodeKind, Result};
@@ -167,9 +169,17 @@ pub fn to_svg(outputs: &Outputs) -> Result<String> {
     dot_to_svg(&to_dot(outputs))
 }
 
+/// Drawings of at least this many nodes are laid out in layers by this crate, in linear time,
+/// rather than by `layout-rs`, whose crossing minimization takes seconds at a thousand nodes and
+/// grows faster than their square.
+pub const LAYERED_FROM: usize = 400;
+
 /// A drawing in the DOT subset this module writes, as an SVG document (for other drawings of
-/// DAGs, such as a distributed partition's).
+/// DAGs, such as a distributed partition's); from [`LAYERED_FROM`] nodes in simple layers.
 pub fn dot_to_svg(dot: &str) -> Result<String> {
+    if layered::node_count(dot) >= LAYERED_FROM {
+        return Ok(layered::layered_svg(dot));
+    }
     let mut parser = DotParser::new(dot);
     let graph =
         parser.process().map_err(|e| Error::invalid("to_svg", format!("DOT the drawer made does not parse: {e}")))?;

@@ -184,3 +184,20 @@ mod traversals_with_context {
         assert_eq!(map_with_context(&mut Paths, &[(out, true)]).unwrap(), [2]);
     }
 }
+
+/// A drawing of a DAG too large for `layout-rs` (whose crossing minimization grows faster than
+/// the square of the node count) is laid out in layers: every node and edge drawn, a chain one
+/// node per layer.
+#[test]
+fn a_long_chain_is_drawn_in_layers() -> Result<()> {
+    let n = 20 * pytato_transform::draw::LAYERED_FROM;
+    let mut a = pt::placeholder("x", [3], DType::F64)?;
+    for _ in 1..n {
+        a = pt::add(&a, 1.0)?;
+    }
+    let svg = pytato_transform::draw::to_svg(&Outputs::from(&a))?;
+    // the chain's nodes and the output's box, one edge into each but the first
+    assert_eq!((svg.matches("<rect").count(), svg.matches("<line").count()), (n + 1, n));
+    assert!(svg.contains(&format!("{} nodes in {} layers", n + 1, n + 1)));
+    Ok(())
+}
