@@ -35,6 +35,9 @@ pub fn normalize_axis(op: &str, axis: i64, ndim: usize, shape: &Shape) -> Result
 /// let a = pt::placeholder("a", [2, 6], DType::F64).unwrap();
 /// assert_eq!(pt::reshape(&a, [3, -1], Order::C).unwrap().shape().to_string(), "(3, 4)");
 /// assert!(pt::reshape(&a, [5, -1], Order::C).is_err());
+/// // (n, m) flattened would be n·m long: not an affine length
+/// let b = pt::placeholder("b", [pytato_core::Dim::param("n"), pytato_core::Dim::param("m")], DType::F64).unwrap();
+/// assert!(pt::reshape(&b, [-1], Order::C).unwrap_err().to_string().contains("affine"));
 /// ```
 #[track_caller]
 pub fn reshape(a: &Array, shape: impl Into<Shape>, order: Order) -> Result<Array> {
@@ -69,7 +72,22 @@ fn infer_shape(op: &str, a: &Array, requested: &Shape) -> Result<Shape> {
             dims[at] = Dim::new(1);
             let known = SizePolynomial::of(&Shape::from(dims.clone()), op)?;
             let total = SizePolynomial::of(a.shape(), op)?;
-            dims[at] = total.div_to_dim(&known).ok_or_else(|| cannot_reshape(a, requested))?;
+            let symbolic = a.shape().dims().iter().chain(&dims).any(|d| d.as_int().is_none());
+            dims[at] = total.div_to_dim(&known).ok_or_else(|| {
+                if !symbolic {
+                    return cannot_reshape(a, requested);
+                }
+                // Shapes are affine in size parameters: `(n, m)` to `(-1,)` would be `n·m`.
+                Error::ShapeMismatch {
+                    op: op.into(),
+                    expected: format!(
+                        "a shape whose -1 stands for an affine length of size parameters, or a divisor of the \
+                         size, but {requested} would need the size of {} divided by the other lengths",
+                        a.shape()
+                    ),
+                    got: a.shape().clone(),
+                }
+            })?;
             Ok(Shape::from(dims))
         }
         _ => Err(Error::invalid(op, format!("can only specify one unknown dimension in {requested}"))),
