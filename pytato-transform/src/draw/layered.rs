@@ -19,10 +19,17 @@ const PAD: usize = 8;
 const GAP_X: usize = 24;
 const GAP_Y: usize = 40;
 
-/// One node of the drawing: its label's lines and its fill colour.
+/// One node of the drawing: its DOT identifier, its label's lines and its fill colour.
 struct Node {
+    id: String,
     lines: Vec<String>,
     fill: String,
+}
+
+/// A drawing as its statements give it: nodes in their order, edges by identifiers.
+struct Drawing {
+    nodes: Vec<Node>,
+    edges: Vec<(String, String)>,
 }
 
 /// The value of `attr="…"` in `attrs` (DOT's escapes `\"` and `\\` undone, `\n` as a line
@@ -59,7 +66,7 @@ pub(super) fn node_count(dot: &str) -> usize {
 
 /// The nodes and edges of a drawing in the DOT subset of the [module docs](self), nodes in the
 /// order their statements come.
-fn parse(dot: &str) -> (Vec<(String, Node)>, Vec<(String, String)>) {
+fn parse(dot: &str) -> Drawing {
     let (mut nodes, mut edges) = (Vec::new(), Vec::new());
     for line in dot.lines().map(str::trim) {
         let statement = line.strip_suffix(';').unwrap_or(line);
@@ -67,12 +74,13 @@ fn parse(dot: &str) -> (Vec<(String, Node)>, Vec<(String, String)>) {
             let Some((id, attrs)) = node_statement(line) else { continue };
             let lines = attribute(attrs, "label").unwrap_or_else(|| id.to_string());
             let fill = attribute(attrs, "fillcolor").unwrap_or_else(|| "white".to_string());
-            nodes.push((id.to_string(), Node { lines: lines.split('\n').map(str::to_string).collect(), fill }));
+            let lines = lines.split('\n').map(str::to_string).collect();
+            nodes.push(Node { id: id.to_string(), lines, fill });
         } else if let Some((from, to)) = statement.split_once(" -> ") {
             edges.push((from.trim().to_string(), to.trim().to_string()));
         }
     }
-    (nodes, edges)
+    Drawing { nodes, edges }
 }
 
 fn xml_escape(s: &str) -> String {
@@ -82,8 +90,8 @@ fn xml_escape(s: &str) -> String {
 /// The drawing `dot` (in the subset of the [module docs](self)) as an SVG document, laid out in
 /// layers. Edges naming a node without a statement are left out.
 pub(super) fn layered_svg(dot: &str) -> String {
-    let (nodes, edges) = parse(dot);
-    let index: HashMap<&str, usize> = nodes.iter().enumerate().map(|(i, (id, _))| (id.as_str(), i)).collect();
+    let Drawing { nodes, edges } = parse(dot);
+    let index: HashMap<&str, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
     let edges: Vec<(usize, usize)> =
         edges.iter().filter_map(|(a, b)| Some((*index.get(a.as_str())?, *index.get(b.as_str())?))).collect();
     // Longest paths by Kahn's algorithm (iterative: a chain of a million nodes is a million
@@ -112,7 +120,7 @@ pub(super) fn layered_svg(dot: &str) -> String {
     };
     let layers = layer.iter().max().map_or(0, |&l| l + 1);
     let mut heights = vec![0usize; layers];
-    for (i, (_, n)) in nodes.iter().enumerate() {
+    for (i, n) in nodes.iter().enumerate() {
         heights[layer[i]] = heights[layer[i]].max(size(n).1);
     }
     let mut tops = Vec::with_capacity(layers);
@@ -124,7 +132,7 @@ pub(super) fn layered_svg(dot: &str) -> String {
     // Boxes left to right in each layer, in the order of the statements.
     let mut next_x = vec![GAP_X / 2; layers];
     let mut boxes = Vec::with_capacity(nodes.len());
-    for (i, (_, n)) in nodes.iter().enumerate() {
+    for (i, n) in nodes.iter().enumerate() {
         let (w, h) = size(n);
         boxes.push((next_x[layer[i]], tops[layer[i]], w, h));
         next_x[layer[i]] += w + GAP_X;
@@ -150,7 +158,7 @@ pub(super) fn layered_svg(dot: &str) -> String {
             tx + tw / 2
         );
     }
-    for ((_, n), &(x, y, w, h)) in nodes.iter().zip(&boxes) {
+    for (n, &(x, y, w, h)) in nodes.iter().zip(&boxes) {
         let _ = writeln!(
             svg,
             "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" fill=\"{}\" stroke=\"black\"/>",
@@ -178,10 +186,10 @@ mod tests {
     fn labels_and_edges_of_the_dot_subset_are_read_back() {
         let dot = "digraph g {\n  rankdir=TB;\n  node [shape=box];\n  n0 [label=\"a \\\"q\\\"\\nb\", fillcolor=\"red\"];\n  \
                    n1 [shape=ellipse, fillcolor=\"blue\", label=\"c\"];\n  n0 -> n1;\n  n1 -> missing;\n}\n";
-        let (nodes, edges) = parse(dot);
+        let Drawing { nodes, edges } = parse(dot);
         assert_eq!(nodes.len(), 2);
-        assert_eq!(nodes[0].1.lines, ["a \"q\"", "b"]);
-        assert_eq!((nodes[1].1.fill.as_str(), nodes[1].1.lines.as_slice()), ("blue", &["c".to_string()][..]));
+        assert_eq!((nodes[0].id.as_str(), &nodes[0].lines[..]), ("n0", &["a \"q\"".to_string(), "b".to_string()][..]));
+        assert_eq!((nodes[1].fill.as_str(), nodes[1].lines.as_slice()), ("blue", &["c".to_string()][..]));
         assert_eq!(edges, [("n0".to_string(), "n1".to_string()), ("n1".to_string(), "missing".to_string())]);
         let svg = layered_svg(dot);
         assert_eq!((svg.matches("<rect").count(), svg.matches("<line").count()), (2, 1));
