@@ -660,6 +660,83 @@ def median(a, axis=None, keepdims=False):
     return reshape(middle, kept) if keepdims else middle[..., 0]  # noqa: F405
 
 
+def inner(a, b):
+    """numpy's ``inner``: the sum over the last axes of ``a`` and ``b`` (no conjugate), shaped
+    ``a.shape[:-1] + b.shape[:-1]``; a product where either is 0-d."""
+    a, b = _as_array(a), _as_array(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b)  # noqa: F405
+    if a.shape[-1] != b.shape[-1]:
+        raise exceptions.ShapeMismatchError(
+            f"inner: shapes {a.shape} and {b.shape} not aligned: {a.shape[-1]} (dim {a.ndim - 1}) != {b.shape[-1]} (dim {b.ndim - 1})")
+    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))  # noqa: F405
+
+
+def _not_complex(name, x):
+    if x.dtype.kind == "c":
+        raise TypeError(f"{name}: This operation is not supported for {x.dtype} values because it would be ambiguous.")
+
+
+def isposinf(x):
+    """numpy's ``isposinf``: ``+inf`` (complex values refused)."""
+    x = _as_array(x)
+    _not_complex("isposinf", x)
+    return logical_and(isinf(x), logical_not(signbit(x)))  # noqa: F405
+
+
+def isneginf(x):
+    """numpy's ``isneginf``: ``-inf`` (complex values refused)."""
+    x = _as_array(x)
+    _not_complex("isneginf", x)
+    return logical_and(isinf(x), signbit(x))  # noqa: F405
+
+
+def isreal(x):
+    """numpy's ``isreal``: where the imaginary part is 0 (everywhere for real input)."""
+    return equal(imag(_as_array(x)), 0)  # noqa: F405
+
+
+def iscomplex(x):
+    """numpy's ``iscomplex``: where the imaginary part is not 0 (nowhere for real input)."""
+    x = _as_array(x)
+    return not_equal(imag(x), 0) if x.dtype.kind == "c" else zeros(x.shape, dtype=bool)  # noqa: F405
+
+
+def nancumsum(a, axis=None, dtype=None):
+    """numpy's ``nancumsum``: ``cumsum`` with NaNs counted as zero."""
+    a = _as_array(a)
+    if a.dtype.kind in "fc":
+        a = where(isnan(a), 0, a)  # noqa: F405
+    return cumsum(a, axis=axis, dtype=dtype)  # noqa: F405
+
+
+def nancumprod(a, axis=None, dtype=None):
+    """numpy's ``nancumprod``: ``cumprod`` with NaNs counted as one."""
+    a = _as_array(a)
+    if a.dtype.kind in "fc":
+        a = where(isnan(a), 1, a)  # noqa: F405
+    return cumprod(a, axis=axis, dtype=dtype)  # noqa: F405
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """numpy's ``ediff1d``: the differences of the flattened ``ary``, with ``to_begin`` before and
+    ``to_end`` after (numbers or arrays, cast to ``ary``'s dtype under numpy's ``same_kind`` rule)."""
+    ary = ravel(_as_array(ary))  # noqa: F405
+    diff_ = subtract(ary[1:], ary[:-1])  # noqa: F405
+    parts = []
+    for name, extra in (("to_begin", to_begin), (None, None), ("to_end", to_end)):
+        if name is None:
+            parts.append(astype(diff_, ary.dtype))  # noqa: F405
+            continue
+        if extra is None:
+            continue
+        extra = extra if isinstance(extra, Array) else _np.asanyarray(extra)
+        if not _np.can_cast(extra.dtype, ary.dtype, casting="same_kind"):
+            raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under the `same_kind` rule.")
+        parts.append(astype(ravel(_as_array(extra)), ary.dtype))  # noqa: F405
+    return concatenate(parts) if len(parts) > 1 else parts[0]  # noqa: F405
+
+
 def select(condlist, choicelist, default=0):
     """numpy's ``select``: the choice of the first true condition, ``default`` where none is."""
     if len(condlist) != len(choicelist):

@@ -973,6 +973,53 @@ def test_pad_refuses_what_numpys_refuses():
     assert pt.pad(x, ((1, 0), (2, 2)), "constant", constant_values=((1, 2), (3, 4))).shape == (4, 4)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.float16, np.float64, np.complex128, np.bool_])
+def test_inner_ediff1d_nancumsum_and_the_inf_tests_are_numpys(backend, dtype):
+    """numpy's ``inner`` (last axes, no conjugate), ``ediff1d`` (with ``to_begin``/``to_end``),
+    ``nancumsum``/``nancumprod``, ``isposinf``/``isneginf`` (complex refused) and
+    ``isreal``/``iscomplex``: values, dtypes, shapes, and numpy's errors."""
+    rng = np.random.default_rng(13)
+    def data(shape):
+        if dtype == np.bool_:
+            return rng.random(shape) < 0.5
+        values = (rng.standard_normal(shape) * 5).astype(dtype)
+        if np.dtype(dtype).kind in "fc":
+            values.flat[[1, 5]] = np.nan
+            values.flat[2], values.flat[7] = np.inf, -np.inf
+        return values
+    a, b = data((3, 4)), data((2, 4))
+    # numpy's BLAS (complex inner products) makes NaNs of its own from infinities: finite operands
+    b = b if np.dtype(dtype).kind not in "fc" else np.nan_to_num(b, nan=1.5, posinf=2.0, neginf=-3.0)
+    x, y = pt.make_placeholder("x", a.shape, dtype), pt.make_placeholder("y", b.shape, dtype)
+    calls = {"inner": lambda m, u, v: m.inner(v, v[::-1]), "inner_scalar": lambda m, u, v: m.inner(u, 2),
+             "isposinf": lambda m, u, v: m.isposinf(u), "isneginf": lambda m, u, v: m.isneginf(u),
+             "isreal": lambda m, u, v: m.isreal(u), "iscomplex": lambda m, u, v: m.iscomplex(u),
+             "nancumsum": lambda m, u, v: m.nancumsum(u), "nancumsum_1": lambda m, u, v: m.nancumsum(u, axis=1),
+             "nancumprod_0": lambda m, u, v: m.nancumprod(u, axis=0), "ediff1d": lambda m, u, v: m.ediff1d(u),
+             "ediff1d_ends": lambda m, u, v: m.ediff1d(u, to_begin=[7, 8], to_end=9)}
+    exprs, expected = {}, {}
+    for key, f in calls.items():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                expected[key] = np.asarray(f(np, a, b))
+        except TypeError:
+            with pytest.raises(TypeError):
+                f(pt, x, y)
+            continue
+        exprs[key] = f(pt, x, y)
+    got = pt.generate(exprs, backend)(x=a, y=b)
+    for key, e in expected.items():
+        assert got[key].dtype == e.dtype and got[key].shape == e.shape, key
+        if key.startswith("inner") and np.dtype(dtype).kind in "fc":
+            # numpy's BLAS sums in its own order; the library in its canonical one
+            np.testing.assert_allclose(got[key], e, rtol=1e-2 if dtype == np.float16 else 1e-12, err_msg=key)
+        else:
+            np.testing.assert_array_equal(got[key], e, err_msg=key)
+    with pytest.raises(ValueError):
+        pt.inner(x, pt.make_placeholder("z", (4, 3), dtype))
+
+
 def test_cbrt_is_within_two_ulps_of_numpys_over_the_whole_exponent_range(backend):
     """The cube root near the ends of float64's range (subnormals, 1e-300, 1e300, the largest
     double), where a root computed as ``pow(x, 1/3)`` without a correction is off by up to a
