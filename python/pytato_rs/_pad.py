@@ -7,7 +7,8 @@ the array padded so far along the earlier axes and not yet along the later ones 
 the statistics of pads), ``maximum``/``minimum``/``mean``/``median`` over ``stat_length``
 elements at each end (rounded to the nearest integer, ties to even, for integer arrays),
 ``linear_ramp`` as numpy's ``linspace`` from ``end_values`` to the edge, ``constant`` with a
-value per axis and side, and ``empty`` (numpy leaves those elements unset; here they are 0).
+value per axis and side, ``reflect``/``symmetric`` with ``reflect_type="odd"`` (mirrored about
+the edge value, a period at a time), and ``empty`` (numpy leaves those elements unset; here 0).
 """
 
 from __future__ import annotations
@@ -98,12 +99,50 @@ def _ramp(pt, end_value, edge, axis, width, dtype):
     return pt.astype(y, dtype)
 
 
+def _odd_reflection(pt, a, widths, include_edge):
+    """numpy's ``reflect``/``symmetric`` padding with ``reflect_type="odd"`` (``_set_reflect_both``):
+    along each axis in turn, chunks of at most a period mirrored about the current edge value
+    (``2 * edge - chunk``), repeated outward until the widths are filled; an axis of length 1 is
+    padded with its edge."""
+    padded = a
+    for axis, (left, right) in enumerate(widths):
+        n = a.shape[axis]
+        if left == right == 0:
+            continue
+        if n == 1:
+            edge = _slice_along(padded, axis, 0, 1)
+            padded = pt.concatenate([_block(edge, padded, axis, left), padded, _block(edge, padded, axis, right)], axis=axis)
+            continue
+        while left > 0 or right > 0:
+            length = padded.shape[axis]
+            # the chunk a step mirrors: at most the filled length, in whole periods of the original
+            filled = length
+            if include_edge:
+                chunk_max, offset = filled // n * n, 1
+            else:
+                chunk_max, offset = (filled - 1) // (n - 1) * (n - 1), 0
+            parts = [padded]
+            if left > 0:
+                k = min(chunk_max, left)
+                edge = _slice_along(padded, axis, 0, 1)
+                mirrored = pt.flip(_slice_along(padded, axis, 1 - offset, 1 - offset + k), axis=axis)
+                parts.insert(0, pt.astype(2 * edge - mirrored, a.dtype))  # bools: 2 * True is an int
+                left -= k
+            if right > 0:
+                k = min(chunk_max, right)
+                edge = _slice_along(padded, axis, length - 1, length)
+                mirrored = pt.flip(_slice_along(padded, axis, length - 1 + offset - k, length - 1 + offset), axis=axis)
+                parts.append(pt.astype(2 * edge - mirrored, a.dtype))
+                right -= k
+            padded = pt.concatenate(parts, axis=axis)
+    return padded
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
     """numpy's ``pad``: ``array`` widened by ``pad_width`` (an int, a ``(before, after)`` pair,
     or a pair per axis) with ``mode`` (``constant``, ``edge``, ``linear_ramp``, ``maximum``,
     ``mean``, ``median``, ``minimum``, ``reflect``, ``symmetric``, ``wrap``, ``empty``), taking
-    numpy's keywords (``constant_values``, ``end_values``, ``stat_length``; ``reflect_type``
-    ``"even"`` only)."""
+    numpy's keywords (``constant_values``, ``end_values``, ``stat_length``, ``reflect_type``)."""
     import pytato_rs as pt
     from ._native import pad as native_pad
 
@@ -118,15 +157,16 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if np.asarray(pad_width).dtype.kind != "i":  # numpy's test: uint64 widths (2**63) are refused too
         raise TypeError("`pad_width` must be of integral type.")
     widths = tuple((int(before), int(after)) for before, after in _as_pairs(pad_width, a.ndim, as_index=True))
-    if kwargs.get("reflect_type", "even") != "even":
-        raise NotImplementedError("pad with reflect_type='odd' is not supported")
+    odd = kwargs.get("reflect_type", "even") == "odd"  # numpy reads any other value as "even"
     values = kwargs.get("constant_values", 0)
-    if mode in _NATIVE_MODES and (mode != "constant" or np.ndim(values) == 0):
+    if mode in _NATIVE_MODES and (mode != "constant" or np.ndim(values) == 0) and not odd:
         return native_pad(a, list(widths), mode, values if mode == "constant" else None)
     if mode not in ("constant", "empty"):
         for axis, (before, after) in enumerate(widths):
             if a.shape[axis] == 0 and (before or after):
                 raise ValueError(f"can't extend empty axis {axis} using modes other than 'constant' or 'empty'")
+    if odd:
+        return _odd_reflection(pt, a, widths, include_edge=mode == "symmetric")
     per_axis = {
         "constant": _as_pairs(values, a.ndim),
         "linear_ramp": _as_pairs(kwargs.get("end_values", 0), a.ndim),

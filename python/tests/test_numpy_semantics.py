@@ -931,13 +931,14 @@ PAD_CASES = [
     ("mean", {}), ("linear_ramp", {}), ("linear_ramp", {"end_values": (5, -2)}), ("linear_ramp", {"end_values": 0.1}),
     ("linear_ramp", {"end_values": ((1, 2), (3, 4))}), ("constant", {"constant_values": ((1, 2), (3, 7.5))}),
     ("constant", {"constant_values": (1.7, 3)}), ("edge", {}), ("reflect", {}), ("symmetric", {}), ("wrap", {}),
+    ("reflect", {"reflect_type": "odd"}), ("symmetric", {"reflect_type": "odd"}),
 ]
 
 
 @pytest.mark.parametrize("dtype", [np.int16, np.uint8, np.float16, np.float32, np.float64, np.complex128])
 def test_pad_in_every_mode_is_numpys(backend, dtype):
     """numpy's ``pad`` modes and keywords, axis after axis (corners from the pads of earlier
-    axes): statistics rounded for integers, ramps computed in numpy's dtype (float64 for a
+    axes): odd reflections repeated past the axis length, statistics rounded for integers, ramps computed in numpy's dtype (float64 for a
     float32 array and an end value numpy holds as an int64 scalar, float32 for one it holds as a
     Python number), constants per axis and side. Means to rounding (the summation order is the
     library's); everything else exactly."""
