@@ -83,9 +83,9 @@ def _ramp(pt, end_value, edge, axis, width, dtype):
     ``linspace`` computes it (``(i / n) * delta`` where some step is 0, else ``i * step``, plus
     the start), rounded down for integer dtypes."""
     stop = edge[(slice(None),) * axis + (0,)]
-    compute = np.result_type(stop.dtype, end_value, 1.0) if not isinstance(end_value, pt.Array) else None
-    if compute is None:
+    if isinstance(end_value, pt.Array):
         raise TypeError("end_values must be numbers")
+    compute = np.result_type(stop.dtype, end_value, 1.0)
     stop = pt.astype(stop, compute)
     delta = pt.subtract(stop, compute.type(end_value))
     i = pt.reshape(pt.arange(width, dtype=compute), (width,) + (1,) * stop.ndim)
@@ -116,11 +116,10 @@ def _odd_reflection(pt, a, widths, include_edge):
         while left > 0 or right > 0:
             length = padded.shape[axis]
             # the chunk a step mirrors: at most the filled length, in whole periods of the original
-            filled = length
             if include_edge:
-                chunk_max, offset = filled // n * n, 1
+                chunk_max, offset = length // n * n, 1
             else:
-                chunk_max, offset = (filled - 1) // (n - 1) * (n - 1), 0
+                chunk_max, offset = (length - 1) // (n - 1) * (n - 1), 0
             parts = [padded]
             if left > 0:
                 k = min(chunk_max, left)
