@@ -344,6 +344,7 @@ impl Compiled {
         }
 
         for (group, &function) in self.groups.iter().zip(&self.code.functions) {
+            pytato_runtime::interrupt::check("cranelift run")?;
             // Every kernel of a group has the first axis of the first one.
             let shape = &shapes[program.kernels[group[0]].output.0];
             let outer = shape.first().copied().unwrap_or(1);
@@ -359,17 +360,24 @@ impl Compiled {
             if group.len() > 1 {
                 GROUPED.fetch_add(group.len() as u64, Ordering::Relaxed);
             }
+            // The work decides whether the launch is split over threads, and how many rows it
+            // runs between two checks for an interrupt.
+            let work = if outer > 1 { self.work(group, &shapes, bound)? } else { 0 };
             let parts = if threads <= 1 || outer <= 1 {
                 1
             } else if self.splits.iter().any(|s| s.parts_kernel() == group[0]) {
                 // A split reduction has parts only where they pay for the threads.
                 threads.min(outer)
-            } else if self.work(group, &shapes, bound)? >= PARALLEL_THRESHOLD {
+            } else if work >= PARALLEL_THRESHOLD {
                 threads.min(outer)
             } else {
                 1
             };
-            launch(function, &pointers, &sizes, outer, parts).map_err(|e| self.index_error(e))?;
+            let rows_per_check = rows_between_checks(work, outer);
+            launch(function, &pointers, &sizes, outer, parts, rows_per_check).map_err(|stop| match stop {
+                Stop::Index(e) => self.index_error(e),
+                Stop::Interrupted => Error::Interrupted { op: "cranelift run".into() },
+            })?;
         }
         // Every kernel has run without an error: each output is written.
         Ok(outputs.into_iter().map(|(i, output)| (i, (output.finish)())).collect())
@@ -413,18 +421,42 @@ fn with_scratch<R>(f: impl FnOnce(*mut u8) -> R) -> R {
     })
 }
 
+/// Element operations a launch runs between two checks for an interrupt
+/// ([`pytato_runtime::interrupt`]): a few milliseconds of a thread's work.
+const WORK_PER_CHECK: u128 = 1 << 26;
+
+/// Rows a launch runs between two checks for an interrupt: about [`WORK_PER_CHECK`] operations'
+/// worth, and never fewer than 1024, so that a kernel summing columns in strips (whose rows are
+/// the output's columns) keeps strips of 8 KiB of each input row at least (narrower ones were
+/// measured slower; only inputs of more than 2^16 rows get narrower strips than without checks).
+/// Any cut of the rows gives the same bits: a launch split over threads is cut the same way.
+fn rows_between_checks(work: u128, outer: usize) -> usize {
+    let per_row = (work / outer.max(1) as u128).max(1);
+    usize::try_from(WORK_PER_CHECK / per_row).unwrap_or(usize::MAX).max(1024)
+}
+
+/// Why a launch stopped before its end.
+enum Stop {
+    /// An out-of-range subscript, as `[buffer, axis, index, length]`.
+    Index([i64; 4]),
+    /// A stop was requested ([`pytato_runtime::interrupt`]).
+    Interrupted,
+}
+
 /// Runs one function (the kernels of a launch group) over `[0, outer)` of their first axis, split
-/// into `parts` contiguous ranges on as many threads. An out-of-range subscript is reported as `[buffer, axis, index, length]`.
+/// into `parts` contiguous ranges on as many threads, each run `rows_per_check` rows at a time
+/// with a check for an interrupt before each.
 fn launch(
     kernel: KernelFunction,
     pointers: &[*mut u8],
     sizes: &[i64],
     outer: usize,
     parts: usize,
-) -> Result<(), [i64; 4]> {
+    rows_per_check: usize,
+) -> Result<(), Stop> {
     // Addresses cross threads as integers: every thread only reads the pointer tables.
     let (buffers, sizes) = (pointers.as_ptr() as usize, sizes.as_ptr() as usize);
-    let call = move |lo: usize, hi: usize| -> Result<(), [i64; 4]> {
+    let call_rows = move |lo: usize, hi: usize| -> Result<(), [i64; 4]> {
         let mut error = [0i64; 4];
         let error_slots = error.as_mut_ptr();
         // SAFETY: `buffers` holds the base address of every buffer of the program, each dense and
@@ -447,6 +479,18 @@ fn launch(
         let status = if kernel.scratch { with_scratch(run) } else { run(std::ptr::null_mut()) };
         if status == 0 { Ok(()) } else { Err(error) }
     };
+    let call = move |lo: usize, hi: usize| -> Result<(), Stop> {
+        let mut start = lo;
+        while start < hi {
+            if pytato_runtime::interrupt::requested() {
+                return Err(Stop::Interrupted);
+            }
+            let end = hi.min(start.saturating_add(rows_per_check));
+            call_rows(start, end).map_err(Stop::Index)?;
+            start = end;
+        }
+        Ok(())
+    };
     if parts <= 1 {
         return call(0, outer);
     }
@@ -454,7 +498,7 @@ fn launch(
     // The parts run on rayon's pool, whose threads persist between kernels and programs: a small
     // kernel pays a queue push per part, not a thread start.
     let chunk = outer.div_ceil(parts);
-    let results: Vec<Mutex<Result<(), [i64; 4]>>> = (0..parts).map(|_| Mutex::new(Ok(()))).collect();
+    let results: Vec<Mutex<Result<(), Stop>>> = (0..parts).map(|_| Mutex::new(Ok(()))).collect();
     rayon::scope(|s| {
         for (p, slot) in results.iter().enumerate().skip(1) {
             let (lo, hi) = (p * chunk, ((p + 1) * chunk).min(outer));

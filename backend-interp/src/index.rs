@@ -4,13 +4,24 @@ use pytato_core::{ArrayData, DType, Error, Result, Scalar};
 
 use crate::nodes::Value;
 
-/// Calls `f` with every index of `shape` in C order (once for a 0-d shape, never for an empty one).
+/// Indices [`for_each_index`] visits (and terms a reduction adds) between two checks for an
+/// interrupt ([`pytato_runtime::interrupt`]): about a millisecond of the interpreter's work.
+pub(crate) const INDICES_PER_CHECK: u32 = 1 << 12;
+
+/// Calls `f` with every index of `shape` in C order (once for a 0-d shape, never for an empty one),
+/// checking for an interrupt now and then.
 pub(crate) fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize]) -> Result<()>) -> Result<()> {
     if shape.contains(&0) {
         return Ok(());
     }
     let mut idx = vec![0usize; shape.len()];
+    let mut until_check = INDICES_PER_CHECK;
     loop {
+        until_check -= 1;
+        if until_check == 0 {
+            pytato_runtime::interrupt::check("interp run")?;
+            until_check = INDICES_PER_CHECK;
+        }
         f(&idx)?;
         let mut axis = shape.len();
         loop {

@@ -199,7 +199,13 @@ fn eval(e: &Resolved, idx: &[usize], red: &mut Vec<i64>, inputs: &LambdaInputs<'
             red.truncate(*first_slot);
             red.extend(bounds.iter().map(|(lo, _)| *lo));
             if bounds.iter().all(|(lo, hi)| lo < hi) {
+                let mut until_check = crate::index::INDICES_PER_CHECK;
                 'outer: loop {
+                    until_check -= 1;
+                    if until_check == 0 {
+                        pytato_runtime::interrupt::check("interp run")?;
+                        until_check = crate::index::INDICES_PER_CHECK;
+                    }
                     let x = eval(body, idx, red, inputs)?;
                     acc.add(x)?;
                     // Advance the innermost iname; carry outward.

@@ -104,6 +104,7 @@ impl InterpProgram {
     fn evaluate(&self, bound: &Bound<'_>) -> Result<NamedData> {
         let mut values = nodes::Values::new();
         for node in self.signature.nodes() {
+            pytato_runtime::interrupt::check("interp run")?;
             let v = nodes::evaluate(node, &values, bound)?;
             values.insert(node.id(), v);
         }

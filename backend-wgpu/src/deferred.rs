@@ -87,9 +87,18 @@ impl DeferredChecks {
     }
 
     /// Blocks until the GPU has finished the work submitted so far: the only place the backend
-    /// waits (counted).
+    /// waits (counted). An interrupt ([`pytato_runtime::interrupt`]) ends the wait with
+    /// [`Error::Interrupted`]; the work goes on on the GPU, and a mapping requested before the
+    /// wait may then still be pending.
     pub(crate) fn wait(&self, device: &wgpu::Device) -> Result<()> {
         self.waits.fetch_add(1, Ordering::Relaxed);
+        crate::device::wait_interruptibly(device, "waiting for the GPU")
+    }
+
+    /// Blocks until the GPU has finished the work submitted so far, whatever is requested
+    /// meanwhile (not counted: it follows a [`DeferredChecks::wait`] and waits for little more
+    /// than copies of control headers).
+    fn wait_uninterrupted(&self, device: &wgpu::Device) -> Result<()> {
         device
             .poll(wgpu::PollType::wait_indefinitely())
             .map(|_| ())
@@ -102,6 +111,7 @@ impl DeferredChecks {
         if !self.pending.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|p| p.thread == here) {
             self.wait(device)?;
         }
+        // With runs pending, the check waits.
         self.check(device, None)
     }
 
@@ -113,10 +123,16 @@ impl DeferredChecks {
     /// Reads the header of every pending run (after a wait, when some are pending) and returns
     /// the first failed run's error; `then` is the error of the run that waited, if it failed, to
     /// be reported after the earlier ones.
+    ///
+    /// An interrupt stops the wait before any header is taken from the list, so that none is
+    /// lost: the next wait reads them.
     pub(crate) fn check(&self, device: &wgpu::Device, then: Option<Error>) -> Result<()> {
+        let here = std::thread::current().id();
+        if self.pending.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|p| p.thread == here) {
+            self.wait(device)?;
+        }
         let pending: Vec<Pending> = {
             let mut all = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-            let here = std::thread::current().id();
             let (mine, others) = std::mem::take(&mut *all).into_iter().partition(|p| p.thread == here);
             *all = others;
             mine
@@ -131,7 +147,7 @@ impl DeferredChecks {
                 });
             }
             drop(sender);
-            self.wait(device)?;
+            self.wait_uninterrupted(device)?;
             let mut mapped = vec![false; pending.len()];
             for (i, r) in receiver.iter() {
                 r.map_err(|e| internal(format!("mapping a deferred check: {e}")))?;

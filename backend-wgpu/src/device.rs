@@ -89,10 +89,41 @@ pub(crate) struct Pipeline {
     pub(crate) layout: wgpu::BindGroupLayout,
 }
 
+/// The process's device, or why there is none: opened on first use.
+static GPU: OnceLock<std::result::Result<Gpu, String>> = OnceLock::new();
+
 /// The process's device, opened on first use; the error says why there is none.
 pub(crate) fn gpu() -> std::result::Result<&'static Gpu, String> {
-    static GPU: OnceLock<std::result::Result<Gpu, String>> = OnceLock::new();
     GPU.get_or_init(open).as_ref().map_err(Clone::clone)
+}
+
+/// How long a wait for the GPU sleeps before it checks for an interrupt again.
+const INTERRUPT_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Blocks until `device` has finished the work submitted so far, waking every
+/// [`INTERRUPT_POLL`] to check for an interrupt ([`pytato_runtime::interrupt`]): then
+/// [`pytato_core::Error::Interrupted`] naming `op`, the work going on on the GPU.
+pub(crate) fn wait_interruptibly(device: &wgpu::Device, op: &str) -> pytato_core::Result<()> {
+    loop {
+        pytato_runtime::interrupt::check(op)?;
+        let timed = wgpu::PollType::Wait { submission_index: None, timeout: Some(INTERRUPT_POLL) };
+        match device.poll(timed) {
+            Ok(_) => return Ok(()),
+            Err(wgpu::PollError::Timeout) => continue,
+            Err(e) => {
+                return Err(pytato_core::Error::Internal { backend: "wgpu".into(), message: format!("{op}: {e}") });
+            }
+        }
+    }
+}
+
+/// [`wait_interruptibly`] on the process's device, where this process has opened it (it opens
+/// none).
+pub(crate) fn wait_until_idle() -> pytato_core::Result<()> {
+    match GPU.get() {
+        Some(Ok(gpu)) => wait_interruptibly(&gpu.device, "waiting for the GPU to finish"),
+        _ => Ok(()),
+    }
 }
 
 fn no_adapter(why: &str) -> String {

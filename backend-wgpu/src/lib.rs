@@ -84,6 +84,16 @@ use pytato_transform::kernel::{BufferId, BufferKind, CodegenOptions, Kernel, Ker
 pub use cache::cache_stats;
 pub use device::ADAPTER_VAR;
 
+/// Blocks until the GPU has finished all work this process submitted, where the process opened
+/// one (it opens none), or until an interrupt is requested ([`Error::Interrupted`]). A run
+/// stopped by an interrupt (`pytato_runtime::interrupt`) leaves its work running on the GPU; a
+/// process about to exit calls this first, because a CPU driver (lavapipe) runs that work on
+/// threads of the process, which exit must not tear down under a running shader (a process that
+/// exited during one was seen to crash).
+pub fn wait_until_idle() -> Result<()> {
+    device::wait_until_idle()
+}
+
 use crate::device::{Gpu, Pipeline};
 use crate::run::{Compiled, CompiledBlockSums, CompiledKernel, KernelChoices, Pool};
 use crate::wgsl::steps::Ranking;

@@ -323,6 +323,13 @@ pub enum Error {
         /// What happened.
         message: String,
     },
+    /// A run stopped because a stop was requested while it ran (`pytato_runtime::interrupt`:
+    /// Ctrl-C in Python). Outputs written in place may be partly written.
+    #[error("{op}: interrupted (a stop was requested while it ran)")]
+    Interrupted {
+        /// The operation that stopped.
+        op: String,
+    },
     /// Any other invalid argument; the message says which and why.
     #[error("{op}: {message}")]
     InvalidArgument {
@@ -429,6 +436,7 @@ impl Error {
             Error::DatashapeUnsupported { .. } => "DatashapeUnsupported",
             Error::DistributedMismatch { .. } => "DistributedMismatch",
             Error::Communication { .. } => "Communication",
+            Error::Interrupted { .. } => "Interrupted",
         }
     }
 

@@ -320,6 +320,9 @@ impl DistributedProgram {
                 continue;
             }
             let since = *idle_since.get_or_insert_with(Instant::now);
+            // Nothing to do but wait for messages: a stop may end the wait (a peer that never
+            // sends would otherwise hold this rank until the timeout, or for ever).
+            pytato_runtime::interrupt::check("DistributedProgram::run")?;
             if let Some(limit) = self.timeout
                 && since.elapsed() > limit
             {

@@ -7,6 +7,7 @@
 //! - `view` (re-exported from `pytato-core`, where `ArrayData` lends them): borrowed `ndarray`
 //!   views of any dtype, the form inputs and outputs travel in;
 //! - [`device`]: arrays kept on a backend's device between runs;
+//! - [`interrupt`]: stopping runs in progress (Ctrl-C);
 //! - [`phases`]: programs with data-dependent lengths and scatters, run in phases with host steps
 //!   between them ([`sort`], [`scan`]) on the threads [`host_threads`] picks;
 //! - [`math`]: numpy's scalar math where Rust differs, and the summation order every backend
@@ -19,6 +20,7 @@ pub mod backend;
 pub mod binding;
 pub mod device;
 pub mod host_threads;
+pub mod interrupt;
 pub mod math;
 pub mod phases;
 pub mod scan;

@@ -371,6 +371,7 @@ impl PhasedProgram {
             };
             let mut new = Vec::with_capacity(phase.steps.len());
             for step in &phase.steps {
+                crate::interrupt::check("a host step")?;
                 let operands: Vec<ArrayDataView<'_>> = step
                     .operands
                     .iter()

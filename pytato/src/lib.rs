@@ -80,7 +80,7 @@ pub use pytato_core::{
 pub use pytato_datashape as datashape;
 pub use pytato_frontend::*;
 pub use pytato_runtime::backend::{backend, backends, default_backend};
-pub use pytato_runtime::{ArrayDataView, ArrayDataViewMut, backend, binding, device, math, phases, view};
+pub use pytato_runtime::{ArrayDataView, ArrayDataViewMut, backend, binding, device, interrupt, math, phases, view};
 
 /// Running DAGs with sends and receives ([`distributed`]) over MPI or threads: partitioning,
 /// verification across ranks, [`DistributedProgram`](pytato_distributed::DistributedProgram)

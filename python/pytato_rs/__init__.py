@@ -85,6 +85,25 @@ from .array import (
 from .exceptions import *  # noqa: F403
 from .exceptions import PytatoError
 
+
+def _install_interrupt_handler() -> None:
+    """Lets Ctrl-C stop a run in progress with ``KeyboardInterrupt``: runs release the GIL, so
+    Python's own handler would act only once the run is over. The library's handler calls
+    Python's and then sets the runs' stop request; it goes in only where Python's handler is in
+    place (``SIG_IGN``, ``SIG_DFL`` and an embedding that installs none keep their meaning).
+    A stopped run may leave work on the GPU: the process waits for it before it exits."""
+    import atexit
+    import signal
+
+    from . import _native
+
+    if callable(signal.getsignal(signal.SIGINT)):
+        _native._install_interrupt_handler()
+    atexit.register(_native._wait_until_idle)
+
+
+_install_interrupt_handler()
+
 # numpy's scalar types, so that ``pt.float32`` names a dtype as ``np.float32`` does.
 bool_ = _np.bool_
 bool = _np.bool  # numpy's (and the Array API's) name, as in numpy's namespace

@@ -18,6 +18,7 @@ use crate::convert::{outputs_from_py, shape_from_py};
 use crate::data::dtype_from_py;
 use crate::errors::{Result, lib, type_error, value_error};
 use crate::evaluated::EvaluatedArray;
+use crate::interrupt::interruptible;
 use crate::program::{backend_by_name, borrow_inputs, download, host_views};
 use crate::tags::tags_from_py;
 
@@ -618,7 +619,7 @@ pub(crate) fn execute_distributed_partition<'py>(
     download(&mut borrowed)?;
     let views = host_views(&borrowed)?;
     let program = &prg_per_partition.program;
-    let (results, _) = py.detach(|| lib(program.run_views(&comm, &views)))?;
+    let (results, _) = interruptible(py, || program.run_views(&comm, &views))?;
     let dict = PyDict::new(py);
     for (name, data) in results {
         dict.set_item(name, Bound::new(py, EvaluatedArray::new(py, data)?)?)?;

@@ -41,6 +41,9 @@ impl From<pytato::Error> for Error {
 
 impl From<Error> for PyErr {
     fn from(Error(e): Error) -> PyErr {
+        if let pytato::Error::Interrupted { .. } = &e {
+            return crate::interrupt::keyboard_interrupt(e.to_string());
+        }
         // Before the package has registered its classes (importing `_native` on its own), a
         // `RuntimeError` with the library's message. A mismatch across ranks has a class per
         // problem (pytato's `MissingSendError`, ...) where the package registered one.

@@ -20,6 +20,7 @@ use pytato::array::DataRef;
 
 use crate::data::{borrow, numpy_dtype, shared_data, to_numpy};
 use crate::errors::{Result, lib, type_error, value_error};
+use crate::interrupt::interruptible;
 
 /// An array a program computed: its shape, dtype, and the tags and axes of the expression it
 /// was computed from. `numpy.asarray(a)` and `a.get()` copy it into numpy;
@@ -44,7 +45,7 @@ impl EvaluatedArray {
 /// `data` moved into a numpy array: without a copy where nothing else holds it, else copied (a
 /// download, without the GIL, where a GPU holds it). Pass a clone to keep the buffer.
 pub(crate) fn into_numpy(py: Python<'_>, data: DataRef) -> Result<Bound<'_, PyAny>> {
-    let host = py.detach(|| lib(data.to_host()))?;
+    let host = interruptible(py, || data.to_host())?;
     drop(data);
     Ok(to_numpy(py, Arc::unwrap_or_clone(host)))
 }

@@ -10,6 +10,7 @@
 //! | `calls` | `trace_call`: Python functions traced into the library's functions |
 //! | `program` | `generate` and `BoundProgram`: compile, run on numpy arrays without the GIL |
 //! | `evaluated` | `EvaluatedArray`: results held by the library, back into DAGs without a copy |
+//! | `interrupt` | Ctrl-C during a run: `KeyboardInterrupt` |
 //! | `scalar_expr` | pymbolic expressions typed into the library's (`pt.IndexLambda(expr=...)`) |
 //! | `transform` | `deduplicate`, `unify_axes_tags`, drawing, analysis |
 //! | `convert`, `data`, `tags`, `errors` | Python values, numpy arrays, tags and exceptions |
@@ -26,6 +27,7 @@ mod errors;
 mod evaluated;
 mod functions;
 mod graph;
+mod interrupt;
 mod program;
 mod scalar_expr;
 mod tags;
@@ -48,6 +50,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert::_length, m)?)?;
     m.add_function(wrap_pyfunction!(scalar_expr::_index_lambda, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_register_exceptions, m)?)?;
+    m.add_function(wrap_pyfunction!(interrupt::_install_interrupt_handler, m)?)?;
+    m.add_function(wrap_pyfunction!(interrupt::_wait_until_idle, m)?)?;
     m.add_function(wrap_pyfunction!(tags::_set_traceback_tags, m)?)?;
     functions::register(m)?;
     distributed::register(m)?;

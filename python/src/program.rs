@@ -19,6 +19,7 @@ use crate::convert::outputs_from_py;
 use crate::data::{Borrowed, BorrowedMut, borrow, borrow_mut};
 use crate::errors::{Result, lib, type_error, value_error};
 use crate::evaluated::{EvaluatedArray, into_numpy};
+use crate::interrupt::interruptible;
 
 /// The backend named `name`, or the default one (`PYTATO_BACKEND`, else the most preferred).
 /// Backends are made once per name and kept: making one costs more than compiling a program
@@ -152,11 +153,11 @@ impl BoundProgram {
         let program = &self.program;
         let mut results: BTreeMap<String, DataRef> = if keep || any_on_device(&borrowed) {
             let inputs = device_inputs(&borrowed);
-            let results = py.detach(|| lib(program.run_device(&inputs)))?;
+            let results = interruptible(py, || program.run_device(&inputs))?;
             results.into_iter().map(|(name, array)| (name, DataRef::from(array))).collect()
         } else {
             let views = host_views(&borrowed)?;
-            let results = py.detach(|| lib(program.run_views(&views)))?;
+            let results = interruptible(py, || program.run_views(&views))?;
             results.into_iter().map(|(name, data)| (name, DataRef::from(data))).collect()
         };
         if self.single {
@@ -212,7 +213,7 @@ impl BoundProgram {
         let views = host_views(&borrowed)?;
         let mut outputs: NamedViewsMut<'_> = targets.iter_mut().map(|(n, d)| (n.as_str(), d.view_mut())).collect();
         let program = &self.program;
-        py.detach(|| lib(program.run_into(&views, &mut outputs)))
+        interruptible(py, || program.run_into(&views, &mut outputs))
     }
 
     /// The names the program takes as inputs.
