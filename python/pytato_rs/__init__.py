@@ -916,7 +916,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     """numpy's ``interp`` of real values (float64, as numpy computes): ``fp[0]`` (``left``) below
     ``xp[0]``, ``fp[-1]`` (``right``) above ``xp[-1]``, ``fp[j]`` where ``x`` is ``xp[j]`` or the
     last point, else ``slope * (x - xp[j]) + fp[j]`` with numpy's fallbacks where that is NaN;
-    NaN for NaN. ``xp`` must be increasing, as numpy assumes; ``period`` is not written. Complex
+    NaN for NaN (``fp[0]`` where ``xp`` has one point, as numpy's loop for it gives). ``xp`` must be increasing, as numpy assumes; ``period`` is not written. Complex
     ``fp`` interpolates its real and imaginary parts each so (complex128, as numpy); complex ``x``
     or ``xp`` is numpy's ``TypeError``."""
     if period is not None:
@@ -930,7 +930,9 @@ def interp(x, xp, fp, left=None, right=None, period=None):
             return None if v is None else f(_np.complex128(v))
         re = interp(x, xp, real(fp), part(_np.real, left), part(_np.real, right))  # noqa: F405
         im = interp(x, xp, imag(fp), part(_np.imag, left), part(_np.imag, right))  # noqa: F405
-        # numpy's complex loop gives a NaN x the imaginary part 0
+        if xp.shape == (1,):
+            return _native._complex_from_parts(re, im)
+        # numpy's complex loop gives a NaN x the imaginary part 0 (but for one sample point)
         return _native._complex_from_parts(re, where(isnan(astype(x, _np.float64)), 0.0, im))  # noqa: F405
     x, xp, fp = (astype(v, _np.float64) for v in (x, xp, fp))  # noqa: F405
     if xp.ndim != 1 or fp.ndim != 1:
@@ -945,17 +947,18 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     rval = last if right is None else _np.float64(right)
     below, above = less(x, xp[0]), greater(x, xp[n - 1])  # noqa: F405
     if n == 1:
-        inside = first
-    else:
-        j = subtract(searchsorted(xp, x, side="right"), 1)  # noqa: F405  (xp[j] <= x < xp[j + 1])
-        k = clip(j, 0, n - 2)  # noqa: F405
-        xj, xj1, yj, yj1 = take(xp, k), take(xp, add(k, 1)), take(fp, k), take(fp, add(k, 1))  # noqa: F405
-        slope = divide(subtract(yj1, yj), subtract(xj1, xj))  # noqa: F405
-        from_left = add(multiply(slope, subtract(x, xj)), yj)  # noqa: F405
-        from_right = add(multiply(slope, subtract(x, xj1)), yj1)  # noqa: F405
-        fallback = where(logical_and(isnan(from_right), equal(yj, yj1)), yj, from_right)  # noqa: F405
-        between = where(isnan(from_left), fallback, from_left)  # noqa: F405
-        inside = where(equal(j, n - 1), last, where(equal(xj, x), yj, between))  # noqa: F405
+        # numpy's loop for one sample point only compares: a NaN x (neither below nor above
+        # the point) gets fp[0], not NaN
+        return where(below, lval, where(above, rval, first))  # noqa: F405
+    j = subtract(searchsorted(xp, x, side="right"), 1)  # noqa: F405  (xp[j] <= x < xp[j + 1])
+    k = clip(j, 0, n - 2)  # noqa: F405
+    xj, xj1, yj, yj1 = take(xp, k), take(xp, add(k, 1)), take(fp, k), take(fp, add(k, 1))  # noqa: F405
+    slope = divide(subtract(yj1, yj), subtract(xj1, xj))  # noqa: F405
+    from_left = add(multiply(slope, subtract(x, xj)), yj)  # noqa: F405
+    from_right = add(multiply(slope, subtract(x, xj1)), yj1)  # noqa: F405
+    fallback = where(logical_and(isnan(from_right), equal(yj, yj1)), yj, from_right)  # noqa: F405
+    between = where(isnan(from_left), fallback, from_left)  # noqa: F405
+    inside = where(equal(j, n - 1), last, where(equal(xj, x), yj, between))  # noqa: F405
     return where(isnan(x), x, where(below, lval, where(above, rval, inside)))  # noqa: F405
 
 def digitize(x, bins, right=False):

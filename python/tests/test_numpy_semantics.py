@@ -1156,11 +1156,13 @@ def test_interp_and_digitize_are_numpys_bit_for_bit(backend):
         (np.array([-1.0, 0.0, 0.5, 1.0, 2.5, 3.0, 4.0, np.nan, -np.inf, np.inf, 1e-320, -0.0]),
          np.array([0.0, 1.0, 2.0, 3.0]), np.array([1.0, -2.0, np.inf, 5.0])),
         (rng.uniform(-1, 5, 50), np.sort(rng.uniform(0, 4, 7)), rng.standard_normal(7)),
-        (np.array([0.5, 1.0, 1.5]), np.array([1.0]), np.array([7.0])),
+        # one sample point: numpy's loop for it only compares, so a NaN x gets fp[0]
+        (np.array([0.5, 1.0, 1.5, np.nan, -np.inf]), np.array([1.0]), np.array([7.0])),
+        (np.array([0.5, 1.0, np.nan, 2.0]), np.array([1.0]), np.array([7.0 - 2j])),
         (np.array([[0.2, 1.7], [2.5, -3.0]]), np.array([0.0, 1.0, 2.0]), np.array([np.inf, np.inf, 3.0])),
         (np.array([0.5, 1.5]), np.array([0.0, 1.0, 2.0]), np.array([np.inf, -np.inf, np.nan])),
         (np.arange(5, dtype=np.int8), np.array([0, 2, 4], np.int16), np.array([1, 9, 3], np.int32)),
-        # complex values, each part interpolated so (a NaN x gives NaN + 0j)
+        # complex values, each part interpolated so (a NaN x gives NaN + 0j, but for one point)
         (np.array([-1.0, 0.25, 1.0, 1.5, 9.0, np.nan, -0.0]), np.array([0.0, 1.0, 2.0]),
          np.array([2 + 1j, complex(np.inf, -3), complex(np.nan, 1)])),
         (np.array([0.5, 3.0]), np.array([0.0, 1.0]), np.array([1 - 2j, -0.0 - 0.0j], np.complex64)),
