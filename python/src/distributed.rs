@@ -589,7 +589,7 @@ pub(crate) fn generate_code_for_partition(
     }
     let backend = backend_by_name(backend)?;
     let parts = (*partition.partition).clone();
-    let program = py.detach(|| lib(DistributedProgram::from_partition(&*backend, parts)))?;
+    let program = interruptible(py, || DistributedProgram::from_partition(&*backend, parts))?;
     Ok(PyDistributedProgram { program, partition: partition.partition.clone() })
 }
 
@@ -616,7 +616,7 @@ pub(crate) fn execute_distributed_partition<'py>(
     }
     let comm = Mpi4py::new(mpi_communicator)?;
     let mut borrowed = borrow_inputs(input_args)?;
-    download(&mut borrowed)?;
+    download(py, &mut borrowed)?;
     let views = host_views(&borrowed)?;
     let program = &prg_per_partition.program;
     let (results, _) = interruptible(py, || program.run_views(&comm, &views))?;

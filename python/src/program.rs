@@ -62,8 +62,9 @@ fn generate(py: Python<'_>, expr: &Bound<'_, PyAny>, backend: Option<&str>) -> R
     let outputs = outputs_from_py(expr)?;
     let backend = backend_by_name(backend)?;
     let single = matches!(outputs, Outputs::Single(_));
-    // Compiling is pure Rust: other Python threads run meanwhile.
-    let program = py.detach(|| lib(backend.compile(&outputs)))?;
+    // Compiling is pure Rust: other Python threads run meanwhile. It may wait for a GPU (data
+    // wrappers of GPU arrays, copied for a host backend), which checks for Ctrl-C.
+    let program = interruptible(py, || backend.compile(&outputs))?;
     Ok(BoundProgram { program: Arc::from(program), backend: backend.name().to_string(), single })
 }
 
@@ -117,10 +118,11 @@ fn device_inputs<'a>(borrowed: &'a [(String, Input<'_>)]) -> NamedDeviceInputs<'
 }
 
 /// Copies the inputs a GPU holds to the host, for a run on host views.
-pub(crate) fn download(borrowed: &mut [(String, Input<'_>)]) -> Result<()> {
+pub(crate) fn download(py: Python<'_>, borrowed: &mut [(String, Input<'_>)]) -> Result<()> {
     for (_, input) in borrowed.iter_mut() {
         if let Input::Evaluated(data @ DataRef::Device(_)) = input {
-            *data = DataRef::Host(lib(data.to_host())?);
+            let device = &*data;
+            *data = DataRef::Host(interruptible(py, || device.to_host())?);
         }
     }
     Ok(())
@@ -209,7 +211,7 @@ impl BoundProgram {
             }
         };
         let mut borrowed = borrow_inputs(inputs)?;
-        download(&mut borrowed)?;
+        download(py, &mut borrowed)?;
         let views = host_views(&borrowed)?;
         let mut outputs: NamedViewsMut<'_> = targets.iter_mut().map(|(n, d)| (n.as_str(), d.view_mut())).collect();
         let program = &self.program;

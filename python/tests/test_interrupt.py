@@ -116,3 +116,42 @@ def test_an_ignored_or_user_handled_sigint_keeps_its_meaning(disposition):
         child.kill()
     assert child.returncode == 0, err
     assert out.strip() == f"finished (20000,) {disposition == 'handled'}", (out, err)
+
+
+# A child that gets a Ctrl-C while it runs Python code (no run in progress: Python raises the
+# KeyboardInterrupt itself), catches it, and then compiles and runs with arrays a backend holds
+# (on wgpu, reading them back waits for the GPU, where a stop request left standing would stop
+# the compile or the download).
+_AFTER_CAUGHT = textwrap.dedent(
+    """
+    import os, signal, sys, time
+    import numpy as np
+    import pytato_rs as pt
+
+    backend = sys.argv[1]
+    x = pt.make_placeholder("x", (3,), np.float64)
+    held = pt.generate(2 * x, backend=backend).evaluate(x=np.array([1.0, -0.0, 1e-310]))
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+        print("not interrupted", flush=True)
+    except KeyboardInterrupt:
+        pass
+    wrapped = pt.generate(pt.make_data_wrapper(held) + 1, backend="cranelift")()
+    out = np.zeros(3)
+    pt.generate(x - 1, backend=backend).run_into(out, x=held)
+    print(list(wrapped), list(out), flush=True)
+    """
+)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX signal")
+def test_a_ctrl_c_python_handled_stops_no_later_run(backend):
+    child = _child(backend, script=_AFTER_CAUGHT)
+    try:
+        out, err = child.communicate(timeout=300)
+    finally:
+        child.kill()
+    assert child.returncode == 0, err
+    assert out.strip() == "[np.float64(3.0), np.float64(1.0), np.float64(1.0)] " \
+        "[np.float64(1.0), np.float64(-1.0), np.float64(-1.0)]", (out, err)
