@@ -50,7 +50,8 @@ fn strides(shape: &[usize]) -> Vec<isize> {
 /// `shapes` hold every buffer's base address and shape (dense, row-major, as for a JIT kernel).
 ///
 /// Returns `false`, having written nothing, when a range of the product does not fit the operand
-/// axis it indexes: the caller then runs the checked loop nest, which reports the error.
+/// axis it indexes (the caller then runs the checked loop nest, which reports the error), and
+/// when a float32 or complex64 product might overflow single precision (see [`widened`]).
 pub(crate) fn run(
     product: &Contraction,
     output: BufferId,
@@ -71,16 +72,26 @@ pub(crate) fn run(
     if !in_range || !supported(product.dtype) {
         return false;
     }
-    match product.dtype {
+    let ran = match product.dtype {
         DType::F32 | DType::C64 => widened(product, output, pointers, shapes, terms, threads),
-        dtype => products(product, dtype, output, pointers, shapes, terms, threads),
+        dtype => {
+            products(product, dtype, output, pointers, shapes, terms, threads);
+            true
+        }
+    };
+    if ran {
+        RUN.fetch_add(1, Ordering::Relaxed);
     }
-    RUN.fetch_add(1, Ordering::Relaxed);
-    true
+    ran
 }
 
 /// A float32 or complex64 `product` as a float64 or complex128 one: the operands widened into
-/// fresh buffers, the result rounded once into the output.
+/// fresh buffers, the result rounded once into the output. Returns `false`, having written
+/// nothing, where the largest magnitudes of the operands (of their parts, for complex numbers)
+/// multiply past float32's range: a product there may overflow to ±inf in single precision, as
+/// in the loop nest, every other backend and numpy, where the double precision GEMM would go on
+/// with a finite value (`3e38 * 3 - 3e38 * 3` is NaN in float32, 0 here), a difference beyond
+/// rounding. The loop nest then computes it.
 fn widened(
     product: &Contraction,
     output: BufferId,
@@ -88,18 +99,30 @@ fn widened(
     shapes: &[Vec<usize>],
     terms: usize,
     threads: usize,
-) {
+) -> bool {
     let (components, wide) = if product.dtype == DType::C64 { (2, DType::C128) } else { (1, DType::F64) };
     let floats = |id: BufferId| shapes[id.0].iter().product::<usize>() * components;
-    let widen = |id: BufferId| -> Vec<f64> {
+    // The widened values and their largest magnitude (NaN left out: it is NaN on every path).
+    let widen = |id: BufferId| -> (Vec<f64>, f64) {
         // SAFETY: buffer `id` is a live, dense array of `shapes[id]` elements of the product's
         // dtype (the caller's contract), that is `floats(id)` contiguous `f32` values.
         let values = unsafe { std::slice::from_raw_parts(pointers[id.0].cast::<f32>(), floats(id)) };
-        values.iter().map(|&v| f64::from(v)).collect()
+        let wide: Vec<f64> = values.iter().map(|&v| f64::from(v)).collect();
+        let largest = wide.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        (wide, largest)
     };
+    let (mut lhs, lhs_largest) = widen(product.lhs);
+    let (mut rhs, rhs_largest) = if product.rhs == product.lhs {
+        (None, lhs_largest)
+    } else {
+        let (values, largest) = widen(product.rhs);
+        (Some(values), largest)
+    };
+    // A complex product's parts are sums of two real products.
+    if lhs_largest * rhs_largest * components as f64 >= f64::from(f32::MAX) {
+        return false;
+    }
     let mut table = pointers.to_vec();
-    let mut lhs = widen(product.lhs);
-    let mut rhs = (product.rhs != product.lhs).then(|| widen(product.rhs));
     let mut out = vec![0.0f64; floats(output)];
     table[product.lhs.0] = lhs.as_mut_ptr().cast();
     table[product.rhs.0] = rhs.as_mut().map_or(lhs.as_mut_ptr(), |r| r.as_mut_ptr()).cast();
@@ -111,6 +134,7 @@ fn widened(
     for (n, &w) in narrow.iter_mut().zip(&out) {
         *n = w as f32;
     }
+    true
 }
 
 /// Runs `product` as GEMMs of `dtype` (float64 or complex128) on the buffers of `pointers`,

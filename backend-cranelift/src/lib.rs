@@ -28,7 +28,9 @@
 //! give NaN); the complex kernels give NaN in both parts where a product has an infinite part
 //! (numpy's `@` through zgemm often does too; the loop nest gives numpy's elementwise product,
 //! `(-inf + 1j) * (1 + 0j) = -inf + nanj`); and float32 and complex64 products, summed in double
-//! precision, are not rounded to single precision first.
+//! precision, are not rounded to single precision first (where the operands are large enough
+//! for a product to overflow single precision, the loop nest computes the product instead, so
+//! that overflows give its ±inf and NaN, as every backend and numpy do).
 //! Every other sum follows `pytato_runtime::math`'s summation scheme, bit for bit with the
 //! interpreter.
 //!

@@ -186,6 +186,45 @@ fn special_values_propagate_as_in_the_interpreter() -> Result<()> {
     Ok(())
 }
 
+/// float32 and complex64 products whose operands are large enough for a product to overflow
+/// single precision run on the loop nest: the overflows give the interpreter's ±inf and NaN bits
+/// (numpy 2.4.6: `np.einsum("ij,jk->ik", a, b)` of the float32 and complex64 cases is
+/// `[[nan, inf, inf]]`; its `a @ b` through sgemm gives `inf` first), where the double precision
+/// GEMM gave finite values (fuzz seed 9110501: `x @ x` of float32 values near 3e38). Products of
+/// smaller operands still run through the GEMM.
+#[test]
+fn single_precision_products_that_may_overflow_run_on_the_loop_nest() -> Result<()> {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for dtype in [DType::F32, DType::C64] {
+        let expr =
+            product("ij,jk->ik", &[Dim::param("n"), Dim::param("k")], &[Dim::param("k"), Dim::param("m")], dtype)?;
+        let cranelift = Cranelift::new().compile(&(&expr).into())?;
+        let interpreter = Interpreter.compile(&(&expr).into())?;
+        for (big, through_gemm) in [(3e38, false), (1e19, true)] {
+            // For big = 3e38, products big * 3 and big * -3 overflow single precision (their sum
+            // is NaN there, and 0 in double precision), and so do the sums of the other columns.
+            let a = [[big, big, 1.0]];
+            let b = [[3.0, 1.0, 4.0], [-3.0, 2.0, 1e-30], [0.0, 3.0, 1.0]];
+            let to_data = |rows: &[[f64; 3]]| {
+                let values = rows.iter().flatten().map(|&v| Scalar::F64(v).cast(dtype));
+                ArrayData::from_scalars(dtype, &[rows.len(), 3], values).expect("data")
+            };
+            let inputs = NamedData::from([("a".to_string(), to_data(&a)), ("b".to_string(), to_data(&b))]);
+            let before = gemm_kernels_run();
+            let got = cranelift.run(&inputs)?.remove("_pt_out").expect("output");
+            assert_eq!(gemm_kernels_run() > before, through_gemm, "{dtype} with operands up to {big}");
+            let reference = interpreter.run(&inputs)?.remove("_pt_out").expect("output");
+            if through_gemm {
+                continue; // to rounding: the other tests
+            }
+            assert_eq!(format!("{:?}", got.to_scalars()), format!("{:?}", reference.to_scalars()), "{dtype}");
+            let first = got.to_scalars()[0].to_complex64();
+            assert!(first.re.is_nan(), "{dtype}: {first} (inf - inf in single precision)");
+        }
+    }
+    Ok(())
+}
+
 /// Sums whose products are all zeros, some or all of them `-0.0` (`-1 * 0`, and for complex
 /// numbers `(-1 - 0i) * 0` has imaginary part `-0.0`), are `+0.0` in every component, as numpy's
 /// (2.4.6: `a @ b`, `np.einsum`, `np.sum(a[:, :, None] * b, 1)` with `a = -1`, `b = 0`) and as the

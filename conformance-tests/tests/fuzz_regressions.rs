@@ -4,7 +4,9 @@
 //! `data/fuzz-regressions/<where-when>/SEED.json` holds the cases as `fuzz case SEED` prints them;
 //! the directory says where they were found. `h100-2026-11-25` are the 40 programs on which the
 //! wgpu backend disagreed with the interpreter on an NVIDIA H100 (subnormals flushed, signed
-//! zeros and NaN through driver built-ins, float16 NaN, complex edges, contraction into FMA). The
+//! zeros and NaN through driver built-ins, float16 NaN, complex edges, contraction into FMA);
+//! `vm-2026-11-29` a float32 matrix product whose products overflow single precision, where
+//! Cranelift's double precision GEMM gave a finite value for the loop nest's NaN. The
 //! wgpu backend runs each twice: as it runs on this adapter, and with the tiled matrix products
 //! GPUs take, so that lavapipe runs the GPU's code paths.
 
