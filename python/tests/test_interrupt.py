@@ -106,16 +106,21 @@ _KEEPS = textwrap.dedent(
 )
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX signal")
-@pytest.mark.parametrize("disposition", ["ignored", "handled"])
-def test_an_ignored_or_user_handled_sigint_keeps_its_meaning(disposition):
-    child = _child(disposition, script=_KEEPS)
+def _output_of(*args: str, script: str) -> str:
+    """What a child that signals itself prints, once it has ended without an error."""
+    child = _child(*args, script=script)
     try:
         out, err = child.communicate(timeout=300)
     finally:
         child.kill()
     assert child.returncode == 0, err
-    assert out.strip() == f"finished (20000,) {disposition == 'handled'}", (out, err)
+    return out.strip()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX signal")
+@pytest.mark.parametrize("disposition", ["ignored", "handled"])
+def test_an_ignored_or_user_handled_sigint_keeps_its_meaning(disposition):
+    assert _output_of(disposition, script=_KEEPS) == f"finished (20000,) {disposition == 'handled'}"
 
 
 # A child that gets a Ctrl-C while it runs Python code (no run in progress: Python raises the
@@ -147,11 +152,6 @@ _AFTER_CAUGHT = textwrap.dedent(
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX signal")
 def test_a_ctrl_c_python_handled_stops_no_later_run(backend):
-    child = _child(backend, script=_AFTER_CAUGHT)
-    try:
-        out, err = child.communicate(timeout=300)
-    finally:
-        child.kill()
-    assert child.returncode == 0, err
-    assert out.strip() == "[np.float64(3.0), np.float64(1.0), np.float64(1.0)] " \
-        "[np.float64(1.0), np.float64(-1.0), np.float64(-1.0)]", (out, err)
+    assert _output_of(backend, script=_AFTER_CAUGHT) == (
+        "[np.float64(3.0), np.float64(1.0), np.float64(1.0)] [np.float64(1.0), np.float64(-1.0), np.float64(-1.0)]"
+    )
