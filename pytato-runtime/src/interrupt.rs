@@ -11,8 +11,8 @@
 //!
 //! The request is process-wide, as a signal is, and stays until [`clear`]ed: whoever handles the
 //! interrupt clears it before running again. Runs started while it stands stop at their first
-//! check. The Python package sets it from its `SIGINT` handler and clears it when a run starts,
-//! raising `KeyboardInterrupt` for a run it stopped. A Rust program can do the same with a signal
+//! check. The Python package sets it from its `SIGINT` handler and clears it when a run, a
+//! compile or a download starts, raising `KeyboardInterrupt` for one it stopped. A Rust program can do the same with a signal
 //! crate, for example `signal_hook::flag::register(SIGINT, pytato_runtime::interrupt::flag())`.
 //!
 //! A distributed run stopped part way leaves the messages it sent in flight, and a later run may
