@@ -6,7 +6,8 @@
 //! wgpu backend disagreed with the interpreter on an NVIDIA H100 (subnormals flushed, signed
 //! zeros and NaN through driver built-ins, float16 NaN, complex edges, contraction into FMA);
 //! `vm-2026-11-29` a float32 matrix product whose products overflow single precision, where
-//! Cranelift's double precision GEMM gave a finite value for the loop nest's NaN. The
+//! Cranelift's double precision GEMM gave a finite value for the loop nest's NaN, and sums whose
+//! sign of zero differed from numpy's (over no axes, and from `initial=-0.0`). The
 //! wgpu backend runs each twice: as it runs on this adapter, and with the tiled matrix products
 //! GPUs take, so that lavapipe runs the GPU's code paths.
 

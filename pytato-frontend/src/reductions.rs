@@ -208,6 +208,10 @@ fn reduction(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions, dtype: DT
     let read = builder.read_at(a, indices);
     let body = if a.dtype() == dtype { read } else { read.cast(dtype) };
     let Some(initial) = &opts.initial else {
+        if bounds.is_empty() && op == ReduceOp::Sum && dtype.is_inexact() {
+            // A sum over no axes is numpy's identity plus the element: `sum(-0.0)` is `0.0`.
+            return builder.finish(body.binary(BinaryOp::Add, Expr::Const(Scalar::zero(dtype))));
+        }
         return builder.finish(if bounds.is_empty() { body } else { Expr::reduce(op, bounds, body) });
     };
     let c = Expr::Const(Scalar::assign_weak(name, initial, dtype)?);
@@ -241,7 +245,18 @@ fn reduction(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions, dtype: DT
     }
     if op == ReduceOp::Sum {
         // initial + sum: numpy adds the (pairwise) sum of the terms to it.
-        return builder.finish(with_initial(Expr::reduce(op, bounds, body))?);
+        let sum = Expr::reduce(op, bounds.clone(), body.clone());
+        let initial_value = Scalar::assign_weak(name, initial, dtype)?.to_f64();
+        if dtype.is_inexact() && !dtype.is_complex() && initial_value == 0.0 && initial_value.is_sign_negative() {
+            // numpy's sum keeps `-0.0` where its terms are all `-0.0` (or there are none), and
+            // starts from `initial`: then the result is `-0.0`, where the summation scheme's
+            // `+0.0` would make `-0.0 + 0.0 = 0.0`.
+            let negative_zero = Expr::call(Func::Signbit, vec![body.clone()])
+                .binary(BinaryOp::LogicalAnd, body.compare(CompareOp::Eq, Expr::Const(Scalar::zero(dtype))));
+            let all_negative_zeros = Expr::reduce(ReduceOp::All, bounds, negative_zero);
+            return builder.finish(Expr::if_then_else(all_negative_zeros, c.clone(), with_initial(sum)?));
+        }
+        return builder.finish(with_initial(sum)?);
     }
     // The first term carries `initial`; an empty range gives `initial` itself.
     let mut first: Option<Expr> = None;

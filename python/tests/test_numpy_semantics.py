@@ -1318,3 +1318,27 @@ def test_uint64_compares_with_signed_integers_exactly_as_numpys(backend, signed)
         np.testing.assert_array_equal(got[f"{f.__name__}_us"], f(u, s), err_msg=f.__name__)
         np.testing.assert_array_equal(got[f"{f.__name__}_su"], f(s, u), err_msg=f"{f.__name__} swapped")
     np.testing.assert_array_equal(pt.generate(pt.equal(x, np.int64(2**53)), backend)(x=u), u == np.int64(2**53))
+
+
+def test_signs_of_zero_of_sums_over_no_axes_and_from_a_negative_zero_initial(backend):
+    """numpy's sum adds its identity `+0.0` to a sum over no axes (`sum(-0.0)` and `mean(-0.0)`
+    of a 0-d array, `axis=()`), and starts from `initial`, keeping `-0.0` where every term is
+    `-0.0` or there are none (fuzz seeds 9203816, 9208172, 9205640, 9211877)."""
+    for dtype in (np.float64, np.float32, np.float16, np.complex128):
+        for shape in ((), (0,), (1,), (3,), (9,), (2, 0), (0, 2), (2, 3)):
+            size = int(np.prod(shape))
+            for data in (np.full(size, -0.0), np.full(size, 0.0), np.resize([-0.0, 0.0, -0.0], size),
+                         np.resize([1.0, -1.0, -0.0], size)):
+                a = data.astype(dtype).reshape(shape)
+                x = pt.make_placeholder("x", shape, dtype)
+                calls = [lambda m, v: m.sum(v, axis=()), lambda m, v: m.mean(v, axis=())]
+                if shape == ():
+                    calls += [lambda m, v: m.sum(v), lambda m, v: m.mean(v)]
+                if dtype != np.complex128:
+                    calls.append(lambda m, v: m.sum(v, initial=-0.0))
+                    if shape:
+                        calls.append(lambda m, v: m.sum(v, axis=0, initial=-0.0))
+                for call in calls:
+                    expected = np.asarray(call(np, a))
+                    got = pt.generate(call(pt, x), backend)(x=a)
+                    _same_bits(np.asarray(got), expected, f"{dtype.__name__} {shape} {data}")
