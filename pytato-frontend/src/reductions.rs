@@ -214,7 +214,8 @@ fn reduction(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions, dtype: DT
         }
         return builder.finish(if bounds.is_empty() { body } else { Expr::reduce(op, bounds, body) });
     };
-    let c = Expr::Const(Scalar::assign_weak(name, initial, dtype)?);
+    let initial = Scalar::assign_weak(name, initial, dtype)?;
+    let c = Expr::Const(initial);
     if reversed && !bounds.is_empty() {
         // numpy's accumulator starts at `initial`, which keeps a tie with the terms: `initial`
         // where it is NaN or at least (at most) their extremum, or where there are no terms.
@@ -246,7 +247,7 @@ fn reduction(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions, dtype: DT
     if op == ReduceOp::Sum {
         // initial + sum: numpy adds the (pairwise) sum of the terms to it.
         let sum = Expr::reduce(op, bounds.clone(), body.clone());
-        let initial_value = Scalar::assign_weak(name, initial, dtype)?.to_f64();
+        let initial_value = initial.to_f64();
         if dtype.is_inexact() && !dtype.is_complex() && initial_value == 0.0 && initial_value.is_sign_negative() {
             // numpy's sum keeps `-0.0` where its terms are all `-0.0` (or there are none), and
             // starts from `initial`: then the result is `-0.0`, where the summation scheme's
