@@ -35,6 +35,7 @@ from __future__ import annotations
 import builtins as _builtins
 import itertools as _itertools
 import math as _math
+import operator as _operator
 
 import numpy as _np
 
@@ -145,24 +146,70 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    """numpy's ``linspace`` of scalar bounds, computed as numpy computes it (see the Rust
-    ``linspace``): in float64, or complex128 where a bound is complex; the result in ``dtype``
-    (integer dtypes after rounding down); numpy scalars of a narrower float dtype (``float32``
-    bounds) are computed in it, as in numpy (``float16`` ones in float32, rounded once).
-    ``retstep`` returns ``(samples, step)``."""
+    """numpy's ``linspace``, computed as numpy computes it. Bounds that are numbers (see the Rust
+    ``linspace``): in float64, or complex128 where a bound is complex; numpy scalars of a narrower
+    float dtype (``float32`` bounds) are computed in it, as in numpy (``float16`` ones in
+    float32, rounded once). Bounds that are arrays (numpy's broadcast bounds): one row of samples
+    per element of their broadcast shape, the samples along ``axis``, in numpy's result dtype of
+    the bounds (an inexact one). The result in ``dtype`` (integer dtypes after rounding down).
+    ``retstep`` returns ``(samples, step)``, the step a number for number bounds, an array for
+    array ones."""
     from ._native import _linspace
 
+    numbers = (int, float, complex, _np.number, _np.bool_)
+    if not (isinstance(start, numbers) and isinstance(stop, numbers)):
+        return _linspace_of_arrays(start, stop, num, endpoint, retstep, dtype, axis)
     if axis not in (0, -1):
         raise exceptions.AxisOutOfRangeError(f"linspace: axis {axis} is out of range for a 1-dimensional result")
-    numbers = (int, float, complex, _np.number, _np.bool_)
     # numpy computes in its result type of the bounds: float32 scalars stay float32.
-    compute = _np.result_type(start, stop, 1.0) if isinstance(start, numbers) and isinstance(stop, numbers) else None
+    compute = _np.result_type(start, stop, 1.0)
     samples = _linspace(start, stop, num, endpoint, compute, dtype)
     if not retstep:
         return samples
     div = num - 1 if endpoint else num
-    delta = _np.subtract(stop, start, dtype=_np.result_type(start, stop, 1.0))  # a scalar, as numpy's
+    delta = _np.subtract(stop, start, dtype=compute)  # a scalar, as numpy's
     return samples, (delta / div if div > 0 else _np.nan)
+
+
+def _linspace_of_arrays(start, stop, num, endpoint, retstep, dtype, axis):
+    """``linspace`` with array bounds, numpy's steps on the broadcast bounds: ``delta = stop -
+    start`` and ``step = delta / div`` in the bounds' inexact result dtype; sample ``i`` is
+    ``i * step + start``, or ``i / div * delta + start`` for every element where any step is
+    zero (numpy decides that once for the whole array); the last one ``stop`` with ``endpoint``."""
+    num = _operator.index(num)
+    if num < 0:
+        raise exceptions.NegativeLengthError(f"linspace: the number of samples must be non-negative, not {num}")
+    start, stop = (x if isinstance(x, (Array, int, float, complex)) else _as_array(x) for x in (start, stop))  # noqa: F405
+    probes = [_np.zeros(0, x.dtype) if isinstance(x, Array) else x for x in (start, stop)]  # noqa: F405
+    compute = _np.result_type(*probes, 1.0)
+    dtype = compute if dtype is None else _np.dtype(dtype)
+    if compute.kind == "c" and dtype.kind in "biu":
+        raise exceptions.UnsupportedDTypeError(
+            f"linspace: complex samples cannot be rounded down to {dtype} (numpy's floor of them fails too)")
+    div = num - 1 if endpoint else num
+    delta = subtract(astype(_as_array(stop), compute), astype(_as_array(start), compute))  # noqa: F405
+    if axis not in range(-delta.ndim - 1, delta.ndim + 1):
+        raise exceptions.AxisOutOfRangeError(
+            f"linspace: axis {axis} is out of range for a {delta.ndim + 1}-dimensional result")
+    i = reshape(arange(num, dtype=compute), (num,) + (1,) * delta.ndim)  # noqa: F405
+    if div > 0:
+        step = divide(delta, div)  # noqa: F405
+        any_step_zero = any(equal(step, 0))  # noqa: F405
+        samples = where(any_step_zero, multiply(divide(i, div), delta), multiply(i, step))  # noqa: F405
+    else:
+        step = _np.nan
+        samples = multiply(i, delta)  # noqa: F405
+    samples = add(samples, start)  # noqa: F405
+    if samples.dtype != compute:  # a wider start added: numpy's in-place sum stays in its dtype
+        samples = astype(samples, compute)  # noqa: F405
+    if endpoint and num > 1:
+        last = broadcast_to(astype(_as_array(stop), compute), delta.shape)  # noqa: F405
+        samples = concatenate([samples[:-1], expand_dims(last, 0)])  # noqa: F405
+    samples = moveaxis(samples, 0, axis)  # noqa: F405
+    if dtype.kind in "biu":
+        samples = floor(samples)  # noqa: F405
+    samples = samples if samples.dtype == dtype else astype(samples, dtype)  # noqa: F405
+    return (samples, step) if retstep else samples
 
 
 # {{{ numpy functions composed of the library's

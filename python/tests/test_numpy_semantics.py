@@ -285,6 +285,42 @@ def test_linspace_as_numpy_computes_it(backend):
         pt.linspace(0, 1, 3, axis=1)
 
 
+def test_linspace_of_array_bounds_as_numpy_computes_it(backend):
+    # Bounds of several dtypes, broadcast against each other; a row whose step is zero in float32
+    # (1e30 to 1e30 + 1 ulp over 4 intervals) makes numpy divide before multiplying everywhere.
+    start = np.array([[1e30, 1, 3], [2, -0.0, 2]], np.float32)
+    stop = np.array([np.float32(1e30) + np.spacing(np.float32(1e30)), 2, np.inf], np.float32)
+    small = np.array([[-128, 1, 3], [2, 0, 2]], np.int8)
+    cases = [(start, stop), (small, stop[1:2]), (small.astype(np.float16), np.float16(5)),
+             (start.astype(np.complex64), 2), (3, np.array([7, -2**62, 2**62])), (start[:1, :1], stop > 1)]
+    for lo, hi in cases:
+        for num, endpoint, dtype, axis in [(5, True, None, 0), (5, False, None, -1), (1, True, None, 1), (0, True, None, 0),
+                                           (4, True, np.int32, 1), (2, False, np.float16, -2)]:
+            if np.isinf(np.asarray(hi)).any() and np.dtype(dtype or np.float64).kind == "i":
+                continue  # numpy's cast of inf to an integer is undefined
+            if np.iscomplexobj(lo) and dtype is np.int32:
+                with pytest.raises(TypeError):
+                    np.linspace(lo, hi, num, endpoint=endpoint, dtype=dtype, axis=axis)
+                with pytest.raises(pt.UnsupportedDTypeError, match="complex"):
+                    pt.linspace(lo, hi, num, endpoint=endpoint, dtype=dtype, axis=axis)
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                expected = np.linspace(lo, hi, num, endpoint=endpoint, dtype=dtype, axis=axis)
+            inputs = {name: v for name, v in (("lo", lo), ("hi", hi)) if isinstance(v, np.ndarray)}
+            args = [pt.make_placeholder(name, inputs[name].shape, inputs[name].dtype) if name in inputs else v
+                    for name, v in (("lo", lo), ("hi", hi))]
+            got = pt.generate(pt.linspace(*args, num, endpoint=endpoint, dtype=dtype, axis=axis), backend)(**inputs)
+            case = (lo, hi, num, endpoint, dtype, axis)
+            assert got.dtype == expected.dtype and got.shape == expected.shape, case
+            assert got.tobytes() == expected.tobytes(), (case, got, expected)
+    samples, step = pt.linspace(pt.make_placeholder("lo", (2,), np.float64), 3.0, 4, retstep=True)
+    _, expected_step = np.linspace(np.array([0.0, 1.0]), 3.0, 4, retstep=True)
+    np.testing.assert_array_equal(pt.generate(step, backend)(lo=np.array([0.0, 1.0])), expected_step)
+    with pytest.raises(pt.AxisOutOfRangeError, match="2-dimensional"):
+        pt.linspace(pt.make_placeholder("lo", (2,), np.float64), 3.0, 4, axis=2)
+
+
 def test_unique_as_numpys(backend):
     data = np.array([[3.0, np.nan, 1.0, -0.0], [np.nan, 3.0, 0.0, np.inf]])
     x = pt.make_placeholder("x", data.shape, data.dtype)
