@@ -258,6 +258,8 @@ INDEX = [
     [sl(), J, "newaxis", 0], ["newaxis", I2, sl(), J], [sl(1, 4), J, sl(None, None, -1)],
     [arr((2,), "float64")], [arr((2,), "bool")], [arr((2,), "int64"), arr((3,), "int64")],
     [arr((), "int64")], [-1, sl(None, None, 3), sl(2, None, -3)],
+    # An Ellipsis between index arrays separates them, even one that stands for no axes.
+    [sl(), 0, "ellipsis", J], [sl(), J, "ellipsis", I2], [arr((), "int64"), "ellipsis", sl(), J],
 ]
 for items in INDEX:
     record("index", lambda a, it: a[index_items(it)], arr((5, 6, 7), "float64"), items)

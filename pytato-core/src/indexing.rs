@@ -335,15 +335,14 @@ fn fit_counts(op: &str, expanded: &mut [Idx], masks: &[usize]) -> Result<()> {
             _ => None,
         })
         .collect();
-    let target = if others.is_empty() {
-        let Some(&first) = masks.first() else { return Ok(()) };
-        let Idx::Array(p) = &expanded[first] else { unreachable!("mask positions") };
-        p.shape()[0].clone()
-    } else {
-        let shape = broadcast_shapes(op, &others.iter().collect::<Vec<_>>())?;
-        match shape.dims().last() {
-            Some(len) if len.as_int() != Some(1) => len.clone(),
-            _ => return Ok(()), // 0-d or a last length of 1: any count broadcasts
+    let Some(&first) = masks.first() else { return Ok(()) };
+    let shape = broadcast_shapes(op, &others.iter().collect::<Vec<_>>())?;
+    let target = match shape.dims().last() {
+        Some(len) if len.as_int() != Some(1) => len.clone(),
+        // No other index arrays, 0-d ones or a last length of 1: the first mask's count.
+        _ => {
+            let Idx::Array(p) = &expanded[first] else { unreachable!("mask positions") };
+            p.shape()[0].clone()
         }
     };
     let target = Shape::from(vec![target]);
@@ -446,7 +445,17 @@ fn index_impl(a: &Array, items: &[Idx]) -> Result<Array> {
         let pos: Vec<usize> = flags.iter().enumerate().filter(|(_, f)| **f).map(|(p, _)| p).collect();
         pos.windows(2).all(|w| w[1] == w[0] + 1)
     };
-    let slots_adjacent = adjacent(&slots.iter().map(|s| *s == Slot::Advanced).collect::<Vec<_>>());
+    // numpy counts an Ellipsis between index arrays (integers among them) as separating them,
+    // even where it stands for no axes: `x[:, 0, ..., [1, 2]]` of a 3-d `x` puts the broadcast
+    // axis first.
+    let is_advanced = |i: &Idx| matches!(i, Idx::Array(_) | Idx::Int(_));
+    let ellipsis_separates = has_arrays
+        && items
+            .iter()
+            .position(|i| matches!(i, Idx::Ellipsis))
+            .is_some_and(|e| items[..e].iter().any(is_advanced) && items[e + 1..].iter().any(is_advanced));
+    let slots_adjacent =
+        !ellipsis_separates && adjacent(&slots.iter().map(|s| *s == Slot::Advanced).collect::<Vec<_>>());
     let items_adjacent = adjacent(&node_items.iter().map(|i| !matches!(i, IndexItem::Slice(_))).collect::<Vec<_>>());
 
     let mut result = if !has_arrays {
@@ -456,7 +465,8 @@ fn index_impl(a: &Array, items: &[Idx]) -> Result<Array> {
         if slots_adjacent {
             r
         } else {
-            // Only a new axis separates the index arrays: numpy then puts the broadcast axes first.
+            // Only a new axis or an empty Ellipsis separates the index arrays: numpy then puts
+            // the broadcast axes first.
             let first = slots.iter().filter(|s| **s != Slot::New).position(|s| *s == Slot::Advanced).expect("advanced");
             let nb = r.ndim() - slots.iter().filter(|s| **s == Slot::Slice).count();
             let mut perm: Vec<usize> = (first..first + nb).collect();

@@ -136,6 +136,47 @@ def test_mask_and_index_array_broadcast_at_run_time(backend):
         prg(x=data, m=mask, i=idx)
 
 
+def test_an_ellipsis_between_index_arrays_separates_them_as_in_numpy(backend):
+    # numpy puts the broadcast axes first where an Ellipsis stands between index arrays (integers
+    # among them), even an Ellipsis that stands for no axes: found by a probe, where the result
+    # was the transpose of numpy's.
+    data = np.arange(24.0).reshape(2, 3, 4)
+    x = pt.make_placeholder("x", data.shape, np.float64)
+    keys = [(slice(None), 2, Ellipsis, [-1, 0, 1]), (slice(None), [0, 2], Ellipsis, [1, 3]),
+            (slice(None), np.array(1), Ellipsis, np.array([[3], [2]])), ([1, 0], Ellipsis, slice(None), 2),
+            (Ellipsis, [1, 0], slice(None), 2), ([1], slice(None), [2]), (1, Ellipsis, 0)]
+    prg = pt.generate({f"k{k}": x[key] for k, key in enumerate(keys)}, backend)
+    got = prg(x=data)
+    for k, key in enumerate(keys):
+        assert got[f"k{k}"].shape == data[key].shape, key
+        np.testing.assert_array_equal(got[f"k{k}"], data[key], err_msg=repr(key))
+    # The same rule places the values of an assignment.
+    value = np.arange(6.0).reshape(3, 2)
+    expected = data.copy()
+    expected[:, 2, ..., [-1, 0, 1]] = value
+    assigned = x.at[:, 2, ..., [-1, 0, 1]].set(pt.make_placeholder("v", value.shape, np.float64))
+    np.testing.assert_array_equal(pt.generate(assigned, backend)(x=data, v=value), expected)
+
+
+def test_masks_beside_a_0d_index_array_take_the_first_masks_count(backend):
+    # Two masks and a 0-d index array (found by a probe: an IndexBroadcastError naming internal
+    # size symbols where numpy broadcasts the counts). The result's length is the first mask's
+    # count, checked when run: a later count of 1 broadcasts to it (a first count of 1 with a
+    # later one of another length is an error numpy does not raise: see the README).
+    data = np.arange(30.0).reshape(2, 3, 5)
+    x = pt.make_placeholder("x", data.shape, np.float64)
+    m0, m1 = pt.make_placeholder("m0", (2,), np.bool_), pt.make_placeholder("m1", (3,), np.bool_)
+    prg = pt.generate(x[m0, m1, np.array(-5)], backend)
+    for a, b in [([False, True], [False, True, False]), ([True, True], [True, False, True]),
+                 ([True, True], [False, False, True]), ([False, False], [False, True, False]),
+                 ([False, False], [False, False, False])]:
+        a, b = np.array(a), np.array(b)
+        expected = data[a, b, np.array(-5)]
+        got = prg(x=data, m0=a, m1=b)
+        assert got.shape == expected.shape
+        np.testing.assert_array_equal(got, expected)
+
+
 def test_masks_with_axes_of_length_zero_index_any_length_as_numpys(backend):
     # numpy checks a mask's axes one by one, and an axis of length 0 matches any length.
     data = np.arange(24.0).reshape(2, 3, 4)
