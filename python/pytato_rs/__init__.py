@@ -1088,6 +1088,332 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
 # }}}
 
 
+# {{{ numpy functions composed of the library's (2): membership, gradients, correlations
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """numpy's ``isin``: whether each element of ``element`` equals one of ``test_elements``
+    (compared as numpy's ``==`` compares them: NaN equals nothing, ``-0.0`` equals ``0.0``), in
+    ``element``'s shape; ``invert`` negates. ``assume_unique`` and ``kind`` choose numpy's
+    algorithm, not its result, and are accepted as hints."""
+    del assume_unique
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
+    element, test = _as_array(element), ravel(_as_array(test_elements))  # noqa: F405
+    pairs = equal(reshape(element, (*element.shape, 1)), test)  # noqa: F405
+    found = any(pairs, axis=-1)  # noqa: F405
+    return logical_not(found) if invert else found  # noqa: F405
+
+
+def append(arr, values, axis=None):
+    """numpy's ``append``: ``arr`` and ``values`` concatenated along ``axis``; both flattened
+    first where ``axis`` is ``None``. Numbers become arrays of their default dtype (numpy's
+    ``asarray``: ``append(int8_array, 1)`` is ``int64``)."""
+    arr, values = _as_array(arr), _as_array(values)
+    if axis is None:
+        arr = arr if arr.ndim == 1 else ravel(arr)  # noqa: F405
+        return concatenate([arr, ravel(values)], axis=0)  # noqa: F405
+    return concatenate([arr, values], axis=axis)  # noqa: F405
+
+
+def _gradient_spacing(spacing, length):
+    """One axis's spacing for ``gradient``, as numpy prepares it: a number (or numpy scalar) as it
+    is; coordinates (a 1-d numpy array or sequence) as their differences (integers in float64),
+    or the first difference where they are all equal; coordinates that are library arrays as
+    their differences (numpy's test for equal differences needs the values)."""
+    if isinstance(spacing, Array):  # noqa: F405
+        if spacing.ndim == 0:
+            return spacing
+        if spacing.ndim != 1 or spacing.shape[0] != length:
+            raise ValueError("distances must be either scalars or 1d")
+        if spacing.dtype.kind in "biu":
+            spacing = astype(spacing, _np.float64)  # noqa: F405
+        return diff(spacing)  # noqa: F405
+    if _np.ndim(spacing) == 0:
+        return spacing
+    distances = _np.asarray(spacing)
+    if distances.ndim != 1:
+        raise ValueError("distances must be either scalars or 1d")
+    if len(distances) != length:
+        raise ValueError("when 1d, distances must match the length of the corresponding dimension")
+    if _np.issubdtype(distances.dtype, _np.integer):
+        distances = distances.astype(_np.float64)
+    steps = _np.diff(distances)
+    return steps[0] if (steps == steps[0]).all() else steps
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """numpy's ``gradient``: second-order central differences inside, first- or second-order
+    (``edge_order``) one-sided differences at the ends, along every axis of ``axis`` (all by
+    default; a list of arrays for several). Spacings as numpy takes them: none (1), one number
+    for every axis, or one per axis, each a number or the coordinates along it (unevenly
+    spaced coordinates use numpy's weights). Integers are differentiated in float64; the
+    formulas' constants are computed as numpy computes them, so the values are numpy's."""
+    f = _as_array(f)
+    axes = tuple(range(f.ndim)) if axis is None else _np.lib.array_utils.normalize_axis_tuple(axis, f.ndim)
+    if len(varargs) == 0:
+        spacings = [1.0] * len(axes)
+    elif len(varargs) == 1 and _np.ndim(varargs[0]) == 0:
+        spacings = [varargs[0]] * len(axes)
+    elif len(varargs) == len(axes):
+        spacings = list(varargs)
+    else:
+        raise TypeError("invalid number of arguments")
+    if edge_order > 2:
+        raise ValueError("'edge_order' greater than 2 not supported")
+    if f.dtype.kind in "iu":
+        f = astype(f, _np.float64)  # noqa: F405
+    elif f.dtype.kind not in "fc":
+        raise TypeError(f"gradient: numpy cannot subtract {f.dtype} arrays")
+    otype = f.dtype
+
+    def along(ax, part):  # f[part] along axis ax, every index of the others
+        return f[tuple(part if d == ax else slice(None) for d in range(f.ndim))]
+
+    def spread(w, ax):  # weights per position along ax (a 1-d array) shaped to broadcast there
+        if _np.ndim(w) == 1:
+            return reshape(_as_array(w), tuple(w.shape[0] if d == ax else 1 for d in range(f.ndim)))  # noqa: F405
+        return w
+
+    def combination(ax, terms):  # sum of weight * f[part], in f's dtype as numpy's out= stores it
+        total = None
+        for w, part in terms:
+            term = multiply(spread(w, ax), along(ax, part))  # noqa: F405
+            total = term if total is None else add(total, term)  # noqa: F405
+        return astype(total, otype)  # noqa: F405
+
+    def step(dx, k):  # the k-th coordinate difference: a numpy scalar, or a 0-d array
+        return reshape(dx[k:k + 1] if k != -1 else dx[-1:], ()) if isinstance(dx, Array) else dx[k]  # noqa: F405
+
+    outputs = []
+    for ax, spacing in zip(axes, spacings):
+        n = f.shape[ax]
+        if not isinstance(n, int):
+            raise exceptions.UnsupportedError("gradient: the axis length must be known when the DAG is built")
+        if n < edge_order + 1:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, "
+                             "at least (edge_order + 1) elements are required.")
+        dx = _gradient_spacing(spacing, n)
+        uniform = _np.ndim(dx) == 0
+        # numpy's formulas, operation for operation (numbers stay numbers, as in numpy).
+        if uniform:
+            interior = astype(divide(subtract(along(ax, slice(2, None)), along(ax, slice(None, -2))),  # noqa: F405
+                                     2. * dx), otype)
+        else:
+            dx1, dx2 = dx[0:-1], dx[1:]
+            a = -(dx2) / (dx1 * (dx1 + dx2))
+            b = (dx2 - dx1) / (dx1 * dx2)
+            c = dx1 / (dx2 * (dx1 + dx2))
+            interior = combination(ax, [(a, slice(None, -2)), (b, slice(1, -1)), (c, slice(2, None))])
+        first, second, last, before_last = slice(0, 1), slice(1, 2), slice(-1, None), slice(-2, -1)
+        if edge_order == 1:
+            dx_0, dx_n = (dx, dx) if uniform else (step(dx, 0), step(dx, -1))
+            start = astype(divide(subtract(along(ax, second), along(ax, first)), dx_0), otype)  # noqa: F405
+            end = astype(divide(subtract(along(ax, last), along(ax, before_last)), dx_n), otype)  # noqa: F405
+        else:
+            if uniform:
+                weights_0 = (-1.5 / dx, 2. / dx, -0.5 / dx)
+                weights_n = (0.5 / dx, -2. / dx, 1.5 / dx)
+            else:
+                dx1, dx2 = step(dx, 0), step(dx, 1)
+                weights_0 = (-(2. * dx1 + dx2) / (dx1 * (dx1 + dx2)), (dx1 + dx2) / (dx1 * dx2),
+                             - dx1 / (dx2 * (dx1 + dx2)))
+                dx1, dx2 = step(dx, -2), step(dx, -1)
+                weights_n = ((dx2) / (dx1 * (dx1 + dx2)), - (dx2 + dx1) / (dx1 * dx2),
+                             (2. * dx2 + dx1) / (dx2 * (dx1 + dx2)))
+            start = combination(ax, list(zip(weights_0, (first, second, slice(2, 3)))))
+            end = combination(ax, list(zip(weights_n, (slice(-3, -2), before_last, last))))
+        outputs.append(concatenate([start, interior, end], axis=ax))  # noqa: F405
+    return outputs[0] if len(axes) == 1 else outputs
+
+
+def correlate(a, v, mode="valid"):
+    """numpy's ``correlate`` of two 1-d sequences: ``c[k] = sum_n a[n + k] * conj(v[n])``, for
+    every shift ``k`` of ``mode`` (``"valid"``, ``"same"`` or ``"full"``, with numpy's offsets,
+    including theirs where ``v`` is the longer), in the operands' result dtype. The sums are
+    the library's (integers exact, floats to rounding; numpy's are BLAS dot products). The
+    shifted copies of ``a`` are gathered: meant for a short ``v`` (a stencil, a filter)."""
+    return _correlate(a, v, mode, conjugate=True)
+
+
+def _correlate(a, v, mode, conjugate):
+    """``correlate``, with ``v`` conjugated (numpy's ``correlate``) or not (its ``convolve``)."""
+    a, v = _as_array(a), _as_array(v)
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    n, m = a.shape[0], v.shape[0]
+    if not (isinstance(n, int) and isinstance(m, int)):
+        raise exceptions.UnsupportedError("correlate: the lengths must be known when the DAG is built")
+    if n == 0 or m == 0:
+        raise ValueError(f"{'v' if m == 0 else 'a'} cannot be empty")
+    modes = {"valid": 0, "same": 1, "full": 2, 0: 0, 1: 1, 2: 2}
+    if mode not in modes:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    mode = modes[mode]
+    dtype = _np.result_type(a.dtype, v.dtype)
+    a, v = astype(a, dtype), astype(v, dtype)  # noqa: F405
+    if dtype.kind == "c" and conjugate:
+        v = conj(v)  # noqa: F405
+    # Every shift of the full correlation: k = 0 puts v's last element over a's first.
+    shifts = _np.arange(n + m - 1)[:, None] + _np.arange(m)[None, :] - (m - 1)
+    inside = (shifts >= 0) & (shifts < n)
+    windows = where(asarray(inside), a[_np.clip(shifts, 0, n - 1)], dtype.type(0))  # noqa: F405
+    full = einsum("kn,n->k", windows, v)  # noqa: F405
+    # numpy's offsets into the full correlation, for the longer operand first (it swaps them).
+    long, short = _builtins.max(n, m), _builtins.min(n, m)
+    length, left = {0: (long - short + 1, short - 1), 1: (long, short - 1 - short // 2), 2: (n + m - 1, 0)}[mode]
+    if n < m and mode != 2:
+        left = n + m - 1 - left - length  # numpy scans the swapped pair, then reverses
+    return full[left:left + length]
+
+
+def convolve(a, v, mode="full"):
+    """numpy's ``convolve`` of two 1-d sequences: ``c[k] = sum_n a[n] * v[k - n]`` (no
+    conjugate), the shorter one sliding along the longer (numpy swaps them first, so that
+    ``"same"`` has the longer one's length); see ``correlate``."""
+    a, v = _as_array(a), _as_array(v)
+    if a.ndim == 0:
+        a = reshape(a, (1,))  # noqa: F405
+    if v.ndim == 0:
+        v = reshape(v, (1,))  # noqa: F405
+    if v.ndim == 1 and a.ndim == 1 and isinstance(v.shape[0], int) and isinstance(a.shape[0], int) \
+            and v.shape[0] > a.shape[0]:
+        a, v = v, a
+    if a.ndim == 1 and a.shape[0] == 0:
+        raise ValueError("a cannot be empty")
+    if v.ndim == 1 and v.shape[0] == 0:
+        raise ValueError("v cannot be empty")
+    if v.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    return _correlate(a, flip(v), mode, conjugate=False)  # noqa: F405
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    """numpy's ``cov``: the covariance matrix of the variables in ``m``'s rows (its columns
+    where ``rowvar`` is false), and of ``y``'s; normalized by ``N - 1`` (``N`` with ``bias``,
+    ``N - ddof`` with ``ddof``), squeezed as numpy squeezes it. Weights are not supported."""
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("cov: fweights and aweights are not supported")
+    if ddof is not None and ddof != int(ddof):
+        raise ValueError("ddof must be integer")
+    m = _as_array(m)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    if dtype is None:
+        dtype = _np.result_type(m.dtype, _np.float64) if y is None else \
+            _np.result_type(m.dtype, _as_array(y).dtype, _np.float64)
+    x = astype(atleast_2d(m), dtype)  # noqa: F405
+    if not rowvar and m.ndim != 1:
+        x = matrix_transpose(x)  # noqa: F405
+    if x.shape[0] == 0:
+        return zeros((0, 0))  # noqa: F405
+    if y is not None:
+        y = _as_array(y)
+        if y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
+        y = astype(atleast_2d(y), dtype)  # noqa: F405
+        if not rowvar and y.shape[0] != 1:
+            y = matrix_transpose(y)  # noqa: F405
+        x = concatenate([x, y], axis=0)  # noqa: F405
+    if ddof is None:
+        ddof = 0 if bias else 1
+    samples = x.shape[1]
+    if not isinstance(samples, int):
+        raise exceptions.UnsupportedError("cov: the number of observations must be known when the DAG is built")
+    fact = samples - ddof
+    if fact <= 0:
+        import warnings
+
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+        fact = 0.0
+    centred = subtract(x, mean(x, axis=1, keepdims=True))  # noqa: F405
+    product = matmul(centred, conj(matrix_transpose(centred)))  # noqa: F405
+    # numpy's in-place c *= 1 / fact: a float64 factor, the product's dtype kept
+    with _np.errstate(divide="ignore"):
+        c = astype(multiply(product, _np.true_divide(1, fact)), product.dtype)  # noqa: F405
+    return squeeze(c)  # noqa: F405
+
+
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    """numpy's ``corrcoef``: ``cov`` normalized by the standard deviations, its real part (and
+    imaginary part) clipped to ``[-1, 1]`` as numpy clips it."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return divide(c, c)  # noqa: F405
+    d = diagonal(c)  # noqa: F405
+    stddev = sqrt(real(d))  # noqa: F405
+    c = divide(divide(c, stddev[:, None]), stddev[None, :])  # noqa: F405
+    if c.dtype.kind == "c":
+        return add(clip(real(c), -1, 1), multiply(clip(imag(c), -1, 1), 1j))  # noqa: F405
+    return clip(c, -1, 1)  # noqa: F405
+
+
+_native_var, _native_std = var, std  # noqa: F405
+
+
+def _moment_where(a, axis, dtype, ddof, keepdims, mask, root, nan_aware=False):
+    """numpy's ``_var`` with ``where=``: the mean of the selected elements (their sum over
+    their count, divided in float64 and stored in the sum's dtype), the squared deviations
+    summed where selected, over ``max(count - ddof, 0)``. ``nan_aware``: numpy's ``nanvar``,
+    whose deviations are stored in ``a``'s dtype and which gives NaN where ``count - ddof``
+    is not positive."""
+    a = _as_array(a)
+    mask = broadcast_to(_as_array(mask), a.shape)  # noqa: F405
+    if dtype is None and a.dtype.kind in "biu":
+        dtype = _np.float64
+    count = count_nonzero(mask, axis=axis, keepdims=True)  # noqa: F405
+    total = sum(a, axis=axis, dtype=dtype, keepdims=True, where=mask)  # noqa: F405
+    arrmean = astype(divide(total, count), total.dtype)  # noqa: F405
+    x = subtract(a, arrmean)  # noqa: F405
+    if nan_aware:  # numpy subtracts into its copy of a
+        x = astype(x, a.dtype)  # noqa: F405
+    squares = real(multiply(x, conj(x))) if x.dtype.kind == "c" else multiply(x, x)  # noqa: F405
+    ret = sum(squares, axis=axis, dtype=dtype, keepdims=keepdims, where=mask)  # noqa: F405
+    dof = subtract(count_nonzero(mask, axis=axis, keepdims=keepdims), ddof)  # noqa: F405
+    ret = astype(divide(ret, dof if nan_aware else maximum(dof, 0)), ret.dtype)  # noqa: F405
+    if nan_aware:
+        ret = where(less_equal(dof, 0), ret.dtype.type(_np.nan), ret)  # noqa: F405
+    return sqrt(ret) if root else ret  # noqa: F405
+
+
+def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, correction=None):
+    """numpy's ``nanvar``: ``var`` of the elements that are not NaN (and are selected by
+    ``where``), NaN where ``count - ddof`` is not positive."""
+    a = _as_array(a)
+    ddof = ddof if correction is None else correction
+    if a.dtype.kind not in "fc":
+        return var(a, axis, dtype, ddof, keepdims, where=where)
+    selected = logical_not(isnan(a))  # noqa: F405
+    if where is not None and where is not True:
+        selected = logical_and(selected, where)  # noqa: F405
+    return _moment_where(a, axis, dtype, ddof, keepdims, selected, False, nan_aware=True)
+
+
+def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, correction=None):
+    """numpy's ``nanstd``: the square root of ``nanvar``."""
+    return sqrt(nanvar(a, axis, dtype, ddof, keepdims, where=where, correction=correction))  # noqa: F405
+
+
+def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None, mean=None, where=None):
+    """numpy's ``var`` (the Array API's ``correction`` for ``ddof``; ``mean``, a mean already
+    computed, with ``keepdims`` shape); ``where`` selects the elements, as in numpy."""
+    if where is None or where is True:
+        return _native_var(a, axis, dtype, ddof, keepdims, correction=correction, mean=mean)
+    if mean is not None:
+        raise NotImplementedError("var: mean and where together are not supported")
+    return _moment_where(a, axis, dtype, ddof if correction is None else correction, keepdims, where, False)
+
+
+def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None, mean=None, where=None):
+    """numpy's ``std``: the square root of ``var`` (``where`` as there)."""
+    if where is None or where is True:
+        return _native_std(a, axis, dtype, ddof, keepdims, correction=correction, mean=mean)
+    if mean is not None:
+        raise NotImplementedError("std: mean and where together are not supported")
+    return _moment_where(a, axis, dtype, ddof if correction is None else correction, keepdims, where, True)
+
+# }}}
+
+
 def set_traceback_tag_enabled(enabled=True):
     """Tag every node built from Python from now on with where it was built
     (:class:`pytato_rs.tags.CreatedAt`, holding the Python traceback; listed in

@@ -1419,3 +1419,192 @@ def test_signs_of_zero_of_sums_over_no_axes_and_from_a_negative_zero_initial(bac
                     expected = np.asarray(call(np, a))
                     got = pt.generate(call(pt, x), backend)(x=a)
                     _same_bits(np.asarray(got), expected, f"{dtype.__name__} {shape} {data}")
+
+
+def _run(backend, build, inputs):
+    """``build`` applied to placeholders for ``inputs`` (name to numpy array), run on ``backend``."""
+    placeholders = {k: pt.make_placeholder(k, a.shape, a.dtype) for k, a in inputs.items()}
+    outputs = build(placeholders)  # labels to arrays: the program's outputs are named o0, o1, ...
+    program = pt.generate({f"o{k}": a for k, a in enumerate(outputs.values())}, backend)
+    results = program(**{k: v for k, v in inputs.items() if k in program.input_names})
+    return {label: results[f"o{k}"] for k, label in enumerate(outputs)}
+
+
+INTEGER_AND_BOOL = [np.bool_, np.int8, np.int64, np.uint8, np.uint64]
+
+
+@pytest.mark.parametrize("dtype", ARRAY_DTYPES)
+def test_isin_and_append_as_numpys(backend, dtype):
+    rng = np.random.default_rng(5)
+    if np.dtype(dtype).kind in "fc":
+        pool = np.array([0.0, -0.0, 1.5, np.nan, np.inf, -np.inf, 3.0], np.float64)
+        if np.dtype(dtype).kind == "c":
+            pool = pool.astype(np.complex128)
+            pool.imag = pool.real[::-1]
+    elif np.dtype(dtype).kind == "b":
+        pool = np.array([True, False])
+    else:
+        info = np.iinfo(dtype)
+        pool = np.array([0, 1, 3, info.max, info.min], dtype)
+    with np.errstate(invalid="ignore"):
+        inputs = {"e": rng.choice(pool, (3, 4)).astype(dtype), "t": rng.choice(pool, 5).astype(dtype),
+                  "z": np.zeros(0, dtype), "s": np.asarray(pool[-1]).astype(dtype)}
+    calls = {
+        "isin": lambda m, a: m.isin(a["e"], a["t"]), "invert": lambda m, a: m.isin(a["e"], a["t"], invert=True),
+        "empty": lambda m, a: m.isin(a["e"], a["z"]), "scalar": lambda m, a: m.isin(a["s"], a["t"]),
+        "ints": lambda m, a: m.isin(a["e"], np.array([0, 1, 3])),
+        "append": lambda m, a: m.append(a["e"], a["t"]), "axis": lambda m, a: m.append(a["e"], a["e"][:1], axis=0),
+        "number": lambda m, a: m.append(a["e"], 1), "0d": lambda m, a: m.append(a["s"], a["t"]),
+    }
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for name, f in calls.items():
+        _same_bits(got[name], np.asarray(f(np, inputs)), f"{np.dtype(dtype)} {name}")
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64, np.int8, np.uint16])
+def test_gradient_is_numpys_bit_for_bit(backend, dtype):
+    """Every spacing numpy takes (none, one number, numpy scalars that widen the result's
+    computation, even and uneven coordinates, integer coordinates), both edge orders, axes."""
+    rng = np.random.default_rng(6)
+    f = rng.integers(0, 100, (5, 4)).astype(dtype) if np.dtype(dtype).kind in "iu" else \
+        (rng.standard_normal((5, 4)) * 10).astype(dtype)
+    uneven = np.array([0.0, 1.0, 1.5, 3.5, 4.0])
+    cases = [((), {}), ((2.0,), {}), ((np.float64(0.5),), {}), ((np.float32(0.5), 3), {}), ((uneven, 2.0), {}),
+             ((np.array([0, 2, 4, 6, 8]), np.array([1.0, 2.0, 4.0, 8.0])), {}), ((), {"edge_order": 2}),
+             ((uneven, np.arange(4.0)), {"edge_order": 2}), ((), {"axis": 1}),
+             ((0.25,), {"axis": 0, "edge_order": 2}), ((uneven,), {"axis": -2}), ((), {"axis": (1, 0)})]
+    calls = {f"c{k}": (lambda m, a, args=args, kw=kw: m.gradient(a["f"], *args, **kw)) for k, (args, kw) in enumerate(cases)}
+    calls["two_points"] = lambda m, a: m.gradient(a["f"][:2, 0])
+
+    def as_list(result):  # one array per axis
+        return list(result) if isinstance(result, (list, tuple)) else [result]
+
+    got = _run(backend, lambda p: {f"{name} {k}": g for name, f in calls.items() for k, g in enumerate(as_list(f(pt, p)))},
+               {"f": f})
+    for name, call in calls.items():
+        expected = as_list(call(np, {"f": f}))
+        assert len([key for key in got if key.startswith(f"{name} ")]) == len(expected), name
+        for k, e in enumerate(expected):
+            _same_bits(got[f"{name} {k}"], e, f"{np.dtype(dtype)} {name} {k}")
+    with pytest.raises(ValueError, match="too small"):
+        pt.gradient(pt.make_placeholder("g", (2,), np.float64), edge_order=2)
+    with pytest.raises(ValueError, match="match the length"):
+        pt.gradient(pt.make_placeholder("g", (3,), np.float64), np.arange(4.0))
+
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128, np.int16, np.uint8, np.bool_])
+def test_correlate_and_convolve_as_numpys(backend, dtype):
+    """Every mode, either operand the longer (numpy's offsets and reversal), complex operands
+    (correlate conjugates v, convolve does not): integers and bools bit for bit, floats to the
+    rounding of another summation order."""
+    rng = np.random.default_rng(7)
+
+    def sample(n):
+        if np.dtype(dtype).kind == "b":
+            return rng.integers(0, 2, n).astype(bool)
+        if np.dtype(dtype).kind in "iu":
+            return rng.integers(0, 200, n).astype(dtype)
+        x = rng.standard_normal(n)
+        return (x + 1j * rng.standard_normal(n) if np.dtype(dtype).kind == "c" else x).astype(dtype)
+
+    pairs = [(5, 3), (3, 5), (4, 4), (1, 3), (6, 1), (2, 6)]
+    inputs = {}
+    for k, (n, m) in enumerate(pairs):
+        inputs[f"a{k}"], inputs[f"v{k}"] = sample(n), sample(m)
+    calls = {f"{name} {mode} {k}": (lambda m, a, name=name, mode=mode, k=k: getattr(m, name)(a[f"a{k}"], a[f"v{k}"], mode))
+             for name in ("correlate", "convolve") for mode in ("valid", "same", "full") for k in range(len(pairs))}
+    got = _run(backend, lambda p: {key: f(pt, p) for key, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        expected = np.asarray(f(np, inputs))
+        assert got[key].shape == expected.shape, key
+        if np.dtype(dtype).kind in "fc":
+            _same_special_values_and_close(got[key], expected, key, atol=1e-5)
+        else:
+            _same_bits(got[key], expected, key)
+    for name in ("correlate", "convolve"):
+        with pytest.raises(ValueError, match="empty"):
+            getattr(pt, name)(pt.make_placeholder("x", (3,), np.float64), pt.make_placeholder("e", (0,), np.float64))
+        with pytest.raises(ValueError, match="mode"):
+            getattr(pt, name)(pt.make_placeholder("x", (3,), np.float64), pt.make_placeholder("y", (2,), np.float64), "wide")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.complex128])
+def test_cov_and_corrcoef_as_numpys(backend, dtype):
+    """Variables in rows or columns, a second set ``y``, ``bias`` and ``ddof`` (one too large:
+    numpy's infinite factor), ``dtype``, a single variable (squeezed to 0-d): numpy's shapes and
+    dtypes, values to the rounding of another summation order."""
+    rng = np.random.default_rng(8)
+    inputs = {"x": (rng.standard_normal((3, 6)) * 3).astype(dtype), "y": rng.standard_normal((2, 6)).astype(dtype)}
+    inputs["yt"] = rng.standard_normal((3, 2)).astype(dtype)  # two more variables, in columns
+    calls = {}
+    for kw in [{}, {"rowvar": False}, {"bias": True}, {"ddof": 0}, {"ddof": 6}, {"dtype": np.float32}]:
+        calls[f"cov {kw}"] = lambda m, a, kw=kw: m.cov(a["x"], **kw)
+        y = "y" if kw.get("rowvar", True) else "yt"
+        calls[f"cov y {kw}"] = lambda m, a, kw=kw, y=y: m.cov(a["x"], a[y], **kw)
+        calls[f"cov 1d {kw}"] = lambda m, a, kw=kw: m.cov(a["x"][0], **kw)
+        if "ddof" not in kw and "bias" not in kw:
+            calls[f"corrcoef {kw}"] = lambda m, a, kw=kw: m.corrcoef(a["x"], **kw)
+            calls[f"corrcoef y {kw}"] = lambda m, a, kw=kw, y=y: m.corrcoef(a["x"], a[y], **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # ddof=6: numpy's degrees of freedom <= 0
+        got = _run(backend, lambda p: {key: f(pt, p) for key, f in calls.items()}, inputs)
+        for key, f in calls.items():
+            with np.errstate(all="ignore"):
+                expected = np.asarray(f(np, inputs))
+            assert got[key].shape == expected.shape, key
+            _same_special_values_and_close(got[key], expected, key, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64, np.int32, np.bool_])
+def test_var_and_std_with_where_as_numpys(backend, dtype):
+    """numpy's ``where=``: the mean and the squared deviations of the selected elements, over
+    ``max(count - ddof, 0)`` (NaN where nothing is selected); values to the rounding of another
+    summation order."""
+    rng = np.random.default_rng(9)
+    data = rng.integers(0, 2, (4, 6)).astype(dtype) if np.dtype(dtype).kind in "bi" else \
+        rng.standard_normal((4, 6)).astype(dtype)
+    mask = rng.integers(0, 2, (4, 6)).astype(bool)
+    mask[2] = False  # a row with nothing selected
+    calls = {}
+    for name in ("var", "std"):
+        for axis in (None, 0, 1, (0, 1)):
+            for kw in ({}, {"keepdims": True}, {"ddof": 1}, {"ddof": 1.5}, {"dtype": np.float32}):
+                calls[f"{name} {axis} {kw}"] = lambda m, a, name=name, axis=axis, kw=kw: getattr(m, name)(
+                    a["x"], axis=axis, where=a["w"], **kw)
+        calls[f"{name} row"] = lambda m, a, name=name: getattr(m, name)(
+            a["x"], axis=1, where=np.array([True, False, True, True, False, True]))
+    got = _run(backend, lambda p: {key: f(pt, p) for key, f in calls.items()}, {"x": data, "w": mask})
+    for key, f in calls.items():
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected = np.asarray(f(np, {"x": data, "w": mask}))
+        assert got[key].shape == expected.shape, key
+        # float16's sums round at every step: a few ulps apart in another order
+        _same_special_values_and_close(got[key], expected, key, atol=1e-2 if dtype is np.float16 else 1e-6)
+    assert pt.var(pt.make_placeholder("x", (3,), np.float64), where=True).shape == ()
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64, np.int32])
+def test_nanvar_and_nanstd_as_numpys(backend, dtype):
+    """The elements that are not NaN (and selected by ``where``), NaN where ``count - ddof`` is
+    not positive (an all-NaN row, a row of one number with ddof=1); values to rounding."""
+    rng = np.random.default_rng(10)
+    data = rng.integers(0, 9, (4, 6)).astype(dtype) if dtype is np.int32 else rng.standard_normal((4, 6)).astype(dtype)
+    if dtype is not np.int32:
+        data[0, :], data[1, 2], data[2, :5] = np.nan, np.nan, np.nan
+    mask = rng.integers(0, 2, (4, 6)).astype(bool)
+    calls = {}
+    for name in ("nanvar", "nanstd"):
+        for axis in (None, 0, 1):
+            for kw in ({}, {"keepdims": True}, {"ddof": 1}, {"dtype": np.float64}, {"where": "w"}):
+                calls[f"{name} {axis} {kw}"] = lambda m, a, name=name, axis=axis, kw=kw: getattr(m, name)(
+                    a["x"], axis=axis, **{k: a[v] if k == "where" else v for k, v in kw.items()})
+    got = _run(backend, lambda p: {key: f(pt, p) for key, f in calls.items()}, {"x": data, "w": mask})
+    for key, f in calls.items():
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected = np.asarray(f(np, {"x": data, "w": mask}))
+        assert got[key].shape == expected.shape, key
+        # float16's sums round at every step: a few ulps apart in another order
+        _same_special_values_and_close(got[key], expected, key, atol=1e-2 if dtype is np.float16 else 1e-6)
