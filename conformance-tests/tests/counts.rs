@@ -199,3 +199,53 @@ fn inputs_are_checked_across_phases_before_anything_runs() {
         assert!(matches!(err, Error::MissingInput { .. } | Error::InputDType { .. }), "{name}: {err}");
     }
 }
+
+#[test]
+fn float16_scatter_adds_values_of_other_dtypes_in_numpys_order() {
+    // np.add.at of a float16 array and values of another dtype: each sum in the promoted dtype
+    // (float16 for bools, float32, float64 for int32), rounded to float16 before the next one.
+    // (A float16 array with values of another dtype panicked in the host scatter, found by a
+    // fuzz campaign, seed 10045390.)
+    use half::f16;
+    let base = [0.5f32, 1.0, 2048.0].map(f16::from_f32);
+    let idx: [i64; 6] = [0, 0, 2, 2, -1, 1];
+    let x = pt::placeholder("x", [3], DType::F16).unwrap();
+    let i = pt::placeholder("i", [6], DType::I64).unwrap();
+    // The values, as numbers, and whether numpy's promoted sum is float64 (else float32 or float16,
+    // both exact in float32 before the one rounding to float16).
+    let cases = [
+        (ArrayData::from(ndarray::arr1(&[true, true, true, false, true, true]).into_dyn()), false),
+        (ArrayData::from(ndarray::arr1(&[0.1f32, 0.1, 1.0, 1.0, 0.5, -3.0]).into_dyn()), false),
+        (ArrayData::from(ndarray::arr1(&[1i32, 2, 1, 1, 3, -70000]).into_dyn()), true),
+    ];
+    for (values, in_float64) in cases {
+        let dtype = values.dtype();
+        let numbers = values.to_scalars().iter().map(|s| s.to_f64()).collect::<Vec<_>>();
+        let add = |a: f16, k: usize| {
+            if in_float64 {
+                f16::from_f64(a.to_f64() + numbers[k])
+            } else {
+                f16::from_f32(a.to_f32() + numbers[k] as f32)
+            }
+        };
+        let v = pt::placeholder("v", [6], dtype).unwrap();
+        let outputs = Outputs::Single(x.add_at(s![&i], &v).unwrap());
+        let mut expected = base;
+        for (k, &p) in idx.iter().enumerate() {
+            let slot = p.rem_euclid(3) as usize;
+            expected[slot] = add(expected[slot], k);
+        }
+        for (name, backend) in backends() {
+            let program = backend.compile(&outputs).unwrap();
+            let inputs = NamedData::from([
+                ("x".to_string(), ArrayData::from(ndarray::Array1::from(base.to_vec()).into_dyn())),
+                ("i".to_string(), i64s(&idx)),
+                ("v".to_string(), values.clone()),
+            ]);
+            let got = program.run(&inputs).unwrap_or_else(|e| panic!("{name} with {dtype} values: {e}"));
+            let bits: Vec<u16> =
+                got.values().next().unwrap().as_array::<f16>().unwrap().iter().map(|h| h.to_bits()).collect();
+            assert_eq!(bits, expected.map(|h| h.to_bits()), "{name} with {dtype} values");
+        }
+    }
+}

@@ -941,7 +941,7 @@ fn scalar_add(a: Scalar, b: Scalar) -> Scalar {
             }
         };
     }
-    same!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, C64, C128)
+    same!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, C64, C128)
 }
 
 #[cfg(test)]
