@@ -19,7 +19,7 @@
 //! # Ok::<(), pytato_core::Error>(())
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use pytato_core::array::IndexLambdaTypes;
@@ -28,18 +28,35 @@ use pytato_core::{Array, NodeKind, Result, Scalar};
 use pytato_runtime::backend::Outputs;
 use pytato_runtime::binding::data_bindings;
 
-use crate::mapper::{CopyMapper, map_copy};
+use crate::mapper::{CopyMapper, map_copy, walk};
 
-/// Removes the `zero(…)` links and whatever only they kept alive.
+/// Removes the `zero(…)` links and whatever only they kept alive, but for links of an array
+/// whose shape holds a count (a length the data decide, such as `zeros_like(x[x > 0])`'s): the
+/// count is bound by the step that finds it, which the link keeps in the DAG.
 pub fn eliminate_dead_code(outputs: &Outputs) -> Result<Outputs> {
-    map_copy(&mut DeadCodeEliminator, outputs)
+    let roots: Vec<Array> = outputs.entries().into_iter().map(|(_, a)| a).collect();
+    let mut counts = BTreeSet::new();
+    walk(&roots, |node| {
+        if let NodeKind::Nonzero { count, .. } = node.kind() {
+            counts.insert(count.to_string());
+        }
+    });
+    map_copy(&mut DeadCodeEliminator { counts }, outputs)
 }
 
-struct DeadCodeEliminator;
+struct DeadCodeEliminator {
+    /// The counts the DAG's `Nonzero` steps bind.
+    counts: BTreeSet<String>,
+}
 
 impl CopyMapper for DeadCodeEliminator {
     fn map_index_lambda(&mut self, node: &Array, children: &[Array]) -> Result<Array> {
         let NodeKind::IndexLambda(il) = node.kind() else { unreachable!("dispatched by kind") };
+        if node.shape().params().any(|p| self.counts.contains(p)) {
+            // Cutting the link could drop the step that binds the count (found by fuzzing the
+            // passes, seed 9612185: the program then asked for the count as an input).
+            return node.with_children(children.to_vec());
+        }
         let bindings: BTreeMap<Arc<str>, Array> = il.bindings.keys().cloned().zip(children.iter().cloned()).collect();
         let mut has_zero = false;
         il.expr.walk(&mut |e| has_zero |= matches!(e, Expr::Call(Func::Zero, _)));

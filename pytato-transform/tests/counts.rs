@@ -66,3 +66,27 @@ fn tag_unification_and_drawing_see_counts() {
     let dot = to_dot(&outputs);
     assert!(dot.contains("Nonzero") && dot.contains("count _pt_shp") && dot.contains("mode Add"), "{dot}");
 }
+
+#[test]
+fn dce_keeps_the_link_of_a_like_array_whose_length_is_a_count() {
+    // zeros_like and full_like of a selection: their length is the selection's count, which only
+    // the selection's step binds, so DCE keeps that link (found by fuzzing the passes, seed
+    // 9612185: the program asked for the count as an input); of a fixed-length array it cuts it.
+    let x = pt::placeholder("x", [5], DType::F64).unwrap();
+    let selected = x.index(s![&pt::greater(&x, 0.0).unwrap()]).unwrap();
+    let like = pt::full_like(&selected, 7.0, None).unwrap();
+    let fixed = pt::zeros_like(&x.index(s![1..3]).unwrap(), None).unwrap();
+    let outputs = Outputs::Named(DictOfNamedArrays::new([("like", like), ("fixed", fixed)]).unwrap());
+    let cleaned = eliminate_dead_code(&outputs).unwrap();
+    assert_eq!(node_type_counts(&cleaned)["Nonzero"], 1);
+    let Outputs::Named(named) = &cleaned else { unreachable!("named outputs") };
+    let fixed = named.get("fixed").expect("the output");
+    assert!(pytato_transform::mapper::inputs([fixed]).is_empty(), "the fixed-length link is cut");
+    use pytato_runtime::backend::Backend;
+    let program = pytato_backend_interp::Interpreter.compile(&cleaned).unwrap();
+    let data = ndarray::arr1(&[1.0, -2.0, 3.0, 0.0, 5.0]).into_dyn();
+    let got = program.run(&[("x".to_string(), pytato_core::ArrayData::from(data))].into()).unwrap();
+    let like = got["like"].as_array::<f64>().unwrap();
+    assert_eq!(like.iter().copied().collect::<Vec<_>>(), [7.0, 7.0, 7.0], "one 7 per positive element");
+    assert_eq!(got["fixed"].shape(), [2]);
+}
