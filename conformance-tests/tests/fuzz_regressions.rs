@@ -7,14 +7,16 @@
 //! zeros and NaN through driver built-ins, float16 NaN, complex edges, contraction into FMA);
 //! `vm-2026-11-29` a float32 matrix product whose products overflow single precision, where
 //! Cranelift's double precision GEMM gave a finite value for the loop nest's NaN, and sums whose
-//! sign of zero differed from numpy's (over no axes, and from `initial=-0.0`). The
-//! wgpu backend runs each twice: as it runs on this adapter, and with the tiled matrix products
-//! GPUs take, so that lavapipe runs the GPU's code paths.
+//! sign of zero differed from numpy's (over no axes, and from `initial=-0.0`), `np.add.at` of
+//! a float16 array with values of another dtype (a panic in the host scatter), and `full_like` of
+//! a selection after dead-code elimination (the count's step cut away). The wgpu backend runs
+//! each twice: as it runs on this adapter, and with the tiled matrix products GPUs take, so that
+//! lavapipe runs the GPU's code paths; `passes` is the interpreter after the DAG passes.
 
 use std::path::{Path, PathBuf};
 
 use pytato_backend_wgpu::Wgpu;
-use pytato_conformance::fuzz::{FuzzCase, Oracle, Verdict, check};
+use pytato_conformance::fuzz::{FuzzCase, Oracle, PassesThenInterp, Verdict, check};
 use pytato_runtime::backend::Backend;
 
 fn corpus() -> Vec<PathBuf> {
@@ -53,6 +55,7 @@ fn every_past_fuzz_failure_agrees_everywhere() {
         let tiled: Box<dyn Backend> = Box::new(wgpu.with_tiled_products(true));
         compiled.push(("wgpu (tiled products)".into(), tiled));
     }
+    compiled.push(("passes".into(), Box::new(PassesThenInterp::new().expect("the interpreter is always linked"))));
     let interp = pytato_runtime::backend::backend("interp").expect("the interpreter is always linked");
     let mut oracle = match Oracle::start() {
         Ok(o) => Some(o),

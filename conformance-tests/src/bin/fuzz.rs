@@ -12,6 +12,9 @@
 //! hang; either way the worker is restarted after that case. Every failure (a mismatch, crash or
 //! hang) is shrunk, each attempt in a process of its own (`fuzz check`), and written with its
 //! reproducer to the report directory. The exit status is 1 when anything failed.
+//!
+//! Without `--backend`, every linked backend is judged against the interpreter, and so is
+//! `passes`: the interpreter after the DAG passes (`pytato_conformance::fuzz::PassesThenInterp`).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -112,9 +115,19 @@ struct Sides {
 }
 
 fn backends(names: &[String]) -> Result<Sides, String> {
-    let (mut compiled, skipped) = pytato_conformance::instantiate(names)?;
+    // "passes" is the interpreter behind the DAG passes, not a registered backend.
+    let registered: Vec<String> = names.iter().filter(|n| *n != "passes").cloned().collect();
+    let (mut compiled, skipped) = if names.is_empty() || !registered.is_empty() {
+        pytato_conformance::instantiate(&registered)?
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let interp = pytato_runtime::backend::backend("interp").map_err(|e| e.to_string())?;
     compiled.retain(|(n, _)| n != "interp");
+    if names.is_empty() || names.iter().any(|n| n == "passes") {
+        let passes = pytato_conformance::fuzz::PassesThenInterp::new().map_err(|e| e.to_string())?;
+        compiled.push(("passes".into(), Box::new(passes)));
+    }
     Ok(Sides { compiled, interp, skipped })
 }
 
