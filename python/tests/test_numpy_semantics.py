@@ -1556,6 +1556,18 @@ def test_cov_and_corrcoef_as_numpys(backend, dtype):
             _same_special_values_and_close(got[key], expected, key, atol=1e-5)
 
 
+def _close_to_numpys(got, calls, inputs, dtype):
+    """Each call's result against numpy's on ``inputs`` (numpy's warnings silenced): the same
+    shape, dtype and special values, finite values to rounding (float16's sums round at every
+    step: a few ulps apart in another order)."""
+    for key, f in calls.items():
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected = np.asarray(f(np, inputs))
+        assert got[key].shape == expected.shape, key
+        _same_special_values_and_close(got[key], expected, key, atol=1e-2 if dtype is np.float16 else 1e-6)
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64, np.int32, np.bool_])
 def test_var_and_std_with_where_as_numpys(backend, dtype):
     """numpy's ``where=``: the mean and the squared deviations of the selected elements, over
@@ -1575,13 +1587,7 @@ def test_var_and_std_with_where_as_numpys(backend, dtype):
         calls[f"{name} row"] = lambda m, a, name=name: getattr(m, name)(
             a["x"], axis=1, where=np.array([True, False, True, True, False, True]))
     got = _run(backend, lambda p: {key: f(pt, p) for key, f in calls.items()}, {"x": data, "w": mask})
-    for key, f in calls.items():
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            expected = np.asarray(f(np, {"x": data, "w": mask}))
-        assert got[key].shape == expected.shape, key
-        # float16's sums round at every step: a few ulps apart in another order
-        _same_special_values_and_close(got[key], expected, key, atol=1e-2 if dtype is np.float16 else 1e-6)
+    _close_to_numpys(got, calls, {"x": data, "w": mask}, dtype)
     assert pt.var(pt.make_placeholder("x", (3,), np.float64), where=True).shape == ()
 
 
@@ -1601,10 +1607,4 @@ def test_nanvar_and_nanstd_as_numpys(backend, dtype):
                 calls[f"{name} {axis} {kw}"] = lambda m, a, name=name, axis=axis, kw=kw: getattr(m, name)(
                     a["x"], axis=axis, **{k: a[v] if k == "where" else v for k, v in kw.items()})
     got = _run(backend, lambda p: {key: f(pt, p) for key, f in calls.items()}, {"x": data, "w": mask})
-    for key, f in calls.items():
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            expected = np.asarray(f(np, {"x": data, "w": mask}))
-        assert got[key].shape == expected.shape, key
-        # float16's sums round at every step: a few ulps apart in another order
-        _same_special_values_and_close(got[key], expected, key, atol=1e-2 if dtype is np.float16 else 1e-6)
+    _close_to_numpys(got, calls, {"x": data, "w": mask}, dtype)

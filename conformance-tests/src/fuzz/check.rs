@@ -194,6 +194,13 @@ fn judge(case: &FuzzCase, got: &[RunResult], reference: &[RunResult]) -> Verdict
                 }
             }
             (Err((kind, message)), _) if kind == "Unsupported" => return Verdict::Unsupported(message.clone()),
+            (Err((k, m)), Err((rk, rm))) if k != rk && calls_a_like_function(case) => {
+                // Another of the run's errors comes first where DCE cut an argument's: documented.
+                verdict = Verdict::NumpyDiffers(format!(
+                    "run {run}: {k} error ({m}) where the interpreter gives {rk} ({rm}) in the argument of a \
+                     *_like function, which the library does not evaluate (seed: zero(...))"
+                ));
+            }
             (Err((k, m)), Err((rk, rm))) if k != rk => {
                 return Verdict::Mismatch(format!("run {run}: {k} error ({m}), the interpreter gives {rk} ({rm})"));
             }
