@@ -8,7 +8,8 @@ use pytato_core::Result;
 use pytato_runtime::backend::{Backend, Outputs, Program};
 use pytato_transform::{cse, dce, einsum, lower, materialize, unify_tags};
 
-/// The interpreter with the passes run first (see the [module docs](self)).
+/// The interpreter with the DAG passes ([`run_passes`]) run first: the passes must keep every
+/// value, so this backend must agree with the plain interpreter.
 pub struct PassesThenInterp {
     interp: Box<dyn Backend>,
 }
