@@ -1350,6 +1350,16 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
 _native_var, _native_std = var, std  # noqa: F405
 
 
+def _bool_mask(where):
+    """A ``where=`` mask as an array: numpy casts it to bool under the 'safe' rule, which only
+    bools pass."""
+    mask = _as_array(where)
+    if mask.dtype != _np.bool_:
+        raise TypeError(f"cannot cast the where mask from dtype('{mask.dtype}') to dtype('bool') "
+                        "according to the rule 'safe'")
+    return mask
+
+
 def _moment_where(a, axis, dtype, ddof, keepdims, mask, root, nan_aware=False):
     """numpy's ``_var`` with ``where=``: the mean of the selected elements (their sum over
     their count, divided in float64 and stored in the sum's dtype), the squared deviations
@@ -1357,7 +1367,7 @@ def _moment_where(a, axis, dtype, ddof, keepdims, mask, root, nan_aware=False):
     whose deviations are stored in ``a``'s dtype and which gives NaN where ``count - ddof``
     is not positive."""
     a = _as_array(a)
-    mask = broadcast_to(_as_array(mask), a.shape)  # noqa: F405
+    mask = broadcast_to(_bool_mask(mask), a.shape)  # noqa: F405
     if dtype is None and a.dtype.kind in "biu":
         dtype = _np.float64
     count = count_nonzero(mask, axis=axis, keepdims=True)  # noqa: F405
@@ -1384,7 +1394,7 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, corr
         return var(a, axis, dtype, ddof, keepdims, where=where)
     selected = logical_not(isnan(a))  # noqa: F405
     if where is not None and where is not True:
-        selected = logical_and(selected, where)  # noqa: F405
+        selected = logical_and(selected, _bool_mask(where))  # noqa: F405
     return _moment_where(a, axis, dtype, ddof, keepdims, selected, False, nan_aware=True)
 
 

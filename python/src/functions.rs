@@ -312,7 +312,15 @@ pub(crate) fn reduce_where(
                 )));
             }
         };
-        let mask = lib(pt::broadcast_to(&array_from_py(mask)?, a.shape().clone()))?;
+        let mask = array_from_py(mask)?;
+        if mask.dtype() != pytato::DType::Bool {
+            // numpy casts `where` to bool under the 'safe' rule, which only bools pass.
+            return Err(type_error(format!(
+                "{name}: cannot cast the where mask from dtype('{}') to dtype('bool') according to the rule 'safe'",
+                mask.dtype()
+            )));
+        }
+        let mask = lib(pt::broadcast_to(&mask, a.shape().clone()))?;
         let mut masked = lib(pt::where_(pt::Operand::from(&mask), a, fill))?;
         if matches!(kind, Reduction::Max | Reduction::Min) {
             // `initial` is taken in the array's dtype, as numpy takes it.

@@ -1591,6 +1591,19 @@ def test_var_and_std_with_where_as_numpys(backend, dtype):
     assert pt.var(pt.make_placeholder("x", (3,), np.float64), where=True).shape == ()
 
 
+def test_where_masks_must_be_bools_as_in_numpy():
+    # numpy casts where= to bool under the 'safe' rule: a mask of integers is a TypeError.
+    x = pt.make_placeholder("x", (2, 3), np.float64)
+    ints = np.ones((2, 3), np.int64)
+    for name in ("sum", "prod", "mean", "max", "min", "any", "all", "var", "std", "nanvar", "nanstd"):
+        kwargs = {"initial": 0.0} if name in ("max", "min") else {}
+        with pytest.raises(TypeError):
+            getattr(np, name)(np.ones((2, 3)), where=ints, **kwargs)
+        with pytest.raises(TypeError, match="where mask"):
+            getattr(pt, name)(x, where=ints, **kwargs)
+        getattr(pt, name)(x, where=ints > 0, **kwargs)  # a bool mask is accepted
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64, np.int32])
 def test_nanvar_and_nanstd_as_numpys(backend, dtype):
     """The elements that are not NaN (and selected by ``where``), NaN where ``count - ddof`` is
