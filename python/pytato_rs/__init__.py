@@ -187,7 +187,8 @@ def _linspace_of_arrays(start, stop, num, endpoint, retstep, dtype, axis):
         raise exceptions.UnsupportedDTypeError(
             f"linspace: complex samples cannot be rounded down to {dtype} (numpy's floor of them fails too)")
     div = num - 1 if endpoint else num
-    delta = subtract(astype(_as_array(stop), compute), astype(_as_array(start), compute))  # noqa: F405
+    last = astype(_as_array(stop), compute)  # noqa: F405
+    delta = subtract(last, astype(_as_array(start), compute))  # noqa: F405
     if axis not in range(-delta.ndim - 1, delta.ndim + 1):
         raise exceptions.AxisOutOfRangeError(
             f"linspace: axis {axis} is out of range for a {delta.ndim + 1}-dimensional result")
@@ -203,8 +204,7 @@ def _linspace_of_arrays(start, stop, num, endpoint, retstep, dtype, axis):
     if samples.dtype != compute:  # a wider start added: numpy's in-place sum stays in its dtype
         samples = astype(samples, compute)  # noqa: F405
     if endpoint and num > 1:
-        last = broadcast_to(astype(_as_array(stop), compute), delta.shape)  # noqa: F405
-        samples = concatenate([samples[:-1], expand_dims(last, 0)])  # noqa: F405
+        samples = concatenate([samples[:-1], expand_dims(broadcast_to(last, delta.shape), 0)])  # noqa: F405
     samples = moveaxis(samples, 0, axis)  # noqa: F405
     if dtype.kind in "biu":
         samples = floor(samples)  # noqa: F405

@@ -1621,3 +1621,29 @@ def test_nanvar_and_nanstd_as_numpys(backend, dtype):
                     a["x"], axis=axis, **{k: a[v] if k == "where" else v for k, v in kw.items()})
     got = _run(backend, lambda p: {key: f(pt, p) for key, f in calls.items()}, {"x": data, "w": mask})
     _close_to_numpys(got, calls, {"x": data, "w": mask}, dtype)
+
+
+def test_new_functions_of_symbolic_lengths_run_twice_and_take_library_coordinates(backend):
+    """One program, run with other lengths (3, 0, 1) and NaN, -0.0, inf, 1e30 among the values:
+    linspace of array bounds, isin and append give numpy's bytes; gradient along coordinates
+    that are a library array gives numpy's values to rounding, both edge orders."""
+    n = pt.make_size_param("n")
+    a, b = pt.make_placeholder("a", (n,), np.float32), pt.make_placeholder("b", (n,), np.float32)
+    calls = {"linspace": lambda m, x, y: m.linspace(x, y, 5, axis=-1), "isin": lambda m, x, y: m.isin(x, y),
+             "append": lambda m, x, y: m.append(x, y)}
+    program = pt.generate({k: f(pt, a, b) for k, f in calls.items()}, backend)
+    for length in (3, 0, 1):
+        x = np.array([0.0, -0.0, np.nan, 1e30, -np.inf][:length], np.float32)
+        y = np.array([1.0, 0.0, np.nan, 1e30, np.inf][:length], np.float32)
+        got = program(a=x, b=y)
+        for key, f in calls.items():
+            with np.errstate(all="ignore"):
+                expected = f(np, x, y)
+            assert got[key].dtype == expected.dtype and got[key].shape == expected.shape, (key, length)
+            assert got[key].tobytes() == expected.tobytes(), (key, length, got[key], expected)
+    f = pt.make_placeholder("f", (5, 3), np.float64)
+    c = pt.make_placeholder("c", (5,), np.float64)
+    data, coordinates = np.random.default_rng(11).standard_normal((5, 3)), np.array([0.0, 1.0, 1.5, 3.5, 4.0])
+    for edge_order in (1, 2):
+        got = pt.generate(pt.gradient(f, c, 1.0, edge_order=edge_order)[0], backend)(f=data, c=coordinates)
+        np.testing.assert_allclose(got, np.gradient(data, coordinates, 1.0, edge_order=edge_order)[0], rtol=1e-13)
