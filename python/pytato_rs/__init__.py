@@ -309,8 +309,12 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
-    """numpy's ``average``: ``mean`` without weights; with weights of ``a``'s shape,
-    ``sum(a * w) / sum(w)`` in numpy's result dtype. ``returned`` adds the sum of the weights."""
+    """numpy's ``average``: ``mean`` without weights; with weights, ``sum(a * w) / sum(w)`` in
+    numpy's result dtype. The weights have ``a``'s shape, or, where ``axis`` is given, the
+    shape of ``a`` along those axes (in ``axis``'s order), as numpy allows. ``returned`` adds the
+    sum of the weights, broadcast to the average's shape. Weights that sum to zero give NaN or
+    inf where numpy raises ``ZeroDivisionError`` (the sum is known only when the program runs)."""
+    a = _as_array(a)
     if weights is None:
         avg = mean(a, axis=axis, keepdims=keepdims)  # noqa: F405
         scale = None
@@ -319,15 +323,22 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
                 a.shape[k] for k in (axis if isinstance(axis, tuple) else (axis,)))
             scale = full_like(avg, count, dtype=avg.dtype)  # noqa: F405
     else:
-        if not isinstance(weights, Array):  # noqa: F405
-            weights = asarray(_np.asarray(weights))  # noqa: F405
+        weights = _as_array(weights)
         if tuple(weights.shape) != tuple(a.shape):
-            raise ValueError("average: weights must have the shape of a here "
-                             f"(got {tuple(weights.shape)} for {tuple(a.shape)})")
+            if axis is None:
+                raise TypeError("Axis must be specified when shapes of a and weights differ.")
+            axes = _np.lib.array_utils.normalize_axis_tuple(axis, a.ndim)
+            if tuple(weights.shape) != tuple(a.shape[k] for k in axes):
+                raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
+            # numpy's broadcast: the weights' axes in the order of a's, 1s elsewhere
+            weights = permute_dims(weights, tuple(int(k) for k in _np.argsort(axes)))  # noqa: F405
+            weights = reshape(weights, tuple(n if k in axes else 1 for k, n in enumerate(a.shape)))  # noqa: F405
         dtype = _np.result_type(a.dtype, weights.dtype, "f8" if a.dtype.kind in "biu" else a.dtype)
         scale = sum(weights, axis=axis, dtype=dtype, keepdims=keepdims)  # noqa: F405
         avg = divide(sum(multiply(astype(a, dtype), astype(weights, dtype)), axis=axis,  # noqa: F405
                          keepdims=keepdims), scale)
+        if returned and tuple(scale.shape) != tuple(avg.shape):
+            scale = broadcast_to(scale, tuple(avg.shape))  # noqa: F405
     return (avg, scale) if returned else avg
 
 
@@ -884,12 +895,91 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
             d = reshape(d, tuple(d.shape[0] if k == axis else 1 for k in range(y.ndim)))  # noqa: F405
     return sum(divide(multiply(d, add(y[upper], y[lower])), 2.0), axis=axis)  # noqa: F405
 
-def _quantile(a, q, axis, keepdims, weak_q):
-    """numpy's ``_quantile`` with method ``"linear"`` for numbers ``q`` in [0, 1]: the sorted
-    values along ``axis``, taken at integer positions or interpolated as numpy's ``_lerp`` (from
-    the lower value below a weight of 0.5, from the upper one from 0.5 on; a Python number ``q``
-    makes the weight a Python float, which the data's dtype takes), the NaN itself where a slice
-    holds one. Positions and weights depend only on the axis length and ``q``: numpy computes them
+def _virtual_positions(alpha, beta):
+    """Hyndman and Fan's continuous positions ``n q + alpha + q (1 - alpha - beta) - 1``, in
+    numpy's order of operations (so that the weights round as numpy's do)."""
+    return lambda n, q, xp: n * q + (alpha + q * (1 - alpha - beta)) - 1
+
+
+def _discrete_positions(index, take_previous, xp):
+    """The element below ``index`` where ``take_previous(fraction, index)``, else the one above,
+    never below 0 (numpy's rule for its discontinuous methods)."""
+    previous = xp.floor(index)
+    chosen = xp.integers(xp.where(take_previous(index - previous, index), previous, previous + 1))
+    return xp.where(xp.less(chosen, 0), 0, chosen)
+
+
+# numpy's quantile methods: the position in the sorted values as a function of the length n and
+# q, and how the fraction of a position weighs the element above it (None: the positions are
+# integers, the elements themselves). ``xp`` holds floor, ceil, rint, where, equal, less (the
+# library's ``==`` is structural equality, not numpy's) and integers (a cast to positions):
+# numpy's where the length is known when the expression is built, the library's where it is
+# the data's (nanquantile's counts of numbers).
+_QUANTILE_METHODS = {
+    "inverted_cdf": (lambda n, q, xp: _discrete_positions(n * q - 1, lambda g, _: xp.equal(g, 0), xp), None),
+    "averaged_inverted_cdf": (lambda n, q, xp: n * q - 1, lambda g, _, xp: xp.where(xp.equal(g, 0), 0.5, 1.0)),
+    "closest_observation": (lambda n, q, xp: _discrete_positions(
+        n * q - 1 - 0.5, lambda g, i: xp.equal(g, 0) & xp.equal(xp.floor(i) % 2, 1), xp), None),
+    "interpolated_inverted_cdf": (_virtual_positions(0, 1), lambda g, _, xp: g),
+    "hazen": (_virtual_positions(0.5, 0.5), lambda g, _, xp: g),
+    "weibull": (_virtual_positions(0, 0), lambda g, _, xp: g),
+    "linear": (lambda n, q, xp: (n - 1) * q, lambda g, _, xp: g),
+    "median_unbiased": (_virtual_positions(1 / 3.0, 1 / 3.0), lambda g, _, xp: g),
+    "normal_unbiased": (_virtual_positions(3 / 8.0, 3 / 8.0), lambda g, _, xp: g),
+    "lower": (lambda n, q, xp: xp.integers(xp.floor((n - 1) * q)), None),
+    "higher": (lambda n, q, xp: xp.integers(xp.ceil((n - 1) * q)), None),
+    "midpoint": (lambda n, q, xp: 0.5 * (xp.floor((n - 1) * q) + xp.ceil((n - 1) * q)),
+                 lambda g, i, xp: xp.where(xp.equal(i % 1, 0), 0.0, 0.5)),
+    "nearest": (lambda n, q, xp: xp.integers(xp.rint((n - 1) * q)), None),
+}
+
+
+class _HostMath:
+    """numpy's functions for ``_QUANTILE_METHODS``."""
+    floor, ceil, rint = staticmethod(_np.floor), staticmethod(_np.ceil), staticmethod(_np.rint)
+    equal, less = staticmethod(_np.equal), staticmethod(_np.less)
+
+    @staticmethod
+    def where(condition, x, y):
+        return _np.asanyarray(_np.where(condition, x, y))
+
+    @staticmethod
+    def integers(x):
+        return _np.asanyarray(x).astype(_np.intp)
+
+
+class _LibraryMath:
+    """The library's functions for ``_QUANTILE_METHODS``."""
+    floor, ceil, rint = staticmethod(floor), staticmethod(ceil), staticmethod(rint)  # noqa: F405
+    where, equal, less = staticmethod(where), staticmethod(equal), staticmethod(less)  # noqa: F405
+
+    @staticmethod
+    def integers(x):
+        return astype(x, _np.int64)  # noqa: F405
+
+
+def _lerp(lower, upper, t, weak=False):
+    """numpy's ``_lerp``: from the lower value below a weight of 0.5, from the upper one from
+    0.5 on. ``t`` is a Python float (numpy's weight for a Python number q, which the data's dtype
+    takes) or an array; ``weak`` takes an array of weights as numpy takes a Python float (where
+    each slice has its own weight, as in ``nanquantile``), ``1 - t`` computed before."""
+    difference = subtract(upper, lower)  # noqa: F405
+    complement = 1 - t if isinstance(t, float) else subtract(1, t)  # noqa: F405
+    weight, complement_weight = t, complement
+    if weak:
+        dtype = _np.result_type(lower.dtype, 1.0)
+        weight, complement_weight = astype(t, dtype), astype(complement, dtype)  # noqa: F405
+    interpolated = add(lower, multiply(difference, weight))  # noqa: F405
+    from_above = astype(subtract(upper, multiply(difference, complement_weight)), interpolated.dtype)  # noqa: F405
+    if isinstance(t, float):
+        return from_above if t >= 0.5 else interpolated
+    return where(greater_equal(t, 0.5), from_above, interpolated)  # noqa: F405
+
+
+def _quantile(a, q, axis, keepdims, weak_q, method):
+    """numpy's ``_quantile`` for numbers ``q`` in [0, 1] and one of its ``method``s: the sorted
+    values along ``axis``, taken at integer positions or interpolated as numpy's ``_lerp``, the
+    NaN itself where a slice holds one. Positions and weights depend only on the axis length and ``q``: numpy computes them
     here, as its own code does."""
     if q.ndim > 2:
         raise ValueError("q must be a scalar or 1d")
@@ -905,28 +995,23 @@ def _quantile(a, q, axis, keepdims, weak_q):
     def gather(positions):
         return reshape(take(s, _np.asarray(positions, _np.intp).ravel(), axis=0), q.shape + rest)  # noqa: F405
 
-    virtual = _np.asanyarray((n - 1) * q)
-    if virtual.dtype.kind in "iu":  # integer positions: the elements themselves
-        result = gather(virtual)
+    positions, weight = _QUANTILE_METHODS[method]
+    virtual = _np.asanyarray(positions(n, q, _HostMath))
+    if virtual.dtype.kind in "iu" and (weight is None or method == "linear"):
+        result = gather(virtual)  # integer positions: the elements themselves
     else:
         # numpy's _get_indexes and _get_gamma: at the end both positions are -1, so the weight
-        # there is virtual + 1 (it weighs a zero difference, or an inf - inf that makes NaN)
+        # there is virtual + 1 (it weighs a zero difference, or an inf - inf that makes NaN);
+        # before the start both are 0
         below = _np.asanyarray(_np.floor(virtual))
         above = _np.asanyarray(below + 1)
-        at_end = virtual >= n - 1
+        at_end, at_start = virtual >= n - 1, virtual < 0
         below[at_end], above[at_end] = -1, -1
+        below[at_start], above[at_start] = 0, 0
         below, above = below.astype(_np.intp), above.astype(_np.intp)
-        gamma = _np.asanyarray(virtual - below, dtype=virtual.dtype)
-        lower, upper = gather(below % n), gather(above % n)
+        gamma = _np.asanyarray(weight(_np.asanyarray(virtual - below), virtual, _HostMath), dtype=virtual.dtype)
         t = float(gamma) if weak_q else asarray(gamma.reshape(q.shape + (1,) * len(rest)))  # noqa: F405
-        difference = subtract(upper, lower)  # noqa: F405
-        interpolated = add(lower, multiply(difference, t))  # noqa: F405
-        complement = 1 - t if weak_q else subtract(1, t)  # noqa: F405  (a Python float stays weak)
-        from_above = astype(subtract(upper, multiply(difference, complement)), interpolated.dtype)  # noqa: F405
-        if weak_q:
-            result = from_above if t >= 0.5 else interpolated
-        else:
-            result = where(greater_equal(t, 0.5), from_above, interpolated)  # noqa: F405
+        result = _lerp(gather(below % n), gather(above % n), t)
     if a.dtype.kind == "f":
         last = s[n - 1]
         result = where(isnan(last), astype(last, result.dtype), result)  # noqa: F405
@@ -935,10 +1020,13 @@ def _quantile(a, q, axis, keepdims, weak_q):
     return result
 
 
-def _checked_quantile(name, a, q, divisor, axis, method, keepdims, weights):
-    """numpy's checks of ``quantile``/``percentile`` (``q / divisor`` in [0, 1]), then ``_quantile``."""
-    if method != "linear" or weights is not None:
-        raise NotImplementedError(f"{name}: only method='linear' without weights is written")
+def _checked_quantile(name, a, q, divisor, axis, method, keepdims, weights, compute=None):
+    """numpy's checks of ``quantile``/``percentile`` and their NaN-ignoring kin (``q / divisor``
+    in [0, 1]), then ``compute`` (``_quantile`` by default)."""
+    if method not in _QUANTILE_METHODS:
+        raise ValueError(f"{method!r} is not a valid method. Use one of: {_QUANTILE_METHODS.keys()}")
+    if weights is not None:
+        raise NotImplementedError(f"{name}: weights= is not written")
     a = _as_array(a)
     if a.dtype.kind == "c":
         raise TypeError("a must be an array of real numbers")
@@ -947,17 +1035,110 @@ def _checked_quantile(name, a, q, divisor, axis, method, keepdims, weights):
     if not (_np.all(q >= 0) and _np.all(q <= 1)):
         what = "Quantiles must be in the range [0, 1]" if divisor == 1 else "Percentiles must be in the range [0, 100]"
         raise ValueError(what)
-    return _quantile(a, q, axis, keepdims, weak_q)
+    return (compute or _quantile)(a, q, axis, keepdims, weak_q, method)
 
 
 def quantile(a, q, axis=None, method="linear", keepdims=False, *, weights=None):
-    """numpy's ``quantile`` with its default method ``"linear"`` and ``q`` given as numbers."""
+    """numpy's ``quantile`` with each of numpy's thirteen methods, ``q`` given as numbers
+    (``weights`` are not written)."""
     return _checked_quantile("quantile", a, q, 1, axis, method, keepdims, weights)
 
 
 def percentile(a, q, axis=None, method="linear", keepdims=False, *, weights=None):
     """numpy's ``percentile``: ``quantile`` of ``q / 100``."""
     return _checked_quantile("percentile", a, q, 100, axis, method, keepdims, weights)
+
+def _sorted_numbers(a, axis):
+    """For ``a`` of floats: the values along ``axis`` (merged as ``_axes_merged_last`` merges
+    them) sorted, NaN last; how many numbers each slice holds; the shape ``keepdims`` gives."""
+    data, kept = _axes_merged_last(a, axis)
+    s = sort(data, axis=-1)  # noqa: F405
+    count = sum(logical_not(isnan(s)), axis=-1, dtype=_np.int64)  # noqa: F405
+    return s, count, kept
+
+
+def _take_per_slice(s, positions):
+    """``s[..., positions]`` with one position per slice (and leading axes of ``positions``
+    beyond ``s``'s, numpy's q axes), clamped into the slice (the positions of all-NaN slices
+    point anywhere: their results are replaced)."""
+    positions = clip(positions, 0, _builtins.max(s.shape[-1] - 1, 0))  # noqa: F405
+    leading = positions.ndim - (s.ndim - 1)
+    spread = reshape(s, (1,) * leading + tuple(s.shape))  # noqa: F405
+    return take_along_axis(spread, expand_dims(positions, -1), axis=-1)[..., 0]  # noqa: F405
+
+
+def nanmedian(a, axis=None, keepdims=False):
+    """numpy's ``nanmedian``: the median of each slice's numbers, NaN where there are none. As in
+    numpy, a slice of a 2-d or higher array reduced along fewer than 600 elements takes numpy's
+    masked median (the middle two summed in the data's dtype, then halved: a middle value past
+    half the largest float is inf there), otherwise ``median``'s mean of the middle two; an
+    empty array gives ``nanmean``'s result."""
+    a = _as_array(a)
+    if a.dtype.kind not in "f":
+        if a.dtype.kind == "c":
+            raise TypeError("nanmedian: complex values are not written")
+        return median(a, axis=axis, keepdims=keepdims)
+    if not _builtins.all(isinstance(n, int) for n in a.shape):
+        raise NotImplementedError("nanmedian needs the shape when the expression is built")
+    if _math.prod(a.shape) == 0:
+        return nanmean(a, axis=axis, keepdims=keepdims)
+    s, count, kept = _sorted_numbers(a, axis)
+    middle_positions = stack([floor_divide(subtract(count, 1), 2), floor_divide(count, 2)])  # noqa: F405
+    middle = moveaxis(_take_per_slice(s, middle_positions), 0, -1)  # noqa: F405
+    if axis is None or s.ndim == 1 or s.shape[-1] >= 600:
+        # numpy's median: the mean of the middle element, or of the middle pair
+        result = where(equal(remainder(count, 2), 1), mean(middle[..., :1], axis=-1), mean(middle, axis=-1))  # noqa: F405
+    else:
+        result = divide(sum(middle, axis=-1), a.dtype.type(2))  # noqa: F405
+    result = where(equal(count, 0), a.dtype.type(_np.nan), result)  # noqa: F405
+    return reshape(result, kept) if keepdims else result  # noqa: F405
+
+
+def _nan_quantile(a, q, axis, keepdims, weak_q, method):
+    """numpy's ``nanquantile`` for ``q`` in [0, 1]: ``_quantile`` of each slice's numbers, so the
+    positions depend on the data (each slice's count of numbers) and the library computes them
+    with numpy's operations in numpy's dtypes; NaN where a slice has no numbers."""
+    if not _builtins.all(isinstance(n, int) for n in a.shape):
+        raise NotImplementedError("nanquantile needs the shape when the expression is built")
+    if _math.prod(a.shape) == 0:
+        return nanmean(a, axis=axis, keepdims=keepdims)  # numpy's, whatever q is
+    if a.dtype.kind != "f":
+        return _quantile(a, q, axis, keepdims, weak_q, method)
+    if q.ndim > 2:
+        raise ValueError("q must be a scalar or 1d")
+    s, count, kept = _sorted_numbers(a, axis)
+    q_spread = q.reshape(q.shape + (1,) * count.ndim)
+    # numpy's n is a Python int, which takes q's dtype
+    n = astype(broadcast_to(count, q.shape + tuple(count.shape)), q.dtype if q.dtype.kind == "f" else _np.int64)  # noqa: F405
+    positions, weight = _QUANTILE_METHODS[method]
+    virtual = positions(n, q_spread, _LibraryMath)
+    if virtual.dtype.kind in "iu" and (weight is None or method == "linear"):
+        result = _take_per_slice(s, virtual)
+    else:
+        # numpy's _get_indexes: -1 (the slice's last number) at the end, 0 before the start
+        below = floor(virtual)  # noqa: F405
+        at_end, at_start = greater_equal(virtual, subtract(count, 1)), less(virtual, 0)  # noqa: F405
+        below = _LibraryMath.integers(where(at_end, -1, where(at_start, 0, below)))  # noqa: F405
+        above = _LibraryMath.integers(where(at_end, -1, where(at_start, 0, add(below, 1))))  # noqa: F405
+        gamma = astype(weight(subtract(virtual, below), virtual, _LibraryMath), virtual.dtype)  # noqa: F405
+        last = subtract(count, 1)  # noqa: F405
+        lower = _take_per_slice(s, where(less(below, 0), last, below))  # noqa: F405
+        upper = _take_per_slice(s, where(less(above, 0), last, above))  # noqa: F405
+        result = _lerp(lower, upper, gamma, weak=weak_q)
+    result = where(equal(count, 0), result.dtype.type(_np.nan), result)  # noqa: F405
+    return reshape(result, q.shape + kept) if keepdims else result  # noqa: F405
+
+
+def nanquantile(a, q, axis=None, method="linear", keepdims=False, *, weights=None):
+    """numpy's ``nanquantile``: ``quantile`` of each slice's numbers, every method, NaN where a
+    slice has none (``weights`` are not written)."""
+    return _checked_quantile("nanquantile", a, q, 1, axis, method, keepdims, weights, _nan_quantile)
+
+
+def nanpercentile(a, q, axis=None, method="linear", keepdims=False, *, weights=None):
+    """numpy's ``nanpercentile``: ``nanquantile`` of ``q / 100``."""
+    return _checked_quantile("nanpercentile", a, q, 100, axis, method, keepdims, weights, _nan_quantile)
+
 
 def interp(x, xp, fp, left=None, right=None, period=None):
     """numpy's ``interp`` of real values (float64, as numpy computes): ``fp[0]`` (``left``) below

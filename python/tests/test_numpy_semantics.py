@@ -1192,8 +1192,115 @@ def test_quantile_and_percentile_are_numpys_bit_for_bit(backend, dtype):
             _same_bits(got[key], np.asarray(f(np, data)), f"{np.dtype(dtype)} {key}")
     with pytest.raises(ValueError, match="range"):
         pt.quantile(x, 1.5)
-    with pytest.raises(NotImplementedError):
-        pt.quantile(x, 0.5, method="nearest")
+    with pytest.raises(ValueError, match="not a valid method"):
+        pt.quantile(x, 0.5, method="closest")
+    with pytest.raises(NotImplementedError, match="weights"):
+        pt.quantile(x, 0.5, method="inverted_cdf", weights=np.ones(data.shape))
+
+
+QUANTILE_METHODS = ["inverted_cdf", "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf",
+                    "hazen", "weibull", "linear", "median_unbiased", "normal_unbiased", "lower", "higher",
+                    "midpoint", "nearest"]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16, np.uint8])
+def test_every_quantile_method_is_numpys_bit_for_bit(backend, dtype):
+    """numpy's thirteen methods: discontinuous ones take elements (never before the first),
+    continuous ones interpolate with numpy's weights (0.5 or 1 for averaged_inverted_cdf, 0 or 0.5
+    for midpoint), positions before the first element or past the last one clamp as numpy's do,
+    and a Python integer q of 0 or 1 interpolates (only 'linear' takes the element directly)."""
+    rng = np.random.default_rng(11)
+    if np.dtype(dtype).kind == "f":
+        data = (rng.standard_normal((4, 7)) * 10).astype(dtype)
+        data[1, 3], data[2, 0], data[3, 5] = np.nan, np.inf, -0.0
+    else:
+        data = rng.integers(0, 100, (4, 7)).astype(dtype)
+    x = pt.make_placeholder("x", data.shape, dtype)
+    qs = {"third": 0.3, "zero": 0, "one": 1, "list": [0.0, 0.1, 0.5, 0.999, 1.0],
+          "f32": np.array([0.05, 0.33, 0.75], np.float32)}
+    calls = {}
+    for method in QUANTILE_METHODS:
+        for label, q in qs.items():
+            calls[f"{method} {label} axis1"] = lambda m, a, q=q, method=method: m.quantile(a, q, axis=1, method=method)
+            calls[f"{method} {label} axis0 keep"] = (
+                lambda m, a, q=q, method=method: m.quantile(a, q, axis=0, method=method, keepdims=True))
+        calls[f"{method} percentile all"] = lambda m, a, method=method: m.percentile(a, [12.5, 50, 90], method=method)
+        calls[f"{method} one element"] = lambda m, a, method=method: m.quantile(a[:, :1], [0, 0.4, 1], axis=1, method=method)
+    got = _run(backend, lambda p: {k: f(pt, p["x"]) for k, f in calls.items()}, {"x": data})
+    for key, f in calls.items():
+        with np.errstate(all="ignore"):
+            _same_bits(np.asarray(got[key]), np.asarray(f(np, data)), f"{np.dtype(dtype)} {key}")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int16])
+def test_nanmedian_nanquantile_and_nanpercentile_are_numpys_bit_for_bit(backend, dtype):
+    """Each slice's numbers alone: positions from each slice's count of numbers (computed by the
+    library with numpy's operations in numpy's dtypes), every method, NaN for an all-NaN slice,
+    infinities kept; nanmedian's two ways (numpy's masked median, which sums the middle pair in
+    the data's dtype, on 2-d arrays reduced along fewer than 600 elements, else the mean of the
+    pair); integers as quantile and median; empty arrays as nanmean."""
+    rng = np.random.default_rng(21)
+    data = (rng.standard_normal((5, 9)) * 10).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        data[0, [1, 4, 7]] = np.nan  # a few NaNs
+        data[2] = np.nan  # all NaN
+        data[3, 0], data[3, 5], data[4, :8] = np.inf, -np.inf, np.nan  # one number left in row 4
+        big = np.finfo(dtype).max * 0.75  # the middle of a slice past half the largest float
+        data[1, :5] = big
+    inputs = {"x": data, "flat": np.ascontiguousarray(data[1]), "empty": np.zeros((0, 3), dtype)}
+    calls = {"median rows": lambda m, p: m.nanmedian(p["x"], axis=1),
+             "median rows keep": lambda m, p: m.nanmedian(p["x"], axis=1, keepdims=True),
+             "median cols": lambda m, p: m.nanmedian(p["x"], axis=0), "median all": lambda m, p: m.nanmedian(p["x"]),
+             "median 1-d": lambda m, p: m.nanmedian(p["flat"]),
+             "median empty": lambda m, p: m.nanmedian(p["empty"], axis=0),
+             "quantile empty": lambda m, p: m.nanquantile(p["empty"], [0.5, 0.7], axis=1)}
+    for method in QUANTILE_METHODS:
+        calls[f"{method} rows"] = lambda m, p, method=method: m.nanquantile(p["x"], [0.0, 0.2, 0.5, 0.999, 1.0], axis=1, method=method)
+        calls[f"{method} weak"] = lambda m, p, method=method: m.nanquantile(p["x"], 0.3, axis=-1, method=method)
+        calls[f"{method} int q"] = lambda m, p, method=method: m.nanquantile(p["x"], 1, axis=1, method=method, keepdims=True)
+        calls[f"{method} all"] = lambda m, p, method=method: m.nanpercentile(p["x"], [10, 62.5], method=method)
+        calls[f"{method} f32 q"] = (
+            lambda m, p, method=method: m.nanquantile(p["x"], np.array([0.1, 0.7], np.float32), axis=0, method=method))
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected = np.asarray(f(np, inputs))
+        assert got[key].shape == expected.shape, key
+        _same_bits(np.asarray(got[key]), expected, f"{np.dtype(dtype)} {key}")
+    with pytest.raises(TypeError):
+        pt.nanquantile(pt.make_placeholder("z", (3,), np.complex128), 0.5)
+    with pytest.raises(ValueError, match="range"):
+        pt.nanpercentile(pt.make_placeholder("y", (3,), np.float64), 101)
+
+
+def test_average_with_weights_along_axes_as_numpys(backend):
+    """Weights of the shape of ``a`` along the averaged axes (in ``axis``'s order), as numpy 2
+    takes them, with ``returned`` broadcasting the weights' sum to the average's shape; weights of
+    another shape without an axis are numpy's TypeError, of a wrong length its ValueError."""
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((2, 3, 4))
+    weights = {"w1": rng.random(3), "w02": rng.random((2, 4)), "w20": rng.random((4, 2)), "wall": rng.random((2, 3, 4)),
+               "wint": rng.integers(1, 5, 4)}
+    cases = [("w1", 1), ("w1", -2), ("w02", (0, 2)), ("w20", (2, 0)), ("wall", (0, 2)), ("wall", None), ("wint", -1)]
+    calls = {}
+    for name, axis in cases:
+        for keepdims in (False, True):
+            def call(m, x, w, axis=axis, keepdims=keepdims):
+                return m.average(x, axis=axis, weights=w, returned=True, keepdims=keepdims)
+            calls[f"{name} {axis} {keepdims}"] = (name, call)
+    got = _run(backend, lambda p: {f"{k} {part}": f(pt, p["a"], p[w])[part]
+                                   for k, (w, f) in calls.items() for part in (0, 1)}, {"a": a, **weights})
+    for key, (w, f) in calls.items():
+        for part, expected in enumerate(f(np, a, weights[w])):
+            assert got[f"{key} {part}"].shape == expected.shape, key
+            np.testing.assert_allclose(got[f"{key} {part}"], expected, rtol=1e-13, err_msg=key)
+    x = pt.make_placeholder("x", a.shape, a.dtype)
+    for w, axis, error in [(rng.random(3), None, TypeError), (rng.random(4), 1, ValueError),
+                           (rng.random((4, 2)), (0, 2), ValueError)]:
+        for module, data in ((np, a), (pt, x)):
+            with pytest.raises(error):
+                module.average(data, axis=axis, weights=w)
 
 
 def test_median_and_quantile_over_several_axes_as_numpys(backend):
