@@ -815,14 +815,39 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 
 def select(condlist, choicelist, default=0):
-    """numpy's ``select``: the choice of the first true condition, ``default`` where none is."""
+    """numpy's ``select``: the choice of the first true condition, ``default`` where none is, in
+    the dtype of all choices and the default together (Python numbers weak, as numpy takes
+    them). As numpy fills its result, the default is cast unsafely (``-1`` is 255 in uint8) and
+    a Python number among the choices by numpy's 'same_kind' rule."""
     if len(condlist) != len(choicelist):
         raise ValueError("list of cases must be same length as list of conditions")
     if len(choicelist) == 0:
         raise ValueError("select with an empty condition list is not possible")
-    result = default
-    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
-        result = where(cond, choice, result)  # noqa: F405
+
+    def strong(v):  # numpy's select makes anything but a Python number an array
+        return v if isinstance(v, Array) or type(v) in (int, float, complex) else _np.asarray(v)  # noqa: F405
+
+    choices, default = [strong(c) for c in choicelist], strong(default)
+    try:
+        dtype = _np.result_type(*[v.dtype if isinstance(v, Array) else v for v in (*choices, default)])  # noqa: F405
+    except TypeError as e:
+        raise TypeError(f"Choicelist and default value do not have a common dtype: {e}") from None
+    for i, cond in enumerate(condlist):
+        cond_dtype = cond.dtype if isinstance(cond, Array) else _np.asarray(cond).dtype  # noqa: F405
+        if cond_dtype != _np.bool_:
+            raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
+
+    def cast(v, casting):
+        if isinstance(v, Array):  # noqa: F405
+            return astype(v, dtype)  # noqa: F405
+        v = _np.asarray(v)
+        if not _np.can_cast(v.dtype, dtype, casting):
+            raise TypeError(f"Cannot cast array data from {v.dtype!r} to {dtype!r} according to the rule {casting!r}")
+        return v.astype(dtype)
+
+    result = cast(default, "unsafe")
+    for cond, choice in zip(reversed(condlist), reversed(choices)):
+        result = where(cond, cast(choice, "same_kind"), result)  # noqa: F405
     return result
 
 

@@ -1274,6 +1274,36 @@ def test_nanmedian_nanquantile_and_nanpercentile_are_numpys_bit_for_bit(backend,
         pt.nanpercentile(pt.make_placeholder("y", (3,), np.float64), 101)
 
 
+def test_select_takes_numpys_dtype_and_casts_as_numpy_fills(backend):
+    """The dtype of all choices and the default at once (Python numbers weak), the default cast
+    unsafely as numpy's ``full`` casts it (-1 is 255 in uint8, 300 is 44), Python numbers among
+    the choices by 'same_kind' (numpy's TypeError otherwise), conditions that are not booleans
+    numpy's TypeError."""
+    rng = np.random.default_rng(3)
+    inputs = {"c0": rng.integers(0, 2, (3, 4)).astype(bool), "c1": rng.integers(0, 2, (4,)).astype(bool),
+              "u8": rng.integers(0, 255, (3, 4)).astype(np.uint8), "b": rng.integers(0, 2, (3, 4)).astype(bool),
+              "i8": rng.integers(-100, 100, (4,)).astype(np.int8), "f32": rng.standard_normal((3, 1)).astype(np.float32)}
+    calls = {
+        "uint default -1": lambda m, a: m.select([a["c0"]], [a["u8"]], -1),
+        "uint default 300": lambda m, a: m.select([a["c0"], a["c1"]], [a["u8"], a["u8"]], 300),
+        "bool and int default": lambda m, a: m.select([a["c0"]], [a["b"]], 0),
+        "bool and uint": lambda m, a: m.select([a["c1"], a["c0"]], [a["u8"], a["b"]], 7),
+        "int8 python choice": lambda m, a: m.select([a["c1"], a["c0"]], [a["i8"], 300], -3),
+        "float32 weak": lambda m, a: m.select([a["c0"]], [a["f32"]], 0.1),
+        "numpy scalar default": lambda m, a: m.select([a["c0"]], [a["u8"]], np.int16(-1)),
+        "float default for ints": lambda m, a: m.select([a["c1"]], [a["i8"]], 1.5),
+    }
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        _same_bits(got[key], f(np, inputs), key)
+    c, u8 = (pt.make_placeholder(k, inputs[k].shape, inputs[k].dtype) for k in ("c0", "u8"))
+    for module, cond, choice in ((np, inputs["c0"], inputs["u8"]), (pt, c, u8)):
+        with pytest.raises(TypeError, match="same_kind"):
+            module.select([cond, cond], [choice, -1])
+        with pytest.raises(TypeError, match="boolean"):
+            module.select([choice], [choice])
+
+
 def test_average_with_weights_along_axes_as_numpys(backend):
     """Weights of the shape of ``a`` along the averaged axes (in ``axis``'s order), as numpy 2
     takes them, with ``returned`` broadcasting the weights' sum to the average's shape; weights of
