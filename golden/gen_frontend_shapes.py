@@ -205,6 +205,12 @@ for axes in [[0], [-1], [0, -1], [1, 1], [4], [0, 2, 3]]:
     record("expand_dims", lambda a, ax: np.expand_dims(a, tuple(ax)), arr((3, 4), "float64"), axes)
 for shape in [(2, 3), (), (0, 5), ("n", 2)]:
     record("ravel", np.ravel, arr(shape, "uint32"))
+for shape, count, axis in [((2, 3), 2, 1), ((2, 3), 0, None), ((), 3, 0), ((), 2, -1), ((), 2, 1), ((3,), 2, None),
+                          (("n", 2), 3, 0), ((2, 3), -1, 0), ((2, 3), 2, 2)]:
+    record("repeat", lambda a, c, ax: np.repeat(a, c, axis=ax), arr(shape, "int16"), count, axis)
+for shape, n, axis in [((5, 3), 1, 0), ((5, 3), 2, -1), ((5, 3), 0, 0), ((), 0, -1), ((), 1, -1), ((5, 3), 0, 7),
+                       ((5, 3), 6, 0), ((3,), 1, 1), (("n", 2), 2, 0)]:
+    record("diff", lambda a, k, ax: np.diff(a, k, axis=ax), arr(shape, "bool" if n == 2 else "uint8"), n, axis)
 
 # --- Creation -------------------------------------------------------------------------------------
 for shape, d in [([2, 3], "float64"), (["n", 3], "int8"), ([], "complex64"), ([0], "bool")]:

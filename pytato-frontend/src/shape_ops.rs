@@ -296,7 +296,9 @@ pub fn repeat(a: &Array, repeats: i64, axis: Option<i64>) -> Result<Array> {
         return Err(Error::invalid("repeat", format!("repeats must be non-negative, got {repeats}")));
     }
     let (a, axis) = match axis {
-        Some(axis) => (a.clone(), normalize_axis("repeat", axis, a.ndim(), a.shape())?),
+        // numpy repeats a 0-d array along axis 0 (or -1) as the 1-d array of its element
+        Some(axis) if a.ndim() > 0 => (a.clone(), normalize_axis("repeat", axis, a.ndim(), a.shape())?),
+        Some(axis) => (ravel(a)?, normalize_axis("repeat", axis, 1, &Shape::from(vec![Dim::new(1)]))?),
         None => (ravel(a)?, 0),
     };
     // Each element gets a new axis of length `repeats` right after `axis`, merged into it.
@@ -327,6 +329,7 @@ pub fn diff(a: &Array, n: usize, axis: i64) -> Result<Array> {
 /// [`diff`] of `a` with `prepend` and `append` joined to it along `axis` first (numpy `diff` with
 /// `prepend=`/`append=`, the Array API's `diff`). A scalar, or an array without the axis's
 /// length, is broadcast to `a`'s shape with length 1 along `axis`, as numpy does for scalars.
+/// `n = 0` is `a` itself, as in numpy (nothing is joined, the axis is not checked).
 ///
 /// ```
 /// use pytato_core::DType;
@@ -344,6 +347,9 @@ pub fn diff_with(
     append: Option<super::Operand>,
 ) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
+    if n == 0 {
+        return Ok(a.clone()); // numpy's: `a` itself, whatever the axis or the values to join
+    }
     let k = normalize_axis("diff", axis, a.ndim(), a.shape())?;
     let a = &if prepend.is_none() && append.is_none() {
         a.clone()

@@ -240,6 +240,8 @@ fn run(op: &str, values: &[Value]) -> Result<Array> {
         "concatenate" => pt::concatenate(&a.arrays(0), a.int(1)),
         "broadcast_to" => pt::broadcast_to(&a.array(0), shape_of(&values[1])),
         "squeeze" => pt::squeeze(&a.array(0), a.axes(1)),
+        "repeat" => pt::repeat(&a.array(0), a.int(1), a.opt_int(2)),
+        "diff" => pt::diff(&a.array(0), usize::try_from(a.int(1)).expect("a non-negative order"), a.int(2)),
         "expand_dims" => pt::expand_dims(&a.array(0), a.ints(1)),
         "zeros" => pt::zeros(shape_of(&values[0]), dtype_of(&values[1])),
         "ones" => pt::ones(shape_of(&values[0]), dtype_of(&values[1])),

@@ -849,7 +849,9 @@ fn repeat(a: &Bound<'_, PyAny>, repeats: &Bound<'_, PyAny>, axis: Option<i64>) -
         return Err(value_error(format!("repeat: repeats may not contain negative values, got {negative}")));
     }
     let (array, axis) = match axis {
-        Some(axis) => (array, axis),
+        // numpy repeats a 0-d array along an axis as the 1-d array of its element
+        Some(axis) if array.ndim() > 0 => (array, axis),
+        Some(axis) => (lib(pt::ravel(&array))?, axis),
         None => (lib(pt::ravel(&array))?, 0),
     };
     let length = axis_length(&array, Some(axis));
@@ -902,11 +904,12 @@ fn tile(a: &Bound<'_, PyAny>, reps: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>
 #[pyo3(signature = (a, n = 1, axis = -1, prepend = None, append = None))]
 fn diff(
     a: &Bound<'_, PyAny>,
-    n: usize,
+    n: i64,
     axis: i64,
     prepend: Option<&Bound<'_, PyAny>>,
     append: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
+    let n = usize::try_from(n).map_err(|_| value_error(format!("order must be non-negative but got {n}")))?;
     let operand = |x: Option<&Bound<'_, PyAny>>| x.map(operand_from_py).transpose();
     wrap(pt::diff_with(&array_from_py(a)?, n, axis, operand(prepend)?, operand(append)?))
 }

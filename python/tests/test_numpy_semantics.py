@@ -1304,6 +1304,25 @@ def test_select_takes_numpys_dtype_and_casts_as_numpy_fills(backend):
             module.select([choice], [choice])
 
 
+def test_diff_of_order_zero_and_repeat_of_a_0d_array_as_numpy(backend):
+    """numpy's ``diff`` with ``n=0`` is ``a`` itself (``prepend``/``append`` ignored, even for a
+    0-d array); a negative order is its ValueError. ``repeat`` of a 0-d array along axis 0 or -1
+    repeats it as a 1-d array."""
+    inputs = {"a": np.array([3, -1, 4], np.int64), "z": np.array(2.5, np.float32)}
+    calls = {"diff 0 append": lambda m, p: m.diff(p["a"], 0, append=5),
+             "diff 0 prepend": lambda m, p: m.diff(p["a"], 0, prepend=[1, 2]),
+             "diff 0 of 0-d": lambda m, p: m.diff(p["z"], 0),
+             "repeat 0-d axis 0": lambda m, p: m.repeat(p["z"], 3, axis=0),
+             "repeat 0-d axis -1 list": lambda m, p: m.repeat(p["z"], [2], axis=-1)}
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    a = pt.make_placeholder("a", (3,), np.int64)
+    for module, x in ((np, inputs["a"]), (pt, a)):
+        with pytest.raises(ValueError, match="non-negative"):
+            module.diff(x, -1)
+
+
 def test_average_with_weights_along_axes_as_numpys(backend):
     """Weights of the shape of ``a`` along the averaged axes (in ``axis``'s order), as numpy 2
     takes them, with ``returned`` broadcasting the weights' sum to the average's shape; weights of
