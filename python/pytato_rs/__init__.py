@@ -1461,9 +1461,12 @@ def _correlate(a, v, mode, conjugate):
         v = conj(v)  # noqa: F405
     # Every shift of the full correlation: k = 0 puts v's last element over a's first.
     shifts = _np.arange(n + m - 1)[:, None] + _np.arange(m)[None, :] - (m - 1)
-    inside = (shifts >= 0) & (shifts < n)
-    windows = where(asarray(inside), a[_np.clip(shifts, 0, n - 1)], dtype.type(0))  # noqa: F405
-    full = einsum("kn,n->k", windows, v)  # noqa: F405
+    inside = asarray((shifts >= 0) & (shifts < n))  # noqa: F405
+    # numpy multiplies only the overlapping elements: both factors are 0 outside (an inf in v
+    # times a padding 0 would be NaN)
+    windows = where(inside, a[_np.clip(shifts, 0, n - 1)], dtype.type(0))  # noqa: F405
+    factors = where(inside, broadcast_to(v, tuple(inside.shape)), dtype.type(0))  # noqa: F405
+    full = einsum("kn,kn->k", windows, factors)  # noqa: F405
     # numpy's offsets into the full correlation, for the longer operand first (it swaps them).
     long, short = _builtins.max(n, m), _builtins.min(n, m)
     length, left = {0: (long - short + 1, short - 1), 1: (long, short - 1 - short // 2), 2: (n + m - 1, 0)}[mode]

@@ -1649,6 +1649,23 @@ def test_gradient_is_numpys_bit_for_bit(backend, dtype):
 
 
 
+def test_correlate_and_convolve_multiply_only_overlapping_elements(backend):
+    """numpy multiplies only the elements that overlap: an infinity or NaN at an end of either
+    operand never meets the zeros of a padding (which would make NaN where numpy has a number),
+    and all-negative-zero products sum to numpy's +0.0. Real floats, exact here."""
+    inputs = {"a": np.array([1.0, np.inf, -2.0, 3.0]), "v": np.array([2.0, -np.inf, 0.5]),
+              "b": np.array([1.0, 2.0]), "w": np.array([np.nan, 1.0, np.inf, 2.0]),
+              "z": np.array([-0.0, -0.0, -0.0]), "o": np.array([1.0, 1.0]),
+              "f": np.array([3.5, -1.0, 2.0], np.float32), "u": np.array([4, 0, 7, 1, 2], np.uint32)}
+    calls = {f"{name} {mode} {x}{y}": (lambda m, p, name=name, mode=mode, x=x, y=y: getattr(m, name)(p[x], p[y], mode))
+             for name in ("correlate", "convolve") for mode in ("valid", "same", "full")
+             for x, y in (("a", "v"), ("b", "w"), ("w", "b"), ("z", "o"), ("f", "u"))}
+    got = _run(backend, lambda p: {key: f(pt, p) for key, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        with np.errstate(all="ignore"):
+            _same_bits(got[key], np.asarray(f(np, inputs)), key)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128, np.int16, np.uint8, np.bool_])
 def test_correlate_and_convolve_as_numpys(backend, dtype):
     """Every mode, either operand the longer (numpy's offsets and reversal), complex operands
