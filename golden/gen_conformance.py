@@ -949,7 +949,9 @@ for d in [C, Z]:
     case(f"complex_extrema_nan_{d}", {"max": "np.max(x)", "min": "np.min(x)", "argmax0": "np.argmax(x, axis=0)",
                                       "argmin1": "np.argmin(x, axis=1)", "max1": "np.max(x, axis=1)", "min0": "np.min(x, axis=0)"},
          {"x": (d, (9, 9), "special")})
-case("error_complex_max_initial", "np.max(x, initial=0)", {"x": (Z, (3,))}, error="UnsupportedDType")
+case("complex_extrema_initial", {"max": "np.max(x, initial=0)", "min1": "np.min(y, axis=1, initial=1+1j)",
+                                  "max_empty": "np.max(e, axis=0, initial=2.5)", "min_keep": "np.min(y, axis=0, keepdims=True, initial=-1)"},
+     {"x": (Z, (3,)), "y": (Z, (3, 4), "special"), "e": (Z, (0, 2))})
 case("error_complex_max_empty", "np.max(x, axis=0)", {"x": (Z, (0, 2))}, error="InvalidArgument")
 
 # --- The Array API's spellings, which numpy 2 has too --------------------------------------------

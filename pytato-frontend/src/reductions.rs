@@ -418,7 +418,8 @@ pub fn any(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
 
 /// Mean over axes (numpy `mean`): integers and bools average in `float64`, `float16` in `float32`
 /// (rounded to `float16` once, as numpy does). The count may be
-/// symbolic (a product of size parameters).
+/// symbolic (a product of size parameters). An integer or bool `options.dtype` sums in that
+/// dtype and casts the float64 quotient back to it, as numpy does.
 ///
 /// ```
 /// use pytato_core::{DType, Dim};
@@ -457,7 +458,9 @@ fn divide_by_count(total: &Array, shape: &Shape, axes: &[usize], correction: f64
         });
     }
     let count = count.unwrap_or_else(|| Expr::i64(1));
-    let real = dtype.real_dtype();
+    // numpy divides an integer (or bool) total in float64 and casts the quotient back unsafely
+    // (`true_divide(total, count, out=total, casting='unsafe')`)
+    let real = if dtype.is_inexact() { dtype.real_dtype() } else { DType::F64 };
     let count = if correction == 0.0 {
         count.cast(real)
     } else {
@@ -465,8 +468,11 @@ fn divide_by_count(total: &Array, shape: &Shape, axes: &[usize], correction: f64
         let c = count.cast(DType::F64).binary(BinaryOp::Sub, Expr::Const(Scalar::F64(correction)));
         Expr::call(Func::Maximum, vec![c, Expr::Const(Scalar::F64(0.0))]).cast(real)
     };
-    let count = if dtype.is_complex() { count.cast(dtype) } else { count };
     let read = builder.read_broadcast(total);
+    if !dtype.is_inexact() {
+        return builder.finish(read.cast(DType::F64).binary(BinaryOp::Div, count).cast(dtype));
+    }
+    let count = if dtype.is_complex() { count.cast(dtype) } else { count };
     builder.finish(read.binary(BinaryOp::Div, count))
 }
 
@@ -701,10 +707,24 @@ fn complex_first_extremum(name: &str, op: ReduceOp, src: &Array, axis: usize) ->
 }
 
 /// numpy's complex `max`/`min` over axes: the element at the first extremum of the reduced axes
-/// taken together in row-major order (see [`complex_first_extremum`]).
+/// taken together in row-major order (see [`complex_first_extremum`]). numpy reduces from
+/// `initial` where one is given: the first extremum of `initial` and the elements, so `initial`
+/// where it ties or is NaN, and `initial` alone over an empty axis.
 fn complex_extremum(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions) -> Result<Array> {
-    if opts.initial.is_some() {
-        return Err(Error::unsupported_dtype(name, a.dtype(), "`initial` with complex values"));
+    if let Some(initial) = opts.initial.clone() {
+        let opts = ReduceOptions { initial: None, ..opts };
+        let axes = opts.axes.resolve(name, a.shape())?;
+        let (shape, _) = reduced_shape(a.shape(), &axes, opts.keepdims);
+        let initial = super::full(shape, initial, a.dtype())?;
+        if axes.iter().any(|&ax| a.shape()[ax].as_int() == Some(0)) {
+            return Ok(initial);
+        }
+        let value = complex_extremum(name, op, a, opts)?;
+        // numpy's complex maximum keeps its first operand on a tie and where it is NaN
+        return match op {
+            ReduceOp::Max => super::elementwise::maximum(&initial, &value),
+            _ => super::elementwise::minimum(&initial, &value),
+        };
     }
     let axes = opts.axes.resolve(name, a.shape())?;
     if let Some(&axis) = axes.iter().find(|&&ax| a.shape()[ax].as_int() == Some(0)) {

@@ -654,32 +654,40 @@ def array_equal(a1, a2, equal_nan=False):
     return all(same)  # noqa: F405
 
 
-def _nan_extremum(a, axis, keepdims, reduce, fill):
+def _nan_extremum(a, axis, keepdims, reduce, fill, initial):
     """numpy's ``fmax.reduce``/``fmin.reduce``: ``reduce`` of the values that are not NaN (NaNs
     replaced by ``fill``, which no value beats), and where a slice is all NaN, its first NaN, as
-    numpy's loop keeps it (a complex one whole: ``nan+1j`` stays ``nan+1j``)."""
+    numpy's loop keeps it (a complex one whole: ``nan+1j`` stays ``nan+1j``). With ``initial``,
+    the reduction starts from it, so an all-NaN or empty slice gives ``initial``."""
     a = _as_array(a)
+    if initial is not None and _np.isnan(initial):
+        initial = None  # fmax and fmin pass over a NaN
+    options = {} if initial is None else {"initial": initial}
     if a.dtype.kind not in "fc":
-        return reduce(a, axis=axis, keepdims=keepdims)
+        return reduce(a, axis=axis, keepdims=keepdims, **options)
     if a.dtype.kind == "c":
         # Complex numbers order by real part, then imaginary part: +inf alone (inf+0j) is below
         # inf+1j, so it would win a minimum it is not part of.
         fill = complex(fill, fill)
     nans = isnan(a)  # noqa: F405
-    result = reduce(where(nans, fill, a), axis=axis, keepdims=keepdims)  # noqa: F405
+    result = reduce(where(nans, fill, a), axis=axis, keepdims=keepdims, **options)  # noqa: F405
+    if initial is not None:
+        return result
     axes = range(a.ndim) if axis is None else _np.lib.array_utils.normalize_axis_tuple(axis, a.ndim)
     first = a[tuple((slice(0, 1) if keepdims else 0) if d in axes else slice(None) for d in range(a.ndim))]
     return where(all(nans, axis=axis, keepdims=keepdims), first, result)  # noqa: F405
 
 
-def nanmax(a, axis=None, keepdims=False):
-    """numpy's ``nanmax``: the maximum ignoring NaN; NaN where a slice is all NaN."""
-    return _nan_extremum(a, axis, keepdims, max, -_np.inf)  # noqa: F405
+def nanmax(a, axis=None, keepdims=False, initial=None):
+    """numpy's ``nanmax``: the maximum ignoring NaN; NaN where a slice is all NaN (``initial``
+    there, where one is given)."""
+    return _nan_extremum(a, axis, keepdims, max, -_np.inf, initial)  # noqa: F405
 
 
-def nanmin(a, axis=None, keepdims=False):
-    """numpy's ``nanmin``: the minimum ignoring NaN; NaN where a slice is all NaN."""
-    return _nan_extremum(a, axis, keepdims, min, _np.inf)  # noqa: F405
+def nanmin(a, axis=None, keepdims=False, initial=None):
+    """numpy's ``nanmin``: the minimum ignoring NaN; NaN where a slice is all NaN (``initial``
+    there, where one is given)."""
+    return _nan_extremum(a, axis, keepdims, min, _np.inf, initial)  # noqa: F405
 
 
 def nanmean(a, axis=None, dtype=None, keepdims=False):
@@ -687,6 +695,8 @@ def nanmean(a, axis=None, dtype=None, keepdims=False):
     a = _as_array(a)
     if a.dtype.kind not in "fc":
         return mean(a, axis=axis, dtype=dtype, keepdims=keepdims)  # noqa: F405
+    if dtype is not None and _np.dtype(dtype).kind not in "fc":
+        raise TypeError("If a is inexact, then dtype must be inexact")
     nans = isnan(a)  # noqa: F405
     total = sum(where(nans, a.dtype.type(0), a), axis=axis, dtype=dtype, keepdims=keepdims)  # noqa: F405
     count = sum(logical_not(nans), axis=axis, dtype=_np.intp, keepdims=keepdims)  # noqa: F405

@@ -538,12 +538,6 @@ def test_reductions_with_where_and_take_modes_as_numpys(backend, dtype):
                 with pytest.raises(TypeError):
                     f(pt, x)
                 continue
-        if name in ("max", "min") and data.dtype.kind == "c":
-            # The library refuses `initial` with complex values (conformance: error_complex_max_initial).
-            with pytest.raises(pt.UnsupportedDTypeError):
-                f(pt, x)
-            del expected[name]
-            continue
         exprs[name] = f(pt, x)
     got = pt.generate(exprs, backend)(x=data)
     for name, e in expected.items():
@@ -1321,6 +1315,51 @@ def test_diff_of_order_zero_and_repeat_of_a_0d_array_as_numpy(backend):
     for module, x in ((np, inputs["a"]), (pt, a)):
         with pytest.raises(ValueError, match="non-negative"):
             module.diff(x, -1)
+
+
+def test_initial_for_complex_extrema_and_nan_extrema_as_numpys(backend):
+    """numpy reduces from ``initial``: complex ``max``/``min`` keep it on a tie (lexicographic
+    order) and where it is the extremum, an empty axis gives it; ``nanmax``/``nanmin`` take it
+    for all-NaN and empty slices."""
+    inputs = {"c": np.array([[1 + 1j, np.nan + 0j, 2 + 0j], [-0.0 + 0j, 2 + 1j, 1 - 3j]]),
+              "c64": np.array([0j, -1 - 1j, 3 + 0j, 3 - 1j], np.complex64), "ce": np.zeros((0, 2), np.complex128),
+              "f": np.array([[1.0, np.nan, -3.0], [np.nan, np.nan, np.nan]]), "fe": np.zeros((2, 0), np.float32),
+              "i": np.array([1, 5, -2], np.int8)}
+    calls = {}
+    for f in ("max", "min"):
+        for initial in (0, 3, 2 + 1j, -5, 1j):
+            calls[f"{f} c {initial}"] = lambda m, p, f=f, v=initial: getattr(m, f)(p["c"], axis=1, initial=v)
+            calls[f"{f} c all {initial}"] = lambda m, p, f=f, v=initial: getattr(m, f)(p["c64"], initial=v)
+            calls[f"{f} empty {initial}"] = lambda m, p, f=f, v=initial: getattr(m, f)(p["ce"], axis=0, initial=v)
+        for initial in (0, 10.5, -np.inf):
+            for axis in (None, 0, 1):
+                calls[f"nan{f} {initial} {axis}"] = (
+                    lambda m, p, f=f, v=initial, ax=axis: getattr(m, f"nan{f}")(p["f"], axis=ax, initial=v))
+            calls[f"nan{f} empty {initial}"] = lambda m, p, f=f, v=initial: getattr(m, f"nan{f}")(p["fe"], axis=1, initial=v)
+            calls[f"nan{f} ints {initial}"] = lambda m, p, f=f, v=int(initial) if np.isfinite(initial) else 0: (
+                getattr(m, f"nan{f}")(p["i"], initial=v, keepdims=True))
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+
+
+def test_mean_in_an_integer_dtype_casts_numpys_quotient_back(backend):
+    """``mean(x, dtype=<integer>)`` sums in that dtype (wrapping) and casts the float64 quotient
+    back, truncating, as numpy does; ``nanmean`` of floats refuses an integer dtype with numpy's
+    TypeError."""
+    inputs = {"i": np.array([[1, 2, 4], [7, 0, 3]], np.int32), "u": np.array([200, 100, 255], np.uint8),
+              "n": np.array([-7, 2], np.int64)}
+    calls = {f"{k} {np.dtype(dt)} {axis}": (lambda m, p, k=k, dt=dt, axis=axis: m.mean(p[k], axis=axis, dtype=dt))
+             for k in inputs for dt in (np.uint16, np.int8, np.int64, np.uint8) for axis in (None, -1)}
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    x = pt.make_placeholder("x", (3,), np.float64)
+    for module, a in ((np, np.array([1.5, np.nan, 2.0])), (pt, x)):
+        with pytest.raises(TypeError, match="inexact"):
+            module.nanmean(a, dtype=np.int32)
 
 
 def test_average_with_weights_along_axes_as_numpys(backend):
