@@ -279,18 +279,23 @@ def ptp(a, axis=None, keepdims=False):
     return subtract(max(a, axis=axis, keepdims=keepdims), min(a, axis=axis, keepdims=keepdims))  # noqa: F405
 
 
-def nansum(a, axis=None, dtype=None, keepdims=False):
-    """numpy's ``nansum``: the sum with NaNs counted as zero."""
-    if a.dtype.kind in "fc":
-        a = where(isnan(a), a.dtype.type(0), a)  # noqa: F405
-    return sum(a, axis=axis, dtype=dtype, keepdims=keepdims)  # noqa: F405
+def nansum(a, axis=None, dtype=None, keepdims=False, initial=None, where=None):
+    """numpy's ``nansum``: the sum with NaNs counted as zero (``initial`` and ``where`` as in ``sum``)."""
+    return _nan_as(a, 0, sum, axis, dtype, keepdims, initial, where)  # noqa: F405
 
 
-def nanprod(a, axis=None, dtype=None, keepdims=False):
-    """numpy's ``nanprod``: the product with NaNs counted as one."""
+def nanprod(a, axis=None, dtype=None, keepdims=False, initial=None, where=None):
+    """numpy's ``nanprod``: the product with NaNs counted as one (``initial`` and ``where`` as in ``prod``)."""
+    return _nan_as(a, 1, prod, axis, dtype, keepdims, initial, where)  # noqa: F405
+
+
+def _nan_as(a, value, reduce, axis, dtype, keepdims, initial, where_):
+    """``reduce`` of ``a`` with its NaNs replaced by ``value``."""
+    a = _as_array(a)
     if a.dtype.kind in "fc":
-        a = where(isnan(a), a.dtype.type(1), a)  # noqa: F405
-    return prod(a, axis=axis, dtype=dtype, keepdims=keepdims)  # noqa: F405
+        a = where(isnan(a), a.dtype.type(value), a)  # noqa: F405
+    options = {k: v for k, v in (("initial", initial), ("where", where_)) if v is not None}
+    return reduce(a, axis=axis, dtype=dtype, keepdims=keepdims, **options)
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

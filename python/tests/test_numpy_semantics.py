@@ -1320,7 +1320,7 @@ def test_diff_of_order_zero_and_repeat_of_a_0d_array_as_numpy(backend):
 def test_initial_for_complex_extrema_and_nan_extrema_as_numpys(backend):
     """numpy reduces from ``initial``: complex ``max``/``min`` keep it on a tie (lexicographic
     order) and where it is the extremum, an empty axis gives it; ``nanmax``/``nanmin`` take it
-    for all-NaN and empty slices."""
+    for all-NaN and empty slices; ``nansum``/``nanprod`` take ``initial`` and ``where``."""
     inputs = {"c": np.array([[1 + 1j, np.nan + 0j, 2 + 0j], [-0.0 + 0j, 2 + 1j, 1 - 3j]]),
               "c64": np.array([0j, -1 - 1j, 3 + 0j, 3 - 1j], np.complex64), "ce": np.zeros((0, 2), np.complex128),
               "f": np.array([[1.0, np.nan, -3.0], [np.nan, np.nan, np.nan]]), "fe": np.zeros((2, 0), np.float32),
@@ -1338,6 +1338,12 @@ def test_initial_for_complex_extrema_and_nan_extrema_as_numpys(backend):
             calls[f"nan{f} empty {initial}"] = lambda m, p, f=f, v=initial: getattr(m, f"nan{f}")(p["fe"], axis=1, initial=v)
             calls[f"nan{f} ints {initial}"] = lambda m, p, f=f, v=int(initial) if np.isfinite(initial) else 0: (
                 getattr(m, f"nan{f}")(p["i"], initial=v, keepdims=True))
+    mask = np.array([[True, False, True], [False, True, True]])
+    for f in ("nansum", "nanprod"):
+        for kw in ({"initial": 100}, {"initial": 1, "axis": 0}, {"where": mask}, {"where": mask[0], "initial": 2.5, "axis": 1},
+                   {"dtype": np.float32, "initial": -1, "keepdims": True}):
+            calls[f"{f} {kw}"] = lambda m, p, f=f, kw=kw: getattr(m, f)(p["f"], **kw)
+        calls[f"{f} ints"] = lambda m, p, f=f: getattr(m, f)(p["i"], initial=True)
     got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
     for key, f in calls.items():
         with warnings.catch_warnings():
