@@ -479,7 +479,8 @@ fn divide_by_count(total: &Array, shape: &Shape, axes: &[usize], correction: f64
 /// Variance over axes (numpy `var`, the Array API's `var`): the mean of `|a - mean(a)|²`, with the
 /// sum divided by `max(count - correction, 0)` (numpy's `ddof`; 0 is the population variance,
 /// 1 the unbiased sample variance). Integers and bools compute in `float64`; complex input gives a
-/// real result. `options.initial` is not accepted; `options.dtype` is the dtype to compute in.
+/// real result. `options.initial` is not accepted; `options.dtype` is the dtype to compute in
+/// (a complex one is the result's dtype, as in numpy).
 ///
 /// ```
 /// use pytato_core::DType;
@@ -539,7 +540,8 @@ pub fn std(a: &Array, options: impl Into<ReduceOptions>, correction: f64) -> Res
 }
 
 /// numpy's `_var`: the mean (kept dims, or the caller's) subtracted, `x * conj(x)` (its real
-/// part), summed and divided by the corrected count.
+/// part), summed and divided by the corrected count; complex where `options.dtype` is, as
+/// numpy's is.
 fn variance(name: &str, a: &Array, given_mean: Option<&Array>, opts: ReduceOptions, correction: f64) -> Result<Array> {
     if opts.initial.is_some() {
         return Err(Error::invalid(name, "`initial` is not accepted"));
@@ -549,6 +551,7 @@ fn variance(name: &str, a: &Array, given_mean: Option<&Array>, opts: ReduceOptio
     }
     // numpy's dtype of `a - mean`, where the caller gives the mean.
     let base = given_mean.map_or(a.dtype(), |m| pytato_core::dtype::result_type(a.dtype(), m.dtype()));
+    let asked_complex = opts.dtype.is_some_and(DType::is_complex);
     let dtype = opts.dtype.unwrap_or(if base.is_inexact() { base } else { DType::F64 });
     if !dtype.is_inexact() {
         return Err(Error::unsupported_dtype(
@@ -571,7 +574,13 @@ fn variance(name: &str, a: &Array, given_mean: Option<&Array>, opts: ReduceOptio
     };
     let real = dtype.real_dtype();
     let summed = reduction(name, ReduceOp::Sum, &squares, ReduceOptions { dtype: None, ..opts }, real)?;
-    divide_by_count(&summed, a.shape(), &axes, correction, real)
+    let variance = divide_by_count(&summed, a.shape(), &axes, correction, real)?;
+    if asked_complex {
+        // numpy sums the squares in the dtype asked for: a complex one stays the result's dtype,
+        // with zero imaginary parts, whatever the input
+        return super::elementwise::astype(&variance, dtype);
+    }
+    Ok(variance)
 }
 
 /// The index of the first maximum along `axis` (numpy `argmax`; the flattened array's when `axis`

@@ -1368,6 +1368,22 @@ def test_mean_in_an_integer_dtype_casts_numpys_quotient_back(backend):
             module.nanmean(a, dtype=np.int32)
 
 
+def test_var_and_std_in_a_complex_dtype_are_complex_as_numpys(backend):
+    """numpy sums the squares in the dtype asked for, so ``dtype=complex`` gives a complex
+    result (zero imaginary parts) whatever the input; the values to rounding."""
+    rng = np.random.default_rng(12)
+    inputs = {"i": np.array([[1, 2, 4], [7, 0, 3]], np.int32), "f": rng.standard_normal((3, 4)),
+              "b": np.array([True, False, True]), "c": (rng.standard_normal(4) + 1j).astype(np.complex64)}
+    calls = {f"{f} {k} {np.dtype(dt)} {axis}": (lambda m, p, f=f, k=k, dt=dt, axis=axis: getattr(m, f)(p[k], axis=axis, dtype=dt))
+             for f in ("var", "std") for k in inputs for dt in (np.complex128, np.complex64) for axis in (None, -1)}
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        expected = np.asarray(f(np, inputs))
+        assert got[key].dtype == expected.dtype, key
+        np.testing.assert_allclose(got[key], expected, rtol=1e-6, err_msg=key)
+        assert not np.signbit(got[key].imag).any(), key
+
+
 def test_average_with_weights_along_axes_as_numpys(backend):
     """Weights of the shape of ``a`` along the averaged axes (in ``axis``'s order), as numpy 2
     takes them, with ``returned`` broadcasting the weights' sum to the average's shape; weights of
