@@ -605,6 +605,33 @@ pub enum Indexing {
 #[track_caller]
 pub fn meshgrid(arrays: &[Array], indexing: Indexing) -> Result<Vec<Array>> {
     let _site = pytato_core::created_at::enter();
+    let placed = meshgrid_sparse(arrays, indexing)?;
+    // Each placed input has its length on its own axis and 1 elsewhere.
+    let dims: Vec<Dim> = (0..placed.len())
+        .map(|axis| {
+            placed.iter().map(|p| &p.shape()[axis]).find(|d| d.as_int() != Some(1)).cloned().unwrap_or(Dim::new(1))
+        })
+        .collect();
+    let shape = Shape::from(dims);
+    placed.iter().map(|p| super::shape_ops::broadcast_to(p, shape.clone())).collect()
+}
+
+/// [`meshgrid`] without the broadcast (numpy's `meshgrid(..., sparse=True)`): output `k` has
+/// input `k`'s length on its axis and 1 on the others.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// use pytato_frontend::Indexing;
+/// let x = pt::placeholder("x", [3], DType::F64).unwrap();
+/// let y = pt::placeholder("y", [4], DType::F64).unwrap();
+/// let grids = pt::meshgrid_sparse(&[x, y], Indexing::Xy).unwrap();
+/// assert_eq!(grids[0].shape().to_string(), "(1, 3)");
+/// assert_eq!(grids[1].shape().to_string(), "(4, 1)");
+/// ```
+#[track_caller]
+pub fn meshgrid_sparse(arrays: &[Array], indexing: Indexing) -> Result<Vec<Array>> {
+    let _site = pytato_core::created_at::enter();
     let flat = arrays.iter().map(super::shape_ops::ravel).collect::<Result<Vec<_>>>()?;
     // Input k's output axis.
     let axis_of = |k: usize| match (indexing, k) {
@@ -612,18 +639,12 @@ pub fn meshgrid(arrays: &[Array], indexing: Indexing) -> Result<Vec<Array>> {
         (Indexing::Xy, 1) => 0,
         _ => k,
     };
-    let mut dims = vec![Dim::new(1); flat.len()];
-    for (k, a) in flat.iter().enumerate() {
-        dims[axis_of(k)] = a.shape()[0].clone();
-    }
-    let shape = Shape::from(dims);
     flat.iter()
         .enumerate()
         .map(|(k, a)| {
             let mut along = vec![Dim::new(1); flat.len()];
             along[axis_of(k)] = a.shape()[0].clone();
-            let placed = super::shape_ops::reshape(a, Shape::from(along), pytato_core::array::Order::C)?;
-            super::shape_ops::broadcast_to(&placed, shape.clone())
+            super::shape_ops::reshape(a, Shape::from(along), pytato_core::array::Order::C)
         })
         .collect()
 }

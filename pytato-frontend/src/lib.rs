@@ -47,7 +47,8 @@ mod sorting;
 // under their numpy names with the rest.
 pub use creation::{
     Indexing, PadMode, PadWidth, arange, asarray, data_wrapper, empty, empty_like, eye, full_like, linspace,
-    linspace_computed_in, meshgrid, ones, ones_like, pad, pad_with, placeholder, size_param, tril, triu, zeros_like,
+    linspace_computed_in, meshgrid, meshgrid_sparse, ones, ones_like, pad, pad_with, placeholder, size_param, tril,
+    triu, zeros_like,
 };
 pub use elementwise::{
     abs, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, cbrt, ceil, clip, complex_from_parts, conj,

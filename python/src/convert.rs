@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyComplex, PyDict, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple};
 use pytato::backend::Outputs;
 use pytato::dtype::WeakScalar;
-use pytato::{Array, DictOfNamedArrays, Dim, Expr, NodeKind, Shape};
+use pytato::{Array, DType, DictOfNamedArrays, Dim, Expr, NodeKind, Shape};
 use pytato::{Axes, Idx, Operand};
 
 use crate::array::{PyArrayExpr, PyDictOfNamedArrays};
@@ -281,6 +281,22 @@ pub(crate) fn scalar_from_py(obj: &Bound<'_, PyAny>, what: &str) -> Result<WeakS
         return Ok(s);
     }
     Err(type_error(format!("{what} must be a number, not {}", obj.get_type().name()?)))
+}
+
+/// What numpy's `full` and `full_like` fill with: a Python number as the library takes it (an
+/// int out of `dtype`'s range is numpy's `OverflowError`), a numpy scalar in `dtype` (its own
+/// where none is given) by numpy's unsafe cast, as `copyto(..., casting='unsafe')` casts it;
+/// the dtype to fill in comes with it.
+pub(crate) fn fill_value_from_py(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> Result<(WeakScalar, Option<DType>)> {
+    if !is_numpy_scalar(obj)? {
+        return Ok((scalar_from_py(obj, "fill_value")?, dtype));
+    }
+    let target = match dtype {
+        Some(dtype) => dtype,
+        None => data::dtype_from_py(&obj.getattr("dtype")?)?,
+    };
+    let cast = obj.call_method1("astype", (data::numpy_dtype(obj.py(), target),))?;
+    Ok((scalar_from_py(&cast, "fill_value")?, Some(target)))
 }
 
 /// An operand of arithmetic: an array expression, a Python scalar (weakly typed, as numpy 2

@@ -12,8 +12,8 @@ use pytato::{Indexing, PadMode, ReduceOptions, ScanOptions, Side, SortOptions, S
 
 use crate::array::{PyArrayExpr, order_from_str, wrap};
 use crate::convert::{
-    array_from_py, arrays_from_py, axes_from_py, dim_from_py, ints_from_py, is_number, operand_from_py, scalar_from_py,
-    shape_from_py,
+    array_from_py, arrays_from_py, axes_from_py, dim_from_py, fill_value_from_py, ints_from_py, is_number,
+    operand_from_py, scalar_from_py, shape_from_py,
 };
 use crate::data::{dtype_from_py, shared_data};
 use crate::errors::{Result, lib, type_error, value_error};
@@ -1021,7 +1021,16 @@ fn full(
     fill_value: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::full(shape_from_py(shape)?, scalar_from_py(fill_value, "fill_value")?, optional_dtype(dtype)?))
+    let shape = shape_from_py(shape)?;
+    let dtype = optional_dtype(dtype)?;
+    if fill_value.cast::<PyArrayExpr>().is_ok() || fill_value.cast::<numpy::PyUntypedArray>().is_ok() {
+        // numpy's `full` copies an array fill into the shape (broadcast), cast unsafely
+        let fill = array_from_py(fill_value)?;
+        let filled = lib(pt::broadcast_to(&fill, shape))?;
+        return wrap(pt::astype(&filled, dtype.unwrap_or(fill.dtype())));
+    }
+    let (value, dtype) = fill_value_from_py(fill_value, dtype)?;
+    wrap(pt::full(shape, value, dtype))
 }
 
 /// numpy's `zeros_like`, `ones_like`, `empty_like` and `full_like`: `fill` in `a`'s shape (linked
@@ -1104,7 +1113,12 @@ fn full_like(
     device: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
     let _ = (order, subok);
-    filled_like(a, scalar_from_py(fill_value, "fill_value")?, dtype, shape, device)
+    let target = match optional_dtype(dtype)? {
+        Some(dtype) => dtype,
+        None => array_from_py(a)?.dtype(),
+    };
+    let (value, _) = fill_value_from_py(fill_value, Some(target))?;
+    filled_like(a, value, dtype, shape, device)
 }
 
 #[pyfunction]
@@ -1167,15 +1181,26 @@ fn _linspace(
     wrap(pt::linspace(start, stop, num, endpoint, optional_dtype(dtype)?))
 }
 
+/// numpy's `meshgrid`; `sparse=True` leaves each grid with length 1 on the other axes, `copy`
+/// means nothing for expressions.
 #[pyfunction]
-#[pyo3(signature = (*arrays, indexing = "xy"))]
-fn meshgrid<'py>(py: Python<'py>, arrays: &Bound<'py, PyTuple>, indexing: &str) -> Result<Bound<'py, PyTuple>> {
+#[pyo3(signature = (*arrays, indexing = "xy", sparse = false, copy = true))]
+fn meshgrid<'py>(
+    py: Python<'py>,
+    arrays: &Bound<'py, PyTuple>,
+    indexing: &str,
+    sparse: bool,
+    copy: bool,
+) -> Result<Bound<'py, PyTuple>> {
+    let _ = copy;
     let indexing = match indexing {
         "xy" => Indexing::Xy,
         "ij" => Indexing::Ij,
         other => return Err(value_error(format!("indexing must be \"xy\" or \"ij\", not {other:?}"))),
     };
-    tuple_of(py, lib(pt::meshgrid(&arrays_from_py(arrays.as_any())?, indexing))?)
+    let arrays = arrays_from_py(arrays.as_any())?;
+    let grids = if sparse { pt::meshgrid_sparse(&arrays, indexing) } else { pt::meshgrid(&arrays, indexing) };
+    tuple_of(py, lib(grids)?)
 }
 
 // ---- linear algebra -----------------------------------------------------------------------

@@ -1384,6 +1384,38 @@ def test_var_and_std_in_a_complex_dtype_are_complex_as_numpys(backend):
         assert not np.signbit(got[key].imag).any(), key
 
 
+def test_full_takes_numpy_scalars_as_numpy_does_and_meshgrid_sparse(backend):
+    """numpy's ``full`` makes its fill an array: a numpy scalar keeps its dtype where none is
+    given and is cast unsafely into one that is (``np.uint8(200)`` is -56 in int8), an array is
+    broadcast into the shape; ``full_like`` casts a numpy scalar so too; ``meshgrid`` with
+    ``sparse=True`` leaves length 1 on the other axes."""
+    inputs = {"x": np.array([[1, 2], [3, 4]], np.int8), "a": np.arange(3.0), "b": np.arange(2, dtype=np.int32),
+              "c": np.array([5, 7, 9, 11], np.uint8)}
+    calls = {
+        "float32 scalar": lambda m, p: m.full((2, 3), np.float32(2.5)),
+        "uint8 scalar": lambda m, p: m.full((0, 3), np.uint8(200)),
+        "uint8 into int8": lambda m, p: m.full((2,), np.uint8(200), dtype=np.int8),
+        "float64 into float32": lambda m, p: m.full((2,), np.float64(1e300), dtype=np.float32),
+        "0-d array": lambda m, p: m.full((2,), np.array(3, np.int16)),
+        "row": lambda m, p: m.full((2, 3), np.array([1, 2, 3], np.uint8)),
+        "row as float": lambda m, p: m.full((2, 3), np.array([1, 2, 3], np.uint8), dtype=np.float32),
+        "full_like cast": lambda m, p: m.full_like(p["x"], np.uint16(300)),
+        "full_like float": lambda m, p: m.full_like(p["x"], np.float32(-2.75)),
+    }
+    for indexing in ("xy", "ij"):
+        for k, names in enumerate((("a",), ("a", "b"), ("a", "b", "c"))):
+            for part in range(len(names)):
+                calls[f"sparse {indexing} {k} {part}"] = (
+                    lambda m, p, names=names, indexing=indexing, part=part:
+                    m.meshgrid(*(p[n] for n in names), indexing=indexing, sparse=True)[part])
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        with np.errstate(all="ignore"):
+            expected = np.asarray(f(np, inputs))
+        assert got[key].shape == expected.shape, key
+        _same_bits(np.asarray(got[key]), expected, key)
+
+
 def test_average_with_weights_along_axes_as_numpys(backend):
     """Weights of the shape of ``a`` along the averaged axes (in ``axis``'s order), as numpy 2
     takes them, with ``returned`` broadcasting the weights' sum to the average's shape; weights of
