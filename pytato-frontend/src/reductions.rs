@@ -720,7 +720,7 @@ fn complex_first_extremum(name: &str, op: ReduceOp, src: &Array, axis: usize) ->
 /// `initial` where one is given: the first extremum of `initial` and the elements, so `initial`
 /// where it ties or is NaN, and `initial` alone over an empty axis.
 fn complex_extremum(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions) -> Result<Array> {
-    if let Some(initial) = opts.initial.clone() {
+    if let Some(initial) = opts.initial {
         let opts = ReduceOptions { initial: None, ..opts };
         let axes = opts.axes.resolve(name, a.shape())?;
         let (shape, _) = reduced_shape(a.shape(), &axes, opts.keepdims);
