@@ -39,7 +39,7 @@ import operator as _operator
 
 import numpy as _np
 
-from . import analysis, array, diagnostic, distributed, equality, exceptions, loopy, raising, reductions, scalar_expr, sparse, tags, transform, utils, visualization
+from . import analysis, array, diagnostic, distributed, equality, exceptions, linalg, loopy, raising, reductions, scalar_expr, sparse, tags, transform, utils, visualization
 from .visualization import show_dot_graph, show_fancy_placeholder_data_flow
 from .sparse import CSRMatrix, make_csr_matrix
 from ._native import *  # noqa: F403

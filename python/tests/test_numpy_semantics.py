@@ -1416,6 +1416,55 @@ def test_full_takes_numpy_scalars_as_numpy_does_and_meshgrid_sparse(backend):
         _same_bits(np.asarray(got[key]), expected, key)
 
 
+def test_linalg_norms_as_numpys(backend):
+    """``pt.linalg.norm`` with numpy's orders, axes and keepdims (vector norms over one axis,
+    matrix norms over two, the flattened 2-norm by default; numpy's 0 for the largest sums of an
+    empty matrix), ``vector_norm`` and ``matrix_norm``: numpy's dtypes and special values, its
+    values to the rounding of another summation order. The orders that need singular values
+    raise NotImplementedError."""
+    rng = np.random.default_rng(3)
+    inputs = {"v": rng.standard_normal(5), "m": rng.standard_normal((3, 4)).astype(np.float32),
+              "c": rng.standard_normal((2, 3, 4)) + 1j * rng.standard_normal((2, 3, 4)),
+              "i": np.array([[1, -2], [3, 0]], np.int32), "s": np.array([np.inf, 1.0, -np.inf]),
+              "e": np.zeros((0, 3)), "b": np.array([True, False, True])}
+    calls = {}
+    for name, x in inputs.items():
+        axes = [None, -1] + ([0, (0, 1), (1, 0), (-1, -2)] if x.ndim >= 2 else [])
+        ords = (None, 2, 1, -1, np.inf, -np.inf, 0, 3, 0.5, "fro") if name in "vmces" else (None, 1, np.inf)
+        for ord in ords:
+            for axis in axes:
+                for keepdims in (False, True) if axis in (None, (1, 0)) else (False,):
+                    try:  # the cases numpy computes and the library writes (no singular values)
+                        with np.errstate(all="ignore"):
+                            np.linalg.norm(x, ord, axis, keepdims)
+                        pt.linalg.norm(pt.make_placeholder("t", x.shape, x.dtype), ord, axis, keepdims)
+                    except (ValueError, NotImplementedError):
+                        continue
+                    calls[f"norm {name} {ord} {axis} {keepdims}"] = (
+                        lambda m, p, name=name, ord=ord, axis=axis, kd=keepdims: m.linalg.norm(p[name], ord, axis, kd))
+        calls[f"vector_norm {name}"] = lambda m, p, name=name: m.linalg.vector_norm(p[name], ord=3)
+        if x.ndim >= 2:
+            for ord in ("fro", 1, -1, np.inf, -np.inf):
+                if ord in (-1, -np.inf) and x.size == 0:
+                    continue  # numpy's ValueError: the smallest of no sums
+                calls[f"matrix_norm {name} {ord}"] = lambda m, p, name=name, ord=ord: m.linalg.matrix_norm(p[name], ord=ord)
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        with np.errstate(all="ignore"):
+            expected = np.asarray(f(np, inputs))
+        assert got[key].shape == expected.shape and got[key].dtype == expected.dtype, key
+        _same_special_values_and_close(got[key], expected, key, atol=1e-6)
+    m = pt.make_placeholder("m", (3, 4), np.float64)
+    for ord in (2, -2, "nuc"):
+        with pytest.raises(NotImplementedError, match="singular values"):
+            pt.linalg.norm(m, ord)
+    for module, x in ((np, np.zeros((3, 4))), (pt, m)):
+        with pytest.raises(ValueError, match="Invalid norm order"):
+            module.linalg.norm(x, "fro", axis=0)
+        with pytest.raises(ValueError, match="Duplicate"):
+            module.linalg.norm(x, axis=(1, 1))
+
+
 def test_average_with_weights_along_axes_as_numpys(backend):
     """Weights of the shape of ``a`` along the averaged axes (in ``axis``'s order), as numpy 2
     takes them, with ``returned`` broadcasting the weights' sum to the average's shape; weights of
