@@ -723,11 +723,13 @@ fn complex_extremum(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions) ->
     if let Some(initial) = opts.initial {
         let opts = ReduceOptions { initial: None, ..opts };
         let axes = opts.axes.resolve(name, a.shape())?;
+        if axes.iter().any(|&ax| a.shape()[ax].as_int() == Some(0)) {
+            // `initial` alone, linked to `a` as `full_like` links (a stays the program's input)
+            let empty_sum = reduction(name, ReduceOp::Sum, a, ReduceOptions { initial: None, ..opts }, a.dtype())?;
+            return super::full_like(&empty_sum, initial, a.dtype());
+        }
         let (shape, _) = reduced_shape(a.shape(), &axes, opts.keepdims);
         let initial = super::full(shape, initial, a.dtype())?;
-        if axes.iter().any(|&ax| a.shape()[ax].as_int() == Some(0)) {
-            return Ok(initial);
-        }
         let value = complex_extremum(name, op, a, opts)?;
         // numpy's complex maximum keeps its first operand on a tie and where it is NaN
         return match op {

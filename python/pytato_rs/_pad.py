@@ -64,7 +64,16 @@ def _block(value, like, axis, width):
     shape = tuple(width if k == axis else n for k, n in enumerate(like.shape))
     if isinstance(value, pt.Array):
         return pt.broadcast_to(pt.astype(value, like.dtype), shape)
-    return pt.full(shape, value, dtype=like.dtype)
+    return pt.full(shape, _assigned(value, like.dtype), dtype=like.dtype)
+
+
+def _assigned(value, dtype):
+    """``value`` as numpy's pad writes it into an array of ``dtype`` (``padded[...] = value``):
+    a numpy scalar (what numpy's ``_as_pairs`` gives for one or two values) cast unsafely, a
+    Python number (what it gives for a pair per axis) by numpy's rules, with numpy's errors."""
+    box = np.zeros(1, dtype)
+    box[0] = value
+    return box[0]
 
 
 def _stat(pt, mode, chunk, axis, dtype):
@@ -159,7 +168,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
     odd = kwargs.get("reflect_type", "even") == "odd"  # numpy reads any other value as "even"
     values = kwargs.get("constant_values", 0)
     if mode in _NATIVE_MODES and (mode != "constant" or np.ndim(values) == 0) and not odd:
-        return native_pad(a, list(widths), mode, values if mode == "constant" else None)
+        # numpy's _as_pairs makes one constant a numpy scalar
+        constant = _assigned(np.asarray(values)[()], a.dtype) if mode == "constant" else None
+        return native_pad(a, list(widths), mode, constant)
     if mode not in ("constant", "empty"):
         for axis, (before, after) in enumerate(widths):
             if a.shape[axis] == 0 and (before or after):

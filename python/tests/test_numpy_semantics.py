@@ -1037,10 +1037,25 @@ def test_pad_refuses_what_numpys_refuses():
                         (lambda: pt.pad(x, ((1, 1), (0, 0)), "maximum", stat_length=0), ValueError),
                         (lambda: pt.pad(x, 1.5), TypeError), (lambda: pt.pad(x, -1), ValueError),
                         (lambda: pt.pad(x, 1, "edge", constant_values=3), ValueError),
-                        (lambda: pt.pad(x, 1, "nearest"), ValueError),
-                        (lambda: pt.pad(pt.make_placeholder("y", (2,), np.uint8), 1, constant_values=(1, -3)), OverflowError)]:
+                        (lambda: pt.pad(x, 1, "nearest"), ValueError)]:
         with pytest.raises(error):
             call()
+    # Constants are written as numpy's pad writes them: one or two as numpy scalars, cast unsafely
+    # (-3 is 253 in uint8), a pair per axis as Python numbers, with numpy's errors
+    for dtype, values in [(np.uint8, -3), (np.uint8, (1, 300)), (np.int8, 2.7), (np.bool_, 5), (np.float16, 1e6),
+                          (np.float32, 1j), (np.int32, np.nan), (np.int16, 1e10), (np.uint8, 2**70),
+                          (np.uint8, ((1, 300),))]:
+        y = np.array([7, 9], dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                expected = np.pad(y, 1, constant_values=values)
+            except (ValueError, OverflowError) as e:
+                with pytest.raises(type(e)):
+                    pt.pad(pt.make_placeholder("y", (2,), dtype), 1, constant_values=values)
+                continue
+            padded = pt.generate(pt.pad(pt.make_placeholder("y", (2,), dtype), 1, constant_values=values))(y=y)
+        _same_bits(padded, expected, f"{np.dtype(dtype)} pad of {values}")
     assert pt.pad(x, ((1, 0), (2, 2)), "empty").shape == (4, 4)
     assert pt.pad(x, ((1, 0), (2, 2)), "constant", constant_values=((1, 2), (3, 4))).shape == (4, 4)
 
