@@ -70,9 +70,14 @@ def _block(value, like, axis, width):
 def _assigned(value, dtype):
     """``value`` as numpy's pad writes it into an array of ``dtype`` (``padded[...] = value``):
     a numpy scalar (what numpy's ``_as_pairs`` gives for one or two values) cast unsafely, a
-    Python number (what it gives for a pair per axis) by numpy's rules, with numpy's errors."""
+    Python number (what it gives for a pair per axis) by numpy's rules. Where numpy refuses
+    (NaN into integers, a value out of range), the value goes on as it is, for the library to
+    refuse with its own error (of the same builtin class)."""
     box = np.zeros(1, dtype)
-    box[0] = value
+    try:
+        box[0] = value
+    except (ValueError, OverflowError, TypeError):
+        return value
     return box[0]
 
 
