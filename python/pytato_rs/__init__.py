@@ -1456,6 +1456,75 @@ def correlate(a, v, mode="valid"):
     return _correlate(a, v, mode, conjugate=True)
 
 
+def block(arrays):
+    """numpy's ``block``: an array assembled from nested lists of blocks, the innermost lists
+    joined along the last axis, the next ones along the axis before, ...; blocks with fewer axes
+    get leading axes of length 1, as numpy's ``atleast_nd`` gives them."""
+    def depth(x, where):
+        if isinstance(x, tuple):
+            raise TypeError(f"{where} is a tuple. Only lists can be used to arrange blocks, and np.block does "
+                            "not allow implicit conversion from tuple to ndarray.")
+        if not isinstance(x, list):
+            return 0
+        if not x:
+            raise ValueError(f"List at {where} cannot be empty")
+        depths = {depth(e, f"{where}[{k}]") for k, e in enumerate(x)}
+        if len(depths) != 1:
+            raise ValueError(f"List depths are mismatched: the elements of {where} nest {sorted(depths)} deep")
+        return 1 + depths.pop()
+
+    levels = depth(arrays, "arrays")
+
+    def leaves(x):
+        return [leaf for e in x for leaf in leaves(e)] if isinstance(x, list) else [_as_array(x)]
+
+    ndim = _builtins.max([levels] + [leaf.ndim for leaf in leaves(arrays)])
+
+    def assemble(x, level):
+        if not isinstance(x, list):
+            x = _as_array(x)
+            return reshape(x, (1,) * (ndim - x.ndim) + tuple(x.shape))  # noqa: F405
+        return concatenate([assemble(e, level + 1) for e in x], axis=-(levels - level))  # noqa: F405
+
+    return assemble(arrays, 0)
+
+
+def delete(arr, obj, axis=None):
+    """numpy's ``delete``: ``arr`` without the elements ``obj`` names along ``axis`` (the
+    flattened array where ``None``): an int, a slice, a sequence of ints (negative ones from the
+    end, repeats allowed) or a boolean mask of the axis's length, given as numbers."""
+    arr = _as_array(arr)
+    if axis is None:
+        arr, axis = reshape(arr, (-1,)), 0  # noqa: F405
+    axis = _np.lib.array_utils.normalize_axis_index(axis, arr.ndim)
+    n = arr.shape[axis]
+    if not isinstance(n, int):
+        raise NotImplementedError("delete needs the length of its axis when the expression is built")
+    if isinstance(obj, Array):  # noqa: F405
+        raise TypeError("delete: give the positions as numbers; an expression's would make a length the data decides")
+    if isinstance(obj, slice):
+        gone = _np.arange(n)[obj]
+    else:
+        given = _np.asarray(obj)
+        if given.size == 0 and not isinstance(obj, _np.ndarray):
+            given = given.astype(_np.intp)
+        if given.dtype == bool:
+            if given.shape != (n,):
+                raise ValueError(f"boolean array argument obj to delete must be one dimensional and match the "
+                                 f"axis length of {n}")
+            gone = _np.flatnonzero(given)
+        elif given.dtype.kind in "iu":
+            if given.ndim > 1:
+                raise ValueError("index array argument obj to delete must be one dimensional or scalar")
+            out = given[(given < -n) | (given >= n)]
+            if out.size:
+                raise IndexError(f"index {int(out.flat[0])} is out of bounds for axis {axis} with size {n}")
+            gone = given % n if n else given
+        else:
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    keep = _np.setdiff1d(_np.arange(n), _np.ravel(gone))
+    return take(arr, keep.astype(_np.intp), axis=axis)  # noqa: F405
+
 def _correlate(a, v, mode, conjugate):
     """``correlate``, with ``v`` conjugated (numpy's ``correlate``) or not (its ``convolve``)."""
     a, v = _as_array(a), _as_array(v)

@@ -1480,6 +1480,42 @@ def test_linalg_norms_as_numpys(backend):
             module.linalg.norm(x, axis=(1, 1))
 
 
+def test_block_and_delete_as_numpys(backend):
+    """numpy's ``block`` (nested lists joined from the last axis out, blocks with fewer axes
+    padded with leading axes, dtypes promoted, numpy's errors for tuples, empty lists and
+    mismatched depths) and ``delete`` (ints, negative ones, repeats, slices, masks, empty lists,
+    the flattened array without an axis, numpy's IndexError out of range)."""
+    rng = np.random.default_rng(17)
+    inputs = {"a": rng.standard_normal((2, 2)), "b": rng.integers(0, 9, (2, 3)).astype(np.int8),
+              "c": rng.standard_normal((1, 5)).astype(np.float32), "v": np.arange(5, dtype=np.uint16),
+              "s": np.array(7.5), "m": rng.standard_normal((3, 4))}
+    calls = {
+        "2x2 blocks": lambda m, p: m.block([[p["a"], p["b"]], [p["c"]]]),
+        "vectors": lambda m, p: m.block([p["v"], p["v"], 3]),
+        "stacked rows": lambda m, p: m.block([[p["v"]], [p["v"]]]),
+        "0-d": lambda m, p: m.block([[p["s"], 1.0], [2, p["s"]]]),
+        "depth 3": lambda m, p: m.block([[[p["a"]], [p["a"]]]]),
+        "bare": lambda m, p: m.block(p["a"]),
+        "delete ints": lambda m, p: m.delete(p["v"], [1, 1, -1]),
+        "delete slice": lambda m, p: m.delete(p["m"], slice(None, None, 2), axis=1),
+        "delete mask": lambda m, p: m.delete(p["v"], np.array([True, False, True, False, False])),
+        "delete flat": lambda m, p: m.delete(p["m"], 5),
+        "delete nothing": lambda m, p: m.delete(p["m"], [], axis=0),
+        "delete rows": lambda m, p: m.delete(p["m"], -1, axis=0),
+    }
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    v = pt.make_placeholder("v", (5,), np.uint16)
+    for module, x in ((np, inputs["v"]), (pt, v)):
+        for call, error in [(lambda: module.block([[x, x], x]), ValueError), (lambda: module.block([]), ValueError),
+                            (lambda: module.block((x, x)), TypeError), (lambda: module.delete(x, 7), IndexError),
+                            (lambda: module.delete(x, [0.5]), IndexError),
+                            (lambda: module.delete(x, np.array([True, False])), ValueError)]:
+            with pytest.raises(error):
+                call()
+
+
 def test_average_with_weights_along_axes_as_numpys(backend):
     """Weights of the shape of ``a`` along the averaged axes (in ``axis``'s order), as numpy 2
     takes them, with ``returned`` broadcasting the weights' sum to the average's shape; weights of
