@@ -1016,6 +1016,12 @@ def _lerp(lower, upper, t, weak=False):
     return where(greater_equal(t, 0.5), from_above, interpolated)  # noqa: F405
 
 
+def _takes_elements(virtual, weight, method):
+    """Whether numpy takes the elements at the positions ``virtual`` rather than interpolating:
+    for the discontinuous methods, and for "linear" where ``q`` is made of integers."""
+    return virtual.dtype.kind in "iu" and (weight is None or method == "linear")
+
+
 def _quantile(a, q, axis, keepdims, weak_q, method):
     """numpy's ``_quantile`` for numbers ``q`` in [0, 1] and one of its ``method``s: the sorted
     values along ``axis``, taken at integer positions or interpolated as numpy's ``_lerp``, the
@@ -1037,8 +1043,8 @@ def _quantile(a, q, axis, keepdims, weak_q, method):
 
     positions, weight = _QUANTILE_METHODS[method]
     virtual = _np.asanyarray(positions(n, q, _HostMath))
-    if virtual.dtype.kind in "iu" and (weight is None or method == "linear"):
-        result = gather(virtual)  # integer positions: the elements themselves
+    if _takes_elements(virtual, weight, method):
+        result = gather(virtual)
     else:
         # numpy's _get_indexes and _get_gamma: at the end both positions are -1, so the weight
         # there is virtual + 1 (it weighs a zero difference, or an inf - inf that makes NaN);
@@ -1152,7 +1158,7 @@ def _nan_quantile(a, q, axis, keepdims, weak_q, method):
     n = astype(broadcast_to(count, q.shape + tuple(count.shape)), q.dtype if q.dtype.kind == "f" else _np.int64)  # noqa: F405
     positions, weight = _QUANTILE_METHODS[method]
     virtual = positions(n, q_spread, _LibraryMath)
-    if virtual.dtype.kind in "iu" and (weight is None or method == "linear"):
+    if _takes_elements(virtual, weight, method):
         result = _take_per_slice(s, virtual)
     else:
         # numpy's _get_indexes: -1 (the slice's last number) at the end, 0 before the start
