@@ -249,3 +249,51 @@ fn float16_scatter_adds_values_of_other_dtypes_in_numpys_order() {
         }
     }
 }
+
+#[test]
+fn the_counts_of_two_masks_broadcast_when_the_program_runs() {
+    // numpy broadcasts the positions of the masks in `x[m0, m1]` like any index arrays: a count of
+    // 1 stretches to the other, whichever mask has it; unequal counts other than 1 are an error.
+    let x = pt::placeholder("x", [3, 4], DType::F64).unwrap();
+    let m0 = pt::placeholder("m0", [3], DType::Bool).unwrap();
+    let m1 = pt::placeholder("m1", [4], DType::Bool).unwrap();
+    let selected = x.index(s![&m0, &m1]).unwrap();
+    let data: Vec<f64> = (0..12).map(f64::from).collect();
+    let bools = |v: &[bool]| ArrayData::from(ndarray::Array1::from(v.to_vec()).into_dyn());
+    let positions = |m: &[bool]| m.iter().enumerate().filter(|(_, t)| **t).map(|(i, _)| i).collect::<Vec<_>>();
+    let cases: [(&[bool], &[bool]); 5] = [
+        (&[true, false, false], &[false, true, false, true]),
+        (&[true, false, true], &[false, false, true, false]),
+        (&[false, true, true], &[true, false, false, true]),
+        (&[false, false, false], &[false, true, false, false]),
+        (&[true, true, true], &[true, true, false, false]),
+    ];
+    for (name, backend) in backends() {
+        let program = backend.compile(&Outputs::Single(selected.clone())).unwrap();
+        for (a, b) in cases {
+            let inputs = NamedData::from([
+                (
+                    "x".to_string(),
+                    ArrayData::from(ndarray::Array2::from_shape_vec((3, 4), data.clone()).unwrap().into_dyn()),
+                ),
+                ("m0".to_string(), bools(a)),
+                ("m1".to_string(), bools(b)),
+            ]);
+            let (rows, cols) = (positions(a), positions(b));
+            let got = program.run(&inputs);
+            if rows.len() != cols.len() && rows.len() != 1 && cols.len() != 1 {
+                let err = got.unwrap_err();
+                assert!(matches!(err, Error::BroadcastMismatch { .. }), "{name} on {a:?} {b:?}: {err}");
+                continue;
+            }
+            let n = rows.len().max(cols.len()) * usize::from(!rows.is_empty() && !cols.is_empty());
+            let at = |p: &[usize], j: usize| if p.len() == 1 { p[0] } else { p[j] };
+            let expected: Vec<f64> = (0..n).map(|j| data[4 * at(&rows, j) + at(&cols, j)]).collect();
+            assert_eq!(
+                values(&got.unwrap()[pytato_runtime::backend::SINGLE_OUTPUT_NAME]),
+                expected,
+                "{name} on {a:?} {b:?}"
+            );
+        }
+    }
+}

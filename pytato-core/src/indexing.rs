@@ -27,6 +27,9 @@ use crate::shape::{Dim, Shape, broadcast_shapes};
 
 use crate::basic::nonzero_positions;
 use crate::basic::{broadcast_when_run, insert_unit_axes};
+use crate::expr::{CompareOp, Expr, ReduceOp, ReductionBounds};
+use crate::operand::LambdaBuilder;
+use crate::size_check::SizeCheck;
 
 /// One item of an index: see the [module docs](self).
 #[derive(Clone, Debug)]
@@ -276,6 +279,7 @@ pub fn expand_masks(op: &str, items: &[Idx], a: &Array) -> Result<Vec<Idx>> {
     }
     let mut expanded = Vec::with_capacity(items.len() + 1);
     let mut mask_positions = Vec::new();
+    let mut masks = Vec::new();
     let mut axis = 0;
     for item in items {
         match item {
@@ -303,6 +307,7 @@ pub fn expand_masks(op: &str, items: &[Idx], a: &Array) -> Result<Vec<Idx>> {
                     });
                 }
                 let positions = nonzero_positions(op, mask)?;
+                masks.push(mask.clone());
                 for k in 0..mask.ndim() {
                     mask_positions.push(expanded.len());
                     expanded.push(Idx::Array(positions.index([Idx::Int(k as i64), Idx::full()])?));
@@ -315,44 +320,116 @@ pub fn expand_masks(op: &str, items: &[Idx], a: &Array) -> Result<Vec<Idx>> {
             }
         }
     }
-    fit_counts(op, &mut expanded, &mask_positions)?;
+    fit_counts(op, &mut expanded, &mask_positions, &masks)?;
     Ok(expanded)
 }
 
-/// Makes the positions of masks (`expanded[k]` for `k` in `masks`, each of a length the data
-/// decides) broadcast with the other index arrays as numpy broadcasts them when it runs: a
-/// count equal to the other arrays' last length, or 1. Shapes are decided when the DAG is built,
-/// so the positions take that length (read at 0 where the count is 1) and the count is checked
-/// when the sizes are known ([`broadcast_when_run`]). Without other index arrays, the masks'
-/// counts fit the first one's.
-fn fit_counts(op: &str, expanded: &mut [Idx], masks: &[usize]) -> Result<()> {
+/// Makes the positions of masks (`expanded[k]` for `k` in `positions`, each of a length the data
+/// decides; `masks` are the masks themselves) broadcast with the other index arrays as numpy
+/// broadcasts them when it runs: a count equal to the other arrays' last length, or 1. Shapes
+/// are decided when the DAG is built, so the positions take that length (read at 0 where the
+/// count is 1) and the count is checked when the sizes are known ([`broadcast_when_run`]).
+/// Without other index arrays (or with a last length of 1), the masks' counts broadcast among
+/// themselves: to their common count, which the data decides ([`broadcast_counts`]).
+fn fit_counts(op: &str, expanded: &mut [Idx], positions: &[usize], masks: &[Array]) -> Result<()> {
     let others: Vec<Shape> = expanded
         .iter()
         .enumerate()
-        .filter(|(k, _)| !masks.contains(k))
+        .filter(|(k, _)| !positions.contains(k))
         .filter_map(|(_, item)| match item {
             Idx::Array(a) => Some(a.shape().clone()),
             _ => None,
         })
         .collect();
-    let Some(&first) = masks.first() else { return Ok(()) };
-    let shape = broadcast_shapes(op, &others.iter().collect::<Vec<_>>())?;
-    let target = match shape.dims().last() {
-        Some(len) if len.as_int() != Some(1) => len.clone(),
-        // No other index arrays, 0-d ones or a last length of 1: the first mask's count.
-        _ => {
-            let Idx::Array(p) = &expanded[first] else { unreachable!("mask positions") };
-            p.shape()[0].clone()
-        }
+    let mask_positions = |expanded: &[Idx], k: usize| match &expanded[k] {
+        Idx::Array(p) => p.clone(),
+        _ => unreachable!("mask positions"),
     };
-    let target = Shape::from(vec![target]);
-    for &k in masks {
-        let Idx::Array(p) = &expanded[k] else { unreachable!("mask positions") };
-        let fitted = broadcast_when_run(op, p, &target)?;
-        // A count is the data's, never known now: it always fits, if only when the program runs.
-        expanded[k] = Idx::Array(fitted.expect("a mask's count fits when the program runs"));
+    let counts: Vec<Dim> = positions.iter().map(|&k| mask_positions(expanded, k).shape()[0].clone()).collect();
+    let Some(first_count) = counts.first() else { return Ok(()) };
+    let shape = broadcast_shapes(op, &others.iter().collect::<Vec<_>>())?;
+    if let Some(len) = shape.dims().last().filter(|len| len.as_int() != Some(1)) {
+        let target = Shape::from(vec![len.clone()]);
+        for &k in positions {
+            let fitted = broadcast_when_run(op, &mask_positions(expanded, k), &target)?;
+            // A count is the data's, never known now: it always fits, if only when the program runs.
+            expanded[k] = Idx::Array(fitted.expect("a mask's count fits when the program runs"));
+        }
+        return Ok(());
+    }
+    if counts.iter().all(|c| c == first_count) {
+        return Ok(());
+    }
+    // No other index arrays, 0-d ones or a last length of 1, and masks of different counts.
+    let Some(common) = broadcast_counts(op, masks)? else {
+        // The masks' sizes bound no length: they fit the first count, as the positions of one.
+        let target = Shape::from(vec![first_count.clone()]);
+        for &k in positions {
+            let fitted = broadcast_when_run(op, &mask_positions(expanded, k), &target)?;
+            expanded[k] = Idx::Array(fitted.expect("a mask's count fits when the program runs"));
+        }
+        return Ok(());
+    };
+    for &k in positions {
+        expanded[k] = Idx::Array(read_at_common_positions(op, &mask_positions(expanded, k), &common)?);
     }
     Ok(())
+}
+
+/// The positions `0, 1, …, t - 1`, where `t` is the length that the counts of `masks` broadcast to
+/// (numpy's rule for any lengths: the count that is not 1, else 1; counts that do not fit are
+/// checked when the program runs, see [`read_at_common_positions`]). A count is the data's, so
+/// `t` is one too: the count of the mask `arange(L) < t`, where `L`, the masks' sizes summed,
+/// bounds every count. `None` where a mask's size is no length (two size parameters multiplied).
+fn broadcast_counts(op: &str, masks: &[Array]) -> Result<Option<Array>> {
+    let mut bound = Dim::new(0);
+    for mask in masks {
+        let size = mask.shape().dims().iter().try_fold(Dim::new(1), |size, d| size.mul(d));
+        match size.and_then(|size| bound.add(&size)) {
+            Ok(sum) => bound = sum,
+            Err(_) => return Ok(None),
+        }
+    }
+    let mut counts = Vec::with_capacity(masks.len());
+    for mask in masks {
+        counts.push(count_of(mask)?);
+    }
+    let mut builder = LambdaBuilder::new(Shape::from(vec![bound]));
+    let mut common = builder.read_at(&counts[0], Vec::new());
+    for count in &counts[1..] {
+        let count = builder.read_at(count, Vec::new());
+        let is_one = common.clone().compare(CompareOp::Eq, Expr::i64(1));
+        common = Expr::if_then_else(is_one, count, common);
+    }
+    let below = builder.finish(Expr::iname(0).compare(CompareOp::Lt, common))?;
+    nonzero_positions(op, &below)?.index([Idx::Int(0), Idx::full()]).map(Some)
+}
+
+/// The number of `true` elements of a boolean `mask`, as a 0-d `int64` array.
+fn count_of(mask: &Array) -> Result<Array> {
+    let mut builder = LambdaBuilder::new(Shape::scalar());
+    let mut bounds = Vec::with_capacity(mask.ndim());
+    let mut at = Vec::with_capacity(mask.ndim());
+    for len in mask.shape().dims() {
+        let iname = builder.reduction_iname();
+        bounds.push(ReductionBounds { iname: iname.clone(), lower: Dim::new(0), upper: len.clone() });
+        at.push(Expr::Var(iname));
+    }
+    let read = builder.read_at(mask, at).cast(DType::I64);
+    builder.finish(Expr::reduce(ReduceOp::Sum, bounds, read))
+}
+
+/// The positions `p` of a mask read at `common`, the positions `0..t` of the count the masks
+/// broadcast to ([`broadcast_counts`]): `p[j]`, or `p[0]` where `p` has one element. Reading
+/// `common` (rather than the output index, which equals it) links the count `t` to the program,
+/// which binds it when its mask's positions are known. The count of `p` must be `t` or 1.
+fn read_at_common_positions(op: &str, p: &Array, common: &Array) -> Result<Array> {
+    let (length, to) = (p.shape()[0].clone(), common.shape()[0].clone());
+    let mut builder = LambdaBuilder::new(common.shape().clone());
+    let one = builder.dim(&length)?.compare(CompareOp::Eq, Expr::i64(1));
+    let j = builder.read_at(common, vec![Expr::iname(0)]);
+    let read = builder.read_at(p, vec![Expr::if_then_else(one, Expr::i64(0), j)]);
+    builder.finish(read)?.with_size_checks(vec![SizeCheck::Broadcast { op: op.into(), length, to }])
 }
 
 /// Boolean scalars (`x[True]`, and 0-d masks) as masks over new axes of length 1 (numpy's rule):

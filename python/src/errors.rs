@@ -53,6 +53,13 @@ impl From<Error> for PyErr {
                 return Python::attach(|py| PyErr::from_type(class.into_bound(py), (e.to_string(),)));
             }
         }
+        // Index arrays whose lengths do not broadcast, found when the program runs (the counts
+        // of masks): numpy's `IndexError`, as where the lengths are known when indexing.
+        if let pytato::Error::BroadcastMismatch { op, .. } = &e
+            && op == "index"
+        {
+            return of_kind("IndexBroadcast", e.to_string());
+        }
         of_kind(e.kind(), e.to_string())
     }
 }

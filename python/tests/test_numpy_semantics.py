@@ -4,6 +4,7 @@ and the errors numpy raises once the sizes are known. Expected values come from 
 
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
@@ -132,8 +133,9 @@ def test_mask_and_index_array_broadcast_at_run_time(backend):
     mask = np.array([True, True, True])
     with pytest.raises(IndexError):
         data[mask, idx]
-    with pytest.raises(pt.BroadcastMismatchError):
+    with pytest.raises(pt.IndexBroadcastError) as info:
         prg(x=data, m=mask, i=idx)
+    assert isinstance(info.value, IndexError)
 
 
 def test_an_ellipsis_between_index_arrays_separates_them_as_in_numpy(backend):
@@ -158,23 +160,76 @@ def test_an_ellipsis_between_index_arrays_separates_them_as_in_numpy(backend):
     np.testing.assert_array_equal(pt.generate(assigned, backend)(x=data, v=value), expected)
 
 
-def test_masks_beside_a_0d_index_array_take_the_first_masks_count(backend):
+def test_masks_beside_a_0d_index_array_broadcast_their_counts(backend):
     # Two masks and a 0-d index array (found by a probe: an IndexBroadcastError naming internal
-    # size symbols where numpy broadcasts the counts). The result's length is the first mask's
-    # count, checked when run: a later count of 1 broadcasts to it (a first count of 1 with a
-    # later one of another length is an error numpy does not raise: see the README).
+    # size symbols where numpy broadcasts the counts). The counts broadcast among themselves when
+    # the program runs, a count of 1 to the other, first or second.
     data = np.arange(30.0).reshape(2, 3, 5)
     x = pt.make_placeholder("x", data.shape, np.float64)
     m0, m1 = pt.make_placeholder("m0", (2,), np.bool_), pt.make_placeholder("m1", (3,), np.bool_)
     prg = pt.generate(x[m0, m1, np.array(-5)], backend)
     for a, b in [([False, True], [False, True, False]), ([True, True], [True, False, True]),
                  ([True, True], [False, False, True]), ([False, False], [False, True, False]),
-                 ([False, False], [False, False, False])]:
+                 ([False, False], [False, False, False]), ([False, True], [True, False, True]),
+                 ([False, True], [False, False, False])]:
         a, b = np.array(a), np.array(b)
         expected = data[a, b, np.array(-5)]
         got = prg(x=data, m0=a, m1=b)
         assert got.shape == expected.shape
         np.testing.assert_array_equal(got, expected)
+
+
+def test_counts_of_several_masks_broadcast_as_numpy_broadcasts_them(backend):
+    # Found by a probe: x[m0, m1] where one mask selects one element and the other two raised
+    # BroadcastMismatchError; numpy broadcasts the count of 1. One program, run on masks of every
+    # pair of counts (numpy's IndexError where neither is 1 and they differ), a 2-d mask beside
+    # a 1-d one, three masks, and writes through two masks.
+    data = np.arange(60.0).reshape(3, 4, 5)
+    x = pt.make_placeholder("x", data.shape, np.float64)
+    m0, m1, m2 = (pt.make_placeholder(f"m{k}", (n,), np.bool_) for k, n in enumerate(data.shape))
+    m01 = pt.make_placeholder("m01", (3, 4), np.bool_)
+    prg = pt.generate({"two": x[m0, m1], "three": x[m0, m1, m2], "square": x[m01, m2],
+                       "slice": x[m0, :, m2], "set": x.at[m0, 1, m2].set(-1.0),
+                       "add": x.at[m0, m1].add(100.0)}, backend)
+    rng = np.random.default_rng(7)
+
+    def mask(n, count):
+        m = np.zeros(n, bool)
+        m[rng.choice(n, count, replace=False)] = True
+        return m
+
+    def numpy_or_error(f):
+        try:
+            return f()
+        except IndexError as e:
+            return e
+
+    for c0, c1, c2 in itertools.product((0, 1, 2, 3), (0, 1, 2, 4), (1, 2)):
+        a, b, c = mask(3, c0), mask(4, c1), mask(5, c2)
+        ab = mask(12, c1).reshape(3, 4)
+
+        def assigned(key, value, add=False):
+            out = data.copy()
+            if add:
+                np.add.at(out, key, value)
+            else:
+                out[key] = value
+            return out
+
+        expected = {"two": numpy_or_error(lambda: data[a, b]), "three": numpy_or_error(lambda: data[a, b, c]),
+                    "square": numpy_or_error(lambda: data[ab, c]), "slice": numpy_or_error(lambda: data[a, :, c]),
+                    "set": numpy_or_error(lambda: assigned((a, 1, c), -1.0)),
+                    "add": numpy_or_error(lambda: assigned((a, b), 100.0, add=True))}
+        inputs = {"x": data, "m0": a, "m1": b, "m2": c, "m01": ab}
+        if any(isinstance(e, IndexError) for e in expected.values()):
+            with pytest.raises(pt.IndexBroadcastError) as info:
+                prg(**inputs)
+            assert isinstance(info.value, IndexError)
+            continue
+        got = prg(**inputs)
+        for name, want in expected.items():
+            assert got[name].shape == want.shape, (name, c0, c1, c2)
+            np.testing.assert_array_equal(got[name], want, err_msg=f"{name} {c0} {c1} {c2}")
 
 
 def test_masks_with_axes_of_length_zero_index_any_length_as_numpys(backend):
