@@ -457,30 +457,28 @@ fn divide_by_count(total: &Array, shape: &Shape, axes: &[usize], correction: f64
             Some(c) => c.binary(BinaryOp::Mul, len),
         });
     }
-    let count = count.unwrap_or_else(|| Expr::i64(1));
-    // numpy divides an integer (or bool) total in float64 and casts the quotient back unsafely
-    // (`true_divide(total, count, out=total, casting='unsafe')`)
-    let real = if dtype.is_inexact() { dtype.real_dtype() } else { DType::F64 };
+    let count = count.unwrap_or_else(|| Expr::i64(1)).cast(DType::F64);
+    // numpy divides by its count, an `intp` (`max(count - ddof, 0)` in float64 with a `ddof`),
+    // which promotes any total to float64 or complex128: the quotient is computed there and cast
+    // back unsafely (`true_divide(total, count, out=total, casting='unsafe')`). For float32 that
+    // is the float32 quotient; complex64's division is not correctly rounded, and an integer
+    // total is truncated.
     let count = if correction == 0.0 {
-        count.cast(real)
+        count
     } else {
-        // numpy: max(count - ddof, 0), in float64.
-        let c = count.cast(DType::F64).binary(BinaryOp::Sub, Expr::Const(Scalar::F64(correction)));
-        Expr::call(Func::Maximum, vec![c, Expr::Const(Scalar::F64(0.0))]).cast(real)
+        let c = count.binary(BinaryOp::Sub, Expr::Const(Scalar::F64(correction)));
+        Expr::call(Func::Maximum, vec![c, Expr::Const(Scalar::F64(0.0))])
     };
+    let wide = if dtype.is_complex() { DType::C128 } else { DType::F64 };
     let read = builder.read_broadcast(total);
-    if !dtype.is_inexact() {
-        return builder.finish(read.cast(DType::F64).binary(BinaryOp::Div, count).cast(dtype));
-    }
-    let count = if dtype.is_complex() { count.cast(dtype) } else { count };
-    builder.finish(read.binary(BinaryOp::Div, count))
+    builder.finish(read.cast(wide).binary(BinaryOp::Div, count.cast(wide)).cast(dtype))
 }
 
 /// Variance over axes (numpy `var`, the Array API's `var`): the mean of `|a - mean(a)|²`, with the
 /// sum divided by `max(count - correction, 0)` (numpy's `ddof`; 0 is the population variance,
 /// 1 the unbiased sample variance). Integers and bools compute in `float64`; complex input gives a
-/// real result. `options.initial` is not accepted; `options.dtype` is the dtype to compute in
-/// (a complex one is the result's dtype, as in numpy).
+/// real result. `options.initial` is not accepted; `options.dtype` is the dtype numpy sums in and
+/// returns (an integer one truncates the mean and the result, a complex one is complex).
 ///
 /// ```
 /// use pytato_core::DType;
@@ -522,7 +520,7 @@ pub fn var_about(a: &Array, mean: &Array, options: impl Into<ReduceOptions>, cor
 #[track_caller]
 pub fn std_about(a: &Array, mean: &Array, options: impl Into<ReduceOptions>, correction: f64) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
-    super::elementwise::sqrt(&variance("std", a, Some(mean), options.into(), correction)?)
+    standard_deviation(variance("std", a, Some(mean), options.into(), correction)?)
 }
 
 /// Standard deviation over axes (numpy `std`): `sqrt(var(a, options, correction))`.
@@ -536,12 +534,36 @@ pub fn std_about(a: &Array, mean: &Array, options: impl Into<ReduceOptions>, cor
 #[track_caller]
 pub fn std(a: &Array, options: impl Into<ReduceOptions>, correction: f64) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
-    super::elementwise::sqrt(&variance("std", a, None, options.into(), correction)?)
+    standard_deviation(variance("std", a, None, options.into(), correction)?)
 }
 
-/// numpy's `_var`: the mean (kept dims, or the caller's) subtracted, `x * conj(x)` (its real
-/// part), summed and divided by the corrected count; complex where `options.dtype` is, as
-/// numpy's is.
+/// The square root of a variance, in its dtype. numpy's `std` converts the root of an integer
+/// variance (computed with an integer `dtype=`) back to it, truncated, where the variance is a
+/// scalar; an array it takes the root into, and its `same_kind` rule refuses that.
+fn standard_deviation(variance: Array) -> Result<Array> {
+    let root = super::elementwise::sqrt(&variance)?;
+    if variance.dtype().is_inexact() {
+        return Ok(root);
+    }
+    if variance.ndim() > 0 {
+        return Err(Error::unsupported_dtype(
+            "std",
+            variance.dtype(),
+            format!(
+                "the {} square root of a variance of shape {} cannot be stored in its dtype (numpy's 'same_kind'                  rule; only a 0-d variance is converted)",
+                root.dtype(),
+                variance.shape()
+            ),
+        ));
+    }
+    super::elementwise::astype(&root, variance.dtype())
+}
+
+/// numpy's `_var`, step by step: the mean (kept dims, summed in the dtype `D` asked for and
+/// divided into it, so an integer `D` truncates; or the caller's) subtracted in the promoted
+/// dtype, squared (`x * x` for real input, the real part of `x * conj(x)` for complex), the
+/// squares summed in `D` (cast to it first) and divided by the corrected count into it. Without
+/// `D`: the input's dtype where inexact (complex input gives its real dtype), else `float64`.
 fn variance(name: &str, a: &Array, given_mean: Option<&Array>, opts: ReduceOptions, correction: f64) -> Result<Array> {
     if opts.initial.is_some() {
         return Err(Error::invalid(name, "`initial` is not accepted"));
@@ -549,38 +571,31 @@ fn variance(name: &str, a: &Array, given_mean: Option<&Array>, opts: ReduceOptio
     if !correction.is_finite() {
         return Err(Error::invalid(name, format!("correction must be finite, got {correction}")));
     }
-    // numpy's dtype of `a - mean`, where the caller gives the mean.
-    let base = given_mean.map_or(a.dtype(), |m| pytato_core::dtype::result_type(a.dtype(), m.dtype()));
-    let asked_complex = opts.dtype.is_some_and(DType::is_complex);
-    let dtype = opts.dtype.unwrap_or(if base.is_inexact() { base } else { DType::F64 });
-    if !dtype.is_inexact() {
+    if opts.dtype == Some(DType::Bool) {
         return Err(Error::unsupported_dtype(
             name,
-            dtype,
-            format!("computing the {name} of an array of shape {}", a.shape()),
+            DType::Bool,
+            format!("computing the {name} of an array of shape {}: boolean sums are not supported", a.shape()),
         ));
     }
+    let mean_dtype = opts.dtype.unwrap_or(if a.dtype().is_inexact() { a.dtype() } else { DType::F64 });
     let axes = opts.axes.resolve(name, a.shape())?;
-    let keep = ReduceOptions { axes: opts.axes.clone(), keepdims: true, initial: None, dtype: Some(dtype) };
     let centred = match given_mean {
-        // numpy subtracts in the operands' promoted dtype; the squares and sum are in `dtype`.
-        Some(m) => super::elementwise::astype(&super::elementwise::subtract(a, m)?, dtype)?,
-        None => super::elementwise::subtract(&super::elementwise::astype(a, dtype)?, &mean(a, keep)?)?,
+        Some(m) => super::elementwise::subtract(a, m)?,
+        None => {
+            let keep =
+                ReduceOptions { axes: opts.axes.clone(), keepdims: true, initial: None, dtype: Some(mean_dtype) };
+            super::elementwise::subtract(a, &mean(a, keep)?)?
+        }
     };
-    let squares = if dtype.is_complex() {
+    let squares = if a.dtype().is_complex() {
         super::elementwise::real(&super::elementwise::multiply(&centred, &super::elementwise::conj(&centred)?)?)?
     } else {
         super::elementwise::multiply(&centred, &centred)?
     };
-    let real = dtype.real_dtype();
-    let summed = reduction(name, ReduceOp::Sum, &squares, ReduceOptions { dtype: None, ..opts }, real)?;
-    let variance = divide_by_count(&summed, a.shape(), &axes, correction, real)?;
-    if asked_complex {
-        // numpy sums the squares in the dtype asked for: a complex one stays the result's dtype,
-        // with zero imaginary parts, whatever the input
-        return super::elementwise::astype(&variance, dtype);
-    }
-    Ok(variance)
+    let sum_dtype = opts.dtype.unwrap_or(if squares.dtype().is_inexact() { squares.dtype() } else { DType::F64 });
+    let summed = reduction(name, ReduceOp::Sum, &squares, ReduceOptions { dtype: None, ..opts }, sum_dtype)?;
+    divide_by_count(&summed, a.shape(), &axes, correction, sum_dtype)
 }
 
 /// The index of the first maximum along `axis` (numpy `argmax`; the flattened array's when `axis`

@@ -695,16 +695,17 @@ def nanmin(a, axis=None, keepdims=False, initial=None):
     return _nan_extremum(a, axis, keepdims, min, _np.inf, initial)  # noqa: F405
 
 
-def nanmean(a, axis=None, dtype=None, keepdims=False):
-    """numpy's ``nanmean``: the sum of the non-NaN values over their count (NaN where there are none)."""
+def nanmean(a, axis=None, dtype=None, keepdims=False, *, where=None):
+    """numpy's ``nanmean``: the sum of the non-NaN values (among those ``where`` selects) over
+    their count (NaN where there are none)."""
     a = _as_array(a)
+    selected = {} if where is None or where is True else {"where": _bool_mask(where)}
     if a.dtype.kind not in "fc":
-        return mean(a, axis=axis, dtype=dtype, keepdims=keepdims)  # noqa: F405
+        return mean(a, axis=axis, dtype=dtype, keepdims=keepdims, **selected)  # noqa: F405
     if dtype is not None and _np.dtype(dtype).kind not in "fc":
         raise TypeError("If a is inexact, then dtype must be inexact")
-    nans = isnan(a)  # noqa: F405
-    total = sum(where(nans, a.dtype.type(0), a), axis=axis, dtype=dtype, keepdims=keepdims)  # noqa: F405
-    count = sum(logical_not(nans), axis=axis, dtype=_np.intp, keepdims=keepdims)  # noqa: F405
+    total = nansum(a, axis=axis, dtype=dtype, keepdims=keepdims, **selected)
+    count = sum(logical_not(isnan(a)), axis=axis, dtype=_np.intp, keepdims=keepdims, **selected)  # noqa: F405
     # numpy divides into the sum's own array: float64's quotient, rounded to the sum's dtype
     return astype(divide(total, count), total.dtype)  # noqa: F405
 
@@ -1659,6 +1660,20 @@ def _bool_mask(where):
     return mask
 
 
+def _root(variance):
+    """The square root of a variance in its dtype. numpy's ``std`` converts the root of an
+    integer variance (computed with an integer ``dtype=``) back to it, truncated, where the
+    variance is a scalar; an array it takes the root into, and its 'same_kind' rule refuses."""
+    root = sqrt(variance)  # noqa: F405
+    if variance.dtype.kind in "fc":
+        return root
+    if variance.ndim:
+        raise exceptions.UnsupportedDTypeError(
+            f"std: the {root.dtype} square root of a variance of shape {variance.shape} cannot be stored "
+            f"in its dtype {variance.dtype} (numpy's 'same_kind' rule; only a 0-d variance is converted)")
+    return astype(root, variance.dtype)  # noqa: F405
+
+
 def _moment_where(a, axis, dtype, ddof, keepdims, mask, root, nan_aware=False):
     """numpy's ``_var`` with ``where=``: the mean of the selected elements (their sum over
     their count, divided in float64 and stored in the sum's dtype), the squared deviations
@@ -1681,7 +1696,7 @@ def _moment_where(a, axis, dtype, ddof, keepdims, mask, root, nan_aware=False):
     ret = astype(divide(ret, dof if nan_aware else maximum(dof, 0)), ret.dtype)  # noqa: F405
     if nan_aware:
         ret = where(less_equal(dof, 0), ret.dtype.type(_np.nan), ret)  # noqa: F405
-    return sqrt(ret) if root else ret  # noqa: F405
+    return _root(ret) if root else ret
 
 
 def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, correction=None):
@@ -1691,6 +1706,8 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, corr
     ddof = ddof if correction is None else correction
     if a.dtype.kind not in "fc":
         return var(a, axis, dtype, ddof, keepdims, where=where)
+    if dtype is not None and _np.dtype(dtype).kind not in "fc":
+        raise TypeError("If a is inexact, then dtype must be inexact")
     selected = logical_not(isnan(a))  # noqa: F405
     if where is not None and where is not True:
         selected = logical_and(selected, _bool_mask(where))  # noqa: F405
@@ -1699,7 +1716,7 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, corr
 
 def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, correction=None):
     """numpy's ``nanstd``: the square root of ``nanvar``."""
-    return sqrt(nanvar(a, axis, dtype, ddof, keepdims, where=where, correction=correction))  # noqa: F405
+    return _root(nanvar(a, axis, dtype, ddof, keepdims, where=where, correction=correction))
 
 
 def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None, mean=None, where=None):

@@ -1454,6 +1454,68 @@ def test_var_and_std_in_a_complex_dtype_are_complex_as_numpys(backend):
         assert not np.signbit(got[key].imag).any(), key
 
 
+def test_var_and_std_in_another_dtype_follow_numpys_steps(backend):
+    """Found by a probe: ``var``/``std`` with an integer ``dtype=`` raised, and a float32 one cast
+    the float64 input first where numpy squares the deviations in float64 and casts the squares.
+    numpy's steps: the mean summed in the dtype and divided into it (an integer mean truncates),
+    the deviations in the promoted dtype, squared, summed in the dtype, divided into it; ``std``
+    converts an integer 0-d root back (truncating) and refuses to take an array's root into an
+    integer dtype. Sums of a few terms: the library's float32 sums (in float64, rounded once)
+    give numpy's bits on these data."""
+    inputs = {"f": np.array([1.5, -2.25, 3.0, 0.0, 7.0]), "i": np.array([3, -1, 4, 1, 5, -9, 2], np.int32),
+              "b": np.array([True, False, True]), "m": np.array([[1.5, -2.0], [3.25, 0.5], [7.0, -1.0]])}
+    calls = {f"{f} {k} {np.dtype(dt)}": (lambda m, p, f=f, k=k, dt=dt: getattr(m, f)(p[k], dtype=dt))
+             for f in ("var", "std", "nanvar", "nanstd") for k in "fib"
+             for dt in (np.int32, np.int64, np.uint8, np.float32, np.float64)
+             if not (f.startswith("nan") and k == "f" and np.dtype(dt).kind != "f")}
+    calls.update({f"var m {np.dtype(dt)} {axis}": (lambda m, p, dt=dt, axis=axis: m.var(p["m"], axis=axis, dtype=dt))
+                  for dt in (np.int16, np.float32) for axis in (0, 1)})
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    x = pt.make_placeholder("x", (3, 2), np.float64)
+    for module, a in ((np, inputs["m"]), (pt, x)):
+        for kw in ({"axis": 0}, {"keepdims": True}):
+            with pytest.raises(TypeError):
+                module.std(a, dtype=np.int32, **kw)
+            with pytest.raises(TypeError):
+                module.nanstd(a, dtype=np.int64, **kw)
+        for f in ("nanvar", "nanstd"):  # an inexact array's nan-moments refuse an integer dtype
+            with pytest.raises(TypeError, match="inexact"):
+                getattr(module, f)(a, dtype=np.int32)
+
+
+def test_complex64_means_divide_in_complex128_as_numpys(backend):
+    """Found by a probe: numpy divides a mean's total by its count, an ``intp``, which promotes a
+    complex64 total to complex128 (float32 totals to float64): the quotient is then rounded to
+    complex64. complex64's own division multiplies by the reciprocal, so dividing there differs
+    in the last bit. Small integers keep the totals exact, so only the division differs."""
+    rng = np.random.default_rng(5)
+    inputs = {"c": (rng.integers(-9, 9, (6, 7)) + 1j * rng.integers(-9, 9, (6, 7))).astype(np.complex64),
+              "i": rng.integers(-9, 9, (6, 7)).astype(np.int32)}
+    calls = {"mean c": lambda m, p: m.mean(p["c"], axis=1), "mean c all": lambda m, p: m.mean(p["c"]),
+             "mean i c64": lambda m, p: m.mean(p["i"], axis=0, dtype=np.complex64),
+             "nanmean c": lambda m, p: m.nanmean(p["c"], axis=1)}
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    assert not np.array_equal(np.mean(inputs["c"], axis=1),
+                              np.add.reduce(inputs["c"], axis=1) / np.complex64(7)), "the case shows the difference"
+
+
+def test_nanmean_takes_where_as_numpys(backend):
+    """numpy's ``nanmean`` takes ``where``: the mean of the selected values that are not NaN."""
+    data = np.array([[1.5, np.nan, 2.0, -4.0], [np.nan, np.nan, 3.0, 0.25], [8.0, 1.0, np.nan, 2.0]])
+    mask = np.array([[True, True, False, True], [True, False, True, True], [False, False, True, True]])
+    calls = {f"{axis} {dt}": (lambda m, p, axis=axis, dt=dt: m.nanmean(p["x"], axis=axis, dtype=dt, where=p["w"]))
+             for axis in (None, 0, 1) for dt in (None, np.float32)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, {"x": data, "w": mask})
+        for key, f in calls.items():
+            _same_bits(np.asarray(got[key]), np.asarray(f(np, {"x": data, "w": mask})), key)
+
+
 def test_full_takes_numpy_scalars_as_numpy_does_and_meshgrid_sparse(backend):
     """numpy's ``full`` makes its fill an array: a numpy scalar keeps its dtype where none is
     given and is cast unsafely into one that is (``np.uint8(200)`` is -56 in int8), an array is
