@@ -330,7 +330,7 @@ pub fn sum(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
     let opts = options.into();
     let dtype = opts.dtype.unwrap_or(accumulator_dtype(a.dtype()));
-    reduction("sum", ReduceOp::Sum, a, opts, dtype)
+    reduction("sum", in_dtype(ReduceOp::Sum, dtype, &opts), a, opts, dtype)
 }
 
 /// Product over axes (numpy `prod`), with `sum`'s accumulator dtypes.
@@ -346,7 +346,20 @@ pub fn prod(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
     let opts = options.into();
     let dtype = opts.dtype.unwrap_or(accumulator_dtype(a.dtype()));
-    reduction("prod", ReduceOp::Product, a, opts, dtype)
+    reduction("prod", in_dtype(ReduceOp::Product, dtype, &opts), a, opts, dtype)
+}
+
+/// The reduction that sums (`Sum`) or multiplies (`Product`) in `dtype`: numpy's boolean `add`
+/// and `multiply` are `or` and `and` (`sum(a, dtype=bool)` is whether any element is nonzero),
+/// which `Any` and `All` compute, or, with an `initial` to start from, `Max` and `Min`.
+fn in_dtype(op: ReduceOp, dtype: DType, opts: &ReduceOptions) -> ReduceOp {
+    match (op, dtype == DType::Bool, opts.initial.is_some()) {
+        (ReduceOp::Sum, true, false) => ReduceOp::Any,
+        (ReduceOp::Sum, true, true) => ReduceOp::Max,
+        (ReduceOp::Product, true, false) => ReduceOp::All,
+        (ReduceOp::Product, true, true) => ReduceOp::Min,
+        _ => op,
+    }
 }
 
 /// Maximum over axes (numpy `max`); NaN propagates. Over a zero-length axis this needs `initial`.
@@ -441,7 +454,7 @@ pub fn mean(a: &Array, options: impl Into<ReduceOptions>) -> Result<Array> {
     }
     let dtype = opts.dtype.unwrap_or(if a.dtype().is_inexact() { a.dtype() } else { DType::F64 });
     let axes = opts.axes.resolve("mean", a.shape())?;
-    let total = reduction("mean", ReduceOp::Sum, a, opts, dtype)?;
+    let total = reduction("mean", in_dtype(ReduceOp::Sum, dtype, &opts), a, opts, dtype)?;
     divide_by_count(&total, a.shape(), &axes, 0.0, dtype)
 }
 
@@ -571,13 +584,6 @@ fn variance(name: &str, a: &Array, given_mean: Option<&Array>, opts: ReduceOptio
     if !correction.is_finite() {
         return Err(Error::invalid(name, format!("correction must be finite, got {correction}")));
     }
-    if opts.dtype == Some(DType::Bool) {
-        return Err(Error::unsupported_dtype(
-            name,
-            DType::Bool,
-            format!("computing the {name} of an array of shape {}: boolean sums are not supported", a.shape()),
-        ));
-    }
     let mean_dtype = opts.dtype.unwrap_or(if a.dtype().is_inexact() { a.dtype() } else { DType::F64 });
     let axes = opts.axes.resolve(name, a.shape())?;
     let centred = match given_mean {
@@ -594,7 +600,8 @@ fn variance(name: &str, a: &Array, given_mean: Option<&Array>, opts: ReduceOptio
         super::elementwise::multiply(&centred, &centred)?
     };
     let sum_dtype = opts.dtype.unwrap_or(if squares.dtype().is_inexact() { squares.dtype() } else { DType::F64 });
-    let summed = reduction(name, ReduceOp::Sum, &squares, ReduceOptions { dtype: None, ..opts }, sum_dtype)?;
+    let opts = ReduceOptions { dtype: None, ..opts };
+    let summed = reduction(name, in_dtype(ReduceOp::Sum, sum_dtype, &opts), &squares, opts, sum_dtype)?;
     divide_by_count(&summed, a.shape(), &axes, correction, sum_dtype)
 }
 

@@ -7,6 +7,7 @@
 //! float products left to right at every length). Lengths may be symbolic; `include_initial` is an
 //! index lambda around the scan.
 
+use pytato_core::arith::{astype, equal, greater, logical_not};
 use pytato_core::array::Array;
 use pytato_core::array::ScanOp;
 use pytato_core::dtype::{DType, DTypeKind};
@@ -133,9 +134,9 @@ fn scan(name: &str, op: ScanOp, a: &Array, options: ScanOptions) -> Result<Array
         _ => a.dtype(),
     });
     if dtype == DType::Bool {
-        return Err(Error::unsupported_dtype(name, dtype, format!("accumulating an array of shape {}", a.shape())));
+        return boolean_scan(name, op, a, ScanOptions { axis: Some(axis as i64), ..options });
     }
-    let current = Array::new_scan(&super::elementwise::astype(a, dtype)?, axis, op)?;
+    let current = Array::new_scan(&astype(a, dtype)?, axis, op)?;
     if !options.include_initial {
         return Ok(current);
     }
@@ -149,4 +150,15 @@ fn scan(name: &str, op: ScanOp, a: &Array, options: ScanOptions) -> Result<Array
     let read = builder.read_at(&current, at);
     let first = Expr::iname(axis).compare(CompareOp::Eq, Expr::i64(0));
     builder.finish(Expr::if_then_else(first, Expr::Const(identity), read))
+}
+
+/// A scan in `bool` (numpy's `cumsum(a, dtype=bool)`): numpy's boolean `add` and `multiply` are
+/// `or` and `and`, so a running sum is "a true element so far" and a running product "no false
+/// element so far", each read off a running count in `int64` (the identity, with
+/// `include_initial`, is a count of 0: `false` and `true`).
+fn boolean_scan(name: &str, op: ScanOp, a: &Array, options: ScanOptions) -> Result<Array> {
+    let truth = astype(a, DType::Bool)?;
+    let counted = if op == ScanOp::Sum { truth } else { logical_not(&truth)? };
+    let counts = scan(name, ScanOp::Sum, &counted, ScanOptions { dtype: Some(DType::I64), ..options })?;
+    if op == ScanOp::Sum { greater(&counts, 0) } else { equal(&counts, 0) }
 }

@@ -1485,6 +1485,36 @@ def test_var_and_std_in_another_dtype_follow_numpys_steps(backend):
                 getattr(module, f)(a, dtype=np.int32)
 
 
+def test_sums_and_products_in_bool_are_or_and_and_as_numpys(backend):
+    """Found by a probe: ``dtype=bool`` raised in every sum, product, scan and mean. numpy's
+    boolean ``add`` and ``multiply`` are ``or`` and ``and``: ``sum(x, dtype=bool)`` is whether any
+    element is nonzero (NaN is), ``cumprod`` whether none is zero so far, ``mean`` that sum
+    divided in float64 and converted back (an empty mean is NaN, so True)."""
+    inputs = {"f": np.array([[0.0, -0.0, np.nan], [0.0, 2.5, 0.0], [0.0, 0.0, 0.0]]),
+              "i": np.array([[0, 3, 0, 0], [0, 0, 0, 0]], np.int32), "b": np.array([True, False, True, True]),
+              "e": np.zeros((0, 3))}
+    calls = {}
+    for k in "fib":
+        for axis in (None, 0, -1):
+            for f in ("sum", "prod", "mean", "nansum", "nanprod"):
+                calls[f"{f} {k} {axis}"] = lambda m, p, f=f, k=k, axis=axis: getattr(m, f)(p[k], axis=axis, dtype=bool)
+            if axis is not None or k == "b":
+                for f in ("cumsum", "cumprod", "nancumsum"):
+                    calls[f"{f} {k} {axis}"] = lambda m, p, f=f, k=k, axis=axis: getattr(m, f)(p[k], axis=axis, dtype=bool)
+        calls[f"sum initial {k}"] = lambda m, p, k=k: m.sum(p[k], axis=0, dtype=bool, initial=True)
+        calls[f"prod initial {k}"] = lambda m, p, k=k: m.prod(p[k], axis=0, dtype=bool, initial=False)
+        calls[f"var {k}"] = lambda m, p, k=k: m.var(p[k].astype(np.float64) if k == "b" else p[k], dtype=bool)
+    for axis in (0, 1):
+        calls[f"sum e {axis}"] = lambda m, p, axis=axis: m.sum(p["e"], axis=axis, dtype=bool)
+        calls[f"prod e {axis}"] = lambda m, p, axis=axis: m.prod(p["e"], axis=axis, dtype=bool)
+        calls[f"mean e {axis}"] = lambda m, p, axis=axis: m.mean(p["e"], axis=axis, dtype=bool)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+        for key, f in calls.items():
+            _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+
+
 def test_complex64_means_divide_in_complex128_as_numpys(backend):
     """Found by a probe: numpy divides a mean's total by its count, an ``intp``, which promotes a
     complex64 total to complex128 (float32 totals to float64): the quotient is then rounded to
