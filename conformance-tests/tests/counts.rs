@@ -297,3 +297,39 @@ fn the_counts_of_two_masks_broadcast_when_the_program_runs() {
         }
     }
 }
+
+#[test]
+fn a_length_that_is_a_sum_of_counts_binds_each_count() {
+    // Two selections joined: their sort's length is the sum of two counts, which alone
+    // determines neither; the last phase reads only the sort, so it is given the counts the
+    // steps found (it failed with "no input shape determines it").
+    let x = pt::placeholder("x", [6], DType::F64).unwrap();
+    let positive = x.index(s![&pt::greater(&x, 0.0).unwrap()]).unwrap();
+    let small = x.index(s![&pt::less(&x, -1.0).unwrap()]).unwrap();
+    let joined = pt::sort(&pt::concatenate(&[positive, small], 0).unwrap(), pt::SortOptions::axis(0)).unwrap();
+    let padded = pt::concatenate(&[joined.clone(), pt::zeros([1], DType::F64).unwrap()], 0).unwrap();
+    let inputs: [&[f64]; 3] = [&[3.0, -2.0, 0.5, -0.5, -4.0, 1.0], &[0.0; 6], &[-3.0; 6]];
+    for (name, backend) in backends() {
+        let program = backend.compile(&Outputs::Single(padded.clone())).unwrap();
+        assert_eq!(program.input_names(), ["x"], "{name}");
+        for data in inputs {
+            let got = program.run(&NamedData::from([("x".to_string(), f64s(data))])).unwrap();
+            let mut expected: Vec<f64> = data.iter().copied().filter(|v| *v > 0.0 || *v < -1.0).collect();
+            expected.sort_by(f64::total_cmp);
+            expected.push(0.0);
+            assert_eq!(values(&got[pytato_runtime::backend::SINGLE_OUTPUT_NAME]), expected, "{name} on {data:?}");
+        }
+    }
+    // A placeholder whose length is `n + m` alone asks for both sizes; beside one of length `n`,
+    // for neither.
+    let (n, m) = (Dim::param("n"), Dim::param("m"));
+    let sum = pt::placeholder("s", [n.add(&m).unwrap()], DType::F64).unwrap();
+    let alone = backends().remove(0).1.compile(&Outputs::Single(&sum * 2.0)).unwrap();
+    assert_eq!(alone.input_names(), ["s", "m", "n"]);
+    let beside = pt::placeholder("b", [n], DType::F64).unwrap();
+    let outputs = DictOfNamedArrays::new([("a", &sum * 2.0), ("b", beside)]).unwrap();
+    let both = backends().remove(0).1.compile(&Outputs::Named(outputs)).unwrap();
+    let mut names = both.input_names();
+    names.sort();
+    assert_eq!(names, ["b", "s"]);
+}

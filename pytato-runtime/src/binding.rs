@@ -182,10 +182,25 @@ impl Signature {
         names
     }
 
-    /// The size parameters that inputs' shapes and shaped data wrappers' data determine.
+    /// The size parameters that inputs' shapes and shaped data wrappers' data determine, as
+    /// [`Signature::bind`] solves for them: a length with one parameter not yet determined
+    /// determines it (`(n + m,)` alone determines neither; beside `(n,)` it determines `m`).
     fn determined_params(&self) -> BTreeSet<&str> {
         let placeholders = self.placeholders.iter().map(|(_, a)| a);
-        placeholders.chain(&self.shaped_data).flat_map(|a| a.shape().params()).collect()
+        let dims: Vec<&Dim> = placeholders.chain(&self.shaped_data).flat_map(|a| a.shape().dims()).collect();
+        let mut determined = BTreeSet::new();
+        loop {
+            let before = determined.len();
+            for dim in &dims {
+                let mut unknown = dim.params().filter(|p| !determined.contains(p));
+                if let (Some(param), None) = (unknown.next(), unknown.next()) {
+                    determined.insert(param);
+                }
+            }
+            if determined.len() == before {
+                return determined;
+            }
+        }
     }
 
     /// The program's type as a datashape (see [`pytato_datashape`]): a record of the inputs

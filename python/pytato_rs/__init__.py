@@ -44,6 +44,8 @@ from .visualization import show_dot_graph, show_fancy_placeholder_data_flow
 from .sparse import CSRMatrix, make_csr_matrix
 from ._native import *  # noqa: F403
 from ._pad import pad
+from ._setops import intersect1d, setdiff1d, setxor1d, union1d
+from ._sorting import argpartition, lexsort, partition, sort_complex
 from ._native import (
     Array,
     BoundProgram,
@@ -865,6 +867,51 @@ def select(condlist, choicelist, default=0):
     for cond, choice in zip(reversed(condlist), reversed(choices)):
         result = where(cond, cast(choice, "same_kind"), result)  # noqa: F405
     return result
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """numpy's ``choose``: ``choices[a[i]][i]`` with ``a`` and the choices broadcast together,
+    in the dtype of the choices together. ``mode="wrap"`` takes ``a`` modulo the number of
+    choices, ``"clip"`` clips it into range; with ``"raise"`` an entry out of range is an error
+    when the program runs (``IndexOutOfBoundsError``, an ``IndexError``, where numpy raises
+    ``ValueError``: the sizes, not the values, are known while building)."""
+    if out is not None:
+        raise NotImplementedError("choose: out= is not supported (arrays are immutable)")
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    a = _as_array(a)
+    if not _np.can_cast(a.dtype, _np.intp, "safe"):
+        raise TypeError(f"Cannot cast array data from {a.dtype!r} to dtype('int64') according to the rule 'safe'")
+    choices = list(choices)
+    if not choices:
+        raise ValueError("0-length sequence.")
+    dtype = result_type(*choices)
+    arrays = [astype(_as_array(c), dtype) for c in choices]  # noqa: F405
+    index, *arrays = broadcast_arrays(a, *arrays)  # noqa: F405
+    n = len(arrays)
+    index = astype(index, _np.int64)  # noqa: F405
+    if mode == "wrap":
+        index = remainder(index, n)  # noqa: F405
+    elif mode == "clip":
+        index = clip(index, 0, n - 1)  # noqa: F405
+    else:  # an entry out of range reads past the choices, which the program refuses when run
+        index = where(logical_or(less(index, 0), greater_equal(index, n)), n, index)  # noqa: F405
+    return take_along_axis(stack(arrays), index[None], 0)[0]  # noqa: F405
+
+
+def matvec(x1, x2):
+    """numpy's ``matvec``: the matrix-vector products ``x1[..., i, :] @ x2[..., :]`` over the
+    broadcast leading axes."""
+    return matmul(_as_array(x1), _as_array(x2)[..., None])[..., 0]  # noqa: F405
+
+
+def vecmat(x1, x2):
+    """numpy's ``vecmat``: the vector-matrix products ``conj(x1[..., :]) @ x2[..., :, j]`` over
+    the broadcast leading axes."""
+    x1 = _as_array(x1)
+    if x1.dtype.kind == "c":
+        x1 = conj(x1)  # noqa: F405
+    return matmul(x1[..., None, :], _as_array(x2))[..., 0, :]  # noqa: F405
 
 
 def sinc(x):
