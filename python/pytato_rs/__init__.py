@@ -438,7 +438,7 @@ def _as_arrays(tup):
 def vstack(tup, *, dtype=None, casting="same_kind"):
     """numpy's ``vstack``: concatenation along the first axis of the arrays made at least 2-d."""
     arrays = atleast_2d(*_as_arrays(tup))
-    return concatenate(arrays if isinstance(arrays, tuple) else (arrays,), axis=0, dtype=dtype)  # noqa: F405
+    return concatenate(arrays if isinstance(arrays, tuple) else (arrays,), axis=0, dtype=dtype, casting=casting)  # noqa: F405
 
 
 def hstack(tup, *, dtype=None, casting="same_kind"):
@@ -446,7 +446,7 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
     arrays = atleast_1d(*_as_arrays(tup))
     arrays = arrays if isinstance(arrays, tuple) else (arrays,)
     axis = 0 if arrays and arrays[0].ndim == 1 else 1
-    return concatenate(arrays, axis=axis, dtype=dtype)  # noqa: F405
+    return concatenate(arrays, axis=axis, dtype=dtype, casting=casting)  # noqa: F405
 
 
 def dstack(tup):
@@ -680,7 +680,8 @@ def _nan_extremum(a, axis, keepdims, reduce, fill, initial):
     result = reduce(where(nans, fill, a), axis=axis, keepdims=keepdims, **options)  # noqa: F405
     if initial is not None:
         return result
-    axes = range(a.ndim) if axis is None else _np.lib.array_utils.normalize_axis_tuple(axis, a.ndim)
+    legacy = a.ndim == 0 and type(axis) is int and axis in (0, -1)  # numpy's 0-d rule, as in reduce
+    axes = range(a.ndim) if axis is None or legacy else _np.lib.array_utils.normalize_axis_tuple(axis, a.ndim)
     first = a[tuple((slice(0, 1) if keepdims else 0) if d in axes else slice(None) for d in range(a.ndim))]
     return where(all(nans, axis=axis, keepdims=keepdims), first, result)  # noqa: F405
 

@@ -8,7 +8,7 @@ use pyo3::types::{PyDict, PyFrozenSet, PyTuple};
 use pytato as pt;
 use pytato::{Array, DType, DictOfNamedArrays, Order};
 
-use crate::convert::{axes_from_py, index_from_py, known_operand, operand_from_py, shape_from_py, shape_to_py};
+use crate::convert::{axes_of, index_from_py, known_operand, operand_from_py, shape_from_py, shape_to_py};
 use crate::data::{dtype_from_py, numpy_dtype};
 use crate::errors::{Result, key_error, lib, type_error, value_error};
 use crate::functions::{self, Reduction};
@@ -769,7 +769,7 @@ impl PyArrayExpr {
 
     #[pyo3(signature = (axis = None))]
     fn squeeze(&self, axis: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
-        wrap(pt::squeeze(&self.array, axes_from_py(axis)?))
+        wrap(pt::squeeze(&self.array, axes_of(&self.array, axis)?))
     }
 
     fn dot(&self, other: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {

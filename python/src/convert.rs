@@ -365,6 +365,26 @@ pub(crate) fn axes_from_py(axis: Option<&Bound<'_, PyAny>>) -> Result<Axes> {
     }
 }
 
+/// numpy's `axis=` for an operation on `a`, with numpy's legacy rule for 0-d arrays: an integer
+/// axis of 0 or -1 (not a tuple) names no axis at all, "for backwards compatibility" (numpy's
+/// `PyArray_ConvertMultiAxis`, behind its reductions and `squeeze`): `sum(x, axis=0)` of a 0-d
+/// `x` is `x`.
+pub(crate) fn axes_of(a: &Array, axis: Option<&Bound<'_, PyAny>>) -> Result<Axes> {
+    match axis {
+        Some(obj) if a.ndim() == 0 && obj.is_instance_of::<PyInt>() && matches!(obj.extract::<i64>(), Ok(0 | -1)) => {
+            Ok(Axes::All)
+        }
+        _ => axes_from_py(axis),
+    }
+}
+
+/// numpy's single `axis=` for an operation on `a`, with numpy's legacy rule for 0-d arrays: an
+/// axis of 0 or -1 is `None` (numpy's `PyArray_CheckAxis`, behind `argmax`, `argsort`, `cumsum`
+/// and `take`, which then work on the flattened array).
+pub(crate) fn axis_of(a: &Array, axis: Option<i64>) -> Option<i64> {
+    if a.ndim() == 0 && matches!(axis, Some(0 | -1)) { None } else { axis }
+}
+
 /// An int or a sequence of ints, as a list.
 pub(crate) fn ints_from_py(obj: &Bound<'_, PyAny>) -> Result<Vec<i64>> {
     if obj.is_instance_of::<PyTuple>() || obj.is_instance_of::<PyList>() {

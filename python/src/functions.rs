@@ -12,8 +12,8 @@ use pytato::{Indexing, PadMode, ReduceOptions, ScanOptions, Side, SortOptions, S
 
 use crate::array::{PyArrayExpr, order_from_str, wrap};
 use crate::convert::{
-    array_from_py, arrays_from_py, axes_from_py, dim_from_py, fill_value_from_py, ints_from_py, is_number,
-    operand_from_py, scalar_from_py, shape_from_py,
+    array_from_py, arrays_from_py, axes_from_py, axes_of, axis_of, dim_from_py, fill_value_from_py, ints_from_py,
+    is_number, operand_from_py, scalar_from_py, shape_from_py,
 };
 use crate::data::{dtype_from_py, shared_data};
 use crate::errors::{Result, lib, type_error, value_error};
@@ -290,7 +290,8 @@ pub(crate) fn reduce_where(
     initial: Option<&Bound<'_, PyAny>>,
     mask: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
-    let axes = axes_from_py(axis)?;
+    // numpy's mean counts the elements of the axes it names, which refuses the 0-d rule.
+    let axes = if matches!(kind, Reduction::Mean) { axes_from_py(axis)? } else { axes_of(a, axis)? };
     let mut options = ReduceOptions::axes(axes.clone()).keepdims(keepdims);
     if let Some(dtype) = optional_dtype(dtype)? {
         options = options.dtype(dtype);
@@ -439,19 +440,22 @@ fn std_deviation(
 #[pyfunction]
 #[pyo3(signature = (a, axis = None, keepdims = false))]
 fn argmax(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::argmax(&array_from_py(a)?, axis, keepdims))
+    let a = array_from_py(a)?;
+    wrap(pt::argmax(&a, axis_of(&a, axis), keepdims))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, axis = None, keepdims = false))]
 fn argmin(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::argmin(&array_from_py(a)?, axis, keepdims))
+    let a = array_from_py(a)?;
+    wrap(pt::argmin(&a, axis_of(&a, axis), keepdims))
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, axis = None, *, keepdims = false))]
 fn count_nonzero(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::count_nonzero(&array_from_py(a)?, pt::ReduceOptions::axes(axes_from_py(axis)?).keepdims(keepdims)))
+    let a = array_from_py(a)?;
+    wrap(pt::count_nonzero(&a, pt::ReduceOptions::axes(axes_of(&a, axis)?).keepdims(keepdims)))
 }
 
 // ---- scans, sorting, searching -------------------------------------------------------------
@@ -462,6 +466,7 @@ fn count_nonzero(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims
 #[pyo3(signature = (a, axis = None, dtype = None))]
 fn cumsum(a: &Bound<'_, PyAny>, axis: Option<i64>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     let a = array_from_py(a)?;
+    let axis = axis_of(&a, axis);
     match optional_dtype(dtype)? {
         None => wrap(pt::cumsum(&a, axis)),
         Some(dtype) => wrap(numpy_scan_in(&a, axis, dtype, pt::cumulative_sum)),
@@ -473,6 +478,7 @@ fn cumsum(a: &Bound<'_, PyAny>, axis: Option<i64>, dtype: Option<&Bound<'_, PyAn
 #[pyo3(signature = (a, axis = None, dtype = None))]
 fn cumprod(a: &Bound<'_, PyAny>, axis: Option<i64>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     let a = array_from_py(a)?;
+    let axis = axis_of(&a, axis);
     match optional_dtype(dtype)? {
         None => wrap(pt::cumprod(&a, axis)),
         Some(dtype) => wrap(numpy_scan_in(&a, axis, dtype, pt::cumulative_prod)),
@@ -584,6 +590,7 @@ fn argsort(
     descending: bool,
     stable: bool,
 ) -> Result<Py<PyArrayExpr>> {
+    let axis = axis_of(&array_from_py(a)?, axis);
     numpy_sort("argsort", pt::argsort, a, axis, kind, order, descending, stable)
 }
 
@@ -698,6 +705,7 @@ fn take(
         return Err(type_error("take: out= cannot be written by a lazy expression"));
     }
     let (a, indices) = (array_from_py(a)?, array_from_py(indices)?);
+    let axis = axis_of(&a, axis);
     let length = |a: &Array| -> Result<i64> {
         axis_length(a, axis).flatten().filter(|&n| n > 0).ok_or_else(|| {
             value_error(format!("take: mode={mode:?} needs an axis of known, non-zero length (shape {})", a.shape()))
@@ -731,9 +739,14 @@ fn transpose(a: &Bound<'_, PyAny>, axes: Option<Vec<i64>>) -> Result<Py<PyArrayE
     wrap(pt::transpose(&array_from_py(a)?, axes.as_deref()))
 }
 
+/// numpy's `permute_dims(a, axes=None)`: `transpose`, the axes reversed without `axes`.
 #[pyfunction]
-fn permute_dims(a: &Bound<'_, PyAny>, axes: Vec<i64>) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::permute_dims(&array_from_py(a)?, &axes))
+#[pyo3(signature = (a, axes = None))]
+fn permute_dims(a: &Bound<'_, PyAny>, axes: Option<Vec<i64>>) -> Result<Py<PyArrayExpr>> {
+    match axes {
+        Some(axes) => wrap(pt::permute_dims(&array_from_py(a)?, &axes)),
+        None => wrap(pt::transpose(&array_from_py(a)?, None)),
+    }
 }
 
 #[pyfunction]
@@ -768,23 +781,30 @@ fn roll(a: &Bound<'_, PyAny>, shift: &Bound<'_, PyAny>, axis: Option<&Bound<'_, 
     }
 }
 
+/// numpy's `stack(arrays, axis=0, *, dtype=None, casting="same_kind")`.
 #[pyfunction]
-#[pyo3(signature = (arrays, axis = 0))]
-fn stack(arrays: &Bound<'_, PyAny>, axis: i64) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::stack(&arrays_from_py(arrays)?, axis))
+#[pyo3(signature = (arrays, axis = 0, *, dtype = None, casting = "same_kind"))]
+fn stack(
+    arrays: &Bound<'_, PyAny>,
+    axis: i64,
+    dtype: Option<&Bound<'_, PyAny>>,
+    casting: &str,
+) -> Result<Py<PyArrayExpr>> {
+    let arrays = cast_to_join(arrays, optional_dtype(dtype)?, casting)?;
+    wrap(pt::stack(&arrays, axis))
 }
 
+/// numpy's `concatenate(arrays, axis=0, *, dtype=None, casting="same_kind")`; `axis=None` joins
+/// the arrays flattened.
 #[pyfunction]
-#[pyo3(signature = (arrays, axis = Some(0), *, dtype = None))]
+#[pyo3(signature = (arrays, axis = Some(0), *, dtype = None, casting = "same_kind"))]
 fn concatenate(
     arrays: &Bound<'_, PyAny>,
     axis: Option<i64>,
     dtype: Option<&Bound<'_, PyAny>>,
+    casting: &str,
 ) -> Result<Py<PyArrayExpr>> {
-    let mut arrays = arrays_from_py(arrays)?;
-    if let Some(dtype) = optional_dtype(dtype)? {
-        arrays = lib(arrays.iter().map(|a| pt::astype(a, dtype)).collect::<pytato::Result<Vec<_>>>())?;
-    }
+    let arrays = cast_to_join(arrays, optional_dtype(dtype)?, casting)?;
     match axis {
         Some(axis) => wrap(pt::concatenate(&arrays, axis)),
         // numpy: the arrays flattened, then joined.
@@ -792,6 +812,33 @@ fn concatenate(
             let flat = arrays.iter().map(pt::ravel).collect::<pytato::Result<Vec<_>>>();
             wrap(flat.and_then(|flat| pt::concatenate(&flat, 0)))
         }
+    }
+}
+
+/// The arrays to join, each converted to `dtype` where one is given. As numpy joins them, each
+/// must convert to the result's dtype (`dtype`, or the arrays' result type) under the `casting`
+/// rule, which numpy's own `can_cast` decides (a bad rule is its `ValueError`).
+fn cast_to_join(given: &Bound<'_, PyAny>, dtype: Option<DType>, casting: &str) -> Result<Vec<Array>> {
+    let arrays = arrays_from_py(given)?;
+    let Some(target) = dtype.or_else(|| pytato::dtype::result_type_many(arrays.iter().map(Array::dtype))) else {
+        return Ok(arrays);
+    };
+    let py = given.py();
+    let numpy = py.import("numpy")?;
+    let target_py = crate::data::numpy_dtype(py, target);
+    for a in &arrays {
+        let from = crate::data::numpy_dtype(py, a.dtype());
+        if !numpy.call_method1("can_cast", (&from, &target_py, casting))?.extract::<bool>()? {
+            return Err(type_error(format!(
+                "Cannot cast array data from {} to {} according to the rule '{casting}'",
+                from.repr()?,
+                target_py.repr()?
+            )));
+        }
+    }
+    match dtype {
+        Some(dtype) => lib(arrays.iter().map(|a| pt::astype(a, dtype)).collect()),
+        None => Ok(arrays),
     }
 }
 
@@ -809,7 +856,8 @@ fn broadcast_arrays<'py>(py: Python<'py>, arrays: &Bound<'py, PyTuple>) -> Resul
 #[pyfunction]
 #[pyo3(signature = (a, axis = None))]
 fn squeeze(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::squeeze(&array_from_py(a)?, axes_from_py(axis)?))
+    let a = array_from_py(a)?;
+    wrap(pt::squeeze(&a, axes_of(&a, axis)?))
 }
 
 #[pyfunction]

@@ -2160,3 +2160,61 @@ def test_new_functions_of_symbolic_lengths_run_twice_and_take_library_coordinate
     for edge_order in (1, 2):
         got = pt.generate(pt.gradient(f, c, 1.0, edge_order=edge_order)[0], backend)(f=data, c=coordinates)
         np.testing.assert_allclose(got, np.gradient(data, coordinates, 1.0, edge_order=edge_order)[0], rtol=1e-13)
+
+
+def test_axis_0_or_minus_1_of_a_0d_array_is_no_axis_where_numpy_allows_it(backend):
+    """Found by a probe: numpy's legacy rule lets an integer axis of 0 or -1 name no axis of a
+    0-d array in its reductions, ``squeeze``, ``argmax``, ``argsort``, ``cumsum`` and ``take``
+    (not a tuple of them, and not in ``mean``, ``sort`` or ``flip``); the library refused."""
+    data = {"x": np.array(-2.5), "n": np.array(np.nan), "b": np.array(True)}
+    calls = {}
+    for k in data:
+        for ax in (0, -1):
+            for f in ("sum", "prod", "max", "min", "any", "all", "count_nonzero", "squeeze", "argmax", "argmin",
+                      "cumsum", "cumprod", "argsort", "nansum", "nanmax", "nanmin", "amax", "ptp"):
+                if k == "b" and f in ("ptp",):
+                    continue
+                calls[f"{f} {k} {ax}"] = lambda m, p, f=f, k=k, ax=ax: getattr(m, f)(p[k], ax)
+            calls[f"sum keepdims {k} {ax}"] = lambda m, p, k=k, ax=ax: m.sum(p[k], axis=ax, keepdims=True)
+            calls[f"take {k} {ax}"] = lambda m, p, k=k, ax=ax: m.take(p[k], 0, axis=ax)
+            calls[f"nancumsum {k} {ax}"] = lambda m, p, k=k, ax=ax: m.nancumsum(p[k], axis=ax)
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, data)
+    for key, f in calls.items():
+        _same_bits(np.asarray(got[key]), np.asarray(f(np, data)), key)
+    x = pt.make_placeholder("x", (), np.float64)
+    for f in (lambda m, v: m.sum(v, axis=(0,)), lambda m, v: m.mean(v, axis=0), lambda m, v: m.sort(v, axis=0),
+              lambda m, v: m.sum(v, axis=1), lambda m, v: m.squeeze(v, axis=(0,))):
+        for module, v in ((np, data["x"]), (pt, x)):
+            with pytest.raises(IndexError):  # numpy's AxisError, also the library's
+                f(module, v)
+
+
+def test_joins_take_dtype_and_casting_as_numpys(backend):
+    """Found by a probe: ``stack`` refused ``dtype=``, and ``concatenate``/``vstack``/``hstack``
+    cast to ``dtype`` unsafely where numpy's default ``casting="same_kind"`` refuses (float64 to
+    int64); ``permute_dims`` without axes refused where numpy reverses them."""
+    inputs = {"f": np.array([[1.5, -2.5, 3.0]]), "i": np.array([[4, 5, -6]], np.int32)}
+    calls = {
+        "stack f32": lambda m, p: m.stack((p["f"], p["i"]), dtype=np.float32),
+        "stack unsafe": lambda m, p: m.stack((p["f"], p["i"]), axis=-1, dtype=np.int8, casting="unsafe"),
+        "concatenate unsafe": lambda m, p: m.concatenate((p["f"], p["i"]), dtype=np.uint8, casting="unsafe"),
+        "concatenate None": lambda m, p: m.concatenate((p["f"], p["i"]), axis=None, dtype=np.float16),
+        "vstack": lambda m, p: m.vstack((p["i"], p["i"]), dtype=np.int8),
+        "hstack": lambda m, p: m.hstack((p["f"], p["i"]), dtype=np.complex128, casting="safe"),
+        "permute_dims": lambda m, p: m.permute_dims(p["f"]),
+        "permute_dims 3": lambda m, p: m.permute_dims(m.stack((p["f"], p["f"])), None),
+    }
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    f, i = (pt.make_placeholder(k, v.shape, v.dtype) for k, v in inputs.items())
+    for join in (lambda m, a, b: m.stack((a, b), dtype=np.int64), lambda m, a, b: m.concatenate((a, b), dtype=np.int32),
+                 lambda m, a, b: m.vstack((a, b), dtype=np.int8), lambda m, a, b: m.hstack((a, b), dtype=np.uint8),
+                 lambda m, a, b: m.concatenate((b, a), casting="no"), lambda m, a, b: m.stack((b, a), casting="safe",
+                                                                                              dtype=np.int16)):
+        for module, a, b in ((np, inputs["f"], inputs["i"]), (pt, f, i)):
+            with pytest.raises(TypeError, match="according to the rule"):
+                join(module, a, b)
+    for module, a in ((np, inputs["f"]), (pt, f)):
+        with pytest.raises(ValueError, match="casting must be one of"):
+            module.concatenate((a, a), casting="bogus")
