@@ -248,7 +248,7 @@ fn weak_scalar(obj: &Bound<'_, PyAny>) -> Result<Option<WeakScalar>> {
 }
 
 /// Whether `obj` is a numpy scalar (`np.float32(1)`, `np.bool_(True)`, ...).
-fn is_numpy_scalar(obj: &Bound<'_, PyAny>) -> Result<bool> {
+pub(crate) fn is_numpy_scalar(obj: &Bound<'_, PyAny>) -> Result<bool> {
     let generic = obj.py().import("numpy")?.getattr("generic")?;
     obj.is_instance(&generic)
 }

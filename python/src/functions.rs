@@ -7,13 +7,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pytato as pt;
 use pytato::dtype::WeakScalar;
-use pytato::{Array, DType};
+use pytato::{Array, DType, Operand};
 use pytato::{Indexing, PadMode, ReduceOptions, ScanOptions, Side, SortOptions, Split, TensordotAxes};
 
 use crate::array::{PyArrayExpr, order_from_str, wrap};
 use crate::convert::{
     array_from_py, arrays_from_py, axes_from_py, axes_of, axis_of, dim_from_py, fill_value_from_py, ints_from_py,
-    is_number, operand_from_py, scalar_from_py, shape_from_py,
+    is_number, is_numpy_scalar, operand_from_py, scalar_from_py, shape_from_py,
 };
 use crate::data::{dtype_from_py, shared_data};
 use crate::errors::{Result, lib, type_error, value_error};
@@ -96,6 +96,15 @@ fn make_data_wrapper(
 /// numpy's function `name` of `args`, for arguments that are all numbers (pytato does the same:
 /// `pt.exp(2.0)` is a numpy scalar, which code compares with `<`).
 fn numpy_of_numbers<'py>(name: &str, args: &[&Bound<'py, PyAny>]) -> Result<Option<Bound<'py, PyAny>>> {
+    numpy_of_numbers_with(name, args, None)
+}
+
+/// [`numpy_of_numbers`] with numpy's keyword arguments `kwargs`.
+fn numpy_of_numbers_with<'py>(
+    name: &str,
+    args: &[&Bound<'py, PyAny>],
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> Result<Option<Bound<'py, PyAny>>> {
     for arg in args {
         if !is_number(arg)? {
             return Ok(None);
@@ -104,7 +113,88 @@ fn numpy_of_numbers<'py>(name: &str, args: &[&Bound<'py, PyAny>]) -> Result<Opti
     let py = args[0].py();
     let numpy_name = name.trim_end_matches('_'); // `where_` is numpy's `where`
     let args = PyTuple::new(py, args)?;
-    Ok(Some(py.import("numpy")?.getattr(numpy_name)?.call1(args)?))
+    Ok(Some(py.import("numpy")?.getattr(numpy_name)?.call(args, kwargs)?))
+}
+
+/// A ufunc's `dtype=` and `casting=` (numpy's defaults: `None`, `"same_kind"`).
+struct UfuncKeywords<'a, 'py> {
+    dtype: Option<&'a Bound<'py, PyAny>>,
+    casting: &'a str,
+}
+
+impl<'py> UfuncKeywords<'_, 'py> {
+    /// Whether both are numpy's defaults, so that the operation's own promotion decides.
+    fn are_defaults(&self) -> bool {
+        self.dtype.is_none_or(|d| d.is_none()) && self.casting == "same_kind"
+    }
+
+    /// As a dict for numpy.
+    fn to_dict(&self, py: Python<'py>) -> Result<Bound<'py, PyDict>> {
+        let kwargs = PyDict::new(py);
+        if let Some(dtype) = self.dtype {
+            kwargs.set_item("dtype", dtype)?;
+        }
+        kwargs.set_item("casting", self.casting)?;
+        Ok(kwargs)
+    }
+}
+
+/// numpy's ufunc `name` of `args` with `dtype=`/`casting=`: the loop numpy's own type resolution
+/// picks for the operands with the output dtype `dtype` (`ufunc.resolve_dtypes`, which refuses
+/// the casts `casting` forbids), the operands cast to the loop's inputs, `f` of them, and its
+/// result cast to the loop's output.
+fn with_ufunc_keywords<'py>(
+    name: &str,
+    args: &[&Bound<'py, PyAny>],
+    keywords: &UfuncKeywords<'_, 'py>,
+    f: impl FnOnce(Vec<Operand>) -> pytato::Result<Array>,
+) -> Result<Bound<'py, PyAny>> {
+    let py = args[0].py();
+    if let Some(value) = numpy_of_numbers_with(name, args, Some(&keywords.to_dict(py)?))? {
+        return Ok(value);
+    }
+    let numpy = py.import("numpy")?;
+    let ufunc = numpy.getattr(name)?;
+    if !ufunc.is_instance(&numpy.getattr("ufunc")?)? {
+        return Err(type_error(format!("{name}() takes no dtype= or casting= (it is no numpy ufunc)")));
+    }
+    let mut given = Vec::with_capacity(args.len() + 1);
+    for arg in args {
+        given.push(match arg.cast::<PyArrayExpr>() {
+            Ok(array) => crate::data::numpy_dtype(py, array.get().array.dtype()),
+            // A Python number stays weak (its type), as numpy resolves it.
+            Err(_) if is_number(arg)? && !is_numpy_scalar(arg)? => arg.get_type().into_any(),
+            Err(_) => numpy.call_method1("asarray", (arg,))?.getattr("dtype")?,
+        });
+    }
+    given.push(py.None().into_bound(py));
+    let signature = match keywords.dtype.filter(|d| !d.is_none()) {
+        Some(dtype) => {
+            let mut signature = vec![py.None().into_bound(py); args.len()];
+            signature.push(numpy.call_method1("dtype", (dtype,))?);
+            Some(PyTuple::new(py, signature)?)
+        }
+        None => None,
+    };
+    let kwargs = PyDict::new(py);
+    if let Some(signature) = signature {
+        kwargs.set_item("signature", signature)?;
+    }
+    kwargs.set_item("casting", keywords.casting)?;
+    let resolved = ufunc.call_method("resolve_dtypes", (PyTuple::new(py, given)?,), Some(&kwargs))?;
+    let loop_dtypes: Vec<DType> =
+        resolved.try_iter()?.map(|d| crate::data::dtype_from_py(&d?)).collect::<Result<Vec<_>>>()?;
+    let mut operands = Vec::with_capacity(args.len());
+    for (arg, &dtype) in args.iter().zip(&loop_dtypes) {
+        let array = match arg.cast::<PyArrayExpr>() {
+            Ok(array) => array.get().array.clone(),
+            // numpy converts a number to the loop's dtype (refusing an integer out of its range).
+            Err(_) => array_from_py(&crate::data::numpy_dtype(py, dtype).call_method1("type", (arg,))?)?,
+        };
+        operands.push(Operand::Array(lib(pt::astype(&array, dtype))?));
+    }
+    let out = *loop_dtypes.last().expect("a ufunc has an output");
+    expression(py, f(operands).and_then(|r| if r.dtype() == out { Ok(r) } else { pt::astype(&r, out) }))
 }
 
 fn expression<'py>(py: Python<'py>, array: pytato::Result<Array>) -> Result<Bound<'py, PyAny>> {
@@ -138,12 +228,21 @@ fn ravel(a: &Bound<'_, PyAny>, order: &str) -> Result<Py<PyArrayExpr>> {
     wrap(pt::reshape(&array_from_py(a)?, [-1], crate::array::order_from_str(order)?))
 }
 
-/// Elementwise functions of one argument: of a number alone, numpy's (see [`numpy_of_numbers`]).
+/// Elementwise functions of one argument: of a number alone, numpy's (see [`numpy_of_numbers`]);
+/// numpy's ufunc keywords `dtype=` and `casting=` (see [`with_ufunc_keywords`]).
 macro_rules! elementwise_unary_functions {
     ($($name:ident => $f:path;)*) => {
         $(
             #[pyfunction]
-            fn $name<'py>(x: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+            #[pyo3(signature = (x, /, *, dtype = None, casting = "same_kind"))]
+            fn $name<'py>(x: &Bound<'py, PyAny>, dtype: Option<&Bound<'py, PyAny>>, casting: &str) -> Result<Bound<'py, PyAny>> {
+                let keywords = UfuncKeywords { dtype, casting };
+                if !keywords.are_defaults() {
+                    return with_ufunc_keywords(stringify!($name), &[x], &keywords, |mut operands| {
+                        let Some(Operand::Array(x)) = operands.pop() else { unreachable!("one array operand") };
+                        $f(&x)
+                    });
+                }
                 if let Some(value) = numpy_of_numbers(stringify!($name), &[x])? {
                     return Ok(value);
                 }
@@ -175,7 +274,20 @@ macro_rules! binary_functions {
     ($($name:ident => $f:path;)*) => {
         $(
             #[pyfunction]
-            fn $name<'py>(x1: &Bound<'py, PyAny>, x2: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+            #[pyo3(signature = (x1, x2, /, *, dtype = None, casting = "same_kind"))]
+            fn $name<'py>(
+                x1: &Bound<'py, PyAny>,
+                x2: &Bound<'py, PyAny>,
+                dtype: Option<&Bound<'py, PyAny>>,
+                casting: &str,
+            ) -> Result<Bound<'py, PyAny>> {
+                let keywords = UfuncKeywords { dtype, casting };
+                if !keywords.are_defaults() {
+                    return with_ufunc_keywords(stringify!($name), &[x1, x2], &keywords, |mut operands| {
+                        let (x2, x1) = (operands.pop().expect("two operands"), operands.pop().expect("two operands"));
+                        $f(x1, x2)
+                    });
+                }
                 if let Some(value) = numpy_of_numbers(stringify!($name), &[x1, x2])? {
                     return Ok(value);
                 }

@@ -2218,3 +2218,41 @@ def test_joins_take_dtype_and_casting_as_numpys(backend):
     for module, a in ((np, inputs["f"]), (pt, f)):
         with pytest.raises(ValueError, match="casting must be one of"):
             module.concatenate((a, a), casting="bogus")
+
+
+def test_ufunc_dtype_and_casting_keywords_as_numpys(backend):
+    """Found by a probe: ``pt.add(x, y, dtype=...)`` and the other elementwise functions refused
+    numpy's ufunc keywords. numpy computes in the loop its type resolution picks for the output
+    dtype (the operands cast to it, Python numbers too), and refuses casts that ``casting``
+    forbids; the library asks numpy's own ``resolve_dtypes`` for that loop."""
+    inputs = {"u": np.array([0, 3, 200, 255], np.uint8), "i": np.array([-7, 2, 0, 9], np.int32),
+              "f": np.array([-1.5, 0.25, np.nan, 4.0]), "c": np.array([1 + 2j, -3j, 0, 2.5], np.complex64)}
+    calls = {
+        "add c128": lambda m, p: m.add(p["u"], 2, dtype=np.complex128),
+        "subtract i64": lambda m, p: m.subtract(p["u"], p["i"], dtype=np.int64),
+        "multiply f32": lambda m, p: m.multiply(p["f"], p["i"], dtype=np.float32, casting="unsafe"),
+        "divide f16": lambda m, p: m.divide(p["i"], p["i"], dtype=np.float16),
+        "floor_divide": lambda m, p: m.floor_divide(p["i"], 2, dtype=np.int8),
+        "maximum bool": lambda m, p: m.maximum(p["f"], p["u"], dtype=bool, casting="unsafe"),
+        "equal": lambda m, p: m.equal(p["f"], p["i"], dtype=bool),
+        "negative": lambda m, p: m.negative(p["u"], dtype=np.int16),
+        "floor int8": lambda m, p: m.floor(p["i"], dtype=np.int8),
+        "sqrt": lambda m, p: m.sqrt(p["u"], dtype=np.float64),
+        "isnan": lambda m, p: m.isnan(p["c"], dtype=bool),
+        "conj": lambda m, p: m.conj(p["f"], dtype=np.complex64, casting="same_kind"),
+        "abs": lambda m, p: m.abs(p["c"], dtype=np.float64, casting="unsafe"),
+        "power no": lambda m, p: m.power(m.astype(p["f"], np.float16), 2, dtype=np.float16, casting="no"),
+        "numbers": lambda m, p: m.add(2, 3, dtype=np.float32),
+        "weak number, no casting": lambda m, p: m.add(p["i"], 1, casting="no"),
+    }
+    with np.errstate(all="ignore"):
+        got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+        for key, f in calls.items():
+            _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    f, i = pt.make_placeholder("f", (4,), np.float64), pt.make_placeholder("i", (4,), np.int32)
+    for call in (lambda m, a, b: m.add(a, b, dtype=np.int32), lambda m, a, b: m.sqrt(a, dtype=np.int64),
+                 lambda m, a, b: m.multiply(b, b, dtype=np.int16, casting="safe"),
+                 lambda m, a, b: m.add(b, a, casting="no")):
+        for module, a, b in ((np, inputs["f"], inputs["i"]), (pt, f, i)):
+            with pytest.raises(TypeError):  # numpy's: "Cannot cast ...", "No loop matching ..."
+                call(module, a, b)
