@@ -33,6 +33,7 @@ messages.
 from __future__ import annotations
 
 import builtins as _builtins
+import functools as _functools
 import itertools as _itertools
 import math as _math
 import operator as _operator
@@ -223,6 +224,34 @@ def _ufunc_dtype(ufunc, *operands):
     return ufunc(*probes).dtype
 
 
+def _ufunc_keywords(f):
+    """numpy's ufunc keywords ``dtype=`` and ``casting=`` for an elementwise function written
+    here, as the native ones take them: the loop numpy's ``resolve_dtypes`` picks for the operands
+    and output dtype (its errors for casts the rule forbids), the operands cast to it (Python
+    numbers too), ``f`` of them, the result cast to the loop's output."""
+    ufunc = getattr(_np, f.__name__)
+
+    def weak(v):  # numpy resolves a Python number by its type
+        return type(v) in (int, float, complex, _builtins.bool)
+
+    @_functools.wraps(f)
+    def with_keywords(*args, dtype=None, casting="same_kind"):
+        if dtype is None and casting == "same_kind":
+            return f(*args)
+        if not _builtins.any(isinstance(a, Array) for a in args):  # noqa: F405
+            return ufunc(*args, dtype=dtype, casting=casting)
+        given = tuple(a.dtype if isinstance(a, Array) else type(a) if weak(a) else _np.asarray(a).dtype  # noqa: F405
+                      for a in args)
+        signature = None if dtype is None else (None,) * len(args) + (_np.dtype(dtype),)
+        loop = ufunc.resolve_dtypes(given + (None,), signature=signature, casting=casting)
+        operands = [astype(a, t) if isinstance(a, Array) else t.type(a) if weak(a) else _np.asarray(a).astype(t)  # noqa: F405
+                    for a, t in zip(args, loop)]
+        result = f(*operands)
+        return result if result.dtype == loop[-1] else astype(result, loop[-1])  # noqa: F405
+
+    return with_keywords
+
+
 def _times_constant(ufunc, x, numerator, denominator):
     """``x * (numerator / denominator)`` as numpy's loops of ``deg2rad``/``rad2deg`` compute it:
     the constant divided in the loop's precision (float32 for float32 and float16, whose loop
@@ -233,11 +262,13 @@ def _times_constant(ufunc, x, numerator, denominator):
     return astype(multiply(astype(x, compute), constant), dtype)  # noqa: F405
 
 
+@_ufunc_keywords
 def deg2rad(x):
     """numpy's ``deg2rad``: ``x * (pi / 180)``, as its loop computes it."""
     return _times_constant(_np.deg2rad, x, _math.pi, 180.0)
 
 
+@_ufunc_keywords
 def rad2deg(x):
     """numpy's ``rad2deg``: ``x * (180 / pi)``, as its loop computes it."""
     return _times_constant(_np.rad2deg, x, 180.0, _math.pi)
@@ -246,11 +277,13 @@ def rad2deg(x):
 radians, degrees = deg2rad, rad2deg
 
 
+@_ufunc_keywords
 def fabs(x):
     """numpy's ``fabs``: the absolute value in numpy's float result dtype (complex refused)."""
     return abs(astype(x, _ufunc_dtype(_np.fabs, x)))  # noqa: F405
 
 
+@_ufunc_keywords
 def heaviside(x1, x2):
     """numpy's ``heaviside``: 0 below zero, ``x2`` at zero, 1 above, NaN where ``x1`` is NaN."""
     dtype = _ufunc_dtype(_np.heaviside, x1, x2)
@@ -259,6 +292,7 @@ def heaviside(x1, x2):
     return where(less(x1, 0), zero, where(equal(x1, 0), x2, where(greater(x1, 0), one, x1)))  # noqa: F405
 
 
+@_ufunc_keywords
 def float_power(x1, x2):
     """numpy's ``float_power``: ``power`` in float64 (complex128 for complex operands)."""
     dtype = _ufunc_dtype(_np.float_power, x1, x2)

@@ -2244,6 +2244,12 @@ def test_ufunc_dtype_and_casting_keywords_as_numpys(backend):
         "power no": lambda m, p: m.power(m.astype(p["f"], np.float16), 2, dtype=np.float16, casting="no"),
         "numbers": lambda m, p: m.add(2, 3, dtype=np.float32),
         "weak number, no casting": lambda m, p: m.add(p["i"], 1, casting="no"),
+        # the elementwise functions the package writes in Python take them too
+        "fabs": lambda m, p: m.fabs(p["i"], dtype=np.float32),
+        "deg2rad": lambda m, p: m.deg2rad(p["u"], dtype=np.float16),
+        "degrees": lambda m, p: m.degrees(p["f"], dtype=np.float32, casting="unsafe"),
+        "heaviside": lambda m, p: m.heaviside(p["f"], 0.5, dtype=np.float32, casting="unsafe"),
+        "float_power": lambda m, p: m.float_power(p["i"], 2, dtype=np.complex128),
     }
     with np.errstate(all="ignore"):
         got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
@@ -2252,7 +2258,8 @@ def test_ufunc_dtype_and_casting_keywords_as_numpys(backend):
     f, i = pt.make_placeholder("f", (4,), np.float64), pt.make_placeholder("i", (4,), np.int32)
     for call in (lambda m, a, b: m.add(a, b, dtype=np.int32), lambda m, a, b: m.sqrt(a, dtype=np.int64),
                  lambda m, a, b: m.multiply(b, b, dtype=np.int16, casting="safe"),
-                 lambda m, a, b: m.add(b, a, casting="no")):
+                 lambda m, a, b: m.add(b, a, casting="no"), lambda m, a, b: m.fabs(a, dtype=np.int32),
+                 lambda m, a, b: m.float_power(b, 2, dtype=np.float32)):
         for module, a, b in ((np, inputs["f"], inputs["i"]), (pt, f, i)):
             with pytest.raises(TypeError):  # numpy's: "Cannot cast ...", "No loop matching ..."
                 call(module, a, b)
