@@ -226,13 +226,10 @@ def _ufunc_dtype(ufunc, *operands):
 
 def _ufunc_keywords(f):
     """numpy's ufunc keywords ``dtype=`` and ``casting=`` for an elementwise function written
-    here, as the native ones take them: the loop numpy's ``resolve_dtypes`` picks for the operands
-    and output dtype (its errors for casts the rule forbids), the operands cast to it (Python
-    numbers too), ``f`` of them, the result cast to the loop's output."""
+    here, as the native ones take them: ``f`` of the operands cast to the loop numpy's
+    ``resolve_dtypes`` picks (the native ``_ufunc_operands``), its result cast to the loop's
+    output."""
     ufunc = getattr(_np, f.__name__)
-
-    def weak(v):  # numpy resolves a Python number by its type
-        return type(v) in (int, float, complex, _builtins.bool)
 
     @_functools.wraps(f)
     def with_keywords(*args, dtype=None, casting="same_kind"):
@@ -240,14 +237,11 @@ def _ufunc_keywords(f):
             return f(*args)
         if not _builtins.any(isinstance(a, Array) for a in args):  # noqa: F405
             return ufunc(*args, dtype=dtype, casting=casting)
-        given = tuple(a.dtype if isinstance(a, Array) else type(a) if weak(a) else _np.asarray(a).dtype  # noqa: F405
-                      for a in args)
-        signature = None if dtype is None else (None,) * len(args) + (_np.dtype(dtype),)
-        loop = ufunc.resolve_dtypes(given + (None,), signature=signature, casting=casting)
-        operands = [astype(a, t) if isinstance(a, Array) else t.type(a) if weak(a) else _np.asarray(a).astype(t)  # noqa: F405
-                    for a, t in zip(args, loop)]
+        from ._native import _ufunc_operands
+
+        operands, out = _ufunc_operands(f.__name__, args, dtype, casting)
         result = f(*operands)
-        return result if result.dtype == loop[-1] else astype(result, loop[-1])  # noqa: F405
+        return result if result.dtype == out else astype(result, out)  # noqa: F405
 
     return with_keywords
 

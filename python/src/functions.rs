@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pytato as pt;
 use pytato::dtype::WeakScalar;
-use pytato::{Array, DType, Operand};
+use pytato::{Array, DType};
 use pytato::{Indexing, PadMode, ReduceOptions, ScanOptions, Side, SortOptions, Split, TensordotAxes};
 
 use crate::array::{PyArrayExpr, order_from_str, wrap};
@@ -139,20 +139,32 @@ impl<'py> UfuncKeywords<'_, 'py> {
     }
 }
 
-/// numpy's ufunc `name` of `args` with `dtype=`/`casting=`: the loop numpy's own type resolution
-/// picks for the operands with the output dtype `dtype` (`ufunc.resolve_dtypes`, which refuses
-/// the casts `casting` forbids), the operands cast to the loop's inputs, `f` of them, and its
-/// result cast to the loop's output.
+/// numpy's ufunc `name` of `args` with `dtype=`/`casting=`: `f` of the operands cast to the loop
+/// [`ufunc_loop`] picks, its result cast to the loop's output.
 fn with_ufunc_keywords<'py>(
     name: &str,
     args: &[&Bound<'py, PyAny>],
     keywords: &UfuncKeywords<'_, 'py>,
-    f: impl FnOnce(Vec<Operand>) -> pytato::Result<Array>,
+    f: impl FnOnce(Vec<Array>) -> pytato::Result<Array>,
 ) -> Result<Bound<'py, PyAny>> {
     let py = args[0].py();
     if let Some(value) = numpy_of_numbers_with(name, args, Some(&keywords.to_dict(py)?))? {
         return Ok(value);
     }
+    let (operands, out) = ufunc_loop(name, args, keywords)?;
+    expression(py, f(operands).and_then(|r| if r.dtype() == out { Ok(r) } else { pt::astype(&r, out) }))
+}
+
+/// The loop numpy's own type resolution picks for ufunc `name` of `args` with the output dtype
+/// `dtype` (`ufunc.resolve_dtypes`, which refuses the casts `casting` forbids): the operands cast
+/// to its inputs (a Python number converted as numpy converts it, refusing an integer out of
+/// range), and its output dtype.
+fn ufunc_loop<'py>(
+    name: &str,
+    args: &[&Bound<'py, PyAny>],
+    keywords: &UfuncKeywords<'_, 'py>,
+) -> Result<(Vec<Array>, DType)> {
+    let py = args[0].py();
     let numpy = py.import("numpy")?;
     let ufunc = numpy.getattr(name)?;
     if !ufunc.is_instance(&numpy.getattr("ufunc")?)? {
@@ -168,33 +180,42 @@ fn with_ufunc_keywords<'py>(
         });
     }
     given.push(py.None().into_bound(py));
-    let signature = match keywords.dtype.filter(|d| !d.is_none()) {
-        Some(dtype) => {
-            let mut signature = vec![py.None().into_bound(py); args.len()];
-            signature.push(numpy.call_method1("dtype", (dtype,))?);
-            Some(PyTuple::new(py, signature)?)
-        }
-        None => None,
-    };
     let kwargs = PyDict::new(py);
-    if let Some(signature) = signature {
-        kwargs.set_item("signature", signature)?;
+    if let Some(dtype) = keywords.dtype.filter(|d| !d.is_none()) {
+        let mut signature = vec![py.None().into_bound(py); args.len()];
+        signature.push(numpy.call_method1("dtype", (dtype,))?);
+        kwargs.set_item("signature", PyTuple::new(py, signature)?)?;
     }
     kwargs.set_item("casting", keywords.casting)?;
     let resolved = ufunc.call_method("resolve_dtypes", (PyTuple::new(py, given)?,), Some(&kwargs))?;
-    let loop_dtypes: Vec<DType> =
-        resolved.try_iter()?.map(|d| crate::data::dtype_from_py(&d?)).collect::<Result<Vec<_>>>()?;
+    let loop_dtypes: Vec<DType> = resolved.try_iter()?.map(|d| dtype_from_py(&d?)).collect::<Result<Vec<_>>>()?;
     let mut operands = Vec::with_capacity(args.len());
     for (arg, &dtype) in args.iter().zip(&loop_dtypes) {
         let array = match arg.cast::<PyArrayExpr>() {
             Ok(array) => array.get().array.clone(),
-            // numpy converts a number to the loop's dtype (refusing an integer out of its range).
             Err(_) => array_from_py(&crate::data::numpy_dtype(py, dtype).call_method1("type", (arg,))?)?,
         };
-        operands.push(Operand::Array(lib(pt::astype(&array, dtype))?));
+        operands.push(lib(pt::astype(&array, dtype))?);
     }
-    let out = *loop_dtypes.last().expect("a ufunc has an output");
-    expression(py, f(operands).and_then(|r| if r.dtype() == out { Ok(r) } else { pt::astype(&r, out) }))
+    Ok((operands, *loop_dtypes.last().expect("a ufunc has an output")))
+}
+
+/// [`ufunc_loop`] for the elementwise functions the package writes in Python: the operands cast
+/// to the loop numpy picks, and its output dtype.
+#[pyfunction]
+#[pyo3(signature = (name, args, dtype = None, casting = "same_kind"))]
+fn _ufunc_operands<'py>(
+    name: &str,
+    args: &Bound<'py, PyTuple>,
+    dtype: Option<&Bound<'py, PyAny>>,
+    casting: &str,
+) -> Result<(Vec<Py<PyArrayExpr>>, Bound<'py, PyAny>)> {
+    let py = args.py();
+    let args: Vec<Bound<'py, PyAny>> = args.iter().collect();
+    let refs: Vec<&Bound<'py, PyAny>> = args.iter().collect();
+    let (operands, out) = ufunc_loop(name, &refs, &UfuncKeywords { dtype, casting })?;
+    let operands = operands.into_iter().map(|a| wrap(Ok(a))).collect::<Result<Vec<_>>>()?;
+    Ok((operands, crate::data::numpy_dtype(py, out)))
 }
 
 fn expression<'py>(py: Python<'py>, array: pytato::Result<Array>) -> Result<Bound<'py, PyAny>> {
@@ -238,10 +259,7 @@ macro_rules! elementwise_unary_functions {
             fn $name<'py>(x: &Bound<'py, PyAny>, dtype: Option<&Bound<'py, PyAny>>, casting: &str) -> Result<Bound<'py, PyAny>> {
                 let keywords = UfuncKeywords { dtype, casting };
                 if !keywords.are_defaults() {
-                    return with_ufunc_keywords(stringify!($name), &[x], &keywords, |mut operands| {
-                        let Some(Operand::Array(x)) = operands.pop() else { unreachable!("one array operand") };
-                        $f(&x)
-                    });
+                    return with_ufunc_keywords(stringify!($name), &[x], &keywords, |operands| $f(&operands[0]));
                 }
                 if let Some(value) = numpy_of_numbers(stringify!($name), &[x])? {
                     return Ok(value);
@@ -283,8 +301,8 @@ macro_rules! binary_functions {
             ) -> Result<Bound<'py, PyAny>> {
                 let keywords = UfuncKeywords { dtype, casting };
                 if !keywords.are_defaults() {
-                    return with_ufunc_keywords(stringify!($name), &[x1, x2], &keywords, |mut operands| {
-                        let (x2, x1) = (operands.pop().expect("two operands"), operands.pop().expect("two operands"));
+                    return with_ufunc_keywords(stringify!($name), &[x1, x2], &keywords, |operands| {
+                        let [x1, x2] = <[Array; 2]>::try_from(operands).expect("two operands");
                         $f(x1, x2)
                     });
                 }
@@ -648,7 +666,7 @@ fn cumulative_prod(
 fn numpy_sort(
     op: &str,
     f: fn(&Array, SortOptions) -> pytato::Result<Array>,
-    a: &Bound<'_, PyAny>,
+    a: &Array,
     axis: Option<i64>,
     kind: Option<&str>,
     order: Option<&Bound<'_, PyAny>>,
@@ -666,7 +684,7 @@ fn numpy_sort(
     if order.is_some_and(|o| !o.is_none()) {
         return Err(value_error(format!("{op}: order= sorts structured arrays by fields, which arrays here have not")));
     }
-    wrap(f(&array_from_py(a)?, sort_options(axis, descending)))
+    wrap(f(a, sort_options(axis, descending)))
 }
 
 fn sort_options(axis: Option<i64>, descending: bool) -> SortOptions {
@@ -688,7 +706,7 @@ fn sort(
     descending: bool,
     stable: bool,
 ) -> Result<Py<PyArrayExpr>> {
-    numpy_sort("sort", pt::sort, a, axis, kind, order, descending, stable)
+    numpy_sort("sort", pt::sort, &array_from_py(a)?, axis, kind, order, descending, stable)
 }
 
 /// The indices that sort `a` (stable).
@@ -702,8 +720,8 @@ fn argsort(
     descending: bool,
     stable: bool,
 ) -> Result<Py<PyArrayExpr>> {
-    let axis = axis_of(&array_from_py(a)?, axis);
-    numpy_sort("argsort", pt::argsort, a, axis, kind, order, descending, stable)
+    let a = array_from_py(a)?;
+    numpy_sort("argsort", pt::argsort, &a, axis_of(&a, axis), kind, order, descending, stable)
 }
 
 #[pyfunction]
@@ -1493,6 +1511,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(unique_inverse, m)?,
         wrap_pyfunction!(unique_all, m)?,
         wrap_pyfunction!(_unique, m)?,
+        wrap_pyfunction!(_ufunc_operands, m)?,
         wrap_pyfunction!(ravel, m)?,
         wrap_pyfunction!(diagonal, m)?,
         wrap_pyfunction!(trace, m)?,
