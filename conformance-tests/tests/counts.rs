@@ -333,3 +333,48 @@ fn a_length_that_is_a_sum_of_counts_binds_each_count() {
     names.sort();
     assert_eq!(names, ["b", "s"]);
 }
+
+#[test]
+fn a_step_that_reads_a_count_but_not_its_selection_runs_after_the_counts_step() {
+    // `cumsum(ones(selected.shape))` and a mask compared with the count read as a value depend
+    // on the count but have no path to the selection: they ran in the first phase, before the
+    // count was known, and failed with "no input shape determines it".
+    let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
+    let mask = pt::greater(&x, 0.0).unwrap().tagged(CountNamed("k".into())).unwrap();
+    let selected = x.index(s![&mask]).unwrap();
+    let k = pt::size_param("k").unwrap();
+    let running = pt::cumsum(&pt::ones(selected.shape().clone(), DType::F64).unwrap(), None).unwrap();
+    let above_count = x.index(s![&pt::greater(&x, &k).unwrap()]).unwrap();
+    let outputs = DictOfNamedArrays::new([
+        ("running", &running + &selected),
+        ("above_count", pt::sum(&above_count, None).unwrap()),
+    ])
+    .unwrap();
+    let inputs: [&[f64]; 4] = [&[1.0, -2.0, 3.0, 2.5], &[-1.0, -0.0], &[0.5; 5], &[]];
+    for (name, backend) in backends() {
+        let program = backend.compile(&Outputs::Named(outputs.clone())).unwrap();
+        assert_eq!(program.input_names(), ["x"], "{name}");
+        for data in inputs {
+            let got = program.run(&NamedData::from([("x".to_string(), f64s(data))])).unwrap();
+            let kept: Vec<f64> = data.iter().copied().filter(|v| *v > 0.0).collect();
+            let running: Vec<f64> = kept.iter().enumerate().map(|(i, v)| (i + 1) as f64 + v).collect();
+            let count = kept.len() as f64;
+            let above: f64 = data.iter().copied().filter(|v| *v > count).sum();
+            assert_eq!(values(&got["running"]), running, "{name} on {data:?}");
+            assert_eq!(values(&got["above_count"]), [above], "{name} on {data:?}");
+        }
+    }
+    // A mask that reads the count it decides has no phase to run in.
+    let cyclic = pt::greater(&x, &k).unwrap().tagged(CountNamed("k".into())).unwrap();
+    let outputs = Outputs::Single(x.index(s![&cyclic]).unwrap());
+    for (name, backend) in backends() {
+        match backend.compile(&outputs) {
+            Err(Error::InvalidArgument { op, message }) => {
+                assert_eq!(op, "compile", "{name}");
+                assert!(message.contains("\"k\""), "{name}: {message}");
+            }
+            Err(other) => panic!("{name}: {other}"),
+            Ok(_) => panic!("{name}: a mask reading its own count compiled"),
+        }
+    }
+}

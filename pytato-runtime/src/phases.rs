@@ -87,6 +87,65 @@ pub fn has_host_steps(outputs: &Outputs) -> bool {
     post_order(entries.iter().map(|(_, a)| a), Array::children).iter().any(is_host_step)
 }
 
+/// Whether `node`'s value comes from a step between phases: a host step or a call's result.
+fn produces_in_a_step(node: &Array) -> bool {
+    is_host_step(node) || matches!(node.kind(), NodeKind::CallResult { .. })
+}
+
+/// The counts `node` decides: a nonzero step's count; the lengths of a call result that its
+/// arguments' shapes do not give (counts inside the function).
+fn counts_decided(node: &Array) -> Vec<&str> {
+    match node.kind() {
+        NodeKind::Nonzero { count, .. } => vec![&**count],
+        NodeKind::CallResult { bindings, .. } => {
+            let given: BTreeSet<&str> = bindings.iter().flat_map(|a| a.shape().params()).collect();
+            node.shape().params().filter(|v| !given.contains(v)).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The phase from which each of `nodes` (children first) is known: a step's result one phase
+/// after its operands, any other node in the phase of its latest child, and no earlier than the
+/// counts it reads, as a size parameter's value (`x - x.shape[0]` of a selection) or in its own
+/// shape (`zeros(selection.shape)`), none of which is a child of the node. Those reads are why
+/// this iterates: a count's step may come after its reader in `nodes`. Each pass settles at least
+/// one more step, so more passes than steps mean a count its own step depends on (a mask tagged
+/// `CountNamed("c")` that reads the size parameter `c`), which is an error.
+fn phase_levels(nodes: &[Array]) -> Result<IdMap<usize>> {
+    let mut level: IdMap<usize> = IdMap::default();
+    let mut count_level: HashMap<&str, usize> = HashMap::new();
+    let steps = nodes.iter().filter(|n| produces_in_a_step(n)).count();
+    for _pass in 0..=steps + 1 {
+        let mut changed = false;
+        for node in nodes {
+            let decided = counts_decided(node);
+            let read = node.shape().params().chain(match node.kind() {
+                NodeKind::SizeParam { name } => Some(&**name),
+                _ => None,
+            });
+            let after_counts =
+                read.filter(|c| !decided.contains(c)).filter_map(|c| count_level.get(c).copied()).max().unwrap_or(0);
+            let after_children = node.children().iter().map(|c| level[&c.id()]).max().unwrap_or(0);
+            let known = after_children.max(after_counts) + usize::from(produces_in_a_step(node));
+            for count in decided {
+                let entry = count_level.entry(count).or_insert(0);
+                changed |= *entry < known;
+                *entry = (*entry).max(known);
+            }
+            changed |= level.insert(node.id(), known).is_some_and(|old| old != known);
+        }
+        if !changed {
+            return Ok(level);
+        }
+    }
+    let cyclic: Vec<&str> = count_level.keys().copied().collect();
+    Err(Error::invalid(
+        "compile",
+        format!("a count is read by the data that decides it (counts {cyclic:?}): no phase can compute it"),
+    ))
+}
+
 /// One step of a phase: what it computes, from where.
 struct Step {
     kind: StepKind,
@@ -182,8 +241,8 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
     // One pass, children first: the rewritten node (steps replaced by placeholders), and the
     // phase of each step (one more than the latest step below it).
     let nodes = post_order(entries.iter().map(|(_, a)| a), Array::children);
+    let level = phase_levels(&nodes)?;
     let mut rewritten: IdMap<Array> = IdMap::default();
-    let mut level: IdMap<usize> = IdMap::default();
     // Equal host steps (`x[x > 0]` written twice) are one step; so are the results of one call
     // (keyed by the function and the rewritten arguments' ids).
     let mut steps: HashMap<Array, usize> = HashMap::new();
@@ -197,7 +256,8 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
     for node in &nodes {
         crate::binding::node_size_params(node, &mut size_names);
         let children = node.children();
-        let below = children.iter().map(|c| level[&c.id()]).max().unwrap_or(0);
+        // The phase after which a step runs (its operands and the counts it reads are known).
+        let below = level[&node.id()] - usize::from(produces_in_a_step(node));
         let new_children: Vec<Array> = children.iter().map(|c| rewritten[&c.id()].clone()).collect();
         let (new, lvl) = if let NodeKind::CallResult { function, name, .. } = node.kind() {
             let key = (function.clone(), new_children.iter().map(Array::id).collect());
@@ -267,8 +327,8 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
             }
             (node.with_children(new_children)?, below)
         };
+        debug_assert_eq!(lvl, level[&node.id()], "phase_levels agrees with the steps planned");
         rewritten.insert(node.id(), new);
-        level.insert(node.id(), lvl);
     }
     // Lengths the steps decide: counts, and the lengths of call results that the call's arguments
     // do not determine (counts inside the function).
