@@ -177,6 +177,34 @@ pub fn arange(
     LambdaBuilder::new(Shape::from([length])).finish(expr)
 }
 
+/// `arange(stop)` for a length `stop` not known until the program runs (`x.shape[0]` of a
+/// symbolic shape): `0, 1, …, stop - 1` in `dtype` (`int64` unless it says), as numpy's
+/// `arange(stop, dtype=dtype)` gives them for every `stop`. A `bool` dtype is refused: numpy
+/// allows it for at most two elements, which a symbolic length cannot promise.
+///
+/// ```
+/// use pytato_core::{DType, Dim};
+/// use pytato_frontend as pt;
+/// let a = pt::arange_symbolic(Dim::param("n"), None).unwrap();
+/// assert_eq!((a.shape().to_string(), a.dtype()), ("(n,)".into(), DType::I64));
+/// ```
+#[track_caller]
+pub fn arange_symbolic(stop: Dim, dtype: impl Into<Option<DType>>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let dtype = dtype.into().unwrap_or(DType::I64);
+    if dtype == DType::Bool {
+        return Err(Error::unsupported_dtype(
+            "arange",
+            dtype,
+            format!("a bool arange has at most 2 elements (numpy's rule), which the length {stop} does not promise"),
+        ));
+    }
+    // numpy fills `first + i * (second - first)` with first 0 and second 1: `i` itself, exact
+    // in every dtype up to its integer range (float16 rounds `i` once, as numpy's float32
+    // computation followed by the cast does for lengths below 2^24).
+    LambdaBuilder::new(Shape::from(vec![stop])).finish(Expr::iname(0).cast(dtype))
+}
+
 /// `a + b` as Python adds numbers: exactly for integers (and bools), in float64 or complex128
 /// otherwise.
 fn weak_sum(a: WeakScalar, b: WeakScalar) -> WeakScalar {

@@ -46,9 +46,9 @@ mod sorting;
 // The constructors that `pytato-core` holds because the operators and `Array`'s methods need them,
 // under their numpy names with the rest.
 pub use creation::{
-    Indexing, PadMode, PadWidth, arange, asarray, data_wrapper, empty, empty_like, eye, full_like, linspace,
-    linspace_computed_in, meshgrid, meshgrid_sparse, ones, ones_like, pad, pad_with, placeholder, size_param, tril,
-    triu, zeros_like,
+    Indexing, PadMode, PadWidth, arange, arange_symbolic, asarray, data_wrapper, empty, empty_like, eye, full_like,
+    linspace, linspace_computed_in, meshgrid, meshgrid_sparse, ones, ones_like, pad, pad_with, placeholder, size_param,
+    tril, triu, zeros_like,
 };
 pub use elementwise::{
     abs, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, cbrt, ceil, clip, complex_from_parts, conj,

@@ -138,8 +138,9 @@ pub(crate) fn _length<'py>(length: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAn
 }
 
 /// A length that is not a number until the program runs: `n`, `2*n + 1`. Shapes hold these
-/// where a length is symbolic, and take them back; `+`, `-` and products with numbers give
-/// lengths again.
+/// where a length is symbolic, and take them back; `+`, `-` and products with ints give
+/// lengths again. Anywhere else a length is a 0-d `int64` array of its size parameters, as
+/// pytato's are: `x - x.shape[0]`, `x.shape[0] / 2`, `pt.exp(x.shape[0])`.
 #[pyclass(name = "Dim", module = "pytato_rs", frozen, eq, hash)]
 #[derive(PartialEq, Eq, Hash)]
 pub(crate) struct PyDim {
@@ -175,33 +176,71 @@ impl PyDim {
     }
 
     fn __add__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
-        let sum = lib(self.dim.add(&dim_from_py(other)?))?;
-        dim_to_py(other.py(), &sum)
+        self.length_or_array(other, "__add__", |a, b| a.add(b))
     }
 
     fn __radd__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
-        self.__add__(other)
+        self.length_or_array(other, "__radd__", |a, b| b.add(a))
     }
 
     fn __sub__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
-        let difference = lib(self.dim.sub(&dim_from_py(other)?))?;
-        dim_to_py(other.py(), &difference)
+        self.length_or_array(other, "__sub__", |a, b| a.sub(b))
     }
 
     fn __rsub__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
-        let difference = lib(dim_from_py(other)?.sub(&self.dim))?;
-        dim_to_py(other.py(), &difference)
+        self.length_or_array(other, "__rsub__", |a, b| b.sub(a))
     }
 
-    /// A product that stays affine (a number times a length); a product of two symbolic
-    /// lengths is an error.
+    /// A number times a length is a length; a product with another length or an array is a 0-d
+    /// array (a product of two symbolic lengths cannot be the length of a shape).
     fn __mul__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
-        let product = lib(self.dim.mul(&dim_from_py(other)?))?;
-        dim_to_py(other.py(), &product)
+        if other.is_instance_of::<PyDim>() || other.is_instance_of::<PyArrayExpr>() {
+            return self.as_array(other, "__mul__");
+        }
+        self.length_or_array(other, "__mul__", |a, b| a.mul(b))
     }
 
     fn __rmul__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
-        self.__mul__(other)
+        if other.is_instance_of::<PyDim>() || other.is_instance_of::<PyArrayExpr>() {
+            return self.as_array(other, "__rmul__");
+        }
+        self.length_or_array(other, "__rmul__", |a, b| b.mul(a))
+    }
+
+    fn __truediv__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+        self.as_array(other, "__truediv__")
+    }
+
+    fn __rtruediv__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+        self.as_array(other, "__rtruediv__")
+    }
+
+    fn __floordiv__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+        self.as_array(other, "__floordiv__")
+    }
+
+    fn __rfloordiv__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+        self.as_array(other, "__rfloordiv__")
+    }
+
+    fn __mod__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+        self.as_array(other, "__mod__")
+    }
+
+    fn __rmod__<'py>(&self, other: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+        self.as_array(other, "__rmod__")
+    }
+
+    fn __pow__<'py>(&self, other: &Bound<'py, PyAny>, modulo: Option<&Bound<'py, PyAny>>) -> Result<Bound<'py, PyAny>> {
+        self.array(other.py())?.call_method1("__pow__", (other, modulo))
+    }
+
+    fn __rpow__<'py>(
+        &self,
+        other: &Bound<'py, PyAny>,
+        modulo: Option<&Bound<'py, PyAny>>,
+    ) -> Result<Bound<'py, PyAny>> {
+        self.array(other.py())?.call_method1("__rpow__", (other, modulo))
     }
 
     fn __neg__<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyAny>> {
@@ -223,6 +262,52 @@ impl PyDim {
         let terms: Vec<(String, i64)> =
             dim.terms().map(|(param, coefficient)| (param.to_string(), coefficient)).collect();
         Ok((slf.get_type(), (dim.constant(), terms).into_pyobject(slf.py())?))
+    }
+}
+
+/// A length as a 0-d `int64` expression: its constant plus each size parameter (a
+/// `SizeParam` node, as `make_size_param` makes it) times its coefficient. This is how pytato's
+/// `x.shape[0]` takes part in arithmetic: `x - x.shape[0]`, `pt.exp(n)`.
+pub(crate) fn length_array(length: &Dim) -> Result<Array> {
+    let mut sum = lib(pytato::full(Shape::scalar(), length.constant(), DType::I64))?;
+    for (param, coefficient) in length.terms() {
+        let term = lib(pytato::multiply(
+            Operand::Array(lib(pytato::size_param(param))?),
+            Operand::Scalar(WeakScalar::Int(coefficient.into())),
+        ))?;
+        sum = lib(pytato::add(Operand::Array(sum), Operand::Array(term)))?;
+    }
+    Ok(sum)
+}
+
+impl PyDim {
+    /// The length as a 0-d `int64` expression (see [`length_array`]).
+    fn array<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyAny>> {
+        Ok(crate::array::wrap(Ok(length_array(&self.dim)?))?.into_bound(py).into_any())
+    }
+
+    /// `self op other` with the length as an array (`method` is the array's operator):
+    /// `NotImplemented` for an operand arrays do not take either.
+    fn as_array<'py>(&self, other: &Bound<'py, PyAny>, method: &str) -> Result<Bound<'py, PyAny>> {
+        self.array(other.py())?.call_method1(method, (other,))
+    }
+
+    /// `self op other` as a length (`length_op`) where `other` is a length (an int, a `Dim`, a
+    /// size parameter's expression) and the result is one, else as an array (`method`): `n + 1`
+    /// is a length, `n + x` and `n * 0.5` are arrays, as pytato's size parameters are.
+    fn length_or_array<'py>(
+        &self,
+        other: &Bound<'py, PyAny>,
+        method: &str,
+        length_op: fn(&Dim, &Dim) -> pytato::Result<Dim>,
+    ) -> Result<Bound<'py, PyAny>> {
+        let is_length = other.is_instance_of::<PyDim>()
+            || other.is_exact_instance_of::<PyInt>()
+            || other.cast::<PyArrayExpr>().is_ok_and(|a| affine_length(&a.get().array).is_some());
+        if !is_length {
+            return self.as_array(other, method);
+        }
+        dim_to_py(other.py(), &lib(length_op(&self.dim, &dim_from_py(other)?))?)
     }
 }
 
@@ -308,6 +393,9 @@ pub(crate) fn known_operand(obj: &Bound<'_, PyAny>) -> Result<Option<Operand>> {
     if let Ok(array) = obj.cast::<PyArrayExpr>() {
         return Ok(Some(Operand::Array(array.get().array.clone())));
     }
+    if let Ok(length) = obj.cast::<PyDim>() {
+        return Ok(Some(Operand::Array(length_array(&length.get().dim)?)));
+    }
     if let Some(scalar) = weak_scalar(obj)? {
         return Ok(Some(Operand::Scalar(scalar)));
     }
@@ -334,11 +422,14 @@ pub(crate) fn operand_from_py(obj: &Bound<'_, PyAny>) -> Result<Operand> {
     })
 }
 
-/// An array argument: an array expression, a numpy scalar (a 0-d constant of its dtype), or
-/// numpy data wrapped as a data wrapper.
+/// An array argument: an array expression, a symbolic length (see [`length_array`]), a numpy
+/// scalar (a 0-d constant of its dtype), or numpy data wrapped as a data wrapper.
 pub(crate) fn array_from_py(obj: &Bound<'_, PyAny>) -> Result<Array> {
     if let Ok(array) = obj.cast::<PyArrayExpr>() {
         return Ok(array.get().array.clone());
+    }
+    if let Ok(length) = obj.cast::<PyDim>() {
+        return length_array(&length.get().dim);
     }
     if is_numpy_scalar(obj)? {
         return numpy_scalar(obj);

@@ -4,7 +4,7 @@
 //! (`pytato::frontend`); semantics, dtype rules and error messages are the library's.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyInt, PyTuple};
 use pytato as pt;
 use pytato::dtype::WeakScalar;
 use pytato::{Array, DType};
@@ -12,8 +12,8 @@ use pytato::{Indexing, PadMode, ReduceOptions, ScanOptions, Side, SortOptions, S
 
 use crate::array::{PyArrayExpr, order_from_str, wrap};
 use crate::convert::{
-    array_from_py, arrays_from_py, axes_from_py, axes_of, axis_of, dim_from_py, fill_value_from_py, ints_from_py,
-    is_number, is_numpy_scalar, operand_from_py, scalar_from_py, shape_from_py,
+    PyDim, array_from_py, arrays_from_py, axes_from_py, axes_of, axis_of, dim_from_py, fill_value_from_py,
+    ints_from_py, is_number, is_numpy_scalar, operand_from_py, scalar_from_py, shape_from_py,
 };
 use crate::data::{dtype_from_py, shared_data};
 use crate::errors::{Result, lib, type_error, value_error};
@@ -1318,7 +1318,8 @@ fn eye(
     wrap(pt::eye(dim_from_py(N)?, m, k, optional_dtype(dtype)?.unwrap_or(DType::F64)))
 }
 
-/// `arange(stop)`, `arange(start, stop[, step])`.
+/// `arange(stop)`, `arange(start, stop[, step])`; a symbolic `stop` (`x.shape[0]`) with start 0
+/// and step 1.
 #[pyfunction]
 #[pyo3(signature = (start, stop = None, step = None, dtype = None))]
 fn arange(
@@ -1327,6 +1328,22 @@ fn arange(
     step: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
+    let symbolic_stop = match stop {
+        Some(stop) => stop.cast::<PyDim>().ok().map(|d| (Some(start), d.get().dim.clone())),
+        None => start.cast::<PyDim>().ok().map(|d| (None, d.get().dim.clone())),
+    };
+    if let Some((start, stop)) = symbolic_stop {
+        let is_int = |x: Option<&Bound<'_, PyAny>>, k: i64| {
+            x.is_none_or(|x| x.is_exact_instance_of::<PyInt>() && x.extract::<i64>().is_ok_and(|v| v == k))
+        };
+        if !is_int(start, 0) || !is_int(step, 1) {
+            return Err(value_error(format!(
+                "arange with the symbolic stop {stop} takes start 0 and step 1 (its length is then {stop}; \
+                 other starts and steps give lengths that are not affine in the size parameters)"
+            )));
+        }
+        return wrap(pt::arange_symbolic(stop, optional_dtype(dtype)?));
+    }
     let value = |x: &Bound<'_, PyAny>, what| scalar_from_py(x, what);
     let (start, stop) = match stop {
         Some(stop) => (value(start, "start")?, value(stop, "stop")?),

@@ -2263,3 +2263,57 @@ def test_ufunc_dtype_and_casting_keywords_as_numpys(backend):
         for module, a, b in ((np, inputs["f"], inputs["i"]), (pt, f, i)):
             with pytest.raises(TypeError):  # numpy's: "Cannot cast ...", "No loop matching ..."
                 call(module, a, b)
+
+
+def test_a_symbolic_length_is_an_int64_operand_as_pytatos_size_parameters_are(backend):
+    """``x.shape[0]`` of a symbolic shape (a ``Dim``) takes part in arithmetic and functions as
+    a 0-d int64 array, as pytato's ``SizeParam`` does (``x - x.shape[0]`` raised): one program
+    per expression, run with lengths 3, 1 and 0 and with NaN, -0.0 and inf among the values,
+    against numpy on the same data with the length as ``np.int64``. A count (the length of a
+    selection) is an operand too, and so is ``arange`` of either."""
+    x = pt.make_placeholder("x", ("n", 2), np.float64)
+    y = pt.make_placeholder("y", ("n",), np.int8)
+    d = x.shape[0]
+    selected = x[x > 0]
+    k = selected.shape[0]
+    calls = {
+        "x - d": (lambda n, x, y: x - n, lambda: x - d),
+        "d - x": (lambda n, x, y: n - x, lambda: d - x),
+        "d * 0.5": (lambda n, x, y: n * 0.5, lambda: d * 0.5),
+        "d / 2": (lambda n, x, y: n / 2, lambda: d / 2),
+        "d // 2": (lambda n, x, y: n // 2, lambda: d // 2),
+        "d % 2": (lambda n, x, y: n % 2, lambda: d % 2),
+        "2 ** d": (lambda n, x, y: 2 ** n, lambda: 2 ** d),
+        "d * d": (lambda n, x, y: n * n, lambda: d * d),
+        "y + d": (lambda n, x, y: y + n, lambda: y + d),
+        "y * (2*d + 1)": (lambda n, x, y: y * (2 * n + 1), lambda: y * (2 * d + 1)),
+        "exp(d)": (lambda n, x, y: np.exp(n), lambda: pt.exp(d)),
+        "maximum(x, d)": (lambda n, x, y: np.maximum(x, n), lambda: pt.maximum(x, d)),
+        "sum(x) / d": (lambda n, x, y: x.sum() / n, lambda: pt.sum(x) / d),
+        "arange(d)": (lambda n, x, y: np.arange(n), lambda: pt.arange(d)),
+        "arange(0, 2*d, dtype=float32)": (lambda n, x, y: np.arange(0, 2 * n, dtype=np.float32),
+                                          lambda: pt.arange(0, 2 * d, dtype=np.float32)),
+        "selected - k": (lambda n, x, y: x[x > 0] - np.int64(np.count_nonzero(x > 0)), lambda: selected - k),
+        "arange(k) * k": (lambda n, x, y: np.arange(np.count_nonzero(x > 0)) * np.count_nonzero(x > 0)
+                          + 0 * x[x > 0].sum().astype(np.int64), lambda: pt.arange(k) * k + 0 * selected.sum().astype(np.int64)),
+    }
+    programs = {key: pt.generate(build(), backend) for key, (_, build) in calls.items()}
+    for length in (3, 1, 0):
+        xs = np.array([[1.5, -0.0], [np.nan, np.inf], [-2.0, 4.0]])[:length]
+        ys = np.array([127, -128, 5], np.int8)[:length]
+        feed = {"x": xs, "y": ys, "n": length}
+        for key, (expected, _) in calls.items():
+            program = programs[key]
+            got = program(**{name: feed[name] for name in program.input_names})
+            with np.errstate(all="ignore"):
+                want = np.asarray(expected(np.int64(length), xs, ys))
+            assert got.dtype == want.dtype and got.shape == want.shape, (key, length, got, want)
+            np.testing.assert_array_equal(got, want, err_msg=f"{key} at length {length}")
+    assert isinstance(d + 1, pt.Dim) and isinstance(2 * d - d, pt.Dim)
+    assert pt.make_placeholder("z", (d + 1,), np.float64).shape == (d + 1,)
+    with pytest.raises(ValueError, match="start 0 and step 1"):
+        pt.arange(1, d)
+    with pytest.raises(ValueError, match="start 0 and step 1"):
+        pt.arange(0, d, 2)
+    with pytest.raises(pt.exceptions.UnsupportedDTypeError, match="bool"):
+        pt.arange(d, dtype=bool)
