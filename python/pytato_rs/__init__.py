@@ -596,7 +596,7 @@ def tri(N, M=None, k=0, dtype=float):  # noqa: N803
     """numpy's ``tri``: ones at and below the ``k``-th diagonal."""
     M = N if M is None else M  # noqa: N806
     rows = reshape(arange(N), (N, 1))  # noqa: F405
-    cols = reshape(arange(-k, M - k), (1, M))  # noqa: F405
+    cols = reshape(arange(M) - k, (1, M))  # noqa: F405  (arange(M) is symbolic where M is)
     return astype(greater_equal(rows, cols), dtype)  # noqa: F405
 
 
@@ -609,7 +609,7 @@ def diag(v, k=0):
         raise ValueError("Input must be 1- or 2-d.")
     n = v.shape[0]
     size = n + _builtins.abs(k)
-    positions = _np.arange(n, dtype=_np.int64)
+    positions = arange(n)  # noqa: F405  (symbolic where n is)
     rows, cols = positions + _builtins.max(-k, 0), positions + _builtins.max(k, 0)
     return zeros((size, size), v.dtype).at[rows, cols].set(v)  # noqa: F405
 
@@ -1289,8 +1289,10 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if xp.ndim != 1 or fp.ndim != 1:
         raise ValueError("xp and fp must be 1-d sequences")
     n = xp.shape[0]
-    if not isinstance(n, int) or fp.shape[0] != n:
+    if fp.shape[0] != n:
         raise ValueError("fp and xp are not of the same length.")
+    if not isinstance(n, int):
+        raise NotImplementedError("interp needs the number of sample points when the expression is built")
     if n == 0:
         raise ValueError("array of sample points is empty")
     first, last = fp[0], fp[n - 1]

@@ -2317,3 +2317,26 @@ def test_a_symbolic_length_is_an_int64_operand_as_pytatos_size_parameters_are(ba
         pt.arange(0, d, 2)
     with pytest.raises(pt.exceptions.UnsupportedDTypeError, match="bool"):
         pt.arange(d, dtype=bool)
+
+
+def test_diag_and_tri_of_symbolic_lengths_run_twice(backend):
+    """Found by a probe: ``diag`` of a 1-d array of symbolic length (a selection's too) called
+    numpy's ``arange`` on the length and raised ``TypeError``; ``tri`` of a symbolic ``N`` with
+    ``k != 0`` needed an ``arange`` with a symbolic bound and a start. One program each, run with
+    lengths 3, 0 and 1, against numpy."""
+    x = pt.make_placeholder("x", ("n",), np.float64)
+    selected = x[x > 0]
+    for k in (0, 1, -2):
+        programs = {
+            "diag(x)": (pt.generate(pt.diag(x, k), backend), lambda d, k=k: np.diag(d, k)),
+            "diag(x[x > 0])": (pt.generate(pt.diag(selected, k), backend), lambda d, k=k: np.diag(d[d > 0], k)),
+            "tri(n)": (pt.generate(pt.tri(x.shape[0], k=k) + 0 * pt.sum(x), backend),
+                       lambda d, k=k: np.tri(d.size, k=k)),
+        }
+        for data in (np.array([1.0, -2.0, 3.0]), np.array([]), np.array([-0.0])):
+            for key, (program, expected) in programs.items():
+                got, want = program(x=data), expected(data)
+                assert got.dtype == want.dtype and got.shape == want.shape, (key, k, data)
+                np.testing.assert_array_equal(got, want, err_msg=f"{key}, k={k}, x={data}")
+    with pytest.raises(NotImplementedError, match="sample points"):
+        pt.interp(selected, pt.sort(selected), selected)
