@@ -27,6 +27,11 @@ fn size_parameters_must_be_0d_integers() {
     }
     let err = program.run(&NamedData::from([("n".to_string(), ArrayData::from_scalar(Scalar::I64(-2)))])).unwrap_err();
     assert!(err.to_string().contains("negative"), "{err}");
+    // A uint64 beyond int64 is out of range, not "not an integer".
+    let huge = ArrayData::from_scalar(Scalar::U64(u64::MAX));
+    let err = program.run(&NamedData::from([("n".to_string(), huge)])).unwrap_err();
+    assert!(matches!(err, Error::SizeBinding { .. }), "{err}");
+    assert!(err.to_string().contains("18446744073709551615 is out of the range"), "{err}");
     let ok = program.run(&NamedData::from([("n".to_string(), ArrayData::from_scalar(Scalar::I32(3)))])).unwrap();
     assert_eq!(ok["_pt_out"].shape(), &[3]);
 }

@@ -250,14 +250,7 @@ impl Signature {
         let mut sizes: BTreeMap<String, i64> = BTreeMap::new();
         for param in &self.size_params {
             if let Some(data) = inputs.get(param.as_str()) {
-                let value = scalar_int(data).ok_or_else(|| Error::SizeBinding {
-                    param: param.clone(),
-                    detail: format!(
-                        "must be passed as a 0-d integer array, got {} of shape {:?}",
-                        data.dtype(),
-                        data.shape()
-                    ),
-                })?;
+                let value = scalar_int(data).map_err(|detail| Error::SizeBinding { param: param.clone(), detail })?;
                 if value < 0 {
                     return Err(Error::SizeBinding {
                         param: param.clone(),
@@ -340,12 +333,15 @@ impl Signature {
     }
 }
 
-fn scalar_int(data: &ArrayDataView<'_>) -> Option<i64> {
-    if data.ndim() != 0 {
-        return None;
+/// The value of a size parameter passed as `data`, or why it is none.
+fn scalar_int(data: &ArrayDataView<'_>) -> std::result::Result<i64, String> {
+    let not_an_int =
+        || format!("must be passed as a 0-d integer array, got {} of shape {:?}", data.dtype(), data.shape());
+    if data.ndim() != 0 || !data.dtype().is_integer() {
+        return Err(not_an_int());
     }
-    let v = data.get_flat(0)?;
-    if v.dtype().is_integer() { i64::try_from(v.to_i128()?).ok() } else { None }
+    let value = data.get_flat(0).and_then(|v| v.to_i128()).ok_or_else(not_an_int)?;
+    i64::try_from(value).map_err(|_| format!("value {value} is out of the range of a length (int64)"))
 }
 
 /// Solves `dim = len` equations for the unbound size parameters: repeatedly takes an equation with
