@@ -47,6 +47,17 @@ from ._native import *  # noqa: F403
 from ._pad import pad
 from ._setops import intersect1d, setdiff1d, setxor1d, union1d
 from ._sorting import argpartition, lexsort, partition, sort_complex
+from ._index_routines import (
+    diag_indices,
+    diag_indices_from,
+    ix_,
+    ravel_multi_index,
+    tril_indices,
+    tril_indices_from,
+    triu_indices,
+    triu_indices_from,
+    unravel_index,
+)
 from ._native import (
     Array,
     BoundProgram,
@@ -272,6 +283,26 @@ radians, degrees = deg2rad, rad2deg
 
 
 @_ufunc_keywords
+def bitwise_count(x):
+    """numpy's ``bitwise_count``: the number of 1 bits in the absolute value of each integer
+    (bools as int8), ``uint8``; numpy's ``TypeError`` for other dtypes."""
+    if not isinstance(x, Array):  # noqa: F405
+        return _np.bitwise_count(x)
+    if x.dtype.kind not in "biu":
+        raise TypeError(f"ufunc 'bitwise_count' not supported for the input types ({x.dtype}), and the inputs could "
+                        "not be safely coerced to any supported types according to the casting rule ''safe''")
+    bits = astype(x, _np.uint64)  # noqa: F405  (sign-extended, two's complement)
+    if x.dtype.kind == "i":
+        bits = where(less(x, 0), subtract(0, bits), bits)  # noqa: F405  (|x|, int64's minimum too)
+    # The bits counted in pairs, then nibbles, then bytes, whose counts a multiplication adds
+    # into the top byte.
+    bits = bits - ((bits >> 1) & 0x5555555555555555)
+    bits = (bits & 0x3333333333333333) + ((bits >> 2) & 0x3333333333333333)
+    bits = (bits + (bits >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return astype((bits * 0x0101010101010101) >> 56, _np.uint8)  # noqa: F405
+
+
+@_ufunc_keywords
 def fabs(x):
     """numpy's ``fabs``: the absolute value in numpy's float result dtype (complex refused)."""
     return abs(astype(x, _ufunc_dtype(_np.fabs, x)))  # noqa: F405
@@ -469,6 +500,22 @@ def vstack(tup, *, dtype=None, casting="same_kind"):
     return concatenate(arrays if isinstance(arrays, tuple) else (arrays,), axis=0, dtype=dtype, casting=casting)  # noqa: F405
 
 
+def row_stack(tup, *, dtype=None, casting="same_kind"):
+    """numpy's deprecated ``row_stack``: ``vstack``, with numpy's ``DeprecationWarning``."""
+    import warnings
+
+    warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.", DeprecationWarning, stacklevel=2)
+    return vstack(tup, dtype=dtype, casting=casting)
+
+
+def copy(a, order="K", subok=False):
+    """numpy's ``copy``: an expression is immutable, so it is its own copy; numpy data is copied
+    now, so that later writes to it do not reach the expression."""
+    if isinstance(a, Array):  # noqa: F405
+        return a
+    return asarray(_np.array(a, order=order, subok=subok, copy=True))  # noqa: F405
+
+
 def hstack(tup, *, dtype=None, casting="same_kind"):
     """numpy's ``hstack``: along the second axis, or the first for 1-d arrays."""
     arrays = atleast_1d(*_as_arrays(tup))
@@ -630,6 +677,13 @@ def indices(dimensions, dtype=int, sparse=False):
     if sparse:
         return tuple(grids)
     return stack(grids) if grids else zeros((0,), dtype)  # noqa: F405
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """numpy's ``fromfunction``: ``function`` called with one index array per axis of
+    ``shape`` (``indices(shape, dtype)``) and ``kwargs``."""
+    del like  # numpy's dispatch to other array types; the library's expressions are the result
+    return function(*tuple(indices(shape, dtype=dtype)), **kwargs)
 
 
 def around(a, decimals=0):
