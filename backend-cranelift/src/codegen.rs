@@ -39,7 +39,7 @@ use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, Reduce, ReduceOp, Unary
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{DType, Dim, Error, Result, Scalar};
 use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation};
-use pytato_transform::kernel::{BufferId, INDEX_ARRAY, Kernel, KernelProgram, NEGATIVE_EXPONENT};
+use pytato_transform::kernel::{BufferId, INDEX_ARRAY, Kernel, KernelProgram, NEGATIVE_EXPONENT, VALUE_CHECK};
 
 use crate::helpers;
 use pytato_transform::bounds::Ranges;
@@ -1310,6 +1310,19 @@ impl<'a> Translator<'a, '_> {
             let zero = self.b.ins().iconst(types::I64, 0);
             self.fail_unless(ok, NEGATIVE_EXPONENT, 0, value, zero);
             return Ok((Val::Real(y), dtype));
+        }
+        if func == RequireNonNegative {
+            // numpy's refusals of values: the program fails with the check's error.
+            let check = match &args[1] {
+                Expr::Const(Scalar::I64(code)) => *code,
+                other => return Err(bug(format!("require_non_negative with check {other}"))),
+            };
+            let (v, _) = self.emit(&args[0])?;
+            let v = v.real();
+            let ok = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, v, 0);
+            let zero = self.b.ins().iconst(types::I64, 0);
+            self.fail_unless(ok, VALUE_CHECK, check, v, zero);
+            return Ok((Val::Real(v), DType::I64));
         }
         let (x, dtype) = self.emit(&args[0])?;
         let result_dtype = func.result_dtype(dtype).map_err(|why| bug(format!("{}({dtype}): {why}", func.name())))?;

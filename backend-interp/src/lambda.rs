@@ -182,6 +182,20 @@ fn eval(e: &Resolved, idx: &[usize], red: &mut Vec<i64>, inputs: &LambdaInputs<'
                 });
             }
         }
+        Resolved::Call(Func::RequireNonNegative, args) => {
+            let v = eval(&args[0], idx, red, inputs)?;
+            let check = match eval(&args[1], idx, red, inputs)? {
+                Scalar::I64(code) => pytato_core::ValueCheck::from_code(code),
+                _ => None,
+            };
+            let check =
+                check.ok_or_else(|| internal("require_non_negative with a check of no known code".to_string()))?;
+            match v.to_i128() {
+                Some(k) if k < 0 => return Err(check.error()),
+                Some(_) => v,
+                None => return Err(internal(format!("require_non_negative of {}", v.dtype()))),
+            }
+        }
         Resolved::Call(Func::IntegerExponent, args) => {
             let y = eval(&args[0], idx, red, inputs)?;
             match y.to_i128() {

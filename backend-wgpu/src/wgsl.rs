@@ -733,6 +733,19 @@ impl Translator<'_> {
                 self.line(&format!("if {j} < {z} || {j} >= {n} {{ out_of_bounds(0xffffffffu, {axis}u, {i}, {n}); }}"));
                 self.bind(DType::I64, &format!("select({z}, {j}, {j} >= {z} && {j} < {n})"))
             }
+            Expr::Call(Func::RequireNonNegative, args) => {
+                // numpy's refusals of values: the failure record's buffer is VALUE_CHECK (-3),
+                // its axis the check's code.
+                let check = match &args[1] {
+                    Expr::Const(Scalar::I64(code)) if *code >= 0 => *code,
+                    other => return Err(bug(format!("require_non_negative with check {other}"))),
+                };
+                let v = self.emit(&args[0])?;
+                let zero = self.constant(&Scalar::zero(dtype))?;
+                let ix = self.ix();
+                self.line(&format!("if {v} < {zero} {{ out_of_bounds(0xfffffffdu, {check}u, {ix}({v}), {ix}(0)); }}"));
+                Ok(v)
+            }
             Expr::Call(Func::IntegerExponent, args) => {
                 // numpy refuses a negative integer exponent: the failure record's buffer is
                 // NEGATIVE_EXPONENT (-2), its index the exponent.
@@ -1244,7 +1257,9 @@ impl Translator<'_> {
             Imag => format!("{ty}(0.0)"),
             Conj if complex => format!("{ty}({x}.x, {}({x}.y))", self.library.require("fneg", real_of(ty))),
             Conj => x.clone(),
-            Zero | NormalizeIndex | IntegerExponent | MakeComplex => unreachable!("handled by the caller"),
+            Zero | NormalizeIndex | IntegerExponent | RequireNonNegative | MakeComplex => {
+                unreachable!("handled by the caller")
+            }
             Maximum | Minimum if matches!(dtype, DType::F32 | DType::F64) => {
                 lib(self, if f == Maximum { "fmax" } else { "fmin" })
             }

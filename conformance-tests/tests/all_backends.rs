@@ -106,3 +106,62 @@ fn python_integers_beyond_64_bits_compare_exactly_and_divide_in_float64() {
         assert_eq!(values, expected_quotient.to_vec(), "{name}: i / 2**64");
     }
 }
+
+/// `nanargmax`/`nanargmin` (`Func::RequireNonNegative`): the index of the first extremum with NaNs
+/// skipped, computed by a plain loop here; a slice of NaNs only fails the program with numpy's
+/// "All-NaN slice encountered", also where the program uses another slice only (numpy checks
+/// them all), and the same program runs again on good data after it failed.
+#[test]
+fn nanargmax_and_nanargmin_refuse_all_nan_slices_on_every_backend() {
+    use pytato_core::{ArrayData, DType, Error, Idx, Scalar};
+    use pytato_frontend as pt;
+    use pytato_runtime::backend::NamedData;
+    let (instances, _) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
+    let x = pt::placeholder("x", [3, 4], DType::F64).unwrap();
+    let rows = |values: &[f64]| {
+        let data = ArrayData::from_scalars(DType::F64, &[3, 4], values.iter().map(|v| Scalar::F64(*v))).unwrap();
+        NamedData::from([("x".to_string(), data)])
+    };
+    let nan = f64::NAN;
+    let good = [nan, 2.0, -1.0, 2.0, -0.0, 0.0, nan, f64::NEG_INFINITY, 5.0, nan, nan, 3.0];
+    // The first index of the extremum among the numbers of each row.
+    let first = |row: &[f64], larger: bool| -> i64 {
+        let mut best: Option<(usize, f64)> = None;
+        for (k, &v) in row.iter().enumerate() {
+            if v.is_nan() {
+                continue;
+            }
+            if best.is_none_or(|(_, b)| if larger { v > b } else { v < b }) {
+                best = Some((k, v));
+            }
+        }
+        best.expect("a number in the row").0 as i64
+    };
+    let all_nan_last_row = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, nan, nan, nan, nan];
+    for (name, backend) in &instances {
+        for (larger, f) in [(true, pt::nanargmax as fn(_, _, _) -> _), (false, pt::nanargmin)] {
+            let per_row = f(&x, Some(1), false).unwrap();
+            let first_row = per_row.index([Idx::Int(0)]).unwrap();
+            let outputs =
+                pytato_core::DictOfNamedArrays::new([("rows", per_row.clone()), ("flat", f(&x, None, false).unwrap())])
+                    .unwrap();
+            let program = backend.compile(&pytato_runtime::backend::Outputs::Named(outputs)).unwrap();
+            let got = program.run(&rows(&good)).unwrap();
+            let expected: Vec<i64> = good.chunks(4).map(|row| first(row, larger)).collect();
+            let values = |d: &ArrayData| d.to_scalars().iter().map(|s| s.to_i128().unwrap() as i64).collect::<Vec<_>>();
+            assert_eq!(values(&got["rows"]), expected, "{name} larger={larger}");
+            assert_eq!(values(&got["flat"]), [first(&good, larger)], "{name} larger={larger}");
+            let partial = backend.compile(&(&first_row).into()).unwrap();
+            for program in [&program, &partial] {
+                match program.run(&rows(&all_nan_last_row)) {
+                    Err(Error::InvalidArgument { op, message }) => {
+                        assert_eq!(op, if larger { "nanargmax" } else { "nanargmin" }, "{name}");
+                        assert_eq!(message, "All-NaN slice encountered", "{name}");
+                    }
+                    other => panic!("{name}: an all-NaN row gave {other:?}"),
+                }
+            }
+            assert_eq!(values(&partial.run(&rows(&good)).unwrap()["_pt_out"]), [expected[0]], "{name} after a failure");
+        }
+    }
+}

@@ -390,6 +390,52 @@ impl Mismatch {
     }
 }
 
+/// A refusal of values that numpy makes as it computes and kernels make as they run: the
+/// `check` argument of [`Func::RequireNonNegative`](crate::expr::Func::RequireNonNegative) is
+/// its [`code`](ValueCheck::code), and a failed check is its [`error`](ValueCheck::error).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueCheck {
+    /// `nanargmax` of a slice of NaNs only.
+    AllNanSliceMax,
+    /// `nanargmin` of a slice of NaNs only.
+    AllNanSliceMin,
+    /// `choose(a, choices, mode="raise")` with an entry of `a` outside `0..len(choices)`.
+    ChoiceOutOfRange,
+    /// `ravel_multi_index(..., mode="raise")` with a coordinate outside its axis.
+    CoordinateOutOfRange,
+}
+
+impl ValueCheck {
+    /// Every check, in the order of their codes.
+    pub const ALL: [ValueCheck; 4] = [
+        ValueCheck::AllNanSliceMax,
+        ValueCheck::AllNanSliceMin,
+        ValueCheck::ChoiceOutOfRange,
+        ValueCheck::CoordinateOutOfRange,
+    ];
+
+    /// The check's code: its position in [`ValueCheck::ALL`].
+    pub fn code(self) -> i64 {
+        ValueCheck::ALL.iter().position(|&c| c == self).expect("every check is in ALL") as i64
+    }
+
+    /// The check whose code is `code`.
+    pub fn from_code(code: i64) -> Option<ValueCheck> {
+        usize::try_from(code).ok().and_then(|k| ValueCheck::ALL.get(k).copied())
+    }
+
+    /// numpy's error where the check fails (a `ValueError` in numpy, and in Python here).
+    pub fn error(self) -> Error {
+        let (op, message) = match self {
+            ValueCheck::AllNanSliceMax => ("nanargmax", "All-NaN slice encountered"),
+            ValueCheck::AllNanSliceMin => ("nanargmin", "All-NaN slice encountered"),
+            ValueCheck::ChoiceOutOfRange => ("choose", "invalid entry in choice array"),
+            ValueCheck::CoordinateOutOfRange => ("ravel_multi_index", "invalid entry in coordinates array"),
+        };
+        Error::invalid(op, message)
+    }
+}
+
 impl Error {
     /// numpy's error for an integer raised to a negative integer power, which every backend
     /// reports where a [`Func::IntegerExponent`](crate::expr::Func::IntegerExponent) check fails.

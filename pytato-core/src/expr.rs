@@ -292,11 +292,18 @@ pub enum Func {
     /// product of each part into its sum on processors with fused multiply-add (numpy's einsum
     /// of `x` and `conj(x)` has an imaginary part of exactly 0; a fused one would not).
     TextbookProduct,
+    /// `require_non_negative(v, check)`, both `int64`, `check` a constant: `v` where it is not
+    /// negative; a negative `v` makes the program fail with the error of the
+    /// [`ValueCheck`](crate::error::ValueCheck) whose code `check` is: numpy's refusals of values
+    /// as it computes (an all-NaN slice in `nanargmax`, an entry out of range in `choose`). The
+    /// frontend makes the values it checks -1 where numpy refuses and checks them over the whole
+    /// array, as [`Func::NormalizeIndex`] checks index arrays.
+    RequireNonNegative,
 }
 
 impl Func {
     /// Every function.
-    pub const ALL: [Func; 43] = [
+    pub const ALL: [Func; 44] = [
         Func::Abs,
         Func::Sqrt,
         Func::Exp,
@@ -340,6 +347,7 @@ impl Func {
         Func::Cbrt,
         Func::Exp2,
         Func::TextbookProduct,
+        Func::RequireNonNegative,
     ];
 
     /// The function's name, as numpy spells it.
@@ -389,6 +397,7 @@ impl Func {
             Cbrt => "cbrt",
             Exp2 => "exp2",
             TextbookProduct => "textbook_product",
+            RequireNonNegative => "require_non_negative",
         }
     }
 
@@ -404,7 +413,8 @@ impl Func {
             | Func::Nextafter
             | Func::MakeComplex
             | Func::Fmod
-            | Func::TextbookProduct => 2,
+            | Func::TextbookProduct
+            | Func::RequireNonNegative => 2,
             Func::NormalizeIndex => 3,
             _ => 1,
         }
@@ -485,6 +495,13 @@ impl Func {
                     Ok(arg)
                 } else {
                     Err("takes a signed integer argument")
+                }
+            }
+            RequireNonNegative => {
+                if arg == DType::I64 {
+                    Ok(arg)
+                } else {
+                    Err("takes int64 arguments")
                 }
             }
         }

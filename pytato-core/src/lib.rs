@@ -54,7 +54,7 @@ pub use array::{
 };
 pub use data::ArrayData;
 pub use dtype::DType;
-pub use error::{Error, Result};
+pub use error::{Error, Result, ValueCheck};
 pub use expr::Expr;
 /// The `float16` element type of [`DType::F16`] arrays (the `half` crate's).
 pub use half::f16;

@@ -428,6 +428,29 @@ pub fn isnan(a: &Array) -> Result<Array> {
     }
 }
 
+/// `a` (`int64`) where it is not negative; a negative element makes the program fail, when it
+/// runs, with `check`'s error (numpy's `ValueError` of that refusal). The building block of the
+/// functions that numpy makes refuse values as it computes them (`nanargmax` of a slice of NaNs,
+/// `choose` with an entry out of range): they mark what numpy refuses with -1. The whole array is
+/// checked, whatever part of it is used.
+///
+/// ```
+/// use pytato_core::{DType, ValueCheck};
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::I64).unwrap();
+/// assert_eq!(pt::require_non_negative(&a, ValueCheck::ChoiceOutOfRange).unwrap().dtype(), DType::I64);
+/// ```
+#[track_caller]
+pub fn require_non_negative(a: &Array, check: pytato_core::ValueCheck) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    if a.dtype() != DType::I64 {
+        return Err(Error::unsupported_dtype("require_non_negative", a.dtype(), "checks int64 values"));
+    }
+    unary("require_non_negative", a, DType::I64, |e| {
+        Expr::call(Func::RequireNonNegative, vec![e, Expr::i64(check.code())])
+    })
+}
+
 /// The angle of the point `(b, a)` (numpy `arctan2(a, b)`), for real operands.
 ///
 /// ```

@@ -54,8 +54,8 @@ pub use elementwise::{
     abs, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, cbrt, ceil, clip, complex_from_parts, conj,
     copysign, cos, cosh, exp, exp2, expm1, floor, fmax, fmin, fmod, hypot, imag, isfinite, isinf, isnan, left_shift,
     log, log1p, log2, log10, logaddexp, logaddexp2, logical_xor, maximum, minimum, modf, nextafter, positive, real,
-    reciprocal, right_shift, rint, round, round_decimals, sign, signbit, sin, sinh, spacing, sqrt, square, tan, tanh,
-    trunc, where_,
+    reciprocal, require_non_negative, right_shift, rint, round, round_decimals, sign, signbit, sin, sinh, spacing,
+    sqrt, square, tan, tanh, trunc, where_,
 };
 /// The Array API standard's spellings of functions numpy names differently.
 pub use elementwise::{
@@ -77,7 +77,8 @@ pub use pytato_core::indexing::{Ellipsis, Idx, NewAxis, index, take, take_along_
 pub use pytato_core::operand::{LambdaBuilder, Operand, promote};
 pub use pytato_core::ops;
 pub use reductions::{
-    Axes, ReduceOptions, all, any, argmax, argmin, max, mean, min, prod, std, std_about, sum, var, var_about,
+    Axes, ReduceOptions, all, any, argmax, argmin, max, mean, min, nanargmax, nanargmin, prod, std, std_about, sum,
+    var, var_about,
 };
 pub use scans::{ScanOptions, cumprod, cumsum, cumulative_prod, cumulative_sum};
 pub use selection::{

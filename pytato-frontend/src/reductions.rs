@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use pytato_core::array::Array;
 use pytato_core::dtype::{DType, DTypeKind, WeakScalar};
-use pytato_core::error::{Error, Result};
+use pytato_core::error::{Error, Result, ValueCheck};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, ReductionBounds};
 use pytato_core::scalar::Scalar;
 use pytato_core::shape::{Dim, Shape};
@@ -634,6 +634,56 @@ pub fn argmax(a: &Array, axis: Option<i64>, keepdims: bool) -> Result<Array> {
 pub fn argmin(a: &Array, axis: Option<i64>, keepdims: bool) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
     arg_extremum("argmin", ReduceOp::Min, a, axis, keepdims)
+}
+
+/// The index of the first maximum along `axis` with NaNs ignored (numpy `nanargmax`): `argmax`
+/// of the array with each NaN replaced by -inf (complex: `-inf + 0j`), as numpy computes it; a
+/// slice of NaNs only makes the program fail when it runs with numpy's `ValueError` ("All-NaN
+/// slice encountered"), whichever slices are used. Integers and bools: `argmax`.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [4, 3], DType::F32).unwrap();
+/// assert_eq!(pt::nanargmax(&a, Some(1), false).unwrap().shape().to_string(), "(4,)");
+/// ```
+#[track_caller]
+pub fn nanargmax(a: &Array, axis: Option<i64>, keepdims: bool) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    nan_arg_extremum(ReduceOp::Max, a, axis, keepdims)
+}
+
+/// The index of the first minimum along `axis` with NaNs ignored (numpy `nanargmin`); see
+/// [`nanargmax`].
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [4], DType::F64).unwrap();
+/// assert_eq!(pt::nanargmin(&a, None, false).unwrap().dtype(), DType::I64);
+/// ```
+#[track_caller]
+pub fn nanargmin(a: &Array, axis: Option<i64>, keepdims: bool) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    nan_arg_extremum(ReduceOp::Min, a, axis, keepdims)
+}
+
+fn nan_arg_extremum(op: ReduceOp, a: &Array, axis: Option<i64>, keepdims: bool) -> Result<Array> {
+    let (name, fill, check) = match op {
+        ReduceOp::Max => ("argmax", f64::NEG_INFINITY, ValueCheck::AllNanSliceMax),
+        _ => ("argmin", f64::INFINITY, ValueCheck::AllNanSliceMin),
+    };
+    if !a.dtype().is_inexact() {
+        return arg_extremum(name, op, a, axis, keepdims);
+    }
+    let nan = super::elementwise::isnan(a)?;
+    let index = arg_extremum(name, op, &super::elementwise::where_(&nan, fill, a)?, axis, keepdims)?;
+    let axes = match axis {
+        Some(axis) => Axes::List(vec![axis]),
+        None => Axes::All,
+    };
+    let all_nan = all(&nan, ReduceOptions::axes(axes).keepdims(keepdims))?;
+    super::elementwise::require_non_negative(&super::elementwise::where_(&all_nan, -1, &index)?, check)
 }
 
 /// Two reductions: the extremum `m` along the axis (NaN-propagating), then the smallest index

@@ -59,6 +59,11 @@ pub const INDEX_ARRAY: i64 = -1;
 /// the negative exponent.
 pub const NEGATIVE_EXPONENT: i64 = -2;
 
+/// The `buffer` of a failure record (see [`KernelProgram::index_error`]) that a
+/// [`Func::RequireNonNegative`] check made: its `axis` is the
+/// [`ValueCheck`](pytato_core::ValueCheck)'s code.
+pub const VALUE_CHECK: i64 = -3;
+
 /// Index of a buffer in [`KernelProgram::buffers`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BufferId(pub usize);
@@ -706,6 +711,14 @@ impl KernelProgram {
     pub fn index_error(&self, buffer: i64, axis: i64, index: i64, length: i64) -> Error {
         if buffer == NEGATIVE_EXPONENT {
             return Error::negative_exponent(index);
+        }
+        if buffer == VALUE_CHECK {
+            return match pytato_core::ValueCheck::from_code(axis) {
+                Some(check) => check.error(),
+                None => {
+                    Error::Internal { backend: "kernel IR".into(), message: format!("a value check of code {axis}") }
+                }
+            };
         }
         let op = if buffer == INDEX_ARRAY {
             "an index array".to_string()

@@ -224,11 +224,14 @@ fn own_reduction(node: &Array) -> bool {
 }
 
 /// Whether `node` is an index lambda that checks values when the program runs: it calls
-/// `normalize_index` (index arrays) or `integer_exponent` (integer powers).
+/// `normalize_index` (index arrays), `integer_exponent` (integer powers) or
+/// `require_non_negative` (numpy's other refusals of values).
 fn checks_indices(node: &Array) -> bool {
     let NodeKind::IndexLambda(il) = node.kind() else { return false };
     let mut found = false;
-    il.expr.walk(&mut |e| found |= matches!(e, Expr::Call(Func::NormalizeIndex | Func::IntegerExponent, _)));
+    il.expr.walk(&mut |e| {
+        found |= matches!(e, Expr::Call(Func::NormalizeIndex | Func::IntegerExponent | Func::RequireNonNegative, _))
+    });
     found
 }
 

@@ -955,9 +955,9 @@ def select(condlist, choicelist, default=0):
 def choose(a, choices, out=None, mode="raise"):
     """numpy's ``choose``: ``choices[a[i]][i]`` with ``a`` and the choices broadcast together,
     in the dtype of the choices together. ``mode="wrap"`` takes ``a`` modulo the number of
-    choices, ``"clip"`` clips it into range; with ``"raise"`` an entry out of range is an error
-    when the program runs (``IndexOutOfBoundsError``, an ``IndexError``, where numpy raises
-    ``ValueError``: the sizes, not the values, are known while building)."""
+    choices, ``"clip"`` clips it into range; with ``"raise"`` an entry out of range fails the
+    program when it runs with numpy's ``ValueError`` (the sizes, not the values, are known while
+    building)."""
     if out is not None:
         raise NotImplementedError("choose: out= is not supported (arrays are immutable)")
     if mode not in ("raise", "wrap", "clip"):
@@ -977,8 +977,11 @@ def choose(a, choices, out=None, mode="raise"):
         index = remainder(index, n)  # noqa: F405
     elif mode == "clip":
         index = clip(index, 0, n - 1)  # noqa: F405
-    else:  # an entry out of range reads past the choices, which the program refuses when run
-        index = where(logical_or(less(index, 0), greater_equal(index, n)), n, index)  # noqa: F405
+    else:  # an entry out of range is marked -1, which the program refuses when run
+        outside = logical_or(less(index, 0), greater_equal(index, n))  # noqa: F405
+        from ._native import _require_non_negative
+
+        index = _require_non_negative(where(outside, -1, index), "choice")  # noqa: F405
     return take_along_axis(stack(arrays), index[None], 0)[0]  # noqa: F405
 
 

@@ -3,15 +3,17 @@
 
 Where no argument is an expression, numpy computes them (as the library's functions of numbers
 alone are numpy's): ``tril_indices(3)`` is numpy's arrays, wrapped. Where one is, the library
-builds them lazily. numpy refuses an index out of range by its value (a ``ValueError``); the
-library can refuse a value only through a read out of bounds, so it reads each checked
-coordinate from ``arange`` of its axis: an index out of range is an ``IndexOutOfBoundsError``
-(an ``IndexError``) when the program runs, naming that axis.
+builds them lazily. numpy refuses an index out of range by its value (a ``ValueError``), and so
+does the program when it runs: ``ravel_multi_index`` with numpy's message, ``unravel_index``
+(whose message names the index) by reading each coordinate from ``arange`` of its axis, an
+``IndexOutOfBoundsError`` (an ``IndexError``) naming that axis.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from . import _native
 
 
 def _is_expression(*values):
@@ -123,8 +125,9 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         elif axis_mode != "raise":
             raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {axis_mode!r})")
         # Wrapped and clipped coordinates are in range but on an axis that is empty when the
-        # program runs, which numpy refuses in every mode.
-        term = _checked(pt, coordinate, length) * stride
+        # program runs, which numpy refuses in every mode: such a coordinate is marked -1.
+        outside = pt.logical_or(coordinate < 0, coordinate >= length)
+        term = _native._require_non_negative(pt.where(outside, -1, coordinate), "coordinate") * stride
         flat = term if flat is None else flat + term
     if flat is None:
         return pt.zeros((), np.int64)

@@ -581,6 +581,35 @@ fn argmin(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<Py<
     wrap(pt::argmin(&a, axis_of(&a, axis), keepdims))
 }
 
+/// numpy's `nanargmax`: a slice of NaNs only fails the program when it runs (`ValueError`).
+#[pyfunction]
+#[pyo3(signature = (a, axis = None, keepdims = false))]
+fn nanargmax(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
+    let a = array_from_py(a)?;
+    wrap(pt::nanargmax(&a, axis_of(&a, axis), keepdims))
+}
+
+/// numpy's `nanargmin`; see `nanargmax`.
+#[pyfunction]
+#[pyo3(signature = (a, axis = None, keepdims = false))]
+fn nanargmin(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
+    let a = array_from_py(a)?;
+    wrap(pt::nanargmin(&a, axis_of(&a, axis), keepdims))
+}
+
+/// `a` (int64) where it is not negative; a negative element fails the program when it runs
+/// with numpy's `ValueError` of `check`: `"choice"` (`choose`) or `"coordinate"`
+/// (`ravel_multi_index`). For the functions written in Python that numpy makes refuse values.
+#[pyfunction]
+fn _require_non_negative(a: &Bound<'_, PyAny>, check: &str) -> Result<Py<PyArrayExpr>> {
+    let check = match check {
+        "choice" => pytato::ValueCheck::ChoiceOutOfRange,
+        "coordinate" => pytato::ValueCheck::CoordinateOutOfRange,
+        other => return Err(value_error(format!("no value check is named {other:?}"))),
+    };
+    wrap(pt::require_non_negative(&array_from_py(a)?, check))
+}
+
 #[pyfunction]
 #[pyo3(signature = (a, axis = None, *, keepdims = false))]
 fn count_nonzero(a: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
@@ -1512,6 +1541,9 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(var, m)?,
         wrap_pyfunction!(std_deviation, m)?,
         wrap_pyfunction!(argmax, m)?,
+        wrap_pyfunction!(nanargmax, m)?,
+        wrap_pyfunction!(nanargmin, m)?,
+        wrap_pyfunction!(_require_non_negative, m)?,
         wrap_pyfunction!(argmin, m)?,
         wrap_pyfunction!(count_nonzero, m)?,
         wrap_pyfunction!(cumsum, m)?,

@@ -77,7 +77,9 @@ def test_ravel_multi_index_modes_orders_and_broadcasting(backend):
                  np.ravel_multi_index((rows, small), (2, 3)), "raise")
     _assert_same(_run(pt.ravel_multi_index((True, s), (2, 3)), backend, c=small),
                  np.ravel_multi_index((True, small), (2, 3)), "bool coordinate")
-    with pytest.raises(IndexError):
+    with pytest.raises(ValueError, match="invalid entry in coordinates array"):
+        np.ravel_multi_index((rows, cols), (2, 3))
+    with pytest.raises(ValueError, match="invalid entry in coordinates array"):
         _run(pt.ravel_multi_index((r, c), (2, 3)), backend, r=rows, c=cols)
     # Symbolic lengths: the flat index of every coordinate of x, and an axis empty at run time,
     # which numpy refuses in every mode.
@@ -87,7 +89,7 @@ def test_ravel_multi_index_modes_orders_and_broadcasting(backend):
     _assert_same(_run(flat, backend, x=np.zeros((3, 4))), np.arange(12), "symbolic dims")
     wrapped = pt.generate(pt.ravel_multi_index((s, s), x.shape, mode="wrap") + 0 * pt.sum(x).astype(np.int64), backend)
     _assert_same(wrapped(x=np.zeros((2, 2)), c=small), np.ravel_multi_index((small, small), (2, 2), mode="wrap"), "wrap")
-    with pytest.raises(IndexError):
+    with pytest.raises(ValueError, match="invalid entry in coordinates array"):
         wrapped(x=np.zeros((0, 2)), c=small)
     with pytest.raises(ValueError, match="zero entries"):
         pt.ravel_multi_index((s, s), (0, 3), mode="wrap")

@@ -2340,3 +2340,45 @@ def test_diag_and_tri_of_symbolic_lengths_run_twice(backend):
                 np.testing.assert_array_equal(got, want, err_msg=f"{key}, k={k}, x={data}")
     with pytest.raises(NotImplementedError, match="sample points"):
         pt.interp(selected, pt.sort(selected), selected)
+
+
+@pytest.mark.parametrize("name", ["nanargmax", "nanargmin"])
+def test_nanargmax_and_nanargmin_as_numpys(backend, name):
+    """numpy's ``nanargmax``/``nanargmin`` on every float and complex dtype with NaN, ±0.0 and
+    ±inf (complex NaNs in either part), along every axis and flattened, with ``keepdims``; a
+    slice of NaNs only fails the program when it runs with numpy's ``ValueError``, also where the
+    program uses other slices only; integers and bools are ``argmax``/``argmin``."""
+    rng = np.random.default_rng(4)
+    special = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -2.0])
+    for dtype in (np.float16, np.float32, np.float64, np.complex64, np.complex128, np.int8, np.uint64, np.bool_):
+        data = rng.choice(special, (4, 5))
+        if np.dtype(dtype).kind == "c":
+            with np.errstate(invalid="ignore"):  # 1j * inf
+                data = data + 1j * rng.choice(special, (4, 5))
+            data[:, 0] = 1.0  # every row has a number
+        elif np.dtype(dtype).kind == "f":
+            data[:, 0] = 1.0
+        else:
+            data = rng.integers(0, 3, (4, 5))
+        data = data.astype(dtype)
+        x = pt.make_placeholder("x", data.shape, data.dtype)
+        for axis in (None, 0, 1, -1):
+            if axis == 0 and np.dtype(dtype).kind in "fc":
+                continue  # columns may hold NaNs only; below
+            for keepdims in (False, True):
+                got = pt.generate(getattr(pt, name)(x, axis=axis, keepdims=keepdims), backend)(x=data)
+                want = getattr(np, name)(data, axis=axis, keepdims=keepdims)
+                assert got.dtype == want.dtype and got.shape == want.shape, (dtype, axis, keepdims)
+                np.testing.assert_array_equal(got, want, err_msg=f"{name} {dtype} axis={axis}")
+    data = np.array([[1.0, np.nan, -1.0], [np.nan, np.nan, np.nan]])
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        getattr(np, name)(data, axis=1)
+    x = pt.make_placeholder("x", data.shape, data.dtype)
+    rows = getattr(pt, name)(x, axis=1)
+    for expr in (rows, rows[0]):  # the second row is checked where only the first is used
+        with pytest.raises(ValueError, match="All-NaN slice encountered"):
+            pt.generate(expr, backend)(x=data)
+    flat = pt.generate(getattr(pt, name)(x), backend)
+    assert flat(x=data) == getattr(np, name)(data)
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        flat(x=np.full((2, 3), np.nan))

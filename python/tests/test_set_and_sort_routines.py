@@ -130,10 +130,15 @@ def test_choose_as_numpys(backend, mode):
     _same(prg(**inputs), np.choose(index, choices, mode=mode), mode)
     if mode == "raise":
         for bad in (np.array([[0, 3, 1], [1, 0, 2]]), np.array([[0, -1, 1], [1, 0, 2]])):
-            with pytest.raises(ValueError):
+            with pytest.raises(ValueError, match="invalid entry in choice array"):
                 np.choose(bad, choices)
-            with pytest.raises(IndexError):
+            with pytest.raises(ValueError, match="invalid entry in choice array"):
                 prg(**{**inputs, "i": bad})
+        # The whole index is checked, also where the program uses part of the result.
+        first = pt.generate(pt.choose(i, cs, mode=mode)[0], backend)
+        with pytest.raises(ValueError, match="invalid entry in choice array"):
+            first(**{**inputs, "i": np.array([[0, 1, 1], [1, 0, 9]])})
+        _same(first(**inputs), np.choose(index, choices)[0], "after a failure")
     with pytest.raises(TypeError):
         pt.choose(pt.make_placeholder("f", (2,), np.float64), cs)
 
