@@ -364,6 +364,20 @@ fn a_step_that_reads_a_count_but_not_its_selection_runs_after_the_counts_step() 
             assert_eq!(values(&got["above_count"]), [above], "{name} on {data:?}");
         }
     }
+    // Without the selection, the program has no mask whose count it could compute: the count is
+    // a size parameter no input determines, and the error says so.
+    let unnamed = x.index(s![&pt::greater(&x, 0.0).unwrap()]).unwrap();
+    let x_free = pt::cumsum(&pt::ones(unnamed.shape().clone(), DType::F64).unwrap(), None).unwrap();
+    for (name, backend) in backends() {
+        let program = backend.compile(&Outputs::Single(x_free.clone())).unwrap();
+        match program.run(&NamedData::new()) {
+            Err(Error::SizeBinding { param, detail }) => {
+                assert!(param.starts_with(pytato_core::names::COUNT_PREFIX), "{name}: {param}");
+                assert!(detail.contains("mask that this program does not compute"), "{name}: {detail}");
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
     // A mask that reads the count it decides has no phase to run in.
     let cyclic = pt::greater(&x, &k).unwrap().tagged(CountNamed("k".into())).unwrap();
     let outputs = Outputs::Single(x.index(s![&cyclic]).unwrap());

@@ -291,10 +291,15 @@ impl Signature {
         }
         solve_sizes(&mut sizes, &equations)?;
         if let Some(missing) = self.size_params.iter().find(|p| !sizes.contains_key(*p)) {
-            return Err(Error::SizeBinding {
-                param: missing.clone(),
-                detail: "no input shape determines it; pass it as a 0-d integer input".into(),
-            });
+            let detail = if missing.starts_with(pytato_core::names::COUNT_PREFIX) {
+                // A count whose mask this program does not compute (`ones(x[x > 0].shape)` alone).
+                "it is the number of true elements of a mask that this program does not compute (output \
+                 the selection or a value computed from it in the same program), and no input shape \
+                 determines it"
+            } else {
+                "no input shape determines it; pass it as a 0-d integer input"
+            };
+            return Err(Error::SizeBinding { param: missing.clone(), detail: detail.into() });
         }
         check_length_bounds(&self.placeholders, inputs, &sizes)?;
         let bound = Bound { sizes, placeholders };
