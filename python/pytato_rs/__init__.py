@@ -1418,6 +1418,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         edges = _np.linspace(first, last, bins + 1, endpoint=True, dtype=edge_type)
         n = bins
     else:
+        if isinstance(bins, Array):  # noqa: F405
+            raise TypeError("histogram: bins must be an int or numbers (a numpy array or a sequence), to know the "
+                            "edges' order when the expression is built")
         edges = _np.asarray(bins)
         if edges.ndim != 1 or _np.any(edges[:-1] > edges[1:]):
             raise ValueError("bins must increase monotonically, when an array")
