@@ -1670,6 +1670,65 @@ def delete(arr, obj, axis=None):
     keep = _np.setdiff1d(_np.arange(n), _np.ravel(gone))
     return take(arr, keep.astype(_np.intp), axis=axis)  # noqa: F405
 
+def insert(arr, obj, values, axis=None):
+    """numpy's ``insert``: ``values`` (cast to ``arr``'s dtype, as numpy casts them) put before the
+    positions ``obj`` along ``axis`` (the flattened array's without one). ``obj`` is numbers: an
+    int (``values`` then fill a block whose first axis becomes ``axis``, numpy's rule), a sequence
+    (one slice per position, in the order of the positions, equal positions in their order) or a
+    slice; the result gathers from ``arr`` and the broadcast values, as numpy assigns them."""
+    arr = _as_array(arr)
+    if axis is None:
+        arr, axis = reshape(arr, (-1,)), 0  # noqa: F405
+    axis = _np.lib.array_utils.normalize_axis_index(axis, arr.ndim)
+    n = arr.shape[axis]
+    if not isinstance(n, int):
+        raise NotImplementedError("insert needs the length of its axis when the expression is built")
+    if isinstance(obj, Array):  # noqa: F405
+        raise TypeError("insert: give the positions as numbers; an expression's would make a length the data decides")
+    scalar = not isinstance(obj, slice) and _np.ndim(obj) == 0
+    positions = _np.arange(*obj.indices(n)) if isinstance(obj, slice) else _np.asarray(obj)
+    if positions.dtype == bool:
+        raise TypeError("insert: obj is a boolean array, which numpy 2 does not take as positions")
+    if positions.size == 0 and not isinstance(obj, _np.ndarray):
+        positions = positions.astype(_np.intp)
+    if positions.dtype.kind not in "iu":
+        raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    if positions.ndim > 1:
+        raise ValueError("index array argument obj to insert must be one dimensional or scalar")
+    out = positions[(positions < -n) | (positions > n)]
+    if out.size:
+        raise IndexError(f"index {int(out.flat[0])} is out of bounds for axis {axis} with size {n}")
+    values = astype(_as_array(values), arr.dtype)  # noqa: F405
+    if values.ndim < arr.ndim:
+        values = reshape(values, (1,) * (arr.ndim - values.ndim) + values.shape)  # noqa: F405
+    if positions.size == 1:
+        # One position: the whole block of values goes there (its first axis moved to `axis` for
+        # an int position, as numpy does so that a[:, 0] = ... acts as a[:, 0:1] = ...).
+        if scalar:
+            values = moveaxis(values, 0, axis)  # noqa: F405
+        new = values.shape[axis]
+        shape = arr.shape[:axis] + (new,) + arr.shape[axis + 1:]
+        first = int(positions.flat[0])
+        where_new = _np.full(new, first + n if first < 0 else first)
+    else:
+        new = positions.size
+        shape = arr.shape[:axis] + (new,) + arr.shape[axis + 1:]
+        where_new = _np.where(positions < 0, positions + n, positions).astype(_np.intp)
+    # numpy's order: the values for equal (or later) positions come after those sorted before them.
+    order = _np.argsort(where_new, kind="stable")
+    slots = _np.empty(new, _np.intp)
+    slots[order] = where_new[order] + _np.arange(new)
+    source = _np.empty(n + new, _np.intp)
+    taken = _np.zeros(n + new, bool)
+    taken[slots] = True
+    source[slots] = n + _np.arange(new)
+    source[~taken] = _np.arange(n)
+    while values.ndim > len(shape) and values.shape[0] == 1:  # numpy's assignment drops leading 1s
+        values = values[0]
+    block = broadcast_to(values, shape)  # noqa: F405
+    return take(concatenate([arr, block], axis=axis), source, axis=axis)  # noqa: F405
+
+
 def _correlate(a, v, mode, conjugate):
     """``correlate``, with ``v`` conjugated (numpy's ``correlate``) or not (its ``convolve``)."""
     a, v = _as_array(a), _as_array(v)

@@ -2384,3 +2384,31 @@ def test_nanargmax_and_nanargmin_as_numpys(backend, name):
     assert flat(x=data) == getattr(np, name)(data)
     with pytest.raises(ValueError, match="All-NaN slice encountered"):
         flat(x=np.full((2, 3), np.nan))
+
+
+def test_insert_as_numpys(backend):
+    """numpy's ``insert`` for int, negative, repeated, unsorted, slice and empty positions, along
+    every axis and flattened, with values that broadcast (numpy's assignment rule, leading 1s
+    dropped) and cast into the array's dtype; numpy's errors for positions out of range and
+    values that do not broadcast."""
+    arrays = [np.array([1, 2, 3], np.int16), np.arange(6.0).reshape(2, 3), np.zeros((0, 2)),
+              np.arange(24, dtype=np.float32).reshape(2, 3, 4), np.array([True, False])]
+    positions = [1, 0, -1, 3, [1], [1, 1], [2, 0, -1], slice(0, 2), slice(None, None, -1), [],
+                 np.array([0, 1], np.int32), 5]
+    values = [9, 5.7, [7, 8], [[7], [8]], np.array([[1, 2, 3]]), np.arange(4)]
+    for data in arrays:
+        x = pt.make_placeholder("x", data.shape, data.dtype)
+        for axis in [None, *range(-data.ndim, data.ndim)]:
+            for obj in positions:
+                for v in values:
+                    try:
+                        want = np.insert(data, obj, v, axis=axis)
+                    except (ValueError, IndexError) as e:
+                        with pytest.raises(type(e)):
+                            pt.generate(pt.insert(x, obj, v, axis=axis), backend)(x=data)
+                        continue
+                    got = pt.generate(pt.insert(x, obj, v, axis=axis), backend)(x=data)
+                    assert got.dtype == want.dtype and got.shape == want.shape, (data.shape, obj, v, axis)
+                    np.testing.assert_array_equal(got, want, err_msg=f"{data.shape} {obj} {v} {axis}")
+    with pytest.raises(TypeError, match="positions as numbers"):
+        pt.insert(pt.make_placeholder("y", (3,), np.float64), pt.make_placeholder("p", (1,), np.int64), 1.0)
