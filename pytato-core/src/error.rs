@@ -403,15 +403,22 @@ pub enum ValueCheck {
     ChoiceOutOfRange,
     /// `ravel_multi_index(..., mode="raise")` with a coordinate outside its axis.
     CoordinateOutOfRange,
+    /// `bincount` of a negative value.
+    BincountNegative,
+    /// `bincount` of a value not below `minlength`, which would make the result's length depend
+    /// on the data (numpy's is `max(x) + 1` then); not numpy's refusal but the library's.
+    BincountBeyondMinlength,
 }
 
 impl ValueCheck {
     /// Every check, in the order of their codes.
-    pub const ALL: [ValueCheck; 4] = [
+    pub const ALL: [ValueCheck; 6] = [
         ValueCheck::AllNanSliceMax,
         ValueCheck::AllNanSliceMin,
         ValueCheck::ChoiceOutOfRange,
         ValueCheck::CoordinateOutOfRange,
+        ValueCheck::BincountNegative,
+        ValueCheck::BincountBeyondMinlength,
     ];
 
     /// The check's code: its position in [`ValueCheck::ALL`].
@@ -431,6 +438,12 @@ impl ValueCheck {
             ValueCheck::AllNanSliceMin => ("nanargmin", "All-NaN slice encountered"),
             ValueCheck::ChoiceOutOfRange => ("choose", "invalid entry in choice array"),
             ValueCheck::CoordinateOutOfRange => ("ravel_multi_index", "invalid entry in coordinates array"),
+            ValueCheck::BincountNegative => ("bincount", "'list' argument must have no negative elements"),
+            ValueCheck::BincountBeyondMinlength => (
+                "bincount",
+                "a value is not below minlength, so the result's length would depend on the data \
+                 (numpy gives max(x) + 1 bins); give a minlength above every value",
+            ),
         };
         Error::invalid(op, message)
     }

@@ -1670,6 +1670,42 @@ def delete(arr, obj, axis=None):
     keep = _np.setdiff1d(_np.arange(n), _np.ravel(gone))
     return take(arr, keep.astype(_np.intp), axis=axis)  # noqa: F405
 
+def bincount(x, weights=None, minlength=0):
+    """numpy's ``bincount``: how many times each of ``0..minlength`` occurs in the 1-d ``x`` (int64),
+    or the sum of the ``weights`` (float64) at its occurrences, added in the order of ``x`` as
+    numpy's loop adds them. numpy's length is ``max(x) + 1`` where that exceeds ``minlength``,
+    which the data decides: here ``minlength`` must be given, and a value not below it fails the
+    program when it runs (a ``ValueError``), as a negative value does in numpy. With weights the
+    result is float64 also for an empty ``x``, where numpy's shortcut returns int64 zeros."""
+    if not isinstance(x, Array) and not isinstance(weights, Array):  # noqa: F405
+        return _np.bincount(x, weights, minlength)
+    if minlength is None:
+        raise TypeError("use 0 instead of None for minlength")
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    x = _as_array(x)
+    if x.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    if x.dtype.kind not in "biu":  # numpy's rule for arrays (a list of floats only warns)
+        raise TypeError(f"Cannot cast array data from {x.dtype!r} to dtype('int64') according to the rule 'safe'")
+    if minlength == 0:
+        raise NotImplementedError("bincount: give minlength above every value of x: without it numpy's length is "
+                                  "max(x) + 1, which the data decides")
+    from ._native import _require_non_negative
+
+    index = astype(x, _np.int64)  # noqa: F405
+    index = _require_non_negative(where(less(index, 0), -1, index), "bincount_negative")  # noqa: F405
+    index = _require_non_negative(where(greater_equal(index, minlength), -1, index), "bincount_length")  # noqa: F405
+    if weights is None:
+        return zeros(minlength, _np.int64).at[index].add(1)  # noqa: F405
+    weights = _as_array(weights)
+    if weights.shape != x.shape:
+        raise ValueError("The weights and list don't have the same length.")
+    if weights.dtype.kind == "c":
+        raise TypeError("float() argument must be a string or a real number, not 'complex'")
+    return zeros(minlength, _np.float64).at[index].add(astype(weights, _np.float64))  # noqa: F405
+
+
 def insert(arr, obj, values, axis=None):
     """numpy's ``insert``: ``values`` (cast to ``arr``'s dtype, as numpy casts them) put before the
     positions ``obj`` along ``axis`` (the flattened array's without one). ``obj`` is numbers: an

@@ -2412,3 +2412,44 @@ def test_insert_as_numpys(backend):
                     np.testing.assert_array_equal(got, want, err_msg=f"{data.shape} {obj} {v} {axis}")
     with pytest.raises(TypeError, match="positions as numbers"):
         pt.insert(pt.make_placeholder("y", (3,), np.float64), pt.make_placeholder("p", (1,), np.int64), 1.0)
+
+
+def test_bincount_with_minlength_as_numpys(backend):
+    """numpy's ``bincount`` with ``minlength``: counts (int64) and float64 sums of the weights in
+    the order of ``x`` (float64 sums of many terms, bit for bit), one program run with other
+    lengths, none included; a negative value fails the program with numpy's ``ValueError``, and
+    so does a value not below ``minlength`` (the length numpy would give then depends on the
+    data); numpy's errors for the arguments."""
+    rng = np.random.default_rng(9)
+    for dtype in (np.int64, np.int8, np.uint16, np.bool_):
+        x = pt.make_placeholder("x", ("n",), dtype)
+        w = pt.make_placeholder("w", ("n",), np.float32)
+        counts = pt.generate(pt.bincount(x, minlength=7), backend)
+        sums = pt.generate(pt.bincount(x, w, minlength=7), backend)
+        for length in (200, 1, 0):
+            data = rng.integers(0, 2 if dtype == np.bool_ else 7, length).astype(dtype)
+            weights = (rng.standard_normal(length) * 10.0 ** rng.integers(-3, 4, length)).astype(np.float32)
+            want_sums = np.bincount(data, weights, minlength=7)
+            if length == 0:  # numpy's shortcut for an empty x returns int64 zeros, weights or not
+                assert want_sums.dtype == np.int64
+                want_sums = want_sums.astype(np.float64)
+            for got, want in ((counts(x=data), np.bincount(data, minlength=7)), (sums(x=data, w=weights), want_sums)):
+                assert got.dtype == want.dtype and got.shape == want.shape, (dtype, length)
+                assert got.tobytes() == want.tobytes(), (dtype, length, got, want)
+    x = pt.make_placeholder("x", (3,), np.int64)
+    program = pt.generate(pt.bincount(x, minlength=4), backend)
+    with pytest.raises(ValueError, match="must have no negative elements"):
+        np.bincount(np.array([0, -1, 2]), minlength=4)
+    with pytest.raises(ValueError, match="must have no negative elements"):
+        program(x=np.array([0, -1, 2]))
+    with pytest.raises(ValueError, match="not below minlength"):
+        program(x=np.array([0, 4, 1]))
+    with pytest.raises(NotImplementedError, match="minlength"):
+        pt.bincount(x)
+    with pytest.raises(TypeError, match="rule 'safe'"):
+        pt.bincount(pt.make_placeholder("f", (2,), np.float64), minlength=3)
+    with pytest.raises(ValueError, match="same length"):
+        pt.bincount(x, pt.make_placeholder("v", (2,), np.float64), minlength=4)
+    with pytest.raises(ValueError, match="must not be negative"):
+        pt.bincount(x, minlength=-1)
+    assert np.array_equal(pt.bincount([0, 2, 2]), np.bincount([0, 2, 2]))
