@@ -1634,19 +1634,27 @@ def block(arrays):
     return assemble(arrays, 0)
 
 
-def delete(arr, obj, axis=None):
-    """numpy's ``delete``: ``arr`` without the elements ``obj`` names along ``axis`` (the
-    flattened array where ``None``): an int, a slice, a sequence of ints (negative ones from the
-    end, repeats allowed) or a boolean mask of the axis's length, given as numbers."""
+def _positions_along(name, arr, obj, axis):
+    """For ``delete`` and ``insert``: the array (flattened where ``axis`` is None), the axis and
+    its length, which must be known, as the positions ``obj`` must be numbers (an expression's
+    would make a length the data decides)."""
     arr = _as_array(arr)
     if axis is None:
         arr, axis = reshape(arr, (-1,)), 0  # noqa: F405
     axis = _np.lib.array_utils.normalize_axis_index(axis, arr.ndim)
     n = arr.shape[axis]
     if not isinstance(n, int):
-        raise NotImplementedError("delete needs the length of its axis when the expression is built")
+        raise NotImplementedError(f"{name} needs the length of its axis when the expression is built")
     if isinstance(obj, Array):  # noqa: F405
-        raise TypeError("delete: give the positions as numbers; an expression's would make a length the data decides")
+        raise TypeError(f"{name}: give the positions as numbers; an expression's would make a length the data decides")
+    return arr, axis, n
+
+
+def delete(arr, obj, axis=None):
+    """numpy's ``delete``: ``arr`` without the elements ``obj`` names along ``axis`` (the
+    flattened array where ``None``): an int, a slice, a sequence of ints (negative ones from the
+    end, repeats allowed) or a boolean mask of the axis's length, given as numbers."""
+    arr, axis, n = _positions_along("delete", arr, obj, axis)
     if isinstance(obj, slice):
         gone = _np.arange(n)[obj]
     else:
@@ -1712,15 +1720,7 @@ def insert(arr, obj, values, axis=None):
     int (``values`` then fill a block whose first axis becomes ``axis``, numpy's rule), a sequence
     (one slice per position, in the order of the positions, equal positions in their order) or a
     slice; the result gathers from ``arr`` and the broadcast values, as numpy assigns them."""
-    arr = _as_array(arr)
-    if axis is None:
-        arr, axis = reshape(arr, (-1,)), 0  # noqa: F405
-    axis = _np.lib.array_utils.normalize_axis_index(axis, arr.ndim)
-    n = arr.shape[axis]
-    if not isinstance(n, int):
-        raise NotImplementedError("insert needs the length of its axis when the expression is built")
-    if isinstance(obj, Array):  # noqa: F405
-        raise TypeError("insert: give the positions as numbers; an expression's would make a length the data decides")
+    arr, axis, n = _positions_along("insert", arr, obj, axis)
     scalar = not isinstance(obj, slice) and _np.ndim(obj) == 0
     positions = _np.arange(*obj.indices(n)) if isinstance(obj, slice) else _np.asarray(obj)
     if positions.dtype == bool:
