@@ -238,8 +238,8 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
     let mut taken = inputs.taken_names();
     taken.extend(unnamed.values().cloned());
 
-    // One pass, children first: the rewritten node (steps replaced by placeholders), and the
-    // phase of each step (one more than the latest step below it).
+    // One pass, children first: the rewritten node (steps replaced by placeholders), each step
+    // planned after the phase in which its operands and the counts it reads are known.
     let nodes = post_order(entries.iter().map(|(_, a)| a), Array::children);
     let level = phase_levels(&nodes)?;
     let mut rewritten: IdMap<Array> = IdMap::default();

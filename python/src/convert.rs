@@ -269,15 +269,19 @@ impl PyDim {
 /// `SizeParam` node, as `make_size_param` makes it) times its coefficient. This is how pytato's
 /// `x.shape[0]` takes part in arithmetic: `x - x.shape[0]`, `pt.exp(n)`.
 pub(crate) fn length_array(length: &Dim) -> Result<Array> {
-    let mut sum = lib(pytato::full(Shape::scalar(), length.constant(), DType::I64))?;
+    let constant = || lib(pytato::full(Shape::scalar(), length.constant(), DType::I64));
+    let mut sum = if length.constant() != 0 { Some(constant()?) } else { None };
     for (param, coefficient) in length.terms() {
-        let term = lib(pytato::multiply(
-            Operand::Array(lib(pytato::size_param(param))?),
-            Operand::Scalar(WeakScalar::Int(coefficient.into())),
-        ))?;
-        sum = lib(pytato::add(Operand::Array(sum), Operand::Array(term)))?;
+        let mut term = lib(pytato::size_param(param))?;
+        if coefficient != 1 {
+            term = lib(pytato::multiply(Operand::Array(term), Operand::Scalar(WeakScalar::Int(coefficient.into()))))?;
+        }
+        sum = Some(match sum {
+            None => term,
+            Some(sum) => lib(pytato::add(Operand::Array(sum), Operand::Array(term)))?,
+        });
     }
-    Ok(sum)
+    sum.map_or_else(constant, Ok)
 }
 
 impl PyDim {
@@ -293,8 +297,8 @@ impl PyDim {
     }
 
     /// `self op other` as a length (`length_op`) where `other` is a length (an int, a `Dim`, a
-    /// size parameter's expression) and the result is one, else as an array (`method`): `n + 1`
-    /// is a length, `n + x` and `n * 0.5` are arrays, as pytato's size parameters are.
+    /// size parameter's expression), else as an array (`method`): `n + 1` is a length, `n + x`
+    /// and `n * 0.5` are arrays, as pytato's size parameters are.
     fn length_or_array<'py>(
         &self,
         other: &Bound<'py, PyAny>,
