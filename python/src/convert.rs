@@ -502,15 +502,27 @@ pub(crate) fn index_from_py(key: &Bound<'_, PyAny>) -> Result<Vec<Idx>> {
         if let Ok(slice) = item.cast::<PySlice>() {
             let bound = |name: &str| -> Result<Option<i64>> {
                 let value = slice.getattr(name)?;
-                if value.is_none() { Ok(None) } else { Ok(Some(value.call_method0("__index__")?.extract()?)) }
+                if value.is_none() {
+                    return Ok(None);
+                }
+                let index = value.call_method0("__index__").map_err(|_| {
+                    let what = value.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+                    type_error(format!(
+                        "slice indices must be integers or None or have an __index__ method, not {what} \
+                         (slice bounds are numbers here; x[:x.shape[0]] is x[:])"
+                    ))
+                })?;
+                Ok(Some(index.extract()?))
             };
             let step = bound("step")?.unwrap_or(1);
             return Ok(Idx::Slice { start: bound("start")?, stop: bound("stop")?, step });
         }
         if item.is_instance_of::<PyArrayExpr>()
+            || item.is_instance_of::<PyDim>()
             || item.is_instance_of::<PyList>()
             || item.is_instance_of::<PyUntypedArray>()
         {
+            // A symbolic length (`x[x.shape[0] - 1]`) indexes as the 0-d int64 array it is.
             return Ok(Idx::Array(array_from_py(item)?));
         }
         // `x[True]`, `x[np.True_]`: a boolean scalar adds an axis of length 1 or 0 (numpy's rule).

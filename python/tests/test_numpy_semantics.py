@@ -2311,6 +2311,15 @@ def test_a_symbolic_length_is_an_int64_operand_as_pytatos_size_parameters_are(ba
                 want = np.asarray(expected(np.int64(length), xs, ys))
             assert got.dtype == want.dtype and got.shape == want.shape, (key, length, got, want)
             np.testing.assert_array_equal(got, want, err_msg=f"{key} at length {length}")
+    # As an index: numpy's integer index x[n - 1].
+    last = pt.generate(x[d - 1], backend)
+    first_of_y = pt.generate(y[-d], backend)
+    for length in (3, 1):
+        xs = np.arange(2.0 * length).reshape(length, 2)
+        np.testing.assert_array_equal(last(x=xs), xs[length - 1])
+        np.testing.assert_array_equal(first_of_y(y=np.arange(length, dtype=np.int8)), np.int8(0))
+    with pytest.raises(TypeError, match="slice indices must be integers"):
+        x[: d - 1]
     assert isinstance(d + 1, pt.Dim) and isinstance(2 * d - d, pt.Dim)
     assert pt.make_placeholder("z", (d + 1,), np.float64).shape == (d + 1,)
     with pytest.raises(ValueError, match="start 0 and step 1"):
