@@ -1054,6 +1054,32 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     return y if dtype is None else astype(y, dtype)  # noqa: F405
 
 
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """numpy's ``geomspace`` of number bounds: numpy's samples (its logarithms, signs and exact
+    endpoints), as a constant. Bounds that are arrays are not taken: the samples would need
+    numpy's complex-logarithm path on values known only when the program runs."""
+    if isinstance(start, Array) or isinstance(stop, Array):  # noqa: F405
+        raise NotImplementedError("geomspace: give the bounds as numbers")
+    return asarray(_np.geomspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis))  # noqa: F405
+
+
+def _window(name):
+    window = getattr(_np, name)
+
+    def constant(M, *args):  # noqa: N803 (numpy's name)
+        if isinstance(M, (Array, Dim)) or _builtins.any(isinstance(a, Array) for a in args):  # noqa: F405
+            raise NotImplementedError(f"{name}: give the window's length (and parameters) as numbers")
+        return asarray(window(M, *args))  # noqa: F405
+
+    constant.__name__ = constant.__qualname__ = name
+    constant.__doc__ = f"numpy's ``{name}`` window of ``M`` points (numbers), as a constant: numpy's values."
+    return constant
+
+
+bartlett, blackman, hamming, hanning, kaiser = (_window(n) for n in ("bartlett", "blackman", "hamming", "hanning",
+                                                                      "kaiser"))
+
+
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """numpy's ``trapezoid``: the sum of ``d * (y[1:] + y[:-1]) / 2`` along ``axis``."""
     y = _as_array(y)

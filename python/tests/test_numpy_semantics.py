@@ -2462,3 +2462,21 @@ def test_bincount_with_minlength_as_numpys(backend):
     with pytest.raises(ValueError, match="must not be negative"):
         pt.bincount(x, minlength=-1)
     assert np.array_equal(pt.bincount([0, 2, 2]), np.bincount([0, 2, 2]))
+
+
+def test_windows_and_geomspace_of_numbers_are_numpys(backend):
+    """The window functions and ``geomspace`` of numbers are numpy's samples as constants, bit for
+    bit through a program; lengths that are symbolic are refused with the reason."""
+    for name in ("bartlett", "blackman", "hamming", "hanning"):
+        for m in (0, 1, 5, 12):
+            got, want = pt.generate(getattr(pt, name)(m) + 0, backend)(), getattr(np, name)(m)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (name, m)
+    assert pt.generate(pt.kaiser(7, 14.0) * 1, backend)().tobytes() == np.kaiser(7, 14.0).tobytes()
+    for args in ((1, 1000, 4), (-1 + 0j, 1 + 0j, 5), (2.0, 0.5, 3)):
+        got, want = pt.generate(pt.geomspace(*args) * 1, backend)(), np.geomspace(*args)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), args
+    n = pt.make_placeholder("x", ("n",), np.float64).shape[0]
+    with pytest.raises(NotImplementedError, match="as numbers"):
+        pt.hanning(n)
+    with pytest.raises(NotImplementedError, match="as numbers"):
+        pt.geomspace(pt.make_placeholder("s", (), np.float64), 2.0)
