@@ -1293,6 +1293,49 @@ KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "a
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
 
 
+
+# --- Added after the cases above (inputs are seeded by a case's position: appended here, the
+# cases above keep theirs) ---------------------------------------------------------------------------
+# gcd and lcm: every integer dtype at its extremes (numpy's results for the smallest signed value,
+# whose magnitude the dtype cannot hold), wrapping multiples, and Euclid's longest runs
+# (consecutive Fibonacci numbers, both orders) at the top of 32 and 64 bits.
+_FIB = [1, 1]
+while _FIB[-1] < 2**64:
+    _FIB.append(_FIB[-1] + _FIB[-2])
+for d in [I8, I16, I32, I64, U8, U16, U32, U64]:
+    case(f"gcd_lcm_{d}", {"gcd": "np.gcd(x, y)", "lcm": "np.lcm(x, y)", "gcd_r": "np.gcd(a, b)", "lcm_r": "np.lcm(a, b)",
+                         "gcd_s": "np.gcd(a, 6)", "lcm_s": "np.lcm(6, b)"},
+         {"x": (d, (49,), [v for v in special_values(d) for _ in special_values(d)]),
+          "y": (d, (49,), special_values(d) * 7),
+          "a": (d, (30,), "int:-60:61"), "b": (d, (30,), "int:-60:61")})
+for d, bits in [(U32, 32), (I64, 63), (U64, 64)]:
+    top = [f for f in _FIB if f < 2**bits][-2:]
+    case(f"gcd_lcm_fibonacci_{d}", {"gcd": "np.gcd(x, y)", "lcm": "np.lcm(x, y)"},
+         {"x": (d, (4,), [top[1], top[0], top[1], 0]), "y": (d, (4,), [top[0], top[1], top[1], top[0]])})
+case("gcd_lcm_promoted", {"mixed": "np.gcd(i, u)", "bool_int": "np.lcm(b, i)", "wide": "np.lcm(j, u)"},
+     {"i": (I8, (6,), "special"), "u": (U8, (6,), "special"), "b": (B, (6,)), "j": (I32, (6,), "special")})
+# ldexp and frexp: every float dtype at its special values (subnormals, the largest finite
+# value, ±0, ±inf, NaN) against exponents that reach overflow, the subnormal range (rounded
+# once), and beyond (saturated); integer mantissas read as numpy's loops read them.
+_EXPONENTS = [0, 1, -1, 3, -20, 40, -1074, -1075, -1023, 1023, 1024, -149, 128, -24, 2**40, -2**40, 2**62, -2**63]
+for d in [H, F, D]:
+    n_special = len(special_values(d))
+    case(f"ldexp_frexp_{d}", {"ldexp": "np.ldexp(x, n)", "ldexp_s": "np.ldexp(x, -3)", "m": "np.frexp(x)[0]",
+                              "e": "np.frexp(x)[1]", "m_r": "np.frexp(r)[0]", "e_r": "np.frexp(r)[1]",
+                              "ldexp_m_e": "np.ldexp(np.frexp(r)[0], np.frexp(r)[1])"},
+         {"x": (d, (n_special * len(_EXPONENTS),), [v for v in special_values(d) for _ in _EXPONENTS]),
+          "n": (I64, (n_special * len(_EXPONENTS),), _EXPONENTS * n_special), "r": (d, (40,))})
+case("ldexp_frexp_subnormals", {"m16": "np.frexp(h)[0]", "e16": "np.frexp(h)[1]", "m32": "np.frexp(f)[0]", "e32": "np.frexp(f)[1]",
+                                "down16": "np.ldexp(h, -3)", "up16": "np.ldexp(h, 20)", "down32": "np.ldexp(f, -25)",
+                                "up32": "np.ldexp(f, 100)"},
+     {"h": (H, (10,), [6e-8, -6e-8, 1.8e-7, 3e-5, -6.1e-5, 6.104e-5, 65504.0, 0.000123, 1.0009765625, -2049.0]),
+      "f": (F, (10,), [1e-45, -3e-45, 1e-39, 1.17e-38, -1.1754942e-38, 3.4e38, 7e-46, 1.5e-45, 1.0000001, -16777217.0])})
+case("ldexp_frexp_dtypes", {"i8": "np.ldexp(i, k)", "i16_by_u32": "np.ldexp(j, u)", "u64_by_bool": "np.ldexp(w, b)",
+                            "weak_by_i8": "np.ldexp(3, k)", "float_by_i8": "np.ldexp(1.5, k)", "f16_by_i64": "np.ldexp(h, n)",
+                            "m_i16": "np.frexp(j)[0]", "e_i16": "np.frexp(j)[1]", "m_b": "np.frexp(b)[0]"},
+     {"i": (I8, (6,), "special"), "k": (I8, (6,), "int:-30:31"), "j": (I16, (6,), "special"), "u": (U32, (6,), "int:0:200"),
+      "w": (U64, (6,), "special"), "b": (B, (6,)), "h": (H, (6,), "special"), "n": (I64, (6,), "special")})
+
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices
     `_rN` of `sum(_rN, N, body)` / `amax(...)`) are broadcast index grids, so that `x[_0, (_1 + 1) % n]`

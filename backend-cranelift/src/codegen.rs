@@ -1330,6 +1330,24 @@ impl<'a> Translator<'a, '_> {
             let (y, _) = self.emit(&args[1])?;
             return Ok((self.complex_mul_textbook(x.parts(), y.parts()), result_dtype));
         }
+        if matches!(func, Gcd | Lcm) {
+            let (y, _) = self.emit(&args[1])?;
+            return Ok((Val::Real(self.gcd_lcm(func, x.real(), y.real(), dtype)), result_dtype));
+        }
+        if func == FrexpExponent {
+            let wide = if component_type(dtype) == types::F32 {
+                self.b.ins().fpromote(types::F64, x.real())
+            } else {
+                x.real()
+            };
+            let f = helpers::frexp_exponent as *const () as usize;
+            let e = self.call_helper(f, &[wide], &[types::F64], Some(types::I64)).expect("returns");
+            return Ok((Val::Real(self.b.ins().ireduce(types::I32, e)), result_dtype));
+        }
+        if func == FrexpMantissa {
+            let f = helpers::frexp_mantissa as *const () as usize;
+            return Ok((Val::Real(self.real_helper(f, dtype, &[x.real()])), result_dtype));
+        }
         if func.arity() == 2 {
             let (y, _) = self.emit(&args[1])?;
             return Ok((self.call2(func, x.real(), y.real(), dtype)?, result_dtype));
@@ -1381,6 +1399,20 @@ impl<'a> Translator<'a, '_> {
         Ok((v, result_dtype))
     }
 
+    /// numpy's `gcd` or `lcm` of two integers: on their magnitudes as unsigned 64-bit integers (a
+    /// signed value sign-extended first, so `|i8::MIN|` is 128), the result's low bits kept.
+    fn gcd_lcm(&mut self, func: Func, a: Value, b: Value, dtype: DType) -> Value {
+        let magnitude = |t: &mut Self, v: Value| {
+            let wide = t.widen_to_i64(v, dtype);
+            if is_signed(dtype) { t.b.ins().iabs(wide) } else { wide }
+        };
+        let (a, b) = (magnitude(self, a), magnitude(self, b));
+        let f = if func == Func::Gcd { helpers::gcd as *const () as usize } else { helpers::lcm as *const () as usize };
+        let r = self.call_helper(f, &[a, b], &[types::I64, types::I64], Some(types::I64)).expect("returns");
+        let ty = component_type(dtype);
+        if ty == types::I64 { r } else { self.b.ins().ireduce(ty, r) }
+    }
+
     /// `normalize_index(i, n, axis)`: `i`, or `i + n` for negative `i`; outside `[-n, n)` the kernel
     /// fails with the index-array record.
     fn normalize_index(&mut self, args: &[Expr]) -> Result<(Val, DType)> {
@@ -1406,6 +1438,7 @@ impl<'a> Translator<'a, '_> {
             Func::Hypot => self.real_helper(helpers::hypot as *const () as usize, dtype, &[a, b]),
             Func::LogAddExp => self.real_helper(helpers::logaddexp as *const () as usize, dtype, &[a, b]),
             Func::Fmod => self.real_helper(helpers::fmod as *const () as usize, dtype, &[a, b]),
+            Func::Ldexp => self.real_helper(helpers::ldexp as *const () as usize, dtype, &[a, b]),
             Func::Copysign => self.b.ins().fcopysign(a, b),
             Func::Nextafter => {
                 let helper = if dtype == DType::F32 { helpers::nextafter_f32 } else { helpers::nextafter };

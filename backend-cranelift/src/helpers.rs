@@ -146,6 +146,31 @@ pub(crate) extern "C" fn fmod(a: f64, b: f64) -> f64 {
     a % b
 }
 
+/// numpy's `gcd` on magnitudes (`math::gcd_magnitudes`).
+pub(crate) extern "C" fn gcd(a: u64, b: u64) -> u64 {
+    math::gcd_magnitudes(a, b)
+}
+
+/// numpy's `lcm` on magnitudes (`math::lcm_magnitudes`).
+pub(crate) extern "C" fn lcm(a: u64, b: u64) -> u64 {
+    math::lcm_magnitudes(a, b)
+}
+
+/// C's `ldexp` with an integral float exponent (`math::ldexp`).
+pub(crate) extern "C" fn ldexp(x: f64, n: f64) -> f64 {
+    math::ldexp(x, n)
+}
+
+/// The mantissa of C's `frexp`.
+pub(crate) extern "C" fn frexp_mantissa(x: f64) -> f64 {
+    math::frexp(x).0
+}
+
+/// The exponent of C's `frexp`, sign-extended to 64 bits.
+pub(crate) extern "C" fn frexp_exponent(x: f64) -> i64 {
+    math::frexp(x).1.into()
+}
+
 /// numpy's `remainder` for floats.
 pub(crate) extern "C" fn remainder(a: f64, b: f64) -> f64 {
     math::remainder(a, b)

@@ -365,6 +365,20 @@ pub(crate) fn call(f: Func, args: &[Scalar]) -> R<Scalar> {
         (Func::Arctan2, [S::F32(a), S::F32(b)]) => Ok(S::F32(f64::from(*a).atan2(f64::from(*b)) as f32)),
         (Func::Arctan2, [S::F64(a), S::F64(b)]) => Ok(S::F64(a.atan2(*b))),
         (Func::Nextafter, [S::F32(a), S::F32(b)]) => Ok(S::F32(math::nextafter_f32(*a, *b))),
+        (Func::Gcd | Func::Lcm, [x, y]) if x.dtype() == y.dtype() && x.dtype().is_integer() => {
+            // On the magnitudes as unsigned 64-bit integers: the low bits of the dtype's width are
+            // the same (`Scalar::cast` keeps them).
+            let magnitude = |v: &Scalar| v.to_i128().map_or(0, |i| i.unsigned_abs() as u64);
+            let (a, b) = (magnitude(x), magnitude(y));
+            let r = if f == Func::Gcd { math::gcd_magnitudes(a, b) } else { math::lcm_magnitudes(a, b) };
+            Ok(S::U64(r).cast(x.dtype()))
+        }
+        (Func::Ldexp, [S::F32(a), S::F32(b)]) => Ok(S::F32(math::ldexp(f64::from(*a), f64::from(*b)) as f32)),
+        (Func::Ldexp, [S::F64(a), S::F64(b)]) => Ok(S::F64(math::ldexp(*a, *b))),
+        (Func::FrexpMantissa, [S::F32(a)]) => Ok(S::F32(math::frexp(f64::from(*a)).0 as f32)),
+        (Func::FrexpMantissa, [S::F64(a)]) => Ok(S::F64(math::frexp(*a).0)),
+        (Func::FrexpExponent, [S::F32(a)]) => Ok(S::I32(math::frexp(f64::from(*a)).1)),
+        (Func::FrexpExponent, [S::F64(a)]) => Ok(S::I32(math::frexp(*a).1)),
         (Func::Hypot | Func::LogAddExp | Func::Copysign | Func::Fmod, [S::F32(a), S::F32(b)]) => {
             Ok(S::F32(real_binary(f, f64::from(*a), f64::from(*b))? as f32))
         }

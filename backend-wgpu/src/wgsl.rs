@@ -1202,6 +1202,9 @@ impl Translator<'_> {
                 | Exp2
                 | Hypot
                 | LogAddExp
+                | Ldexp
+                | FrexpMantissa
+                | FrexpExponent
         ) || (f == Abs && complex);
         if math && matches!(dtype, DType::F32 | DType::C64) && !self.features.f64 && f != Sqrt {
             // The drivers' single-precision functions make no accuracy promise numpy's users could
@@ -1309,6 +1312,11 @@ impl Translator<'_> {
                 format!("{ty}({f}({x}.x), {f}({x}.y))")
             }
             Rint => lib(self, "rint"),
+            Gcd => wrap(dtype, lib(self, "gcd")),
+            Lcm => wrap(dtype, lib(self, "lcm")),
+            Ldexp => lib(self, "ldexp"),
+            FrexpMantissa => lib(self, "frexpm"),
+            FrexpExponent => lib(self, "frexpe"),
         })
     }
 }

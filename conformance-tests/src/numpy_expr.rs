@@ -736,6 +736,10 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
         let (fraction, integral) = pt::modf(&a0()?).map_err(err)?;
         return Ok(V::Tuple(vec![V::Array(fraction), V::Array(integral)]));
     }
+    if name == "frexp" {
+        let (mantissa, exponent) = pt::frexp(&a0()?).map_err(err)?;
+        return Ok(V::Tuple(vec![V::Array(mantissa), V::Array(exponent)]));
+    }
     if name == "round" || name == "around" {
         let decimals = kwargs.get("decimals").or(args.get(1)).map(int).transpose()?.unwrap_or(0);
         return array(pt::round_decimals(&a0()?, decimals));
@@ -802,6 +806,9 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
         "fmax" => Some(pt::fmax),
         "fmin" => Some(pt::fmin),
         "fmod" => Some(pt::fmod),
+        "gcd" => Some(pt::gcd),
+        "lcm" => Some(pt::lcm),
+        "ldexp" => Some(pt::ldexp),
         "logaddexp2" => Some(pt::logaddexp2),
         "left_shift" => Some(pt::left_shift),
         "right_shift" => Some(pt::right_shift),

@@ -299,11 +299,28 @@ pub enum Func {
     /// frontend makes the values it checks -1 where numpy refuses and checks them over the whole
     /// array, as [`Func::NormalizeIndex`] checks index arrays.
     RequireNonNegative,
+    /// The greatest common divisor of two integers of one dtype (numpy `gcd`): Euclid's algorithm
+    /// on the magnitudes as unsigned integers of the dtype's width, the result read back in the
+    /// dtype. So `gcd(0, 0)` is 0, and the smallest signed integer, whose magnitude the dtype
+    /// cannot hold, gives itself where numpy does (`gcd(-128, 0)` is -128 in `int8`).
+    Gcd,
+    /// The least common multiple (numpy `lcm`): `(|a| / gcd) * |b|` on the unsigned magnitudes,
+    /// wrapping in the dtype's width and read back in the dtype; 0 where the gcd is 0.
+    Lcm,
+    /// `ldexp(x, n)`: `x · 2ⁿ` rounded once (real floats; `n` an integral value of `x`'s dtype,
+    /// which the frontend clamps to where every result has saturated): exact unless the result
+    /// is subnormal, infinite where it overflows, NaN, ±0 and ±inf unchanged.
+    Ldexp,
+    /// The mantissa of `frexp(x)` (real floats): `m` with `0.5 <= |m| < 1` and `x = m · 2^e`;
+    /// `x` itself for ±0, ±inf and NaN.
+    FrexpMantissa,
+    /// The exponent `e` of `frexp(x)` as `int32` (real floats); 0 for ±0, ±inf and NaN.
+    FrexpExponent,
 }
 
 impl Func {
     /// Every function.
-    pub const ALL: [Func; 44] = [
+    pub const ALL: [Func; 49] = [
         Func::Abs,
         Func::Sqrt,
         Func::Exp,
@@ -348,6 +365,11 @@ impl Func {
         Func::Exp2,
         Func::TextbookProduct,
         Func::RequireNonNegative,
+        Func::Gcd,
+        Func::Lcm,
+        Func::Ldexp,
+        Func::FrexpMantissa,
+        Func::FrexpExponent,
     ];
 
     /// The function's name, as numpy spells it.
@@ -398,6 +420,11 @@ impl Func {
             Exp2 => "exp2",
             TextbookProduct => "textbook_product",
             RequireNonNegative => "require_non_negative",
+            Gcd => "gcd",
+            Lcm => "lcm",
+            Ldexp => "ldexp",
+            FrexpMantissa => "frexp_mantissa",
+            FrexpExponent => "frexp_exponent",
         }
     }
 
@@ -414,7 +441,10 @@ impl Func {
             | Func::MakeComplex
             | Func::Fmod
             | Func::TextbookProduct
-            | Func::RequireNonNegative => 2,
+            | Func::RequireNonNegative
+            | Func::Gcd
+            | Func::Lcm
+            | Func::Ldexp => 2,
             Func::NormalizeIndex => 3,
             _ => 1,
         }
@@ -453,7 +483,8 @@ impl Func {
                     Err("needs complex arguments")
                 }
             }
-            Arctan2 | Floor | Ceil | Hypot | LogAddExp | Copysign | Nextafter | Fmod | Cbrt | Exp2 => {
+            Arctan2 | Floor | Ceil | Hypot | LogAddExp | Copysign | Nextafter | Fmod | Cbrt | Exp2 | Ldexp
+            | FrexpMantissa => {
                 if kind == Float {
                     Ok(arg)
                 } else {
@@ -502,6 +533,20 @@ impl Func {
                     Ok(arg)
                 } else {
                     Err("takes int64 arguments")
+                }
+            }
+            Gcd | Lcm => {
+                if matches!(kind, SignedInt | UnsignedInt) {
+                    Ok(arg)
+                } else {
+                    Err("needs integer arguments")
+                }
+            }
+            FrexpExponent => {
+                if kind == Float {
+                    Ok(DType::I32)
+                } else {
+                    Err("needs a real float argument")
                 }
             }
         }

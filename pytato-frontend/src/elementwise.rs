@@ -6,7 +6,7 @@
 //! `IndexLambda`: these operations are exactly index lambdas.
 
 use pytato_core::array::Array;
-use pytato_core::dtype::{DType, DTypeKind, result_type};
+use pytato_core::dtype::{DType, DTypeKind, WeakScalar, result_type};
 use pytato_core::error::{Error, Result};
 use pytato_core::expr::{BinaryOp, CompareOp, Expr, Func, UnaryOp};
 use pytato_core::scalar::Scalar;
@@ -1199,6 +1199,133 @@ pub fn fmod(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
             where_(&moved, &subtract(&r, b)?, &r)
         }
     }
+}
+
+/// numpy's `gcd` or `lcm` of two integer operands, promoted together (numpy has no loop for bools
+/// alone, floats or complex numbers).
+fn gcd_lcm(func: Func, a: Operand, b: Operand) -> Result<Array> {
+    let op = func.name();
+    let dtype = promote(&[&a, &b])?;
+    if !dtype.is_integer() {
+        return Err(dtype_error(op, dtype, &[&a, &b], "needs integer operands"));
+    }
+    elementwise(op, &[&a, &b], dtype, |e| Ok(Expr::call(func, e)))
+}
+
+/// The greatest common divisor of `|a|` and `|b|` (numpy `gcd`), for integers of the promoted
+/// dtype; `gcd(0, 0)` is 0. As in numpy, the smallest value of a signed dtype, whose magnitude the
+/// dtype cannot hold, gives itself where its magnitude is the answer (`gcd(-128, 0)` in `int8`).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::I8).unwrap();
+/// assert_eq!(pt::gcd(&a, 6).unwrap().dtype(), DType::I8);
+/// assert!(pt::gcd(&pt::placeholder("x", [3], DType::F64).unwrap(), 6).is_err());
+/// ```
+#[track_caller]
+pub fn gcd(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    gcd_lcm(Func::Gcd, a.into(), b.into())
+}
+
+/// The least common multiple of `|a|` and `|b|` (numpy `lcm`), for integers of the promoted dtype:
+/// 0 if either is 0; a multiple beyond the dtype wraps, as in numpy.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let a = pt::placeholder("a", [3], DType::U16).unwrap();
+/// assert_eq!(pt::lcm(&a, 4).unwrap().dtype(), DType::U16);
+/// ```
+#[track_caller]
+pub fn lcm(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    gcd_lcm(Func::Lcm, a.into(), b.into())
+}
+
+/// `x · 2ⁿ` (numpy `ldexp`), rounded once: exact unless the result is subnormal, `±inf` where it
+/// overflows, `±0`, `±inf` and NaN unchanged. `x` is read as numpy's loops read it (`int8` as
+/// `float16`; a Python float as `float64`, a bool as `float16`, an int as `float16` against an
+/// integer array `n` and as `float64` otherwise), and the result has that float dtype. `n` is an integer or bool array other than `uint64` (which numpy's `int64` loop
+/// cannot take), or a Python integer within `int32` (numpy's loop for it).
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let x = pt::placeholder("x", [3], DType::F32).unwrap();
+/// let n = pt::placeholder("n", [3], DType::I64).unwrap();
+/// assert_eq!(pt::ldexp(&x, &n).unwrap().dtype(), DType::F32);
+/// assert!(pt::ldexp(&x, 2.0).is_err());
+/// ```
+#[track_caller]
+pub fn ldexp(x: impl Into<Operand>, n: impl Into<Operand>) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let (x, n) = (x.into(), n.into());
+    let integer_exponent = matches!(&n, Operand::Array(e) if e.dtype().is_integer());
+    let dtype = match &x {
+        Operand::Array(a) => a.dtype().float_for_math(),
+        // numpy's loops for a Python number: a float reads as float64 and a bool as float16; an
+        // int as float16 against an integer array (the first loop, `ei`, takes it: 70000 is inf
+        // there), as float64 otherwise.
+        Operand::Scalar(WeakScalar::Float(_)) => DType::F64,
+        Operand::Scalar(WeakScalar::Bool(_)) => DType::F16,
+        Operand::Scalar(WeakScalar::Int(_)) if integer_exponent => DType::F16,
+        Operand::Scalar(WeakScalar::Int(_)) => DType::F64,
+        Operand::Scalar(WeakScalar::Complex(_)) => DType::C128,
+    };
+    if dtype.is_complex() {
+        return Err(dtype_error("ldexp", dtype, &[&x, &n], "needs a real mantissa"));
+    }
+    let mantissa: Operand = match &x {
+        Operand::Array(a) => astype(a, dtype)?.into(),
+        Operand::Scalar(v) => pytato_core::basic::full(Vec::<i64>::new(), *v, dtype)?.into(),
+    };
+    // Beyond ±2200 every result has saturated (to 0 or infinity): the exponent is clamped there,
+    // where the mantissa's float dtype holds it exactly.
+    const SATURATED: i128 = 2200;
+    let exponent: Operand = match &n {
+        Operand::Array(e) if (e.dtype().is_integer() && e.dtype() != DType::U64) || e.dtype() == DType::Bool => {
+            clip(&astype(e, DType::I64)?, Some((-SATURATED as i64).into()), Some((SATURATED as i64).into()))?.into()
+        }
+        Operand::Scalar(WeakScalar::Int(v)) => {
+            if i32::try_from(*v).is_err() {
+                return Err(Error::ScalarOutOfRange { value: v.to_string(), dtype: DType::I32 });
+            }
+            Operand::Scalar(WeakScalar::Int((*v).clamp(-SATURATED, SATURATED)))
+        }
+        Operand::Scalar(WeakScalar::Bool(b)) => Operand::Scalar(WeakScalar::Int((*b).into())),
+        _ => {
+            let dtype = promote(&[&n])?;
+            return Err(dtype_error("ldexp", dtype, &[&x, &n], "needs an integer exponent other than uint64"));
+        }
+    };
+    // float16 computes in float32 and rounds once: the float32 result is exact down to where the
+    // float16 result is 0.
+    let compute = if dtype == DType::F16 { DType::F32 } else { dtype };
+    let scaled = elementwise("ldexp", &[&mantissa, &exponent], compute, |e| Ok(Expr::call(Func::Ldexp, e)))?;
+    astype(&scaled, dtype)
+}
+
+/// `(m, e)` with `x = m · 2^e` and `0.5 <= |m| < 1` (numpy `frexp`): `m` in `x`'s float dtype
+/// as numpy's loops read it (`int8` as `float16`), `e` as `int32`; `(x, 0)` for `±0`, `±inf` and
+/// NaN. Complex numbers are an error.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let (m, e) = pt::frexp(&pt::placeholder("x", [3], DType::I16).unwrap()).unwrap();
+/// assert_eq!((m.dtype(), e.dtype()), (DType::F32, DType::I32));
+/// ```
+#[track_caller]
+pub fn frexp(x: &Array) -> Result<(Array, Array)> {
+    let _site = pytato_core::created_at::enter();
+    let x = real_float_operand("frexp", x)?;
+    let dtype = x.dtype();
+    // float16 in float32: both parts are exact there.
+    let wide = if dtype == DType::F16 { astype(&x, DType::F32)? } else { x };
+    let part = |func: Func| elementwise("frexp", &[&(&wide).into()], wide.dtype(), |e| Ok(Expr::call(func, e)));
+    Ok((astype(&part(Func::FrexpMantissa)?, dtype)?, part(Func::FrexpExponent)?))
 }
 
 /// The real cube root (numpy `cbrt`): `cbrt(-8.0)` is `-2.0`. Integers and bools compute in

@@ -52,10 +52,10 @@ pub use creation::{
 };
 pub use elementwise::{
     abs, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, cbrt, ceil, clip, complex_from_parts, conj,
-    copysign, cos, cosh, exp, exp2, expm1, floor, fmax, fmin, fmod, hypot, imag, isfinite, isinf, isnan, left_shift,
-    log, log1p, log2, log10, logaddexp, logaddexp2, logical_xor, maximum, minimum, modf, nextafter, positive, real,
-    reciprocal, require_non_negative, right_shift, rint, round, round_decimals, sign, signbit, sin, sinh, spacing,
-    sqrt, square, tan, tanh, trunc, where_,
+    copysign, cos, cosh, exp, exp2, expm1, floor, fmax, fmin, fmod, frexp, gcd, hypot, imag, isfinite, isinf, isnan,
+    lcm, ldexp, left_shift, log, log1p, log2, log10, logaddexp, logaddexp2, logical_xor, maximum, minimum, modf,
+    nextafter, positive, real, reciprocal, require_non_negative, right_shift, rint, round, round_decimals, sign,
+    signbit, sin, sinh, spacing, sqrt, square, tan, tanh, trunc, where_,
 };
 /// The Array API standard's spellings of functions numpy names differently.
 pub use elementwise::{

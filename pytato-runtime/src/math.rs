@@ -379,6 +379,72 @@ pub fn nextafter_f32(x: f32, y: f32) -> f32 {
     if x < y { x.next_up() } else { x.next_down() }
 }
 
+/// The greatest common divisor of two magnitudes by Euclid's algorithm (`gcd(0, 0) = 0`). numpy's
+/// `gcd` of a signed dtype is this on the operands' magnitudes as unsigned integers of the dtype's
+/// width (`|i64::MIN|` is 2⁶³), read back in the dtype.
+pub fn gcd_magnitudes(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// numpy's `lcm` on magnitudes: `(a / gcd) * b`, wrapping (callers keep the dtype's low bits); 0
+/// where the gcd is 0.
+pub fn lcm_magnitudes(a: u64, b: u64) -> u64 {
+    match gcd_magnitudes(a, b) {
+        0 => 0,
+        g => (a / g).wrapping_mul(b),
+    }
+}
+
+/// `2^k` for `-1022 <= k <= 1023`, exactly, from its bits.
+fn power_of_two(k: i64) -> f64 {
+    debug_assert!((-1022..=1023).contains(&k));
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// C's `ldexp(x, n)` for float64: `x · 2ⁿ` with one rounding (`n` an integral value; its
+/// magnitude saturates beyond 2,200, where every result has). A factor too large or small for a
+/// float64 is applied in steps that stay exact: a result in the subnormal range is reached by one
+/// multiplication from a normal value, so it is rounded once (as in musl's `scalbn`).
+pub fn ldexp(x: f64, n: f64) -> f64 {
+    let mut n = n.clamp(-2200.0, 2200.0) as i64;
+    let mut y = x;
+    if n > 1023 {
+        y *= power_of_two(1023);
+        n -= 1023;
+        if n > 1023 {
+            y *= power_of_two(1023);
+            n = (n - 1023).min(1023);
+        }
+    } else if n < -1022 {
+        // 2^-1022 · 2^53: leaves `y` normal unless the final result is below half the smallest
+        // subnormal, so the last multiplication is the only rounding that matters.
+        y *= power_of_two(-1022 + 53);
+        n += 1022 - 53;
+        if n < -1022 {
+            y *= power_of_two(-1022 + 53);
+            n = (n + 1022 - 53).max(-1022);
+        }
+    }
+    y * power_of_two(n)
+}
+
+/// C's `frexp(x)` for float64: `(m, e)` with `0.5 <= |m| < 1` and `x = m · 2^e`; `(x, 0)` for ±0,
+/// ±inf and NaN.
+pub fn frexp(x: f64) -> (f64, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    // A subnormal is scaled into the normal range first (exactly), its exponent corrected after.
+    let (scaled, shift) = if x.abs() < f64::MIN_POSITIVE { (x * power_of_two(64), 64) } else { (x, 0) };
+    let bits = scaled.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let mantissa = f64::from_bits((bits & !(0x7ff << 52)) | (1022 << 52));
+    (mantissa, biased - 1022 - shift)
+}
+
 /// Complex arithmetic and elementary functions on [`Complex64`](num_complex::Complex64): numpy's results, C99 Annex G's
 /// special values (infinities, NaN, signed zeros on the branch cuts).
 pub mod complex {
@@ -912,6 +978,74 @@ pub mod complex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gcd_and_lcm_of_magnitudes_are_the_definitions() {
+        for a in 0u64..60 {
+            for b in 0u64..60 {
+                // The largest common divisor by trial; 0 only for gcd(0, 0).
+                let by_trial = (1..=a.max(b)).rev().find(|d| a % d == 0 && b % d == 0).unwrap_or(0);
+                assert_eq!(gcd_magnitudes(a, b), by_trial, "gcd({a}, {b})");
+                let least = (1..=a * b).find(|m| m % a == 0 && m % b == 0).unwrap_or(0);
+                assert_eq!(lcm_magnitudes(a, b), if a == 0 || b == 0 { 0 } else { least }, "lcm({a}, {b})");
+            }
+        }
+        assert_eq!(gcd_magnitudes(1 << 63, 6), 2);
+        assert_eq!(lcm_magnitudes(1 << 63, 6), (1u64 << 62).wrapping_mul(6));
+    }
+
+    /// `x · 2ⁿ` rounded to nearest, ties to even, from integers alone: `x` is `m · 2^e` with an
+    /// integer `m`, and the result's grid below 2^-1022 is that of 2^-1074.
+    fn ldexp_by_integers(x: f64, n: i64) -> f64 {
+        let (m, e) = {
+            let bits = x.to_bits();
+            let biased = ((bits >> 52) & 0x7ff) as i64;
+            let fraction = bits & ((1 << 52) - 1);
+            if biased == 0 { (fraction, -1074) } else { (fraction | (1 << 52), biased - 1075) }
+        };
+        let sign = if x.is_sign_negative() { -1.0 } else { 1.0 };
+        let exponent = e + n;
+        if exponent >= -1074 {
+            // On the grid of 2^-1074 with at most 53 significant bits: every halving is exact,
+            // and doubling is exact until it overflows to infinity.
+            let mut v = m as f64;
+            for _ in 0..exponent.clamp(0, 3000) {
+                v *= 2.0;
+            }
+            for _ in 0..(-exponent).max(0) {
+                v /= 2.0;
+            }
+            return sign * v;
+        }
+        let shift = (-1074 - exponent) as u32;
+        if shift >= 64 {
+            return sign * 0.0;
+        }
+        let (quotient, remainder) = (m >> shift, m & ((1u64 << shift) - 1));
+        let half = 1u64 << (shift - 1);
+        let rounded =
+            if remainder > half || (remainder == half && quotient & 1 == 1) { quotient + 1 } else { quotient };
+        sign * rounded as f64 * f64::from_bits(1)
+    }
+
+    #[test]
+    fn ldexp_rounds_once_and_frexp_inverts_it() {
+        let values = [1.0, -1.5, 3.0, 0.7, 1.0 + f64::EPSILON, f64::MAX, f64::MIN_POSITIVE, 5e-324, -1e-310, 2.5e-308];
+        for &x in &values {
+            for n in [-2100, -1100, -1075, -1074, -1073, -1060, -1022, -53, -1, 0, 1, 52, 1023, 1024, 2046, 2100] {
+                let (got, want) = (ldexp(x, n as f64), ldexp_by_integers(x, n));
+                assert_eq!(got.to_bits(), want.to_bits(), "ldexp({x:e}, {n}) = {got:e}, want {want:e}");
+            }
+            let (m, e) = frexp(x);
+            assert!((0.5..1.0).contains(&m.abs()), "frexp({x:e}) = ({m}, {e})");
+            assert_eq!(ldexp(m, e.into()).to_bits(), x.to_bits(), "frexp({x:e}) = ({m}, {e})");
+        }
+        assert_eq!(ldexp(1.5, -1074.0), 2.0 * 5e-324, "a tie rounds to even");
+        assert!(ldexp(1.0, 1e30).is_infinite() && ldexp(-0.0, 5.0).is_sign_negative() && ldexp(f64::NAN, 1.0).is_nan());
+        for special in [0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(frexp(special), (special, 0));
+        }
+    }
 
     /// The canonical tree written level by level, as the module docs define it.
     fn level_by_level(mut level: Vec<String>) -> Option<String> {

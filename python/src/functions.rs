@@ -330,7 +330,7 @@ binary_functions! {
     greater => pt::greater; greater_equal => pt::greater_equal;
     arctan2 => pt::arctan2; hypot => pt::hypot; logaddexp => pt::logaddexp;
     copysign => pt::copysign; nextafter => pt::nextafter; fmax => pt::fmax; fmin => pt::fmin;
-    fmod => pt::fmod; logaddexp2 => pt::logaddexp2;
+    fmod => pt::fmod; logaddexp2 => pt::logaddexp2; gcd => pt::gcd; lcm => pt::lcm; ldexp => pt::ldexp;
 }
 
 /// `x` where `condition`, else `y` (numpy's `where` with three arguments); with the condition
@@ -794,6 +794,13 @@ fn _complex_from_parts(re: &Bound<'_, PyAny>, im: &Bound<'_, PyAny>) -> Result<P
 fn modf<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> Result<Bound<'py, PyTuple>> {
     let (fraction, integral) = lib(pt::modf(&array_from_py(x)?))?;
     tuple_of(py, vec![fraction, integral])
+}
+
+/// numpy's `frexp`: `(mantissas, exponents)`, the exponents as `int32`.
+#[pyfunction]
+fn frexp<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> Result<Bound<'py, PyTuple>> {
+    let (mantissa, exponent) = lib(pt::frexp(&array_from_py(x)?))?;
+    tuple_of(py, vec![mantissa, exponent])
 }
 
 /// `(values, counts)`.
@@ -1557,6 +1564,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(searchsorted, m)?,
         wrap_pyfunction!(nonzero, m)?,
         wrap_pyfunction!(modf, m)?,
+        wrap_pyfunction!(frexp, m)?,
         wrap_pyfunction!(_complex_from_parts, m)?,
         wrap_pyfunction!(unique_counts, m)?,
         wrap_pyfunction!(unique_inverse, m)?,

@@ -2480,3 +2480,83 @@ def test_windows_and_geomspace_of_numbers_are_numpys(backend):
         pt.hanning(n)
     with pytest.raises(NotImplementedError, match="as numbers"):
         pt.geomspace(pt.make_placeholder("s", (), np.float64), 2.0)
+
+
+def _bits(a):
+    """The array's bytes, with every NaN made one NaN (a NaN's payload is not numpy's promise)."""
+    a = np.array(a)
+    if a.dtype.kind == "f":
+        a[np.isnan(a)] = np.nan
+    return a.dtype, a.tobytes()
+
+
+def test_gcd_and_lcm_as_numpys_bit_for_bit(backend):
+    """numpy's ``gcd``/``lcm``: every pair of 8-bit values (the smallest signed value, whose
+    magnitude the dtype cannot hold, and wrapping multiples included), random pairs of the wider
+    dtypes, and Euclid's longest runs (consecutive Fibonacci numbers) at the top of 64 bits."""
+    rng = np.random.default_rng(20261129)
+    fib = [1, 1]
+    while fib[-1] < 2**64:
+        fib.append(fib[-1] + fib[-2])
+    for dtype in (np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint32, np.uint64):
+        info = np.iinfo(dtype)
+        if info.bits == 8:
+            values = np.arange(info.min, info.max + 1).astype(dtype)
+            a, b = (m.ravel() for m in np.meshgrid(values, values))
+        else:
+            a = rng.integers(info.min, info.max, 3000, endpoint=True, dtype=dtype)
+            b = np.concatenate([rng.integers(info.min, info.max, 1500, endpoint=True, dtype=dtype),
+                                rng.integers(max(info.min, -999), 999, 1500).astype(dtype)])
+            top = [f for f in fib if f <= info.max][-2:]
+            a = np.concatenate([a, [info.min, info.min, 0, top[1], top[0]]]).astype(dtype)
+            b = np.concatenate([b, [0, info.min, 0, top[0], top[1]]]).astype(dtype)
+        x, y = pt.make_placeholder("x", a.shape, dtype), pt.make_placeholder("y", b.shape, dtype)
+        got = pt.generate({"gcd": pt.gcd(x, y), "lcm": np.lcm(x, y)}, backend)(x=a, y=b)
+        assert _bits(got["gcd"]) == _bits(np.gcd(a, b)), dtype
+        assert _bits(got["lcm"]) == _bits(np.lcm(a, b)), dtype
+    i8, u8 = pt.make_placeholder("i", (3,), np.int8), pt.make_placeholder("u", (3,), np.uint8)
+    assert pt.gcd(i8, u8).dtype == np.int16 and pt.lcm(i8, 6).dtype == np.int8
+    with pytest.raises(TypeError):
+        pt.gcd(pt.make_placeholder("f", (3,), np.float64), 2)
+    with pytest.raises(TypeError):
+        pt.lcm(pt.make_placeholder("b", (3,), np.bool_), True)
+    with pytest.raises(OverflowError):
+        pt.gcd(i8, 300)
+
+
+def test_ldexp_and_frexp_as_numpys_bit_for_bit(backend):
+    """numpy's ``ldexp`` (one rounding into the subnormals, overflow to infinity, exponents far
+    beyond the range) and ``frexp`` on random bit patterns of each float dtype, subnormals
+    included, and the dtypes numpy's loops give integer and Python-number operands."""
+    rng = np.random.default_rng(29112026)
+    for dtype, bits in ((np.float16, np.uint16), (np.float32, np.uint32), (np.float64, np.uint64)):
+        width = 8 * np.dtype(bits).itemsize
+        patterns = np.concatenate([rng.integers(0, np.iinfo(bits).max, 3000, endpoint=True, dtype=bits),
+                                   rng.integers(0, 2**(width - 12), 1000).astype(bits)])
+        values = patterns.view(dtype)
+        exponents = rng.integers(-2200, 2200, values.size)
+        exponents[::3] = rng.integers(-60, 60, exponents[::3].size)
+        exponents[:4] = [2**62, -2**63, 2**31, -2**31 - 1]
+        x, n = pt.make_placeholder("x", values.shape, dtype), pt.make_placeholder("n", exponents.shape, np.int64)
+        mantissa, exponent = pt.frexp(x)
+        got = pt.generate({"ldexp": pt.ldexp(x, n), "m": mantissa, "e": exponent}, backend)(x=values, n=exponents)
+        with np.errstate(all="ignore"):
+            want_m, want_e = np.frexp(values)
+            assert _bits(got["ldexp"]) == _bits(np.ldexp(values, exponents)), dtype
+        assert _bits(got["m"]) == _bits(want_m) and _bits(got["e"]) == _bits(want_e), dtype
+    k = pt.make_placeholder("k", (4,), np.int8)
+    data = np.array([-30, 0, 5, 30], np.int8)
+    with np.errstate(all="ignore"):
+        for label, ours, theirs in (("weak int", pt.ldexp(70000, k), np.ldexp(70000, data)),
+                                    ("weak float", pt.ldexp(1.5, k), np.ldexp(1.5, data)),
+                                    ("int8 mantissa", pt.ldexp(k, 3), np.ldexp(data, 3)),
+                                    ("frexp of int8", pt.frexp(k)[0], np.frexp(data)[0])):
+            assert _bits(pt.generate(ours, backend)(k=data)) == _bits(theirs), label
+    with pytest.raises(TypeError):
+        pt.ldexp(k, pt.make_placeholder("w", (4,), np.uint64))
+    with pytest.raises(TypeError):
+        pt.ldexp(k, 2.0)
+    with pytest.raises(OverflowError):
+        pt.ldexp(k, 2**40)
+    with pytest.raises(TypeError):
+        pt.frexp(pt.make_placeholder("z", (2,), np.complex64))

@@ -177,6 +177,46 @@ fn ipow(ty: &str) -> String {
     )
 }
 
+/// numpy's `gcd` (or `lcm`) of two integers of type `ty`: Euclid's algorithm on the magnitudes as
+/// unsigned integers of the type's width (`pytato_runtime::math::gcd_magnitudes`), unrolled: by
+/// Lamé's theorem the most steps are taken by consecutive Fibonacci numbers, 46 below 2^32 and 92
+/// below 2^64 (one more than they need in the wrong order). 8- and 16-bit dtypes, held in 32
+/// bits, are wrapped by the caller.
+fn gcd_lcm(ty: &str, lcm: bool) -> String {
+    let (unsigned, steps) = match ty {
+        "i32" | "u32" => ("u32", 46),
+        _ => ("u64", 92),
+    };
+    let magnitude = |v: &str| {
+        if ty.starts_with('i') {
+            // `-v` of the most negative value is itself, whose bits are its magnitude.
+            format!("bitcast<{unsigned}>(select({v}, -{v}, {v} < {ty}(0)))")
+        } else {
+            v.to_string()
+        }
+    };
+    let step = format!("    if b != {unsigned}(0) {{ let t = a % b; a = b; b = t; }}\n");
+    let result = if lcm {
+        // `(|x| / g) * |y|`, wrapping; 0 where g is (so are both operands).
+        format!("select({unsigned}(0), (ma / max(a, {unsigned}(1))) * mb, a != {unsigned}(0))")
+    } else {
+        "a".to_string()
+    };
+    format!(
+        "fn {name}_$S(x: $T, y: $T) -> $T {{
+    let ma = {mx};
+    let mb = {my};
+    var a = ma;
+    var b = mb;
+{body}    return bitcast<$T>({result});
+}}",
+        name = if lcm { "lcm" } else { "gcd" },
+        mx = magnitude("x"),
+        my = magnitude("y"),
+        body = step.repeat(steps),
+    )
+}
+
 /// The text of `name` for `ty` (with `$T` the type, `$R` its real type, `$S` the suffix) and the
 /// functions it calls.
 fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
@@ -187,6 +227,35 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
     let fixed = |text: &str, deps: Deps| (text.to_string(), deps);
     match name {
         "ipow" => (ipow(ty), vec![]),
+        "gcd" => (gcd_lcm(ty, false), vec![]),
+        "lcm" => (gcd_lcm(ty, true), vec![]),
+        // ---- frexp and ldexp of float64 (float32 is widened), on the bits ----
+        // The exponent is an integral value within ±2200 (the frontend clamps it as an integer).
+        "ldexp" => fixed("fn ldexp_$S(x: $T, n: $T) -> $T { return scalb_$S(x, i32(n)); }", vec![("scalb", ty)]),
+        "frexpm" => fixed(
+            "fn frexpm_$S(x: $T) -> $T {
+    let bits = bitcast<u64>(x);
+    let e = (bits >> 52u) & 0x7fflu;
+    if e == 0x7fflu || (bits << 1u) == 0lu { return x; }
+    // A subnormal is scaled by 2^64 (exactly) into the normal range.
+    let normal = select(bits, bitcast<u64>(x * bitcast<f64>(0x43f0000000000000lu)), e == 0lu);
+    return bitcast<f64>((normal & 0x800ffffffffffffflu) | 0x3fe0000000000000lu);
+}",
+            vec![],
+        ),
+        "frexpe" => fixed(
+            "fn frexpe_$S(x: $T) -> i32 {
+    let bits = bitcast<u64>(x);
+    let e = (bits >> 52u) & 0x7fflu;
+    if e == 0x7fflu || (bits << 1u) == 0lu { return 0; }
+    if e == 0lu {
+        let scaled = bitcast<u64>(x * bitcast<f64>(0x43f0000000000000lu));
+        return i32((scaled >> 52u) & 0x7fflu) - 1022 - 64;
+    }
+    return i32(e) - 1022;
+}",
+            vec![],
+        ),
         // ---- integers: Python's // and % with 0 for a zero divisor ----
         "floordiv" => fixed(
             "fn floordiv_$S(a: $T, b: $T) -> $T {
