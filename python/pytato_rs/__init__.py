@@ -167,10 +167,13 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     per element of their broadcast shape, the samples along ``axis``, in numpy's result dtype of
     the bounds (an inexact one). The result in ``dtype`` (integer dtypes after rounding down).
     ``retstep`` returns ``(samples, step)``, the step a number for number bounds, an array for
-    array ones."""
+    array ones. ``num`` may be a symbolic length (``x.shape[0]``): the samples are then computed
+    when the program runs, numpy's bits for every length, 0 and 1 included."""
     from ._native import _linspace
 
     numbers = (int, float, complex, _np.number, _np.bool_)
+    if isinstance(num, Dim):
+        return _linspace_of_symbolic_length(start, stop, num, endpoint, retstep, dtype, axis)
     if not (isinstance(start, numbers) and isinstance(stop, numbers)):
         return _linspace_of_arrays(start, stop, num, endpoint, retstep, dtype, axis)
     if axis not in (0, -1):
@@ -183,6 +186,45 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     div = num - 1 if endpoint else num
     delta = _np.subtract(stop, start, dtype=compute)  # a scalar, as numpy's
     return samples, (delta / div if div > 0 else _np.nan)
+
+
+def _linspace_of_symbolic_length(start, stop, num, endpoint, retstep, dtype, axis):
+    """``linspace`` of ``num`` samples, ``num`` a symbolic length (``x.shape[0]``): numpy's steps
+    of ``_linspace_of_arrays``, with the choices numpy makes on the value of ``num`` (a divisor of
+    0, the last sample set to ``stop``) made when the program runs."""
+    start, stop = (x if isinstance(x, (Array, int, float, complex)) else _as_array(x) for x in (start, stop))  # noqa: F405
+    probes = [_np.zeros(0, x.dtype) if isinstance(x, Array) else x for x in (start, stop)]  # noqa: F405
+    compute = _np.result_type(*probes, 1.0)
+    dtype = compute if dtype is None else _np.dtype(dtype)
+    if compute.kind == "c" and dtype.kind in "biu":
+        raise exceptions.UnsupportedDTypeError(
+            f"linspace: complex samples cannot be rounded down to {dtype} (numpy's floor of them fails too)")
+    last = astype(_as_array(stop), compute)  # noqa: F405
+    delta = subtract(last, astype(_as_array(start), compute))  # noqa: F405
+    if axis not in range(-delta.ndim - 1, delta.ndim + 1):
+        raise exceptions.AxisOutOfRangeError(
+            f"linspace: axis {axis} is out of range for a {delta.ndim + 1}-dimensional result")
+    position = reshape(arange(num), (num,) + (1,) * delta.ndim)  # noqa: F405
+    i = astype(position, compute)  # noqa: F405
+    div = num - 1 if endpoint else num
+    positive = greater(div, 0)  # noqa: F405
+    div = astype(div, compute)  # numpy divides by a Python int, which takes the bounds' dtype  # noqa: F405
+    step = divide(delta, div)  # noqa: F405
+    any_step_zero = any(equal(step, 0))  # noqa: F405
+    stepped = where(any_step_zero, multiply(divide(i, div), delta), multiply(i, step))  # noqa: F405
+    samples = add(where(positive, stepped, multiply(i, delta)), start)  # noqa: F405
+    if samples.dtype != compute:  # a wider start added: numpy's in-place sum stays in its dtype
+        samples = astype(samples, compute)  # noqa: F405
+    if endpoint:
+        is_last = logical_and(equal(position, num - 1), greater(num, 1))  # noqa: F405
+        samples = where(is_last, last, samples)  # noqa: F405
+    samples = moveaxis(samples, 0, axis)  # noqa: F405
+    if dtype.kind in "biu":
+        samples = floor(samples)  # noqa: F405
+    samples = samples if samples.dtype == dtype else astype(samples, dtype)  # noqa: F405
+    if not retstep:
+        return samples
+    return samples, where(positive, step, _np.nan)  # noqa: F405
 
 
 def _linspace_of_arrays(start, stop, num, endpoint, retstep, dtype, axis):

@@ -1239,8 +1239,12 @@ fn full(
 ) -> Result<Py<PyArrayExpr>> {
     let shape = shape_from_py(shape)?;
     let dtype = optional_dtype(dtype)?;
-    if fill_value.cast::<PyArrayExpr>().is_ok() || fill_value.cast::<numpy::PyUntypedArray>().is_ok() {
-        // numpy's `full` copies an array fill into the shape (broadcast), cast unsafely
+    let array_fill = fill_value.cast::<PyArrayExpr>().is_ok()
+        || fill_value.cast::<numpy::PyUntypedArray>().is_ok()
+        || fill_value.cast::<crate::convert::PyDim>().is_ok();
+    if array_fill {
+        // numpy's `full` copies an array fill into the shape (broadcast), cast unsafely; a
+        // symbolic length fills as the 0-d int64 array it is when the program runs
         let fill = array_from_py(fill_value)?;
         let filled = lib(pt::broadcast_to(&fill, shape))?;
         return wrap(pt::astype(&filled, dtype.unwrap_or(fill.dtype())));

@@ -417,6 +417,33 @@ def test_linspace_of_array_bounds_as_numpy_computes_it(backend):
         pt.linspace(pt.make_placeholder("lo", (2,), np.float64), 3.0, 4, axis=2)
 
 
+def test_linspace_of_a_symbolic_number_of_samples_as_numpy_computes_it(backend):
+    """``linspace(start, stop, x.shape[0])``: numpy's bits for every length the program runs with,
+    0 and 1 included (numpy's choices on the number, a zero divisor and the last sample set to
+    ``stop``, made when it runs), for number and array bounds, float32 bounds divided in float32."""
+    n = pt.make_placeholder("x", ("n",), np.float64).shape[0]
+    cases = [((0.0, 1.0), {}), ((0.0, 1.0), {"endpoint": False}), ((1, 10), {"dtype": np.int32}),
+             ((np.float32(0), np.float32(1)), {}), ((0, 1j), {}), ((-1e308, 1e308), {}),
+             ((np.array([0.0, 1.0]), np.array([1.0, 5.0])), {"axis": 1}), ((0.0, 1.0), {"retstep": True})]
+    for (lo, hi), kw in cases:
+        bounds = [pt.make_data_wrapper(b) if isinstance(b, np.ndarray) else b for b in (lo, hi)]
+        result = pt.linspace(*bounds, n, **kw)
+        program = pt.generate({"samples": result[0], "step": result[1]} if kw.get("retstep") else result, backend)
+        for length in (0, 1, 2, 7):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                expected = np.linspace(lo, hi, length, **kw)
+            got = program(n=length)
+            if kw.get("retstep"):
+                assert got["samples"].tobytes() == expected[0].tobytes(), (lo, hi, kw, length)
+                np.testing.assert_array_equal(got["step"], expected[1])
+                continue
+            assert got.dtype == expected.dtype and got.shape == expected.shape, (lo, hi, kw, length)
+            assert got.tobytes() == expected.tobytes(), (lo, hi, kw, length, got, expected)
+    filled = pt.generate(pt.full((3,), n), backend)(n=4)
+    assert filled.dtype == np.full((3,), 4).dtype and filled.tolist() == [4, 4, 4]
+
+
 def test_unique_as_numpys(backend):
     data = np.array([[3.0, np.nan, 1.0, -0.0], [np.nan, 3.0, 0.0, np.inf]])
     x = pt.make_placeholder("x", data.shape, data.dtype)
