@@ -408,17 +408,20 @@ pub enum ValueCheck {
     /// `bincount` of a value not below `minlength`, which would make the result's length depend
     /// on the data (numpy's is `max(x) + 1` then); not numpy's refusal but the library's.
     BincountBeyondMinlength,
+    /// `unravel_index` of a flat index outside `0..size` of the shape.
+    FlatIndexOutOfRange,
 }
 
 impl ValueCheck {
     /// Every check, in the order of their codes.
-    pub const ALL: [ValueCheck; 6] = [
+    pub const ALL: [ValueCheck; 7] = [
         ValueCheck::AllNanSliceMax,
         ValueCheck::AllNanSliceMin,
         ValueCheck::ChoiceOutOfRange,
         ValueCheck::CoordinateOutOfRange,
         ValueCheck::BincountNegative,
         ValueCheck::BincountBeyondMinlength,
+        ValueCheck::FlatIndexOutOfRange,
     ];
 
     /// The check's code: its position in [`ValueCheck::ALL`].
@@ -444,6 +447,9 @@ impl ValueCheck {
                 "a value is not below minlength, so the result's length would depend on the data \
                  (numpy gives max(x) + 1 bins); give a minlength above every value",
             ),
+            ValueCheck::FlatIndexOutOfRange => {
+                ("unravel_index", "an index is out of bounds for an array with the shape's size")
+            }
         };
         Error::invalid(op, message)
     }

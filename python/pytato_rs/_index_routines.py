@@ -5,8 +5,7 @@ Where no argument is an expression, numpy computes them (as the library's functi
 alone are numpy's): ``tril_indices(3)`` is numpy's arrays, wrapped. Where one is, the library
 builds them lazily. numpy refuses an index out of range by its value (a ``ValueError``), and so
 does the program when it runs: ``ravel_multi_index`` with numpy's message, ``unravel_index``
-(whose message names the index) by reading each coordinate from ``arange`` of its axis, an
-``IndexOutOfBoundsError`` (an ``IndexError``) naming that axis.
+with numpy's words but not the index (numpy's message names it).
 """
 
 from __future__ import annotations
@@ -31,12 +30,11 @@ def _int_operand(pt, value):
     return pt.astype(value, np.int64)
 
 
-def _checked(pt, coordinate, length):
-    """``coordinate`` (int64), read from ``arange(length)`` so that a value outside
-    ``0..length`` is an out-of-bounds read when the program runs (a negative one too, which a
-    read would otherwise take from the end)."""
-    inside = pt.where(coordinate < 0, length, coordinate)
-    return pt.take(pt.arange(length), inside)
+def _checked(pt, coordinate, length, check):
+    """``coordinate`` (int64); one outside ``0..length`` fails the program when it runs with
+    numpy's ``ValueError`` of ``check`` (see ``_native._require_non_negative``)."""
+    outside = pt.logical_or(coordinate < 0, coordinate >= length)
+    return _native._require_non_negative(pt.where(outside, -1, coordinate), check)
 
 
 def _strides(shape, order):
@@ -75,8 +73,7 @@ def ix_(*args):
 def unravel_index(indices, shape, order="C"):
     """numpy's ``unravel_index``: the coordinates in an array of ``shape`` of each flat index,
     as a tuple of int64 arrays of ``indices``'s shape. ``shape`` may hold symbolic lengths. An
-    index outside ``0..size`` is an ``IndexOutOfBoundsError`` when the program runs (numpy's is
-    a ``ValueError``); see the module's notes."""
+    index outside ``0..size`` is numpy's ``ValueError`` when the program runs."""
     import pytato_rs as pt
 
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
@@ -92,16 +89,15 @@ def unravel_index(indices, shape, order="C"):
     for axis, (length, stride) in enumerate(zip(shape, strides)):
         quotient = flat if isinstance(stride, int) and stride == 1 else pt.floor_divide(flat, stride)
         coordinate = quotient if axis == slowest else pt.remainder(quotient, length)
-        coordinates.append(_checked(pt, coordinate, length))
+        coordinates.append(_checked(pt, coordinate, length, "flat_index"))
     return tuple(coordinates)
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     """numpy's ``ravel_multi_index``: the flat index in an array of shape ``dims`` of each tuple of
     coordinates (broadcast together), int64. ``mode`` (one, or one per axis): ``"raise"``
-    refuses a coordinate out of range (an ``IndexOutOfBoundsError`` when the program runs where
-    numpy's is a ``ValueError``, see the module's notes), ``"wrap"`` takes it modulo the length,
-    ``"clip"`` clips it into the axis."""
+    refuses a coordinate out of range (numpy's ``ValueError`` when the program runs), ``"wrap"``
+    takes it modulo the length, ``"clip"`` clips it into the axis."""
     import pytato_rs as pt
 
     dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
@@ -125,9 +121,8 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         elif axis_mode != "raise":
             raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {axis_mode!r})")
         # Wrapped and clipped coordinates are in range but on an axis that is empty when the
-        # program runs, which numpy refuses in every mode: such a coordinate is marked -1.
-        outside = pt.logical_or(coordinate < 0, coordinate >= length)
-        term = _native._require_non_negative(pt.where(outside, -1, coordinate), "coordinate") * stride
+        # program runs, which numpy refuses in every mode.
+        term = _checked(pt, coordinate, length, "coordinate") * stride
         flat = term if flat is None else flat + term
     if flat is None:
         return pt.zeros((), np.int64)

@@ -599,12 +599,15 @@ fn nanargmin(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<
 
 /// `a` (int64) where it is not negative; a negative element fails the program when it runs
 /// with numpy's `ValueError` of `check`: `"choice"` (`choose`), `"coordinate"`
-/// (`ravel_multi_index`), `"bincount_negative"` or `"bincount_length"` (`bincount`). For the functions written in Python that numpy makes refuse values.
+/// (`ravel_multi_index`), `"flat_index"` (`unravel_index`), `"bincount_negative"` or
+/// `"bincount_length"` (`bincount`). For the functions written in Python that numpy makes refuse
+/// values.
 #[pyfunction]
 fn _require_non_negative(a: &Bound<'_, PyAny>, check: &str) -> Result<Py<PyArrayExpr>> {
     let check = match check {
         "choice" => pytato::ValueCheck::ChoiceOutOfRange,
         "coordinate" => pytato::ValueCheck::CoordinateOutOfRange,
+        "flat_index" => pytato::ValueCheck::FlatIndexOutOfRange,
         "bincount_negative" => pytato::ValueCheck::BincountNegative,
         "bincount_length" => pytato::ValueCheck::BincountBeyondMinlength,
         other => return Err(value_error(format!("no value check is named {other:?}"))),
