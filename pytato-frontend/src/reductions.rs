@@ -690,17 +690,21 @@ fn nan_arg_extremum(op: ReduceOp, a: &Array, axis: Option<i64>, keepdims: bool) 
 /// whose element equals `m` (or is NaN where `m` is). Complex values: see [`complex_first_extremum`].
 fn arg_extremum(name: &str, op: ReduceOp, a: &Array, axis: Option<i64>, keepdims: bool) -> Result<Array> {
     let flattened = axis.is_none();
-    let (src, axis) = match axis {
-        Some(ax) => (a.clone(), normalize_axis(name, ax, a.ndim(), a.shape())?),
-        None => (super::shape_ops::ravel(a)?, 0),
+    // Without an axis, the index in row-major order over every axis, found by one reduction
+    // over all of them: a flattened copy would need the product of symbolic lengths, which is
+    // not an affine length. A 0-d array is its own one element.
+    let (src, axes) = match axis {
+        Some(ax) => (a.clone(), vec![normalize_axis(name, ax, a.ndim(), a.shape())?]),
+        None if a.ndim() == 0 => (super::shape_ops::ravel(a)?, vec![0]),
+        None => (a.clone(), (0..a.ndim()).collect()),
     };
     let src = stored(&src)?;
     let index = if src.dtype().is_complex() {
-        complex_first_extremum(name, op, &src, axis)?
+        complex_first_extremum(name, op, &src, &axes)?
     } else {
-        real_first_extremum(name, op, &src, axis)?
+        real_first_extremum(name, op, &src, &axes)?
     };
-    let reduced_axes: Vec<usize> = if flattened { (0..a.ndim()).collect() } else { vec![axis] };
+    let reduced_axes: Vec<usize> = if flattened { (0..a.ndim()).collect() } else { axes.clone() };
     let index = nonempty(name, a, &reduced_axes, index)?;
     if !keepdims {
         return Ok(index);
@@ -708,7 +712,7 @@ fn arg_extremum(name: &str, op: ReduceOp, a: &Array, axis: Option<i64>, keepdims
     if flattened {
         super::shape_ops::reshape(&index, Shape::from(vec![Dim::new(1); a.ndim()]), pytato_core::array::Order::C)
     } else {
-        super::shape_ops::insert_unit_axes(&index, &[axis])
+        super::shape_ops::insert_unit_axes(&index, &axes)
     }
 }
 
@@ -728,24 +732,61 @@ fn stored(a: &Array) -> Result<Array> {
     if source.is_input() { Ok(a.clone()) } else { a.tagged(pytato_core::tags::ImplStored) }
 }
 
-/// The axes of `src` other than `axis` read at the output index, and `axis` at `along`.
-fn positions_along(src: &Array, axis: usize, along: Expr) -> Vec<Expr> {
+/// The axes of `src` other than `axes` read at the output index, and `axes[k]` at `along[k]`.
+fn positions_over(src: &Array, axes: &[usize], along: &[Expr]) -> Vec<Expr> {
+    let mut kept = 0;
     (0..src.ndim())
-        .map(|d| match d.cmp(&axis) {
-            std::cmp::Ordering::Less => Expr::iname(d),
-            std::cmp::Ordering::Equal => along.clone(),
-            std::cmp::Ordering::Greater => Expr::iname(d - 1),
+        .map(|d| match axes.iter().position(|&a| a == d) {
+            Some(k) => along[k].clone(),
+            None => {
+                kept += 1;
+                Expr::iname(kept - 1)
+            }
         })
         .collect()
 }
 
-/// The index along `axis` of the first complex maximum (or minimum) in numpy's order: real parts
-/// first, then imaginary parts; the first element with a NaN part wins outright (numpy's `argmax`
-/// loop stops there). Built from real reductions: the extremum `r` of the real parts (NaN
-/// elements set aside), the extremum `i` of the imaginary parts where the real part is `r`, then
-/// one index reduction that ranks a NaN element at `k` as `k`, an element equal to `(r, i)` as
-/// `len + k`, and any other as `2 len`.
-fn complex_first_extremum(name: &str, op: ReduceOp, src: &Array, axis: usize) -> Result<Array> {
+/// One reduction iname per axis of `axes` (`bounds`, for the reduction), and the row-major
+/// position over those axes that they index (`flat`) with the number of positions (`count`).
+struct FlatPositions {
+    inames: Vec<Expr>,
+    bounds: Vec<ReductionBounds>,
+    flat: Expr,
+    count: Expr,
+}
+
+fn flat_positions(builder: &mut LambdaBuilder, src: &Array, axes: &[usize]) -> Result<FlatPositions> {
+    let (mut inames, mut bounds) = (Vec::new(), Vec::new());
+    let mut flat_and_count: Option<(Expr, Expr)> = None;
+    for &axis in axes {
+        let iname = builder.reduction_iname();
+        let (k, len) = (Expr::Var(iname.clone()), builder.dim(&src.shape()[axis])?);
+        flat_and_count = Some(match flat_and_count {
+            None => (k.clone(), len),
+            Some((flat, count)) => (
+                flat.binary(BinaryOp::Mul, len.clone()).binary(BinaryOp::Add, k.clone()),
+                count.binary(BinaryOp::Mul, len),
+            ),
+        });
+        inames.push(k);
+        bounds.push(ReductionBounds { iname, lower: Dim::new(0), upper: src.shape()[axis].clone() });
+    }
+    let (flat, count) = flat_and_count.expect("at least one axis");
+    Ok(FlatPositions { inames, bounds, flat, count })
+}
+
+/// [`ReduceOptions`] over `axes`, kept as length 1.
+fn kept_axes(axes: &[usize]) -> ReduceOptions {
+    ReduceOptions::axes(Axes::List(axes.iter().map(|&a| a as i64).collect())).keepdims(true)
+}
+
+/// The index over `axes` (row-major, one axis: its index) of the first complex maximum (or
+/// minimum) in numpy's order: real parts first, then imaginary parts; the first element with a
+/// NaN part wins outright (numpy's `argmax` loop stops there). Built from real reductions: the
+/// extremum `r` of the real parts (NaN elements set aside), the extremum `i` of the imaginary
+/// parts where the real part is `r`, then one index reduction that ranks a NaN element at `k` as
+/// `k`, an element equal to `(r, i)` as `len + k`, and any other as `2 len`.
+fn complex_first_extremum(name: &str, op: ReduceOp, src: &Array, axes: &[usize]) -> Result<Array> {
     use super::elementwise::{equal, imag, isnan, logical_or, real, where_};
     let (re, im) = (real(src)?, imag(src)?);
     let nan = logical_or(&isnan(&re)?, &isnan(&im)?)?;
@@ -753,18 +794,15 @@ fn complex_first_extremum(name: &str, op: ReduceOp, src: &Array, axis: usize) ->
     let fill = if op == ReduceOp::Max { f64::NEG_INFINITY } else { f64::INFINITY };
     let re = where_(&nan, fill, &re)?;
     let im = where_(&nan, fill, &im)?;
-    let keep = || ReduceOptions::axes(axis as i64).keepdims(true);
-    let best_re = reduction(name, op, &re, keep(), re.dtype())?;
+    let best_re = reduction(name, op, &re, kept_axes(axes), re.dtype())?;
     let on_best_re = equal(&re, &best_re)?;
-    let best_im = reduction(name, op, &where_(&on_best_re, &im, fill)?, keep(), im.dtype())?;
+    let best_im = reduction(name, op, &where_(&on_best_re, &im, fill)?, kept_axes(axes), im.dtype())?;
 
-    let (out_shape, _) = reduced_shape(src.shape(), &[axis], false);
+    let (out_shape, _) = reduced_shape(src.shape(), axes, false);
     let mut builder = LambdaBuilder::new(out_shape);
-    let iname = builder.reduction_iname();
-    let len = builder.dim(&src.shape()[axis])?;
-    let k = Expr::Var(iname.clone());
-    let at = positions_along(src, axis, k.clone());
-    let at_best = positions_along(src, axis, Expr::i64(0));
+    let FlatPositions { inames, bounds, flat: k, count: len } = flat_positions(&mut builder, src, axes)?;
+    let at = positions_over(src, axes, &inames);
+    let at_best = positions_over(src, axes, &vec![Expr::i64(0); axes.len()]);
     let is_nan = builder.read_at(&nan, at.clone());
     let hit =
         builder.read_at(&re, at.clone()).compare(CompareOp::Eq, builder.read_at(&best_re, at_best.clone())).binary(
@@ -776,11 +814,13 @@ fn complex_first_extremum(name: &str, op: ReduceOp, src: &Array, axis: usize) ->
         k.clone(),
         Expr::if_then_else(hit, len.clone().binary(BinaryOp::Add, k), len.clone().binary(BinaryOp::Mul, Expr::i64(2))),
     );
-    let bounds = vec![ReductionBounds { iname, lower: Dim::new(0), upper: src.shape()[axis].clone() }];
     let best = builder.finish(Expr::reduce(ReduceOp::Min, bounds, rank))?;
     // Back from ranks to indices: `len + k` is `k`.
     let mut builder = LambdaBuilder::new(best.shape().clone());
-    let len = builder.dim(&src.shape()[axis])?;
+    let mut len = builder.dim(&src.shape()[axes[0]])?;
+    for &axis in &axes[1..] {
+        len = len.binary(BinaryOp::Mul, builder.dim(&src.shape()[axis])?);
+    }
     let r = builder.read_broadcast(&best);
     let index =
         Expr::if_then_else(r.clone().compare(CompareOp::Ge, len.clone()), r.clone().binary(BinaryOp::Sub, len), r);
@@ -831,30 +871,26 @@ fn complex_extremum(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions) ->
         pytato_core::array::Order::C,
     )?)?;
     let last = kept.len();
-    let first = nonempty(name, a, &axes, complex_first_extremum(name, op, &rows, last)?)?;
+    let first = nonempty(name, a, &axes, complex_first_extremum(name, op, &rows, &[last])?)?;
     let index = super::shape_ops::insert_unit_axes(&first, &[last])?;
     let value = pytato_core::indexing::take_along_axis(&rows, &index, last as i64)?;
     let (shape, _) = reduced_shape(a.shape(), &axes, opts.keepdims);
     super::shape_ops::reshape(&value, shape, pytato_core::array::Order::C)
 }
 
-/// The index along `axis` of the first real maximum (or minimum); NaN wins, as in numpy.
-fn real_first_extremum(name: &str, op: ReduceOp, src: &Array, axis: usize) -> Result<Array> {
-    let extremum = reduction(name, op, src, ReduceOptions::axes(axis as i64).keepdims(true), src.dtype())?;
-    let (out_shape, _) = reduced_shape(src.shape(), &[axis], false);
+/// The index over `axes` (row-major, one axis: its index) of the first real maximum (or
+/// minimum); NaN wins, as in numpy.
+fn real_first_extremum(name: &str, op: ReduceOp, src: &Array, axes: &[usize]) -> Result<Array> {
+    let extremum = reduction(name, op, src, kept_axes(axes), src.dtype())?;
+    let (out_shape, _) = reduced_shape(src.shape(), axes, false);
     let mut builder = LambdaBuilder::new(out_shape);
-    let iname = builder.reduction_iname();
-    let len = builder.dim(&src.shape()[axis])?;
-    let at = positions_along(src, axis, Expr::Var(iname.clone()));
-    let at_extremum = positions_along(src, axis, Expr::i64(0));
-    let x = builder.read_at(src, at);
-    let m = builder.read_at(&extremum, at_extremum);
+    let FlatPositions { inames, bounds, flat, count } = flat_positions(&mut builder, src, axes)?;
+    let x = builder.read_at(src, positions_over(src, axes, &inames));
+    let m = builder.read_at(&extremum, positions_over(src, axes, &vec![Expr::i64(0); axes.len()]));
     let mut hit = x.clone().compare(CompareOp::Eq, m.clone());
     if src.dtype().is_inexact() {
         let both_nan = Expr::call(Func::IsNan, vec![x]).binary(BinaryOp::LogicalAnd, Expr::call(Func::IsNan, vec![m]));
         hit = hit.binary(BinaryOp::LogicalOr, both_nan);
     }
-    let body = Expr::if_then_else(hit, Expr::Var(iname.clone()), len.clone());
-    let bounds = vec![ReductionBounds { iname, lower: Dim::new(0), upper: src.shape()[axis].clone() }];
-    builder.finish(Expr::reduce(ReduceOp::Min, bounds, body))
+    builder.finish(Expr::reduce(ReduceOp::Min, bounds, Expr::if_then_else(hit, flat, count)))
 }

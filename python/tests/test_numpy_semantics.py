@@ -2587,3 +2587,23 @@ def test_ldexp_and_frexp_as_numpys_bit_for_bit(backend):
         pt.ldexp(k, 2**40)
     with pytest.raises(TypeError):
         pt.frexp(pt.make_placeholder("z", (2,), np.complex64))
+
+
+def test_argmax_over_every_axis_of_symbolic_lengths_as_numpys(backend):
+    """``argmax``/``argmin`` without an axis over several symbolic lengths: the row-major index
+    found by one reduction over every axis (a flattened copy would need the product of symbolic
+    lengths), numpy's first extremum and NaN, run with other lengths."""
+    rng = np.random.default_rng(7)
+    for dtype in (np.float64, np.int8, np.complex128):
+        x = pt.make_placeholder("x", ("n", 3, "m"), dtype)
+        program = pt.generate({"max": pt.argmax(x), "min": pt.argmin(x, keepdims=True)}, backend)
+        for shape in ((2, 3, 4), (1, 3, 1), (5, 3, 2)):
+            data = rng.integers(-2, 3, shape).astype(dtype)
+            if dtype != np.int8:
+                data.flat[rng.integers(data.size)] = np.nan
+            got = program(x=data)
+            assert got["max"].dtype == np.int64 and got["max"] == np.argmax(data), (dtype, shape)
+            np.testing.assert_array_equal(got["min"], np.argmin(data, keepdims=True))
+    with pytest.raises(ValueError, match="All-NaN"):
+        y = pt.make_placeholder("y", ("n", "m"), np.float32)
+        pt.generate(pt.nanargmax(y), backend)(y=np.full((2, 2), np.nan, np.float32))
