@@ -856,26 +856,38 @@ fn complex_extremum(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions) ->
             format!("zero-size reduction along axis {axis} of an array of shape {} has no identity", a.shape()),
         ));
     }
-    // The kept axes first, the reduced ones flattened into one last axis.
-    let kept: Vec<usize> = (0..a.ndim()).filter(|d| !axes.contains(d)).collect();
-    let order: Vec<i64> = kept.iter().chain(&axes).map(|&d| d as i64).collect();
-    let mut dims: Vec<Dim> = kept.iter().map(|&d| a.shape()[d].clone()).collect();
-    let mut length = Dim::new(1);
-    for &d in &axes {
-        length = length.mul(&a.shape()[d])?;
+    let mut axes = axes;
+    axes.sort_unstable();
+    if axes.is_empty() {
+        return Ok(a.clone());
     }
-    dims.push(length);
-    let rows = stored(&super::shape_ops::reshape(
-        &super::shape_ops::transpose(a, Some(&order))?,
-        Shape::from(dims),
-        pytato_core::array::Order::C,
-    )?)?;
-    let last = kept.len();
-    let first = nonempty(name, a, &axes, complex_first_extremum(name, op, &rows, &[last])?)?;
-    let index = super::shape_ops::insert_unit_axes(&first, &[last])?;
-    let value = pytato_core::indexing::take_along_axis(&rows, &index, last as i64)?;
-    let (shape, _) = reduced_shape(a.shape(), &axes, opts.keepdims);
-    super::shape_ops::reshape(&value, shape, pytato_core::array::Order::C)
+    let src = stored(a)?;
+    let first = nonempty(name, a, &axes, complex_first_extremum(name, op, &src, &axes)?)?;
+    // The element at that row-major position over `axes`, each reduced axis's index taken from
+    // it (no flattened copy: its length, a product of symbolic lengths, need not be affine).
+    let (shape, _) = reduced_shape(a.shape(), &axes, false);
+    let mut builder = LambdaBuilder::new(shape);
+    let flat = builder.read_broadcast(&first);
+    let mut positions: Vec<Expr> = (0..a.ndim()).map(|_| Expr::i64(0)).collect();
+    let mut stride: Option<Expr> = None;
+    for &axis in axes.iter().rev() {
+        let len = builder.dim(&a.shape()[axis])?;
+        let quotient = match &stride {
+            None => flat.clone(),
+            Some(s) => flat.clone().binary(BinaryOp::FloorDiv, s.clone()),
+        };
+        positions[axis] = quotient.binary(BinaryOp::Rem, len.clone());
+        stride = Some(match stride {
+            None => len,
+            Some(s) => s.binary(BinaryOp::Mul, len),
+        });
+    }
+    for (k, d) in (0..a.ndim()).filter(|d| !axes.contains(d)).enumerate() {
+        positions[d] = Expr::iname(k);
+    }
+    let element = builder.read_at(&src, positions);
+    let value = builder.finish(element)?;
+    if opts.keepdims { super::shape_ops::insert_unit_axes(&value, &axes) } else { Ok(value) }
 }
 
 /// The index over `axes` (row-major, one axis: its index) of the first real maximum (or

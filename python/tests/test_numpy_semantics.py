@@ -2607,3 +2607,23 @@ def test_argmax_over_every_axis_of_symbolic_lengths_as_numpys(backend):
     with pytest.raises(ValueError, match="All-NaN"):
         y = pt.make_placeholder("y", ("n", "m"), np.float32)
         pt.generate(pt.nanargmax(y), backend)(y=np.full((2, 2), np.nan, np.float32))
+
+
+def test_complex_extrema_over_several_symbolic_axes_as_numpys(backend):
+    """numpy's complex ``max``/``min`` over several axes (the element at the first extremum in
+    row-major order over them, the first with a NaN part winning) where the axes have symbolic
+    lengths: gathered at the row-major index, without a flattened copy."""
+    rng = np.random.default_rng(8)
+    x = pt.make_placeholder("x", ("n", 3, "m"), np.complex128)
+    cases = [(None, False), ((0, 2), True), ((2, 0), False), (1, True)]
+    program = pt.generate({f"o{k}": (pt.max if k % 2 else pt.min)(x, axis=axis, keepdims=keep)
+                           for k, (axis, keep) in enumerate(cases)}, backend)
+    for shape in ((2, 3, 4), (1, 3, 1), (4, 3, 2)):
+        data = (rng.integers(-2, 3, shape) + 1j * rng.integers(-2, 3, shape)).astype(np.complex128)
+        data.flat[rng.integers(data.size)] = complex(1, np.nan)
+        got = program(x=data)
+        for k, (axis, keep) in enumerate(cases):
+            want = (np.max if k % 2 else np.min)(data, axis=axis, keepdims=keep)
+            assert got[f"o{k}"].shape == np.shape(want), (shape, axis)
+            np.testing.assert_array_equal(got[f"o{k}"].real, want.real)
+            np.testing.assert_array_equal(got[f"o{k}"].imag, want.imag)
