@@ -188,10 +188,11 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return samples, (delta / div if div > 0 else _np.nan)
 
 
-def _linspace_of_symbolic_length(start, stop, num, endpoint, retstep, dtype, axis):
-    """``linspace`` of ``num`` samples, ``num`` a symbolic length (``x.shape[0]``): numpy's steps
-    of ``_linspace_of_arrays``, with the choices numpy makes on the value of ``num`` (a divisor of
-    0, the last sample set to ``stop``) made when the program runs."""
+def _linspace_bounds(start, stop, dtype, axis):
+    """The preparation ``linspace`` of array bounds and of a symbolic number of samples share:
+    ``(start, compute, dtype, last, delta)``, numpy's inexact result dtype of the bounds
+    (``compute``), the result's dtype, ``stop`` and ``stop - start`` in ``compute``; numpy's errors
+    for complex samples into integers and for an axis out of range."""
     start, stop = (x if isinstance(x, (Array, int, float, complex)) else _as_array(x) for x in (start, stop))  # noqa: F405
     probes = [_np.zeros(0, x.dtype) if isinstance(x, Array) else x for x in (start, stop)]  # noqa: F405
     compute = _np.result_type(*probes, 1.0)
@@ -204,6 +205,23 @@ def _linspace_of_symbolic_length(start, stop, num, endpoint, retstep, dtype, axi
     if axis not in range(-delta.ndim - 1, delta.ndim + 1):
         raise exceptions.AxisOutOfRangeError(
             f"linspace: axis {axis} is out of range for a {delta.ndim + 1}-dimensional result")
+    return start, compute, dtype, last, delta
+
+
+def _linspace_samples_in(samples, axis, dtype):
+    """Samples along axis 0 moved to ``axis`` and put in ``dtype`` (integers after rounding
+    down, as numpy's ``linspace``)."""
+    samples = moveaxis(samples, 0, axis)  # noqa: F405
+    if dtype.kind in "biu":
+        samples = floor(samples)  # noqa: F405
+    return samples if samples.dtype == dtype else astype(samples, dtype)  # noqa: F405
+
+
+def _linspace_of_symbolic_length(start, stop, num, endpoint, retstep, dtype, axis):
+    """``linspace`` of ``num`` samples, ``num`` a symbolic length (``x.shape[0]``): numpy's steps
+    of ``_linspace_of_arrays``, with the choices numpy makes on the value of ``num`` (a divisor of
+    0, the last sample set to ``stop``) made when the program runs."""
+    start, compute, dtype, last, delta = _linspace_bounds(start, stop, dtype, axis)
     position = reshape(arange(num), (num,) + (1,) * delta.ndim)  # noqa: F405
     i = astype(position, compute)  # noqa: F405
     div = num - 1 if endpoint else num
@@ -218,10 +236,7 @@ def _linspace_of_symbolic_length(start, stop, num, endpoint, retstep, dtype, axi
     if endpoint:
         is_last = logical_and(equal(position, num - 1), greater(num, 1))  # noqa: F405
         samples = where(is_last, last, samples)  # noqa: F405
-    samples = moveaxis(samples, 0, axis)  # noqa: F405
-    if dtype.kind in "biu":
-        samples = floor(samples)  # noqa: F405
-    samples = samples if samples.dtype == dtype else astype(samples, dtype)  # noqa: F405
+    samples = _linspace_samples_in(samples, axis, dtype)
     if not retstep:
         return samples
     return samples, where(positive, step, _np.nan)  # noqa: F405
@@ -235,19 +250,8 @@ def _linspace_of_arrays(start, stop, num, endpoint, retstep, dtype, axis):
     num = _operator.index(num)
     if num < 0:
         raise exceptions.NegativeLengthError(f"linspace: the number of samples must be non-negative, not {num}")
-    start, stop = (x if isinstance(x, (Array, int, float, complex)) else _as_array(x) for x in (start, stop))  # noqa: F405
-    probes = [_np.zeros(0, x.dtype) if isinstance(x, Array) else x for x in (start, stop)]  # noqa: F405
-    compute = _np.result_type(*probes, 1.0)
-    dtype = compute if dtype is None else _np.dtype(dtype)
-    if compute.kind == "c" and dtype.kind in "biu":
-        raise exceptions.UnsupportedDTypeError(
-            f"linspace: complex samples cannot be rounded down to {dtype} (numpy's floor of them fails too)")
+    start, compute, dtype, last, delta = _linspace_bounds(start, stop, dtype, axis)
     div = num - 1 if endpoint else num
-    last = astype(_as_array(stop), compute)  # noqa: F405
-    delta = subtract(last, astype(_as_array(start), compute))  # noqa: F405
-    if axis not in range(-delta.ndim - 1, delta.ndim + 1):
-        raise exceptions.AxisOutOfRangeError(
-            f"linspace: axis {axis} is out of range for a {delta.ndim + 1}-dimensional result")
     i = reshape(arange(num, dtype=compute), (num,) + (1,) * delta.ndim)  # noqa: F405
     if div > 0:
         step = divide(delta, div)  # noqa: F405
@@ -261,10 +265,7 @@ def _linspace_of_arrays(start, stop, num, endpoint, retstep, dtype, axis):
         samples = astype(samples, compute)  # noqa: F405
     if endpoint and num > 1:
         samples = concatenate([samples[:-1], expand_dims(broadcast_to(last, delta.shape), 0)])  # noqa: F405
-    samples = moveaxis(samples, 0, axis)  # noqa: F405
-    if dtype.kind in "biu":
-        samples = floor(samples)  # noqa: F405
-    samples = samples if samples.dtype == dtype else astype(samples, dtype)  # noqa: F405
+    samples = _linspace_samples_in(samples, axis, dtype)
     return (samples, step) if retstep else samples
 
 
