@@ -232,29 +232,35 @@ fn template(name: &'static str, ty: &'static str) -> (String, Deps) {
         // ---- frexp and ldexp of float64 (float32 is widened), on the bits ----
         // The exponent is an integral value within ±2200 (the frontend clamps it as an integer).
         "ldexp" => fixed("fn ldexp_$S(x: $T, n: $T) -> $T { return scalb_$S(x, i32(n)); }", vec![("scalb", ty)]),
-        "frexpm" => fixed(
-            "fn frexpm_$S(x: $T) -> $T {
+        // On the bits alone, with no float arithmetic a driver could flush: a subnormal's
+        // fraction is shifted up to the implicit bit's place.
+        "frexpbits" => fixed(
+            "// (the bits of frexp's mantissa, its exponent)
+fn frexpbits_$S(x: $T) -> vec2<u64> {
     let bits = bitcast<u64>(x);
     let e = (bits >> 52u) & 0x7fflu;
-    if e == 0x7fflu || (bits << 1u) == 0lu { return x; }
-    // A subnormal is scaled by 2^64 (exactly) into the normal range.
-    let normal = select(bits, bitcast<u64>(x * bitcast<f64>(0x43f0000000000000lu)), e == 0lu);
-    return bitcast<f64>((normal & 0x800ffffffffffffflu) | 0x3fe0000000000000lu);
+    let fraction = bits & 0x000ffffffffffffflu;
+    if e == 0x7fflu || (e == 0lu && fraction == 0lu) { return vec2<u64>(bits, 0lu); }
+    var exponent = i64(e) - 1022;
+    var normal = fraction;
+    if e == 0lu {
+        let high = u32(fraction >> 32u);
+        let zeros = select(32u + countLeadingZeros(u32(fraction & 0xfffffffflu)), countLeadingZeros(high), high != 0u);
+        let shift = zeros - 11u;
+        normal = (fraction << shift) & 0x000ffffffffffffflu;
+        exponent = -1021 - i64(shift);
+    }
+    let mantissa = (bits & 0x8000000000000000lu) | 0x3fe0000000000000lu | normal;
+    return vec2<u64>(mantissa, bitcast<u64>(exponent));
 }",
             vec![],
         ),
+        "frexpm" => {
+            fixed("fn frexpm_$S(x: $T) -> $T { return bitcast<f64>(frexpbits_$S(x).x); }", vec![("frexpbits", ty)])
+        }
         "frexpe" => fixed(
-            "fn frexpe_$S(x: $T) -> i32 {
-    let bits = bitcast<u64>(x);
-    let e = (bits >> 52u) & 0x7fflu;
-    if e == 0x7fflu || (bits << 1u) == 0lu { return 0; }
-    if e == 0lu {
-        let scaled = bitcast<u64>(x * bitcast<f64>(0x43f0000000000000lu));
-        return i32((scaled >> 52u) & 0x7fflu) - 1022 - 64;
-    }
-    return i32(e) - 1022;
-}",
-            vec![],
+            "fn frexpe_$S(x: $T) -> i32 { return i32(bitcast<i64>(frexpbits_$S(x).y)); }",
+            vec![("frexpbits", ty)],
         ),
         // ---- integers: Python's // and % with 0 for a zero divisor ----
         "floordiv" => fixed(
