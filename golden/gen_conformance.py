@@ -1335,6 +1335,13 @@ case("ldexp_frexp_dtypes", {"i8": "np.ldexp(i, k)", "i16_by_u32": "np.ldexp(j, u
                             "m_i16": "np.frexp(j)[0]", "e_i16": "np.frexp(j)[1]", "m_b": "np.frexp(b)[0]"},
      {"i": (I8, (6,), "special"), "k": (I8, (6,), "int:-30:31"), "j": (I16, (6,), "special"), "u": (U32, (6,), "int:0:200"),
       "w": (U64, (6,), "special"), "b": (B, (6,)), "h": (H, (6,), "special"), "n": (I64, (6,), "special")})
+# Complex functions of reals cast to complex: the zero imaginary part is a constant the GPU
+# compiler sees, and numpy's result carries the sign of the real part in it (cosh(-3 + 0j) has
+# an imaginary part of -0.0).
+case("complex_functions_of_real_casts", {f"{f}_{d}": f"np.{f}(x.astype(np.{d}))" for f in
+                                          ["cosh", "sinh", "exp", "sin", "tanh", "sqrt", "arcsinh", "log"]
+                                          for d in ["complex64", "complex128"]},
+     {"x": (D, (12,), [-1e300, -3.88, -100.0, -0.0, 0.0, 2.5, "-inf", "inf", "nan", -1.0, 1e-310, -2147483649.0])})
 
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices

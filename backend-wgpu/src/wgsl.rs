@@ -1229,12 +1229,15 @@ impl Translator<'_> {
             let result = f.result_dtype(dtype).map_err(|why| bug(format!("{}({dtype}): {why}", f.name())))?;
             return self.rounded(result, &v);
         }
-        // The second operand is opaque: `maximum(x, x)`, `arctan2(x, x)` must not fold.
+        // The second operand is opaque: `maximum(x, x)`, `arctan2(x, x)` must not fold. So is a
+        // complex first one: a part the driver knows (the zero imaginary part of a real cast to
+        // complex) would let it fold `sinh(x) * sin(0.0)` to `+0.0`, whose sign is `x`'s in numpy.
+        let first = if complex && math { self.opaque(dtype, &xs[0], "opqa")? } else { xs[0].clone() };
         let second = match xs.get(1) {
             Some(y) => Some(self.opaque(dtype, y, "opqb")?),
             None => None,
         };
-        let xs: Vec<String> = xs.iter().take(1).cloned().chain(second).collect();
+        let xs: Vec<String> = std::iter::once(first).chain(second).collect();
         let xs = &xs[..];
         let x = &xs[0];
         let lib = |t: &mut Self, name: &'static str| -> String {
