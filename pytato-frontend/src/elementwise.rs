@@ -1247,8 +1247,9 @@ pub fn lcm(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
 /// `x · 2ⁿ` (numpy `ldexp`), rounded once: exact unless the result is subnormal, `±inf` where it
 /// overflows, `±0`, `±inf` and NaN unchanged. `x` is read as numpy's loops read it (`int8` as
 /// `float16`; a Python float as `float64`, a bool as `float16`, an int as `float16` against an
-/// integer array `n` and as `float64` otherwise), and the result has that float dtype. `n` is an integer or bool array other than `uint64` (which numpy's `int64` loop
-/// cannot take), or a Python integer within `int32` (numpy's loop for it).
+/// integer array `n` and as `float64` otherwise), and the result has that float dtype. `n` is an
+/// integer or bool array other than `uint64` (which numpy's `int64` loop cannot take), or a
+/// Python integer within `int32` (numpy's loop for it).
 ///
 /// ```
 /// use pytato_core::DType;
