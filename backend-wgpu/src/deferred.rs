@@ -23,6 +23,8 @@ use std::thread::ThreadId;
 
 use pytato_core::{Error, Result};
 
+use crate::device::Gpu;
+
 /// Bytes of a control block's header: the error flag and what the check found.
 pub(crate) const CONTROL_HEADER: u64 = 32;
 
@@ -90,29 +92,28 @@ impl DeferredChecks {
     /// waits (counted). An interrupt ([`pytato_runtime::interrupt`]) ends the wait with
     /// [`Error::Interrupted`]; the work goes on on the GPU, and a mapping requested before the
     /// wait may then still be pending.
-    pub(crate) fn wait(&self, device: &wgpu::Device) -> Result<()> {
+    pub(crate) fn wait(&self, gpu: &Gpu) -> Result<()> {
         self.waits.fetch_add(1, Ordering::Relaxed);
-        crate::device::wait_interruptibly(device, "waiting for the GPU")
+        crate::device::wait_interruptibly(gpu, "waiting for the GPU")
     }
 
     /// Blocks until the GPU has finished the work submitted so far, whatever is requested
     /// meanwhile (not counted: it follows a [`DeferredChecks::wait`] and waits for little more
     /// than copies of control headers).
-    fn wait_uninterrupted(&self, device: &wgpu::Device) -> Result<()> {
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
+    fn wait_uninterrupted(&self, gpu: &Gpu) -> Result<()> {
+        gpu.poll(wgpu::PollType::wait_indefinitely())
             .map(|_| ())
             .map_err(|e| internal(format!("waiting for the GPU: {e}")))
     }
 
     /// An explicit synchronization: waits for the GPU and reports what pending runs found.
-    pub(crate) fn synchronize(&self, device: &wgpu::Device) -> Result<()> {
+    pub(crate) fn synchronize(&self, gpu: &Gpu) -> Result<()> {
         let here = std::thread::current().id();
         if !self.pending.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|p| p.thread == here) {
-            self.wait(device)?;
+            self.wait(gpu)?;
         }
         // With runs pending, the check waits.
-        self.check(device, None)
+        self.check(gpu, None)
     }
 
     /// How many times the host has waited for this GPU.
@@ -126,10 +127,10 @@ impl DeferredChecks {
     ///
     /// An interrupt stops the wait before any header is taken from the list, so that none is
     /// lost: the next wait reads them.
-    pub(crate) fn check(&self, device: &wgpu::Device, then: Option<Error>) -> Result<()> {
+    pub(crate) fn check(&self, gpu: &Gpu, then: Option<Error>) -> Result<()> {
         let here = std::thread::current().id();
         if self.pending.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|p| p.thread == here) {
-            self.wait(device)?;
+            self.wait(gpu)?;
         }
         let pending: Vec<Pending> = {
             let mut all = self.pending.lock().unwrap_or_else(|p| p.into_inner());
@@ -147,7 +148,7 @@ impl DeferredChecks {
                 });
             }
             drop(sender);
-            self.wait_uninterrupted(device)?;
+            self.wait_uninterrupted(gpu)?;
             let mut mapped = vec![false; pending.len()];
             for (i, r) in receiver.iter() {
                 r.map_err(|e| internal(format!("mapping a deferred check: {e}")))?;

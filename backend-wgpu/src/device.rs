@@ -47,6 +47,9 @@ pub(crate) struct Gpu {
     pid: u32,
     /// Errors of runs on device data not read yet, and the count of the host's waits.
     pub(crate) checks: DeferredChecks,
+    /// Held by every submission and every poll, so that wgpu's queue maintenance never runs on
+    /// two threads at once (see [`Gpu::submit`]).
+    maintenance: Mutex<()>,
 }
 
 /// The most pipelines the cache keeps (as the Cranelift backend keeps 64 programs).
@@ -100,14 +103,17 @@ pub(crate) fn gpu() -> std::result::Result<&'static Gpu, String> {
 /// How long a wait for the GPU sleeps before it checks for an interrupt again.
 const INTERRUPT_POLL: std::time::Duration = std::time::Duration::from_millis(20);
 
-/// Blocks until `device` has finished the work submitted so far, waking every
+/// Blocks until `gpu` has finished the work submitted so far, waking every
 /// [`INTERRUPT_POLL`] to check for an interrupt ([`pytato_runtime::interrupt`]): then
 /// [`pytato_core::Error::Interrupted`] naming `op`, the work going on on the GPU.
-pub(crate) fn wait_interruptibly(device: &wgpu::Device, op: &str) -> pytato_core::Result<()> {
+pub(crate) fn wait_interruptibly(gpu: &Gpu, op: &str) -> pytato_core::Result<()> {
     loop {
         pytato_runtime::interrupt::check(op)?;
         let timed = wgpu::PollType::Wait { submission_index: None, timeout: Some(INTERRUPT_POLL) };
-        match device.poll(timed) {
+        let polled = gpu.poll(timed);
+        // Lets a thread that waits to submit take the lock before this one polls again.
+        std::thread::yield_now();
+        match polled {
             Ok(_) => return Ok(()),
             Err(wgpu::PollError::Timeout) => continue,
             Err(e) => {
@@ -121,7 +127,7 @@ pub(crate) fn wait_interruptibly(device: &wgpu::Device, op: &str) -> pytato_core
 /// none).
 pub(crate) fn wait_until_idle() -> pytato_core::Result<()> {
     match GPU.get() {
-        Some(Ok(gpu)) => wait_interruptibly(&gpu.device, "waiting for the GPU to finish"),
+        Some(Ok(gpu)) => wait_interruptibly(gpu, "waiting for the GPU to finish"),
         _ => Ok(()),
     }
 }
@@ -188,10 +194,30 @@ fn open() -> std::result::Result<Gpu, String> {
         constant_tables: Mutex::new(HashMap::new()),
         pid: std::process::id(),
         checks: DeferredChecks::default(),
+        maintenance: Mutex::new(()),
     })
 }
 
 impl Gpu {
+    /// Submits `commands` to the queue.
+    ///
+    /// Every submission and poll of the device goes through [`Gpu::submit`] and [`Gpu::poll`],
+    /// which hold one lock: wgpu-core 30 panics ("If the queue is empty, the current submission
+    /// index ... should be at least the wait submission index") when a poll whose wait timed out
+    /// finds the queue emptied by another thread's maintenance between its reading of the fence
+    /// and its own maintenance, and a submission maintains the queue too (gfx-rs/wgpu#9958, not
+    /// in a release yet). Ranks run as threads of one process met it.
+    pub(crate) fn submit(&self, commands: impl IntoIterator<Item = wgpu::CommandBuffer>) -> wgpu::SubmissionIndex {
+        let _one_at_a_time = self.maintenance.lock().unwrap_or_else(|p| p.into_inner());
+        self.queue.submit(commands)
+    }
+
+    /// Polls the device (see [`Gpu::submit`] for the lock it holds meanwhile).
+    pub(crate) fn poll(&self, poll: wgpu::PollType) -> std::result::Result<wgpu::PollStatus, wgpu::PollError> {
+        let _one_at_a_time = self.maintenance.lock().unwrap_or_else(|p| p.into_inner());
+        self.device.poll(poll)
+    }
+
     /// An error where this process is not the one that opened the device: a forked child, in
     /// which the driver's state is the parent's and any use may hang.
     pub(crate) fn same_process(&self) -> Result<()> {

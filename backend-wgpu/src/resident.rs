@@ -57,7 +57,7 @@ impl DeviceStorage for GpuStorage {
         });
         let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
         encoder.copy_buffer_to_buffer(&self.buffer, 0, &staging, 0, size);
-        self.gpu.queue.submit([encoder.finish()]);
+        self.gpu.submit([encoder.finish()]);
         map_for_reading(self.gpu, &staging, size)?;
         let data = {
             let view = staging
@@ -69,7 +69,7 @@ impl DeviceStorage for GpuStorage {
         let data = data?;
         staging.unmap();
         // Runs on device data before this download have finished: a failed one is reported here.
-        self.gpu.checks.check(&self.gpu.device, None)?;
+        self.gpu.checks.check(&self.gpu, None)?;
         Ok(data)
     }
 
@@ -120,7 +120,7 @@ pub(crate) fn map_for_reading(gpu: &Gpu, staging: &wgpu::Buffer, size: u64) -> R
         let _ = sender.send(r);
     });
     gpu.checks
-        .wait(&gpu.device)
+        .wait(gpu)
         .and_then(|_| receiver.recv().map_err(|e| internal(format!("the readback never completed: {e}"))))
         .and_then(|r| r.map_err(|e| internal(format!("mapping the staging buffer: {e}"))))
 }

@@ -252,7 +252,7 @@ impl Compiled {
         let bound = self.signature.bind(&views)?;
         // Back-pressure: a thread with many unread runs waits for them here (and hears of theirs).
         if gpu.checks.full() {
-            gpu.checks.check(&gpu.device, None)?;
+            gpu.checks.check(gpu, None)?;
         }
         let this = Arc::clone(self);
         let decode: Decode = Arc::new(move |header| this.control_error(header));
@@ -496,7 +496,7 @@ impl Compiled {
 
         if let Some(decode) = deferred {
             gpu.checks.defer(&gpu.device, &mut encoder, &control_buffer, decode);
-            gpu.queue.submit([encoder.finish()]);
+            gpu.submit([encoder.finish()]);
             let no_outputs = HashMap::new();
             let readback = Readback { view: &[], shapes: &shapes, bytes: &bytes, offsets: &no_outputs };
             return read(&readback, &mut pool);
@@ -533,7 +533,7 @@ impl Compiled {
                 encoder.copy_buffer_to_buffer(&pool.buffers[&i].0, 0, &staging, offsets[&i], size);
             }
         }
-        gpu.queue.submit([encoder.finish()]);
+        gpu.submit([encoder.finish()]);
         let mapped = map_for_reading(gpu, &staging, total);
         if let Err(e) = mapped {
             // The mapping may still be pending: this buffer must never be mapped again.
@@ -548,7 +548,7 @@ impl Compiled {
             .map_err(|e| internal(format!("reading the staging buffer: {e}")))?;
         let readback = Readback { view: &view, shapes: &shapes, bytes: &bytes, offsets: &offsets };
         // Earlier runs on device data have finished too: their errors come first.
-        gpu.checks.check(&gpu.device, self.control_error(&view[..CONTROL_HEADER as usize]))?;
+        gpu.checks.check(gpu, self.control_error(&view[..CONTROL_HEADER as usize]))?;
         read(&readback, &mut pool)
     }
 }

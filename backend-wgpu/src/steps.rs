@@ -76,7 +76,7 @@ impl GpuSteps {
         let mut encoder =
             self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("scan") });
         self.encode_scan(&mut encoder, &x.buffer, &output, x.dtype, &x.shape, axis, op)?;
-        self.gpu.queue.submit([encoder.finish()]);
+        self.gpu.submit([encoder.finish()]);
         Ok(wrap(self.gpu, output, x.dtype, x.shape.clone()))
     }
 
@@ -182,7 +182,7 @@ impl GpuSteps {
             mapped_at_creation: false,
         });
         encoder.copy_buffer_to_buffer(&offsets, (blocks - 1) * 8, &staging, 0, 8);
-        self.gpu.queue.submit([encoder.finish()]);
+        self.gpu.submit([encoder.finish()]);
         map_for_reading(self.gpu, &staging, 8)?;
         let count = {
             let view = staging.slice(..8).get_mapped_range().map_err(|e| internal(format!("reading a count: {e}")))?;
@@ -202,7 +202,7 @@ impl GpuSteps {
                 self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("nonzero") });
             let buffers = [mask.buffer.clone(), offsets, output.clone()];
             dispatch(self.gpu, &mut encoder, &pipeline, &control, &buffers, blocks)?;
-            self.gpu.queue.submit([encoder.finish()]);
+            self.gpu.submit([encoder.finish()]);
         }
         Ok(wrap(self.gpu, output, DType::I64, shape))
     }
@@ -255,7 +255,7 @@ impl GpuSteps {
         let write = self.gpu.pipeline(&write.source, &write.writable, self.features)?;
         let control = self.control(&[n as i64, len as i64, inner as i64]);
         dispatch(self.gpu, &mut encoder, &write, &control, &[x.buffer.clone(), order, output.clone()], n)?;
-        self.gpu.queue.submit([encoder.finish()]);
+        self.gpu.submit([encoder.finish()]);
         Ok(wrap(self.gpu, output, dtype, x.shape.clone()))
     }
 
@@ -387,7 +387,7 @@ impl GpuSteps {
             });
             self.gpu.checks.defer(&self.gpu.device, &mut encoder, &checks, decode);
         }
-        self.gpu.queue.submit([encoder.finish()]);
+        self.gpu.submit([encoder.finish()]);
         Ok(wrap(self.gpu, output, array.dtype, array.shape.clone()))
     }
 
@@ -411,7 +411,7 @@ impl GpuSteps {
             self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("searchsorted") });
         let buffers = [sorted.buffer.clone(), values.buffer.clone(), output.clone()];
         dispatch(self.gpu, &mut encoder, &pipeline, &control, &buffers, count)?;
-        self.gpu.queue.submit([encoder.finish()]);
+        self.gpu.submit([encoder.finish()]);
         Ok(wrap(self.gpu, output, DType::I64, values.shape.clone()))
     }
 

@@ -358,9 +358,9 @@ fn main() {{
             pass.dispatch_workgroups(1, 1, 1);
         }
         encoder.copy_buffer_to_buffer(&out, 0, &staging, 0, 16);
-        gpu.queue.submit([encoder.finish()]);
+        gpu.submit([encoder.finish()]);
         staging.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-        device.poll(wgpu::PollType::wait_indefinitely()).expect("the probe finishes");
+        gpu.poll(wgpu::PollType::wait_indefinitely()).expect("the probe finishes");
         let bytes = staging.slice(..).get_mapped_range().expect("mapped");
         u32::from_le_bytes(bytes[..4].try_into().expect("four bytes"))
     }
