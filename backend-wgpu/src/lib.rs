@@ -390,7 +390,7 @@ impl Backend for Wgpu {
 
     fn synchronize(&self) -> Result<()> {
         self.gpu.same_process()?;
-        self.gpu.checks.synchronize(&self.gpu)
+        self.gpu.checks.synchronize(self.gpu)
     }
 
     /// Scans, searches, sorts, compactions and scatters run as kernels on device data (see `steps`).

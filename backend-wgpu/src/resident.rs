@@ -69,7 +69,7 @@ impl DeviceStorage for GpuStorage {
         let data = data?;
         staging.unmap();
         // Runs on device data before this download have finished: a failed one is reported here.
-        self.gpu.checks.check(&self.gpu, None)?;
+        self.gpu.checks.check(self.gpu, None)?;
         Ok(data)
     }
 
