@@ -20,7 +20,7 @@ fn threads_submitting_and_waiting_at_once_all_get_their_results() {
     // sleeps between checks for an interrupt, on lavapipe.
     let mut y = x.clone();
     for _ in 0..24 {
-        y = pt::add(pt::multiply(&pt::sin(&y).unwrap(), 0.5).unwrap(), &x).unwrap();
+        y = pt::add(pt::multiply(pt::sin(&y).unwrap(), 0.5).unwrap(), &x).unwrap();
     }
     let total = pt::sum(&y, None).unwrap();
     let program = w.compile(&(&total).into()).unwrap();
