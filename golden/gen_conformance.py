@@ -1343,6 +1343,18 @@ case("complex_functions_of_real_casts", {f"{f}_{d}": f"np.{f}(x.astype(np.{d}))"
                                           for d in ["complex64", "complex128"]},
      {"x": (D, (12,), [-1e300, -3.88, -100.0, -0.0, 0.0, 2.5, "-inf", "inf", "nan", -1.0, 1e-310, -2147483649.0])})
 
+# Complex products with `initial`: numpy's accumulator starts at it, so `initial * z0` keeps an
+# infinite part where a product that started at 1 + 0j would be NaN (numpy's
+# prod([-4-2j], initial=inf) is -inf-infj); an empty product is `initial` itself.
+PRODUCT_VALUES = [complex(1e300, float("-inf")), complex(-4, -2), complex(float("inf"), 1), complex(2, float("inf")),
+                  complex(-0.0, 1), complex(0.0, -0.0), complex(1e-310, 1e-310), complex(-2.5, 1),
+                  complex(float("nan"), 1), complex(1e300, 1e300), complex(float("-inf"), float("-inf"))]
+case("complex_prod_initial", {"inf": "np.prod(x, axis=1, initial=np.inf)", "inf64": "np.prod(y, axis=1, initial=np.inf)",
+                              "c": "np.prod(x, axis=1, initial=-2.5+1j)", "negzero": "np.prod(x, axis=1, initial=-0.0)",
+                              "keep": "np.prod(y, axis=-1, keepdims=True, initial=1e300)",
+                              "empty": "np.prod(e, axis=1, initial=np.inf)", "whole": "np.prod(x[:2], initial=np.inf)"},
+     {"x": (Z, (33, 3), PRODUCT_VALUES), "y": (C, (22, 2), PRODUCT_VALUES), "e": (Z, (2, 0))})
+
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices
     `_rN` of `sum(_rN, N, body)` / `amax(...)`) are broadcast index grids, so that `x[_0, (_1 + 1) % n]`

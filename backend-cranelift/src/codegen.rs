@@ -1499,8 +1499,8 @@ impl<'a> Translator<'a, '_> {
             Summation::Blocked if self.sums_along_terms(r, dtype) => Ok((self.blocked_sum_along_terms(r)?, dtype)),
             Summation::Blocked => Ok((self.blocked_sum(r, dtype, dtype)?, dtype)),
             Summation::InOrder => {
-                let neutral = self.constant(r.op.neutral(dtype));
-                let acc = self.vars_of(dtype, neutral);
+                let first = self.constant(r.first_value(dtype));
+                let acc = self.vars_of(dtype, first);
                 let loops = self.open_reduction_loops(r)?;
                 let (x, _) = self.emit(&r.body)?;
                 let current = self.read(&acc);

@@ -28,6 +28,7 @@ enum Resolved {
     Reduce {
         op: ReduceOp,
         dtype: DType,
+        start: Option<Scalar>,
         bounds: Vec<(i64, i64)>,
         first_slot: usize,
         body: Box<Resolved>,
@@ -103,7 +104,7 @@ impl Resolver<'_, '_, '_, '_, '_> {
                 let dtype = self.dtype_in_scope(&r.body);
                 let body = self.resolve(&r.body);
                 self.scope.truncate(first_slot);
-                Resolved::Reduce { op: r.op, dtype: dtype?, bounds, first_slot, body: Box::new(body?) }
+                Resolved::Reduce { op: r.op, dtype: dtype?, start: r.start, bounds, first_slot, body: Box::new(body?) }
             }
         })
     }
@@ -208,8 +209,8 @@ fn eval(e: &Resolved, idx: &[usize], red: &mut Vec<i64>, inputs: &LambdaInputs<'
             let values = args.iter().map(|a| eval(a, idx, red, inputs)).collect::<Result<Vec<_>>>()?;
             scalar_ops::call(*f, &values)?
         }
-        Resolved::Reduce { op, dtype, bounds, first_slot, body } => {
-            let mut acc = Accumulator::new(*op, *dtype);
+        Resolved::Reduce { op, dtype, start, bounds, first_slot, body } => {
+            let mut acc = Accumulator::starting_at(*op, *dtype, *start);
             red.truncate(*first_slot);
             red.extend(bounds.iter().map(|(lo, _)| *lo));
             if bounds.iter().all(|(lo, hi)| lo < hi) {

@@ -465,6 +465,12 @@ pub(crate) struct Accumulator {
 
 impl Accumulator {
     pub(crate) fn new(op: ReduceOp, dtype: DType) -> Accumulator {
+        Accumulator::starting_at(op, dtype, None)
+    }
+
+    /// An accumulator whose total starts at `start` where given (a complex product's
+    /// `Reduce::start`), else at the operation's identity.
+    pub(crate) fn starting_at(op: ReduceOp, dtype: DType, start: Option<Scalar>) -> Accumulator {
         let scheme = math::summation(op, dtype);
         let acc_dtype = scheme.lane_dtype(dtype).unwrap_or(dtype);
         Accumulator {
@@ -472,7 +478,7 @@ impl Accumulator {
             dtype,
             scheme,
             acc_dtype,
-            total: op.neutral(acc_dtype),
+            total: start.unwrap_or_else(|| op.neutral(acc_dtype)),
             lanes: [Scalar::zero(acc_dtype); math::SUM_LANES],
             count: 0,
             blocks: math::BlockTree::new(),

@@ -98,6 +98,25 @@ pub struct Reduce {
     pub inames: Vec<ReductionBounds>,
     /// The reduced expression.
     pub body: Expr,
+    /// The accumulator's first value where it is not the operation's identity; also the value
+    /// over an empty range. Only complex products take one (the type check refuses others):
+    /// numpy's `prod(z, initial=c)` is `((c * z0) * z1) ...`, and multiplying by the identity
+    /// first (`(1 + 0j) * (c * z0)`) is not exact in complex arithmetic (`0 * inf` is NaN).
+    /// Other dtypes and operations seed their first term instead, which is exact.
+    pub start: Option<Scalar>,
+}
+
+impl Reduce {
+    /// The accumulator's first value for a body of dtype `dtype`: [`Reduce::start`], or the
+    /// operation's identity.
+    pub fn first_value(&self, dtype: DType) -> Scalar {
+        self.start.unwrap_or_else(|| self.op.neutral(dtype))
+    }
+
+    /// This reduction (its operation and start) over other inames and another body.
+    pub fn rebuilt(&self, inames: Vec<ReductionBounds>, body: Expr) -> Expr {
+        Expr::Reduce(Arc::new(Reduce { op: self.op, inames, body, start: self.start }))
+    }
 }
 
 /// The range of one reduction iname.
@@ -692,7 +711,12 @@ impl Expr {
 
     /// A reduction.
     pub fn reduce(op: ReduceOp, inames: Vec<ReductionBounds>, body: Expr) -> Expr {
-        Expr::Reduce(Arc::new(Reduce { op, inames, body }))
+        Expr::Reduce(Arc::new(Reduce { op, inames, body, start: None }))
+    }
+
+    /// A complex product whose accumulator starts at `start` (see [`Reduce::start`]).
+    pub fn product_from(start: Scalar, inames: Vec<ReductionBounds>, body: Expr) -> Expr {
+        Expr::Reduce(Arc::new(Reduce { op: ReduceOp::Product, inames, body, start: Some(start) }))
     }
 
     /// The direct sub-expressions.
@@ -755,9 +779,7 @@ impl Expr {
                 Expr::If(c, a, b) => Expr::If(one(c, f), one(a, f), one(b, f)),
                 Expr::Cast(d, a) => Expr::Cast(*d, one(a, f)),
                 Expr::Call(func, args) => Expr::Call(*func, list(args, f)),
-                Expr::Reduce(r) => {
-                    Expr::Reduce(Arc::new(Reduce { op: r.op, inames: r.inames.clone(), body: rewrite_dyn(&r.body, f) }))
-                }
+                Expr::Reduce(r) => r.rebuilt(r.inames.clone(), rewrite_dyn(&r.body, f)),
             };
             f(&rebuilt).unwrap_or(rebuilt)
         }
@@ -949,13 +971,25 @@ impl Expr {
                 if d == DType::F16 {
                     return Err(storage_only(&format!("reduce {}", r.op.name())));
                 }
-                if r.op.accepts(d) {
-                    Ok(d)
-                } else {
-                    Err(Error::expr_type(
+                if !r.op.accepts(d) {
+                    return Err(Error::expr_type(
                         format!("scalar expression reduce {}", r.op.name()),
                         format!("body dtype {d} is not accepted"),
-                    ))
+                    ));
+                }
+                match r.start {
+                    Some(start) if r.op != ReduceOp::Product || !d.is_complex() || start.dtype() != d => {
+                        Err(Error::expr_type(
+                            format!("scalar expression reduce {}", r.op.name()),
+                            format!(
+                                "a start value ({} {start}) is for complex products of its own dtype, not a {} \
+                                 over {d}",
+                                start.dtype(),
+                                r.op.name()
+                            ),
+                        ))
+                    }
+                    _ => Ok(d),
                 }
             }
         }
@@ -1150,7 +1184,7 @@ fn widen(e: &Expr, env: &dyn TypeEnv) -> Widened {
             match body.dtype {
                 // Terms unrounded, the total rounded once.
                 F16 => Widened::round(Expr::reduce(r.op, r.inames.clone(), body.unrounded_f32())),
-                d => Widened::keep(Expr::reduce(r.op, r.inames.clone(), body.expr), d),
+                d => Widened::keep(r.rebuilt(r.inames.clone(), body.expr), d),
             }
         }
     }
@@ -1236,7 +1270,10 @@ impl fmt::Display for Expr {
                 for b in &r.inames {
                     write!(f, "{}:{}..{}, ", b.iname, b.lower, b.upper)?;
                 }
-                write!(f, "{})", r.body)
+                match r.start {
+                    Some(start) => write!(f, "{}, start={start})", r.body),
+                    None => write!(f, "{})", r.body),
+                }
             }
         }
     }
@@ -1328,6 +1365,37 @@ mod tests {
         assert!(bool_sum.dtype(&Env).is_err());
         let any = Expr::reduce(ReduceOp::Any, vec![bounds("_r0")], Expr::constant(true));
         assert_eq!(any.dtype(&Env).unwrap(), DType::Bool);
+    }
+
+    #[test]
+    fn start_values_are_for_complex_products_of_their_dtype_and_survive_rewrites() {
+        let bounds = vec![ReductionBounds { iname: "_r0".into(), lower: Dim::new(0), upper: Dim::new(3) }];
+        let z = Expr::f64(2.0).cast(DType::C128);
+        let inf = Scalar::C128(num_complex::Complex64::new(f64::INFINITY, 0.0));
+        let product = Expr::product_from(inf, bounds.clone(), z.clone());
+        assert_eq!(product.dtype(&Env).unwrap(), DType::C128);
+        assert!(product.to_string().ends_with(", start=(inf+0.0j))"), "{product}");
+        // A rewrite of the body keeps the start.
+        let rewritten = product.rewrite(&mut |e| match e {
+            Expr::Const(Scalar::F64(_)) => Some(Expr::f64(3.0)),
+            _ => None,
+        });
+        match &rewritten {
+            Expr::Reduce(r) => assert_eq!((r.start, r.first_value(DType::C128)), (Some(inf), inf)),
+            other => panic!("{other}"),
+        }
+        // Not on a real product, a sum, or a body of another dtype.
+        let real = Expr::product_from(Scalar::F64(2.0), bounds.clone(), Expr::f64(1.0));
+        assert!(real.dtype(&Env).unwrap_err().to_string().contains("complex products"));
+        let sum =
+            Expr::Reduce(Arc::new(Reduce { op: ReduceOp::Sum, inames: bounds.clone(), body: z, start: Some(inf) }));
+        assert!(sum.dtype(&Env).is_err());
+        let narrower = Expr::product_from(
+            Scalar::C64(num_complex::Complex32::new(1.0, 0.0)),
+            bounds,
+            Expr::f64(2.0).cast(DType::C128),
+        );
+        assert!(narrower.dtype(&Env).is_err());
     }
 
     #[test]

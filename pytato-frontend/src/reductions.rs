@@ -212,10 +212,24 @@ fn reduction(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions, dtype: DT
             // A sum over no axes is numpy's identity plus the element: `sum(-0.0)` is `0.0`.
             return builder.finish(body.binary(BinaryOp::Add, Expr::Const(Scalar::zero(dtype))));
         }
+        if bounds.is_empty() && op == ReduceOp::Product && dtype.is_complex() {
+            // numpy multiplies the element by the identity: `prod(1 + inf j)` is `nan + inf j`.
+            return builder.finish(Expr::call(Func::TextbookProduct, vec![Expr::Const(Scalar::one(dtype)), body]));
+        }
         return builder.finish(if bounds.is_empty() { body } else { Expr::reduce(op, bounds, body) });
     };
     let initial = Scalar::assign_weak(name, initial, dtype)?;
     let c = Expr::Const(initial);
+    if op == ReduceOp::Product && dtype.is_complex() {
+        // numpy multiplies `initial` in first, by the textbook formula, as every later term: the
+        // accumulator starts there (seeding the first term would multiply it by `1 + 0j`, which
+        // is not exact where it has an infinite part).
+        let product = match bounds.is_empty() {
+            true => Expr::call(Func::TextbookProduct, vec![c, body]),
+            false => Expr::product_from(initial, bounds, body),
+        };
+        return builder.finish(product);
+    }
     if reversed && !bounds.is_empty() {
         // numpy's accumulator starts at `initial`, which keeps a tie with the terms: `initial`
         // where it is NaN or at least (at most) their extremum, or where there are no terms.

@@ -41,8 +41,18 @@ class SumReductionOperation(ReductionOperation):
     pass
 
 
+@dataclass(frozen=True, repr=False)
 class ProductReductionOperation(ReductionOperation):
-    pass
+    """A product; ``start``, where not ``None``, is a complex product's first value (numpy's
+    ``prod(z, initial=c)`` multiplies ``c`` in first, and a product that starts at ``1 + 0j``
+    is not the same where ``c * z0`` has an infinite part). pytato has no such field: its
+    products start at the identity."""
+
+    start: object = None
+
+    def __repr__(self):
+        start = "" if self.start is None else f"start={self.start!r}"
+        return f"ProductReductionOperation({start})"
 
 
 class MaxReductionOperation(ReductionOperation):
@@ -178,7 +188,8 @@ def from_postorder(entries):
             stack.append(prim.Call(prim.Variable(f"pytato.c99.{entry[1]}"), take(entry[2])))
         elif kind == "reduce":
             bounds = _Bounds({iname: (lower, upper) for iname, lower, upper in entry[2]})
-            stack.append(Reduce(take(1)[0], _REDUCTIONS[entry[1]](), bounds))
+            op = _REDUCTIONS[entry[1]]() if entry[3] is None else ProductReductionOperation(start=entry[3])
+            stack.append(Reduce(take(1)[0], op, bounds))
         else:
             raise ValueError(f"an expression node of unknown kind {kind!r}")
     (expr,) = stack
@@ -298,7 +309,7 @@ def _operands(expr):
         return (expr.inner_expr,), ("cast", np.dtype(expr.dtype))
     if isinstance(expr, Reduce):
         bounds = tuple((iname, lower, upper) for iname, (lower, upper) in expr.bounds.items())
-        return (expr.inner_expr,), ("reduce", _reduction_name(expr.op), bounds)
+        return (expr.inner_expr,), ("reduce", _reduction_name(expr.op), bounds, getattr(expr.op, "start", None))
     if isinstance(expr, (bool, int, float, complex, np.generic)):
         return (), ("const", expr)
     raise NotImplementedError(f"{type(expr).__name__} in an index lambda's expression: {expr!r}")

@@ -399,7 +399,8 @@ fn pymbolic_expr<'py>(py: Python<'py>, expr: &pytato::Expr) -> PyResult<Bound<'p
 /// `expr` as a list of its nodes in postorder (children first), each a tuple naming the node and
 /// its own data (`("const", value)`, `("var", name)`, `("subscript", name, n_indices)`,
 /// `("unary", op)`, `("binary", op)`, `("compare", op)`, `("if",)`, `("cast", dtype)`,
-/// `("call", function, n_args)`, `("reduce", op, ((iname, lower, upper), ...))`), for
+/// `("call", function, n_args)`, `("reduce", op, ((iname, lower, upper), ...), start)`, `start`
+/// a complex product's first value or `None`), for
 /// `pytato_rs.scalar_expr` to build pymbolic expressions from without recursing.
 fn expr_postorder<'py>(py: Python<'py>, expr: &pytato::Expr) -> PyResult<Bound<'py, PyList>> {
     use pytato::Expr;
@@ -438,7 +439,15 @@ fn expr_postorder<'py>(py: Python<'py>, expr: &pytato::Expr) -> PyResult<Bound<'
                         )
                     })
                     .collect::<PyResult<Vec<_>>>()?;
-                ("reduce", reduce.op.name(), PyTuple::new(py, bounds)?).into_pyobject(py)?
+                let start = match reduce.start {
+                    Some(start) => {
+                        let data = pytato::ArrayData::from_scalars(start.dtype(), &[], [start])
+                            .expect("one scalar of its own dtype is a 0-d array");
+                        to_numpy(py, data).get_item(())?
+                    }
+                    None => py.None().into_bound(py),
+                };
+                ("reduce", reduce.op.name(), PyTuple::new(py, bounds)?, start).into_pyobject(py)?
             }
         };
         entries.append(entry)?;

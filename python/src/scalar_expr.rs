@@ -257,7 +257,24 @@ fn expression(native: &Bound<'_, PyModule>, entries: &Bound<'_, PyList>, scope: 
                 if !op.accepts(dtype) {
                     return Err(type_error(format!("a {name} reduction of dtype {dtype}")));
                 }
-                Item::Typed(Expr::reduce(op, inames, body), dtype)
+                // A complex product's first value (`ProductReductionOperation(start=...)`).
+                let start = match entry.len() {
+                    4 if !entry.get_item(3)?.is_none() => Some(entry.get_item(3)?),
+                    _ => None,
+                };
+                match start {
+                    Some(start) if op == ReduceOp::Product && dtype.is_complex() => {
+                        let start = scalar_from_py(&start, "a product's start value")?;
+                        let start = lib(Scalar::assign_weak("reduce", &start, dtype))?;
+                        Item::Typed(Expr::product_from(start, inames, body), dtype)
+                    }
+                    Some(_) => {
+                        return Err(type_error(format!(
+                            "a start value is for complex products, not a {name} reduction of dtype {dtype}"
+                        )));
+                    }
+                    None => Item::Typed(Expr::reduce(op, inames, body), dtype),
+                }
             }
             other => return Err(value_error(format!("an expression entry of unknown kind {other:?}"))),
         };

@@ -1448,6 +1448,48 @@ def test_initial_for_complex_extrema_and_nan_extrema_as_numpys(backend):
             _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
 
 
+
+def test_complex_products_start_where_numpys_do(backend):
+    """numpy's complex ``prod`` starts at ``initial`` (``prod([-4-2j], initial=inf)`` is
+    ``-inf-infj``, where a product from ``1 + 0j`` is NaN) and multiplies an element reduced over
+    no axes by the identity (``prod(1 + inf j)`` is ``nan + inf j``); both by the textbook formula.
+    The start survives the expression's round trip through pymbolic (a ``CopyMapper`` rebuilding
+    the index lambda)."""
+    from pytato_rs.transform import CopyMapper
+
+    specials = [complex(1e300, -np.inf), -4 - 2j, complex(np.inf, 1), complex(2, np.inf), complex(-0.0, 1),
+                complex(0.0, -0.0), complex(1e-310, 1e-310), complex(np.nan, 1), complex(1e300, 1e300)]
+    z = np.array(specials * 3).reshape(9, 3)
+    with np.errstate(over="ignore"):  # 1e300 is inf in complex64
+        z64 = z.astype(np.complex64)
+    inputs = {"z": z, "z64": z64, "e": np.zeros((2, 0), np.complex128),
+              "one": np.array(complex(1, np.inf))}
+    calls = {}
+    for initial in (np.inf, -2.5 + 1j, -0.0, 7):
+        calls[f"rows {initial}"] = lambda m, p, v=initial: m.prod(p["z"], axis=1, initial=v)
+        calls[f"rows64 {initial}"] = lambda m, p, v=initial: m.prod(p["z64"], axis=-1, initial=v, keepdims=True)
+        calls[f"all {initial}"] = lambda m, p, v=initial: m.prod(p["z"][:2], initial=v)
+        calls[f"empty {initial}"] = lambda m, p, v=initial: m.prod(p["e"], axis=1, initial=v)
+    calls["0-d"] = lambda m, p: m.prod(p["one"])
+    calls["no axes"] = lambda m, p: m.prod(p["z"][:1, :1], axis=())
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+
+    class Renamer(CopyMapper):
+        def map_placeholder(self, expr):
+            return pt.make_placeholder("y", expr.shape, expr.dtype)
+
+    product = pt.prod(pt.make_placeholder("x", z.shape, z.dtype), axis=1, initial=np.inf)
+    assert "start=" in repr(product.expr)
+    renamed = Renamer()(product)  # a new index lambda, built from the pymbolic expression
+    assert renamed != product and "start=" in repr(renamed.expr)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _same_bits(pt.generate(renamed, backend)(y=z), np.prod(z, axis=1, initial=np.inf), "renamed")
+
 def test_mean_in_an_integer_dtype_casts_numpys_quotient_back(backend):
     """``mean(x, dtype=<integer>)`` sums in that dtype (wrapping) and casts the float64 quotient
     back, truncating, as numpy does; ``nanmean`` of floats refuses an integer dtype with numpy's

@@ -225,8 +225,10 @@ impl Translator<'_, '_> {
             Expr::Reduce(r) => {
                 // Single-precision sums accumulate in double precision: scalar code.
                 let widened = matches!(summation(r.op, dtype), Summation::Widened(_));
+                // A start value is a complex product's, which has no lanes: scalar code too.
                 if !is_lane
                     || widened
+                    || r.start.is_some()
                     || !matches!(r.op, ReduceOp::Sum | ReduceOp::Product | ReduceOp::Max | ReduceOp::Min)
                 {
                     return false;

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use pytato_core::expr::{BinaryOp, Expr, Func, Reduce, ReduceOp};
-use pytato_core::{DType, Dim, Result};
+use pytato_core::{DType, Dim, Result, Scalar};
 use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, Summation, lane_tree, summation};
 use pytato_transform::kernel::{BufferId, Kernel, KernelProgram};
 
@@ -166,7 +166,7 @@ impl Translator<'_> {
         if let Some(j) = self.split.iter().position(|(s, _)| s == r) {
             return self.read_block_sums(j, r, dtype);
         }
-        let sum = self.open_sum(r.op, dtype, Blocks::Many)?;
+        let sum = self.open_sum(r.op, r.start, dtype, Blocks::Many)?;
         if let Some(terms) = fully_unrolled_terms(r) {
             return self.fully_unrolled(&sum, r, dtype, terms);
         }
@@ -262,16 +262,27 @@ impl Translator<'_> {
     }
 
     /// Declares the accumulator (and for blocked sums the lanes, the term count and the tree of
-    /// block totals) of a reduction `op` over `dtype`. A sum of `Blocks::One` never has more than
-    /// `SUM_BLOCK` terms: it has no tree.
-    pub(super) fn open_sum(&mut self, op: ReduceOp, dtype: DType, blocks: Blocks) -> Result<Sum> {
+    /// block totals) of a reduction `op` over `dtype`, starting at `start` where given (a complex
+    /// product's `Reduce::start`) or at the operation's identity. A sum of `Blocks::One` never has
+    /// more than `SUM_BLOCK` terms: it has no tree.
+    pub(super) fn open_sum(
+        &mut self,
+        op: ReduceOp,
+        start: Option<Scalar>,
+        dtype: DType,
+        blocks: Blocks,
+    ) -> Result<Sum> {
         let scheme = scheme(op, dtype, self.features);
         let lane_dtype = scheme.lane_dtype(dtype);
         let acc_dtype = lane_dtype.unwrap_or(dtype);
         let acc_ty = self.ty(acc_dtype)?;
         let acc = self.fresh("acc");
         let neutral = self.constant(&op.neutral(acc_dtype))?;
-        self.line(&format!("var {acc}: {acc_ty} = {neutral};"));
+        let first = match start {
+            Some(start) => self.constant(&start)?,
+            None => neutral.clone(),
+        };
+        self.line(&format!("var {acc}: {acc_ty} = {first};"));
         // Sums in blocks: the lanes of the block rotate through `lanes[0]`, which always holds
         // lane `count % SUM_LANES` (the one the next term goes to); after a multiple of
         // `SUM_LANES` terms every lane is back in its place. Registers, where an array indexed by
@@ -551,7 +562,7 @@ impl Translator<'_> {
         resume: Option<(&str, &str)>,
     ) -> Result<String> {
         let (terms, _) = self.block_count(r)?;
-        let sum = self.open_sum(r.op, dtype, Blocks::One)?;
+        let sum = self.open_sum(r.op, r.start, dtype, Blocks::One)?;
         if let Some((condition, value)) = resume {
             self.line(&format!("if {condition} {{ {} = {value}; }}", sum.acc));
         }
@@ -654,7 +665,8 @@ impl Translator<'_> {
         let neutral = self.constant(&r.op.neutral(partial))?;
         if carried(r.op, dtype, self.features) {
             // The last dispatch left the product; none ran for an empty one.
-            return self.bind(dtype, &format!("select({neutral}, p{j}[element], {terms} > {})", self.lit(0)));
+            let first = self.constant(&r.first_value(dtype))?;
+            return self.bind(dtype, &format!("select({first}, p{j}[element], {terms} > {})", self.lit(0)));
         }
         let acc = self.fresh("acc");
         self.line(&format!("var {acc}: {ty} = {neutral};"));

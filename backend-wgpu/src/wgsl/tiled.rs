@@ -134,7 +134,7 @@ impl Translator<'_> {
         self.line(&format!("let my_column: {ix} = column0 + {ix}(lid % {TILE}u);"));
 
         let dtype = c.dtype;
-        let sum = self.open_sum(ReduceOp::Sum, dtype, Blocks::Many)?;
+        let sum = self.open_sum(ReduceOp::Sum, None, dtype, Blocks::Many)?;
         let trips = Trips::Terms { ranges: vec![(Dim::new(0), c.terms.clone())], step: TILE_K as u64 };
         self.open_loop("for (var kt: u32 = 0u; kt < k_tiles; kt = kt + 1u)", trips);
         self.line(&format!("let k0: {ix} = {ix}(kt * {TILE_K}u) + zero;"));
