@@ -1355,6 +1355,18 @@ case("complex_prod_initial", {"inf": "np.prod(x, axis=1, initial=np.inf)", "inf6
                               "empty": "np.prod(e, axis=1, initial=np.inf)", "whole": "np.prod(x[:2], initial=np.inf)"},
      {"x": (Z, (33, 3), PRODUCT_VALUES), "y": (C, (22, 2), PRODUCT_VALUES), "e": (Z, (2, 0))})
 
+# Complex running products along an axis of two: numpy's accumulate runs one step, in its
+# elementwise loop (fused multiply-adds, as `*`); longer axes step by the textbook formula.
+# Pairs whose fused and textbook products differ: (1e300 + 1e300j)**2 is -inf+infj fused and
+# nan+infj by the textbook formula.
+TWO_STEPS = [complex(1e300, float("-inf")), complex(1e300, float("-inf")), complex(1e300, 1e300), complex(1e300, 1e300),
+             complex(float("inf"), 1e300), complex(1e300, 1e300), complex(-4, -2), complex(2.5, 1e-310),
+             complex(1e38, 1e38), complex(1e38, 1e38), complex(3e38, float("inf")), complex(3e38, 1)]
+case("complex_cumprod_of_two", {"rows": "np.cumprod(x, axis=1)", "cols": "np.cumprod(x.T, axis=0)",
+                                "flat": "np.cumprod(x[:1])", "three": "np.cumprod(y, axis=1)",
+                                "initial": "np.cumulative_prod(x, axis=1, include_initial=True)", "c64": "np.cumprod(z, axis=-1)"},
+     {"x": (Z, (6, 2), TWO_STEPS), "y": (Z, (4, 3), TWO_STEPS), "z": (C, (6, 2), TWO_STEPS)})
+
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices
     `_rN` of `sum(_rN, N, body)` / `amax(...)`) are broadcast index grids, so that `x[_0, (_1 + 1) % n]`

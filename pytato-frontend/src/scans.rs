@@ -136,7 +136,11 @@ fn scan(name: &str, op: ScanOp, a: &Array, options: ScanOptions) -> Result<Array
     if dtype == DType::Bool {
         return boolean_scan(name, op, a, ScanOptions { axis: Some(axis as i64), ..options });
     }
-    let current = Array::new_scan(&astype(a, dtype)?, axis, op)?;
+    let terms = astype(a, dtype)?;
+    let mut current = Array::new_scan(&terms, axis, op)?;
+    if op == ScanOp::Product && dtype.is_complex() {
+        current = fused_product_of_two(&terms, current, axis)?;
+    }
     if !options.include_initial {
         return Ok(current);
     }
@@ -150,6 +154,32 @@ fn scan(name: &str, op: ScanOp, a: &Array, options: ScanOptions) -> Result<Array
     let read = builder.read_at(&current, at);
     let first = Expr::iname(axis).compare(CompareOp::Eq, Expr::i64(0));
     builder.finish(Expr::if_then_else(first, Expr::Const(identity), read))
+}
+
+/// `running`, the complex running products of `terms` along `axis`, with numpy's one step that
+/// is not the textbook formula: along an axis of two elements numpy's accumulate runs a single
+/// step, which its elementwise loop computes as `*` does (fused multiply-adds), so the second
+/// element is `terms[0] * terms[1]` there (`(1e300-inf j) * (1e300-inf j)` is `-inf-inf j`, where the
+/// textbook formula gives `nan-inf j`). Longer axes are textbook products from the first element
+/// on, as the scan computes them.
+fn fused_product_of_two(terms: &Array, running: Array, axis: usize) -> Result<Array> {
+    let len = &terms.shape()[axis];
+    if len.as_int().is_some_and(|n| n != 2) {
+        return Ok(running);
+    }
+    let mut builder = LambdaBuilder::new(running.shape().clone());
+    let at = |k: i64| -> Vec<Expr> {
+        (0..terms.ndim()).map(|d| if d == axis { Expr::i64(k) } else { Expr::iname(d) }).collect()
+    };
+    let (first, second) = (builder.read_at(terms, at(0)), builder.read_at(terms, at(1)));
+    let fused = first.binary(BinaryOp::Mul, second);
+    let mut second_of_two = Expr::iname(axis).compare(CompareOp::Eq, Expr::i64(1));
+    if len.as_int().is_none() {
+        let two = builder.dim(len)?.compare(CompareOp::Eq, Expr::i64(2));
+        second_of_two = two.binary(BinaryOp::LogicalAnd, second_of_two);
+    }
+    let scanned = builder.read_at(&running, (0..running.ndim()).map(Expr::iname).collect());
+    builder.finish(Expr::if_then_else(second_of_two, fused, scanned))
 }
 
 /// A scan in `bool` (numpy's `cumsum(a, dtype=bool)`): numpy's boolean `add` and `multiply` are

@@ -1490,6 +1490,26 @@ def test_complex_products_start_where_numpys_do(backend):
         warnings.simplefilter("ignore", RuntimeWarning)
         _same_bits(pt.generate(renamed, backend)(y=z), np.prod(z, axis=1, initial=np.inf), "renamed")
 
+
+def test_complex_running_products_of_two_elements_are_numpys_elementwise_step(backend):
+    """Along an axis of two elements numpy's accumulate runs one step, in its elementwise loop
+    (fused multiply-adds, as ``*``); longer axes step by the textbook formula. The length may be
+    symbolic: the program decides when it runs."""
+    n = pt.make_size_param("n")
+    x = pt.make_placeholder("x", (3, n), np.complex128)
+    program = pt.generate({"running": pt.cumprod(x, axis=1), "flat": pt.cumprod(x[:1]),
+                           "initial": pt.cumulative_prod(x, axis=1, include_initial=True)}, backend)
+    big = complex(1e300, 1e300)  # big * big is -inf+infj fused, nan+infj by the textbook formula
+    for length in (0, 1, 2, 3):
+        data = np.full((3, length), big)
+        data[1] = complex(1e300, -np.inf)
+        got = program(x=data)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            _same_bits(got["running"], np.cumprod(data, axis=1), f"running {length}")
+            _same_bits(got["flat"], np.cumprod(data[:1]), f"flat {length}")
+            _same_bits(got["initial"], np.cumulative_prod(data, axis=1, include_initial=True), f"initial {length}")
+
 def test_mean_in_an_integer_dtype_casts_numpys_quotient_back(backend):
     """``mean(x, dtype=<integer>)`` sums in that dtype (wrapping) and casts the float64 quotient
     back, truncating, as numpy does; ``nanmean`` of floats refuses an integer dtype with numpy's
