@@ -1367,6 +1367,14 @@ case("complex_cumprod_of_two", {"rows": "np.cumprod(x, axis=1)", "cols": "np.cum
                                 "initial": "np.cumulative_prod(x, axis=1, include_initial=True)", "c64": "np.cumprod(z, axis=-1)"},
      {"x": (Z, (6, 2), TWO_STEPS), "y": (Z, (4, 3), TWO_STEPS), "z": (C, (6, 2), TWO_STEPS)})
 
+# complex64 to the power of integers cast to complex: the exponent's zero imaginary part is a
+# constant the GPU compiler sees, and `0 * inf` in `w * log(z)` must stay NaN (numpy's
+# (-2147483600 + inf j) ** uint8(255) is inf + nan j).
+case("complex64_powers_of_integer_exponents", {"u8": "x[:, None] ** e[None, :]", "i16": "x[:, None] ** f[None, :]"},
+     {"x": (C, (4,), [complex(-2147483600, float("inf")), complex(float("inf"), 1), complex(1, float("inf")),
+                      complex(float("-inf"), -2)]),
+      "e": ("uint8", (5,), [255, 200, 101, 3, 2]), "f": ("int16", (3,), [-101, 150, -3])})
+
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices
     `_rN` of `sum(_rN, N, body)` / `amax(...)`) are broadcast index grids, so that `x[_0, (_1 + 1) % n]`

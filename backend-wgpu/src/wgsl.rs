@@ -956,6 +956,16 @@ impl Translator<'_> {
     fn binary(&mut self, op: BinaryOp, dtype: DType, x: &str, y: &str) -> Result<String> {
         use BinaryOp::*;
         let ty = self.ty(dtype)?;
+        if self.widen_math(dtype) && matches!((op, dtype), (Pow, _) | (FloorDiv | Rem, DType::C64)) {
+            // In the float64 library, rounded once. The wide operation makes its operands opaque:
+            // not here too, since an opaque helper applied twice is the identity (a XOR with the
+            // same hidden zero), which let the driver see the zero imaginary part of an integer
+            // exponent cast to complex64 (`z ** uint8(255)` lost its NaN).
+            let wide = if dtype == DType::F32 { DType::F64 } else { DType::C128 };
+            let wide_ty = self.ty(wide)?;
+            let v = self.binary(op, wide, &format!("{wide_ty}({x})"), &format!("{wide_ty}({y})"))?;
+            return self.rounded(dtype, &v);
+        }
         // Float operands are opaque (different zeros on each side): no folding of `x - x` or
         // `x * 0`, no fused multiply-add numpy would not compute.
         let (xo, yo) = (self.opaque(dtype, x, "opqa")?, self.opaque(dtype, y, "opqb")?);
@@ -965,12 +975,6 @@ impl Translator<'_> {
             let name = if op == FloorDiv { "ffloordiv32" } else { "frem32" };
             let f = self.library.require(name, "f64");
             return self.rounded(dtype, &format!("{f}(f64({x}), f64({y}))"));
-        }
-        if self.widen_math(dtype) && matches!(op, FloorDiv | Rem | Pow) {
-            let wide = if dtype == DType::F32 { DType::F64 } else { DType::C128 };
-            let wide_ty = self.ty(wide)?;
-            let v = self.binary(op, wide, &format!("{wide_ty}({x})"), &format!("{wide_ty}({y})"))?;
-            return self.rounded(dtype, &v);
         }
         if self.float32_in_float64() && matches!(dtype, DType::F32 | DType::C64) {
             // Computed in float64 and rounded once: numpy's float32 result (module docs).
