@@ -1384,9 +1384,7 @@ def test_select_takes_numpys_dtype_and_casts_as_numpy_fills(backend):
         "numpy scalar default": lambda m, a: m.select([a["c0"]], [a["u8"]], np.int16(-1)),
         "float default for ints": lambda m, a: m.select([a["c1"]], [a["i8"]], 1.5),
     }
-    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
-    for key, f in calls.items():
-        _same_bits(got[key], f(np, inputs), key)
+    _calls_give_numpys_bits(backend, calls, inputs)
     c, u8 = (pt.make_placeholder(k, inputs[k].shape, inputs[k].dtype) for k in ("c0", "u8"))
     for module, cond, choice in ((np, inputs["c0"], inputs["u8"]), (pt, c, u8)):
         with pytest.raises(TypeError, match="same_kind"):
@@ -1405,9 +1403,7 @@ def test_diff_of_order_zero_and_repeat_of_a_0d_array_as_numpy(backend):
              "diff 0 of 0-d": lambda m, p: m.diff(p["z"], 0),
              "repeat 0-d axis 0": lambda m, p: m.repeat(p["z"], 3, axis=0),
              "repeat 0-d axis -1 list": lambda m, p: m.repeat(p["z"], [2], axis=-1)}
-    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
-    for key, f in calls.items():
-        _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    _calls_give_numpys_bits(backend, calls, inputs)
     a = pt.make_placeholder("a", (3,), np.int64)
     for module, x in ((np, inputs["a"]), (pt, a)):
         with pytest.raises(ValueError, match="non-negative"):
@@ -1441,11 +1437,7 @@ def test_initial_for_complex_extrema_and_nan_extrema_as_numpys(backend):
                    {"dtype": np.float32, "initial": -1, "keepdims": True}):
             calls[f"{f} {kw}"] = lambda m, p, f=f, kw=kw: getattr(m, f)(p["f"], **kw)
         calls[f"{f} ints"] = lambda m, p, f=f: getattr(m, f)(p["i"], initial=True)
-    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
-    for key, f in calls.items():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    _calls_give_numpys_bits(backend, calls, inputs)
 
 
 
@@ -1472,11 +1464,7 @@ def test_complex_products_start_where_numpys_do(backend):
         calls[f"empty {initial}"] = lambda m, p, v=initial: m.prod(p["e"], axis=1, initial=v)
     calls["0-d"] = lambda m, p: m.prod(p["one"])
     calls["no axes"] = lambda m, p: m.prod(p["z"][:1, :1], axis=())
-    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
-    for key, f in calls.items():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    _calls_give_numpys_bits(backend, calls, inputs)
 
     class Renamer(CopyMapper):
         def map_placeholder(self, expr):
@@ -1518,9 +1506,7 @@ def test_mean_in_an_integer_dtype_casts_numpys_quotient_back(backend):
               "n": np.array([-7, 2], np.int64)}
     calls = {f"{k} {np.dtype(dt)} {axis}": (lambda m, p, k=k, dt=dt, axis=axis: m.mean(p[k], axis=axis, dtype=dt))
              for k in inputs for dt in (np.uint16, np.int8, np.int64, np.uint8) for axis in (None, -1)}
-    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
-    for key, f in calls.items():
-        _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    _calls_give_numpys_bits(backend, calls, inputs)
     x = pt.make_placeholder("x", (3,), np.float64)
     for module, a in ((np, np.array([1.5, np.nan, 2.0])), (pt, x)):
         with pytest.raises(TypeError, match="inexact"):
@@ -1559,9 +1545,7 @@ def test_var_and_std_in_another_dtype_follow_numpys_steps(backend):
              if not (f.startswith("nan") and k == "f" and np.dtype(dt).kind != "f")}
     calls.update({f"var m {np.dtype(dt)} {axis}": (lambda m, p, dt=dt, axis=axis: m.var(p["m"], axis=axis, dtype=dt))
                   for dt in (np.int16, np.float32) for axis in (0, 1)})
-    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
-    for key, f in calls.items():
-        _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    _calls_give_numpys_bits(backend, calls, inputs)
     x = pt.make_placeholder("x", (3, 2), np.float64)
     for module, a in ((np, inputs["m"]), (pt, x)):
         for kw in ({"axis": 0}, {"keepdims": True}):
@@ -1615,9 +1599,7 @@ def test_complex64_means_divide_in_complex128_as_numpys(backend):
     calls = {"mean c": lambda m, p: m.mean(p["c"], axis=1), "mean c all": lambda m, p: m.mean(p["c"]),
              "mean i c64": lambda m, p: m.mean(p["i"], axis=0, dtype=np.complex64),
              "nanmean c": lambda m, p: m.nanmean(p["c"], axis=1)}
-    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
-    for key, f in calls.items():
-        _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    _calls_give_numpys_bits(backend, calls, inputs)
     assert not np.array_equal(np.mean(inputs["c"], axis=1),
                               np.add.reduce(inputs["c"], axis=1) / np.complex64(7)), "the case shows the difference"
 
@@ -1739,9 +1721,7 @@ def test_block_and_delete_as_numpys(backend):
         "delete nothing": lambda m, p: m.delete(p["m"], [], axis=0),
         "delete rows": lambda m, p: m.delete(p["m"], -1, axis=0),
     }
-    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
-    for key, f in calls.items():
-        _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    _calls_give_numpys_bits(backend, calls, inputs)
     v = pt.make_placeholder("v", (5,), np.uint16)
     for module, x in ((np, inputs["v"]), (pt, v)):
         for call, error in [(lambda: module.block([[x, x], x]), ValueError), (lambda: module.block([]), ValueError),
@@ -2015,6 +1995,17 @@ def _run(backend, build, inputs):
     program = pt.generate({f"o{k}": a for k, a in enumerate(outputs.values())}, backend)
     results = program(**{k: v for k, v in inputs.items() if k in program.input_names})
     return {label: results[f"o{k}"] for k, label in enumerate(outputs)}
+
+
+def _calls_give_numpys_bits(backend, calls, inputs):
+    """Each of ``calls`` (label to ``f(module, inputs)``) run with pytato_rs on ``backend`` and
+    with numpy: the same bits (numpy's warnings about special values silenced)."""
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected = np.asarray(f(np, inputs))
+        _same_bits(np.asarray(got[key]), expected, key)
 
 
 INTEGER_AND_BOOL = [np.bool_, np.int8, np.int64, np.uint8, np.uint64]
@@ -2295,9 +2286,7 @@ def test_joins_take_dtype_and_casting_as_numpys(backend):
         "permute_dims": lambda m, p: m.permute_dims(p["f"]),
         "permute_dims 3": lambda m, p: m.permute_dims(m.stack((p["f"], p["f"])), None),
     }
-    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
-    for key, f in calls.items():
-        _same_bits(np.asarray(got[key]), np.asarray(f(np, inputs)), key)
+    _calls_give_numpys_bits(backend, calls, inputs)
     f, i = (pt.make_placeholder(k, v.shape, v.dtype) for k, v in inputs.items())
     for join in (lambda m, a, b: m.stack((a, b), dtype=np.int64), lambda m, a, b: m.concatenate((a, b), dtype=np.int32),
                  lambda m, a, b: m.vstack((a, b), dtype=np.int8), lambda m, a, b: m.hstack((a, b), dtype=np.uint8),
