@@ -1375,6 +1375,13 @@ case("complex64_powers_of_integer_exponents", {"u8": "x[:, None] ** e[None, :]",
                       complex(float("-inf"), -2)]),
       "e": ("uint8", (5,), [255, 200, 101, 3, 2]), "f": ("int16", (3,), [-101, 150, -3])})
 
+# numpy's take checks its indices once per element of the axes before `axis`: where one of those
+# is empty nothing is checked (indices out of range, or an empty axis, give an empty result).
+case("take_after_an_empty_axis", {"arange": "np.take(x, np.arange(0, 2, 1), axis=1)", "far": "np.take(w, i, axis=2)",
+                                  "from_empty": "np.take(v, i, axis=1)", "in_range": "np.take(x, i[:1], axis=1)"},
+     {"x": ("int16", (0, 1), []), "w": ("float64", (2, 0, 3), []), "v": ("bool", (0, 0), []),
+      "i": ("int64", (3,), [0, 5, -7])})
+
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices
     `_rN` of `sum(_rN, N, body)` / `amax(...)`) are broadcast index grids, so that `x[_0, (_1 + 1) % n]`

@@ -27,7 +27,7 @@ use crate::shape::{Dim, Shape, broadcast_shapes};
 
 use crate::basic::nonzero_positions;
 use crate::basic::{broadcast_when_run, insert_unit_axes};
-use crate::expr::{CompareOp, Expr, ReduceOp, ReductionBounds};
+use crate::expr::{BinaryOp, CompareOp, Expr, Func, ReduceOp, ReductionBounds};
 use crate::operand::LambdaBuilder;
 use crate::size_check::SizeCheck;
 
@@ -687,7 +687,9 @@ pub fn normalize_slice(
 /// The elements of `a` at `indices` along `axis` (numpy `take`; the flattened `a` when `axis` is
 /// `None`): `a[:, ..., indices, ...]`, so the result has `indices`'s axes in place of `axis`.
 /// Negative indices count from the end; others out of range are [`Error::IndexOutOfBounds`] when
-/// the program runs.
+/// the program runs. numpy checks the indices once per element of the axes before `axis`, so
+/// where one of those has length 0 (known when the DAG is built) nothing is checked and the
+/// result is empty, as in numpy.
 ///
 /// ```
 /// use pytato_core::DType;
@@ -708,9 +710,32 @@ pub fn take(a: &Array, indices: &Array, axis: Option<i64>) -> Result<Array> {
         return Err(Error::invalid("take", "cannot take from a zero-dimensional array along an axis"));
     }
     check_integer_indices("take", indices)?;
+    let dims = a.shape().dims();
+    if dims[..axis].iter().any(|d| d.as_int() == Some(0)) {
+        return empty_take(&a, indices, axis);
+    }
     let mut items = vec![Idx::full(); axis];
     items.push(Idx::Array(indices.clone()));
     index(&a, &items)
+}
+
+/// `take(a, indices, axis)` where an axis before `axis` has length 0: an empty array of the
+/// result's shape whose (never evaluated) elements read `a` and `indices` through `zero(…)`, so
+/// both stay inputs of the program.
+fn empty_take(a: &Array, indices: &Array, axis: usize) -> Result<Array> {
+    let dims = a.shape().dims();
+    let shape: Vec<Dim> = dims[..axis].iter().chain(indices.shape().dims()).chain(&dims[axis + 1..]).cloned().collect();
+    let taken = indices.ndim();
+    let mut builder = LambdaBuilder::new(shape.into());
+    let at_a = (0..axis)
+        .map(Expr::iname)
+        .chain([Expr::i64(0)])
+        .chain((axis + taken..).take(a.ndim() - axis - 1).map(Expr::iname));
+    let a_zero = Expr::call(Func::Zero, vec![builder.read_at(a, at_a.collect())]);
+    let index_zero =
+        Expr::call(Func::Zero, vec![builder.read_at(indices, (axis..axis + taken).map(Expr::iname).collect())]);
+    let op = if a.dtype() == DType::Bool { BinaryOp::BitOr } else { BinaryOp::Add };
+    builder.finish(a_zero.binary(op, index_zero.cast(a.dtype())))
 }
 
 /// The elements of `a` at `indices` along `axis`, matched by position along the other axes (numpy
