@@ -992,7 +992,10 @@ fn complex_sign(z: &Array) -> Result<Array> {
 
 /// `a` limited to `[min, max]` (numpy `clip`, the Array API's `clip`): `minimum(maximum(a, min),
 /// max)`, so NaN propagates and `max` wins where `min > max`; either bound may be absent. The
-/// bounds promote with `a` as numpy's do.
+/// bounds promote with `a` as numpy's do. On an integer array, a Python-int bound beyond the
+/// dtype's range on its own side (`min` at or below the least value, `max` at or above the
+/// greatest) bounds nothing and is dropped, as numpy's `clip` does, so `clip(uint8, -1, 300)` is
+/// the array itself; one beyond on the other side is out of range (`OverflowError` in numpy).
 ///
 /// Ties differ only in the sign of zero, and numpy's loop decides them by its strides: with both
 /// bounds the same for every element (numpy's common case, a scalar or a size-1 array: stride 0)
@@ -1008,6 +1011,15 @@ fn complex_sign(z: &Array) -> Result<Array> {
 #[track_caller]
 pub fn clip(a: &Array, min: Option<Operand>, max: Option<Operand>) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
+    let (min, max) = if let Some((least, greatest)) = a.dtype().int_range().filter(|_| a.dtype().is_integer()) {
+        let bounds_nothing = |bound: &Option<Operand>, beyond: &dyn Fn(i128) -> bool| matches!(bound, Some(Operand::Scalar(WeakScalar::Int(v))) if beyond(*v));
+        (
+            if bounds_nothing(&min, &|v| v <= least) { None } else { min },
+            if bounds_nothing(&max, &|v| v >= greatest) { None } else { max },
+        )
+    } else {
+        (min, max)
+    };
     // One dtype for all three, as numpy's three-input ufunc promotes them together (pairwise
     // promotion is not associative: int8, uint16, float32 give float32 together).
     let operand: Operand = a.into();
