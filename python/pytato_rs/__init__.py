@@ -422,10 +422,14 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     numpy's result dtype. The weights have ``a``'s shape, or, where ``axis`` is given, the
     shape of ``a`` along those axes (in ``axis``'s order), as numpy allows. ``returned`` adds the
     sum of the weights, broadcast to the average's shape. Weights that sum to zero give NaN or
-    inf where numpy raises ``ZeroDivisionError`` (the sum is known only when the program runs)."""
+    inf where numpy raises ``ZeroDivisionError`` (the sum is known only when the program runs);
+    an average of no elements without weights raises it, as numpy's (which divides the sizes)."""
     a = _as_array(a)
     if weights is None:
         avg = mean(a, axis=axis, keepdims=keepdims)  # noqa: F405
+        if _builtins.all(isinstance(n, int) for n in avg.shape) and _math.prod(avg.shape) == 0:
+            # numpy divides a.size by avg.size for its scale, returned or not
+            raise ZeroDivisionError("division by zero")
         scale = None
         if returned:
             count = _math.prod(a.shape) if axis is None else _math.prod(
@@ -921,6 +925,20 @@ def iscomplex(x):
     """numpy's ``iscomplex``: where the imaginary part is not 0 (nowhere for real input)."""
     x = _as_array(x)
     return not_equal(imag(x), 0) if x.dtype.kind == "c" else zeros(x.shape, dtype=bool)  # noqa: F405
+
+
+def iscomplexobj(x):
+    """numpy's ``iscomplexobj``: whether ``x``'s dtype (an array's, or numpy's for other values)
+    is complex, whatever the values; a Python ``bool``, known when the DAG is built."""
+    dtype = x.dtype if isinstance(x, Array) else getattr(x, "dtype", None)  # noqa: F405
+    if dtype is None:
+        dtype = _np.asarray(x).dtype
+    return issubclass(_np.dtype(dtype).type, _np.complexfloating)
+
+
+def isrealobj(x):
+    """numpy's ``isrealobj``: ``not iscomplexobj(x)``."""
+    return not iscomplexobj(x)
 
 
 def nancumsum(a, axis=None, dtype=None):
@@ -1597,7 +1615,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         raise ValueError("'edge_order' greater than 2 not supported")
     if f.dtype.kind in "iu":
         f = astype(f, _np.float64)  # noqa: F405
-    elif f.dtype.kind not in "fc":
+    elif f.dtype.kind not in "fc" and axes:  # numpy subtracts only along an axis
         raise TypeError(f"gradient: numpy cannot subtract {f.dtype} arrays")
     otype = f.dtype
 
@@ -1658,7 +1676,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
             start = combination(ax, list(zip(weights_0, (first, second, slice(2, 3)))))
             end = combination(ax, list(zip(weights_n, (slice(-3, -2), before_last, last))))
         outputs.append(concatenate([start, interior, end], axis=ax))  # noqa: F405
-    return outputs[0] if len(axes) == 1 else outputs
+    return outputs[0] if len(axes) == 1 else tuple(outputs)
 
 
 def correlate(a, v, mode="valid"):

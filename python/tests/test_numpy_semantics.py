@@ -1187,6 +1187,9 @@ def test_inner_ediff1d_nancumsum_and_the_inf_tests_are_numpys(backend, dtype):
             np.testing.assert_array_equal(got[key], e, err_msg=key)
     with pytest.raises(ValueError):
         pt.inner(x, pt.make_placeholder("z", (4, 3), dtype))
+    for value in (x, a, a[0, 0], 1.5, 2j, [1, 2j], True):  # by dtype, not by value
+        assert pt.iscomplexobj(value) == np.iscomplexobj(a if value is x else value), value
+        assert pt.isrealobj(value) == np.isrealobj(a if value is x else value), value
 
 
 def test_cbrt_is_within_two_ulps_of_numpys_over_the_whole_exponent_range(backend):
@@ -1759,6 +1762,20 @@ def test_average_with_weights_along_axes_as_numpys(backend):
         for module, data in ((np, a), (pt, x)):
             with pytest.raises(error):
                 module.average(data, axis=axis, weights=w)
+    # numpy's scale is a.size / avg.size: 0 / 0 (ZeroDivisionError) where no average is left
+    empty = np.zeros((2, 0))
+    e = pt.make_placeholder("e", empty.shape, empty.dtype)
+    for axis in (0, 1, None):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            try:
+                expected = np.average(empty, axis=axis)
+            except ZeroDivisionError:
+                with pytest.raises(ZeroDivisionError):
+                    pt.average(e, axis=axis)
+                continue
+            got = pt.generate({"m": pt.average(e, axis=axis)}, backend)(e=empty)["m"]
+        _same_bits(got, np.asarray(expected), f"average of (2, 0) along {axis}")
 
 
 def test_median_and_quantile_over_several_axes_as_numpys(backend):
@@ -1847,6 +1864,25 @@ def test_clip_keeps_the_value_at_a_tie_with_constant_bounds_as_numpys_loop(backe
         got = pt.generate({f"b{k}": pt.clip(x, lo, hi) for k, (lo, hi) in enumerate(bounds)}, backend)(x=a)
         for k, (lo, hi) in enumerate(bounds):
             _same_bits(got[f"b{k}"], np.clip(a, lo, hi), f"{np.dtype(dtype)} clip({lo}, {hi})")
+
+
+def test_clip_drops_python_int_bounds_beyond_an_integer_dtype_as_numpy(backend):
+    """numpy's clip drops a Python-int bound beyond an integer array's range on its own side
+    (``clip(uint8, -1, 300)`` is the array) and refuses one beyond on the other side."""
+    for dtype in (np.uint8, np.int8, np.uint64, np.int64):
+        info = np.iinfo(dtype)
+        a = np.array([info.min, 0, 5, info.max], dtype)
+        x = pt.make_placeholder("x", a.shape, dtype)
+        bounds = [(-1, 300), (info.min - 1, 4), (2, info.max + 1), (info.min, info.max), (-2**70, 2**70),
+                  (None, info.max + 7), (info.min - 7, None), (info.min - 1, 2.5), (3, 3)]
+        got = pt.generate({f"b{k}": pt.clip(x, lo, hi) for k, (lo, hi) in enumerate(bounds)}, backend)(x=a)
+        for k, (lo, hi) in enumerate(bounds):
+            _same_bits(got[f"b{k}"], np.clip(a, lo, hi), f"{np.dtype(dtype)} clip({lo}, {hi})")
+        for lo, hi in [(info.max + 1, None), (None, info.min - 1), (5, info.min - 1)]:
+            with pytest.raises(OverflowError):
+                np.clip(a, lo, hi)
+            with pytest.raises(OverflowError):
+                pt.clip(x, lo, hi)
 
 
 def test_tril_and_triu_of_a_vector_are_numpys_square(backend):
@@ -2068,6 +2104,9 @@ def test_gradient_is_numpys_bit_for_bit(backend, dtype):
         pt.gradient(pt.make_placeholder("g", (2,), np.float64), edge_order=2)
     with pytest.raises(ValueError, match="match the length"):
         pt.gradient(pt.make_placeholder("g", (3,), np.float64), np.arange(4.0))
+    for scalar in (np.float64(2.0), np.True_, np.int8(3)):  # no axis: numpy differentiates nothing
+        assert pt.gradient(pt.make_placeholder("s", (), scalar.dtype)) == np.gradient(scalar) == ()
+    assert type(pt.gradient(pt.make_placeholder("g", (2, 3), np.float64))) is type(np.gradient(np.ones((2, 3)))) is tuple
 
 
 
