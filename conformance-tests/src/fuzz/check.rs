@@ -144,7 +144,7 @@ fn compare_outputs(
 
 /// Whether the live statements call a transcendental function.
 fn transcendental(case: &FuzzCase) -> bool {
-    const FUNCTIONS: [&str; 14] = [
+    const FUNCTIONS: [&str; 25] = [
         "np.sin(",
         "np.cos(",
         "np.tan(",
@@ -159,6 +159,17 @@ fn transcendental(case: &FuzzCase) -> bool {
         "np.cosh(",
         "np.tanh(",
         "np.power(",
+        "np.arcsinh(",
+        "np.arccosh(",
+        "np.arctanh(",
+        "np.expm1(",
+        "np.log1p(",
+        "np.log2(",
+        "np.exp2(",
+        "np.cbrt(",
+        "np.hypot(",
+        "np.logaddexp(",
+        "np.logaddexp2(",
     ];
     case.without_dead_code().stmts.iter().any(|(_, e)| e.contains("**") || FUNCTIONS.iter().any(|f| e.contains(f)))
 }

@@ -13,7 +13,7 @@ use crate::numpy_expr;
 
 const DTYPES: [DType; 14] = DType::ALL;
 
-const UNARY: [&str; 23] = [
+const UNARY: [&str; 41] = [
     "sin",
     "cos",
     "tan",
@@ -37,9 +37,49 @@ const UNARY: [&str; 23] = [
     "negative",
     "logical_not",
     "invert",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "expm1",
+    "log1p",
+    "log2",
+    "exp2",
+    "cbrt",
+    "sign",
+    "signbit",
+    "spacing",
+    "rint",
+    "trunc",
+    "square",
+    "reciprocal",
+    "isinf",
+    "isfinite",
+    "positive",
 ];
 const OPERATORS: [&str; 16] = ["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<", "<=", "==", "!=", ">", ">="];
-const BINARY_FUNCS: [&str; 5] = ["maximum", "minimum", "arctan2", "logical_and", "logical_or"];
+const BINARY_FUNCS: [&str; 21] = [
+    "maximum",
+    "minimum",
+    "arctan2",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "hypot",
+    "logaddexp",
+    "logaddexp2",
+    "copysign",
+    "nextafter",
+    "fmax",
+    "fmin",
+    "fmod",
+    "gcd",
+    "lcm",
+    "ldexp",
+    "left_shift",
+    "right_shift",
+    "floor_divide",
+    "remainder",
+];
 const LITERALS: [&str; 18] = [
     "0", "1", "-1", "2", "3", "0.5", "-0.0", "1e300", "np.inf", "-np.inf", "np.nan", "255", "-129", "2j", "True",
     "1e-310", "65536", "0.1",
@@ -146,6 +186,9 @@ fn propose(rng: &mut Rng, scope: &BTreeMap<String, Array>, params: &[String]) ->
             match rng.below(10) {
                 0 => format!("-{a}"),
                 1 => format!("~{a}"),
+                // A NaN's sign is the hardware's (x86 gives invalid operations a negative NaN),
+                // not a promise of numpy's or the library's: `signbit` would turn it into a value.
+                _ if *f == "signbit" => format!("np.signbit(np.where(np.isnan({a}), 1, {a}))"),
                 _ => format!("np.{f}({a})"),
             }
         }
@@ -158,7 +201,11 @@ fn propose(rng: &mut Rng, scope: &BTreeMap<String, Array>, params: &[String]) ->
                 0..=1 if *op == "**" => format!("np.power({a}, {})", literal(rng)),
                 0..=1 => format!("({a} {op} {})", literal(rng)),
                 2 => format!("({} {op} {a})", literal(rng)),
-                3 => format!("np.{}({a}, {b})", rng.pick(&BINARY_FUNCS)),
+                3 => match *rng.pick(&BINARY_FUNCS) {
+                    // The sign of a NaN `b` is the hardware's (see `signbit` above).
+                    "copysign" => format!("np.copysign({a}, np.where(np.isnan({b}), 1, {b}))"),
+                    f => format!("np.{f}({a}, {b})"),
+                },
                 4 => format!("np.where({a}, {b}, {})", literal(rng)),
                 5 => format!("np.where(({b} > 0), {a}, {b})"),
                 _ => format!("({a} {op} {b})"),
@@ -175,7 +222,20 @@ fn propose(rng: &mut Rng, scope: &BTreeMap<String, Array>, params: &[String]) ->
                 _ => format!("np.{r}({a}, axis={}{keep})", axis(rng)),
             }
         }
-        63..=80 => match rng.below(29) {
+        63..=80 => match rng.below(37) {
+            29 => format!("np.flip({a}, axis={})", axis(rng)),
+            30 => format!("np.diff({a}, axis={})", axis(rng)),
+            31 => format!("np.repeat({a}, {}, axis={})", rng.below(4), axis(rng)),
+            32 => format!("np.clip({a}, {}, {})", literal(rng), literal(rng)),
+            33 if ndim >= 2 => format!("np.trace({a})"),
+            33 => format!("np.tile({a}, {})", rng.below(3)),
+            34 => format!("np.count_nonzero({a}, axis={})", axis(rng)),
+            35 => {
+                let f = rng.pick(&["var", "std"]);
+                format!("np.{f}({a}, axis={}, ddof={})", axis(rng), rng.below(3))
+            }
+            36 if ndim >= 1 && scope[b].dtype().is_integer() => format!("np.take({a}, {b}, axis={})", axis(rng)),
+            36 => format!("np.cumulative_sum({a}, axis={}, include_initial=True)", axis(rng)),
             27 => format!("np.searchsorted(np.sort({b}, axis=None), {a}, side='{}')", rng.pick(&["left", "right"])),
             28 => format!("np.round({a}, {})", rng.pick(&["1", "2", "-1", "-2", "12"])),
             // Sorts and scans (host steps); numpy's default sorts are not stable, its
