@@ -147,8 +147,10 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     """numpy's ``unique`` of the flattened array (``axis=None``): the sorted distinct values and,
     as asked, the index of each one's first occurrence, each element's index into the values (in
     the input's shape) and the counts, returned as numpy returns them. With ``equal_nan`` (numpy's
-    default) every value with a NaN counts as one value. ``sorted=False`` gives them sorted too,
-    which numpy allows. Unique slices along an axis are not supported."""
+    default) every value with a NaN counts as one value: for complex values, the one numpy keeps
+    (the first in sorted order where it sorts, with ``return_*``; the first in the input where it
+    hashes, without). ``sorted=False`` gives them sorted too, which numpy allows. Unique slices
+    along an axis are not supported."""
     if axis is not None:
         raise NotImplementedError("unique along an axis (unique slices) is not supported: pass axis=None")
     from ._native import _unique
@@ -156,7 +158,16 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     values, index, inverse, counts = _unique(ar, bool(equal_nan))
     extra = [part for part, asked in ((index, return_index), (inverse, return_inverse), (counts, return_counts))
              if asked]
-    return (values, *extra) if extra else values
+    if extra:
+        return (values, *extra)
+    if equal_nan and values.dtype.kind == "c":
+        # Without return_*, numpy finds the values with a hash table, which keeps the first value
+        # with a NaN part in the input's order, where sorting keeps the first in sorted order.
+        flat = ravel(ar)  # noqa: F405
+        padded = concatenate([flat, full(1, _np.nan, dtype=flat.dtype)])  # noqa: F405
+        first = padded[argmax(isnan(padded))]  # noqa: F405
+        values = where(isnan(values), first, values)  # noqa: F405
+    return values
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
@@ -1770,8 +1781,8 @@ def bincount(x, weights=None, minlength=0):
     or the sum of the ``weights`` (float64) at its occurrences, added in the order of ``x`` as
     numpy's loop adds them. numpy's length is ``max(x) + 1`` where that exceeds ``minlength``,
     which the data decides: here ``minlength`` must be given, and a value not below it fails the
-    program when it runs (a ``ValueError``), as a negative value does in numpy. With weights the
-    result is float64 also for an empty ``x``, where numpy's shortcut returns int64 zeros."""
+    program when it runs (a ``ValueError``), as a negative value does in numpy. An ``x`` of length
+    0 gives numpy's int64 zeros whatever the weights."""
     if not isinstance(x, Array) and not isinstance(weights, Array):  # noqa: F405
         return _np.bincount(x, weights, minlength)
     if minlength is None:
@@ -1783,6 +1794,10 @@ def bincount(x, weights=None, minlength=0):
         raise ValueError("object too deep for desired array")
     if x.dtype.kind not in "biu":  # numpy's rule for arrays (a list of floats only warns)
         raise TypeError(f"Cannot cast array data from {x.dtype!r} to dtype('int64') according to the rule 'safe'")
+    if x.shape[0] == 0:
+        # numpy's shortcut for no values: int64 zeros whatever the weights (which stay inputs)
+        added = 1 if weights is None else astype(ravel(_as_array(weights))[:0], _np.int64)  # noqa: F405
+        return zeros(minlength, _np.int64).at[astype(x, _np.int64)].add(added)  # noqa: F405
     if minlength == 0:
         raise NotImplementedError("bincount: give minlength above every value of x: without it numpy's length is "
                                   "max(x) + 1, which the data decides")

@@ -26,6 +26,8 @@ def lexsort(keys, axis=-1):
     if any(k.shape != keys[0].shape for k in keys):
         raise pt.ShapeMismatchError(
             f"lexsort: all keys need to be the same shape, got {[tuple(k.shape) for k in keys]}")
+    if keys[0].ndim == 0:  # numpy sorts 0-d keys as one element whatever the axis
+        return sum((pt.zeros_like(k, dtype=np.int64) for k in keys[1:]), pt.zeros_like(keys[0], dtype=np.int64))
     order = pt.argsort(keys[0], axis=axis, stable=True)
     for key in keys[1:]:
         order = pt.take_along_axis(order, pt.argsort(pt.take_along_axis(key, order, axis), axis=axis, stable=True),
@@ -34,14 +36,15 @@ def lexsort(keys, axis=-1):
 
 
 def _check_kth(pt, a, kth, axis):
-    """numpy's checks of ``kth``: integers within the axis (negative ones from its end)."""
+    """numpy's checks of ``kth``: integers within the axis (negative ones from its end), the
+    latter only where the array has elements (numpy returns an empty one at once)."""
     if axis is None:
         length = a.size
     else:
         length = a.shape[np.lib.array_utils.normalize_axis_index(axis, a.ndim)]
     for k in np.atleast_1d(kth).ravel().tolist():
         k = operator.index(k)
-        if isinstance(length, int) and not -length <= k < length:
+        if isinstance(length, int) and not -length <= k < length and 0 not in a.shape:
             raise pt.InvalidArgumentError(f"partition: kth(={k}) out of bounds ({length})")
 
 

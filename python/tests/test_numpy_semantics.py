@@ -461,6 +461,24 @@ def test_unique_as_numpys(backend):
         pt.unique(x, axis=0)
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_unique_keeps_numpys_complex_value_with_a_nan(backend, dtype):
+    """Every complex value with a NaN part counts as one; numpy keeps the first in the input
+    where it hashes (no return_*: unique, and so union1d, setdiff1d) and the first in sorted
+    order where it sorts (return_counts, ...)."""
+    nan, inf = np.nan, np.inf
+    values = np.array([complex(1, nan), complex(nan, 2), complex(nan, inf), complex(0, 1), complex(-0.0, 0),
+                       complex(nan, -0.0), complex(0, 1)], dtype)
+    inputs = {"v": values, "r": values[::-1].copy(), "s": values[3:5].copy(), "e": values[:0].copy()}
+    calls = {}
+    for name in inputs:
+        calls[f"unique {name}"] = lambda m, a, name=name: m.unique(a[name])
+        calls[f"counted {name}"] = lambda m, a, name=name: m.unique(a[name], return_counts=True)[0]
+        calls[f"union1d {name}"] = lambda m, a, name=name: m.union1d(a[name], a["s"])
+        calls[f"setdiff1d {name}"] = lambda m, a, name=name: m.setdiff1d(a[name], a["s"])
+    _calls_give_numpys_bits(backend, calls, inputs)
+
+
 def test_rounding_and_reciprocals_numpy_computes_part_by_part(backend):
     data = np.array([complex(np.inf, 0.5), complex(-np.inf, 1e-3), complex(np.nan, -np.inf), 100.25 + 3.5j,
                      5e-324j, 1e-3 + 0j, complex(0.0, -0.0), 2.5 - 1.5j])
@@ -2579,6 +2597,12 @@ def test_bincount_with_minlength_as_numpys(backend):
     with pytest.raises(ValueError, match="must not be negative"):
         pt.bincount(x, minlength=-1)
     assert np.array_equal(pt.bincount([0, 2, 2]), np.bincount([0, 2, 2]))
+    # x of length 0 when the DAG is built: numpy's int64 zeros, whatever the weights
+    empty, weights = np.zeros(0, np.int8), np.ones((3, 2))
+    e, v = pt.make_placeholder("e", empty.shape, empty.dtype), pt.make_placeholder("v", weights.shape, weights.dtype)
+    got = pt.generate({"n": pt.bincount(e, v, minlength=3), "z": pt.bincount(e, v)}, backend)(e=empty, v=weights)
+    _same_bits(got["n"], np.bincount(empty, weights, minlength=3), "weighted, minlength 3")
+    _same_bits(got["z"], np.bincount(empty, weights), "weighted, no minlength")
 
 
 def test_windows_and_geomspace_of_numbers_are_numpys(backend):

@@ -87,6 +87,13 @@ def test_lexsort_as_numpys(backend, axis):
         pt.lexsort([placeholders[0], pt.make_placeholder("short", (4, 5), np.int64)])
     with pytest.raises(TypeError):
         pt.lexsort([])
+    # 0-d keys are one element, at index 0, whatever the axis (and every key stays an input)
+    scalars = [np.array(2.5), np.array(1j)]
+    zero_d = [pt.make_placeholder(f"s{i}", (), s.dtype) for i, s in enumerate(scalars)]
+    got = pt.generate({"one": pt.lexsort(zero_d[:1], axis=axis), "two": pt.lexsort(zero_d, axis=axis)},
+                      backend)(s0=scalars[0], s1=scalars[1])
+    _same(got["one"], np.lexsort(scalars[:1], axis=axis), "one 0-d key")
+    _same(got["two"], np.lexsort(scalars, axis=axis), "two 0-d keys")
 
 
 @pytest.mark.parametrize("axis", [-1, 0, None])
@@ -109,6 +116,12 @@ def test_partitions_meet_numpys_contract(backend, axis):
     for f in (np.partition, pt.partition, np.argpartition, pt.argpartition):
         with pytest.raises(ValueError, match="out of bounds"):
             f(data if f.__module__.startswith("numpy") else x, 99, axis=axis)
+    # numpy returns an array without elements at once: no kth is out of its bounds
+    empty = np.zeros((0, 3))
+    e = pt.make_placeholder("e", empty.shape, empty.dtype)
+    got = pt.generate({"p": pt.partition(e, 99, axis=axis), "i": pt.argpartition(e, [5, -9], axis=axis)}, backend)(e=empty)
+    _same(got["p"], np.partition(empty, 99, axis=axis), "partition of (0, 3)")
+    _same(got["i"], np.argpartition(empty, [5, -9], axis=axis), "argpartition of (0, 3)")
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.float32, np.float64, np.complex64, np.bool_])
