@@ -37,6 +37,28 @@ fn size_parameters_must_be_0d_integers() {
 }
 
 #[test]
+fn a_placeholder_only_zeros_like_reads_binds_its_lengths_where_given() {
+    // zeros_like(x) does not read x (seed: zero(...)), but x given says what n is.
+    let x = pt::placeholder("x", [Dim::param("n"), Dim::new(3)], DType::F32).unwrap();
+    let program = Interpreter.compile(&(&pt::zeros_like(&x, None).unwrap()).into()).unwrap();
+    let given = |name: &str, data: ArrayData| NamedData::from([(name.to_string(), data)]);
+    let out = program.run(&given("x", ArrayData::zeros(DType::F32, &[2, 3]))).unwrap();
+    assert_eq!(out["_pt_out"].shape(), &[2, 3]);
+    let out = program.run(&given("n", ArrayData::from_scalar(Scalar::I64(4)))).unwrap();
+    assert_eq!(out["_pt_out"].shape(), &[4, 3]);
+    // Given, it is checked as a required input is.
+    let err = program.run(&given("x", ArrayData::zeros(DType::F64, &[2, 3]))).unwrap_err();
+    assert!(matches!(err, Error::InputDType { .. }), "{err}");
+    let err = program.run(&given("x", ArrayData::zeros(DType::F32, &[2, 4]))).unwrap_err();
+    assert!(matches!(err, Error::InputShape { .. }), "{err}");
+    let mut both = given("x", ArrayData::zeros(DType::F32, &[2, 3]));
+    both.insert("n".into(), ArrayData::from_scalar(Scalar::I64(5)));
+    assert!(program.run(&both).is_err(), "n = 5 contradicts x's 2 rows");
+    let err = program.run(&NamedData::new()).unwrap_err();
+    assert!(matches!(err, Error::SizeBinding { .. }), "{err}");
+}
+
+#[test]
 fn million_node_chain_compiles_and_runs_on_a_2mib_stack() {
     std::thread::Builder::new()
         .stack_size(2 << 20)

@@ -4,9 +4,10 @@
 //! depend on (arguments of `zero(…)` are only a link, not a dependency: seed, "zeros_like"), which
 //! placeholders and size parameters that makes required, and an order to evaluate nodes in.
 //! [`Signature::bind`] then checks one set of inputs before anything runs: names, dtypes, shapes,
-//! size parameters (inferred from input shapes and from the data of data wrappers declared with
-//! symbolic lengths, or passed as 0-d integer arrays, and consistent),
-//! and that every shape and index of the DAG is valid for those sizes.
+//! size parameters (inferred from input shapes, those of placeholders only `zero(…)` reads included
+//! where they are given, and from the data of data wrappers declared with symbolic lengths, or
+//! passed as 0-d integer arrays, and consistent), and that every shape and index of the DAG is
+//! valid for those sizes.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -25,6 +26,9 @@ pub struct Signature {
     placeholders: Vec<(String, Array)>,
     /// Every required placeholder node (by id) with its input name.
     placeholder_nodes: Vec<(usize, String)>,
+    /// Placeholders only `zero(…)` reads (`zeros_like(x)`), by input name: not required, but
+    /// where given, checked and their shapes bind size parameters as a required input's do.
+    optional_placeholders: Vec<(String, Array)>,
     /// Every input name in the DAG, required or not: supplying one that is not required is fine.
     known_inputs: BTreeSet<String>,
     /// Size parameters whose values the program needs.
@@ -136,6 +140,15 @@ impl Signature {
             node_size_params(node, &mut size_params);
         }
         known_inputs.extend(size_params.iter().cloned());
+        let required: HashSet<usize> = placeholder_nodes.iter().map(|(id, _)| *id).collect();
+        let mut optional_placeholders: Vec<(String, Array)> = Vec::new();
+        for node in checked.iter().filter(|n| matches!(n.kind(), NodeKind::Placeholder { .. })) {
+            let name = node.name().map(str::to_string).or_else(|| unnamed.get(&node.id()).cloned());
+            let name = name.expect("placeholders are named or numbered");
+            if !required.contains(&node.id()) && !optional_placeholders.iter().any(|(n, _)| *n == name) {
+                optional_placeholders.push((name, node.clone()));
+            }
+        }
         let shaped_data = checked
             .iter()
             .filter(|n| matches!(n.kind(), NodeKind::DataWrapper { .. }) && n.shape().params().next().is_some())
@@ -145,6 +158,7 @@ impl Signature {
             outputs,
             placeholders,
             placeholder_nodes,
+            optional_placeholders,
             known_inputs,
             size_params,
             shaped_data,
@@ -269,18 +283,12 @@ impl Signature {
                     expected: format!("shape {}, dtype {}", node.shape(), node.dtype()),
                 });
             };
-            if data.dtype() != node.dtype() {
-                return Err(Error::InputDType { name: name.clone(), expected: node.dtype(), got: data.dtype() });
+            input_equations(name, node, data, &mut equations)?;
+        }
+        for (name, node) in &self.optional_placeholders {
+            if let Some(data) = inputs.get(name.as_str()) {
+                input_equations(name, node, data, &mut equations)?;
             }
-            if data.ndim() != node.ndim() {
-                return Err(Error::InputShape {
-                    name: name.clone(),
-                    expected: node.shape().clone(),
-                    got: data.shape().to_vec(),
-                    detail: format!("{} axes expected", node.ndim()),
-                });
-            }
-            axis_equations(name, node, data.shape(), &mut equations)?;
         }
         for (id, name) in &self.placeholder_nodes {
             placeholders.insert(*id, inputs[name.as_str()].clone());
@@ -336,6 +344,28 @@ impl Signature {
         }
         Ok(())
     }
+}
+
+/// Checks the dtype and rank of `data`, given for the placeholder `node` named `name`, and adds
+/// the equations of its lengths to `equations`.
+fn input_equations<'a>(
+    name: &'a str,
+    node: &'a Array,
+    data: &'a ArrayDataView<'_>,
+    equations: &mut Vec<Equation<'a>>,
+) -> Result<()> {
+    if data.dtype() != node.dtype() {
+        return Err(Error::InputDType { name: name.to_string(), expected: node.dtype(), got: data.dtype() });
+    }
+    if data.ndim() != node.ndim() {
+        return Err(Error::InputShape {
+            name: name.to_string(),
+            expected: node.shape().clone(),
+            got: data.shape().to_vec(),
+            detail: format!("{} axes expected", node.ndim()),
+        });
+    }
+    axis_equations(name, node, data.shape(), equations)
 }
 
 /// The value of a size parameter passed as `data`, or why it is none.
