@@ -703,6 +703,7 @@ fn call(f: V, args: Vec<V>, kwargs: BTreeMap<String, V>) -> R<V> {
             return Ok(V::Tuple(vec![V::Array(u.values), V::Array(u.inverse_indices)]));
         }
         // numpy's `unique(x, return_index=, return_inverse=, return_counts=, equal_nan=)`.
+        "unique" if kwargs.is_empty() => return Ok(V::Array(pt::unique_values_equal_nan(&a0()?).map_err(err)?)),
         "unique" if !matches!(kwargs.get("equal_nan"), Some(V::Bool(false))) || kwargs.len() > 1 => {
             let asked = |k: &str| matches!(kwargs.get(k), Some(V::Bool(true)));
             let equal_nan = !matches!(kwargs.get("equal_nan"), Some(V::Bool(false)));

@@ -169,7 +169,8 @@ pub fn power(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
     let (a, b) = (a.into(), b.into());
     let dtype = promote(&[&a, &b])?;
     // numpy refuses integers to negative integer powers: a literal exponent now, an array's
-    // values when the program runs (every value, used or not, as numpy computes them all).
+    // values when the program runs (every value, used or not, as numpy computes them all; none
+    // where the broadcast result has no elements, as numpy's loop then runs no step).
     let b = match b {
         Operand::Scalar(WeakScalar::Int(e)) if e < 0 && dtype.is_integer() => {
             return Err(Error::invalid("power", format!("integers to negative integer powers are not allowed ({e})")));
@@ -185,7 +186,8 @@ pub fn power(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
                 }
                 Some(_) => Operand::Array(e),
                 None => {
-                    let mut builder = LambdaBuilder::new(e.shape().clone());
+                    let shape = crate::operand::broadcast_operands("power", &[&a, &Operand::Array(e.clone())])?;
+                    let mut builder = LambdaBuilder::new(shape);
                     let read = cast_expr(builder.read_broadcast(&e), e.dtype(), dtype);
                     Operand::Array(builder.finish(Expr::call(Func::IntegerExponent, vec![read]))?)
                 }

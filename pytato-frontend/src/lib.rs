@@ -92,5 +92,5 @@ pub use shape_ops::{
 };
 pub use sorting::{
     SortOptions, UniqueAll, UniqueCounts, UniqueInverse, argsort, sort, unique, unique_all, unique_counts,
-    unique_inverse, unique_values,
+    unique_inverse, unique_values, unique_values_equal_nan,
 };

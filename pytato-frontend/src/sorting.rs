@@ -291,6 +291,34 @@ pub fn unique(x: &Array, equal_nan: bool) -> Result<UniqueAll> {
     unique_parts("unique", x, equal_nan)
 }
 
+/// numpy's `unique(x)` with its defaults (no `return_*`, NaNs merged): the sorted distinct
+/// values of the flattened `x`, [`unique`]'s `values` with `equal_nan`, except which complex value
+/// with a NaN part stands for them all. numpy finds these values with a hash table, which keeps
+/// the first such value in `x`'s order; its sorting path (taken with `return_*`, as [`unique`]
+/// computes) keeps the first in sorted order.
+///
+/// ```
+/// use pytato_core::DType;
+/// use pytato_frontend as pt;
+/// let x = pt::placeholder("x", [2, 3], DType::C128).unwrap();
+/// assert_eq!(pt::unique_values_equal_nan(&x).unwrap().ndim(), 1);
+/// ```
+#[track_caller]
+pub fn unique_values_equal_nan(x: &Array) -> Result<Array> {
+    let _site = pytato_core::created_at::enter();
+    let op = "unique";
+    let values = Runs::of(op, x, true)?.values()?;
+    if !x.dtype().is_complex() {
+        return Ok(values); // a real NaN is NaN whichever is kept
+    }
+    // The first element with a NaN part, of `x` with one NaN after its end (`x` may be empty).
+    let flat = ravel(x).map_err(|e| e.renamed("reshape", op))?;
+    let nan = pytato_core::basic::full([1], f64::NAN, x.dtype())?;
+    let padded = super::shape_ops::concatenate(&[flat, nan], 0)?;
+    let first = take(&padded, &super::reductions::argmax(&super::elementwise::isnan(&padded)?, None, false)?, None)?;
+    super::elementwise::where_(&super::elementwise::isnan(&values)?, &first, &values)
+}
+
 fn unique_parts(op: &str, x: &Array, equal_nan: bool) -> Result<UniqueAll> {
     let runs = Runs::of(op, x, equal_nan)?;
     Ok(UniqueAll {

@@ -835,6 +835,12 @@ fn _unique<'py>(py: Python<'py>, x: &Bound<'py, PyAny>, equal_nan: bool) -> Resu
     tuple_of(py, vec![u.values, u.indices, u.inverse_indices, u.counts])
 }
 
+/// numpy's `unique(x)` without `return_*`, NaNs merged: its hash table's values.
+#[pyfunction]
+fn _unique_values_equal_nan(x: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
+    wrap(pt::unique_values_equal_nan(&array_from_py(x)?))
+}
+
 /// The elements of `arr` where `condition` is nonzero, flattened (numpy `extract`).
 #[pyfunction]
 fn extract(condition: &Bound<'_, PyAny>, arr: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
@@ -1577,6 +1583,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(unique_inverse, m)?,
         wrap_pyfunction!(unique_all, m)?,
         wrap_pyfunction!(_unique, m)?,
+        wrap_pyfunction!(_unique_values_equal_nan, m)?,
         wrap_pyfunction!(_ufunc_operands, m)?,
         wrap_pyfunction!(ravel, m)?,
         wrap_pyfunction!(diagonal, m)?,
