@@ -153,21 +153,14 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     along an axis are not supported."""
     if axis is not None:
         raise NotImplementedError("unique along an axis (unique slices) is not supported: pass axis=None")
-    from ._native import _unique
+    from ._native import _unique, _unique_values_equal_nan
 
+    if equal_nan and not (return_index or return_inverse or return_counts):
+        return _unique_values_equal_nan(ar)  # numpy's hash table: its complex value with a NaN
     values, index, inverse, counts = _unique(ar, bool(equal_nan))
     extra = [part for part, asked in ((index, return_index), (inverse, return_inverse), (counts, return_counts))
              if asked]
-    if extra:
-        return (values, *extra)
-    if equal_nan and values.dtype.kind == "c":
-        # Without return_*, numpy finds the values with a hash table, which keeps the first value
-        # with a NaN part in the input's order, where sorting keeps the first in sorted order.
-        flat = ravel(ar)  # noqa: F405
-        padded = concatenate([flat, full(1, _np.nan, dtype=flat.dtype)])  # noqa: F405
-        first = padded[argmax(isnan(padded))]  # noqa: F405
-        values = where(isnan(values), first, values)  # noqa: F405
-    return values
+    return (values, *extra) if extra else values
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
@@ -479,6 +472,10 @@ def kron(a, b):
     nd = _builtins.max(a.ndim, b.ndim)
     a_shape = (1,) * (nd - a.ndim) + tuple(a.shape)
     b_shape = (1,) * (nd - b.ndim) + tuple(b.shape)
+    for m, n in zip(a_shape, b_shape):
+        if not (isinstance(m, int) or isinstance(n, int)):
+            raise NotImplementedError(f"kron: an axis of length {m} * {n} is not an affine expression of size "
+                                      "parameters: give one of the two lengths")
     # a's axes at even positions and b's at odd ones: product[i, k, j, l] = a[i, j] * b[k, l]
     a_spread = reshape(a, tuple(d for n in a_shape for d in (n, 1)))  # noqa: F405
     b_spread = reshape(b, tuple(d for n in b_shape for d in (1, n)))  # noqa: F405
@@ -794,6 +791,9 @@ def array_equal(a1, a2, equal_nan=False):
     (NaNs equal to each other with ``equal_nan``), a 0-d bool expression."""
     a1, a2 = _as_array(a1), _as_array(a2)
     if tuple(a1.shape) != tuple(a2.shape):
+        if a1.ndim == a2.ndim and not _builtins.all(isinstance(n, int) for n in (*a1.shape, *a2.shape)):
+            raise NotImplementedError(f"array_equal: whether shapes {tuple(a1.shape)} and {tuple(a2.shape)} are "
+                                      "equal is known only when the program runs")
         return False
     same = equal(a1, a2)  # noqa: F405
     if equal_nan and a1.dtype.kind in "fc" and a2.dtype.kind in "fc":
@@ -935,7 +935,7 @@ def isreal(x):
 def iscomplex(x):
     """numpy's ``iscomplex``: where the imaginary part is not 0 (nowhere for real input)."""
     x = _as_array(x)
-    return not_equal(imag(x), 0) if x.dtype.kind == "c" else zeros(x.shape, dtype=bool)  # noqa: F405
+    return not_equal(imag(x), 0) if x.dtype.kind == "c" else zeros_like(x, dtype=bool)  # noqa: F405
 
 
 def iscomplexobj(x):
@@ -1086,6 +1086,8 @@ def polyval(p, x):
     p = _np.asarray(p) if not isinstance(p, Array) else p  # noqa: F405
     x = _as_array(x)
     y = zeros_like(x)  # noqa: F405
+    if not isinstance(p.shape[0], int):
+        raise NotImplementedError("polyval: the number of coefficients must be known when the DAG is built")
     for k in range(p.shape[0]):
         y = add(multiply(y, x), p[k])  # noqa: F405
     return y
@@ -1114,6 +1116,8 @@ def resize(a, new_shape):
     a = ravel(_as_array(a))  # noqa: F405
     new_shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
     size = _math.prod(new_shape)
+    if not isinstance(a.shape[0], int):
+        raise NotImplementedError("resize: the size of the array must be known when the DAG is built")
     if size == 0 or a.shape[0] == 0:
         return zeros(new_shape, a.dtype)  # noqa: F405
     repeats = -(-size // a.shape[0])

@@ -2301,6 +2301,26 @@ def test_new_functions_of_symbolic_lengths_run_twice_and_take_library_coordinate
         np.testing.assert_allclose(got, np.gradient(data, coordinates, 1.0, edge_order=edge_order)[0], rtol=1e-13)
 
 
+def test_functions_of_symbolic_lengths_bind_them_or_say_what_they_need(backend):
+    """Found by a probe with symbolic lengths: iscomplex of a real array (zeros like it) lost the
+    link that binds its length; array_equal of lengths only a run compares was a constant False;
+    polyval, resize and kron failed with errors about Python ints and lazy arrays."""
+    a, b = pt.make_placeholder("a", ("n", 3), np.uint64), pt.make_placeholder("b", ("m", 3), np.uint64)
+    for rows in (2, 0):
+        data = np.arange(3 * rows, dtype=np.uint64).reshape(rows, 3)
+        got = pt.generate({"c": pt.iscomplex(a), "z": pt.zeros_like(a)}, backend)(a=data)
+        _same_bits(got["c"], np.iscomplex(data), f"iscomplex of {rows} rows")
+        _same_bits(got["z"], np.zeros_like(data), f"zeros_like of {rows} rows")
+    for f, what in [(lambda: pt.array_equal(a, b), "known only when the program runs"),
+                    (lambda: pt.polyval(pt.make_placeholder("p", ("n",), np.float64), a), "number of coefficients"),
+                    (lambda: pt.resize(a, (2, 2)), "size of the array"),
+                    (lambda: pt.kron(a, b), "affine")]:
+        with pytest.raises(NotImplementedError, match=what):
+            f()
+    assert pt.array_equal(a, pt.make_placeholder("v", (3,), np.uint64)) is np.array_equal(np.ones((2, 3)), np.ones(3))
+    assert pt.kron(a, np.ones((2, 2))).shape == (2 * a.shape[0], 6)
+
+
 def test_axis_0_or_minus_1_of_a_0d_array_is_no_axis_where_numpy_allows_it(backend):
     """Found by a probe: numpy's legacy rule lets an integer axis of 0 or -1 name no axis of a
     0-d array in its reductions, ``squeeze``, ``argmax``, ``argsort``, ``cumsum`` and ``take``
