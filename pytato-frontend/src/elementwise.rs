@@ -1011,14 +1011,13 @@ fn complex_sign(z: &Array) -> Result<Array> {
 #[track_caller]
 pub fn clip(a: &Array, min: Option<Operand>, max: Option<Operand>) -> Result<Array> {
     let _site = pytato_core::created_at::enter();
-    let (min, max) = if let Some((least, greatest)) = a.dtype().int_range().filter(|_| a.dtype().is_integer()) {
-        let bounds_nothing = |bound: &Option<Operand>, beyond: &dyn Fn(i128) -> bool| matches!(bound, Some(Operand::Scalar(WeakScalar::Int(v))) if beyond(*v));
-        (
-            if bounds_nothing(&min, &|v| v <= least) { None } else { min },
-            if bounds_nothing(&max, &|v| v >= greatest) { None } else { max },
-        )
-    } else {
-        (min, max)
+    // numpy's `_clip`: a Python-int bound beyond an integer dtype on its own side bounds nothing.
+    let (min, max) = match a.dtype().int_range().filter(|_| a.dtype().is_integer()) {
+        Some((least, greatest)) => (
+            min.filter(|m| !matches!(m, Operand::Scalar(WeakScalar::Int(v)) if *v <= least)),
+            max.filter(|m| !matches!(m, Operand::Scalar(WeakScalar::Int(v)) if *v >= greatest)),
+        ),
+        None => (min, max),
     };
     // One dtype for all three, as numpy's three-input ufunc promotes them together (pairwise
     // promotion is not associative: int8, uint16, float32 give float32 together).
