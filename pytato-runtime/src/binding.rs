@@ -122,11 +122,15 @@ impl Signature {
         known_inputs.extend(unnamed.values().cloned());
         // Required: the placeholders the outputs depend on. Equal declarations of one input are
         // several nodes with one name: each is bound to that input's data.
+        let input_name = |node: &Array| {
+            let name = node.name().map(str::to_string).or_else(|| unnamed.get(&node.id()).cloned());
+            name.expect("placeholders are named or numbered")
+        };
+        let is_placeholder = |n: &&Array| matches!(n.kind(), NodeKind::Placeholder { .. });
         let mut placeholders = Vec::new();
         let mut placeholder_nodes = Vec::new();
-        for node in nodes.iter().filter(|n| matches!(n.kind(), NodeKind::Placeholder { .. })) {
-            let name = node.name().map(str::to_string).or_else(|| unnamed.get(&node.id()).cloned());
-            let name = name.expect("placeholders are named or numbered");
+        for node in nodes.iter().filter(is_placeholder) {
+            let name = input_name(node);
             if !placeholders.iter().any(|(n, _): &(String, Array)| *n == name) {
                 placeholders.push((name.clone(), node.clone()));
             }
@@ -140,12 +144,11 @@ impl Signature {
             node_size_params(node, &mut size_params);
         }
         known_inputs.extend(size_params.iter().cloned());
-        let required: HashSet<usize> = placeholder_nodes.iter().map(|(id, _)| *id).collect();
         let mut optional_placeholders: Vec<(String, Array)> = Vec::new();
-        for node in checked.iter().filter(|n| matches!(n.kind(), NodeKind::Placeholder { .. })) {
-            let name = node.name().map(str::to_string).or_else(|| unnamed.get(&node.id()).cloned());
-            let name = name.expect("placeholders are named or numbered");
-            if !required.contains(&node.id()) && !optional_placeholders.iter().any(|(n, _)| *n == name) {
+        for node in checked.iter().filter(is_placeholder) {
+            let name = input_name(node);
+            let taken = |list: &[(String, Array)]| list.iter().any(|(n, _)| *n == name);
+            if !taken(&placeholders) && !taken(&optional_placeholders) {
                 optional_placeholders.push((name, node.clone()));
             }
         }

@@ -1786,7 +1786,8 @@ def bincount(x, weights=None, minlength=0):
     numpy's loop adds them. numpy's length is ``max(x) + 1`` where that exceeds ``minlength``,
     which the data decides: here ``minlength`` must be given, and a value not below it fails the
     program when it runs (a ``ValueError``), as a negative value does in numpy. An ``x`` of length
-    0 gives numpy's int64 zeros whatever the weights."""
+    0 known when the DAG is built gives numpy's int64 zeros whatever the weights; one that is
+    empty only at run time gives float64 zeros with weights."""
     if not isinstance(x, Array) and not isinstance(weights, Array):  # noqa: F405
         return _np.bincount(x, weights, minlength)
     if minlength is None:
