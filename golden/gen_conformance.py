@@ -1387,6 +1387,19 @@ case("take_after_an_empty_axis", {"arange": "np.take(x, np.arange(0, 2, 1), axis
 case("power_negative_exponent_broadcast_to_nothing", {"empty": "x ** y", "rows": "y ** x"},
      {"x": ("int32", (0,), []), "y": ("int32", (4, 1), [2, -1, 0, -7])})
 
+# numpy checks index arrays' values as it walks their broadcast shape: where that is empty, none
+# is checked (10 and -7 are out of range for axis 0 of x); where it is not, every one is, even
+# when another axis of the result is empty.
+case("index_arrays_broadcast_to_nothing", {"rows": "x[i[:, None], e]", "empty_first": "x[e[:, None], i]",
+                                           "columns": "x[:, e]", "new_axis": "x[i[None, :], e[:, None]]"},
+     {"x": ("float64", (5, 3)), "i": ("int64", (3,), [10, 1, -7]), "e": ("int64", (0,), [])})
+case("error_index_array_beside_an_empty_axis", "w[:, i]", {"w": ("int8", (0, 4), []), "i": ("int64", (2,), [10, 1])},
+     error="IndexOutOfBounds", numpy_error="IndexError")
+# A 0-d index array is an integer to numpy: checked even where the index arrays broadcast to nothing.
+case("error_0d_index_array_beside_an_empty_one", "x[i[0], e]", {"x": ("float64", (5, 3)), "i": ("int64", (3,), [10, 1, -7]),
+                                                            "e": ("int64", (0,), [])},
+     error="IndexOutOfBounds", numpy_error="IndexError")
+
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices
     `_rN` of `sum(_rN, N, body)` / `amax(...)`) are broadcast index grids, so that `x[_0, (_1 + 1) % n]`

@@ -225,8 +225,10 @@ pub(crate) fn evaluate<'a, 'i>(
         NodeKind::BasicIndex { array, indices }
         | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
         | NodeKind::AdvancedIndexInNoncontiguousAxes { array, indices } => {
-            let in_place = matches!(node.kind(), NodeKind::AdvancedIndexInContiguousAxes { .. });
-            index(node.kind_name(), value(values, array)?, indices, in_place, dtype, &shape, values, bound)?
+            let layout = IndexLayout::of(node).ok_or_else(|| internal("an indexing node"))?;
+            let checked = !layout.index_arrays_unread(node.shape());
+            let src = value(values, array)?;
+            index(node.kind_name(), src, indices, &layout, checked, dtype, &shape, values, bound)?
         }
         NodeKind::NamedArray { container, name } => {
             let entry = container.get(name).ok_or_else(|| internal("named array entry"))?;
@@ -294,13 +296,15 @@ fn einsum(e: &Einsum, dtype: DType, shape: &[usize], values: &Values<'_, '_>) ->
 }
 
 /// Indexing with integers, slices and index arrays. Index arrays are read, broadcast together and
-/// checked (negative values count from the end) before any element is gathered.
+/// checked (negative values count from the end) before any element is gathered, unless they are
+/// not `checked` ([`IndexLayout::index_arrays_unread`]).
 #[allow(clippy::too_many_arguments)]
 fn index(
     op: &str,
     src: &Value<'_, '_>,
     items: &[IndexItem],
-    in_place: bool,
+    layout: &IndexLayout,
+    checked: bool,
     dtype: DType,
     shape: &[usize],
     values: &Values<'_, '_>,
@@ -317,7 +321,8 @@ fn index(
                 let as_i64 = ArrayData::from_scalars(DType::I64, data.shape(), data.to_scalars())
                     .ok_or_else(|| internal("index cast"))?;
                 let len = src_shape[axis] as i64;
-                for v in as_i64.to_scalars() {
+                let to_check = if checked || data.shape().is_empty() { as_i64.to_scalars() } else { Vec::new() };
+                for v in to_check {
                     let v = v.to_i128().expect("int64") as i64;
                     if v < -len || v >= len {
                         return Err(Error::IndexOutOfBounds { op: op.into(), index: v, axis, length: len as usize });
@@ -328,7 +333,6 @@ fn index(
             _ => None,
         });
     }
-    let layout = IndexLayout::new(items, in_place, shape.len());
     let block_end = layout.block_start + layout.block_len;
     gather(dtype, shape, &[src], |out, at| {
         for (axis, item) in items.iter().enumerate() {

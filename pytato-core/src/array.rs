@@ -445,6 +445,17 @@ impl IndexLayout {
         };
         Some(IndexLayout::new(indices, in_place, node.ndim()))
     }
+
+    /// Whether the index arrays of an indexing node of result `shape` (this layout's) broadcast to
+    /// a shape known to be empty when the DAG is built. numpy checks the values of index arrays
+    /// of one or more axes as it walks that shape, so it checks none there (`zeros(5)[[[10]],
+    /// []]` is an empty array, not an `IndexError`), and no backend checks them either. A 0-d
+    /// index array is an integer to numpy, checked whatever the shape (`zeros((3, 5))[array(7),
+    /// []]` is an `IndexError`), and so it is here. (An empty shape known only at run time still
+    /// has its index values checked, on every backend alike.)
+    pub fn index_arrays_unread(&self, shape: &Shape) -> bool {
+        shape.dims()[self.block_start..self.block_start + self.block_len].iter().any(|len| *len == Dim::new(0))
+    }
 }
 
 /// A slice in normal form: the indices `start, start + step, …` that lie before `stop` (after it,

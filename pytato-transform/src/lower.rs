@@ -288,7 +288,8 @@ fn lower(node: &Array, size_params: &[Array]) -> Result<Array> {
         | NodeKind::AdvancedIndexInContiguousAxes { array, indices }
         | NodeKind::AdvancedIndexInNoncontiguousAxes { array, indices } => {
             let layout = IndexLayout::of(node).expect("an indexing node");
-            let idx = index_expressions(&mut b, array, indices, &layout, size_params)?;
+            let unread = layout.index_arrays_unread(&shape);
+            let idx = index_expressions(&mut b, array, indices, &layout, unread, size_params)?;
             b.read_at(array, idx)
         }
         NodeKind::NamedArray { container, name } => {
@@ -419,12 +420,15 @@ fn mask_positions_within(ix: &Array, len: &Dim) -> bool {
     ix.dtype() == DType::I64 && row.and_then(|k| mask.dims().get(k)) == Some(len)
 }
 
-/// The input index of an indexing node for output index `_0 .. _{ndim-1}`.
+/// The input index of an indexing node for output index `_0 .. _{ndim-1}`. `unread`: the index
+/// arrays broadcast to an empty shape ([`IndexLayout::index_arrays_unread`]), so nothing is
+/// read through them and the values of those of one or more axes go unchecked, as in numpy.
 fn index_expressions(
     b: &mut LambdaBuilder,
     array: &Array,
     items: &[IndexItem],
     layout: &IndexLayout,
+    unread: bool,
     size_params: &[Array],
 ) -> Result<Vec<Expr>> {
     let block_end = layout.block_start + layout.block_len;
@@ -451,7 +455,7 @@ fn index_expressions(
                     .collect();
                 let len = &array.shape()[axis];
                 // Mask positions are read as they are (each read is still checked).
-                let checked = match mask_positions_within(ix, len) {
+                let checked = match (unread && ix.ndim() > 0) || mask_positions_within(ix, len) {
                     true => ix.clone(),
                     false => normalized_index(ix, len, axis, size_params)?,
                 };

@@ -512,7 +512,13 @@ pub(crate) fn index_from_py(key: &Bound<'_, PyAny>) -> Result<Vec<Idx>> {
                          (slice bounds are numbers here; x[:x.shape[0]] is x[:])"
                     ))
                 })?;
-                Ok(Some(index.extract()?))
+                // Python clamps slice bounds beyond its index range (`PySlice_Unpack`), and so
+                // does numpy: `x[:10**20]` is `x[:]`.
+                Ok(Some(match index.extract::<i64>() {
+                    Ok(i) => i,
+                    Err(_) if index.lt(0)? => i64::MIN,
+                    Err(_) => i64::MAX,
+                }))
             };
             let step = bound("step")?.unwrap_or(1);
             return Ok(Idx::Slice { start: bound("start")?, stop: bound("stop")?, step });
@@ -534,7 +540,10 @@ pub(crate) fn index_from_py(key: &Bound<'_, PyAny>) -> Result<Vec<Idx>> {
         }
         // Python and numpy integers; then other array-likes.
         if let Ok(i) = item.call_method0("__index__") {
-            return Ok(Idx::Int(i.extract()?));
+            // numpy refuses an integer beyond its index range as no index at all.
+            return Ok(Idx::Int(i.extract().map_err(|_| {
+                index_error(format!("the index {i} is beyond the range of int64 and indexes no axis"))
+            })?));
         }
         if item.hasattr("__array__")? {
             return Ok(Idx::Array(array_from_py(item)?));

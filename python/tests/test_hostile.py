@@ -111,6 +111,19 @@ def test_extreme_slices_as_numpy(backend, step):
         np.testing.assert_array_equal(pt.generate(expr, backend)(y=data), data[start::step])
 
 
+def test_slice_bounds_beyond_int64_are_clamped_and_integers_beyond_it_refused_as_numpy(backend):
+    y = pt.make_placeholder("y", (5,), np.float64)
+    data = np.arange(5.0)
+    for key in (slice(10**20, None, -2), slice(-10**20, 10**20), slice(None, -10**20, -1),
+                slice(None, None, 10**20), slice(None, None, -10**20), (Ellipsis, slice(3, 10**30))):
+        np.testing.assert_array_equal(pt.generate(y[key], backend)(y=data), data[key])
+    for key in (10**30, -10**30, (slice(None), 10**20)):
+        with pytest.raises(IndexError):
+            data[key]
+        with pytest.raises(IndexError):
+            y[key]
+
+
 def test_integer_powers_and_empty_reductions_raise_as_numpy(backend):
     x = pt.make_placeholder("x", (3,), np.int32)
     y = pt.make_placeholder("y", (3,), np.int32)
