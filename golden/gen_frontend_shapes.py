@@ -160,6 +160,13 @@ EINSUM = [
     ("ijk->ij", [((2, 2), "float64")]),
     ("ij,jk->ik", [((2, 3), "float64")]),
     ("i->i", [((3,), "bool")]),
+    # A label repeated in one operand needs equal lengths (no broadcast of a 1 there).
+    ("ii->i", [((1, 3), "float64")]),
+    ("jlj,->lj", [((0, 2, 1), "bool"), ((), "float32")]),
+    # Axes an ellipsis stands for must reach an explicit output through its '...'.
+    ("...i->i", [((2, 3), "float64")]),
+    ("...,...j,kl->", [((), "bool"), ((1, 2), "float32"), ((2, 3), "uint8")]),
+    ("i...->i", [((3,), "float64")]),
 ]
 for spec, ops in EINSUM:
     record("einsum", lambda s, arrays: np.einsum(s, *arrays), spec, {"arrays": [arr(s, d) for s, d in ops]})

@@ -28,9 +28,24 @@ fn einsum_labels(op: &str, operands: &[(&Array, Vec<Label>)], output: &[Label]) 
     let mut lengths: BTreeMap<Label, (Dim, usize)> = BTreeMap::new();
     let mut reduction_order: Vec<Label> = Vec::new();
     for (k, (array, labels)) in operands.iter().enumerate() {
-        for (label, len) in labels.iter().zip(array.shape().dims()) {
+        for (a, (label, len)) in labels.iter().zip(array.shape().dims()).enumerate() {
             if !output.contains(label) && !reduction_order.contains(label) {
                 reduction_order.push(*label);
+            }
+            // A label repeated in one operand (a diagonal) needs equal lengths: numpy broadcasts
+            // a length 1 between operands only.
+            if let Some(b) = labels[..a].iter().position(|l| l == label)
+                && array.shape()[b] != *len
+            {
+                return Err(Error::invalid(
+                    op,
+                    format!(
+                        "{} is repeated in operand {k} with lengths {} and {len} (shape {})",
+                        describe(label),
+                        array.shape()[b],
+                        array.shape()
+                    ),
+                ));
             }
             match lengths.get(label) {
                 Some((l, first)) if l != len && *len != Dim::new(1) && *l != Dim::new(1) => {
@@ -190,6 +205,15 @@ pub fn einsum(subscripts: &str, operands: &[&Array]) -> Result<Array> {
         labelled.push((*a, parse_term(op, term, a.ndim(), ellipsis_ndim, &format!("operand {k}"))?));
     }
     let output_labels = match output {
+        Some(out) if ellipsis_ndim > 0 && !out.contains("...") => {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "'...' stands for {ellipsis_ndim} of the operands' axes, which the output {out:?} of \
+                     {subscripts:?} does not name (a '...' in the output keeps them, as in numpy)"
+                ),
+            ));
+        }
         Some(out) => {
             let named = out.replace("...", "").chars().count();
             let ndim = named + if out.contains("...") { ellipsis_ndim } else { 0 };

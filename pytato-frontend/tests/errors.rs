@@ -116,6 +116,9 @@ fn einsum() {
     expect_err(pt::einsum("ij->iz", &[&a]), invalid, &["einsum", "'z'", "no operand"]);
     expect_err(pt::einsum("ij->ii", &[&a]), invalid, &["einsum", "more than once"]);
     expect_err(pt::einsum("......i->i", &[&a]), invalid, &["einsum", "ellipsis"]);
+    let row = pt::placeholder("row", [1, 3], DType::F64).unwrap();
+    expect_err(pt::einsum("ii->i", &[&row]), invalid, &["einsum", "index 'i'", "repeated in operand 0", "1 and 3"]);
+    expect_err(pt::einsum("...j->j", &[&a]), invalid, &["einsum", "'...' stands for 1 of the operands' axes", "\"j\""]);
 }
 
 #[test]
