@@ -586,8 +586,8 @@ def dstack(tup):
 
 
 def column_stack(tup):
-    """numpy's ``column_stack``: 1-d arrays as columns, then ``hstack``."""
-    arrays = [reshape(a, (a.shape[0], 1)) if a.ndim < 2 else a for a in _as_arrays(tup)]  # noqa: F405
+    """numpy's ``column_stack``: 1-d arrays as columns (0-d ones as 1-by-1), then ``hstack``."""
+    arrays = [reshape(a, (a.shape[0] if a.ndim else 1, 1)) if a.ndim < 2 else a for a in _as_arrays(tup)]  # noqa: F405
     return concatenate(arrays, axis=1)  # noqa: F405
 
 

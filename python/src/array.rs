@@ -930,6 +930,10 @@ pub(crate) fn order_from_str(order: &str) -> Result<Order> {
     match order {
         "C" => Ok(Order::C),
         "F" => Ok(Order::F),
+        // numpy's "A" and "K" follow an array's layout in memory, which a lazy array has not.
+        "A" | "K" => Err(value_error(format!(
+            "order {order:?} follows an array's layout in memory, which a lazy array has not: say \"C\" or \"F\""
+        ))),
         other => Err(value_error(format!("order must be \"C\" or \"F\", not {other:?}"))),
     }
 }

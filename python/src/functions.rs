@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyTuple};
 use pytato as pt;
 use pytato::dtype::WeakScalar;
-use pytato::{Array, DType};
+use pytato::{Array, DType, Order};
 use pytato::{Indexing, PadMode, ReduceOptions, ScanOptions, Side, SortOptions, Split, TensordotAxes};
 
 use crate::array::{PyArrayExpr, order_from_str, wrap};
@@ -669,6 +669,12 @@ fn scan_options(axis: Option<i64>, dtype: Option<&Bound<'_, PyAny>>, include_ini
     Ok(ScanOptions { axis, dtype: optional_dtype(dtype)?, include_initial })
 }
 
+/// A scan's operand as numpy takes it: a 0-d array scans as an array of one element.
+fn scanned(x: &Bound<'_, PyAny>) -> Result<Array> {
+    let x = array_from_py(x)?;
+    Ok(if x.ndim() == 0 { lib(pt::reshape(&x, [1], Order::C))? } else { x })
+}
+
 /// The Array API's `cumulative_sum`.
 #[pyfunction]
 #[pyo3(signature = (x, axis = None, dtype = None, include_initial = false))]
@@ -678,7 +684,7 @@ fn cumulative_sum(
     dtype: Option<&Bound<'_, PyAny>>,
     include_initial: bool,
 ) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::cumulative_sum(&array_from_py(x)?, scan_options(axis, dtype, include_initial)?))
+    wrap(pt::cumulative_sum(&scanned(x)?, scan_options(axis, dtype, include_initial)?))
 }
 
 /// The Array API's `cumulative_prod`.
@@ -690,7 +696,7 @@ fn cumulative_prod(
     dtype: Option<&Bound<'_, PyAny>>,
     include_initial: bool,
 ) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::cumulative_prod(&array_from_py(x)?, scan_options(axis, dtype, include_initial)?))
+    wrap(pt::cumulative_prod(&scanned(x)?, scan_options(axis, dtype, include_initial)?))
 }
 
 /// `sort` or `argsort` (`op`, `f`) with numpy's arguments: any `kind=` numpy names (the library's
@@ -904,10 +910,26 @@ fn take_along_axis(a: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: i64) 
 
 // ---- shapes -------------------------------------------------------------------------------
 
+/// numpy's `reshape(a, /, shape, order="C", *, newshape=None, copy=None)`: `newshape` is numpy's
+/// older name of `shape`; `copy` is accepted and has no effect (a lazy array is never a view).
 #[pyfunction]
-#[pyo3(signature = (a, newshape, order = "C"))]
-fn reshape(a: &Bound<'_, PyAny>, newshape: &Bound<'_, PyAny>, order: &str) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::reshape(&array_from_py(a)?, shape_from_py(newshape)?, order_from_str(order)?))
+#[pyo3(signature = (a, /, shape = None, order = "C", *, newshape = None, copy = None))]
+fn reshape(
+    a: &Bound<'_, PyAny>,
+    shape: Option<&Bound<'_, PyAny>>,
+    order: &str,
+    newshape: Option<&Bound<'_, PyAny>>,
+    copy: Option<&Bound<'_, PyAny>>,
+) -> Result<Py<PyArrayExpr>> {
+    let _ = copy;
+    let shape = match (shape, newshape) {
+        (Some(shape), None) | (None, Some(shape)) => shape,
+        (Some(_), Some(_)) => {
+            return Err(type_error("reshape: shape and newshape (its older name) cannot both be given"));
+        }
+        (None, None) => return Err(type_error("reshape() missing 1 required argument: 'shape'")),
+    };
+    wrap(pt::reshape(&array_from_py(a)?, shape_from_py(shape)?, order_from_str(order)?))
 }
 
 #[pyfunction]
@@ -946,7 +968,14 @@ fn moveaxis(
 fn roll(a: &Bound<'_, PyAny>, shift: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
     let a = array_from_py(a)?;
     match axis {
-        None => wrap(pt::roll(&a, shift.extract()?, None)),
+        // numpy rolls the flattened array by each shift in turn.
+        None => {
+            let mut rolled = a;
+            for shift in ints_from_py(shift)? {
+                rolled = lib(pt::roll(&rolled, shift, None))?;
+            }
+            wrap(Ok(rolled))
+        }
         Some(axis) => {
             let (shifts, axes) = (ints_from_py(shift)?, ints_from_py(axis)?);
             if let ([shift], [axis]) = (shifts.as_slice(), axes.as_slice()) {

@@ -2761,3 +2761,36 @@ def test_complex_extrema_over_several_symbolic_axes_as_numpys(backend):
             assert got[f"o{k}"].shape == np.shape(want), (shape, axis)
             np.testing.assert_array_equal(got[f"o{k}"].real, want.real)
             np.testing.assert_array_equal(got[f"o{k}"].imag, want.imag)
+
+
+def test_shape_functions_take_numpys_spellings_and_0d_operands(backend):
+    x = pt.make_placeholder("x", (2, 3), np.float64)
+    data = np.arange(6.0).reshape(2, 3)
+    s = pt.make_placeholder("s", (), np.complex64)
+    sdata = np.array(3 + 1j, np.complex64)
+    cases = [
+        (pt.reshape(x, shape=(3, 2)), np.reshape(data, shape=(3, 2))),
+        (pt.reshape(x, newshape=(6,), order="F"), data.reshape((6,), order="F")),
+        (pt.roll(x, (1, 2)), np.roll(data, (1, 2))),  # the flattened array, by each shift in turn
+        (pt.roll(x, (-4, 9, 1)), np.roll(data, (-4, 9, 1))),
+        (pt.column_stack([s, s]), np.column_stack([sdata, sdata])),
+        (pt.column_stack([pt.sum(x, axis=0), x[0]]), np.column_stack([data.sum(axis=0), data[0]])),
+    ]
+    for axis in (None, 0, -1):
+        for include_initial in (False, True):
+            cases.append((pt.cumulative_sum(s, axis=axis, include_initial=include_initial),
+                          np.cumulative_sum(sdata, axis=axis, include_initial=include_initial)))
+            cases.append((pt.cumulative_prod(s, axis=axis, include_initial=include_initial),
+                          np.cumulative_prod(sdata, axis=axis, include_initial=include_initial)))
+    for expr, expected in cases:
+        prg = pt.generate(expr, backend)
+        got = prg(**{name: {"x": data, "s": sdata}[name] for name in prg.input_names})
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_array_equal(got, expected)
+    with pytest.raises(TypeError):
+        pt.reshape(x, shape=(6,), newshape=(6,))
+    with pytest.raises(TypeError):
+        pt.reshape(x)
+    for order in ("A", "K"):
+        with pytest.raises(ValueError, match="layout in memory"):
+            pt.ravel(x, order=order)
