@@ -1157,18 +1157,20 @@ bartlett, blackman, hamming, hanning, kaiser = (_window(n) for n in ("bartlett",
 
 
 def trapezoid(y, x=None, dx=1.0, axis=-1):
-    """numpy's ``trapezoid``: the sum of ``d * (y[1:] + y[:-1]) / 2`` along ``axis``."""
+    """numpy's ``trapezoid``: the sum of ``d * (y[1:] + y[:-1]) / 2`` along ``axis``. As in numpy,
+    ``axis`` picks ``y``'s axis for the slices, and is passed as given to ``diff`` of a
+    multi-dimensional ``x`` and to the sum, whose operand may have more axes than ``y``."""
     y = _as_array(y)
-    axis = _np.lib.array_utils.normalize_axis_index(axis, y.ndim)
-    upper = tuple(slice(1, None) if d == axis else slice(None) for d in range(y.ndim))
-    lower = tuple(slice(None, -1) if d == axis else slice(None) for d in range(y.ndim))
+    along = _np.lib.array_utils.normalize_axis_index(axis, y.ndim)
+    upper = tuple(slice(1, None) if d == along else slice(None) for d in range(y.ndim))
+    lower = tuple(slice(None, -1) if d == along else slice(None) for d in range(y.ndim))
     if x is None:
         d = dx
     else:
         x = _as_array(x)
         d = diff(x) if x.ndim == 1 else diff(x, axis=axis)  # noqa: F405
         if x.ndim == 1:
-            d = reshape(d, tuple(d.shape[0] if k == axis else 1 for k in range(y.ndim)))  # noqa: F405
+            d = reshape(d, tuple(d.shape[0] if k == along else 1 for k in range(y.ndim)))  # noqa: F405
     return sum(divide(multiply(d, add(y[upper], y[lower])), 2.0), axis=axis)  # noqa: F405
 
 def _virtual_positions(alpha, beta):

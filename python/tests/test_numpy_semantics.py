@@ -2794,3 +2794,16 @@ def test_shape_functions_take_numpys_spellings_and_0d_operands(backend):
     for order in ("A", "K"):
         with pytest.raises(ValueError, match="layout in memory"):
             pt.ravel(x, order=order)
+
+
+def test_trapezoid_passes_its_axis_as_given_to_diff_and_the_sum_as_numpy(backend):
+    # y has one axis, x two: the sum runs over the last axis of the broadcast product, not y's.
+    for y_shape, x_shape, axis in (((0,), (2, 1), -1), ((3,), (2, 3), -1), ((4, 3), (4, 3), 0), ((2, 3), (5, 2, 3), -2)):
+        y = np.arange(float(np.prod(y_shape))).reshape(y_shape) - 1.5
+        x = np.cumsum(np.arange(1.0, np.prod(x_shape) + 1)).reshape(x_shape)
+        py = pt.make_placeholder("y", y_shape, np.float64)
+        px = pt.make_placeholder("x", x_shape, np.float64)
+        expected = np.trapezoid(y, x, axis=axis)
+        got = pt.generate(pt.trapezoid(py, px, axis=axis), backend)(y=y, x=x)
+        assert got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-15)
