@@ -1400,6 +1400,10 @@ case("error_0d_index_array_beside_an_empty_one", "x[i[0], e]", {"x": ("float64",
                                                             "e": ("int64", (0,), [])},
      error="IndexOutOfBounds", numpy_error="IndexError")
 
+# numpy's take converts its indices to intp, as a bool array safely converts: positions 0 and 1.
+case("take_bool_indices", {"axis": "np.take(x, b, axis=1)", "flat": "np.take(x, b[0])"},
+     {"x": ("float32", (2, 3)), "b": ("bool", (2, 2), [True, False, False, True])})
+
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices
     `_rN` of `sum(_rN, N, body)` / `amax(...)`) are broadcast index grids, so that `x[_0, (_1 + 1) % n]`

@@ -709,6 +709,9 @@ pub fn take(a: &Array, indices: &Array, axis: Option<i64>) -> Result<Array> {
     if a.ndim() == 0 {
         return Err(Error::invalid("take", "cannot take from a zero-dimensional array along an axis"));
     }
+    // numpy converts take's indices to intp, which a bool array casts to safely: positions 0
+    // and 1, never a mask (take_along_axis refuses them).
+    let indices = if indices.dtype() == DType::Bool { &crate::arith::astype(indices, DType::I64)? } else { indices };
     check_integer_indices("take", indices)?;
     let dims = a.shape().dims();
     if dims[..axis].iter().any(|d| d.as_int() == Some(0)) {
