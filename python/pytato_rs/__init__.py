@@ -656,7 +656,11 @@ def rot90(m, k=1, axes=(0, 1)):
     a0, a1 = (ax % m.ndim if -m.ndim <= ax < m.ndim else ax for ax in axes)
     if a0 == a1 or not (0 <= a0 < m.ndim and 0 <= a1 < m.ndim):
         raise ValueError(f"Axes={tuple(axes)} out of range or equal for an array of dim={m.ndim}.")
-    k %= 4
+    # The turns pick the result's shape, so they must be a number here (an expression's `k == 0`
+    # would be structural equality, silently false).
+    if isinstance(k, Array):  # noqa: F405
+        raise TypeError("rot90: k (the number of quarter turns) must be an integer, not an array expression")
+    k = _operator.index(k) % 4
 
     def reverse(a, axis):
         return a[tuple(slice(None, None, -1) if d == axis else slice(None) for d in range(a.ndim))]

@@ -2807,3 +2807,13 @@ def test_trapezoid_passes_its_axis_as_given_to_diff_and_the_sum_as_numpy(backend
         got = pt.generate(pt.trapezoid(py, px, axis=axis), backend)(y=y, x=x)
         assert got.shape == expected.shape
         np.testing.assert_allclose(got, expected, rtol=1e-15)
+
+
+def test_rot90_takes_its_turns_as_a_number_not_an_expression(backend):
+    m = pt.make_placeholder("m", (4, 2), np.float16)
+    data = np.arange(8, dtype=np.float16).reshape(4, 2)
+    for k in (-5, 2, np.int8(3), 4):
+        np.testing.assert_array_equal(pt.generate(pt.rot90(m, k), backend)(m=data), np.rot90(data, k))
+    # A lazy k cannot pick the result's shape (its comparisons would be structural equality).
+    with pytest.raises(TypeError, match="quarter turns"):
+        pt.rot90(m, pt.make_placeholder("k", (1,), np.int8))
