@@ -116,6 +116,15 @@ fn numpy_of_numbers_with<'py>(
     Ok(Some(py.import("numpy")?.getattr(numpy_name)?.call(args, kwargs)?))
 }
 
+/// A ufunc's `order=`: the memory layout numpy gives its result, which a lazy array has not, so
+/// any of numpy's values is accepted and changes nothing.
+fn check_ufunc_order(name: &str, order: &str) -> Result<()> {
+    match order {
+        "C" | "F" | "A" | "K" => Ok(()),
+        other => Err(value_error(format!("{name}: order must be one of 'C', 'F', 'A' or 'K', not {other:?}"))),
+    }
+}
+
 /// A ufunc's `dtype=` and `casting=` (numpy's defaults: `None`, `"same_kind"`).
 struct UfuncKeywords<'a, 'py> {
     dtype: Option<&'a Bound<'py, PyAny>>,
@@ -250,13 +259,20 @@ fn ravel(a: &Bound<'_, PyAny>, order: &str) -> Result<Py<PyArrayExpr>> {
 }
 
 /// Elementwise functions of one argument: of a number alone, numpy's (see [`numpy_of_numbers`]);
-/// numpy's ufunc keywords `dtype=` and `casting=` (see [`with_ufunc_keywords`]).
+/// numpy's ufunc keywords `dtype=` and `casting=` (see [`with_ufunc_keywords`]) and `order=`
+/// (see [`check_ufunc_order`]).
 macro_rules! elementwise_unary_functions {
     ($($name:ident => $f:path;)*) => {
         $(
             #[pyfunction]
-            #[pyo3(signature = (x, /, *, dtype = None, casting = "same_kind"))]
-            fn $name<'py>(x: &Bound<'py, PyAny>, dtype: Option<&Bound<'py, PyAny>>, casting: &str) -> Result<Bound<'py, PyAny>> {
+            #[pyo3(signature = (x, /, *, dtype = None, casting = "same_kind", order = "K"))]
+            fn $name<'py>(
+                x: &Bound<'py, PyAny>,
+                dtype: Option<&Bound<'py, PyAny>>,
+                casting: &str,
+                order: &str,
+            ) -> Result<Bound<'py, PyAny>> {
+                check_ufunc_order(stringify!($name), order)?;
                 let keywords = UfuncKeywords { dtype, casting };
                 if !keywords.are_defaults() {
                     return with_ufunc_keywords(stringify!($name), &[x], &keywords, |operands| $f(&operands[0]));
@@ -292,13 +308,15 @@ macro_rules! binary_functions {
     ($($name:ident => $f:path;)*) => {
         $(
             #[pyfunction]
-            #[pyo3(signature = (x1, x2, /, *, dtype = None, casting = "same_kind"))]
+            #[pyo3(signature = (x1, x2, /, *, dtype = None, casting = "same_kind", order = "K"))]
             fn $name<'py>(
                 x1: &Bound<'py, PyAny>,
                 x2: &Bound<'py, PyAny>,
                 dtype: Option<&Bound<'py, PyAny>>,
                 casting: &str,
+                order: &str,
             ) -> Result<Bound<'py, PyAny>> {
+                check_ufunc_order(stringify!($name), order)?;
                 let keywords = UfuncKeywords { dtype, casting };
                 if !keywords.are_defaults() {
                     return with_ufunc_keywords(stringify!($name), &[x1, x2], &keywords, |operands| {

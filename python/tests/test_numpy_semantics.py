@@ -2817,3 +2817,15 @@ def test_rot90_takes_its_turns_as_a_number_not_an_expression(backend):
     # A lazy k cannot pick the result's shape (its comparisons would be structural equality).
     with pytest.raises(TypeError, match="quarter turns"):
         pt.rot90(m, pt.make_placeholder("k", (1,), np.int8))
+
+
+def test_ufuncs_take_numpys_order_keyword_which_changes_no_value(backend):
+    x = pt.make_placeholder("x", (2, 3), np.float32)
+    data = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    for order in ("C", "F", "A", "K"):
+        got = pt.generate(pt.add(pt.square(x, order=order), 1, order=order), backend)(x=data)
+        np.testing.assert_array_equal(got, np.add(np.square(data, order=order), 1, order=order))
+    with pytest.raises(ValueError):
+        np.sin(data, order="Z")
+    with pytest.raises(ValueError, match="order"):
+        pt.sin(x, order="Z")
