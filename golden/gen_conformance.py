@@ -1404,6 +1404,14 @@ case("error_0d_index_array_beside_an_empty_one", "x[i[0], e]", {"x": ("float64",
 case("take_bool_indices", {"axis": "np.take(x, b, axis=1)", "flat": "np.take(x, b[0])"},
      {"x": ("float32", (2, 3)), "b": ("bool", (2, 2), [True, False, False, True])})
 
+# A constant negative exponent of integers: numpy refuses it per element it computes, so not
+# where the result has no elements, known when the DAG is built or only when it runs.
+case("power_negative_constant_of_nothing", {"literal": "x ** -1", "bools": "b ** -1"},
+     {"x": ("int64", (2, 0), []), "b": ("bool", (0,), [])})
+case("power_negative_constant_of_nothing_at_run_time", "y ** -1", {"y": ("int32", ("n",))}, sizes={"n": 0})
+case("error_power_negative_constant_at_run_time", "y ** -1", {"y": ("int32", ("n",), "int:1:5")}, sizes={"n": 3},
+     error="InvalidArgument", numpy_error="ValueError")
+
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices
     `_rN` of `sum(_rN, N, body)` / `amax(...)`) are broadcast index grids, so that `x[_0, (_1 + 1) % n]`

@@ -173,17 +173,12 @@ pub fn power(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
     // where the broadcast result has no elements, as numpy's loop then runs no step).
     let b = match b {
         Operand::Scalar(WeakScalar::Int(e)) if e < 0 && dtype.is_integer() => {
-            return Err(Error::invalid("power", format!("integers to negative integer powers are not allowed ({e})")));
+            negative_constant_exponent(&a, Operand::Scalar(WeakScalar::Int(e)), e, dtype)?
         }
         Operand::Array(e) if dtype.kind() == DTypeKind::SignedInt => {
             match crate::operand::constant_value(&e).map(|v| v.to_i128()) {
                 // A numpy scalar exponent is a constant known now: checked now, read in place.
-                Some(Some(v)) if v < 0 => {
-                    return Err(Error::invalid(
-                        "power",
-                        format!("integers to negative integer powers are not allowed ({v})"),
-                    ));
-                }
+                Some(Some(v)) if v < 0 => negative_constant_exponent(&a, Operand::Array(e), v, dtype)?,
                 Some(_) => Operand::Array(e),
                 None => {
                     let shape = crate::operand::broadcast_operands("power", &[&a, &Operand::Array(e.clone())])?;
@@ -199,6 +194,23 @@ pub fn power(a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Array> {
         return fast;
     }
     binary("power", a, b, |d| Ok((if d == DType::Bool { DType::I8 } else { d }, BinaryOp::Pow)))
+}
+
+/// A constant negative `exponent` of an integer power of `base` (result `dtype`), which numpy
+/// refuses for each element it computes: an error now where the broadcast result surely has
+/// elements, the exponent as it is where it surely has none, and otherwise (lengths known only
+/// at run time) the exponent over the result's shape through [`Func::IntegerExponent`], which
+/// fails the run where it has elements.
+fn negative_constant_exponent(base: &Operand, exponent: Operand, value: i128, dtype: DType) -> Result<Operand> {
+    let shape = crate::operand::broadcast_operands("power", &[base, &exponent])?;
+    if shape.dims().iter().any(|len| len.as_int() == Some(0)) {
+        return Ok(exponent);
+    }
+    if shape.dims().iter().all(|len| len.as_int().is_some()) {
+        return Err(Error::invalid("power", format!("integers to negative integer powers are not allowed ({value})")));
+    }
+    let constant = Expr::Const(Scalar::I64(value as i64).cast(dtype));
+    Ok(Operand::Array(LambdaBuilder::new(shape).finish(Expr::call(Func::IntegerExponent, vec![constant]))?))
 }
 
 /// numpy's float32 and float64 `power` loops compute an exponent that is one scalar for the whole
