@@ -1395,6 +1395,10 @@ case("index_arrays_broadcast_to_nothing", {"rows": "x[i[:, None], e]", "empty_fi
      {"x": ("float64", (5, 3)), "i": ("int64", (3,), [10, 1, -7]), "e": ("int64", (0,), [])})
 case("error_index_array_beside_an_empty_axis", "w[:, i]", {"w": ("int8", (0, 4), []), "i": ("int64", (2,), [10, 1])},
      error="IndexOutOfBounds", numpy_error="IndexError")
+# Index arrays of small dtypes broadcast to nothing, read and written through (subscripts are int64).
+case("index_arrays_of_small_dtypes_broadcast_to_nothing",
+     {"read": "x[i[:, None], e]", "add": "at(x)[i[:, None], e].add(1.5)", "set": "at(x)[e].set(2.0)"},
+     {"x": ("float64", (5, 3)), "i": ("int8", (3,), [10, 1, -7]), "e": ("uint8", (0,), [])})
 # A 0-d index array is an integer to numpy: checked even where the index arrays broadcast to nothing.
 case("error_0d_index_array_beside_an_empty_one", "x[i[0], e]", {"x": ("float64", (5, 3)), "i": ("int64", (3,), [10, 1, -7]),
                                                             "e": ("int64", (0,), [])},

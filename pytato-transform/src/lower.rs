@@ -454,12 +454,13 @@ fn index_expressions(
                     .map(|(j, len)| if is_one(len) { Expr::i64(0) } else { Expr::iname(block_end - k + j) })
                     .collect();
                 let len = &array.shape()[axis];
-                // Mask positions are read as they are (each read is still checked).
-                let checked = match (unread && ix.ndim() > 0) || mask_positions_within(ix, len) {
-                    true => ix.clone(),
-                    false => normalized_index(ix, len, axis, size_params)?,
-                };
-                b.read_at(&checked, idx)
+                // Mask positions are read as they are (each read is still checked), and so are
+                // index arrays nothing is read through; subscripts are int64.
+                if (unread && ix.ndim() > 0) || mask_positions_within(ix, len) {
+                    cast(b.read_at(ix, idx), ix.dtype(), DType::I64)
+                } else {
+                    b.read_at(&normalized_index(ix, len, axis, size_params)?, idx)
+                }
             }
         });
     }
