@@ -283,14 +283,17 @@ def _ufunc_dtype(ufunc, *operands):
 
 
 def _ufunc_keywords(f):
-    """numpy's ufunc keywords ``dtype=`` and ``casting=`` for an elementwise function written
-    here, as the native ones take them: ``f`` of the operands cast to the loop numpy's
+    """numpy's ufunc keywords ``dtype=``, ``casting=`` and ``order=`` for an elementwise function
+    written here, as the native ones take them: ``f`` of the operands cast to the loop numpy's
     ``resolve_dtypes`` picks (the native ``_ufunc_operands``), its result cast to the loop's
-    output."""
+    output; ``order`` (the result's memory layout, which a lazy array has not) is checked and
+    changes nothing."""
     ufunc = getattr(_np, f.__name__)
 
     @_functools.wraps(f)
-    def with_keywords(*args, dtype=None, casting="same_kind"):
+    def with_keywords(*args, dtype=None, casting="same_kind", order="K"):
+        if order not in ("C", "F", "A", "K"):
+            raise ValueError(f"{f.__name__}: order must be one of 'C', 'F', 'A' or 'K', not {order!r}")
         if dtype is None and casting == "same_kind":
             return f(*args)
         if not _builtins.any(isinstance(a, Array) for a in args):  # noqa: F405

@@ -2825,7 +2825,11 @@ def test_ufuncs_take_numpys_order_keyword_which_changes_no_value(backend):
     for order in ("C", "F", "A", "K"):
         got = pt.generate(pt.add(pt.square(x, order=order), 1, order=order), backend)(x=data)
         np.testing.assert_array_equal(got, np.add(np.square(data, order=order), 1, order=order))
+        # The ufuncs written in Python take it too.
+        got = pt.generate(pt.float_power(pt.deg2rad(x, order=order), 2, order=order), backend)(x=data)
+        np.testing.assert_array_equal(got, np.float_power(np.deg2rad(data, order=order), 2, order=order))
     with pytest.raises(ValueError):
         np.sin(data, order="Z")
-    with pytest.raises(ValueError, match="order"):
-        pt.sin(x, order="Z")
+    for f in (pt.sin, pt.deg2rad):
+        with pytest.raises(ValueError, match="order"):
+            f(x, order="Z")
