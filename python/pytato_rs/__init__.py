@@ -288,12 +288,13 @@ def _ufunc_keywords(f):
     ``resolve_dtypes`` picks (the native ``_ufunc_operands``), its result cast to the loop's
     output; ``order`` (the result's memory layout, which a lazy array has not) is checked and
     changes nothing."""
+    from ._native import _check_ufunc_order
+
     ufunc = getattr(_np, f.__name__)
 
     @_functools.wraps(f)
     def with_keywords(*args, dtype=None, casting="same_kind", order="K"):
-        if order not in ("C", "F", "A", "K"):
-            raise ValueError(f"{f.__name__}: order must be one of 'C', 'F', 'A' or 'K', not {order!r}")
+        _check_ufunc_order(f.__name__, order)
         if dtype is None and casting == "same_kind":
             return f(*args)
         if not _builtins.any(isinstance(a, Array) for a in args):  # noqa: F405

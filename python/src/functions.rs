@@ -125,6 +125,12 @@ fn check_ufunc_order(name: &str, order: &str) -> Result<()> {
     }
 }
 
+/// [`check_ufunc_order`] for the ufuncs written in Python (`pytato_rs._ufunc_keywords`).
+#[pyfunction]
+fn _check_ufunc_order(name: &str, order: &str) -> Result<()> {
+    check_ufunc_order(name, order)
+}
+
 /// A ufunc's `dtype=` and `casting=` (numpy's defaults: `None`, `"same_kind"`).
 struct UfuncKeywords<'a, 'py> {
     dtype: Option<&'a Bound<'py, PyAny>>,
@@ -1631,6 +1637,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(unique_all, m)?,
         wrap_pyfunction!(_unique, m)?,
         wrap_pyfunction!(_unique_values_equal_nan, m)?,
+        wrap_pyfunction!(_check_ufunc_order, m)?,
         wrap_pyfunction!(_ufunc_operands, m)?,
         wrap_pyfunction!(ravel, m)?,
         wrap_pyfunction!(diagonal, m)?,
