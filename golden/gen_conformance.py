@@ -1416,6 +1416,14 @@ case("power_negative_constant_of_nothing_at_run_time", "y ** -1", {"y": ("int32"
 case("error_power_negative_constant_at_run_time", "y ** -1", {"y": ("int32", ("n",), "int:1:5")}, sizes={"n": 3},
      error="InvalidArgument", numpy_error="ValueError")
 
+# Two masks built apart from equal scans are one mask: one count, no DuplicateName (scans once
+# compared unequal to themselves).
+case("masks_through_equal_scans_share_a_count",
+     {"a": "x[np.cumsum(x > 0) > 1]", "b": "x[np.cumsum(x > 0) > 1] * 2",
+      "c": "np.searchsorted(np.sort(x), x)[np.searchsorted(np.sort(x), x) > 2]"},
+     {"x": (D, (15,))})
+
+
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices
     `_rN` of `sum(_rN, N, body)` / `amax(...)`) are broadcast index grids, so that `x[_0, (_1 + 1) % n]`

@@ -795,46 +795,56 @@ impl NodeKind {
                     _ => false,
                 })
         }
-        match (self, other) {
+        // Matched on `self` alone, with no catch-all arm, so that a new kind does not compile until
+        // it says what equality means for it (a catch-all once made every scan unequal to itself).
+        match self {
             // An unnamed placeholder is a distinct input: equal only to itself (identity is
             // checked before this), or CSE would merge two different inputs.
-            (Placeholder { name: a }, Placeholder { name: b }) => a.is_some() && a == b,
-            (SizeParam { name: a }, SizeParam { name: b }) => a == b,
-            (DataWrapper { name: a, data: x }, DataWrapper { name: b, data: y }) => a == b && x == y,
-            (IndexLambda(a), IndexLambda(b)) => {
-                a.expr == b.expr
-                    && a.bindings.keys().eq(b.bindings.keys())
-                    && a.reduction_descriptors == b.reduction_descriptors
-                    && a.checks == b.checks
+            Placeholder { name: a } => matches!(other, Placeholder { name: b } if a.is_some() && a == b),
+            SizeParam { name: a } => matches!(other, SizeParam { name: b } if a == b),
+            DataWrapper { name: a, data: x } => matches!(other, DataWrapper { name: b, data: y } if a == b && x == y),
+            IndexLambda(a) => matches!(other, IndexLambda(b) if a.expr == b.expr
+                && a.bindings.keys().eq(b.bindings.keys())
+                && a.reduction_descriptors == b.reduction_descriptors
+                && a.checks == b.checks),
+            Einsum(a) => {
+                matches!(other, Einsum(b) if a.access == b.access && a.reduction_descriptors == b.reduction_descriptors)
             }
-            (Einsum(a), Einsum(b)) => a.access == b.access && a.reduction_descriptors == b.reduction_descriptors,
-            (Reshape { order: a, .. }, Reshape { order: b, .. }) => a == b,
-            (Roll { shift: s1, axis: a1, .. }, Roll { shift: s2, axis: a2, .. }) => s1 == s2 && a1 == a2,
-            (AxisPermutation { axes: a, .. }, AxisPermutation { axes: b, .. }) => a == b,
-            (Stack { arrays: x, axis: a }, Stack { arrays: y, axis: b })
-            | (Concatenate { arrays: x, axis: a }, Concatenate { arrays: y, axis: b }) => a == b && x.len() == y.len(),
-            (BasicIndex { indices: a, .. }, BasicIndex { indices: b, .. })
-            | (AdvancedIndexInContiguousAxes { indices: a, .. }, AdvancedIndexInContiguousAxes { indices: b, .. })
-            | (
-                AdvancedIndexInNoncontiguousAxes { indices: a, .. },
-                AdvancedIndexInNoncontiguousAxes { indices: b, .. },
-            ) => items_eq(a, b),
-            (Nonzero { count: a, .. }, Nonzero { count: b, .. }) => a == b,
-            (Scatter { mode: a, .. }, Scatter { mode: b, .. }) => a == b,
-            (Sort { axis: a1, descending: d1, result: r1, .. }, Sort { axis: a2, descending: d2, result: r2, .. }) => {
-                a1 == a2 && d1 == d2 && r1 == r2
+            Reshape { order: a, .. } => matches!(other, Reshape { order: b, .. } if a == b),
+            Roll { shift: s1, axis: a1, .. } => {
+                matches!(other, Roll { shift: s2, axis: a2, .. } if s1 == s2 && a1 == a2)
             }
-            (CallResult { function: f, name: a, .. }, CallResult { function: g, name: b, .. }) => a == b && f == g,
-            (DistributedRecv { src_rank: r, comm_tag: t }, DistributedRecv { src_rank: q, comm_tag: u }) => {
-                r == q && t == u
+            AxisPermutation { axes: a, .. } => matches!(other, AxisPermutation { axes: b, .. } if a == b),
+            Stack { arrays: x, axis: a } => {
+                matches!(other, Stack { arrays: y, axis: b } if a == b && x.len() == y.len())
             }
-            (DistributedSendRefHolder { send: a, .. }, DistributedSendRefHolder { send: b, .. }) => {
-                a.dest_rank == b.dest_rank && a.comm_tag == b.comm_tag
+            Concatenate { arrays: x, axis: a } => {
+                matches!(other, Concatenate { arrays: y, axis: b } if a == b && x.len() == y.len())
             }
-            (NamedArray { container: c1, name: n1 }, NamedArray { container: c2, name: n2 }) => {
-                n1 == n2 && c1.0.tags == c2.0.tags && c1.0.entries.keys().eq(c2.0.entries.keys())
+            BasicIndex { indices: a, .. } => matches!(other, BasicIndex { indices: b, .. } if items_eq(a, b)),
+            AdvancedIndexInContiguousAxes { indices: a, .. } => {
+                matches!(other, AdvancedIndexInContiguousAxes { indices: b, .. } if items_eq(a, b))
             }
-            _ => false,
+            AdvancedIndexInNoncontiguousAxes { indices: a, .. } => {
+                matches!(other, AdvancedIndexInNoncontiguousAxes { indices: b, .. } if items_eq(a, b))
+            }
+            Nonzero { count: a, .. } => matches!(other, Nonzero { count: b, .. } if a == b),
+            Scatter { mode: a, .. } => matches!(other, Scatter { mode: b, .. } if a == b),
+            Sort { axis: a1, descending: d1, result: r1, .. } => {
+                matches!(other, Sort { axis: a2, descending: d2, result: r2, .. } if a1 == a2 && d1 == d2 && r1 == r2)
+            }
+            Scan { axis: a1, op: o1, .. } => matches!(other, Scan { axis: a2, op: o2, .. } if a1 == a2 && o1 == o2),
+            SearchSorted { side: a, .. } => matches!(other, SearchSorted { side: b, .. } if a == b),
+            CallResult { function: f, name: a, .. } => {
+                matches!(other, CallResult { function: g, name: b, .. } if a == b && f == g)
+            }
+            DistributedRecv { src_rank: r, comm_tag: t } => {
+                matches!(other, DistributedRecv { src_rank: q, comm_tag: u } if r == q && t == u)
+            }
+            DistributedSendRefHolder { send: a, .. } => matches!(other, DistributedSendRefHolder { send: b, .. }
+                if a.dest_rank == b.dest_rank && a.comm_tag == b.comm_tag),
+            NamedArray { container: c1, name: n1 } => matches!(other, NamedArray { container: c2, name: n2 }
+                if n1 == n2 && c1.0.tags == c2.0.tags && c1.0.entries.keys().eq(c2.0.entries.keys())),
         }
     }
 }

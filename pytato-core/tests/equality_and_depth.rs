@@ -149,3 +149,61 @@ fn expressions_deeper_than_the_limit_are_refused_when_built() {
         .join()
         .unwrap();
 }
+
+/// One node of each kind the frontend builds from plain inputs, built anew on every call.
+fn one_of_each_kind() -> Vec<Array> {
+    use pytato_core::array::Side;
+    use pytato_core::s;
+    use pytato_frontend as pt;
+    let m = Array::new_placeholder(Some("m"), Shape::from([3, 4]), DType::F64).unwrap();
+    let v = pt::placeholder("v", [4], DType::F64).unwrap();
+    let i = pt::placeholder("i", [2], DType::I64).unwrap();
+    let mask = pt::greater(&v, 0.0).unwrap();
+    vec![
+        m.clone(),
+        pt::size_param("n").unwrap(),
+        add_one(&v),
+        pt::einsum("ij,j->i", &[&m, &v]).unwrap(),
+        pt::reshape(&m, [4, 3], pytato_core::Order::C).unwrap(),
+        pt::roll(&m, 2, Some(1)).unwrap(),
+        pt::transpose(&m, None).unwrap(),
+        pt::stack(&[v.clone(), v.clone()], 0).unwrap(),
+        pt::concatenate(&[v.clone(), v.clone()], 0).unwrap(),
+        m.index(s![1..3, ..]).unwrap(),
+        m.index(s![.., &i]).unwrap(),
+        pt::placeholder("t", [2, 3, 4], DType::F64).unwrap().index(s![&i, .., &i]).unwrap(),
+        pt::nonzero(&mask).unwrap().remove(0),
+        pt::add_at(&v, &s![&i], 1.0).unwrap(),
+        pt::sort(&m, pt::SortOptions::default()).unwrap(),
+        pt::cumulative_sum(&v, pt::ScanOptions::default()).unwrap(),
+        pt::searchsorted(&v, &m, Side::Right, None).unwrap(),
+    ]
+}
+
+#[test]
+fn every_kind_built_twice_is_equal_and_hashes_alike() {
+    let (first, second) = (one_of_each_kind(), one_of_each_kind());
+    let mut kinds = std::collections::BTreeSet::new();
+    for (a, b) in first.iter().zip(&second) {
+        assert!(!a.ptr_eq(b) || a.kind_name() == "SizeParam" || a.kind_name() == "Placeholder");
+        assert_eq!(hash_of(a), hash_of(b), "{}", a.kind_name());
+        assert_eq!(a, b, "{} built twice", a.kind_name());
+        // The DAGs below each node too, as a whole (`a[mask]` of two equal masks shares a count).
+        kinds.extend(pytato_core::array::post_order([a], Array::children).iter().map(|n| n.kind_name()));
+    }
+    for kind in ["Scan", "SearchSorted", "Sort", "Nonzero", "Scatter", "Einsum", "AdvancedIndexInNoncontiguousAxes"] {
+        assert!(kinds.contains(kind), "{kind} is not covered");
+    }
+    // Nodes of one kind with other parameters stay apart.
+    use pytato_frontend as pt;
+    let v = pt::placeholder("v", [4], DType::F64).unwrap();
+    assert_ne!(
+        pt::cumulative_sum(&v, pt::ScanOptions::default()).unwrap(),
+        pt::cumulative_prod(&v, pt::ScanOptions::default()).unwrap()
+    );
+    let sorted = pt::sort(&v, pt::SortOptions::default()).unwrap();
+    assert_ne!(
+        pt::searchsorted(&sorted, &v, pytato_core::array::Side::Left, None).unwrap(),
+        pt::searchsorted(&sorted, &v, pytato_core::array::Side::Right, None).unwrap()
+    );
+}
