@@ -995,6 +995,53 @@ def ediff1d(ary, to_end=None, to_begin=None):
     return concatenate(parts) if len(parts) > 1 else parts[0]  # noqa: F405
 
 
+def trim_zeros(filt, trim="fb", axis=None):
+    """numpy's ``trim_zeros``: ``filt`` without its leading (``"f"`` in ``trim``) and trailing
+    (``"b"``) slices that hold only zeros, along ``axis`` (an int or a tuple), or along every
+    axis (the smallest box that holds every non-zero element) when ``axis`` is None. NaN and ``-0.0`` count as numpy
+    counts them (NaN is not zero, ``-0.0`` is). The lengths kept are counts the data decides:
+    each trimmed axis is indexed by a mask of the positions between the first and the last
+    non-zero slice, computed on ``filt`` as given."""
+    trim = trim.lower()
+    if trim not in {"fb", "bf", "f", "b"}:
+        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    filt = _as_array(filt)
+    if axis is None:
+        axes = range(filt.ndim)
+    else:
+        axes = _np.lib.array_utils.normalize_axis_tuple(axis, filt.ndim, argname="axis")
+    nonzero_ = not_equal(filt, 0) if filt.dtype != _np.bool_ else filt  # noqa: F405
+    masks = []
+    for k in axes:
+        others = tuple(a for a in range(filt.ndim) if a != k)
+        present = astype(any(nonzero_, axis=others) if others else nonzero_, _np.int64)  # noqa: F405
+        keep = None
+        if "f" in trim:
+            keep = greater(cumulative_sum(present), 0)  # noqa: F405
+        if "b" in trim:
+            after = greater(flip(cumulative_sum(flip(present))), 0)  # noqa: F405
+            keep = after if keep is None else logical_and(keep, after)  # noqa: F405
+        masks.append((k, keep))
+    for k, keep in masks:
+        filt = filt[(slice(None),) * k + (keep,)]
+    return filt
+
+
+def real_if_close(a, tol=100):
+    """numpy's ``real_if_close`` of a real array: ``a`` itself. Of a complex array numpy's result
+    dtype depends on the values (real where every imaginary part is within ``tol``), which a lazy
+    array's dtype cannot: a ``TypeError`` that says so; take ``real(a)`` where the data is known
+    to be real."""
+    a = _as_array(a)
+    if _np.issubdtype(a.dtype, _np.complexfloating):
+        raise TypeError(
+            "real_if_close: the dtype of its result depends on the values of a complex array "
+            f"(here {a.dtype}), which a lazy array's dtype cannot; use real(a) where the imaginary "
+            "parts are known to be negligible"
+        )
+    return a
+
+
 def select(condlist, choicelist, default=0):
     """numpy's ``select``: the choice of the first true condition, ``default`` where none is, in
     the dtype of all choices and the default together (Python numbers weak, as numpy takes
@@ -1341,8 +1388,8 @@ def percentile(a, q, axis=None, method="linear", keepdims=False, *, weights=None
     return _checked_quantile("percentile", a, q, 100, axis, method, keepdims, weights)
 
 def _sorted_numbers(a, axis):
-    """For ``a`` of floats: the values along ``axis`` (merged as ``_axes_merged_last`` merges
-    them) sorted, NaN last; how many numbers each slice holds; the shape ``keepdims`` gives."""
+    """For ``a`` of floats or complex numbers: the values along ``axis`` (merged as
+    ``_axes_merged_last`` merges them) sorted, NaN last; how many numbers each slice holds; the shape ``keepdims`` gives."""
     data, kept = _axes_merged_last(a, axis)
     s = sort(data, axis=-1)  # noqa: F405
     count = sum(logical_not(isnan(s)), axis=-1, dtype=_np.int64)  # noqa: F405
@@ -1364,11 +1411,10 @@ def nanmedian(a, axis=None, keepdims=False):
     numpy, a slice of a 2-d or higher array reduced along fewer than 600 elements takes numpy's
     masked median (the middle two summed in the data's dtype, then halved: a middle value past
     half the largest float is inf there), otherwise ``median``'s mean of the middle two; an
-    empty array gives ``nanmean``'s result."""
+    empty array gives ``nanmean``'s result. A complex value is NaN where either part is, and
+    complex values sort as numpy sorts them (those with a NaN part last)."""
     a = _as_array(a)
-    if a.dtype.kind not in "f":
-        if a.dtype.kind == "c":
-            raise TypeError("nanmedian: complex values are not written")
+    if a.dtype.kind not in "fc":
         return median(a, axis=axis, keepdims=keepdims)
     if not _builtins.all(isinstance(n, int) for n in a.shape):
         raise NotImplementedError("nanmedian needs the shape when the expression is built")
@@ -1378,11 +1424,14 @@ def nanmedian(a, axis=None, keepdims=False):
     middle_positions = stack([floor_divide(subtract(count, 1), 2), floor_divide(count, 2)])  # noqa: F405
     middle = moveaxis(_take_per_slice(s, middle_positions), 0, -1)  # noqa: F405
     if axis is None or s.ndim == 1 or s.shape[-1] >= 600:
-        # numpy's median: the mean of the middle element, or of the middle pair
+        # numpy's median: the mean of the middle element, or of the middle pair; of a slice
+        # without numbers, its last element as given (a NaN, a complex one whole)
         result = where(equal(remainder(count, 2), 1), mean(middle[..., :1], axis=-1), mean(middle, axis=-1))  # noqa: F405
+        no_numbers = _axes_merged_last(a, axis)[0][..., -1]
     else:
         result = divide(sum(middle, axis=-1), a.dtype.type(2))  # noqa: F405
-    result = where(equal(count, 0), a.dtype.type(_np.nan), result)  # noqa: F405
+        no_numbers = a.dtype.type(_np.nan)
+    result = where(equal(count, 0), no_numbers, result)  # noqa: F405
     return reshape(result, kept) if keepdims else result  # noqa: F405
 
 

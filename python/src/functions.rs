@@ -179,6 +179,18 @@ fn ufunc_loop<'py>(
     args: &[&Bound<'py, PyAny>],
     keywords: &UfuncKeywords<'_, 'py>,
 ) -> Result<(Vec<Array>, DType)> {
+    let (operands, outputs) = ufunc_loop_with_outputs(name, args, keywords, 1)?;
+    Ok((operands, outputs[0]))
+}
+
+/// [`ufunc_loop`] of a ufunc with `outputs` outputs (`modf`, `frexp`): `dtype=` is the dtype of
+/// every output, as numpy reads it, and the loop's output dtypes come back in order.
+fn ufunc_loop_with_outputs<'py>(
+    name: &str,
+    args: &[&Bound<'py, PyAny>],
+    keywords: &UfuncKeywords<'_, 'py>,
+    outputs: usize,
+) -> Result<(Vec<Array>, Vec<DType>)> {
     let py = args[0].py();
     let numpy = py.import("numpy")?;
     let ufunc = numpy.getattr(name)?;
@@ -194,11 +206,12 @@ fn ufunc_loop<'py>(
             Err(_) => numpy.call_method1("asarray", (arg,))?.getattr("dtype")?,
         });
     }
-    given.push(py.None().into_bound(py));
+    given.extend((0..outputs).map(|_| py.None().into_bound(py)));
     let kwargs = PyDict::new(py);
     if let Some(dtype) = keywords.dtype.filter(|d| !d.is_none()) {
         let mut signature = vec![py.None().into_bound(py); args.len()];
-        signature.push(numpy.call_method1("dtype", (dtype,))?);
+        let dtype = numpy.call_method1("dtype", (dtype,))?;
+        signature.extend((0..outputs).map(|_| dtype.clone()));
         kwargs.set_item("signature", PyTuple::new(py, signature)?)?;
     }
     kwargs.set_item("casting", keywords.casting)?;
@@ -212,7 +225,7 @@ fn ufunc_loop<'py>(
         };
         operands.push(lib(pt::astype(&array, dtype))?);
     }
-    Ok((operands, *loop_dtypes.last().expect("a ufunc has an output")))
+    Ok((operands, loop_dtypes[args.len()..].to_vec()))
 }
 
 /// [`ufunc_loop`] for the elementwise functions the package writes in Python: the operands cast
@@ -822,18 +835,57 @@ fn _complex_from_parts(re: &Bound<'_, PyAny>, im: &Bound<'_, PyAny>) -> Result<P
     wrap(pt::complex_from_parts(&array_from_py(re)?, &array_from_py(im)?))
 }
 
-/// numpy's `modf`: `(fractional parts, integral parts)`, both with the argument's sign.
+/// numpy's `modf`: `(fractional parts, integral parts)`, both with the argument's sign; with
+/// numpy's ufunc keywords (see [`two_output_ufunc`]).
 #[pyfunction]
-fn modf<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> Result<Bound<'py, PyTuple>> {
-    let (fraction, integral) = lib(pt::modf(&array_from_py(x)?))?;
-    tuple_of(py, vec![fraction, integral])
+#[pyo3(signature = (x, /, *, dtype = None, casting = "same_kind", order = "K"))]
+fn modf<'py>(
+    x: &Bound<'py, PyAny>,
+    dtype: Option<&Bound<'py, PyAny>>,
+    casting: &str,
+    order: &str,
+) -> Result<Bound<'py, PyTuple>> {
+    two_output_ufunc("modf", x, &UfuncKeywords { dtype, casting }, order, pt::modf)
 }
 
-/// numpy's `frexp`: `(mantissas, exponents)`, the exponents as `int32`.
+/// numpy's `frexp`: `(mantissas, exponents)`, the exponents as `int32`; with numpy's ufunc
+/// keywords (see [`two_output_ufunc`]).
 #[pyfunction]
-fn frexp<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> Result<Bound<'py, PyTuple>> {
-    let (mantissa, exponent) = lib(pt::frexp(&array_from_py(x)?))?;
-    tuple_of(py, vec![mantissa, exponent])
+#[pyo3(signature = (x, /, *, dtype = None, casting = "same_kind", order = "K"))]
+fn frexp<'py>(
+    x: &Bound<'py, PyAny>,
+    dtype: Option<&Bound<'py, PyAny>>,
+    casting: &str,
+    order: &str,
+) -> Result<Bound<'py, PyTuple>> {
+    two_output_ufunc("frexp", x, &UfuncKeywords { dtype, casting }, order, pt::frexp)
+}
+
+/// A ufunc of one operand and two results, `f`, with numpy's keywords: `order=` checked (see
+/// [`check_ufunc_order`]); `dtype=` and `casting=` pick numpy's loop (`dtype=` is the dtype of
+/// both results, so `frexp` refuses any but its own), whose input the operand is cast to and
+/// whose outputs the results are cast to. Of a number with keywords, numpy's own results.
+fn two_output_ufunc<'py>(
+    name: &str,
+    x: &Bound<'py, PyAny>,
+    keywords: &UfuncKeywords<'_, 'py>,
+    order: &str,
+    f: impl FnOnce(&Array) -> pytato::Result<(Array, Array)>,
+) -> Result<Bound<'py, PyTuple>> {
+    let py = x.py();
+    check_ufunc_order(name, order)?;
+    if keywords.are_defaults() {
+        let (first, second) = lib(f(&array_from_py(x)?))?;
+        return tuple_of(py, vec![first, second]);
+    }
+    if let Some(values) = numpy_of_numbers_with(name, &[x], Some(&keywords.to_dict(py)?))? {
+        return Ok(values.cast_into::<PyTuple>()?);
+    }
+    let (operands, outputs) = ufunc_loop_with_outputs(name, &[x], keywords, 2)?;
+    let (first, second) = lib(f(&operands[0]))?;
+    let cast =
+        |result: Array, dtype: DType| if result.dtype() == dtype { Ok(result) } else { pt::astype(&result, dtype) };
+    tuple_of(py, vec![lib(cast(first, outputs[0]))?, lib(cast(second, outputs[1]))?])
 }
 
 /// `(values, counts)`.
@@ -1520,9 +1572,23 @@ fn einsum(
     wrap(pt::einsum(subscripts, &arrays.iter().collect::<Vec<_>>()))
 }
 
+/// numpy's `matmul`, with the ufunc keywords `dtype=`, `casting=` (the operands cast to the loop
+/// numpy picks, see [`with_ufunc_keywords`]) and `order=` (see [`check_ufunc_order`]).
 #[pyfunction]
-fn matmul(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::matmul(&array_from_py(x1)?, &array_from_py(x2)?))
+#[pyo3(signature = (x1, x2, /, *, dtype = None, casting = "same_kind", order = "K"))]
+fn matmul<'py>(
+    x1: &Bound<'py, PyAny>,
+    x2: &Bound<'py, PyAny>,
+    dtype: Option<&Bound<'py, PyAny>>,
+    casting: &str,
+    order: &str,
+) -> Result<Bound<'py, PyAny>> {
+    check_ufunc_order("matmul", order)?;
+    let keywords = UfuncKeywords { dtype, casting };
+    if !keywords.are_defaults() {
+        return with_ufunc_keywords("matmul", &[x1, x2], &keywords, |o| pt::matmul(&o[0], &o[1]));
+    }
+    expression(x1.py(), pt::matmul(&array_from_py(x1)?, &array_from_py(x2)?))
 }
 
 #[pyfunction]
@@ -1535,10 +1601,23 @@ fn vdot(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::vdot(&array_from_py(a)?, &array_from_py(b)?))
 }
 
+/// numpy's `vecdot` (the first operand conjugated), with the ufunc keywords as [`matmul`].
 #[pyfunction]
-#[pyo3(signature = (x1, x2, axis = -1))]
-fn vecdot(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, axis: i64) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::vecdot(&array_from_py(x1)?, &array_from_py(x2)?, axis))
+#[pyo3(signature = (x1, x2, /, *, axis = -1, dtype = None, casting = "same_kind", order = "K"))]
+fn vecdot<'py>(
+    x1: &Bound<'py, PyAny>,
+    x2: &Bound<'py, PyAny>,
+    axis: i64,
+    dtype: Option<&Bound<'py, PyAny>>,
+    casting: &str,
+    order: &str,
+) -> Result<Bound<'py, PyAny>> {
+    check_ufunc_order("vecdot", order)?;
+    let keywords = UfuncKeywords { dtype, casting };
+    if !keywords.are_defaults() {
+        return with_ufunc_keywords("vecdot", &[x1, x2], &keywords, |o| pt::vecdot(&o[0], &o[1], axis));
+    }
+    expression(x1.py(), pt::vecdot(&array_from_py(x1)?, &array_from_py(x2)?, axis))
 }
 
 /// numpy's `diagonal(a, offset=0, axis1=0, axis2=1)`.

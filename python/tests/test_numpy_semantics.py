@@ -2833,3 +2833,98 @@ def test_ufuncs_take_numpys_order_keyword_which_changes_no_value(backend):
     for f in (pt.sin, pt.deg2rad):
         with pytest.raises(ValueError, match="order"):
             f(x, order="Z")
+
+
+def test_modf_frexp_matmul_and_vecdot_take_numpys_ufunc_keywords(backend):
+    """``dtype=`` picks numpy's loop (the operands cast to its inputs, every output of ``modf``
+    in that dtype; ``frexp``'s int32 exponents refuse any other), ``casting=`` refuses what
+    numpy's does, ``order=`` is checked and changes nothing."""
+    rng = np.random.default_rng(8)
+    inputs = {"h": np.array([1.5, -2.25, np.inf, -0.0, np.nan, 6e-5], np.float16),
+              "i": np.array([-3, 0, 7, 127, -128, 1], np.int8),
+              "a": rng.standard_normal((3, 4)).astype(np.float32), "b": rng.integers(-9, 9, (4, 2)).astype(np.int16),
+              "v": rng.standard_normal((3, 4)).astype(np.complex64)}
+    calls = {
+        "modf f64": lambda m, p: m.modf(p["h"], dtype=np.float64)[0],
+        "modf f64 whole": lambda m, p: m.modf(p["h"], dtype=np.float64)[1],
+        "modf of ints": lambda m, p: m.modf(p["i"], order="F")[1],
+        "modf f32 unsafe": lambda m, p: m.modf(p["i"], dtype=np.float32, casting="unsafe")[0],
+        "frexp exponents": lambda m, p: m.frexp(p["h"], casting="no", order="A")[1],
+        "frexp of ints": lambda m, p: m.frexp(p["i"], casting="safe")[0],
+        "matmul f64": lambda m, p: m.matmul(p["a"], p["b"], dtype=np.float64),
+        "matmul c128": lambda m, p: m.matmul(p["a"], p["b"], dtype=np.complex128, order="C"),
+        "vecdot f64 axis 0": lambda m, p: m.vecdot(p["v"], p["a"], axis=0, dtype=np.complex128),
+    }
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        with np.errstate(all="ignore"):
+            expected = np.asarray(f(np, inputs))
+        if key.startswith(("matmul", "vecdot")):  # sums of several products: the library's order
+            assert got[key].dtype == expected.dtype and got[key].shape == expected.shape, key
+            np.testing.assert_allclose(got[key], expected, rtol=1e-12, err_msg=key)
+        else:
+            _same_bits(np.asarray(got[key]), expected, key)
+    h = pt.make_placeholder("h", (6,), np.float16)
+    a = pt.make_placeholder("a", (3, 4), np.float32)
+    for module, x, y in ((np, inputs["h"], inputs["a"]), (pt, h, a)):
+        with pytest.raises(TypeError):  # frexp's exponents are int32, whatever dtype= says
+            module.frexp(x, dtype=np.float64)
+        with pytest.raises(TypeError):  # float32 to int64 is no 'same_kind' cast
+            module.matmul(y, y.T, dtype=np.int64)
+        with pytest.raises(ValueError):
+            module.modf(x, order="Z")
+
+
+def test_trim_zeros_is_numpys_along_every_axis_and_each(backend):
+    """The smallest box holding every non-zero element (NaN is not zero, -0.0 is), or one axis or
+    a tuple of them, from the front, the back or both; an all-zero array trimmed to nothing; a
+    0-d array as it is; numpy's ValueError for other letters. The lengths kept are counts."""
+    arrays = {"f": np.array([0.0, -0.0, 1.5, 0.0, np.nan, 0.0, -0.0]),
+              "m": np.array([[0, 0, 0, 0], [0, 3, 0, 0], [0, 0, -1, 0]], np.int16),
+              "b": np.array([[False, False], [False, True]]), "z": np.zeros((2, 3), np.float32),
+              "c": np.array([0j, -0.0 + 0j, 1j, 0j]), "e": np.zeros((0, 3))}
+    calls = {}
+    for name in arrays:
+        for trim in ("fb", "f", "B"):
+            calls[f"{name} {trim}"] = lambda m, p, name=name, trim=trim: m.trim_zeros(p[name], trim)
+            calls[f"{name} {trim} last"] = lambda m, p, name=name, trim=trim: m.trim_zeros(p[name], trim, axis=-1)
+    calls["m axes"] = lambda m, p: m.trim_zeros(p["m"], axis=(1, 0))
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, arrays)
+    for key, f in calls.items():
+        expected = np.asarray(f(np, arrays))
+        assert got[key].shape == expected.shape, key
+        _same_bits(np.asarray(got[key]), expected, key)
+    x = pt.make_placeholder("x", (3,), np.float64)
+    for module, data in ((np, np.zeros(3)), (pt, x)):
+        with pytest.raises(ValueError, match="trim"):
+            module.trim_zeros(data, "fx")
+    scalar = pt.make_placeholder("s", (), np.float64)
+    assert pt.generate(pt.trim_zeros(scalar), backend)(s=np.float64(0.0)) == np.trim_zeros(np.float64(0.0))
+
+
+def test_nanmedian_of_complex_numbers_is_numpys(backend):
+    """A complex value is NaN where either part is; numbers sort as numpy sorts complex values;
+    a slice without numbers gives numpy's NaN: its last element as given along the whole array
+    or a long axis (numpy's 1-d path), ``nan+0j`` along a short axis of a 2-d array (the masked
+    median's fill)."""
+    nan = np.nan
+    data = np.array([[1 + 1j, nan + 0j, 3 - 1j, -2 + 0.5j],
+                     [nan + 1j, 1 + nan * 1j, nan + 0j, 2 - 1j],
+                     [nan + 2j, 1 + nan * 1j, nan + 0j, 0 + nan * 1j],
+                     [-0.0 + 0j, 2.5 + 2.5j, 1e300 + 1e300j, -1e300 - 1j]])
+    inputs = {"x": data, "row": np.ascontiguousarray(data[2]), "single": data[:3].astype(np.complex64),
+              "long": np.concatenate([data[2]] * 160).reshape(1, 640)}
+    calls = {"rows": lambda m, p: m.nanmedian(p["x"], axis=1), "cols keep": lambda m, p: m.nanmedian(p["x"], axis=0, keepdims=True),
+             "all": lambda m, p: m.nanmedian(p["x"]), "all-NaN 1-d": lambda m, p: m.nanmedian(p["row"]),
+             "complex64": lambda m, p: m.nanmedian(p["single"], axis=-1),
+             "long all-NaN": lambda m, p: m.nanmedian(p["long"], axis=1)}
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected = np.asarray(f(np, inputs))
+        assert got[key].shape == expected.shape, key
+        _same_bits(np.asarray(got[key]), expected, key)
+        # _same_bits takes NaN for NaN; the parts of a complex NaN are numpy's too
+        np.testing.assert_array_equal(np.isnan(got[key].real), np.isnan(expected.real), err_msg=key)
+        np.testing.assert_array_equal(np.isnan(got[key].imag), np.isnan(expected.imag), err_msg=key)
