@@ -815,7 +815,8 @@ def _nan_extremum(a, axis, keepdims, reduce, fill, initial):
     numpy's loop keeps it (a complex one whole: ``nan+1j`` stays ``nan+1j``). With ``initial``,
     the reduction starts from it, so an all-NaN or empty slice gives ``initial``."""
     a = _as_array(a)
-    if initial is not None and _np.isnan(initial):
+    nan_initial = initial is not None and _np.isnan(initial)
+    if nan_initial and a.dtype.kind not in "fc":
         initial = None  # fmax and fmin pass over a NaN
     options = {} if initial is None else {"initial": initial}
     if a.dtype.kind not in "fc":
@@ -825,6 +826,11 @@ def _nan_extremum(a, axis, keepdims, reduce, fill, initial):
         # inf+1j, so it would win a minimum it is not part of.
         fill = complex(fill, fill)
     nans = isnan(a)  # noqa: F405
+    if nan_initial:
+        # fmax and fmin pass over the NaN, which stays where a slice has no number (an empty
+        # one too): numpy's loop keeps its first operand of two NaNs, the initial one.
+        result = reduce(where(nans, fill, a), axis=axis, keepdims=keepdims, initial=fill)  # noqa: F405
+        return where(all(nans, axis=axis, keepdims=keepdims), a.dtype.type(initial), result)  # noqa: F405
     result = reduce(where(nans, fill, a), axis=axis, keepdims=keepdims, **options)  # noqa: F405
     if initial is not None:
         return result

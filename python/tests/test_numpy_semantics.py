@@ -2928,3 +2928,21 @@ def test_nanmedian_of_complex_numbers_is_numpys(backend):
         # _same_bits takes NaN for NaN; the parts of a complex NaN are numpy's too
         np.testing.assert_array_equal(np.isnan(got[key].real), np.isnan(expected.real), err_msg=key)
         np.testing.assert_array_equal(np.isnan(got[key].imag), np.isnan(expected.imag), err_msg=key)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_nanmin_and_nanmax_from_a_nan_initial_are_numpys(backend, dtype):
+    """A NaN ``initial`` is passed over by numpy's ``fmin``/``fmax``: slices with numbers give
+    their extremum, slices without (all NaN, or empty) give that NaN, an empty array included."""
+    nan = np.nan
+    inputs = {"x": np.array([[nan, 1.5, -2.0], [nan, nan, nan], [np.inf, -0.0, nan]], dtype),
+              "e": np.zeros((0, 2, 3), dtype)}
+    if np.dtype(dtype).kind == "c":
+        inputs["x"][1, 1] = complex(nan, 1.0)  # the initial NaN wins over the slice's own
+    calls = {}
+    for f in ("nanmin", "nanmax"):
+        calls[f"{f} rows"] = lambda m, p, f=f: getattr(m, f)(p["x"], axis=1, initial=nan)
+        calls[f"{f} cols keep"] = lambda m, p, f=f: getattr(m, f)(p["x"], axis=0, keepdims=True, initial=nan)
+        calls[f"{f} empty all"] = lambda m, p, f=f: getattr(m, f)(p["e"], initial=nan)
+        calls[f"{f} empty axis"] = lambda m, p, f=f: getattr(m, f)(p["e"], axis=0, initial=nan)
+    _calls_give_numpys_bits(backend, calls, inputs)
