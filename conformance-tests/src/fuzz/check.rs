@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use pytato_core::{Error, Result};
+use pytato_core::array::{NodeKind, post_order};
+use pytato_core::{Array, Error, Result};
 use pytato_runtime::backend::{Backend, NamedData, Program};
 use serde_json::{Value, json};
 
@@ -290,7 +291,31 @@ fn judge_numpy(case: &FuzzCase, reference: &[RunResult], oracle: &mut Oracle) ->
     verdict
 }
 
-/// Every verdict on `case`: `"<backend>"` for each compiled backend against the interpreter, and
+/// Whether `case` built twice gives two DAGs that are structurally equal and hash alike, output
+/// by output (equal DAGs are one input to CSE, to `==` and to the count names of equal masks).
+fn judge_structure(case: &FuzzCase) -> Verdict {
+    let (Ok(first), Ok(second)) = (case.build(), case.build()) else {
+        return Verdict::Mismatch("the case builds once and not twice".into());
+    };
+    let entries = first.entries();
+    let nodes = post_order(entries.iter().map(|(_, a)| a), Array::children);
+    if nodes.iter().any(|n| matches!(n.kind(), NodeKind::DataWrapper { .. })) {
+        // Each build wraps new buffers, and wrapped data is equal only over one buffer.
+        return Verdict::Skipped("wrapped data is equal only over one buffer".into());
+    }
+    if first.structural_hash() != second.structural_hash() {
+        return Verdict::Mismatch("the DAG built twice hashes differently".into());
+    }
+    for ((name, a), (_, b)) in entries.iter().zip(second.entries()) {
+        if *a != b {
+            return Verdict::Mismatch(format!("output {name} built twice is not equal to itself: {}", a.summary()));
+        }
+    }
+    Verdict::Agree
+}
+
+/// Every verdict on `case`: `"structure"` for the DAG built twice (see [`judge_structure`]),
+/// `"<backend>"` for each compiled backend against the interpreter, and
 /// `"numpy"` for the interpreter against numpy (skipped without an oracle).
 pub fn check(
     case: &FuzzCase,
@@ -307,6 +332,7 @@ pub fn check(
         verdicts.insert("numpy".into(), Verdict::Skipped(format!("the case does not build: {e}")));
         return verdicts;
     }
+    verdicts.insert("structure".into(), judge_structure(case));
     let reference = run_everywhere(case, interp);
     for (name, backend) in backends {
         verdicts.insert(name.clone(), judge(case, &run_everywhere(case, backend.as_ref()), &reference));
