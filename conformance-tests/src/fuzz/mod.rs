@@ -5,7 +5,8 @@
 //! to 3 (some with symbolic lengths, some wrapped data), statements in the conformance suite's
 //! numpy language (so numpy can run the same program), outputs often named like inputs, and two
 //! runs of the one compiled program with other sizes and data. [`check`] judges a case (the
-//! DAG passes are judged as a backend too: [`PassesThenInterp`]);
+//! DAG passes are judged as a backend too: [`PassesThenInterp`]; the DAG built twice must be
+//! structurally equal to itself);
 //! [`shrink`] reduces a failing one. The `fuzz` binary (`cargo xtask fuzz`) runs cases in worker
 //! processes, so that a crash or a hang is caught, recorded and shrunk rather than ending the run.
 
