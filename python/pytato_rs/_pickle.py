@@ -2,8 +2,9 @@
 function needs to build it again (children by position), and rebuilt with those functions, so
 that ``pickle.loads(pickle.dumps(expr)) == expr``. Both directions use an explicit stack: deep
 DAGs pickle without recursion. Index lambdas travel as their pymbolic expressions (pymbolic is
-needed); where nodes were created (``non_equality_tags``) is not kept. Nodes of the host steps
-and calls are not picklable yet (a ``pickle.PicklingError`` says which)."""
+needed); where nodes were created (``non_equality_tags``) is not kept. Host steps (sorts, scans,
+binary searches, mask positions, scatters) are rebuilt as the nodes they are; calls are not
+picklable yet (a ``pickle.PicklingError`` says so)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,12 @@ def _einsum_spec(node):
 
     operands = ",".join("".join(letter(a) for a in access) for access in node.access_descriptors)
     return f"{operands}->{_LETTERS[:ndim]}"
+
+
+# The host steps' fields besides their children, rebuilt as the node itself (the frontend
+# functions that made them add casts and wrappers, which are records of their own).
+_HOST_STEP_FIELDS = {"Nonzero": ("count",), "Sort": ("axis", "descending", "result"), "Scan": ("axis", "op"),
+                     "SearchSorted": ("side",), "Scatter": ("mode",)}
 
 
 def _fields(node):
@@ -69,6 +76,8 @@ def _fields(node):
             else:
                 items.append(("int", item))
         return (tuple(items),)
+    if kind in _HOST_STEP_FIELDS:
+        return tuple(getattr(node, name) for name in _HOST_STEP_FIELDS[kind])
     if kind == "DistributedRecv":
         return (node.src_rank, node.comm_tag, node.shape, node.dtype)
     if kind == "DistributedSendRefHolder":
@@ -117,6 +126,8 @@ def _build(kind, fields, children):
         return _native.stack(children, fields[0])
     if kind == "Concatenate":
         return _native.concatenate(children, fields[0])
+    if kind in _HOST_STEP_FIELDS:
+        return _native._host_step_node(kind, children, dict(zip(_HOST_STEP_FIELDS[kind], fields, strict=True)))
     if kind == "DistributedRecv":
         src_rank, comm_tag, shape, dtype = fields
         return _native.make_distributed_recv(src_rank, comm_tag, shape, dtype)

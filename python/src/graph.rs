@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple, PyWeakrefMethods, PyWeakrefReference};
+use pytato::array::{ScanOp, ScatterMode, Side, SortResult};
 use pytato::{Array, IndexItem, NodeKind};
 
 use crate::array::{PyArrayExpr, PyDictOfNamedArrays};
@@ -250,6 +251,35 @@ pub(crate) fn field<'py>(node: &Bound<'py, PyArrayExpr>, name: &str) -> PyResult
         (NodeKind::Scatter { values, .. } | NodeKind::SearchSorted { values, .. }, "values") => node(values)?,
         (NodeKind::SearchSorted { sorted, .. }, "sorted") => node(sorted)?,
         (NodeKind::Sort { descending, .. }, "descending") => descending.into_pyobject(py)?.to_owned().into_any(),
+        (NodeKind::Sort { result, .. }, "result") => {
+            let result = match result {
+                SortResult::Values => "values",
+                SortResult::Indices => "indices",
+            };
+            result.into_pyobject(py)?.into_any()
+        }
+        (NodeKind::Scan { op, .. }, "op") => {
+            let op = match op {
+                ScanOp::Sum => "sum",
+                ScanOp::Product => "product",
+            };
+            op.into_pyobject(py)?.into_any()
+        }
+        (NodeKind::SearchSorted { side, .. }, "side") => {
+            let side = match side {
+                Side::Left => "left",
+                Side::Right => "right",
+            };
+            side.into_pyobject(py)?.into_any()
+        }
+        (NodeKind::Nonzero { count, .. }, "count") => count.as_ref().into_pyobject(py)?.into_any(),
+        (NodeKind::Scatter { mode, .. }, "mode") => {
+            let mode = match mode {
+                ScatterMode::Set => "set",
+                ScatterMode::Add => "add",
+            };
+            mode.into_pyobject(py)?.into_any()
+        }
         (NodeKind::DistributedRecv { src_rank, .. }, "src_rank") => int(*src_rank as i64)?,
         (NodeKind::DistributedRecv { comm_tag, .. }, "comm_tag") => crate::distributed::comm_tag_to_py(py, comm_tag)?,
         (NodeKind::DistributedSendRefHolder { send, .. }, "send") => {
@@ -453,4 +483,68 @@ fn expr_postorder<'py>(py: Python<'py>, expr: &pytato::Expr) -> PyResult<Bound<'
         entries.append(entry)?;
     }
     Ok(entries)
+}
+
+/// A host step's node from its kind's fields (as [`field`] gives them) and its children, as
+/// pickling rebuilds it: the node itself, not the frontend function that made it (which adds
+/// casts and wrappers that are nodes of their own in the pickled DAG).
+#[pyfunction]
+#[pyo3(signature = (kind, children, fields))]
+pub(crate) fn _host_step_node(
+    kind: &str,
+    children: Vec<PyRef<'_, PyArrayExpr>>,
+    fields: &Bound<'_, PyDict>,
+) -> Result<Py<PyArrayExpr>> {
+    let children: Vec<Array> = children.iter().map(|c| c.array.clone()).collect();
+    let text = |name: &str| -> Result<String> {
+        match fields.get_item(name)? {
+            Some(value) => Ok(value.extract()?),
+            None => Err(value_error(format!("{kind}: no field {name}"))),
+        }
+    };
+    let axis = || -> Result<usize> {
+        match fields.get_item("axis")? {
+            Some(value) => Ok(value.extract()?),
+            None => Err(value_error(format!("{kind}: no field axis"))),
+        }
+    };
+    let unknown = |name: &str, value: &str| value_error(format!("{kind}: unknown {name} {value:?}"));
+    let node = match (kind, children.as_slice()) {
+        ("Nonzero", [mask]) => Array::new_nonzero(mask, &text("count")?),
+        ("Sort", [array]) => {
+            let descending = fields.get_item("descending")?.map(|d| d.extract()).transpose()?.unwrap_or(false);
+            let result = match text("result")?.as_str() {
+                "values" => SortResult::Values,
+                "indices" => SortResult::Indices,
+                other => return Err(unknown("result", other)),
+            };
+            Array::new_sort(array, axis()?, descending, result)
+        }
+        ("Scan", [array]) => {
+            let op = match text("op")?.as_str() {
+                "sum" => ScanOp::Sum,
+                "product" => ScanOp::Product,
+                other => return Err(unknown("op", other)),
+            };
+            Array::new_scan(array, axis()?, op)
+        }
+        ("SearchSorted", [sorted, values]) => {
+            let side = match text("side")?.as_str() {
+                "left" => Side::Left,
+                "right" => Side::Right,
+                other => return Err(unknown("side", other)),
+            };
+            Array::new_search_sorted(sorted, values, side)
+        }
+        ("Scatter", [array, positions, values]) => {
+            let mode = match text("mode")?.as_str() {
+                "set" => ScatterMode::Set,
+                "add" => ScatterMode::Add,
+                other => return Err(unknown("mode", other)),
+            };
+            Array::new_scatter(array, positions, values, mode)
+        }
+        _ => return Err(value_error(format!("no host step {kind} of {} children", children.len()))),
+    };
+    crate::array::wrap(node)
 }

@@ -44,6 +44,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluated::_evaluated_array, m)?)?;
     m.add_function(wrap_pyfunction!(evaluated::to_device, m)?)?;
     m.add_function(wrap_pyfunction!(array::make_dict_of_named_arrays, m)?)?;
+    m.add_function(wrap_pyfunction!(graph::_host_step_node, m)?)?;
     m.add_function(wrap_pyfunction!(calls::trace_call, m)?)?;
     m.add_class::<calls::PyFunctionDefinition>()?;
     m.add_class::<calls::PyCall>()?;
