@@ -1423,6 +1423,14 @@ case("masks_through_equal_scans_share_a_count",
       "c": "np.searchsorted(np.sort(x), x)[np.searchsorted(np.sort(x), x) > 2]"},
      {"x": (D, (15,))})
 
+# Slice bounds at the ends of int64 lie beyond every length, symbolic ones too, and clamp.
+case("slice_bounds_at_int64_ends_symbolic",
+     {"to_end": "y[:9223372036854775807]", "from_end": "y[9223372036854775807:]", "from_start": "y[-9223372036854775807 - 1:]",
+      "to_start": "y[:-9223372036854775807 - 1]", "down_all": "y[9223372036854775807::-1]",
+      "down_none": "y[-9223372036854775807 - 1::-1]", "down_to_start": "y[:-9223372036854775807 - 1:-1]",
+      "down_stop_high": "y[:9223372036854775807:-1]", "both": "y[-9223372036854775807:9223372036854775807]"},
+     {"y": (D, ("n",))}, sizes={"n": 5})
+
 
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices

@@ -632,7 +632,8 @@ pub fn normalize_int(op: &str, i: i64, axis: usize, a: &Array) -> Result<Dim> {
 }
 
 /// numpy's slice normalization (`PySlice_AdjustIndices`) for concrete lengths; for symbolic ones
-/// negative bounds count from the end and the bounds are assumed to lie within the axis.
+/// negative bounds count from the end and the bounds are assumed to lie within the axis (checked
+/// when the program runs), but for bounds at the ends of `i64`, beyond every length, which clamp.
 pub fn normalize_slice(
     op: &str,
     start: Option<i64>,
@@ -660,9 +661,17 @@ pub fn normalize_slice(
             (Dim::new(adjust(start, ds)), Dim::new(adjust(stop, de)))
         }
         None => {
+            // A length is at most `i64::MAX`, so the bounds at the ends of `i64` (where Python's
+            // slices beyond them are clamped too) lie beyond every length and clamp as numpy
+            // clamps them, whatever the length turns out to be.
+            let (low, high) =
+                if step > 0 { (Dim::new(0), len.clone()) } else { (Dim::new(-1), len.sub(&Dim::new(1))?) };
+            let beyond_low = if step > 0 { i64::MIN + 1 } else { i64::MIN };
             let bound = |v: Option<i64>, default: Dim| -> Result<Dim> {
                 match v {
                     None => Ok(default),
+                    Some(i64::MAX) => Ok(high.clone()),
+                    Some(v) if v <= beyond_low => Ok(low.clone()),
                     Some(v) if v < 0 => len.add(&Dim::new(v)),
                     Some(v) => Ok(Dim::new(v)),
                 }
