@@ -1431,6 +1431,10 @@ case("slice_bounds_at_int64_ends_symbolic",
       "down_stop_high": "y[:9223372036854775807:-1]", "both": "y[-9223372036854775807:9223372036854775807]"},
      {"y": (D, ("n",))}, sizes={"n": 5})
 
+# An integer index at the ends of int64 is outside every axis, symbolic ones too.
+case("error_index_int64_min_symbolic", "y[-9223372036854775807 - 1]", {"y": (D, ("n",))}, sizes={"n": 5}, error="IndexOutOfRange")
+case("error_index_int64_max_symbolic", "y[:, 9223372036854775807]", {"y": (D, (2, "n"))}, sizes={"n": 5}, error="IndexOutOfRange")
+
 
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices

@@ -619,6 +619,11 @@ pub fn normalize_int(op: &str, i: i64, axis: usize, a: &Array) -> Result<Dim> {
     let len = &a.shape()[axis];
     let out_of_range =
         || Error::IndexOutOfRange { op: op.into(), index: i, axis, length: len.to_string(), shape: a.shape().clone() };
+    // A length is at most `i64::MAX`: the ends of `i64` are outside every axis (and their
+    // position arithmetic would overflow).
+    if i == i64::MIN || i == i64::MAX {
+        return Err(out_of_range());
+    }
     let d = if i < 0 { len.add(&Dim::new(i))? } else { Dim::new(i) };
     if let Some(n) = len.as_int()
         && !(-n..n).contains(&i)
