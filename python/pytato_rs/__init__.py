@@ -40,6 +40,10 @@ import operator as _operator
 
 import numpy as _np
 
+# numpy's functions of dtypes and Python objects, which take arrays of this package by their
+# dtype and type as they take numpy's.
+from numpy import common_type, isscalar, issubdtype, iterable, min_scalar_type, mintypecode, promote_types
+
 from . import analysis, array, diagnostic, distributed, equality, exceptions, linalg, loopy, raising, reductions, scalar_expr, sparse, tags, transform, utils, visualization
 from .visualization import show_dot_graph, show_fancy_placeholder_data_flow
 from .sparse import CSRMatrix, make_csr_matrix
@@ -1031,6 +1035,170 @@ def trim_zeros(filt, trim="fb", axis=None):
     for k, keep in masks:
         filt = filt[(slice(None),) * k + (keep,)]
     return filt
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """numpy's ``piecewise``: zeros of ``x``'s shape and dtype, and where each condition holds (in
+    order, a later one overwriting), the value given or what the function gives of ``x``'s elements
+    there (``f(x[cond], *args, **kw)``, so a function that is not elementwise sees what numpy's
+    does); one function more than conditions is for where none holds. The values are cast to
+    ``x``'s dtype as numpy's assignment casts them."""
+    x = _as_array(x)
+    if _np.isscalar(condlist) or isinstance(condlist, Array) or (  # noqa: F405
+            not isinstance(condlist[0], (list, _np.ndarray, Array)) and x.ndim != 0):  # noqa: F405
+        condlist = [condlist]
+    if x.ndim == 0:
+        # numpy indexes a 0-d array with a 0-d mask; the library's masks have an axis
+        result = piecewise(reshape(x, (1,)), [reshape(astype(_as_array(c), _np.bool_), (1,)) for c in condlist],  # noqa: F405
+                           funclist, *args, **kw)
+        return reshape(result, ())  # noqa: F405
+    conditions = [broadcast_to(astype(_as_array(c), _np.bool_), x.shape) for c in condlist]  # noqa: F405
+    if len(conditions) == len(funclist) - 1:
+        otherwise = logical_not(any(stack(conditions), axis=0)) if conditions else full(x.shape, True)  # noqa: F405
+        conditions.append(otherwise)
+    elif len(conditions) != len(funclist):
+        raise ValueError(f"with {len(conditions)} condition(s), either {len(conditions)} or "
+                         f"{len(conditions) + 1} functions are expected")
+    y = zeros_like(x)  # noqa: F405
+    for cond, func in zip(conditions, funclist, strict=True):
+        y = y.at[cond].set(func(x[cond], *args, **kw) if callable(func) else func)
+    return y
+
+
+def i0(x):
+    """numpy's ``i0``, the modified Bessel function of the first kind of order 0: numpy's two
+    Chebyshev series (``|x| <= 8`` and beyond) with numpy's coefficients, in numpy's order of
+    operations; integers as float64; complex values numpy's ``TypeError``."""
+    from numpy.lib import _function_base_impl as numpy_impl
+
+    x = _as_array(x)
+    if x.dtype.kind == "c":
+        raise TypeError("i0 not supported for complex values")
+    if x.dtype.kind != "f":
+        x = astype(x, _np.float64)  # noqa: F405
+    x = absolute(x)  # noqa: F405
+
+    def chebyshev(t, coefficients):
+        b0, b1, b2 = coefficients[0], 0.0, 0.0
+        for c in coefficients[1:]:
+            b2, b1 = b1, b0
+            b0 = t * b1 - b2 + c
+        return 0.5 * (b0 - b2)
+
+    def small(v):
+        return exp(v) * chebyshev(v / 2.0 - 2, numpy_impl._i0A)  # noqa: F405
+
+    def large(v):
+        return exp(v) * chebyshev(32.0 / v - 2.0, numpy_impl._i0B) / sqrt(v)  # noqa: F405
+
+    return piecewise(x, [x <= 8.0], [small, large])
+
+
+def unwrap(p, discont=None, axis=-1, *, period=2 * _math.pi):
+    """numpy's ``unwrap``: ``p`` with each jump between neighbours along ``axis`` larger than
+    ``max(discont, period / 2)`` replaced by its complement modulo ``period``, as numpy computes it
+    (its dtype rules for integers and ``period``; running corrections summed in the library's
+    scan order)."""
+    p = _as_array(p)
+    dd = diff(p, axis=axis)  # noqa: F405
+    if discont is None:
+        discont = period / 2
+    dtype = result_type(dd, period)
+    if _np.issubdtype(dtype, _np.integer):
+        interval_high, rem = _builtins.divmod(period, 2)
+        boundary_ambiguous = rem == 0
+    else:
+        interval_high, boundary_ambiguous = period / 2, True
+    interval_low = -interval_high
+    ddmod = add(mod(subtract(dd, interval_low), period), interval_low)  # noqa: F405
+    if boundary_ambiguous:
+        at_low = logical_and(equal(ddmod, interval_low), greater(dd, 0))  # noqa: F405
+        ddmod = where(at_low, astype(_as_array(interval_high), ddmod.dtype), ddmod)  # noqa: F405
+    ph_correct = subtract(ddmod, dd)  # noqa: F405
+    ph_correct = where(less(absolute(dd), discont), astype(_as_array(0), ph_correct.dtype), ph_correct)  # noqa: F405
+    axis = _np.lib.array_utils.normalize_axis_index(axis, p.ndim)
+    head = tuple(slice(0, 1) if d == axis else slice(None) for d in range(p.ndim))
+    tail = tuple(slice(1, None) if d == axis else slice(None) for d in range(p.ndim))
+    rest = add(p[tail], cumsum(ph_correct, axis=axis))  # noqa: F405
+    return concatenate([astype(p[head], dtype), astype(rest, dtype)], axis=axis)  # noqa: F405
+
+
+def array_equiv(a1, a2):
+    """numpy's ``array_equiv``: ``False`` where the shapes do not broadcast together, else whether
+    every broadcast pair is equal (a 0-d bool expression, as ``array_equal``)."""
+    a1, a2 = _as_array(a1), _as_array(a2)
+    try:
+        broadcast_arrays(a1, a2)  # noqa: F405
+    except (ValueError, PytatoError):
+        return False
+    return all(equal(a1, a2))  # noqa: F405
+
+
+def broadcast_shapes(*shapes):
+    """numpy's ``broadcast_shapes``, for shapes with symbolic lengths too."""
+    if _builtins.all(isinstance(d, (int, _np.integer)) for s in shapes for d in (s if isinstance(s, tuple) else (s,))):
+        return _np.broadcast_shapes(*shapes)
+    return broadcast_arrays(*[zeros(s if isinstance(s, tuple) else (s,), _np.int8) for s in shapes])[0].shape  # noqa: F405
+
+
+def _in_dtype(a, dtype):
+    a = _as_array(a)
+    return a if dtype is None else astype(a, dtype)  # noqa: F405
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """numpy's ``ascontiguousarray``: a lazy array has no memory layout (its results are row-major),
+    so ``a`` itself, in ``dtype`` where one is given, with at least one axis (as numpy's)."""
+    a = _in_dtype(a, dtype)
+    return reshape(a, (1,)) if a.ndim == 0 else a  # noqa: F405
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """numpy's ``asfortranarray``: as :func:`ascontiguousarray` (no layout to change)."""
+    return ascontiguousarray(a, dtype)
+
+
+def asanyarray(a, dtype=None, order=None, *, like=None):
+    """numpy's ``asanyarray``: an expression as it is, other data as :func:`asarray` takes it."""
+    return _in_dtype(a, dtype)
+
+
+_REQUIREMENTS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F", "F_CONTIGUOUS": "F",
+                 "FORTRAN": "F", "A": "A", "ALIGNED": "A", "W": "W", "WRITEABLE": "W", "O": "O",
+                 "OWNDATA": "O", "E": "E", "ENSUREARRAY": "E"}
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """numpy's ``require``: the requirements are checked as numpy checks them (known names, not
+    'C' and 'F' both) and hold for every computed result, so ``a``, in ``dtype`` where one is
+    given."""
+    if requirements:
+        # numpy iterates over the requirements, the letters of a string too
+        flags = {_REQUIREMENTS[r.upper()] for r in requirements}
+        if {"C", "F"} <= flags:
+            raise ValueError('Cannot specify both "C" and "F" order')
+    return _in_dtype(a, dtype)
+
+
+def ndim(a):
+    """numpy's ``ndim``."""
+    return a.ndim if isinstance(a, Array) else _np.ndim(a)  # noqa: F405
+
+
+def shape(a):
+    """numpy's ``shape`` (lengths may be size parameters)."""
+    return a.shape if isinstance(a, Array) else _np.shape(a)  # noqa: F405
+
+
+def size(a, axis=None):
+    """numpy's ``size``: the number of elements, or the length of ``axis`` (an int or a tuple)."""
+    if not isinstance(a, Array):  # noqa: F405
+        return _np.size(a, axis)
+    if axis is None:
+        return _math.prod(a.shape) if _builtins.all(isinstance(d, int) for d in a.shape) else a.size
+    axes = _np.lib.array_utils.normalize_axis_tuple(axis, a.ndim)
+    lengths = [a.shape[k] for k in axes]
+    return _math.prod(lengths) if _builtins.all(isinstance(d, int) for d in lengths) else _functools.reduce(_operator.mul, lengths, 1)
 
 
 def real_if_close(a, tol=100):

@@ -54,7 +54,8 @@ def array_function(func, types, args, kwargs):
     import pytato_rs
 
     function = getattr(pytato_rs, func.__name__, None)
-    if function is None or not callable(function) or isinstance(function, type):
+    # numpy's own functions the package exports as they are (``issubdtype``, ...) too
+    if function is None or function is func or not callable(function) or isinstance(function, type):
         return func._implementation(*args, **kwargs)
     if "out" in kwargs:
         if kwargs["out"] is not None:

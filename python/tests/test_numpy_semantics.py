@@ -2946,3 +2946,63 @@ def test_nanmin_and_nanmax_from_a_nan_initial_are_numpys(backend, dtype):
         calls[f"{f} empty all"] = lambda m, p, f=f: getattr(m, f)(p["e"], initial=nan)
         calls[f"{f} empty axis"] = lambda m, p, f=f: getattr(m, f)(p["e"], axis=0, initial=nan)
     _calls_give_numpys_bits(backend, calls, inputs)
+
+
+def test_piecewise_i0_and_unwrap_are_numpys(backend):
+    """``piecewise`` with values, functions of the selected elements (not elementwise ones too) and
+    an 'otherwise' function, cast to ``x``'s dtype; ``i0`` through numpy's Chebyshev series (to
+    the rounding of ``exp``); ``unwrap`` with numpy's dtype rules for integers and ``period``."""
+    x = np.array([-3.25, -0.0, 0.5, 2.0, 6.5, 8.0, 8.5, 40.0, np.nan, np.inf, -np.inf])
+    p = np.array([[0.0, 3.5, 7.0, 0.5, -6.0, -6.0, 10.5], [1.0, -1.0, 4.0, 4.0, 0.0, 9.0, 2.0]])
+    ints = np.array([0, 5, 11, -2, 9], np.int16)
+    inputs = {"x": x, "p": p, "ints": ints, "f32": x.astype(np.float32), "u8": np.array([1, 200, 7], np.uint8)}
+    calls = {
+        "values": lambda m, a: m.piecewise(a["x"], [m.less(a["x"], 0), m.greater(a["x"], 5)], [-1, 2.5]),
+        "functions": lambda m, a: m.piecewise(a["x"], [m.less(a["x"], 0)], [lambda v: v * 2, lambda v: v - 1]),
+        "sum": lambda m, a: m.piecewise(a["p"], [m.greater(a["p"], 1)], [lambda v: v.sum()]),
+        "ints": lambda m, a: m.piecewise(a["ints"], [m.greater(a["ints"], 4)], [lambda v: v * 1.5, 7]),
+        "unwrap rows": lambda m, a: m.unwrap(a["p"]),
+        "unwrap cols": lambda m, a: m.unwrap(a["p"], axis=0, discont=1.0),
+        "unwrap period": lambda m, a: m.unwrap(a["p"], period=5),
+        "unwrap ints": lambda m, a: m.unwrap(a["ints"], period=6),
+        "unwrap odd int period": lambda m, a: m.unwrap(a["ints"], period=7),
+        "unwrap uint8": lambda m, a: m.unwrap(a["u8"]),
+    }
+    _calls_give_numpys_bits(backend, calls, inputs)
+    got = _run(backend, lambda q: {"f64": pt.i0(q["x"]), "f32": pt.i0(q["f32"]), "ints": pt.i0(q["ints"])}, inputs)
+    for key, data in (("f64", x), ("f32", inputs["f32"]), ("ints", ints)):
+        expected = np.i0(data)
+        assert got[key].dtype == expected.dtype and got[key].shape == expected.shape, key
+        np.testing.assert_allclose(got[key], expected, rtol=1e-6 if expected.dtype == np.float32 else 1e-13, err_msg=key)
+    with pytest.raises(TypeError):
+        pt.i0(pt.make_placeholder("z", (2,), np.complex128))
+    with pytest.raises(ValueError, match="functions are expected"):
+        pt.piecewise(pt.make_placeholder("y", (2,), np.float64), [True], [1, 2, 3])
+
+
+def test_array_equiv_require_and_the_shape_helpers_are_numpys(backend):
+    a = pt.make_placeholder("a", (2, 3), np.int8)
+    row = pt.make_placeholder("row", (3,), np.int8)
+    data = {"a": np.array([[1, 2, 3], [1, 2, 3]], np.int8), "row": np.array([1, 2, 3], np.int8)}
+    assert pt.generate(pt.array_equiv(a, row), backend)(**data) == np.array_equiv(data["a"], data["row"])
+    other = {"a": data["a"], "row": np.array([1, 2, 4], np.int8)}
+    assert pt.generate(pt.array_equiv(a, row), backend)(**other) == np.array_equiv(other["a"], other["row"])
+    assert pt.array_equiv(a, pt.make_placeholder("b", (4,), np.int8)) is False  # shapes that do not broadcast
+    assert pt.ndim(a) == 2 and pt.shape(a) == (2, 3) and pt.size(a) == 6 and pt.size(a, 1) == 3
+    assert pt.ndim([[1, 2]]) == 2 and pt.size([[1, 2]], 0) == 1
+    n = pt.make_size_param("n")
+    assert pt.broadcast_shapes((2, 1), (3,)) == (2, 3)
+    assert pt.broadcast_shapes((n, 1), (1, 4)) == pt.make_placeholder("q", (n, 4), np.int8).shape
+    scalar = pt.make_placeholder("s", (), np.float32)
+    assert pt.ascontiguousarray(scalar).shape == np.ascontiguousarray(np.float32(1)).shape
+    assert pt.asfortranarray(a, dtype=np.float64).dtype == np.float64
+    assert pt.require(a, np.int16, "CAW").dtype == np.int16
+    for module, array in ((np, data["a"]), (pt, a)):
+        with pytest.raises(ValueError, match="both"):
+            module.require(array, None, ["C", "F"])
+        with pytest.raises(KeyError):
+            module.require(array, None, "C_CONTIGUOUS")  # numpy reads a string letter by letter
+    # numpy's dtype functions, and numpy's own functions reached through __array_function__
+    assert pt.issubdtype(a.dtype, np.integer) and pt.common_type(pt.astype(a, np.float32)) is np.float32
+    assert np.common_type(pt.astype(a, np.float32)) is np.float32
+    assert np.ndim(a) == 2 and np.size(a) == 6
