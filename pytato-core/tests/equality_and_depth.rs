@@ -173,7 +173,7 @@ fn one_of_each_kind() -> Vec<Array> {
         m.index(s![.., &i]).unwrap(),
         pt::placeholder("t", [2, 3, 4], DType::F64).unwrap().index(s![&i, .., &i]).unwrap(),
         pt::nonzero(&mask).unwrap().remove(0),
-        pt::add_at(&v, &s![&i], 1.0).unwrap(),
+        pt::add_at(&v, &[pytato_core::indexing::Idx::from(&i)], 1.0).unwrap(),
         pt::sort(&m, pt::SortOptions::default()).unwrap(),
         pt::cumulative_sum(&v, pt::ScanOptions::default()).unwrap(),
         pt::searchsorted(&v, &m, Side::Right, None).unwrap(),
