@@ -42,7 +42,7 @@ import numpy as _np
 
 # numpy's functions of dtypes and Python objects, which take arrays of this package by their
 # dtype and type as they take numpy's.
-from numpy import common_type, isscalar, issubdtype, iterable, min_scalar_type, mintypecode, promote_types
+from numpy import common_type, isscalar, issubdtype, iterable, mintypecode, promote_types
 
 from . import analysis, array, diagnostic, distributed, equality, exceptions, linalg, loopy, raising, reductions, scalar_expr, sparse, tags, transform, utils, visualization
 from .visualization import show_dot_graph, show_fancy_placeholder_data_flow

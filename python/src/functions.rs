@@ -1601,23 +1601,34 @@ fn vdot(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
     wrap(pt::vdot(&array_from_py(a)?, &array_from_py(b)?))
 }
 
-/// numpy's `vecdot` (the first operand conjugated), with the ufunc keywords as [`matmul`].
+/// numpy's `vecdot` (the first operand conjugated), with the ufunc keywords as [`matmul`] and
+/// `keepdims` (the contracted axis kept, of length 1, where `axis` puts it in the result).
 #[pyfunction]
-#[pyo3(signature = (x1, x2, /, *, axis = -1, dtype = None, casting = "same_kind", order = "K"))]
+#[pyo3(signature = (x1, x2, /, *, axis = -1, keepdims = false, dtype = None, casting = "same_kind", order = "K"))]
 fn vecdot<'py>(
     x1: &Bound<'py, PyAny>,
     x2: &Bound<'py, PyAny>,
     axis: i64,
+    keepdims: bool,
     dtype: Option<&Bound<'py, PyAny>>,
     casting: &str,
     order: &str,
 ) -> Result<Bound<'py, PyAny>> {
     check_ufunc_order("vecdot", order)?;
+    let product = |a: &Array, b: &Array| -> pytato::Result<Array> {
+        let result = pt::vecdot(a, b, axis)?;
+        if !keepdims {
+            return Ok(result);
+        }
+        // `axis` counts in the broadcast operands, which have one axis more than the result.
+        let ndim = result.ndim() as i64 + 1;
+        pt::expand_dims(&result, if axis < 0 { axis + ndim } else { axis })
+    };
     let keywords = UfuncKeywords { dtype, casting };
     if !keywords.are_defaults() {
-        return with_ufunc_keywords("vecdot", &[x1, x2], &keywords, |o| pt::vecdot(&o[0], &o[1], axis));
+        return with_ufunc_keywords("vecdot", &[x1, x2], &keywords, |o| product(&o[0], &o[1]));
     }
-    expression(x1.py(), pt::vecdot(&array_from_py(x1)?, &array_from_py(x2)?, axis))
+    expression(x1.py(), product(&array_from_py(x1)?, &array_from_py(x2)?))
 }
 
 /// numpy's `diagonal(a, offset=0, axis1=0, axis2=1)`.

@@ -2854,6 +2854,8 @@ def test_modf_frexp_matmul_and_vecdot_take_numpys_ufunc_keywords(backend):
         "matmul f64": lambda m, p: m.matmul(p["a"], p["b"], dtype=np.float64),
         "matmul c128": lambda m, p: m.matmul(p["a"], p["b"], dtype=np.complex128, order="C"),
         "vecdot f64 axis 0": lambda m, p: m.vecdot(p["v"], p["a"], axis=0, dtype=np.complex128),
+        "vecdot keepdims": lambda m, p: m.vecdot(p["v"], p["a"], axis=0, keepdims=True),
+        "vecdot keepdims last": lambda m, p: m.vecdot(p["a"], p["a"][:1], keepdims=True, dtype=np.float64),
     }
     got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
     for key, f in calls.items():
