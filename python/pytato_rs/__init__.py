@@ -1008,10 +1008,10 @@ def ediff1d(ary, to_end=None, to_begin=None):
 def trim_zeros(filt, trim="fb", axis=None):
     """numpy's ``trim_zeros``: ``filt`` without its leading (``"f"`` in ``trim``) and trailing
     (``"b"``) slices that hold only zeros, along ``axis`` (an int or a tuple), or along every
-    axis (the smallest box that holds every non-zero element) when ``axis`` is None. NaN and ``-0.0`` count as numpy
-    counts them (NaN is not zero, ``-0.0`` is). The lengths kept are counts the data decides:
-    each trimmed axis is indexed by a mask of the positions between the first and the last
-    non-zero slice, computed on ``filt`` as given."""
+    axis (the smallest box that holds every non-zero element) when ``axis`` is None. NaN and
+    ``-0.0`` count as numpy counts them (NaN is not zero, ``-0.0`` is). The lengths kept are
+    counts the data decides: each trimmed axis is indexed by a mask of the positions between
+    the first and the last non-zero slice, computed on ``filt`` as given."""
     trim = trim.lower()
     if trim not in {"fb", "bf", "f", "b"}:
         raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
@@ -1049,8 +1049,8 @@ def piecewise(x, condlist, funclist, *args, **kw):
         condlist = [condlist]
     if x.ndim == 0:
         # numpy indexes a 0-d array with a 0-d mask; the library's masks have an axis
-        result = piecewise(reshape(x, (1,)), [reshape(astype(_as_array(c), _np.bool_), (1,)) for c in condlist],  # noqa: F405
-                           funclist, *args, **kw)
+        conditions = [reshape(astype(_as_array(c), _np.bool_), (1,)) for c in condlist]  # noqa: F405
+        result = piecewise(reshape(x, (1,)), conditions, funclist, *args, **kw)  # noqa: F405
         return reshape(result, ())  # noqa: F405
     conditions = [broadcast_to(astype(_as_array(c), _np.bool_), x.shape) for c in condlist]  # noqa: F405
     if len(conditions) == len(funclist) - 1:
@@ -1191,14 +1191,14 @@ def shape(a):
 
 
 def size(a, axis=None):
-    """numpy's ``size``: the number of elements, or the length of ``axis`` (an int or a tuple)."""
+    """numpy's ``size``: the number of elements, or the length of ``axis`` (an int or a tuple;
+    symbolic lengths multiply as size expressions)."""
     if not isinstance(a, Array):  # noqa: F405
         return _np.size(a, axis)
     if axis is None:
-        return _math.prod(a.shape) if _builtins.all(isinstance(d, int) for d in a.shape) else a.size
-    axes = _np.lib.array_utils.normalize_axis_tuple(axis, a.ndim)
-    lengths = [a.shape[k] for k in axes]
-    return _math.prod(lengths) if _builtins.all(isinstance(d, int) for d in lengths) else _functools.reduce(_operator.mul, lengths, 1)
+        return a.size
+    lengths = [a.shape[k] for k in _np.lib.array_utils.normalize_axis_tuple(axis, a.ndim)]
+    return _functools.reduce(_operator.mul, lengths, 1)
 
 
 def real_if_close(a, tol=100):
