@@ -2053,13 +2053,16 @@ def _run(backend, build, inputs):
 
 def _calls_give_numpys_bits(backend, calls, inputs):
     """Each of ``calls`` (label to ``f(module, inputs)``) run with pytato_rs on ``backend`` and
-    with numpy: the same bits (numpy's warnings about special values silenced)."""
+    with numpy: the same bits (numpy's warnings about special values silenced). Returns both
+    results by label, ``(got, expected)``."""
     got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
+    expected = {}
     for key, f in calls.items():
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
-            expected = np.asarray(f(np, inputs))
-        _same_bits(np.asarray(got[key]), expected, key)
+            expected[key] = np.asarray(f(np, inputs))
+        _same_bits(np.asarray(got[key]), expected[key], key)
+    return got, expected
 
 
 INTEGER_AND_BOOL = [np.bool_, np.int8, np.int64, np.uint8, np.uint64]
@@ -2920,16 +2923,11 @@ def test_nanmedian_of_complex_numbers_is_numpys(backend):
              "all": lambda m, p: m.nanmedian(p["x"]), "all-NaN 1-d": lambda m, p: m.nanmedian(p["row"]),
              "complex64": lambda m, p: m.nanmedian(p["single"], axis=-1),
              "long all-NaN": lambda m, p: m.nanmedian(p["long"], axis=1)}
-    got = _run(backend, lambda p: {k: f(pt, p) for k, f in calls.items()}, inputs)
-    for key, f in calls.items():
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore", RuntimeWarning)
-            expected = np.asarray(f(np, inputs))
-        assert got[key].shape == expected.shape, key
-        _same_bits(np.asarray(got[key]), expected, key)
+    got, expected = _calls_give_numpys_bits(backend, calls, inputs)
+    for key in calls:
         # _same_bits takes NaN for NaN; the parts of a complex NaN are numpy's too
-        np.testing.assert_array_equal(np.isnan(got[key].real), np.isnan(expected.real), err_msg=key)
-        np.testing.assert_array_equal(np.isnan(got[key].imag), np.isnan(expected.imag), err_msg=key)
+        np.testing.assert_array_equal(np.isnan(got[key].real), np.isnan(expected[key].real), err_msg=key)
+        np.testing.assert_array_equal(np.isnan(got[key].imag), np.isnan(expected[key].imag), err_msg=key)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
