@@ -314,7 +314,7 @@ fn judge_structure(case: &FuzzCase) -> Verdict {
     Verdict::Agree
 }
 
-/// Every verdict on `case`: `"structure"` for the DAG built twice (see [`judge_structure`]),
+/// Every verdict on `case`: `"structure"` for the DAG built twice (structurally equal, equal hashes),
 /// `"<backend>"` for each compiled backend against the interpreter, and
 /// `"numpy"` for the interpreter against numpy (skipped without an oracle).
 pub fn check(
