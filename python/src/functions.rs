@@ -8,7 +8,7 @@ use pyo3::types::{PyDict, PyInt, PyTuple};
 use pytato as pt;
 use pytato::dtype::WeakScalar;
 use pytato::{Array, DType, Order};
-use pytato::{Indexing, PadMode, ReduceOptions, ScanOptions, Side, SortOptions, Split, TensordotAxes};
+use pytato::{Indexing, PadMode, ReduceOptions, ScanOptions, SortOptions, Split, TensordotAxes};
 
 use crate::array::{PyArrayExpr, order_from_str, wrap};
 use crate::convert::{
@@ -809,11 +809,7 @@ fn searchsorted(
     side: &str,
     sorter: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
-    let side = match side {
-        "left" => Side::Left,
-        "right" => Side::Right,
-        other => return Err(value_error(format!("side must be \"left\" or \"right\", not {other:?}"))),
-    };
+    let side = crate::graph::from_name("side", crate::graph::SIDES, side)?;
     let sorter = sorter.map(array_from_py).transpose()?;
     wrap(pt::searchsorted(&array_from_py(a)?, &array_from_py(v)?, side, sorter.as_ref()))
 }

@@ -251,35 +251,11 @@ pub(crate) fn field<'py>(node: &Bound<'py, PyArrayExpr>, name: &str) -> PyResult
         (NodeKind::Scatter { values, .. } | NodeKind::SearchSorted { values, .. }, "values") => node(values)?,
         (NodeKind::SearchSorted { sorted, .. }, "sorted") => node(sorted)?,
         (NodeKind::Sort { descending, .. }, "descending") => descending.into_pyobject(py)?.to_owned().into_any(),
-        (NodeKind::Sort { result, .. }, "result") => {
-            let result = match result {
-                SortResult::Values => "values",
-                SortResult::Indices => "indices",
-            };
-            result.into_pyobject(py)?.into_any()
-        }
-        (NodeKind::Scan { op, .. }, "op") => {
-            let op = match op {
-                ScanOp::Sum => "sum",
-                ScanOp::Product => "product",
-            };
-            op.into_pyobject(py)?.into_any()
-        }
-        (NodeKind::SearchSorted { side, .. }, "side") => {
-            let side = match side {
-                Side::Left => "left",
-                Side::Right => "right",
-            };
-            side.into_pyobject(py)?.into_any()
-        }
+        (NodeKind::Sort { result, .. }, "result") => name_of(SORT_RESULTS, result).into_pyobject(py)?.into_any(),
+        (NodeKind::Scan { op, .. }, "op") => name_of(SCAN_OPS, op).into_pyobject(py)?.into_any(),
+        (NodeKind::SearchSorted { side, .. }, "side") => name_of(SIDES, side).into_pyobject(py)?.into_any(),
         (NodeKind::Nonzero { count, .. }, "count") => count.as_ref().into_pyobject(py)?.into_any(),
-        (NodeKind::Scatter { mode, .. }, "mode") => {
-            let mode = match mode {
-                ScatterMode::Set => "set",
-                ScatterMode::Add => "add",
-            };
-            mode.into_pyobject(py)?.into_any()
-        }
+        (NodeKind::Scatter { mode, .. }, "mode") => name_of(SCATTER_MODES, mode).into_pyobject(py)?.into_any(),
         (NodeKind::DistributedRecv { src_rank, .. }, "src_rank") => int(*src_rank as i64)?,
         (NodeKind::DistributedRecv { comm_tag, .. }, "comm_tag") => crate::distributed::comm_tag_to_py(py, comm_tag)?,
         (NodeKind::DistributedSendRefHolder { send, .. }, "send") => {
@@ -485,6 +461,29 @@ fn expr_postorder<'py>(py: Python<'py>, expr: &pytato::Expr) -> PyResult<Bound<'
     Ok(entries)
 }
 
+/// The Python names of the host steps' parameters, read as node fields ([`field`]), taken back by
+/// [`_host_step_node`] and, for `side`, by `searchsorted`.
+const SORT_RESULTS: &[(SortResult, &str)] = &[(SortResult::Values, "values"), (SortResult::Indices, "indices")];
+const SCAN_OPS: &[(ScanOp, &str)] = &[(ScanOp::Sum, "sum"), (ScanOp::Product, "product")];
+pub(crate) const SIDES: &[(Side, &str)] = &[(Side::Left, "left"), (Side::Right, "right")];
+const SCATTER_MODES: &[(ScatterMode, &str)] = &[(ScatterMode::Set, "set"), (ScatterMode::Add, "add")];
+
+/// The name of `value` in `table`.
+fn name_of<T: PartialEq>(table: &[(T, &'static str)], value: &T) -> &'static str {
+    table.iter().find(|(v, _)| v == value).map(|(_, name)| *name).expect("every value is named")
+}
+
+/// The value `name` stands for in `table`; a `ValueError` that lists the names otherwise.
+pub(crate) fn from_name<T: Copy>(what: &str, table: &[(T, &str)], name: &str) -> Result<T> {
+    match table.iter().find(|(_, n)| *n == name) {
+        Some((value, _)) => Ok(*value),
+        None => {
+            let names: Vec<String> = table.iter().map(|(_, n)| format!("{n:?}")).collect();
+            Err(value_error(format!("{what} must be {}, not {name:?}", names.join(" or "))))
+        }
+    }
+}
+
 /// A host step's node from its kind's fields (as [`field`] gives them) and its children, as
 /// pickling rebuilds it: the node itself, not the frontend function that made it (which adds
 /// casts and wrappers that are nodes of their own in the pickled DAG).
@@ -496,53 +495,24 @@ pub(crate) fn _host_step_node(
     fields: &Bound<'_, PyDict>,
 ) -> Result<Py<PyArrayExpr>> {
     let children: Vec<Array> = children.iter().map(|c| c.array.clone()).collect();
-    let text = |name: &str| -> Result<String> {
-        match fields.get_item(name)? {
-            Some(value) => Ok(value.extract()?),
-            None => Err(value_error(format!("{kind}: no field {name}"))),
-        }
+    let get = |name: &str| -> Result<Bound<'_, PyAny>> {
+        fields.get_item(name)?.ok_or_else(|| value_error(format!("{kind}: no field {name}")))
     };
-    let axis = || -> Result<usize> {
-        match fields.get_item("axis")? {
-            Some(value) => Ok(value.extract()?),
-            None => Err(value_error(format!("{kind}: no field axis"))),
-        }
-    };
-    let unknown = |name: &str, value: &str| value_error(format!("{kind}: unknown {name} {value:?}"));
+    let named = |name: &str| -> Result<String> { Ok(get(name)?.extract()?) };
     let node = match (kind, children.as_slice()) {
-        ("Nonzero", [mask]) => Array::new_nonzero(mask, &text("count")?),
-        ("Sort", [array]) => {
-            let descending = fields.get_item("descending")?.map(|d| d.extract()).transpose()?.unwrap_or(false);
-            let result = match text("result")?.as_str() {
-                "values" => SortResult::Values,
-                "indices" => SortResult::Indices,
-                other => return Err(unknown("result", other)),
-            };
-            Array::new_sort(array, axis()?, descending, result)
-        }
-        ("Scan", [array]) => {
-            let op = match text("op")?.as_str() {
-                "sum" => ScanOp::Sum,
-                "product" => ScanOp::Product,
-                other => return Err(unknown("op", other)),
-            };
-            Array::new_scan(array, axis()?, op)
-        }
+        ("Nonzero", [mask]) => Array::new_nonzero(mask, &named("count")?),
+        ("Sort", [array]) => Array::new_sort(
+            array,
+            get("axis")?.extract()?,
+            get("descending")?.extract()?,
+            from_name("result", SORT_RESULTS, &named("result")?)?,
+        ),
+        ("Scan", [array]) => Array::new_scan(array, get("axis")?.extract()?, from_name("op", SCAN_OPS, &named("op")?)?),
         ("SearchSorted", [sorted, values]) => {
-            let side = match text("side")?.as_str() {
-                "left" => Side::Left,
-                "right" => Side::Right,
-                other => return Err(unknown("side", other)),
-            };
-            Array::new_search_sorted(sorted, values, side)
+            Array::new_search_sorted(sorted, values, from_name("side", SIDES, &named("side")?)?)
         }
         ("Scatter", [array, positions, values]) => {
-            let mode = match text("mode")?.as_str() {
-                "set" => ScatterMode::Set,
-                "add" => ScatterMode::Add,
-                other => return Err(unknown("mode", other)),
-            };
-            Array::new_scatter(array, positions, values, mode)
+            Array::new_scatter(array, positions, values, from_name("mode", SCATTER_MODES, &named("mode")?)?)
         }
         _ => return Err(value_error(format!("no host step {kind} of {} children", children.len()))),
     };
