@@ -1113,9 +1113,9 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * _math.pi):
     ddmod = add(mod(subtract(dd, interval_low), period), interval_low)  # noqa: F405
     if boundary_ambiguous:
         at_low = logical_and(equal(ddmod, interval_low), greater(dd, 0))  # noqa: F405
-        ddmod = where(at_low, astype(_as_array(interval_high), ddmod.dtype), ddmod)  # noqa: F405
+        ddmod = where(at_low, ddmod.dtype.type(interval_high), ddmod)  # noqa: F405
     ph_correct = subtract(ddmod, dd)  # noqa: F405
-    ph_correct = where(less(absolute(dd), discont), astype(_as_array(0), ph_correct.dtype), ph_correct)  # noqa: F405
+    ph_correct = where(less(absolute(dd), discont), ph_correct.dtype.type(0), ph_correct)  # noqa: F405
     axis = _np.lib.array_utils.normalize_axis_index(axis, p.ndim)
     head = tuple(slice(0, 1) if d == axis else slice(None) for d in range(p.ndim))
     tail = tuple(slice(1, None) if d == axis else slice(None) for d in range(p.ndim))
