@@ -37,6 +37,17 @@ _HOST_STEP_FIELDS = {"Nonzero": ("count",), "Sort": ("axis", "descending", "resu
                      "SearchSorted": ("side",), "Scatter": ("mode",)}
 
 
+def _from_end(position, length):
+    """A normalized index or slice bound as Python's index syntax takes it: a number as it is, a
+    symbolic position ``length - k`` as ``-k`` (counted from the end, as it was written)."""
+    if isinstance(position, int):
+        return position
+    offset = position - length
+    if isinstance(offset, int) and offset < 0:
+        return offset
+    raise pickle.PicklingError(f"an index position {position} on an axis of length {length} has no index syntax")
+
+
 def _fields(node):
     """What rebuilding ``node`` needs besides its children, by kind."""
     kind = node.node_type
@@ -68,13 +79,13 @@ def _fields(node):
                 # normalized slice running down through 0 stops at -1, which a slice would read
                 # as the last element)
                 first, end = (0, length) if item.step > 0 else (length - 1, -1)
-                start = None if are_shape_components_equal(item.start, first) else item.start
-                stop = None if are_shape_components_equal(item.stop, end) else item.stop
+                start = None if are_shape_components_equal(item.start, first) else _from_end(item.start, length)
+                stop = None if are_shape_components_equal(item.stop, end) else _from_end(item.stop, length)
                 items.append(("slice", start, stop, item.step))
             elif hasattr(item, "node_type"):
                 items.append(("array",))
             else:
-                items.append(("int", item))
+                items.append(("int", _from_end(item, length)))
         return (tuple(items),)
     if kind in _HOST_STEP_FIELDS:
         return tuple(getattr(node, name) for name in _HOST_STEP_FIELDS[kind])

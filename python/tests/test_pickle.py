@@ -123,3 +123,17 @@ def test_copy_of_an_expression_is_the_expression():
     y = pt.sin(x) + 1
     assert copy.copy(y) is y  # immutable, as a tuple: no pickling round trip
     assert copy.deepcopy(y) == y
+
+
+def test_positions_counted_from_the_end_of_symbolic_axes_pickle():
+    """A slice bound or an integer index normalized to ``n - k`` on an axis of symbolic length
+    ``n`` comes back as ``-k``, as it was written, and computes the same for every ``n``."""
+    n = pt.make_size_param("n")
+    x = pt.make_placeholder("x", (n, 3), np.float64)
+    exprs = [x[1:-1], x[-3:], x[-2::-1], x[-2], x[-1, 1], x[:, -2:] * x[1:][::-1][0, :2], pt.diff(x, axis=0)]
+    for expr in exprs:
+        back = round_trip(expr)
+        assert back == expr
+        for rows in (3, 5, 9):
+            data = np.arange(3.0 * rows).reshape(rows, 3)
+            np.testing.assert_array_equal(pt.generate(back)(x=data), pt.generate(expr)(x=data))
