@@ -498,7 +498,7 @@ pub(crate) fn _host_step_node(
     let get = |name: &str| -> Result<Bound<'_, PyAny>> {
         fields.get_item(name)?.ok_or_else(|| value_error(format!("{kind}: no field {name}")))
     };
-    let named = |name: &str| -> Result<String> { Ok(get(name)?.extract()?) };
+    let named = |name: &str| -> Result<String> { get(name)?.extract() };
     let node = match (kind, children.as_slice()) {
         ("Nonzero", [mask]) => Array::new_nonzero(mask, &named("count")?),
         ("Sort", [array]) => Array::new_sort(
