@@ -1435,6 +1435,11 @@ case("slice_bounds_at_int64_ends_symbolic",
 case("error_index_int64_min_symbolic", "y[-9223372036854775807 - 1]", {"y": (D, ("n",))}, sizes={"n": 5}, error="IndexOutOfRange")
 case("error_index_int64_max_symbolic", "y[:, 9223372036854775807]", {"y": (D, (2, "n"))}, sizes={"n": 5}, error="IndexOutOfRange")
 
+# numpy allows 64 axes: the index of axis 32 must not be named like WGSL's type `i32`.
+case("sixty_four_axes",
+     {"y": "2 * x + 1", "t": "np.transpose(x)", "m": "np.max(x, axis=-1)", "s": "np.sum(x, axis=(0, 33, 62))"},
+     {"x": (D, (1,) * 30 + (2,) + (1,) * 2 + (2,) + (1,) * 28 + (3,))})
+
 
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices

@@ -100,6 +100,12 @@ pub(crate) struct Shader {
     pub(crate) loops: LoopPlan,
 }
 
+/// The WGSL variable of the output index `_k`. Not `i{k}`: `i32` and `i64` are WGSL's types, so
+/// an array of 33 axes would shadow one.
+fn iname_var(k: usize) -> String {
+    format!("idx{k}")
+}
+
 fn unsupported(reason: String) -> Error {
     Error::Unsupported { backend: "wgpu".into(), reason }
 }
@@ -558,11 +564,15 @@ impl Translator<'_> {
         self.line("var rest: u32 = element;");
         for axis in (0..ndim).rev() {
             if axis == 0 {
-                self.line(&format!("let i0: {ix} = {ix}(rest) + zero;", ix = self.ix()));
+                self.line(&format!("let {}: {ix} = {ix}(rest) + zero;", iname_var(0), ix = self.ix()));
             } else {
                 // `max`: an output with an empty axis runs no invocation, but an axis of constant
                 // length 0 must not be a division by a constant zero.
-                self.line(&format!("let i{axis}: {ix} = {ix}(rest % max(u32(e0_{axis}), 1u)) + zero;", ix = self.ix()));
+                self.line(&format!(
+                    "let {}: {ix} = {ix}(rest % max(u32(e0_{axis}), 1u)) + zero;",
+                    iname_var(axis),
+                    ix = self.ix()
+                ));
                 self.line(&format!("rest = rest / max(u32(e0_{axis}), 1u);"));
             }
         }
@@ -656,7 +666,7 @@ impl Translator<'_> {
             }
             Expr::Const(s) => self.constant(s),
             Expr::Var(name) => match classify(name) {
-                Some(Reserved::Iname(k)) => Ok(format!("i{k}")),
+                Some(Reserved::Iname(k)) => Ok(iname_var(k)),
                 Some(Reserved::ReductionIname(_)) => Ok(reduction_var(name)),
                 _ => {
                     if let Some(j) = self.program.size_params.iter().position(|p| p == &**name) {

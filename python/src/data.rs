@@ -36,51 +36,112 @@ macro_rules! with_element_types {
 macro_rules! borrowed_enums {
     ($($variant:ident => $t:ty),* $(,)?) => {
         /// A numpy array borrowed for reading (numpy's borrow flag is held until it drops).
-        pub(crate) enum Borrowed<'py> {
+        enum ReadonlyArray<'py> {
             $($variant(PyReadonlyArrayDyn<'py, $t>),)*
         }
 
         /// A numpy array borrowed for writing.
-        pub(crate) enum BorrowedMut<'py> {
+        enum ReadwriteArray<'py> {
             $($variant(PyReadwriteArrayDyn<'py, $t>),)*
         }
 
-        impl<'py> Borrowed<'py> {
+        impl<'py> ReadonlyArray<'py> {
             /// Borrows `array` if its dtype is one the library supports; an error where it is
             /// being written (an output of the same run).
-            fn of(array: &Bound<'py, PyAny>, what: &str) -> Option<PyResult<Borrowed<'py>>> {
+            fn of(array: &Bound<'py, PyAny>, what: &str) -> Option<PyResult<ReadonlyArray<'py>>> {
                 $(if let Ok(a) = array.cast::<PyArrayDyn<$t>>() {
-                    return Some(a.try_readonly().map(Borrowed::$variant).map_err(|e| borrowed_elsewhere(what, e)));
+                    return Some(a.try_readonly().map(ReadonlyArray::$variant).map_err(|e| borrowed_elsewhere(what, e)));
                 })*
                 None
             }
 
-            /// The borrowed array as the library's view (no copy).
-            pub(crate) fn view(&self) -> ArrayDataView<'_> {
+            fn view(&self) -> ArrayDataView<'_> {
                 match self {
-                    $(Borrowed::$variant(a) => a.as_array().into(),)*
+                    $(ReadonlyArray::$variant(a) => a.as_array().into(),)*
                 }
             }
         }
 
-        impl<'py> BorrowedMut<'py> {
-            fn of(array: &Bound<'py, PyAny>, what: &str) -> Option<PyResult<BorrowedMut<'py>>> {
+        impl<'py> ReadwriteArray<'py> {
+            fn of(array: &Bound<'py, PyAny>, what: &str) -> Option<PyResult<ReadwriteArray<'py>>> {
                 $(if let Ok(a) = array.cast::<PyArrayDyn<$t>>() {
-                    return Some(a.try_readwrite().map(BorrowedMut::$variant).map_err(|e| borrowed_elsewhere(what, e)));
+                    return Some(a.try_readwrite().map(ReadwriteArray::$variant).map_err(|e| borrowed_elsewhere(what, e)));
                 })*
                 None
             }
 
-            /// The borrowed array as the library's mutable view (no copy).
-            pub(crate) fn view_mut(&mut self) -> ArrayDataViewMut<'_> {
+            fn view_mut(&mut self) -> ArrayDataViewMut<'_> {
                 match self {
-                    $(BorrowedMut::$variant(a) => a.as_array_mut().into(),)*
+                    $(ReadwriteArray::$variant(a) => a.as_array_mut().into(),)*
                 }
             }
         }
     };
 }
 with_element_types!(borrowed_enums);
+
+/// The most axes rust-numpy's views have (it panics beyond them); numpy allows 64. An array of
+/// more axes crosses as a flat row-major view of its elements, and gets its shape back on the
+/// library's side.
+const MAX_VIEW_AXES: usize = 32;
+
+/// A numpy array borrowed for reading, as the library's view.
+pub(crate) struct Borrowed<'py> {
+    array: ReadonlyArray<'py>,
+    /// The shape of an array of more than [`MAX_VIEW_AXES`] axes, borrowed flat.
+    flat_shape: Option<Vec<usize>>,
+}
+
+impl Borrowed<'_> {
+    /// The borrowed array as the library's view (no copy).
+    pub(crate) fn view(&self) -> ArrayDataView<'_> {
+        let view = self.array.view();
+        let Some(shape) = &self.flat_shape else { return view };
+        macro_rules! by_variant {
+            ($($variant:ident => $t:ty),* $(,)?) => {
+                match view {
+                    $(ArrayDataView::$variant(a) => a
+                        .into_shape_with_order(ndarray::IxDyn(shape))
+                        .expect("a flat borrow holds its shape's elements")
+                        .into(),)*
+                }
+            };
+        }
+        with_element_types!(by_variant)
+    }
+}
+
+/// A numpy array borrowed for writing, as the library's mutable view.
+pub(crate) struct BorrowedMut<'py> {
+    array: ReadwriteArray<'py>,
+    flat_shape: Option<Vec<usize>>,
+}
+
+impl BorrowedMut<'_> {
+    /// The borrowed array as the library's mutable view (no copy).
+    pub(crate) fn view_mut(&mut self) -> ArrayDataViewMut<'_> {
+        let view = self.array.view_mut();
+        let Some(shape) = &self.flat_shape else { return view };
+        macro_rules! by_variant {
+            ($($variant:ident => $t:ty),* $(,)?) => {
+                match view {
+                    $(ArrayDataViewMut::$variant(a) => a
+                        .into_shape_with_order(ndarray::IxDyn(shape))
+                        .expect("a flat borrow holds its shape's elements")
+                        .into(),)*
+                }
+            };
+        }
+        with_element_types!(by_variant)
+    }
+}
+
+/// The shape of `array` where it has more axes than rust-numpy's views: the caller then borrows
+/// it flat.
+fn shape_beyond_views(array: &Bound<'_, PyAny>) -> Result<Option<Vec<usize>>> {
+    let shape: Vec<usize> = array.getattr("shape")?.extract()?;
+    Ok((shape.len() > MAX_VIEW_AXES).then_some(shape))
+}
 
 /// `obj` as a numpy array: arrays as they are, anything else through `numpy.asarray`.
 fn as_numpy<'py>(obj: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
@@ -167,7 +228,13 @@ pub(crate) fn borrow<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Borrowe
     if !is_aligned(&array)? {
         array = array.call_method0("copy")?;
     }
-    Borrowed::of(&array, what).unwrap_or_else(|| Err(unsupported(what, &array)))
+    let flat_shape = shape_beyond_views(&array)?;
+    if flat_shape.is_some() {
+        // A row-major view of the elements (a copy only where they are not row-major already).
+        array = array.py().import("numpy")?.call_method1("ravel", (&array,))?;
+    }
+    let array = ReadonlyArray::of(&array, what).unwrap_or_else(|| Err(unsupported(what, &array)))?;
+    Ok(Borrowed { array, flat_shape })
 }
 
 /// Borrows a numpy array for writing. `what` names the array in errors.
@@ -199,7 +266,21 @@ pub(crate) fn borrow_mut<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Bor
     if has_bool_bytes_beyond_one(obj)? {
         obj.call_method1("view", ("uint8",))?.call_method1("fill", (0,))?;
     }
-    BorrowedMut::of(obj, what).unwrap_or_else(|| Err(unsupported(what, obj)))
+    let flat_shape = shape_beyond_views(obj)?;
+    let flat = match &flat_shape {
+        None => obj.clone(),
+        Some(shape) => {
+            if !obj.getattr("flags")?.getattr("c_contiguous")?.extract::<bool>()? {
+                return Err(value_error(format!(
+                    "{what}: an output array of more than {MAX_VIEW_AXES} axes (shape {shape:?}) must be \
+                     C-contiguous: it is written through a flat view of its elements"
+                )));
+            }
+            obj.call_method1("reshape", (-1,))?
+        }
+    };
+    let array = ReadwriteArray::of(&flat, what).unwrap_or_else(|| Err(unsupported(what, obj)))?;
+    Ok(BorrowedMut { array, flat_shape })
 }
 
 /// `obj`'s data for a data wrapper: an [`EvaluatedArray`]'s own buffer (shared, no copy, on the
@@ -249,7 +330,14 @@ pub(crate) fn shared_data(obj: &Bound<'_, PyAny>, what: &str) -> Result<DataRef>
 pub(crate) fn to_numpy(py: Python<'_>, data: ArrayData) -> Bound<'_, PyAny> {
     fn move_to_numpy<T: Element + Clone>(py: Python<'_>, a: ndarray::ArrayD<T>) -> Bound<'_, PyAny> {
         let a = if a.is_standard_layout() { a } else { a.as_standard_layout().into_owned() };
-        a.into_pyarray(py).into_any()
+        if a.ndim() <= MAX_VIEW_AXES {
+            return a.into_pyarray(py).into_any();
+        }
+        // Beyond rust-numpy's axes: moved flat, then reshaped by numpy (a view, no copy).
+        let shape = a.shape().to_vec();
+        let flat = a.into_shape_with_order(ndarray::IxDyn(&[shape.iter().product()])).expect("row-major");
+        let flat = flat.into_pyarray(py).into_any();
+        flat.call_method1("reshape", (shape,)).expect("numpy reshapes a flat array to its own shape")
     }
     macro_rules! by_variant {
         ($($variant:ident => $t:ty),* $(,)?) => {

@@ -237,3 +237,27 @@ def test_arguments_found_by_random_calls_are_errors_not_panics():
     with pytest.raises(pt.OverflowError):
         pt.pad(pt.make_placeholder("x", (1,), np.float64), 2**62)
     assert pt.get_placeholder_data_flow_svg({"a": 1}).startswith("<svg")
+
+
+@pytest.mark.parametrize("ndim", [32, 33, 40, 64])
+def test_arrays_of_up_to_64_axes_cross_both_ways(backend, ndim):
+    """numpy allows 64 axes, rust-numpy's views 32 (it panicked beyond them), and the wgpu
+    backend named the index of axis 32 `i32`, which shadows WGSL's type."""
+    rng = np.random.default_rng(ndim)
+    shape = (1,) * (ndim - 3) + (2, 1, 3)
+    a = rng.standard_normal(shape)
+    x = pt.make_placeholder("x", shape, np.float64)
+    prg = pt.generate(pt.make_dict_of_named_arrays({"y": 2 * x + 1, "t": pt.transpose(x), "m": x.max(axis=-1)}),
+                      backend)
+    for given in (a, np.asfortranarray(a), np.ascontiguousarray(a[..., ::-1])[..., ::-1]):
+        got = prg(x=given)
+        np.testing.assert_array_equal(got["y"], 2 * a + 1, strict=True)
+        np.testing.assert_array_equal(got["t"], a.T, strict=True)
+        np.testing.assert_array_equal(got["m"], a.max(axis=-1), strict=True)
+    out = np.zeros(shape)
+    pt.generate(x * 3, backend).run_into(out, x=a)
+    np.testing.assert_array_equal(out, a * 3)
+    np.testing.assert_array_equal(pt.generate(pt.make_data_wrapper(a) - 1, backend)(), a - 1, strict=True)
+    if ndim > 32:
+        with pytest.raises(ValueError, match="C-contiguous"):
+            pt.generate(x * 3, backend).run_into(np.zeros(shape[::-1]).T, x=a)
