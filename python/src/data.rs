@@ -85,6 +85,9 @@ with_element_types!(borrowed_enums);
 /// library's side.
 const MAX_VIEW_AXES: usize = 32;
 
+/// The most axes a numpy array has (numpy 2's `NPY_MAXDIMS`).
+const NUMPY_MAX_AXES: usize = 64;
+
 /// A numpy array borrowed for reading, as the library's view.
 pub(crate) struct Borrowed<'py> {
     array: ReadonlyArray<'py>,
@@ -327,17 +330,24 @@ pub(crate) fn shared_data(obj: &Bound<'_, PyAny>, what: &str) -> Result<DataRef>
 
 /// Moves a result into a numpy array: no copy for the row-major arrays the compiled backends
 /// return; an array of another layout (the interpreter's flips, say) is made row-major first.
-pub(crate) fn to_numpy(py: Python<'_>, data: ArrayData) -> Bound<'_, PyAny> {
-    fn move_to_numpy<T: Element + Clone>(py: Python<'_>, a: ndarray::ArrayD<T>) -> Bound<'_, PyAny> {
+/// A result of more axes than numpy's 64 (the library has no limit) is numpy's `ValueError`.
+pub(crate) fn to_numpy(py: Python<'_>, data: ArrayData) -> Result<Bound<'_, PyAny>> {
+    fn move_to_numpy<T: Element + Clone>(py: Python<'_>, a: ndarray::ArrayD<T>) -> Result<Bound<'_, PyAny>> {
         let a = if a.is_standard_layout() { a } else { a.as_standard_layout().into_owned() };
         if a.ndim() <= MAX_VIEW_AXES {
-            return a.into_pyarray(py).into_any();
+            return Ok(a.into_pyarray(py).into_any());
+        }
+        if a.ndim() > NUMPY_MAX_AXES {
+            return Err(value_error(format!(
+                "a result of {} axes cannot be a numpy array (numpy allows at most {NUMPY_MAX_AXES}); its shape is {:?}",
+                a.ndim(),
+                a.shape()
+            )));
         }
         // Beyond rust-numpy's axes: moved flat, then reshaped by numpy (a view, no copy).
         let shape = a.shape().to_vec();
         let flat = a.into_shape_with_order(ndarray::IxDyn(&[shape.iter().product()])).expect("row-major");
-        let flat = flat.into_pyarray(py).into_any();
-        flat.call_method1("reshape", (shape,)).expect("numpy reshapes a flat array to its own shape")
+        Ok(flat.into_pyarray(py).into_any().call_method1("reshape", (shape,))?)
     }
     macro_rules! by_variant {
         ($($variant:ident => $t:ty),* $(,)?) => {

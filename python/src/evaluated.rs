@@ -47,7 +47,7 @@ impl EvaluatedArray {
 pub(crate) fn into_numpy(py: Python<'_>, data: DataRef) -> Result<Bound<'_, PyAny>> {
     let host = interruptible(py, || data.to_host())?;
     drop(data);
-    Ok(to_numpy(py, Arc::unwrap_or_clone(host)))
+    to_numpy(py, Arc::unwrap_or_clone(host))
 }
 
 /// A copy of `array` (a numpy array, or anything `numpy.asarray` takes) held by a backend

@@ -424,7 +424,7 @@ fn expr_postorder<'py>(py: Python<'py>, expr: &pytato::Expr) -> PyResult<Bound<'
             Expr::Const(value) => {
                 let data = pytato::ArrayData::from_scalars(value.dtype(), &[], [*value])
                     .expect("one scalar of its own dtype is a 0-d array");
-                PyTuple::new(py, ["const".into_pyobject(py)?.into_any(), to_numpy(py, data).get_item(())?])?
+                PyTuple::new(py, ["const".into_pyobject(py)?.into_any(), to_numpy(py, data)?.get_item(())?])?
             }
             Expr::Var(name) => PyTuple::new(py, ["var", name.as_ref()])?,
             Expr::Subscript(name, indices) => ("subscript", name.as_ref(), indices.len()).into_pyobject(py)?,
@@ -449,7 +449,7 @@ fn expr_postorder<'py>(py: Python<'py>, expr: &pytato::Expr) -> PyResult<Bound<'
                     Some(start) => {
                         let data = pytato::ArrayData::from_scalars(start.dtype(), &[], [start])
                             .expect("one scalar of its own dtype is a 0-d array");
-                        to_numpy(py, data).get_item(())?
+                        to_numpy(py, data)?.get_item(())?
                     }
                     None => py.None().into_bound(py),
                 };

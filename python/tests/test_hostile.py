@@ -261,3 +261,11 @@ def test_arrays_of_up_to_64_axes_cross_both_ways(backend, ndim):
     if ndim > 32:
         with pytest.raises(ValueError, match="C-contiguous"):
             pt.generate(x * 3, backend).run_into(np.zeros(shape[::-1]).T, x=a)
+
+
+def test_results_of_more_axes_than_numpy_allows_are_value_errors(backend):
+    x = pt.make_placeholder("x", (2,), np.float64)
+    with pytest.raises(ValueError, match="numpy allows at most 64"):
+        pt.generate(x.reshape((1,) * 70 + (2,)), backend)(x=np.arange(2.0))
+    np.testing.assert_array_equal(pt.generate(x.reshape((1,) * 63 + (2,)), backend)(x=np.arange(2.0)),
+                                  np.arange(2.0).reshape((1,) * 63 + (2,)), strict=True)
