@@ -380,9 +380,17 @@ def float_power(x1, x2):
     return power(cast(x1), cast(x2))  # noqa: F405
 
 
-def divmod(x1, x2):  # noqa: A001
-    """numpy's ``divmod``: ``(floor_divide(x1, x2), remainder(x1, x2))``, the same loops."""
-    return floor_divide(x1, x2), remainder(x1, x2)  # noqa: F405
+def divmod(x1, x2, /, *, dtype=None, casting="same_kind", order="K"):  # noqa: A001
+    """numpy's ``divmod``: ``(floor_divide(x1, x2), remainder(x1, x2))``, the same loops, with
+    numpy's ufunc keywords (``dtype=`` is the dtype of both results, as of each of the two
+    ufuncs)."""
+    from ._native import _check_ufunc_order
+
+    _check_ufunc_order("divmod", order)
+    if not _builtins.any(isinstance(a, Array) for a in (x1, x2)):  # noqa: F405
+        return _np.divmod(x1, x2, dtype=dtype, casting=casting)
+    keywords = {} if dtype is None and casting == "same_kind" else {"dtype": dtype, "casting": casting}
+    return floor_divide(x1, x2, **keywords), remainder(x1, x2, **keywords)  # noqa: F405
 
 
 def outer(a, b):
@@ -1158,9 +1166,9 @@ def asfortranarray(a, dtype=None, *, like=None):
     return ascontiguousarray(a, dtype)
 
 
-def asanyarray(a, dtype=None, order=None, *, like=None):
-    """numpy's ``asanyarray``: an expression as it is, other data as :func:`asarray` takes it."""
-    return _in_dtype(a, dtype)
+def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    """numpy's ``asanyarray``: :func:`asarray` (a lazy array has no subclasses)."""
+    return asarray(a, dtype, order, device=device, copy=copy)  # noqa: F405
 
 
 _REQUIREMENTS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F", "F_CONTIGUOUS": "F",

@@ -131,6 +131,31 @@ fn _check_ufunc_order(name: &str, order: &str) -> Result<()> {
     check_ufunc_order(name, order)
 }
 
+/// numpy's memory `order=` of a function that makes a new array: `None`, or one of `order`'s
+/// letters in either case (`zeros` allows "CF", `asarray` "CFAK"); an expression has no memory
+/// layout, so a valid order changes nothing.
+fn check_creation_order(name: &str, order: Option<&str>, allowed: &str) -> Result<()> {
+    let Some(order) = order else { return Ok(()) };
+    let letter = order.to_ascii_uppercase();
+    if letter.len() == 1 && allowed.contains(letter.as_str()) {
+        return Ok(());
+    }
+    if letter.len() == 1 && "CFAK".contains(letter.as_str()) {
+        return Err(value_error(format!("{name}: only 'C' or 'F' order is permitted, not {order:?}")));
+    }
+    Err(value_error(format!("{name}: order must be one of 'C', 'F', 'A' or 'K', not {order:?}")))
+}
+
+/// numpy's `device=`: `None` or `"cpu"`, where results are returned.
+fn check_device(name: &str, device: Option<&Bound<'_, PyAny>>) -> Result<()> {
+    match device.filter(|d| !d.is_none()) {
+        Some(d) if d.extract::<String>().ok().as_deref() != Some("cpu") => {
+            Err(value_error(format!("{name}: device={d} is not supported; results are host arrays (\"cpu\")")))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A ufunc's `dtype=` and `casting=` (numpy's defaults: `None`, `"same_kind"`).
 struct UfuncKeywords<'a, 'py> {
     dtype: Option<&'a Bound<'py, PyAny>>,
@@ -1322,31 +1347,68 @@ fn pad(
 
 // ---- creation -----------------------------------------------------------------------------
 
+/// numpy's `zeros`; `order` ('C' or 'F') is checked and changes nothing, `like` is not used.
 #[pyfunction]
-#[pyo3(signature = (shape, dtype = None))]
-fn zeros(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
+#[pyo3(signature = (shape, dtype = None, order = None, *, device = None, like = None))]
+fn zeros(
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    order: Option<&str>,
+    device: Option<&Bound<'_, PyAny>>,
+    like: Option<&Bound<'_, PyAny>>,
+) -> Result<Py<PyArrayExpr>> {
+    let _ = like;
+    check_creation_order("zeros", order, "CF")?;
+    check_device("zeros", device)?;
     wrap(pt::zeros(shape_from_py(shape)?, optional_dtype(dtype)?.unwrap_or(DType::F64)))
 }
 
+/// numpy's `ones`; `order` ('C' or 'F') is checked and changes nothing, `like` is not used.
 #[pyfunction]
-#[pyo3(signature = (shape, dtype = None))]
-fn ones(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
+#[pyo3(signature = (shape, dtype = None, order = None, *, device = None, like = None))]
+fn ones(
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    order: Option<&str>,
+    device: Option<&Bound<'_, PyAny>>,
+    like: Option<&Bound<'_, PyAny>>,
+) -> Result<Py<PyArrayExpr>> {
+    let _ = like;
+    check_creation_order("ones", order, "CF")?;
+    check_device("ones", device)?;
     wrap(pt::ones(shape_from_py(shape)?, optional_dtype(dtype)?.unwrap_or(DType::F64)))
 }
 
+/// numpy's `empty`; `order` ('C' or 'F') is checked and changes nothing, `like` is not used.
 #[pyfunction]
-#[pyo3(signature = (shape, dtype = None))]
-fn empty(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
+#[pyo3(signature = (shape, dtype = None, order = None, *, device = None, like = None))]
+fn empty(
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    order: Option<&str>,
+    device: Option<&Bound<'_, PyAny>>,
+    like: Option<&Bound<'_, PyAny>>,
+) -> Result<Py<PyArrayExpr>> {
+    let _ = like;
+    check_creation_order("empty", order, "CF")?;
+    check_device("empty", device)?;
     wrap(pt::empty(shape_from_py(shape)?, optional_dtype(dtype)?.unwrap_or(DType::F64)))
 }
 
+/// numpy's `full`; `order` ('C' or 'F') is checked and changes nothing, `like` is not used.
 #[pyfunction]
-#[pyo3(signature = (shape, fill_value, dtype = None))]
+#[pyo3(signature = (shape, fill_value, dtype = None, order = None, *, device = None, like = None))]
 fn full(
     shape: &Bound<'_, PyAny>,
     fill_value: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
+    order: Option<&str>,
+    device: Option<&Bound<'_, PyAny>>,
+    like: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
+    let _ = like;
+    check_creation_order("full", order, "CF")?;
+    check_device("full", device)?;
     let shape = shape_from_py(shape)?;
     let dtype = optional_dtype(dtype)?;
     let array_fill = fill_value.cast::<PyArrayExpr>().is_ok()
@@ -1374,11 +1436,7 @@ fn filled_like(
     shape: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
-    if let Some(device) = device.filter(|d| !d.is_none())
-        && device.extract::<String>().ok().as_deref() != Some("cpu")
-    {
-        return Err(value_error(format!("device={device} is not supported; results are host arrays (\"cpu\")")));
-    }
+    check_device("the _like function", device)?;
     let a = array_from_py(a)?;
     let dtype = optional_dtype(dtype)?;
     match shape.filter(|s| !s.is_none()) {
@@ -1451,10 +1509,33 @@ fn full_like(
     filled_like(a, value, dtype, shape, device)
 }
 
+/// numpy's (and the Array API's) `asarray`: an expression as it is, other data wrapped (a copy
+/// the DAG keeps); in `dtype` where given. `order` is checked and changes nothing; `copy=False`
+/// is numpy's `ValueError` where a copy is needed (a new dtype, or data that is not an
+/// expression, which the library copies); `like` is not used.
 #[pyfunction]
-#[pyo3(signature = (a, dtype = None))]
-fn asarray(a: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::asarray(&array_from_py(a)?, optional_dtype(dtype)?))
+#[pyo3(signature = (a, dtype = None, order = None, *, device = None, copy = None, like = None))]
+fn asarray(
+    a: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    order: Option<&str>,
+    device: Option<&Bound<'_, PyAny>>,
+    copy: Option<bool>,
+    like: Option<&Bound<'_, PyAny>>,
+) -> Result<Py<PyArrayExpr>> {
+    let _ = like;
+    check_creation_order("asarray", order, "CFAK")?;
+    check_device("asarray", device)?;
+    let is_expression = a.cast::<PyArrayExpr>().is_ok();
+    let array = array_from_py(a)?;
+    let dtype = optional_dtype(dtype)?;
+    if copy == Some(false) && (!is_expression || dtype.is_some_and(|d| d != array.dtype())) {
+        return Err(value_error(format!(
+            "asarray: unable to avoid a copy with copy=False ({}); pass copy=None to allow one",
+            if is_expression { "a new dtype" } else { "data becomes an expression through a copy the DAG keeps" }
+        )));
+    }
+    wrap(pt::asarray(&array, dtype))
 }
 
 #[pyfunction]

@@ -3006,3 +3006,42 @@ def test_array_equiv_require_and_the_shape_helpers_are_numpys(backend):
     assert pt.issubdtype(a.dtype, np.integer) and pt.common_type(pt.astype(a, np.float32)) is np.float32
     assert np.common_type(pt.astype(a, np.float32)) is np.float32
     assert np.ndim(a) == 2 and np.size(a) == 6
+
+
+def test_creation_functions_and_divmod_take_numpys_keywords(backend):
+    """``order=`` of ``zeros``/``ones``/``empty``/``full`` ('C' or 'F') and of ``asarray``
+    (any of 'CFAK') is checked as numpy checks it and changes nothing; ``device="cpu"`` is
+    allowed; ``asarray(copy=False)`` refuses where a copy is needed; ``divmod`` takes the
+    ufunc keywords of its two ufuncs."""
+    inputs = {"i": np.array([-7, 5, 0, -128, 127], np.int8), "f": np.array([2.5, -0.0, np.inf, np.nan, 3.0], np.float32)}
+    calls = {
+        "zeros F": lambda m, p: m.zeros((2, 3), np.int16, order="F"),
+        "ones c": lambda m, p: m.ones(3, order="c", device="cpu"),
+        "full F": lambda m, p: m.full((2,), 1.5, np.float32, "F"),
+        "asarray K": lambda m, p: m.asarray(p["i"], np.float32, order="K", copy=True),
+        "asanyarray A": lambda m, p: m.asanyarray(p["f"], order="A", device="cpu"),
+        "divmod f64 q": lambda m, p: m.divmod(p["i"], p["f"], dtype=np.float64)[0],
+        "divmod f64 r": lambda m, p: m.divmod(p["i"], p["f"], dtype=np.float64)[1],
+        "divmod unsafe": lambda m, p: m.divmod(p["f"], p["i"], dtype=np.int8, casting="unsafe")[0],
+        "divmod F": lambda m, p: m.divmod(p["i"], 3, order="F")[1],
+    }
+    _calls_give_numpys_bits(backend, calls, inputs)
+    i = pt.make_placeholder("i", (5,), np.int8)
+    f = pt.make_placeholder("f", (5,), np.float32)
+    for module, x, y in ((np, inputs["i"], inputs["f"]), (pt, i, f)):
+        for bad in ("K", "A", "Z"):
+            with pytest.raises(ValueError):
+                module.zeros(2, order=bad)
+        with pytest.raises(ValueError):
+            module.full(2, 1.0, order="K")
+        with pytest.raises(ValueError):
+            module.asarray(x, order="Z")
+        with pytest.raises(ValueError):
+            module.ones(2, device="gpu")
+        with pytest.raises(ValueError):
+            module.asarray(x, dtype=np.float64, copy=False)
+        with pytest.raises(TypeError):  # float32 to int8 is no 'same_kind' cast
+            module.divmod(y, x, dtype=np.int8)
+    assert pt.asarray(i, copy=False) is i
+    with pytest.raises(ValueError, match="copy"):  # wrapping numpy data copies it
+        pt.asarray(inputs["i"], copy=False)
