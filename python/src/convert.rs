@@ -446,6 +446,22 @@ pub(crate) fn arrays_from_py(objs: &Bound<'_, PyAny>) -> Result<Vec<Array>> {
     objs.try_iter()?.map(|a| array_from_py(&a?)).collect()
 }
 
+/// An index array argument (`x[[1, 2]]`, `take(x, [])`): as [`array_from_py`], except that a
+/// Python sequence numpy reads as an empty array of another dtype than ints or bools (`[]` is
+/// float64 to `numpy.asarray`) is an empty int64 array, as numpy's indexing and `take` read it.
+pub(crate) fn index_array_from_py(obj: &Bound<'_, PyAny>) -> Result<Array> {
+    if !(obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>()) {
+        return array_from_py(obj);
+    }
+    let numpy = obj.py().import("numpy")?;
+    let mut data = numpy.call_method1("asarray", (obj,))?;
+    let kind: String = data.getattr("dtype")?.getattr("kind")?.extract()?;
+    if data.getattr("size")?.extract::<usize>()? == 0 && !"biu".contains(kind.as_str()) {
+        data = data.call_method1("astype", (numpy.getattr("int64")?,))?;
+    }
+    wrap_data(&data)
+}
+
 fn wrap_data(obj: &Bound<'_, PyAny>) -> Result<Array> {
     let data = data::shared_data(obj, "an operand")?;
     lib(pytato::data_wrapper(data, None))
@@ -523,13 +539,15 @@ pub(crate) fn index_from_py(key: &Bound<'_, PyAny>) -> Result<Vec<Idx>> {
             let step = bound("step")?.unwrap_or(1);
             return Ok(Idx::Slice { start: bound("start")?, stop: bound("stop")?, step });
         }
+        // A tuple inside the key's tuple is a sequence of indices, as a list is (`x[(0, 1),]`).
         if item.is_instance_of::<PyArrayExpr>()
             || item.is_instance_of::<PyDim>()
             || item.is_instance_of::<PyList>()
+            || item.is_instance_of::<PyTuple>()
             || item.is_instance_of::<PyUntypedArray>()
         {
             // A symbolic length (`x[x.shape[0] - 1]`) indexes as the 0-d int64 array it is.
-            return Ok(Idx::Array(array_from_py(item)?));
+            return Ok(Idx::Array(index_array_from_py(item)?));
         }
         // `x[True]`, `x[np.True_]`: a boolean scalar adds an axis of length 1 or 0 (numpy's rule).
         if let Ok(b) = item.cast::<PyBool>() {

@@ -4,7 +4,7 @@
 //! (`pytato::frontend`); semantics, dtype rules and error messages are the library's.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyInt, PyTuple};
+use pyo3::types::{PyDict, PyInt, PyList, PyTuple};
 use pytato as pt;
 use pytato::dtype::WeakScalar;
 use pytato::{Array, DType, Order};
@@ -13,7 +13,7 @@ use pytato::{Indexing, PadMode, ReduceOptions, ScanOptions, SortOptions, Split, 
 use crate::array::{PyArrayExpr, order_from_str, wrap};
 use crate::convert::{
     PyDim, array_from_py, arrays_from_py, axes_from_py, axes_of, axis_of, dim_from_py, fill_value_from_py,
-    ints_from_py, is_number, is_numpy_scalar, operand_from_py, scalar_from_py, shape_from_py,
+    index_array_from_py, ints_from_py, is_number, is_numpy_scalar, operand_from_py, scalar_from_py, shape_from_py,
 };
 use crate::data::{dtype_from_py, shared_data};
 use crate::errors::{Result, lib, type_error, value_error};
@@ -972,6 +972,25 @@ fn axis_length(a: &Array, axis: Option<i64>) -> Option<Option<i64>> {
 /// numpy's `take(a, indices, axis=None, mode="raise")`: `"wrap"` reads index `i` at `i mod n`,
 /// `"clip"` at `i` clipped to `0..n` (negative indices read the first element), for an axis of
 /// known length `n`.
+/// `take`'s indices: numpy reads a Python sequence of numbers as `numpy.array(indices,
+/// dtype=intp)` does (`[1.5]` is `[1]`, `[]` is empty), and other data as index arrays.
+fn take_indices_from_py(indices: &Bound<'_, PyAny>) -> Result<Array> {
+    if indices.is_instance_of::<PyList>() || indices.is_instance_of::<PyTuple>() {
+        let numpy = indices.py().import("numpy")?;
+        // Sequences of expressions (numpy reads them as objects) are index arrays below.
+        let of_numbers = match numpy.call_method1("asarray", (indices,)) {
+            Ok(plain) => plain.getattr("dtype")?.getattr("kind")?.extract::<String>()? != "O",
+            Err(_) => false,
+        };
+        if of_numbers {
+            let kwargs = PyDict::new(indices.py());
+            kwargs.set_item("dtype", numpy.getattr("int64")?)?;
+            return array_from_py(&numpy.call_method("array", (indices,), Some(&kwargs))?);
+        }
+    }
+    index_array_from_py(indices)
+}
+
 #[pyfunction]
 #[pyo3(signature = (a, indices, axis = None, out = None, mode = "raise"))]
 fn take(
@@ -984,7 +1003,7 @@ fn take(
     if out.is_some_and(|o| !o.is_none()) {
         return Err(type_error("take: out= cannot be written by a lazy expression"));
     }
-    let (a, indices) = (array_from_py(a)?, array_from_py(indices)?);
+    let (a, indices) = (array_from_py(a)?, take_indices_from_py(indices)?);
     let axis = axis_of(&a, axis);
     let length = |a: &Array| -> Result<i64> {
         axis_length(a, axis).flatten().filter(|&n| n > 0).ok_or_else(|| {

@@ -3045,3 +3045,35 @@ def test_creation_functions_and_divmod_take_numpys_keywords(backend):
     assert pt.asarray(i, copy=False) is i
     with pytest.raises(ValueError, match="copy"):  # wrapping numpy data copies it
         pt.asarray(inputs["i"], copy=False)
+
+
+def test_sequences_as_indices_are_read_as_numpy_reads_them(backend):
+    """An empty list or tuple is an empty integer index (``numpy.asarray([])`` is float64, which
+    indexing and ``take`` read as intp); a tuple inside the key's tuple is a sequence of indices;
+    ``take`` reads a sequence of numbers as ``numpy.array(seq, dtype=intp)`` does (``[1.9]`` is
+    ``[1]``). Arrays of floats stay refused, as numpy refuses them."""
+    inputs = {"a": np.arange(6.0).reshape(2, 3)}
+    calls = {
+        "a[[]]": lambda m, p: p["a"][[]],
+        "a[:, []]": lambda m, p: p["a"][:, []],
+        "a[[[]]]": lambda m, p: p["a"][[[]]],
+        "a[[], []]": lambda m, p: p["a"][[], []],
+        "a[[], None]": lambda m, p: p["a"][[], None],
+        "a[(1, 0),]": lambda m, p: p["a"][(1, 0),],
+        "a[(),]": lambda m, p: p["a"][(),],
+        "a[:, (2, -1)]": lambda m, p: p["a"][:, (2, -1)],
+        "take []": lambda m, p: m.take(p["a"], [], axis=-1),
+        "take ()": lambda m, p: m.take(p["a"], ()),
+        "take [[]]": lambda m, p: m.take(p["a"], [[]], axis=0),
+        "take floats": lambda m, p: m.take(p["a"], [1.9, -0.5, 5.0]),
+        "take bools": lambda m, p: m.take(p["a"], (True, False), axis=1),
+    }
+    _calls_give_numpys_bits(backend, calls, inputs)
+    a = pt.make_placeholder("a", (2, 3), np.float64)
+    for module, x in ((np, inputs["a"]), (pt, a)):
+        with pytest.raises(IndexError):
+            x[np.array([])]
+        with pytest.raises(IndexError):
+            x[[1.0]]
+        with pytest.raises(TypeError):
+            module.take(x, np.array([1.0]))
