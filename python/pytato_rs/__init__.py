@@ -827,12 +827,11 @@ def _nan_extremum(a, axis, keepdims, reduce, fill, initial):
     numpy's loop keeps it (a complex one whole: ``nan+1j`` stays ``nan+1j``). With ``initial``,
     the reduction starts from it, so an all-NaN or empty slice gives ``initial``."""
     a = _as_array(a)
-    nan_initial = initial is not None and _np.isnan(initial)
-    if nan_initial and a.dtype.kind not in "fc":
-        initial = None  # fmax and fmin pass over a NaN
     options = {} if initial is None else {"initial": initial}
     if a.dtype.kind not in "fc":
+        # numpy casts ``initial`` to the integers first: a NaN is its ValueError, as for ``max``
         return reduce(a, axis=axis, keepdims=keepdims, **options)
+    nan_initial = initial is not None and _np.isnan(initial)
     if a.dtype.kind == "c":
         # Complex numbers order by real part, then imaginary part: +inf alone (inf+0j) is below
         # inf+1j, so it would win a minimum it is not part of.

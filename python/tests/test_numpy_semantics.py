@@ -2948,6 +2948,24 @@ def test_nanmin_and_nanmax_from_a_nan_initial_are_numpys(backend, dtype):
     _calls_give_numpys_bits(backend, calls, inputs)
 
 
+def test_nanmin_and_nanmax_of_integers_cast_initial_as_numpy_does(backend):
+    """Of integers, ``initial`` is cast to the array's dtype first, as for ``min``/``max``: a NaN
+    is numpy's ValueError (it was passed over, a value where numpy raises), an integer out of the
+    dtype's range its OverflowError; 1.5 is 1."""
+    inputs = {"u": np.array([[1, 2, 3], [9, 0, 4]], np.uint8)}
+    calls = {f"{f} {init}": lambda m, p, f=f, init=init: getattr(m, f)(p["u"], axis=1, initial=init)
+             for f in ("nanmin", "nanmax") for init in (1.5, 5, True)}
+    _calls_give_numpys_bits(backend, calls, inputs)
+    u = pt.make_placeholder("u", (2, 3), np.uint8)
+    for module, x in ((np, inputs["u"]), (pt, u)):
+        for f in (module.nanmin, module.nanmax):
+            with pytest.raises(ValueError):
+                f(x, initial=np.nan)
+            for huge in (-1, 2**70):
+                with pytest.raises(OverflowError):
+                    f(x, initial=huge)
+
+
 def test_piecewise_i0_and_unwrap_are_numpys(backend):
     """``piecewise`` with values, functions of the selected elements (not elementwise ones too) and
     an 'otherwise' function, cast to ``x``'s dtype; ``i0`` through numpy's Chebyshev series (to
