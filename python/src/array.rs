@@ -8,7 +8,7 @@ use pyo3::types::{PyDict, PyFrozenSet, PyTuple};
 use pytato as pt;
 use pytato::{Array, DType, DictOfNamedArrays, Order};
 
-use crate::convert::{axes_of, index_from_py, known_operand, operand_from_py, shape_from_py, shape_to_py};
+use crate::convert::{axes_of, index_from_py, known_operand, new_shape_from_py, operand_from_py, shape_to_py};
 use crate::data::{dtype_from_py, numpy_dtype};
 use crate::errors::{Result, key_error, lib, type_error, value_error};
 use crate::functions::{self, Reduction};
@@ -593,8 +593,8 @@ impl PyArrayExpr {
     #[pyo3(signature = (*shape, order = "C"))]
     fn reshape(&self, shape: &Bound<'_, PyTuple>, order: &str) -> Result<Py<PyArrayExpr>> {
         let shape = match shape.len() {
-            1 => shape_from_py(&shape.get_item(0)?)?,
-            _ => shape_from_py(shape.as_any())?,
+            1 => new_shape_from_py(&shape.get_item(0)?)?,
+            _ => new_shape_from_py(shape.as_any())?,
         };
         wrap(pt::reshape(&self.array, shape, order_from_str(order)?))
     }

@@ -116,6 +116,17 @@ pub(crate) fn shape_from_py(shape: &Bound<'_, PyAny>) -> Result<Shape> {
     Ok(Shape::from(vec![dim_from_py(shape)?]))
 }
 
+/// The new shape of a `reshape`, as numpy reads it: any negative length is the one unknown
+/// length (numpy's `reshape(x, (2, -5))` is `(2, -1)`).
+pub(crate) fn new_shape_from_py(shape: &Bound<'_, PyAny>) -> Result<Shape> {
+    let dims = shape_from_py(shape)?
+        .dims()
+        .iter()
+        .map(|d| if d.as_int().is_some_and(|n| n < 0) { Dim::from(-1) } else { d.clone() })
+        .collect::<Vec<_>>();
+    Ok(Shape::from(dims))
+}
+
 /// A shape as Python sees it: a tuple of ints, with a [`PyDim`] for each symbolic length.
 pub(crate) fn shape_to_py<'py>(py: Python<'py>, shape: &Shape) -> Result<Bound<'py, PyTuple>> {
     let items = shape.dims().iter().map(|d| dim_to_py(py, d)).collect::<Result<Vec<_>>>()?;

@@ -13,7 +13,8 @@ use pytato::{Indexing, PadMode, ReduceOptions, ScanOptions, SortOptions, Split, 
 use crate::array::{PyArrayExpr, order_from_str, wrap};
 use crate::convert::{
     PyDim, array_from_py, arrays_from_py, axes_from_py, axes_of, axis_of, dim_from_py, fill_value_from_py,
-    index_array_from_py, ints_from_py, is_number, is_numpy_scalar, operand_from_py, scalar_from_py, shape_from_py,
+    index_array_from_py, ints_from_py, is_number, is_numpy_scalar, new_shape_from_py, operand_from_py, scalar_from_py,
+    shape_from_py,
 };
 use crate::data::{dtype_from_py, shared_data};
 use crate::errors::{Result, lib, type_error, value_error};
@@ -1045,7 +1046,7 @@ fn reshape(
         }
         (None, None) => return Err(type_error("reshape() missing 1 required argument: 'shape'")),
     };
-    wrap(pt::reshape(&array_from_py(a)?, shape_from_py(shape)?, order_from_str(order)?))
+    wrap(pt::reshape(&array_from_py(a)?, new_shape_from_py(shape)?, order_from_str(order)?))
 }
 
 #[pyfunction]

@@ -3095,3 +3095,21 @@ def test_sequences_as_indices_are_read_as_numpy_reads_them(backend):
             x[[1.0]]
         with pytest.raises(TypeError):
             module.take(x, np.array([1.0]))
+
+
+def test_any_negative_length_in_a_new_shape_is_the_unknown_one(backend):
+    """numpy's ``reshape`` reads every negative length as ``-1`` (``(2, -5)`` is ``(2, -1)``);
+    two of them are its ValueError."""
+    inputs = {"a": np.arange(6.0), "e": np.zeros((0, 0), np.uint8)}
+    calls = {
+        "(2, -5)": lambda m, p: m.reshape(p["a"], (2, -5)),
+        "(-3, 3)": lambda m, p: p["a"].reshape(-3, 3),
+        "-7": lambda m, p: p["a"].reshape(-7),
+        "int64 min": lambda m, p: m.reshape(p["a"], (-(2**63), 1)),
+        "empty": lambda m, p: m.reshape(p["e"], (1, -2)),
+    }
+    _calls_give_numpys_bits(backend, calls, inputs)
+    a = pt.make_placeholder("a", (6,), np.float64)
+    for module, x in ((np, inputs["a"]), (pt, a)):
+        with pytest.raises(ValueError):
+            module.reshape(x, (-1, -2))
