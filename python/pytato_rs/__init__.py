@@ -298,6 +298,8 @@ def _ufunc_keywords(f):
 
     @_functools.wraps(f)
     def with_keywords(*args, dtype=None, casting="same_kind", order="K"):
+        if len(args) != ufunc.nin:  # numpy's further positional arguments are outputs
+            raise TypeError(f"{f.__name__}() takes {ufunc.nin} positional arguments but {len(args)} were given")
         _check_ufunc_order(f.__name__, order)
         if dtype is None and casting == "same_kind":
             return f(*args)

@@ -42,6 +42,9 @@ def _check_kth(pt, a, kth, axis):
         length = a.size
     else:
         length = a.shape[np.lib.array_utils.normalize_axis_index(axis, a.ndim)]
+    if isinstance(kth, pt.Array):
+        raise TypeError("partition: kth must be integers, not an expression (a full sort needs no kth, but "
+                        "numpy checks it when the call is made)")
     for k in np.atleast_1d(kth).ravel().tolist():
         k = operator.index(k)
         if isinstance(length, int) and not -length <= k < length and 0 not in a.shape:

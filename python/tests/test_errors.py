@@ -211,3 +211,17 @@ def test_arguments_out_of_their_domain():
     with pytest.raises(pt.InvalidArgumentError, match="one unknown dimension"):
         pt.reshape(placeholder("x", (2, 2)), (-1, -1))
 
+
+
+def test_outputs_and_lazy_kth_are_type_errors_naming_the_function():
+    """numpy reads a ufunc's further positional arguments as outputs, which a lazy expression
+    cannot write: ufuncs written in Python (``deg2rad``, ``float_power``) refuse them as the
+    native ones do, with keywords too (numpy's ``resolve_dtypes`` said "a type-tuple must be
+    specified of length 2"); ``partition``'s ``kth`` must be numbers (it was an AttributeError)."""
+    x = placeholder("x", (3,), np.float16)
+    for f in (pt.deg2rad, pt.rad2deg, pt.arctan):
+        for keywords in ({}, {"dtype": np.float32}):
+            with pytest.raises(TypeError, match=f"{f.__name__}\\(\\) takes 1 positional"):
+                f(x, x, **keywords)
+    with pytest.raises(TypeError, match="kth"):
+        pt.argpartition(x, pt.zeros(1, np.int8))
