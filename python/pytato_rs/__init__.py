@@ -507,6 +507,9 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         axisa = axisb = axisc = axis
     a, b = moveaxis(_as_array(a), axisa, -1), moveaxis(_as_array(b), axisb, -1)  # noqa: F405
     na, nb = a.shape[-1], b.shape[-1]
+    if not (isinstance(na, int) and isinstance(nb, int)):
+        raise NotImplementedError(f"cross: the vectors' lengths ({na}, {nb}) must be known when the expression is "
+                                  "built (2 or 3)")
     if na not in (2, 3) or nb not in (2, 3):
         raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
     if na == 2 and nb == 2:

@@ -225,3 +225,10 @@ def test_outputs_and_lazy_kth_are_type_errors_naming_the_function():
                 f(x, x, **keywords)
     with pytest.raises(TypeError, match="kth"):
         pt.argpartition(x, pt.zeros(1, np.int8))
+
+
+def test_cross_of_vectors_of_symbolic_length_says_so():
+    """It said "dimension must be 2 or 3", which a length ``n`` may well be at run time."""
+    n = pt.make_size_param("n")
+    with pytest.raises(NotImplementedError, match="must be known"):
+        pt.cross(placeholder("a", (2, n)), placeholder("b", (2, n)))
