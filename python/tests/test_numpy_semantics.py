@@ -3113,3 +3113,40 @@ def test_any_negative_length_in_a_new_shape_is_the_unknown_one(backend):
     for module, x in ((np, inputs["a"]), (pt, a)):
         with pytest.raises(ValueError):
             module.reshape(x, (-1, -2))
+
+
+def test_numpys_ufunc_methods_on_expressions(backend):
+    """numpy's ufunc methods build expressions: ``reduce`` of fmax/fmin (NaNs passed over),
+    of bitwise and/or of booleans, with ``where=``; ``accumulate`` of add and multiply in the
+    dtype numpy's accumulate gives (int8 stays int8, booleans add as int64); ``outer`` of any
+    binary ufunc; a call with ``dtype=``/``casting=``/``order=``. ``out=`` and ``ufunc.at``
+    cannot write a lazy array: TypeErrors saying so."""
+    inputs = {"f": np.array([[1.5, -0.0, np.nan], [np.nan, np.nan, np.nan], [2.0, np.inf, -3.0]]),
+              "i": np.array([[100, 27, -128], [1, 2, 3]], np.int8), "b": np.array([[True, False, True], [False, False, True]]),
+              "v": np.array([0.5, -2.0, 1.0, np.nan], np.float32)}
+    calls = {
+        "fmax.reduce": lambda m, p: np.fmax.reduce(p["f"], axis=1),
+        "fmin.reduce keep": lambda m, p: np.fmin.reduce(p["f"], axis=0, keepdims=True),
+        "fmax.reduce all": lambda m, p: np.fmax.reduce(p["f"], axis=None),
+        "add.reduce where": lambda m, p: np.add.reduce(p["f"], axis=1, where=np.array([True, False, True]), initial=1.0),
+        "bitwise_or.reduce": lambda m, p: np.bitwise_or.reduce(p["b"], axis=1),
+        "bitwise_and.reduce": lambda m, p: np.bitwise_and.reduce(p["b"], axis=0),
+        "add.accumulate int8": lambda m, p: np.add.accumulate(p["i"], axis=1),
+        "add.accumulate bool": lambda m, p: np.add.accumulate(p["b"], axis=1),
+        "multiply.accumulate": lambda m, p: np.multiply.accumulate(p["i"]),
+        "multiply.accumulate f32": lambda m, p: np.multiply.accumulate(p["i"], axis=1, dtype=np.float32),
+        "add.accumulate f": lambda m, p: np.add.accumulate(p["v"]),
+        "subtract.outer": lambda m, p: np.subtract.outer(p["v"], p["i"]),
+        "copysign.outer": lambda m, p: np.copysign.outer(p["v"], p["f"][0]),
+        "maximum.outer dtype": lambda m, p: np.maximum.outer(p["i"], p["v"], dtype=np.float64),
+        "add dtype": lambda m, p: np.add(p["i"], p["v"][:3], dtype=np.float64),
+        "multiply unsafe": lambda m, p: np.multiply(p["i"], 3.5, dtype=np.int8, casting="unsafe", order="F"),
+    }
+    _calls_give_numpys_bits(backend, calls, inputs)
+    x = pt.make_placeholder("x", (3,), np.float64)
+    with pytest.raises(TypeError, match="out="):
+        np.add(x, x, out=np.empty(3))
+    with pytest.raises(TypeError, match="out="):
+        np.add.reduce(x, out=np.empty(()))
+    with pytest.raises(TypeError, match=r"x\.at\["):
+        np.add.at(x, [0], 1.0)
