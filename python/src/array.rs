@@ -123,6 +123,22 @@ impl PyArrayExpr {
         })
     }
 
+    /// The bytes of one element (numpy's `itemsize`).
+    #[getter]
+    fn itemsize(&self) -> usize {
+        self.array.dtype().itemsize()
+    }
+
+    /// The bytes of the result, `size * itemsize` (numpy's `nbytes`); an error where a length is
+    /// symbolic.
+    #[getter]
+    fn nbytes(&self) -> Result<i64> {
+        let itemsize = self.array.dtype().itemsize() as i64;
+        self.size()?.checked_mul(itemsize).ok_or_else(|| {
+            value_error(format!("the bytes of an array of shape {} overflow 64 bits", self.array.shape()))
+        })
+    }
+
     /// The name of a placeholder, size parameter, named data wrapper or a dictionary's entry
     /// (`NamedArray`); `None` otherwise.
     #[getter]

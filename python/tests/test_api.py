@@ -25,6 +25,14 @@ def test_placeholder_shape_dtype_and_size_params():
     with pytest.raises(ValueError, match="overflows"):
         pt.make_placeholder("big", (2**62, 2**62)).size
     assert pt.make_placeholder("w", (2, 3)).size == 6
+    # numpy's itemsize and nbytes
+    for dtype in (np.bool_, np.int16, np.float32, np.complex128):
+        assert pt.make_placeholder("w", (2, 3), dtype).itemsize == np.zeros((2, 3), dtype).itemsize
+        assert pt.make_placeholder("w", (2, 3), dtype).nbytes == np.zeros((2, 3), dtype).nbytes
+    with pytest.raises(ValueError, match="not known"):
+        x.nbytes
+    with pytest.raises(ValueError, match="overflow"):
+        pt.make_placeholder("big", (2**60, 4)).nbytes  # 2**62 elements, 2**65 bytes
     assert len(pt.make_placeholder("v", (5, 2))) == 5
 
 
