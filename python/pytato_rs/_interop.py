@@ -23,6 +23,79 @@ _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "m
 _BOOLEAN_REDUCTIONS = {"bitwise_and": "all", "bitwise_or": "any"}
 # ``ufunc.accumulate`` as the library's scans.
 _SCANS = {"add": "cumsum", "multiply": "cumprod"}
+# Ufuncs whose ``reduce`` and ``accumulate`` give the same values in any grouping (exact and
+# associative; which NaN of several a maximum keeps aside): built here from the ufunc itself
+# along an axis of known length, in log2(length) steps.
+_EXACT = frozenset({"maximum", "minimum", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor",
+                    "logical_and", "logical_or", "logical_xor", "gcd"})
+
+
+def _along(axis, ndim, item):
+    """An index of ``item`` on ``axis`` of an array of ``ndim`` axes, everything elsewhere."""
+    return (slice(None),) * axis + (item,) + (slice(None),) * (ndim - axis - 1)
+
+
+def _known_length(ufunc, method, array, axis):
+    length = array.shape[axis]
+    if not isinstance(length, int):
+        raise NotImplementedError(f"{ufunc.__name__}.{method}: the length of axis {axis} ({length}) must be known "
+                                  "when the expression is built")
+    return length
+
+
+def _doubling_accumulate(pytato_rs, ufunc, function, array, axis):
+    """The running ``function`` of ``array`` along ``axis``: after the steps of shifts 1, 2, 4,
+    ..., element ``i`` combines elements ``0..i`` (Hillis and Steele's scan), the earlier operand
+    first, as numpy's running loop passes it."""
+    length = _known_length(ufunc, "accumulate", array, axis)
+    position = pytato_rs.reshape(pytato_rs.arange(length), (length,) + (1,) * (array.ndim - axis - 1))
+    shift = 1
+    while shift < length:
+        earlier = pytato_rs.roll(array, shift, axis=axis)
+        array = pytato_rs.where(position >= shift, function(earlier, array), array)
+        shift *= 2
+    return array
+
+
+def _halving_reduce(pytato_rs, ufunc, function, array, axis):
+    """``function`` of ``array``'s elements along ``axis``, an axis of length 1 left: halves
+    combined until one element remains (an odd one out carried to the next step); the ufunc's
+    identity for an empty axis."""
+    length = _known_length(ufunc, "reduce", array, axis)
+    if length == 0:
+        shape = tuple(1 if k == axis else n for k, n in enumerate(array.shape))
+        return pytato_rs.full(shape, ufunc.identity, array.dtype)
+    while length > 1:
+        half = length // 2
+        combined = function(array[_along(axis, array.ndim, slice(0, half))],
+                            array[_along(axis, array.ndim, slice(half, 2 * half))])
+        if length % 2:
+            combined = pytato_rs.concatenate([combined, array[_along(axis, array.ndim, slice(2 * half, length))]], axis)
+        array, length = combined, half + length % 2
+    return array
+
+
+def _exact_method(pytato_rs, ufunc, method, array, kwargs):
+    """``reduce`` (``axis``, ``dtype``, ``keepdims``, ``initial``) or ``accumulate`` (``axis``,
+    ``dtype``) of an exact, associative ufunc (see ``_EXACT``), in numpy's result dtype (the
+    operand cast to it first, as numpy's loop reads it), or ``NotImplemented``."""
+    allowed = {"axis", "dtype", "keepdims", "initial"} if method == "reduce" else {"axis", "dtype"}
+    function = getattr(pytato_rs, ufunc.__name__, None)
+    if function is None or not allowed >= kwargs.keys():
+        return NotImplemented
+    array = pytato_rs.asarray(array)
+    dtype = getattr(ufunc, method)(np.zeros(1, array.dtype), dtype=kwargs.get("dtype")).dtype
+    array = pytato_rs.astype(array, dtype)
+    axis = kwargs.get("axis", 0)
+    if method == "accumulate":
+        axis = np.lib.array_utils.normalize_axis_index(axis, array.ndim)
+        return _doubling_accumulate(pytato_rs, ufunc, function, array, axis)
+    axes = tuple(range(array.ndim)) if axis is None else np.lib.array_utils.normalize_axis_tuple(axis, array.ndim)
+    for axis in sorted(axes, reverse=True):
+        array = _halving_reduce(pytato_rs, ufunc, function, array, axis)
+    if kwargs.get("initial") is not None:
+        array = pytato_rs.astype(function(dtype.type(kwargs["initial"]), array), dtype)
+    return array if kwargs.get("keepdims") else pytato_rs.squeeze(array, axes)
 
 
 def _reduce(pytato_rs, ufunc, array, kwargs):
@@ -30,6 +103,8 @@ def _reduce(pytato_rs, ufunc, array, kwargs):
     name = _REDUCTIONS.get(ufunc.__name__)
     if name is None and ufunc.__name__ in _BOOLEAN_REDUCTIONS and getattr(array, "dtype", None) == np.bool_:
         name = _BOOLEAN_REDUCTIONS[ufunc.__name__]
+    if ufunc.__name__ in _EXACT and (name is None or (name in ("all", "any") and "initial" in kwargs)):
+        return _exact_method(pytato_rs, ufunc, "reduce", array, kwargs)
     if name is None or (name.startswith("nan") and ({"dtype", "where"} & kwargs.keys())):
         return NotImplemented
     kwargs.setdefault("axis", 0)
@@ -41,6 +116,8 @@ def _accumulate(pytato_rs, ufunc, array, kwargs):
     ``accumulate`` gives (its own: ``add`` keeps int8, where ``cumsum`` takes int64; booleans
     add as int64), or ``NotImplemented``."""
     name = _SCANS.get(ufunc.__name__)
+    if name is None and ufunc.__name__ in _EXACT:
+        return _exact_method(pytato_rs, ufunc, "accumulate", array, kwargs)
     if name is None or not {"axis", "dtype"} >= kwargs.keys():
         return NotImplemented
     array = pytato_rs.asarray(array)
@@ -64,8 +141,9 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     array of objects (a container of arrays, as arraycontext makes them), the ufunc applied
     element by element, as numpy applies it to objects. ``ufunc.reduce`` of add, multiply,
     maximum, minimum, fmax, fmin and the logical (and, of booleans, bitwise) and/or as the
-    library's reductions; ``accumulate`` of add and multiply as its scans; ``outer`` of any
-    binary ufunc. An ``out=`` array cannot be written lazily, nor can ``ufunc.at`` write its
+    library's reductions; ``accumulate`` of add and multiply as its scans; ``reduce`` and
+    ``accumulate`` of the other exact, associative ufuncs (bitwise ones, ``logical_xor``,
+    ``gcd``, running maxima) in log2(length) steps of the ufunc; ``outer`` of any binary ufunc. An ``out=`` array cannot be written lazily, nor can ``ufunc.at`` write its
     operand: a ``TypeError``. ``NotImplemented`` for what none covers (``reduceat``, ``where=``
     of a call, whose other elements numpy leaves uninitialized, ...), so that numpy raises its
     ``TypeError``."""

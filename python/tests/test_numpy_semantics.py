@@ -3150,3 +3150,44 @@ def test_numpys_ufunc_methods_on_expressions(backend):
         np.add.reduce(x, out=np.empty(()))
     with pytest.raises(TypeError, match=r"x\.at\["):
         np.add.at(x, [0], 1.0)
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor",
+                                  "logical_and", "logical_or", "logical_xor", "gcd"])
+def test_exact_ufuncs_reduce_and_accumulate_as_numpy(backend, name):
+    """``reduce`` and ``accumulate`` of the exact, associative ufuncs (the running maximum,
+    bitwise folds, ...) along axes of known length: numpy's values and dtypes, NaNs where numpy
+    keeps them, an empty axis giving the identity, ``initial``, ``keepdims``, ``dtype``."""
+    rng = np.random.default_rng(21)
+    inputs = {
+        "f": np.array([[1.5, -0.0, np.nan, 2.0, 0.0, -np.inf, 7.0], [np.nan, np.nan, 3.0, -1.0, np.inf, 0.5, -0.0]]),
+        "i": rng.integers(-128, 127, (3, 9)).astype(np.int8),
+        "u": rng.integers(0, 2**63, (2, 5), dtype=np.uint64),
+        "b": rng.random((3, 6)) > 0.5,
+        "c": np.array([[1 + 2j, complex(np.nan, 1), 3 - 1j, 1 + 5j], [0j, -0.0 + 0j, 2 + 2j, complex(1, np.nan)]]),
+        "e": np.zeros((2, 0), np.int16),
+    }
+    ufunc = getattr(np, name)
+    calls = {}
+    for key, a in inputs.items():
+        for method, kw in [("accumulate", {}), ("accumulate", {"axis": 1}), ("reduce", {"axis": 1}),
+                           ("reduce", {"axis": None}), ("reduce", {"axis": (0, 1), "keepdims": True}),
+                           ("reduce", {"axis": 1, "initial": 1}), ("accumulate", {"axis": -1, "dtype": np.float64})]:
+            try:  # the calls numpy refuses (gcd of floats, ...) are compared below
+                with warnings.catch_warnings(), np.errstate(all="ignore"):
+                    warnings.simplefilter("ignore")
+                    getattr(ufunc, method)(a, **kw)
+            except (TypeError, ValueError):
+                continue
+            calls[f"{key} {method} {kw}"] = lambda m, p, key=key, method=method, kw=kw: getattr(ufunc, method)(p[key], **kw)
+    _calls_give_numpys_bits(backend, calls, inputs)
+    if name == "gcd":
+        for x in (inputs["f"], pt.make_placeholder("f", (2, 7), np.float64)):
+            with pytest.raises(TypeError):  # no loop for floats
+                np.gcd.accumulate(x)
+    symbolic = pt.make_placeholder("s", (pt.make_size_param("n"),), np.int64)
+    with pytest.raises(NotImplementedError, match="must be known"):
+        ufunc.accumulate(symbolic)
+    if name not in ("maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or"):  # the library's reductions
+        with pytest.raises(NotImplementedError, match="must be known"):
+            ufunc.reduce(symbolic)
