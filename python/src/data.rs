@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 use pytato::array::DataRef;
 use pytato::{ArrayData, ArrayDataView, ArrayDataViewMut, DType};
 
-use crate::errors::{Result, type_error, value_error};
+use crate::errors::{Result, overflow_error, type_error, value_error};
 use crate::evaluated::EvaluatedArray;
 
 /// Calls `$m!` with every element type the library supports, as `Variant => type` pairs.
@@ -146,12 +146,19 @@ fn shape_beyond_views(array: &Bound<'_, PyAny>) -> Result<Option<Vec<usize>>> {
     Ok((shape.len() > MAX_VIEW_AXES).then_some(shape))
 }
 
-/// `obj` as a numpy array: arrays as they are, anything else through `numpy.asarray`.
-fn as_numpy<'py>(obj: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> {
+/// `obj` as a numpy array: arrays as they are, anything else through `numpy.asarray`. A
+/// Python int beyond int64 and uint64 (numpy reads it as an object) is an `OverflowError`.
+fn as_numpy<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Bound<'py, PyAny>> {
     if obj.is_instance_of::<PyUntypedArray>() {
         return Ok(obj.clone());
     }
-    obj.py().import("numpy")?.call_method1("asarray", (obj,))
+    let array = obj.py().import("numpy")?.call_method1("asarray", (obj,))?;
+    if obj.is_instance_of::<pyo3::types::PyInt>()
+        && array.getattr("dtype")?.getattr("kind")?.extract::<String>()? == "O"
+    {
+        return Err(overflow_error(format!("{what}: the Python int {obj} is beyond the range of int64 and uint64")));
+    }
+    Ok(array)
 }
 
 /// numpy refused a borrow: the array is read-only (an output), or the same array is both an input
@@ -216,7 +223,7 @@ fn overlaps_itself(array: &Bound<'_, PyUntypedArray>) -> bool {
 /// the array in errors. A boolean array with bytes other than 0 and 1 is read as numpy reads
 /// it (any non-zero byte is `True`): through a normalized copy.
 pub(crate) fn borrow<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Borrowed<'py>> {
-    let mut array = as_numpy(obj)?;
+    let mut array = as_numpy(obj, what)?;
     if has_bool_bytes_beyond_one(&array)? {
         array = array.call_method1("view", ("uint8",))?.call_method1("__ne__", (0,))?;
     }

@@ -93,6 +93,11 @@ pub(crate) fn value_error(message: impl Into<String>) -> PyErr {
     of_kind("InvalidArgument", message.into())
 }
 
+/// A number beyond every dtype's range: `pytato_rs.ScalarOutOfRangeError` (an `OverflowError`).
+pub(crate) fn overflow_error(message: impl Into<String>) -> PyErr {
+    of_kind("ScalarOutOfRange", message.into())
+}
+
 /// An index outside its range: `pytato_rs.IndexOutOfRangeError` (an `IndexError`).
 pub(crate) fn index_error(message: impl Into<String>) -> PyErr {
     of_kind("IndexOutOfRange", message.into())

@@ -232,3 +232,14 @@ def test_cross_of_vectors_of_symbolic_length_says_so():
     n = pt.make_size_param("n")
     with pytest.raises(NotImplementedError, match="must be known"):
         pt.cross(placeholder("a", (2, n)), placeholder("b", (2, n)))
+
+
+def test_python_ints_beyond_every_dtype_as_inputs_are_overflow_errors():
+    """numpy reads them as objects; the error said the dtype object is not supported."""
+    m = pt.make_size_param("m")
+    x = placeholder("x", (), np.int64)
+    for value in (2**70, -(2**70)):
+        with pytest.raises(OverflowError, match='input "m": the Python int'):
+            pt.generate(pt.zeros((m,)))(m=value)
+        with pytest.raises(OverflowError, match='input "x": the Python int'):
+            pt.generate(x + 1)(x=value)
