@@ -55,9 +55,14 @@ macro_rules! borrowed_enums {
                 None
             }
 
-            fn view(&self) -> ArrayDataView<'_> {
+            /// The view, in `flat_shape` where the array was borrowed flat.
+            fn view(&self, flat_shape: Option<&[usize]>) -> ArrayDataView<'_> {
                 match self {
-                    $(ReadonlyArray::$variant(a) => a.as_array().into(),)*
+                    $(ReadonlyArray::$variant(a) => match flat_shape {
+                        None => a.as_array().into(),
+                        Some(shape) => a.as_array().into_shape_with_order(ndarray::IxDyn(shape))
+                            .expect("a flat borrow holds its shape's elements").into(),
+                    },)*
                 }
             }
         }
@@ -70,9 +75,14 @@ macro_rules! borrowed_enums {
                 None
             }
 
-            fn view_mut(&mut self) -> ArrayDataViewMut<'_> {
+            /// The mutable view, in `flat_shape` where the array was borrowed flat.
+            fn view_mut(&mut self, flat_shape: Option<&[usize]>) -> ArrayDataViewMut<'_> {
                 match self {
-                    $(ReadwriteArray::$variant(a) => a.as_array_mut().into(),)*
+                    $(ReadwriteArray::$variant(a) => match flat_shape {
+                        None => a.as_array_mut().into(),
+                        Some(shape) => a.as_array_mut().into_shape_with_order(ndarray::IxDyn(shape))
+                            .expect("a flat borrow holds its shape's elements").into(),
+                    },)*
                 }
             }
         }
@@ -98,19 +108,7 @@ pub(crate) struct Borrowed<'py> {
 impl Borrowed<'_> {
     /// The borrowed array as the library's view (no copy).
     pub(crate) fn view(&self) -> ArrayDataView<'_> {
-        let view = self.array.view();
-        let Some(shape) = &self.flat_shape else { return view };
-        macro_rules! by_variant {
-            ($($variant:ident => $t:ty),* $(,)?) => {
-                match view {
-                    $(ArrayDataView::$variant(a) => a
-                        .into_shape_with_order(ndarray::IxDyn(shape))
-                        .expect("a flat borrow holds its shape's elements")
-                        .into(),)*
-                }
-            };
-        }
-        with_element_types!(by_variant)
+        self.array.view(self.flat_shape.as_deref())
     }
 }
 
@@ -123,19 +121,7 @@ pub(crate) struct BorrowedMut<'py> {
 impl BorrowedMut<'_> {
     /// The borrowed array as the library's mutable view (no copy).
     pub(crate) fn view_mut(&mut self) -> ArrayDataViewMut<'_> {
-        let view = self.array.view_mut();
-        let Some(shape) = &self.flat_shape else { return view };
-        macro_rules! by_variant {
-            ($($variant:ident => $t:ty),* $(,)?) => {
-                match view {
-                    $(ArrayDataViewMut::$variant(a) => a
-                        .into_shape_with_order(ndarray::IxDyn(shape))
-                        .expect("a flat borrow holds its shape's elements")
-                        .into(),)*
-                }
-            };
-        }
-        with_element_types!(by_variant)
+        self.array.view_mut(self.flat_shape.as_deref())
     }
 }
 
