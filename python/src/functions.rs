@@ -1450,13 +1450,14 @@ fn full(
 /// accepted and mean nothing here (an expression has no memory layout or subclass); `device`
 /// must be `None` or `"cpu"` (where results are returned).
 fn filled_like(
+    name: &str,
     a: &Bound<'_, PyAny>,
     fill: WeakScalar,
     dtype: Option<&Bound<'_, PyAny>>,
     shape: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
-    check_device("the _like function", device)?;
+    check_device(name, device)?;
     let a = array_from_py(a)?;
     let dtype = optional_dtype(dtype)?;
     match shape.filter(|s| !s.is_none()) {
@@ -1476,7 +1477,7 @@ fn zeros_like(
     device: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
     let _ = (order, subok);
-    filled_like(a, WeakScalar::Int(0), dtype, shape, device)
+    filled_like("zeros_like", a, WeakScalar::Int(0), dtype, shape, device)
 }
 
 #[pyfunction]
@@ -1490,7 +1491,7 @@ fn ones_like(
     device: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
     let _ = (order, subok);
-    filled_like(a, WeakScalar::Int(1), dtype, shape, device)
+    filled_like("ones_like", a, WeakScalar::Int(1), dtype, shape, device)
 }
 
 /// As `zeros_like`: an expression's "uninitialized" elements are zeros.
@@ -1505,7 +1506,7 @@ fn empty_like(
     device: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
     let _ = (order, subok);
-    filled_like(a, WeakScalar::Int(0), dtype, shape, device)
+    filled_like("empty_like", a, WeakScalar::Int(0), dtype, shape, device)
 }
 
 #[pyfunction]
@@ -1526,7 +1527,7 @@ fn full_like(
         None => array_from_py(a)?.dtype(),
     };
     let (value, _) = fill_value_from_py(fill_value, Some(target))?;
-    filled_like(a, value, dtype, shape, device)
+    filled_like("full_like", a, value, dtype, shape, device)
 }
 
 /// numpy's (and the Array API's) `asarray`: an expression as it is, other data wrapped (a copy
