@@ -4,7 +4,7 @@
 //! (`pytato::frontend`); semantics, dtype rules and error messages are the library's.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyInt, PyList, PyTuple};
+use pyo3::types::{PyDict, PyInt, PyTuple};
 use pytato as pt;
 use pytato::dtype::WeakScalar;
 use pytato::{Array, DType, Order};
@@ -973,10 +973,14 @@ fn axis_length(a: &Array, axis: Option<i64>) -> Option<Option<i64>> {
 /// numpy's `take(a, indices, axis=None, mode="raise")`: `"wrap"` reads index `i` at `i mod n`,
 /// `"clip"` at `i` clipped to `0..n` (negative indices read the first element), for an axis of
 /// known length `n`.
-/// `take`'s indices: numpy reads a Python sequence of numbers as `numpy.array(indices,
-/// dtype=intp)` does (`[1.5]` is `[1]`, `[]` is empty), and other data as index arrays.
+/// `take`'s indices: numpy reads numbers and sequences of them (anything but arrays) as
+/// `numpy.array(indices, dtype=intp)` does (`0.5` is `0`, `[1.5]` is `[1]`, `[]` is empty),
+/// and arrays as index arrays (which must be integers).
 fn take_indices_from_py(indices: &Bound<'_, PyAny>) -> Result<Array> {
-    if indices.is_instance_of::<PyList>() || indices.is_instance_of::<PyTuple>() {
+    let is_array = indices.is_instance_of::<PyArrayExpr>()
+        || indices.is_instance_of::<PyDim>()
+        || indices.is_instance_of::<numpy::PyUntypedArray>();
+    if !is_array {
         let numpy = indices.py().import("numpy")?;
         // Sequences of expressions (numpy reads them as objects) are index arrays below.
         let of_numbers = match numpy.call_method1("asarray", (indices,)) {

@@ -3068,8 +3068,9 @@ def test_creation_functions_and_divmod_take_numpys_keywords(backend):
 def test_sequences_as_indices_are_read_as_numpy_reads_them(backend):
     """An empty list or tuple is an empty integer index (``numpy.asarray([])`` is float64, which
     indexing and ``take`` read as intp); a tuple inside the key's tuple is a sequence of indices;
-    ``take`` reads a sequence of numbers as ``numpy.array(seq, dtype=intp)`` does (``[1.9]`` is
-    ``[1]``). Arrays of floats stay refused, as numpy refuses them."""
+    ``take`` reads numbers and sequences of them as ``numpy.array(seq, dtype=intp)`` does
+    (``[1.9]`` is ``[1]``, ``0.5`` is ``0``). Arrays of floats stay refused, as numpy refuses
+    them."""
     inputs = {"a": np.arange(6.0).reshape(2, 3)}
     calls = {
         "a[[]]": lambda m, p: p["a"][[]],
@@ -3085,6 +3086,9 @@ def test_sequences_as_indices_are_read_as_numpy_reads_them(backend):
         "take [[]]": lambda m, p: m.take(p["a"], [[]], axis=0),
         "take floats": lambda m, p: m.take(p["a"], [1.9, -0.5, 5.0]),
         "take bools": lambda m, p: m.take(p["a"], (True, False), axis=1),
+        "take 1.7": lambda m, p: m.take(p["a"], 1.7),
+        "take np.float64": lambda m, p: m.take(p["a"], np.float64(4.2), axis=None),
+        "method take 0.5": lambda m, p: p["a"].take(0.5, axis=1),
     }
     _calls_give_numpys_bits(backend, calls, inputs)
     a = pt.make_placeholder("a", (2, 3), np.float64)
@@ -3095,6 +3099,8 @@ def test_sequences_as_indices_are_read_as_numpy_reads_them(backend):
             x[[1.0]]
         with pytest.raises(TypeError):
             module.take(x, np.array([1.0]))
+        with pytest.raises(TypeError):
+            module.take(x, np.array(1.0))
 
 
 def test_any_negative_length_in_a_new_shape_is_the_unknown_one(backend):
