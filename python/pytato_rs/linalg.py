@@ -1,4 +1,5 @@
-"""numpy's ``linalg`` norms and the Array API's linear-algebra names, on expressions.
+"""numpy's ``linalg`` norms, products (``matrix_power``, ``multi_dot``) and the Array API's
+linear-algebra names, on expressions.
 
 ``norm`` follows numpy's ``numpy.linalg.norm`` operation by operation: the same orders, axes,
 ``keepdims`` and dtypes, values to the rounding of the library's summation order (numpy's
@@ -17,7 +18,9 @@ from . import _native as _pt
 from ._native import matmul, matrix_transpose, tensordot, trace, vecdot  # noqa: F401
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "matmul", "matrix_transpose", "outer", "tensordot",
-           "trace", "vecdot", "diagonal"]
+           "trace", "vecdot", "diagonal", "cross", "matrix_power", "multi_dot", "LinAlgError"]
+
+LinAlgError = np.linalg.LinAlgError
 
 
 def outer(x1, x2, /):
@@ -121,3 +124,111 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """The Array API's ``linalg.matrix_norm``: a matrix norm over the last two axes."""
     return _matrix_norm(_as_inexact(x), ord, (-2, -1), keepdims)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """The Array API's ``linalg.cross``: the cross product of 3-vectors along ``axis``."""
+    x1, x2 = (x if isinstance(x, _pt.Array) else _pt.asarray(np.asarray(x)) for x in (x1, x2))
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but they are "
+                         f"{x1.shape[axis]} and {x2.shape[axis]} dimensional instead.")
+    import pytato_rs
+
+    return pytato_rs.cross(x1, x2, axis=axis)
+
+
+def _square_matrices(a, name):
+    if a.ndim < 2:
+        raise LinAlgError(f"{name}: {a.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if a.shape[-1] != a.shape[-2]:
+        raise LinAlgError(f"{name}: last 2 dimensions of the array must be square (shape {a.shape})")
+
+
+def matrix_power(a, n):
+    """numpy's ``linalg.matrix_power`` for ``n >= 0``: the identity for 0, else products in
+    numpy's order (``a @ a``, ``(a @ a) @ a``, then squarings from the lowest bit of ``n`` up,
+    multiplied into the result where a bit is set), so that the values round as numpy's do. A
+    negative ``n`` needs an inverse, which is not written."""
+    import operator
+
+    a = a if isinstance(a, _pt.Array) else _pt.asarray(np.asarray(a))
+    _square_matrices(a, "matrix_power")
+    try:
+        n = operator.index(n)
+    except TypeError as e:
+        raise TypeError("exponent must be an integer") from e
+    if n < 0:
+        raise NotImplementedError("matrix_power: a negative power needs an inverse, which is not written")
+    if n == 0:
+        return _pt.broadcast_to(_pt.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    if n <= 3:
+        result = a
+        for _ in range(n - 1):
+            result = matmul(result, a)
+        return result
+    square = result = None
+    while n > 0:
+        square = a if square is None else matmul(square, square)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = square if result is None else matmul(result, square)
+    return result
+
+
+def _chain_order(lengths):
+    """The cheapest parenthesization of a chain of matrix products, the matrices of shapes
+    ``(lengths[k], lengths[k + 1])`` (the classic dynamic program; ties go to the first split,
+    as numpy's ``multi_dot`` takes them): ``split[i][j]``, where the product of matrices ``i``
+    to ``j`` is split."""
+    count = len(lengths) - 1
+    cost = [[0] * count for _ in range(count)]
+    split = [[0] * count for _ in range(count)]
+    for span in range(1, count):
+        for i in range(count - span):
+            j = i + span
+            cost[i][j] = None
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + lengths[i] * lengths[k + 1] * lengths[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def multi_dot(arrays, *, out=None):
+    """numpy's ``linalg.multi_dot``: the product of a chain of matrices (the first may be a row
+    vector, the last a column vector, given 1-d) in the cheapest order, as numpy picks it, where
+    the lengths are known; left to right where one is symbolic."""
+    if out is not None:
+        raise TypeError("multi_dot: out= cannot be written by a lazy expression; use the result")
+    arrays = [a if isinstance(a, _pt.Array) else _pt.asarray(np.asarray(a)) for a in arrays]
+    if len(arrays) < 2:
+        raise ValueError("Expecting at least two arrays.")
+    if len(arrays) == 2:
+        return _pt.dot(arrays[0], arrays[1])
+    first_vector, last_vector = arrays[0].ndim == 1, arrays[-1].ndim == 1
+    if first_vector:
+        arrays[0] = _pt.reshape(arrays[0], (1, -1))
+    if last_vector:
+        arrays[-1] = _pt.reshape(arrays[-1], (-1, 1))
+    for a in arrays:
+        if a.ndim != 2:
+            raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+    lengths = [a.shape[0] for a in arrays] + [arrays[-1].shape[1]]
+    if all(isinstance(n, int) for n in lengths):
+        split = _chain_order(lengths)
+
+        def product(i, j):
+            if i == j:
+                return arrays[i]
+            return _pt.dot(product(i, split[i][j]), product(split[i][j] + 1, j))
+
+        result = product(0, len(arrays) - 1)
+    else:
+        result = arrays[0]
+        for a in arrays[1:]:
+            result = _pt.dot(result, a)
+    if first_vector and last_vector:
+        return result[0, 0]
+    if first_vector:
+        return result[0]
+    return result[:, 0] if last_vector else result

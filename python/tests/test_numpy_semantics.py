@@ -3197,3 +3197,35 @@ def test_exact_ufuncs_reduce_and_accumulate_as_numpy(backend, name):
     if name not in ("maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or"):  # the library's reductions
         with pytest.raises(NotImplementedError, match="must be known"):
             ufunc.reduce(symbolic)
+
+
+def test_linalg_cross_matrix_power_and_multi_dot_as_numpys(backend):
+    """``linalg.cross`` of 3-vectors only; ``linalg.matrix_power`` with numpy's products (integers
+    exact, floats to the rounding of the library's sums), the identity for 0, numpy's errors for
+    matrices that are not square; ``linalg.multi_dot`` in numpy's cheapest order, vectors at the
+    ends included."""
+    rng = np.random.default_rng(31)
+    inputs = {"a": rng.standard_normal((4, 4)), "b": rng.standard_normal((3, 2, 2)).astype(np.float32),
+              "i": rng.integers(-3, 3, (2, 3, 3)).astype(np.int16), "u": rng.standard_normal((5, 3)),
+              "v": rng.standard_normal((5, 3))}
+    chain = [rng.standard_normal(s) for s in [(10,), (10, 3), (3, 30), (30, 5), (5, 2), (2,)]]
+    inputs.update({f"m{k}": m for k, m in enumerate(chain)})
+    exact = {f"power i {n}": (lambda m, p, n=n: m.linalg.matrix_power(p["i"], n)) for n in (0, 1, 2, 3, 4, 7, 12)}
+    exact["cross"] = lambda m, p: m.linalg.cross(p["u"], p["v"])
+    exact["cross axis 0"] = lambda m, p: m.linalg.cross(p["u"][:3], p["v"][:3], axis=0)
+    _calls_give_numpys_bits(backend, exact, inputs)
+    rounded = {f"power {k} {n}": (lambda m, p, k=k, n=n: m.linalg.matrix_power(p[k], n)) for k in "ab" for n in (2, 5, 11)}
+    for lo, hi in [(0, 3), (1, 4), (0, 6), (1, 5), (2, 6)]:
+        rounded[f"multi_dot {lo}:{hi}"] = lambda m, p, lo=lo, hi=hi: m.linalg.multi_dot([p[f"m{k}"] for k in range(lo, hi)])
+    got = _run(backend, lambda p: {k: f(pt, p) for k, f in rounded.items()}, inputs)
+    for key, f in rounded.items():
+        expected = np.asarray(f(np, inputs))
+        assert got[key].dtype == expected.dtype and got[key].shape == expected.shape, key
+        np.testing.assert_allclose(got[key], expected, rtol=2e-5 if expected.dtype == np.float32 else 1e-12, err_msg=key)
+    for module, x in ((np, inputs["u"]), (pt, pt.make_placeholder("u", (5, 3), np.float64))):
+        with pytest.raises(np.linalg.LinAlgError):
+            module.linalg.matrix_power(x, 2)
+        with pytest.raises(ValueError):
+            module.linalg.cross(x[:, :2], x[:, :2])
+        with pytest.raises(TypeError):
+            module.linalg.matrix_power(x[:3], 1.5)
