@@ -174,17 +174,35 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     return function(*inputs, **kwargs)
 
 
-def array_function(func, types, args, kwargs):
-    """numpy's function ``func`` where an argument is an expression (NEP 18's
-    ``__array_function__``): the library's function of the same name, lazily (``np.sum(x)`` is
-    ``pytato_rs.sum(x)``); numpy's own implementation where the library has none, as before the
-    protocol (``np.shape(x)`` reads ``x.shape``). An ``out=`` array cannot be written lazily:
-    ``out=None`` is dropped, any other is numpy's ``TypeError``."""
+def _counterpart(func):
+    """The library's function for numpy's ``func``: of the same name in the same namespace
+    (``numpy.X`` is ``pytato_rs.X``, ``numpy.linalg.X`` is ``pytato_rs.linalg.X``), or ``None``.
+    By identity, not by name: ``numpy.linalg.trace`` (of the last two axes), ``numpy.emath.sqrt``
+    (complex for negative numbers) and ``numpy.char.add`` are not numpy's ``trace``, ``sqrt`` and
+    ``add``, whose names they share."""
     import pytato_rs
 
-    function = getattr(pytato_rs, func.__name__, None)
-    # numpy's own functions the package exports as they are (``issubdtype``, ...) too
-    if function is None or function is func or not callable(function) or isinstance(function, type):
+    name = func.__name__
+    for numpy_module, module in ((np, pytato_rs), (np.linalg, pytato_rs.linalg)):
+        if getattr(numpy_module, name, None) is func:
+            function = getattr(module, name, None)
+            # numpy's own functions the package exports as they are (``issubdtype``, ...)
+            if function is func or not callable(function) or isinstance(function, type):
+                return None
+            return function
+    return None
+
+
+def array_function(func, types, args, kwargs):
+    """numpy's function ``func`` where an argument is an expression (NEP 18's
+    ``__array_function__``): the library's function of the same name in the same namespace,
+    lazily (``np.sum(x)`` is ``pytato_rs.sum(x)``, ``np.linalg.norm(x)`` is
+    ``pytato_rs.linalg.norm(x)``); numpy's own implementation where the library has none, as
+    before the protocol (``np.shape(x)`` reads ``x.shape``; ``np.emath.sqrt(x)`` needs numbers).
+    An ``out=`` array cannot be written lazily: ``out=None`` is dropped, any other is numpy's
+    ``TypeError``."""
+    function = _counterpart(func)
+    if function is None:
         return func._implementation(*args, **kwargs)
     if "out" in kwargs:
         if kwargs["out"] is not None:

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from . import _native as _pt
-from ._native import matmul, matrix_transpose, tensordot, trace, vecdot  # noqa: F401
+from ._native import matmul, matrix_transpose, tensordot, vecdot  # noqa: F401
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "matmul", "matrix_transpose", "outer", "tensordot",
            "trace", "vecdot", "diagonal", "cross", "matrix_power", "multi_dot", "LinAlgError"]
@@ -28,6 +28,12 @@ def outer(x1, x2, /):
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"outer: both operands must be vectors (got {x1.ndim}-d and {x2.ndim}-d)")
     return _pt.multiply(_pt.reshape(x1, (-1, 1)), _pt.reshape(x2, (1, -1)))
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """The Array API's ``linalg.trace``: the sums of the diagonals of the last two axes (numpy's
+    ``trace`` takes the first two)."""
+    return _pt.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 def diagonal(x, /, *, offset=0):

@@ -3229,3 +3229,30 @@ def test_linalg_cross_matrix_power_and_multi_dot_as_numpys(backend):
             module.linalg.cross(x[:, :2], x[:, :2])
         with pytest.raises(TypeError):
             module.linalg.matrix_power(x[:3], 1.5)
+
+
+def test_numpys_functions_dispatch_to_the_namesake_in_their_own_namespace(backend):
+    """``__array_function__`` took the library's function of the same name from any numpy
+    namespace: ``np.linalg.trace`` and ``np.linalg.diagonal`` (the last two axes) gave numpy's
+    ``trace`` and ``diagonal`` (the first two), ``np.emath.sqrt(-4)`` gave NaN, not ``2j``, and
+    ``np.linalg.norm`` of an expression failed. Each now is the namesake in its namespace, or
+    numpy's own implementation, which needs numbers."""
+    b = np.arange(24.0).reshape(2, 3, 4) - 11.5
+    calls = {
+        "linalg.trace": lambda m, p: np.linalg.trace(p["b"]),
+        "linalg.trace offset dtype": lambda m, p: np.linalg.trace(p["b"], offset=1, dtype=np.float32),
+        "linalg.diagonal": lambda m, p: np.linalg.diagonal(p["b"], offset=-1),
+        "trace": lambda m, p: np.trace(p["b"]),
+        "diagonal": lambda m, p: np.diagonal(p["b"]),
+        "linalg.matrix_power": lambda m, p: np.linalg.matrix_power(p["b"][:, :, :3], 3),
+        "linalg.vector_norm inf": lambda m, p: np.linalg.vector_norm(p["b"], ord=np.inf, axis=1),
+    }
+    _calls_give_numpys_bits(backend, calls, {"b": b})
+    x = pt.make_placeholder("b", b.shape, b.dtype)
+    got = _run(backend, lambda p: {"norm": np.linalg.norm(p["b"]), "multi_dot": np.linalg.multi_dot(
+        [p["b"][0], p["b"][1].T, p["b"][0]])}, {"b": b})
+    np.testing.assert_allclose(got["norm"], np.linalg.norm(b), rtol=1e-15)
+    np.testing.assert_allclose(got["multi_dot"], np.linalg.multi_dot([b[0], b[1].T, b[0]]), rtol=1e-13)
+    for f in (np.emath.sqrt, np.emath.log, np.emath.arcsin):
+        with pytest.raises(TypeError, match="lazy expression"):
+            f(x)
