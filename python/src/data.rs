@@ -340,7 +340,7 @@ pub(crate) fn to_numpy(py: Python<'_>, data: ArrayData) -> Result<Bound<'_, PyAn
         // Beyond rust-numpy's axes: moved flat, then reshaped by numpy (a view, no copy).
         let shape = a.shape().to_vec();
         let flat = a.into_shape_with_order(ndarray::IxDyn(&[shape.iter().product()])).expect("row-major");
-        Ok(flat.into_pyarray(py).into_any().call_method1("reshape", (shape,))?)
+        flat.into_pyarray(py).into_any().call_method1("reshape", (shape,))
     }
     macro_rules! by_variant {
         ($($variant:ident => $t:ty),* $(,)?) => {
