@@ -286,6 +286,12 @@ def _ufunc_dtype(ufunc, *operands):
     return ufunc(*probes).dtype
 
 
+def _no_out(name, out):
+    """numpy's ``out=``, which a lazy expression cannot write: ``None``, or a ``TypeError``."""
+    if out is not None:
+        raise TypeError(f"{name}: out= cannot be written by a lazy expression; use the result")
+
+
 def _ufunc_keywords(f):
     """numpy's ufunc keywords ``dtype=``, ``casting=`` and ``order=`` for an elementwise function
     written here, as the native ones take them: ``f`` of the operands cast to the loop numpy's
@@ -400,18 +406,21 @@ def outer(a, b):
     return multiply(ravel(a)[:, None], ravel(b)[None, :])  # noqa: F405
 
 
-def ptp(a, axis=None, keepdims=False):
+def ptp(a, axis=None, out=None, keepdims=False):
     """numpy's ``ptp``: ``max - min`` along ``axis``."""
+    _no_out("ptp", out)
     return subtract(max(a, axis=axis, keepdims=keepdims), min(a, axis=axis, keepdims=keepdims))  # noqa: F405
 
 
-def nansum(a, axis=None, dtype=None, keepdims=False, initial=None, where=None):
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """numpy's ``nansum``: the sum with NaNs counted as zero (``initial`` and ``where`` as in ``sum``)."""
+    _no_out("nansum", out)
     return _nan_as(a, 0, sum, axis, dtype, keepdims, initial, where)  # noqa: F405
 
 
-def nanprod(a, axis=None, dtype=None, keepdims=False, initial=None, where=None):
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """numpy's ``nanprod``: the product with NaNs counted as one (``initial`` and ``where`` as in ``prod``)."""
+    _no_out("nanprod", out)
     return _nan_as(a, 1, prod, axis, dtype, keepdims, initial, where)  # noqa: F405
 
 
@@ -856,21 +865,24 @@ def _nan_extremum(a, axis, keepdims, reduce, fill, initial):
     return where(all(nans, axis=axis, keepdims=keepdims), first, result)  # noqa: F405
 
 
-def nanmax(a, axis=None, keepdims=False, initial=None):
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None):
     """numpy's ``nanmax``: the maximum ignoring NaN; NaN where a slice is all NaN (``initial``
     there, where one is given)."""
+    _no_out("nanmax", out)
     return _nan_extremum(a, axis, keepdims, max, -_np.inf, initial)  # noqa: F405
 
 
-def nanmin(a, axis=None, keepdims=False, initial=None):
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None):
     """numpy's ``nanmin``: the minimum ignoring NaN; NaN where a slice is all NaN (``initial``
     there, where one is given)."""
+    _no_out("nanmin", out)
     return _nan_extremum(a, axis, keepdims, min, _np.inf, initial)  # noqa: F405
 
 
-def nanmean(a, axis=None, dtype=None, keepdims=False, *, where=None):
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """numpy's ``nanmean``: the sum of the non-NaN values (among those ``where`` selects) over
     their count (NaN where there are none)."""
+    _no_out("nanmean", out)
     a = _as_array(a)
     selected = {} if where is None or where is True else {"where": _bool_mask(where)}
     if a.dtype.kind not in "fc":
@@ -899,10 +911,12 @@ def _axes_merged_last(a, axis):
     return reshape(moved, tuple(a.shape[d] for d in rest) + (_math.prod(lengths),)), kept  # noqa: F405
 
 
-def median(a, axis=None, keepdims=False):
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """numpy's ``median``: the middle of the sorted values along ``axis`` (an int, a tuple of
     axes or ``None`` for all; the mean of the two middle ones for an even count; NaN where a
-    slice holds a NaN), float64 for integers."""
+    slice holds a NaN), float64 for integers. ``overwrite_input`` changes nothing (a lazy array
+    is never overwritten)."""
+    _no_out("median", out)
     a = _as_array(a)
     data, kept = _axes_merged_last(a, axis)
     n = data.shape[-1]
@@ -1563,14 +1577,16 @@ def _checked_quantile(name, a, q, divisor, axis, method, keepdims, weights, comp
     return (compute or _quantile)(a, q, axis, keepdims, weak_q, method)
 
 
-def quantile(a, q, axis=None, method="linear", keepdims=False, *, weights=None):
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """numpy's ``quantile`` with each of numpy's thirteen methods, ``q`` given as numbers
     (``weights`` are not written)."""
+    _no_out("quantile", out)
     return _checked_quantile("quantile", a, q, 1, axis, method, keepdims, weights)
 
 
-def percentile(a, q, axis=None, method="linear", keepdims=False, *, weights=None):
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """numpy's ``percentile``: ``quantile`` of ``q / 100``."""
+    _no_out("percentile", out)
     return _checked_quantile("percentile", a, q, 100, axis, method, keepdims, weights)
 
 def _sorted_numbers(a, axis):
@@ -1592,13 +1608,14 @@ def _take_per_slice(s, positions):
     return take_along_axis(spread, expand_dims(positions, -1), axis=-1)[..., 0]  # noqa: F405
 
 
-def nanmedian(a, axis=None, keepdims=False):
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """numpy's ``nanmedian``: the median of each slice's numbers, NaN where there are none. As in
     numpy, a slice of a 2-d or higher array reduced along fewer than 600 elements takes numpy's
     masked median (the middle two summed in the data's dtype, then halved: a middle value past
     half the largest float is inf there), otherwise ``median``'s mean of the middle two; an
     empty array gives ``nanmean``'s result. A complex value is NaN where either part is, and
     complex values sort as numpy sorts them (those with a NaN part last)."""
+    _no_out("nanmedian", out)
     a = _as_array(a)
     if a.dtype.kind not in "fc":
         return median(a, axis=axis, keepdims=keepdims)
@@ -1656,14 +1673,16 @@ def _nan_quantile(a, q, axis, keepdims, weak_q, method):
     return reshape(result, q.shape + kept) if keepdims else result  # noqa: F405
 
 
-def nanquantile(a, q, axis=None, method="linear", keepdims=False, *, weights=None):
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """numpy's ``nanquantile``: ``quantile`` of each slice's numbers, every method, NaN where a
     slice has none (``weights`` are not written)."""
+    _no_out("nanquantile", out)
     return _checked_quantile("nanquantile", a, q, 1, axis, method, keepdims, weights, _nan_quantile)
 
 
-def nanpercentile(a, q, axis=None, method="linear", keepdims=False, *, weights=None):
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """numpy's ``nanpercentile``: ``nanquantile`` of ``q / 100``."""
+    _no_out("nanpercentile", out)
     return _checked_quantile("nanpercentile", a, q, 100, axis, method, keepdims, weights, _nan_quantile)
 
 
@@ -2284,13 +2303,16 @@ def _moment_where(a, axis, dtype, ddof, keepdims, mask, root, nan_aware=False):
     return _root(ret) if root else ret
 
 
-def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, correction=None):
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
     """numpy's ``nanvar``: ``var`` of the elements that are not NaN (and are selected by
-    ``where``), NaN where ``count - ddof`` is not positive."""
+    ``where``), NaN where ``count - ddof`` is not positive (``mean=`` is not written)."""
+    _no_out("nanvar", out)
+    if mean is not None:
+        raise NotImplementedError("nanvar: mean= is not supported")
     a = _as_array(a)
     ddof = ddof if correction is None else correction
     if a.dtype.kind not in "fc":
-        return var(a, axis, dtype, ddof, keepdims, where=where)
+        return var(a, axis, dtype, ddof=ddof, keepdims=keepdims, where=where)
     if dtype is not None and _np.dtype(dtype).kind not in "fc":
         raise TypeError("If a is inexact, then dtype must be inexact")
     selected = logical_not(isnan(a))  # noqa: F405
@@ -2299,25 +2321,27 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, corr
     return _moment_where(a, axis, dtype, ddof, keepdims, selected, False, nan_aware=True)
 
 
-def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, correction=None):
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
     """numpy's ``nanstd``: the square root of ``nanvar``."""
-    return _root(nanvar(a, axis, dtype, ddof, keepdims, where=where, correction=correction))
+    return _root(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction))
 
 
-def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None, mean=None, where=None):
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
     """numpy's ``var`` (the Array API's ``correction`` for ``ddof``; ``mean``, a mean already
     computed, with ``keepdims`` shape); ``where`` selects the elements, as in numpy."""
     if where is None or where is True:
-        return _native_var(a, axis, dtype, ddof, keepdims, correction=correction, mean=mean)
+        return _native_var(a, axis, dtype, out, ddof=ddof, keepdims=keepdims, correction=correction, mean=mean)
+    _no_out("var", out)
     if mean is not None:
         raise NotImplementedError("var: mean and where together are not supported")
     return _moment_where(a, axis, dtype, ddof if correction is None else correction, keepdims, where, False)
 
 
-def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None, mean=None, where=None):
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
     """numpy's ``std``: the square root of ``var`` (``where`` as there)."""
     if where is None or where is True:
-        return _native_std(a, axis, dtype, ddof, keepdims, correction=correction, mean=mean)
+        return _native_std(a, axis, dtype, out, ddof=ddof, keepdims=keepdims, correction=correction, mean=mean)
+    _no_out("std", out)
     if mean is not None:
         raise NotImplementedError("std: mean and where together are not supported")
     return _moment_where(a, axis, dtype, ddof if correction is None else correction, keepdims, where, True)

@@ -792,65 +792,87 @@ impl PyArrayExpr {
         wrap(pt::dot(&self.array, &crate::convert::array_from_py(other)?))
     }
 
-    #[pyo3(signature = (axis = None, dtype = None, keepdims = false, initial = None))]
+    #[pyo3(signature = (axis = None, dtype = None, out = None, keepdims = false, initial = None))]
     fn sum(
         &self,
         axis: Option<&Bound<'_, PyAny>>,
         dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
         initial: Option<&Bound<'_, PyAny>>,
     ) -> Result<Py<PyArrayExpr>> {
+        functions::no_out("sum", out)?;
         functions::reduce(Reduction::Sum, &self.array, axis, dtype, keepdims, initial)
     }
 
-    #[pyo3(signature = (axis = None, dtype = None, keepdims = false, initial = None))]
+    #[pyo3(signature = (axis = None, dtype = None, out = None, keepdims = false, initial = None))]
     fn prod(
         &self,
         axis: Option<&Bound<'_, PyAny>>,
         dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
         initial: Option<&Bound<'_, PyAny>>,
     ) -> Result<Py<PyArrayExpr>> {
+        functions::no_out("prod", out)?;
         functions::reduce(Reduction::Prod, &self.array, axis, dtype, keepdims, initial)
     }
 
-    #[pyo3(signature = (axis = None, keepdims = false, initial = None))]
+    #[pyo3(signature = (axis = None, out = None, keepdims = false, initial = None))]
     fn max(
         &self,
         axis: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
         initial: Option<&Bound<'_, PyAny>>,
     ) -> Result<Py<PyArrayExpr>> {
+        functions::no_out("max", out)?;
         functions::reduce(Reduction::Max, &self.array, axis, None, keepdims, initial)
     }
 
-    #[pyo3(signature = (axis = None, keepdims = false, initial = None))]
+    #[pyo3(signature = (axis = None, out = None, keepdims = false, initial = None))]
     fn min(
         &self,
         axis: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
         initial: Option<&Bound<'_, PyAny>>,
     ) -> Result<Py<PyArrayExpr>> {
+        functions::no_out("min", out)?;
         functions::reduce(Reduction::Min, &self.array, axis, None, keepdims, initial)
     }
 
-    #[pyo3(signature = (axis = None, dtype = None, keepdims = false))]
+    #[pyo3(signature = (axis = None, dtype = None, out = None, keepdims = false))]
     fn mean(
         &self,
         axis: Option<&Bound<'_, PyAny>>,
         dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
     ) -> Result<Py<PyArrayExpr>> {
+        functions::no_out("mean", out)?;
         functions::reduce(Reduction::Mean, &self.array, axis, dtype, keepdims, None)
     }
 
-    #[pyo3(signature = (axis = None, keepdims = false))]
-    fn all(&self, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
+    #[pyo3(signature = (axis = None, out = None, keepdims = false))]
+    fn all(
+        &self,
+        axis: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> Result<Py<PyArrayExpr>> {
+        functions::no_out("all", out)?;
         functions::reduce(Reduction::All, &self.array, axis, None, keepdims, None)
     }
 
-    #[pyo3(signature = (axis = None, keepdims = false))]
-    fn any(&self, axis: Option<&Bound<'_, PyAny>>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
+    #[pyo3(signature = (axis = None, out = None, keepdims = false))]
+    fn any(
+        &self,
+        axis: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> Result<Py<PyArrayExpr>> {
+        functions::no_out("any", out)?;
         functions::reduce(Reduction::Any, &self.array, axis, None, keepdims, None)
     }
 }

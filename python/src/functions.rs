@@ -546,32 +546,67 @@ pub(crate) fn reduce_where(
     })
 }
 
+/// numpy's `out=`, which a lazy expression cannot write: `None`, or a `TypeError`.
+pub(crate) fn no_out(name: &str, out: Option<&Bound<'_, PyAny>>) -> Result<()> {
+    match out {
+        Some(out) if !out.is_none() => {
+            Err(type_error(format!("{name}: out= cannot be written by a lazy expression; use the result")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The reductions with numpy's positional order, `out` included: `sum(a, axis, dtype, out,
+/// keepdims, initial, where)` where numpy has a `dtype`, `max(a, axis, out, keepdims, initial,
+/// where)` where it has none (the library's `dtype` then comes by keyword only).
 macro_rules! reductions {
-    ($($name:ident => $kind:ident;)*) => {
-        $(
-            #[pyfunction]
-            #[pyo3(signature = (a, axis = None, dtype = None, keepdims = false, initial = None, r#where = None))]
-            fn $name(
-                a: &Bound<'_, PyAny>,
-                axis: Option<&Bound<'_, PyAny>>,
-                dtype: Option<&Bound<'_, PyAny>>,
-                keepdims: bool,
-                initial: Option<&Bound<'_, PyAny>>,
-                r#where: Option<&Bound<'_, PyAny>>,
-            ) -> Result<Py<PyArrayExpr>> {
-                reduce_where(Reduction::$kind, &array_from_py(a)?, axis, dtype, keepdims, initial, r#where)
-            }
-        )*
+    ($($name:ident => $kind:ident, $signature:tt;)*) => {
+        $(reductions!(@one $name, $kind, $signature);)*
         fn add_reductions(m: &Bound<'_, PyModule>) -> PyResult<()> {
             $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
             Ok(())
         }
     };
+    (@one $name:ident, $kind:ident, with_dtype) => {
+        #[pyfunction]
+        #[pyo3(signature = (a, axis = None, dtype = None, out = None, keepdims = false, initial = None, r#where = None))]
+        #[allow(clippy::too_many_arguments)]
+        fn $name(
+            a: &Bound<'_, PyAny>,
+            axis: Option<&Bound<'_, PyAny>>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            out: Option<&Bound<'_, PyAny>>,
+            keepdims: bool,
+            initial: Option<&Bound<'_, PyAny>>,
+            r#where: Option<&Bound<'_, PyAny>>,
+        ) -> Result<Py<PyArrayExpr>> {
+            no_out(stringify!($name), out)?;
+            reduce_where(Reduction::$kind, &array_from_py(a)?, axis, dtype, keepdims, initial, r#where)
+        }
+    };
+    (@one $name:ident, $kind:ident, without_dtype) => {
+        #[pyfunction]
+        #[pyo3(signature = (a, axis = None, out = None, keepdims = false, initial = None, r#where = None, *, dtype = None))]
+        #[allow(clippy::too_many_arguments)]
+        fn $name(
+            a: &Bound<'_, PyAny>,
+            axis: Option<&Bound<'_, PyAny>>,
+            out: Option<&Bound<'_, PyAny>>,
+            keepdims: bool,
+            initial: Option<&Bound<'_, PyAny>>,
+            r#where: Option<&Bound<'_, PyAny>>,
+            dtype: Option<&Bound<'_, PyAny>>,
+        ) -> Result<Py<PyArrayExpr>> {
+            no_out(stringify!($name), out)?;
+            reduce_where(Reduction::$kind, &array_from_py(a)?, axis, dtype, keepdims, initial, r#where)
+        }
+    };
 }
 
 reductions! {
-    sum => Sum; prod => Prod; amax => Max; amin => Min; max => Max; min => Min; mean => Mean;
-    all => All; any => Any;
+    sum => Sum, with_dtype; prod => Prod, with_dtype; mean => Mean, with_dtype;
+    amax => Max, without_dtype; amin => Min, without_dtype; max => Max, without_dtype; min => Min, without_dtype;
+    all => All, without_dtype; any => Any, without_dtype;
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -602,60 +637,90 @@ fn moment(
 /// Variance: numpy's `ddof` (or the Array API's `correction`) and `mean` (the mean, kept dims,
 /// already computed).
 #[pyfunction]
-#[pyo3(signature = (a, axis = None, dtype = None, ddof = 0.0, keepdims = false, *, correction = None, mean = None))]
+#[pyo3(signature = (a, axis = None, dtype = None, out = None, ddof = 0.0, keepdims = false, *, correction = None, mean = None))]
+#[allow(clippy::too_many_arguments)]
 fn var(
     a: &Bound<'_, PyAny>,
     axis: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
     ddof: f64,
     keepdims: bool,
     correction: Option<f64>,
     mean: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
+    no_out("var", out)?;
     moment(a, axis, dtype, ddof, keepdims, correction, mean, false)
 }
 
 /// Standard deviation: numpy's `ddof` (or the Array API's `correction`) and `mean`, as `var`.
 #[pyfunction(name = "std")]
-#[pyo3(signature = (a, axis = None, dtype = None, ddof = 0.0, keepdims = false, *, correction = None, mean = None))]
+#[pyo3(signature = (a, axis = None, dtype = None, out = None, ddof = 0.0, keepdims = false, *, correction = None, mean = None))]
+#[allow(clippy::too_many_arguments)]
 fn std_deviation(
     a: &Bound<'_, PyAny>,
     axis: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
     ddof: f64,
     keepdims: bool,
     correction: Option<f64>,
     mean: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
+    no_out("std", out)?;
     moment(a, axis, dtype, ddof, keepdims, correction, mean, true)
 }
 
 #[pyfunction]
-#[pyo3(signature = (a, axis = None, keepdims = false))]
-fn argmax(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
+#[pyo3(signature = (a, axis = None, out = None, *, keepdims = false))]
+fn argmax(
+    a: &Bound<'_, PyAny>,
+    axis: Option<i64>,
+    out: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> Result<Py<PyArrayExpr>> {
+    no_out("argmax", out)?;
     let a = array_from_py(a)?;
     wrap(pt::argmax(&a, axis_of(&a, axis), keepdims))
 }
 
 #[pyfunction]
-#[pyo3(signature = (a, axis = None, keepdims = false))]
-fn argmin(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
+#[pyo3(signature = (a, axis = None, out = None, *, keepdims = false))]
+fn argmin(
+    a: &Bound<'_, PyAny>,
+    axis: Option<i64>,
+    out: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> Result<Py<PyArrayExpr>> {
+    no_out("argmin", out)?;
     let a = array_from_py(a)?;
     wrap(pt::argmin(&a, axis_of(&a, axis), keepdims))
 }
 
 /// numpy's `nanargmax`: a slice of NaNs only fails the program when it runs (`ValueError`).
 #[pyfunction]
-#[pyo3(signature = (a, axis = None, keepdims = false))]
-fn nanargmax(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
+#[pyo3(signature = (a, axis = None, out = None, *, keepdims = false))]
+fn nanargmax(
+    a: &Bound<'_, PyAny>,
+    axis: Option<i64>,
+    out: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> Result<Py<PyArrayExpr>> {
+    no_out("nanargmax", out)?;
     let a = array_from_py(a)?;
     wrap(pt::nanargmax(&a, axis_of(&a, axis), keepdims))
 }
 
 /// numpy's `nanargmin`; see `nanargmax`.
 #[pyfunction]
-#[pyo3(signature = (a, axis = None, keepdims = false))]
-fn nanargmin(a: &Bound<'_, PyAny>, axis: Option<i64>, keepdims: bool) -> Result<Py<PyArrayExpr>> {
+#[pyo3(signature = (a, axis = None, out = None, *, keepdims = false))]
+fn nanargmin(
+    a: &Bound<'_, PyAny>,
+    axis: Option<i64>,
+    out: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> Result<Py<PyArrayExpr>> {
+    no_out("nanargmin", out)?;
     let a = array_from_py(a)?;
     wrap(pt::nanargmin(&a, axis_of(&a, axis), keepdims))
 }
@@ -1005,9 +1070,7 @@ fn take(
     out: Option<&Bound<'_, PyAny>>,
     mode: &str,
 ) -> Result<Py<PyArrayExpr>> {
-    if out.is_some_and(|o| !o.is_none()) {
-        return Err(type_error("take: out= cannot be written by a lazy expression"));
-    }
+    no_out("take", out)?;
     let (a, indices) = (array_from_py(a)?, take_indices_from_py(indices)?);
     let axis = axis_of(&a, axis);
     let length = |a: &Array| -> Result<i64> {

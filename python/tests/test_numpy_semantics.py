@@ -3256,3 +3256,42 @@ def test_numpys_functions_dispatch_to_the_namesake_in_their_own_namespace(backen
     for f in (np.emath.sqrt, np.emath.log, np.emath.arcsin):
         with pytest.raises(TypeError, match="lazy expression"):
             f(x)
+
+
+def test_reductions_take_numpys_positional_arguments(backend):
+    """numpy's reductions have ``out`` among their positional parameters (``sum(a, axis, dtype,
+    out, keepdims, initial, where)``, ``std(a, axis, dtype, out, ddof, keepdims)``,
+    ``quantile(a, q, axis, out, overwrite_input, method, keepdims)``): arguments given by position
+    land where numpy puts them (they landed one place early: ``np.std(a, 0, None, None, 1)`` was
+    an error, and could have been another ``ddof``). ``out`` must be ``None``;
+    ``overwrite_input`` changes nothing."""
+    a = np.array([[1.5, -2.0, np.nan, 4.0], [0.5, 3.0, -1.0, 2.5], [7.0, 0.0, -0.0, 1.0]])
+    calls = {
+        "sum": lambda m, p: m.sum(p["a"], 0, None, None, True, 1.5),
+        "prod": lambda m, p: m.prod(p["a"], 1, np.float32, None, True),
+        "mean": lambda m, p: m.mean(p["a"], 1, None, None, True),
+        "max": lambda m, p: m.max(p["a"], 0, None, True, -1.0),
+        "amin": lambda m, p: m.amin(p["a"], 1, None, False),
+        "all": lambda m, p: m.all(p["a"], 0, None, True),
+        "std": lambda m, p: m.std(p["a"], 1, None, None, 1, True),
+        "var": lambda m, p: m.var(p["a"], 0, None, None, 2),
+        "argmax": lambda m, p: m.argmax(p["a"], 1, None),
+        "nanargmin": lambda m, p: m.nanargmin(p["a"], 1, None, keepdims=True),
+        "nansum": lambda m, p: m.nansum(p["a"], 1, None, None, True, 2.0),
+        "nanmax": lambda m, p: m.nanmax(p["a"], 0, None, True),
+        "nanmean": lambda m, p: m.nanmean(p["a"], 1, None, None, True),
+        "nanvar": lambda m, p: m.nanvar(p["a"], 1, None, None, 1, True),
+        "ptp": lambda m, p: m.ptp(p["a"], 1, None, True),
+        "median": lambda m, p: m.median(p["a"], 1, None, False, True),
+        "nanmedian": lambda m, p: m.nanmedian(p["a"], 0, None, False, True),
+        "quantile": lambda m, p: m.quantile(p["a"], 0.3, 1, None, False, "nearest", True),
+        "nanpercentile": lambda m, p: m.nanpercentile(p["a"], [10, 90], 0, None, False, "lower"),
+        "method sum": lambda m, p: p["a"].sum(1, None, None),
+        "method max": lambda m, p: p["a"].max(0, None),
+        "method var": lambda m, p: p["a"].var(1, None, None, 1),
+    }
+    _calls_give_numpys_bits(backend, calls, {"a": a})
+    x = pt.make_placeholder("a", a.shape, a.dtype)
+    for f in (pt.sum, pt.max, pt.std, pt.argmax, pt.nanmean, pt.median, x.sum, x.all):
+        with pytest.raises(TypeError, match="out="):
+            f(*(() if f in (x.sum, x.all) else (x,)), out=np.zeros(3))
