@@ -671,59 +671,27 @@ fn std_deviation(
     moment(a, axis, dtype, ddof, keepdims, correction, mean, true)
 }
 
-#[pyfunction]
-#[pyo3(signature = (a, axis = None, out = None, *, keepdims = false))]
-fn argmax(
-    a: &Bound<'_, PyAny>,
-    axis: Option<i64>,
-    out: Option<&Bound<'_, PyAny>>,
-    keepdims: bool,
-) -> Result<Py<PyArrayExpr>> {
-    no_out("argmax", out)?;
-    let a = array_from_py(a)?;
-    wrap(pt::argmax(&a, axis_of(&a, axis), keepdims))
+/// numpy's `argmax`, `argmin`, `nanargmax` and `nanargmin` (a slice of NaNs only fails the
+/// program when it runs, numpy's `ValueError`), with numpy's positional `out`.
+macro_rules! index_reductions {
+    ($($name:ident),*) => {$(
+        #[doc = concat!("numpy's `", stringify!($name), "`.")]
+        #[pyfunction]
+        #[pyo3(signature = (a, axis = None, out = None, *, keepdims = false))]
+        fn $name(
+            a: &Bound<'_, PyAny>,
+            axis: Option<i64>,
+            out: Option<&Bound<'_, PyAny>>,
+            keepdims: bool,
+        ) -> Result<Py<PyArrayExpr>> {
+            no_out(stringify!($name), out)?;
+            let a = array_from_py(a)?;
+            wrap(pt::$name(&a, axis_of(&a, axis), keepdims))
+        }
+    )*};
 }
 
-#[pyfunction]
-#[pyo3(signature = (a, axis = None, out = None, *, keepdims = false))]
-fn argmin(
-    a: &Bound<'_, PyAny>,
-    axis: Option<i64>,
-    out: Option<&Bound<'_, PyAny>>,
-    keepdims: bool,
-) -> Result<Py<PyArrayExpr>> {
-    no_out("argmin", out)?;
-    let a = array_from_py(a)?;
-    wrap(pt::argmin(&a, axis_of(&a, axis), keepdims))
-}
-
-/// numpy's `nanargmax`: a slice of NaNs only fails the program when it runs (`ValueError`).
-#[pyfunction]
-#[pyo3(signature = (a, axis = None, out = None, *, keepdims = false))]
-fn nanargmax(
-    a: &Bound<'_, PyAny>,
-    axis: Option<i64>,
-    out: Option<&Bound<'_, PyAny>>,
-    keepdims: bool,
-) -> Result<Py<PyArrayExpr>> {
-    no_out("nanargmax", out)?;
-    let a = array_from_py(a)?;
-    wrap(pt::nanargmax(&a, axis_of(&a, axis), keepdims))
-}
-
-/// numpy's `nanargmin`; see `nanargmax`.
-#[pyfunction]
-#[pyo3(signature = (a, axis = None, out = None, *, keepdims = false))]
-fn nanargmin(
-    a: &Bound<'_, PyAny>,
-    axis: Option<i64>,
-    out: Option<&Bound<'_, PyAny>>,
-    keepdims: bool,
-) -> Result<Py<PyArrayExpr>> {
-    no_out("nanargmin", out)?;
-    let a = array_from_py(a)?;
-    wrap(pt::nanargmin(&a, axis_of(&a, axis), keepdims))
-}
+index_reductions!(argmax, argmin, nanargmax, nanargmin);
 
 /// `a` (int64) where it is not negative; a negative element fails the program when it runs
 /// with numpy's `ValueError` of `check`: `"choice"` (`choose`), `"coordinate"`
@@ -1434,53 +1402,29 @@ fn pad(
 
 // ---- creation -----------------------------------------------------------------------------
 
-/// numpy's `zeros`; `order` ('C' or 'F') is checked and changes nothing, `like` is not used.
-#[pyfunction]
-#[pyo3(signature = (shape, dtype = None, order = None, *, device = None, like = None))]
-fn zeros(
-    shape: &Bound<'_, PyAny>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    order: Option<&str>,
-    device: Option<&Bound<'_, PyAny>>,
-    like: Option<&Bound<'_, PyAny>>,
-) -> Result<Py<PyArrayExpr>> {
-    let _ = like;
-    check_creation_order("zeros", order, "CF")?;
-    check_device("zeros", device)?;
-    wrap(pt::zeros(shape_from_py(shape)?, optional_dtype(dtype)?.unwrap_or(DType::F64)))
+/// numpy's `zeros`, `ones` and `empty` (an expression's "uninitialized" elements are zeros):
+/// `order` ('C' or 'F') is checked and changes nothing, `like` is not used.
+macro_rules! filled_creations {
+    ($($name:ident),*) => {$(
+        #[doc = concat!("numpy's `", stringify!($name), "`: `order` ('C' or 'F') is checked and changes nothing.")]
+        #[pyfunction]
+        #[pyo3(signature = (shape, dtype = None, order = None, *, device = None, like = None))]
+        fn $name(
+            shape: &Bound<'_, PyAny>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            order: Option<&str>,
+            device: Option<&Bound<'_, PyAny>>,
+            like: Option<&Bound<'_, PyAny>>,
+        ) -> Result<Py<PyArrayExpr>> {
+            let _ = like;
+            check_creation_order(stringify!($name), order, "CF")?;
+            check_device(stringify!($name), device)?;
+            wrap(pt::$name(shape_from_py(shape)?, optional_dtype(dtype)?.unwrap_or(DType::F64)))
+        }
+    )*};
 }
 
-/// numpy's `ones`; `order` ('C' or 'F') is checked and changes nothing, `like` is not used.
-#[pyfunction]
-#[pyo3(signature = (shape, dtype = None, order = None, *, device = None, like = None))]
-fn ones(
-    shape: &Bound<'_, PyAny>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    order: Option<&str>,
-    device: Option<&Bound<'_, PyAny>>,
-    like: Option<&Bound<'_, PyAny>>,
-) -> Result<Py<PyArrayExpr>> {
-    let _ = like;
-    check_creation_order("ones", order, "CF")?;
-    check_device("ones", device)?;
-    wrap(pt::ones(shape_from_py(shape)?, optional_dtype(dtype)?.unwrap_or(DType::F64)))
-}
-
-/// numpy's `empty`; `order` ('C' or 'F') is checked and changes nothing, `like` is not used.
-#[pyfunction]
-#[pyo3(signature = (shape, dtype = None, order = None, *, device = None, like = None))]
-fn empty(
-    shape: &Bound<'_, PyAny>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    order: Option<&str>,
-    device: Option<&Bound<'_, PyAny>>,
-    like: Option<&Bound<'_, PyAny>>,
-) -> Result<Py<PyArrayExpr>> {
-    let _ = like;
-    check_creation_order("empty", order, "CF")?;
-    check_device("empty", device)?;
-    wrap(pt::empty(shape_from_py(shape)?, optional_dtype(dtype)?.unwrap_or(DType::F64)))
-}
+filled_creations!(zeros, ones, empty);
 
 /// numpy's `full`; `order` ('C' or 'F') is checked and changes nothing, `like` is not used.
 #[pyfunction]
