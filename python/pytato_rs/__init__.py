@@ -1355,6 +1355,9 @@ def vander(x, N=None, increasing=False):  # noqa: N803
     if x.ndim != 1:
         raise ValueError("x must be a one-dimensional array or sequence.")
     n = x.shape[0] if N is None else N  # noqa: N806
+    if not isinstance(n, int):
+        raise NotImplementedError(f"vander: the number of columns ({n}) must be known when the expression is built: "
+                                  "give N")
     dtype = _np.promote_types(x.dtype, int)
     x = astype(x, dtype)  # noqa: F405
     ones_column = ones((x.shape[0], _builtins.min(n, 1)), dtype)  # noqa: F405

@@ -243,3 +243,11 @@ def test_python_ints_beyond_every_dtype_as_inputs_are_overflow_errors():
             pt.generate(pt.zeros((m,)))(m=value)
         with pytest.raises(OverflowError, match='input "x": the Python int'):
             pt.generate(x + 1)(x=value)
+
+
+def test_vander_of_symbolic_length_asks_for_n():
+    """It was Python's TypeError comparing an int with a length ``n``."""
+    x = placeholder("x", (pt.make_size_param("n"),))
+    with pytest.raises(NotImplementedError, match="give N"):
+        pt.vander(x)
+    assert pt.vander(x, 3).shape[1] == 3
