@@ -176,6 +176,16 @@ fn has_bool_bytes_beyond_one(array: &Bound<'_, PyAny>) -> Result<bool> {
     Ok(bytes.call_method0("max")?.extract::<u8>()? > 1)
 }
 
+/// Whether `obj` is a `numpy.ma.MaskedArray`, whose mask `numpy.asarray` drops.
+fn is_masked_array(obj: &Bound<'_, PyAny>) -> Result<bool> {
+    // Plain arrays, the common case, without an import.
+    if !obj.is_instance_of::<PyUntypedArray>() || obj.get_type().name()? == "ndarray" {
+        return Ok(false);
+    }
+    let masked = obj.py().import("numpy.ma")?.getattr("MaskedArray")?;
+    Ok(obj.is_instance(&masked)?)
+}
+
 /// numpy's `flags.aligned` of an array.
 fn is_aligned(array: &Bound<'_, PyAny>) -> Result<bool> {
     array.getattr("flags")?.getattr("aligned")?.extract()
@@ -209,6 +219,12 @@ fn overlaps_itself(array: &Bound<'_, PyUntypedArray>) -> bool {
 /// the array in errors. A boolean array with bytes other than 0 and 1 is read as numpy reads
 /// it (any non-zero byte is `True`): through a normalized copy.
 pub(crate) fn borrow<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Borrowed<'py>> {
+    if is_masked_array(obj)? {
+        return Err(type_error(format!(
+            "{what}: numpy masked arrays are not supported (their masks would be dropped): pass \
+             `a.filled(value)` or `a.data`"
+        )));
+    }
     let mut array = as_numpy(obj, what)?;
     if has_bool_bytes_beyond_one(&array)? {
         array = array.call_method1("view", ("uint8",))?.call_method1("__ne__", (0,))?;

@@ -269,3 +269,17 @@ def test_results_of_more_axes_than_numpy_allows_are_value_errors(backend):
         pt.generate(x.reshape((1,) * 70 + (2,)), backend)(x=np.arange(2.0))
     np.testing.assert_array_equal(pt.generate(x.reshape((1,) * 63 + (2,)), backend)(x=np.arange(2.0)),
                                   np.arange(2.0).reshape((1,) * 63 + (2,)), strict=True)
+
+
+def test_masked_arrays_are_refused_not_read_without_their_masks(backend):
+    """``numpy.asarray`` drops a masked array's mask: an input, an operand or a data wrapper
+    read so gave values where numpy's masked arithmetic gives masked elements."""
+    x = pt.make_placeholder("x", (3,), np.float64)
+    masked = np.ma.masked_array([1.0, 2.0, 3.0], mask=[False, True, False])
+    prg = pt.generate(x * 2, backend)
+    for attempt in (lambda: prg(x=masked), lambda: x + masked, lambda: pt.make_data_wrapper(masked)):
+        with pytest.raises(TypeError, match="masked arrays are not supported"):
+            attempt()
+    np.testing.assert_array_equal(prg(x=masked.filled(0.0)), [2.0, 0.0, 6.0])
+    subclass = type("Subclass", (np.ndarray,), {})
+    np.testing.assert_array_equal(prg(x=np.arange(3.0).view(subclass)), [0.0, 2.0, 4.0])  # other subclasses
