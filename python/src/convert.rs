@@ -50,7 +50,15 @@ pub(crate) fn dim_from_py(item: &Bound<'_, PyAny>) -> Result<Dim> {
             item.get_type().name().map(|n| n.to_string()).unwrap_or_default()
         ))
     })?;
-    Ok(Dim::new(index.extract::<i64>()?))
+    let length = index.extract::<i64>().map_err(|_| {
+        if index.lt(0).unwrap_or(false) {
+            value_error(format!("a shape's length must not be negative, and {index} is"))
+        } else {
+            // numpy's ValueError ("Maximum allowed dimension exceeded")
+            value_error(format!("a shape's length {index} is beyond the range of int64"))
+        }
+    })?;
+    Ok(Dim::new(length))
 }
 
 /// The length a 0-d integer expression of size parameters stands for, where it is affine in

@@ -251,3 +251,12 @@ def test_vander_of_symbolic_length_asks_for_n():
     with pytest.raises(NotImplementedError, match="give N"):
         pt.vander(x)
     assert pt.vander(x, 3).shape[1] == 3
+
+
+def test_lengths_beyond_int64_are_value_errors_that_say_so():
+    """numpy's ValueError; it was Python's OverflowError "too large to convert to C long"."""
+    for length in (2**63, 2**80, -(2**80)):
+        with pytest.raises(ValueError, match="shape's length"):
+            pt.make_placeholder("a", (length,), np.float64)
+        with pytest.raises(ValueError):
+            np.zeros((length,))
