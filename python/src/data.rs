@@ -183,7 +183,7 @@ fn is_masked_array(obj: &Bound<'_, PyAny>) -> Result<bool> {
         return Ok(false);
     }
     let masked = obj.py().import("numpy.ma")?.getattr("MaskedArray")?;
-    Ok(obj.is_instance(&masked)?)
+    obj.is_instance(&masked)
 }
 
 /// numpy's `flags.aligned` of an array.
