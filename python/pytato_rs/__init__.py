@@ -2281,20 +2281,21 @@ def _root(variance):
     return astype(root, variance.dtype)  # noqa: F405
 
 
-def _moment_where(a, axis, dtype, ddof, keepdims, mask, root, nan_aware=False):
+def _moment_where(a, axis, dtype, ddof, keepdims, mask, root, nan_aware=False, mean=None):
     """numpy's ``_var`` with ``where=``: the mean of the selected elements (their sum over
-    their count, divided in float64 and stored in the sum's dtype), the squared deviations
-    summed where selected, over ``max(count - ddof, 0)``. ``nan_aware``: numpy's ``nanvar``,
-    whose deviations are stored in ``a``'s dtype and which gives NaN where ``count - ddof``
-    is not positive."""
+    their count, divided in float64 and stored in the sum's dtype; or ``mean``, given with
+    ``keepdims`` shape), the squared deviations summed where selected, over ``max(count - ddof,
+    0)``. ``nan_aware``: numpy's ``nanvar``, whose deviations are stored in ``a``'s dtype and
+    which gives NaN where ``count - ddof`` is not positive."""
     a = _as_array(a)
     mask = broadcast_to(_bool_mask(mask), a.shape)  # noqa: F405
     if dtype is None and a.dtype.kind in "biu":
         dtype = _np.float64
-    count = count_nonzero(mask, axis=axis, keepdims=True)  # noqa: F405
-    total = sum(a, axis=axis, dtype=dtype, keepdims=True, where=mask)  # noqa: F405
-    arrmean = astype(divide(total, count), total.dtype)  # noqa: F405
-    x = subtract(a, arrmean)  # noqa: F405
+    if mean is None:
+        count = count_nonzero(mask, axis=axis, keepdims=True)  # noqa: F405
+        total = sum(a, axis=axis, dtype=dtype, keepdims=True, where=mask)  # noqa: F405
+        mean = astype(divide(total, count), total.dtype)  # noqa: F405
+    x = subtract(a, mean)  # noqa: F405
     if nan_aware:  # numpy subtracts into its copy of a
         x = astype(x, a.dtype)  # noqa: F405
     squares = real(multiply(x, conj(x))) if x.dtype.kind == "c" else multiply(x, x)  # noqa: F405
@@ -2308,20 +2309,19 @@ def _moment_where(a, axis, dtype, ddof, keepdims, mask, root, nan_aware=False):
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
     """numpy's ``nanvar``: ``var`` of the elements that are not NaN (and are selected by
-    ``where``), NaN where ``count - ddof`` is not positive (``mean=`` is not written)."""
+    ``where``), NaN where ``count - ddof`` is not positive; ``mean``, where given, is the mean
+    already computed (with ``keepdims`` shape)."""
     _no_out("nanvar", out)
-    if mean is not None:
-        raise NotImplementedError("nanvar: mean= is not supported")
     a = _as_array(a)
     ddof = ddof if correction is None else correction
     if a.dtype.kind not in "fc":
-        return var(a, axis, dtype, ddof=ddof, keepdims=keepdims, where=where)
+        return var(a, axis, dtype, ddof=ddof, keepdims=keepdims, where=where, mean=mean)
     if dtype is not None and _np.dtype(dtype).kind not in "fc":
         raise TypeError("If a is inexact, then dtype must be inexact")
     selected = logical_not(isnan(a))  # noqa: F405
     if where is not None and where is not True:
         selected = logical_and(selected, _bool_mask(where))  # noqa: F405
-    return _moment_where(a, axis, dtype, ddof, keepdims, selected, False, nan_aware=True)
+    return _moment_where(a, axis, dtype, ddof, keepdims, selected, False, nan_aware=True, mean=mean)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
@@ -2335,9 +2335,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     if where is None or where is True:
         return _native_var(a, axis, dtype, out, ddof=ddof, keepdims=keepdims, correction=correction, mean=mean)
     _no_out("var", out)
-    if mean is not None:
-        raise NotImplementedError("var: mean and where together are not supported")
-    return _moment_where(a, axis, dtype, ddof if correction is None else correction, keepdims, where, False)
+    return _moment_where(a, axis, dtype, ddof if correction is None else correction, keepdims, where, False, mean=mean)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
@@ -2345,9 +2343,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     if where is None or where is True:
         return _native_std(a, axis, dtype, out, ddof=ddof, keepdims=keepdims, correction=correction, mean=mean)
     _no_out("std", out)
-    if mean is not None:
-        raise NotImplementedError("std: mean and where together are not supported")
-    return _moment_where(a, axis, dtype, ddof if correction is None else correction, keepdims, where, True)
+    return _moment_where(a, axis, dtype, ddof if correction is None else correction, keepdims, where, True, mean=mean)
 
 # }}}
 

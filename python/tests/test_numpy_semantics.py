@@ -3295,3 +3295,32 @@ def test_reductions_take_numpys_positional_arguments(backend):
     for f in (pt.sum, pt.max, pt.std, pt.argmax, pt.nanmean, pt.median, x.sum, x.all):
         with pytest.raises(TypeError, match="out="):
             f(*(() if f in (x.sum, x.all) else (x,)), out=np.zeros(3))
+
+
+def test_var_and_std_take_a_mean_with_where_and_of_nan_aware_forms(backend):
+    """``mean=`` (a mean already computed, with ``keepdims`` shape) of ``nanvar``/``nanstd``,
+    and of ``var``/``std`` with ``where=``: numpy's values to the rounding of the library's sums
+    (they were NotImplementedError)."""
+    rng = np.random.default_rng(44)
+    a = rng.standard_normal((3, 5))
+    a[0, 1] = np.nan
+    a[2, :] = np.nan
+    where = rng.random((3, 5)) > 0.3
+    inputs = {"a": a, "c": a + 1j * rng.standard_normal((3, 5)), "w": where}
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # the all-NaN row's "Mean of empty slice"
+        nan_mean = {k: np.nanmean(inputs[k], axis=1, keepdims=True) for k in "ac"}
+        where_mean = {k: np.mean(inputs[k], axis=1, keepdims=True, where=where) for k in "ac"}
+    calls = {}
+    for k in "ac":
+        calls[f"nanvar {k}"] = lambda m, p, k=k: m.nanvar(p[k], axis=1, mean=nan_mean[k])
+        calls[f"nanstd {k} ddof"] = lambda m, p, k=k: m.nanstd(p[k], axis=1, ddof=1, mean=nan_mean[k], keepdims=True)
+        calls[f"var {k} where"] = lambda m, p, k=k: m.var(p[k], axis=1, where=p["w"], mean=where_mean[k])
+        calls[f"std {k} where"] = lambda m, p, k=k: m.std(p[k], axis=1, where=p["w"], mean=where_mean[k])
+    got = _run(backend, lambda p: {key: f(pt, p) for key, f in calls.items()}, inputs)
+    for key, f in calls.items():
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            expected = np.asarray(f(np, inputs))
+        assert got[key].dtype == expected.dtype and got[key].shape == expected.shape, key
+        np.testing.assert_allclose(got[key], expected, rtol=1e-13, equal_nan=True, err_msg=key)
