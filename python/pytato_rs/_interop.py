@@ -166,6 +166,10 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         return _accumulate(pytato_rs, ufunc, inputs[0], kwargs)
     if method == "outer":
         return _outer(pytato_rs, ufunc, inputs, kwargs)
+    if method == "__call__" and "where" in kwargs and kwargs["where"] is not True:
+        raise TypeError(f"{ufunc.__name__}: where= leaves the other elements of numpy's out= as they were, and a "
+                        f"lazy expression has no out=: write pytato_rs.where(condition, {ufunc.__name__}(...), other)")
+    kwargs.pop("where", None)
     if method != "__call__" or not {"dtype", "casting", "order"} >= kwargs.keys():
         return NotImplemented
     function = getattr(pytato_rs, ufunc.__name__, None)

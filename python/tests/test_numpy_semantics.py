@@ -3156,6 +3156,9 @@ def test_numpys_ufunc_methods_on_expressions(backend):
         np.add.reduce(x, out=np.empty(()))
     with pytest.raises(TypeError, match=r"x\.at\["):
         np.add.at(x, [0], 1.0)
+    with pytest.raises(TypeError, match="pytato_rs.where"):  # numpy leaves the rest uninitialized
+        np.add(x, 1.0, where=np.array([True, False, True]))
+    assert np.add(x, 1.0, where=True) == pt.add(x, 1.0)
 
 
 @pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor",
