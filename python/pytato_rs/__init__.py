@@ -62,6 +62,7 @@ from ._index_routines import (
     triu_indices_from,
     unravel_index,
 )
+from ._native import _no_out  # noqa: F401 (numpy's out=, refused by the functions below)
 from ._native import (
     Array,
     BoundProgram,
@@ -284,12 +285,6 @@ def _ufunc_dtype(ufunc, *operands):
     as they are): numpy's own loop selection, asked on empty arrays."""
     probes = [_np.zeros(0, o.dtype) if isinstance(o, Array) else o for o in operands]  # noqa: F405
     return ufunc(*probes).dtype
-
-
-def _no_out(name, out):
-    """numpy's ``out=``, which a lazy expression cannot write: ``None``, or a ``TypeError``."""
-    if out is not None:
-        raise TypeError(f"{name}: out= cannot be written by a lazy expression; use the result")
 
 
 def _ufunc_keywords(f):

@@ -30,6 +30,12 @@ _EXACT = frozenset({"maximum", "minimum", "fmax", "fmin", "bitwise_and", "bitwis
                     "logical_and", "logical_or", "logical_xor", "gcd"})
 
 
+def _numpy_result_dtype(ufunc, method, dtype, requested):
+    """The dtype of numpy's ``ufunc.<method>`` (``reduce`` or ``accumulate``) of an array of
+    ``dtype`` with ``dtype=requested``: numpy asked with one element."""
+    return getattr(ufunc, method)(np.zeros(1, dtype), dtype=requested).dtype
+
+
 def _along(axis, ndim, item):
     """An index of ``item`` on ``axis`` of an array of ``ndim`` axes, everything elsewhere."""
     return (slice(None),) * axis + (item,) + (slice(None),) * (ndim - axis - 1)
@@ -84,7 +90,7 @@ def _exact_method(pytato_rs, ufunc, method, array, kwargs):
     if function is None or not allowed >= kwargs.keys():
         return NotImplemented
     array = pytato_rs.asarray(array)
-    dtype = getattr(ufunc, method)(np.zeros(1, array.dtype), dtype=kwargs.get("dtype")).dtype
+    dtype = _numpy_result_dtype(ufunc, method, array.dtype, kwargs.get("dtype"))
     array = pytato_rs.astype(array, dtype)
     axis = kwargs.get("axis", 0)
     if method == "accumulate":
@@ -121,7 +127,7 @@ def _accumulate(pytato_rs, ufunc, array, kwargs):
     if name is None or not {"axis", "dtype"} >= kwargs.keys():
         return NotImplemented
     array = pytato_rs.asarray(array)
-    dtype = ufunc.accumulate(np.zeros(1, array.dtype), dtype=kwargs.get("dtype")).dtype
+    dtype = _numpy_result_dtype(ufunc, "accumulate", array.dtype, kwargs.get("dtype"))
     return getattr(pytato_rs, name)(array, axis=kwargs.get("axis", 0), dtype=dtype)
 
 

@@ -204,8 +204,7 @@ def multi_dot(arrays, *, out=None):
     """numpy's ``linalg.multi_dot``: the product of a chain of matrices (the first may be a row
     vector, the last a column vector, given 1-d) in the cheapest order, as numpy picks it, where
     the lengths are known; left to right where one is symbolic."""
-    if out is not None:
-        raise TypeError("multi_dot: out= cannot be written by a lazy expression; use the result")
+    _pt._no_out("multi_dot", out)
     arrays = [a if isinstance(a, _pt.Array) else _pt.asarray(np.asarray(a)) for a in arrays]
     if len(arrays) < 2:
         raise ValueError("Expecting at least two arrays.")

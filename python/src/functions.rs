@@ -147,6 +147,13 @@ fn check_creation_order(name: &str, order: Option<&str>, allowed: &str) -> Resul
     Err(value_error(format!("{name}: order must be one of 'C', 'F', 'A' or 'K', not {order:?}")))
 }
 
+/// The keywords of numpy's `zeros`, `ones`, `empty` and `full` that a lazy array has no use
+/// for: `order` ('C' or 'F') and `device` are checked, `like` is not used.
+fn check_creation_keywords(name: &str, order: Option<&str>, device: Option<&Bound<'_, PyAny>>) -> Result<()> {
+    check_creation_order(name, order, "CF")?;
+    check_device(name, device)
+}
+
 /// numpy's `device=`: `None` or `"cpu"`, where results are returned.
 fn check_device(name: &str, device: Option<&Bound<'_, PyAny>>) -> Result<()> {
     match device.filter(|d| !d.is_none()) {
@@ -544,6 +551,13 @@ pub(crate) fn reduce_where(
         Reduction::All => pt::all(a, options),
         Reduction::Any => pt::any(a, options),
     })
+}
+
+/// [`no_out`] for the functions written in Python.
+#[pyfunction]
+#[pyo3(signature = (name, out = None))]
+fn _no_out(name: &str, out: Option<&Bound<'_, PyAny>>) -> Result<()> {
+    no_out(name, out)
 }
 
 /// numpy's `out=`, which a lazy expression cannot write: `None`, or a `TypeError`.
@@ -1417,8 +1431,7 @@ macro_rules! filled_creations {
             like: Option<&Bound<'_, PyAny>>,
         ) -> Result<Py<PyArrayExpr>> {
             let _ = like;
-            check_creation_order(stringify!($name), order, "CF")?;
-            check_device(stringify!($name), device)?;
+            check_creation_keywords(stringify!($name), order, device)?;
             wrap(pt::$name(shape_from_py(shape)?, optional_dtype(dtype)?.unwrap_or(DType::F64)))
         }
     )*};
@@ -1438,8 +1451,7 @@ fn full(
     like: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
     let _ = like;
-    check_creation_order("full", order, "CF")?;
-    check_device("full", device)?;
+    check_creation_keywords("full", order, device)?;
     let shape = shape_from_py(shape)?;
     let dtype = optional_dtype(dtype)?;
     let array_fill = fill_value.cast::<PyArrayExpr>().is_ok()
@@ -1837,6 +1849,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(_unique, m)?,
         wrap_pyfunction!(_unique_values_equal_nan, m)?,
         wrap_pyfunction!(_check_ufunc_order, m)?,
+        wrap_pyfunction!(_no_out, m)?,
         wrap_pyfunction!(_ufunc_operands, m)?,
         wrap_pyfunction!(ravel, m)?,
         wrap_pyfunction!(diagonal, m)?,
