@@ -118,15 +118,31 @@ macro_rules! impl_view_element {
         }
         impl<'a> From<ArrayViewD<'a, $t>> for ArrayDataView<'a> {
             fn from(view: ArrayViewD<'a, $t>) -> ArrayDataView<'a> {
-                ArrayDataView::$variant(view)
+                ArrayDataView::$variant(if view.is_empty() { empty_view(view.raw_dim()) } else { view })
             }
         }
         impl<'a> From<ArrayViewMutD<'a, $t>> for ArrayDataViewMut<'a> {
             fn from(view: ArrayViewMutD<'a, $t>) -> ArrayDataViewMut<'a> {
-                ArrayDataViewMut::$variant(view)
+                ArrayDataViewMut::$variant(if view.is_empty() { empty_view_mut(view.raw_dim()) } else { view })
             }
         }
     )*};
+}
+
+/// An empty view of `shape` with ndarray's own strides for it (all zero).
+///
+/// Views of empty arrays are replaced by these when they become [`ArrayDataView`]s: numpy gives
+/// empty arrays non-zero strides (`(12, 4)` for shape `(0, 3)`), and so does slicing an ndarray
+/// to nothing, and ndarray's copies of such views (`to_owned`, `as_standard_layout`) keep the
+/// strides and then fail ndarray's own layout check (a panic in debug builds). No element is
+/// read through either, so nothing else changes.
+fn empty_view<T>(shape: ndarray::IxDyn) -> ArrayViewD<'static, T> {
+    ArrayViewD::from_shape(shape, &[]).expect("an empty shape holds no elements")
+}
+
+/// [`empty_view`] for mutable views.
+fn empty_view_mut<T>(shape: ndarray::IxDyn) -> ArrayViewMutD<'static, T> {
+    ArrayViewMutD::from_shape(shape, &mut []).expect("an empty shape holds no elements")
 }
 
 impl_view_element!(
@@ -196,15 +212,8 @@ impl<'a> ArrayDataView<'a> {
 
     /// A copy that owns its data, in standard layout (ndarray's own `to_owned` keeps the memory
     /// order of a contiguous view, reversed axes included, and compiled kernels read row-major).
-    /// An empty view gets an empty array of its shape: ndarray's copy keeps the view's strides,
-    /// and the non-zero strides numpy gives empty arrays (`(12, 4)` for shape `(0, 3)`) fail
-    /// ndarray's own layout check.
     pub fn to_owned(&self) -> ArrayData {
-        for_each_array_view!(ArrayDataView, self, a => ArrayData::from(if a.is_empty() {
-            ndarray::ArrayD::from_shape_vec(a.raw_dim(), Vec::new()).expect("no elements for an empty shape")
-        } else {
-            a.as_standard_layout().into_owned()
-        }))
+        for_each_array_view!(ArrayDataView, self, a => ArrayData::from(a.as_standard_layout().into_owned()))
     }
 
     /// A row-major copy, or [`Error::OutOfMemory`](crate::Error::OutOfMemory) (naming `op`)
@@ -303,9 +312,21 @@ mod tests {
         let shape = ndarray::ShapeBuilder::strides(ndarray::IxDyn(&[0, 3]), ndarray::IxDyn(&[3, 1]));
         let view = ArrayViewD::from_shape(shape, &backing).unwrap();
         assert_eq!(view.strides(), &[3, 1]);
-        let copy = ArrayDataView::from(view).to_owned();
+        let data = ArrayDataView::from(view);
+        let copy = data.to_owned();
         assert_eq!(copy.shape(), &[0, 3]);
         assert_eq!(copy.dtype(), DType::F32);
+        // The typed view inside copies with ndarray's own methods too (the scan and sort host
+        // steps did, and panicked in debug builds), along swapped axes as well.
+        let mut typed = data.as_view::<f32>().unwrap();
+        assert_eq!(typed.to_owned().shape(), &[0, 3]);
+        typed.swap_axes(0, 1);
+        assert_eq!(typed.as_standard_layout().into_owned().shape(), &[3, 0]);
+        let mut backing = [0i64; 3];
+        let shape = ndarray::ShapeBuilder::strides(ndarray::IxDyn(&[3, 0]), ndarray::IxDyn(&[1, 3]));
+        let mut out = ArrayDataViewMut::from(ArrayViewMutD::from_shape(shape, &mut backing).unwrap());
+        assert_eq!(out.shape(), &[3, 0]);
+        assert!(out.assign(&ArrayData::zeros(DType::I64, &[3, 0]).view()).is_some());
     }
 
     #[test]

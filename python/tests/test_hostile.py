@@ -283,3 +283,36 @@ def test_masked_arrays_are_refused_not_read_without_their_masks(backend):
     np.testing.assert_array_equal(prg(x=masked.filled(0.0)), [2.0, 0.0, 6.0])
     subclass = type("Subclass", (np.ndarray,), {})
     np.testing.assert_array_equal(prg(x=np.arange(3.0).view(subclass)), [0.0, 2.0, 4.0])  # other subclasses
+
+
+def test_empty_arrays_with_numpys_strides(backend):
+    # numpy gives empty arrays non-zero strides ((16, 4) for a float32 (0, 4) made by reshape);
+    # ndarray's copies of such views failed its own layout check, a PanicException in debug
+    # builds, in the scan and sort host steps (found by red_sweep.py, seed 3132).
+    for shape, axis in (((0, 4), 0), ((0, 4), 1), ((3, 0), 0), ((2, 0, 3), 2)):
+        data = np.array([], np.float32).reshape(shape)
+        assert any(data.strides)
+        x = pt.make_placeholder("x", shape, np.float32)
+        outputs = {
+            "cumsum": pt.cumsum(x, axis=axis),
+            "cumprod": pt.cumprod(x, axis=axis),
+            "sort": pt.sort(x, axis=axis),
+            "argsort": pt.argsort(x, axis=axis),
+            "flip": pt.flip(x, axis=axis),
+            "sum": pt.sum(x, axis=axis),
+            "scatter": x.at[..., 0:0].add(1.0) if shape[-1] else x.at[0:0].set(2.0),
+            "wrapped": pt.make_data_wrapper(data) * 2,
+        }
+        expected = {
+            "cumsum": np.cumsum(data, axis=axis), "cumprod": np.cumprod(data, axis=axis),
+            "sort": np.sort(data, axis=axis), "argsort": np.argsort(data, axis=axis),
+            "flip": np.flip(data, axis=axis), "sum": np.sum(data, axis=axis),
+            "scatter": data, "wrapped": data * 2,
+        }
+        prg = pt.generate(outputs, backend)
+        got = prg(x=data)
+        for name, want in expected.items():
+            assert got[name].shape == want.shape and got[name].dtype == want.dtype, (shape, axis, name)
+        out = np.array([], np.float32).reshape(shape)
+        pt.generate(pt.cumsum(x, axis=axis), backend).run_into(out, x=data)
+        assert out.shape == shape
