@@ -1069,9 +1069,20 @@ fn take(
     wrap(pt::take(&a, &indices, axis))
 }
 
+/// numpy's `take_along_axis(arr, indices, axis=-1)`; `axis=None` reads the flattened array
+/// through 1-d indices.
 #[pyfunction]
-fn take_along_axis(a: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: i64) -> Result<Py<PyArrayExpr>> {
-    wrap(pt::take_along_axis(&array_from_py(a)?, &array_from_py(indices)?, axis))
+#[pyo3(signature = (a, indices, axis = Some(-1)))]
+fn take_along_axis(a: &Bound<'_, PyAny>, indices: &Bound<'_, PyAny>, axis: Option<i64>) -> Result<Py<PyArrayExpr>> {
+    let (a, indices) = (array_from_py(a)?, array_from_py(indices)?);
+    match axis {
+        Some(axis) => wrap(pt::take_along_axis(&a, &indices, axis)),
+        None if indices.ndim() != 1 => Err(value_error(format!(
+            "take_along_axis: with axis=None the indices must have a single axis, not shape {}",
+            indices.shape()
+        ))),
+        None => wrap(pt::take_along_axis(&lib(pt::ravel(&a))?, &indices, 0)),
+    }
 }
 
 // ---- shapes -------------------------------------------------------------------------------
@@ -1454,18 +1465,28 @@ fn full(
     check_creation_keywords("full", order, device)?;
     let shape = shape_from_py(shape)?;
     let dtype = optional_dtype(dtype)?;
-    let array_fill = fill_value.cast::<PyArrayExpr>().is_ok()
-        || fill_value.cast::<numpy::PyUntypedArray>().is_ok()
-        || fill_value.cast::<crate::convert::PyDim>().is_ok();
-    if array_fill {
-        // numpy's `full` copies an array fill into the shape (broadcast), cast unsafely; a
-        // symbolic length fills as the 0-d int64 array it is when the program runs
-        let fill = array_from_py(fill_value)?;
-        let filled = lib(pt::broadcast_to(&fill, shape))?;
-        return wrap(pt::astype(&filled, dtype.unwrap_or(fill.dtype())));
+    if is_array_fill(fill_value) {
+        return array_filled(shape, fill_value, dtype);
     }
     let (value, dtype) = fill_value_from_py(fill_value, dtype)?;
     wrap(pt::full(shape, value, dtype))
+}
+
+/// Whether `full`'s or `full_like`'s fill value is an array (an expression, a numpy array or a
+/// symbolic length) rather than a number.
+fn is_array_fill(fill_value: &Bound<'_, PyAny>) -> bool {
+    fill_value.cast::<PyArrayExpr>().is_ok()
+        || fill_value.cast::<numpy::PyUntypedArray>().is_ok()
+        || fill_value.cast::<crate::convert::PyDim>().is_ok()
+}
+
+/// numpy's `full` and `full_like` with an array fill: copied into `shape` (broadcast) and cast
+/// unsafely (numpy's `copyto(..., casting="unsafe")`), in the fill's dtype where none is given;
+/// a symbolic length fills as the 0-d int64 array it is when the program runs.
+fn array_filled(shape: pytato::Shape, fill_value: &Bound<'_, PyAny>, dtype: Option<DType>) -> Result<Py<PyArrayExpr>> {
+    let fill = array_from_py(fill_value)?;
+    let filled = lib(pt::broadcast_to(&fill, shape))?;
+    wrap(pt::astype(&filled, dtype.unwrap_or(fill.dtype())))
 }
 
 /// numpy's `zeros_like`, `ones_like`, `empty_like` and `full_like`: `fill` in `a`'s shape (linked
@@ -1549,6 +1570,14 @@ fn full_like(
         Some(dtype) => dtype,
         None => array_from_py(a)?.dtype(),
     };
+    if is_array_fill(fill_value) {
+        check_device("full_like", device)?;
+        let shape = match shape.filter(|s| !s.is_none()) {
+            Some(shape) => shape_from_py(shape)?,
+            None => array_from_py(a)?.shape().clone(),
+        };
+        return array_filled(shape, fill_value, Some(target));
+    }
     let (value, _) = fill_value_from_py(fill_value, Some(target))?;
     filled_like("full_like", a, value, dtype, shape, device)
 }

@@ -1641,8 +1641,9 @@ def test_nanmean_takes_where_as_numpys(backend):
 def test_full_takes_numpy_scalars_as_numpy_does_and_meshgrid_sparse(backend):
     """numpy's ``full`` makes its fill an array: a numpy scalar keeps its dtype where none is
     given and is cast unsafely into one that is (``np.uint8(200)`` is -56 in int8), an array is
-    broadcast into the shape; ``full_like`` casts a numpy scalar so too; ``meshgrid`` with
-    ``sparse=True`` leaves length 1 on the other axes."""
+    broadcast into the shape; ``full_like`` casts a numpy scalar so too, and broadcasts an array
+    (an expression too); ``meshgrid`` with ``sparse=True`` leaves length 1 on the other axes;
+    ``take_along_axis`` along the last axis by default, or the flattened array."""
     inputs = {"x": np.array([[1, 2], [3, 4]], np.int8), "a": np.arange(3.0), "b": np.arange(2, dtype=np.int32),
               "c": np.array([5, 7, 9, 11], np.uint8)}
     calls = {
@@ -1655,6 +1656,11 @@ def test_full_takes_numpy_scalars_as_numpy_does_and_meshgrid_sparse(backend):
         "row as float": lambda m, p: m.full((2, 3), np.array([1, 2, 3], np.uint8), dtype=np.float32),
         "full_like cast": lambda m, p: m.full_like(p["x"], np.uint16(300)),
         "full_like float": lambda m, p: m.full_like(p["x"], np.float32(-2.75)),
+        "full_like row": lambda m, p: m.full_like(p["x"], p["c"][:2]),
+        "full_like float row into int8": lambda m, p: m.full_like(p["x"], p["a"][1:] * 1e3 - 1.5),
+        "full_like row, shape": lambda m, p: m.full_like(p["x"], p["b"], shape=(3, 2), dtype=np.float32),
+        "take_along_axis, last axis": lambda m, p: m.take_along_axis(p["x"], np.array([[1, 0, 1], [0, 0, 1]])),
+        "take_along_axis, flat": lambda m, p: m.take_along_axis(p["x"], np.array([3, 0, 1, 3]), axis=None),
     }
     for indexing in ("xy", "ij"):
         for k, names in enumerate((("a",), ("a", "b"), ("a", "b", "c"))):
