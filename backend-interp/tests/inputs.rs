@@ -14,6 +14,16 @@ fn sizes_too_large_to_address_are_rejected_before_running() {
     let err = program.run(&inputs).unwrap_err();
     assert!(matches!(err, Error::InvalidForSizes { .. }), "{err}");
     assert!(err.to_string().contains("too large"), "{err}");
+    // No elements, but the other lengths' product overflows: numpy's "array is too big" (the
+    // interpreter's allocation failed with "cannot allocate 0 bytes").
+    let m = Dim::param("m");
+    let empty = pt::zeros([Dim::new(0), m.clone(), m], DType::F64).unwrap();
+    let program = Interpreter.compile(&(&empty).into()).unwrap();
+    let inputs = NamedData::from([("m".to_string(), ArrayData::from_scalar(Scalar::I64(1 << 32)))]);
+    let err = program.run(&inputs).unwrap_err();
+    assert!(matches!(err, Error::InvalidForSizes { .. }), "{err}");
+    let inputs = NamedData::from([("m".to_string(), ArrayData::from_scalar(Scalar::I64(1 << 20)))]);
+    assert_eq!(program.run(&inputs).unwrap()["_pt_out"].shape(), &[0, 1 << 20, 1 << 20]);
 }
 
 #[test]

@@ -536,7 +536,9 @@ fn check_node_for_sizes(node: &Array, bound: &Bound<'_>) -> Result<()> {
 }
 
 fn check_lengths(node: &Array, bound: &Bound<'_>) -> Result<()> {
-    // Every array must be addressable: its size in bytes fits `isize` (what Rust allocations allow).
+    // Every array must be addressable: its size in bytes fits `isize` (what Rust allocations
+    // allow), counting only the non-zero lengths, as ndarray and numpy do: an empty array of shape
+    // (0, 2**62, 2**62) has no elements, but its strides do not fit (numpy: "array is too big").
     let mut bytes: Option<u64> = Some(node.dtype().itemsize() as u64);
     for d in node.shape().dims() {
         let v = bound.eval(d)?;
@@ -546,7 +548,7 @@ fn check_lengths(node: &Array, bound: &Bound<'_>) -> Result<()> {
                 detail: format!("axis length {d} is {v} with sizes {:?}", bound.sizes),
             });
         }
-        bytes = bytes.and_then(|b| b.checked_mul(v as u64));
+        bytes = bytes.and_then(|b| b.checked_mul((v as u64).max(1)));
     }
     if bytes.is_none_or(|b| b > isize::MAX as u64) {
         return Err(Error::InvalidForSizes {

@@ -770,9 +770,9 @@ def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
     return function(*tuple(indices(shape, dtype=dtype)), **kwargs)
 
 
-def around(a, decimals=0):
+def around(a, decimals=0, out=None):
     """numpy's ``around``: ``round``."""
-    return round(a, decimals)  # noqa: F405
+    return round(a, decimals, out)  # noqa: F405
 
 
 def fix(x):

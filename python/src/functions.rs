@@ -430,10 +430,13 @@ fn astype(x: &Bound<'_, PyAny>, dtype: &Bound<'_, PyAny>, copy: bool) -> Result<
     wrap(pt::astype(&array_from_py(x)?, dtype_from_py(dtype)?))
 }
 
-/// numpy's `round(a, decimals=0)`.
+/// numpy's `round(a, decimals=0, out=None)`: `decimals` is a C int there, so one beyond it is
+/// an OverflowError (pyo3's, as numpy's), not the NaNs a huge power of ten would give.
 #[pyfunction]
-#[pyo3(signature = (a, decimals = 0))]
-fn round(a: &Bound<'_, PyAny>, decimals: i64) -> Result<Py<PyArrayExpr>> {
+#[pyo3(signature = (a, decimals = 0, out = None))]
+fn round(a: &Bound<'_, PyAny>, decimals: i32, out: Option<&Bound<'_, PyAny>>) -> Result<Py<PyArrayExpr>> {
+    no_out("round", out)?;
+    let decimals = i64::from(decimals);
     let a = array_from_py(a)?;
     wrap(if decimals == 0 { pt::round(&a) } else { pt::round_decimals(&a, decimals) })
 }

@@ -500,6 +500,21 @@ def test_rounding_and_reciprocals_numpy_computes_part_by_part(backend):
         np.round(bools, 1)
     with pytest.raises(pt.UnsupportedDTypeError, match="bool"):
         pt.round(b, 1)
+    # decimals is a C int in numpy: beyond it an OverflowError (it gave NaNs here); out by
+    # position as numpy takes it, None only
+    x = pt.make_placeholder("x", (2,), np.float64)
+    for decimals in (2**31, -2**31 - 1, 10**30):
+        with pytest.raises(OverflowError):
+            np.round(np.zeros(2), decimals)
+        with pytest.raises(OverflowError):
+            pt.round(x, decimals)
+    data = np.array([1.25, -2.35])
+    for decimals in (2**31 - 1, -2**31, 1, -1):
+        with np.errstate(all="ignore"):
+            expected = np.round(data, decimals, None)
+        np.testing.assert_array_equal(pt.generate(pt.around(x, decimals, None), backend)(x=data), expected)
+    with pytest.raises(TypeError, match="out="):
+        pt.round(x, 1, np.zeros(2))
 
 
 def test_numpy_array_methods_return_what_numpy_returns(backend):
