@@ -544,7 +544,8 @@ impl<'a> Translator<'a, '_> {
         let mut elements = 1_i64;
         for dim in dims.iter().skip(1).rev() {
             match dim.as_int() {
-                Some(len) if len > 0 && elements * len <= UNROLLED_ELEMENTS => {
+                // (checked: an array too large to run still compiles, with lengths up to 2**63)
+                Some(len) if len > 0 && elements.checked_mul(len).is_some_and(|e| e <= UNROLLED_ELEMENTS) => {
                     elements *= len;
                     tail.insert(0, len);
                 }

@@ -165,3 +165,40 @@ fn nanargmax_and_nanargmin_refuse_all_nan_slices_on_every_backend() {
         }
     }
 }
+
+/// Known lengths up to `2**63 - 1` compile on every backend, and a run is refused with a typed
+/// error before anything is allocated: a broadcast of a (3, 4) array to (2**62, 3, 4) made
+/// Cranelift's choice of axes to unroll overflow an `i64` (a panic in debug builds).
+#[test]
+fn arrays_too_large_to_run_compile_and_are_refused_on_every_backend() {
+    use pytato_core::{ArrayData, DType, Error};
+    use pytato_frontend as pt;
+    use pytato_runtime::backend::NamedData;
+    let (instances, _) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
+    let x = pt::placeholder("x", [3, 4], DType::F64).unwrap();
+    let inputs = NamedData::from([("x".to_string(), ArrayData::zeros(DType::F64, &[3, 4]))]);
+    for huge in [1_i64 << 62, 3 << 61, i64::MAX] {
+        let column = x.index([pt::Idx::full(), pt::Idx::Slice { start: Some(0), stop: Some(1), step: 1 }]).unwrap();
+        let row = pt::broadcast_to(&column, [3, huge]).unwrap();
+        let cases = [
+            ("broadcast", pt::broadcast_to(&x, [huge, 3, 4]).unwrap()),
+            ("broadcast, middle", pt::broadcast_to(&x, [2, huge, 3, 4]).unwrap()),
+            ("sum of a broadcast", pt::sum(&pt::broadcast_to(&x, [huge, 3, 4]).unwrap(), 0).unwrap()),
+            ("row sums", pt::sum(&row, 1).unwrap()),
+            ("row maxima", pt::max(&row, 1).unwrap()),
+            ("running sums", pt::cumsum(&row, Some(1)).unwrap()),
+            ("sorted rows", pt::sort(&row, pt::SortOptions::default()).unwrap()),
+        ];
+        for (what, e) in cases {
+            for (name, backend) in &instances {
+                let program = backend.compile(&(&e).into()).unwrap_or_else(|e| panic!("{name}, {what}, {huge}: {e}"));
+                match program.run(&inputs) {
+                    Err(Error::InvalidForSizes { .. }) => {}
+                    other => {
+                        panic!("{name}, {what}, {huge}: {:?}", other.map(|o| o.keys().cloned().collect::<Vec<_>>()))
+                    }
+                }
+            }
+        }
+    }
+}
