@@ -1146,12 +1146,22 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * _math.pi):
 
 def array_equiv(a1, a2):
     """numpy's ``array_equiv``: ``False`` where the shapes do not broadcast together, else whether
-    every broadcast pair is equal (a 0-d bool expression, as ``array_equal``)."""
+    every broadcast pair is equal (a 0-d bool expression, as ``array_equal``).
+
+    Only known lengths can rule a broadcast out: where symbolic ones the library cannot broadcast
+    together decide it (``n`` against ``0``, which numpy broadcasts where ``n`` is 0 or 1), the
+    answer is known only when the program runs, a NotImplementedError (it was ``False`` for
+    every size)."""
     a1, a2 = _as_array(a1), _as_array(a2)
+    for d1, d2 in zip(reversed(a1.shape), reversed(a2.shape)):
+        known = isinstance(d1, int) and isinstance(d2, int)
+        if known and d1 != d2 and 1 not in (d1, d2):
+            return False
     try:
         broadcast_arrays(a1, a2)  # noqa: F405
-    except (ValueError, PytatoError):
-        return False
+    except PytatoError:
+        raise NotImplementedError(f"array_equiv: whether shapes {tuple(a1.shape)} and {tuple(a2.shape)} broadcast "
+                                  "together is known only when the program runs") from None
     return all(equal(a1, a2))  # noqa: F405
 
 
@@ -1849,13 +1859,17 @@ def _gradient_spacing(spacing, length):
     """One axis's spacing for ``gradient``, as numpy prepares it: a number (or numpy scalar) as it
     is; coordinates (a 1-d numpy array or sequence) as their differences (integers in float64),
     or the first difference where they are all equal; coordinates that are library arrays as
-    their differences (numpy's test for equal differences needs the values)."""
+    their differences (``gradient`` applies numpy's test for equal differences to them when the
+    program runs)."""
     if isinstance(spacing, Array):  # noqa: F405
         if spacing.ndim == 0:
             return spacing
         if spacing.ndim != 1 or spacing.shape[0] != length:
             raise ValueError("distances must be either scalars or 1d")
-        if spacing.dtype.kind in "biu":
+        if spacing.dtype.kind == "b":
+            raise TypeError("gradient: boolean coordinates (numpy differentiates them only where the data "
+                            "makes them evenly spaced, and refuses to negate them otherwise)")
+        if spacing.dtype.kind in "iu":
             spacing = astype(spacing, _np.float64)  # noqa: F405
         return diff(spacing)  # noqa: F405
     if _np.ndim(spacing) == 0:
@@ -1914,17 +1928,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     def step(dx, k):  # the k-th coordinate difference: a numpy scalar, or a 0-d array
         return reshape(dx[k:k + 1] if k != -1 else dx[-1:], ()) if isinstance(dx, Array) else dx[k]  # noqa: F405
 
-    outputs = []
-    for ax, spacing in zip(axes, spacings):
-        n = f.shape[ax]
-        if not isinstance(n, int):
-            raise exceptions.UnsupportedError("gradient: the axis length must be known when the DAG is built")
-        if n < edge_order + 1:
-            raise ValueError("Shape of array too small to calculate a numerical gradient, "
-                             "at least (edge_order + 1) elements are required.")
-        dx = _gradient_spacing(spacing, n)
-        uniform = _np.ndim(dx) == 0
-        # numpy's formulas, operation for operation (numbers stay numbers, as in numpy).
+    def along_axis(ax, dx, uniform):  # numpy's formulas, operation for operation
         if uniform:
             interior = astype(divide(subtract(along(ax, slice(2, None)), along(ax, slice(None, -2))),  # noqa: F405
                                      2. * dx), otype)
@@ -1952,7 +1956,25 @@ def gradient(f, *varargs, axis=None, edge_order=1):
                              (2. * dx2 + dx1) / (dx2 * (dx1 + dx2)))
             start = combination(ax, list(zip(weights_0, (first, second, slice(2, 3)))))
             end = combination(ax, list(zip(weights_n, (slice(-3, -2), before_last, last))))
-        outputs.append(concatenate([start, interior, end], axis=ax))  # noqa: F405
+        return concatenate([start, interior, end], axis=ax)  # noqa: F405
+
+    outputs = []
+    for ax, spacing in zip(axes, spacings):
+        n = f.shape[ax]
+        if not isinstance(n, int):
+            raise exceptions.UnsupportedError("gradient: the axis length must be known when the DAG is built")
+        if n < edge_order + 1:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, "
+                             "at least (edge_order + 1) elements are required.")
+        dx = _gradient_spacing(spacing, n)
+        if isinstance(dx, Array) and dx.ndim == 1:  # noqa: F405
+            # numpy takes the uniform formulas where the differences are all equal: the data
+            # decides, so both are computed and the test selects one
+            first_step = step(dx, 0)
+            evenly = all(equal(dx, first_step))  # noqa: F405
+            outputs.append(where(evenly, along_axis(ax, first_step, True), along_axis(ax, dx, False)))  # noqa: F405
+        else:
+            outputs.append(along_axis(ax, dx, _np.ndim(dx) == 0))
     return outputs[0] if len(axes) == 1 else tuple(outputs)
 
 
