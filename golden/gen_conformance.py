@@ -1441,6 +1441,19 @@ case("sixty_four_axes",
      {"x": (D, (1,) * 30 + (2,) + (1,) * 2 + (2,) + (1,) * 28 + (3,))})
 
 
+# numpy's clip loop orders complex numbers by its PyArray_CGT/CLT macros (real parts, then
+# imaginary parts where the real parts are equal, without maximum's NaN tests), keeps a value
+# with a NaN part, and lets the bound win ties: every triple of signed zeros, NaN parts and ones.
+_CLIP_VALUES = [0j, complex(-0.0, 0.0), complex(0.0, -0.0), complex(-0.0, -0.0), complex(np.nan, 0.0),
+                complex(0.0, np.nan), complex(1.0, 2.0), complex(1.0, -1.0)]
+_CLIP_TRIPLES = [(a, b, c) for a in _CLIP_VALUES for b in _CLIP_VALUES for c in _CLIP_VALUES]
+for d in [C, Z]:
+    case(f"clip_complex_between_bounds_{d}",
+         {"arrays": "np.clip(x, y, z)", "constants": "np.clip(x, -0.0 + 0j, 1 + 1j)", "low_only": "np.clip(x, min=y)",
+          "high_only": "np.clip(x, max=z)", "reals": "np.clip(w, y, 0.5)"},
+         {"x": (d, (512,), [t[0] for t in _CLIP_TRIPLES]), "y": (d, (512,), [t[1] for t in _CLIP_TRIPLES]),
+          "z": (d, (512,), [t[2] for t in _CLIP_TRIPLES]), "w": (F, (512,), [-0.0, 0.0, 0.25, 1.0, np.nan, -1.0, 0.5, 3.0])})
+
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices
     `_rN` of `sum(_rN, N, body)` / `amax(...)`) are broadcast index grids, so that `x[_0, (_1 + 1) % n]`

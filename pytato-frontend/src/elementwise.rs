@@ -1000,7 +1000,9 @@ fn complex_sign(z: &Array) -> Result<Array> {
 /// Ties differ only in the sign of zero, and numpy's loop decides them by its strides: with both
 /// bounds the same for every element (numpy's common case, a scalar or a size-1 array: stride 0)
 /// it keeps `a` (`clip(-0.0, 0, 1)` is `-0.0`), otherwise the bound (`maximum`'s rule). Here real
-/// floats between two bounds of size 1 keep `a`; every other case takes the bound.
+/// floats between two bounds of size 1 keep `a`; every other case takes the bound. Complex
+/// numbers between two bounds follow numpy's own clip loop, whose order differs from `maximum`'s
+/// (see `complex_clip`).
 ///
 /// ```
 /// use pytato_core::DType;
@@ -1037,6 +1039,11 @@ pub fn clip(a: &Array, min: Option<Operand>, max: Option<Operand>) -> Result<Arr
         let raised = bound_keeping_ties(a, low.clone(), CompareOp::Gt)?;
         return bound_keeping_ties(&raised, high.clone(), CompareOp::Lt);
     }
+    if let (Some(low), Some(high)) = (&min, &max)
+        && dtype.is_complex()
+    {
+        return complex_clip(a, low, high);
+    }
     let low = match min {
         Some(m) => maximum(a, m)?,
         None => a.clone(),
@@ -1045,6 +1052,34 @@ pub fn clip(a: &Array, min: Option<Operand>, max: Option<Operand>) -> Result<Arr
         Some(m) => minimum(&low, m),
         None => Ok(low),
     }
+}
+
+/// numpy's clip loop for complex numbers between two bounds, which orders them by its
+/// `PyArray_CGT`/`PyArray_CLT` macros (the real parts, or the imaginary parts where the real parts
+/// are equal, without the NaN tests of `maximum`'s comparisons) and keeps a value with a NaN part:
+/// `raised = a > low || isnan(a) ? a : low`, then `raised < high || isnan(raised) ? raised : high`.
+/// Ties take the bound, whatever the strides. (Found by a sweep: `maximum` then `minimum`
+/// differed from numpy in 290 of 4,096 triples of signed zeros, NaN parts and ones.) With one bound
+/// numpy calls `maximum` or `minimum`, and so does [`clip`].
+fn complex_clip(a: &Array, low: &Operand, high: &Operand) -> Result<Array> {
+    elementwise("clip", &[&a.into(), low, high], a.dtype(), |mut e| {
+        let high = e.pop().expect("three operands");
+        let low = e.pop().expect("three operands");
+        let x = e.pop().expect("three operands");
+        let part = |f: Func, v: &Expr| Expr::call(f, vec![v.clone()]);
+        let beyond = |v: &Expr, bound: &Expr, order: CompareOp| {
+            Expr::if_then_else(
+                part(Func::Real, v).compare(CompareOp::Eq, part(Func::Real, bound)),
+                part(Func::Imag, v).compare(order, part(Func::Imag, bound)),
+                part(Func::Real, v).compare(order, part(Func::Real, bound)),
+            )
+        };
+        let keeps = |v: &Expr, bound: &Expr, order: CompareOp| {
+            part(Func::IsNan, v).binary(BinaryOp::LogicalOr, beyond(v, bound, order))
+        };
+        let raised = Expr::if_then_else(keeps(&x, &low, CompareOp::Gt), x.clone(), low);
+        Ok(Expr::if_then_else(keeps(&raised, &high, CompareOp::Lt), raised, high))
+    })
 }
 
 /// `bound` where it is NaN or passes `a` under `beyond` (`Gt`: a lower bound above `a`), else
