@@ -104,6 +104,7 @@ from .array import (
 )
 from .exceptions import *  # noqa: F403
 from .exceptions import PytatoError
+from .tags import Axis
 
 
 def _install_interrupt_handler() -> None:

@@ -23,8 +23,20 @@ import abc
 
 from dataclasses import dataclass
 
-from ._native import Array, DictOfNamedArrays
+from ._native import (
+    Array,
+    DictOfNamedArrays,
+    make_data_wrapper,
+    make_dict_of_named_arrays,
+    make_placeholder,
+    make_size_param,
+)
 from .tags import Axis
+
+#: pytato's type of a shape: a tuple of lengths (ints, size parameters, affine expressions).
+ShapeType = tuple
+#: pytato's type of an array's axes: a tuple of :class:`~pytato_rs.tags.Axis`.
+AxesT = tuple
 
 
 class _NodeClass(type):
@@ -270,7 +282,13 @@ AbstractResultWithNamedArrays.register(DictOfNamedArrays)
 __all__ = [
     "MAPPER_METHODS",
     "AbstractResultWithNamedArrays",
+    "AxesT",
     "Axis",
+    "ShapeType",
+    "make_data_wrapper",
+    "make_dict_of_named_arrays",
+    "make_placeholder",
+    "make_size_param",
     "EinsumAxisDescriptor",
     "EinsumElementwiseAxis",
     "EinsumReductionAxis",

@@ -16,6 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: The Python and numpy scalar classes an expression takes as constants (pytato's
+#: ``SCALAR_CLASSES``, pymbolic's ``VALID_CONSTANT_CLASSES``).
+SCALAR_CLASSES = (int, float, complex, np.number, np.bool_)
+
 #: An index lambda's output iname (``_0``, ``_1``, ...), in its canonical spelling.
 IDX_LAMBDA_AXIS_INDEX = re.compile(r"^_(?P<index>0|[1-9][0-9]*)$")
 #: Any iname of an index lambda, of an output axis or a reduction (``_1``, ``_r0``, ...), as

@@ -35,6 +35,21 @@ class ImplInlined(ImplementationStrategy):
 
 
 @dataclass(frozen=True)
+class FunctionIdentifier(UniqueTag):
+    """pytato's name of a function definition (a tag a user may put on one to find its calls
+    again); the library carries it and compares it, and generates no named functions."""
+
+    identifier: object
+
+
+@dataclass(frozen=True)
+class ForceValueArgTag(UniqueTag):
+    """pytato's request that loopy pass a 0-d placeholder by value. The library generates no
+    loopy code, so it carries the tag and it changes nothing; accepted so that code written for
+    pytato runs unchanged."""
+
+
+@dataclass(frozen=True)
 class Named(UniqueTag):
     """A stored node's name in generated code."""
 
@@ -160,6 +175,8 @@ __all__ = [
     "AssumeNonNegative",
     "Axis",
     "ExpandedDimsReshape",
+    "ForceValueArgTag",
+    "FunctionIdentifier",
     "AxisIgnoredForPropagationTag",
     "CreatedAt",
     "IgnoredForEqualityTag",

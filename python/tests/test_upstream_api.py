@@ -55,6 +55,34 @@ def test_trace_call_takes_pytatos_identifier():
         pt.trace_call(lambda a: 2 * a, x, identifier=3)
 
 
+def test_pytatos_import_paths_that_arraycontext_meshmode_and_grudge_use(backend):
+    """Names found by a scan of arraycontext, meshmode and grudge for the pytato names they use
+    (``pt.Axis``, ``pytato.function``, ``pytato.distributed.partition.PartId``, two tags, typing
+    names): each is importable where pytato has it and means what pytato's does."""
+    from pytato_rs.array import AxesT, ShapeType, make_placeholder
+    from pytato_rs.distributed.partition import DistributedGraphPart, PartId
+    from pytato_rs.function import Call, FunctionDefinition, NamedCallResult, ReturnType, trace_call
+    from pytato_rs.scalar_expr import SCALAR_CLASSES
+    from pytato_rs.tags import ForceValueArgTag, FunctionIdentifier
+    from pytato_rs.transform import ArrayOrNames
+
+    x = make_placeholder("x", (3,), np.float64, axes=(pt.Axis(frozenset()),))
+    assert isinstance(x.axes, AxesT) and isinstance(x.shape, ShapeType) and x.axes[0] == pt.Axis(frozenset())
+    assert isinstance(x, ArrayOrNames) and isinstance(pt.make_dict_of_named_arrays({"a": x}), ArrayOrNames)
+    assert all(isinstance(v, SCALAR_CLASSES) for v in (1, 2.5, 1j, np.float32(1), np.True_, np.uint8(3)))
+    assert not isinstance("1", SCALAR_CLASSES)
+    assert trace_call is pt.trace_call and DistributedGraphPart is pt.DistributedGraphPart
+    assert isinstance(("part", 0), PartId) and {r.name for r in ReturnType} == {
+        "ARRAY", "DICT_OF_ARRAYS", "TUPLE_OF_ARRAYS"}
+    result = trace_call(lambda a: {"twice": 2 * a}, x)["twice"]
+    assert isinstance(result, NamedCallResult) and Call is pt.Call and FunctionDefinition is pt.FunctionDefinition
+    # Tags that only name things for pytato's loopy target are carried, and change nothing.
+    tagged = pt.make_placeholder("s", (), np.int64, tags=frozenset({ForceValueArgTag()}))
+    assert ForceValueArgTag() in tagged.tags and FunctionIdentifier("f") == FunctionIdentifier("f")
+    got = pt.generate(tagged * 2 + x, backend)(s=np.int64(3), x=np.array([1.0, -0.0, np.inf]))
+    np.testing.assert_array_equal(got, 6 + np.array([1.0, -0.0, np.inf]))
+
+
 def test_data_wrapper_data_is_the_array_given():
     a = np.arange(27)
     x = pt.make_data_wrapper(a)

@@ -39,9 +39,13 @@ from .._native import (
     tag_all_calls_to_be_inlined,
     unify_axes_tags,
 )
-from ..array import MAPPER_METHODS
+from ..array import MAPPER_METHODS, AbstractResultWithNamedArrays
+
+#: What a mapper maps: an array expression or a result with named arrays (pytato's type).
+ArrayOrNames = Array | AbstractResultWithNamedArrays
 
 __all__ = [
+    "ArrayOrNames",
     "CachedMapper",
     "CachedWalkMapper",
     "CombineMapper",
