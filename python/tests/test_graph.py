@@ -251,6 +251,27 @@ def test_mappers_traverse_a_chain_of_a_hundred_thousand_nodes_without_recursing(
     assert len(order.topological_order) == 100_001 and order.topological_order[0] == x
     assert {i.name for i in InputGatherer()(y)} == {"x"}
     assert get_nusers(y)[x] == 1
+    # Every node of the chain, gathered in one walk: caching each node's set of dependencies,
+    # as combining does, held 5 * 10^9 entries here and ran out of memory.
+    from pytato_rs.transform import DependencyMapper
+    dependencies = DependencyMapper()(y)
+    assert len(dependencies) == 100_001 and x in dependencies and y in dependencies
+
+
+def test_dependency_mapper_gathers_what_combining_gathers():
+    from pytato_rs.transform import DependencyMapper
+
+    class Combining(DependencyMapper):  # a subclass combines node by node, as pytato does
+        pass
+
+    n = pt.make_size_param("n")
+    x, y = pt.make_placeholder("x", (n, 3), np.float64), pt.make_placeholder("y", (3,), np.float64)
+    a = pt.sum(x * y, axis=0) + n
+    b = pt.trace_call(lambda u: {"t": u * 2}, a)["t"]
+    outputs = pt.make_dict_of_named_arrays({"a": a, "b": b + x[0], "c": pt.stack([a, b])})
+    for expr in (x, n, a, b, outputs, outputs["c"].expr):
+        assert DependencyMapper()(expr) == Combining()(expr)
+    assert {d.node_type for d in DependencyMapper()(outputs)} >= {"SizeParam", "Placeholder", "CallResult", "Stack"}
 
 
 def test_size_parameters_of_shapes_come_before_the_nodes_they_size():
