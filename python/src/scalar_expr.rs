@@ -102,6 +102,11 @@ impl Item {
 /// through 0-d stand-ins, and returns the typed result (see the module docs).
 fn apply(native: &Bound<'_, PyModule>, name: &str, items: Vec<Item>) -> Result<Item> {
     let py = native.py();
+    if name == "ldexp" {
+        if let Some(scaled) = library_ldexp(py, &items)? {
+            return Ok(scaled);
+        }
+    }
     let Ok(function) = native.getattr(name) else { return library_function(py, name, items) };
     let mut stand_ins: HashMap<usize, (Expr, DType)> = HashMap::new();
     let mut args = Vec::with_capacity(items.len());
@@ -126,6 +131,39 @@ fn apply(native: &Bound<'_, PyModule>, name: &str, items: Vec<Item>) -> Result<I
     let expr = substituted(&array, &stand_ins)
         .ok_or_else(|| value_error(format!("'{name}' of scalars gave {}, not a scalar expression", array.summary())))?;
     Ok(Item::Typed(expr, array.dtype()))
+}
+
+/// `ldexp` with its exponent in the mantissa's float dtype, as the library holds it (numpy's
+/// `ldexp` refuses a float exponent; the library's frontend casts an integer one to the float dtype
+/// it computes in, exactly, as it clamps it to ±2200 first): typed as that call, the exponent (a
+/// number or a float expression) in the mantissa's dtype. `None` for an integer exponent, which
+/// numpy's function types. Without this, reading `.expr` of such an index lambda, pickling it
+/// and the mappers that rebuild it raised numpy's refusal.
+fn library_ldexp(py: Python<'_>, items: &[Item]) -> Result<Option<Item>> {
+    let [mantissa, exponent] = items else { return Ok(None) };
+    let (mantissa, dtype) = match mantissa {
+        Item::Typed(expr, dtype) => (expr.clone(), *dtype),
+        // a constant the library read in place: a numpy scalar of its dtype
+        Item::Number(number) if number.bind(py).hasattr("dtype")? => Item::Number(number.clone_ref(py)).typed(py)?,
+        Item::Number(_) => return Ok(None),
+    };
+    let is_float = |d: &DType| d.is_inexact() && !d.is_complex();
+    if !is_float(&dtype) {
+        return Ok(None);
+    }
+    let exponent = match exponent {
+        Item::Typed(expr, d) if *d == dtype => expr.clone(),
+        Item::Typed(expr, d) if is_float(d) => expr.clone().cast(dtype),
+        Item::Typed(..) => return Ok(None),
+        Item::Number(number) => {
+            let value = scalar_from_py(number.bind(py), "a constant")?;
+            if !matches!(value, pytato::dtype::WeakScalar::Float(_)) {
+                return Ok(None);
+            }
+            Expr::Const(lib(Scalar::from_weak(&value, dtype))?)
+        }
+    };
+    Ok(Some(Item::Typed(Expr::call(pytato::expr::Func::Ldexp, vec![mantissa, exponent]), dtype)))
 }
 
 /// A call of one of the library's own functions that numpy has no function for (`zero`, which
