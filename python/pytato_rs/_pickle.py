@@ -162,25 +162,32 @@ def _build(kind, fields, children):
 def records(root):
     """The nodes of the DAG below ``root`` in postorder: ``(kind, fields, children, tags,
     axes' tags)``, children as positions of earlier records."""
+    return _postorder([root])[0]
+
+
+def _postorder(roots):
+    """The records of the nodes below all of ``roots`` (each node once, however many roots
+    share it), and the position of each root's record."""
     position, out = {}, []
-    stack = [(root, False)]
-    while stack:
-        node, children_done = stack.pop()
-        if node._node_id in position:
-            continue
-        children = node._children()
-        if not children_done:
-            stack.append((node, True))
-            stack.extend((c, False) for c in reversed(children) if c._node_id not in position)
-            continue
-        position[node._node_id] = len(out)
-        axes = tuple(axis.tags for axis in node.axes)
-        out.append((node.node_type, _fields(node), tuple(position[c._node_id] for c in children), node.tags, axes))
-    return out
+    for root in roots:
+        stack = [(root, False)]
+        while stack:
+            node, children_done = stack.pop()
+            if node._node_id in position:
+                continue
+            children = node._children()
+            if not children_done:
+                stack.append((node, True))
+                stack.extend((c, False) for c in reversed(children) if c._node_id not in position)
+                continue
+            position[node._node_id] = len(out)
+            axes = tuple(axis.tags for axis in node.axes)
+            out.append((node.node_type, _fields(node), tuple(position[c._node_id] for c in children), node.tags, axes))
+    return out, [position[root._node_id] for root in roots]
 
 
-def rebuild(entries):
-    """The DAG :func:`records` wrote: its last node."""
+def _rebuild_all(entries):
+    """Every node :func:`records` wrote, in its order."""
     from .tags import Axis
 
     built = []
@@ -191,16 +198,27 @@ def rebuild(entries):
         if any(axes):
             node = node.copy(axes=tuple(Axis(t) for t in axes))
         built.append(node)
-    return built[-1]
+    return built
+
+
+def rebuild(entries):
+    """The DAG :func:`records` wrote: its last node."""
+    return _rebuild_all(entries)[-1]
 
 
 def dict_records(outputs):
-    """The records of each entry of a :class:`DictOfNamedArrays`, by name."""
-    return {name: records(outputs[name].expr) for name in outputs}
+    """The records of the entries of a :class:`DictOfNamedArrays`, written once for all of them
+    (a node several outputs share comes back as one node: a data wrapper with one copy of its
+    data, a mask with one count), and each output's position among them, by name."""
+    names = list(outputs)
+    out, roots = _postorder([outputs[name].expr for name in names])
+    return out, dict(zip(names, roots))
 
 
 def rebuild_dict(entries):
-    """A :class:`DictOfNamedArrays` from ``{name: records}``."""
+    """A :class:`DictOfNamedArrays` from :func:`dict_records`'s records and positions."""
     from . import _native
 
-    return _native.make_dict_of_named_arrays({name: rebuild(r) for name, r in entries.items()})
+    out, roots = entries
+    built = _rebuild_all(out)
+    return _native.make_dict_of_named_arrays({name: built[k] for name, k in roots.items()})

@@ -160,7 +160,8 @@ def _key_builder_class():
             self.rec(key_hash, ("Array", tuple(records(key))))
 
         def update_for_DictOfNamedArrays(self, key_hash, key):  # noqa: N802
-            self.rec(key_hash, ("DictOfNamedArrays", {k: tuple(r) for k, r in dict_records(key).items()}))
+            out, roots = dict_records(key)
+            self.rec(key_hash, ("DictOfNamedArrays", tuple(out), roots))
 
         def update_for_dict(self, key_hash, key):
             self.rec(key_hash, tuple(sorted(key.items())))

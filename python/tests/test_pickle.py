@@ -141,3 +141,21 @@ def test_positions_counted_from_the_end_of_symbolic_axes_pickle():
         for rows in (3, 5, 9):
             data = np.arange(3.0 * rows).reshape(rows, 3)
             np.testing.assert_array_equal(pt.generate(back)(x=data), pt.generate(expr)(x=data))
+
+
+def test_outputs_that_share_nodes_come_back_sharing_them(backend):
+    # Each output was written apart, so a node two outputs share came back twice: a data wrapper
+    # with two copies of its data, and a mask's count under one name for two nodes, which no
+    # program could run (DuplicateNameError; found by a Python-side fuzzer, seed 97100128).
+    data = np.array([[1.0, 0.0, -2.0], [0.0, 0.0, 3.0], [4.0, 0.0, np.nan]])
+    x = pt.make_data_wrapper(data)
+    positions = pt.flatnonzero(x)
+    outputs = pt.make_dict_of_named_arrays({"a": positions + 1, "b": positions * 2, "c": x[x > 0], "d": x})
+    back = round_trip(outputs)
+    wrappers = {id(n.data) for n in pt.transform.DependencyMapper()(back) if isinstance(n, pt.DataWrapper)}
+    assert len(wrappers) == 1
+    got = pt.generate(back, backend)()
+    np.testing.assert_array_equal(got["a"], np.flatnonzero(data) + 1)
+    np.testing.assert_array_equal(got["b"], np.flatnonzero(data) * 2)
+    np.testing.assert_array_equal(got["c"], data[data > 0])
+    np.testing.assert_array_equal(got["d"], data)
