@@ -102,10 +102,10 @@ impl Item {
 /// through 0-d stand-ins, and returns the typed result (see the module docs).
 fn apply(native: &Bound<'_, PyModule>, name: &str, items: Vec<Item>) -> Result<Item> {
     let py = native.py();
-    if name == "ldexp" {
-        if let Some(scaled) = library_ldexp(py, &items)? {
-            return Ok(scaled);
-        }
+    if name == "ldexp"
+        && let Some(scaled) = library_ldexp(py, &items)?
+    {
+        return Ok(scaled);
     }
     let Ok(function) = native.getattr(name) else { return library_function(py, name, items) };
     let mut stand_ins: HashMap<usize, (Expr, DType)> = HashMap::new();
