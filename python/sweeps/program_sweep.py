@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 import pytato_rs as pt
+from bits import same
 from pytato_rs.transform import CopyMapper, map_and_copy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,17 +72,6 @@ def values(shape, dt):
         a = a + 1j * rng.standard_normal(n)
     with np.errstate(all="ignore"):
         return a.astype(dt).reshape(shape)
-
-
-def same(got, exp):
-    got, exp = np.asarray(got), np.asarray(exp)
-    if got.dtype != exp.dtype or got.shape != exp.shape:
-        return False
-    if exp.dtype.kind == "c":
-        return same(got.real.copy(), exp.real.copy()) and same(got.imag.copy(), exp.imag.copy())
-    if exp.dtype.kind == "f":
-        return bool(np.all((np.isnan(got) & np.isnan(exp)) | ((got == exp) & (np.signbit(got) == np.signbit(exp)))))
-    return bool(np.all(got == exp))
 
 
 def close(got, exp):
