@@ -1454,6 +1454,15 @@ for d in [C, Z]:
          {"x": (d, (512,), [t[0] for t in _CLIP_TRIPLES]), "y": (d, (512,), [t[1] for t in _CLIP_TRIPLES]),
           "z": (d, (512,), [t[2] for t in _CLIP_TRIPLES]), "w": (F, (512,), [-0.0, 0.0, 0.25, 1.0, np.nan, -1.0, 0.5, 3.0])})
 
+# Complex max/min with `initial` over symbolic axes, which may be empty when the program runs:
+# numpy gives `initial` there (the library's search for the first extremum raised "no identity").
+for n in (0, 3):
+    case(f"complex_extremum_initial_symbolic_length_{n}",
+         {"max_rows": "np.max(y, axis=0, initial=-1)", "min_all": "np.min(y, initial=2j)",
+          "max_kept": "np.max(y, axis=(0, 1), keepdims=True, initial=-0.0)",
+          "min_last": "np.min(w, axis=-1, initial=np.nan)"},
+         {"y": (Z, ("n", 2), "special"), "w": (C, (2, "n"), "special")}, sizes={"n": n})
+
 def run_kernel(params, outputs, statements, args, sizes):
     """A user kernel's statements with numpy: each target's indices `_k` (and the reduction indices
     `_rN` of `sum(_rN, N, body)` / `amax(...)`) are broadcast index grids, so that `x[_0, (_1 + 1) % n]`

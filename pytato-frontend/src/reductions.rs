@@ -844,7 +844,8 @@ fn complex_first_extremum(name: &str, op: ReduceOp, src: &Array, axes: &[usize])
 /// numpy's complex `max`/`min` over axes: the element at the first extremum of the reduced axes
 /// taken together in row-major order (see [`complex_first_extremum`]). numpy reduces from
 /// `initial` where one is given: the first extremum of `initial` and the elements, so `initial`
-/// where it ties or is NaN, and `initial` alone over an empty axis.
+/// where it ties or is NaN, and `initial` alone over an empty axis (symbolic axes too, which may
+/// be empty when the program runs).
 fn complex_extremum(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions) -> Result<Array> {
     if let Some(initial) = opts.initial {
         let opts = ReduceOptions { initial: None, ..opts };
@@ -853,6 +854,16 @@ fn complex_extremum(name: &str, op: ReduceOp, a: &Array, opts: ReduceOptions) ->
             // `initial` alone, linked to `a` as `full_like` links (a stays the program's input)
             let empty_sum = reduction(name, ReduceOp::Sum, a, ReduceOptions { initial: None, ..opts }, a.dtype())?;
             return super::full_like(&empty_sum, initial, a.dtype());
+        }
+        if axes.iter().any(|&ax| a.shape()[ax].as_int().is_none()) {
+            // A symbolic axis may be empty when the program runs, where the search for the first
+            // extremum has nothing to find (it was an InvalidForSizes error there). `initial`
+            // goes in front of every reduced axis instead: the first padded element in row-major
+            // order is `initial`, the others keep their order, so the search finds `initial`
+            // where it ties, is NaN or is alone, and never searches an empty axis.
+            let widths: Vec<(usize, usize)> = (0..a.ndim()).map(|d| (usize::from(axes.contains(&d)), 0)).collect();
+            let padded = super::pad(a, widths, initial)?;
+            return complex_extremum(name, op, &padded, opts);
         }
         let (shape, _) = reduced_shape(a.shape(), &axes, opts.keepdims);
         let initial = super::full(shape, initial, a.dtype())?;
