@@ -1569,18 +1569,19 @@ fn full_like(
     device: Option<&Bound<'_, PyAny>>,
 ) -> Result<Py<PyArrayExpr>> {
     let _ = (order, subok);
+    if is_array_fill(fill_value) {
+        check_device("full_like", device)?;
+        let a = array_from_py(a)?;
+        let shape = match shape.filter(|s| !s.is_none()) {
+            Some(shape) => shape_from_py(shape)?,
+            None => a.shape().clone(),
+        };
+        return array_filled(shape, fill_value, Some(optional_dtype(dtype)?.unwrap_or(a.dtype())));
+    }
     let target = match optional_dtype(dtype)? {
         Some(dtype) => dtype,
         None => array_from_py(a)?.dtype(),
     };
-    if is_array_fill(fill_value) {
-        check_device("full_like", device)?;
-        let shape = match shape.filter(|s| !s.is_none()) {
-            Some(shape) => shape_from_py(shape)?,
-            None => array_from_py(a)?.shape().clone(),
-        };
-        return array_filled(shape, fill_value, Some(target));
-    }
     let (value, _) = fill_value_from_py(fill_value, Some(target))?;
     filled_like("full_like", a, value, dtype, shape, device)
 }
