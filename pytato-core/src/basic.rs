@@ -75,7 +75,19 @@ fn infer_shape(op: &str, a: &Array, requested: &Shape) -> Result<Shape> {
             let symbolic = a.shape().dims().iter().chain(&dims).any(|d| d.as_int().is_none());
             dims[at] = total.div_to_dim(&known).ok_or_else(|| {
                 if !symbolic {
-                    return cannot_reshape(a, requested);
+                    // An exact quotient beyond int64 (a shape whose size overflows int64) is no
+                    // size mismatch: say what overflowed.
+                    return match (total.as_int(), known.as_int()) {
+                        (Some(t), Some(k)) if k != 0 && t % k == 0 => Error::Overflow {
+                            op: op.into(),
+                            what: format!(
+                                "the length -1 stands for in {requested}: {} elements of {}",
+                                t / k,
+                                a.shape()
+                            ),
+                        },
+                        _ => cannot_reshape(a, requested),
+                    };
                 }
                 // Shapes are affine in size parameters: `(n, m)` to `(-1,)` would be `n·m`.
                 Error::ShapeMismatch {

@@ -210,6 +210,14 @@ fn indexing() {
 fn lengths_that_overflow() {
     expect_err(pt::linspace(0.0, 1.0, usize::MAX, true, None), |e| matches!(e, Error::Overflow { .. }), &["linspace"]);
     expect_err(pt::arange(0, i64::MAX, 1, None).and_then(|a| pt::reshape(&a, [-1, 2], Order::C)), shape, &["reshape"]);
+    // (2^62, 4) has 2^64 elements: flattening it overflows int64 rather than mismatching sizes
+    let huge = ph("huge", [1i64 << 62, 4], DType::F64);
+    expect_err(
+        pt::reshape(&huge, [-1], Order::C),
+        |e| matches!(e, Error::Overflow { .. }),
+        &["reshape", "18446744073709551616", "(4611686018427387904, 4)"],
+    );
+    expect_err(pt::reshape(&huge, [-1, 3], Order::C), shape, &["reshape", "(-1, 3)"]);
 }
 
 #[test]

@@ -160,7 +160,7 @@ fn unsupported(what: &str, array: &Bound<'_, PyAny>) -> PyErr {
     let dtype = array.getattr("dtype").map(|d| d.to_string()).unwrap_or_else(|_| "?".into());
     type_error(format!(
         "{what}: numpy dtype {dtype} is not supported (supported: bool, int8..int64, uint8..uint64, \
-         float16, float32, float64, complex64, complex128, in native byte order)"
+         float16, float32, float64, complex64, complex128; outputs in native byte order)"
     ))
 }
 
