@@ -75,7 +75,7 @@ pub use pytato_core::function::{Function, trace_call};
 pub use pytato_core::{
     Array, ArrayData, Axis, DType, DictOfNamedArrays, Dim, EinsumAxis, Error, Expr, IndexItem, NodeKind,
     NormalizedSlice, Order, ReductionDescriptor, Result, Scalar, Shape, Tag, TagSet, ValueCheck, array, data,
-    distributed, dtype, error, expr, f16, function, half_float, names, s, scalar, shape, tags, user_kernel,
+    distributed, dtype, error, expr, f16, function, half_float, names, s, scalar, shape, size_check, tags, user_kernel,
 };
 pub use pytato_datashape as datashape;
 pub use pytato_frontend::*;

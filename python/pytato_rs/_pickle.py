@@ -60,7 +60,9 @@ def _fields(node):
         return (np.asarray(node._evaluated), node.name, node.shape)
     if kind == "IndexLambda":
         descriptors = {k: d.tags for k, d in node.var_to_reduction_descr.items()}
-        return (node.expr, node.shape, node.dtype, tuple(node.bindings), descriptors)
+        # the conditions on the sizes (a maximum over a symbolic axis must not be empty) are not
+        # in the expression: without them the rebuilt node would give -inf where numpy raises
+        return (node.expr, node.shape, node.dtype, tuple(node.bindings), descriptors, node._size_checks)
     if kind == "Einsum":
         return (_einsum_spec(node), {a.dim: d.tags for a, d in node.redn_axis_to_redn_descr.items()})
     if kind == "Reshape":
@@ -110,14 +112,16 @@ def _build(kind, fields, children):
         data, name, shape = fields
         return _native.make_data_wrapper(data, name=name, shape=shape)
     if kind == "IndexLambda":
-        expr, shape, dtype, names, descriptors = fields
-        return IndexLambda(
+        expr, shape, dtype, names, descriptors = fields[:5]
+        node = IndexLambda(
             expr=expr,
             shape=shape,
             dtype=dtype,
             bindings=dict(zip(names, children, strict=True)),
             var_to_reduction_descr={k: ReductionDescriptor(t) for k, t in descriptors.items()},
         )
+        # pickles written before size checks travelled have five fields
+        return node._with_size_checks(fields[5]) if len(fields) > 5 else node
     if kind == "Einsum":
         from .array import EinsumReductionAxis
 

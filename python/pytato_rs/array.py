@@ -198,6 +198,10 @@ def _replaced_index_lambda(node, changes):
         return node
     fields.update(changes)
     rebuilt = _index_lambda(**fields)
+    if "expr" not in changes:
+        # the same computation: it needs what the sizes had to satisfy (a new expression is the
+        # caller's, as a new index lambda's is)
+        rebuilt = rebuilt._with_size_checks(node._size_checks)
     # the library compares constants by their bits (a NaN equals itself), pymbolic by value
     return node if rebuilt == node and rebuilt.non_equality_tags == node.non_equality_tags else rebuilt
 

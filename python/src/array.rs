@@ -211,6 +211,25 @@ impl PyArrayExpr {
         crate::graph::with_children(&self.array, children)
     }
 
+    /// An index lambda's conditions on the run-time sizes as tuples (`()` for other nodes), for
+    /// pickling (see `size_checks.rs`).
+    #[getter]
+    fn _size_checks<'py>(&self, py: Python<'py>) -> Result<Bound<'py, pyo3::types::PyTuple>> {
+        match self.array.kind() {
+            pytato::NodeKind::IndexLambda(lambda) => crate::size_checks::checks_to_py(py, &lambda.checks),
+            _ => crate::size_checks::checks_to_py(py, &[]),
+        }
+    }
+
+    /// The index lambda with the size checks `_size_checks` gave added.
+    fn _with_size_checks(&self, checks: &Bound<'_, PyAny>) -> Result<Py<PyArrayExpr>> {
+        let checks = crate::size_checks::checks_from_py(checks)?;
+        if checks.is_empty() {
+            return object(self.array.clone());
+        }
+        wrap(self.array.with_size_checks(checks))
+    }
+
     /// The node with the fields given replaced (children by their field names, `tags`,
     /// `axes`), as pytato's `replace_if_different`: the node itself when nothing differs.
     #[pyo3(signature = (**changes))]

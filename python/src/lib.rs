@@ -30,6 +30,7 @@ mod graph;
 mod interrupt;
 mod program;
 mod scalar_expr;
+mod size_checks;
 mod tags;
 mod transform;
 

@@ -159,3 +159,58 @@ def test_outputs_that_share_nodes_come_back_sharing_them(backend):
     np.testing.assert_array_equal(got["b"], np.flatnonzero(data) * 2)
     np.testing.assert_array_equal(got["c"], data[data > 0])
     np.testing.assert_array_equal(got["d"], data)
+
+
+def test_conditions_on_sizes_come_back_with_the_node(backend):
+    # A reduction without identity over a symbolic axis, or an integer index on one, holds what
+    # the sizes must satisfy beside its expression. Pickling and deepcopy rebuilt the node from
+    # its expression alone, so a pickled max over an axis empty at run time gave -inf (argmax the
+    # largest int64) where numpy raises; copy() with new reduction tags lost it too.
+    import copy
+
+    n = pt.make_size_param("n")
+    x = pt.make_placeholder("x", (n, 3), np.float64)
+    z = pt.make_placeholder("z", (n, 3), np.complex128)
+    cases = [
+        (lambda p, a, c: p.max(a, axis=0), "x"),
+        (lambda p, a, c: p.min(a, axis=0), "x"),
+        (lambda p, a, c: p.argmax(a, axis=0), "x"),
+        (lambda p, a, c: p.argmin(a, axis=1), "x"),
+        (lambda p, a, c: p.max(c, axis=0), "z"),
+        (lambda p, a, c: a[-1], "x"),
+        (lambda p, a, c: a[2] * 2, "x"),
+    ]
+
+    def retagged(node):
+        # copy() with new reduction tags rebuilds an index lambda from its fields
+        old = getattr(node, "var_to_reduction_descr", {})
+        descriptors = {k: pt.ReductionDescriptor(frozenset({Scaled()})) for k in old}
+        return node.copy(var_to_reduction_descr=descriptors) if descriptors else node
+
+    for build, name in cases:
+        expr = build(pt, x, z)
+        for copied in (round_trip(expr), copy.deepcopy(expr), retagged(expr)):
+            program = pt.generate(copied, backend)
+            for rows in (0, 1, 4):
+                rng = np.random.default_rng(rows)
+                data = rng.standard_normal((rows, 3))
+                if name == "z":
+                    data = data + 1j * rng.standard_normal((rows, 3))
+                try:
+                    expected = build(np, data, data)
+                except (ValueError, IndexError) as numpy_error:
+                    with pytest.raises(type(numpy_error)):
+                        program(**{name: data})
+                    continue
+                np.testing.assert_array_equal(program(**{name: data}), expected)
+
+
+def test_malformed_size_checks_are_refused():
+    # what a hand-made or corrupted pickle could hold: an axis beyond its shape, a zero step
+    x = pt.make_placeholder("x", (pt.make_size_param("n"), 3), np.float64)
+    node = pt.max(x, axis=0)
+    for bad in [[("non_empty", "max", (3,), 1)], [("slice_inside", "x", 0, 2, 0, 0, (4,))], [("no_such", "x")], [5]]:
+        with pytest.raises(ValueError):
+            node._with_size_checks(bad)
+    with pytest.raises(ValueError):
+        x._with_size_checks([("non_empty", "max", (3,), 0)])  # only index lambdas hold checks
