@@ -104,31 +104,152 @@ def _exact_method(pytato_rs, ufunc, method, array, kwargs):
     return array if kwargs.get("keepdims") else pytato_rs.squeeze(array, axes)
 
 
+# The keywords each library reduction takes (``nanmax``/``nanmin`` neither ``dtype`` nor ``where``;
+# ``max``/``min`` no ``dtype``, as numpy's).
+_REDUCTION_KEYWORDS = {"sum": {"axis", "dtype", "keepdims", "initial", "where"},
+                       "prod": {"axis", "dtype", "keepdims", "initial", "where"},
+                       "all": {"axis", "keepdims", "where"}, "any": {"axis", "keepdims", "where"},
+                       "max": {"axis", "keepdims", "initial", "where"}, "min": {"axis", "keepdims", "initial", "where"},
+                       "nanmax": {"axis", "keepdims", "initial"}, "nanmin": {"axis", "keepdims", "initial"}}
+# A left fold unrolls one operation per element reduced: beyond this many, an error says so.
+_MAX_FOLD = 4096
+
+
 def _reduce(pytato_rs, ufunc, array, kwargs):
-    """``ufunc.reduce(array, **kwargs)`` as a library reduction, or ``NotImplemented``."""
+    """``ufunc.reduce(array, **kwargs)``: a library reduction where one computes it; the
+    log-depth reduction of an exact ufunc; else numpy's left fold, unrolled."""
     name = _REDUCTIONS.get(ufunc.__name__)
     if name is None and ufunc.__name__ in _BOOLEAN_REDUCTIONS and getattr(array, "dtype", None) == np.bool_:
         name = _BOOLEAN_REDUCTIONS[ufunc.__name__]
-    if ufunc.__name__ in _EXACT and (name is None or (name in ("all", "any") and "initial" in kwargs)):
+    if name in ("all", "any") and "initial" in kwargs:
+        name = None
+    if name is not None and _REDUCTION_KEYWORDS[name] >= kwargs.keys():
+        kwargs.setdefault("axis", 0)
+        return getattr(pytato_rs, name)(array, **kwargs)
+    if ufunc.__name__ in _EXACT and {"axis", "dtype", "keepdims", "initial"} >= kwargs.keys():
         return _exact_method(pytato_rs, ufunc, "reduce", array, kwargs)
-    if name is None or (name.startswith("nan") and ({"dtype", "where"} & kwargs.keys())):
-        return NotImplemented
-    kwargs.setdefault("axis", 0)
-    return getattr(pytato_rs, name)(array, **kwargs)
+    return _fold(pytato_rs, ufunc, "reduce", array, kwargs)
 
 
 def _accumulate(pytato_rs, ufunc, array, kwargs):
     """``ufunc.accumulate(array, axis=0, dtype=None)`` as a library scan, in the dtype numpy's
     ``accumulate`` gives (its own: ``add`` keeps int8, where ``cumsum`` takes int64; booleans
-    add as int64), or ``NotImplemented``."""
+    add as int64); the log-depth scan of an exact ufunc; else numpy's left fold, unrolled."""
     name = _SCANS.get(ufunc.__name__)
     if name is None and ufunc.__name__ in _EXACT:
         return _exact_method(pytato_rs, ufunc, "accumulate", array, kwargs)
-    if name is None or not {"axis", "dtype"} >= kwargs.keys():
+    if name is None:
+        return _fold(pytato_rs, ufunc, "accumulate", array, kwargs)
+    if not {"axis", "dtype"} >= kwargs.keys():
         return NotImplemented
     array = pytato_rs.asarray(array)
     dtype = _numpy_result_dtype(ufunc, "accumulate", array.dtype, kwargs.get("dtype"))
     return getattr(pytato_rs, name)(array, axis=kwargs.get("axis", 0), dtype=dtype)
+
+
+def _numpy_probe(ufunc, method, array, *args, **kwargs):
+    """numpy's ``ufunc.<method>`` of zeros of ``array``'s dtype and shape, each length cut to at
+    most 1 (to 2 along ``keep_axis``, or whole for ``reduceat``), with the same arguments
+    (``where`` as a mask of ones): numpy's result dtype, and numpy's error where the call is
+    invalid (a ufunc without a loop for the dtype, several axes of a ufunc that is not
+    reorderable, an empty reduction without identity, a mask without an identity or
+    ``initial``, an index out of range)."""
+    whole_axis = kwargs.pop("_whole_axis", None)
+    shape = tuple(n if k == whole_axis else min(n, 1) for k, n in enumerate(array.shape))
+    if kwargs.get("where") is not None and kwargs["where"] is not True:
+        kwargs["where"] = np.ones(shape, bool)
+    with np.errstate(all="ignore"):
+        return getattr(ufunc, method)(np.zeros(shape, array.dtype), *args, **kwargs)
+
+
+def _fold(pytato_rs, ufunc, method, array, kwargs):
+    """``reduce`` (``axis``, ``dtype``, ``keepdims``, ``initial``, ``where``) or ``accumulate``
+    (``axis``, ``dtype``) of any binary ufunc as numpy's loop computes it: a left fold, the
+    result so far first (``((a0 - a1) - a2) - ...``), in numpy's result dtype, one operation per
+    element along axes of known length. Several axes (of a reorderable ufunc) are folded in C
+    order. ``where`` skips the elements it masks out, starting from ``initial`` or the
+    identity."""
+    function = getattr(pytato_rs, ufunc.__name__, None)
+    allowed = {"axis", "dtype", "keepdims", "initial", "where"} if method == "reduce" else {"axis", "dtype"}
+    if function is None or ufunc.nin != 2 or ufunc.nout != 1 or not allowed >= kwargs.keys():
+        return NotImplemented
+    array = pytato_rs.asarray(array)
+    if any(not isinstance(n, int) for n in array.shape):
+        raise NotImplementedError(f"{ufunc.__name__}.{method}: the lengths {array.shape} must be known when the "
+                                  "expression is built (the fold is unrolled)")
+    dtype = _numpy_probe(ufunc, method, array, **kwargs).dtype
+    axis = kwargs.get("axis", 0)
+    axes = tuple(range(array.ndim)) if axis is None else np.lib.array_utils.normalize_axis_tuple(axis, array.ndim)
+    kept = [k for k in range(array.ndim) if k not in axes]
+    length = int(np.prod([array.shape[k] for k in axes], dtype=np.int64))
+    if length > _MAX_FOLD:
+        raise NotImplementedError(f"{ufunc.__name__}.{method} over {length} elements: a ufunc without a library "
+                                  f"reduction is folded one operation per element, and at most {_MAX_FOLD} are")
+    # the reduced axes last, in their order, as one axis: C order over them
+    moved = pytato_rs.reshape(pytato_rs.permute_dims(pytato_rs.astype(array, dtype), kept + list(axes)),
+                              tuple(array.shape[k] for k in kept) + (length,))
+    elements = [moved[..., i] for i in range(length)]
+
+    def step(so_far, element):
+        return pytato_rs.astype(function(so_far, element), dtype)
+
+    if method == "accumulate":
+        if length == 0:
+            return pytato_rs.astype(array, dtype)
+        results = [elements[0]]
+        for element in elements[1:]:
+            results.append(step(results[-1], element))
+        return pytato_rs.stack(results, axis=axes[0])
+    where = kwargs.get("where", True)
+    start = kwargs.get("initial")
+    if start is None and (where is not True or length == 0):
+        start = ufunc.identity  # numpy's probe refused these without an identity
+    if where is not True:
+        mask = pytato_rs.broadcast_to(pytato_rs.asarray(where), array.shape)
+        mask = pytato_rs.reshape(pytato_rs.permute_dims(mask, kept + list(axes)), moved.shape)
+    out_shape = tuple(array.shape[k] for k in kept)
+    if start is None:
+        result, rest = elements[0], range(1, length)
+    else:
+        result, rest = pytato_rs.full(out_shape, dtype.type(start), dtype), range(length)
+    for i in rest:
+        combined = step(result, elements[i])
+        result = combined if where is True else pytato_rs.where(mask[..., i], combined, result)
+    if kwargs.get("keepdims"):
+        result = pytato_rs.expand_dims(result, tuple(axes))
+    return result
+
+
+def _reduceat(pytato_rs, ufunc, array, indices, kwargs):
+    """``ufunc.reduceat(array, indices, axis=0, dtype=None)``: along ``axis``, the reduction of
+    each run ``indices[i]:indices[i + 1]`` (to the end for the last), or element ``indices[i]``
+    itself where the next index is not beyond it; ``indices`` numbers (they pick the result's
+    shape)."""
+    if not {"axis", "dtype"} >= kwargs.keys() or getattr(ufunc, "nin", 0) != 2:
+        return NotImplemented
+    if isinstance(indices, pytato_rs.Array):
+        raise TypeError(f"{ufunc.__name__}.reduceat: give the indices as numbers; an expression's would make a "
+                        "length the data decides")
+    array = pytato_rs.asarray(array)
+    axis = np.lib.array_utils.normalize_axis_index(kwargs.get("axis", 0), array.ndim)
+    length = array.shape[axis]
+    if not isinstance(length, int):
+        raise NotImplementedError(f"{ufunc.__name__}.reduceat: the length of axis {axis} ({length}) must be known "
+                                  "when the expression is built")
+    indices = np.asarray(indices)
+    dtype = _numpy_probe(ufunc, "reduceat", array, indices, axis=axis, dtype=kwargs.get("dtype"),
+                         _whole_axis=axis).dtype
+    array = pytato_rs.astype(array, dtype)
+    runs = []
+    for k, start in enumerate(indices.tolist()):
+        stop = indices[k + 1] if k + 1 < len(indices) else length
+        run = array[_along(axis, array.ndim, slice(start, stop if stop > start else start + 1))]
+        if stop > start + 1:
+            run = getattr(ufunc, "reduce")(run, axis=axis, dtype=dtype, keepdims=True)
+        runs.append(pytato_rs.astype(run, dtype))
+    if not runs:
+        return array[_along(axis, array.ndim, slice(0, 0))]
+    return pytato_rs.concatenate(runs, axis=axis)
 
 
 def _outer(pytato_rs, ufunc, inputs, kwargs):
@@ -149,10 +270,12 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     maximum, minimum, fmax, fmin and the logical (and, of booleans, bitwise) and/or as the
     library's reductions; ``accumulate`` of add and multiply as its scans; ``reduce`` and
     ``accumulate`` of the other exact, associative ufuncs (bitwise ones, ``logical_xor``,
-    ``gcd``, running maxima) in log2(length) steps of the ufunc; ``outer`` of any binary ufunc. An ``out=`` array cannot be written lazily, nor can ``ufunc.at`` write its
-    operand: a ``TypeError``. ``NotImplemented`` for what none covers (``reduceat``, ``where=``
-    of a call, whose other elements numpy leaves uninitialized, ...), so that numpy raises its
-    ``TypeError``."""
+    ``gcd``, running maxima) in log2(length) steps of the ufunc; of any other binary ufunc
+    (``subtract``, ``logaddexp``, ``hypot``, ...), numpy's left fold, unrolled over axes of
+    known length; ``reduceat`` with indices given as numbers; ``outer`` of any binary ufunc. An
+    ``out=`` array cannot be written lazily, nor can ``ufunc.at`` write its operand: a
+    ``TypeError``. ``NotImplemented`` for what none covers (``where=`` of a call, whose other
+    elements numpy leaves uninitialized, ...), so that numpy raises its ``TypeError``."""
     import pytato_rs
 
     kwargs = dict(kwargs or {})
@@ -172,6 +295,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         return _accumulate(pytato_rs, ufunc, inputs[0], kwargs)
     if method == "outer":
         return _outer(pytato_rs, ufunc, inputs, kwargs)
+    if method == "reduceat" and len(inputs) == 2:
+        return _reduceat(pytato_rs, ufunc, inputs[0], inputs[1], kwargs)
     if method == "__call__" and "where" in kwargs and kwargs["where"] is not True:
         raise TypeError(f"{ufunc.__name__}: where= leaves the other elements of numpy's out= as they were, and a "
                         f"lazy expression has no out=: write pytato_rs.where(condition, {ufunc.__name__}(...), other)")

@@ -5,6 +5,7 @@ and the errors numpy raises once the sizes are known. Expected values come from 
 from __future__ import annotations
 
 import itertools
+import re
 import warnings
 
 import numpy as np
@@ -3239,6 +3240,83 @@ def test_exact_ufuncs_reduce_and_accumulate_as_numpy(backend, name):
     if name not in ("maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or"):  # the library's reductions
         with pytest.raises(NotImplementedError, match="must be known"):
             ufunc.reduce(symbolic)
+
+
+def _numpy_left_fold(ufunc, a, axis):
+    """``ufunc.reduce(a, axis=axis)`` as numpy's reduction promises it: the ufunc's elementwise
+    loop applied left to right, the result so far first. (numpy's own AVX-512 ``power`` and
+    ``arctan2`` reductions read a stale accumulator: ``np.power.reduce([3., 3., -1., 3.])`` is
+    27 there, not ``((3 ** 3) ** -1) ** 3``; the fold is the independent oracle.)"""
+    a = np.moveaxis(a, axis, -1)
+    result = a[..., 0]
+    for i in range(1, a.shape[-1]):
+        result = ufunc(result, a[..., i])
+    return result
+
+
+@pytest.mark.parametrize("name", ["subtract", "divide", "logaddexp", "hypot", "power", "arctan2", "equal"])
+def test_other_ufuncs_reduce_accumulate_and_reduceat_as_numpy(backend, name):
+    """``reduce``, ``accumulate`` and ``reduceat`` of binary ufuncs that have no library
+    reduction are numpy's left folds: the result so far first, in numpy's result dtype (int8
+    differences wrap in int8, integer quotients and logaddexp of int8 are floats), ``initial``,
+    ``where`` (from ``initial`` or the identity), ``keepdims``, several axes of a reorderable
+    ufunc in C order; numpy's errors for a ufunc without identity over an empty axis, a mask
+    without ``initial``, several axes of a ufunc that is not reorderable. Before, numpy raised
+    TypeError for all of them (no ``__array_ufunc__`` method)."""
+    rng = np.random.default_rng(33)
+    special = np.array([1.5, -0.0, 0.0, 2.0, -3.0, np.inf, -np.inf, np.nan, 0.5, 7.0, 1e-310, -1.0])
+    inputs = {"f": rng.choice(special, (3, 5)), "i": rng.integers(-128, 127, (2, 6)).astype(np.int8),
+              "b": rng.random((3, 4)) > 0.5, "e": np.zeros((2, 0))}
+    ufunc = getattr(np, name)
+    trusted = name not in ("power", "arctan2")  # numpy's own reductions of these: see _numpy_left_fold
+    calls = {}
+    for key in ("f", "i", "b"):
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                ufunc.reduce(inputs[key])
+        except (TypeError, ValueError):  # no loop for the dtype (subtract of booleans), negative int powers
+            continue
+        if trusted:
+            calls[f"{key} reduce 1"] = lambda m, p, k=key: ufunc.reduce(p[k], axis=1)
+            calls[f"{key} reduce initial"] = lambda m, p, k=key: ufunc.reduce(p[k], axis=0, initial=2, keepdims=True)
+            calls[f"{key} reduce where"] = lambda m, p, k=key: ufunc.reduce(
+                p[k], axis=1, where=np.arange(p[k].shape[1]) % 3 != 1, initial=1)
+            calls[f"{key} reduceat"] = lambda m, p, k=key: ufunc.reduceat(p[k], [0, 2, 1, 3], axis=1)
+        else:
+            calls[f"{key} reduce 1"] = lambda m, p, k=key: (
+                _numpy_left_fold(ufunc, p[k], 1) if m is np else ufunc.reduce(p[k], axis=1))
+        calls[f"{key} accumulate"] = lambda m, p, k=key: ufunc.accumulate(p[k], axis=-1)
+        if ufunc.identity is not None:  # reorderable: several axes, in C order
+            calls[f"{key} reduce all"] = lambda m, p, k=key: ufunc.reduce(p[k], axis=None)
+    if name in ("subtract", "divide", "equal", "hypot"):  # one rounding each, on every backend
+        _calls_give_numpys_bits(backend, calls, inputs)
+    else:  # transcendental: the backends' math libraries are an ulp apart (ARCHITECTURE.md)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            kinds = {k: np.asarray(f(np, inputs)).dtype for k, f in calls.items()}
+        _calls_give_numpys_bits(backend, {k: f for k, f in calls.items() if kinds[k].kind not in "fc"}, inputs)
+        for dtype in {d for d in kinds.values() if d.kind in "fc"}:
+            inexact = {k: f for k, f in calls.items() if kinds[k] == dtype}
+            got = _run(backend, lambda p, inexact=inexact: {k: f(pt, p) for k, f in inexact.items()}, inputs)
+            _close_to_numpys(got, inexact, inputs, dtype.type)
+    # numpy's errors (no identity for an empty axis or a mask, not reorderable, no loop), raised
+    # when the expression is built
+    refused = [(lambda a: ufunc.reduce(a, axis=1), "e"), (lambda a: ufunc.reduce(a, axis=1, where=np.ones(5, bool)), "f"),
+               (lambda a: ufunc.reduce(a, axis=None), "f")]
+    for call, key in refused:
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                call(inputs[key])
+        except (TypeError, ValueError) as numpy_error:
+            with pytest.raises(type(numpy_error), match=re.escape(str(numpy_error)[:20])):
+                call(pt.make_placeholder(key, inputs[key].shape, inputs[key].dtype))
+    symbolic = pt.make_placeholder("s", (pt.make_size_param("n"),), np.float64)
+    with pytest.raises(NotImplementedError, match="must be known"):
+        ufunc.accumulate(symbolic)
+    with pytest.raises(IndexError):  # numpy's check of reduceat's indices
+        ufunc.reduceat(pt.make_placeholder("g", (4,), np.float64), [0, 4])
 
 
 def test_linalg_cross_matrix_power_and_multi_dot_as_numpys(backend):
