@@ -141,6 +141,11 @@ pub enum UnaryOp {
     BitNot,
 }
 
+impl UnaryOp {
+    /// Every operation (what a decoder of an expression's operation names looks them up in).
+    pub const ALL: [UnaryOp; 3] = [UnaryOp::Neg, UnaryOp::LogicalNot, UnaryOp::BitNot];
+}
+
 /// Binary operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
@@ -171,6 +176,22 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
+    /// Every operation (what a decoder of an expression's operation names looks them up in).
+    pub const ALL: [BinaryOp; 12] = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::FloorDiv,
+        BinaryOp::Rem,
+        BinaryOp::Pow,
+        BinaryOp::LogicalAnd,
+        BinaryOp::LogicalOr,
+        BinaryOp::BitAnd,
+        BinaryOp::BitOr,
+        BinaryOp::BitXor,
+    ];
+
     /// The operator as written in [`Expr`]'s `Display`.
     pub fn symbol(self) -> &'static str {
         use BinaryOp::*;
@@ -218,6 +239,10 @@ pub enum CompareOp {
 }
 
 impl CompareOp {
+    /// Every comparison (what a decoder of an expression's operation names looks them up in).
+    pub const ALL: [CompareOp; 6] =
+        [CompareOp::Eq, CompareOp::Ne, CompareOp::Lt, CompareOp::Le, CompareOp::Gt, CompareOp::Ge];
+
     /// The operator as written.
     pub fn symbol(self) -> &'static str {
         match self {
@@ -590,6 +615,10 @@ pub enum ReduceOp {
 }
 
 impl ReduceOp {
+    /// Every reduction (what a decoder of an expression's operation names looks them up in).
+    pub const ALL: [ReduceOp; 6] =
+        [ReduceOp::Sum, ReduceOp::Product, ReduceOp::Max, ReduceOp::Min, ReduceOp::All, ReduceOp::Any];
+
     /// The operation's name.
     pub fn name(self) -> &'static str {
         match self {

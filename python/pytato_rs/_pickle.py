@@ -1,8 +1,9 @@
 """Pickling of expressions: a DAG is written as its nodes in postorder, each with what its
 function needs to build it again (children by position), and rebuilt with those functions, so
 that ``pickle.loads(pickle.dumps(expr)) == expr``. Both directions use an explicit stack: deep
-DAGs pickle without recursion. Index lambdas travel as their pymbolic expressions (pymbolic is
-needed); where nodes were created (``non_equality_tags``) is not kept. Host steps (sorts, scans,
+DAGs pickle without recursion. Index lambdas travel as their expressions listed exactly (the
+library's operations, dtypes and constants; see ``expr_entries.rs``) with their conditions on the
+sizes; where nodes were created (``non_equality_tags``) is not kept. Host steps (sorts, scans,
 binary searches, mask positions, scatters) are rebuilt as the nodes they are; calls are not
 picklable yet (a ``pickle.PicklingError`` says so)."""
 
@@ -60,9 +61,11 @@ def _fields(node):
         return (np.asarray(node._evaluated), node.name, node.shape)
     if kind == "IndexLambda":
         descriptors = {k: d.tags for k, d in node.var_to_reduction_descr.items()}
-        # the conditions on the sizes (a maximum over a symbolic axis must not be empty) are not
-        # in the expression: without them the rebuilt node would give -inf where numpy raises
-        return (node.expr, node.shape, node.dtype, tuple(node.bindings), descriptors, node._size_checks)
+        # the expression exactly (typing a pymbolic expression again may build an equivalent
+        # one of another shape), and the conditions on the sizes, which the expression does not
+        # hold (a maximum over a symbolic axis must not be empty: without them the rebuilt node
+        # would give -inf where numpy raises)
+        return (node._expr_entries, node.shape, tuple(node.bindings), descriptors, node._size_checks)
     if kind == "Einsum":
         return (_einsum_spec(node), {a.dim: d.tags for a, d in node.redn_axis_to_redn_descr.items()})
     if kind == "Reshape":
@@ -101,7 +104,6 @@ def _fields(node):
 
 def _build(kind, fields, children):
     from . import _native
-    from .array import IndexLambda, ReductionDescriptor
 
     if kind == "Placeholder":
         name, shape, dtype = fields
@@ -112,16 +114,9 @@ def _build(kind, fields, children):
         data, name, shape = fields
         return _native.make_data_wrapper(data, name=name, shape=shape)
     if kind == "IndexLambda":
-        expr, shape, dtype, names, descriptors = fields[:5]
-        node = IndexLambda(
-            expr=expr,
-            shape=shape,
-            dtype=dtype,
-            bindings=dict(zip(names, children, strict=True)),
-            var_to_reduction_descr={k: ReductionDescriptor(t) for k, t in descriptors.items()},
-        )
-        # pickles written before size checks travelled have five fields
-        return node._with_size_checks(fields[5]) if len(fields) > 5 else node
+        entries, shape, names, descriptors, checks = fields
+        node = _native._index_lambda_from_entries(entries, shape, dict(zip(names, children, strict=True)), descriptors)
+        return node._with_size_checks(checks)
     if kind == "Einsum":
         from .array import EinsumReductionAxis
 

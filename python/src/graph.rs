@@ -9,12 +9,11 @@ use std::sync::Mutex;
 
 use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple, PyWeakrefMethods, PyWeakrefReference};
+use pyo3::types::{PyDict, PyTuple, PyWeakrefMethods, PyWeakrefReference};
 use pytato::array::{ScanOp, ScatterMode, Side, SortResult};
 use pytato::{Array, IndexItem, NodeKind};
 
 use crate::array::{PyArrayExpr, PyDictOfNamedArrays};
-use crate::data::to_numpy;
 use crate::errors::{Result, lib, value_error};
 use crate::tags::tags_from_py;
 
@@ -191,6 +190,10 @@ pub(crate) fn field<'py>(node: &Bound<'py, PyArrayExpr>, name: &str) -> PyResult
         }
         // The expression with every cast, those promotion implies too (pytato's repr shows them).
         (NodeKind::IndexLambda(lambda), "_expr_with_casts") => pymbolic_expr(py, &lambda.expr)?,
+        // The expression exactly, as a tuple of entries (see `expr_entries.rs`): what pickling keeps.
+        (NodeKind::IndexLambda(lambda), "_expr_entries") => {
+            PyTuple::new(py, crate::expr_entries::expr_to_entries(py, &lambda.expr)?)?.into_any()
+        }
         (NodeKind::IndexLambda(lambda), "var_to_reduction_descr") => {
             let dict = PyDict::new(py);
             for (iname, descriptor) in &lambda.reduction_descriptors {
@@ -398,67 +401,8 @@ fn tag_set(tags: Vec<pytato::tags::TagRef>) -> Result<pytato::TagSet> {
 
 /// `expr` as pytato's pymbolic expression, casts included (`pytato_rs.scalar_expr`).
 fn pymbolic_expr<'py>(py: Python<'py>, expr: &pytato::Expr) -> PyResult<Bound<'py, PyAny>> {
-    let entries = expr_postorder(py, expr)?;
+    let entries = crate::expr_entries::expr_to_entries(py, expr)?;
     py.import("pytato_rs.scalar_expr")?.getattr("from_postorder")?.call1((entries,))
-}
-
-/// `expr` as a list of its nodes in postorder (children first), each a tuple naming the node and
-/// its own data (`("const", value)`, `("var", name)`, `("subscript", name, n_indices)`,
-/// `("unary", op)`, `("binary", op)`, `("compare", op)`, `("if",)`, `("cast", dtype)`,
-/// `("call", function, n_args)`, `("reduce", op, ((iname, lower, upper), ...), start)`, `start`
-/// a complex product's first value or `None`), for
-/// `pytato_rs.scalar_expr` to build pymbolic expressions from without recursing.
-fn expr_postorder<'py>(py: Python<'py>, expr: &pytato::Expr) -> PyResult<Bound<'py, PyList>> {
-    use pytato::Expr;
-    let entries = PyList::empty(py);
-    let dim = |d: &pytato::Dim| crate::convert::dim_to_py(py, d);
-    // (node, whether its children are done)
-    let mut stack = vec![(expr, false)];
-    while let Some((node, children_done)) = stack.pop() {
-        if !children_done {
-            stack.push((node, true));
-            stack.extend(node.children().into_iter().rev().map(|child| (child, false)));
-            continue;
-        }
-        let entry = match node {
-            Expr::Const(value) => {
-                let data = pytato::ArrayData::from_scalars(value.dtype(), &[], [*value])
-                    .expect("one scalar of its own dtype is a 0-d array");
-                PyTuple::new(py, ["const".into_pyobject(py)?.into_any(), to_numpy(py, data)?.get_item(())?])?
-            }
-            Expr::Var(name) => PyTuple::new(py, ["var", name.as_ref()])?,
-            Expr::Subscript(name, indices) => ("subscript", name.as_ref(), indices.len()).into_pyobject(py)?,
-            Expr::Unary(op, _) => ("unary", format!("{op:?}")).into_pyobject(py)?,
-            Expr::Binary(op, ..) => ("binary", format!("{op:?}")).into_pyobject(py)?,
-            Expr::Compare(op, ..) => ("compare", op.symbol()).into_pyobject(py)?,
-            Expr::If(..) => PyTuple::new(py, ["if"])?,
-            Expr::Cast(dtype, _) => ("cast", dtype.to_string()).into_pyobject(py)?,
-            Expr::Call(func, args) => ("call", func.name(), args.len()).into_pyobject(py)?,
-            Expr::Reduce(reduce) => {
-                let bounds = reduce
-                    .inames
-                    .iter()
-                    .map(|b| {
-                        PyTuple::new(
-                            py,
-                            [b.iname.as_ref().into_pyobject(py)?.into_any(), dim(&b.lower)?, dim(&b.upper)?],
-                        )
-                    })
-                    .collect::<PyResult<Vec<_>>>()?;
-                let start = match reduce.start {
-                    Some(start) => {
-                        let data = pytato::ArrayData::from_scalars(start.dtype(), &[], [start])
-                            .expect("one scalar of its own dtype is a 0-d array");
-                        to_numpy(py, data)?.get_item(())?
-                    }
-                    None => py.None().into_bound(py),
-                };
-                ("reduce", reduce.op.name(), PyTuple::new(py, bounds)?, start).into_pyobject(py)?
-            }
-        };
-        entries.append(entry)?;
-    }
-    Ok(entries)
 }
 
 /// The Python names of the host steps' parameters, read as node fields ([`field`]), taken back by

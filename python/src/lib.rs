@@ -25,6 +25,7 @@ mod data;
 mod distributed;
 mod errors;
 mod evaluated;
+mod expr_entries;
 mod functions;
 mod graph;
 mod interrupt;
@@ -51,6 +52,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<calls::PyCall>()?;
     m.add_function(wrap_pyfunction!(convert::_length, m)?)?;
     m.add_function(wrap_pyfunction!(scalar_expr::_index_lambda, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_entries::_index_lambda_from_entries, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_register_exceptions, m)?)?;
     m.add_function(wrap_pyfunction!(interrupt::_install_interrupt_handler, m)?)?;
     m.add_function(wrap_pyfunction!(interrupt::_wait_until_idle, m)?)?;

@@ -271,7 +271,7 @@ fn expression(native: &Bound<'_, PyModule>, entries: &Bound<'_, PyList>, scope: 
             }
             "reduce" => {
                 let name: String = entry.get_item(1)?.extract()?;
-                let op = [ReduceOp::Sum, ReduceOp::Product, ReduceOp::Max, ReduceOp::Min, ReduceOp::All, ReduceOp::Any]
+                let op = ReduceOp::ALL
                     .into_iter()
                     .find(|op| op.name() == name)
                     .ok_or_else(|| value_error(format!("no reduction '{name}'")))?;

@@ -214,3 +214,34 @@ def test_malformed_size_checks_are_refused():
             node._with_size_checks(bad)
     with pytest.raises(ValueError):
         x._with_size_checks([("non_empty", "max", (3,), 0)])  # only index lambdas hold checks
+
+
+def test_index_lambdas_come_back_node_for_node():
+    # Index lambdas travelled as pymbolic expressions, typed again by numpy's rules on the way
+    # back: equivalent, but not always the same node (an integer power's exponent checked a second
+    # time, a constant of logaddexp2 cast otherwise), so the round trip was unequal.
+    n = pt.make_size_param("n")
+    a = pt.make_placeholder("a", (4,), np.int64)
+    b = pt.make_placeholder("b", (4,), np.int64)
+    f = pt.make_placeholder("f", (4,), np.float64)
+    h = pt.make_placeholder("h", (4,), np.float16)
+    c = pt.make_placeholder("c", (n, 3), np.complex128)
+    exprs = [a ** b, a ** 3, a << b, a >> 2, pt.logaddexp2(f, 1.0), pt.max(c, axis=0), pt.sin(h) * h + 1,
+             pt.prod(c, axis=0, initial=2 - 1j), pt.where(f > 0, f, -0.0), (h > 1) | (f < np.float32(2))]
+    for expr in exprs:
+        assert round_trip(expr) == expr, expr
+
+
+def test_malformed_expression_entries_are_refused():
+    x = pt.make_placeholder("x", (3,), np.float64)
+    entries = (2 * x)._expr_entries
+    make = pt._native._index_lambda_from_entries
+    good = make(entries, (3,), {"_in1": x}, {})
+    assert good == 2 * x
+    for bad in [entries[:-1], entries + entries[-1:], (("no_such",),), (("binary", "Nope"),) + entries,
+                (("const", 1.0), ("unary", "Neg"), ("binary", "Add")), [5], (("cast", "float99"),)]:
+        with pytest.raises(ValueError):
+            make(bad, (3,), {"_in1": x}, {})
+    # well formed, ill typed: the index lambda's own checks refuse it
+    with pytest.raises(pt.exceptions.PytatoError):
+        make((("var", "_0"), ("const", np.float64(1.0)), ("binary", "BitAnd")), (3,), {}, {})
