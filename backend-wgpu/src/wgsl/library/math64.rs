@@ -618,18 +618,18 @@ fn shr128_sticky_f64(v: vec2<u64>, s: i32) -> vec2<u64> {
     if x < -745.13321910194110842 { return 0.0lf; }
     if fabs_f64(x) < 7.450580596923828125e-9 { return 1.0lf + x; }
     let k = rint_f64(x * 1.44269504088896338700);
-    let hi = x - k * 6.93147180369123816490e-01;
-    let lo = k * 1.90821492927058770002e-10;
-    let r = hi - lo;
+    let hi = opqc_f64(x - k * 6.93147180369123816490e-01);
+    let lo = opqc_f64(k * 1.90821492927058770002e-10);
+    let r = opqc_f64(hi - lo);
     let rr = r * r;
-    let c = r - rr * (1.66666666666666019037e-01 + rr * (-2.77777777770155933842e-03
-        + rr * (6.61375632143793436117e-05 + rr * (-1.65339022054652515390e-06 + rr * 4.13813679705723846039e-08))));
-    let y = 1.0lf + (r * c / (2.0lf - c) - lo + hi);
+    let c = opqc_f64(r - rr * (1.66666666666666019037e-01 + rr * (-2.77777777770155933842e-03
+        + rr * (6.61375632143793436117e-05 + rr * (-1.65339022054652515390e-06 + rr * 4.13813679705723846039e-08)))));
+    let y = 1.0lf + opqc_f64(opqc_f64(opqc_f64(r * c) / (2.0lf - c) - lo) + hi);
     let ki = i32(k);
     let half = ki / 2;
     return y * pow2_f64(half) * pow2_f64(ki - half);
 }",
-            vec![("isnan", t), ("inf", t), ("pow2", t)],
+            vec![("isnan", t), ("inf", t), ("pow2", t), ("opqc", t)],
         ),
         "log" => (
             "fn log_f64(x0: f64) -> f64 {
@@ -655,9 +655,10 @@ fn shr128_sticky_f64(v: vec2<u64>, s: i32) -> vec2<u64> {
         + w * (1.818357216161805012e-01 + w * 1.479819860511658591e-01)));
     let rr = t2 + t1;
     let dk = f64(k);
-    return s * (hfsq + rr) + dk * 1.90821492927058770002e-10 - hfsq + f + dk * 6.93147180369123816490e-01;
+    let a = opqc_f64(opqc_f64(s * (hfsq + rr)) + dk * 1.90821492927058770002e-10);
+    return opqc_f64(opqc_f64(a - hfsq) + f) + dk * 6.93147180369123816490e-01;
 }",
-            vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t)],
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t), ("opqc", t)],
         ),
         // log10 x = log x / ln 10 in double-double, rounded once: `log(1000) / ln 10` in float64
         // is 2.9999999999999996; this is exact at powers of ten, as glibc's is.
@@ -708,9 +709,10 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
     let r = 8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04 + z * 2.75573137070700676789e-06)
         + z * w * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10);
     let v = z * x;
-    return x - ((z * (0.5lf * y - v * r) - y) - v * -1.66666666666666324348e-01);
+    let t = opqc_f64(opqc_f64(z * (0.5lf * y - v * r)) - y);
+    return x - opqc_f64(t - v * -1.66666666666666324348e-01);
 }",
-            vec![],
+            vec![("opqc", t)],
         ),
         "kcos" => (
             "fn kcos_f64(x: f64, y: f64) -> f64 {
@@ -719,10 +721,11 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
     let r = z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 + z * 2.48015872894767294178e-05))
         + w * w * (-2.75573143513906633035e-07 + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11));
     let hz = 0.5lf * z;
-    let ww = 1.0lf - hz;
-    return ww + (((1.0lf - ww) - hz) + (z * r - x * y));
+    let ww = opqc_f64(1.0lf - hz);
+    let error = opqc_f64(opqc_f64(1.0lf - ww) - hz);
+    return ww + opqc_f64(error + opqc_f64(opqc_f64(z * r) - x * y));
 }",
-            vec![],
+            vec![("opqc", t)],
         ),
         "sin" => (
             "fn sin_f64(x: f64) -> f64 {
@@ -790,10 +793,10 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
         9.82793723247329054082e-01, 1.57079632679489655800e+00);
     var lo = array<f64, 4>(2.26987774529616870924e-17, 3.06161699786838301793e-17,
         1.39033110312309984516e-17, 6.12323399573676603587e-17);
-    let r = hi[id] - ((ax * (s1 + s2) - lo[id]) - ax);
+    let r = hi[id] - opqc_f64(opqc_f64(opqc_f64(ax * (s1 + s2)) - lo[id]) - ax);
     return copysign_f64(r, x);
 }",
-            vec![("isnan", t), ("copysign", t)],
+            vec![("isnan", t), ("copysign", t), ("opqc", t)],
         ),
         "atan2" => (
             "fn atan2_f64(y: f64, x: f64) -> f64 {
@@ -814,10 +817,10 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
     }
     if isinf_f64(y) { return copysign_f64(1.5707963267948966, y); }
     let z = atan_f64(fabs_f64(y / x));
-    if signbit_f64(x) { return copysign_f64(pi - (z - 1.2246467991473532e-16), y); }
+    if signbit_f64(x) { return copysign_f64(pi - opqc_f64(z - 1.2246467991473532e-16), y); }
     return copysign_f64(z, y);
 }",
-            vec![("isnan", t), ("isinf", t), ("nan", t), ("signbit", t), ("copysign", t), ("atan", t)],
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("signbit", t), ("copysign", t), ("atan", t), ("opqc", t)],
         ),
         // musl's R(z) of asin and acos.
         "asin_r" => (
@@ -850,15 +853,17 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
     let r = asin_r_f64(z);
     var y: f64;
     if ax >= 0.975lf {
-        y = pio2_hi - (2.0lf * (s + s * r) - pio2_lo);
+        y = pio2_hi - opqc_f64(opqc_f64(2.0lf * opqc_f64(s + s * r)) - pio2_lo);
     } else {
         let f = high_word_f64(s);
-        let c = (z - f * f) / (s + f);
-        y = 0.5lf * pio2_hi - (2.0lf * s * r - (pio2_lo - 2.0lf * c) - (0.5lf * pio2_hi - 2.0lf * f));
+        let c = opqc_f64(z - f * f) / (s + f);
+        let p = opqc_f64(opqc_f64(2.0lf * s * r) - opqc_f64(pio2_lo - 2.0lf * c));
+        let q = opqc_f64(0.5lf * pio2_hi - 2.0lf * f);
+        y = 0.5lf * pio2_hi - opqc_f64(p - q);
     }
     return copysign_f64(y, x);
 }",
-            vec![("isnan", t), ("nan", t), ("asin_r", t), ("high_word", t), ("copysign", t)],
+            vec![("isnan", t), ("nan", t), ("asin_r", t), ("high_word", t), ("copysign", t), ("opqc", t)],
         ),
         "acos" => (
             "fn acos_f64(x: f64) -> f64 {
@@ -870,94 +875,152 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
     if x == -1.0lf { return 2.0lf * pio2_hi; }
     if ax < 0.5lf {
         if ax < 6.938893903907228e-18 { return pio2_hi; }
-        return pio2_hi - (x - (pio2_lo - x * asin_r_f64(x * x)));
+        return pio2_hi - opqc_f64(x - opqc_f64(pio2_lo - x * asin_r_f64(x * x)));
     }
     if x < 0.0lf {
         let z = (1.0lf + x) * 0.5lf;
         let s = sqrt(z);
-        let w = asin_r_f64(z) * s - pio2_lo;
-        return 2.0lf * (pio2_hi - (s + w));
+        let w = opqc_f64(opqc_f64(asin_r_f64(z) * s) - pio2_lo);
+        return 2.0lf * (pio2_hi - opqc_f64(s + w));
     }
     let z = (1.0lf - x) * 0.5lf;
     let s = sqrt(z);
     let df = high_word_f64(s);
-    let c = (z - df * df) / (s + df);
-    let w = asin_r_f64(z) * s + c;
+    let c = opqc_f64(z - df * df) / (s + df);
+    let w = opqc_f64(opqc_f64(asin_r_f64(z) * s) + c);
     return 2.0lf * (df + w);
 }",
-            vec![("isnan", t), ("nan", t), ("asin_r", t), ("high_word", t)],
+            vec![("isnan", t), ("nan", t), ("asin_r", t), ("high_word", t), ("opqc", t)],
         ),
-        // sinh/cosh/tanh: a Taylor series below 1 in magnitude (no cancellation), exponentials
-        // above, halved so that e^|x| does not overflow before the result does.
-        // x + x^3/3! + ... + x^23/23!, by Horner's rule in x² (no loop: see `ipow`).
-        "sinh_series" => (
-            "fn sinh_series_f64(x: f64) -> f64 {
-    let z = x * x;
-    var p: f64 = 1.0lf / 25852016738884976640000.0lf;
-    p = 1.0lf / 51090942171709440000.0lf + z * p;
-    p = 1.0lf / 121645100408832000.0lf + z * p;
-    p = 1.0lf / 355687428096000.0lf + z * p;
-    p = 1.0lf / 1307674368000.0lf + z * p;
-    p = 1.0lf / 6227020800.0lf + z * p;
-    p = 1.0lf / 39916800.0lf + z * p;
-    p = 1.0lf / 362880.0lf + z * p;
-    p = 1.0lf / 5040.0lf + z * p;
-    p = 1.0lf / 120.0lf + z * p;
-    p = 1.0lf / 6.0lf + z * p;
-    return x + x * z * p;
-}",
-            vec![],
-        ),
+        // fdlibm's sinh and cosh: through expm1 where e^x is near 1, e^|x| / 2 beyond, and
+        // (e^(|x|/2) / 2) e^(|x|/2) where e^|x| itself would overflow first.
         "sinh" => (
             "fn sinh_f64(x: f64) -> f64 {
-    if isnan_f64(x) { return x; }
+    if isnan_f64(x) || isinf_f64(x) { return x; }
     let ax = fabs_f64(x);
-    if ax < 1.0lf { return sinh_series_f64(x); }
-    if ax > 22.0lf {
-        let h = exp_f64(0.5lf * ax);
-        return copysign_f64(opqa_f64(0.5lf * h) * h, x);
+    let hx = u32(bitcast<u64>(ax) >> 32u);
+    let h = copysign_f64(0.5lf, x);
+    if hx < 0x40360000u {
+        if hx < 0x3e300000u { return x; }
+        let t = expm1_f64(ax);
+        if hx < 0x3ff00000u { return h * opqc_f64(2.0lf * t - opqc_f64(t * t / (t + 1.0lf))); }
+        return h * opqc_f64(t + t / (t + 1.0lf));
     }
-    let e = exp_f64(ax);
-    return copysign_f64(0.5lf * (e - 1.0lf / e), x);
+    if hx < 0x40862e42u { return h * exp_f64(ax); }
+    let w = exp_f64(0.5lf * ax);
+    return opqc_f64(h * w) * w;
 }",
-            vec![("isnan", t), ("sinh_series", t), ("exp", t), ("copysign", t), ("opqa", t)],
+            vec![("isnan", t), ("isinf", t), ("fabs", t), ("copysign", t), ("expm1", t), ("exp", t), ("opqc", t)],
         ),
         "cosh" => (
             "fn cosh_f64(x: f64) -> f64 {
     if isnan_f64(x) { return x; }
     let ax = fabs_f64(x);
-    if ax > 22.0lf {
-        let h = exp_f64(0.5lf * ax);
-        return opqa_f64(0.5lf * h) * h;
+    let hx = u32(bitcast<u64>(ax) >> 32u);
+    if hx < 0x3fd62e43u {
+        let t = expm1_f64(ax);
+        let w = 1.0lf + t;
+        if hx < 0x3c800000u { return w; }
+        return 1.0lf + opqc_f64(t * t) / (w + w);
     }
-    let e = exp_f64(ax);
-    return 0.5lf * (e + 1.0lf / e);
+    if hx < 0x40360000u {
+        let t = exp_f64(ax);
+        return opqc_f64(0.5lf * t) + 0.5lf / t;
+    }
+    if hx < 0x40862e42u { return 0.5lf * exp_f64(ax); }
+    let w = exp_f64(0.5lf * ax);
+    return opqc_f64(0.5lf * w) * w;
 }",
-            vec![("isnan", t), ("exp", t), ("opqa", t)],
+            vec![("isnan", t), ("fabs", t), ("expm1", t), ("exp", t), ("opqc", t)],
         ),
         "tanh" => (
             "fn tanh_f64(x: f64) -> f64 {
     if isnan_f64(x) { return x; }
     let ax = fabs_f64(x);
-    if ax > 22.0lf { return copysign_f64(1.0lf, x); }
-    if ax < 1.0lf {
-        let s = sinh_series_f64(x);
-        return s / sqrt(1.0lf + s * s);
+    if ax >= 22.0lf { return copysign_f64(1.0lf, x); }
+    if ax < 3.725290298461914e-9 { return x; }
+    var z: f64;
+    if ax >= 1.0lf {
+        let t = expm1_f64(2.0lf * ax);
+        z = 1.0lf - 2.0lf / (t + 2.0lf);
+    } else {
+        let t = expm1_f64(-2.0lf * ax);
+        z = -t / (t + 2.0lf);
     }
-    let e = exp_f64(2.0lf * ax);
-    return copysign_f64(1.0lf - 2.0lf / (e + 1.0lf), x);
+    return copysign_f64(z, x);
 }",
-            vec![("isnan", t), ("sinh_series", t), ("exp", t), ("copysign", t)],
+            vec![("isnan", t), ("expm1", t), ("copysign", t)],
         ),
-        // log(1 + x) from log, with Kahan's correction (u is opaque: `u - 1` must not become x).
+        // fdlibm's log1p: 1 + x as 2^k (1 + f) with the rounding of 1 + x carried in c, log(1 + f)
+        // by fdlibm's log kernel. Every step of the error terms is opaque (see `two_sum`).
         "log1p" => (
             "fn log1p_f64(x: f64) -> f64 {
-    if isnan_f64(x) || isinf_f64(x) { return select(x, nan_f64(), x < 0.0lf); }
-    let u = opqa_f64(1.0lf + x);
-    if u == 1.0lf { return x; }
-    return log_f64(u) * (x / (u - 1.0lf));
+    if isnan_f64(x) { return x; }
+    let ln2_hi: f64 = 6.93147180369123816490e-01;
+    let ln2_lo: f64 = 1.90821492927058770002e-10;
+    let hx = bitcast<i32>(u32(bitcast<u64>(x) >> 32u));
+    let ax = hx & 0x7fffffff;
+    var k = 1;
+    var f: f64 = 0.0lf;
+    var hu = 0u;
+    var c: f64 = 0.0lf;
+    if hx < 0x3fda827a {
+        if ax >= 0x3ff00000 {
+            if x == -1.0lf { return -inf_f64(); }
+            return nan_f64();
+        }
+        if ax < 0x3e200000 {
+            if ax < 0x3c900000 { return x; }
+            return x - opqc_f64(x * x * 0.5lf);
+        }
+        if hx > 0 || hx <= bitcast<i32>(0xbfd2bec4u) { k = 0; f = x; hu = 1u; }
+    }
+    if hx >= 0x7ff00000 { return x; }
+    if k != 0 {
+        var u: f64;
+        if hx < 0x43400000 {
+            u = opqc_f64(1.0lf + x);
+            hu = u32(bitcast<u64>(u) >> 32u);
+            k = i32(hu >> 20u) - 1023;
+            if k > 0 { c = 1.0lf - opqc_f64(u - x); } else { c = x - opqc_f64(u - 1.0lf); }
+            c = c / u;
+        } else {
+            u = x;
+            hu = u32(bitcast<u64>(u) >> 32u);
+            k = i32(hu >> 20u) - 1023;
+        }
+        hu = hu & 0x000fffffu;
+        let low = bitcast<u64>(u) & 0xfffffffflu;
+        if hu < 0x6a09eu {
+            u = bitcast<f64>((u64(hu | 0x3ff00000u) << 32u) | low);
+        } else {
+            k = k + 1;
+            u = bitcast<f64>((u64(hu | 0x3fe00000u) << 32u) | low);
+            hu = (0x00100000u - hu) >> 2u;
+        }
+        f = opqc_f64(u - 1.0lf);
+    }
+    let hfsq = 0.5lf * f * f;
+    let dk = f64(k);
+    if hu == 0u {
+        if f == 0.0lf {
+            if k == 0 { return 0.0lf; }
+            return dk * ln2_hi + opqc_f64(c + dk * ln2_lo);
+        }
+        let r = hfsq * (1.0lf - 0.66666666666666666lf * f);
+        if k == 0 { return f - r; }
+        return dk * ln2_hi - opqc_f64(opqc_f64(r - opqc_f64(dk * ln2_lo + c)) - f);
+    }
+    let s = f / (2.0lf + f);
+    let z = s * s;
+    let r = z * (6.666666666666735130e-01 + z * (3.999999999940941908e-01 + z * (2.857142874366239149e-01
+        + z * (2.222219843214978396e-01 + z * (1.818357216161805012e-01 + z * (1.531383769920937332e-01
+        + z * 1.479819860511658591e-01))))));
+    let sr = opqc_f64(s * (hfsq + r));
+    if k == 0 { return f - opqc_f64(hfsq - sr); }
+    return dk * ln2_hi - opqc_f64(opqc_f64(hfsq - opqc_f64(sr + opqc_f64(dk * ln2_lo + c))) - f);
 }",
-            vec![("isnan", t), ("isinf", t), ("nan", t), ("opqa", t), ("log", t)],
+            vec![("isnan", t), ("nan", t), ("inf", t), ("opqc", t)],
         ),
         // fdlibm's asinh.
         "asinh" => (
@@ -1055,20 +1118,69 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
 }",
             vec![("isnan", t), ("nan", t), ("inf", t), ("copysign", t), ("log1p", t)],
         ),
-        // Kahan's expm1: (u - 1) x / log u at the rounded u = exp x, whose error cancels (u is
-        // opaque: `u - 1` must not be rewritten).
+        // fdlibm's expm1: x = k ln2 + r with the reduction's rounding in c, e^r - 1 by fdlibm's
+        // rational kernel, scaled back by 2^k in the form that loses nothing for each k. Every
+        // step of the error terms is opaque (see `two_sum`).
         "expm1" => (
-            "fn expm1_f64(x: f64) -> f64 {
-    if isnan_f64(x) { return x; }
-    if x > 40.0lf { return exp_f64(x); }
-    if x < -40.0lf { return -1.0lf; }
-    let u = opqa_f64(exp_f64(x));
-    if u == 1.0lf { return x; }
-    let um1 = u - 1.0lf;
-    if um1 == -1.0lf { return -1.0lf; }
-    return um1 * x / log_f64(u);
+            "fn expm1_f64(x0: f64) -> f64 {
+    if isnan_f64(x0) { return x0; }
+    let ln2_hi: f64 = 6.93147180369123816490e-01;
+    let ln2_lo: f64 = 1.90821492927058770002e-10;
+    let bits = bitcast<u64>(x0);
+    let negative = (bits >> 63u) != 0lu;
+    let hx = u32(bits >> 32u) & 0x7fffffffu;
+    var x = x0;
+    if hx >= 0x4043687au {
+        if hx >= 0x40862e42u {
+            if hx >= 0x7ff00000u { return select(x, -1.0lf, negative); }
+            if x > 7.09782712893383973096e+02 { return inf_f64(); }
+        }
+        if negative { return -1.0lf; }
+    }
+    var k = 0;
+    var c: f64 = 0.0lf;
+    if hx > 0x3fd62e42u {
+        var hi: f64;
+        var lo: f64;
+        if hx < 0x3ff0a2b2u {
+            if negative { hi = x + ln2_hi; lo = -ln2_lo; k = -1; } else { hi = x - ln2_hi; lo = ln2_lo; k = 1; }
+        } else {
+            k = i32(1.44269504088896338700 * x + select(0.5lf, -0.5lf, negative));
+            let t = f64(k);
+            hi = opqc_f64(x - t * ln2_hi);
+            lo = opqc_f64(t * ln2_lo);
+        }
+        x = opqc_f64(hi - lo);
+        c = opqc_f64(opqc_f64(hi - x) - lo);
+    } else if hx < 0x3c900000u {
+        return x;
+    }
+    let hfx = 0.5lf * x;
+    let hxs = x * hfx;
+    let r1 = 1.0lf + hxs * (-3.33333333333331316428e-02 + hxs * (1.58730158725481460165e-03
+        + hxs * (-7.93650757867487942473e-05 + hxs * (4.00821782732936239552e-06 + hxs * -2.01099218183624371326e-07))));
+    let t = 3.0lf - r1 * hfx;
+    var e = hxs * (opqc_f64(r1 - t) / (6.0lf - x * t));
+    if k == 0 { return x - opqc_f64(opqc_f64(x * e) - hxs); }
+    e = opqc_f64(opqc_f64(opqc_f64(x * opqc_f64(e - c)) - c) - hxs);
+    if k == -1 { return 0.5lf * opqc_f64(x - e) - 0.5lf; }
+    if k == 1 {
+        if x < -0.25lf { return -2.0lf * opqc_f64(e - opqc_f64(x + 0.5lf)); }
+        return 1.0lf + 2.0lf * opqc_f64(x - e);
+    }
+    if k <= -2 || k > 56 {
+        var y = 1.0lf - opqc_f64(e - x);
+        if k == 1024 { y = y * 2.0lf * pow2_f64(1023); } else { y = y * pow2_f64(k); }
+        return y - 1.0lf;
+    }
+    if k < 20 {
+        let one_less = bitcast<f64>(u64(0x3ff00000u - (0x200000u >> u32(k))) << 32u);
+        return opqc_f64(one_less - opqc_f64(e - x)) * pow2_f64(k);
+    }
+    let tiny = bitcast<f64>(u64(u32(0x3ff - k) << 20u) << 32u);
+    return opqc_f64(opqc_f64(x - opqc_f64(e + tiny)) + 1.0lf) * pow2_f64(k);
 }",
-            vec![("isnan", t), ("exp", t), ("opqa", t), ("log", t)],
+            vec![("isnan", t), ("inf", t), ("pow2", t), ("opqc", t)],
         ),
         // log2 x = e + log2 m for x = m 2^e, m in [√½, √2): exact at powers of two.
         "log2" => (
