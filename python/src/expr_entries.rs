@@ -94,6 +94,17 @@ fn scalar_from_numpy(value: &Bound<'_, PyAny>) -> Result<Scalar> {
     Ok(view.get(&[]).expect("a 0-d array has one element"))
 }
 
+/// A reduction's `((iname, lower, upper), ...)` as an entry lists them (pymbolic's too).
+pub(crate) fn reduction_bounds_from_py(bounds: &Bound<'_, PyAny>) -> Result<Vec<ReductionBounds>> {
+    bounds
+        .try_iter()?
+        .map(|item| {
+            let (iname, lower, upper): (String, Bound<'_, PyAny>, Bound<'_, PyAny>) = item?.extract()?;
+            Ok(ReductionBounds { iname: iname.into(), lower: dim_from_py(&lower)?, upper: dim_from_py(&upper)? })
+        })
+        .collect()
+}
+
 /// The operation of `table` whose `name` is `wanted`; a `ValueError` naming the kind otherwise.
 fn named<T: Copy>(kind: &str, table: &[T], name: impl Fn(T) -> String, wanted: &str) -> Result<T> {
     table
@@ -166,17 +177,7 @@ pub(crate) fn expr_from_entries(entries: &Bound<'_, PyAny>) -> Result<Expr> {
             "reduce" => {
                 let op =
                     named("reduction", &ReduceOp::ALL, |op| op.name().to_string(), &field(1)?.extract::<String>()?)?;
-                let inames = field(2)?
-                    .try_iter()?
-                    .map(|bounds| {
-                        let (iname, lower, upper): (String, Bound<'_, PyAny>, Bound<'_, PyAny>) = bounds?.extract()?;
-                        Ok(ReductionBounds {
-                            iname: iname.into(),
-                            lower: dim_from_py(&lower)?,
-                            upper: dim_from_py(&upper)?,
-                        })
-                    })
-                    .collect::<Result<Vec<_>>>()?;
+                let inames = reduction_bounds_from_py(&field(2)?)?;
                 let start = match entry.len() {
                     4 if !field(3)?.is_none() => Some(scalar_from_numpy(&field(3)?)?),
                     _ => None,

@@ -18,12 +18,12 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use pytato::expr::{ReduceOp, ReductionBounds};
+use pytato::expr::ReduceOp;
 use pytato::names::{Reserved, classify};
 use pytato::{Array, DType, Expr, NodeKind, ReductionDescriptor, Scalar, Shape};
 
 use crate::array::{PyArrayExpr, wrap};
-use crate::convert::{dim_from_py, scalar_from_py, shape_from_py};
+use crate::convert::{scalar_from_py, shape_from_py};
 use crate::data::dtype_from_py;
 use crate::errors::{Result, lib, type_error, value_error};
 use crate::tags::tags_from_py;
@@ -275,18 +275,7 @@ fn expression(native: &Bound<'_, PyModule>, entries: &Bound<'_, PyList>, scope: 
                     .into_iter()
                     .find(|op| op.name() == name)
                     .ok_or_else(|| value_error(format!("no reduction '{name}'")))?;
-                let inames = entry
-                    .get_item(2)?
-                    .try_iter()?
-                    .map(|bounds| {
-                        let (iname, lower, upper): (String, Bound<'_, PyAny>, Bound<'_, PyAny>) = bounds?.extract()?;
-                        Ok(ReductionBounds {
-                            iname: iname.into(),
-                            lower: dim_from_py(&lower)?,
-                            upper: dim_from_py(&upper)?,
-                        })
-                    })
-                    .collect::<Result<Vec<_>>>()?;
+                let inames = crate::expr_entries::reduction_bounds_from_py(&entry.get_item(2)?)?;
                 let body = pop(&mut stack, 1)?;
                 let (mut body, mut dtype) = body.into_iter().next().expect("one operand").typed(py)?;
                 if matches!(op, ReduceOp::All | ReduceOp::Any) && dtype != DType::Bool {

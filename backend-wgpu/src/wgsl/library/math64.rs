@@ -754,17 +754,54 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
 }",
             vec![("isnan", t), ("isinf", t), ("nan", t), ("rem_pio2", t), ("ksin", t), ("kcos", t)],
         ),
+        // fdlibm's __kernel_tan: tan(x + y) for |x + y| <= pi/4, or -1/tan(x + y) (iy = -1); near
+        // pi/4 through tan(pi/4 - x), and -1/w with w split so that the quotient is exact to an ulp.
+        "ktan" => (
+            "fn ktan_f64(x0: f64, y0: f64, iy: i32) -> f64 {
+    var x = x0;
+    var y = y0;
+    let hx = bitcast<i32>(u32(bitcast<u64>(x0) >> 32u));
+    let big = (hx & 0x7fffffff) >= 0x3fe59428;
+    if big {
+        if hx < 0 { x = -x; y = -y; }
+        let z = opqc_f64(7.85398163397448278999e-01 - x);
+        let w = opqc_f64(3.06161699786838301793e-17 - y);
+        x = opqc_f64(z + w);
+        y = 0.0lf;
+    }
+    let z = x * x;
+    let w = z * z;
+    let r0 = 1.33333333333201242699e-01 + w * (2.18694882948595424599e-02 + w * (3.59207910759131235356e-03
+        + w * (5.88041240820264096874e-04 + w * (7.81794442939557092300e-05 + w * -1.85586374855275456654e-05))));
+    let v0 = z * (5.39682539762260521377e-02 + w * (8.86323982359930005737e-03 + w * (1.45620945432529025516e-03
+        + w * (2.46463134818469906812e-04 + w * (7.14072491382608190305e-05 + w * 2.59073051863633712884e-05)))));
+    let s = z * x;
+    var r = opqc_f64(y + z * opqc_f64(opqc_f64(s * (r0 + v0)) + y));
+    r = opqc_f64(r + 3.33333333333334091986e-01 * s);
+    let sum = opqc_f64(x + r);
+    if big {
+        let v = f64(iy);
+        let sign = f64(1 - ((hx >> 30u) & 2));
+        return sign * (v - 2.0lf * opqc_f64(x - opqc_f64(opqc_f64(sum * sum / (sum + v)) - r)));
+    }
+    if iy == 1 { return sum; }
+    let high = bitcast<f64>(bitcast<u64>(sum) & 0xffffffff00000000lu);
+    let low = opqc_f64(r - opqc_f64(high - x));
+    let a = -1.0lf / sum;
+    let t = bitcast<f64>(bitcast<u64>(a) & 0xffffffff00000000lu);
+    let e = opqc_f64(1.0lf + t * high);
+    return t + a * opqc_f64(e + t * low);
+}",
+            vec![("opqc", t)],
+        ),
         "tan" => (
             "fn tan_f64(x: f64) -> f64 {
     if isnan_f64(x) || isinf_f64(x) { return nan_f64(); }
     if fabs_f64(x) < 7.450580596923828125e-9 { return x; }
     let r = rem_pio2_f64(x);
-    let s = ksin_f64(r.y0, r.y1);
-    let c = kcos_f64(r.y0, r.y1);
-    if (r.n & 1) == 0 { return s / c; }
-    return -c / s;
+    return ktan_f64(r.y0, r.y1, 1 - ((r.n & 1) << 1u));
 }",
-            vec![("isnan", t), ("isinf", t), ("nan", t), ("rem_pio2", t), ("ksin", t), ("kcos", t)],
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("rem_pio2", t), ("ktan", t)],
         ),
         "atan" => (
             "fn atan_f64(x: f64) -> f64 {
