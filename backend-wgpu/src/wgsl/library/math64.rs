@@ -35,17 +35,19 @@ pub(super) fn template(name: &str) -> (String, Deps) {
             log_dd(),
             vec![("two_sum", t), ("quick_two_sum", t), ("two_prod", t), ("dd_mul", t), ("dd_add", t), ("opqc", t)],
         ),
-        "pow_positive" => (
-            pow_positive(),
+        "pow_positive" => {
+            (pow_positive(), vec![("log_dd", t), ("two_prod", t), ("quick_two_sum", t), ("inf", t), ("exp_dd", t)])
+        }
+        "exp_dd" => (
+            exp_dd(),
             vec![
-                ("log_dd", t),
                 ("two_sum", t),
                 ("quick_two_sum", t),
-                ("two_prod", t),
                 ("dd_mul", t),
                 ("dd_add", t),
-                ("inf", t),
                 ("pow2", t),
+                ("rint", t),
+                ("scalb", t),
             ],
         ),
         other => {
@@ -104,21 +106,30 @@ fn log_dd() -> String {
 /// 2^-60 of it, as glibc's `pow` (which numpy calls) is: powers whose value is a float64 come out
 /// exactly (`3.0 ** 5 == 243`), where `exp(y log x)` would carry the rounding of `y log x`, grown
 /// by `|y log x|`, into the result. No table: `log x` in double-double ([`log_dd`]) and
-/// `y log x`, then `exp` of that from `2^n exp(r)`, each series's first terms in
-/// double-double and the rest in float64 (its relative weight, under 2^-12, keeps its rounding
-/// under 2^-64).
+/// `y log x`, then [`exp_dd`] of that.
 fn pow_positive() -> String {
-    // 1/(j + 4)!, j = 0..12: exp's series past r^3, to r^16 (|r|^17 / 17! < 2^-64).
-    let exp_tail: Vec<f64> = (4..17).map(|j| 1.0 / (1..=j).map(f64::from).product::<f64>()).collect();
-    format!(
-        "fn pow_positive_f64(x0: f64, y: f64) -> f64 {{
+    "fn pow_positive_f64(x0: f64, y: f64) -> f64 {
     let log_x = log_dd_f64(x0);
     // z = y log x; beyond these bounds the result is 0 or infinite.
     let p = y * log_x.x;
-    if p > 710.0lf {{ return inf_f64(); }}
-    if p < -746.0lf {{ return 0.0lf; }}
+    if p > 710.0lf { return inf_f64(); }
+    if p < -746.0lf { return 0.0lf; }
     let yl = two_prod_f64(y, log_x.x);
-    let z = quick_two_sum_f64(yl.x, yl.y + y * log_x.y);
+    return exp_dd_f64(quick_two_sum_f64(yl.x, yl.y + y * log_x.y));
+}"
+    .to_string()
+}
+
+/// `exp z` of a double-double `z` in [-746, 710], rounded once from a value within about 2^-60 of
+/// it (subnormal results included): `2^n exp r`, each series's first terms in double-double and
+/// the rest in float64 (its relative weight, under 2^-12, keeps its rounding under 2^-64). `exp`
+/// itself is this of `(x, 0)`: correctly rounded but for ties closer than 2^-60, as glibc's is
+/// (fdlibm's algorithm is a unit off in places: `exp(1)` is 2.7182818284590455).
+fn exp_dd() -> String {
+    // 1/(j + 4)!, j = 0..12: exp's series past r^3, to r^16 (|r|^17 / 17! < 2^-64).
+    let exp_tail: Vec<f64> = (4..17).map(|j| 1.0 / (1..=j).map(f64::from).product::<f64>()).collect();
+    format!(
+        "fn exp_dd_f64(z: vec2<f64>) -> f64 {{
     // exp z = 2^n exp r, r = z - n log 2, |r| < 0.35; log 2 in two parts, the first of 32
     // significant bits, so that n log2_hi and z - n log2_hi are exact.
     let n = rint_f64(z.x * 1.4426950408889634lf);
@@ -611,54 +622,27 @@ fn shr128_sticky_f64(v: vec2<u64>, s: i32) -> vec2<u64> {
         ),
         // 2^k for k in [-1022, 1023].
         "pow2" => ("fn pow2_f64(k: i32) -> f64 { return bitcast<f64>(u64(k + 1023) << 52u); }", vec![]),
+        // Correctly rounded but for ties closer than 2^-60 (see `exp_dd`).
         "exp" => (
             "fn exp_f64(x: f64) -> f64 {
     if isnan_f64(x) { return x; }
     if x > 709.782712893383973096 { return inf_f64(); }
     if x < -745.13321910194110842 { return 0.0lf; }
-    if fabs_f64(x) < 7.450580596923828125e-9 { return 1.0lf + x; }
-    let k = rint_f64(x * 1.44269504088896338700);
-    let hi = opqc_f64(x - k * 6.93147180369123816490e-01);
-    let lo = opqc_f64(k * 1.90821492927058770002e-10);
-    let r = opqc_f64(hi - lo);
-    let rr = r * r;
-    let c = opqc_f64(r - rr * (1.66666666666666019037e-01 + rr * (-2.77777777770155933842e-03
-        + rr * (6.61375632143793436117e-05 + rr * (-1.65339022054652515390e-06 + rr * 4.13813679705723846039e-08)))));
-    let y = 1.0lf + opqc_f64(opqc_f64(opqc_f64(r * c) / (2.0lf - c) - lo) + hi);
-    let ki = i32(k);
-    let half = ki / 2;
-    return y * pow2_f64(half) * pow2_f64(ki - half);
+    return exp_dd_f64(vec2<f64>(x, 0.0lf));
 }",
-            vec![("isnan", t), ("inf", t), ("pow2", t), ("opqc", t)],
+            vec![("isnan", t), ("inf", t), ("exp_dd", t)],
         ),
+        // log x of its double-double value, rounded once: correctly rounded but for ties closer
+        // than 2^-100 (`log_dd`).
         "log" => (
-            "fn log_f64(x0: f64) -> f64 {
-    if isnan_f64(x0) { return x0; }
-    if x0 < 0.0lf { return nan_f64(); }
-    if x0 == 0.0lf { return -inf_f64(); }
-    if isinf_f64(x0) { return x0; }
-    var x = x0;
-    var k = 0;
-    if x < 2.2250738585072014e-308 { x = x * 18014398509481984.0lf; k = -54; }
-    var bits = bitcast<u64>(x);
-    var hx = u32(bits >> 32u) + (0x3ff00000u - 0x3fe6a09eu);
-    k = k + i32(hx >> 20u) - 0x3ff;
-    hx = (hx & 0x000fffffu) + 0x3fe6a09eu;
-    x = bitcast<f64>((u64(hx) << 32u) | (bits & 0xfffffffflu));
-    let f = x - 1.0lf;
-    let hfsq = 0.5lf * f * f;
-    let s = f / (2.0lf + f);
-    let z = s * s;
-    let w = z * z;
-    let t1 = w * (3.999999999940941908e-01 + w * (2.222219843214978396e-01 + w * 1.531383769920937332e-01));
-    let t2 = z * (6.666666666666735130e-01 + w * (2.857142874366239149e-01
-        + w * (1.818357216161805012e-01 + w * 1.479819860511658591e-01)));
-    let rr = t2 + t1;
-    let dk = f64(k);
-    let a = opqc_f64(opqc_f64(s * (hfsq + rr)) + dk * 1.90821492927058770002e-10);
-    return opqc_f64(opqc_f64(a - hfsq) + f) + dk * 6.93147180369123816490e-01;
+            "fn log_f64(x: f64) -> f64 {
+    if isnan_f64(x) { return x; }
+    if x < 0.0lf { return nan_f64(); }
+    if x == 0.0lf { return -inf_f64(); }
+    if isinf_f64(x) { return x; }
+    return log_dd_f64(x).x;
 }",
-            vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t), ("opqc", t)],
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t), ("log_dd", t)],
         ),
         // log10 x = log x / ln 10 in double-double, rounded once: `log(1000) / ln 10` in float64
         // is 2.9999999999999996; this is exact at powers of ten, as glibc's is.
@@ -1219,24 +1203,16 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
 }",
             vec![("isnan", t), ("inf", t), ("pow2", t), ("opqc", t)],
         ),
-        // log2 x = e + log2 m for x = m 2^e, m in [√½, √2): exact at powers of two.
+        // log2 x = log x / ln 2 in double-double, rounded once: exact at powers of two.
         "log2" => (
             "fn log2_f64(x: f64) -> f64 {
     if isnan_f64(x) || x < 0.0lf { return nan_f64(); }
     if x == 0.0lf { return -inf_f64(); }
     if isinf_f64(x) { return x; }
-    var m = x;
-    var e = 0;
-    if m < 2.2250738585072014e-308 { m = m * 18014398509481984.0lf; e = -54; }
-    let bits = bitcast<u64>(m);
-    e = e + i32((bits >> 52u) & 0x7fflu) - 1023;
-    m = bitcast<f64>((bits & 0x000fffffffffffffflu) | 0x3ff0000000000000lu);
-    if m > 1.4142135623730951lf { m = m * 0.5lf; e = e + 1; }
-    return f64(e) + log_f64(m) * 1.44269504088896340736lf;
+    return dd_mul_f64(log_dd_f64(x), vec2<f64>(1.4426950408889634lf, 2.0355273740931033e-17lf)).x;
 }",
-            vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t), ("log", t)],
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t), ("log_dd", t), ("dd_mul", t)],
         ),
-        // 2^x as C's pow(2, x) computes it (rounded once from double-double).
         "exp2" => ("fn exp2_f64(x: f64) -> f64 { return pow_f64(2.0lf, x); }", vec![("pow", t)]),
         // The real cube root: pow(|x|, 1/3) (1/3 is not a double: an error growing with |log x|)
         // and a Newton step. The step needs y^3 neither to overflow nor to underflow, so |x| far
