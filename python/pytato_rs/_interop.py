@@ -149,11 +149,11 @@ def _accumulate(pytato_rs, ufunc, array, kwargs):
 
 def _numpy_probe(ufunc, method, array, *args, **kwargs):
     """numpy's ``ufunc.<method>`` of zeros of ``array``'s dtype and shape, each length cut to at
-    most 1 (to 2 along ``keep_axis``, or whole for ``reduceat``), with the same arguments
-    (``where`` as a mask of ones): numpy's result dtype, and numpy's error where the call is
-    invalid (a ufunc without a loop for the dtype, several axes of a ufunc that is not
-    reorderable, an empty reduction without identity, a mask without an identity or
-    ``initial``, an index out of range)."""
+    most 1 but along ``_whole_axis`` (``reduceat``'s, whose indices numpy checks against it),
+    with the same arguments (``where`` as a mask of ones): numpy's result dtype, and numpy's
+    error where the call is invalid (a ufunc without a loop for the dtype, several axes of a
+    ufunc that is not reorderable, an empty reduction without identity, a mask without an
+    identity or ``initial``, an index out of range)."""
     whole_axis = kwargs.pop("_whole_axis", None)
     shape = tuple(n if k == whole_axis else min(n, 1) for k, n in enumerate(array.shape))
     if kwargs.get("where") is not None and kwargs["where"] is not True:

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use pytato::expr::{BinaryOp, CompareOp, Func, Reduce, ReduceOp, ReductionBounds, UnaryOp};
+use pytato::expr::{BinaryOp, CompareOp, Func, MAX_DEPTH, Reduce, ReduceOp, ReductionBounds, UnaryOp};
 use pytato::{Array, DType, Expr, ReductionDescriptor, Scalar};
 
 use crate::array::PyArrayExpr;
@@ -118,7 +118,10 @@ fn named<T: Copy>(kind: &str, table: &[T], name: impl Fn(T) -> String, wanted: &
 /// kinds or names, too few operands) are a `ValueError`; whether the expression is well typed is
 /// for the index lambda built from it to check.
 pub(crate) fn expr_from_entries(entries: &Bound<'_, PyAny>) -> Result<Expr> {
-    let mut stack: Vec<Expr> = Vec::new();
+    // Each entry's expression and its depth: a list may describe a deeper expression than any
+    // index lambda takes (`MAX_DEPTH`), which is refused before it is built (dropping it would
+    // recurse as deep).
+    let mut stack: Vec<(Expr, usize)> = Vec::new();
     let malformed = || value_error("a malformed expression: an operation with too few operands");
     for entry in entries.try_iter()? {
         let entry = entry?;
@@ -126,9 +129,12 @@ pub(crate) fn expr_from_entries(entries: &Bound<'_, PyAny>) -> Result<Expr> {
             entry.cast::<PyTuple>().map_err(|_| value_error(format!("an expression entry {entry} is not a tuple")))?;
         let kind: String = entry.get_item(0)?.extract()?;
         let field = |i: usize| entry.get_item(i);
+        let mut deepest = 0;
         let mut pop = |n: usize| -> Result<Vec<Expr>> {
             let at = stack.len().checked_sub(n).ok_or_else(malformed)?;
-            Ok(stack.split_off(at))
+            let popped = stack.split_off(at);
+            deepest = popped.iter().map(|(_, depth)| *depth).fold(deepest, usize::max);
+            Ok(popped.into_iter().map(|(expr, _)| expr).collect())
         };
         let node = match kind.as_str() {
             "const" => Expr::Const(scalar_from_numpy(&field(1)?)?),
@@ -187,10 +193,14 @@ pub(crate) fn expr_from_entries(entries: &Bound<'_, PyAny>) -> Result<Expr> {
             }
             other => return Err(value_error(format!("an expression entry of unknown kind {other:?}"))),
         };
-        stack.push(node);
+        let depth = deepest + 1;
+        if depth > MAX_DEPTH {
+            return Err(value_error(format!("an expression more than {MAX_DEPTH} levels deep")));
+        }
+        stack.push((node, depth));
     }
-    match <[Expr; 1]>::try_from(stack) {
-        Ok([expr]) => Ok(expr),
+    match <[(Expr, usize); 1]>::try_from(stack) {
+        Ok([(expr, _)]) => Ok(expr),
         Err(_) => Err(value_error("a malformed expression: not one value")),
     }
 }

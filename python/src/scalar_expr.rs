@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use pytato::expr::ReduceOp;
+use pytato::expr::{MAX_DEPTH, ReduceOp};
 use pytato::names::{Reserved, classify};
 use pytato::{Array, DType, Expr, NodeKind, ReductionDescriptor, Scalar, Shape};
 
@@ -28,10 +28,31 @@ use crate::data::dtype_from_py;
 use crate::errors::{Result, lib, type_error, value_error};
 use crate::tags::tags_from_py;
 
-/// A typed subexpression, or a Python number still weakly typed (numpy 2's NEP 50).
+/// A typed subexpression with its depth, or a Python number still weakly typed (numpy 2's NEP
+/// 50). Depths are kept as items are built, so that an expression deeper than an index lambda
+/// takes is refused as soon as it passes [`MAX_DEPTH`] (a deeper one would recurse as deep when
+/// it is dropped), without walking the whole expression at each step.
 enum Item {
-    Typed(Expr, DType),
+    Typed(Expr, DType, usize),
     Number(Py<PyAny>),
+}
+
+impl Item {
+    /// A typed item of depth `depth`; an error beyond [`MAX_DEPTH`].
+    fn typed_of_depth(expr: Expr, dtype: DType, depth: usize) -> Result<Item> {
+        if depth > MAX_DEPTH {
+            return Err(value_error(format!("an expression more than {MAX_DEPTH} levels deep")));
+        }
+        Ok(Item::Typed(expr, dtype, depth))
+    }
+
+    /// The item's depth (a number is a constant, one level).
+    fn depth(&self) -> usize {
+        match self {
+            Item::Typed(_, _, depth) => *depth,
+            Item::Number(_) => 1,
+        }
+    }
 }
 
 /// What an expression reads: its output axes and its bindings.
@@ -84,7 +105,7 @@ impl Item {
     /// The item as a typed expression: a Python number takes its own default dtype.
     fn typed(self, py: Python<'_>) -> Result<(Expr, DType)> {
         match self {
-            Item::Typed(expr, dtype) => Ok((expr, dtype)),
+            Item::Typed(expr, dtype, _) => Ok((expr, dtype)),
             Item::Number(number) => {
                 let number = number.bind(py);
                 let value = scalar_from_py(number, "a constant")?;
@@ -109,14 +130,21 @@ fn apply(native: &Bound<'_, PyModule>, name: &str, items: Vec<Item>) -> Result<I
     }
     let Ok(function) = native.getattr(name) else { return library_function(py, name, items) };
     let mut stand_ins: HashMap<usize, (Expr, DType)> = HashMap::new();
+    // each stand-in as a variable of its own, with its operand's depth
+    let mut markers: HashMap<usize, (Expr, DType)> = HashMap::new();
+    let mut marker_depths: HashMap<Arc<str>, usize> = HashMap::new();
     let mut args = Vec::with_capacity(items.len());
     for item in items {
         match item {
             // numpy scalars are typed: a stand-in of their dtype
             Item::Number(number) if !number.bind(py).hasattr("dtype")? => args.push(number.into_bound(py)),
             item => {
+                let depth = item.depth();
                 let (expr, dtype) = item.typed(py)?;
                 let stand_in = lib(Array::new_placeholder(None, Shape::scalar(), dtype))?;
+                let marker: Arc<str> = format!("operand {}", markers.len()).into();
+                markers.insert(stand_in.id(), (Expr::Var(marker.clone()), dtype));
+                marker_depths.insert(marker, depth);
                 stand_ins.insert(stand_in.id(), (expr, dtype));
                 args.push(Bound::new(py, PyArrayExpr::from(stand_in))?.into_any());
             }
@@ -128,9 +156,14 @@ fn apply(native: &Bound<'_, PyModule>, name: &str, items: Vec<Item>) -> Result<I
         return Ok(Item::Number(result.unbind()));
     };
     let array = array.get().array.clone();
-    let expr = substituted(&array, &stand_ins)
-        .ok_or_else(|| value_error(format!("'{name}' of scalars gave {}, not a scalar expression", array.summary())))?;
-    Ok(Item::Typed(expr, array.dtype()))
+    let not_scalar = || value_error(format!("'{name}' of scalars gave {}, not a scalar expression", array.summary()));
+    // the depth from the result over its operands as leaves, before the operands are put in
+    let depth = composed_depth(&substituted(&array, &markers).ok_or_else(not_scalar)?, &marker_depths);
+    if depth > MAX_DEPTH {
+        return Err(value_error(format!("an expression more than {MAX_DEPTH} levels deep")));
+    }
+    let expr = substituted(&array, &stand_ins).ok_or_else(not_scalar)?;
+    Item::typed_of_depth(expr, array.dtype(), depth)
 }
 
 /// `ldexp` with its exponent in the mantissa's float dtype, as the library holds it (numpy's
@@ -142,7 +175,7 @@ fn apply(native: &Bound<'_, PyModule>, name: &str, items: Vec<Item>) -> Result<I
 fn library_ldexp(py: Python<'_>, items: &[Item]) -> Result<Option<Item>> {
     let [mantissa, exponent] = items else { return Ok(None) };
     let (mantissa, dtype) = match mantissa {
-        Item::Typed(expr, dtype) => (expr.clone(), *dtype),
+        Item::Typed(expr, dtype, _) => (expr.clone(), *dtype),
         // a constant the library read in place: a numpy scalar of its dtype
         Item::Number(number) if number.bind(py).hasattr("dtype")? => Item::Number(number.clone_ref(py)).typed(py)?,
         Item::Number(_) => return Ok(None),
@@ -152,8 +185,8 @@ fn library_ldexp(py: Python<'_>, items: &[Item]) -> Result<Option<Item>> {
         return Ok(None);
     }
     let exponent = match exponent {
-        Item::Typed(expr, d) if *d == dtype => expr.clone(),
-        Item::Typed(expr, d) if is_float(d) => expr.clone().cast(dtype),
+        Item::Typed(expr, d, _) if *d == dtype => expr.clone(),
+        Item::Typed(expr, d, _) if is_float(d) => expr.clone().cast(dtype),
         Item::Typed(..) => return Ok(None),
         Item::Number(number) => {
             let value = scalar_from_py(number.bind(py), "a constant")?;
@@ -163,7 +196,8 @@ fn library_ldexp(py: Python<'_>, items: &[Item]) -> Result<Option<Item>> {
             Expr::Const(lib(Scalar::from_weak(&value, dtype))?)
         }
     };
-    Ok(Some(Item::Typed(Expr::call(pytato::expr::Func::Ldexp, vec![mantissa, exponent]), dtype)))
+    let depth = 2 + items.iter().map(Item::depth).max().unwrap_or(1);
+    Ok(Some(Item::typed_of_depth(Expr::call(pytato::expr::Func::Ldexp, vec![mantissa, exponent]), dtype, depth)?))
 }
 
 /// A call of one of the library's own functions that numpy has no function for (`zero`, which
@@ -173,6 +207,7 @@ fn library_function(py: Python<'_>, name: &str, items: Vec<Item>) -> Result<Item
         .into_iter()
         .find(|f| f.name() == name)
         .ok_or_else(|| value_error(format!("no function '{name}' for a scalar expression")))?;
+    let depth = 1 + items.iter().map(Item::depth).max().unwrap_or(0);
     let typed = items.into_iter().map(|item| item.typed(py)).collect::<Result<Vec<_>>>()?;
     if typed.len() != func.arity() || typed.iter().any(|(_, d)| *d != typed[0].1) {
         return Err(type_error(format!(
@@ -183,7 +218,7 @@ fn library_function(py: Python<'_>, name: &str, items: Vec<Item>) -> Result<Item
     }
     let dtype =
         func.result_dtype(typed[0].1).map_err(|why| type_error(format!("'{name}' of dtype {}: {why}", typed[0].1)))?;
-    Ok(Item::Typed(Expr::call(func, typed.into_iter().map(|(e, _)| e).collect()), dtype))
+    Item::typed_of_depth(Expr::call(func, typed.into_iter().map(|(e, _)| e).collect()), dtype, depth)
 }
 
 /// The expression `array` computes with the stand-ins replaced by their expressions, or `None`
@@ -206,6 +241,22 @@ fn substituted(array: &Array, stand_ins: &HashMap<usize, (Expr, DType)>) -> Opti
     }))
 }
 
+/// The depth of `expr` with each variable of `leaf_depths` standing for a subexpression of that
+/// depth (a walk of `expr` alone).
+fn composed_depth(expr: &Expr, leaf_depths: &HashMap<Arc<str>, usize>) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(expr, 1)];
+    while let Some((e, level)) = stack.pop() {
+        let here = match e {
+            Expr::Var(name) => leaf_depths.get(name).map_or(level, |depth| level - 1 + depth),
+            _ => level,
+        };
+        deepest = deepest.max(here);
+        stack.extend(e.children().into_iter().map(|c| (c, level + 1)));
+    }
+    deepest
+}
+
 /// The library's expression of the postorder `entries` of a pymbolic expression (see
 /// `pytato_rs.scalar_expr.to_postorder` for the entries).
 fn expression(native: &Bound<'_, PyModule>, entries: &Bound<'_, PyList>, scope: &Scope<'_>) -> Result<(Expr, DType)> {
@@ -224,12 +275,14 @@ fn expression(native: &Bound<'_, PyModule>, entries: &Bound<'_, PyList>, scope: 
             "const" => Item::Number(entry.get_item(1)?.unbind()),
             "var" => {
                 let name: String = entry.get_item(1)?.extract()?;
-                Item::Typed(Expr::var(&name), scope.variable(&name)?)
+                Item::Typed(Expr::var(&name), scope.variable(&name)?, 1)
             }
             "subscript" => {
                 let (name, n): (String, usize) = (entry.get_item(1)?.extract()?, entry.get_item(2)?.extract()?);
                 let dtype = scope.subscripted(&name, n)?;
-                let indices = pop(&mut stack, n)?
+                let indices = pop(&mut stack, n)?;
+                let depth = 1 + indices.iter().map(Item::depth).max().unwrap_or(0);
+                let indices = indices
                     .into_iter()
                     .map(|index| {
                         let (index, index_dtype) = index.typed(py)?;
@@ -241,7 +294,7 @@ fn expression(native: &Bound<'_, PyModule>, entries: &Bound<'_, PyList>, scope: 
                         Ok(index)
                     })
                     .collect::<Result<Vec<_>>>()?;
-                Item::Typed(Expr::subscript(&name, indices), dtype)
+                Item::typed_of_depth(Expr::subscript(&name, indices), dtype, depth)?
             }
             "apply" => {
                 let (name, n): (String, usize) = (entry.get_item(1)?.extract()?, entry.get_item(2)?.extract()?);
@@ -264,10 +317,15 @@ fn expression(native: &Bound<'_, PyModule>, entries: &Bound<'_, PyList>, scope: 
                 })?
             }
             "cast" => {
-                let operand = pop(&mut stack, 1)?;
-                let (expr, dtype) = operand.into_iter().next().expect("one operand").typed(py)?;
+                let operand = pop(&mut stack, 1)?.into_iter().next().expect("one operand");
+                let depth = operand.depth();
+                let (expr, dtype) = operand.typed(py)?;
                 let to = dtype_from_py(&entry.get_item(1)?)?;
-                Item::Typed(if dtype == to { expr } else { expr.cast(to) }, to)
+                if dtype == to {
+                    Item::Typed(expr, to, depth)
+                } else {
+                    Item::typed_of_depth(expr.cast(to), to, depth + 1)?
+                }
             }
             "reduce" => {
                 let name: String = entry.get_item(1)?.extract()?;
@@ -276,10 +334,11 @@ fn expression(native: &Bound<'_, PyModule>, entries: &Bound<'_, PyList>, scope: 
                     .find(|op| op.name() == name)
                     .ok_or_else(|| value_error(format!("no reduction '{name}'")))?;
                 let inames = crate::expr_entries::reduction_bounds_from_py(&entry.get_item(2)?)?;
-                let body = pop(&mut stack, 1)?;
-                let (mut body, mut dtype) = body.into_iter().next().expect("one operand").typed(py)?;
+                let body = pop(&mut stack, 1)?.into_iter().next().expect("one operand");
+                let mut depth = body.depth();
+                let (mut body, mut dtype) = body.typed(py)?;
                 if matches!(op, ReduceOp::All | ReduceOp::Any) && dtype != DType::Bool {
-                    (body, dtype) = (body.cast(DType::Bool), DType::Bool);
+                    (body, dtype, depth) = (body.cast(DType::Bool), DType::Bool, depth + 1);
                 }
                 if !op.accepts(dtype) {
                     return Err(type_error(format!("a {name} reduction of dtype {dtype}")));
@@ -293,14 +352,14 @@ fn expression(native: &Bound<'_, PyModule>, entries: &Bound<'_, PyList>, scope: 
                     Some(start) if op == ReduceOp::Product && dtype.is_complex() => {
                         let start = scalar_from_py(&start, "a product's start value")?;
                         let start = lib(Scalar::assign_weak("reduce", &start, dtype))?;
-                        Item::Typed(Expr::product_from(start, inames, body), dtype)
+                        Item::typed_of_depth(Expr::product_from(start, inames, body), dtype, depth + 1)?
                     }
                     Some(_) => {
                         return Err(type_error(format!(
                             "a start value is for complex products, not a {name} reduction of dtype {dtype}"
                         )));
                     }
-                    None => Item::Typed(Expr::reduce(op, inames, body), dtype),
+                    None => Item::typed_of_depth(Expr::reduce(op, inames, body), dtype, depth + 1)?,
                 }
             }
             other => return Err(value_error(format!("an expression entry of unknown kind {other:?}"))),

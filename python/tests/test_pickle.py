@@ -242,6 +242,10 @@ def test_malformed_expression_entries_are_refused():
                 (("const", 1.0), ("unary", "Neg"), ("binary", "Add")), [5], (("cast", "float99"),)]:
         with pytest.raises(ValueError):
             make(bad, (3,), {"_in1": x}, {})
+    # a million levels deep: refused while it is read (building it, then dropping it, recursed
+    # as deep and overflowed the stack)
+    with pytest.raises(ValueError, match="levels deep"):
+        make((("var", "_0"),) + (("unary", "Neg"),) * 1_000_000, (3,), {}, {})
     # well formed, ill typed: the index lambda's own checks refuse it
     with pytest.raises(pt.exceptions.PytatoError):
         make((("var", "_0"), ("const", np.float64(1.0)), ("binary", "BitAnd")), (3,), {}, {})
