@@ -11,11 +11,14 @@
 
 use pytato_core::{Array, ArrayData, DType};
 use pytato_frontend as pt;
-use pytato_runtime::backend::{Backend, NamedViews};
+use pytato_runtime::backend::NamedViews;
+
+/// The frontend function that builds one of them.
+type Build = fn(&Array) -> pytato_core::Result<Array>;
 
 /// Each function, the one that builds it, and the most units it may be from the correctly
 /// rounded result.
-fn functions() -> Vec<(&'static str, fn(&Array) -> pytato_core::Result<Array>, u64)> {
+fn functions() -> Vec<(&'static str, Build, u64)> {
     vec![
         ("exp", pt::exp, 1),
         ("expm1", pt::expm1, 1),

@@ -48,7 +48,7 @@ pub(crate) fn checks_to_py<'py>(py: Python<'py>, checks: &[SizeCheck]) -> Result
             Ok(tuple)
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(PyTuple::new(py, items)?)
+    PyTuple::new(py, items)
 }
 
 /// The checks `checks_to_py` wrote.
