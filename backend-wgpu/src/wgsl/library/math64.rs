@@ -644,20 +644,29 @@ fn shr128_sticky_f64(v: vec2<u64>, s: i32) -> vec2<u64> {
 }",
             vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t), ("log_dd", t)],
         ),
-        // log10 x = log x / ln 10 in double-double, rounded once: `log(1000) / ln 10` in float64
-        // is 2.9999999999999996; this is exact at powers of ten, as glibc's is.
+        // glibc's log10 (fdlibm's formula over log, which numpy calls on Linux): x = 2^y m with
+        // m in [1/2, 2), log10 x = y log10(2) + log(m) / ln 10, the products rounded apart (opaque:
+        // a fused form rounds otherwise). With a correctly rounded log it gives glibc's bits, and
+        // it is exact at powers of ten (`log(1000) / ln 10` is 2.9999999999999996).
         "log10" => (
-            "fn log10_f64(x: f64) -> f64 {
-    if isnan_f64(x) || x < 0.0lf { return nan_f64(); }
-    if x == 0.0lf { return -inf_f64(); }
-    if isinf_f64(x) { return x; }
-    return dd_mul_f64(log_dd_f64(x), vec2<f64>(0.4342944819032518lf, 1.098319650216765e-17lf)).x;
+            "fn log10_f64(x0: f64) -> f64 {
+    if isnan_f64(x0) || x0 < 0.0lf { return nan_f64(); }
+    if x0 == 0.0lf { return -inf_f64(); }
+    if isinf_f64(x0) { return x0; }
+    var x = x0;
+    var k = 0;
+    if x < 2.2250738585072014e-308lf { k = -54; x = x * 18014398509481984.0lf; }
+    let bits = bitcast<u64>(x);
+    let hx = i32(bits >> 32u);
+    k = k + (hx >> 20u) - 1023;
+    let i = select(0, 1, k < 0);
+    let m = bitcast<f64>((u64(u32((hx & 0x000fffff) | ((0x3ff - i) << 20u))) << 32u) | (bits & 0xfffffffflu));
+    let y = f64(k + i);
+    let z = opqc_f64(y * 3.69423907715893078616e-13) + opqc_f64(4.34294481903251816668e-01 * log_f64(m));
+    return opqc_f64(z) + opqc_f64(y * 3.01029995663611771306e-01);
 }",
-            vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t), ("log_dd", t), ("dd_mul", t)],
+            vec![("isnan", t), ("isinf", t), ("nan", t), ("inf", t), ("log", t), ("opqc", t)],
         ),
-        // musl's __rem_pio2, medium case (|x| < 2^20 pi/2): x - n pi/2 as y0 + y1, and n. Each
-        // difference is opaque, so that no driver's algebra turns `(t - r) - w` with `r = t - w`
-        // into 0 (see `two_sum`).
         "rem_pio2_medium" => (
             "struct RemPio2 { y0: f64, y1: f64, n: i32 }
 fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
@@ -1231,10 +1240,14 @@ fn rem_pio2_medium_f64(x: f64) -> RemPio2 {
         scale = bitcast<f64>(0x4c70000000000000lu);
     }
     var y = pow_f64(ax, 0.3333333333333333lf);
-    y = (y - (y * y * y - ax) / (3.0lf * y * y)) * scale;
+    // One Newton step, its residual y^3 - |x| in double-double: the correction is then exact to
+    // far below an ulp of y, and y - correction rounds once.
+    let y3 = dd_mul_f64(two_prod_f64(y, y), vec2<f64>(y, 0.0lf));
+    let residual = dd_add_f64(y3, vec2<f64>(-ax, 0.0lf));
+    y = (y - (residual.x + residual.y) / (3.0lf * y * y)) * scale;
     return select(y, -y, x < 0.0lf);
 }",
-            vec![("isnan", t), ("isinf", t), ("fabs", t), ("pow", t)],
+            vec![("isnan", t), ("isinf", t), ("fabs", t), ("pow", t), ("two_prod", t), ("dd_mul", t), ("dd_add", t)],
         ),
         // numpy's npy_logaddexp.
         "logaddexp" => (
