@@ -94,6 +94,16 @@ fn scalar_from_numpy(value: &Bound<'_, PyAny>) -> Result<Scalar> {
     Ok(view.get(&[]).expect("a 0-d array has one element"))
 }
 
+/// `depth`, where an index lambda takes an expression that deep ([`MAX_DEPTH`]); an error
+/// otherwise. Readers of expressions from Python check it as they build, since building a deeper
+/// one and dropping it would recurse as deep.
+pub(crate) fn within_depth(depth: usize) -> Result<usize> {
+    if depth > MAX_DEPTH {
+        return Err(value_error(format!("an expression more than {MAX_DEPTH} levels deep")));
+    }
+    Ok(depth)
+}
+
 /// A reduction's `((iname, lower, upper), ...)` as an entry lists them (pymbolic's too).
 pub(crate) fn reduction_bounds_from_py(bounds: &Bound<'_, PyAny>) -> Result<Vec<ReductionBounds>> {
     bounds
@@ -193,11 +203,7 @@ pub(crate) fn expr_from_entries(entries: &Bound<'_, PyAny>) -> Result<Expr> {
             }
             other => return Err(value_error(format!("an expression entry of unknown kind {other:?}"))),
         };
-        let depth = deepest + 1;
-        if depth > MAX_DEPTH {
-            return Err(value_error(format!("an expression more than {MAX_DEPTH} levels deep")));
-        }
-        stack.push((node, depth));
+        stack.push((node, within_depth(deepest + 1)?));
     }
     match <[(Expr, usize); 1]>::try_from(stack) {
         Ok([(expr, _)]) => Ok(expr),

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use pytato::expr::{MAX_DEPTH, ReduceOp};
+use pytato::expr::ReduceOp;
 use pytato::names::{Reserved, classify};
 use pytato::{Array, DType, Expr, NodeKind, ReductionDescriptor, Scalar, Shape};
 
@@ -26,33 +26,16 @@ use crate::array::{PyArrayExpr, wrap};
 use crate::convert::{scalar_from_py, shape_from_py};
 use crate::data::dtype_from_py;
 use crate::errors::{Result, lib, type_error, value_error};
+use crate::expr_entries::within_depth;
 use crate::tags::tags_from_py;
 
 /// A typed subexpression with its depth, or a Python number still weakly typed (numpy 2's NEP
 /// 50). Depths are kept as items are built, so that an expression deeper than an index lambda
-/// takes is refused as soon as it passes [`MAX_DEPTH`] (a deeper one would recurse as deep when
-/// it is dropped), without walking the whole expression at each step.
+/// takes is refused as soon as it passes [`within_depth`]'s bound (a deeper one would recurse as
+/// deep when it is dropped), without walking the whole expression at each step.
 enum Item {
     Typed(Expr, DType, usize),
     Number(Py<PyAny>),
-}
-
-impl Item {
-    /// A typed item of depth `depth`; an error beyond [`MAX_DEPTH`].
-    fn typed_of_depth(expr: Expr, dtype: DType, depth: usize) -> Result<Item> {
-        if depth > MAX_DEPTH {
-            return Err(value_error(format!("an expression more than {MAX_DEPTH} levels deep")));
-        }
-        Ok(Item::Typed(expr, dtype, depth))
-    }
-
-    /// The item's depth (a number is a constant, one level).
-    fn depth(&self) -> usize {
-        match self {
-            Item::Typed(_, _, depth) => *depth,
-            Item::Number(_) => 1,
-        }
-    }
 }
 
 /// What an expression reads: its output axes and its bindings.
@@ -102,6 +85,19 @@ impl Scope<'_> {
 }
 
 impl Item {
+    /// A typed item of depth `depth`; an error beyond [`within_depth`]'s bound.
+    fn typed_of_depth(expr: Expr, dtype: DType, depth: usize) -> Result<Item> {
+        Ok(Item::Typed(expr, dtype, within_depth(depth)?))
+    }
+
+    /// The item's depth (a number is a constant, one level).
+    fn depth(&self) -> usize {
+        match self {
+            Item::Typed(_, _, depth) => *depth,
+            Item::Number(_) => 1,
+        }
+    }
+
     /// The item as a typed expression: a Python number takes its own default dtype.
     fn typed(self, py: Python<'_>) -> Result<(Expr, DType)> {
         match self {
@@ -158,12 +154,9 @@ fn apply(native: &Bound<'_, PyModule>, name: &str, items: Vec<Item>) -> Result<I
     let array = array.get().array.clone();
     let not_scalar = || value_error(format!("'{name}' of scalars gave {}, not a scalar expression", array.summary()));
     // the depth from the result over its operands as leaves, before the operands are put in
-    let depth = composed_depth(&substituted(&array, &markers).ok_or_else(not_scalar)?, &marker_depths);
-    if depth > MAX_DEPTH {
-        return Err(value_error(format!("an expression more than {MAX_DEPTH} levels deep")));
-    }
+    let depth = within_depth(composed_depth(&substituted(&array, &markers).ok_or_else(not_scalar)?, &marker_depths))?;
     let expr = substituted(&array, &stand_ins).ok_or_else(not_scalar)?;
-    Item::typed_of_depth(expr, array.dtype(), depth)
+    Ok(Item::Typed(expr, array.dtype(), depth))
 }
 
 /// `ldexp` with its exponent in the mantissa's float dtype, as the library holds it (numpy's
@@ -196,6 +189,7 @@ fn library_ldexp(py: Python<'_>, items: &[Item]) -> Result<Option<Item>> {
             Expr::Const(lib(Scalar::from_weak(&value, dtype))?)
         }
     };
+    // the call over the operands, the exponent perhaps cast: at most two levels more
     let depth = 2 + items.iter().map(Item::depth).max().unwrap_or(1);
     Ok(Some(Item::typed_of_depth(Expr::call(pytato::expr::Func::Ldexp, vec![mantissa, exponent]), dtype, depth)?))
 }
