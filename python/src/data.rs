@@ -55,6 +55,13 @@ macro_rules! borrowed_enums {
                 None
             }
 
+            /// The bytes the array's elements span, as addresses.
+            fn extent(&self) -> Option<std::ops::Range<usize>> {
+                match self {
+                    $(ReadonlyArray::$variant(a) => byte_extent(&a.as_array()),)*
+                }
+            }
+
             /// The view, in `flat_shape` where the array was borrowed flat.
             fn view(&self, flat_shape: Option<&[usize]>) -> ArrayDataView<'_> {
                 match self {
@@ -75,6 +82,12 @@ macro_rules! borrowed_enums {
                 None
             }
 
+            fn extent(&self) -> Option<std::ops::Range<usize>> {
+                match self {
+                    $(ReadwriteArray::$variant(a) => byte_extent(&a.as_array()),)*
+                }
+            }
+
             /// The mutable view, in `flat_shape` where the array was borrowed flat.
             fn view_mut(&mut self, flat_shape: Option<&[usize]>) -> ArrayDataViewMut<'_> {
                 match self {
@@ -90,6 +103,22 @@ macro_rules! borrowed_enums {
 }
 with_element_types!(borrowed_enums);
 
+/// The addresses from the first byte of `view`'s elements to one past the last (any strides);
+/// `None` for an empty array.
+fn byte_extent<T>(view: &ndarray::ArrayViewD<'_, T>) -> Option<std::ops::Range<usize>> {
+    if view.is_empty() {
+        return None;
+    }
+    let size = std::mem::size_of::<T>() as isize;
+    let (mut low, mut high) = (0isize, size);
+    for (&len, &stride) in view.shape().iter().zip(view.strides()) {
+        let reach = stride * size * (len as isize - 1);
+        if reach < 0 { low += reach } else { high += reach }
+    }
+    let start = view.as_ptr() as isize;
+    Some((start + low) as usize..(start + high) as usize)
+}
+
 /// The most axes rust-numpy's views have (it panics beyond them); numpy allows 64. An array of
 /// more axes crosses as a flat row-major view of its elements, and gets its shape back on the
 /// library's side.
@@ -100,6 +129,8 @@ const NUMPY_MAX_AXES: usize = 64;
 
 /// A numpy array borrowed for reading, as the library's view.
 pub(crate) struct Borrowed<'py> {
+    /// The numpy array borrowed (after any copy `borrow` made).
+    object: Bound<'py, PyAny>,
     array: ReadonlyArray<'py>,
     /// The shape of an array of more than [`MAX_VIEW_AXES`] axes, borrowed flat.
     flat_shape: Option<Vec<usize>>,
@@ -114,6 +145,7 @@ impl Borrowed<'_> {
 
 /// A numpy array borrowed for writing, as the library's mutable view.
 pub(crate) struct BorrowedMut<'py> {
+    object: Bound<'py, PyAny>,
     array: ReadwriteArray<'py>,
     flat_shape: Option<Vec<usize>>,
 }
@@ -245,8 +277,8 @@ pub(crate) fn borrow<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Borrowe
         // A row-major view of the elements (a copy only where they are not row-major already).
         array = array.py().import("numpy")?.call_method1("ravel", (&array,))?;
     }
-    let array = ReadonlyArray::of(&array, what).unwrap_or_else(|| Err(unsupported(what, &array)))?;
-    Ok(Borrowed { array, flat_shape })
+    let borrowed = ReadonlyArray::of(&array, what).unwrap_or_else(|| Err(unsupported(what, &array)))?;
+    Ok(Borrowed { object: array, array: borrowed, flat_shape })
 }
 
 /// Borrows a numpy array for writing. `what` names the array in errors.
@@ -292,7 +324,38 @@ pub(crate) fn borrow_mut<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Bor
         }
     };
     let array = ReadwriteArray::of(&flat, what).unwrap_or_else(|| Err(unsupported(what, obj)))?;
-    Ok(BorrowedMut { array, flat_shape })
+    Ok(BorrowedMut { object: flat, array, flat_shape })
+}
+
+/// Refuses a run whose output shares memory with one of its inputs or with another output.
+/// numpy's borrow flags catch views of one base array; arrays over the same memory with
+/// different bases (two `numpy.frombuffer` of one buffer, say) reach here. A kernel writing in
+/// place would read what it has already overwritten, and Rust's views must not alias.
+/// `numpy.shares_memory` decides exactly, and is asked only where the spans overlap, so that
+/// interleaved views (`a[::2]` out, `a[1::2]` in) pass.
+pub(crate) fn check_no_shared_memory<'a, 'py: 'a>(
+    outputs: &[(&str, &BorrowedMut<'py>)],
+    inputs: impl Iterator<Item = (&'a str, &'a Borrowed<'py>)>,
+) -> Result<()> {
+    let inputs: Vec<_> = inputs.collect();
+    let candidates = outputs.iter().enumerate().flat_map(|(k, &(name, out))| {
+        let others = outputs[k + 1..].iter().map(|&(n, o)| (format!("output {n:?}"), &o.object, o.array.extent()));
+        let ins = inputs.iter().map(|&(n, i)| (format!("input {n:?}"), &i.object, i.array.extent()));
+        others.chain(ins).map(move |other| (name, out, other))
+    });
+    for (name, out, (other_name, other, other_extent)) in candidates {
+        let (Some(a), Some(b)) = (out.array.extent(), other_extent) else { continue };
+        if a.start < b.end && b.start < a.end {
+            let numpy = out.object.py().import("numpy")?;
+            if numpy.call_method1("shares_memory", (&out.object, other))?.extract::<bool>()? {
+                return Err(value_error(format!(
+                    "output {name:?} and {other_name} share memory (an array cannot be both an input and an \
+                     output of one run, and outputs cannot overlap): pass an input's copy"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `obj`'s data for a data wrapper: an [`EvaluatedArray`]'s own buffer (shared, no copy, on the

@@ -16,7 +16,7 @@ use pytato::backend::{Backend, NamedViews, NamedViewsMut, Outputs, Program, SING
 use pytato::device::{DeviceInput, NamedDeviceInputs};
 
 use crate::convert::outputs_from_py;
-use crate::data::{Borrowed, BorrowedMut, borrow, borrow_mut};
+use crate::data::{Borrowed, BorrowedMut, borrow, borrow_mut, check_no_shared_memory};
 use crate::errors::{Result, lib, type_error, value_error};
 use crate::evaluated::{EvaluatedArray, into_numpy};
 use crate::interrupt::interruptible;
@@ -211,6 +211,12 @@ impl BoundProgram {
             }
         };
         let mut borrowed = borrow_inputs(inputs)?;
+        let numpy_inputs = borrowed.iter().filter_map(|(name, input)| match input {
+            Input::Numpy(numpy) => Some((name.as_str(), numpy)),
+            Input::Evaluated(_) => None,
+        });
+        let named_targets: Vec<_> = targets.iter().map(|(n, t)| (n.as_str(), t)).collect();
+        check_no_shared_memory(&named_targets, numpy_inputs)?;
         download(py, &mut borrowed)?;
         let views = host_views(&borrowed)?;
         let mut outputs: NamedViewsMut<'_> = targets.iter_mut().map(|(n, d)| (n.as_str(), d.view_mut())).collect();

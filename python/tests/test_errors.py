@@ -199,6 +199,29 @@ def test_an_array_both_input_and_output_of_a_run_is_refused():
     np.testing.assert_array_equal(pt.generate(x + y)(x=a, y=a), 2 * a)
 
 
+
+def test_arrays_over_the_same_memory_through_other_bases_are_refused(backend):
+    # Two numpy.frombuffer arrays of one buffer have bases numpy's borrow flags do not relate:
+    # the Cranelift backend wrote in place and read what it had overwritten.
+    x = placeholder("x", (8,))
+    prg = pt.generate(pt.roll(x, 1) + x, backend=backend)
+    buf = bytearray(np.arange(8.0).tobytes())
+    inp, out = np.frombuffer(buf), np.frombuffer(buf)
+    with pytest.raises(pt.InvalidArgumentError, match='output "_pt_out" and input "x" share memory'):
+        prg.run_into(out, x=inp)
+    np.testing.assert_array_equal(out, np.arange(8.0))
+    # Overlapping spans that share no element (interleaved views) are fine, as in numpy.
+    whole = np.arange(16.0)
+    evens, odds = np.frombuffer(memoryview(whole), np.float64)[::2], whole[1::2]
+    prg.run_into(evens, x=odds)
+    np.testing.assert_array_equal(whole[::2], np.roll(whole[1::2], 1) + whole[1::2])
+    # Two outputs over the same memory.
+    both = pt.make_dict_of_named_arrays({"a": x + 1, "b": x * 2})
+    prg2 = pt.generate(both, backend=backend)
+    buf2 = bytearray(8 * 8)
+    with pytest.raises(pt.InvalidArgumentError, match='output "a" and output "b" share memory'):
+        prg2.run_into({"a": np.frombuffer(buf2), "b": np.frombuffer(buf2)}, x=np.arange(8.0))
+
 def test_arguments_out_of_their_domain():
     with pytest.raises(ValueError, match="not an identifier"):
         pt.make_placeholder("x", ("n - 1",), np.float64)
