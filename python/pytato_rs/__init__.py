@@ -831,13 +831,23 @@ def array_equal(a1, a2, equal_nan=False):
     return all(same)  # noqa: F405
 
 
-def _nan_extremum(a, axis, keepdims, reduce, fill, initial):
+def _nan_extremum(a, axis, keepdims, reduce, fill, initial, mask, ufunc):
     """numpy's ``fmax.reduce``/``fmin.reduce``: ``reduce`` of the values that are not NaN (NaNs
     replaced by ``fill``, which no value beats), and where a slice is all NaN, its first NaN, as
     numpy's loop keeps it (a complex one whole: ``nan+1j`` stays ``nan+1j``). With ``initial``,
-    the reduction starts from it, so an all-NaN or empty slice gives ``initial``."""
+    the reduction starts from it, so an all-NaN or empty slice gives ``initial``. ``mask`` is
+    numpy's ``where=`` (Python's ``True``: none): the values it leaves out are passed over as
+    NaNs are, and numpy needs ``initial`` with it."""
     a = _as_array(a)
     options = {} if initial is None else {"initial": initial}
+    if mask is not True:
+        if initial is None:
+            raise ValueError(f"reduction operation '{ufunc}' does not have an identity, so to use a where mask "
+                             "one has to specify 'initial'")
+        mask = _bool_mask(mask)
+        if a.dtype.kind not in "fc":
+            return reduce(a, axis=axis, keepdims=keepdims, initial=initial, where=mask)
+        a = where(mask, a, _np.nan)  # noqa: F405
     if a.dtype.kind not in "fc":
         # numpy casts ``initial`` to the integers first: a NaN is its ValueError, as for ``max``
         return reduce(a, axis=axis, keepdims=keepdims, **options)
@@ -861,18 +871,18 @@ def _nan_extremum(a, axis, keepdims, reduce, fill, initial):
     return where(all(nans, axis=axis, keepdims=keepdims), first, result)  # noqa: F405
 
 
-def nanmax(a, axis=None, out=None, keepdims=False, initial=None):
-    """numpy's ``nanmax``: the maximum ignoring NaN; NaN where a slice is all NaN (``initial``
-    there, where one is given)."""
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """numpy's ``nanmax``: the maximum ignoring NaN (and the values ``where`` leaves out, which
+    needs ``initial``); NaN where a slice is all NaN (``initial`` there, where one is given)."""
     _no_out("nanmax", out)
-    return _nan_extremum(a, axis, keepdims, max, -_np.inf, initial)  # noqa: F405
+    return _nan_extremum(a, axis, keepdims, max, -_np.inf, initial, where, "fmax")  # noqa: F405
 
 
-def nanmin(a, axis=None, out=None, keepdims=False, initial=None):
-    """numpy's ``nanmin``: the minimum ignoring NaN; NaN where a slice is all NaN (``initial``
-    there, where one is given)."""
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """numpy's ``nanmin``: the minimum ignoring NaN (and the values ``where`` leaves out, which
+    needs ``initial``); NaN where a slice is all NaN (``initial`` there, where one is given)."""
     _no_out("nanmin", out)
-    return _nan_extremum(a, axis, keepdims, min, _np.inf, initial)  # noqa: F405
+    return _nan_extremum(a, axis, keepdims, min, _np.inf, initial, where, "fmin")  # noqa: F405
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):

@@ -2988,6 +2988,34 @@ def test_nanmin_and_nanmax_from_a_nan_initial_are_numpys(backend, dtype):
     _calls_give_numpys_bits(backend, calls, inputs)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.int16])
+def test_nanmin_and_nanmax_take_a_where_mask_as_numpy_does(backend, dtype):
+    """``where=`` passes over the values it leaves out as it passes over NaN (with ``initial``,
+    which numpy needs with a mask); Python's ``True`` is no mask, for ``max`` and ``min`` too,
+    but ``np.True_`` is one (numpy's ``where is True`` test)."""
+    nan = np.nan
+    x = np.array([[nan, 1.5, -2.0, 4.0], [nan, nan, 3.0, 1.0], [np.inf, -0.0, nan, 2.0]])
+    integers = np.dtype(dtype).kind == "i"
+    inputs = {"x": np.nan_to_num(x, posinf=9).astype(dtype) if integers else x.astype(dtype),
+              "w": np.array([[True, False, True, False], [False, True, False, False], [True, True, True, False]])}
+    calls = {}
+    for f in ("nanmin", "nanmax"):
+        calls[f"{f} rows"] = lambda m, p, f=f: getattr(m, f)(p["x"], axis=1, where=p["w"], initial=-5)
+        calls[f"{f} all keep"] = lambda m, p, f=f: getattr(m, f)(p["x"], keepdims=True, where=p["w"], initial=7)
+        calls[f"{f} cols broadcast"] = lambda m, p, f=f: getattr(m, f)(p["x"], axis=0, where=p["w"][0],
+                                                                      initial=1 if integers else nan)
+        calls[f"{f} True"] = lambda m, p, f=f: getattr(m, f)(p["x"], axis=1, where=True)
+    for f in ("min", "max"):
+        calls[f"{f} True"] = lambda m, p, f=f: getattr(m, f)(p["x"], axis=0, where=True)
+    _calls_give_numpys_bits(backend, calls, inputs)
+    x = pt.make_placeholder("x", (3, 4), dtype)
+    for module, a in ((np, inputs["x"]), (pt, x)):
+        for f in (module.nanmin, module.nanmax, module.min, module.max):
+            for mask in (np.True_, inputs["w"]):
+                with pytest.raises(ValueError, match="where"):
+                    f(a, where=mask)
+
+
 def test_nanmin_and_nanmax_of_integers_cast_initial_as_numpy_does(backend):
     """Of integers, ``initial`` is cast to the array's dtype first, as for ``min``/``max``: a NaN
     is numpy's ValueError (it was passed over, a value where numpy raises), an integer out of the
