@@ -504,7 +504,7 @@ pub(crate) fn reduce_where(
     }
     // Python's `True` is numpy's default, no mask (numpy's `np.True_` is a mask, which max and
     // min refuse without `initial`).
-    let no_mask = |m: &&Bound<'_, PyAny>| m.is_none() || m.is(&pyo3::types::PyBool::new(m.py(), true));
+    let no_mask = |m: &&Bound<'_, PyAny>| m.is_none() || m.is(pyo3::types::PyBool::new(m.py(), true));
     if let Some(mask) = mask.filter(|m| !no_mask(m)) {
         let name = format!("{kind:?}").to_lowercase();
         let fill: pt::Operand = match (kind, &options.initial) {
