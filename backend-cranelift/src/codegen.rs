@@ -164,6 +164,7 @@ pub(crate) fn translate<'a>(
             reductions: HashMap::new(),
             size_params: &program.size_params,
             index_buffers: program.normalized_indices(),
+            assumed: HashMap::new(),
         },
         error_ptr: None,
         complex_slot: None,

@@ -302,6 +302,7 @@ fn shader(
             reductions: HashMap::new(),
             size_params: &program.size_params,
             index_buffers: HashMap::new(),
+            assumed: HashMap::new(),
         },
         constants: Vec::new(),
         constant_slots: HashMap::new(),
@@ -715,14 +716,19 @@ impl Translator<'_> {
                 let result = self.fresh("v");
                 let ty = self.ty(dtype)?;
                 self.line(&format!("var {result}: {ty};"));
-                self.open(&format!("if {cond}"));
-                let x = self.emit(a)?;
-                self.line(&format!("{result} = {x};"));
-                self.close();
-                self.open("else");
-                let y = self.emit(b)?;
-                self.line(&format!("{result} = {y};"));
-                self.close();
+                // Each branch runs only where the condition is so: its reads are proved in
+                // bounds under what the condition says of the inames (a concatenation's pieces),
+                // which spares drivers thousands of checks (lavapipe's compile time grows with
+                // the square of their number).
+                for (holds, branch) in [(true, a), (false, b)] {
+                    self.open(if holds { format!("if {cond}") } else { "else".to_string() }.as_str());
+                    let assumed = self.ranges.assume(c, holds);
+                    let value = self.emit(branch);
+                    self.ranges.restore(assumed);
+                    let value = value?;
+                    self.line(&format!("{result} = {value};"));
+                    self.close();
+                }
                 Ok(result)
             }
             Expr::Cast(to, a) => {

@@ -9,16 +9,22 @@
 //! Soundness: the interval over-approximates the values the expression takes on a non-empty
 //! iteration space (an empty one reads nothing), so a proof is never wrong; failing to prove
 //! only costs a comparison.
+//!
+//! Inside a lazily evaluated branch, what its condition says of an iname holds too
+//! ([`Ranges::assume`]): in `if _0 < 8 { x[_0] } else { y[_0 - 8] }` (a lowered concatenation)
+//! both reads are proved. A code generator may assume a condition only where the code it emits
+//! under the assumption runs only when the condition is so (a real branch, not a `select` of
+//! both sides).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pytato_core::expr::{BinaryOp, Expr, UnaryOp};
+use pytato_core::expr::{BinaryOp, CompareOp, Expr, UnaryOp};
 use pytato_core::names::{Reserved, classify};
 use pytato_core::{Dim, Scalar};
 
 /// An inclusive interval `[lo, hi]`.
-type Interval = (Dim, Dim);
+pub type Interval = (Dim, Dim);
 
 /// The ranges of the variables an index expression may use.
 pub struct Ranges<'a> {
@@ -35,6 +41,19 @@ pub struct Ranges<'a> {
     ///
     /// [`KernelProgram::normalized_indices`]: crate::kernel::KernelProgram::normalized_indices
     pub index_buffers: HashMap<Arc<str>, Dim>,
+    /// Narrower ranges of inames (output or reduction) that enclosing branch conditions give
+    /// ([`Ranges::assume`]), by name; empty outside any branch.
+    pub assumed: HashMap<Arc<str>, Interval>,
+}
+
+/// What [`Ranges::assume`] replaced, for [`Ranges::restore`].
+#[must_use = "restore the ranges when the branch ends"]
+pub struct Assumed(Vec<(Arc<str>, Option<Interval>)>);
+
+/// A bound one comparison gives an iname: `iname <= v` or `iname >= v`.
+enum Bound {
+    Upper(Dim),
+    Lower(Dim),
 }
 
 impl Ranges<'_> {
@@ -45,10 +64,108 @@ impl Ranges<'_> {
         lo.is_provably_nonnegative() && room.is_ok_and(|d| d.is_provably_nonnegative())
     }
 
+    /// Narrows the inames' ranges by what `cond` says of them where it is `holds` (true or
+    /// false): comparisons of an iname plus a fixed offset with a fixed value, and their
+    /// conjunctions (disjunctions where `cond` fails) and negations. Other conditions add
+    /// nothing. Call it only for code that runs only where `cond` is `holds` (see the module
+    /// docs), and [`Ranges::restore`] what it returns when that code ends.
+    pub fn assume(&mut self, cond: &Expr, holds: bool) -> Assumed {
+        let mut bounds = Vec::new();
+        self.facts(cond, holds, &mut bounds);
+        let mut replaced = Vec::new();
+        for (name, bound) in bounds {
+            let Some((lo, hi)) = self.interval(&Expr::Var(name.clone())) else { continue };
+            // The tighter of the two where provable; the branch's own bound otherwise (both hold).
+            let narrowed = match bound {
+                Bound::Upper(v) => (lo, ordered(hi, v.clone()).map_or(v, |(smaller, _)| smaller)),
+                Bound::Lower(v) => (ordered(lo, v.clone()).map_or(v, |(_, larger)| larger), hi),
+            };
+            replaced.push((name.clone(), self.assumed.insert(name, narrowed)));
+        }
+        Assumed(replaced)
+    }
+
+    /// Undoes an [`Ranges::assume`] (the latest one first, when they nest).
+    pub fn restore(&mut self, assumed: Assumed) {
+        for (name, before) in assumed.0.into_iter().rev() {
+            match before {
+                Some(interval) => self.assumed.insert(name, interval),
+                None => self.assumed.remove(&name),
+            };
+        }
+    }
+
+    /// The bounds on inames that `cond` being `holds` implies.
+    fn facts(&self, cond: &Expr, holds: bool, out: &mut Vec<(Arc<str>, Bound)>) {
+        match cond {
+            Expr::Unary(UnaryOp::LogicalNot, a) => self.facts(a, !holds, out),
+            Expr::Binary(BinaryOp::LogicalAnd, a, b) if holds => {
+                self.facts(a, true, out);
+                self.facts(b, true, out);
+            }
+            Expr::Binary(BinaryOp::LogicalOr, a, b) if !holds => {
+                self.facts(a, false, out);
+                self.facts(b, false, out);
+            }
+            Expr::Compare(op, a, b) => {
+                let op = if holds { *op } else { negated(*op) };
+                // `iname + offset op value`, or `value op iname + offset` turned around.
+                let (name, offset, value, op) = if let (Some((n, o)), Some(v)) = (self.iname_plus(a), self.point(b)) {
+                    (n, o, v, op)
+                } else if let (Some(v), Some((n, o))) = (self.point(a), self.iname_plus(b)) {
+                    (n, o, v, mirrored(op))
+                } else {
+                    return;
+                };
+                let Ok(v) = value.sub(&offset) else { return };
+                let one = Dim::new(1);
+                let bounds = match op {
+                    CompareOp::Lt => v.sub(&one).ok().map(|v| vec![Bound::Upper(v)]),
+                    CompareOp::Le => Some(vec![Bound::Upper(v)]),
+                    CompareOp::Gt => v.add(&one).ok().map(|v| vec![Bound::Lower(v)]),
+                    CompareOp::Ge => Some(vec![Bound::Lower(v)]),
+                    CompareOp::Eq => Some(vec![Bound::Upper(v.clone()), Bound::Lower(v)]),
+                    CompareOp::Ne => None,
+                };
+                out.extend(bounds.into_iter().flatten().map(|b| (name.clone(), b)));
+            }
+            _ => {}
+        }
+    }
+
+    /// `e` as an iname plus a fixed offset (`_0`, `_0 - 8`, `n + _r0`).
+    fn iname_plus(&self, e: &Expr) -> Option<(Arc<str>, Dim)> {
+        match e {
+            Expr::Var(name) if matches!(classify(name), Some(Reserved::Iname(_) | Reserved::ReductionIname(_))) => {
+                Some((name.clone(), Dim::new(0)))
+            }
+            Expr::Binary(BinaryOp::Add, a, b) => {
+                if let (Some((n, o)), Some(p)) = (self.iname_plus(a), self.point(b)) {
+                    Some((n, o.add(&p).ok()?))
+                } else {
+                    let (p, (n, o)) = (self.point(a)?, self.iname_plus(b)?);
+                    Some((n, o.add(&p).ok()?))
+                }
+            }
+            Expr::Binary(BinaryOp::Sub, a, b) => {
+                let (n, o) = self.iname_plus(a)?;
+                Some((n, o.sub(&self.point(b)?).ok()?))
+            }
+            _ => None,
+        }
+    }
+
+    /// The one value an expression of constants and size parameters has.
+    fn point(&self, e: &Expr) -> Option<Dim> {
+        let (lo, hi) = self.interval(e)?;
+        (lo == hi).then_some(lo)
+    }
+
     /// The interval of an `int64` expression, or `None` where it is not understood.
     pub(crate) fn interval(&self, e: &Expr) -> Option<Interval> {
         match e {
             Expr::Const(Scalar::I64(v)) => Some((Dim::new(*v), Dim::new(*v))),
+            Expr::Var(name) if self.assumed.contains_key(name) => self.assumed.get(name).cloned(),
             Expr::Var(name) => match classify(name) {
                 Some(Reserved::Iname(k)) => Some((Dim::new(0), self.output.get(k)?.sub(&Dim::new(1)).ok()?)),
                 Some(Reserved::ReductionIname(_)) => {
@@ -115,6 +232,29 @@ impl Ranges<'_> {
     }
 }
 
+/// The comparison that holds where `op` fails (indices are integers: no NaN).
+fn negated(op: CompareOp) -> CompareOp {
+    match op {
+        CompareOp::Lt => CompareOp::Ge,
+        CompareOp::Le => CompareOp::Gt,
+        CompareOp::Gt => CompareOp::Le,
+        CompareOp::Ge => CompareOp::Lt,
+        CompareOp::Eq => CompareOp::Ne,
+        CompareOp::Ne => CompareOp::Eq,
+    }
+}
+
+/// `op` with its operands swapped: `a < b` is `b > a`.
+fn mirrored(op: CompareOp) -> CompareOp {
+    match op {
+        CompareOp::Lt => CompareOp::Gt,
+        CompareOp::Le => CompareOp::Ge,
+        CompareOp::Gt => CompareOp::Lt,
+        CompareOp::Ge => CompareOp::Le,
+        other => other,
+    }
+}
+
 fn scale((lo, hi): Interval, c: i64) -> Option<Interval> {
     let (a, b) = (lo.mul_int(c).ok()?, hi.mul_int(c).ok()?);
     Some(if c >= 0 { (a, b) } else { (b, a) })
@@ -135,7 +275,13 @@ mod tests {
     use super::*;
 
     fn ranges<'a>(output: &'a [Dim], params: &'a [String]) -> Ranges<'a> {
-        Ranges { output, reductions: HashMap::new(), size_params: params, index_buffers: HashMap::new() }
+        Ranges {
+            output,
+            reductions: HashMap::new(),
+            size_params: params,
+            index_buffers: HashMap::new(),
+            assumed: HashMap::new(),
+        }
     }
 
     /// A read through an index array that `normalize_index` checked is proved for the extent it
@@ -176,6 +322,75 @@ mod tests {
         // % by a symbolic length may be % 0 at run time: not proved.
         let rolled_n = Expr::iname(0).binary(BinaryOp::Rem, Expr::var("n"));
         assert!(!r.proves_in_bounds(&rolled_n, &n));
+    }
+
+    /// A lowered concatenation of `x` (length n) and `y` (length m): `if _0 < n { x[_0] } else
+    /// { y[_0 - n] }`. Each read is proved only under its branch's assumption, which restoring
+    /// takes back.
+    #[test]
+    fn branch_conditions_prove_the_reads_of_their_branches() {
+        let (n, m) = (Dim::param("n"), Dim::param("m"));
+        let params = vec!["n".to_string(), "m".to_string()];
+        let out = [n.add(&m).unwrap()];
+        let mut r = ranges(&out, &params);
+        let cond = Expr::iname(0).compare(CompareOp::Lt, Expr::var("n"));
+        let (first, second) = (Expr::iname(0), Expr::iname(0).binary(BinaryOp::Sub, Expr::var("n")));
+        assert!(!r.proves_in_bounds(&first, &n) && !r.proves_in_bounds(&second, &m));
+        let assumed = r.assume(&cond, true);
+        assert!(r.proves_in_bounds(&first, &n));
+        assert!(!r.proves_in_bounds(&second, &m), "negative in the first branch");
+        r.restore(assumed);
+        assert!(!r.proves_in_bounds(&first, &n));
+        let assumed = r.assume(&cond, false);
+        assert!(r.proves_in_bounds(&second, &m));
+        assert!(!r.proves_in_bounds(&first, &n));
+        r.restore(assumed);
+        assert!(r.assumed.is_empty());
+    }
+
+    /// Offsets on either side, negations, conjunctions where they hold and disjunctions where
+    /// they fail; nested assumptions restore in order; conditions that say nothing of an iname
+    /// (a data-dependent one, `!=`) prove nothing.
+    #[test]
+    fn compound_and_shifted_conditions() {
+        let out = [Dim::new(100)];
+        let mut r = ranges(&out, &[]);
+        let i = || Expr::iname(0);
+        let within = |r: &Ranges<'_>, lo: i64, len: i64| {
+            r.proves_in_bounds(&i().binary(BinaryOp::Sub, Expr::i64(lo)), &Dim::new(len))
+        };
+        // 10 <= _0 + 5  and  _0 - 3 < 40: _0 in [5, 42].
+        let lower = Expr::i64(10).compare(CompareOp::Le, i().binary(BinaryOp::Add, Expr::i64(5)));
+        let upper = i().binary(BinaryOp::Sub, Expr::i64(3)).compare(CompareOp::Lt, Expr::i64(40));
+        let both = lower.clone().binary(BinaryOp::LogicalAnd, upper.clone());
+        let assumed = r.assume(&both, true);
+        assert!(within(&r, 5, 38) && !within(&r, 5, 37) && !within(&r, 6, 38));
+        // Nested: not (_0 > 20), so _0 in [5, 20].
+        let inner =
+            r.assume(&Expr::Unary(UnaryOp::LogicalNot, Arc::new(i().compare(CompareOp::Gt, Expr::i64(20)))), true);
+        assert!(within(&r, 5, 16) && !within(&r, 5, 15));
+        r.restore(inner);
+        assert!(within(&r, 5, 38) && !within(&r, 5, 16));
+        r.restore(assumed);
+        // Where a conjunction fails, either side may: nothing is known.
+        let assumed = r.assume(&both, false);
+        assert!(r.assumed.is_empty());
+        r.restore(assumed);
+        // Where a disjunction fails, both sides fail: _0 + 5 < 10, and 0 != _0 (which bounds
+        // nothing): _0 in [0, 4].
+        let either = lower.binary(BinaryOp::LogicalOr, Expr::i64(0).compare(CompareOp::Eq, i()));
+        let assumed = r.assume(&either, false);
+        assert!(within(&r, 0, 5) && !within(&r, 0, 4));
+        r.restore(assumed);
+        for nothing in [
+            i().compare(CompareOp::Ne, Expr::i64(3)),
+            Expr::subscript("idx", vec![i()]).compare(CompareOp::Lt, Expr::i64(3)),
+            i().compare(CompareOp::Lt, Expr::subscript("idx", vec![i()])),
+        ] {
+            let assumed = r.assume(&nothing, true);
+            assert!(r.assumed.is_empty(), "{nothing}");
+            r.restore(assumed);
+        }
     }
 
     #[test]

@@ -631,6 +631,7 @@ impl KernelProgram {
             reductions: HashMap::new(),
             size_params: &self.size_params,
             index_buffers: HashMap::new(),
+            assumed: HashMap::new(),
         };
         let mut found = HashMap::new();
         for kernel in &self.kernels {

@@ -809,6 +809,7 @@ impl<'a> Translator<'a> {
                 reductions: HashMap::new(),
                 size_params: &program.size_params,
                 index_buffers: HashMap::new(),
+                assumed: HashMap::new(),
             },
             constants: Vec::new(),
             constant_slots: HashMap::new(),
