@@ -161,6 +161,89 @@ impl Ranges<'_> {
         (lo == hi).then_some(lo)
     }
 
+    /// `e` without the index arithmetic that undoes itself, where its top node is such:
+    /// `a // c * c + a % c` is `a` (for any integer `a` and constant `c != 0`, wrapping included),
+    /// and where `b` provably lies in `[0, c - 1]` and `a * c + b` is understood (no overflow),
+    /// `(a * c + b) // c` is `a` and `(a * c + b) % c` is `b`; `b // c` is `0` and `b % c` is `b`.
+    /// Composing reshapes makes these (flattening the unravelled position of a reshape of a
+    /// reshape): without them, a chain of reshapes doubles its index expression at each step.
+    /// `None` where nothing applies. Only `int64` constants match, so only integer arithmetic
+    /// is rewritten.
+    pub fn simplified(&self, e: &Expr) -> Option<Expr> {
+        let Expr::Binary(op, x, y) = e else { return None };
+        if let (Expr::Const(Scalar::I64(a)), Expr::Const(Scalar::I64(b))) = (&**x, &**y) {
+            // Constants of a lowering (`3 * 4` for the stride of an axis), as the backends'
+            // wrapping int64 arithmetic computes them.
+            return match op {
+                BinaryOp::Add => Some(Expr::i64(a.wrapping_add(*b))),
+                BinaryOp::Sub => Some(Expr::i64(a.wrapping_sub(*b))),
+                BinaryOp::Mul => Some(Expr::i64(a.wrapping_mul(*b))),
+                _ => None,
+            };
+        }
+        match op {
+            BinaryOp::Add => {
+                // q * c + a % c where q is a // c (as simplified: a reshape's unravelled
+                // position of several axes writes `f // 12 * 3 + f // 4 % 3`, and `f // 12` is
+                // `(f // 4) // 3`).
+                let undone = |p: &Expr, r: &Expr| {
+                    let Expr::Binary(BinaryOp::Rem, a, c2) = r else { return None };
+                    let Expr::Binary(BinaryOp::Mul, q, c1) = p else { return None };
+                    if nonzero_const(c1).is_none() || c1 != c2 {
+                        return None;
+                    }
+                    let quotient = self.simplest(Expr::Binary(BinaryOp::FloorDiv, a.clone(), c2.clone()));
+                    (**q == quotient).then(|| (**a).clone())
+                };
+                let commuted = |p: &Expr| match p {
+                    Expr::Binary(BinaryOp::Mul, a, b) if matches!(**a, Expr::Const(_)) => {
+                        Expr::Binary(BinaryOp::Mul, b.clone(), a.clone())
+                    }
+                    other => other.clone(),
+                };
+                undone(&commuted(x), y).or_else(|| undone(&commuted(y), x))
+            }
+            BinaryOp::FloorDiv | BinaryOp::Rem => {
+                let c = nonzero_const(y).filter(|&c| c > 0)?;
+                // (f // m) // c is f // (m * c) for positive m and c.
+                if let (BinaryOp::FloorDiv, Expr::Binary(BinaryOp::FloorDiv, f, m)) = (op, &**x)
+                    && let Some(mc) = nonzero_const(m).filter(|&m| m > 0).and_then(|m| m.checked_mul(c))
+                {
+                    return Some(self.simplest(Expr::Binary(BinaryOp::FloorDiv, f.clone(), Expr::i64(mc).into())));
+                }
+                let below_c = |b: &Expr| {
+                    let (lo, hi) = self.interval(b)?;
+                    (lo.is_provably_nonnegative() && Dim::new(c - 1).sub(&hi).ok()?.is_provably_nonnegative())
+                        .then_some(())
+                };
+                if below_c(x).is_some() {
+                    return Some(if *op == BinaryOp::Rem { (**x).clone() } else { Expr::i64(0) });
+                }
+                self.interval(x)?;
+                let Expr::Binary(BinaryOp::Add, p, q) = &**x else { return None };
+                let split = |m: &Expr, b: &Expr| {
+                    let Expr::Binary(BinaryOp::Mul, a, k) = m else { return None };
+                    (nonzero_const(k) == Some(c) && below_c(b).is_some()).then(|| (**a).clone())
+                };
+                let (a, b) = match (split(p, q), split(q, p)) {
+                    (Some(a), _) => (a, (**q).clone()),
+                    (None, Some(a)) => (a, (**p).clone()),
+                    (None, None) => return None,
+                };
+                Some(if *op == BinaryOp::Rem { b } else { a })
+            }
+            _ => None,
+        }
+    }
+
+    /// `e` after [`Ranges::simplified`] for as long as it applies (each step makes `e` smaller).
+    fn simplest(&self, mut e: Expr) -> Expr {
+        while let Some(simpler) = self.simplified(&e) {
+            e = simpler;
+        }
+        e
+    }
+
     /// The interval of an `int64` expression, or `None` where it is not understood.
     pub(crate) fn interval(&self, e: &Expr) -> Option<Interval> {
         match e {
@@ -229,6 +312,14 @@ impl Ranges<'_> {
             }
             _ => None,
         }
+    }
+}
+
+/// The value of a non-zero `int64` constant.
+fn nonzero_const(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Const(Scalar::I64(c)) if *c != 0 => Some(*c),
+        _ => None,
     }
 }
 
@@ -390,6 +481,91 @@ mod tests {
             let assumed = r.assume(&nothing, true);
             assert!(r.assumed.is_empty(), "{nothing}");
             r.restore(assumed);
+        }
+    }
+
+    /// The index arithmetic of a reshape of a reshape undoes itself; nothing else changes: the
+    /// rules are checked against Python's `//` and `%` on every value of the inames.
+    #[test]
+    fn index_arithmetic_that_undoes_itself_is_simplified() {
+        let out = [Dim::new(7), Dim::new(10)];
+        let r = ranges(&out, &[]);
+        let (i, j) = (Expr::iname(0), Expr::iname(1));
+        let c = |v: i64| Expr::i64(v);
+        let flat = i.clone().binary(BinaryOp::Mul, c(10)).binary(BinaryOp::Add, j.clone());
+        let floor = |a: &Expr, k: i64| a.clone().binary(BinaryOp::FloorDiv, c(k));
+        let rem = |a: &Expr, k: i64| a.clone().binary(BinaryOp::Rem, c(k));
+        let cases = [
+            // a // c * c + a % c, either way round, any a and c != 0.
+            (floor(&flat, 3).binary(BinaryOp::Mul, c(3)).binary(BinaryOp::Add, rem(&flat, 3)), Some(flat.clone())),
+            (rem(&i, -4).binary(BinaryOp::Add, floor(&i, -4).binary(BinaryOp::Mul, c(-4))), Some(i.clone())),
+            // Constants folded; floor divisions composed; several unravelled axes.
+            (c(3).binary(BinaryOp::Mul, c(4)), Some(c(12))),
+            (floor(&floor(&flat, 4), 3), Some(floor(&flat, 12))),
+            (
+                floor(&flat, 12).binary(BinaryOp::Mul, c(3)).binary(BinaryOp::Add, rem(&floor(&flat, 4), 3)),
+                Some(floor(&flat, 4)),
+            ),
+            (
+                c(3).binary(BinaryOp::Mul, floor(&flat, 12)).binary(BinaryOp::Add, rem(&floor(&flat, 4), 3)),
+                Some(floor(&flat, 4)),
+            ),
+            (floor(&flat, 12).binary(BinaryOp::Mul, c(3)).binary(BinaryOp::Add, rem(&floor(&flat, 4), 2)), None),
+            (floor(&flat, 10), Some(i.clone())),
+            (rem(&flat, 10), Some(j.clone())),
+            (floor(&j, 10), Some(c(0))),
+            (rem(&j, 10), Some(j.clone())),
+            // _1 may reach 10 with + 1, and 9 // 5 is not 0: unchanged.
+            (floor(&flat.clone().binary(BinaryOp::Add, c(1)), 10), None),
+            (floor(&j, 5), None),
+            (floor(&flat, 3).binary(BinaryOp::Mul, c(3)).binary(BinaryOp::Add, rem(&flat, 4)), None),
+            (floor(&flat, 0).binary(BinaryOp::Mul, c(0)).binary(BinaryOp::Add, rem(&flat, 0)), None),
+            // A data-dependent term has no range.
+            (
+                floor(
+                    &i.clone()
+                        .binary(BinaryOp::Mul, c(10))
+                        .binary(BinaryOp::Add, Expr::subscript("x", vec![j.clone()])),
+                    10,
+                ),
+                None,
+            ),
+        ];
+        let value = |e: &Expr, iv: i64, jv: i64| -> i64 {
+            let sub = e.rewrite(&mut |x| match x {
+                Expr::Var(n) if &**n == "_0" => Some(c(iv)),
+                Expr::Var(n) if &**n == "_1" => Some(c(jv)),
+                _ => None,
+            });
+            eval(&sub)
+        };
+        for (e, want) in cases {
+            let got = r.simplified(&e);
+            assert_eq!(got, want, "{e}");
+            if let Some(s) = got {
+                for (iv, jv) in (0..7).flat_map(|a| (0..10).map(move |b| (a, b))) {
+                    assert_eq!(value(&s, iv, jv), value(&e, iv, jv), "{e} at ({iv}, {jv})");
+                }
+            }
+        }
+    }
+
+    /// Python's integer arithmetic on constant expressions.
+    fn eval(e: &Expr) -> i64 {
+        match e {
+            Expr::Const(Scalar::I64(v)) => *v,
+            Expr::Binary(op, a, b) => {
+                let (x, y) = (eval(a), eval(b));
+                match op {
+                    BinaryOp::Add => x + y,
+                    BinaryOp::Sub => x - y,
+                    BinaryOp::Mul => x * y,
+                    BinaryOp::FloorDiv => x.div_euclid(y) - i64::from(y < 0 && x.rem_euclid(y) != 0),
+                    BinaryOp::Rem => x - y * (x.div_euclid(y) - i64::from(y < 0 && x.rem_euclid(y) != 0)),
+                    other => panic!("{other:?}"),
+                }
+            }
+            other => panic!("{other}"),
         }
     }
 

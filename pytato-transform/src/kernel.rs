@@ -363,6 +363,7 @@ pub fn build_kernel_program(outputs: &Outputs, options: KernelOptions) -> Result
         next_data: 0,
         taken,
         avoid,
+        size_params: crate::mapper::size_params(&roots).into_iter().collect(),
     };
     let mut params = BTreeSet::new();
     for node in topological_sort(&roots) {
@@ -426,6 +427,8 @@ struct Builder {
     taken: BTreeSet<String>,
     /// Names a generated buffer name may not take: `taken`, and every name a naming tag asks for.
     avoid: BTreeSet<String>,
+    /// The size parameters the DAG names (for the ranges of index expressions).
+    size_params: Vec<String>,
 }
 
 impl Builder {
@@ -473,7 +476,14 @@ impl Builder {
         let expr = match node.kind() {
             NodeKind::IndexLambda(il) => {
                 let identity: Vec<Expr> = (0..node.ndim()).map(Expr::iname).collect();
-                self.expand(&il.expr, &il.bindings, &identity, &mut 0)?
+                let ranges = Ranges {
+                    output: node.shape().dims(),
+                    reductions: HashMap::new(),
+                    size_params: &self.size_params,
+                    index_buffers: HashMap::new(),
+                    assumed: HashMap::new(),
+                };
+                self.expand(&il.expr, &il.bindings, &identity, &ranges, &mut 0)?
             }
             NodeKind::SizeParam { name } => Expr::Var(name.clone()),
             other => unreachable!("kernels compute index lambdas and size parameters, not {}", other.name()),
@@ -522,6 +532,7 @@ impl Builder {
         expr: &Expr,
         bindings: &BTreeMap<Arc<str>, Array>,
         index: &[Expr],
+        ranges: &Ranges<'_>,
         fresh: &mut usize,
     ) -> Result<Expr> {
         // Rename this lambda's reduction inames to kernel-unique ones.
@@ -542,9 +553,12 @@ impl Builder {
                 Expr::Var(v) => match classify(v) {
                     Some(Reserved::Iname(k)) => Some(Ok(index[k].clone())),
                     Some(Reserved::ReductionIname(_)) => renames.get(v).map(|n| Ok(Expr::Var(n.clone()))),
-                    _ => self.read(bindings, v, &[], fresh),
+                    _ => self.read(bindings, v, &[], ranges, fresh),
                 },
-                Expr::Subscript(name, idx) => self.read(bindings, name, idx, fresh),
+                Expr::Subscript(name, idx) => self.read(bindings, name, idx, ranges, fresh),
+                // Index arithmetic that composing reshapes makes and that undoes itself (the
+                // children are rewritten first, so this sees them simplified).
+                Expr::Binary(..) => ranges.simplified(e).map(Ok),
                 Expr::Reduce(r) => {
                     let mut renamed = (**r).clone();
                     for b in &mut renamed.inames {
@@ -577,6 +591,7 @@ impl Builder {
         bindings: &BTreeMap<Arc<str>, Array>,
         name: &str,
         idx: &[Expr],
+        ranges: &Ranges<'_>,
         fresh: &mut usize,
     ) -> Option<Result<Expr>> {
         let array = bindings.get(name)?;
@@ -594,7 +609,7 @@ impl Builder {
             }));
         };
         // A 0-d lambda read as a variable has no index.
-        Some(self.expand(&il.expr, &il.bindings, idx, fresh))
+        Some(self.expand(&il.expr, &il.bindings, idx, ranges, fresh))
     }
 }
 
