@@ -5,6 +5,7 @@ and the errors numpy raises once the sizes are known. Expected values come from 
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import warnings
 
@@ -2986,6 +2987,33 @@ def test_nanmin_and_nanmax_from_a_nan_initial_are_numpys(backend, dtype):
         calls[f"{f} empty all"] = lambda m, p, f=f: getattr(m, f)(p["e"], initial=nan)
         calls[f"{f} empty axis"] = lambda m, p, f=f: getattr(m, f)(p["e"], axis=0, initial=nan)
     _calls_give_numpys_bits(backend, calls, inputs)
+
+
+def test_inverse_trig_of_subnormal_imaginary_parts_keep_their_digits(backend):
+    """``arcsin``, ``arccos``, ``arcsinh`` and ``arccosh`` where the part that enters as
+    ``Im z`` of ``asin``/``acos`` is tiny (below 2^-600, subnormals included) and the other
+    below 1 in magnitude: Kahan's formulas lost that part's digits (``arcsinh(5e-324)`` was 0).
+    The tiny part is numpy's bits; the other is the real ``asin``/``acos`` of it, correctly
+    rounded here (Python's ``math``; numpy's complex functions are an ulp off there: its
+    ``arccos(0.5 + 5e-324j)`` has real part 1.0471975511965976, π/3 rounds to ...979, and its
+    own real ``arcsin(0.3)`` is ...747 where ...75 is nearer)."""
+    xs = np.array([0.0, 0.3, -0.5, 0.9999999999999999, 1e-9, -1e-300])
+    ys = np.array([5e-324, -1e-320, 1e-310, -2.2250738585072014e-308, 1e-300, -1e-200])
+    x, y = (a.ravel() for a in np.meshgrid(xs, ys))
+    z = x + 1j * y
+    inputs = {"z": z, "w": y + 1j * x}  # arcsinh(w) = i arcsin(-i w): w's real part is z's imag
+    got = _run(backend, lambda p: {"asin": pt.arcsin(p["z"]), "acos": pt.arccos(p["z"]),
+                                   "asinh": pt.arcsinh(p["w"]), "acosh": pt.arccosh(p["z"])}, inputs)
+    with np.errstate(all="ignore"):
+        tiny = {"asin": np.arcsin(z).imag, "acos": np.arccos(z).imag, "asinh": np.arcsinh(inputs["w"]).real,
+                "acosh": np.arccosh(z).real}
+    asin, acos = (np.array([f(v) for v in x]) for f in (math.asin, math.acos))
+    other = {"asin": asin, "acos": acos, "asinh": asin, "acosh": np.copysign(acos, y)}
+    for name, value in got.items():
+        tiny_part, other_part = (value.real, value.imag) if name in ("asinh", "acosh") else (value.imag, value.real)
+        _same_bits(tiny_part, tiny[name], f"{name} tiny part")
+        _same_bits(other_part, other[name], f"{name} other part")
+    assert np.all(got["asinh"].real != 0), "no digit of a subnormal is lost"
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.int16])

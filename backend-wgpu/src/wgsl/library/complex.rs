@@ -8,7 +8,7 @@
 use super::Deps;
 
 /// `(name, float64 value, float32 value)` of the per-type constants.
-const CONSTANTS: [(&str, &str, &str); 10] = [
+const CONSTANTS: [(&str, &str, &str); 11] = [
     // exp(x) overflows beyond this: exp(x/2)² from there.
     ("{EXP_BIG}", "709.0", "88.0"),
     // tanh(x) is ±1 to working precision beyond this.
@@ -26,6 +26,9 @@ const CONSTANTS: [(&str, &str, &str); 10] = [
     ("{SQRT_UP}", "108", "48"),
     // atanh's (1-x)² + y² below this is computed through logs.
     ("{D_SMALL}", "1e-280", "1e-30"),
+    // asin and acos of an imaginary part below this (2^-600; 2^-80) take their first-order
+    // forms, as `pytato_runtime::math::complex`.
+    ("{TINY_IM}", "2.409919865102884e-181", "8.271806125530277e-25"),
 ];
 
 /// The template `name` for the complex type `ty` and what it calls.
@@ -434,6 +437,10 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         let w = asinh_huge_$S(iz);
         return $T(w.y, fneg_$R(w.x));
     }
+    // A tiny imaginary part (subnormal ones would lose digits below): the first-order form.
+    if fabs_$R(z.x) < $R(1.0) && z.y != $R(0.0) && fabs_$R(z.y) < $R({TINY_IM}) {
+        return $T(asin_$R(z.x), z.y / sqrt(opqc_$R(($R(1.0) - z.x) * ($R(1.0) + z.x))));
+    }
     let s1 = sqrt_$S($T($R(1.0) - z.x, fneg_$R(z.y)));
     let s2 = sqrt_$S($T($R(1.0) + z.x, z.y));
     return $T(atan2_$R(z.x, mul_$S(s1, s2).x), asinh_$R(mul_$S($T(s1.x, fneg_$R(s1.y)), s2).y));
@@ -447,6 +454,8 @@ fn mulg_$S(x: $T, y: $T) -> $T {
                 ("asinh", r),
                 ("isinf", r),
                 ("isnan", r),
+                ("opqc", r),
+                ("asin", r),
             ],
         ),
         // Kahan: 2 atan2(Re √(1-z), Re √(1+z)) + i asinh(Im(conj(√(1+z))√(1-z))); Annex G's table
@@ -478,6 +487,10 @@ fn mulg_$S(x: $T, y: $T) -> $T {
         let l = log_$S($T(x, fabs_$R(y)));
         return $T(atan2_$R(fabs_$R(y), x), fneg_$R(copysign_$R(l.x + $R(0.69314718055994530942), y)));
     }
+    // A tiny imaginary part (subnormal ones would lose digits below): the first-order form.
+    if fabs_$R(x) < $R(1.0) && y != $R(0.0) && fabs_$R(y) < $R({TINY_IM}) {
+        return $T(acos_$R(x), fneg_$R(y / sqrt(opqc_$R(($R(1.0) - x) * ($R(1.0) + x)))));
+    }
     let s1 = sqrt_$S($T($R(1.0) - x, fneg_$R(y)));
     let s2 = sqrt_$S($T($R(1.0) + x, y));
     return $T($R(2.0) * atan2_$R(s1.x, s2.x), asinh_$R(mul_$S($T(s2.x, fneg_$R(s2.y)), s1).y));
@@ -494,6 +507,8 @@ fn mulg_$S(x: $T, y: $T) -> $T {
                 ("mul", ty),
                 ("atan2", r),
                 ("asinh", r),
+                ("opqc", r),
+                ("acos", r),
             ],
         ),
         // atanh z for the parts' magnitudes, then their signs: log1p(4x / ((1-x)² + y²)) / 4 +
