@@ -654,7 +654,8 @@ pub mod complex {
         };
         let (sx, sy) = (ax * scale, ay * scale);
         let t = (0.5 * (sx + hypot(sx, sy))).sqrt();
-        let (re, im) = (t, sy / (2.0 * t));
+        // On the imaginary axis both parts are sqrt(|y| / 2), rounded once (as glibc's csqrt).
+        let (re, im) = (t, if x == 0.0 { t } else { sy / (2.0 * t) });
         if x >= 0.0 { c(re * unscale, (im * unscale).copysign(y)) } else { c(im * unscale, (re * unscale).copysign(y)) }
     }
 

@@ -2989,6 +2989,15 @@ def test_nanmin_and_nanmax_from_a_nan_initial_are_numpys(backend, dtype):
     _calls_give_numpys_bits(backend, calls, inputs)
 
 
+def test_complex_sqrt_on_the_imaginary_axis_is_numpys(backend):
+    """``sqrt(±0 + iy)`` has both parts ``sqrt(|y| / 2)``, rounded once, as numpy's (glibc's
+    ``csqrt``); they came out an ulp apart (the imaginary part was ``y / 2re``)."""
+    y = np.array([5e-324, -1e-310, 2.2250738585072014e-308, 1e-300, 0.3, -1.0, 1.5, 1e10, -1e300, 1.7e308])
+    z = np.concatenate([0.0 + 1j * y, np.complex128(-0.0) + 1j * y])
+    z.real[len(y):] = -0.0
+    _calls_give_numpys_bits(backend, {"sqrt": lambda m, p: m.sqrt(p["z"])}, {"z": z})
+
+
 def test_inverse_trig_of_subnormal_imaginary_parts_keep_their_digits(backend):
     """``arcsin``, ``arccos``, ``arcsinh`` and ``arccosh`` where the part that enters as
     ``Im z`` of ``asin``/``acos`` is tiny (below 2^-600, subnormals included) and the other
