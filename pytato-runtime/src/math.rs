@@ -589,6 +589,10 @@ pub mod complex {
         if big == 0.0 {
             return f64::NEG_INFINITY;
         }
+        if small == 0.0 {
+            // On an axis, the real log's, rounded once (a subnormal part included).
+            return big.ln();
+        }
         if big > 0.5 && big < 2.0 {
             // |z|² - 1 = (big - 1)(big + 1) + small², without cancellation.
             return 0.5 * ((big - 1.0) * (big + 1.0) + small * small).ln_1p();

@@ -15,9 +15,10 @@ const CONSTANTS: [(&str, &str, &str); 11] = [
     ("{TANH_BIG}", "22.0", "9.0"),
     // Beyond this magnitude asin/acos/atanh use their asymptotic forms.
     ("{HUGE}", "1e150", "1e18"),
-    // log|z| rescales parts below TINY and above BIG by 2^∓SCALE.
-    ("{TINY}", "2.2250738585072014e-158", "1e-18"),
-    ("{BIG}", "1e300", "1e36"),
+    // log|z| rescales parts below TINY (2^-500) and above BIG (2^1000) by 2^∓SCALE, where
+    // `pytato_runtime::math::complex` does.
+    ("{TINY}", "3.054936363499605e-151", "1e-18"),
+    ("{BIG}", "1.0715086071862673e301", "1e36"),
     ("{SCALE}", "600", "60"),
     // sqrt rescales beyond these.
     ("{SQRT_BIG}", "1e300", "1e36"),
@@ -249,6 +250,8 @@ fn mulg_$S(x: $T, y: $T) -> $T {
     let big = fbig_$R(ax, ay);
     let small = fsmall_$R(ax, ay);
     if big == $R(0.0) { return fneg_$R(inf_$R()); }
+    // On an axis, log|z| is the real log's, rounded once (a subnormal part included).
+    if small == $R(0.0) { return log_$R(big); }
     if big > $R(0.5) && big < $R(2.0) {
         return $R(0.5) * log1p_$R((big - $R(1.0)) * (big + $R(1.0)) + small * small);
     }
