@@ -524,7 +524,9 @@ fn nextafter_float16(x: &Expr, y: &Expr) -> Expr {
     );
     let step = Expr::if_then_else(beyond, away, toward_zero.unary(UnaryOp::Neg));
     let signed_step = Expr::if_then_else(positive, step.clone(), step.unary(UnaryOp::Neg));
-    let finite_step = x.clone().binary(BinaryOp::Add, signed_step);
+    // A step never crosses zero: one toward it from the smallest subnormal lands on the zero of
+    // `x`'s sign (float16's bits 0x8001 step to 0x8000, -0.0), where `x + step` would be +0.0.
+    let finite_step = Expr::call(Func::Copysign, vec![x.clone().binary(BinaryOp::Add, signed_step), x.clone()]);
     let nan = |e: &Expr| Expr::call(Func::IsNan, vec![e.clone()]);
     let result = Expr::if_then_else(
         nan(&x).binary(BinaryOp::LogicalOr, nan(&y)),

@@ -2989,6 +2989,16 @@ def test_nanmin_and_nanmax_from_a_nan_initial_are_numpys(backend, dtype):
     _calls_give_numpys_bits(backend, calls, inputs)
 
 
+def test_float16_nextafter_of_every_value_is_numpys(backend):
+    """``nextafter`` of every float16 (each bit pattern) toward zeros, infinities, one and NaN, as
+    numpy's float16 loop steps the bits: from the smallest subnormal toward zero it reaches the
+    zero of the same sign (``-6e-8`` toward 1 is ``-0.0``; it was ``+0.0``)."""
+    x = np.arange(2**16, dtype=np.uint16).view(np.float16)
+    targets = np.array([0.0, -0.0, np.inf, -np.inf, 1.0, np.nan], np.float16)
+    inputs = {"x": np.repeat(x, len(targets)), "y": np.tile(targets, len(x))}
+    _calls_give_numpys_bits(backend, {"nextafter": lambda m, p: m.nextafter(p["x"], p["y"])}, inputs)
+
+
 def test_complex_sqrt_on_the_imaginary_axis_is_numpys(backend):
     """``sqrt(±0 + iy)`` has both parts ``sqrt(|y| / 2)``, rounded once, as numpy's (glibc's
     ``csqrt``); they came out an ulp apart (the imaginary part was ``y / 2re``)."""
