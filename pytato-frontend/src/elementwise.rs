@@ -982,12 +982,14 @@ fn complex_sign(z: &Array) -> Result<Array> {
     let (re_inf, im_inf) = (isinf(&re)?, isinf(&im)?);
     let zero = equal(&modulus, 0)?;
     let infinite = isinf(&modulus)?;
-    // |z| infinite: along the infinite part ±1, NaN where both are.
-    let part = |this_inf: &Array, other_inf: &Array, this: &Array| -> Result<Array> {
-        where_(this_inf, &where_(other_inf, f64::NAN, &sign(this)?)?, 0)
-    };
-    let re_out = where_(&zero, 0, &where_(&infinite, &part(&re_inf, &im_inf, &re)?, &divide(&re, &modulus)?)?)?;
-    let im_out = where_(&zero, 0, &where_(&infinite, &part(&im_inf, &re_inf, &im)?, &divide(&im, &modulus)?)?)?;
+    // |z| infinite: numpy's loop asks the real part first. An infinite one gives ±1 (NaN where
+    // both parts are infinite); a finite one gives ±i, whether the imaginary part is infinite or
+    // |z| overflowed (`sign(-1e308 - 1.6e308j)` is -1j in numpy, and was 0 here).
+    let re_inf_part = where_(&re_inf, &where_(&im_inf, f64::NAN, &sign(&re)?)?, 0)?;
+    let nan_or_zero = astype(&where_(&im_inf, f64::NAN, 0)?, im.dtype())?;
+    let im_inf_part = where_(&re_inf, &nan_or_zero, &sign(&im)?)?;
+    let re_out = where_(&zero, 0, &where_(&infinite, &re_inf_part, &divide(&re, &modulus)?)?)?;
+    let im_out = where_(&zero, 0, &where_(&infinite, &im_inf_part, &divide(&im, &modulus)?)?)?;
     // Put together part by part: `re + im·i` would turn a real part of -0.0 into +0.0.
     complex_from_parts(&re_out, &im_out)
 }

@@ -2989,6 +2989,17 @@ def test_nanmin_and_nanmax_from_a_nan_initial_are_numpys(backend, dtype):
     _calls_give_numpys_bits(backend, calls, inputs)
 
 
+def test_complex_sign_where_the_modulus_overflows_is_numpys(backend):
+    """numpy's complex ``sign`` where ``|z|`` is infinite: ±1 along an infinite real part, NaN
+    where both parts are infinite, and ±i otherwise, also where both parts are finite and
+    ``hypot`` overflowed (it was 0 here)."""
+    inf, nan = np.inf, np.nan
+    z = np.array([complex(-1e308, -1.6e308), complex(1.5e308, 1.5e308), complex(-1.7e308, 1e308), complex(1e308, -1.7e308),
+                  complex(inf, 1.0), complex(-inf, nan), complex(inf, -inf), complex(1.0, -inf), complex(1e308, 1e308),
+                  complex(3.0, -4.0), 0j, complex(nan, 1.0)])
+    _calls_give_numpys_bits(backend, {"sign": lambda m, p: m.sign(p["z"])}, {"z": z})
+
+
 def test_float16_nextafter_of_every_value_is_numpys(backend):
     """``nextafter`` of every float16 (each bit pattern) toward zeros, infinities, one and NaN, as
     numpy's float16 loop steps the bits: from the smallest subnormal toward zero it reaches the
