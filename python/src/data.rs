@@ -337,20 +337,18 @@ pub(crate) fn check_no_shared_memory<'a, 'py: 'a>(
     outputs: &[(&str, &BorrowedMut<'py>)],
     inputs: impl Iterator<Item = (&'a str, &'a Borrowed<'py>)>,
 ) -> Result<()> {
-    let inputs: Vec<_> = inputs.collect();
-    let candidates = outputs.iter().enumerate().flat_map(|(k, &(name, out))| {
-        let others = outputs[k + 1..].iter().map(|&(n, o)| (format!("output {n:?}"), &o.object, o.array.extent()));
-        let ins = inputs.iter().map(|&(n, i)| (format!("input {n:?}"), &i.object, i.array.extent()));
-        others.chain(ins).map(move |other| (name, out, other))
-    });
-    for (name, out, (other_name, other, other_extent)) in candidates {
-        let (Some(a), Some(b)) = (out.array.extent(), other_extent) else { continue };
-        if a.start < b.end && b.start < a.end {
-            let numpy = out.object.py().import("numpy")?;
-            if numpy.call_method1("shares_memory", (&out.object, other))?.extract::<bool>()? {
+    // Each array's span once; names are formatted only for an error.
+    let outputs: Vec<_> = outputs.iter().map(|&(name, o)| (name, &o.object, o.array.extent())).collect();
+    let inputs: Vec<_> = inputs.map(|(name, i)| (name, &i.object, i.array.extent())).collect();
+    for (k, (name, out, span)) in outputs.iter().enumerate() {
+        let Some(span) = span else { continue };
+        let others = outputs[k + 1..].iter().map(|o| ("output", o)).chain(inputs.iter().map(|i| ("input", i)));
+        for (kind, (other_name, other, other_span)) in others {
+            let overlaps = other_span.as_ref().is_some_and(|o| span.start < o.end && o.start < span.end);
+            if overlaps && out.py().import("numpy")?.call_method1("shares_memory", (out, other))?.extract::<bool>()? {
                 return Err(value_error(format!(
-                    "output {name:?} and {other_name} share memory (an array cannot be both an input and an \
-                     output of one run, and outputs cannot overlap): pass an input's copy"
+                    "output {name:?} and {kind} {other_name:?} share memory (an array cannot be both an input and \
+                     an output of one run, and outputs cannot overlap): pass an input's copy"
                 )));
             }
         }
