@@ -657,10 +657,14 @@ pub mod complex {
             (1.0, 1.0)
         };
         let (sx, sy) = (ax * scale, ay * scale);
-        let t = (0.5 * (sx + hypot(sx, sy))).sqrt();
+        // `t * unscale` is exact: it is at least sqrt(2^-1074 / 2), far from the subnormals.
+        let re = (0.5 * (sx + hypot(sx, sy))).sqrt() * unscale;
         // On the imaginary axis both parts are sqrt(|y| / 2), rounded once (as glibc's csqrt).
-        let (re, im) = (t, if x == 0.0 { t } else { sy / (2.0 * t) });
-        if x >= 0.0 { c(re * unscale, (im * unscale).copysign(y)) } else { c(im * unscale, (re * unscale).copysign(y)) }
+        // Elsewhere the other part is |y| / 2re, divided unscaled so that it rounds once: a
+        // subnormal quotient computed scaled and then unscaled rounds twice (`sqrt(1e305 +
+        // 1e-160j)` lost its last digits).
+        let im = if x == 0.0 { re } else { ay / (2.0 * re) };
+        if x >= 0.0 { c(re, im.copysign(y)) } else { c(im, re.copysign(y)) }
     }
 
     /// `(sinh x, cosh x)` halves of `e^|x|` for large `|x|` times `m`, without overflowing early:

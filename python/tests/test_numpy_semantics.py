@@ -3019,6 +3019,33 @@ def test_complex_sqrt_on_the_imaginary_axis_is_numpys(backend):
     _calls_give_numpys_bits(backend, {"sqrt": lambda m, p: m.sqrt(p["z"])}, {"z": z})
 
 
+def test_complex_sqrt_of_a_huge_part_rounds_the_small_part_once(backend):
+    """``sqrt(x + iy)`` with ``|x|`` above 2^1000 (where the parts are scaled down by 4) and a
+    quotient ``|y| / 2 sqrt(|x|)`` in the subnormals: that part was divided in the scaled
+    space and then scaled back, rounding twice (``sqrt(-1.27516093275618e304 +
+    5.231436000318333e-169j)`` had real part 2.31e-321 for 2.317e-321). The oracle is the
+    same formula in 60-digit decimals: the large part is ``sqrt((|x| + |z|) / 2)``, which is
+    ``sqrt(|x|)`` correctly rounded here, the small one ``|y|`` over twice that, rounded once."""
+    from decimal import Decimal, localcontext
+
+    rng = np.random.default_rng(35)
+    n = 400
+    x = rng.uniform(1, 2, n) * np.ldexp(1.0, rng.integers(1000, 1024, n)) * rng.choice([-1, 1], n)
+    y = rng.uniform(1, 2, n) * np.ldexp(1.0, rng.integers(-575, -509, n)) * rng.choice([-1, 1], n)
+    z = x + 1j * y
+    with localcontext() as ctx:
+        ctx.prec = 60
+        large = np.array([float(abs(Decimal(v)).sqrt()) for v in x])
+        small = np.array([float(abs(Decimal(w)) / (2 * Decimal(r))) for w, r in zip(y, large)])
+    expected = np.empty(n, np.complex128)  # (a sum with 1j * -0.0 would lose that zero's sign)
+    expected.real = np.where(x > 0, large, small)
+    expected.imag = np.copysign(np.where(x > 0, small, large), y)
+    tiny = np.finfo(np.float64).tiny
+    assert ((small > 0) & (small < tiny)).mean() > 0.5, "the small parts are mostly subnormal"
+    got = _run(backend, lambda p: {"s": pt.sqrt(p["z"])}, {"z": z})
+    _same_bits(got["s"], expected, "sqrt of a huge part")
+
+
 def test_complex_log_on_the_axes_and_near_its_scaling_thresholds(backend):
     """``log|z|`` of a ``z`` on an axis is the real log of the nonzero part, rounded once (it was
     the log of that part scaled by 2^600, minus 600 log 2: ``log(1e-320j)`` was an ulp off);

@@ -295,10 +295,10 @@ fn mulg_$S(x: $T, y: $T) -> $T {
     let sy = scalb_$R(ay, e);
     let t = sqrt($R(0.5) * (sx + hypot_$R(sx, sy)));
     let re = scalb_$R(t, -e / 2);
-    // On the imaginary axis both parts are sqrt(|y| / 2), rounded once (as glibc's csqrt).
-    var q = sy / ($R(2.0) * t);
-    if x == $R(0.0) { q = t; }
-    let im = scalb_$R(q, -e / 2);
+    // On the imaginary axis both parts are sqrt(|y| / 2), rounded once (as glibc's csqrt);
+    // elsewhere |y| / 2re, divided unscaled so that a subnormal quotient rounds once (the host's).
+    var im = ay / ($R(2.0) * re);
+    if x == $R(0.0) { im = re; }
     if x >= $R(0.0) { return $T(re, copysign_$R(im, y)); }
     return $T(im, copysign_$R(re, y));
 }",
