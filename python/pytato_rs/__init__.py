@@ -621,8 +621,8 @@ def array_split(ary, indices_or_sections, axis=0):
     """numpy's ``array_split``: ``n`` sections of lengths differing by at most one (the first
     ones longer), or splits at the given indices."""
     ary = _as_array(ary)
-    if isinstance(indices_or_sections, int):
-        n = indices_or_sections
+    if not _np.iterable(indices_or_sections):  # numpy's rule: what has no length is a count
+        n = int(indices_or_sections)
         if n <= 0:
             raise ValueError("number sections must be larger than 0.")
         length = ary.shape[axis]
@@ -1370,7 +1370,7 @@ def vander(x, N=None, increasing=False):  # noqa: N803
     x = _as_array(x)
     if x.ndim != 1:
         raise ValueError("x must be a one-dimensional array or sequence.")
-    n = x.shape[0] if N is None else N  # noqa: N806
+    n = x.shape[0] if N is None else _operator.index(N)  # noqa: N806
     if not isinstance(n, int):
         raise NotImplementedError(f"vander: the number of columns ({n}) must be known when the expression is built: "
                                   "give N")
@@ -1388,7 +1388,7 @@ def vander(x, N=None, increasing=False):  # noqa: N803
 def resize(a, new_shape):
     """numpy's ``resize``: the flattened array repeated to fill ``new_shape``."""
     a = ravel(_as_array(a))  # noqa: F405
-    new_shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
+    new_shape = tuple(_operator.index(n) for n in (new_shape if _np.iterable(new_shape) else (new_shape,)))
     size = _math.prod(new_shape)
     if not isinstance(a.shape[0], int):
         raise NotImplementedError("resize: the size of the array must be known when the DAG is built")
@@ -1778,6 +1778,55 @@ def digitize(x, bins, right=False):
         return searchsorted(asarray(bins), x, side=side)  # noqa: F405
     return subtract(len(bins), searchsorted(asarray(bins[::-1].copy()), x, side=side))  # noqa: F405
 
+def _bin_edges(name, dtype, bins, range):  # noqa: A002
+    """numpy's bin edges of ``histogram`` for data of ``dtype``, and whether the bins are equal:
+    ``bins`` equal bins over ``range``, or ``bins`` the edges themselves. numpy's checks, in
+    numpy's order; estimators (string ``bins``) and a range taken from the data need the values,
+    which an expression does not have when it is built."""
+    if isinstance(bins, Array):  # noqa: F405
+        raise TypeError(f"{name}: bins must be an int or numbers (a numpy array or a sequence), to know the "
+                        "edges' order when the expression is built")
+    if isinstance(bins, str):
+        if bins not in ("stone", "auto", "doane", "fd", "rice", "scott", "sqrt", "sturges"):
+            raise ValueError(f"{bins!r} is not a valid estimator for `bins`")
+        raise NotImplementedError(f"{name}: the bin estimator {bins!r} needs the data's values; give the number of "
+                                  "bins and range=(first, last), or the edges")
+    if _np.ndim(bins) == 0:
+        try:
+            n = _operator.index(bins)
+        except TypeError as e:
+            raise TypeError("`bins` must be an integer, a string, or an array") from e
+        if n < 1:
+            raise ValueError("`bins` must be positive, when an integer")
+        if range is None:
+            raise NotImplementedError(f"{name}: give range=(first, last) for an expression's bins")
+        first, last = range
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (_np.isfinite(first) and _np.isfinite(last)):
+            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        edge_type = _np.result_type(first, last, _np.empty(0, dtype))
+        if edge_type.kind in "iub":
+            edge_type = _np.result_type(edge_type, float)
+        return _np.linspace(first, last, n + 1, endpoint=True, dtype=edge_type), True
+    if _np.ndim(bins) != 1:
+        raise ValueError("`bins` must be 1d, when an array")
+    edges = _np.asarray(bins)
+    if _np.any(edges[:-1] > edges[1:]):
+        raise ValueError("`bins` must increase monotonically, when an array")
+    return edges, False
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+    """numpy's ``histogram_bin_edges`` where the edges do not depend on the data's values:
+    ``bins`` equal bins over ``range``, or the edges given (a numpy array: the edges are numbers
+    when the expression is built)."""
+    del weights  # (numpy uses them only for estimators)
+    return _bin_edges("histogram_bin_edges", _as_array(a).dtype, bins, range)[0]
+
+
 def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     """numpy's ``histogram`` with its bin edges given by numbers: ``bins`` equal bins over
     ``range`` (which an expression's data cannot give when it is built) or the edges themselves.
@@ -1787,31 +1836,10 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     values in order and accumulated in their dtype, as numpy's ``bincount`` loop. Returns the
     counts (an expression) and the edges (a numpy array)."""
     a = _as_array(a)
-    if isinstance(bins, int):
-        if range is None:
-            raise NotImplementedError("histogram: give range=(first, last) for an expression's bins")
-        first, last = range
-        if first > last:
-            raise ValueError("max must be larger than min in range parameter.")
-        if not (_np.isfinite(first) and _np.isfinite(last)):
-            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
-        if first == last:
-            first, last = first - 0.5, last + 0.5
-        edge_type = _np.result_type(first, last, _np.empty(0, a.dtype))
-        if edge_type.kind in "iub":
-            edge_type = _np.result_type(edge_type, float)
-        edges = _np.linspace(first, last, bins + 1, endpoint=True, dtype=edge_type)
-        n = bins
-    else:
-        if isinstance(bins, Array):  # noqa: F405
-            raise TypeError("histogram: bins must be an int or numbers (a numpy array or a sequence), to know the "
-                            "edges' order when the expression is built")
-        edges = _np.asarray(bins)
-        if edges.ndim != 1 or _np.any(edges[:-1] > edges[1:]):
-            raise ValueError("bins must increase monotonically, when an array")
-        if weights is not None:
-            raise NotImplementedError("histogram: weights with bin edges given as an array are not written")
-        first, last, n = edges[0], edges[-1], len(edges) - 1
+    edges, equal_bins = _bin_edges("histogram", a.dtype, bins, range)
+    if weights is not None and not equal_bins:
+        raise NotImplementedError("histogram: weights with bin edges given as an array are not written")
+    first, last, n = edges[0], edges[-1], len(edges) - 1
     flat = ravel(a)  # noqa: F405
     keep = logical_and(greater_equal(flat, first), less_equal(flat, last))  # noqa: F405
     search_dtype = _np.result_type(edges.dtype, a.dtype)

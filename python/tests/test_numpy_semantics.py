@@ -1964,6 +1964,50 @@ def test_histogram_with_numeric_edges_is_numpys(backend, dtype):
         pt.histogram(x, bins=pt.make_placeholder("edges", (3,), np.float64))
 
 
+
+def test_histogram_bins_are_checked_as_numpy_checks_them(backend):
+    """Every form of ``bins`` numpy takes gives numpy's counts and edges, and every form it
+    refuses numpy's error. ``bins=0`` gave an empty histogram, ``bins=-1`` a scatter's
+    ``IndexError``, and numpy's integer scalars (``np.int64(2)``) were taken for an array of
+    edges and refused."""
+    a = np.array([0.1, 0.5, 0.7, 1.0, 2.0, np.nan, -0.0])
+    x = pt.make_placeholder("x", a.shape, a.dtype)
+    for bins in [np.int64(2), np.int32(3), np.uint8(1), True, [1], [0, 0.5, 1], np.array([0, 0.25, 1.0])]:
+        expected, expected_edges = np.histogram(a, bins=bins, range=(0, 1))
+        counts, edges = pt.histogram(x, bins=bins, range=(0, 1))
+        _same_bits(edges, expected_edges, f"edges of bins={bins!r}")
+        _same_bits(pt.histogram_bin_edges(x, bins=bins, range=(0, 1)), np.histogram_bin_edges(a, bins, (0, 1)), "edges")
+        _same_bits(pt.generate(counts, backend)(x=a), expected, f"bins={bins!r}")
+    refused = [(0, ValueError), (-1, ValueError), (np.int64(0), ValueError), (2.0, TypeError), ("2", ValueError),
+               ([[0, 1]], ValueError), ([1, 0.5], ValueError)]
+    for bins, error in refused:
+        with pytest.raises(error):
+            np.histogram(a, bins=bins, range=(0, 1))
+        for f in (pt.histogram, pt.histogram_bin_edges):
+            with pytest.raises(error):
+                f(x, bins=bins, range=(0, 1))
+    with pytest.raises(NotImplementedError, match="data's values"):  # numpy's estimators read the data
+        pt.histogram(x, bins="auto", range=(0, 1))
+
+
+def test_numpys_integer_scalars_count_as_python_integers(backend):
+    """A count given as a numpy integer is a count: ``array_split`` and ``resize`` took
+    ``np.int64(2)`` for a sequence (``TypeError``), and ``vander`` asked for the ``N`` it was
+    given."""
+    a = np.arange(12.0).reshape(3, 4)
+    x = pt.make_placeholder("x", a.shape, a.dtype)
+    calls = {
+        "array_split": lambda m, v: m.array_split(v, np.int64(3), axis=np.int32(1))[2],
+        "array_split_float": lambda m, v: m.array_split(v, 2.0)[1],  # numpy takes int(sections)
+        "resize": lambda m, v: m.resize(v, np.int64(5)),
+        "resize_tuple": lambda m, v: m.resize(v, (np.int64(2), np.uint8(7))),
+        "vander": lambda m, v: m.vander(v[0], np.int64(3)),
+    }
+    got = pt.generate({k: f(pt, x) for k, f in calls.items()}, backend)(x=a)
+    for name, f in calls.items():
+        _same_bits(got[name], f(np, a), name)
+
+
 def _cumsum_in_blocks(x):
     """The library's running sum of a 1-d float row, from numpy's own running loops: numpy's
     cumsum up to 2048 elements; else blocks of 1024 each summed by numpy's cumsum, the blocks'
