@@ -2310,6 +2310,45 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     return clip(c, -1, 1)  # noqa: F405
 
 
+_native_einsum = einsum  # noqa: F405
+
+
+def _sublist_subscripts(sublist):
+    """numpy's letters for an ``einsum`` sublist: 0-25 are ``A``-``Z``, 26-51 ``a``-``z``
+    (so that the implicit output, in alphabetical order, is in the order of the integers),
+    ``Ellipsis`` is ``...``."""
+    letters = []
+    for s in sublist:
+        if s is Ellipsis:
+            letters.append("...")
+            continue
+        if isinstance(s, (_builtins.bool, _np.bool_)) or not isinstance(s, (_builtins.int, _np.integer)):
+            raise TypeError("each subscript must be either an integer or an ellipsis")
+        if not 0 <= s < 52:
+            raise ValueError("subscript is not within the valid range [0, 52)")
+        letters.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
+    return "".join(letters)
+
+
+def einsum(*operands, optimize=False):
+    """numpy's ``einsum``: ``einsum("ij,jk->ik", a, b)``, or numpy's sublist form
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` (integers in [0, 52) and ``Ellipsis`` for
+    subscripts, the output's sublist last and optional)."""
+    if not operands:
+        raise TypeError("einsum: no subscripts given")
+    if isinstance(operands[0], str):
+        return _native_einsum(*operands, optimize=optimize)
+    arrays, sublists = operands[0:-1:2] if len(operands) % 2 else operands[0::2], operands[1::2]
+    output = operands[-1] if len(operands) % 2 else None
+    for sublist in sublists if output is None else (*sublists, output):
+        if isinstance(sublist, (Array, _np.ndarray)) or not _np.iterable(sublist):  # noqa: F405
+            raise TypeError("each subscript must be either an integer or an ellipsis")
+    spec = ",".join(_sublist_subscripts(s) for s in sublists)
+    if output is not None:
+        spec += "->" + _sublist_subscripts(output)
+    return _native_einsum(spec, *arrays, optimize=optimize)
+
+
 _native_var, _native_std = var, std  # noqa: F405
 
 

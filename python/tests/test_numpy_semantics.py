@@ -2008,6 +2008,34 @@ def test_numpys_integer_scalars_count_as_python_integers(backend):
         _same_bits(got[name], f(np, a), name)
 
 
+def test_einsum_takes_numpys_sublist_form(backend):
+    """``einsum(a, [0, 1], b, [1, 2], [0, 2])``: integers for subscripts (0-51), ``Ellipsis``,
+    the output's sublist optional (then the integers that occur once, in increasing order, as
+    numpy's letters sort); it was a ``TypeError`` (the first argument must be a string), also
+    through ``numpy.einsum`` on the library's arrays. Bad sublists are numpy's errors."""
+    rng = np.random.default_rng(4)
+    a, b, c = rng.standard_normal((2, 3)), rng.standard_normal((3, 4)), rng.standard_normal((5, 2, 3))
+    pa, pb, pc = (pt.make_placeholder(n, v.shape, v.dtype) for n, v in zip("abc", (a, b, c)))
+    calls = {
+        "product": lambda m, x, y, z: m.einsum(x, [0, 1], y, [1, 2], [0, 2]),
+        "implicit": lambda m, x, y, z: m.einsum(x, [30, 1], y, [1, 2]),  # 2 ('C') sorts before 30 ('e')
+        "ellipsis": lambda m, x, y, z: m.einsum(z, [Ellipsis, 1], y, [1, 2], [Ellipsis, 2]),
+        "trace": lambda m, x, y, z: m.einsum(y[:, :3], [np.int64(7), 7]),
+        "sum": lambda m, x, y, z: m.einsum(x, [0, 1], []),
+    }
+    got = pt.generate({k: f(pt, pa, pb, pc) for k, f in calls.items()}, backend)(a=a, b=b, c=c)
+    for name, f in calls.items():
+        np.testing.assert_allclose(got[name], f(np, a, b, c), rtol=1e-14, atol=1e-14, err_msg=name)
+    assert isinstance(np.einsum(pa, [0, 1], pb, [1, 2]), pt.Array)
+    for args, error in [((52, 1), ValueError), ((-1, 1), ValueError), ((1.5, 1), TypeError), ((True, 1), TypeError)]:
+        with pytest.raises(error):
+            np.einsum(a, list(args))
+        with pytest.raises(error):
+            pt.einsum(pa, list(args))
+    with pytest.raises(TypeError):
+        pt.einsum(pa, [0, 1], pb)  # an array where a sublist belongs
+
+
 def _cumsum_in_blocks(x):
     """The library's running sum of a 1-d float row, from numpy's own running loops: numpy's
     cumsum up to 2048 elements; else blocks of 1024 each summed by numpy's cumsum, the blocks'
