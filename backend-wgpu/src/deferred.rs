@@ -12,6 +12,15 @@
 //! thread that enqueued the run, so one thread's failure never surfaces in another's call (a
 //! thread that never waits again never sees its runs' errors, as with any asynchronous queue).
 //!
+//! The outputs of a failed run hold what its kernels left, which is not numpy's result. So each
+//! device array a run on device data writes carries its run's [`RunStatus`]: once a wait has read
+//! that run's header, the array reports the run's error whenever it is downloaded or given to
+//! another run, every time (not once, as the wait does): its values are never handed on as if
+//! they were good. A run that reads a device array written by a run not yet read links that
+//! run's status into its own, so that what a failed run wrote poisons everything computed from
+//! it; once a run is read and found good, the links to good runs are dropped, and so a time loop
+//! keeps no chain of statuses.
+//!
 //! [`DeferredChecks::waits`] counts the host's waits, so a test can hold a time loop of device
 //! runs to none. A thread with [`MAX_PENDING`] unread runs waits for them at its next run, so
 //! neither the staging buffers nor the queue grow without bound.
@@ -36,10 +45,91 @@ pub(crate) const MAX_PENDING: usize = 256;
 /// Turns a run's control header (the error flag first) into its error, if it failed.
 pub(crate) type Decode = Arc<dyn Fn(&[u8]) -> Option<Error> + Send + Sync>;
 
+/// What is known of the run that wrote a device array (see the module docs).
+pub(crate) struct RunStatus {
+    run: u64,
+    state: Mutex<State>,
+}
+
+struct State {
+    /// The run's own error once its header is read (`Some(None)`: it found none).
+    own: Option<Option<Error>>,
+    /// The statuses of the device arrays it read that were not known to be good when it was
+    /// enqueued (unread runs, or runs that read such arrays).
+    inputs: Vec<Arc<RunStatus>>,
+}
+
+impl RunStatus {
+    fn new(run: u64, own: Option<Option<Error>>, inputs: Vec<Arc<RunStatus>>) -> Arc<RunStatus> {
+        Arc::new(RunStatus { run, state: Mutex::new(State { own, inputs }) })
+    }
+
+    /// The status of work with no check of its own (a step that cannot fail) over arrays of the
+    /// `inputs` statuses: `None` where there are none, so that the result is known good.
+    pub(crate) fn derived(inputs: Vec<Arc<RunStatus>>) -> Option<Arc<RunStatus>> {
+        (!inputs.is_empty()).then(|| RunStatus::new(0, Some(None), inputs))
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether this run and everything it read are known to be good; drops the links to those
+    /// that are. (It recurses only into links that were unread when this status was last
+    /// asked: runs are read in order, each pruning its links, so the depth stays small.)
+    fn is_good(&self) -> bool {
+        let mut state = self.state();
+        if !matches!(state.own, Some(None)) {
+            return false;
+        }
+        state.inputs.retain(|input| !input.is_good());
+        state.inputs.is_empty()
+    }
+
+    /// The error of a failed run among this one and those whose arrays it read, transitively,
+    /// as far as waits have read them; `None` while none is known to have failed.
+    pub(crate) fn failure(self: &Arc<RunStatus>) -> Option<Error> {
+        // An explicit stack: the links are few (see the module docs), but never recursed into.
+        let mut stack = vec![Arc::clone(self)];
+        while let Some(status) = stack.pop() {
+            let state = status.state();
+            if let Some(Some(e)) = &state.own {
+                return Some(computed_by_failed_run(e.clone(), status.run));
+            }
+            stack.extend(state.inputs.iter().cloned());
+        }
+        None
+    }
+
+    /// Records what the run's header says, and drops the links to runs known to be good.
+    fn read(&self, own: Option<Error>) {
+        let mut state = self.state();
+        state.own = Some(own);
+        state.inputs.retain(|input| !input.is_good());
+    }
+}
+
+/// The statuses of `arrays` that a run reading them must link (see the module docs), or the
+/// error of a failed run one of them came from: such an array is refused.
+pub(crate) fn input_statuses<'a>(
+    arrays: impl IntoIterator<Item = &'a Option<Arc<RunStatus>>>,
+) -> Result<Vec<Arc<RunStatus>>> {
+    let mut linked = Vec::new();
+    for status in arrays.into_iter().flatten() {
+        if let Some(e) = status.failure() {
+            return Err(e);
+        }
+        if !status.is_good() && !linked.iter().any(|s| Arc::ptr_eq(s, status)) {
+            linked.push(Arc::clone(status));
+        }
+    }
+    Ok(linked)
+}
+
 /// A run on device data whose control header has not been read.
 struct Pending {
     staging: wgpu::Buffer,
-    run: u64,
+    status: Arc<RunStatus>,
     decode: Decode,
     /// The thread that enqueued the run: its next wait reports the error.
     thread: ThreadId,
@@ -63,14 +153,17 @@ impl DeferredChecks {
     }
 
     /// Records, in `encoder`, a copy of the header of `control` for the run being encoded, to be
-    /// read at the next wait. Returns the run's number (from 1, counted over the process).
+    /// read at the next wait. Returns the run's status (its number counted from 1 over the
+    /// process), linked to the `inputs` statuses of the device arrays it reads
+    /// ([`input_statuses`]).
     pub(crate) fn defer(
         &self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         control: &wgpu::Buffer,
         decode: Decode,
-    ) -> u64 {
+        inputs: Vec<Arc<RunStatus>>,
+    ) -> Arc<RunStatus> {
         let staging = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("pytato deferred check"),
             size: CONTROL_HEADER,
@@ -79,13 +172,14 @@ impl DeferredChecks {
         });
         encoder.copy_buffer_to_buffer(control, 0, &staging, 0, CONTROL_HEADER);
         let run = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
+        let status = RunStatus::new(run, None, inputs);
         self.pending.lock().unwrap_or_else(|p| p.into_inner()).push(Pending {
             staging,
-            run,
+            status: Arc::clone(&status),
             decode,
             thread: std::thread::current().id(),
         });
-        run
+        status
     }
 
     /// Blocks until the GPU has finished the work submitted so far: the only place the backend
@@ -154,18 +248,21 @@ impl DeferredChecks {
                 r.map_err(|e| internal(format!("mapping a deferred check: {e}")))?;
                 mapped[i] = true;
             }
+            // In the order the runs were enqueued: a run's inputs are read before it.
             for (p, mapped) in pending.iter().zip(mapped) {
                 if !mapped {
-                    return Err(internal(format!("the check of run {} on device data never completed", p.run)));
+                    return Err(internal(format!("the check of run {} on device data never completed", p.status.run)));
                 }
                 let view = p
                     .staging
                     .slice(..)
                     .get_mapped_range()
                     .map_err(|e| internal(format!("reading a deferred check: {e}")))?;
-                if let Some(e) = (p.decode)(&view) {
-                    failures.push((Some(p.run), e));
+                let own = (p.decode)(&view);
+                if let Some(e) = &own {
+                    failures.push((Some(p.status.run), e.clone()));
                 }
+                p.status.read(own);
             }
         }
         failures.extend(then.map(|e| (None, e)));
@@ -192,6 +289,82 @@ fn reported_late(e: Error, run: u64, later: usize) -> Error {
     }
 }
 
+/// `e`, the error of run `run` on device data, reported when an array that run computed (or one
+/// computed from it) is read or used: its values are what the failed run left.
+fn computed_by_failed_run(e: Error, run: u64) -> Error {
+    let note = |op: String| format!("{op} (in run {run} on device data, which computed this array)");
+    match e {
+        Error::IndexOutOfBounds { op, index, axis, length } => {
+            Error::IndexOutOfBounds { op: note(op), index, axis, length }
+        }
+        Error::InvalidArgument { op, message } => Error::InvalidArgument { op: note(op), message },
+        other => other,
+    }
+}
+
 fn internal(message: String) -> Error {
     Error::Internal { backend: "wgpu".into(), message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out_of_range(index: i64) -> Error {
+        Error::IndexOutOfBounds { op: "an index array".into(), index, axis: 0, length: 3 }
+    }
+
+    /// Runs `1..=n`, each reading the previous one's output, enqueued before any is read.
+    fn chain(n: u64) -> Vec<Arc<RunStatus>> {
+        let mut runs: Vec<Arc<RunStatus>> = Vec::new();
+        for run in 1..=n {
+            let inputs = input_statuses(runs.last().map(|r| Some(Arc::clone(r))).iter()).unwrap();
+            runs.push(RunStatus::new(run, None, inputs));
+        }
+        runs
+    }
+
+    #[test]
+    fn a_time_loop_of_good_runs_keeps_no_chain_of_statuses() {
+        let runs = chain(1000);
+        assert!(runs[999].failure().is_none(), "unread runs are not failures");
+        assert!(!runs[999].is_good(), "unread runs are not known good");
+        for r in &runs {
+            r.read(None);
+        }
+        assert!(runs[999].is_good());
+        assert!(runs.iter().all(|r| r.state().inputs.is_empty()), "each read dropped its link");
+        // Steps (derived statuses) between runs are pruned alike.
+        let first = RunStatus::new(1, None, Vec::new());
+        let step = RunStatus::derived(vec![Arc::clone(&first)]).unwrap();
+        let second = RunStatus::new(2, None, input_statuses([&Some(Arc::clone(&step))]).unwrap());
+        first.read(None);
+        second.read(None);
+        assert!(second.is_good() && second.state().inputs.is_empty());
+        assert!(RunStatus::derived(Vec::new()).is_none(), "work over good arrays needs no status");
+    }
+
+    #[test]
+    fn what_a_failed_run_wrote_poisons_everything_computed_from_it() {
+        let runs = chain(10);
+        for (k, r) in runs.iter().enumerate() {
+            r.read((k == 3).then(|| out_of_range(7)));
+        }
+        for r in &runs[..3] {
+            assert!(r.failure().is_none() && r.is_good());
+        }
+        for r in &runs[3..] {
+            match r.failure() {
+                Some(Error::IndexOutOfBounds { op, index: 7, .. }) => {
+                    assert!(op.contains("in run 4 on device data"), "{op}")
+                }
+                other => panic!("{other:?}"),
+            }
+            // Every time, not once.
+            assert!(r.failure().is_some());
+        }
+        // A run reading such an array is refused before it is enqueued.
+        assert!(matches!(input_statuses([&Some(Arc::clone(&runs[9]))]), Err(Error::IndexOutOfBounds { .. })));
+        assert!(input_statuses([&Some(Arc::clone(&runs[2])), &None]).unwrap().is_empty(), "good inputs link nothing");
+    }
 }

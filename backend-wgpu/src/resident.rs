@@ -7,6 +7,7 @@ use pytato_core::{ArrayData, DType, Error, Result};
 use pytato_runtime::ArrayDataView;
 use pytato_runtime::device::{DeviceArray, DeviceStorage};
 
+use crate::deferred::RunStatus;
 use crate::device::Gpu;
 use crate::transfer::{from_bytes, to_bytes};
 use crate::wgsl::storage_size;
@@ -22,6 +23,9 @@ pub(crate) struct GpuStorage {
     pub(crate) buffer: wgpu::Buffer,
     pub(crate) dtype: DType,
     pub(crate) shape: Vec<usize>,
+    /// The run on device data that wrote the elements (`None`: an upload, or work over known
+    /// good arrays): a failed one is reported whenever they are read (see `crate::deferred`).
+    pub(crate) status: Option<Arc<RunStatus>>,
 }
 
 impl std::fmt::Debug for GpuStorage {
@@ -68,9 +72,13 @@ impl DeviceStorage for GpuStorage {
         };
         let data = data?;
         staging.unmap();
-        // Runs on device data before this download have finished: a failed one is reported here.
+        // Runs on device data before this download have finished: a failed one is reported here,
+        // and so, every time, is the failure of the run that computed these elements.
         self.gpu.checks.check(self.gpu, None)?;
-        Ok(data)
+        match self.status.as_ref().and_then(RunStatus::failure) {
+            Some(e) => Err(e),
+            None => Ok(data),
+        }
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -108,12 +116,19 @@ pub(crate) fn upload(gpu: &'static Gpu, data: &ArrayDataView<'_>) -> Result<Devi
         // and its maintenance frees what finished work left.
         gpu.submit([]);
     }
-    Ok(wrap(gpu, buffer, data.dtype(), data.shape().to_vec()))
+    Ok(wrap(gpu, buffer, data.dtype(), data.shape().to_vec(), None))
 }
 
-/// A device array whose elements `buffer` holds.
-pub(crate) fn wrap(gpu: &'static Gpu, buffer: wgpu::Buffer, dtype: DType, shape: Vec<usize>) -> DeviceArray {
-    DeviceArray::new(dtype, shape.clone(), Arc::new(GpuStorage { gpu, buffer, dtype, shape }))
+/// A device array whose elements `buffer` holds, written by the run of `status` (see
+/// [`GpuStorage::status`]).
+pub(crate) fn wrap(
+    gpu: &'static Gpu,
+    buffer: wgpu::Buffer,
+    dtype: DType,
+    shape: Vec<usize>,
+    status: Option<Arc<RunStatus>>,
+) -> DeviceArray {
+    DeviceArray::new(dtype, shape.clone(), Arc::new(GpuStorage { gpu, buffer, dtype, shape, status }))
 }
 
 /// Maps the first `size` bytes of `staging` for reading, after the work submitted so far, with

@@ -19,7 +19,7 @@ use pytato_runtime::binding::{Bound, Signature};
 use pytato_runtime::device::{DeviceArray, DeviceInput, NamedDeviceArrays, NamedDeviceInputs};
 use pytato_transform::kernel::{BufferId, BufferKind, Kernel, KernelProgram};
 
-use crate::deferred::{CONTROL_HEADER, Decode};
+use crate::deferred::{CONTROL_HEADER, Decode, RunStatus, input_statuses};
 use crate::device::{Gpu, Pipeline};
 use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, wrap};
 use crate::transfer::{bytes_into, from_bytes, to_bytes};
@@ -234,12 +234,15 @@ impl Compiled {
             .collect::<Result<_>>()?;
         let mut resident = HashMap::new();
         let mut views = NamedViews::new();
+        // What a failed run wrote is refused; what unread runs wrote links their statuses.
+        let mut statuses = Vec::new();
         for (name, input) in inputs {
             let view = match input {
                 DeviceInput::Host(v) => v.reborrow(),
                 DeviceInput::Device(d) => match (GpuStorage::of(d, gpu), d.storage().as_host()) {
                     (Some(storage), _) => {
                         resident.insert(*name, storage.buffer.clone());
+                        statuses.push(&storage.status);
                         // Checked by dtype and shape; the elements are on the GPU.
                         d.stand_in()
                     }
@@ -254,9 +257,10 @@ impl Compiled {
         if gpu.checks.full() {
             gpu.checks.check(gpu, None)?;
         }
+        let statuses = input_statuses(statuses.into_iter().chain(self.held_statuses(gpu)))?;
         let this = Arc::clone(self);
         let decode: Decode = Arc::new(move |header| this.control_error(header));
-        self.execute(gpu, pool, &views, &resident, Some(decode), &bound, |readback, pool| {
+        self.execute(gpu, pool, &views, &resident, Some((decode, statuses)), &bound, |readback, pool| {
             let mut taken: HashMap<usize, DeviceArray> = HashMap::new();
             let mut result = NamedDeviceArrays::new();
             for (name, id) in &self.program.outputs {
@@ -270,7 +274,8 @@ impl Compiled {
                                 .buffers
                                 .remove(&id.0)
                                 .ok_or_else(|| internal(format!("output {name} has no buffer")))?;
-                            let a = wrap(gpu, gpu_buffer, buffer.dtype, readback.shapes[id.0].clone());
+                            let shape = readback.shapes[id.0].clone();
+                            let a = wrap(gpu, gpu_buffer, buffer.dtype, shape, readback.status.clone());
                             taken.insert(id.0, a.clone());
                             a
                         }
@@ -289,6 +294,14 @@ impl Compiled {
         })
     }
 
+    /// The run statuses of the data wrappers over arrays `gpu` holds (see `crate::deferred`).
+    fn held_statuses<'a>(&'a self, gpu: &'a Gpu) -> impl Iterator<Item = &'a Option<Arc<RunStatus>>> {
+        self.program.buffers.iter().filter_map(move |b| match &b.kind {
+            BufferKind::Data(DataRef::Device(a)) => GpuStorage::of(a, gpu).map(|s| &s.status),
+            _ => None,
+        })
+    }
+
     /// The error a run's control header records, if a kernel found one.
     fn control_error(&self, header: &[u8]) -> Option<Error> {
         let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4 bytes"));
@@ -298,9 +311,11 @@ impl Compiled {
 
     /// Uploads the inputs (except those in `resident`, bound as they are), runs every kernel and
     /// hands the mapped readback to `read`, with the buffer pool. With `deferred` (a run on device
-    /// data), the outputs are not read back (`read` takes their buffers from the pool) and nothing
-    /// waits: the control header is left to `crate::deferred`, decoded by `deferred`. Otherwise
-    /// the run waits, and reports the errors of earlier runs on device data before its own.
+    /// data), the outputs are not read back (`read` takes their buffers from the pool, and the
+    /// run's status, linked to the given statuses of its device inputs) and nothing waits: the
+    /// control header is left to `crate::deferred`, decoded by `deferred`. Otherwise the run
+    /// waits, and reports the errors of earlier runs on device data before its own, and then
+    /// that of a failed run that computed a device array it read.
     #[allow(clippy::too_many_arguments)]
     fn execute<R>(
         &self,
@@ -308,7 +323,7 @@ impl Compiled {
         pool: &Mutex<Pool>,
         inputs: &NamedViews<'_>,
         resident: &HashMap<&str, wgpu::Buffer>,
-        deferred: Option<Decode>,
+        deferred: Option<(Decode, Vec<Arc<RunStatus>>)>,
         bound: &Bound<'_>,
         read: impl FnOnce(&Readback<'_>, &mut Pool) -> Result<R>,
     ) -> Result<R> {
@@ -494,11 +509,12 @@ impl Compiled {
             dispatch(gpu, &mut encoder, &kernel.pipeline, &control_buffer, &buffers, invocations)?;
         }
 
-        if let Some(decode) = deferred {
-            gpu.checks.defer(&gpu.device, &mut encoder, &control_buffer, decode);
+        if let Some((decode, inputs)) = deferred {
+            let status = gpu.checks.defer(&gpu.device, &mut encoder, &control_buffer, decode, inputs);
             gpu.submit([encoder.finish()]);
             let no_outputs = HashMap::new();
-            let readback = Readback { view: &[], shapes: &shapes, bytes: &bytes, offsets: &no_outputs };
+            let readback =
+                Readback { view: &[], shapes: &shapes, bytes: &bytes, offsets: &no_outputs, status: Some(status) };
             return read(&readback, &mut pool);
         }
 
@@ -546,9 +562,10 @@ impl Compiled {
             .slice(..total)
             .get_mapped_range()
             .map_err(|e| internal(format!("reading the staging buffer: {e}")))?;
-        let readback = Readback { view: &view, shapes: &shapes, bytes: &bytes, offsets: &offsets };
+        let readback = Readback { view: &view, shapes: &shapes, bytes: &bytes, offsets: &offsets, status: None };
         // Earlier runs on device data have finished too: their errors come first.
         gpu.checks.check(gpu, self.control_error(&view[..CONTROL_HEADER as usize]))?;
+        input_statuses(self.held_statuses(gpu))?;
         read(&readback, &mut pool)
     }
 }
@@ -559,6 +576,8 @@ struct Readback<'a> {
     shapes: &'a [Vec<usize>],
     bytes: &'a [u64],
     offsets: &'a HashMap<usize, u64>,
+    /// A run on device data's status, which its outputs carry.
+    status: Option<Arc<RunStatus>>,
 }
 
 impl Readback<'_> {

@@ -19,7 +19,7 @@ use pytato_core::{DType, Error, Result};
 use pytato_runtime::ArrayDataView;
 use pytato_runtime::device::{DeviceArray, DeviceStep, DeviceSteps};
 
-use crate::deferred::Decode;
+use crate::deferred::{Decode, RunStatus, input_statuses};
 use crate::device::{Gpu, Pipeline};
 use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, upload, wrap};
 use crate::run::{control_block, dispatch};
@@ -45,7 +45,13 @@ impl DeviceSteps for GpuSteps {
         if !self.features.i64 {
             return None;
         }
-        match step {
+        // What a failed run wrote is refused; the result of a step over what unread runs wrote
+        // carries their statuses (see `crate::deferred`).
+        let inputs = match input_statuses(operands.iter().map(|o| &o.status)) {
+            Ok(inputs) => inputs,
+            Err(e) => return Some(Err(e)),
+        };
+        let result = match step {
             DeviceStep::Scan { axis, op } => Some(self.scan(operands[0], axis, op)),
             // Complex numbers order by class, then real and imaginary part (`NumpyOrd`): a key
             // the search shader has no form for, so those searches run on the host.
@@ -55,9 +61,10 @@ impl DeviceSteps for GpuSteps {
             DeviceStep::Nonzero if operands[0].shape.is_empty() => None,
             DeviceStep::Nonzero => Some(self.nonzero(operands[0])),
             DeviceStep::Sort { axis, descending, result } => self.sort(operands[0], axis, descending, result),
-            DeviceStep::Scatter(mode) => self.scatter(operands[0], operands[1], operands[2], mode),
+            DeviceStep::Scatter(mode) => self.scatter(operands[0], operands[1], operands[2], mode, inputs.clone()),
             _ => None,
-        }
+        };
+        Some(result?.map(|array| with_inputs(array, self.gpu, inputs)))
     }
 
     fn upload(&self, data: &ArrayDataView<'_>) -> Result<DeviceArray> {
@@ -77,7 +84,7 @@ impl GpuSteps {
             self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("scan") });
         self.encode_scan(&mut encoder, &x.buffer, &output, x.dtype, &x.shape, axis, op)?;
         self.gpu.submit([encoder.finish()]);
-        Ok(wrap(self.gpu, output, x.dtype, x.shape.clone()))
+        Ok(wrap(self.gpu, output, x.dtype, x.shape.clone(), None))
     }
 
     /// Records the dispatches of a scan of `x` (of `dtype` and `shape`) along `axis` into `output`.
@@ -163,7 +170,7 @@ impl GpuSteps {
         let n: u64 = mask.shape.iter().map(|&d| d as u64).product();
         let blocks = n.div_ceil(wgsl::steps::MASK_BLOCK as u64);
         if blocks == 0 {
-            return Ok(wrap(self.gpu, self.buffer(DType::I64, &[ndim, 0])?, DType::I64, vec![ndim, 0]));
+            return Ok(wrap(self.gpu, self.buffer(DType::I64, &[ndim, 0])?, DType::I64, vec![ndim, 0], None));
         }
         let counts = self.buffer(DType::I64, &[blocks as usize])?;
         let offsets = self.buffer(DType::I64, &[blocks as usize])?;
@@ -189,6 +196,11 @@ impl GpuSteps {
             i64::from_le_bytes(view[..8].try_into().expect("8 bytes"))
         };
         staging.unmap();
+        // A wait, as a download's: it reports failed runs, and a mask a failed run computed.
+        self.gpu.checks.check(self.gpu, None)?;
+        if let Some(e) = mask.status.as_ref().and_then(RunStatus::failure) {
+            return Err(e);
+        }
         let count = usize::try_from(count).map_err(|_| internal(format!("a mask with {count} true elements")))?;
         let shape = vec![ndim, count];
         let output = self.buffer(DType::I64, &shape)?;
@@ -204,7 +216,7 @@ impl GpuSteps {
             dispatch(self.gpu, &mut encoder, &pipeline, &control, &buffers, blocks)?;
             self.gpu.submit([encoder.finish()]);
         }
-        Ok(wrap(self.gpu, output, DType::I64, shape))
+        Ok(wrap(self.gpu, output, DType::I64, shape, None))
     }
 
     /// `x` sorted stably along `axis` in numpy's order, or the `int64` indices along `axis` that
@@ -243,7 +255,7 @@ impl GpuSteps {
         };
         let output = self.buffer(dtype, &x.shape)?;
         if n == 0 {
-            return Ok(wrap(self.gpu, output, dtype, x.shape.clone()));
+            return Ok(wrap(self.gpu, output, dtype, x.shape.clone(), None));
         }
         let inner: u64 = x.shape[axis + 1..].iter().map(|&d| d as u64).product();
         let mut encoder =
@@ -256,7 +268,7 @@ impl GpuSteps {
         let control = self.control(&[n as i64, len as i64, inner as i64]);
         dispatch(self.gpu, &mut encoder, &write, &control, &[x.buffer.clone(), order, output.clone()], n)?;
         self.gpu.submit([encoder.finish()]);
-        Ok(wrap(self.gpu, output, dtype, x.shape.clone()))
+        Ok(wrap(self.gpu, output, dtype, x.shape.clone(), None))
     }
 
     /// Records a stable radix sort of the `n` items of `x` (of `dtype`), rows of `len` along an
@@ -309,6 +321,7 @@ impl GpuSteps {
         positions: &GpuStorage,
         values: &GpuStorage,
         mode: ScatterMode,
+        inputs: Vec<Arc<RunStatus>>,
     ) -> Option<Result<DeviceArray>> {
         let m: u64 = positions.shape.iter().map(|&d| d as u64).product();
         let blocks = m.div_ceil(wgsl::steps::SORT_BLOCK as u64);
@@ -321,7 +334,7 @@ impl GpuSteps {
         if !self.fits(DType::U32, &[usize::try_from(blocks * 16).ok()?]) {
             return None;
         }
-        Some(self.scatter_sorted(array, positions, values, mode, (m, blocks)))
+        Some(self.scatter_sorted(array, positions, values, mode, (m, blocks), inputs))
     }
 
     /// [`GpuSteps::scatter`] of `m` writes, sorted in `blocks` blocks.
@@ -332,6 +345,7 @@ impl GpuSteps {
         values: &GpuStorage,
         mode: ScatterMode,
         (m, blocks): (u64, u64),
+        inputs: Vec<Arc<RunStatus>>,
     ) -> Result<DeviceArray> {
         if positions.dtype != DType::I64 || positions.shape != values.shape {
             return Err(internal(format!(
@@ -385,10 +399,12 @@ impl GpuSteps {
                     length: long(24) as usize,
                 })
             });
-            self.gpu.checks.defer(&self.gpu.device, &mut encoder, &checks, decode);
+            let status = self.gpu.checks.defer(&self.gpu.device, &mut encoder, &checks, decode, inputs);
+            self.gpu.submit([encoder.finish()]);
+            return Ok(wrap(self.gpu, output, array.dtype, array.shape.clone(), Some(status)));
         }
         self.gpu.submit([encoder.finish()]);
-        Ok(wrap(self.gpu, output, array.dtype, array.shape.clone()))
+        Ok(wrap(self.gpu, output, array.dtype, array.shape.clone(), None))
     }
 
     /// The position of each of `values` in the sorted 1-d `sorted`; see `wgsl::steps`.
@@ -402,7 +418,7 @@ impl GpuSteps {
         let count: u64 = values.shape.iter().map(|&d| d as u64).product();
         let output = self.buffer(DType::I64, &values.shape)?;
         if count == 0 {
-            return Ok(wrap(self.gpu, output, DType::I64, values.shape.clone()));
+            return Ok(wrap(self.gpu, output, DType::I64, values.shape.clone(), None));
         }
         let shader = wgsl::steps::searchsorted_shader(sorted.dtype, side, self.features)?;
         let pipeline = self.gpu.pipeline(&shader.source, &shader.writable, self.features)?;
@@ -412,7 +428,7 @@ impl GpuSteps {
         let buffers = [sorted.buffer.clone(), values.buffer.clone(), output.clone()];
         dispatch(self.gpu, &mut encoder, &pipeline, &control, &buffers, count)?;
         self.gpu.submit([encoder.finish()]);
-        Ok(wrap(self.gpu, output, DType::I64, values.shape.clone()))
+        Ok(wrap(self.gpu, output, DType::I64, values.shape.clone(), None))
     }
 
     /// A storage buffer for an array of `dtype` and `shape`, or why the adapter cannot bind one.
@@ -465,6 +481,17 @@ impl GpuSteps {
         });
         self.gpu.queue.write_buffer(&buffer, 0, &bytes);
         buffer
+    }
+}
+
+/// `array`, the result of a step over arrays of the `inputs` statuses, carrying them (a scatter's
+/// result carries its own run's status, linked to them already).
+fn with_inputs(array: DeviceArray, gpu: &'static Gpu, inputs: Vec<Arc<RunStatus>>) -> DeviceArray {
+    match GpuStorage::of(&array, gpu) {
+        Some(storage) if storage.status.is_none() && !inputs.is_empty() => {
+            wrap(gpu, storage.buffer.clone(), storage.dtype, storage.shape.clone(), RunStatus::derived(inputs))
+        }
+        _ => array,
     }
 }
 

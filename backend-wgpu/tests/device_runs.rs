@@ -91,4 +91,35 @@ fn device_runs_wait_for_nothing_and_report_errors_at_the_next_wait() {
     assert!(matches!(program.run(&host), Err(Error::IndexOutOfBounds { .. })));
     // And a good run on host data after that is fine.
     assert_eq!(program.run(&host).unwrap()["_pt_out"].to_scalars(), vec![Scalar::F64(1.5)]);
+
+    // The outputs of a failed run hold what it left, not numpy's values: they report its error
+    // whenever they are read or used, not only at the wait that first reports it (they were
+    // downloaded as if good after that), and so does what is computed from them before the wait.
+    let failed = gather.run_device(&inputs).unwrap().remove("_pt_out").unwrap();
+    let from_failed = program.run_device(&NamedDeviceInputs::from([("u", DeviceInput::Device(&failed))])).unwrap();
+    let good = program.run_device(&NamedDeviceInputs::from([("u", DeviceInput::Device(&xs))])).unwrap();
+    assert!(matches!(w.synchronize(), Err(Error::IndexOutOfBounds { index: 7, .. })));
+    w.synchronize().expect("the wait reports each failed run once");
+    for _ in 0..2 {
+        match failed.to_host() {
+            Err(Error::IndexOutOfBounds { op, index: 7, length: 3, .. }) => {
+                assert!(op.contains("which computed this array"), "{op}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(from_failed["_pt_out"].to_host(), Err(Error::IndexOutOfBounds { index: 7, .. })));
+    }
+    let reuse = program.run_device(&NamedDeviceInputs::from([("u", DeviceInput::Device(&failed))]));
+    assert!(
+        matches!(reuse, Err(Error::IndexOutOfBounds { index: 7, .. })),
+        "a failed run's output is refused as an input"
+    );
+    // As data wrapped into a DAG, on host and device runs alike.
+    let wrapped = pt::add(pt::data_wrapper(failed.clone(), None).unwrap(), 1.0).unwrap();
+    let wrapped = w.compile(&(&wrapped).into()).unwrap();
+    assert!(matches!(wrapped.run(&Default::default()), Err(Error::IndexOutOfBounds { .. })));
+    assert!(matches!(wrapped.run_device(&NamedDeviceInputs::new()), Err(Error::IndexOutOfBounds { .. })));
+    // What good runs computed meanwhile is unaffected.
+    let good: Vec<f64> = good["_pt_out"].to_host().unwrap().to_scalars().iter().map(Scalar::to_f64).collect();
+    assert_eq!(good, vec![1.5, 2.0, 2.5]);
 }

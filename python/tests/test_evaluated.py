@@ -238,3 +238,38 @@ def test_to_device_keeps_metadata_and_refuses_what_numpy_cannot_hold(backend):
         pt.to_device(np.array([object()]), backend=backend)
     with pytest.raises(pt.PytatoError, match="nope"):
         pt.to_device(np.zeros(2), backend="nope")
+
+
+def test_results_of_a_failed_run_are_never_read_as_good(backend):
+    """An index out of range found by a run on evaluated arrays: the host backends raise at once;
+    wgpu only enqueues and reports it at the next wait. Its results, and what is computed from
+    them before that wait (by a program, and by a running sum, a step of its own), report the
+    run's error whenever they are read or used, not once: they were read back as good values
+    after the wait had reported the error (``[0., 0., 2.]``, what the failed run left)."""
+    n = 1000
+    x = pt.make_placeholder("x", (n,), np.float64)
+    i = pt.make_placeholder("i", (4,), np.int64)
+    u = pt.make_placeholder("u", (4,), np.float64)
+    gather = pt.generate(pt.take(x, i), backend=backend)
+    double = pt.generate(u * 2, backend=backend)
+    running = pt.generate(pt.cumsum(u), backend=backend)
+    held = pt.to_device(np.arange(n, dtype=np.float64), backend=backend)
+    bad = np.array([0, 1, n + 5, 2])
+    if backend != "wgpu":
+        with pytest.raises(IndexError, match="1005"):
+            gather.evaluate(x=held, i=bad)
+        return
+    failed = gather.evaluate(x=held, i=bad)
+    doubled, summed = double.evaluate(u=failed), running.evaluate(u=failed)
+    good = double.evaluate(u=gather.evaluate(x=held, i=np.array([3, 2, 1, 0])))
+    with pytest.raises(IndexError, match="1005"):
+        pt.generate(x + 1, backend=backend)(x=np.zeros(n))  # the next wait reports it
+    for _ in range(2):
+        for result in (failed, doubled, summed):
+            with pytest.raises(IndexError, match="1005"):
+                np.asarray(result)
+        with pytest.raises(IndexError, match="1005"):
+            double.evaluate(u=failed)
+        with pytest.raises(IndexError, match="1005"):
+            pt.generate(pt.make_data_wrapper(failed) + 1, backend=backend)()
+    assert np.asarray(good).tolist() == [6.0, 4.0, 2.0, 0.0]
