@@ -41,6 +41,8 @@ pub(crate) struct Gpu {
     pub(crate) loop_limit: Option<u64>,
     /// Cached pipelines by key, with the tick of their last use.
     pipelines: Mutex<PipelineCache>,
+    /// How many pipelines this process created (each one a driver compiles).
+    pub(crate) pipelines_created: std::sync::atomic::AtomicU64,
     /// Constant tables by content: the kernels of a long chain share one.
     constant_tables: Mutex<HashMap<Vec<u32>, wgpu::Buffer>>,
     /// The process that opened the device.
@@ -191,6 +193,7 @@ fn open() -> std::result::Result<Gpu, String> {
         limits,
         loop_limit,
         pipelines: Mutex::new(PipelineCache::default()),
+        pipelines_created: std::sync::atomic::AtomicU64::new(0),
         constant_tables: Mutex::new(HashMap::new()),
         pid: std::process::id(),
         checks: DeferredChecks::default(),
@@ -335,6 +338,7 @@ impl Gpu {
                 message: format!("wgpu rejected a shader naga accepted: {e}\n--- WGSL ---\n{}", source_start(source)),
             });
         }
+        self.pipelines_created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let pipeline = Arc::new(Pipeline { pipeline, layout });
         self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).insert(key, pipeline.clone());
         Ok(pipeline)

@@ -218,6 +218,12 @@ impl Wgpu {
         self.gpu.checks.waits()
     }
 
+    /// How many compute pipelines this process has created on the GPU (not counting those the
+    /// pipeline cache answered). A driver compiles each one, so this is what a compile costs.
+    pub fn pipelines_created(&self) -> u64 {
+        self.gpu.pipelines_created.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Whether compiling `outputs` with this backend now would reuse the code compiled for a
     /// structurally equal DAG (see [`cache_stats`]).
     pub fn is_cached(&self, outputs: &Outputs) -> bool {
@@ -335,7 +341,7 @@ impl Wgpu {
 
 impl Wgpu {
     /// One form of `kernel`'s shaders, compiled (`narrow`: with 32-bit indices).
-    fn compile_kernel(
+    pub(crate) fn compile_kernel(
         &self,
         program: &KernelProgram,
         names: &HashMap<&str, BufferId>,
@@ -419,10 +425,15 @@ impl Backend for Wgpu {
             let features = self.features();
             let narrow = wgsl::narrowable(&program, &names, kernel, features.i64)?;
             let form = |narrow: bool| self.compile_kernel(&program, &names, kernel, narrow);
-            let choices = KernelChoices {
-                wide: features.i64.then(|| form(false)).transpose()?,
-                narrow: narrow.map(|bounds| Ok::<_, Error>((form(true)?, bounds))).transpose()?,
+            // The 64-bit form waits for a run that needs it, unless it is the only one (see
+            // `KernelChoices`).
+            let wide = match (features.i64, &narrow) {
+                (false, _) => None,
+                (true, Some(_)) => Some(std::sync::OnceLock::new()),
+                (true, None) => Some(std::sync::OnceLock::from(form(false)?)),
             };
+            let choices =
+                KernelChoices { wide, narrow: narrow.map(|bounds| Ok::<_, Error>((form(true)?, bounds))).transpose()? };
             if choices.wide.is_none() && choices.narrow.is_none() {
                 return Err(Error::Unsupported {
                     backend: "wgpu".into(),
@@ -438,7 +449,7 @@ impl Backend for Wgpu {
         // A DAG over arrays the GPU holds is not cached: the cache would keep their buffers alive,
         // and a DAG is equal only to one over the same buffers, which a time loop never rebuilds.
         let holds_device_data = program.buffers.iter().any(|b| matches!(b.kind, BufferKind::Data(DataRef::Device(_))));
-        let compiled = Arc::new(Compiled::new(signature, program, kernels));
+        let compiled = Arc::new(Compiled::new(signature, program, kernels, self.clone()));
         if !holds_device_data {
             cache::insert(outputs, &settings, compiled.clone());
         }

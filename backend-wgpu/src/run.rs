@@ -8,7 +8,7 @@
 //! [`Error::IndexOutOfBounds`].
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pytato_core::array::DataRef;
 use pytato_core::expr::Reduce;
@@ -19,6 +19,7 @@ use pytato_runtime::binding::{Bound, Signature};
 use pytato_runtime::device::{DeviceArray, DeviceInput, NamedDeviceArrays, NamedDeviceInputs};
 use pytato_transform::kernel::{BufferId, BufferKind, Kernel, KernelProgram};
 
+use crate::Wgpu;
 use crate::deferred::{CONTROL_HEADER, Decode, RunStatus, input_statuses};
 use crate::device::{Gpu, Pipeline};
 use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, wrap};
@@ -48,30 +49,47 @@ pub(crate) struct CompiledKernel {
 /// A kernel's compiled forms: with 64-bit indices (where the device has `SHADER_INT64`) and with
 /// 32-bit ones (where the kernel is `wgsl::narrowable`, with the bounds a run checks); a run takes
 /// the 32-bit one when its sizes fit.
+///
+/// A driver compiles each pipeline when it is created (NVIDIA's takes tens of milliseconds for a
+/// kernel of DG), and most runs take the 32-bit form. So the 64-bit one is compiled with the
+/// program only where it is the sole form, and otherwise by the first run whose sizes need it.
 pub(crate) struct KernelChoices {
-    pub(crate) wide: Option<CompiledKernel>,
+    pub(crate) wide: Option<OnceLock<CompiledKernel>>,
     pub(crate) narrow: Option<(CompiledKernel, IndexBounds)>,
 }
 
 impl KernelChoices {
-    /// The form that runs for the sizes `bound` gives and the buffer shapes `shapes`.
-    fn choose(&self, program: &KernelProgram, bound: &Bound<'_>, shapes: &[Vec<usize>]) -> Result<&CompiledKernel> {
+    /// The form that runs for the sizes `bound` gives and the buffer shapes `shapes`;
+    /// `compile_wide` compiles the 64-bit one if it is needed and not compiled yet.
+    fn choose(
+        &self,
+        program: &KernelProgram,
+        bound: &Bound<'_>,
+        shapes: &[Vec<usize>],
+        compile_wide: impl FnOnce() -> Result<CompiledKernel>,
+    ) -> Result<&CompiledKernel> {
         if let Some((narrow, bounds)) = &self.narrow
             && bounds.fits(&|d| bound.eval(d), shapes)?
         {
             return Ok(narrow);
         }
-        self.wide.as_ref().ok_or_else(|| {
+        let Some(wide) = &self.wide else {
             let kernel =
                 self.narrow.as_ref().map_or("a kernel".to_string(), |(k, _)| program.describe_buffer(k.kernel.output));
-            Error::Unsupported {
+            return Err(Error::Unsupported {
                 backend: "wgpu".into(),
                 reason: format!(
                     "the kernel writing {kernel} needs 64-bit indices for these sizes (an index, size or buffer \
                      length reaches 2^31), and this adapter lacks SHADER_INT64"
                 ),
-            }
-        })
+            });
+        };
+        if let Some(compiled) = wide.get() {
+            return Ok(compiled);
+        }
+        // Two threads may both compile it; one result is kept (the pipeline cache shares them).
+        let compiled = compile_wide()?;
+        Ok(wide.get_or_init(|| compiled))
     }
 }
 
@@ -123,6 +141,8 @@ pub(crate) struct Compiled {
     pub(crate) signature: Signature,
     pub(crate) program: KernelProgram,
     pub(crate) kernels: Vec<KernelChoices>,
+    /// The backend (its settings) that compiled the kernels, for the forms compiled later.
+    backend: Wgpu,
 }
 
 /// GPU buffers a program keeps between its runs (freed with the program).
@@ -160,8 +180,13 @@ fn reuse<'a>(
 }
 
 impl Compiled {
-    pub(crate) fn new(signature: Signature, program: KernelProgram, kernels: Vec<KernelChoices>) -> Compiled {
-        Compiled { signature, program, kernels }
+    pub(crate) fn new(
+        signature: Signature,
+        program: KernelProgram,
+        kernels: Vec<KernelChoices>,
+        backend: Wgpu,
+    ) -> Compiled {
+        Compiled { signature, program, kernels, backend }
     }
 
     /// Runs on borrowed inputs; the outputs are fresh arrays.
@@ -338,8 +363,15 @@ impl Compiled {
                 n.and_then(|n| n.checked_mul(storage_size(b.dtype) as u64)).unwrap_or(u64::MAX)
             })
             .collect();
-        let kernels: Vec<&CompiledKernel> =
-            self.kernels.iter().map(|k| k.choose(program, bound, &shapes)).collect::<Result<_>>()?;
+        let kernels: Vec<&CompiledKernel> = self
+            .kernels
+            .iter()
+            .zip(&program.kernels)
+            .map(|(choices, kernel)| {
+                let compile_wide = || self.backend.compile_kernel(program, &program.buffer_ids(), kernel, false);
+                choices.choose(program, bound, &shapes, compile_wide)
+            })
+            .collect::<Result<_>>()?;
         let limit = gpu.limits.max_storage_buffer_binding_size;
         for (i, b) in program.buffers.iter().enumerate() {
             if bytes[i] > limit || bytes[i] > gpu.limits.max_buffer_size {

@@ -11,8 +11,9 @@
 //!   size, each buffer's element count and each reduction's term count is below 2^31, so that no
 //!   32-bit operation overflows and the results are the int64 ones.
 //!
-//! Where the device has `SHADER_INT64`, the backend compiles both shaders and picks one per run;
-//! without it, only the narrow one, and a run whose sizes do not fit is `Unsupported`.
+//! Where the device has `SHADER_INT64`, a run picks the narrow shader where its sizes fit and the
+//! wide one otherwise, which the first run that needs it compiles (`run::KernelChoices`); without
+//! it, there is only the narrow one, and a run whose sizes do not fit is `Unsupported`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
