@@ -1328,19 +1328,39 @@ def choose(a, choices, out=None, mode="raise"):
     return take_along_axis(stack(arrays), index[None], 0)[0]  # noqa: F405
 
 
-def matvec(x1, x2):
-    """numpy's ``matvec``: the matrix-vector products ``x1[..., i, :] @ x2[..., :]`` over the
-    broadcast leading axes."""
-    return matmul(_as_array(x1), _as_array(x2)[..., None])[..., 0]  # noqa: F405
+def _check_gufunc_core(name, signature, operands, cores):
+    """numpy's checks of a gufunc's operands: each has the axes of its core (``cores[k]``: the
+    core's axis names, last axes first matched), and a core name has one length in all."""
+    lengths = {}
+    for k, (a, core) in enumerate(zip(operands, cores)):
+        if a.ndim < len(core):
+            raise ValueError(f"{name}: Input operand {k} does not have enough dimensions (has {a.ndim}, gufunc core "
+                             f"with signature {signature} requires {len(core)})")
+        for j, (axis, length) in enumerate(zip(core, a.shape[a.ndim - len(core):])):
+            known = lengths.setdefault(axis, length)
+            if isinstance(known, int) and isinstance(length, int) and known != length:
+                raise ValueError(f"{name}: Input operand {k} has a mismatch in its core dimension {j}, with gufunc "
+                                 f"signature {signature} (size {length} is different from {known})")
 
 
-def vecmat(x1, x2):
-    """numpy's ``vecmat``: the vector-matrix products ``conj(x1[..., :]) @ x2[..., :, j]`` over
-    the broadcast leading axes."""
-    x1 = _as_array(x1)
+def matvec(x1, x2, /, *, dtype=None, casting="same_kind", order="K"):
+    """numpy's ``matvec``, the gufunc ``(m,n),(n)->(m)``: the matrix-vector products
+    ``x1[..., i, :] @ x2[..., :]`` over the broadcast leading axes, with numpy's ufunc keywords
+    ``dtype=``, ``casting=`` and ``order=``."""
+    x1, x2 = _as_array(x1), _as_array(x2)
+    _check_gufunc_core("matvec", "(m,n),(n)->(m)", (x1, x2), ("mn", "n"))
+    return matmul(x1, x2[..., None], dtype=dtype, casting=casting, order=order)[..., 0]  # noqa: F405
+
+
+def vecmat(x1, x2, /, *, dtype=None, casting="same_kind", order="K"):
+    """numpy's ``vecmat``, the gufunc ``(n),(n,m)->(m)``: the vector-matrix products
+    ``conj(x1[..., :]) @ x2[..., :, j]`` over the broadcast leading axes, with numpy's ufunc
+    keywords ``dtype=``, ``casting=`` and ``order=``."""
+    x1, x2 = _as_array(x1), _as_array(x2)
+    _check_gufunc_core("vecmat", "(n),(n,m)->(m)", (x1, x2), ("n", "nm"))
     if x1.dtype.kind == "c":
         x1 = conj(x1)  # noqa: F405
-    return matmul(x1[..., None, :], _as_array(x2))[..., 0, :]  # noqa: F405
+    return matmul(x1[..., None, :], x2, dtype=dtype, casting=casting, order=order)[..., 0, :]  # noqa: F405
 
 
 def sinc(x):

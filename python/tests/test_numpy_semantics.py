@@ -2036,6 +2036,30 @@ def test_einsum_takes_numpys_sublist_form(backend):
         pt.einsum(pa, [0, 1], pb)  # an array where a sublist belongs
 
 
+def test_matvec_and_vecmat_are_numpys_gufuncs(backend):
+    """``matvec`` is the gufunc ``(m,n),(n)->(m)`` and ``vecmat`` ``(n),(n,m)->(m)``: an operand
+    without its core axes is numpy's ``ValueError`` (``matvec`` of two vectors gave their dot
+    product, ``vecmat`` of a stack of vectors and a vector gave a value of shape ``(1,)``), and
+    ``dtype=``/``casting=`` are numpy's ufunc keywords."""
+    rng = np.random.default_rng(5)
+    shapes = [((2, 3), (3,)), ((4, 2, 3), (3,)), ((2, 3), (5, 3)), ((0, 3), (3,)), ((2, 0), (0,)), ((3, 1, 2, 4), (5, 4)),
+              ((3,), (3, 2)), ((2,), (2, 3)), ((5, 2), (2, 3)), ((3, 1, 2), (4, 2, 3)), ((3,), (3,)), ((), (3,)),
+              ((2, 3), (2,)), ((2, 3), (2, 3))]
+    for name in ("matvec", "vecmat"):
+        for (sa, sb), kw in itertools.product(shapes, ({}, {"dtype": np.complex64, "casting": "unsafe"})):
+            a, b = rng.standard_normal(sa) + 1j * rng.standard_normal(sa), rng.standard_normal(sb)
+            try:
+                expected = getattr(np, name)(a, b, **kw)
+            except ValueError as e:
+                with pytest.raises(ValueError, match=re.escape(str(e))):
+                    getattr(pt, name)(pt.make_placeholder("a", sa, a.dtype), pt.make_placeholder("b", sb, b.dtype), **kw)
+                continue
+            got = _run(backend, lambda p: {"r": getattr(pt, name)(p["a"], p["b"], **kw)}, {"a": a, "b": b})["r"]
+            assert got.shape == expected.shape and got.dtype == expected.dtype, (name, sa, sb)
+            tol = 1e-5 if kw else 1e-13
+            np.testing.assert_allclose(got, expected, rtol=tol, atol=tol, err_msg=f"{name} {sa} {sb}")
+
+
 def _cumsum_in_blocks(x):
     """The library's running sum of a 1-d float row, from numpy's own running loops: numpy's
     cumsum up to 2048 elements; else blocks of 1024 each summed by numpy's cumsum, the blocks'
