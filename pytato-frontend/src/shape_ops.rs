@@ -354,14 +354,16 @@ pub fn diff_with(
     let a = &if prepend.is_none() && append.is_none() {
         a.clone()
     } else {
-        // A scalar or 0-d value stands for a slab of length 1 along the axis.
+        // A scalar or 0-d value stands for a slab of length 1 along the axis; other arrays are
+        // joined as they are (numpy broadcasts only 0-d ones: a `(1,)` prepended to a matrix is
+        // an error, not a column).
         let mut slab = a.shape().dims().to_vec();
         slab[k] = Dim::new(1);
         let slab = Shape::from(slab);
         let as_slab = |v: super::Operand| -> Result<Array> {
             match v {
-                super::Operand::Array(x) if x.ndim() == a.ndim() => Ok(x),
-                super::Operand::Array(x) => broadcast_to(&x, slab.clone()),
+                super::Operand::Array(x) if x.ndim() == 0 => broadcast_to(&x, slab.clone()),
+                super::Operand::Array(x) => Ok(x),
                 super::Operand::Scalar(s) => super::full(slab.clone(), s, None),
             }
         };

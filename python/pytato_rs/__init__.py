@@ -450,8 +450,11 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     shape of ``a`` along those axes (in ``axis``'s order), as numpy allows. ``returned`` adds the
     sum of the weights, broadcast to the average's shape. Weights that sum to zero give NaN or
     inf where numpy raises ``ZeroDivisionError`` (the sum is known only when the program runs);
-    an average of no elements without weights raises it, as numpy's (which divides the sizes)."""
+    an average of no elements raises it, as numpy's (which divides the sizes, or finds a sum of
+    no weights zero)."""
     a = _as_array(a)
+    if axis is not None:
+        _np.lib.array_utils.normalize_axis_tuple(axis, a.ndim)  # numpy's AxisError
     if weights is None:
         avg = mean(a, axis=axis, keepdims=keepdims)  # noqa: F405
         if _builtins.all(isinstance(n, int) for n in avg.shape) and _math.prod(avg.shape) == 0:
@@ -475,6 +478,11 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
             weights = reshape(weights, tuple(n if k in axes else 1 for k, n in enumerate(a.shape)))  # noqa: F405
         dtype = _np.result_type(a.dtype, weights.dtype, "f8" if a.dtype.kind in "biu" else a.dtype)
         scale = sum(weights, axis=axis, dtype=dtype, keepdims=keepdims)  # noqa: F405
+        # numpy raises where a sum of weights is zero: known now where each sums no weights.
+        axes = range(a.ndim) if axis is None else _np.lib.array_utils.normalize_axis_tuple(axis, a.ndim)
+        kept = [n for k, n in enumerate(a.shape) if k not in axes]
+        if _builtins.any(a.shape[k] == 0 for k in axes) and 0 not in kept:
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
         avg = divide(sum(multiply(astype(a, dtype), astype(weights, dtype)), axis=axis,  # noqa: F405
                          keepdims=keepdims), scale)
         if returned and tuple(scale.shape) != tuple(avg.shape):
@@ -2284,15 +2292,16 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if dtype is None:
         dtype = _np.result_type(m.dtype, _np.float64) if y is None else \
             _np.result_type(m.dtype, _as_array(y).dtype, _np.float64)
+    if y is not None:
+        y = _as_array(y)
+        if y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
     x = astype(atleast_2d(m), dtype)  # noqa: F405
     if not rowvar and m.ndim != 1:
         x = matrix_transpose(x)  # noqa: F405
     if x.shape[0] == 0:
         return zeros((0, 0))  # noqa: F405
     if y is not None:
-        y = _as_array(y)
-        if y.ndim > 2:
-            raise ValueError("y has more than 2 dimensions")
         y = astype(atleast_2d(y), dtype)  # noqa: F405
         if not rowvar and y.shape[0] != 1:
             y = matrix_transpose(y)  # noqa: F405

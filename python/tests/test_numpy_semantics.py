@@ -2060,6 +2060,40 @@ def test_matvec_and_vecmat_are_numpys_gufuncs(backend):
             np.testing.assert_allclose(got, expected, rtol=tol, atol=tol, err_msg=f"{name} {sa} {sb}")
 
 
+def test_shape_checks_of_diff_average_and_cov_are_numpys(backend):
+    """Checks numpy makes of shapes alone, found by calling composed functions on every pair of
+    13 shapes: ``diff``'s ``prepend``/``append`` of more than 0 dimensions are joined as they are
+    (a ``(1,)`` before a matrix was broadcast into a column; numpy refuses it), ``average`` with
+    weights over an axis of no elements is numpy's ``ZeroDivisionError`` (it gave NaN), and its
+    ``axis`` is checked; ``cov``'s ``y`` of three axes is refused even where ``m`` is empty."""
+    a = np.arange(6.0).reshape(2, 3)
+    x = pt.make_placeholder("x", a.shape, a.dtype)
+    for value in (np.array([1.0]), np.ones(3), np.ones((3, 1))):
+        with pytest.raises(ValueError):
+            np.diff(a, prepend=value)
+        with pytest.raises(ValueError):
+            pt.diff(x, prepend=value)
+        with pytest.raises(ValueError):
+            pt.diff(x, append=value)
+    joined = {"zero_d": pt.diff(x, prepend=np.array(-1.0), append=7.5), "slab": pt.diff(x, axis=0, prepend=np.ones((1, 3))),
+              "block": pt.diff(x, prepend=np.ones((2, 2)))}
+    got = pt.generate(joined, backend)(x=a)
+    _same_bits(got["zero_d"], np.diff(a, prepend=np.array(-1.0), append=7.5), "0-d prepend")
+    _same_bits(got["slab"], np.diff(a, axis=0, prepend=np.ones((1, 3))), "a slab")
+    _same_bits(got["block"], np.diff(a, prepend=np.ones((2, 2))), "two columns")
+    for shape, axis, weights in [((0,), None, (0,)), ((0, 3), 0, (0,)), ((0, 3), None, (0, 3)), ((3, 0), 1, (0,))]:
+        with pytest.raises(ZeroDivisionError):
+            np.average(np.zeros(shape), axis=axis, weights=np.zeros(weights))
+        with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
+            pt.average(pt.zeros(shape), axis=axis, weights=pt.zeros(weights))
+    empty = pt.generate(pt.average(pt.zeros((3, 0)), axis=0, weights=pt.ones(3)), backend)()
+    _same_bits(empty, np.average(np.zeros((3, 0)), axis=0, weights=np.ones(3)), "no averages, no division")
+    with pytest.raises(np.exceptions.AxisError):
+        pt.average(pt.zeros(()), axis=0, weights=pt.zeros(()))
+    with pytest.raises(ValueError, match="y has more than 2 dimensions"):
+        pt.cov(pt.zeros((0, 3)), pt.zeros((2, 1, 3)))
+
+
 def _cumsum_in_blocks(x):
     """The library's running sum of a 1-d float row, from numpy's own running loops: numpy's
     cumsum up to 2048 elements; else blocks of 1024 each summed by numpy's cumsum, the blocks'
