@@ -24,11 +24,12 @@ pub(crate) struct Settings {
     pub(crate) codegen: CodegenOptions,
     pub(crate) tiled_products: bool,
     pub(crate) int64: bool,
+    pub(crate) scratch_limit: Option<u64>,
 }
 
 impl Settings {
-    fn key(&self) -> (CodegenKey, bool, bool) {
-        (self.codegen.cache_key(), self.tiled_products, self.int64)
+    fn key(&self) -> (CodegenKey, bool, bool, Option<u64>) {
+        (self.codegen.cache_key(), self.tiled_products, self.int64, self.scratch_limit)
     }
 }
 

@@ -116,6 +116,9 @@ pub struct Wgpu {
     workgroup_sorts: bool,
     int64: bool,
     codegen: CodegenOptions,
+    /// The most bytes the partial results of one reduction may take (see
+    /// [`Wgpu::with_scratch_limit`]); `None`: what the adapter binds.
+    scratch_limit: Option<u64>,
 }
 
 impl std::fmt::Debug for Wgpu {
@@ -149,6 +152,7 @@ impl Wgpu {
             workgroup_sorts: on_gpu,
             int64: true,
             codegen: CodegenOptions::default(),
+            scratch_limit: None,
         })
     }
 
@@ -156,6 +160,24 @@ impl Wgpu {
     /// each kernel program before translation).
     pub fn with_codegen(self, codegen: CodegenOptions) -> Wgpu {
         Wgpu { codegen, ..self }
+    }
+
+    /// Limits the memory the partial results of one reduction take on the device to `bytes`.
+    /// A long reduction runs in stages: block sums of every output element in parallel, then
+    /// their tree. Where the block sums of a run would take more than the limit (by default, and
+    /// never more than, what the adapter binds per buffer: 128 MiB on lavapipe, where a product
+    /// of two 1500×1500 matrices needs 216 MB), the kernel runs each element's reduction in one
+    /// loop instead: the same bits, less memory, less parallel (compiled when a run first needs
+    /// it).
+    pub fn with_scratch_limit(self, bytes: u64) -> Wgpu {
+        Wgpu { scratch_limit: Some(bytes), ..self }
+    }
+
+    /// The most bytes the partial results of one reduction may take (see
+    /// [`Wgpu::with_scratch_limit`]) on this adapter.
+    pub(crate) fn scratch_bytes(&self) -> u64 {
+        let binds = self.gpu.limits.max_storage_buffer_binding_size.min(self.gpu.limits.max_buffer_size);
+        self.scratch_limit.map_or(binds, |limit| limit.min(binds))
     }
 
     /// With `false`, compiles as if the adapter lacked `SHADER_INT64`: only kernels with 32-bit
@@ -231,7 +253,12 @@ impl Wgpu {
     }
 
     fn cache_settings(&self) -> cache::Settings {
-        cache::Settings { codegen: self.codegen.clone(), tiled_products: self.tiled_products, int64: self.int64 }
+        cache::Settings {
+            codegen: self.codegen.clone(),
+            tiled_products: self.tiled_products,
+            int64: self.int64,
+            scratch_limit: self.scratch_limit,
+        }
     }
 
     /// The adapter programs run on: name, backend, device type and driver.
@@ -295,7 +322,7 @@ impl Wgpu {
                     k,
                     self.features(),
                     self.tiled_products,
-                    !self.features().i64,
+                    (!self.features().i64, true),
                 )?;
                 let mut sources: Vec<String> = shaders.block_sums.into_iter().map(|b| b.shader.source).collect();
                 sources.push(shaders.kernel.source);
@@ -340,16 +367,17 @@ impl Wgpu {
 }
 
 impl Wgpu {
-    /// One form of `kernel`'s shaders, compiled (`narrow`: with 32-bit indices).
+    /// One form of `kernel`'s shaders, compiled (`narrow`: with 32-bit indices; `split`: long
+    /// reductions in stages, see `wgsl::kernel_shaders`).
     pub(crate) fn compile_kernel(
         &self,
         program: &KernelProgram,
         names: &HashMap<&str, BufferId>,
         kernel: &Kernel,
-        narrow: bool,
+        (narrow, split): (bool, bool),
     ) -> Result<CompiledKernel> {
         let features = self.features();
-        let shaders = wgsl::kernel_shaders(program, names, kernel, features, self.tiled_products, narrow)?;
+        let shaders = wgsl::kernel_shaders(program, names, kernel, features, self.tiled_products, (narrow, split))?;
         let mut block_sums = Vec::with_capacity(shaders.block_sums.len());
         for b in shaders.block_sums {
             block_sums.push(CompiledBlockSums {
@@ -424,7 +452,7 @@ impl Backend for Wgpu {
         for kernel in &program.kernels {
             let features = self.features();
             let narrow = wgsl::narrowable(&program, &names, kernel, features.i64)?;
-            let form = |narrow: bool| self.compile_kernel(&program, &names, kernel, narrow);
+            let form = |narrow: bool| self.compile_kernel(&program, &names, kernel, (narrow, true));
             // The 64-bit form waits for a run that needs it, unless it is the only one (see
             // `KernelChoices`).
             let wide = match (features.i64, &narrow) {
@@ -432,8 +460,8 @@ impl Backend for Wgpu {
                 (true, Some(_)) => Some(std::sync::OnceLock::new()),
                 (true, None) => Some(std::sync::OnceLock::from(form(false)?)),
             };
-            let choices =
-                KernelChoices { wide, narrow: narrow.map(|bounds| Ok::<_, Error>((form(true)?, bounds))).transpose()? };
+            let narrow = narrow.map(|bounds| Ok::<_, Error>((form(true)?, bounds))).transpose()?;
+            let choices = KernelChoices { wide, narrow, unsplit: Default::default() };
             if choices.wide.is_none() && choices.narrow.is_none() {
                 return Err(Error::Unsupported {
                     backend: "wgpu".into(),

@@ -53,25 +53,66 @@ pub(crate) struct CompiledKernel {
 /// A driver compiles each pipeline when it is created (NVIDIA's takes tens of milliseconds for a
 /// kernel of DG), and most runs take the 32-bit form. So the 64-bit one is compiled with the
 /// program only where it is the sole form, and otherwise by the first run whose sizes need it.
+///
+/// Each form runs its long reductions in stages, whose block sums take a buffer of a slot per
+/// output element and block of terms. Where that buffer would exceed what the adapter binds (a
+/// product of 1500×1500 matrices: 216 MB of block sums) or `Wgpu::with_scratch_limit`, a run
+/// takes the same width's *unsplit* form instead, compiled then: each reduction in one loop per
+/// element, with the same bits.
 pub(crate) struct KernelChoices {
     pub(crate) wide: Option<OnceLock<CompiledKernel>>,
     pub(crate) narrow: Option<(CompiledKernel, IndexBounds)>,
+    /// The unsplit forms, 64-bit first.
+    pub(crate) unsplit: [OnceLock<CompiledKernel>; 2],
+}
+
+/// `cell`'s kernel, compiled by `compile` if it is not yet. (Two threads may both compile it; one
+/// result is kept, and the pipeline cache shares their pipelines.)
+fn compiled_once(
+    cell: &OnceLock<CompiledKernel>,
+    compile: impl FnOnce() -> Result<CompiledKernel>,
+) -> Result<&CompiledKernel> {
+    if let Some(compiled) = cell.get() {
+        return Ok(compiled);
+    }
+    let compiled = compile()?;
+    Ok(cell.get_or_init(|| compiled))
 }
 
 impl KernelChoices {
-    /// The form that runs for the sizes `bound` gives and the buffer shapes `shapes`;
-    /// `compile_wide` compiles the 64-bit one if it is needed and not compiled yet.
+    /// The form that runs for the sizes `bound` gives and the buffer shapes `shapes`, where the
+    /// adapter binds at most `limit` bytes per buffer; `compile(narrow, split)` compiles a form
+    /// that is needed and not compiled yet.
     fn choose(
         &self,
         program: &KernelProgram,
         bound: &Bound<'_>,
         shapes: &[Vec<usize>],
-        compile_wide: impl FnOnce() -> Result<CompiledKernel>,
+        limit: u64,
+        compile: impl Fn((bool, bool)) -> Result<CompiledKernel>,
     ) -> Result<&CompiledKernel> {
+        let (chosen, narrow) = self.width(program, bound, shapes, || compile((false, true)))?;
+        let elements: u64 = shapes[chosen.kernel.output.0].iter().map(|&d| d as u64).product();
+        for stage in &chosen.block_sums {
+            if stage.partials_bytes(elements, bound)? > limit {
+                return compiled_once(&self.unsplit[usize::from(narrow)], || compile((narrow, false)));
+            }
+        }
+        Ok(chosen)
+    }
+
+    /// The split form of the width the sizes need, and whether it is the narrow one.
+    fn width(
+        &self,
+        program: &KernelProgram,
+        bound: &Bound<'_>,
+        shapes: &[Vec<usize>],
+        compile_wide: impl FnOnce() -> Result<CompiledKernel>,
+    ) -> Result<(&CompiledKernel, bool)> {
         if let Some((narrow, bounds)) = &self.narrow
             && bounds.fits(&|d| bound.eval(d), shapes)?
         {
-            return Ok(narrow);
+            return Ok((narrow, true));
         }
         let Some(wide) = &self.wide else {
             let kernel =
@@ -84,12 +125,7 @@ impl KernelChoices {
                 ),
             });
         };
-        if let Some(compiled) = wide.get() {
-            return Ok(compiled);
-        }
-        // Two threads may both compile it; one result is kept (the pipeline cache shares them).
-        let compiled = compile_wide()?;
-        Ok(wide.get_or_init(|| compiled))
+        Ok((compiled_once(wide, compile_wide)?, false))
     }
 }
 
@@ -116,6 +152,21 @@ impl CompiledBlockSums {
             let extent = (bound.eval(&b.upper)? - bound.eval(&b.lower)?).max(0) as u64;
             Ok(n.saturating_mul(extent))
         })
+    }
+
+    /// The slots of the partial results buffer for `elements` output elements: a carried
+    /// product's product so far and count of chunks per element, else a block sum per element
+    /// and block.
+    fn partials_slots(&self, elements: u64, bound: &Bound<'_>) -> Result<u64> {
+        Ok(match self.tree {
+            None => elements.saturating_mul(2),
+            Some(_) => elements.saturating_mul(wgsl::block_count(self.terms(bound)?)),
+        })
+    }
+
+    /// The bytes of that buffer.
+    fn partials_bytes(&self, elements: u64, bound: &Bound<'_>) -> Result<u64> {
+        Ok(self.partials_slots(elements, bound)?.saturating_mul(self.element_size as u64))
     }
 }
 
@@ -363,16 +414,16 @@ impl Compiled {
                 n.and_then(|n| n.checked_mul(storage_size(b.dtype) as u64)).unwrap_or(u64::MAX)
             })
             .collect();
+        let limit = gpu.limits.max_storage_buffer_binding_size;
         let kernels: Vec<&CompiledKernel> = self
             .kernels
             .iter()
             .zip(&program.kernels)
             .map(|(choices, kernel)| {
-                let compile_wide = || self.backend.compile_kernel(program, &program.buffer_ids(), kernel, false);
-                choices.choose(program, bound, &shapes, compile_wide)
+                let compile = |form| self.backend.compile_kernel(program, &program.buffer_ids(), kernel, form);
+                choices.choose(program, bound, &shapes, self.backend.scratch_bytes(), compile)
             })
             .collect::<Result<_>>()?;
-        let limit = gpu.limits.max_storage_buffer_binding_size;
         for (i, b) in program.buffers.iter().enumerate() {
             if bytes[i] > limit || bytes[i] > gpu.limits.max_buffer_size {
                 // `u64::MAX` stands for a size that does not fit in 64 bits.
@@ -473,13 +524,13 @@ impl Compiled {
             for (j, stage) in kernel.block_sums.iter().enumerate() {
                 let terms = stage.terms(bound)?;
                 let blocks = wgsl::block_count(terms);
-                // A carried product: its product so far and its count of chunks per element, and
-                // one dispatch per chunk; else a block sum per element and block.
-                let (slots, dispatches, invocations) = match stage.tree {
-                    None => (elements.saturating_mul(2), terms.div_ceil(wgsl::CARRY_CHUNK), elements),
-                    Some(_) => (elements.saturating_mul(blocks), 1, elements.saturating_mul(blocks)),
+                // A carried product: one dispatch per chunk, an invocation per element; else an
+                // invocation per element and block.
+                let (dispatches, invocations) = match stage.tree {
+                    None => (terms.div_ceil(wgsl::CARRY_CHUNK), elements),
+                    Some(_) => (1, elements.saturating_mul(blocks)),
                 };
-                let size = slots.saturating_mul(stage.element_size as u64);
+                let size = stage.partials_bytes(elements, bound)?;
                 if size > limit || size > gpu.limits.max_buffer_size {
                     return Err(Error::Unsupported {
                         backend: "wgpu".into(),

@@ -201,14 +201,15 @@ pub(crate) struct BlockSums {
 
 /// The shaders of `kernel`; `names` maps buffer names to buffers. With `tile_products`, a
 /// product of two matrices is a tiled shader (see `tiled`); with `narrow`, indices are 32-bit
-/// (see `narrow`; the kernel must be [`narrowable`]).
+/// (see `narrow`; the kernel must be [`narrowable`]); with `split`, long reductions run in stages
+/// (see `reduce::split_reductions`), else each in one loop per output element (the same bits).
 pub(crate) fn kernel_shaders(
     program: &KernelProgram,
     names: &HashMap<&str, BufferId>,
     kernel: &Kernel,
     features: ShaderFeatures,
     tile_products: bool,
-    narrow: bool,
+    (narrow, split): (bool, bool),
 ) -> Result<KernelShaders> {
     if !features.i64 && !narrow {
         return Err(unsupported(
@@ -221,7 +222,7 @@ pub(crate) fn kernel_shaders(
         let shader = shader(program, names, kernel, features, narrow, Stage::Tiled(&product))?;
         return Ok(KernelShaders { block_sums: Vec::new(), kernel: shader, tiled: Some(product) });
     }
-    let splits = split_reductions(program, names, kernel, features)?;
+    let splits = if split { split_reductions(program, names, kernel, features)? } else { Vec::new() };
     let read: Vec<(Arc<Reduce>, DType)> = splits.iter().map(|s| (s.reduce.clone(), s.dtype)).collect();
     let block_sums = splits
         .iter()
