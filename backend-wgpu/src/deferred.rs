@@ -279,25 +279,23 @@ impl DeferredChecks {
 /// error names its operation (its kind is unchanged).
 fn reported_late(e: Error, run: u64, later: usize) -> Error {
     let more = if later > 0 { format!("; {later} later run(s) failed too") } else { String::new() };
-    let note = |op: String| format!("{op} (in run {run} on device data, reported at the next wait{more})");
-    match e {
-        Error::IndexOutOfBounds { op, index, axis, length } => {
-            Error::IndexOutOfBounds { op: note(op), index, axis, length }
-        }
-        Error::InvalidArgument { op, message } => Error::InvalidArgument { op: note(op), message },
-        other => other,
-    }
+    noted(e, &format!("in run {run} on device data, reported at the next wait{more}"))
 }
 
 /// `e`, the error of run `run` on device data, reported when an array that run computed (or one
 /// computed from it) is read or used: its values are what the failed run left.
 fn computed_by_failed_run(e: Error, run: u64) -> Error {
-    let note = |op: String| format!("{op} (in run {run} on device data, which computed this array)");
+    noted(e, &format!("in run {run} on device data, which computed this array"))
+}
+
+/// `e` with `note` after the operation it names, where it names one (its kind is unchanged).
+fn noted(e: Error, note: &str) -> Error {
+    let op = |op: String| format!("{op} ({note})");
     match e {
-        Error::IndexOutOfBounds { op, index, axis, length } => {
-            Error::IndexOutOfBounds { op: note(op), index, axis, length }
+        Error::IndexOutOfBounds { op: name, index, axis, length } => {
+            Error::IndexOutOfBounds { op: op(name), index, axis, length }
         }
-        Error::InvalidArgument { op, message } => Error::InvalidArgument { op: note(op), message },
+        Error::InvalidArgument { op: name, message } => Error::InvalidArgument { op: op(name), message },
         other => other,
     }
 }

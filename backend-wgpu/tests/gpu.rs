@@ -5,7 +5,7 @@
 //! `PYTATO_REQUIRE_WGPU=1` (CI) a missing adapter fails them.
 
 mod support;
-use support::gpu;
+use support::{gpu, uniform};
 
 use ndarray::Array1;
 use pytato_backend_interp::Interpreter;
@@ -470,15 +470,6 @@ fn kernels_reading_more_buffers_than_the_adapter_binds_are_unsupported_or_exact(
         Err(Error::Unsupported { reason, .. }) => assert!(reason.contains("storage bindings"), "{reason}"),
         Ok(got) => assert_eq!(got, run(&Interpreter, &stacked, &data).unwrap()),
         Err(e) => panic!("{e}"),
-    }
-}
-
-/// Deterministic values in [0, 1) from `seed` (an LCG's top 53 bits).
-fn uniform(seed: u64) -> impl FnMut() -> f64 {
-    let mut state = seed;
-    move || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / 2f64.powi(53)
     }
 }
 
@@ -956,13 +947,8 @@ fn an_operand_read_several_times_is_computed_once() {
 fn tiled_matrix_products_are_the_interpreters_bits() {
     let Some(w) = gpu() else { return };
     let tiled = w.with_tiled_products(true);
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-    };
+    let mut draw = uniform(0x2545_f491_4f6c_dd1du64);
+    let mut next = move || draw() - 0.5;
     let layouts = ["ij,jk->ik", "ji,jk->ik", "ij,kj->ik", "ij,jk->ki", "ij,ej->ei"];
     for dtype in [DType::F64, DType::F32] {
         for layout in layouts {

@@ -27,13 +27,8 @@ fn reductions_past_the_scratch_limit_run_in_one_loop_with_the_same_bits() {
     // A 200×200 product (40,000 sums of 200 terms: 640 KB of block sums), long maxima and
     // integer sums, and a float product of 40,000 terms (carried from dispatch to dispatch).
     let n = 200;
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-    };
+    let mut draw = support::uniform(0x2545_f491_4f6c_dd1du64);
+    let mut next = move || draw() - 0.5;
     let mut a: Vec<f64> = (0..n * n).map(|_| next()).collect();
     a[7] = -0.0;
     a[n + 3] = f64::INFINITY;

@@ -16,3 +16,13 @@ pub(crate) fn gpu() -> Option<Wgpu> {
         }
     }
 }
+
+/// Deterministic values in [0, 1) from `seed` (an LCG's top 53 bits).
+#[allow(dead_code)] // (not every test binary draws values)
+pub(crate) fn uniform(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed;
+    move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / 2f64.powi(53)
+    }
+}
