@@ -25,6 +25,7 @@
 //! runs to none. A thread with [`MAX_PENDING`] unread runs waits for them at its next run, so
 //! neither the staging buffers nor the queue grow without bound.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -75,37 +76,64 @@ impl RunStatus {
     }
 
     /// Whether this run and everything it read are known to be good; drops the links to those
-    /// that are. (It recurses only into links that were unread when this status was last
-    /// asked: runs are read in order, each pruning its links, so the depth stays small.)
-    fn is_good(&self) -> bool {
-        let mut state = self.state();
-        if !matches!(state.own, Some(None)) {
-            return false;
+    /// that are. A walk in post-order that settles each status once (links meet again: a
+    /// multistep method reads the last two steps' arrays), holding one lock at a time.
+    fn is_good(self: &Arc<RunStatus>) -> bool {
+        let mut good: HashMap<*const RunStatus, bool> = HashMap::new();
+        let mut stack = vec![(Arc::clone(self), false)];
+        while let Some((status, inputs_settled)) = stack.pop() {
+            let key = Arc::as_ptr(&status);
+            if good.contains_key(&key) {
+                continue;
+            }
+            if inputs_settled {
+                let mut state = status.state();
+                state.inputs.retain(|input| !good[&Arc::as_ptr(input)]);
+                good.insert(key, state.inputs.is_empty());
+                continue;
+            }
+            let state = status.state();
+            if !matches!(state.own, Some(None)) {
+                good.insert(key, false);
+                continue;
+            }
+            let inputs = state.inputs.clone();
+            drop(state);
+            stack.push((status, true));
+            stack.extend(inputs.into_iter().filter(|i| !good.contains_key(&Arc::as_ptr(i))).map(|i| (i, false)));
         }
-        state.inputs.retain(|input| !input.is_good());
-        state.inputs.is_empty()
+        good[&Arc::as_ptr(self)]
     }
 
     /// The error of a failed run among this one and those whose arrays it read, transitively,
     /// as far as waits have read them; `None` while none is known to have failed.
     pub(crate) fn failure(self: &Arc<RunStatus>) -> Option<Error> {
-        // An explicit stack: the links are few (see the module docs), but never recursed into.
+        self.search().0
+    }
+
+    /// [`RunStatus::failure`], and how many statuses the search visited: each at most once, so
+    /// that links that meet again (a multistep method reads the last two steps' arrays, unread)
+    /// are not walked once per path, which grows exponentially with the steps.
+    fn search(self: &Arc<RunStatus>) -> (Option<Error>, usize) {
+        let mut seen: std::collections::HashSet<*const RunStatus> = std::collections::HashSet::new();
         let mut stack = vec![Arc::clone(self)];
         while let Some(status) = stack.pop() {
+            if !seen.insert(Arc::as_ptr(&status)) {
+                continue;
+            }
             let state = status.state();
             if let Some(Some(e)) = &state.own {
-                return Some(computed_by_failed_run(e.clone(), status.run));
+                return (Some(computed_by_failed_run(e.clone(), status.run)), seen.len());
             }
             stack.extend(state.inputs.iter().cloned());
         }
-        None
+        (None, seen.len())
     }
 
     /// Records what the run's header says, and drops the links to runs known to be good.
-    fn read(&self, own: Option<Error>) {
-        let mut state = self.state();
-        state.own = Some(own);
-        state.inputs.retain(|input| !input.is_good());
+    fn read(self: &Arc<RunStatus>, own: Option<Error>) {
+        self.state().own = Some(own);
+        self.is_good();
     }
 }
 
@@ -340,6 +368,62 @@ mod tests {
         second.read(None);
         assert!(second.is_good() && second.state().inputs.is_empty());
         assert!(RunStatus::derived(Vec::new()).is_none(), "work over good arrays needs no status");
+    }
+
+    #[test]
+    fn a_search_visits_each_status_once_where_links_meet_again() {
+        // A two-step method: each run reads the outputs of the two before it, all unread.
+        let mut runs: Vec<Arc<RunStatus>> =
+            vec![RunStatus::new(1, None, Vec::new()), RunStatus::new(2, None, Vec::new())];
+        for run in 3..=200u64 {
+            let last_two = [Some(Arc::clone(&runs[runs.len() - 1])), Some(Arc::clone(&runs[runs.len() - 2]))];
+            runs.push(RunStatus::new(run, None, input_statuses(last_two.iter()).unwrap()));
+        }
+        let (failure, visited) = runs[199].search();
+        assert!(failure.is_none());
+        assert_eq!(visited, 200, "each status once (walking every path would visit about 2^139)");
+        runs[0].read(Some(out_of_range(9)));
+        let (failure, visited) = runs[199].search();
+        assert!(matches!(failure, Some(Error::IndexOutOfBounds { index: 9, .. })));
+        assert!(visited <= 200);
+    }
+
+    #[test]
+    fn steps_between_runs_keep_no_chain_either() {
+        // run -> step -> step -> run -> ...: each run reads what two steps made of the last run.
+        let mut runs: Vec<Arc<RunStatus>> = Vec::new();
+        let mut last: Option<Arc<RunStatus>> = None;
+        for run in 1..=300u64 {
+            let inputs = input_statuses([&last]).unwrap();
+            let status = RunStatus::new(run, None, inputs);
+            let step = RunStatus::derived(input_statuses([&Some(Arc::clone(&status))]).unwrap());
+            last = RunStatus::derived(input_statuses([&step]).unwrap());
+            runs.push(status);
+        }
+        for r in &runs {
+            r.read(None);
+        }
+        assert!(runs.iter().all(|r| r.state().inputs.is_empty()), "each read dropped its links");
+        assert!(last.unwrap().is_good());
+    }
+
+    #[test]
+    fn reading_a_multistep_loop_after_a_failure_settles_each_status_once() {
+        let mut runs: Vec<Arc<RunStatus>> =
+            vec![RunStatus::new(1, None, Vec::new()), RunStatus::new(2, None, Vec::new())];
+        for run in 3..=200u64 {
+            let last_two = [Some(Arc::clone(&runs[runs.len() - 1])), Some(Arc::clone(&runs[runs.len() - 2]))];
+            runs.push(RunStatus::new(run, None, input_statuses(last_two.iter()).unwrap()));
+        }
+        // Walking every path below each run as it is read would take about 2^139 steps.
+        runs[0].read(Some(out_of_range(5)));
+        for r in &runs[1..] {
+            r.read(None);
+        }
+        assert!(
+            runs[1..].iter().skip(1).all(|r| matches!(r.failure(), Some(Error::IndexOutOfBounds { index: 5, .. })))
+        );
+        assert!(runs[1].failure().is_none(), "run 2 read nothing of run 1");
     }
 
     #[test]
