@@ -243,9 +243,10 @@ def test_to_device_keeps_metadata_and_refuses_what_numpy_cannot_hold(backend):
 def test_results_of_a_failed_run_are_never_read_as_good(backend):
     """An index out of range found by a run on evaluated arrays: the host backends raise at once;
     wgpu only enqueues and reports it at the next wait. Its results, and what is computed from
-    them before that wait (by a program, and by a running sum, a step of its own), report the
-    run's error whenever they are read or used, not once: they were read back as good values
-    after the wait had reported the error (``[0., 0., 2.]``, what the failed run left)."""
+    them before that wait (by a program, and by a running sum and a compaction, steps of their
+    own), report the run's error whenever they are read or used, not once: they were read back
+    as good values after the wait had reported the error (``[0., 0., 2.]``, what the failed run
+    left)."""
     n = 1000
     x = pt.make_placeholder("x", (n,), np.float64)
     i = pt.make_placeholder("i", (4,), np.int64)
@@ -253,6 +254,7 @@ def test_results_of_a_failed_run_are_never_read_as_good(backend):
     gather = pt.generate(pt.take(x, i), backend=backend)
     double = pt.generate(u * 2, backend=backend)
     running = pt.generate(pt.cumsum(u), backend=backend)
+    positive = pt.generate(u[u > 0], backend=backend)  # a compaction: its count is read back
     held = pt.to_device(np.arange(n, dtype=np.float64), backend=backend)
     bad = np.array([0, 1, n + 5, 2])
     if backend != "wgpu":
@@ -260,12 +262,12 @@ def test_results_of_a_failed_run_are_never_read_as_good(backend):
             gather.evaluate(x=held, i=bad)
         return
     failed = gather.evaluate(x=held, i=bad)
-    doubled, summed = double.evaluate(u=failed), running.evaluate(u=failed)
+    doubled, summed, kept = double.evaluate(u=failed), running.evaluate(u=failed), positive.evaluate(u=failed)
     good = double.evaluate(u=gather.evaluate(x=held, i=np.array([3, 2, 1, 0])))
     with pytest.raises(IndexError, match="1005"):
         pt.generate(x + 1, backend=backend)(x=np.zeros(n))  # the next wait reports it
     for _ in range(2):
-        for result in (failed, doubled, summed):
+        for result in (failed, doubled, summed, kept):
             with pytest.raises(IndexError, match="1005"):
                 np.asarray(result)
         with pytest.raises(IndexError, match="1005"):
