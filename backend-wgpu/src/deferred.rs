@@ -350,6 +350,20 @@ mod tests {
         runs
     }
 
+    /// Runs `1..=n` of a two-step method: runs 1 and 2 read nothing, each later one the outputs
+    /// of the two before it, all unread (links that meet again).
+    fn two_step_chain(n: u64) -> Vec<Arc<RunStatus>> {
+        let mut runs: Vec<Arc<RunStatus>> = Vec::new();
+        for run in 1..=n {
+            let inputs = match runs.as_slice() {
+                [.., before, last] => input_statuses([&Some(Arc::clone(last)), &Some(Arc::clone(before))]).unwrap(),
+                _ => Vec::new(),
+            };
+            runs.push(RunStatus::new(run, None, inputs));
+        }
+        runs
+    }
+
     #[test]
     fn a_time_loop_of_good_runs_keeps_no_chain_of_statuses() {
         let runs = chain(1000);
@@ -372,13 +386,7 @@ mod tests {
 
     #[test]
     fn a_search_visits_each_status_once_where_links_meet_again() {
-        // A two-step method: each run reads the outputs of the two before it, all unread.
-        let mut runs: Vec<Arc<RunStatus>> =
-            vec![RunStatus::new(1, None, Vec::new()), RunStatus::new(2, None, Vec::new())];
-        for run in 3..=200u64 {
-            let last_two = [Some(Arc::clone(&runs[runs.len() - 1])), Some(Arc::clone(&runs[runs.len() - 2]))];
-            runs.push(RunStatus::new(run, None, input_statuses(last_two.iter()).unwrap()));
-        }
+        let runs = two_step_chain(200);
         let (failure, visited) = runs[199].search();
         assert!(failure.is_none());
         assert_eq!(visited, 200, "each status once (walking every path would visit about 2^139)");
@@ -409,12 +417,7 @@ mod tests {
 
     #[test]
     fn reading_a_multistep_loop_after_a_failure_settles_each_status_once() {
-        let mut runs: Vec<Arc<RunStatus>> =
-            vec![RunStatus::new(1, None, Vec::new()), RunStatus::new(2, None, Vec::new())];
-        for run in 3..=200u64 {
-            let last_two = [Some(Arc::clone(&runs[runs.len() - 1])), Some(Arc::clone(&runs[runs.len() - 2]))];
-            runs.push(RunStatus::new(run, None, input_statuses(last_two.iter()).unwrap()));
-        }
+        let runs = two_step_chain(200);
         // Walking every path below each run as it is read would take about 2^139 steps.
         runs[0].read(Some(out_of_range(5)));
         for r in &runs[1..] {
