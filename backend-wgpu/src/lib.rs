@@ -166,9 +166,10 @@ impl Wgpu {
     /// A long reduction runs in stages: block sums of every output element in parallel, then
     /// their tree. Where the block sums of a run would take more than the limit (by default, and
     /// never more than, what the adapter binds per buffer: 128 MiB on lavapipe, where a product
-    /// of two 1500×1500 matrices needs 216 MB), the kernel runs each element's reduction in one
-    /// loop instead: the same bits, less memory, less parallel (compiled when a run first needs
-    /// it).
+    /// of two 1500×1500 matrices needs 216 MB), the kernel runs over its output elements in
+    /// chunks whose block sums fit, one chunk after another: the same shaders, the same bits.
+    /// Only a reduction whose block sums for one element exceed the limit is
+    /// [`Error::Unsupported`].
     pub fn with_scratch_limit(self, bytes: u64) -> Wgpu {
         Wgpu { scratch_limit: Some(bytes), ..self }
     }
@@ -322,7 +323,7 @@ impl Wgpu {
                     k,
                     self.features(),
                     self.tiled_products,
-                    (!self.features().i64, true),
+                    !self.features().i64,
                 )?;
                 let mut sources: Vec<String> = shaders.block_sums.into_iter().map(|b| b.shader.source).collect();
                 sources.push(shaders.kernel.source);
@@ -367,17 +368,17 @@ impl Wgpu {
 }
 
 impl Wgpu {
-    /// One form of `kernel`'s shaders, compiled (`narrow`: with 32-bit indices; `split`: long
-    /// reductions in stages, see `wgsl::kernel_shaders`).
+    /// One form of `kernel`'s shaders, compiled (`narrow`: with 32-bit indices, see
+    /// `wgsl::kernel_shaders`).
     pub(crate) fn compile_kernel(
         &self,
         program: &KernelProgram,
         names: &HashMap<&str, BufferId>,
         kernel: &Kernel,
-        (narrow, split): (bool, bool),
+        narrow: bool,
     ) -> Result<CompiledKernel> {
         let features = self.features();
-        let shaders = wgsl::kernel_shaders(program, names, kernel, features, self.tiled_products, (narrow, split))?;
+        let shaders = wgsl::kernel_shaders(program, names, kernel, features, self.tiled_products, narrow)?;
         let mut block_sums = Vec::with_capacity(shaders.block_sums.len());
         for b in shaders.block_sums {
             block_sums.push(CompiledBlockSums {
@@ -452,7 +453,7 @@ impl Backend for Wgpu {
         for kernel in &program.kernels {
             let features = self.features();
             let narrow = wgsl::narrowable(&program, &names, kernel, features.i64)?;
-            let form = |narrow: bool| self.compile_kernel(&program, &names, kernel, (narrow, true));
+            let form = |narrow: bool| self.compile_kernel(&program, &names, kernel, narrow);
             // The 64-bit form waits for a run that needs it, unless it is the only one (see
             // `KernelChoices`).
             let wide = match (features.i64, &narrow) {
@@ -461,7 +462,7 @@ impl Backend for Wgpu {
                 (true, None) => Some(std::sync::OnceLock::from(form(false)?)),
             };
             let narrow = narrow.map(|bounds| Ok::<_, Error>((form(true)?, bounds))).transpose()?;
-            let choices = KernelChoices { wide, narrow, unsplit: Default::default() };
+            let choices = KernelChoices { wide, narrow };
             if choices.wide.is_none() && choices.narrow.is_none() {
                 return Err(Error::Unsupported {
                     backend: "wgpu".into(),

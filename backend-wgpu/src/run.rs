@@ -27,7 +27,10 @@ use crate::transfer::{bytes_into, from_bytes, to_bytes};
 use crate::wgsl::{self, IndexBounds, LoopPlan, TILE, Tiled, WORKGROUP_SIZE, storage_size};
 
 /// Offset of `sizes` in the control block (after the error record and `zero`).
-const SIZES_OFFSET: usize = 40;
+/// Where the control block holds the current chunk of a kernel's output elements (`base`, `slots`:
+/// two `u32`, see `wgsl::Translator::main`), and its sizes after that.
+const CHUNK_OFFSET: u64 = 40;
+const SIZES_OFFSET: usize = 48;
 
 /// One kernel ready to dispatch.
 pub(crate) struct CompiledKernel {
@@ -53,17 +56,9 @@ pub(crate) struct CompiledKernel {
 /// A driver compiles each pipeline when it is created (NVIDIA's takes tens of milliseconds for a
 /// kernel of DG), and most runs take the 32-bit form. So the 64-bit one is compiled with the
 /// program only where it is the sole form, and otherwise by the first run whose sizes need it.
-///
-/// Each form runs its long reductions in stages, whose block sums take a buffer of a slot per
-/// output element and block of terms. Where that buffer would exceed what the adapter binds (a
-/// product of 1500×1500 matrices: 216 MB of block sums) or `Wgpu::with_scratch_limit`, a run
-/// takes the same width's *unsplit* form instead, compiled then: each reduction in one loop per
-/// element, with the same bits.
 pub(crate) struct KernelChoices {
     pub(crate) wide: Option<OnceLock<CompiledKernel>>,
     pub(crate) narrow: Option<(CompiledKernel, IndexBounds)>,
-    /// The unsplit forms, 64-bit first.
-    pub(crate) unsplit: [OnceLock<CompiledKernel>; 2],
 }
 
 /// `cell`'s kernel, compiled by `compile` if it is not yet. (Two threads may both compile it; one
@@ -80,39 +75,19 @@ fn compiled_once(
 }
 
 impl KernelChoices {
-    /// The form that runs for the sizes `bound` gives and the buffer shapes `shapes`, where the
-    /// adapter binds at most `limit` bytes per buffer; `compile(narrow, split)` compiles a form
-    /// that is needed and not compiled yet.
+    /// The form of the width the sizes `bound` gives and the buffer shapes `shapes` need;
+    /// `compile_wide` compiles the 64-bit form if it is needed and not compiled yet.
     fn choose(
         &self,
         program: &KernelProgram,
         bound: &Bound<'_>,
         shapes: &[Vec<usize>],
-        limit: u64,
-        compile: impl Fn((bool, bool)) -> Result<CompiledKernel>,
-    ) -> Result<&CompiledKernel> {
-        let (chosen, narrow) = self.width(program, bound, shapes, || compile((false, true)))?;
-        let elements: u64 = shapes[chosen.kernel.output.0].iter().map(|&d| d as u64).product();
-        for stage in &chosen.block_sums {
-            if stage.partials_bytes(elements, bound)? > limit {
-                return compiled_once(&self.unsplit[usize::from(narrow)], || compile((narrow, false)));
-            }
-        }
-        Ok(chosen)
-    }
-
-    /// The split form of the width the sizes need, and whether it is the narrow one.
-    fn width(
-        &self,
-        program: &KernelProgram,
-        bound: &Bound<'_>,
-        shapes: &[Vec<usize>],
         compile_wide: impl FnOnce() -> Result<CompiledKernel>,
-    ) -> Result<(&CompiledKernel, bool)> {
+    ) -> Result<&CompiledKernel> {
         if let Some((narrow, bounds)) = &self.narrow
             && bounds.fits(&|d| bound.eval(d), shapes)?
         {
-            return Ok((narrow, true));
+            return Ok(narrow);
         }
         let Some(wide) = &self.wide else {
             let kernel =
@@ -125,7 +100,7 @@ impl KernelChoices {
                 ),
             });
         };
-        Ok((compiled_once(wide, compile_wide)?, false))
+        compiled_once(wide, compile_wide)
     }
 }
 
@@ -171,6 +146,24 @@ impl CompiledBlockSums {
 }
 
 impl CompiledKernel {
+    /// How many output elements one chunk of the kernel covers (see `wgsl::Translator::main`):
+    /// all `elements` where the partial results of each split reduction fit in `limit` bytes,
+    /// else as many as fit; `None` where one element's do not.
+    fn chunk_len(&self, elements: u64, bound: &Bound<'_>, limit: u64) -> Result<Option<u64>> {
+        let mut len = elements;
+        for stage in &self.block_sums {
+            let per_element = stage.partials_bytes(1, bound)?;
+            if per_element > limit {
+                return Ok(None);
+            }
+            // An empty reduction takes no slots.
+            if let Some(fit) = limit.checked_div(per_element) {
+                len = len.min(fit);
+            }
+        }
+        Ok(Some(len))
+    }
+
     /// The most loop iterations, as a driver with a loop cap counts them (see `wgsl::LoopPlan`),
     /// that one invocation of any of the kernel's shaders runs for the sizes `bound` gives.
     fn loop_iterations(&self, bound: &Bound<'_>) -> Result<u128> {
@@ -204,6 +197,8 @@ pub(crate) struct Pool {
     /// By kernel index and split reduction: the block sums.
     block_sums: HashMap<(usize, usize), wgpu::Buffer>,
     control: Option<wgpu::Buffer>,
+    /// The chunks of output elements of the run's kernels (see `run`).
+    chunk_table: Option<wgpu::Buffer>,
     staging: Option<wgpu::Buffer>,
 }
 
@@ -420,8 +415,8 @@ impl Compiled {
             .iter()
             .zip(&program.kernels)
             .map(|(choices, kernel)| {
-                let compile = |form| self.backend.compile_kernel(program, &program.buffer_ids(), kernel, form);
-                choices.choose(program, bound, &shapes, self.backend.scratch_bytes(), compile)
+                let compile = || self.backend.compile_kernel(program, &program.buffer_ids(), kernel, false);
+                choices.choose(program, bound, &shapes, compile)
             })
             .collect::<Result<_>>()?;
         for (i, b) in program.buffers.iter().enumerate() {
@@ -506,8 +501,45 @@ impl Compiled {
             reuse(gpu, &mut pool.control, control.len() as u64, STORAGE_USAGE, "pytato control block").clone();
         gpu.queue.write_buffer(&control_buffer, 0, &control);
 
+        // Each kernel's chunks of output elements (see `CompiledKernel::chunk_len`): the length
+        // of one, and where its entries start in `chunk_table`, a buffer of `(base, slots)`
+        // pairs of `u32` that is copied into the control block before each chunk's dispatches.
+        // Its first entry, `(0, 0)`, restores one chunk of all elements after a chunked kernel.
+        let scratch = self.backend.scratch_bytes();
+        let mut table: Vec<u32> = vec![0, 0];
+        let mut chunking = Vec::with_capacity(kernels.len());
+        for kernel in &kernels {
+            let elements: u64 = shapes[kernel.kernel.output.0].iter().map(|&d| d as u64).product();
+            grid(elements, gpu.limits.max_compute_workgroups_per_dimension)?;
+            let Some(len) = kernel.chunk_len(elements, bound, scratch)? else {
+                return Err(Error::Unsupported {
+                    backend: "wgpu".into(),
+                    reason: format!(
+                        "a reduction in the kernel writing {} needs more than {scratch} bytes of block sums for \
+                         one output element, the most one buffer may take on this adapter",
+                        program.describe_buffer(kernel.kernel.output)
+                    ),
+                });
+            };
+            if len >= elements {
+                chunking.push((elements, None));
+                continue;
+            }
+            chunking.push((len, Some(table.len() as u64 * 4)));
+            for base in (0..elements).step_by(len as usize) {
+                // Both fit: `grid` checked that `elements` does.
+                table.extend([base as u32, len as u32]);
+            }
+        }
+        let chunk_table = (table.len() > 2).then(|| {
+            let bytes: Vec<u8> = table.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let buffer = reuse(gpu, &mut pool.chunk_table, bytes.len() as u64, STORAGE_USAGE, "pytato chunks").clone();
+            gpu.queue.write_buffer(&buffer, 0, &bytes);
+            buffer
+        });
+
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pytato") });
-        for (k, kernel) in kernels.iter().enumerate() {
+        for (k, (kernel, &(slots, entries))) in kernels.iter().zip(&chunking).enumerate() {
             let elements: u64 = shapes[kernel.kernel.output.0].iter().map(|&d| d as u64).product();
             if elements == 0 {
                 continue;
@@ -522,26 +554,7 @@ impl Compiled {
             };
             let mut block_sums = Vec::with_capacity(kernel.block_sums.len());
             for (j, stage) in kernel.block_sums.iter().enumerate() {
-                let terms = stage.terms(bound)?;
-                let blocks = wgsl::block_count(terms);
-                // A carried product: one dispatch per chunk, an invocation per element; else an
-                // invocation per element and block.
-                let (dispatches, invocations) = match stage.tree {
-                    None => (terms.div_ceil(wgsl::CARRY_CHUNK), elements),
-                    Some(_) => (1, elements.saturating_mul(blocks)),
-                };
-                let size = stage.partials_bytes(elements, bound)?;
-                if size > limit || size > gpu.limits.max_buffer_size {
-                    return Err(Error::Unsupported {
-                        backend: "wgpu".into(),
-                        reason: format!(
-                            "the block sums of a reduction in the kernel writing {} need {size} bytes on the GPU; \
-                             the adapter binds at most {limit} bytes per storage buffer",
-                            program.describe_buffer(kernel.kernel.output)
-                        ),
-                    });
-                }
-                let size = size.max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+                let size = stage.partials_bytes(slots, bound)?.max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
                 let slot = pool.block_sums.get(&(k, j)).filter(|b| b.size() >= size).cloned();
                 let partials = slot.unwrap_or_else(|| {
                     gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -552,18 +565,37 @@ impl Compiled {
                     })
                 });
                 pool.block_sums.insert((k, j), partials.clone());
-                if invocations > 0 && dispatches > 0 {
+                block_sums.push(partials);
+            }
+            for (c, base) in (0..elements).step_by(slots as usize).enumerate() {
+                let in_chunk = slots.min(elements - base);
+                if let (Some(table), Some(entries)) = (&chunk_table, entries) {
+                    encoder.copy_buffer_to_buffer(table, entries + 8 * c as u64, &control_buffer, CHUNK_OFFSET, 8);
+                }
+                for (j, stage) in kernel.block_sums.iter().enumerate() {
+                    let terms = stage.terms(bound)?;
+                    let blocks = wgsl::block_count(terms);
+                    // A carried product: one dispatch per chunk of terms, an invocation per
+                    // element; else an invocation per element and block.
+                    let (dispatches, invocations) = match stage.tree {
+                        None => (terms.div_ceil(wgsl::CARRY_CHUNK), in_chunk),
+                        Some(_) => (1, slots.saturating_mul(blocks)),
+                    };
+                    if invocations == 0 || dispatches == 0 {
+                        continue;
+                    }
+                    let partials = &block_sums[j];
                     // The kernel's buffers, the partial results of the split reductions before
                     // this one (its guard may read them), its own; the tree reads its own only.
                     let mut buffers = bindings(&pool);
-                    let stage_buffers: Vec<wgpu::Buffer> = (buffers.iter().chain(&block_sums).cloned())
+                    let stage_buffers: Vec<wgpu::Buffer> = (buffers.iter().chain(&block_sums[..j]).cloned())
                         .chain([partials.clone()])
                         .chain(stage.constants.clone())
                         .collect();
                     buffers.push(partials.clone());
                     if stage.tree.is_none() {
-                        // Every element starts with no chunk done.
-                        encoder.clear_buffer(&partials, 0, None);
+                        // Every element starts with no chunk of terms done.
+                        encoder.clear_buffer(partials, 0, None);
                     }
                     for _ in 0..dispatches {
                         dispatch(gpu, &mut encoder, &stage.pipeline, &control_buffer, &stage_buffers, invocations)?;
@@ -573,23 +605,25 @@ impl Compiled {
                         && blocks > wgsl::TREE_STAGE_BLOCKS as u64
                     {
                         buffers.extend(tree_constants.clone());
-                        let workgroups = elements.saturating_mul(WORKGROUP_SIZE as u64);
+                        let workgroups = in_chunk.saturating_mul(WORKGROUP_SIZE as u64);
                         dispatch(gpu, &mut encoder, tree_pipeline, &control_buffer, &buffers, workgroups)?;
                     }
                 }
-                block_sums.push(partials);
+                let mut buffers = bindings(&pool);
+                buffers.extend(block_sums.iter().cloned());
+                buffers.extend(kernel.constants.clone());
+                let invocations = match &kernel.tiled {
+                    Some(product) => {
+                        let side = |axis: usize| (shapes[kernel.kernel.output.0][axis] as u64).div_ceil(TILE as u64);
+                        side(product.row_axis) * side(product.column_axis) * WORKGROUP_SIZE as u64
+                    }
+                    None => in_chunk,
+                };
+                dispatch(gpu, &mut encoder, &kernel.pipeline, &control_buffer, &buffers, invocations)?;
             }
-            let mut buffers = bindings(&pool);
-            buffers.extend(block_sums);
-            buffers.extend(kernel.constants.clone());
-            let invocations = match &kernel.tiled {
-                Some(product) => {
-                    let side = |axis: usize| (shapes[kernel.kernel.output.0][axis] as u64).div_ceil(TILE as u64);
-                    side(product.row_axis) * side(product.column_axis) * WORKGROUP_SIZE as u64
-                }
-                None => elements,
-            };
-            dispatch(gpu, &mut encoder, &kernel.pipeline, &control_buffer, &buffers, invocations)?;
+            if let (Some(table), Some(_)) = (&chunk_table, entries) {
+                encoder.copy_buffer_to_buffer(table, 0, &control_buffer, CHUNK_OFFSET, 8);
+            }
         }
 
         if let Some((decode, inputs)) = deferred {

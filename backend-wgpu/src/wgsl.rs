@@ -186,9 +186,10 @@ pub(crate) struct KernelShaders {
 
 /// The shaders of one split reduction (see [`split_reductions`]): `shader` computes its block
 /// sums, one invocation per output element and block of `SUM_BLOCK` terms, writing
-/// `partials[block * elements + element]`; `tree`, a workgroup per output element, combines each
-/// element's block sums in the canonical tree into `partials[element]`. A carried product has no
-/// tree: `shader` multiplies the next `CARRY_CHUNK` terms into `partials[element]`, once per
+/// `partials[block * slots + slot]` (`slot`: the element's place in its chunk of `slots`
+/// elements, see `Translator::main`); `tree`, a workgroup per output element, combines each
+/// element's block sums in the canonical tree into `partials[slot]`. A carried product has no
+/// tree: `shader` multiplies the next `CARRY_CHUNK` terms into `partials[slot]`, once per
 /// dispatch (see [`Translator::carry_chunk`]).
 pub(crate) struct BlockSums {
     pub(crate) shader: Shader,
@@ -201,15 +202,15 @@ pub(crate) struct BlockSums {
 
 /// The shaders of `kernel`; `names` maps buffer names to buffers. With `tile_products`, a
 /// product of two matrices is a tiled shader (see `tiled`); with `narrow`, indices are 32-bit
-/// (see `narrow`; the kernel must be [`narrowable`]); with `split`, long reductions run in stages
-/// (see `reduce::split_reductions`), else each in one loop per output element (the same bits).
+/// (see `narrow`; the kernel must be [`narrowable`]). Long reductions run in stages (see
+/// `reduce::split_reductions`).
 pub(crate) fn kernel_shaders(
     program: &KernelProgram,
     names: &HashMap<&str, BufferId>,
     kernel: &Kernel,
     features: ShaderFeatures,
     tile_products: bool,
-    (narrow, split): (bool, bool),
+    narrow: bool,
 ) -> Result<KernelShaders> {
     if !features.i64 && !narrow {
         return Err(unsupported(
@@ -222,7 +223,7 @@ pub(crate) fn kernel_shaders(
         let shader = shader(program, names, kernel, features, narrow, Stage::Tiled(&product))?;
         return Ok(KernelShaders { block_sums: Vec::new(), kernel: shader, tiled: Some(product) });
     }
-    let splits = if split { split_reductions(program, names, kernel, features)? } else { Vec::new() };
+    let splits = split_reductions(program, names, kernel, features)?;
     let read: Vec<(Arc<Reduce>, DType)> = splits.iter().map(|s| (s.reduce.clone(), s.dtype)).collect();
     let block_sums = splits
         .iter()
@@ -350,7 +351,7 @@ fn shader(
     let _ = writeln!(
         source,
         "struct Control {{ flag: atomic<u32>, buffer: u32, axis: u32, pad: u32, index: {long}, length: {long}, \
-         zero: {long}, sizes: array<{long}> }}"
+         zero: {long}, base: u32, slots: u32, sizes: array<{long}> }}"
     );
     let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> ctl: Control;");
     source.push_str(if features.i64 { library::OPAQUE_DECLARATIONS } else { library::OPAQUE_DECLARATIONS_32 });
@@ -529,33 +530,54 @@ impl Translator<'_> {
         let ndim = self.program.buffers[kernel.output.0].shape.ndim();
         let count = if ndim == 0 { "1u".to_string() } else { "u32(e0_0 * st0_0)".to_string() };
         self.line(&format!("let count: u32 = {count};"));
-        let count = "count";
+        // A kernel with split reductions runs over its output in chunks where their partial
+        // results would not fit in one buffer (see `run`): every shader of it covers the
+        // `in_chunk` elements from `base` on, whose partial results take the first `slots` slots
+        // (the chunk length; per block, for block sums). Runs of one chunk leave the control
+        // block's fields 0: all elements, from 0.
+        let chunked = match stage {
+            Stage::Kernel(read) => !read.is_empty(),
+            Stage::Tiled(_) => false,
+            Stage::BlockSums(..) | Stage::Carry(..) | Stage::Tree(..) => true,
+        };
+        if chunked {
+            self.line("let base: u32 = ctl.base;");
+            self.line("let slots: u32 = select(ctl.slots, count, ctl.slots == 0u);");
+            self.line("let in_chunk: u32 = min(slots, count - base);");
+        }
         if let Stage::Tree(r, dtype) = stage {
             // A workgroup per element, all of whose invocations reach every barrier.
-            self.line("let element: u32 = wid.y * nwg.x + wid.x;");
-            self.line(&format!("let live: bool = element < {count};"));
+            self.line("let slot: u32 = wid.y * nwg.x + wid.x;");
+            self.line("let live: bool = slot < in_chunk;");
             self.zero_and_opaque_init();
-            return self.tree_stage(r, *dtype, "element", "live");
+            return self.tree_stage(r, *dtype, "slot", "live");
         }
         self.line(&format!("let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;"));
         // The element count fits in 32 bits (`run::grid` checks). Comparing in 32 bits also
         // avoids a Mesa 22 (lavapipe) miscompilation: a `return` under a 64-bit comparison
         // silently disables the whole shader.
-        // `element`: the output element, where the partial results of split reductions are read.
+        // `element`: the output element; `slot`: where its partial results are.
         match stage {
-            Stage::Kernel(_) | Stage::Tiled(_) | Stage::Carry(..) => {
-                self.line(&format!("if gid >= {count} {{ return; }}"));
+            Stage::Kernel(_) | Stage::Tiled(_) if !chunked => {
+                self.line("if gid >= count { return; }");
                 self.line("let element: u32 = gid;");
             }
-            // Invocation `gid` sums block `gid / count` of element `gid % count`: neighbouring
+            Stage::Kernel(_) | Stage::Tiled(_) | Stage::Carry(..) => {
+                self.line("if gid >= in_chunk { return; }");
+                self.line("let slot: u32 = gid;");
+                self.line("let element: u32 = base + slot;");
+            }
+            // Invocation `gid` sums block `gid / slots` of slot `gid % slots`: neighbouring
             // invocations sum the same block of neighbouring elements, which for a sum along a
             // slow axis (columns of a matrix) read neighbouring memory.
             Stage::Tree(..) => unreachable!("the tree stage returned above"),
             Stage::BlockSums(split, _) => {
                 let (_, blocks) = self.block_count(&split.reduce)?;
-                self.line(&format!("if gid >= {count} * {blocks} {{ return; }}"));
-                self.line(&format!("let block: u32 = gid / {count};"));
-                self.line(&format!("let element: u32 = gid % {count};"));
+                self.line(&format!("if gid >= slots * {blocks} {{ return; }}"));
+                self.line("let block: u32 = gid / slots;");
+                self.line("let slot: u32 = gid % slots;");
+                self.line("if slot >= in_chunk { return; }");
+                self.line("let element: u32 = base + slot;");
             }
         }
         // The multi-index of the element (C order).
@@ -583,7 +605,7 @@ impl Translator<'_> {
                 let value = self.emit(&kernel.expr)?;
                 let out_dtype = self.program.buffers[kernel.output.0].dtype;
                 let stored = self.encoded(out_dtype, &value);
-                self.line(&format!("b0[gid] = {stored};"));
+                self.line(&format!("b0[element] = {stored};"));
             }
             Stage::Tree(..) => unreachable!("the tree stage returned above"),
             // Only where the kernel reads the reduction.

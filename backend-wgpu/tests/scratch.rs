@@ -1,7 +1,8 @@
 //! Reductions whose block sums would take more memory than the adapter binds (or than
-//! `Wgpu::with_scratch_limit` allows) run each element's reduction in one loop instead: with
-//! the same bits, never `Unsupported` (a product of 1500×1500 matrices on lavapipe was: 216 MB
-//! of block sums, 128 MiB bound).
+//! `Wgpu::with_scratch_limit` allows) run over their output elements in chunks whose block sums
+//! fit: the same shaders, the same bits, never `Unsupported` unless one element's block sums do
+//! not fit (a product of 1500×1500 matrices on lavapipe was: 216 MB of block sums, 128 MiB
+//! bound).
 //!
 //! One test function, run alone in this binary: it counts the process's pipelines.
 
@@ -9,7 +10,7 @@ mod support;
 use support::gpu;
 
 use pytato_backend_interp::Interpreter;
-use pytato_core::{ArrayData, DType, Scalar};
+use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Error, Scalar};
 use pytato_frontend as pt;
 use pytato_runtime::backend::{Backend, NamedData};
 
@@ -22,10 +23,8 @@ fn bits(d: &ArrayData) -> Vec<u64> {
 }
 
 #[test]
-fn reductions_past_the_scratch_limit_run_in_one_loop_with_the_same_bits() {
+fn reductions_past_the_scratch_limit_run_in_chunks_of_elements_with_the_same_bits() {
     let Some(w) = gpu() else { return };
-    // A 200×200 product (40,000 sums of 200 terms: 640 KB of block sums), long maxima and
-    // integer sums, and a float product of 40,000 terms (carried from dispatch to dispatch).
     let n = 200;
     let mut draw = support::uniform(0x2545_f491_4f6c_dd1du64);
     let mut next = move || draw() - 0.5;
@@ -33,39 +32,76 @@ fn reductions_past_the_scratch_limit_run_in_one_loop_with_the_same_bits() {
     a[7] = -0.0;
     a[n + 3] = f64::INFINITY;
     let b: Vec<f64> = (0..n * n).map(|_| next()).collect();
-    let q: Vec<f64> = (0..3 * 40_000).map(|_| 1.0 + next() * 1e-4).collect();
-    let inputs = NamedData::from([
-        ("a".to_string(), f64s(a, &[n, n])),
-        ("b".to_string(), f64s(b, &[n, n])),
-        ("q".to_string(), f64s(q, &[3, 40_000])),
-    ]);
     let pa = pt::placeholder("a", [n as i64, n as i64], DType::F64).unwrap();
     let pb = pt::placeholder("b", [n as i64, n as i64], DType::F64).unwrap();
-    let pq = pt::placeholder("q", [3, 40_000], DType::F64).unwrap();
+    // `q`'s rows are longer than lavapipe's loop cap (65,535 iterations) in the first run: each
+    // reduction of a row must run in stages, chunked or not.
+    let pq = pt::placeholder("q", [Dim::from(3), Dim::param("m")], DType::F64).unwrap();
     let ints = pt::astype(&pt::multiply(&pa, 1e6).unwrap(), DType::I64).unwrap();
-    let outputs = pytato_core::DictOfNamedArrays::new([
-        ("product", pt::matmul(&pa, &pb).unwrap()),
-        ("maxima", pt::max(&pt::multiply(&pa, &pb).unwrap(), 1).unwrap()),
-        ("integers", pt::astype(&pt::sum(&ints, 0).unwrap(), DType::F64).unwrap()),
-        ("products", pt::prod(&pq, 1).unwrap()),
-    ])
-    .unwrap();
-    let want = Interpreter.compile(&outputs.clone().into()).unwrap().run(&inputs).unwrap();
-
-    let split = w.compile(&outputs.clone().into()).unwrap().run(&inputs).unwrap();
-    let limited = w.clone().with_scratch_limit(16);
-    let program = limited.compile(&outputs.clone().into()).unwrap();
-    let before = w.pipelines_created();
-    let unsplit = program.run(&inputs).unwrap();
-    assert!(w.pipelines_created() > before, "the run compiled the kernels' unsplit forms");
-    let created = w.pipelines_created();
-    let again = program.run(&inputs).unwrap();
-    assert_eq!(w.pipelines_created(), created, "once");
-    for name in ["product", "maxima", "integers", "products"] {
-        assert_eq!(bits(&split[name]), bits(&want[name]), "{name}, in stages");
-        assert_eq!(bits(&unsplit[name]), bits(&want[name]), "{name}, in one loop");
-        assert_eq!(bits(&again[name]), bits(&want[name]), "{name}, again");
+    let row_sums = pt::sum(&pq, 1).unwrap();
+    let m = pt::size_param("m").unwrap();
+    let row_maxima = pt::max(&pq, 1).unwrap();
+    // Each case with the scratch limit that makes it run in several chunks: a slot of 8 bytes
+    // per element and block of 128 terms (a carried product: two per element).
+    let cases: [(&str, Array, u64); 6] = [
+        // 40,000 elements of 2 blocks: 7 chunks, the last one short.
+        ("product", pt::matmul(&pa, &pb).unwrap(), 100_000),
+        ("maxima", pt::max(&pt::multiply(&pa, &pb).unwrap(), 1).unwrap(), 1_000),
+        ("integers", pt::astype(&pt::sum(&ints, 0).unwrap(), DType::F64).unwrap(), 1_000),
+        // One element per chunk.
+        ("products", pt::prod(&pq, 1).unwrap(), 16),
+        ("row_sums", row_sums.clone(), 8 * 547),
+        // Two split reductions, the second under a condition on the first (a guarded stage
+        // reads the first's total at its element's slot); a row's sum is `m` plus noise.
+        (
+            "guarded",
+            pt::where_(pt::greater(&row_sums, &m).unwrap(), &row_maxima, pt::negative(&row_maxima).unwrap()).unwrap(),
+            8 * 547,
+        ),
+    ];
+    // The inputs of a case: `a` (and `b`), or `q` with rows of `m` terms.
+    let inputs_of = |name: &str, m: usize| {
+        if name == "integers" {
+            return NamedData::from([("a".to_string(), f64s(a.clone(), &[n, n]))]);
+        }
+        if ["product", "maxima"].contains(&name) {
+            return NamedData::from([
+                ("a".to_string(), f64s(a.clone(), &[n, n])),
+                ("b".to_string(), f64s(b.clone(), &[n, n])),
+            ]);
+        }
+        let mut draw = support::uniform(m as u64);
+        let q: Vec<f64> = (0..3 * m).map(|_| 1.0 + (draw() - 0.5) * 1e-4).collect();
+        NamedData::from([("q".to_string(), f64s(q, &[3, m]))])
+    };
+    for (name, array, limit) in cases {
+        let outputs = DictOfNamedArrays::new([(name, array)]).unwrap();
+        let program = w.clone().with_scratch_limit(limit).compile(&outputs.clone().into()).unwrap();
+        let reference = Interpreter.compile(&outputs.clone().into()).unwrap();
+        let created = w.pipelines_created();
+        // The same program with other sizes: 70,000 terms per row, then 500 (one chunk of all
+        // three rows for the row sums and `guarded`), then 70,000 again.
+        for m in [70_000, 500, 70_000] {
+            let inputs = inputs_of(name, m);
+            let want = reference.run(&inputs).unwrap();
+            let got = program.run(&inputs).unwrap();
+            assert_eq!(bits(&got[name]), bits(&want[name]), "{name}, m = {m}");
+        }
+        assert_eq!(w.pipelines_created(), created, "{name}: chunks run the shaders compiled with the program");
+        let inputs = inputs_of(name, 500);
+        let whole = w.compile(&outputs.clone().into()).unwrap().run(&inputs).unwrap();
+        assert_eq!(bits(&whole[name]), bits(&reference.run(&inputs).unwrap()[name]), "{name}, unchunked");
     }
-    assert_eq!(want["products"].to_scalars().len(), 3);
-    assert!(want["product"].to_scalars().iter().any(|s| matches!(s, Scalar::F64(v) if v.is_infinite())));
+    let want =
+        Interpreter.compile(&(&pt::matmul(&pa, &pb).unwrap()).into()).unwrap().run(&inputs_of("product", 1)).unwrap();
+    assert!(want["_pt_out"].to_scalars().iter().any(|s| matches!(s, Scalar::F64(v) if v.is_infinite())));
+
+    // One element's block sums (2 blocks of 8 bytes) beyond the limit: refused, not wrong.
+    let program = w.clone().with_scratch_limit(15).compile(&(&pt::matmul(&pa, &pb).unwrap()).into()).unwrap();
+    match program.run(&inputs_of("product", 1)) {
+        Err(Error::Unsupported { reason, .. }) => {
+            assert!(reason.contains("more than 15 bytes of block sums for one output element"), "{reason}")
+        }
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
 }

@@ -509,23 +509,23 @@ impl Translator<'_> {
     }
 
     /// The next chunk of a carried product `r` (see [`split_reductions`]) for `element`, stored
-    /// in the stage's partials `p`: `p[element]` holds the product of the chunks done,
-    /// `p[count + element]` how many (as a value of the product's type; 0 in the zeroed buffer
+    /// in the stage's partials `p` at its `slot`: `p[slot]` holds the product of the chunks done,
+    /// `p[slots + slot]` how many (as a value of the product's type; 0 in the zeroed buffer
     /// before the first dispatch).
     pub(super) fn carry_chunk(&mut self, r: &Reduce, dtype: DType) -> Result<()> {
         let p = self.partials.clone();
         let complex = dtype.is_complex();
         let done = self.fresh("done");
-        let counter = if complex { format!("{p}[count + element].x") } else { format!("{p}[count + element]") };
+        let counter = if complex { format!("{p}[slots + slot].x") } else { format!("{p}[slots + slot]") };
         self.line(&format!("let {done}: u32 = u32({counter});"));
-        let start = self.bind(dtype, &format!("{p}[element]"))?;
+        let start = self.bind(dtype, &format!("{p}[slot]"))?;
         let value = self.terms_of_block(r, dtype, (&done, CARRY_CHUNK), Some((&format!("{done} > 0u"), &start)))?;
-        self.line(&format!("{p}[element] = {value};"));
+        self.line(&format!("{p}[slot] = {value};"));
         let ty = self.ty(dtype)?;
         let real = real_of(ty);
         let count = format!("{real}({done} + 1u)");
         let count = if complex { format!("{ty}({count}, {real}(0))") } else { count };
-        self.line(&format!("{p}[count + element] = {count};"));
+        self.line(&format!("{p}[slots + slot] = {count};"));
         Ok(())
     }
 
@@ -666,18 +666,18 @@ impl Translator<'_> {
         if carried(r.op, dtype, self.features) {
             // The last dispatch left the product; none ran for an empty one.
             let first = self.constant(&r.first_value(dtype))?;
-            return self.bind(dtype, &format!("select({first}, p{j}[element], {terms} > {})", self.lit(0)));
+            return self.bind(dtype, &format!("select({first}, p{j}[slot], {terms} > {})", self.lit(0)));
         }
         let acc = self.fresh("acc");
         self.line(&format!("var {acc}: {ty} = {neutral};"));
         // Bool block sums are stored as `u32` (see `block_sum_type`).
         let read = |at: &str| if dtype == DType::Bool { format!("(p{j}[{at}] != 0u)") } else { format!("p{j}[{at}]") };
         self.open(&format!("if {blocks} > {TREE_STAGE_BLOCKS}u"));
-        self.line(&format!("{acc} = {};", read("element")));
+        self.line(&format!("{acc} = {};", read("slot")));
         self.close();
         self.open(&format!("else if {blocks} > 0u"));
         let trips = Trips::AtMost(TREE_STAGE_BLOCKS as u64);
-        let total = self.tree_of(r.op, partial, (&blocks, trips), &|k| read(&format!("{k} * count + element")))?;
+        let total = self.tree_of(r.op, partial, (&blocks, trips), &|k| read(&format!("{k} * slots + slot")))?;
         self.line(&format!("{acc} = {total};"));
         self.close();
         if partial == dtype {
@@ -687,12 +687,12 @@ impl Translator<'_> {
         self.bind(dtype, &value)
     }
 
-    /// The tree stage of split reduction `r` (of `dtype`): a workgroup per output element
-    /// `element` (`live` when it is one) combines the element's block sums in the canonical tree
-    /// (`pytato_runtime::math::BlockTree`) and leaves the total in its first entry. Invocation
+    /// The tree stage of split reduction `r` (of `dtype`): a workgroup per slot `slot` of output
+    /// elements (`live` when it holds one) combines the element's block sums in the canonical
+    /// tree (`pytato_runtime::math::BlockTree`) and leaves the total in its first entry. Invocation
     /// `lid` combines an aligned run of `chunk` block sums (a power of two: a subtree), then the
     /// workgroup combines the runs' totals level by level in workgroup memory, as the tree does.
-    pub(super) fn tree_stage(&mut self, r: &Reduce, dtype: DType, element: &str, live: &str) -> Result<()> {
+    pub(super) fn tree_stage(&mut self, r: &Reduce, dtype: DType, slot: &str, live: &str) -> Result<()> {
         let (_, blocks) = self.block_count(r)?;
         let dtype = partial_dtype(r.op, dtype, self.features);
         let decode = |at: String| if dtype == DType::Bool { format!("({at} != 0u)") } else { at };
@@ -706,7 +706,7 @@ impl Translator<'_> {
         let trips = Trips::TreeRun { ranges: r.inames.iter().map(|b| (b.lower.clone(), b.upper.clone())).collect() };
         let p = self.partials.clone();
         let total =
-            self.tree_of(r.op, dtype, ("len", trips), &|q| decode(format!("{p}[(first + {q}) * count + {element}]")))?;
+            self.tree_of(r.op, dtype, ("len", trips), &|q| decode(format!("{p}[(first + {q}) * slots + {slot}]")))?;
         self.line(&format!("runs[lid] = {};", encode(&total)));
         self.close();
         self.line("workgroupBarrier();");
@@ -724,7 +724,7 @@ impl Translator<'_> {
         self.line("workgroupBarrier();");
         self.close();
         self.open(&format!("if {live} && lid == 0u && {blocks} > 0u"));
-        self.line(&format!("{p}[{element}] = runs[0];"));
+        self.line(&format!("{p}[{slot}] = runs[0];"));
         self.close();
         Ok(())
     }
