@@ -188,7 +188,10 @@ fn products(
         let blocks = whole.blocks(parts);
         let run = |block: &Problem| match dtype {
             DType::F64 => block.run::<f64>(1.0, false, |x| x + 0.0),
-            _ => block.run::<gemm::c64>(gemm::c64::new(1.0, 0.0), true, |z| gemm::c64::new(z.re + 0.0, z.im + 0.0)),
+            _ => {
+                block.run::<gemm::c64>(gemm::c64::new(1.0, 0.0), true, |z| gemm::c64::new(z.re + 0.0, z.im + 0.0));
+                block.recompute_non_finite_complex();
+            }
         };
         match blocks.as_slice() {
             [one] => run(one),
@@ -291,6 +294,42 @@ impl Problem {
             }
         }
         blocks
+    }
+
+    /// Recomputes, term by term in order, every output element of this complex128 block that the
+    /// GEMM left with a part not finite. The GEMM multiplies each sum by its `beta = 1 + 0i`, and
+    /// that complex multiplication makes `NaN + NaN i` of `inf + NaN i` (`inf · 0` is NaN): the
+    /// sum of `(inf + 0i) · (1 + 0i)` and finite products, which numpy's loops, the interpreter
+    /// and the wgpu backend give as `inf + NaN i` (numpy 2.4.6: `np.einsum("ij,jk->ik", a, b)`
+    /// and `np.sum(a[:, :, None] * b, 1)` with `a = [[inf + 0j, 1]]`, `b = [[1], [1]]`; only its
+    /// zgemm, behind `a @ b`, scales the same way). A finite sum times `1 + 0i` is itself, so
+    /// only elements not finite are recomputed; their infinities and NaNs do not depend on the
+    /// order of the terms.
+    fn recompute_non_finite_complex(&self) {
+        let element = |(base, offset): (*mut u8, isize)| base.cast::<gemm::c64>().wrapping_offset(offset);
+        for i in 0..self.m as isize {
+            for j in 0..self.n as isize {
+                let at = element(self.dst).wrapping_offset(i * self.dst_rs + j * self.dst_cs);
+                // SAFETY: `at` is output element (i, j) of this block, which only this block
+                // writes, and the GEMM has written it (see `run`); the buffer's elements are
+                // complex128 (`products` calls this for that dtype only).
+                let value = unsafe { at.read() };
+                if value.re.is_finite() && value.im.is_finite() {
+                    continue;
+                }
+                let mut sum = gemm::c64::new(0.0, 0.0);
+                for t in 0..self.k as isize {
+                    let lhs = element(self.lhs).wrapping_offset(i * self.lhs_rs + t * self.lhs_cs);
+                    let rhs = element(self.rhs).wrapping_offset(t * self.rhs_rs + j * self.rhs_cs);
+                    // SAFETY: term `t < k` of row `i < m` and column `j < n` of the operands,
+                    // within their buffers by the argument in `run`; nothing writes them.
+                    let (a, b) = unsafe { (lhs.read(), rhs.read()) };
+                    sum += a * b;
+                }
+                // SAFETY: as for the read of `at` above.
+                unsafe { at.write(sum) }
+            }
+        }
     }
 
     /// Whether the GEMM may leave `-0.0` where every term of a sum is a zero and one is `-0.0`
