@@ -723,7 +723,9 @@ pub mod complex {
             return if y == 0.0 { c(x, y) } else { c(f64::NAN, f64::NAN) };
         }
         if x.is_infinite() {
-            let im = if y.is_finite() { 0.0f64.copysign((2.0 * y).sin()) } else { 0.0f64.copysign(y) };
+            // The sign of `sin 2y`, from `sin y cos y` as glibc's `ctanh` (numpy's) takes it:
+            // `2y` overflows past 2^1023, and `sin(±inf)` is a NaN of no defined sign.
+            let im = if y.is_finite() { 0.0f64.copysign(y.sin() * y.cos()) } else { 0.0f64.copysign(y) };
             return c(1.0f64.copysign(x), im);
         }
         if !y.is_finite() {
@@ -879,7 +881,15 @@ pub mod complex {
             return c(x.acos(), -im);
         }
         let (s1, s2) = (sqrt(one_minus(z)), sqrt(one_plus(z)));
-        c(2.0 * s1.re.atan2(s2.re), mul(s2.conj(), s1).im.asinh())
+        // Right of the cut's branch point, `Re √(1-z)` is `|y| / 2√(x-1)`, which a subnormal
+        // `y` does not survive (`arccos(2 + 5e-324j)` had real part 0); the real part is
+        // `|y| / √(x² - 1)` there, to double precision (see `tiny_im_asin`).
+        let re = if x > 1.0 && y != 0.0 && y.abs() < TINY_IM {
+            y.abs() / ((x - 1.0) * (x + 1.0)).sqrt()
+        } else {
+            2.0 * s1.re.atan2(s2.re)
+        };
+        c(re, mul(s2.conj(), s1).im.asinh())
     }
 
     /// `atanh z` for finite `z`: `log1p(4x / ((1-x)² + y²)) / 4 + i atan2(2y, (1-x)(1+x) - y²) / 2`,

@@ -3224,6 +3224,54 @@ def test_inverse_trig_of_subnormal_imaginary_parts_keep_their_digits(backend):
     assert np.all(got["asinh"].real != 0), "no digit of a subnormal is lost"
 
 
+def test_tanh_of_an_infinite_real_part_signs_its_zero_as_numpy_does(backend):
+    """``tanh(±inf + iy)`` is ``±1 + 0i`` with the zero signed as ``sin 2y``; numpy (glibc's
+    ``ctanh``) takes that sign from ``sin y · cos y``. From ``sin(2y)`` it was wrong wherever
+    ``2y`` overflows (``|y| >= 2^1023``: ``sin(±inf)`` is a NaN of no defined sign; the host
+    gave -0.0 for ``y = -1e308``, wgpu +0.0 for ``y = 1e308``). ``tan`` is ``tanh`` of the
+    swapped parts."""
+    ys = np.array([1e308, -1e308, 1.7e308, -8.98846567431158e307, 3.0, -3.0, 1e300, 0.0, -0.0, 5e-324])
+    z = np.concatenate([np.inf + 1j * ys, -np.inf + 1j * ys])
+    w = z.imag + 1j * z.real
+    got = _run(backend, lambda p: {"tanh": pt.tanh(p["z"]), "tan": pt.tan(p["w"])}, {"z": z, "w": w})
+    with np.errstate(all="ignore"):
+        _same_bits(got["tanh"], np.tanh(z), "tanh")
+        _same_bits(got["tan"], np.tan(w), "tan")
+
+
+def test_arccos_right_of_its_branch_point_keeps_a_subnormal_imaginary_parts_digits(backend):
+    """``arccos(x + iy)`` and ``arccosh`` with ``x > 1`` and a tiny ``y`` (below 2^-600):
+    the part that is ``|y| / √(x² - 1)`` to double precision (the next term is ``y²`` smaller)
+    was 0 where that is a subnormal (``arccos(2 + 5e-324j)``: numpy 2.4.6 gives 5e-324, the
+    rounded 2.9e-324), because Kahan's formula halves ``y`` on the way. Expected: that quotient
+    in 60-digit decimals, rounded once; left of -1 the real part is π (``π - |y|/√(x² - 1)``
+    rounds to it): the same bits where that is far below the normal range (a coarse grid, to
+    which the quotient of a rounded square root rounds as the exact value does), and within an
+    ulp elsewhere. The other part is numpy's to an ulp."""
+    import decimal
+    xs = np.array([2.0, 1.5, 1.0000000000000002, 1e10, 1e100, -2.0, -1.0000000000000002])
+    ys = np.array([5e-324, -5e-324, 1e-320, -1e-310, 2.2250738585072014e-308, -1e-300, 1e-200])
+    x, y = (a.ravel() for a in np.meshgrid(xs, ys))
+    z = x + 1j * y
+    got = _run(backend, lambda p: {"acos": pt.arccos(p["z"]), "acosh": pt.arccosh(p["z"])}, {"z": z})
+    decimal.getcontext().prec = 60
+
+    def quotient(x, y):
+        dx, dy = decimal.Decimal(float(x)), decimal.Decimal(float(y))
+        return float(abs(dy) / ((dx - 1) * (dx + 1)).sqrt())
+
+    want = np.array([quotient(a, b) if a > 1 else math.pi for a, b in zip(x, y)])
+    coarse = want < 1e-315
+    for part, expected, label in [(got["acos"].real, want, "arccos, real part"),
+                                  (got["acosh"].imag, np.copysign(want, y), "arccosh, imaginary part")]:
+        _same_bits(part[coarse], expected[coarse], label)
+        np.testing.assert_allclose(part, expected, rtol=2.3e-16, atol=5e-324, err_msg=label)
+    assert got["acos"].real[0] == 5e-324, "arccos(2 + 5e-324j)"
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(got["acos"].imag, np.arccos(z).imag, rtol=2.3e-16)
+        np.testing.assert_allclose(got["acosh"].real, np.arccosh(z).real, rtol=2.3e-16)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.int16])
 def test_nanmin_and_nanmax_take_a_where_mask_as_numpy_does(backend, dtype):
     """``where=`` passes over the values it leaves out as it passes over NaN (with ``initial``,

@@ -363,7 +363,8 @@ fn mulg_$S(x: $T, y: $T) -> $T {
     }
     if isinf_$R(x) {
         var im = copysign_$R($R(0.0), y);
-        if !isinf_$R(y) && !isnan_$R(y) { im = copysign_$R($R(0.0), sin_$R($R(2.0) * y)); }
+        // The sign of sin 2y from sin y cos y (glibc's, numpy's): 2y may overflow.
+        if !isinf_$R(y) && !isnan_$R(y) { im = copysign_$R($R(0.0), sin_$R(y) * cos_$R(y)); }
         return $T(copysign_$R($R(1.0), x), im);
     }
     if isinf_$R(y) || isnan_$R(y) {
@@ -499,7 +500,12 @@ fn mulg_$S(x: $T, y: $T) -> $T {
     }
     let s1 = sqrt_$S($T($R(1.0) - x, fneg_$R(y)));
     let s2 = sqrt_$S($T($R(1.0) + x, y));
-    return $T($R(2.0) * atan2_$R(s1.x, s2.x), asinh_$R(mul_$S($T(s2.x, fneg_$R(s2.y)), s1).y));
+    var re = $R(2.0) * atan2_$R(s1.x, s2.x);
+    // Right of the branch point, Re √(1-z) = |y| / 2√(x-1) loses a subnormal y: |y| / √(x² - 1).
+    if x > $R(1.0) && y != $R(0.0) && fabs_$R(y) < $R({TINY_IM}) {
+        re = fabs_$R(y) / sqrt(opqc_$R((x - $R(1.0)) * (x + $R(1.0))));
+    }
+    return $T(re, asinh_$R(mul_$S($T(s2.x, fneg_$R(s2.y)), s1).y));
 }",
             vec![
                 ("isinf", r),
