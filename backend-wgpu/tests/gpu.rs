@@ -805,6 +805,19 @@ fn complex_products_are_the_cpu_definitions_bits() {
             ys.push(C::new(b, -a));
         }
     }
+    // A part whose first product overflows and whose fused sum does not (numpy 2.4.6:
+    // `(-2.7111624789659685-1.3887428409165128j) * (1e308+1e308j)` has real part
+    // -1.3224196380494558e308; the fma emulation gave -inf), near and at the boundary, and
+    // beyond it (where the sum overflows too).
+    for k in 0..400 {
+        let t = k as f64 / 400.0;
+        let (re, im) = (-(1.0 + 2.0 * t), -(0.5 + 1.5 * t));
+        let big = f64::MAX * (0.5 + 0.5 * t);
+        xs.push(C::new(re, im));
+        ys.push(C::new(big, if k % 2 == 0 { big } else { -big }));
+    }
+    xs.push(C::new(-2.7111624789659685, -1.3887428409165128));
+    ys.push(C::new(1e308, 1e308));
     // Rows of 4 for the products below.
     while !xs.len().is_multiple_of(4) {
         xs.push(C::new(1.5, -0.25));

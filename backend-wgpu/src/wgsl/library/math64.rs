@@ -451,29 +451,39 @@ fn split_high_f64(a: f64) -> f64 {
         ),
         // a * b + c rounded once, from the exact product (`two_prod`) and the exact sum of its
         // high part and c (`two_sum`): WGSL's `fma` is not promised to fuse (Vulkan lets a driver
-        // split it). Where a part is not finite, or a * b overflows, IEEE's fused results: c
-        // where c is infinite and a, b finite (the exact product is finite), else a * b + c.
+        // split it). Where a part is not finite, IEEE's fused results: c where c is infinite and
+        // a, b finite (the exact product is finite), else a * b + c. Where only a * b overflows,
+        // the sum may not (`fma(-2.7, 1e308, 1.4e308)`, a part of numpy's complex product): the
+        // same 2^-8 as large (exact: |a| >= 1 there, and a c below 2^-1014 cannot bring a sum
+        // of |a b| >= 2^1024 into range), then scaled back, which overflows where the sum does.
         // Near the subnormal range (a product, an addend or a result below 2^-960), where the
         // error term of `two_prod` underflows, the exact integer fma (`fma_exact`).
         "fma" => (
-            "fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
-    let ab = opqc_f64(a * b);
+            "fn fma_f64(a_in: f64, b: f64, c_in: f64) -> f64 {
+    var a = a_in;
+    var c = c_in;
+    var scale = 1.0lf;
+    var ab = opqc_f64(a * b);
     if !isfinite_f64(ab) || !isfinite_f64(c) {
         if isfinite_f64(a) && isfinite_f64(b) && isinf_f64(c) { return c; }
-        return ab + c;
+        if !isfinite_f64(a) || !isfinite_f64(b) || !isfinite_f64(c) { return ab + c; }
+        a = a * 0.00390625lf;
+        c = c * 0.00390625lf;
+        scale = 256.0lf;
+        ab = opqc_f64(a * b);
     }
     if a == 0.0lf || b == 0.0lf { return ab + c; }
     let tiny = bitcast<f64>(0x03f0000000000000lu);
-    if fabs_f64(ab) < tiny || (c != 0.0lf && fabs_f64(c) < tiny) { return fma_exact_f64(a, b, c); }
+    if fabs_f64(ab) < tiny || (c != 0.0lf && fabs_f64(c) < tiny) { return fma_exact_f64(a, b, c) * scale; }
     let p = two_prod_f64(a, b);
     let s = two_sum_f64(p.x, c);
     if !isfinite_f64(s.x) { return s.x; }
     // Error terms of zero leave the high part's signed zero (-0 * 0 + -0 is -0).
     let low = opqc_f64(s.y + p.y);
-    if low == 0.0lf { return s.x; }
+    if low == 0.0lf { return s.x * scale; }
     let r = s.x + low;
-    if fabs_f64(r) < tiny { return fma_exact_f64(a, b, c); }
-    return r;
+    if fabs_f64(r) < tiny { return fma_exact_f64(a, b, c) * scale; }
+    return r * scale;
 }",
             vec![("two_prod", t), ("two_sum", t), ("opqc", t), ("isinf", t), ("isfinite", t), ("fabs", t), ("fma_exact", t)],
         ),
