@@ -26,10 +26,10 @@ use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, wrap};
 use crate::transfer::{bytes_into, from_bytes, to_bytes};
 use crate::wgsl::{self, IndexBounds, LoopPlan, TILE, Tiled, WORKGROUP_SIZE, storage_size};
 
-/// Offset of `sizes` in the control block (after the error record and `zero`).
-/// Where the control block holds the current chunk of a kernel's output elements (`base`, `slots`:
-/// two `u32`, see `wgsl::Translator::main`), and its sizes after that.
+/// Where the control block holds the current chunk of a kernel's output elements: `base` and
+/// `slots`, two `u32` after the error record and `zero` (see `wgsl::Translator::main`).
 const CHUNK_OFFSET: u64 = 40;
+/// Offset of `sizes` in the control block (after the chunk).
 const SIZES_OFFSET: usize = 48;
 
 /// One kernel ready to dispatch.
