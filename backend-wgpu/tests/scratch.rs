@@ -13,6 +13,7 @@ use pytato_backend_interp::Interpreter;
 use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Error, Scalar};
 use pytato_frontend as pt;
 use pytato_runtime::backend::{Backend, NamedData};
+use pytato_runtime::device::{DeviceInput, NamedDeviceInputs};
 
 fn f64s(values: Vec<f64>, shape: &[usize]) -> ArrayData {
     ArrayData::from(ndarray::Array::from_shape_vec(shape, values).unwrap().into_dyn())
@@ -92,6 +93,22 @@ fn reductions_past_the_scratch_limit_run_in_chunks_of_elements_with_the_same_bit
         let whole = w.compile(&outputs.clone().into()).unwrap().run(&inputs).unwrap();
         assert_eq!(bits(&whole[name]), bits(&reference.run(&inputs).unwrap()[name]), "{name}, unchunked");
     }
+    // On device data (runs that only enqueue): a chunked product of a chunked product, the
+    // second reading the first's output where it lies.
+    let square = pt::matmul(&pa, &pa).unwrap();
+    let program = w.clone().with_scratch_limit(100_000).compile(&(&square).into()).unwrap();
+    let reference = Interpreter.compile(&(&square).into()).unwrap();
+    let start = inputs_of("product", 1).remove("b").unwrap();
+    let once = reference.run(&NamedData::from([("a".to_string(), start.clone())])).unwrap().remove("_pt_out").unwrap();
+    let twice = reference.run(&NamedData::from([("a".to_string(), once)])).unwrap().remove("_pt_out").unwrap();
+    let mut state = w.upload(&start.view()).unwrap();
+    for _ in 0..2 {
+        let inputs = NamedDeviceInputs::from([("a", DeviceInput::Device(&state))]);
+        state = program.run_device(&inputs).unwrap().remove("_pt_out").unwrap();
+    }
+    assert_eq!(bits(&state.to_host().unwrap()), bits(&twice), "a chunked product of a chunked product on device data");
+    assert!(twice.to_scalars().iter().all(|s| s.to_f64().is_finite()));
+
     let want =
         Interpreter.compile(&(&pt::matmul(&pa, &pb).unwrap()).into()).unwrap().run(&inputs_of("product", 1)).unwrap();
     assert!(want["_pt_out"].to_scalars().iter().any(|s| matches!(s, Scalar::F64(v) if v.is_infinite())));
