@@ -84,18 +84,25 @@ pub(crate) fn to_bytes<'a>(data: &ArrayDataView<'a>) -> StorageBytes<'a> {
 /// `bytes` holds fewer elements than `target`.
 pub(crate) fn bytes_into(bytes: &[u8], target: &mut ArrayDataViewMut<'_>) -> Option<()> {
     fn plain<T: bytemuck::Pod>(bytes: &[u8], t: &mut ArrayViewMutD<'_, T>) {
-        let size = size_of::<T>();
         match t.as_slice_mut() {
             Some(s) => {
                 let n = size_of_val(s);
                 bytemuck::cast_slice_mut::<T, u8>(s).copy_from_slice(&bytes[..n]);
             }
-            None => t.iter_mut().zip(bytes.chunks_exact(size)).for_each(|(x, c)| *x = bytemuck::pod_read_unaligned(c)),
+            None => narrowed(bytes, t, |x: T| x),
         }
     }
+    /// Each stored element `W`, in C order, narrowed into `t`: row by row, each row a fast 1-d
+    /// walk (as `to_bytes` reads).
     fn narrowed<W: bytemuck::Pod, T>(bytes: &[u8], t: &mut ArrayViewMutD<'_, T>, narrow: impl Fn(W) -> T) {
-        let size = size_of::<W>();
-        t.iter_mut().zip(bytes.chunks_exact(size)).for_each(|(x, c)| *x = narrow(bytemuck::pod_read_unaligned(c)));
+        let mut stored = bytes.chunks_exact(size_of::<W>()).map(|c| narrow(bytemuck::pod_read_unaligned(c)));
+        if t.ndim() == 0 {
+            t.iter_mut().zip(stored).for_each(|(x, v)| *x = v);
+            return;
+        }
+        for mut row in t.rows_mut() {
+            row.iter_mut().zip(&mut stored).for_each(|(x, v)| *x = v);
+        }
     }
     let n: usize = target.shape().iter().product();
     let bytes = bytes.get(..n * crate::wgsl::storage_size(target.dtype()))?;
@@ -159,6 +166,11 @@ mod tests {
                 pytato_core::for_each_array_data!(&data, a => pytato_core::data::DataElement::wrap(a.t().to_owned()));
             let tv = pytato_core::for_each_array_data!(&data, a => pytato_core::data::DataElement::wrap(a.clone().reversed_axes()));
             assert_eq!(from_bytes(dtype, &[4, 2], &to_bytes(&tv.view())).unwrap(), t, "{dtype} transposed");
+            // And read back into a transposed array (a strided output of `run_into`).
+            let zeros = ArrayData::zeros(dtype, &[2, 4]);
+            let mut target = pytato_core::for_each_array_data!(&zeros, a => pytato_core::data::DataElement::wrap(a.clone().reversed_axes()));
+            bytes_into(&to_bytes(&t.view()), &mut target.view_mut()).unwrap();
+            assert_eq!(target, t, "{dtype} into a transposed array");
         }
     }
 }
