@@ -501,8 +501,8 @@ impl Compiled {
             reuse(gpu, &mut pool.control, control.len() as u64, STORAGE_USAGE, "pytato control block").clone();
         gpu.queue.write_buffer(&control_buffer, 0, &control);
 
-        // Each kernel's chunks of output elements (see `CompiledKernel::chunk_len`): the length
-        // of one, and where its entries start in `chunk_table`, a buffer of `(base, slots)`
+        // Each kernel's output elements and chunks of them (see `CompiledKernel::chunk_len`): the
+        // length of one, and where its entries start in `chunk_table`, a buffer of `(base, slots)`
         // pairs of `u32` that is copied into the control block before each chunk's dispatches.
         // Its first entry, `(0, 0)`, restores one chunk of all elements after a chunked kernel.
         let scratch = self.backend.scratch_bytes();
@@ -522,10 +522,10 @@ impl Compiled {
                 });
             };
             if len >= elements {
-                chunking.push((elements, None));
+                chunking.push((elements, elements, None));
                 continue;
             }
-            chunking.push((len, Some(table.len() as u64 * 4)));
+            chunking.push((elements, len, Some(table.len() as u64 * 4)));
             for base in (0..elements).step_by(len as usize) {
                 // Both fit: `grid` checked that `elements` does.
                 table.extend([base as u32, len as u32]);
@@ -539,8 +539,7 @@ impl Compiled {
         });
 
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pytato") });
-        for (k, (kernel, &(slots, entries))) in kernels.iter().zip(&chunking).enumerate() {
-            let elements: u64 = shapes[kernel.kernel.output.0].iter().map(|&d| d as u64).product();
+        for (k, (kernel, &(elements, slots, entries))) in kernels.iter().zip(&chunking).enumerate() {
             if elements == 0 {
                 continue;
             }
