@@ -29,6 +29,14 @@ use crate::wgsl::{self, IndexBounds, LoopPlan, TILE, Tiled, WORKGROUP_SIZE, stor
 /// Where the control block holds the current chunk of a kernel's output elements: `base` and
 /// `slots`, two `u32` after the error record and `zero` (see `wgsl::Translator::main`).
 const CHUNK_OFFSET: u64 = 40;
+/// Where the control block holds the pass of a tree stage, `level` (a `u32` in the error
+/// record's padding; see `wgsl::Translator::tree_stage`).
+const LEVEL_OFFSET: u64 = 12;
+/// The run's control table (see `execute`): `(0, 0)` to restore one chunk of all elements, then
+/// the tree levels 0, 1 and 2, then the chunks' `(base, slots)` pairs, as `u32`.
+const CONTROL_TABLE_HEADER: [u32; 5] = [0, 0, 0, 1, 2];
+/// Where level `L` is in the control table: `LEVELS_AT + 4 L`.
+const LEVELS_AT: u64 = 8;
 /// Offset of `sizes` in the control block (after the chunk).
 const SIZES_OFFSET: usize = 48;
 
@@ -197,8 +205,8 @@ pub(crate) struct Pool {
     /// By kernel index and split reduction: the block sums.
     block_sums: HashMap<(usize, usize), wgpu::Buffer>,
     control: Option<wgpu::Buffer>,
-    /// The chunks of output elements of the run's kernels (see `run`).
-    chunk_table: Option<wgpu::Buffer>,
+    /// The values the run's dispatches copy into the control block (see `execute`).
+    control_table: Option<wgpu::Buffer>,
     staging: Option<wgpu::Buffer>,
 }
 
@@ -502,15 +510,20 @@ impl Compiled {
         gpu.queue.write_buffer(&control_buffer, 0, &control);
 
         // Each kernel's output elements and chunks of them (see `CompiledKernel::chunk_len`): the
-        // length of one, and where its entries start in `chunk_table`, a buffer of `(base, slots)`
-        // pairs of `u32` that is copied into the control block before each chunk's dispatches.
-        // Its first entry, `(0, 0)`, restores one chunk of all elements after a chunked kernel.
+        // length of one, and where its entries start in the control table, whose `(base, slots)`
+        // pairs of `u32` are copied into the control block before each chunk's dispatches. Its
+        // first entry, `(0, 0)`, restores one chunk of all elements after a chunked kernel; the
+        // tree stage's passes copy their level from it too.
         let scratch = self.backend.scratch_bytes();
-        let mut table: Vec<u32> = vec![0, 0];
+        let mut table: Vec<u32> = CONTROL_TABLE_HEADER.to_vec();
+        let mut tree_passes = false;
         let mut chunking = Vec::with_capacity(kernels.len());
         for kernel in &kernels {
             let elements: u64 = shapes[kernel.kernel.output.0].iter().map(|&d| d as u64).product();
             grid(elements, gpu.limits.max_compute_workgroups_per_dimension)?;
+            for stage in kernel.block_sums.iter().filter(|stage| stage.tree.is_some()) {
+                tree_passes |= wgsl::tree_passes(wgsl::block_count(stage.terms(bound)?)).len() > 1;
+            }
             let Some(len) = kernel.chunk_len(elements, bound, scratch)? else {
                 return Err(Error::Unsupported {
                     backend: "wgpu".into(),
@@ -531,9 +544,10 @@ impl Compiled {
                 table.extend([base as u32, len as u32]);
             }
         }
-        let chunk_table = (table.len() > 2).then(|| {
+        let control_table = (table.len() > CONTROL_TABLE_HEADER.len() || tree_passes).then(|| {
             let bytes: Vec<u8> = table.iter().flat_map(|v| v.to_le_bytes()).collect();
-            let buffer = reuse(gpu, &mut pool.chunk_table, bytes.len() as u64, STORAGE_USAGE, "pytato chunks").clone();
+            let buffer =
+                reuse(gpu, &mut pool.control_table, bytes.len() as u64, STORAGE_USAGE, "pytato control table").clone();
             gpu.queue.write_buffer(&buffer, 0, &bytes);
             buffer
         });
@@ -568,7 +582,7 @@ impl Compiled {
             }
             for (c, base) in (0..elements).step_by(slots as usize).enumerate() {
                 let in_chunk = slots.min(elements - base);
-                if let (Some(table), Some(entries)) = (&chunk_table, entries) {
+                if let (Some(table), Some(entries)) = (&control_table, entries) {
                     encoder.copy_buffer_to_buffer(table, entries + 8 * c as u64, &control_buffer, CHUNK_OFFSET, 8);
                 }
                 for (j, stage) in kernel.block_sums.iter().enumerate() {
@@ -599,13 +613,26 @@ impl Compiled {
                     for _ in 0..dispatches {
                         dispatch(gpu, &mut encoder, &stage.pipeline, &control_buffer, &stage_buffers, invocations)?;
                     }
-                    // A workgroup per element, for long reductions only (see `read_block_sums`).
+                    // For long reductions only (see `read_block_sums`): workgroups per element and
+                    // group of partial results, in passes of one group per element at the end.
                     if let Some((tree_pipeline, tree_constants, _)) = &stage.tree
                         && blocks > wgsl::TREE_STAGE_BLOCKS as u64
                     {
                         buffers.extend(tree_constants.clone());
-                        let workgroups = in_chunk.saturating_mul(WORKGROUP_SIZE as u64);
-                        dispatch(gpu, &mut encoder, tree_pipeline, &control_buffer, &buffers, workgroups)?;
+                        let passes = wgsl::tree_passes(blocks);
+                        for (level, &groups) in passes.iter().enumerate() {
+                            if passes.len() > 1 {
+                                let table = control_table.as_ref().expect("a run of tree passes has a control table");
+                                let at = LEVELS_AT + 4 * level as u64;
+                                encoder.copy_buffer_to_buffer(table, at, &control_buffer, LEVEL_OFFSET, 4);
+                            }
+                            let invocations = in_chunk.saturating_mul(groups).saturating_mul(WORKGROUP_SIZE as u64);
+                            dispatch(gpu, &mut encoder, tree_pipeline, &control_buffer, &buffers, invocations)?;
+                        }
+                        if let (Some(table), true) = (&control_table, passes.len() > 1) {
+                            // Level 0 again, which the other tree stages take without a copy.
+                            encoder.copy_buffer_to_buffer(table, LEVELS_AT, &control_buffer, LEVEL_OFFSET, 4);
+                        }
                     }
                 }
                 let mut buffers = bindings(&pool);
@@ -620,7 +647,7 @@ impl Compiled {
                 };
                 dispatch(gpu, &mut encoder, &kernel.pipeline, &control_buffer, &buffers, invocations)?;
             }
-            if let (Some(table), Some(_)) = (&chunk_table, entries) {
+            if let (Some(table), Some(_)) = (&control_table, entries) {
                 encoder.copy_buffer_to_buffer(table, 0, &control_buffer, CHUNK_OFFSET, 8);
             }
         }

@@ -2,10 +2,13 @@
 //!
 //! # The shader interface
 //!
-//! - `@binding(0)`: the control block, `Control { flag, buffer, axis, _pad, index, length, zero,
-//!   sizes: array<i64> }`: `sizes[j]` is size parameter `j` (`KernelProgram::size_params` order);
-//!   the first out-of-range subscript sets `flag` and records itself in the next four fields;
-//!   `zero` is 0 (see [`Translator::main`] for why it exists). A shader with 32-bit indices reads
+//! - `@binding(0)`: the control block, `Control { flag, buffer, axis, level, index, length, zero,
+//!   base, slots, sizes: array<i64> }`: `sizes[j]` is size parameter `j`
+//!   (`KernelProgram::size_params` order); the first out-of-range subscript sets `flag` and
+//!   records itself in `buffer`, `axis`, `index` and `length`; `zero` is 0 (see
+//!   [`Translator::main`] for why it exists); `base` and `slots` are the chunk of output elements
+//!   a kernel with split reductions runs over, `level` the pass of a tree stage (both set by the
+//!   host between dispatches, 0 otherwise). A shader with 32-bit indices reads
 //!   the 64-bit fields as `vec2<i32>` pairs (the same bytes; the sizes fit in the low word).
 //! - `@binding(1 + k)`: the `k`-th buffer of [`Shader::buffers`], dense and in C order: the output
 //!   (`read_write`) first, then every buffer the expression reads (`read`). Elements are stored
@@ -66,7 +69,7 @@ use library::{Library, OPAQUE_INIT, real_of};
 use loops::Block;
 pub(crate) use loops::LoopPlan;
 pub(crate) use narrow::{IndexBounds, narrowable};
-pub(crate) use reduce::{CARRY_CHUNK, TREE_STAGE_BLOCKS, block_count};
+pub(crate) use reduce::{CARRY_CHUNK, TREE_STAGE_BLOCKS, block_count, tree_passes};
 use reduce::{Split, carried, partial_dtype, reduction_var, scheme, split_reductions};
 pub(crate) use tiled::{TILE, Tiled};
 
@@ -350,7 +353,7 @@ fn shader(
     let long = if narrow { "vec2<i32>" } else { "i64" };
     let _ = writeln!(
         source,
-        "struct Control {{ flag: atomic<u32>, buffer: u32, axis: u32, pad: u32, index: {long}, length: {long}, \
+        "struct Control {{ flag: atomic<u32>, buffer: u32, axis: u32, level: u32, index: {long}, length: {long}, \
          zero: {long}, base: u32, slots: u32, sizes: array<{long}> }}"
     );
     let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> ctl: Control;");
@@ -546,11 +549,14 @@ impl Translator<'_> {
             self.line("let in_chunk: u32 = min(slots, count - base);");
         }
         if let Stage::Tree(r, dtype) = stage {
-            // A workgroup per element, all of whose invocations reach every barrier.
-            self.line("let slot: u32 = wid.y * nwg.x + wid.x;");
+            // Workgroups per element and group of its partial results (neighbouring workgroups:
+            // neighbouring elements), all of whose invocations reach every barrier.
+            self.line("let workgroup: u32 = wid.y * nwg.x + wid.x;");
+            self.line("let slot: u32 = workgroup % max(in_chunk, 1u);");
+            self.line("let group: u32 = workgroup / max(in_chunk, 1u);");
             self.line("let live: bool = slot < in_chunk;");
             self.zero_and_opaque_init();
-            return self.tree_stage(r, *dtype, "slot", "live");
+            return self.tree_stage(r, *dtype, ("group", "slot", "live"));
         }
         self.line(&format!("let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;"));
         // The element count fits in 32 bits (`run::grid` checks). Comparing in 32 bits also

@@ -25,7 +25,7 @@
 use pytato_core::{Dim, Result};
 use pytato_runtime::math::SUM_BLOCK;
 
-use super::{Translator, WORKGROUP_SIZE};
+use super::Translator;
 
 /// How many iterations a loop statement runs each time it is entered, for the run's sizes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -35,9 +35,6 @@ pub(crate) enum Trips {
     /// The terms of `ranges` (the product of their lengths `upper - lower`, a negative length
     /// counting as 0), `step` terms per iteration, rounded up.
     Terms { ranges: Vec<(Dim, Dim)>, step: u64 },
-    /// The block sums one invocation of a tree stage combines: the terms of `ranges` in blocks of
-    /// `SUM_BLOCK`, shared among `WORKGROUP_SIZE` invocations, rounded up to a power of two.
-    TreeRun { ranges: Vec<(Dim, Dim)> },
 }
 
 impl Trips {
@@ -50,10 +47,6 @@ impl Trips {
         Ok(match self {
             Trips::AtMost(n) => *n as u128,
             Trips::Terms { ranges, step } => terms(ranges)?.div_ceil(*step as u128),
-            Trips::TreeRun { ranges } => {
-                let blocks = terms(ranges)?.div_ceil(SUM_BLOCK as u128);
-                blocks.div_ceil(WORKGROUP_SIZE as u128).max(1).next_power_of_two()
-            }
         })
     }
 }
@@ -294,16 +287,13 @@ mod tests {
     }
 
     #[test]
-    fn trips_of_terms_and_tree_runs() {
+    fn trips_of_terms() {
         let d = Dim::new;
         let size = sizes(0);
         let terms = Trips::Terms { ranges: vec![(d(0), d(10)), (d(2), d(9))], step: 8 };
         assert_eq!(terms.eval(&size).unwrap(), 70u128.div_ceil(8));
         let empty = Trips::Terms { ranges: vec![(d(5), d(3)), (d(0), d(9))], step: 1 };
         assert_eq!(empty.eval(&size).unwrap(), 0);
-        // 10^6 terms: 7,813 blocks, 31 per invocation, runs of 32.
-        let run = Trips::TreeRun { ranges: vec![(d(0), d(1_000_000))] };
-        assert_eq!(run.eval(&size).unwrap(), 32);
     }
 
     /// Runs `body` (WGSL statements that count passes in `done` and read `n` and `params`) in one

@@ -23,10 +23,10 @@ pub(crate) fn block_count(terms: u64) -> u64 {
 }
 
 /// The reductions of `kernel` that run in stages: the block sums of `SUM_BLOCK` terms of every
-/// output element in parallel; then a workgroup per element combines its block sums in the
-/// canonical tree (aligned runs of block sums per invocation, then the runs level by level in
-/// workgroup memory: the same tree, so the same bits as one loop); then the kernel reads the
-/// total. A long sum is spread over many invocations in logarithmic depth, and the loops of
+/// output element in parallel; then workgroups combine each element's block sums in the
+/// canonical tree, a group of them each (aligned runs of block sums per invocation, then the runs
+/// level by level in workgroup memory), in passes until one total is left ([`tree_passes`]): the
+/// same tree, so the same bits as one loop; then the kernel reads the total. A long sum is spread over many invocations in logarithmic depth, and the loops of
 /// every invocation stay short: drivers that stop loops after a fixed count (llvmpipe: 65,535)
 /// run sums of any length.
 ///
@@ -687,26 +687,47 @@ impl Translator<'_> {
         self.bind(dtype, &value)
     }
 
-    /// The tree stage of split reduction `r` (of `dtype`): a workgroup per slot `slot` of output
-    /// elements (`live` when it holds one) combines the element's block sums in the canonical
-    /// tree (`pytato_runtime::math::BlockTree`) and leaves the total in its first entry. Invocation
-    /// `lid` combines an aligned run of `chunk` block sums (a power of two: a subtree), then the
-    /// workgroup combines the runs' totals level by level in workgroup memory, as the tree does.
-    pub(super) fn tree_stage(&mut self, r: &Reduce, dtype: DType, slot: &str, live: &str) -> Result<()> {
+    /// One pass of the tree stage of split reduction `r` (of `dtype`; see [`tree_passes`]): the
+    /// workgroup `group` of slot `slot` of output elements (`live` when it holds one) combines a
+    /// group of [`TREE_GROUP`] of the element's partial results (block sums on the first pass,
+    /// the totals of the last pass's groups after it) in the canonical tree
+    /// (`pytato_runtime::math::BlockTree`) and leaves the total in the group's first entry.
+    /// Invocation `lid` combines an aligned run of `chunk` partial results (a power of two: a
+    /// subtree), then the workgroup combines the runs' totals level by level in workgroup memory,
+    /// as the tree does. A group is an aligned run of a power of two too, and the last group of a
+    /// pass (short or not) is the tree's last subtrees, so that the passes make one tree.
+    pub(super) fn tree_stage(
+        &mut self,
+        r: &Reduce,
+        dtype: DType,
+        (group, slot, live): (&str, &str, &str),
+    ) -> Result<()> {
         let (_, blocks) = self.block_count(r)?;
         let dtype = partial_dtype(r.op, dtype, self.features);
         let decode = |at: String| if dtype == DType::Bool { format!("({at} != 0u)") } else { at };
         let encode = |v: &str| if dtype == DType::Bool { format!("select(0u, 1u, {v})") } else { v.to_string() };
-        self.line(&format!("let per: u32 = max(({blocks} + {w}u) / {WORKGROUP_SIZE}u, 1u);", w = WORKGROUP_SIZE - 1));
+        // Pass `ctl.level` combines `entries` partial results, `spacing` block sums apart.
+        self.line(&format!("let shift: u32 = {}u * ctl.level;", TREE_GROUP.trailing_zeros()));
+        self.line("let spacing: u32 = 1u << shift;");
+        self.line(&format!("let entries: u32 = (({blocks} - 1u) >> shift) + 1u;"));
+        self.line(&format!(
+            "let per: u32 = min((entries + {w}u) / {WORKGROUP_SIZE}u, {TREE_RUN}u);",
+            w = WORKGROUP_SIZE - 1
+        ));
         self.line("let chunk: u32 = select(1u, 1u << (32u - countLeadingZeros(per - 1u)), per > 1u);");
-        self.line(&format!("let used: u32 = ({blocks} + chunk - 1u) / chunk;"));
+        self.line(&format!("let group_first: u32 = {group} * {WORKGROUP_SIZE}u * chunk;"));
+        self.line(&format!("let working: bool = {live} && group_first < entries;"));
+        self.line(&format!(
+            "let group_len: u32 = select(0u, min({WORKGROUP_SIZE}u * chunk, entries - group_first), working);"
+        ));
+        self.line("let used: u32 = (group_len + chunk - 1u) / chunk;");
         self.line("let first: u32 = lid * chunk;");
-        self.open(&format!("if {live} && first < {blocks}"));
-        self.line(&format!("let len: u32 = min(chunk, {blocks} - first);"));
-        let trips = Trips::TreeRun { ranges: r.inames.iter().map(|b| (b.lower.clone(), b.upper.clone())).collect() };
+        self.open("if working && first < group_len");
+        self.line("let len: u32 = min(chunk, group_len - first);");
         let p = self.partials.clone();
-        let total =
-            self.tree_of(r.op, dtype, ("len", trips), &|q| decode(format!("{p}[(first + {q}) * slots + {slot}]")))?;
+        let entry = |q: &str| format!("{p}[(group_first + first + {q}) * spacing * slots + {slot}]");
+        let trips = Trips::AtMost(TREE_RUN as u64);
+        let total = self.tree_of(r.op, dtype, ("len", trips), &|q| decode(entry(q)))?;
         self.line(&format!("runs[lid] = {};", encode(&total)));
         self.close();
         self.line("workgroupBarrier();");
@@ -714,7 +735,7 @@ impl Translator<'_> {
             &format!("for (var stride: u32 = 1u; stride < {WORKGROUP_SIZE}u; stride = stride * 2u)"),
             Trips::AtMost(WORKGROUP_SIZE.trailing_zeros() as u64),
         );
-        self.open(&format!("if {live} && lid % (2u * stride) == 0u && lid + stride < used"));
+        self.open("if working && lid % (2u * stride) == 0u && lid + stride < used");
         let a = self.bind(dtype, &decode("runs[lid]".into()))?;
         let b = self.bind(dtype, &decode("runs[lid + stride]".into()))?;
         let merged = self.combine_pair(r.op, dtype, &a, &b)?;
@@ -723,8 +744,8 @@ impl Translator<'_> {
         self.close();
         self.line("workgroupBarrier();");
         self.close();
-        self.open(&format!("if {live} && lid == 0u && {blocks} > 0u"));
-        self.line(&format!("{p}[{slot}] = runs[0];"));
+        self.open("if working && lid == 0u");
+        self.line(&format!("{p}[group_first * spacing * slots + {slot}] = runs[0];"));
         self.close();
         Ok(())
     }
@@ -807,6 +828,32 @@ pub(super) struct Tree {
 /// stage runs (a workgroup per element, worth its dispatch only for long reductions).
 pub(crate) const TREE_STAGE_BLOCKS: u32 = WORKGROUP_SIZE;
 
+/// The most partial results one invocation of a tree pass combines in a loop (a power of two):
+/// short, so that a pass has many workgroups on a GPU and its loops stay far under llvmpipe's cap.
+const TREE_RUN: u32 = 16;
+
+/// The partial results one workgroup of a tree pass combines (a power of two).
+const TREE_GROUP: u32 = WORKGROUP_SIZE * TREE_RUN;
+
+/// The passes of the tree stage of an element's `blocks` block sums (more than
+/// [`TREE_STAGE_BLOCKS`]), as the number of workgroups per element of each. Pass `level` combines
+/// `ceil(blocks / TREE_GROUP^level)` partial results (block sums, then the totals the pass before
+/// left) in groups of [`TREE_GROUP`], each group's total left in its first entry's place
+/// ([`Translator::tree_stage`]); the last pass has one group, and leaves the element's total in
+/// its first block sum's place. Block counts fit in 32 bits, so there are at most three passes.
+pub(crate) fn tree_passes(blocks: u64) -> Vec<u64> {
+    let mut passes = Vec::new();
+    let mut entries = blocks;
+    loop {
+        let groups = entries.div_ceil(TREE_GROUP as u64);
+        passes.push(groups);
+        if groups <= 1 {
+            return passes;
+        }
+        entries = groups;
+    }
+}
+
 /// The largest body (in expression nodes) of a reduction that is unrolled.
 const UNROLLED_SUM_BODY: usize = 48;
 
@@ -852,4 +899,20 @@ fn divisible(r: &Reduce, by: u64) -> Condition {
 /// The WGSL variable of reduction iname `_rN`.
 pub(super) fn reduction_var(name: &Arc<str>) -> String {
     format!("r{}", name.trim_start_matches("_r"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tree_passes_end_with_one_group_per_element() {
+        assert_eq!(tree_passes(257), [1]);
+        assert_eq!(tree_passes(4096), [1]);
+        assert_eq!(tree_passes(4097), [2, 1]);
+        assert_eq!(tree_passes(4096 * 4096), [4096, 1]);
+        assert_eq!(tree_passes(4096 * 4096 + 1), [4097, 2, 1]);
+        // The most a `u32` count of blocks needs.
+        assert_eq!(tree_passes(u32::MAX as u64), [1 << 20, 256, 1]);
+    }
 }
