@@ -152,6 +152,10 @@ fn is_failure(v: &Verdict) -> bool {
     matches!(v, Verdict::Mismatch(_))
 }
 
+/// The test hook of the hang handling (`tests/fuzz_driver.rs`): a worker given this variable
+/// stops forever at the beginning of that seed's case.
+const STALL_VAR: &str = "PYTATO_FUZZ_STALL_SEED";
+
 /// `fuzz worker`: cases `start, start + step, ...` (`--dags` of them, or forever); one line
 /// `begin SEED` before each and `done SEED JSON` after it.
 fn worker(o: &Options) -> Result<bool, String> {
@@ -160,8 +164,14 @@ fn worker(o: &Options) -> Result<bool, String> {
     let stdout = std::io::stdout();
     let mut seed = o.start;
     let mut done = 0u64;
+    let stall = std::env::var(STALL_VAR).ok().and_then(|s| s.parse::<u64>().ok());
     while o.dags.is_none_or(|n| done < n) {
         writeln!(stdout.lock(), "begin {seed}").map_err(|e| e.to_string())?;
+        if stall == Some(seed) {
+            loop {
+                std::thread::park();
+            }
+        }
         let case = generate(seed);
         let verdicts = check(&case, interp.as_ref(), &compiled, oracle.as_mut());
         let mut line = json!({"verdicts": verdicts_json(&verdicts), "stmts": case.stmts.len()});
@@ -225,10 +235,24 @@ fn repro(o: &Options, rest: &[String]) -> Result<bool, String> {
 // ---------------------------------------------------------------------------------------------
 // Campaigns.
 
+/// What a worker's reader thread reports, with the worker's slot and process id: a worker killed
+/// for a hang is replaced in its slot, and what its reader still reports afterwards (its exit
+/// above all) must not be taken for the replacement's.
 enum Event {
-    Begin(usize, u64),
-    Done(usize, u64, Value),
-    Exited(usize),
+    Begin(Source, u64),
+    Done(Source, u64, Value),
+    Exited(Source),
+}
+
+#[derive(Clone, Copy)]
+struct Source {
+    slot: usize,
+    pid: u32,
+}
+
+/// The worker in `workers` that `source` speaks for, if it is still the one in its slot.
+fn worker_of(workers: &mut [Option<Worker>], source: Source) -> Option<&mut Worker> {
+    workers[source.slot].as_mut().filter(|w| w.child.id() == source.pid)
 }
 
 struct Worker {
@@ -272,6 +296,7 @@ fn spawn_worker(
     cmd.args(common_args(o)).stdout(Stdio::piped()).stderr(Stdio::null());
     let mut child = cmd.spawn().map_err(|e| format!("starting a worker: {e}"))?;
     let stdout = child.stdout.take().ok_or("worker without stdout")?;
+    let source = Source { slot: id, pid: child.id() };
     let tx = events.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines() {
@@ -279,15 +304,15 @@ fn spawn_worker(
             let mut parts = line.splitn(3, ' ');
             match (parts.next(), parts.next().and_then(|s| s.parse().ok()), parts.next()) {
                 (Some("begin"), Some(seed), _) => {
-                    let _ = tx.send(Event::Begin(id, seed));
+                    let _ = tx.send(Event::Begin(source, seed));
                 }
                 (Some("done"), Some(seed), Some(json)) => {
-                    let _ = tx.send(Event::Done(id, seed, serde_json::from_str(json).unwrap_or(Value::Null)));
+                    let _ = tx.send(Event::Done(source, seed, serde_json::from_str(json).unwrap_or(Value::Null)));
                 }
                 _ => {}
             }
         }
-        let _ = tx.send(Event::Exited(id));
+        let _ = tx.send(Event::Exited(source));
     });
     Ok(Worker { child, current: None, next: start, finished: 0, quota })
 }
@@ -373,21 +398,25 @@ fn campaign(o: &Options) -> Result<bool, String> {
         }
         let event = rx.recv_timeout(Duration::from_millis(500));
         match event {
-            Ok(Event::Begin(id, seed)) => {
-                if let Some(w) = workers[id].as_mut() {
+            Ok(Event::Begin(source, seed)) => {
+                if let Some(w) = worker_of(&mut workers, source) {
                     w.current = Some((seed, Instant::now()));
                 }
             }
-            Ok(Event::Done(id, seed, line)) => {
+            Ok(Event::Done(source, seed, line)) => {
+                let Some(w) = worker_of(&mut workers, source) else { continue };
+                w.current = None;
+                w.next = seed + o.jobs as u64;
+                w.finished += 1;
                 record(&mut totals, seed, &line);
-                if let Some(w) = workers[id].as_mut() {
-                    w.current = None;
-                    w.next = seed + o.jobs as u64;
-                    w.finished += 1;
-                }
             }
-            Ok(Event::Exited(id)) => {
-                let Some(mut w) = workers[id].take() else { continue };
+            Ok(Event::Exited(source)) => {
+                // The exit of a worker killed for a hang was handled when it was killed.
+                if worker_of(&mut workers, source).is_none() {
+                    continue;
+                }
+                let id = source.slot;
+                let mut w = workers[id].take().expect("worker_of found it");
                 let _ = w.child.wait();
                 if let Some((seed, _)) = w.current {
                     eprintln!("fuzz: worker crashed on seed {seed}");
