@@ -1,7 +1,8 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
 //! - `ci`: formatting, lints, documentation (warnings denied), every test of the workspace, the conformance suite (and again on
-//!   wgpu through the code paths GPUs take, `PYTATO_WGPU_GPU_PATHS=1`), the MPI tests, the Python
+//!   wgpu through the code paths GPUs take, `PYTATO_WGPU_GPU_PATHS=1`, with the wgpu backend's own
+//!   tests), the MPI tests, the Python
 //!   package's tests and a short fuzzing run: the README's test command.
 //! - `conformance [--backend NAME]...`: the case-by-backend matrix; reports in `target/conformance`.
 //! - `bench [--quick] [--peers] [WORKLOAD]...`: the benchmark workloads on every linked backend
@@ -40,8 +41,8 @@ fn main() -> ExitCode {
         _ => {
             eprintln!("usage: cargo xtask <ci|conformance|bench|fuzz|mpi|bench-mpi|bench-dg|python|golden>");
             eprintln!(
-                "  ci           cargo fmt --check, clippy -D warnings, cargo doc -D warnings, cargo test --workspace, conformance (and on wgpu's \
-                 GPU code paths), MPI, Python, a short fuzzing run"
+                "  ci           cargo fmt --check, clippy -D warnings, cargo doc -D warnings, cargo test --workspace, conformance (and it and the \
+                 wgpu tests on wgpu's GPU code paths), MPI, Python, a short fuzzing run"
             );
             eprintln!("  conformance  [--backend NAME]... run the conformance suite; reports in target/conformance");
             eprintln!(
@@ -117,7 +118,7 @@ fn ci() -> Result<(), String> {
     run("cargo test", test)?;
 
     conformance(&[])?;
-    gpu_paths_conformance()?;
+    gpu_paths_tests()?;
 
     if mpi {
         mpi_tests(false)?;
@@ -273,16 +274,20 @@ fn conformance(args: &[String]) -> Result<(), String> {
     run("conformance", cmd)
 }
 
-/// The conformance suite on the wgpu backend through the code paths only GPUs take (tiled matrix
-/// products), on whatever adapter there is: lavapipe in CI. Skipped with a message where wgpu
-/// cannot start (unless `PYTATO_REQUIRE_WGPU` is set, when the suite itself fails).
-fn gpu_paths_conformance() -> Result<(), String> {
+/// The conformance suite and the wgpu backend's own tests through the code paths only GPUs take
+/// (tiled matrix products, workgroup sorts), on whatever adapter there is: lavapipe in CI, so that
+/// a test that holds only on a CPU adapter fails here rather than on a GPU. Skipped with a message
+/// where wgpu cannot start (unless `PYTATO_REQUIRE_WGPU` is set, when the suite itself fails).
+fn gpu_paths_tests() -> Result<(), String> {
     let mut cmd = cargo();
     cmd.args(["run", "--quiet", "--package", "pytato-conformance", "--bin", "conformance", "--"]);
     cmd.args(["--backend", "wgpu", "--report-dir"]);
     cmd.arg(workspace_root().join("target/conformance-gpu-paths"));
     cmd.env("PYTATO_WGPU_GPU_PATHS", "1");
-    run("conformance (wgpu, GPU code paths)", cmd)
+    run("conformance (wgpu, GPU code paths)", cmd)?;
+    let mut tests = cargo();
+    tests.args(["test", "--package", "pytato-backend-wgpu"]).env("PYTATO_WGPU_GPU_PATHS", "1");
+    run("wgpu tests (GPU code paths)", tests)
 }
 
 fn golden() -> Result<(), String> {
