@@ -26,9 +26,10 @@ pub(crate) fn block_count(terms: u64) -> u64 {
 /// output element in parallel; then workgroups combine each element's block sums in the
 /// canonical tree, a group of them each (aligned runs of block sums per invocation, then the runs
 /// level by level in workgroup memory), in passes until one total is left ([`tree_passes`]): the
-/// same tree, so the same bits as one loop; then the kernel reads the total. A long sum is spread over many invocations in logarithmic depth, and the loops of
-/// every invocation stay short: drivers that stop loops after a fixed count (llvmpipe: 65,535)
-/// run sums of any length.
+/// same tree, so the same bits as one loop; then the kernel reads the total. A long sum is spread
+/// over many invocations in logarithmic depth, and the loops of every invocation stay short:
+/// drivers that stop loops after a fixed count (llvmpipe: 65,535) run sums of any length whose
+/// block sums fit in one buffer.
 ///
 /// Split: float and complex sums (in blocks), integer sums and products, and maxima, minima,
 /// `all` and `any` of every dtype, not inside another reduction, that have more than `SUM_BLOCK`
@@ -825,7 +826,7 @@ pub(super) struct Tree {
 }
 
 /// The most block sums per element that the kernel combines itself; past this many, the tree
-/// stage runs (a workgroup per element, worth its dispatch only for long reductions).
+/// stage runs (worth its dispatches only for long reductions).
 pub(crate) const TREE_STAGE_BLOCKS: u32 = WORKGROUP_SIZE;
 
 /// The most partial results one invocation of a tree pass combines in a loop (a power of two):
