@@ -620,17 +620,19 @@ impl Compiled {
                     {
                         buffers.extend(tree_constants.clone());
                         let passes = wgsl::tree_passes(blocks);
+                        // Past one pass, each pass's level is copied into the control block, and
+                        // level 0 after the last, which the one-pass tree stages take as it is.
+                        let levels = (passes.len() > 1)
+                            .then(|| control_table.as_ref().expect("a run of tree passes has a control table"));
                         for (level, &groups) in passes.iter().enumerate() {
-                            if passes.len() > 1 {
-                                let table = control_table.as_ref().expect("a run of tree passes has a control table");
+                            if let Some(table) = levels {
                                 let at = LEVELS_AT + 4 * level as u64;
                                 encoder.copy_buffer_to_buffer(table, at, &control_buffer, LEVEL_OFFSET, 4);
                             }
                             let invocations = in_chunk.saturating_mul(groups).saturating_mul(WORKGROUP_SIZE as u64);
                             dispatch(gpu, &mut encoder, tree_pipeline, &control_buffer, &buffers, invocations)?;
                         }
-                        if let (Some(table), true) = (&control_table, passes.len() > 1) {
-                            // Level 0 again, which the other tree stages take without a copy.
+                        if let Some(table) = levels {
                             encoder.copy_buffer_to_buffer(table, LEVELS_AT, &control_buffer, LEVEL_OFFSET, 4);
                         }
                     }

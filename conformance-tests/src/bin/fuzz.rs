@@ -412,11 +412,8 @@ fn campaign(o: &Options) -> Result<bool, String> {
             }
             Ok(Event::Exited(source)) => {
                 // The exit of a worker killed for a hang was handled when it was killed.
-                if worker_of(&mut workers, source).is_none() {
-                    continue;
-                }
                 let id = source.slot;
-                let mut w = workers[id].take().expect("worker_of found it");
+                let Some(mut w) = workers[id].take_if(|w| w.child.id() == source.pid) else { continue };
                 let _ = w.child.wait();
                 if let Some((seed, _)) = w.current {
                     eprintln!("fuzz: worker crashed on seed {seed}");
