@@ -405,7 +405,29 @@ impl Wgpu {
             loops: shaders.kernel.loops,
             block_sums,
             tiled: shaders.tiled,
+            narrow,
+            runs: std::sync::OnceLock::new(),
         })
+    }
+
+    /// `kernel`'s block-sums shaders in runs of blocks (see `wgsl::run_shaders`), compiled
+    /// (`narrow`: with 32-bit indices).
+    pub(crate) fn compile_runs(
+        &self,
+        program: &KernelProgram,
+        kernel: &Kernel,
+        narrow: bool,
+    ) -> Result<Vec<Option<run::StageShader>>> {
+        let names = program.buffer_ids();
+        let shaders = wgsl::run_shaders(program, &names, kernel, self.features(), narrow)?;
+        shaders
+            .into_iter()
+            .map(|shader| {
+                shader
+                    .map(|s| Ok((self.pipeline(program, kernel, &s)?, self.gpu.constant_table(&s.constants), s.loops)))
+                    .transpose()
+            })
+            .collect()
     }
 }
 

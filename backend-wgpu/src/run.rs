@@ -37,8 +37,11 @@ const LEVEL_OFFSET: u64 = 12;
 const CONTROL_TABLE_HEADER: [u32; 5] = [0, 0, 0, 1, 2];
 /// Where level `L` is in the control table: `LEVELS_AT + 4 L`.
 const LEVELS_AT: u64 = 8;
-/// Offset of `sizes` in the control block (after the chunk).
-const SIZES_OFFSET: usize = 48;
+/// Where the control block holds `coarse`, the log2 of the blocks per partial result of every
+/// block-sums shader of the run (a `u32` after the chunk; see `wgsl::partial_count`).
+const COARSE_OFFSET: usize = 48;
+/// Offset of `sizes` in the control block (after `coarse` and 4 bytes of padding).
+const SIZES_OFFSET: usize = 56;
 
 /// One kernel ready to dispatch.
 pub(crate) struct CompiledKernel {
@@ -55,7 +58,17 @@ pub(crate) struct CompiledKernel {
     pub(crate) tiled: Option<Tiled>,
     /// The shader's constant table, bound last (see `wgsl::Shader::constants`).
     pub(crate) constants: Option<wgpu::Buffer>,
+    /// Whether its shaders compute indices in 32 bits (see `KernelChoices`).
+    pub(crate) narrow: bool,
+    /// The block-sums shaders in runs of `2^coarse` blocks (see `wgsl::run_shaders`), in the
+    /// order of `block_sums` (`None` for a carried product), compiled by the first run whose
+    /// block sums of one element would not fit in a buffer.
+    pub(crate) runs: OnceLock<Vec<Option<StageShader>>>,
 }
+
+/// A compiled shader of a reduction's stages: its pipeline, its constant table (bound last) and
+/// its loop statements.
+pub(crate) type StageShader = (Arc<Pipeline>, Option<wgpu::Buffer>, LoopPlan);
 
 /// A kernel's compiled forms: with 64-bit indices (where the device has `SHADER_INT64`) and with
 /// 32-bit ones (where the kernel is `wgsl::narrowable`, with the bounds a run checks); a run takes
@@ -69,12 +82,9 @@ pub(crate) struct KernelChoices {
     pub(crate) narrow: Option<(CompiledKernel, IndexBounds)>,
 }
 
-/// `cell`'s kernel, compiled by `compile` if it is not yet. (Two threads may both compile it; one
-/// result is kept, and the pipeline cache shares their pipelines.)
-fn compiled_once(
-    cell: &OnceLock<CompiledKernel>,
-    compile: impl FnOnce() -> Result<CompiledKernel>,
-) -> Result<&CompiledKernel> {
+/// What `cell` holds (a kernel's form), compiled by `compile` if it is not yet. (Two threads may
+/// both compile it; one result is kept, and the pipeline cache shares their pipelines.)
+fn compiled_once<T>(cell: &OnceLock<T>, compile: impl FnOnce() -> Result<T>) -> Result<&T> {
     if let Some(compiled) = cell.get() {
         return Ok(compiled);
     }
@@ -123,7 +133,7 @@ pub(crate) struct CompiledBlockSums {
     pub(crate) constants: Option<wgpu::Buffer>,
     /// The tree stage: its pipeline, constant table and loop statements; `None` for a carried
     /// product (see `wgsl::BlockSums`).
-    pub(crate) tree: Option<(Arc<Pipeline>, Option<wgpu::Buffer>, LoopPlan)>,
+    pub(crate) tree: Option<StageShader>,
     /// The loop statements of the block-sums shader.
     pub(crate) loops: LoopPlan,
 }
@@ -138,29 +148,61 @@ impl CompiledBlockSums {
     }
 
     /// The slots of the partial results buffer for `elements` output elements: a carried
-    /// product's product so far and count of chunks per element, else a block sum per element
-    /// and block.
-    fn partials_slots(&self, elements: u64, bound: &Bound<'_>) -> Result<u64> {
+    /// product's product so far and count of chunks per element, else a partial result per
+    /// element and run of `2^coarse` blocks.
+    fn partials_slots(&self, elements: u64, bound: &Bound<'_>, coarse: u32) -> Result<u64> {
         Ok(match self.tree {
             None => elements.saturating_mul(2),
-            Some(_) => elements.saturating_mul(wgsl::block_count(self.terms(bound)?)),
+            Some(_) => elements.saturating_mul(wgsl::partial_count(wgsl::block_count(self.terms(bound)?), coarse)),
         })
     }
 
     /// The bytes of that buffer.
-    fn partials_bytes(&self, elements: u64, bound: &Bound<'_>) -> Result<u64> {
-        Ok(self.partials_slots(elements, bound)?.saturating_mul(self.element_size as u64))
+    fn partials_bytes(&self, elements: u64, bound: &Bound<'_>, coarse: u32) -> Result<u64> {
+        Ok(self.partials_slots(elements, bound, coarse)?.saturating_mul(self.element_size as u64))
     }
+}
+
+/// The blocks per partial result of the block-sums shaders of a run, as `coarse` (`2^coarse`
+/// blocks, see `wgsl::partial_count`): 0 (one block each, the most parallel) where the block
+/// sums of one output element of every split reduction of `kernels` fit in `limit` bytes, else
+/// the least that makes their partial results fit. `Unsupported` where a reduction has more
+/// blocks than the shaders count in 32 bits (2^39 terms).
+fn coarse_for(program: &KernelProgram, kernels: &[&CompiledKernel], bound: &Bound<'_>, limit: u64) -> Result<u32> {
+    let mut coarse = 0;
+    for kernel in kernels {
+        for stage in kernel.block_sums.iter().filter(|stage| stage.tree.is_some()) {
+            let terms = stage.terms(bound)?;
+            let blocks = wgsl::block_count(terms);
+            if blocks > u32::MAX as u64 {
+                return Err(Error::Unsupported {
+                    backend: "wgpu".into(),
+                    reason: format!(
+                        "a reduction of {terms} terms in the kernel writing {} has more than 2^32 blocks of {} \
+                         terms, which the shaders count in 32 bits",
+                        program.describe_buffer(kernel.kernel.output),
+                        pytato_runtime::math::SUM_BLOCK
+                    ),
+                });
+            }
+            // What does not fit even at one partial result per element is `chunk_len`'s to refuse.
+            let fit = (limit / stage.element_size as u64).max(1);
+            while wgsl::partial_count(blocks, coarse) > fit {
+                coarse += 1;
+            }
+        }
+    }
+    Ok(coarse)
 }
 
 impl CompiledKernel {
     /// How many output elements one chunk of the kernel covers (see `wgsl::Translator::main`):
-    /// all `elements` where the partial results of each split reduction fit in `limit` bytes,
-    /// else as many as fit; `None` where one element's do not.
-    fn chunk_len(&self, elements: u64, bound: &Bound<'_>, limit: u64) -> Result<Option<u64>> {
+    /// all `elements` where the partial results of each split reduction (`2^coarse` blocks each)
+    /// fit in `limit` bytes, else as many as fit; `None` where one element's do not.
+    fn chunk_len(&self, elements: u64, bound: &Bound<'_>, limit: u64, coarse: u32) -> Result<Option<u64>> {
         let mut len = elements;
         for stage in &self.block_sums {
-            let per_element = stage.partials_bytes(1, bound)?;
+            let per_element = stage.partials_bytes(1, bound, coarse)?;
             if per_element > limit {
                 return Ok(None);
             }
@@ -173,14 +215,20 @@ impl CompiledKernel {
     }
 
     /// The most loop iterations, as a driver with a loop cap counts them (see `wgsl::LoopPlan`),
-    /// that one invocation of any of the kernel's shaders runs for the sizes `bound` gives.
-    fn loop_iterations(&self, bound: &Bound<'_>) -> Result<u128> {
+    /// that one invocation of any of the kernel's shaders runs for the sizes `bound` gives, with
+    /// `2^coarse` blocks per partial result (from `runs`, the kernel's block-sums shaders in runs
+    /// where `coarse` is above 0).
+    fn loop_iterations(&self, bound: &Bound<'_>, coarse: u32, runs: Option<&[Option<StageShader>]>) -> Result<u128> {
         let size = |d: &pytato_core::Dim| bound.eval(d);
-        let mut most = self.loops.iterations(&size)?;
-        for b in &self.block_sums {
-            most = most.max(b.loops.iterations(&size)?);
+        let mut most = self.loops.iterations(&size, coarse)?;
+        for (j, b) in self.block_sums.iter().enumerate() {
+            let loops = match runs.and_then(|runs| runs[j].as_ref()) {
+                Some((_, _, loops)) => loops,
+                None => &b.loops,
+            };
+            most = most.max(loops.iterations(&size, coarse)?);
             if let Some((_, _, tree_loops)) = &b.tree {
-                most = most.max(tree_loops.iterations(&size)?);
+                most = most.max(tree_loops.iterations(&size, coarse)?);
             }
         }
         Ok(most)
@@ -442,9 +490,29 @@ impl Compiled {
             }
         }
 
+        let scratch = self.backend.scratch_bytes();
+        let coarse = coarse_for(program, &kernels, bound, scratch)?;
+        // Each kernel's block-sums shaders in runs of blocks, where the run needs them.
+        let runs: Vec<Option<&[Option<StageShader>]>> = kernels
+            .iter()
+            .map(|k| match coarse > 0 && !k.block_sums.is_empty() {
+                true => {
+                    let compile = || self.backend.compile_runs(program, &k.kernel, k.narrow);
+                    compiled_once(&k.runs, compile).map(|runs| Some(runs.as_slice()))
+                }
+                false => Ok(None),
+            })
+            .collect::<Result<_>>()?;
         if let Some(limit) = gpu.loop_limit {
-            for compiled in &kernels {
-                let trips = compiled.loop_iterations(bound)?;
+            let in_runs = match coarse {
+                0 => String::new(),
+                _ => format!(
+                    "; one element's block sums exceed {scratch} bytes, so each invocation sums runs of {} blocks",
+                    1u64 << coarse
+                ),
+            };
+            for (compiled, runs) in kernels.iter().zip(&runs) {
+                let trips = compiled.loop_iterations(bound, coarse, *runs)?;
                 if trips > limit as u128 {
                     return Err(Error::Unsupported {
                         backend: "wgpu".into(),
@@ -452,7 +520,7 @@ impl Compiled {
                             "the kernel writing {} runs up to {trips} loop iterations per invocation for these \
                              sizes; this adapter's driver ({}) stops all loops of an invocation after {limit} \
                              iterations in all, so the result would be wrong (a reduction inside another \
-                             reduction runs in one loop)",
+                             reduction runs in one loop{in_runs})",
                             program.describe_buffer(compiled.kernel.output),
                             gpu.info.driver
                         ),
@@ -504,7 +572,8 @@ impl Compiled {
                 _ => {}
             }
         }
-        let control = control_block(&sizes);
+        let mut control = control_block(&sizes);
+        control[COARSE_OFFSET..COARSE_OFFSET + 4].copy_from_slice(&coarse.to_le_bytes());
         let control_buffer =
             reuse(gpu, &mut pool.control, control.len() as u64, STORAGE_USAGE, "pytato control block").clone();
         gpu.queue.write_buffer(&control_buffer, 0, &control);
@@ -514,7 +583,6 @@ impl Compiled {
         // pairs of `u32` are copied into the control block before each chunk's dispatches. Its
         // first entry, `(0, 0)`, restores one chunk of all elements after a chunked kernel; the
         // tree stage's passes copy their level from it too.
-        let scratch = self.backend.scratch_bytes();
         let mut table: Vec<u32> = CONTROL_TABLE_HEADER.to_vec();
         let mut tree_passes = false;
         let mut chunking = Vec::with_capacity(kernels.len());
@@ -522,14 +590,15 @@ impl Compiled {
             let elements: u64 = shapes[kernel.kernel.output.0].iter().map(|&d| d as u64).product();
             grid(elements, gpu.limits.max_compute_workgroups_per_dimension)?;
             for stage in kernel.block_sums.iter().filter(|stage| stage.tree.is_some()) {
-                tree_passes |= wgsl::tree_passes(wgsl::block_count(stage.terms(bound)?)).len() > 1;
+                let partials = wgsl::partial_count(wgsl::block_count(stage.terms(bound)?), coarse);
+                tree_passes |= wgsl::tree_passes(partials).len() > 1;
             }
-            let Some(len) = kernel.chunk_len(elements, bound, scratch)? else {
+            let Some(len) = kernel.chunk_len(elements, bound, scratch, coarse)? else {
                 return Err(Error::Unsupported {
                     backend: "wgpu".into(),
                     reason: format!(
-                        "a reduction in the kernel writing {} needs more than {scratch} bytes of block sums for \
-                         one output element, the most one buffer may take on this adapter",
+                        "a reduction in the kernel writing {} needs more than {scratch} bytes of partial results \
+                         for one output element, the most one buffer may take on this adapter",
                         program.describe_buffer(kernel.kernel.output)
                     ),
                 });
@@ -553,7 +622,7 @@ impl Compiled {
         });
 
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pytato") });
-        for (k, (kernel, &(elements, slots, entries))) in kernels.iter().zip(&chunking).enumerate() {
+        for (k, ((kernel, &(elements, slots, entries)), runs)) in kernels.iter().zip(&chunking).zip(&runs).enumerate() {
             if elements == 0 {
                 continue;
             }
@@ -567,7 +636,8 @@ impl Compiled {
             };
             let mut block_sums = Vec::with_capacity(kernel.block_sums.len());
             for (j, stage) in kernel.block_sums.iter().enumerate() {
-                let size = stage.partials_bytes(slots, bound)?.max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+                let size =
+                    stage.partials_bytes(slots, bound, coarse)?.max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
                 let slot = pool.block_sums.get(&(k, j)).filter(|b| b.size() >= size).cloned();
                 let partials = slot.unwrap_or_else(|| {
                     gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -587,23 +657,27 @@ impl Compiled {
                 }
                 for (j, stage) in kernel.block_sums.iter().enumerate() {
                     let terms = stage.terms(bound)?;
-                    let blocks = wgsl::block_count(terms);
+                    let parts = wgsl::partial_count(wgsl::block_count(terms), coarse);
                     // A carried product: one dispatch per chunk of terms, an invocation per
-                    // element; else an invocation per element and block.
+                    // element; else an invocation per element and partial result.
                     let (dispatches, invocations) = match stage.tree {
                         None => (terms.div_ceil(wgsl::CARRY_CHUNK), in_chunk),
-                        Some(_) => (1, slots.saturating_mul(blocks)),
+                        Some(_) => (1, slots.saturating_mul(parts)),
                     };
                     if invocations == 0 || dispatches == 0 {
                         continue;
                     }
                     let partials = &block_sums[j];
+                    let (pipeline, constants) = match runs.and_then(|runs| runs[j].as_ref()) {
+                        Some((pipeline, constants, _)) => (pipeline, constants),
+                        None => (&stage.pipeline, &stage.constants),
+                    };
                     // The kernel's buffers, the partial results of the split reductions before
                     // this one (its guard may read them), its own; the tree reads its own only.
                     let mut buffers = bindings(&pool);
                     let stage_buffers: Vec<wgpu::Buffer> = (buffers.iter().chain(&block_sums[..j]).cloned())
                         .chain([partials.clone()])
-                        .chain(stage.constants.clone())
+                        .chain(constants.clone())
                         .collect();
                     buffers.push(partials.clone());
                     if stage.tree.is_none() {
@@ -611,15 +685,15 @@ impl Compiled {
                         encoder.clear_buffer(partials, 0, None);
                     }
                     for _ in 0..dispatches {
-                        dispatch(gpu, &mut encoder, &stage.pipeline, &control_buffer, &stage_buffers, invocations)?;
+                        dispatch(gpu, &mut encoder, pipeline, &control_buffer, &stage_buffers, invocations)?;
                     }
                     // For long reductions only (see `read_block_sums`): workgroups per element and
                     // group of partial results, in passes of one group per element at the end.
                     if let Some((tree_pipeline, tree_constants, _)) = &stage.tree
-                        && blocks > wgsl::TREE_STAGE_BLOCKS as u64
+                        && parts > wgsl::TREE_STAGE_BLOCKS as u64
                     {
                         buffers.extend(tree_constants.clone());
-                        let passes = wgsl::tree_passes(blocks);
+                        let passes = wgsl::tree_passes(parts);
                         // Past one pass, each pass's level is copied into the control block, and
                         // level 0 after the last, which the one-pass tree stages take as it is.
                         let levels = (passes.len() > 1)

@@ -3,12 +3,14 @@
 //! # The shader interface
 //!
 //! - `@binding(0)`: the control block, `Control { flag, buffer, axis, level, index, length, zero,
-//!   base, slots, sizes: array<i64> }`: `sizes[j]` is size parameter `j`
+//!   base, slots, coarse, sizes: array<i64> }`: `sizes[j]` is size parameter `j`
 //!   (`KernelProgram::size_params` order); the first out-of-range subscript sets `flag` and
 //!   records itself in `buffer`, `axis`, `index` and `length`; `zero` is 0 (see
 //!   [`Translator::main`] for why it exists); `base` and `slots` are the chunk of output elements
 //!   a kernel with split reductions runs over, `level` the pass of a tree stage (both set by the
-//!   host between dispatches, 0 otherwise). A shader with 32-bit indices reads
+//!   host between dispatches, 0 otherwise); each partial result of a block-sums shader combines
+//!   `2^coarse` blocks (set for the whole run, 0 unless one element's block sums would not fit
+//!   in a buffer; see `reduce::Translator::partial_of_blocks`). A shader with 32-bit indices reads
 //!   the 64-bit fields as `vec2<i32>` pairs (the same bytes; the sizes fit in the low word).
 //! - `@binding(1 + k)`: the `k`-th buffer of [`Shader::buffers`], dense and in C order: the output
 //!   (`read_write`) first, then every buffer the expression reads (`read`). Elements are stored
@@ -69,7 +71,7 @@ use library::{Library, OPAQUE_INIT, real_of};
 use loops::Block;
 pub(crate) use loops::LoopPlan;
 pub(crate) use narrow::{IndexBounds, narrowable};
-pub(crate) use reduce::{CARRY_CHUNK, TREE_STAGE_BLOCKS, block_count, tree_passes};
+pub(crate) use reduce::{CARRY_CHUNK, TREE_STAGE_BLOCKS, block_count, partial_count, tree_passes};
 use reduce::{Split, carried, partial_dtype, reduction_var, scheme, split_reductions};
 pub(crate) use tiled::{TILE, Tiled};
 
@@ -187,11 +189,12 @@ pub(crate) struct KernelShaders {
     pub(crate) tiled: Option<Tiled>,
 }
 
-/// The shaders of one split reduction (see [`split_reductions`]): `shader` computes its block
-/// sums, one invocation per output element and block of `SUM_BLOCK` terms, writing
-/// `partials[block * slots + slot]` (`slot`: the element's place in its chunk of `slots`
-/// elements, see `Translator::main`); `tree`, a workgroup per output element, combines each
-/// element's block sums in the canonical tree into `partials[slot]`. A carried product has no
+/// The shaders of one split reduction (see [`split_reductions`]): `shader` computes its partial
+/// results, one invocation per output element and run of `2^coarse` blocks of `SUM_BLOCK` terms
+/// (one block unless a run needs fewer partial results), writing `partials[part * slots + slot]`
+/// (`slot`: the element's place in its chunk of `slots` elements, see `Translator::main`);
+/// `tree`, workgroups per output element, combines each element's partial results in the
+/// canonical tree into `partials[slot]`. A carried product has no
 /// tree: `shader` multiplies the next `CARRY_CHUNK` terms into `partials[slot]`, once per
 /// dispatch (see [`Translator::carry_chunk`]).
 pub(crate) struct BlockSums {
@@ -253,6 +256,30 @@ pub(crate) fn kernel_shaders(
     })
 }
 
+/// The shaders that compute the partial results of `kernel`'s split reductions in runs of
+/// `2^coarse` blocks (see `reduce::Translator::partial_of_blocks`), in the order of
+/// [`KernelShaders::block_sums`] (`None` for a carried product, which has no block sums), for the
+/// runs where one output element's block sums would not fit in a buffer. Arguments as
+/// [`kernel_shaders`] takes them; a kernel whose product is tiled has none.
+pub(crate) fn run_shaders(
+    program: &KernelProgram,
+    names: &HashMap<&str, BufferId>,
+    kernel: &Kernel,
+    features: ShaderFeatures,
+    narrow: bool,
+) -> Result<Vec<Option<Shader>>> {
+    let splits = split_reductions(program, names, kernel, features)?;
+    let read: Vec<(Arc<Reduce>, DType)> = splits.iter().map(|s| (s.reduce.clone(), s.dtype)).collect();
+    splits
+        .iter()
+        .enumerate()
+        .map(|(j, split)| match carried(split.reduce.op, split.dtype, features) {
+            true => Ok(None),
+            false => shader(program, names, kernel, features, narrow, Stage::Runs(split, &read[..j])).map(Some),
+        })
+        .collect()
+}
+
 /// Which shader of a kernel is generated.
 enum Stage<'a> {
     /// The kernel itself; these reductions are read from their block sums, bound after the
@@ -263,6 +290,9 @@ enum Stage<'a> {
     BlockSums(&'a Split, &'a [(Arc<Reduce>, DType)]),
     /// The tree of one reduction's block sums (of this dtype), bound after the kernel's buffers.
     Tree(&'a Reduce, DType),
+    /// The partial results of one reduction in runs of `2^coarse` blocks (see
+    /// `reduce::Translator::partial_of_blocks`), bound as [`Stage::BlockSums`].
+    Runs(&'a Split, &'a [(Arc<Reduce>, DType)]),
     /// The next chunk of a carried product, bound as [`Stage::BlockSums`].
     Carry(&'a Split, &'a [(Arc<Reduce>, DType)]),
     /// The kernel, a matrix product in tiles (see `tiled`).
@@ -283,7 +313,9 @@ fn shader(
     // The split reductions the shader reads (`p0`, …), and the partial results it writes.
     let (split, partials) = match stage {
         Stage::Kernel(split) => (split.to_vec(), None),
-        Stage::BlockSums(_, earlier) | Stage::Carry(_, earlier) => (earlier.to_vec(), Some(earlier.len())),
+        Stage::BlockSums(_, earlier) | Stage::Runs(_, earlier) | Stage::Carry(_, earlier) => {
+            (earlier.to_vec(), Some(earlier.len()))
+        }
         Stage::Tree(..) => (Vec::new(), Some(0)),
         Stage::Tiled(_) => (Vec::new(), None),
     };
@@ -340,7 +372,7 @@ fn shader(
         declarations.push((format!("p{j}"), block_sum_type(partial, features)?, false, "block sums".into()));
     }
     let written = match &stage {
-        Stage::BlockSums(s, _) | Stage::Carry(s, _) => Some((s.reduce.op, s.dtype)),
+        Stage::BlockSums(s, _) | Stage::Runs(s, _) | Stage::Carry(s, _) => Some((s.reduce.op, s.dtype)),
         Stage::Tree(r, dtype) => Some((r.op, *dtype)),
         Stage::Kernel(_) | Stage::Tiled(_) => None,
     };
@@ -354,7 +386,7 @@ fn shader(
     let _ = writeln!(
         source,
         "struct Control {{ flag: atomic<u32>, buffer: u32, axis: u32, level: u32, index: {long}, length: {long}, \
-         zero: {long}, base: u32, slots: u32, sizes: array<{long}> }}"
+         zero: {long}, base: u32, slots: u32, coarse: u32, sizes: array<{long}> }}"
     );
     let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> ctl: Control;");
     source.push_str(if features.i64 { library::OPAQUE_DECLARATIONS } else { library::OPAQUE_DECLARATIONS_32 });
@@ -541,7 +573,7 @@ impl Translator<'_> {
         let chunked = match stage {
             Stage::Kernel(read) => !read.is_empty(),
             Stage::Tiled(_) => false,
-            Stage::BlockSums(..) | Stage::Carry(..) | Stage::Tree(..) => true,
+            Stage::BlockSums(..) | Stage::Runs(..) | Stage::Carry(..) | Stage::Tree(..) => true,
         };
         if chunked {
             self.line("let base: u32 = ctl.base;");
@@ -573,14 +605,18 @@ impl Translator<'_> {
                 self.line("let slot: u32 = gid;");
                 self.line("let element: u32 = base + slot;");
             }
-            // Invocation `gid` sums block `gid / slots` of slot `gid % slots`: neighbouring
-            // invocations sum the same block of neighbouring elements, which for a sum along a
-            // slow axis (columns of a matrix) read neighbouring memory.
+            // Invocation `gid` computes partial result `gid / slots` (its run of blocks) of slot
+            // `gid % slots`: neighbouring invocations sum the same blocks of neighbouring
+            // elements, which for a sum along a slow axis (columns of a matrix) read neighbouring
+            // memory.
             Stage::Tree(..) => unreachable!("the tree stage returned above"),
-            Stage::BlockSums(split, _) => {
-                let (_, blocks) = self.block_count(&split.reduce)?;
-                self.line(&format!("if gid >= slots * {blocks} {{ return; }}"));
-                self.line("let block: u32 = gid / slots;");
+            Stage::BlockSums(split, _) | Stage::Runs(split, _) => {
+                let (_, partials) = match stage {
+                    Stage::Runs(..) => self.partial_count(&split.reduce)?,
+                    _ => self.block_count(&split.reduce)?,
+                };
+                self.line(&format!("if gid >= slots * {partials} {{ return; }}"));
+                self.line("let part: u32 = gid / slots;");
                 self.line("let slot: u32 = gid % slots;");
                 self.line("if slot >= in_chunk { return; }");
                 self.line("let element: u32 = base + slot;");
@@ -615,7 +651,7 @@ impl Translator<'_> {
             }
             Stage::Tree(..) => unreachable!("the tree stage returned above"),
             // Only where the kernel reads the reduction.
-            Stage::Carry(split, _) | Stage::BlockSums(split, _) => {
+            Stage::Carry(split, _) | Stage::BlockSums(split, _) | Stage::Runs(split, _) => {
                 let guard = self.guard(split)?;
                 if let Some(taken) = &guard {
                     self.open(&format!("if {taken}"));
@@ -624,7 +660,10 @@ impl Translator<'_> {
                 if matches!(stage, Stage::Carry(..)) {
                     self.carry_chunk(r, dtype)?;
                 } else {
-                    let value = self.block_sum(r, dtype, "block")?;
+                    let value = match stage {
+                        Stage::Runs(..) => self.partial_of_blocks(r, dtype, "part")?,
+                        _ => self.block_sum(r, dtype, "part")?,
+                    };
                     let value = if dtype == DType::Bool { format!("select(0u, 1u, {value})") } else { value };
                     self.line(&format!("{}[gid] = {value};", self.partials));
                 }

@@ -1,8 +1,8 @@
 //! Reductions whose block sums would take more memory than the adapter binds (or than
 //! `Wgpu::with_scratch_limit` allows) run over their output elements in chunks whose block sums
-//! fit: the same shaders, the same bits, never `Unsupported` unless one element's block sums do
-//! not fit (a product of 1500×1500 matrices on lavapipe was: 216 MB of block sums, 128 MiB
-//! bound).
+//! fit: the same shaders, the same bits (a product of 1500×1500 matrices on lavapipe was
+//! `Unsupported`: 216 MB of block sums, 128 MiB bound). Where one element's block sums do not
+//! fit either, they are combined in runs of blocks (`partial_runs.rs`).
 //!
 //! One test function, run alone in this binary: it counts the process's pipelines.
 
@@ -114,11 +114,15 @@ fn reductions_past_the_scratch_limit_run_in_chunks_of_elements_with_the_same_bit
         Interpreter.compile(&(&pt::matmul(&pa, &pb).unwrap()).into()).unwrap().run(&inputs_of("product", 1)).unwrap();
     assert!(want["_pt_out"].to_scalars().iter().any(|s| matches!(s, Scalar::F64(v) if v.is_infinite())));
 
-    // One element's block sums (2 blocks of 8 bytes) beyond the limit: refused, not wrong.
+    // One element's block sums (2 blocks of 8 bytes) beyond the limit: one partial result of a
+    // run of both blocks each (`partial_runs.rs`), the same bits.
     let program = w.clone().with_scratch_limit(15).compile(&(&pt::matmul(&pa, &pb).unwrap()).into()).unwrap();
+    assert_eq!(bits(&program.run(&inputs_of("product", 1)).unwrap()["_pt_out"]), bits(&want["_pt_out"]));
+    // Not even one partial result (8 bytes) fits: refused, not wrong.
+    let program = w.clone().with_scratch_limit(7).compile(&(&pt::matmul(&pa, &pb).unwrap()).into()).unwrap();
     match program.run(&inputs_of("product", 1)) {
         Err(Error::Unsupported { reason, .. }) => {
-            assert!(reason.contains("more than 15 bytes of block sums for one output element"), "{reason}")
+            assert!(reason.contains("more than 7 bytes of partial results for one output element"), "{reason}")
         }
         other => panic!("expected Unsupported, got {other:?}"),
     }

@@ -35,10 +35,18 @@ pub(crate) enum Trips {
     /// The terms of `ranges` (the product of their lengths `upper - lower`, a negative length
     /// counting as 0), `step` terms per iteration, rounded up.
     Terms { ranges: Vec<(Dim, Dim)>, step: u64 },
+    /// The blocks of one partial result of a block-sums shader: `2^coarse` (see
+    /// `reduce::Translator::partial_of_blocks`).
+    BlocksPerPartial,
+    /// The merges, and the test that ends them, of the tree of one partial result's blocks:
+    /// `coarse + 1`.
+    PartialTreeLevels,
 }
 
 impl Trips {
-    fn eval(&self, size: &dyn Fn(&Dim) -> Result<i64>) -> Result<u128> {
+    /// The trips for the sizes `size` gives, with `2^coarse` blocks per partial result of a
+    /// block-sums shader.
+    fn eval(&self, size: &dyn Fn(&Dim) -> Result<i64>, coarse: u32) -> Result<u128> {
         let terms = |ranges: &[(Dim, Dim)]| {
             ranges.iter().try_fold(1u128, |n, (lower, upper)| {
                 Ok(n.saturating_mul((size(upper)?.saturating_sub(size(lower)?)).max(0) as u128))
@@ -47,6 +55,8 @@ impl Trips {
         Ok(match self {
             Trips::AtMost(n) => *n as u128,
             Trips::Terms { ranges, step } => terms(ranges)?.div_ceil(*step as u128),
+            Trips::BlocksPerPartial => 1u128 << coarse.min(64),
+            Trips::PartialTreeLevels => coarse as u128 + 1,
         })
     }
 }
@@ -112,8 +122,9 @@ impl LoopPlan {
     }
 
     /// The most loop iterations, as llvmpipe counts them (see the module docs), that one
-    /// invocation runs for the sizes `size` gives.
-    pub(crate) fn iterations(&self, size: &dyn Fn(&Dim) -> Result<i64>) -> Result<u128> {
+    /// invocation runs for the sizes `size` gives, with `2^coarse` blocks per partial result of
+    /// a block-sums shader.
+    pub(crate) fn iterations(&self, size: &dyn Fn(&Dim) -> Result<i64>, coarse: u32) -> Result<u128> {
         // Every op but `Enter` closes a block opened inside the shader's own (the translator
         // records them in pairs): two counts on the stack, the block's and its parent's.
         let mut stack = vec![Count::default()];
@@ -124,7 +135,7 @@ impl LoopPlan {
                 LoopOp::Enter => stack.push(Count::default()),
                 LoopOp::Loop(trips) => {
                     let body = pop(&mut stack)?;
-                    let t = trips.eval(size)?;
+                    let t = trips.eval(size, coarse)?;
                     let mut n = t.saturating_mul(body.always.saturating_add(1)).saturating_add(1);
                     for (period, run, skipped) in body.periodic {
                         let runs = t.div_ceil(period as u128);
@@ -238,7 +249,7 @@ mod tests {
     }
 
     fn count(ops: &[LoopOp], n: i64) -> u128 {
-        LoopPlan { ops: ops.to_vec() }.iterations(&sizes(n)).unwrap()
+        LoopPlan { ops: ops.to_vec() }.iterations(&sizes(n), 0).unwrap()
     }
 
     fn at_most(t: u64) -> LoopOp {
@@ -291,9 +302,12 @@ mod tests {
         let d = Dim::new;
         let size = sizes(0);
         let terms = Trips::Terms { ranges: vec![(d(0), d(10)), (d(2), d(9))], step: 8 };
-        assert_eq!(terms.eval(&size).unwrap(), 70u128.div_ceil(8));
+        assert_eq!(terms.eval(&size, 0).unwrap(), 70u128.div_ceil(8));
         let empty = Trips::Terms { ranges: vec![(d(5), d(3)), (d(0), d(9))], step: 1 };
-        assert_eq!(empty.eval(&size).unwrap(), 0);
+        assert_eq!(empty.eval(&size, 0).unwrap(), 0);
+        assert_eq!(Trips::BlocksPerPartial.eval(&size, 0).unwrap(), 1);
+        assert_eq!(Trips::BlocksPerPartial.eval(&size, 6).unwrap(), 64);
+        assert_eq!(Trips::PartialTreeLevels.eval(&size, 6).unwrap(), 7);
     }
 
     /// Runs `body` (WGSL statements that count passes in `done` and read `n` and `params`) in one

@@ -22,6 +22,13 @@ pub(crate) fn block_count(terms: u64) -> u64 {
     terms.div_ceil(SUM_BLOCK)
 }
 
+/// The partial results per output element of a split reduction of `blocks` blocks whose
+/// block-sums shader combines runs of `2^coarse` blocks (see
+/// [`Translator::partial_of_blocks`]); `coarse` is at most 63.
+pub(crate) fn partial_count(blocks: u64, coarse: u32) -> u64 {
+    if blocks == 0 { 0 } else { ((blocks - 1) >> coarse) + 1 }
+}
+
 /// The reductions of `kernel` that run in stages: the block sums of `SUM_BLOCK` terms of every
 /// output element in parallel; then workgroups combine each element's block sums in the
 /// canonical tree, a group of them each (aligned runs of block sums per invocation, then the runs
@@ -337,11 +344,12 @@ impl Translator<'_> {
         Ok(())
     }
 
-    /// The total of `tree` (at least one block pushed): the pending entries merged from the top.
-    fn tree_finish(&mut self, tree: &Tree, op: ReduceOp, dtype: DType) -> Result<String> {
+    /// The total of `tree` (at least one block pushed): the pending entries merged from the top,
+    /// in a loop of at most `levels` iterations (the pending entries, at most [`TREE_DEPTH`]).
+    fn tree_finish(&mut self, tree: &Tree, op: ReduceOp, dtype: DType, levels: Trips) -> Result<String> {
         let d = self.fresh("d");
         self.line(&format!("var {d}: u32 = countOneBits({});", tree.blocks));
-        self.open_loop("loop", Trips::AtMost(TREE_DEPTH as u64));
+        self.open_loop("loop", levels);
         self.line(&format!("if {d} <= 1u {{ break; }}"));
         self.line(&format!("{d} = {d} - 1u;"));
         self.merge_entries(tree, &format!("{d} - 1u"), &d, op, dtype)?;
@@ -364,7 +372,7 @@ impl Translator<'_> {
         let x = self.bind(dtype, &read(&q))?;
         self.tree_push(&tree, &x, op, dtype)?;
         self.close();
-        self.tree_finish(&tree, op, dtype)
+        self.tree_finish(&tree, op, dtype, Trips::AtMost(TREE_DEPTH as u64))
     }
 
     /// `pending[left] = pending[left] op pending[right]`.
@@ -473,7 +481,7 @@ impl Translator<'_> {
         self.open(&format!("if {} != 0u || {} == 0u", sum.count, tree.blocks));
         self.tree_push(tree, &block, sum.op, acc_dtype)?;
         self.close();
-        let total = self.tree_finish(tree, sum.op, acc_dtype)?;
+        let total = self.tree_finish(tree, sum.op, acc_dtype, Trips::AtMost(TREE_DEPTH as u64))?;
         match sum.scheme {
             Summation::Widened(_) => {
                 let value = self.rounded(dtype, &total)?;
@@ -507,6 +515,40 @@ impl Translator<'_> {
     /// [`Self::reduce`] sums them.
     pub(super) fn block_sum(&mut self, r: &Reduce, dtype: DType, block: &str) -> Result<String> {
         self.terms_of_block(r, dtype, (block, SUM_BLOCK), None)
+    }
+
+    /// Emits the term count of `r` (int64) and the number of its partial results per element
+    /// (u32): runs of `2^ctl.coarse` blocks (the last one shorter; see
+    /// [`Self::partial_of_blocks`]); returns their names.
+    pub(super) fn partial_count(&mut self, r: &Reduce) -> Result<(String, String)> {
+        let (terms, blocks) = self.block_count(r)?;
+        let partials = self.fresh("partials");
+        self.line(&format!("let {partials}: u32 = select(0u, (({blocks} - 1u) >> ctl.coarse) + 1u, {blocks} > 0u);"));
+        Ok((terms, partials))
+    }
+
+    /// Partial result `part` (a u32) of `r`'s terms: the blocks of `SUM_BLOCK` terms of the
+    /// aligned run `part` of `2^ctl.coarse` blocks (the last run shorter), each summed as
+    /// [`Self::reduce`] sums them, combined in the canonical tree. An aligned run of `2^k` blocks
+    /// is a subtree of the tree of all blocks (`pytato_runtime::math`), so the tree stage that
+    /// combines the runs' totals gives the bits of one loop over every block, whatever `coarse`
+    /// is. The host raises `coarse` above 0 only where one element's block sums would not fit
+    /// in one buffer (a run of blocks trades parallelism for memory), and then dispatches this
+    /// form of the block-sums shader (`Stage::Runs`), compiled by the first run that needs it;
+    /// the usual form sums one block per invocation, with no loop over blocks and no tree.
+    pub(super) fn partial_of_blocks(&mut self, r: &Reduce, dtype: DType, part: &str) -> Result<String> {
+        let (_, blocks) = self.block_count(r)?;
+        let partial = partial_dtype(r.op, dtype, self.features);
+        let first = self.bind(DType::U32, &format!("{part} << ctl.coarse"))?;
+        let len = self.bind(DType::U32, &format!("min(1u << ctl.coarse, {blocks} - {first})"))?;
+        let tree = self.open_tree(partial)?;
+        let q = self.fresh("q");
+        self.open_loop(&format!("for (var {q}: u32 = 0u; {q} < {len}; {q} = {q} + 1u)"), Trips::BlocksPerPartial);
+        let block = self.bind(DType::U32, &format!("{first} + {q}"))?;
+        let value = self.block_sum(r, dtype, &block)?;
+        self.tree_push(&tree, &value, r.op, partial)?;
+        self.close();
+        self.tree_finish(&tree, r.op, partial, Trips::PartialTreeLevels)
     }
 
     /// The next chunk of a carried product `r` (see [`split_reductions`]) for `element`, stored
@@ -655,12 +697,13 @@ impl Translator<'_> {
         self.line(&format!("if {slowest} >= {hi} {{ break; }}"));
     }
 
-    /// The value of split reduction `j` (`r`) for this element, from its block sums (binding
-    /// `p{j}`): past [`TREE_STAGE_BLOCKS`] blocks the tree stage left their total in the first
-    /// entry; up to that many, combined here in the canonical tree. An empty reduction is the
+    /// The value of split reduction `j` (`r`) for this element, from its partial results
+    /// (binding `p{j}`: block sums, or totals of runs of blocks, see [`Self::partial_of_blocks`]):
+    /// past [`TREE_STAGE_BLOCKS`] of them the tree stage left their total in the first entry; up
+    /// to that many, combined here in the canonical tree. An empty reduction is the
     /// neutral element.
     pub(super) fn read_block_sums(&mut self, j: usize, r: &Reduce, dtype: DType) -> Result<String> {
-        let (terms, blocks) = self.block_count(r)?;
+        let (terms, partials) = self.partial_count(r)?;
         let partial = partial_dtype(r.op, dtype, self.features);
         let ty = self.ty(partial)?;
         let neutral = self.constant(&r.op.neutral(partial))?;
@@ -673,12 +716,12 @@ impl Translator<'_> {
         self.line(&format!("var {acc}: {ty} = {neutral};"));
         // Bool block sums are stored as `u32` (see `block_sum_type`).
         let read = |at: &str| if dtype == DType::Bool { format!("(p{j}[{at}] != 0u)") } else { format!("p{j}[{at}]") };
-        self.open(&format!("if {blocks} > {TREE_STAGE_BLOCKS}u"));
+        self.open(&format!("if {partials} > {TREE_STAGE_BLOCKS}u"));
         self.line(&format!("{acc} = {};", read("slot")));
         self.close();
-        self.open(&format!("else if {blocks} > 0u"));
+        self.open(&format!("else if {partials} > 0u"));
         let trips = Trips::AtMost(TREE_STAGE_BLOCKS as u64);
-        let total = self.tree_of(r.op, partial, (&blocks, trips), &|k| read(&format!("{k} * slots + slot")))?;
+        let total = self.tree_of(r.op, partial, (&partials, trips), &|k| read(&format!("{k} * slots + slot")))?;
         self.line(&format!("{acc} = {total};"));
         self.close();
         if partial == dtype {
@@ -690,8 +733,8 @@ impl Translator<'_> {
 
     /// One pass of the tree stage of split reduction `r` (of `dtype`; see [`tree_passes`]): the
     /// workgroup `group` of slot `slot` of output elements (`live` when it holds one) combines a
-    /// group of [`TREE_GROUP`] of the element's partial results (block sums on the first pass,
-    /// the totals of the last pass's groups after it) in the canonical tree
+    /// group of [`TREE_GROUP`] of the element's partial results (those of the block-sums shader
+    /// on the first pass, the totals of the last pass's groups after it) in the canonical tree
     /// (`pytato_runtime::math::BlockTree`) and leaves the total in the group's first entry.
     /// Invocation `lid` combines an aligned run of `chunk` partial results (a power of two: a
     /// subtree), then the workgroup combines the runs' totals level by level in workgroup memory,
@@ -703,14 +746,14 @@ impl Translator<'_> {
         dtype: DType,
         (group, slot, live): (&str, &str, &str),
     ) -> Result<()> {
-        let (_, blocks) = self.block_count(r)?;
+        let (_, partials) = self.partial_count(r)?;
         let dtype = partial_dtype(r.op, dtype, self.features);
         let decode = |at: String| if dtype == DType::Bool { format!("({at} != 0u)") } else { at };
         let encode = |v: &str| if dtype == DType::Bool { format!("select(0u, 1u, {v})") } else { v.to_string() };
-        // Pass `ctl.level` combines `entries` partial results, `spacing` block sums apart.
+        // Pass `ctl.level` combines `entries` partial results, `spacing` entries of the first pass apart.
         self.line(&format!("let shift: u32 = {}u * ctl.level;", TREE_GROUP.trailing_zeros()));
         self.line("let spacing: u32 = 1u << shift;");
-        self.line(&format!("let entries: u32 = (({blocks} - 1u) >> shift) + 1u;"));
+        self.line(&format!("let entries: u32 = (({partials} - 1u) >> shift) + 1u;"));
         self.line(&format!(
             "let per: u32 = min((entries + {w}u) / {WORKGROUP_SIZE}u, {TREE_RUN}u);",
             w = WORKGROUP_SIZE - 1

@@ -760,7 +760,7 @@ fn assemble(functions: &str, bindings: &[(&str, &str, bool)], body: &str, dtype:
     let _ = writeln!(
         source,
         "struct Control {{ flag: atomic<u32>, buffer: u32, axis: u32, level: u32, index: i64, length: i64, zero: i64, \
-         base: u32, slots: u32, sizes: array<i64> }}"
+         base: u32, slots: u32, coarse: u32, sizes: array<i64> }}"
     );
     let _ = writeln!(source, "@group(0) @binding(0) var<storage, read_write> ctl: Control;");
     source.push_str(OPAQUE_DECLARATIONS);
