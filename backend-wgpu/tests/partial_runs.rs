@@ -11,6 +11,7 @@ use pytato_backend_interp::Interpreter;
 use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Error, Scalar};
 use pytato_frontend as pt;
 use pytato_runtime::backend::{Backend, NamedData};
+use pytato_runtime::device::{DeviceInput, NamedDeviceInputs};
 
 fn bits(d: &ArrayData) -> Vec<u64> {
     d.to_scalars().iter().map(|s| s.to_complex64().re.to_bits()).collect()
@@ -63,6 +64,30 @@ fn runs_of_blocks_give_the_interpreters_bits_whatever_their_length() {
                 assert_eq!(bits(&got[name]), bits(&want[name]), "{name}, rows of {m} terms, {limit} bytes of scratch");
             }
         }
+    }
+}
+
+#[test]
+fn one_program_switches_between_runs_of_blocks_and_single_blocks_as_its_sizes_change() {
+    let Some(w) = gpu() else { return };
+    // 64 bytes hold the block sums of 8 blocks: rows of 300 and 700 terms (3 and 6 blocks) run
+    // block by block, rows of 12,801 and 4,736 (101 and 37 blocks) in runs of 16 and 8 blocks.
+    // The same compiled program, on host data and on device data, in an order that goes back
+    // and forth, so that a run never reuses the previous run's form by mistake.
+    let x = pt::placeholder("x", [Dim::from(2), Dim::param("m")], DType::F64).unwrap();
+    let sums = pt::sum(&pt::multiply(&x, 0.1).unwrap(), 1).unwrap();
+    let program = w.clone().with_scratch_limit(64).compile(&(&sums).into()).unwrap();
+    let reference = Interpreter.compile(&(&sums).into()).unwrap();
+    for m in [300usize, 12_801, 700, 4_736, 300, 12_801] {
+        let mut draw = support::uniform(m as u64);
+        let values: Vec<f64> = (0..2 * m).map(|_| draw() - 0.5).collect();
+        let data = ArrayData::from(ndarray::Array::from_shape_vec([2, m], values).unwrap().into_dyn());
+        let want = bits(&reference.run(&NamedData::from([("x".to_string(), data.clone())])).unwrap()["_pt_out"]);
+        let on_host = program.run(&NamedData::from([("x".to_string(), data.clone())])).unwrap();
+        assert_eq!(bits(&on_host["_pt_out"]), want, "host data, rows of {m}");
+        let held = w.upload(&data.view()).unwrap();
+        let on_device = program.run_device(&NamedDeviceInputs::from([("x", DeviceInput::Device(&held))])).unwrap();
+        assert_eq!(bits(&on_device["_pt_out"].to_host().unwrap()), want, "device data, rows of {m}");
     }
 }
 
