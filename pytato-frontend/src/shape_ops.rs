@@ -208,8 +208,15 @@ pub fn squeeze(a: &Array, axes: impl Into<Axes>) -> Result<Array> {
             axes
         }
     };
-    let dims: Vec<Dim> = (0..a.ndim()).filter(|i| !axes.contains(i)).map(|i| a.shape()[i].clone()).collect();
-    reshape(a, Shape::from(dims), Order::C)
+    if axes.is_empty() {
+        return Ok(a.clone());
+    }
+    // Position 0 of each squeezed axis, as pytato builds it: an index says which axes remain
+    // (tag unification follows the kept axes through it), where a reshape to the shorter shape
+    // would not (see `pytato_transform::unify_tags`).
+    let items: Vec<super::Idx> =
+        (0..a.ndim()).map(|i| if axes.contains(&i) { super::Idx::Int(0) } else { super::Idx::full() }).collect();
+    super::index(a, &items)
 }
 
 /// `a` with length-1 axes inserted at positions `axes` of the result (numpy `expand_dims`);

@@ -4,7 +4,8 @@
 //! explicit tool. It collects equations between `(array, axis)` pairs from every node kind (an
 //! index lambda reading `a[_0, _1]` identifies its axis 0 with `a`'s axis 0; an einsum identifies
 //! operand axes with the output axes and with each other per reduction index; a permutation, a
-//! roll, a stack, a concatenation, a reshape's unchanged leading and trailing axes, indexing and
+//! roll, a stack, a concatenation, `expand_dims` (a reshape tagged [`ExpandedDimsReshape`]; no other
+//! reshape, whose shapes cannot say which axes it keeps), indexing and
 //! named arrays likewise), joins the pairs into classes, and gives every axis of a class the tags
 //! that any axis of it carries and that `filter` accepts. Reductions take part like axes: an
 //! index lambda reading `a[_0, _r0]` identifies `a`'s axis 1 with its reduction `_r0`, an einsum
@@ -38,7 +39,7 @@ use std::collections::{HashMap, HashSet};
 use pytato_core::array::{IndexItem, IndexLayout};
 use pytato_core::expr::Expr;
 use pytato_core::names::{Reserved, classify};
-use pytato_core::tags::{TagRef, TagSet};
+use pytato_core::tags::{ExpandedDimsReshape, TagRef, TagSet};
 use pytato_core::{Array, Axis, Dim, EinsumAxis, NodeKind, Result, Tag};
 use pytato_runtime::backend::Outputs;
 
@@ -296,14 +297,13 @@ fn equations(node: &Array) -> Vec<(Key, Key)> {
             }
         }
         NodeKind::Reshape { array, .. } => {
-            let (a, b) = (array.shape().dims(), node.shape().dims());
-            let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-            for i in 0..prefix {
-                link(array, i, node, i);
-            }
-            let suffix = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
-            for i in 0..suffix.min(a.len() - prefix).min(b.len() - prefix) {
-                link(array, a.len() - 1 - i, node, b.len() - 1 - i);
+            // A reshape keeps the meaning of its axes only where it says so: one that inserts
+            // length-1 axes (`expand_dims`) is tagged with their positions. The shapes alone do
+            // not tell: (e*n,) reshaped to (e, n) with n = 1 looks like an inserted axis, yet its
+            // axis 0 counts elements where the input's counted nodes (pytato's rule too).
+            if let Some(ExpandedDimsReshape(inserted)) = node.tags_of_type::<ExpandedDimsReshape>().next() {
+                let kept = (0..node.ndim()).filter(|i| !inserted.contains(i));
+                kept.enumerate().for_each(|(i, o)| link(array, i, node, o));
             }
         }
         NodeKind::Roll { array, .. } => (0..node.ndim()).for_each(|i| link(array, i, node, i)),

@@ -256,6 +256,39 @@ mod tag_unification {
     }
 
     #[test]
+    fn reshapes_pass_tags_only_where_they_say_which_axes_they_keep() {
+        let tagged = |shape: &[i64]| {
+            pt::placeholder("x", shape.to_vec(), DType::F64)
+                .unwrap()
+                .with_tagged_axis(0, ElementAxis)
+                .unwrap()
+                .with_tagged_axis(shape.len() - 1, DofAxis)
+                .unwrap()
+        };
+        let tags_of = |a: &Array| -> Vec<(bool, bool)> {
+            let out = single(unify_axes_tags(&a.into(), |_| true).unwrap());
+            out.axes().iter().map(|ax| (ax.tags.contains(&ElementAxis), ax.tags.contains(&DofAxis))).collect()
+        };
+        // A plain reshape: even where leading or trailing lengths agree, nothing passes. (10, 4)
+        // to (5, 2, 4) keeps the 4, and (5, 4) to (5, 1, 4) looks like an inserted axis, but
+        // the shapes alone cannot say so (pytato's rule and its test).
+        let order = pytato_core::Order::C;
+        assert_eq!(tags_of(&pt::reshape(&tagged(&[10, 4]), [5, 2, 4], order).unwrap()), [(false, false); 3]);
+        assert_eq!(tags_of(&pt::reshape(&tagged(&[5, 4]), [5, 1, 4], order).unwrap()), [(false, false); 3]);
+        // expand_dims, a new axis in an index, and keepdims say which axes are new.
+        let (e, d, none) = ((true, false), (false, true), (false, false));
+        assert_eq!(tags_of(&pt::expand_dims(&tagged(&[5, 4]), 1).unwrap()), [e, none, d]);
+        let x = tagged(&[5, 4]);
+        assert_eq!(tags_of(&x.index(pytato_core::s![.., pytato_core::NewAxis, ..]).unwrap()), [e, none, d]);
+        let kept = pt::sum(&x, pt::ReduceOptions::axes(1).keepdims(true)).unwrap();
+        assert_eq!(tags_of(&kept), [e, none]);
+        // squeeze is an index of position 0 along the squeezed axes, so the others keep theirs.
+        assert_eq!(tags_of(&pt::squeeze(&tagged(&[5, 1, 4]), None).unwrap()), [e, d]);
+        let squeezed = pt::squeeze(&tagged(&[5, 1, 4]), 1).unwrap();
+        assert_eq!(squeezed.kind_name(), "BasicIndex");
+    }
+
+    #[test]
     fn broadcast_axes_are_not_identified() {
         let u = pt::placeholder("u", [1, 5], DType::F64).unwrap().with_tagged_axis(0, ElementAxis).unwrap();
         let v = pt::placeholder("v", [3, 5], DType::F64).unwrap();

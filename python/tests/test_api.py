@@ -263,6 +263,23 @@ def test_unify_axes_tags_propagates_python_tags():
     assert only_elements.axes[0].tags == frozenset({ElementAxis()}) and not only_elements.axes[1].tags
 
 
+def test_unify_axes_tags_passes_reshapes_only_where_they_say_which_axes_they_keep():
+    # A plain reshape's shapes cannot say which axes it keeps: (5, 4) -> (5, 1, 4) may as well
+    # regroup its elements, so tags stay where they are (pytato's rule). expand_dims and
+    # squeeze, and an index with np.newaxis, say it, and pass the tags along.
+    x = pt.make_placeholder("x", (5, 4), np.float64).with_tagged_axis(0, ElementAxis()).with_tagged_axis(1, DofAxis())
+    plain = pt.unify_axes_tags(pt.reshape(x, (5, 1, 4)) + 1)
+    assert all(not axis.tags for axis in plain.axes)
+    for expanded in (pt.expand_dims(x, 1), x[:, np.newaxis, :]):
+        tags = [axis.tags for axis in pt.unify_axes_tags(expanded + 1).axes]
+        assert tags == [frozenset({ElementAxis()}), frozenset(), frozenset({DofAxis()})]
+    y = pt.make_placeholder("y", (5, 1, 4), np.float64).with_tagged_axis(2, DofAxis())
+    squeezed = pt.unify_axes_tags(pt.squeeze(y) + 1)
+    assert [axis.tags for axis in squeezed.axes] == [frozenset(), frozenset({DofAxis()})]
+    values = np.arange(20.0).reshape(5, 1, 4)
+    np.testing.assert_array_equal(pt.generate(pt.squeeze(y))(y=values), np.squeeze(values))
+
+
 def test_transforms_and_analysis():
     x = pt.make_placeholder("x", (3,), np.float64)
     a = pt.sin(x) + pt.sin(x)  # two equal sin nodes built apart
