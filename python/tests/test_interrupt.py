@@ -52,14 +52,22 @@ _SIZES = {"interp": 4000, "cranelift": 200_000, "wgpu": 20_000}
 _SIGNAL_AFTER = 0.5
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _child(*args: str, script: str = _CHILD) -> subprocess.Popen:
     env = {**os.environ, "XDG_RUNTIME_DIR": os.environ.get("XDG_RUNTIME_DIR", "/tmp")}
+    # The child starts with SIGINT's default disposition, as a program started from a terminal
+    # does: a suite run in the background (`nohup`, `cmd &` in a script) has SIGINT ignored, which
+    # children inherit, and Python (so the package) then leaves it ignored.
     return subprocess.Popen(
         [sys.executable, "-c", script, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=_default_sigint if sys.platform != "win32" else None,
     )
 
 
