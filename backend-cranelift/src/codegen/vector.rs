@@ -715,12 +715,20 @@ impl Translator<'_, '_> {
         let write_block =
             &mut |t: &mut Self, entry: Value| t.flush_lanes(lo, hi, (lanes, lane_offsets), entry, out_dtype, zero);
         let merge = &mut |t: &mut Self, left: Value, right: Value| t.add_rows(lo, hi, left, right, out_dtype);
+        // Term `n` goes into lane `n % SUM_LANES`: the lane's row is carried from term to term
+        // (the next row, after the last the first again; a block holds a multiple of the
+        // lanes). Computed from `n` instead, its address was computed again for every vector of
+        // the loop over the row: Cranelift rematerializes the masks it is made of in the loop.
+        let lane_row = self.var(types::I64);
+        self.b.def_var(lane_row, lanes);
+        let last_lane = self.b.ins().iadd(lanes, lane_offsets[SUM_LANES - 1]);
         let loops = self.open_reduction_loops(r)?;
-        let n = self.b.use_var(count);
-        let k = self.b.ins().band_imm_s(n, SUM_LANES as i64 - 1);
-        let k_bytes = self.b.ins().imul(k, scratch.row_bytes);
-        let lane = self.b.ins().iadd(lanes, k_bytes);
+        let lane = self.b.use_var(lane_row);
         self.accumulate_row(r, vector, lo, hi, lane, out_dtype)?;
+        let following = self.b.ins().iadd(lane, scratch.row_bytes);
+        let wraps = self.b.ins().icmp(IntCC::Equal, lane, last_lane);
+        let next = self.b.ins().select(wraps, lanes, following);
+        self.b.def_var(lane_row, next);
         self.count_and_flush(count, &mut |t| t.tree_push(&tree, write_block, merge));
         self.close_reduction_loops(r, loops);
         self.tree_push_last(&tree, count, write_block, merge);
