@@ -1728,11 +1728,25 @@ fn float_cc(op: CompareOp) -> FloatCC {
 mod tests {
     use cranelift_codegen::ir::{Function, InstructionData, Opcode, UserFuncName, types};
     use cranelift_frontend::FunctionBuilderContext;
-    use pytato_core::{DType, Dim};
+    use pytato_core::{Array, DType, Dim};
     use pytato_frontend as pt;
     use pytato_transform::kernel::{KernelOptions, build_kernel_program};
 
     use super::{kernel_signature, translate};
+
+    /// The function of `array`'s program, which must be one kernel, as translated (before
+    /// Cranelift's optimizations).
+    fn translated(array: &Array) -> Function {
+        let program = build_kernel_program(&array.into(), KernelOptions::default()).unwrap();
+        assert_eq!(program.kernels.len(), 1, "{program}");
+        let isa = crate::jit::isa().unwrap();
+        let names = program.buffer_ids();
+        let mut func =
+            Function::with_name_signature(UserFuncName::user(0, 0), kernel_signature(isa.default_call_conv()));
+        let mut fctx = FunctionBuilderContext::new();
+        translate(&program, &names, &[&program.kernels[0]], &mut func, &mut fctx, isa.frontend_config(), true).unwrap();
+        func
+    }
 
     /// The float64 loads in the entry block and elsewhere of the function of DG's volume term
     /// on elements of `np × np` nodes (`d` a matrix input of that size, read along both axes).
@@ -1741,14 +1755,7 @@ mod tests {
         let d = pt::placeholder("d", [Dim::new(np), Dim::new(np)], DType::F64).unwrap();
         let x = pt::einsum("ik,ekj->eij", &[&d, &u]).unwrap();
         let y = pt::einsum("jk,eik->eij", &[&d, &u]).unwrap();
-        let program = build_kernel_program(&(&(&x + &y)).into(), KernelOptions::default()).unwrap();
-        assert_eq!(program.kernels.len(), 1, "{program}");
-        let isa = crate::jit::isa().unwrap();
-        let names = program.buffer_ids();
-        let mut func =
-            Function::with_name_signature(UserFuncName::user(0, 0), kernel_signature(isa.default_call_conv()));
-        let mut fctx = FunctionBuilderContext::new();
-        translate(&program, &names, &[&program.kernels[0]], &mut func, &mut fctx, isa.frontend_config(), true).unwrap();
+        let func = translated(&(&x + &y));
         let entry = func.layout.entry_block().unwrap();
         let (mut inside, mut outside) = (0, 0);
         for block in func.layout.blocks() {
@@ -1786,14 +1793,7 @@ mod tests {
     #[test]
     fn the_vectors_of_an_unrolled_loop_differ_in_their_immediate_offsets() {
         let a = pt::placeholder("a", [Dim::param("m"), Dim::param("n")], DType::F64).unwrap();
-        let program = build_kernel_program(&(&pt::sum(&a, 0).unwrap()).into(), KernelOptions::default()).unwrap();
-        assert_eq!(program.kernels.len(), 1, "{program}");
-        let isa = crate::jit::isa().unwrap();
-        let names = program.buffer_ids();
-        let mut func =
-            Function::with_name_signature(UserFuncName::user(0, 0), kernel_signature(isa.default_call_conv()));
-        let mut fctx = FunctionBuilderContext::new();
-        translate(&program, &names, &[&program.kernels[0]], &mut func, &mut fctx, isa.frontend_config(), true).unwrap();
+        let func = translated(&pt::sum(&a, 0).unwrap());
         let mut offsets = Vec::new();
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
