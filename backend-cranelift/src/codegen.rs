@@ -735,6 +735,14 @@ impl<'a> Translator<'a, '_> {
             self.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, end)
         };
         self.b.ins().brif(more, body, &[], exit, &[]);
+        // The body and the exit have the header as their only predecessor. Sealing each block as
+        // soon as its predecessors are all known lets the SSA builder read a variable the loop
+        // does not change as the value from before the loop: sealed all at the end, it can keep
+        // such a variable as a loop-carried block parameter (an outer loop's counter in an inner
+        // loop), which makes everything computed from it look loop-variant to Cranelift, which
+        // then computes it again on every iteration.
+        self.b.seal_block(body);
+        self.b.seal_block(exit);
         self.b.switch_to_block(body);
         Loop { var, header, exit, step }
     }
@@ -744,6 +752,8 @@ impl<'a> Translator<'a, '_> {
         let next = self.b.ins().iadd_imm_s(i, l.step);
         self.b.def_var(l.var, next);
         self.b.ins().jump(l.header, &[]);
+        // The back edge is the header's last predecessor (see `open_stepped_loop`).
+        self.b.seal_block(l.header);
         self.b.switch_to_block(l.exit);
     }
 
@@ -1648,11 +1658,16 @@ impl<'a> Translator<'a, '_> {
         let flush_block = self.b.create_block();
         let merge = self.b.create_block();
         self.b.ins().brif(full, flush_block, &[], merge, &[]);
+        self.b.seal_block(flush_block);
         self.b.switch_to_block(flush_block);
         flush(self);
         let none = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(count, none);
         self.b.ins().jump(merge, &[]);
+        // Both predecessors are known: sealed now, a variable the loop body does not change reads
+        // as the value from before it here too (see `open_stepped_loop`), rather than as a
+        // parameter that would make the loop's header carry it.
+        self.b.seal_block(merge);
         self.b.switch_to_block(merge);
     }
 
@@ -1783,6 +1798,45 @@ mod tests {
             assert!(loops > 0, "{np} nodes: u is read in the loop");
         }
         assert_eq!(volume_loads(33).0, 0, "33 nodes: nothing read at a constant address");
+    }
+
+    /// No loop header of the translated code has a redundant parameter (every predecessor passing
+    /// either one same value or the parameter itself): an outer loop's counter read in an inner
+    /// loop is the outer value, not a parameter of the inner loop's header, which Cranelift would
+    /// take for a value the inner loop changes (and compute what depends on it on every
+    /// iteration). A loop header is a block some later block branches back to.
+    #[test]
+    fn loops_carry_only_what_they_change() {
+        use std::collections::{BTreeSet, HashMap};
+        let a = pt::placeholder("a", [Dim::param("m"), Dim::param("n")], DType::F64).unwrap();
+        for array in [pt::sum(&a, 0).unwrap(), pt::sum(&a, 1).unwrap(), &a * 2.0] {
+            let mut func = translated(&array);
+            func.dfg.resolve_all_aliases();
+            let order: HashMap<_, usize> = func.layout.blocks().enumerate().map(|(i, b)| (b, i)).collect();
+            let mut headers = BTreeSet::new();
+            let mut passed: HashMap<(_, usize), BTreeSet<_>> = HashMap::new();
+            for block in func.layout.blocks() {
+                for inst in func.layout.block_insts(block) {
+                    for call in
+                        func.dfg.insts[inst].branch_destination(&func.dfg.jump_tables, &func.dfg.exception_tables)
+                    {
+                        let target = call.block(&func.dfg.value_lists);
+                        if order[&block] >= order[&target] {
+                            headers.insert(target);
+                        }
+                        for (k, arg) in call.args(&func.dfg.value_lists).enumerate() {
+                            passed.entry((target, k)).or_default().insert(arg.as_value().unwrap());
+                        }
+                    }
+                }
+            }
+            assert!(headers.len() >= 2, "{array}: loops over the output and the terms");
+            for ((block, k), values) in passed.into_iter().filter(|((block, _), _)| headers.contains(block)) {
+                let param = func.dfg.block_params(block)[k];
+                let others: BTreeSet<_> = values.into_iter().filter(|&v| v != param).collect();
+                assert!(others.len() > 1, "{array}: parameter {k} of {block} is always {others:?}");
+            }
+        }
     }
 
     /// The vectors of an unrolled loop differ in the immediate offsets of their loads, not in
