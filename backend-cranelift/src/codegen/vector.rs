@@ -650,8 +650,8 @@ impl Translator<'_, '_> {
         self.b.switch_to_block(header);
         let lo = self.b.use_var(strip_start);
         let hi = self.b.ins().iadd(lo, strip);
-        let whole = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, hi, end);
-        self.b.ins().brif(whole, body, &[], last, &[]);
+        let past_end = self.b.ins().icmp(IntCC::SignedGreaterThan, hi, end);
+        self.branch_out_of_loop(past_end, last, body);
         self.b.switch_to_block(body);
         self.strip(r, vector, (lo, hi), scratch, out_base, out_dtype)?;
         self.b.def_var(strip_start, hi);
@@ -868,8 +868,20 @@ impl Translator<'_, '_> {
                 let (v, d) = self.emit(i)?;
                 terms.push((self.widen_to_i64(v.real(), d), stride));
             }
-            let offset = self.linear_offset(&terms);
-            let (addr, bytes) = self.split_address(base, offset, vector.lane_type().bytes() as i64);
+            // The row's start (every index but the last, which do not change along the loop)
+            // as an address of its own, then the position in the row: the start is hoisted out
+            // of the loop, one register. Summed with the position first, the whole offset was
+            // computed again on every step, from the base and the row reloaded from the stack.
+            let itemsize = vector.lane_type().bytes() as i64;
+            let (along, outer) = terms.split_last().expect("a vector read has an index");
+            let outer = self.linear_offset(outer);
+            let (row, row_bytes) = self.split_address(base, outer, itemsize);
+            let along = self.linear_offset(std::slice::from_ref(along));
+            let (addr, bytes) = self.split_address(row, along, itemsize);
+            let (addr, bytes) = match bytes.checked_add(row_bytes) {
+                Some(bytes) => (addr, bytes),
+                None => (self.b.ins().iadd_imm_s(addr, i64::from(row_bytes)), bytes),
+            };
             return Ok(self.b.ins().load(vector, vector_flags(), addr, bytes));
         }
         let first = self.inner_override.expect("vector mode");
