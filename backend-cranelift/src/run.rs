@@ -98,6 +98,7 @@ impl UnwrittenOutput {
             let mut values: Vec<T> = Vec::new();
             values.try_reserve_exact(len).map_err(|_| out_of_memory())?;
             let address = values.as_mut_ptr().cast::<u8>();
+            advise_huge_pages(address, len.saturating_mul(std::mem::size_of::<T>()));
             let shape = shape.to_vec();
             let finish = move || {
                 // SAFETY: `finish` runs only once the kernel writing this output has returned
@@ -130,6 +131,46 @@ impl UnwrittenOutput {
         }
     }
 }
+
+/// The smallest fresh output whose memory is asked to be backed by huge pages.
+#[cfg(target_os = "linux")]
+const HUGE_PAGE_OUTPUT_BYTES: usize = 4 << 20;
+
+/// The size of a transparent huge page on x86-64 and AArch64 (with 4 KiB base pages).
+#[cfg(target_os = "linux")]
+const HUGE_PAGE_BYTES: usize = 2 << 20;
+
+/// Asks Linux to back the whole 2 MiB pages within the `bytes` at `address` (a fresh output,
+/// not yet touched) with transparent huge pages, where the output is large
+/// ([`HUGE_PAGE_OUTPUT_BYTES`]).
+///
+/// A fresh allocation's memory is mapped on first write, one page fault per page. For a
+/// 128 MiB output, 32,768 faults of 4 KiB cost more than the kernel writing it: on a 2-vCPU
+/// virtual machine, writing a fresh 128 MiB vector took 55 to 106 ms against 15 ms for one
+/// already mapped, and 15 ms with this advice (64 faults of 2 MiB). `jax.jit` and most array
+/// libraries keep freed buffers for reuse instead; outputs here are handed to the caller, so
+/// their memory cannot be kept. Linux follows the advice where transparent huge pages are
+/// `madvise` or `always`, the common defaults (`/sys/kernel/mm/transparent_hugepage/enabled`).
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(address: *mut u8, bytes: usize) {
+    if bytes < HUGE_PAGE_OUTPUT_BYTES {
+        return;
+    }
+    let first = (address as usize).next_multiple_of(HUGE_PAGE_BYTES);
+    let end = (address as usize).saturating_add(bytes) / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES;
+    if end > first {
+        // SAFETY: `[first, end)` lies within the allocation of `bytes` bytes at `address`
+        // (rounded inward to whole huge pages), which the caller owns. `MADV_HUGEPAGE` changes
+        // only how the kernel backs those pages when they are first touched: it reads, writes
+        // and unmaps nothing, so no Rust value sees a difference. A failure (a kernel without
+        // transparent huge pages) leaves the pages as they were, which is correct too.
+        unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) };
+    }
+}
+
+/// Elsewhere than Linux, fresh outputs keep the allocator's pages.
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_address: *mut u8, _bytes: usize) {}
 
 fn view_ptr(view: &ArrayDataView<'_>) -> *mut u8 {
     for_each_array_view!(ArrayDataView, view, a => a.as_ptr() as *mut u8)

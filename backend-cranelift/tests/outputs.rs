@@ -103,3 +103,52 @@ fn outputs_of_reductions_groups_and_products_are_written_whole() {
         assert_written(&outputs, &inputs, &format!("{rows}x{terms}x{columns}"));
     }
 }
+
+/// The mapping of this process (a line of `/proc/self/smaps`'s header and its `VmFlags`) that
+/// holds `address`, where Linux shows them.
+#[cfg(target_os = "linux")]
+fn mapping_flags(address: usize) -> Option<String> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    let mut holds = false;
+    for line in smaps.lines() {
+        let range = line.split_whitespace().next().and_then(|r| r.split_once('-'));
+        if let Some((lo, hi)) =
+            range.and_then(|(lo, hi)| Some((usize::from_str_radix(lo, 16).ok()?, usize::from_str_radix(hi, 16).ok()?)))
+        {
+            holds = (lo..hi).contains(&address);
+        } else if let Some(flags) = line.strip_prefix("VmFlags:").filter(|_| holds) {
+            return Some(flags.trim().to_string());
+        }
+    }
+    None
+}
+
+/// A large fresh output (8 MiB here) is asked to be backed by transparent huge pages
+/// (`run::advise_huge_pages`: `madvise(MADV_HUGEPAGE)` over the whole 2 MiB pages inside it),
+/// which spares its first writes a page fault per 4 KiB; its values are still every element the
+/// kernel wrote, as they are for a small output (which is not advised). The advice shows as
+/// `hg` in the mapping's `VmFlags`.
+#[test]
+fn large_fresh_outputs_are_advised_into_huge_pages() {
+    let n = 1024;
+    let x = pt::placeholder("x", [Dim::param("n"), Dim::param("n")], DType::F64).unwrap();
+    let y = &(&x * 2.0) + 1.0;
+    let program = Cranelift::new().with_threads(2).compile(&(&y).into()).unwrap();
+    for n in [n, 16] {
+        let input = values(&[n, n], 3);
+        let got = program.run(&NamedData::from([("x".to_string(), input.clone())])).unwrap();
+        let (ArrayData::F64(got), ArrayData::F64(input)) = (&got["_pt_out"], &input) else { panic!("float64") };
+        let expected = input.mapv(|v| v * 2.0 + 1.0);
+        assert!(got.iter().zip(&expected).all(|(g, e)| g.to_bits() == e.to_bits()), "{n}x{n}: values");
+        #[cfg(target_os = "linux")]
+        if n * n * 8 >= 4 << 20 {
+            if std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists() {
+                let inside = (got.as_ptr() as usize).next_multiple_of(2 << 20);
+                let flags = mapping_flags(inside).expect("the output's mapping is in /proc/self/smaps");
+                assert!(flags.split_whitespace().any(|f| f == "hg"), "{n}x{n}: VmFlags {flags}");
+            } else {
+                eprintln!("skipped the huge page check: no transparent huge pages here");
+            }
+        }
+    }
+}
