@@ -647,23 +647,38 @@ impl<'a> Translator<'a, '_> {
         (address, bytes)
     }
 
-    /// `v` as a value plus a constant, where the translator built it as a sum of a value and a
-    /// constant (see [`Self::constant_value`]); `(v, 0)` otherwise.
+    /// `v` as a value plus a constant, where the translator built it as sums and differences of
+    /// a value and constants (see [`Self::constant_value`]), however nested: an unrolled vector's
+    /// `(j + 2) + 1` is `(j, 3)`, the same as the next vector's `j + 4 - 1`, so that both read at
+    /// one address; `(v, 0)` otherwise. Stops where the constants' sum would overflow.
     fn constant_addend(&self, v: Value) -> (Value, i64) {
+        let (mut rest, mut addend) = (v, 0i64);
+        while let Some((inner, c)) = self.one_constant_addend(rest) {
+            let Some(sum) = addend.checked_add(c) else { break };
+            (rest, addend) = (inner, sum);
+        }
+        (rest, addend)
+    }
+
+    /// `v` as `(value, c)` where it is `value + c`, `c + value` or `value - c` with `c` a
+    /// constant; `None` otherwise.
+    fn one_constant_addend(&self, v: Value) -> Option<(Value, i64)> {
         use cranelift_codegen::ir::{InstructionData, Opcode, ValueDef};
         let dfg = &self.b.func.dfg;
-        if let ValueDef::Result(inst, 0) = dfg.value_def(v)
-            && dfg.value_type(v) == types::I64
-            && let InstructionData::Binary { opcode: Opcode::Iadd, args } = dfg.insts[inst]
-        {
-            if let Some(c) = self.constant_value(args[1]) {
-                return (args[0], c);
-            }
-            if let Some(c) = self.constant_value(args[0]) {
-                return (args[1], c);
-            }
+        let ValueDef::Result(inst, 0) = dfg.value_def(v) else { return None };
+        if dfg.value_type(v) != types::I64 {
+            return None;
         }
-        (v, 0)
+        match dfg.insts[inst] {
+            InstructionData::Binary { opcode: Opcode::Iadd, args } => match self.constant_value(args[1]) {
+                Some(c) => Some((args[0], c)),
+                None => self.constant_value(args[0]).map(|c| (args[1], c)),
+            },
+            InstructionData::Binary { opcode: Opcode::Isub, args } => {
+                self.constant_value(args[1]).and_then(i64::checked_neg).map(|c| (args[0], c))
+            }
+            _ => None,
+        }
     }
 
     /// The value of `v` where the translator built it from integer constants with `iconst`,
@@ -1937,6 +1952,42 @@ mod tests {
                     assert_ne!(func.dfg.insts[inst].opcode(), Opcode::Imul, "{array}: {}", func.dfg.display_inst(inst));
                 }
             }
+        }
+    }
+
+    /// Reads of one row at constant distances share an address and differ in their immediate
+    /// offsets, however the translator nested the constants: in a five-point stencil unrolled
+    /// four vectors wide, vector `k` reads `u[i + 1, (j + 2k) + 2]`, the same element as vector
+    /// `k + 1`'s `u[i + 1, j + 2(k + 1)]`. After Cranelift's optimizations, the loads of `u` use
+    /// three addresses, one per row (`i`, `i + 1`, `i + 2`); with the constants added one level
+    /// deep only, each vector's shifted reads had an address of their own, and the loop kept more
+    /// of them than it has registers.
+    #[test]
+    // numpy's negative slice ends (`1..-1`), which clippy reads as empty Rust ranges.
+    #[allow(clippy::reversed_empty_ranges)]
+    fn reads_of_a_row_at_constant_distances_share_its_address() {
+        let u = pt::placeholder("u", [Dim::param("n"), Dim::param("m")], DType::F64).unwrap();
+        use pytato_core::s;
+        let stencil = &(&(&(&u.index(s![..-2, 1..-1]).unwrap() + &u.index(s![2.., 1..-1]).unwrap())
+            + &u.index(s![1..-1, ..-2]).unwrap())
+            + &u.index(s![1..-1, 2..]).unwrap())
+            - &(&u.index(s![1..-1, 1..-1]).unwrap() * 4.0);
+        let ctx = optimized(&stencil);
+        let (func, loops) = (&ctx.func, &ctx.loop_analysis);
+        // Per loop of vector loads (four vectors a step, then one).
+        let mut addresses: std::collections::HashMap<_, std::collections::HashSet<_>> = Default::default();
+        for block in func.layout.blocks() {
+            for inst in func.layout.block_insts(block) {
+                if matches!(func.dfg.insts[inst], InstructionData::Load { opcode: Opcode::Load, .. })
+                    && func.dfg.value_type(func.dfg.first_result(inst)) == types::F64X2
+                {
+                    addresses.entry(loops.innermost_loop(block)).or_default().insert(func.dfg.inst_args(inst)[0]);
+                }
+            }
+        }
+        assert_eq!(addresses.len(), 2, "a loop of four vectors a step and one of one: {addresses:?}");
+        for rows in addresses.values() {
+            assert_eq!(rows.len(), 3, "one address per row of u: {addresses:?}");
         }
     }
 }
