@@ -1770,7 +1770,7 @@ fn float_cc(op: CompareOp) -> FloatCC {
 
 #[cfg(test)]
 mod tests {
-    use cranelift_codegen::ir::{Function, InstructionData, Opcode, UserFuncName, types};
+    use cranelift_codegen::ir::{Block, Function, Inst, InstructionData, Opcode, Type, UserFuncName, types};
     use cranelift_frontend::FunctionBuilderContext;
     use pytato_core::{Array, DType, Dim};
     use pytato_frontend as pt;
@@ -1803,6 +1803,20 @@ mod tests {
         ctx
     }
 
+    /// The loads of `ty` values in `func`, each with its block, in layout order.
+    fn loads(func: &Function, ty: Type) -> Vec<(Block, Inst)> {
+        let is_load = |inst: Inst| {
+            matches!(func.dfg.insts[inst], InstructionData::Load { opcode: Opcode::Load, .. })
+                && func.dfg.value_type(func.dfg.first_result(inst)) == ty
+        };
+        func.layout
+            .blocks()
+            .flat_map(|block| {
+                func.layout.block_insts(block).filter(move |&inst| is_load(inst)).map(move |inst| (block, inst))
+            })
+            .collect()
+    }
+
     /// The float64 loads in the entry block and elsewhere of the function of DG's volume term
     /// on elements of `np × np` nodes (`d` a matrix input of that size, read along both axes).
     fn volume_loads(np: i64) -> (usize, usize) {
@@ -1812,17 +1826,9 @@ mod tests {
         let y = pt::einsum("jk,eik->eij", &[&d, &u]).unwrap();
         let func = translated(&(&x + &y));
         let entry = func.layout.entry_block().unwrap();
-        let (mut inside, mut outside) = (0, 0);
-        for block in func.layout.blocks() {
-            for inst in func.layout.block_insts(block) {
-                let is_f64_load = matches!(func.dfg.insts[inst], InstructionData::Load { opcode: Opcode::Load, .. })
-                    && func.dfg.value_type(func.dfg.first_result(inst)) == types::F64;
-                if is_f64_load {
-                    if block == entry { inside += 1 } else { outside += 1 }
-                }
-            }
-        }
-        (inside, outside)
+        let loads = loads(&func, types::F64);
+        let inside = loads.iter().filter(|&&(block, _)| block == entry).count();
+        (inside, loads.len() - inside)
     }
 
     /// Where an element's nodes are unrolled, every read of the small matrix has a constant
@@ -1888,16 +1894,13 @@ mod tests {
     fn the_vectors_of_an_unrolled_loop_differ_in_their_immediate_offsets() {
         let a = pt::placeholder("a", [Dim::param("m"), Dim::param("n")], DType::F64).unwrap();
         let func = translated(&pt::sum(&a, 0).unwrap());
-        let mut offsets = Vec::new();
-        for block in func.layout.blocks() {
-            for inst in func.layout.block_insts(block) {
-                if let InstructionData::Load { opcode: Opcode::Load, offset, .. } = func.dfg.insts[inst]
-                    && func.dfg.value_type(func.dfg.first_result(inst)) == types::F64X2
-                {
-                    offsets.push(i32::from(offset));
-                }
-            }
-        }
+        let offsets: Vec<i32> = loads(&func, types::F64X2)
+            .into_iter()
+            .filter_map(|(_, inst)| match func.dfg.insts[inst] {
+                InstructionData::Load { offset, .. } => Some(i32::from(offset)),
+                _ => None,
+            })
+            .collect();
         for unrolled in [16, 32, 48] {
             let loads = offsets.iter().filter(|&&o| o == unrolled).count();
             assert!(loads >= 2, "the input's and the lane's vector at +{unrolled} bytes: {offsets:?}");
@@ -1923,26 +1926,19 @@ mod tests {
                 _ => None,
             };
             let mut vector_loops = std::collections::HashSet::new();
-            for block in func.layout.blocks() {
-                for inst in func.layout.block_insts(block) {
-                    let is_vector_load =
-                        matches!(func.dfg.insts[inst], InstructionData::Load { opcode: Opcode::Load, .. })
-                            && func.dfg.value_type(func.dfg.first_result(inst)) == types::F64X2;
-                    let Some(lp) = loops.innermost_loop(block).filter(|_| is_vector_load) else { continue };
-                    vector_loops.insert(lp);
-                    let shown = |inst| func.dfg.display_inst(inst).to_string();
-                    let address = func.dfg.inst_args(inst)[0];
-                    let add =
-                        func.dfg.value_def(address).inst().filter(|&i| func.dfg.insts[i].opcode() == Opcode::Iadd);
-                    let add = add.unwrap_or_else(|| panic!("{array}: {}", shown(inst)));
-                    let [start, scaled] = func.dfg.inst_args(add) else { unreachable!("an add has two operands") };
-                    let shift =
-                        func.dfg.value_def(*scaled).inst().filter(|&i| func.dfg.insts[i].opcode() == Opcode::Ishl);
-                    let shift = shift.unwrap_or_else(|| panic!("{array}: {} at {}", shown(inst), shown(add)));
-                    let counter = func.dfg.block_params(loops.loop_header(lp)).contains(&func.dfg.inst_args(shift)[0]);
-                    let start_outside = block_of(*start).is_some_and(|b| !loops.is_in_loop(b, lp));
-                    assert!(counter && start_outside, "{array}: {} at {}, {}", shown(inst), shown(add), shown(shift));
-                }
+            for (block, inst) in loads(func, types::F64X2) {
+                let Some(lp) = loops.innermost_loop(block) else { continue };
+                vector_loops.insert(lp);
+                let shown = |inst| func.dfg.display_inst(inst).to_string();
+                let address = func.dfg.inst_args(inst)[0];
+                let add = func.dfg.value_def(address).inst().filter(|&i| func.dfg.insts[i].opcode() == Opcode::Iadd);
+                let add = add.unwrap_or_else(|| panic!("{array}: {}", shown(inst)));
+                let [start, scaled] = func.dfg.inst_args(add) else { unreachable!("an add has two operands") };
+                let shift = func.dfg.value_def(*scaled).inst().filter(|&i| func.dfg.insts[i].opcode() == Opcode::Ishl);
+                let shift = shift.unwrap_or_else(|| panic!("{array}: {} at {}", shown(inst), shown(add)));
+                let counter = func.dfg.block_params(loops.loop_header(lp)).contains(&func.dfg.inst_args(shift)[0]);
+                let start_outside = block_of(*start).is_some_and(|b| !loops.is_in_loop(b, lp));
+                assert!(counter && start_outside, "{array}: {} at {}, {}", shown(inst), shown(add), shown(shift));
             }
             assert!(!vector_loops.is_empty(), "{array}: a loop of vector loads");
             for block in
@@ -1976,14 +1972,8 @@ mod tests {
         let (func, loops) = (&ctx.func, &ctx.loop_analysis);
         // Per loop of vector loads (four vectors a step, then one).
         let mut addresses: std::collections::HashMap<_, std::collections::HashSet<_>> = Default::default();
-        for block in func.layout.blocks() {
-            for inst in func.layout.block_insts(block) {
-                if matches!(func.dfg.insts[inst], InstructionData::Load { opcode: Opcode::Load, .. })
-                    && func.dfg.value_type(func.dfg.first_result(inst)) == types::F64X2
-                {
-                    addresses.entry(loops.innermost_loop(block)).or_default().insert(func.dfg.inst_args(inst)[0]);
-                }
-            }
+        for (block, inst) in loads(func, types::F64X2) {
+            addresses.entry(loops.innermost_loop(block)).or_default().insert(func.dfg.inst_args(inst)[0]);
         }
         assert_eq!(addresses.len(), 2, "a loop of four vectors a step and one of one: {addresses:?}");
         for rows in addresses.values() {
