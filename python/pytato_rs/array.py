@@ -22,6 +22,7 @@ from __future__ import annotations
 import abc
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from ._native import (
     Array,
@@ -37,6 +38,17 @@ from .tags import Axis
 ShapeType = tuple
 #: pytato's type of an array's axes: a tuple of :class:`~pytato_rs.tags.Axis`.
 AxesT = tuple
+
+
+class DataInterface(Protocol):
+    """What a data wrapper's data has (pytato's protocol of the same name): a ``shape`` and a
+    ``dtype``. numpy arrays and the library's evaluated arrays have both."""
+
+    @property
+    def shape(self) -> ShapeType: ...
+
+    @property
+    def dtype(self) -> object: ...
 
 
 class _NodeClass(type):

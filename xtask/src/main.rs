@@ -230,7 +230,10 @@ fn python_tests(required: bool) -> Result<(), String> {
     };
     let bin = python.parent().expect("a venv's python is in its bin").to_path_buf();
     let venv = bin.parent().expect("a venv's bin is in the venv").to_path_buf();
-    install_mpi4py(&python, &bin)?;
+    // mpi4py: the distributed tests run over it (it builds against the system's MPI). jax: the
+    // tests of `generate_jax` run it. Without them those tests are skipped with a message.
+    install_optional(&bin, "mpi4py", "PYTATO_REQUIRE_MPI", "install openmpi-bin libopenmpi-dev")?;
+    install_optional(&bin, "jax", "PYTATO_REQUIRE_PYTHON", "offline?")?;
     let path =
         env::join_paths(std::iter::once(bin.clone()).chain(env::split_paths(&env::var_os("PATH").unwrap_or_default())))
             .map_err(|e| format!("PATH: {e}"))?;
@@ -243,24 +246,25 @@ fn python_tests(required: bool) -> Result<(), String> {
     run("pytest (python/tests)", pytest)
 }
 
-/// Installs mpi4py, which the distributed tests of the Python package run over (it builds
-/// against the system's MPI). Without MPI those tests are skipped with a message, unless
-/// `PYTATO_REQUIRE_MPI=1` (CI) makes a failed install an error.
-fn install_mpi4py(python: &Path, bin: &Path) -> Result<(), String> {
-    let has =
-        |python: &Path| Command::new(python).args(["-c", "import mpi4py"]).output().is_ok_and(|o| o.status.success());
-    if has(python) {
+/// Installs the optional `package` into the venv of `bin` where it is missing. A failed
+/// install is an error where the environment variable `required_by` is `1` (CI), and otherwise
+/// a message: the tests that need the package skip themselves. `hint` says what may be missing.
+fn install_optional(bin: &Path, package: &str, required_by: &str, hint: &str) -> Result<(), String> {
+    let python = bin.join("python");
+    let import = format!("import {package}");
+    let has = || Command::new(&python).args(["-c", &import]).output().is_ok_and(|o| o.status.success());
+    if has() {
         return Ok(());
     }
-    eprintln!("==> installing mpi4py");
-    let installed = Command::new(bin.join("pip")).args(["install", "--quiet", "mpi4py"]).status();
-    if installed.is_ok_and(|s| s.success()) && has(python) {
+    eprintln!("==> installing {package}");
+    let installed = Command::new(bin.join("pip")).args(["install", "--quiet", package]).status();
+    if installed.is_ok_and(|s| s.success()) && has() {
         return Ok(());
     }
-    if env::var("PYTATO_REQUIRE_MPI").is_ok_and(|v| v == "1") {
-        return Err("PYTATO_REQUIRE_MPI=1 but pip could not install mpi4py (install openmpi-bin libopenmpi-dev)".into());
+    if env::var(required_by).is_ok_and(|v| v == "1") {
+        return Err(format!("{required_by}=1 but pip could not install {package} ({hint})"));
     }
-    eprintln!("==> mpi4py could not be installed (no MPI?): the Python distributed tests will be skipped");
+    eprintln!("==> {package} could not be installed ({hint}): the Python tests that need it will be skipped");
     Ok(())
 }
 
