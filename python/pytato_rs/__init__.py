@@ -44,7 +44,7 @@ import numpy as _np
 # dtype and type as they take numpy's.
 from numpy import common_type, isscalar, issubdtype, iterable, mintypecode, promote_types
 
-from . import analysis, array, diagnostic, distributed, equality, exceptions, linalg, loopy, raising, reductions, scalar_expr, sparse, tags, target, transform, utils, visualization
+from . import analysis, array, diagnostic, distributed, equality, exceptions, function, linalg, loopy, raising, reductions, scalar_expr, sparse, tags, target, transform, utils, visualization
 from .target.python.jax import generate_jax
 from .visualization import show_dot_graph, show_fancy_placeholder_data_flow
 from .sparse import CSRMatrix, make_csr_matrix

@@ -1042,6 +1042,17 @@ impl PyDictOfNamedArrays {
         Ok(tag_set_to_py(py, self.dict.tags())?.into_any())
     }
 
+    /// The stored arrays by name, as a new dict: pytato's `_data`, which code written for pytato
+    /// reads (arraycontext's `compile` does). The arrays themselves, not `NamedArray` nodes.
+    #[getter]
+    fn _data<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyDict>> {
+        let data = PyDict::new(py);
+        for (name, array) in self.dict.iter() {
+            data.set_item(name, wrap(Ok(array.clone()))?)?;
+        }
+        Ok(data)
+    }
+
     /// The tags that are instances of `tag_type`, as a frozenset.
     fn tags_of_type<'py>(&self, py: Python<'py>, tag_type: &Bound<'py, PyAny>) -> Result<Bound<'py, PyFrozenSet>> {
         tags_of_type(py, self.dict.tags(), tag_type)

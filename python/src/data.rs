@@ -371,7 +371,7 @@ struct Original {
 static ORIGINALS: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<usize, Original>>> =
     std::sync::LazyLock::new(Default::default);
 
-/// Remembers that `copy` is the library's copy of the numpy array `array`.
+/// Remembers that `copy` is the library's copy of `array` (a numpy array, or another library's).
 pub(crate) fn remember_original(copy: &Arc<ArrayData>, array: &Bound<'_, PyAny>) {
     let mut originals = ORIGINALS.lock().unwrap_or_else(|p| p.into_inner());
     // Amortized: a sweep at every power of two leaves the live entries.
@@ -383,7 +383,7 @@ pub(crate) fn remember_original(copy: &Arc<ArrayData>, array: &Bound<'_, PyAny>)
         .insert(Arc::as_ptr(copy) as usize, Original { copy: Arc::downgrade(copy), array: array.clone().unbind() });
 }
 
-/// The numpy array `copy` was made of, where a data wrapper made it and it is still alive.
+/// The array `copy` was made of, where a data wrapper made it and it is still alive.
 pub(crate) fn original_of<'py>(py: Python<'py>, copy: &Arc<ArrayData>) -> Option<Bound<'py, PyAny>> {
     let originals = ORIGINALS.lock().unwrap_or_else(|p| p.into_inner());
     let entry = originals.get(&(Arc::as_ptr(copy) as usize))?;

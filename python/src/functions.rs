@@ -79,8 +79,13 @@ fn make_data_wrapper(
 ) -> Result<Py<PyArrayExpr>> {
     let given = data;
     let data = shared_data(given, "make_data_wrapper")?;
+    // `.data` gives back what the caller wrapped, as pytato's does: a numpy array, or another
+    // library's array (pytato's `DataInterface`: a `shape` and a `dtype`; arraycontext's JAX
+    // context thaws JAX arrays and reads them back through `.data`), which the library reads a
+    // copy of. Not an evaluated array: its buffer is the library's own.
     if let pytato::array::DataRef::Host(copy) = &data
-        && given.is_instance_of::<numpy::PyUntypedArray>()
+        && !given.is_instance_of::<crate::evaluated::EvaluatedArray>()
+        && (given.is_instance_of::<numpy::PyUntypedArray>() || (given.hasattr("shape")? && given.hasattr("dtype")?))
     {
         crate::data::remember_original(copy, given);
     }

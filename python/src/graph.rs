@@ -231,7 +231,7 @@ pub(crate) fn field<'py>(node: &Bound<'py, PyArrayExpr>, name: &str) -> PyResult
                 .collect::<PyResult<Vec<_>>>()?;
             PyTuple::new(py, per_arg)?.into_any()
         }
-        // The numpy array the wrapper was made of, as in pytato; else the values as a new array.
+        // The array the wrapper was made of, as in pytato; else the values as a new numpy array.
         (NodeKind::DataWrapper { data, .. }, "data") => {
             match data.as_host().and_then(|h| crate::data::original_of(py, h)) {
                 Some(original) => original,

@@ -350,3 +350,12 @@ def test_random_dags_match_numpy():
                 np_values.append(f(np, np_values[k], np_values[j]))
         got = run(pt_values[-1], bool(seed % 2), **inputs)
         np.testing.assert_allclose(got, np_values[-1], rtol=1e-12, atol=1e-12, err_msg=f"seed {seed}")
+
+
+def test_jax_arrays_wrapped_as_data_are_given_back_and_computed_with():
+    # arraycontext's JAX context thaws JAX arrays into data wrappers and freezes through .data
+    values = jax.numpy.arange(5.0)
+    wrapper = pt.make_data_wrapper(values)
+    assert wrapper.data is values
+    got = run(pt.sin(wrapper) * 2, True)
+    np.testing.assert_allclose(got, np.sin(np.arange(5.0)) * 2, rtol=1e-15)

@@ -27,6 +27,8 @@ walk with an explicit stack. A chain of 10^5 nodes maps within Python's default 
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from .._native import (
     Array,
     DictOfNamedArrays,
@@ -43,9 +45,25 @@ from ..array import MAPPER_METHODS, AbstractResultWithNamedArrays
 
 #: What a mapper maps: an array expression or a result with named arrays (pytato's type).
 ArrayOrNames = Array | AbstractResultWithNamedArrays
+#: A type variable over :data:`ArrayOrNames`, for functions that return what they are given.
+ArrayOrNamesTc = TypeVar("ArrayOrNamesTc", Array, AbstractResultWithNamedArrays, DictOfNamedArrays)
+
+
+class TransformMapperCache(dict):
+    """The cache a :class:`TransformMapper` may be given (``_cache=``) to share results with
+    another mapper: a dict from cache keys to results. Subscriptable for type checkers as
+    pytato's is; pytato's collision checks are the mappers' own here, so its arguments are
+    accepted and change nothing."""
+
+    def __init__(self, err_on_collision=False, err_on_created_duplicate=False):
+        super().__init__()
+
+    def __class_getitem__(cls, params):
+        return cls
 
 __all__ = [
     "ArrayOrNames",
+    "ArrayOrNamesTc",
     "CachedMapper",
     "CachedWalkMapper",
     "CombineMapper",
@@ -56,6 +74,7 @@ __all__ = [
     "SizeParamGatherer",
     "TopoSortMapper",
     "TransformMapper",
+    "TransformMapperCache",
     "UnsupportedArrayError",
     "UsersCollector",
     "WalkMapper",
