@@ -239,7 +239,9 @@ def test_data_wrappers_are_bound_and_cannot_be_passed_again():
 
 def test_inputs_named_like_the_generated_codes_names():
     # a placeholder named like the module aliases and temporaries of the generated code
-    names = ["_pt_jnp", "_pt_np", "_pt_lax", "_pt_tmp", "_pt_tmp_0", "_pt_data", "_pt_kernel_x"]
+    # and names that are Python keywords, which cannot be parameters
+    names = ["_pt_jnp", "_pt_np", "_pt_lax", "_pt_tmp", "_pt_tmp_0", "_pt_data", "_pt_kernel_x", "lambda", "None",
+             "_pt_arg", "_pt_keyword_arguments"]
     inputs = {name: np.full(3, float(k + 1)) for k, name in enumerate(names)}
     arrays = [pt.make_placeholder(name, (3,), np.float64) for name in names]
     total = arrays[0]
@@ -250,6 +252,8 @@ def test_inputs_named_like_the_generated_codes_names():
         expected = expected * 2 + inputs[name]
     for jit in (False, True):
         assert_same(run(total, jit, **inputs), expected)
+    with pytest.raises(TypeError, match="lambda"):
+        pt.generate_jax(total)(**{name: value for name, value in inputs.items() if name != "lambda"})
     with pytest.raises(ValueError, match="_pt_empty_max"):
         pt.generate_jax(pt.make_placeholder("_pt_empty_max", (2,), np.float64) + 1)
 

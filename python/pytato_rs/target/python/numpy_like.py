@@ -153,6 +153,8 @@ class NumpyLikeWriter:
         self.arguments = []
         #: name to data, for data wrappers
         self.bound_arguments = {}
+        #: arguments named like Python keywords (``lambda``), by name: their variables
+        self.keyword_arguments = {}
         #: whether a maximum or minimum over an empty range needs ``_pt_empty_max``/``_min``
         self.needs_empty_extrema = False
         self._var = {}
@@ -170,6 +172,17 @@ class NumpyLikeWriter:
         self.lines.append(f"{name} = {source}")
         return name
 
+    def _argument(self, name):
+        """The variable of the argument ``name``: the name itself, or a fresh one for a name
+        that cannot be a parameter (a Python keyword: it arrives in ``**``, see
+        :attr:`keyword_arguments`)."""
+        self.arguments.append(name)
+        if not keyword.iskeyword(name):
+            return name
+        variable = self.names.fresh("_pt_arg")
+        self.keyword_arguments[name] = variable
+        return variable
+
     def _of(self, node):
         return self._var[node._node_id]
 
@@ -178,15 +191,13 @@ class NumpyLikeWriter:
         xp = self.xp
         if kind == "Placeholder":
             _static_shape(node, f"placeholder {node.name!r}")
-            self.arguments.append(node.name)
-            return node.name
+            return self._argument(node.name)
         if kind == "DataWrapper":
             _static_shape(node, "a data wrapper")
             # a named one keeps its name (reserved with the placeholders')
             name = node.name if node.name else self.names.fresh("_pt_data")
-            self.arguments.append(name)
             self.bound_arguments[name] = node.data
-            return name
+            return self._argument(name)
         if kind == "NamedArray":
             return self._of(node.expr)
         if kind == "IndexLambda":
@@ -560,15 +571,27 @@ def generate_numpy_like(expr, target, function_name, show_code, entrypoint_decor
     ]
     if writer.needs_empty_extrema:
         preamble.append(_EMPTY_EXTREMA.format(np=np_name))
-    parameters = f"*, {', '.join(writer.arguments)}" if writer.arguments else ""
-    body = [*writer.lines, f"return {returned}"]
+    parameters = [name for name in writer.arguments if name not in writer.keyword_arguments]
+    reads = []
+    if writer.keyword_arguments:
+        # names that are Python keywords cannot be parameters: they come in a dict
+        rest = names.fresh("_pt_keyword_arguments")
+        parameters.append(f"**{rest}")
+        for name, variable in writer.keyword_arguments.items():
+            reads += [
+                f"if {name!r} not in {rest}:",
+                f"    raise TypeError({function_name + ' is missing the keyword argument ' + repr(name)!r})",
+                f"{variable} = {rest}[{name!r}]",
+            ]
+    signature = f"*, {', '.join(parameters)}" if parameters and not parameters[0].startswith("**") else ", ".join(parameters)
+    body = [*reads, *writer.lines, f"return {returned}"]
     program = "\n".join(
         [
             *(line for line in preamble if line),
             "",
             "",
             *(f"@{decorator}" for decorator in entrypoint_decorators),
-            f"def {function_name}({parameters}):",
+            f"def {function_name}({signature}):",
             *(f"    {line}" for line in body),
             "",
         ]
