@@ -68,6 +68,7 @@ mod resident;
 mod run;
 mod steps;
 mod transfer;
+mod upload;
 mod wgsl;
 
 use std::collections::HashMap;

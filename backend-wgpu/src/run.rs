@@ -2,10 +2,10 @@
 //!
 //! A run binds and checks the inputs ([`Signature::bind`]), sizes every buffer, reuses the GPU
 //! buffers of the previous run where they are large enough (wrapped data is uploaded once),
-//! uploads the inputs, records every kernel into one command buffer, copies the outputs and the
-//! control block into one staging buffer, and waits for the mapping with a blocking
-//! `Device::poll` (no busy-waiting). An out-of-range subscript recorded in the control block is
-//! [`Error::IndexOutOfBounds`].
+//! copies the host inputs in through the program's staging buffer (`crate::upload`), records
+//! every kernel into the same command buffer, copies the outputs and the control block into one
+//! readback buffer, and waits for the mapping with a blocking `Device::poll` (no busy-waiting).
+//! An out-of-range subscript recorded in the control block is [`Error::IndexOutOfBounds`].
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -23,7 +23,8 @@ use crate::Wgpu;
 use crate::deferred::{CONTROL_HEADER, Decode, RunStatus, input_statuses};
 use crate::device::{Gpu, Pipeline};
 use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, wrap};
-use crate::transfer::{bytes_into, from_bytes, to_bytes};
+use crate::transfer::{StorageBytes, bytes_into, from_bytes, to_bytes};
+use crate::upload::{UploadStaging, upload};
 use crate::wgsl::{self, IndexBounds, LoopPlan, TILE, Tiled, WORKGROUP_SIZE, storage_size};
 
 /// Where the control block holds the current chunk of a kernel's output elements: `base` and
@@ -256,6 +257,8 @@ pub(crate) struct Pool {
     /// The values the run's dispatches copy into the control block (see `execute`).
     control_table: Option<wgpu::Buffer>,
     staging: Option<wgpu::Buffer>,
+    /// The host inputs' way to the GPU (see `crate::upload`).
+    upload: Option<UploadStaging>,
 }
 
 fn internal(message: String) -> Error {
@@ -557,21 +560,32 @@ impl Compiled {
                 pool.buffers.insert(i, (buffer, false));
             }
             let (buffer, uploaded) = pool.buffers.get_mut(&i).expect("just ensured");
-            match &b.kind {
-                BufferKind::Input => {
-                    let data = inputs
-                        .get(&*b.name)
-                        .ok_or_else(|| internal(format!("input {} passed the checks but is absent", b.name)))?;
-                    write(gpu, buffer, &to_bytes(data));
-                }
-                BufferKind::Data(d) if !*uploaded => {
-                    // Host data, or a device array held elsewhere (copied through the host once).
-                    write(gpu, buffer, &to_bytes(&d.to_host()?.view()));
-                    *uploaded = true;
-                }
-                _ => {}
+            if let BufferKind::Data(d) = &b.kind
+                && !*uploaded
+            {
+                // Host data, or a device array held elsewhere (copied through the host once).
+                write(gpu, buffer, &to_bytes(&d.to_host()?.view()));
+                *uploaded = true;
             }
         }
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pytato") });
+        // The inputs from the host, through the program's upload staging buffer: copied first.
+        let Pool { buffers, upload: upload_staging, .. } = &mut *pool;
+        let host_inputs: Vec<(&wgpu::Buffer, StorageBytes<'_>)> = program
+            .buffers
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| matches!(b.kind, BufferKind::Input) && !resident.contains_key(&*b.name))
+            .map(|(i, b)| {
+                let data = inputs
+                    .get(&*b.name)
+                    .ok_or_else(|| internal(format!("input {} passed the checks but is absent", b.name)))?;
+                Ok((&buffers[&i].0, to_bytes(data)))
+            })
+            .collect::<Result<_>>()?;
+        let parts: Vec<(&wgpu::Buffer, &[u8])> =
+            host_inputs.iter().map(|(buffer, bytes)| (*buffer, &**bytes)).collect();
+        let uploaded = upload(gpu, upload_staging, &mut encoder, &parts)?;
         let mut control = control_block(&sizes);
         control[COARSE_OFFSET..COARSE_OFFSET + 4].copy_from_slice(&coarse.to_le_bytes());
         let control_buffer =
@@ -621,7 +635,6 @@ impl Compiled {
             buffer
         });
 
-        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pytato") });
         for (k, ((kernel, &(elements, slots, entries)), runs)) in kernels.iter().zip(&chunking).zip(&runs).enumerate() {
             if elements == 0 {
                 continue;
@@ -731,6 +744,9 @@ impl Compiled {
         if let Some((decode, inputs)) = deferred {
             let status = gpu.checks.defer(&gpu.device, &mut encoder, &control_buffer, decode, inputs);
             gpu.submit([encoder.finish()]);
+            if let Some(uploaded) = &uploaded {
+                uploaded.remap();
+            }
             let no_outputs = HashMap::new();
             let readback =
                 Readback { view: &[], shapes: &shapes, bytes: &bytes, offsets: &no_outputs, status: Some(status) };
@@ -769,6 +785,9 @@ impl Compiled {
             }
         }
         gpu.submit([encoder.finish()]);
+        if let Some(uploaded) = &uploaded {
+            uploaded.remap();
+        }
         let mapped = map_for_reading(gpu, &staging, total);
         if let Err(e) = mapped {
             // The mapping may still be pending: this buffer must never be mapped again.

@@ -80,6 +80,24 @@ pub(crate) fn to_bytes<'a>(data: &ArrayDataView<'a>) -> StorageBytes<'a> {
     }
 }
 
+/// Bytes one task of a large copy moves: far more than rayon's scheduling costs (microseconds),
+/// few enough to spread 80 MB over many cores. One thread's `memcpy` fills neither a server's
+/// memory bandwidth nor the PCIe link a GPU's staging memory sits behind.
+pub(crate) const COPY_TASK_BYTES: usize = 4 << 20;
+
+/// `into.copy_from_slice(from)`, in tasks of [`COPY_TASK_BYTES`] on rayon's pool when larger.
+pub(crate) fn copy_bytes(into: &mut [u8], from: &[u8]) {
+    use rayon::prelude::*;
+    if from.len() <= COPY_TASK_BYTES {
+        into.copy_from_slice(from);
+    } else {
+        assert_eq!(into.len(), from.len(), "copy_bytes between slices of different lengths");
+        into.par_chunks_mut(COPY_TASK_BYTES)
+            .zip(from.par_chunks(COPY_TASK_BYTES))
+            .for_each(|(i, f)| i.copy_from_slice(f));
+    }
+}
+
 /// Writes the storage-buffer bytes `bytes` (C order) into `target`, of any layout. `None` if
 /// `bytes` holds fewer elements than `target`.
 pub(crate) fn bytes_into(bytes: &[u8], target: &mut ArrayDataViewMut<'_>) -> Option<()> {
@@ -87,7 +105,7 @@ pub(crate) fn bytes_into(bytes: &[u8], target: &mut ArrayDataViewMut<'_>) -> Opt
         match t.as_slice_mut() {
             Some(s) => {
                 let n = size_of_val(s);
-                bytemuck::cast_slice_mut::<T, u8>(s).copy_from_slice(&bytes[..n]);
+                copy_bytes(bytemuck::cast_slice_mut::<T, u8>(s), &bytes[..n]);
             }
             None => narrowed(bytes, t, |x: T| x),
         }

@@ -51,6 +51,28 @@ fn device_runs_wait_for_nothing_and_report_errors_at_the_next_wait() {
         want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
     );
 
+    // With an input from the host at every step too (through the program's upload staging
+    // buffer, which a run that did not wait cannot reuse: each takes a fresh one instead of
+    // waiting): no wait either, and the same values as on the host.
+    let f = pt::placeholder("f", [Dim::param("n")], DType::F64).unwrap();
+    let forced = w.compile(&(&pt::add(pt::multiply(&u, 0.5).unwrap(), &f).unwrap()).into()).unwrap();
+    let forcing = [1.0, 2.0, -3.0, 0.5, f64::MIN_POSITIVE / 4.0];
+    let forcing_data = f64s(&forcing);
+    let mut forced_state = w.upload(&f64s(&start).view()).unwrap();
+    let waits = w.host_waits();
+    for _ in 0..20 {
+        let inputs = NamedDeviceInputs::from([
+            ("u", DeviceInput::Device(&forced_state)),
+            ("f", DeviceInput::Host(forcing_data.view())),
+        ]);
+        forced_state = forced.run_device(&inputs).unwrap().remove("_pt_out").unwrap();
+    }
+    assert_eq!(w.host_waits(), waits, "20 device runs on a host input waited for the GPU");
+    let want: Vec<u64> =
+        start.iter().zip(forcing).map(|(&x, f)| (0..20).fold(x, |x, _| x * 0.5 + f).to_bits()).collect();
+    let got = forced_state.to_host().unwrap().to_scalars().iter().map(|s| s.to_f64().to_bits()).collect::<Vec<_>>();
+    assert_eq!(got, want);
+
     // A loop that never waits is held to one wait per MAX_PENDING (256) runs: the queue and the
     // unread checks stay bounded.
     let waits = w.host_waits();

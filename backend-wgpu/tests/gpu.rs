@@ -382,6 +382,37 @@ fn pipelines_are_cached_and_buffers_reused_across_runs_and_sizes() {
     }
 }
 
+/// Host inputs go to the GPU through one staging buffer per program, written in parallel tasks of
+/// 4 MiB and reused by the next run when large enough: inputs of several tasks with ragged ends,
+/// a widened dtype beside a plain one, sizes that grow, shrink and grow past the buffer, and an
+/// empty run, all with every element exact.
+#[test]
+fn large_host_inputs_arrive_exactly_across_runs_of_other_sizes() {
+    let Some(w) = gpu() else { return };
+    let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
+    let k = pt::placeholder("k", [Dim::param("n")], DType::I8).unwrap();
+    let y = pt::placeholder("y", [Dim::param("n")], DType::F32).unwrap();
+    // x + k + y: each term exact in float64, so the result is too.
+    let sum = pt::add(pt::add(&x, &k).unwrap(), &y).unwrap();
+    let program = w.compile(&(&sum).into()).unwrap();
+    for n in [(1 << 20) + 3, 5, 0, (3 << 19) + 17, (1 << 21) + 1] {
+        let xs: Vec<f64> = (0..n).map(|i| i as f64 * 0.5 - 1e6).collect();
+        let ks: Vec<i8> = (0..n).map(|i| (i % 251) as i8).collect();
+        let ys: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.25 + f32::MIN_POSITIVE).collect();
+        let data = inputs([
+            ("x", ArrayData::from(Array1::from(xs.clone()).into_dyn())),
+            ("k", ArrayData::from(Array1::from(ks.clone()).into_dyn())),
+            ("y", ArrayData::from(Array1::from(ys.clone()).into_dyn())),
+        ]);
+        let got = f64s(&program.run(&data).unwrap()["_pt_out"]);
+        assert_eq!(got.len(), n);
+        for (i, g) in got.iter().enumerate() {
+            let want = xs[i] + ks[i] as f64 + ys[i] as f64;
+            assert_eq!(g.to_bits(), want.to_bits(), "n = {n}, element {i}: {g} against {want}");
+        }
+    }
+}
+
 #[test]
 fn generated_wgsl_is_readable_and_names_its_buffers() {
     let Some(w) = gpu() else { return };
