@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use pytato_core::{Error, Result};
 
 use crate::deferred::DeferredChecks;
+use crate::spare::SpareBuffers;
 use crate::wgsl::ShaderFeatures;
 
 /// The environment variable that picks an adapter by name or index.
@@ -52,6 +53,10 @@ pub(crate) struct Gpu {
     /// Held by every submission and every poll, so that wgpu's queue maintenance never runs on
     /// two threads at once (see [`Gpu::submit`]).
     maintenance: Mutex<()>,
+    /// Storage buffers of dropped device arrays (see `crate::spare`).
+    pub(crate) spares: Mutex<SpareBuffers>,
+    /// How many storage buffers [`Gpu::storage_buffer`] created (not taken from the spares).
+    pub(crate) storage_buffers_created: std::sync::atomic::AtomicU64,
 }
 
 /// The most pipelines the cache keeps (as the Cranelift backend keeps 64 programs).
@@ -198,10 +203,27 @@ fn open() -> std::result::Result<Gpu, String> {
         pid: std::process::id(),
         checks: DeferredChecks::default(),
         maintenance: Mutex::new(()),
+        spares: Mutex::new(SpareBuffers::default()),
+        storage_buffers_created: std::sync::atomic::AtomicU64::new(0),
     })
 }
 
 impl Gpu {
+    /// A storage buffer (`crate::resident::STORAGE_USAGE`) of `size` bytes: a spare of a dropped
+    /// device array where there is one of that size (see `crate::spare`), else a new one.
+    pub(crate) fn storage_buffer(&self, size: u64, label: &str) -> wgpu::Buffer {
+        let spare = self.spares.lock().unwrap_or_else(|p| p.into_inner()).take(size);
+        spare.unwrap_or_else(|| {
+            self.storage_buffers_created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: crate::resident::STORAGE_USAGE,
+                mapped_at_creation: false,
+            })
+        })
+    }
+
     /// Submits `commands` to the queue.
     ///
     /// Every submission and poll of the device goes through [`Gpu::submit`] and [`Gpu::poll`],

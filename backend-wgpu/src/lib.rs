@@ -66,6 +66,7 @@ mod deferred;
 mod device;
 mod resident;
 mod run;
+mod spare;
 mod steps;
 mod transfer;
 mod upload;
@@ -240,6 +241,13 @@ impl Wgpu {
     /// a time loop of them waits for nothing, and this count shows it.
     pub fn host_waits(&self) -> u64 {
         self.gpu.checks.waits()
+    }
+
+    /// How many storage buffers this process has created for runs' buffers and device arrays
+    /// (not counting those reused from dropped device arrays: a time loop of `run_device` calls
+    /// creates none after its first steps, and wgpu zero-fills none).
+    pub fn storage_buffers_created(&self) -> u64 {
+        self.gpu.storage_buffers_created.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// How many compute pipelines this process has created on the GPU (not counting those the

@@ -9,6 +9,7 @@ use pytato_runtime::device::{DeviceArray, DeviceStorage};
 
 use crate::deferred::RunStatus;
 use crate::device::Gpu;
+use crate::spare::StorageBuffer;
 use crate::transfer::{from_bytes, to_bytes};
 use crate::wgsl::storage_size;
 
@@ -20,7 +21,8 @@ pub(crate) const STORAGE_USAGE: wgpu::BufferUsages =
 /// `crate::transfer` (the buffer may be longer).
 pub(crate) struct GpuStorage {
     pub(crate) gpu: &'static Gpu,
-    pub(crate) buffer: wgpu::Buffer,
+    /// Shared with the arrays over the same elements; a spare when the last is dropped.
+    pub(crate) buffer: Arc<StorageBuffer>,
     pub(crate) dtype: DType,
     pub(crate) shape: Vec<usize>,
     /// The run on device data that wrote the elements (`None`: an upload, or work over known
@@ -38,6 +40,11 @@ impl GpuStorage {
     /// The storage bytes the elements take.
     fn bytes(&self) -> u64 {
         self.shape.iter().product::<usize>() as u64 * storage_size(self.dtype) as u64
+    }
+
+    /// A handle of the buffer, to bind it (the storage keeps it from the spares meanwhile).
+    pub(crate) fn handle(&self) -> wgpu::Buffer {
+        wgpu::Buffer::clone(&self.buffer)
     }
 
     /// The storage of `array` if it is a buffer of `gpu`.
@@ -102,12 +109,7 @@ pub(crate) fn upload(gpu: &'static Gpu, data: &ArrayDataView<'_>) -> Result<Devi
             ),
         });
     }
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("pytato device array"),
-        size,
-        usage: STORAGE_USAGE,
-        mapped_at_creation: false,
-    });
+    let buffer = gpu.storage_buffer(size, "pytato device array");
     if !bytes.is_empty() {
         gpu.queue.write_buffer(&buffer, 0, &bytes);
         // wgpu keeps a written buffer's staging copy, and every dropped buffer, until the next
@@ -119,8 +121,8 @@ pub(crate) fn upload(gpu: &'static Gpu, data: &ArrayDataView<'_>) -> Result<Devi
     Ok(wrap(gpu, buffer, data.dtype(), data.shape().to_vec(), None))
 }
 
-/// A device array whose elements `buffer` holds, written by the run of `status` (see
-/// [`GpuStorage::status`]).
+/// A device array whose elements `buffer` (of `gpu`, held by nothing else) holds, written by the
+/// run of `status` (see [`GpuStorage::status`]).
 pub(crate) fn wrap(
     gpu: &'static Gpu,
     buffer: wgpu::Buffer,
@@ -128,7 +130,14 @@ pub(crate) fn wrap(
     shape: Vec<usize>,
     status: Option<Arc<RunStatus>>,
 ) -> DeviceArray {
+    let buffer = Arc::new(StorageBuffer::new(gpu, buffer));
     DeviceArray::new(dtype, shape.clone(), Arc::new(GpuStorage { gpu, buffer, dtype, shape, status }))
+}
+
+/// The elements of `storage` as a device array written by the run of `status` (sharing its buffer).
+pub(crate) fn rewrap(storage: &GpuStorage, status: Option<Arc<RunStatus>>) -> DeviceArray {
+    let shared = GpuStorage { buffer: Arc::clone(&storage.buffer), shape: storage.shape.clone(), status, ..*storage };
+    DeviceArray::new(storage.dtype, storage.shape.clone(), Arc::new(shared))
 }
 
 /// Maps the first `size` bytes of `staging` for reading, after the work submitted so far, with

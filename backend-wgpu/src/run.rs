@@ -371,7 +371,7 @@ impl Compiled {
                 DeviceInput::Host(v) => v.reborrow(),
                 DeviceInput::Device(d) => match (GpuStorage::of(d, gpu), d.storage().as_host()) {
                     (Some(storage), _) => {
-                        resident.insert(*name, storage.buffer.clone());
+                        resident.insert(*name, storage.handle());
                         statuses.push(&storage.status);
                         // Checked by dtype and shape; the elements are on the GPU.
                         d.stand_in()
@@ -537,7 +537,7 @@ impl Compiled {
             .iter()
             .enumerate()
             .filter_map(|(i, b)| match &b.kind {
-                BufferKind::Data(DataRef::Device(a)) => GpuStorage::of(a, gpu).map(|s| (i, s.buffer.clone())),
+                BufferKind::Data(DataRef::Device(a)) => GpuStorage::of(a, gpu).map(|s| (i, s.handle())),
                 _ => None,
             })
             .collect();
@@ -551,13 +551,7 @@ impl Compiled {
             let size = bytes[i].max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
             let fresh = pool.buffers.get(&i).is_none_or(|(buf, _)| buf.size() < size);
             if fresh {
-                let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(&b.name),
-                    size,
-                    usage: STORAGE_USAGE,
-                    mapped_at_creation: false,
-                });
-                pool.buffers.insert(i, (buffer, false));
+                pool.buffers.insert(i, (gpu.storage_buffer(size, &b.name), false));
             }
             let (buffer, uploaded) = pool.buffers.get_mut(&i).expect("just ensured");
             if let BufferKind::Data(d) = &b.kind

@@ -21,7 +21,7 @@ use pytato_runtime::device::{DeviceArray, DeviceStep, DeviceSteps};
 
 use crate::deferred::{Decode, RunStatus, input_statuses};
 use crate::device::{Gpu, Pipeline};
-use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, upload, wrap};
+use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, rewrap, upload, wrap};
 use crate::run::{control_block, dispatch};
 use crate::wgsl::steps::Ranking;
 use crate::wgsl::{self, ShaderFeatures, storage_size};
@@ -179,7 +179,7 @@ impl GpuSteps {
         let count_shader = wgsl::steps::mask_counts_shader();
         let count_pipeline = self.gpu.pipeline(&count_shader.source, &count_shader.writable, self.features)?;
         let control = self.control(&[n as i64, blocks as i64]);
-        dispatch(self.gpu, &mut encoder, &count_pipeline, &control, &[mask.buffer.clone(), counts.clone()], blocks)?;
+        dispatch(self.gpu, &mut encoder, &count_pipeline, &control, &[mask.handle(), counts.clone()], blocks)?;
         self.encode_scan(&mut encoder, &counts, &offsets, DType::I64, &[blocks as usize], 0, ScanOp::Sum)?;
         // The count: the last running count, read back.
         let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -209,7 +209,7 @@ impl GpuSteps {
             let control = self.control(&sizes);
             let mut encoder =
                 self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("nonzero") });
-            let buffers = [mask.buffer.clone(), offsets, output.clone()];
+            let buffers = [mask.handle(), offsets, output.clone()];
             dispatch(self.gpu, &mut encoder, &pipeline, &control, &buffers, blocks)?;
             self.gpu.submit([encoder.finish()]);
         }
@@ -263,7 +263,7 @@ impl GpuSteps {
         let write = wgsl::steps::sort_result_shader(x.dtype, result, self.features)?;
         let write = self.gpu.pipeline(&write.source, &write.writable, self.features)?;
         let control = self.control(&[n as i64, len as i64, inner as i64]);
-        dispatch(self.gpu, &mut encoder, &write, &control, &[x.buffer.clone(), order, output.clone()], n)?;
+        dispatch(self.gpu, &mut encoder, &write, &control, &[x.handle(), order, output.clone()], n)?;
         self.gpu.submit([encoder.finish()]);
         Ok(wrap(self.gpu, output, dtype, x.shape.clone(), None))
     }
@@ -360,13 +360,13 @@ impl GpuSteps {
             let pipeline = |shader: wgsl::Shader| self.gpu.pipeline(&shader.source, &shader.writable, self.features);
             let checks = self.control(&[m as i64, length as i64]);
             let slot_pipeline = pipeline(wgsl::steps::scatter_slots_shader())?;
-            dispatch(self.gpu, &mut encoder, &slot_pipeline, &checks, &[positions.buffer.clone(), slots.clone()], m)?;
+            dispatch(self.gpu, &mut encoder, &slot_pipeline, &checks, &[positions.handle(), slots.clone()], m)?;
             let error = pipeline(wgsl::steps::scatter_error_shader())?;
             dispatch(self.gpu, &mut encoder, &error, &checks, std::slice::from_ref(&positions.buffer), 1)?;
             // Slots up to `length` (one past the end: a position out of range).
             let digits = (u64::BITS - length.leading_zeros()).div_ceil(4);
             let order = self.encode_radix_sort(&mut encoder, &slots, DType::U32, (m, m, 1, blocks), digits, false)?;
-            let buffers = [slots, order, values.buffer.clone(), output.clone()];
+            let buffers = [slots, order, values.handle(), output.clone()];
             match mode {
                 ScatterMode::Set => {
                     let set = pipeline(wgsl::steps::scatter_set_shader(array.dtype, self.features)?)?;
@@ -422,7 +422,7 @@ impl GpuSteps {
         let control = self.control(&[sorted.shape[0] as i64, count as i64]);
         let mut encoder =
             self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("searchsorted") });
-        let buffers = [sorted.buffer.clone(), values.buffer.clone(), output.clone()];
+        let buffers = [sorted.handle(), values.handle(), output.clone()];
         dispatch(self.gpu, &mut encoder, &pipeline, &control, &buffers, count)?;
         self.gpu.submit([encoder.finish()]);
         Ok(wrap(self.gpu, output, DType::I64, values.shape.clone(), None))
@@ -432,6 +432,9 @@ impl GpuSteps {
     /// Every index a shader computes (`u32`) stays below its element count, which fits 32 bits.
     fn buffer(&self, dtype: DType, shape: &[usize]) -> Result<wgpu::Buffer> {
         match self.bytes(dtype, shape) {
+            // A new buffer, never a spare (`crate::spare`): the steps' shaders were written
+            // against wgpu's zero-filled new buffers, and not each was checked to write all it
+            // reads.
             Some(bytes) => Ok(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("pytato step result"),
                 size: bytes.max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
@@ -485,9 +488,7 @@ impl GpuSteps {
 /// result carries its own run's status, linked to them already).
 fn with_inputs(array: DeviceArray, gpu: &'static Gpu, inputs: Vec<Arc<RunStatus>>) -> DeviceArray {
     match GpuStorage::of(&array, gpu) {
-        Some(storage) if storage.status.is_none() && !inputs.is_empty() => {
-            wrap(gpu, storage.buffer.clone(), storage.dtype, storage.shape.clone(), RunStatus::derived(inputs))
-        }
+        Some(storage) if storage.status.is_none() && !inputs.is_empty() => rewrap(storage, RunStatus::derived(inputs)),
         _ => array,
     }
 }
