@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use pytato_core::{Error, Result};
 
 use crate::deferred::DeferredChecks;
+use crate::resident::TransferStaging;
 use crate::spare::SpareBuffers;
 use crate::wgsl::ShaderFeatures;
 
@@ -55,6 +56,11 @@ pub(crate) struct Gpu {
     maintenance: Mutex<()>,
     /// Storage buffers of dropped device arrays (see `crate::spare`).
     pub(crate) spares: Mutex<SpareBuffers>,
+    /// The staging buffers of [`Backend::upload`](pytato_runtime::backend::Backend::upload)s and
+    /// of downloads (`crate::resident`), reused by the next of each.
+    pub(crate) transfer_staging: Mutex<TransferStaging>,
+    /// How many staging buffers [`Gpu::staging_buffer`] created.
+    pub(crate) staging_buffers_created: std::sync::atomic::AtomicU64,
     /// How many storage buffers [`Gpu::storage_buffer`] created (not taken from the spares).
     pub(crate) storage_buffers_created: std::sync::atomic::AtomicU64,
 }
@@ -205,10 +211,28 @@ fn open() -> std::result::Result<Gpu, String> {
         maintenance: Mutex::new(()),
         spares: Mutex::new(SpareBuffers::default()),
         storage_buffers_created: std::sync::atomic::AtomicU64::new(0),
+        staging_buffers_created: std::sync::atomic::AtomicU64::new(0),
+        transfer_staging: Mutex::new(TransferStaging::default()),
     })
 }
 
 impl Gpu {
+    /// A new staging buffer of `size` bytes, host memory the GPU copies from (`Write`: mapped at
+    /// creation) or into (`Read`).
+    pub(crate) fn staging_buffer(&self, size: u64, mode: wgpu::MapMode, label: &str) -> wgpu::Buffer {
+        self.staging_buffers_created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let (usage, mapped_at_creation) = match mode {
+            wgpu::MapMode::Read => (wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, false),
+            wgpu::MapMode::Write => (wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC, true),
+        };
+        self.device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation })
+    }
+
+    /// The staging buffers of standalone transfers (see [`TransferStaging`]).
+    pub(crate) fn transfer(&self) -> std::sync::MutexGuard<'_, TransferStaging> {
+        self.transfer_staging.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// A storage buffer (`crate::resident::STORAGE_USAGE`) of `size` bytes: a spare of a dropped
     /// device array where there is one of that size (see `crate::spare`), else a new one.
     pub(crate) fn storage_buffer(&self, size: u64, label: &str) -> wgpu::Buffer {

@@ -250,6 +250,13 @@ impl Wgpu {
         self.gpu.storage_buffers_created.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// How many staging buffers (host memory the GPU copies from or into) this process has
+    /// created: a program's runs on host data, and uploads and downloads of up to 256 MiB, reuse
+    /// theirs, so a loop of them creates none after its first steps.
+    pub fn staging_buffers_created(&self) -> u64 {
+        self.gpu.staging_buffers_created.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// How many compute pipelines this process has created on the GPU (not counting those the
     /// pipeline cache answered). A driver compiles each one, so this is what a compile costs.
     pub fn pipelines_created(&self) -> u64 {

@@ -11,6 +11,7 @@ use crate::deferred::RunStatus;
 use crate::device::Gpu;
 use crate::spare::StorageBuffer;
 use crate::transfer::{from_bytes, to_bytes};
+use crate::upload::UploadStaging;
 use crate::wgsl::storage_size;
 
 /// The usages of every buffer the backend binds: storage, written by uploads, read back.
@@ -60,15 +61,12 @@ impl DeviceStorage for GpuStorage {
         if size == 0 {
             return Ok(ArrayData::zeros(self.dtype, &self.shape));
         }
-        let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("pytato download"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let kept = self.gpu.transfer().downloads.take().filter(|b| b.size() >= size);
+        let staging = kept.unwrap_or_else(|| self.gpu.staging_buffer(size, wgpu::MapMode::Read, "pytato download"));
         let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
         encoder.copy_buffer_to_buffer(&self.buffer, 0, &staging, 0, size);
         self.gpu.submit([encoder.finish()]);
+        // On an error the mapping may still be pending: the buffer is dropped, never reused.
         map_for_reading(self.gpu, &staging, size)?;
         let data = {
             let view = staging
@@ -77,8 +75,11 @@ impl DeviceStorage for GpuStorage {
                 .map_err(|e| internal(format!("reading a downloaded buffer: {e}")))?;
             from_bytes(self.dtype, &self.shape, &view[..self.bytes() as usize])
         };
-        let data = data?;
         staging.unmap();
+        if staging.size() <= TransferStaging::MAX_KEPT {
+            self.gpu.transfer().downloads = Some(staging);
+        }
+        let data = data?;
         // Runs on device data before this download have finished: a failed one is reported here,
         // and so, every time, is the failure of the run that computed these elements.
         self.gpu.checks.check(self.gpu, None)?;
@@ -111,14 +112,46 @@ pub(crate) fn upload(gpu: &'static Gpu, data: &ArrayDataView<'_>) -> Result<Devi
     }
     let buffer = gpu.storage_buffer(size, "pytato device array");
     if !bytes.is_empty() {
-        gpu.queue.write_buffer(&buffer, 0, &bytes);
-        // wgpu keeps a written buffer's staging copy, and every dropped buffer, until the next
-        // submission: uploads in a loop without a run in between grew without bound (200 uploads
-        // of 8 MB held 1.2 GB). An empty submission hands the copy to the queue (no host wait),
-        // and its maintenance frees what finished work left.
-        gpu.submit([]);
+        // Through the GPU's upload staging buffer (see `crate::upload`) where it is mapped again
+        // by now (a poll that does not wait lets a finished copy's mapping complete); large
+        // uploads through one of their own, not kept.
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        let parts = [(&buffer, &*bytes)];
+        let kept = bytes.len() as u64 <= TransferStaging::MAX_KEPT;
+        let uploaded = if kept {
+            let mut transfer = gpu.transfer();
+            if transfer.uploads.as_ref().is_some_and(|u| !u.is_mapped()) {
+                // Only what already finished: never a wait.
+                let _ = gpu.poll(wgpu::PollType::Poll);
+            }
+            crate::upload::upload(gpu, &mut transfer.uploads, &mut encoder, &parts)?
+        } else {
+            crate::upload::upload(gpu, &mut None, &mut encoder, &parts)?
+        };
+        // Submitted at once: wgpu keeps every dropped buffer until the next submission, so
+        // uploads in a loop without a run in between grew without bound (200 uploads of 8 MB held
+        // 1.2 GB). The submission does not wait.
+        gpu.submit([encoder.finish()]);
+        if let Some(uploaded) = uploaded.filter(|_| kept) {
+            uploaded.remap();
+        }
     }
     Ok(wrap(gpu, buffer, data.dtype(), data.shape().to_vec(), None))
+}
+
+/// The staging buffers of standalone transfers, each reused by the next of its kind: a download
+/// waits for its mapping anyway and unmaps it after reading; an upload's is mapped again after its
+/// copy (see `crate::upload`).
+#[derive(Default)]
+pub(crate) struct TransferStaging {
+    pub(crate) uploads: Option<UploadStaging>,
+    pub(crate) downloads: Option<wgpu::Buffer>,
+}
+
+impl TransferStaging {
+    /// The largest staging buffer kept for reuse (host memory, pinned on a discrete GPU): larger
+    /// transfers take one of their own, freed after.
+    pub(crate) const MAX_KEPT: u64 = 256 << 20;
 }
 
 /// A device array whose elements `buffer` (of `gpu`, held by nothing else) holds, written by the

@@ -763,14 +763,10 @@ impl Compiled {
             offsets.insert(i, total);
             total += bytes[i].next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
         }
-        let staging = reuse(
-            gpu,
-            &mut pool.staging,
-            total,
-            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            "pytato staging",
-        )
-        .clone();
+        if pool.staging.as_ref().is_none_or(|b| b.size() < total) {
+            pool.staging = Some(gpu.staging_buffer(total, wgpu::MapMode::Read, "pytato readback"));
+        }
+        let staging = pool.staging.clone().expect("just ensured");
         encoder.copy_buffer_to_buffer(&control_buffer, 0, &staging, 0, CONTROL_HEADER);
         for &i in &outputs {
             if bytes[i] > 0 {

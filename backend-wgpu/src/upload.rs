@@ -58,12 +58,7 @@ pub(crate) fn upload(
     }
     let reusable = slot.as_ref().is_some_and(|s| s.buffer.size() >= total && s.mapped.load(Ordering::Acquire));
     if !reusable {
-        let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("pytato upload staging"),
-            size: total,
-            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: true,
-        });
+        let buffer = gpu.staging_buffer(total, wgpu::MapMode::Write, "pytato upload staging");
         *slot = Some(UploadStaging { buffer, mapped: Arc::new(AtomicBool::new(true)) });
     }
     let staging = slot.clone().expect("just ensured");
@@ -117,7 +112,6 @@ impl UploadStaging {
     }
 
     /// Whether the buffer is mapped now, ready for the next run's bytes.
-    #[cfg(test)]
     pub(crate) fn is_mapped(&self) -> bool {
         self.mapped.load(Ordering::Acquire)
     }
