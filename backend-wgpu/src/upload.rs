@@ -1,13 +1,16 @@
-//! Host bytes on their way to the GPU, through one staging buffer per program reused by its runs.
+//! Host bytes on their way to the GPU, through a staging buffer reused from one transfer to the
+//! next: one per program for its runs' inputs, one per GPU for `Backend::upload`
+//! (`crate::resident`).
 //!
 //! `Queue::write_buffer` allocates a fresh staging buffer for every call, which the host then
 //! faults in page by page and frees again: on lavapipe that was most of the time a run on 400 MB of
 //! host inputs spent moving them, and on a discrete GPU each fresh allocation is pinned memory. An
-//! [`UploadStaging`] keeps one `MAP_WRITE | COPY_SRC` buffer: a run writes its host bytes into it
-//! at 4-byte-aligned offsets, records one copy from it into each destination buffer, and after
-//! submitting asks for it to be mapped again ([`UploadStaging::remap`]). A run on host data waits
-//! for its own results, so the mapping has completed by then and the next run finds the buffer
-//! mapped. One that finds it unmapped (the previous run only enqueued, or failed before
+//! [`UploadStaging`] keeps one `MAP_WRITE | COPY_SRC` buffer: a transfer writes its host bytes into
+//! it at 8-byte-aligned offsets, in 4 MiB tasks on rayon's pool (one thread's `memcpy` does not
+//! fill a server's memory bandwidth), records one copy from it into each destination buffer, and
+//! after submitting asks for it to be mapped again ([`UploadStaging::remap`]). A run on host data
+//! waits for its own results, so the mapping has completed by then and the next run finds the
+//! buffer mapped. One that finds it unmapped (the previous run only enqueued, or failed before
 //! submitting) replaces it with a fresh buffer mapped at creation rather than wait: runs on device
 //! data must not wait, and the old buffer lives until the GPU is done with it.
 
