@@ -212,11 +212,11 @@ impl Wgpu {
         Wgpu { tiled_products: on, ..self }
     }
 
-    /// Whether kernels that are products of two matrices run as tiles of 16×16 output elements
-    /// per workgroup, the operands' blocks shared in workgroup memory (each element still summed
-    /// in the library's order, so the bits are the same either way). On by default on GPUs, off
-    /// on CPU adapters: on lavapipe the tiles' barriers cost more than the reads they save
-    /// (matmul 1024²: 5.4 s tiled, 2.4 s in one loop per element).
+    /// Whether kernels that are products of two matrices run as tiles of 64×64 output elements
+    /// per workgroup, the operands' blocks shared in workgroup memory and each invocation
+    /// computing a 4×4 block in registers. Tiled products sum in BLAS's order (a chain of `fma`
+    /// per element, see `wgsl::tiled`), so they agree with untiled ones to rounding, not bit for
+    /// bit. On by default on GPUs, off on CPU adapters, where one loop per element is faster.
     pub fn tiled_products(&self) -> bool {
         self.tiled_products
     }

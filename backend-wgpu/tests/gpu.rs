@@ -983,27 +983,32 @@ fn an_operand_read_several_times_is_computed_once() {
     }
 }
 
-/// Matrix products in tiles (forced on, as on a GPU; lavapipe runs them too) give the
-/// interpreter's bits: every layout of operands and output, lengths around the tile (16), the
-/// summation tile (32) and the summation block (128), zero terms, float64 and float32, and
-/// infinities and NaN in the operands.
+/// Matrix products in tiles (forced on, as on a GPU; lavapipe runs them too) sum in their own
+/// order (fused multiply-adds in term order) and agree with a sum in float64 computed here to the
+/// error bound of a dot product, `2 * terms * eps * sum |a_t * b_t|` (float32 results: float32's
+/// rounding of that): every layout of operands and output, lengths around the tile (64), the
+/// block of an invocation (4) and the terms per step (8), zero terms, float64 and float32, and
+/// infinities and NaN in the operands, which give numpy's non-finite results.
 #[test]
-fn tiled_matrix_products_are_the_interpreters_bits() {
+fn tiled_matrix_products_agree_with_a_float64_dot_product() {
     let Some(w) = gpu() else { return };
     let tiled = w.with_tiled_products(true);
     let mut draw = uniform(0x2545_f491_4f6c_dd1du64);
     let mut next = move || draw() - 0.5;
     let layouts = ["ij,jk->ik", "ji,jk->ik", "ij,kj->ik", "ij,jk->ki", "ij,ej->ei"];
     for dtype in [DType::F64, DType::F32] {
+        let eps = if dtype == DType::F64 { f64::EPSILON } else { f32::EPSILON as f64 };
         for layout in layouts {
-            let (left, right) = layout.split_once("->").unwrap().0.split_once(',').unwrap();
+            let (inputs_spec, output_spec) = layout.split_once("->").unwrap();
+            let (left, right) = inputs_spec.split_once(',').unwrap();
             let dim = |c: char| Dim::param(c.to_string());
             let a = pt::placeholder("a", left.chars().map(dim).collect::<Vec<_>>(), dtype).unwrap();
             let b = pt::placeholder("b", right.chars().map(dim).collect::<Vec<_>>(), dtype).unwrap();
             let product = pt::einsum(layout, &[&a, &b]).unwrap();
             let shaders = tiled.wgsl(&(&product).into()).unwrap();
             assert!(shaders.iter().any(|s| s.contains("workgroupBarrier")), "{layout} is tiled");
-            for (n, k, m) in [(1, 1, 1), (17, 33, 15), (16, 130, 31), (3, 0, 5), (0, 4, 2), (40, 257, 2)] {
+            let summed = left.chars().find(|c| right.contains(*c)).unwrap();
+            for (n, k, m) in [(1, 1, 1), (65, 17, 63), (64, 130, 31), (3, 0, 5), (0, 4, 2), (70, 257, 5), (5, 9, 129)] {
                 let len = |c: char| match c {
                     'i' => n,
                     'j' => k,
@@ -1026,15 +1031,110 @@ fn tiled_matrix_products_are_the_interpreters_bits() {
                     ArrayData::from_scalars(dtype, &shape, values).unwrap()
                 };
                 for special in [false, true] {
-                    let data = inputs([("a", operand(left, special)), ("b", operand(right, false))]);
-                    let want = run(&Interpreter, &product, &data).unwrap();
-                    let got = run(&tiled, &product, &data).unwrap();
-                    let (g, w) = (f64s(&got), f64s(&want));
-                    let first = g.iter().zip(&w).position(|(x, y)| x.to_bits() != y.to_bits());
-                    assert!(
-                        g.len() == w.len() && first.is_none(),
-                        "{layout} ({dtype}), n, k, m = {n}, {k}, {m}, special {special}: first difference at {first:?}"
-                    );
+                    let (x, y) = (operand(left, special), operand(right, false));
+                    let got = f64s(&run(&tiled, &product, &inputs([("a", x.clone()), ("b", y.clone())])).unwrap());
+                    let (xv, yv) = (f64s(&x), f64s(&y));
+                    // The element of an operand of `spec` at the lengths of (n, k, m) for the
+                    // letters' values in `at`.
+                    let element = |values: &[f64], spec: &str, at: &dyn Fn(char) -> usize| {
+                        values[spec.chars().fold(0, |flat, c| flat * len(c) + at(c))]
+                    };
+                    let out: Vec<char> = output_spec.chars().collect();
+                    let (rows, columns) = (len(out[0]), len(out[1]));
+                    assert_eq!(got.len(), rows * columns, "{layout} n, k, m = {n}, {k}, {m}");
+                    for (flat, &g) in got.iter().enumerate() {
+                        let (r, c) = (flat / columns, flat % columns);
+                        let (mut sum, mut magnitude) = (0.0f64, 0.0f64);
+                        for t in 0..len(summed) {
+                            let at = |ch: char| {
+                                if ch == out[0] {
+                                    r
+                                } else if ch == out[1] {
+                                    c
+                                } else {
+                                    t
+                                }
+                            };
+                            let p = element(&xv, left, &at) * element(&yv, right, &at);
+                            // float32 products round to float32 first, as the loops round them.
+                            let p = if dtype == DType::F32 { p as f32 as f64 } else { p };
+                            sum += p;
+                            magnitude += p.abs();
+                        }
+                        let want = if dtype == DType::F32 { sum as f32 as f64 } else { sum };
+                        let bound = 2.0 * len(summed) as f64 * eps * magnitude + eps * want.abs();
+                        let ok = if want.is_finite() {
+                            (g - want).abs() <= bound && (g != 0.0 || g.is_sign_positive())
+                        } else {
+                            g.is_nan() == want.is_nan() && (want.is_nan() || g == want)
+                        };
+                        assert!(
+                            ok,
+                            "{layout} ({dtype}), n, k, m = {n}, {k}, {m}, special {special}: ({r}, {c}) is {g}, a \
+                             float64 sum gives {want} (bound {bound:e})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A tiled product's element depends on its operands only: rows that are equal give equal bits
+/// wherever they fall among the tiles and blocks, and a zero is +0.0 (products that underflow to
+/// -0.0, and -0.0 operands, as numpy gives them), however many terms pad the last step.
+#[test]
+fn tiled_matrix_products_depend_on_the_operands_only() {
+    let Some(w) = gpu() else { return };
+    let tiled = w.with_tiled_products(true);
+    let mut draw = uniform(0x9e37_79b9_7f4a_7c15u64);
+    for dtype in [DType::F64, DType::F32] {
+        let a = pt::placeholder("a", [Dim::param("n"), Dim::param("k")], dtype).unwrap();
+        let b = pt::placeholder("b", [Dim::param("k"), Dim::param("m")], dtype).unwrap();
+        let product = pt::matmul(&a, &b).unwrap();
+        for terms in [1usize, 7, 8, 9, 21] {
+            let (n, m) = (150, 70);
+            // Rows 3, 70 and 133 (in three tiles, at three positions in their blocks) are equal.
+            let row: Vec<f64> = (0..terms).map(|_| draw() - 0.5).collect();
+            let a_values: Vec<f64> = (0..n)
+                .flat_map(|r| {
+                    let row = &row;
+                    let fresh: Vec<f64> = (0..terms).map(|_| draw() - 0.5).collect();
+                    (0..terms).map(move |t| if [3, 70, 133].contains(&r) { row[t] } else { fresh[t] })
+                })
+                .collect();
+            let mut b_values: Vec<f64> = (0..terms * m).map(|_| (draw() - 0.5) * 1e3).collect();
+            // Column 0 gives products that underflow to -0.0 (float64) or are -0.0 (float32),
+            // column 1 products that are -0.0 in every dtype.
+            let tiny = if dtype == DType::F64 { 1e-300 } else { 0.0 };
+            for t in 0..terms {
+                b_values[t * m] = -tiny * (1.0 + t as f64);
+                b_values[t * m + 1] = -0.0;
+            }
+            let data = |values: &[f64], shape: [usize; 2]| {
+                ArrayData::from_scalars(dtype, &shape, values.iter().map(|&v| Scalar::F64(v).cast(dtype))).unwrap()
+            };
+            let (x, y) = (data(&a_values, [n, terms]), data(&b_values, [terms, m]));
+            let a_abs = if dtype == DType::F64 {
+                a_values.iter().map(|v| v.abs() * 1e-100).collect()
+            } else {
+                a_values.clone()
+            };
+            let x_tiny = data(&a_abs, [n, terms]);
+            for (x, what) in [(&x, "random rows"), (&x_tiny, "tiny rows")] {
+                let got = f64s(&run(&tiled, &product, &inputs([("a", x.clone()), ("b", y.clone())])).unwrap());
+                let bits = |r: usize| got[r * m..(r + 1) * m].iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                assert!(bits(3) == bits(70) && bits(3) == bits(133), "{dtype}, {terms} terms, {what}: equal rows");
+                // Column 0's products are not tiny in float64's random rows.
+                let zero_columns: &[usize] = if dtype == DType::F64 && what == "random rows" { &[1] } else { &[0, 1] };
+                for r in 0..n {
+                    for &c in zero_columns {
+                        let v = got[r * m + c];
+                        assert!(
+                            v == 0.0 && v.is_sign_positive(),
+                            "{dtype}, {terms} terms, {what}: ({r}, {c}) is {v:e}"
+                        );
+                    }
                 }
             }
         }

@@ -1,37 +1,53 @@
 //! Matrix products in workgroup memory: a kernel that is a [`Contraction`] of two matrices
 //! (`ij,jk->ik` in any layout of operands and output, `ij,ej->ei`, …) runs as tiles of
-//! [`TILE`]×[`TILE`] output elements per workgroup. The workgroup copies a [`TILE`]×[`TILE_K`]
+//! [`TILE`]×[`TILE`] output elements per workgroup, each invocation computing a
+//! [`BLOCK`]×[`BLOCK`] block of its tile in registers. The workgroup copies a [`TILE`]×[`TILE_K`]
 //! block of the left operand and a [`TILE_K`]×[`TILE`] block of the right one into workgroup
-//! memory, waits for all of it, and each invocation adds its element's [`TILE_K`] terms from
-//! there: every operand element is read from the storage buffer once per tile instead of once
-//! per output element.
+//! memory, waits for all of it, and each invocation reads [`BLOCK`] values of each block per term
+//! for its `BLOCK²` multiply-adds: an operand element is read from the storage buffer once per
+//! tile and from workgroup memory once per block, instead of once per output element.
 //!
-//! Each element is summed exactly as the generic loop sums it (`pytato_runtime::math`, "Summation":
-//! term `t` into lane `t % 8`, each block of 128 terms into the tree of block totals), so tiled and
-//! generic kernels, and the CPU backends, give the same bits. A tile of terms past the end is
-//! padded with `+0.0 * +0.0` products, which change no lane and add no block (the padding is in
-//! the block of the last term, blocks being a multiple of a tile): a lane starts at +0.0
-//! and, adding in round-to-nearest, can never become -0.0, and `x + +0.0 == x` for every other
-//! `x`, NaN and infinities included.
+//! The order of a sum is BLAS's, not the summation scheme of `pytato_runtime::math` that the
+//! loops follow (as the Cranelift backend's GEMM, see its `contraction` module): each output
+//! element is one chain of multiply-adds in term order, `acc = fma(a_t, b_t, acc)` from
+//! `acc = +0.0`, so results agree with the loops to rounding, and on one device depend on the
+//! operands only, never on the tile an element falls in or the sizes around it. (WGSL's `fma`
+//! leaves fusing to the driver: a GPU's fuses, lavapipe rounds the product first.) float32 products (held in
+//! float64 where the adapter has it) are rounded to float32, as the loops round them, and summed
+//! in float64: the sum the loops compute, in another order. A tile of terms past the end is padded
+//! with `+0.0 * +0.0` products, which change no accumulator but -0.0, and a zero result is
+//! stored as +0.0, as numpy's products and the loops give it.
+//!
+//! Why not the loops' scheme: it spreads each element's terms over 8 lanes and a tree of blocks,
+//! whose bookkeeping (and the opaque operands that keep a driver from contracting `a * b + s`)
+//! cost several integer operations per multiply-add, and 8 lanes per output element leave no
+//! registers for blocks of outputs: matmul 1024² ran at 0.4 TFLOP/s on an H100.
 
 use pytato_core::expr::ReduceOp;
-use pytato_core::{DType, Dim, Result};
-use pytato_runtime::math::{SUM_BLOCK, SUM_LANES, Summation};
+use pytato_core::{DType, Dim, Result, Scalar};
+use pytato_runtime::math::Summation;
 use pytato_transform::contraction::{Contraction, recognize};
 use pytato_transform::kernel::{Kernel, KernelProgram};
 
 use super::loops::Trips;
-use super::reduce::Blocks;
 use super::{ShaderFeatures, Translator, WORKGROUP_SIZE, scheme};
 
-/// Output elements per side of a workgroup's tile (`TILE * TILE` is the workgroup size).
-pub(crate) const TILE: u32 = 16;
-/// Terms per tile of the summation: a multiple of the lanes, dividing a block.
-pub(crate) const TILE_K: u32 = 32;
+/// Invocations per side of a workgroup (`THREADS²` is the workgroup size).
+const THREADS: u32 = 16;
+/// Output elements per side of the block each invocation computes.
+pub(crate) const BLOCK: u32 = 4;
+/// Output elements per side of a workgroup's tile.
+pub(crate) const TILE: u32 = THREADS * BLOCK;
+/// Terms per step of the sums: the workgroup memory of the two operand blocks,
+/// `2 * TILE_K * ROW` float64 values (8.1 KiB), is within WebGPU's default limit (16 KiB).
+pub(crate) const TILE_K: u32 = 8;
+/// The distance between two terms' rows of a block in workgroup memory: one more than a tile
+/// side, so that the copies of consecutive terms of one tile position fall in different banks.
+const ROW: u32 = TILE + 1;
 
-const _: () = assert!(TILE * TILE == WORKGROUP_SIZE, "one invocation per element of a tile");
-const _: () = assert!(TILE_K.is_multiple_of(SUM_LANES as u32) && (SUM_BLOCK as u32).is_multiple_of(TILE_K));
+const _: () = assert!(THREADS * THREADS == WORKGROUP_SIZE, "one invocation per block of a tile");
 const _: () = assert!((TILE * TILE_K).is_multiple_of(WORKGROUP_SIZE), "every invocation copies as many");
+const _: () = assert!(2 * TILE_K * ROW * 8 <= 16 << 10, "the operand blocks fit WebGPU's default limit");
 
 /// A matrix product that runs tiled: the contraction, and the output axes of its rows and
 /// columns.
@@ -69,43 +85,57 @@ pub(crate) fn declarations(ty: &str) -> String {
     format!(
         "var<workgroup> tile_a: array<{ty}, {a}>;\nvar<workgroup> tile_b: array<{ty}, {a}>;\nvar<workgroup> \
          tile_count: u32;\nvar<workgroup> tile_total: u32;\n",
-        a = TILE * TILE_K
+        a = TILE_K * ROW
     )
 }
 
+/// One operand's block as the workgroup copies it: which of its axes runs along the tile's
+/// `TILE` side and which along the terms, and the WGSL names of its corner, length and stride
+/// on each.
+struct OperandBlock<'s> {
+    /// The workgroup array (`tile_a`, `tile_b`): (tile position `p`, term `k`) at `k * ROW + p`.
+    tile: &'static str,
+    buffer: usize,
+    /// (corner, length, stride) along the tile side and along the terms.
+    side: [&'s str; 3],
+    terms: [&'s str; 3],
+    /// Whether the operand's terms are contiguous in memory: consecutive invocations then copy
+    /// consecutive terms (reading consecutive addresses), else consecutive tile positions.
+    terms_fast: bool,
+}
+
 impl Translator<'_> {
-    /// `tile[e] = b{buffer}[…]`: element `e` of the tile is (`e / width`, `e % width`) from the
-    /// block's corner along the operand's `slow` and `fast` axes, each given as (corner, length,
-    /// stride); outside the operand it is `zero`.
-    #[allow(clippy::too_many_arguments)]
-    fn copy_to_tile(
-        &mut self,
-        tile: &str,
-        e: &str,
-        width: u32,
-        buffer: usize,
-        [slow0, slow_len, slow_stride]: [&str; 3],
-        [fast0, fast_len, fast_stride]: [&str; 3],
-        zero: &str,
-        dtype: DType,
-    ) {
+    /// Copies the invocation's share of one operand's block into workgroup memory; elements
+    /// outside the operand are `zero`.
+    fn copy_block(&mut self, block: &OperandBlock<'_>, zero: &str, dtype: DType) {
         let ix = self.ix();
-        self.open("");
-        self.line(&format!("let s: {ix} = {slow0} + {ix}({e} / {width}u);"));
-        self.line(&format!("let f: {ix} = {fast0} + {ix}({e} % {width}u);"));
-        // `zero` is a typed literal (`f64(…)`, `f32(…)`), which gives `v` its type.
-        self.line(&format!("var v = {zero};"));
-        let element = format!("b{buffer}[u32(s * {slow_stride} + f * {fast_stride})]");
-        let value = self.decoded(dtype, &element);
-        self.line(&format!("if s < {slow_len} && f < {fast_len} {{ v = {value}; }}"));
-        self.line(&format!("{tile}[{e}] = v;"));
-        self.close();
+        let [side0, side_len, side_stride] = block.side;
+        let [k0, terms, k_stride] = block.terms;
+        for copy in 0..TILE * TILE_K / WORKGROUP_SIZE {
+            let e = format!("(lid + {}u)", copy * WORKGROUP_SIZE);
+            let (p, k) = if block.terms_fast {
+                (format!("({e} / {TILE_K}u)"), format!("({e} % {TILE_K}u)"))
+            } else {
+                (format!("({e} % {TILE}u)"), format!("({e} / {TILE}u)"))
+            };
+            self.open("");
+            self.line(&format!("let s: {ix} = {side0} + {ix}({p});"));
+            self.line(&format!("let t: {ix} = {k0} + {ix}({k});"));
+            // `zero` is a typed literal (`f64(…)`, `f32(…)`), which gives `v` its type.
+            self.line(&format!("var v = {zero};"));
+            let element = format!("b{}[u32(s * {side_stride} + t * {k_stride})]", block.buffer);
+            let value = self.decoded(dtype, &element);
+            self.line(&format!("if s < {side_len} && t < {terms} {{ v = {value}; }}"));
+            self.line(&format!("{}[{k} * {ROW}u + {p}] = v;", block.tile));
+            self.close();
+        }
     }
 
     /// The body of a tiled product's `main` (after the extents of every buffer): see the module
     /// docs.
     pub(super) fn tiled_main(&mut self, tiled: &Tiled) -> Result<()> {
         let c = &tiled.contraction;
+        let dtype = c.dtype;
         let (row, column) = (tiled.row_axis, tiled.column_axis);
         let (a, b) = (self.slot[&c.lhs], self.slot[&c.rhs]);
         let (a_row, b_column) = (c.out_axes[row].0.expect("a row axis"), c.out_axes[column].1.expect("a column"));
@@ -130,60 +160,93 @@ impl Translator<'_> {
         self.zero_and_opaque_init();
         self.line(&format!("let row0: {ix} = {ix}((wg / tiles_c) * {TILE}u) + zero;"));
         self.line(&format!("let column0: {ix} = {ix}((wg % tiles_c) * {TILE}u) + zero;"));
-        self.line(&format!("let my_row: {ix} = row0 + {ix}(lid / {TILE}u);"));
-        self.line(&format!("let my_column: {ix} = column0 + {ix}(lid % {TILE}u);"));
+        // Invocation `lid` computes rows `ri + THREADS i` and columns `ci + THREADS j` of the
+        // tile, neighbouring invocations (`lid % THREADS`) neighbouring elements along the
+        // output's contiguous axis: their stores are contiguous, and their reads of one block
+        // neighbouring, of the other one address.
+        let (fast, slow) = (format!("lid % {THREADS}u"), format!("lid / {THREADS}u"));
+        let (ri, ci) = if row == 1 { (fast, slow) } else { (slow, fast) };
+        self.line(&format!("let ri: u32 = {ri};"));
+        self.line(&format!("let ci: u32 = {ci};"));
 
-        let dtype = c.dtype;
-        let sum = self.open_sum(ReduceOp::Sum, None, dtype, Blocks::Many)?;
+        let ty = self.ty(dtype)?;
+        let zero = self.constant(&Scalar::zero(dtype))?;
+        for i in 0..BLOCK {
+            for j in 0..BLOCK {
+                self.line(&format!("var acc{i}_{j}: {ty} = {zero};"));
+            }
+        }
         let trips = Trips::Terms { ranges: vec![(Dim::new(0), c.terms.clone())], step: TILE_K as u64 };
         self.open_loop("for (var kt: u32 = 0u; kt < k_tiles; kt = kt + 1u)", trips);
         self.line(&format!("let k0: {ix} = {ix}(kt * {TILE_K}u) + zero;"));
-        // Copy the two blocks: element `e` of `tile_a` is (row e / TILE_K, term e % TILE_K), of
-        // `tile_b` (term e / TILE, column e % TILE); out-of-range elements are +0.0.
-        let zero = self.constant(&pytato_core::Scalar::zero(dtype))?;
-        for copy in 0..TILE * TILE_K / WORKGROUP_SIZE {
-            let e = format!("(lid + {}u)", copy * WORKGROUP_SIZE);
-            let (a_rows, a_terms) = (format!("st{a}_{a_row}"), format!("st{a}_{a_sum}"));
-            let (b_terms, b_columns) = (format!("st{b}_{b_sum}"), format!("st{b}_{b_column}"));
-            self.copy_to_tile(
-                "tile_a",
-                &e,
-                TILE_K,
-                a,
-                ["row0", "rows", &a_rows],
-                ["k0", "terms", &a_terms],
-                &zero,
-                dtype,
-            );
-            self.copy_to_tile(
-                "tile_b",
-                &e,
-                TILE,
-                b,
-                ["k0", "terms", &b_terms],
-                ["column0", "columns", &b_columns],
-                &zero,
-                dtype,
-            );
+        let (a_rows, a_terms) = (format!("st{a}_{a_row}"), format!("st{a}_{a_sum}"));
+        let (b_terms, b_columns) = (format!("st{b}_{b_sum}"), format!("st{b}_{b_column}"));
+        let lhs = OperandBlock {
+            tile: "tile_a",
+            buffer: a,
+            side: ["row0", "rows", &a_rows],
+            terms: ["k0", "terms", &a_terms],
+            terms_fast: a_sum == 1,
+        };
+        let rhs = OperandBlock {
+            tile: "tile_b",
+            buffer: b,
+            side: ["column0", "columns", &b_columns],
+            terms: ["k0", "terms", &b_terms],
+            terms_fast: b_sum == 1,
+        };
+        self.copy_block(&lhs, &zero, dtype);
+        self.copy_block(&rhs, &zero, dtype);
+        self.line("workgroupBarrier();");
+        for k in 0..TILE_K {
+            self.open("");
+            for i in 0..BLOCK {
+                self.line(&format!("let x{i} = tile_a[{}u + ri + {}u];", k * ROW, i * THREADS));
+            }
+            for j in 0..BLOCK {
+                self.line(&format!("let y{j} = tile_b[{}u + ci + {}u];", k * ROW, j * THREADS));
+            }
+            for i in 0..BLOCK {
+                for j in 0..BLOCK {
+                    let acc = format!("acc{i}_{j}");
+                    let update = if dtype == DType::F32 && self.float32_in_float64() {
+                        // The float32 product, as the loops round it (exact in float64), added in
+                        // float64.
+                        let product = self.rounded(DType::F32, &format!("x{i} * y{j}"))?;
+                        format!("{acc} + {product}")
+                    } else {
+                        format!("fma(x{i}, y{j}, {acc})")
+                    };
+                    self.line(&format!("{acc} = {update};"));
+                }
+            }
+            self.close();
         }
         self.line("workgroupBarrier();");
-        for u in 0..TILE_K {
-            let x = format!("tile_a[(lid / {TILE}u) * {TILE_K}u + {u}u]");
-            let y = format!("tile_b[{}u + lid % {TILE}u]", u * TILE);
-            // An einsum's product: the textbook one for complex numbers, as `crate::lower` writes.
-            let product = self.product_in_order(dtype, &x, &y)?;
-            let product = self.bind(dtype, &product)?;
-            self.add_value_to_lane(&sum, &product, u as usize % SUM_LANES)?;
+        self.close();
+        for i in 0..BLOCK {
+            for j in 0..BLOCK {
+                self.open("");
+                self.line(&format!("let r: {ix} = row0 + {ix}(ri + {}u);", i * THREADS));
+                self.line(&format!("let c: {ix} = column0 + {ix}(ci + {}u);", j * THREADS));
+                let value = if dtype == DType::F32 && self.float32_in_float64() {
+                    self.rounded(DType::F32, &format!("acc{i}_{j}"))?
+                } else {
+                    // A chain of fused multiply-adds from +0.0 ends at -0.0 where its exact sum is
+                    // a negative number too small for the dtype; numpy (and the loops, whose
+                    // products round to -0.0 first and add to +0.0) give +0.0. On the bits, which
+                    // a driver cannot fold the way it may fold `x + 0.0`.
+                    let (bits, zero) = if ty == "f64" { ("u64", "0lu") } else { ("u32", "0u") };
+                    self.line(&format!("let w: {bits} = bitcast<{bits}>(acc{i}_{j});"));
+                    format!("bitcast<{ty}>(select(w, {zero}, (w << 1u) == {zero}))")
+                };
+                let stored = self.encoded(dtype, &value);
+                self.line(&format!(
+                    "if r < rows && c < columns {{ b0[u32(r * st0_{row} + c * st0_{column})] = {stored}; }}"
+                ));
+                self.close();
+            }
         }
-        self.line(&format!("{} = {} + {TILE_K}u;", sum.count, sum.count));
-        self.flush_lanes(&sum, TILE_K as usize)?;
-        self.line("workgroupBarrier();");
-        self.close();
-        let value = self.finish_sum(&sum, dtype)?;
-        self.open("if my_row < rows && my_column < columns");
-        let stored = self.encoded(dtype, &value);
-        self.line(&format!("b0[u32(my_row * st0_{row} + my_column * st0_{column})] = {stored};"));
-        self.close();
         Ok(())
     }
 }
