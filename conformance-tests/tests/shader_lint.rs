@@ -11,7 +11,9 @@
 //!   stored as bits);
 //! - on floats, no built-in but `sqrt`, `floor`, `ceil` and `trunc`, which are exact (`abs`,
 //!   `max`, `min`, `round`, `ldexp`, `sign`, `fma`, `exp`, ... are the library's own exact
-//!   constructions instead).
+//!   constructions instead), but `fma` in tiled matrix products, which sum in BLAS's order with
+//!   fused multiply-adds (fused where the driver fuses them: products agree with the loops to
+//!   rounding, as numpy's BLAS and the Cranelift backend's GEMM do, not bit for bit).
 
 use naga::{Expression, MathFunction, ScalarKind, TypeInner};
 use pytato_backend_wgpu::Wgpu;
@@ -39,6 +41,8 @@ fn lint(source: &str) -> Vec<String> {
     let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
         .validate(&module)
         .expect("the backend's shaders validate");
+    // The tiled product's shader (`backend-wgpu/src/wgsl/tiled.rs`) declares its operand blocks.
+    let tiled_product = module.global_variables.iter().any(|(_, v)| v.name.as_deref() == Some("tile_a"));
     let mut found = Vec::new();
     for (_, ty) in module.types.iter() {
         if is_float32(&ty.inner) {
@@ -52,7 +56,8 @@ fn lint(source: &str) -> Vec<String> {
         for (handle, expression) in function.expressions.iter() {
             if let Expression::Math { fun, arg, .. } = expression {
                 let ty = function_info[*arg].ty.inner_with(&module.types);
-                if is_float(ty) && !EXACT.contains(fun) {
+                let allowed = EXACT.contains(fun) || (tiled_product && *fun == MathFunction::Fma);
+                if is_float(ty) && !allowed {
                     found.push(format!("{fun:?} on a float in {name} ({handle:?})"));
                 }
             }
@@ -104,4 +109,11 @@ fn h(x: i32) -> i32 { return abs(x); }
     assert!(found.iter().any(|p| p.starts_with("Abs on a float in f")), "{found:?}");
     assert!(found.iter().any(|p| p.starts_with("a float32 type")), "{found:?}");
     assert!(!found.iter().any(|p| p.contains(" in h ") || p.starts_with("Sqrt")), "{found:?}");
+    // `fma` only in a tiled product's shader.
+    let product = |tiled: bool| {
+        let blocks = if tiled { "var<workgroup> tile_a: array<f64, 4>;\n" } else { "" };
+        format!("{blocks}@compute @workgroup_size(1) fn main() {{ let a = 1.0lf; let r = fma(a, a, a); }}")
+    };
+    assert!(lint(&product(false)).iter().any(|p| p.starts_with("Fma on a float in main")));
+    assert!(lint(&product(true)).is_empty(), "{:?}", lint(&product(true)));
 }
