@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use pytato_core::{Error, Result};
 
 use crate::deferred::DeferredChecks;
+use crate::profile::Profiler;
 use crate::resident::TransferStaging;
 use crate::spare::SpareBuffers;
 use crate::wgsl::ShaderFeatures;
@@ -63,6 +64,8 @@ pub(crate) struct Gpu {
     pub(crate) staging_buffers_created: std::sync::atomic::AtomicU64,
     /// How many storage buffers [`Gpu::storage_buffer`] created (not taken from the spares).
     pub(crate) storage_buffers_created: std::sync::atomic::AtomicU64,
+    /// Timestamps of every dispatch, where `PYTATO_PROFILE=gpu` asks (see `crate::profile`).
+    pub(crate) profiler: Option<Profiler>,
 }
 
 /// The most pipelines the cache keeps (as the Cranelift backend keeps 64 programs).
@@ -101,6 +104,9 @@ impl PipelineCache {
 
 /// A compute pipeline and the layout of its bind group.
 pub(crate) struct Pipeline {
+    /// What the shader computes, for profiles (of the first shader compiled into it: shaders
+    /// that differ only in comments share a pipeline).
+    pub(crate) label: String,
     pub(crate) pipeline: wgpu::ComputePipeline,
     pub(crate) layout: wgpu::BindGroupLayout,
 }
@@ -175,7 +181,10 @@ fn open() -> std::result::Result<Gpu, String> {
         .map_err(|e| no_adapter(&format!("no GPU adapter found ({e})")))?,
     };
     let info = adapter.get_info();
-    let wanted = wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64;
+    let mut wanted = wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64;
+    if crate::profile::requested() {
+        wanted |= wgpu::Features::TIMESTAMP_QUERY;
+    }
     let required_features = adapter.features() & wanted;
     let limits = adapter.limits();
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
@@ -196,6 +205,10 @@ fn open() -> std::result::Result<Gpu, String> {
         i64: required_features.contains(wgpu::Features::SHADER_INT64),
     };
     let loop_limit = (info.driver == "llvmpipe" || info.name.contains("llvmpipe")).then_some(65_535);
+    let profiler = required_features.contains(wgpu::Features::TIMESTAMP_QUERY).then(|| Profiler::new(&device, &queue));
+    if crate::profile::requested() && profiler.is_none() {
+        eprintln!("pytato wgpu: {} has no timestamp queries; PYTATO_PROFILE=gpu times nothing", info.name);
+    }
     Ok(Gpu {
         device,
         queue,
@@ -213,6 +226,7 @@ fn open() -> std::result::Result<Gpu, String> {
         storage_buffers_created: std::sync::atomic::AtomicU64::new(0),
         staging_buffers_created: std::sync::atomic::AtomicU64::new(0),
         transfer_staging: Mutex::new(TransferStaging::default()),
+        profiler,
     })
 }
 
@@ -257,6 +271,18 @@ impl Gpu {
     /// and its own maintenance, and a submission maintains the queue too (gfx-rs/wgpu#9958, not
     /// in a release yet). Ranks run as threads of one process met it.
     pub(crate) fn submit(&self, commands: impl IntoIterator<Item = wgpu::CommandBuffer>) -> wgpu::SubmissionIndex {
+        let index = self.submit_unprofiled(commands);
+        if let Some(profiler) = &self.profiler {
+            profiler.collect(self);
+        }
+        index
+    }
+
+    /// [`Gpu::submit`] without reading the profiler's timestamps (which it submits itself).
+    pub(crate) fn submit_unprofiled(
+        &self,
+        commands: impl IntoIterator<Item = wgpu::CommandBuffer>,
+    ) -> wgpu::SubmissionIndex {
         let _one_at_a_time = self.maintenance.lock().unwrap_or_else(|p| p.into_inner());
         self.queue.submit(commands)
     }
@@ -320,7 +346,13 @@ impl Gpu {
     /// The pipeline of a WGSL module whose storage buffers are bound at 0, 1, …, read-write where
     /// `writable` says so: from the cache, or validated by naga (allowing what `features` has)
     /// and created.
-    pub(crate) fn pipeline(&self, source: &str, writable: &[bool], features: ShaderFeatures) -> Result<Arc<Pipeline>> {
+    pub(crate) fn pipeline(
+        &self,
+        label: &str,
+        source: &str,
+        writable: &[bool],
+        features: ShaderFeatures,
+    ) -> Result<Arc<Pipeline>> {
         // Keyed by what validation allowed too: a shader accepted with 64-bit integers is checked
         // again for a compilation that must not use them.
         // Comments (buffer names, for readers) do not change a pipeline: kernels that differ only
@@ -385,7 +417,7 @@ impl Gpu {
             });
         }
         self.pipelines_created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let pipeline = Arc::new(Pipeline { pipeline, layout });
+        let pipeline = Arc::new(Pipeline { label: label.to_string(), pipeline, layout });
         self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).insert(key, pipeline.clone());
         Ok(pipeline)
     }
@@ -444,7 +476,7 @@ mod tests {
             return;
         };
         let source = "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }";
-        match gpu.pipeline(source, &[true], gpu.features) {
+        match gpu.pipeline("test", source, &[true], gpu.features) {
             Err(Error::Internal { message, .. }) => {
                 assert!(message.contains("--- WGSL ---") && message.contains(source), "{message}");
                 assert!(message.contains("naga"), "{message}");

@@ -64,6 +64,7 @@
 mod cache;
 mod deferred;
 mod device;
+pub mod profile;
 mod resident;
 mod run;
 mod spare;
@@ -379,7 +380,7 @@ impl Wgpu {
                 ),
             });
         }
-        self.gpu.pipeline(&shader.source, &shader.writable, self.features())
+        self.gpu.pipeline(&shader.label, &shader.source, &shader.writable, self.features())
     }
 }
 

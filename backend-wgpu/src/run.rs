@@ -863,7 +863,8 @@ pub(crate) fn dispatch(
         layout: &pipeline.layout,
         entries: &entries,
     });
-    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+    let timestamp_writes = gpu.profiler.as_ref().and_then(|p| p.next_pass(&pipeline.label));
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes });
     pass.set_pipeline(&pipeline.pipeline);
     pass.set_bind_group(0, &bind_group, &[]);
     pass.dispatch_workgroups(x, y, 1);

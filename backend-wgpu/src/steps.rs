@@ -106,7 +106,7 @@ impl GpuSteps {
             return Ok(());
         }
         let shader = wgsl::steps::scan_shader(dtype, op, self.features)?;
-        let pipeline = self.gpu.pipeline(&shader.source, &shader.writable, self.features)?;
+        let pipeline = self.gpu.pipeline(&shader.label, &shader.source, &shader.writable, self.features)?;
         // Every scan but a float product runs long rows in blocks (`pytato_runtime::scan`).
         let in_blocks = op == ScanOp::Sum || !dtype.is_inexact();
         if in_blocks && len > 2 * SCAN_BLOCK {
@@ -150,12 +150,12 @@ impl GpuSteps {
         let scanned = self.buffer(dtype, &totals_shape)?;
         let sizes = |count: u64| self.control(&[count, len, inner, blocks, SCAN_BLOCK].map(|v| v as i64));
         let gather = wgsl::steps::block_totals_shader(dtype, self.features)?;
-        let gather = self.gpu.pipeline(&gather.source, &gather.writable, self.features)?;
+        let gather = self.gpu.pipeline(&gather.label, &gather.source, &gather.writable, self.features)?;
         let count = outer * blocks * inner;
         dispatch(self.gpu, encoder, &gather, &sizes(count), &[output.clone(), totals.clone()], count)?;
         self.encode_scan(encoder, &totals, &scanned, dtype, &totals_shape, 1, op)?;
         let offsets = wgsl::steps::block_offsets_shader(dtype, op, self.features)?;
-        let offsets = self.gpu.pipeline(&offsets.source, &offsets.writable, self.features)?;
+        let offsets = self.gpu.pipeline(&offsets.label, &offsets.source, &offsets.writable, self.features)?;
         dispatch(self.gpu, encoder, &offsets, &sizes(elements), &[scanned, output.clone()], elements)
     }
 
@@ -177,7 +177,8 @@ impl GpuSteps {
         let mut encoder =
             self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("nonzero") });
         let count_shader = wgsl::steps::mask_counts_shader();
-        let count_pipeline = self.gpu.pipeline(&count_shader.source, &count_shader.writable, self.features)?;
+        let count_pipeline =
+            self.gpu.pipeline(&count_shader.label, &count_shader.source, &count_shader.writable, self.features)?;
         let control = self.control(&[n as i64, blocks as i64]);
         dispatch(self.gpu, &mut encoder, &count_pipeline, &control, &[mask.handle(), counts.clone()], blocks)?;
         self.encode_scan(&mut encoder, &counts, &offsets, DType::I64, &[blocks as usize], 0, ScanOp::Sum)?;
@@ -203,7 +204,7 @@ impl GpuSteps {
         let output = self.buffer(DType::I64, &shape)?;
         if count > 0 {
             let shader = wgsl::steps::mask_positions_shader(ndim);
-            let pipeline = self.gpu.pipeline(&shader.source, &shader.writable, self.features)?;
+            let pipeline = self.gpu.pipeline(&shader.label, &shader.source, &shader.writable, self.features)?;
             let mut sizes = vec![n as i64, blocks as i64, count as i64];
             sizes.extend(mask.shape.iter().map(|&d| d as i64));
             let control = self.control(&sizes);
@@ -261,7 +262,7 @@ impl GpuSteps {
         let order =
             self.encode_radix_sort(&mut encoder, &x.buffer, x.dtype, (n, len, inner, blocks), digits, descending)?;
         let write = wgsl::steps::sort_result_shader(x.dtype, result, self.features)?;
-        let write = self.gpu.pipeline(&write.source, &write.writable, self.features)?;
+        let write = self.gpu.pipeline(&write.label, &write.source, &write.writable, self.features)?;
         let control = self.control(&[n as i64, len as i64, inner as i64]);
         dispatch(self.gpu, &mut encoder, &write, &control, &[x.handle(), order, output.clone()], n)?;
         self.gpu.submit([encoder.finish()]);
@@ -286,9 +287,9 @@ impl GpuSteps {
         // The order after each pass, alternately in one and the other.
         let orders = [self.buffer(DType::U32, &[n as usize])?, self.buffer(DType::U32, &[n as usize])?];
         let count = wgsl::steps::sort_counts_shader(dtype, self.ranking, self.features)?;
-        let count = self.gpu.pipeline(&count.source, &count.writable, self.features)?;
+        let count = self.gpu.pipeline(&count.label, &count.source, &count.writable, self.features)?;
         let place = wgsl::steps::sort_place_shader(dtype, self.ranking, self.features)?;
-        let place = self.gpu.pipeline(&place.source, &place.writable, self.features)?;
+        let place = self.gpu.pipeline(&place.label, &place.source, &place.writable, self.features)?;
         let per_row = len.div_ceil(wgsl::steps::SORT_BLOCK as u64);
         // At least one pass, which also writes the first order.
         let digits = digits.max(1) as usize;
@@ -357,7 +358,9 @@ impl GpuSteps {
         encoder.copy_buffer_to_buffer(&array.buffer, 0, &output, 0, length * storage_size(array.dtype) as u64);
         if m > 0 {
             let slots = self.buffer(DType::U32, &[m as usize])?;
-            let pipeline = |shader: wgsl::Shader| self.gpu.pipeline(&shader.source, &shader.writable, self.features);
+            let pipeline = |shader: wgsl::Shader| {
+                self.gpu.pipeline(&shader.label, &shader.source, &shader.writable, self.features)
+            };
             let checks = self.control(&[m as i64, length as i64]);
             let slot_pipeline = pipeline(wgsl::steps::scatter_slots_shader())?;
             dispatch(self.gpu, &mut encoder, &slot_pipeline, &checks, &[positions.handle(), slots.clone()], m)?;
@@ -418,7 +421,7 @@ impl GpuSteps {
             return Ok(wrap(self.gpu, output, DType::I64, values.shape.clone(), None));
         }
         let shader = wgsl::steps::searchsorted_shader(sorted.dtype, side, self.features)?;
-        let pipeline = self.gpu.pipeline(&shader.source, &shader.writable, self.features)?;
+        let pipeline = self.gpu.pipeline(&shader.label, &shader.source, &shader.writable, self.features)?;
         let control = self.control(&[sorted.shape[0] as i64, count as i64]);
         let mut encoder =
             self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("searchsorted") });

@@ -89,6 +89,8 @@ pub(crate) struct ShaderFeatures {
 
 /// One kernel as a WGSL module.
 pub(crate) struct Shader {
+    /// What it computes, in a few words (for profiles: `crate::profile`).
+    pub(crate) label: String,
     /// The WGSL source; its entry point is `main`.
     pub(crate) source: String,
     /// The buffers bound at `@binding(1)`, `@binding(2)`, …: the output first. Block sums are
@@ -429,7 +431,19 @@ fn widened(v: {ix}) -> {long} {{ return {widen}; }}
     );
     source.push_str(&t.body);
     source.push_str("}\n");
-    Ok(Shader { source, buffers, writable, constants: t.constants, loops: t.loops })
+    let what = match stage {
+        Stage::Kernel(_) => "kernel",
+        Stage::BlockSums(..) => "block sums of",
+        Stage::Tree(..) => "tree of",
+        Stage::Runs(..) => "runs of blocks of",
+        Stage::Carry(..) => "carried product of",
+        Stage::Tiled(_) => "tiled product",
+    };
+    let indices = if narrow { ", 32-bit indices" } else { "" };
+    // An output under the name the user gave it, a temporary under its own.
+    let name = program.outputs.iter().find(|(_, id)| *id == kernel.output).map_or(&*output.name, |(n, _)| n.as_str());
+    let label = format!("{what} {name} ({}{indices})", output.dtype);
+    Ok(Shader { label, source, buffers, writable, constants: t.constants, loops: t.loops })
 }
 
 struct Translator<'a> {

@@ -211,13 +211,26 @@ fn bench_resident(
     check(workload, &r.name, &run()["_pt_out"].to_host().expect("the download works"), expected);
     // Device runs only enqueue: each timed run waits for its completion, as `jax.jit` timings
     // wait with `block_until_ready`.
+    gpu_profile(None);
     let median = median_ms(sizes.reps, || {
         black_box(run());
         r.backend.synchronize().expect("the workload runs");
     });
     let workload = format!("{workload}-resident");
     print_row(&workload, &r.name, median, ndarray_ms, hand_ms);
+    gpu_profile(Some(&workload));
     rows.push(Row { workload, backend: r.name.clone(), median_ms: median, ndarray_ms, hand_ms });
+}
+
+/// With `PYTATO_PROFILE=gpu`, prints the GPU time per shader of the runs since the last call
+/// (those of `workload`), or only empties the table (`None`).
+fn gpu_profile(workload: Option<&str>) {
+    #[cfg(feature = "wgpu")]
+    if let (Some(report), Some(workload)) = (pt::wgpu::profile::take_report(), workload) {
+        println!("GPU time per shader, {workload} (PYTATO_PROFILE=gpu):\n{report}");
+    }
+    #[cfg(not(feature = "wgpu"))]
+    let _ = workload;
 }
 
 fn print_row(workload: &str, backend: &str, median: f64, ndarray_ms: Option<f64>, hand_ms: Option<f64>) {

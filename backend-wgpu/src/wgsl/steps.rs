@@ -122,7 +122,7 @@ pub(crate) fn scan_shader(dtype: DType, op: ScanOp, features: ShaderFeatures) ->
         next = load("x[base + i * inner]"),
     );
     let bindings = [("x", storage, false), ("y", storage, true)];
-    Ok(assemble(t.library.source(), &bindings, &body, dtype))
+    Ok(assemble("scan", t.library.source(), &bindings, &body, dtype))
 }
 
 /// The start of the block shaders' `main`: the invocation's element (below `sizes[0]`), the
@@ -153,7 +153,7 @@ pub(crate) fn block_totals_shader(dtype: DType, features: ShaderFeatures) -> Res
 ",
         prologue = blocks_prologue()
     );
-    Ok(assemble("", &[("y", storage, false), ("totals", storage, true)], &body, dtype))
+    Ok(assemble("scan block totals", "", &[("y", storage, false), ("totals", storage, true)], &body, dtype))
 }
 
 /// The shader finishing a scan in blocks (an integer scan, or a float sum; see
@@ -197,7 +197,7 @@ pub(crate) fn block_offsets_shader(dtype: DType, op: ScanOp, features: ShaderFea
         prologue = blocks_prologue()
     );
     let bindings = [("scanned", storage, false), ("y", storage, true)];
-    Ok(assemble(t.library.source(), &bindings, &body, dtype))
+    Ok(assemble("scan block offsets", t.library.source(), &bindings, &body, dtype))
 }
 
 /// The operation a scan accumulates with.
@@ -238,7 +238,7 @@ pub(crate) fn searchsorted_shader(dtype: DType, side: Side, features: ShaderFeat
 "
     );
     let bindings = [("sorted", storage, false), ("values", storage, false), ("out", "i64", true)];
-    Ok(assemble(&key, &bindings, &body, dtype))
+    Ok(assemble("searchsorted", &key, &bindings, &body, dtype))
 }
 
 /// Elements of a mask each invocation of the compaction shaders walks: few enough that its loop
@@ -264,7 +264,7 @@ pub(crate) fn mask_counts_shader() -> Shader {
     counts[gid] = c;
 "
     );
-    assemble("", &[("mask", "u32", false), ("counts", "i64", true)], &body, DType::Bool)
+    assemble("mask counts", "", &[("mask", "u32", false), ("counts", "i64", true)], &body, DType::Bool)
 }
 
 /// The shader writing the positions of the `true` elements of a mask of `ndim` axes, in row-major
@@ -305,7 +305,7 @@ pub(crate) fn mask_positions_shader(ndim: usize) -> Shader {
 "
     );
     let bindings = [("mask", "u32", false), ("offsets", "i64", false), ("out", "i64", true)];
-    assemble("", &bindings, &body, DType::Bool)
+    assemble("mask positions", "", &bindings, &body, DType::Bool)
 }
 
 /// The WGSL of `k16`, `k32` and `k64`: a float's bits (`u32` for float16 and float32, `u64` for
@@ -546,7 +546,7 @@ pub(crate) fn sort_counts_shader(dtype: DType, ranking: Ranking, features: Shade
     };
     let body = format!("{}{counting}", ranking.prologue());
     let bindings = [("x", storage, false), ("order", "u32", false), ("counts", "u32", true)];
-    Ok(assemble(&format!("{shared}{}", sort_functions(dtype, storage)?), &bindings, &body, dtype))
+    Ok(assemble("sort digit counts", &format!("{shared}{}", sort_functions(dtype, storage)?), &bindings, &body, dtype))
 }
 
 /// A radix-sort pass's second shader: each item of a block goes to its place, the running count
@@ -603,7 +603,7 @@ pub(crate) fn sort_place_shader(dtype: DType, ranking: Ranking, features: Shader
     };
     let body = format!("{}{placing}", ranking.prologue());
     let bindings = [("x", storage, false), ("order", "u32", false), ("places", "u32", false), ("next", "u32", true)];
-    Ok(assemble(&format!("{shared}{}", sort_functions(dtype, storage)?), &bindings, &body, dtype))
+    Ok(assemble("sort placement", &format!("{shared}{}", sort_functions(dtype, storage)?), &bindings, &body, dtype))
 }
 
 /// The shader writing a sort's result from the final order: one invocation per item `j` writes
@@ -626,7 +626,7 @@ pub(crate) fn sort_result_shader(dtype: DType, result: SortResult, features: Sha
 "
     );
     let bindings = [("x", storage, false), ("order", "u32", false), ("out", out_type, true)];
-    Ok(assemble(&sort_functions(dtype, storage)?, &bindings, &body, dtype))
+    Ok(assemble("sort result", &sort_functions(dtype, storage)?, &bindings, &body, dtype))
 }
 
 /// The shader turning a scatter's flat positions (`int64`, negative from the end) into slots of
@@ -649,7 +649,7 @@ pub(crate) fn scatter_slots_shader() -> Shader {
     }}
 "
     );
-    assemble("", &[("positions", "i64", false), ("slots", "u32", true)], &body, DType::I64)
+    assemble("scatter slots", "", &[("positions", "i64", false), ("slots", "u32", true)], &body, DType::I64)
 }
 
 /// The shader completing a scatter's error record (one invocation): where [`scatter_slots_shader`]
@@ -663,7 +663,7 @@ pub(crate) fn scatter_error_shader() -> Shader {
     ctl.index = positions[0xffffffffu - mark];
     ctl.length = ctl.sizes[1];
 ";
-    assemble("", &[("positions", "i64", false)], body, DType::I64)
+    assemble("scatter error", "", &[("positions", "i64", false)], body, DType::I64)
 }
 
 /// The shader of a scatter that sets: one invocation per item `j` of the writes sorted stably
@@ -687,7 +687,7 @@ pub(crate) fn scatter_set_shader(dtype: DType, features: ShaderFeatures) -> Resu
     );
     let bindings =
         [("slots", "u32", false), ("order", "u32", false), ("values", storage, false), ("out", storage, true)];
-    Ok(assemble("", &bindings, &body, dtype))
+    Ok(assemble("scatter set", "", &bindings, &body, dtype))
 }
 
 /// The shader of a scatter that adds (`np.add.at`), for an array of `own` dtype and values of
@@ -750,12 +750,12 @@ pub(crate) fn scatter_add_shader(own: DType, values: DType, features: ShaderFeat
         ("values", values_storage, false),
         ("out", own_storage, true),
     ];
-    Ok(assemble(t.library.source(), &bindings, &body, own))
+    Ok(assemble("scatter add", t.library.source(), &bindings, &body, own))
 }
 
-/// A step's shader: the control block, `bindings` (name, element type, written) after it, the
+/// A step's shader, labelled `what` (for profiles): the control block, `bindings` (name, element type, written) after it, the
 /// `functions` `body` calls, and `main` around `body`.
-fn assemble(functions: &str, bindings: &[(&str, &str, bool)], body: &str, dtype: DType) -> Shader {
+fn assemble(what: &str, functions: &str, bindings: &[(&str, &str, bool)], body: &str, dtype: DType) -> Shader {
     let mut source = String::new();
     let _ = writeln!(
         source,
@@ -780,7 +780,8 @@ fn assemble(functions: &str, bindings: &[(&str, &str, bool)], body: &str, dtype:
     );
     source.push_str(body);
     source.push_str("}\n");
-    Shader { source, buffers: Vec::new(), writable, constants: Vec::new(), loops: LoopPlan::default() }
+    let label = format!("{what} ({dtype})");
+    Shader { label, source, buffers: Vec::new(), writable, constants: Vec::new(), loops: LoopPlan::default() }
 }
 
 impl<'a> Translator<'a> {

@@ -19,6 +19,9 @@
 //! memory bandwidth that reaches; with `--peers`, the same method in JAX (`peer.py`, run with
 //! `PYTHON`) timed in alternation with ours, and the ratio (see [`timing`]). Each round of a case
 //! runs in a process of its own (this example with `time --case P:K`), as the peer's do.
+//!
+//! With `PYTATO_PROFILE=gpu` on the wgpu backend, both modes also print the GPU time of each
+//! shader (`pytato::wgpu::profile`): at the end, and in timing mode per case (on stderr).
 
 mod solver;
 mod timing;
@@ -78,6 +81,10 @@ fn main() -> pytato::Result<()> {
         }
     }
     println!("\ntotal {:.2?}", total.elapsed());
+    #[cfg(feature = "wgpu")]
+    if let Some(report) = pytato::wgpu::profile::take_report() {
+        println!("\nGPU time per shader, all orders and meshes (PYTATO_PROFILE=gpu):\n{report}");
+    }
     if !failures.is_empty() {
         eprintln!("error: convergence below theory: {}", failures.join("; "));
         std::process::exit(1);

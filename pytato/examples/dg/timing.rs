@@ -269,6 +269,11 @@ fn time_case_here((order, k): (usize, usize), steps: usize) -> pytato::Result<()
     let backend = pytato::default_backend()?;
     let solver = Solver::new(backend.as_ref(), order)?;
     let row = time_case(&solver, backend.as_ref(), k, steps)?;
+    // On stderr: the parent reads this process's stdout as JSON.
+    #[cfg(feature = "wgpu")]
+    if let Some(report) = pytato::wgpu::profile::take_report() {
+        eprintln!("GPU time per shader, p = {order} on {k}² squares, {steps} steps (PYTATO_PROFILE=gpu):\n{report}");
+    }
     let json = serde_json::json!({
         "dofs": row.dofs, "steps": row.steps, "dt": row.dt,
         "median_ns": row.median.as_nanos() as u64, "mean_ns": row.mean.as_nanos() as u64,
