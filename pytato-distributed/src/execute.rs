@@ -215,9 +215,15 @@ impl DistributedProgram {
         let outputs = p
             .outputs
             .iter()
-            .map(|(user, value)| {
-                let data = match state.values.get(value) {
-                    Some(data) => data.clone(),
+            .enumerate()
+            .map(|(k, (user, value))| {
+                // A value is moved into the last output that returns it (a copy costs as much as
+                // an elementwise kernel: the DG stage's `u` and `k`, every stage), copied for
+                // those before.
+                let returned_later = p.outputs[k + 1..].iter().any(|(_, v)| v == value);
+                let data = if returned_later { state.values.get(value).cloned() } else { state.values.remove(value) };
+                let data = match data {
+                    Some(data) => data,
                     None => {
                         inputs.get(value.as_str()).map(ArrayDataView::to_owned).ok_or_else(|| Error::MissingInput {
                             name: value.clone(),

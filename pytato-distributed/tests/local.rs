@@ -174,6 +174,43 @@ fn forwarded_data_inputs_sent_as_they_are_and_received_outputs() {
     assert_eq!(ints(&results[2]["ten"]), vec![(i32::MAX as i64 * 10) as i32 as i64, -70]);
 }
 
+/// A value returned under several names (a computed one and a received one) reaches every name:
+/// the run moves it into the last and copies it for the others.
+#[test]
+fn a_value_returned_under_several_names_reaches_each() {
+    let results = on_ranks(2, |comm| -> Result<NamedData> {
+        let outputs = if comm.rank() == 0 {
+            let x = pt::placeholder("x", [3], DType::F64)?;
+            let y = &x + 1.0;
+            let sent = staple_distributed_send(&y, make_distributed_send(&x, 1, "x")?)?;
+            DictOfNamedArrays::new([("p", sent.clone()), ("q", sent)])?
+        } else {
+            let got = make_distributed_recv(0, "x", [3], DType::F64)?;
+            let twice = &got * 2.0;
+            DictOfNamedArrays::new([("a", got.clone()), ("b", twice.clone()), ("c", got), ("d", twice)])?
+        };
+        let program = DistributedProgram::compile(&pytato_backend_interp::Interpreter, comm, &outputs.into())?
+            .with_timeout(Duration::from_secs(60));
+        let inputs = match comm.rank() {
+            0 => NamedData::from([("x".to_string(), f64s(&[1.0, -0.0, f64::NAN]))]),
+            _ => NamedData::new(),
+        };
+        program.run(comm, &inputs)
+    });
+    let results: Vec<NamedData> = results.into_iter().map(|r| r.unwrap()).collect();
+    let bits = |d: &ArrayData| values(d).iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    let expect = |v: &[f64]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    for name in ["p", "q"] {
+        assert_eq!(bits(&results[0][name]), expect(&[2.0, 1.0, f64::NAN]), "rank 0, {name}");
+    }
+    for name in ["a", "c"] {
+        assert_eq!(bits(&results[1][name]), expect(&[1.0, -0.0, f64::NAN]), "rank 1, {name}");
+    }
+    for name in ["b", "d"] {
+        assert_eq!(bits(&results[1][name]), expect(&[2.0, -0.0, f64::NAN]), "rank 1, {name}");
+    }
+}
+
 #[test]
 fn parts_wait_only_for_their_receives() {
     // interior needs no message; the boundary waits for the halo. What the send needs (sin(u),
