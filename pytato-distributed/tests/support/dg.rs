@@ -11,7 +11,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ndarray::{Array1, Array3, ArrayD, Axis, IxDyn, s};
 use pytato_core::distributed::{make_distributed_recv, make_distributed_send, staple_distributed_send};
@@ -78,6 +78,37 @@ pub fn run_rank(
     t_final: f64,
     cfl: f64,
 ) -> Result<Array3<f64>> {
+    run_rank_timed(comm, backend, order, k, t_final, cfl).map(|(strip, _)| strip)
+}
+
+/// Where one rank's time went in [`run_rank_timed`].
+#[allow(dead_code)] // (read by the example, not by every test binary)
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RankTimes {
+    /// Building the stage's DAG, partitioning and compiling it (collective: the ranks agree on
+    /// the partition's tags).
+    pub compile: Duration,
+    /// The time loop, all stages.
+    pub steps: Duration,
+    /// Of `steps`: running the program's parts (`RunStats::compute`). The rest of `steps` but
+    /// `waiting` is the runs' other work (binding inputs, sending) and the loop's own (the
+    /// inputs assembled for each stage).
+    pub compute: Duration,
+    /// Of `steps`: waiting for the neighbour's message with nothing to run (`RunStats::waiting`).
+    pub waiting: Duration,
+}
+
+/// [`run_rank`], with where the rank's time went.
+pub fn run_rank_timed(
+    comm: &dyn Communicator,
+    backend: &dyn Backend,
+    order: usize,
+    k: usize,
+    t_final: f64,
+    cfl: f64,
+) -> Result<(Array3<f64>, RankTimes)> {
+    let mut times = RankTimes::default();
+    let start = Instant::now();
     let (rank, size) = (comm.rank(), comm.size());
     let reference = Reference::new(order);
     let mesh = Mesh { k };
@@ -85,6 +116,7 @@ pub fn run_rank(
     let (steps, dt) = solver::time_steps(&reference, &mesh, t_final, cfl);
     let dag = stage(&reference, k, size, rank)?;
     let program = DistributedProgram::compile(backend, comm, &(&dag).into())?.with_timeout(Duration::from_secs(60));
+    times.compile = start.elapsed();
     let whole = mesh.interpolate(&reference, solver::exact(0.0));
     let mut u = whole.slice(s![first_row * k..(first_row + rows) * k, .., ..]).to_owned().into_dyn();
     let mut k_state: ArrayD<f64> = ArrayD::zeros(u.shape());
@@ -93,6 +125,7 @@ pub fn run_rank(
         neighbours(k, rows).into_iter().map(|(n, a)| (n.to_string(), a)).collect();
     fixed.push(("h".into(), scalar(mesh.h())));
     fixed.push(("dt".into(), scalar(dt)));
+    let start = Instant::now();
     for _ in 0..steps {
         for (alpha, beta) in solver::RK_ALPHA.iter().zip(&solver::RK_BETA) {
             let mut inputs: NamedData = fixed.iter().cloned().collect();
@@ -100,7 +133,9 @@ pub fn run_rank(
             inputs.insert("k".into(), ArrayData::from(k_state));
             inputs.insert("alpha".into(), scalar(*alpha));
             inputs.insert("beta".into(), scalar(*beta));
-            let (mut out, _) = program.run_views(comm, &views(&inputs))?;
+            let (mut out, stats) = program.run_views(comm, &views(&inputs))?;
+            times.compute += stats.compute;
+            times.waiting += stats.waiting;
             let take = |out: &mut NamedData, name: &str| {
                 out.remove(name).and_then(|a| a.into_array::<f64>().ok()).expect("a float64 output")
             };
@@ -108,7 +143,8 @@ pub fn run_rank(
             k_state = take(&mut out, "k");
         }
     }
-    Ok(u.into_dimensionality().expect("3 axes"))
+    times.steps = start.elapsed();
+    Ok((u.into_dimensionality().expect("3 axes"), times))
 }
 
 /// The largest difference between a strip's values and the same rows of the one-process result.
