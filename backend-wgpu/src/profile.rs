@@ -6,7 +6,7 @@
 //! label, which [`take_report`] returns and empties.
 //!
 //! A diagnostic for one thread at a time: passes recorded on two threads at once share the
-//! pending list, so a report may mix their labels. Passes beyond [`MAX_PASSES`] in one submission
+//! pending list, so a report may mix their labels. Passes beyond 2,048 in one submission
 //! are not timed (the report counts them).
 
 use std::collections::BTreeMap;
