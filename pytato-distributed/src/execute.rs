@@ -257,6 +257,9 @@ impl DistributedProgram {
         let mut done = vec![false; p.parts.len()];
         let mut idle_since: Option<Instant> = None;
         loop {
+            // An idle stretch ends where the iteration that makes progress begins: the part that
+            // iteration runs counts as computing, not as waiting.
+            let iteration = Instant::now();
             let mut progress = false;
             // Take what has arrived.
             for k in pending.clone() {
@@ -315,13 +318,13 @@ impl DistributedProgram {
             }
             if pending.is_empty() && done.iter().all(|&d| d) {
                 if let Some(since) = idle_since {
-                    state.stats.waiting += since.elapsed();
+                    state.stats.waiting += iteration.duration_since(since);
                 }
                 return Ok(());
             }
             if progress {
                 if let Some(since) = idle_since.take() {
-                    state.stats.waiting += since.elapsed();
+                    state.stats.waiting += iteration.duration_since(since);
                 }
                 continue;
             }

@@ -20,7 +20,7 @@ use pytato_core::distributed::{CommTag, make_distributed_recv, make_distributed_
 use pytato_core::error::Mismatch;
 use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Error, Result, s};
 use pytato_distributed::{
-    Communicator, DistributedProgram, LocalCommunicator, find_distributed_partition, number_distributed_tags,
+    Communicator, DistributedProgram, LocalCommunicator, RunStats, find_distributed_partition, number_distributed_tags,
     partition_to_dot, partition_to_svg, verify_distributed_partition,
 };
 use pytato_frontend as pt;
@@ -209,6 +209,43 @@ fn a_value_returned_under_several_names_reaches_each() {
     for name in ["b", "d"] {
         assert_eq!(bits(&results[1][name]), expect(&[2.0, -0.0, f64::NAN]), "rank 1, {name}");
     }
+}
+
+/// A run's statistics split its time: computing and waiting never overlap (the part that runs
+/// once a late message arrives counts as computing, not as waiting), so together they are at
+/// most the run's total.
+#[test]
+fn computing_and_waiting_are_apart_in_the_run_statistics() {
+    let latency = Duration::from_millis(100);
+    let n: usize = 300_000;
+    let ranks = LocalCommunicator::group_with_latency(2, latency);
+    let handles: Vec<_> = ranks
+        .into_iter()
+        .map(|comm| {
+            std::thread::spawn(move || -> Result<RunStats> {
+                let outputs = if comm.rank() == 0 {
+                    let x = pt::placeholder("x", [n as i64], DType::F64)?;
+                    DictOfNamedArrays::new([("x", staple_distributed_send(&x, make_distributed_send(&x, 1, "x")?)?)])?
+                } else {
+                    // Work that can start only when the message is there.
+                    let got = make_distributed_recv(0, "x", [n as i64], DType::F64)?;
+                    DictOfNamedArrays::new([("s", pt::sum(&pt::sin(&pt::exp(&got)?)?, None)?)])?
+                };
+                let program = DistributedProgram::compile(&pytato_backend_interp::Interpreter, &comm, &outputs.into())?
+                    .with_timeout(Duration::from_secs(60));
+                let inputs = match comm.rank() {
+                    0 => NamedData::from([("x".to_string(), f64s(&vec![0.5; n]))]),
+                    _ => NamedData::new(),
+                };
+                Ok(program.run_views(&comm, &pytato_runtime::backend::views(&inputs))?.1)
+            })
+        })
+        .collect();
+    let stats: Vec<RunStats> = handles.into_iter().map(|h| h.join().expect("a rank panicked").unwrap()).collect();
+    let receiver = &stats[1];
+    assert!(receiver.waiting >= latency / 2, "rank 1 waited for the message: {receiver:?}");
+    assert!(receiver.compute > Duration::ZERO, "{receiver:?}");
+    assert!(receiver.compute + receiver.waiting <= receiver.total, "computing and waiting overlap: {receiver:?}");
 }
 
 #[test]
