@@ -89,44 +89,40 @@ pub(crate) fn declarations(ty: &str) -> String {
     )
 }
 
-/// One operand's block as the workgroup copies it: which of its axes runs along the tile's
-/// `TILE` side and which along the terms, and the WGSL names of its corner, length and stride
-/// on each.
-struct OperandBlock<'s> {
-    /// The workgroup array (`tile_a`, `tile_b`): (tile position `p`, term `k`) at `k * ROW + p`.
-    tile: &'static str,
-    buffer: usize,
-    /// (corner, length, stride) along the tile side and along the terms.
-    side: [&'s str; 3],
-    terms: [&'s str; 3],
-    /// Whether the operand's terms are contiguous in memory: consecutive invocations then copy
-    /// consecutive terms (reading consecutive addresses), else consecutive tile positions.
-    terms_fast: bool,
-}
-
 impl Translator<'_> {
-    /// Copies the invocation's share of one operand's block into workgroup memory; elements
-    /// outside the operand are `zero`.
-    fn copy_block(&mut self, block: &OperandBlock<'_>, zero: &str, dtype: DType) {
+    /// Copies the invocation's share of one operand's block (terms `k0 ..`) into the workgroup
+    /// array `tile`, where (tile position `p`, term `k`) is at `k * ROW + p`: buffer `b{slot}`
+    /// along its axis `side_axis` from `corner` (of length `len`) and its axis `sum_axis`.
+    /// Elements outside the operand are `zero`. Where the operand's terms are contiguous in
+    /// memory (its last axis), consecutive invocations copy consecutive terms (reading
+    /// consecutive addresses), else consecutive tile positions.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_block(
+        &mut self,
+        tile: &str,
+        slot: usize,
+        [corner, len]: [&str; 2],
+        (side_axis, sum_axis): (usize, usize),
+        zero: &str,
+        dtype: DType,
+    ) {
         let ix = self.ix();
-        let [side0, side_len, side_stride] = block.side;
-        let [k0, terms, k_stride] = block.terms;
         for copy in 0..TILE * TILE_K / WORKGROUP_SIZE {
             let e = format!("(lid + {}u)", copy * WORKGROUP_SIZE);
-            let (p, k) = if block.terms_fast {
+            let (p, k) = if sum_axis == 1 {
                 (format!("({e} / {TILE_K}u)"), format!("({e} % {TILE_K}u)"))
             } else {
                 (format!("({e} % {TILE}u)"), format!("({e} / {TILE}u)"))
             };
             self.open("");
-            self.line(&format!("let s: {ix} = {side0} + {ix}({p});"));
-            self.line(&format!("let t: {ix} = {k0} + {ix}({k});"));
+            self.line(&format!("let s: {ix} = {corner} + {ix}({p});"));
+            self.line(&format!("let t: {ix} = k0 + {ix}({k});"));
             // `zero` is a typed literal (`f64(…)`, `f32(…)`), which gives `v` its type.
             self.line(&format!("var v = {zero};"));
-            let element = format!("b{}[u32(s * {side_stride} + t * {k_stride})]", block.buffer);
+            let element = format!("b{slot}[u32(s * st{slot}_{side_axis} + t * st{slot}_{sum_axis})]");
             let value = self.decoded(dtype, &element);
-            self.line(&format!("if s < {side_len} && t < {terms} {{ v = {value}; }}"));
-            self.line(&format!("{}[{k} * {ROW}u + {p}] = v;", block.tile));
+            self.line(&format!("if s < {len} && t < terms {{ v = {value}; }}"));
+            self.line(&format!("{tile}[{k} * {ROW}u + {p}] = v;"));
             self.close();
         }
     }
@@ -179,24 +175,8 @@ impl Translator<'_> {
         let trips = Trips::Terms { ranges: vec![(Dim::new(0), c.terms.clone())], step: TILE_K as u64 };
         self.open_loop("for (var kt: u32 = 0u; kt < k_tiles; kt = kt + 1u)", trips);
         self.line(&format!("let k0: {ix} = {ix}(kt * {TILE_K}u) + zero;"));
-        let (a_rows, a_terms) = (format!("st{a}_{a_row}"), format!("st{a}_{a_sum}"));
-        let (b_terms, b_columns) = (format!("st{b}_{b_sum}"), format!("st{b}_{b_column}"));
-        let lhs = OperandBlock {
-            tile: "tile_a",
-            buffer: a,
-            side: ["row0", "rows", &a_rows],
-            terms: ["k0", "terms", &a_terms],
-            terms_fast: a_sum == 1,
-        };
-        let rhs = OperandBlock {
-            tile: "tile_b",
-            buffer: b,
-            side: ["column0", "columns", &b_columns],
-            terms: ["k0", "terms", &b_terms],
-            terms_fast: b_sum == 1,
-        };
-        self.copy_block(&lhs, &zero, dtype);
-        self.copy_block(&rhs, &zero, dtype);
+        self.copy_block("tile_a", a, ["row0", "rows"], (a_row, a_sum), &zero, dtype);
+        self.copy_block("tile_b", b, ["column0", "columns"], (b_column, b_sum), &zero, dtype);
         self.line("workgroupBarrier();");
         for k in 0..TILE_K {
             self.open("");
