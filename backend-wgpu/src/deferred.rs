@@ -21,6 +21,14 @@
 //! it; once a run is read and found good, the links to good runs are dropped, and so a time loop
 //! keeps no chain of statuses.
 //!
+//! Between two waits the statuses of a time loop's runs form a chain of up to [`MAX_PENDING`]
+//! unread runs, and every run asks of each array it reads whether a failure lies below it. What a
+//! walk finds can only change when a wait reads a header, so each status remembers the count of
+//! reads ([`READS`]) at which a walk last found no failure below it, and at which it was last
+//! found not yet good: a walk stops at a status whose answer is that of the current count. A run
+//! then visits the statuses of its own inputs only, not the chain below them (the walks of a loop
+//! of `n` runs were `n^2 / 2` visits).
+//!
 //! [`DeferredChecks::waits`] counts the host's waits, so a test can hold a time loop of device
 //! runs to none. A thread with [`MAX_PENDING`] unread runs waits for them at its next run, so
 //! neither the staging buffers nor the queue grow without bound.
@@ -43,12 +51,19 @@ pub(crate) const CONTROL_HEADER: u64 = 32;
 /// waits for them (one wait per this many runs) and reports what they found.
 pub(crate) const MAX_PENDING: usize = 256;
 
+/// How many control headers have been read (see the module docs): a status's remembered answers
+/// hold while this count is unchanged. One count for the process, as there is one GPU.
+static READS: AtomicU64 = AtomicU64::new(0);
+
 /// Turns a run's control header (the error flag first) into its error, if it failed.
 pub(crate) type Decode = Arc<dyn Fn(&[u8]) -> Option<Error> + Send + Sync>;
 
 /// What is known of the run that wrote a device array (see the module docs).
 pub(crate) struct RunStatus {
     run: u64,
+    /// The count of headers read whose changes this status's remembered answers follow:
+    /// [`READS`], or a test's own count.
+    reads: &'static AtomicU64,
     state: Mutex<State>,
 }
 
@@ -58,17 +73,30 @@ struct State {
     /// The statuses of the device arrays it read that were not known to be good when it was
     /// enqueued (unread runs, or runs that read such arrays).
     inputs: Vec<Arc<RunStatus>>,
+    /// The count of reads at which a search last found no failure here or below (see the module
+    /// docs): while the count is unchanged, none is.
+    clean_at: Option<u64>,
+    /// The count of reads at which this status was last found not known good: while the count
+    /// is unchanged, it is not.
+    pending_at: Option<u64>,
 }
 
 impl RunStatus {
-    fn new(run: u64, own: Option<Option<Error>>, inputs: Vec<Arc<RunStatus>>) -> Arc<RunStatus> {
-        Arc::new(RunStatus { run, state: Mutex::new(State { own, inputs }) })
+    fn new(
+        run: u64,
+        own: Option<Option<Error>>,
+        inputs: Vec<Arc<RunStatus>>,
+        reads: &'static AtomicU64,
+    ) -> Arc<RunStatus> {
+        let state = State { own, inputs, clean_at: None, pending_at: None };
+        Arc::new(RunStatus { run, reads, state: Mutex::new(state) })
     }
 
     /// The status of work with no check of its own (a step that cannot fail) over arrays of the
     /// `inputs` statuses: `None` where there are none, so that the result is known good.
     pub(crate) fn derived(inputs: Vec<Arc<RunStatus>>) -> Option<Arc<RunStatus>> {
-        (!inputs.is_empty()).then(|| RunStatus::new(0, Some(None), inputs))
+        let reads = inputs.first()?.reads;
+        Some(RunStatus::new(0, Some(None), inputs, reads))
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -79,6 +107,7 @@ impl RunStatus {
     /// that are. A walk in post-order that settles each status once (links meet again: a
     /// multistep method reads the last two steps' arrays), holding one lock at a time.
     fn is_good(self: &Arc<RunStatus>) -> bool {
+        let reads = self.reads.load(Ordering::SeqCst);
         let mut good: HashMap<*const RunStatus, bool> = HashMap::new();
         let mut stack = vec![(Arc::clone(self), false)];
         while let Some((status, inputs_settled)) = stack.pop() {
@@ -89,11 +118,20 @@ impl RunStatus {
             if inputs_settled {
                 let mut state = status.state();
                 state.inputs.retain(|input| !good[&Arc::as_ptr(input)]);
-                good.insert(key, state.inputs.is_empty());
+                let settled = state.inputs.is_empty();
+                if !settled {
+                    state.pending_at = Some(reads);
+                }
+                good.insert(key, settled);
                 continue;
             }
-            let state = status.state();
+            let mut state = status.state();
+            if state.pending_at == Some(reads) {
+                good.insert(key, false);
+                continue;
+            }
             if !matches!(state.own, Some(None)) {
+                state.pending_at = Some(reads);
                 good.insert(key, false);
                 continue;
             }
@@ -113,10 +151,15 @@ impl RunStatus {
 
     /// [`RunStatus::failure`], and how many statuses the search visited: each at most once, so
     /// that links that meet again (a multistep method reads the last two steps' arrays, unread)
-    /// are not walked once per path, which grows exponentially with the steps.
+    /// are not walked once per path, which grows exponentially with the steps; and none below a
+    /// status found clean since the last read (see the module docs).
     fn search(self: &Arc<RunStatus>) -> (Option<Error>, usize) {
+        // Loaded before any state: a read that lands during the search counts past it, so what
+        // this search marks is stale at once rather than wrong.
+        let reads = self.reads.load(Ordering::SeqCst);
         let mut seen: std::collections::HashSet<*const RunStatus> = std::collections::HashSet::new();
         let mut stack = vec![Arc::clone(self)];
+        let mut clean = Vec::new();
         while let Some(status) = stack.pop() {
             if !seen.insert(Arc::as_ptr(&status)) {
                 continue;
@@ -125,14 +168,24 @@ impl RunStatus {
             if let Some(Some(e)) = &state.own {
                 return (Some(computed_by_failed_run(e.clone(), status.run)), seen.len());
             }
-            stack.extend(state.inputs.iter().cloned());
+            if state.clean_at != Some(reads) {
+                stack.extend(state.inputs.iter().cloned());
+                drop(state);
+                clean.push(status);
+            }
+        }
+        for status in clean {
+            status.state().clean_at = Some(reads);
         }
         (None, seen.len())
     }
 
-    /// Records what the run's header says, and drops the links to runs known to be good.
+    /// Records what the run's header says, and drops the links to runs known to be good. The
+    /// count of reads moves after the header is recorded, so that no answer remembered before
+    /// it holds after it.
     fn read(self: &Arc<RunStatus>, own: Option<Error>) {
         self.state().own = Some(own);
+        self.reads.fetch_add(1, Ordering::SeqCst);
         self.is_good();
     }
 }
@@ -200,7 +253,7 @@ impl DeferredChecks {
         });
         encoder.copy_buffer_to_buffer(control, 0, &staging, 0, CONTROL_HEADER);
         let run = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
-        let status = RunStatus::new(run, None, inputs);
+        let status = RunStatus::new(run, None, inputs, &READS);
         self.pending.lock().unwrap_or_else(|p| p.into_inner()).push(Pending {
             staging,
             status: Arc::clone(&status),
@@ -340,12 +393,19 @@ mod tests {
         Error::IndexOutOfBounds { op: "an index array".into(), index, axis: 0, length: 3 }
     }
 
+    /// A count of reads of the test's own, so that the reads of tests running at the same time
+    /// do not move it.
+    fn own_count() -> &'static AtomicU64 {
+        Box::leak(Box::new(AtomicU64::new(0)))
+    }
+
     /// Runs `1..=n`, each reading the previous one's output, enqueued before any is read.
     fn chain(n: u64) -> Vec<Arc<RunStatus>> {
+        let reads = own_count();
         let mut runs: Vec<Arc<RunStatus>> = Vec::new();
         for run in 1..=n {
             let inputs = input_statuses(runs.last().map(|r| Some(Arc::clone(r))).iter()).unwrap();
-            runs.push(RunStatus::new(run, None, inputs));
+            runs.push(RunStatus::new(run, None, inputs, reads));
         }
         runs
     }
@@ -353,13 +413,14 @@ mod tests {
     /// Runs `1..=n` of a two-step method: runs 1 and 2 read nothing, each later one the outputs
     /// of the two before it, all unread (links that meet again).
     fn two_step_chain(n: u64) -> Vec<Arc<RunStatus>> {
+        let reads = own_count();
         let mut runs: Vec<Arc<RunStatus>> = Vec::new();
         for run in 1..=n {
             let inputs = match runs.as_slice() {
                 [.., before, last] => input_statuses([&Some(Arc::clone(last)), &Some(Arc::clone(before))]).unwrap(),
                 _ => Vec::new(),
             };
-            runs.push(RunStatus::new(run, None, inputs));
+            runs.push(RunStatus::new(run, None, inputs, reads));
         }
         runs
     }
@@ -375,9 +436,10 @@ mod tests {
         assert!(runs[999].is_good());
         assert!(runs.iter().all(|r| r.state().inputs.is_empty()), "each read dropped its link");
         // Steps (derived statuses) between runs are pruned alike.
-        let first = RunStatus::new(1, None, Vec::new());
+        let reads = own_count();
+        let first = RunStatus::new(1, None, Vec::new(), reads);
         let step = RunStatus::derived(vec![Arc::clone(&first)]).unwrap();
-        let second = RunStatus::new(2, None, input_statuses([&Some(Arc::clone(&step))]).unwrap());
+        let second = RunStatus::new(2, None, input_statuses([&Some(Arc::clone(&step))]).unwrap(), reads);
         first.read(None);
         second.read(None);
         assert!(second.is_good() && second.state().inputs.is_empty());
@@ -387,6 +449,10 @@ mod tests {
     #[test]
     fn a_search_visits_each_status_once_where_links_meet_again() {
         let runs = two_step_chain(200);
+        // As no run has been read, every search found nothing: mark them unsearched.
+        for r in &runs {
+            r.state().clean_at = None;
+        }
         let (failure, visited) = runs[199].search();
         assert!(failure.is_none());
         assert_eq!(visited, 200, "each status once (walking every path would visit about 2^139)");
@@ -399,11 +465,12 @@ mod tests {
     #[test]
     fn steps_between_runs_keep_no_chain_either() {
         // run -> step -> step -> run -> ...: each run reads what two steps made of the last run.
+        let reads = own_count();
         let mut runs: Vec<Arc<RunStatus>> = Vec::new();
         let mut last: Option<Arc<RunStatus>> = None;
         for run in 1..=300u64 {
             let inputs = input_statuses([&last]).unwrap();
-            let status = RunStatus::new(run, None, inputs);
+            let status = RunStatus::new(run, None, inputs, reads);
             let step = RunStatus::derived(input_statuses([&Some(Arc::clone(&status))]).unwrap());
             last = RunStatus::derived(input_statuses([&step]).unwrap());
             runs.push(status);
@@ -413,6 +480,37 @@ mod tests {
         }
         assert!(runs.iter().all(|r| r.state().inputs.is_empty()), "each read dropped its links");
         assert!(last.unwrap().is_good());
+    }
+
+    #[test]
+    fn runs_between_waits_search_only_their_own_inputs() {
+        // A time loop of 1000 runs, none read: each run searches below the array it reads, as
+        // `input_statuses` does, and so visits that array's status and the one below it, whose
+        // search the run before made; not the whole chain (about 500,000 visits in all).
+        let reads = own_count();
+        let mut runs: Vec<Arc<RunStatus>> = Vec::new();
+        let mut visits = 0;
+        for run in 1..=1000u64 {
+            if let Some(last) = runs.last() {
+                let (failure, visited) = last.search();
+                assert!(failure.is_none());
+                visits += visited;
+            }
+            let inputs = input_statuses(runs.last().map(|r| Some(Arc::clone(r))).iter()).unwrap();
+            runs.push(RunStatus::new(run, None, inputs, reads));
+        }
+        assert!(visits <= 2 * 1000, "{visits} visits");
+        // A read moves the count, so that the next search walks again and finds the failure.
+        runs[0].read(Some(out_of_range(4)));
+        assert!(matches!(runs[999].failure(), Some(Error::IndexOutOfBounds { index: 4, .. })));
+        assert!(runs[999].failure().is_some(), "every time, not once");
+        // And a good read makes an array good that was not.
+        let other = chain(3);
+        assert!(!other[2].is_good());
+        for r in &other {
+            r.read(None);
+        }
+        assert!(other[2].is_good() && other[2].failure().is_none());
     }
 
     #[test]
