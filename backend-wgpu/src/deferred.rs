@@ -4,8 +4,8 @@
 //! A kernel that finds an index out of range (or an integer raised to a negative power) records
 //! it in the run's control block. A run on host data reads that block back with its outputs, so
 //! it reports its own error. A run on device data (`Program::run_device`) reads nothing back: it
-//! copies its control header into a small staging buffer of its own, in the same submission, and
-//! leaves it here. The next wait of the enqueuing thread on this GPU (a run on host data, a
+//! copies its control header into a small staging buffer of its own (kept for a later run once
+//! read), in the same submission, and leaves it here. The next wait of the enqueuing thread on this GPU (a run on host data, a
 //! download of a device array, `Backend::synchronize`) reads that thread's pending headers and
 //! reports the first failed run, naming the run and the program, and how many failed after it.
 //! Nothing is skipped: a header leaves the list only once it has been read. Errors stay with the
@@ -220,6 +220,10 @@ struct Pending {
 #[derive(Default)]
 pub(crate) struct DeferredChecks {
     pending: Mutex<Vec<Pending>>,
+    /// Staging buffers whose header has been read, unmapped, for the next runs: a time loop
+    /// creates none after its first [`MAX_PENDING`] runs (a buffer made and freed per run costs
+    /// the host a creation, and wgpu's maintenance at a later submission a destruction).
+    free: Mutex<Vec<wgpu::Buffer>>,
     runs: AtomicU64,
     waits: AtomicU64,
 }
@@ -239,18 +243,15 @@ impl DeferredChecks {
     /// ([`input_statuses`]).
     pub(crate) fn defer(
         &self,
-        device: &wgpu::Device,
+        gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
         control: &wgpu::Buffer,
         decode: Decode,
         inputs: Vec<Arc<RunStatus>>,
     ) -> Arc<RunStatus> {
-        let staging = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("pytato deferred check"),
-            size: CONTROL_HEADER,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let reused = self.free.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let staging =
+            reused.unwrap_or_else(|| gpu.staging_buffer(CONTROL_HEADER, wgpu::MapMode::Read, "pytato deferred check"));
         encoder.copy_buffer_to_buffer(control, 0, &staging, 0, CONTROL_HEADER);
         let run = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
         let status = RunStatus::new(run, None, inputs, &READS);
@@ -340,10 +341,18 @@ impl DeferredChecks {
                     .get_mapped_range()
                     .map_err(|e| internal(format!("reading a deferred check: {e}")))?;
                 let own = (p.decode)(&view);
+                drop(view);
                 if let Some(e) = &own {
                     failures.push((Some(p.status.run), e.clone()));
                 }
                 p.status.read(own);
+            }
+            let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+            for p in pending {
+                p.staging.unmap();
+                if free.len() < MAX_PENDING {
+                    free.push(p.staging);
+                }
             }
         }
         failures.extend(then.map(|e| (None, e)));

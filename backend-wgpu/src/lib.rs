@@ -252,8 +252,9 @@ impl Wgpu {
     }
 
     /// How many staging buffers (host memory the GPU copies from or into) this process has
-    /// created: a program's runs on host data, and uploads and downloads of up to 256 MiB, reuse
-    /// theirs, so a loop of them creates none after its first steps.
+    /// created: a program's runs on host data, uploads and downloads of up to 256 MiB, and the
+    /// checks of runs on device data once a wait has read them reuse theirs, so a loop of them
+    /// creates none after its first steps.
     pub fn staging_buffers_created(&self) -> u64 {
         self.gpu.staging_buffers_created.load(std::sync::atomic::Ordering::Relaxed)
     }

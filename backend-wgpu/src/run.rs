@@ -254,6 +254,9 @@ pub(crate) struct Pool {
     /// By kernel index and split reduction: the block sums.
     block_sums: HashMap<(usize, usize), wgpu::Buffer>,
     control: Option<wgpu::Buffer>,
+    /// The bytes last written to `control`: while a run's are the same, only its header, which
+    /// the kernels write, is zeroed (see `execute`).
+    control_written: Vec<u8>,
     /// The values the run's dispatches copy into the control block (see `execute`).
     control_table: Option<wgpu::Buffer>,
     staging: Option<wgpu::Buffer>,
@@ -582,9 +585,20 @@ impl Compiled {
         let uploaded = upload(gpu, upload_staging, &mut encoder, &parts)?;
         let mut control = control_block(&sizes);
         control[COARSE_OFFSET..COARSE_OFFSET + 4].copy_from_slice(&coarse.to_le_bytes());
+        let same_block =
+            pool.control.as_ref().is_some_and(|b| b.size() >= control.len() as u64) && pool.control_written == control;
         let control_buffer =
             reuse(gpu, &mut pool.control, control.len() as u64, STORAGE_USAGE, "pytato control block").clone();
-        gpu.queue.write_buffer(&control_buffer, 0, &control);
+        if same_block {
+            // The sizes are the last run's: only the header differs, where a kernel that failed
+            // a check wrote (the chunk and level fields that copies set are restored by the end
+            // of every run). Zeroed on the GPU in order with the dispatches, rather than the whole
+            // block staged again (a buffer wgpu creates and frees per run).
+            encoder.clear_buffer(&control_buffer, 0, Some(CONTROL_HEADER));
+        } else {
+            gpu.queue.write_buffer(&control_buffer, 0, &control);
+            pool.control_written = control;
+        }
 
         // Each kernel's output elements and chunks of them (see `CompiledKernel::chunk_len`): the
         // length of one, and where its entries start in the control table, whose `(base, slots)`
@@ -736,7 +750,7 @@ impl Compiled {
         }
 
         if let Some((decode, inputs)) = deferred {
-            let status = gpu.checks.defer(&gpu.device, &mut encoder, &control_buffer, decode, inputs);
+            let status = gpu.checks.defer(gpu, &mut encoder, &control_buffer, decode, inputs);
             gpu.submit([encoder.finish()]);
             if let Some(uploaded) = &uploaded {
                 uploaded.remap();

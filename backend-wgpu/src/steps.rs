@@ -399,7 +399,7 @@ impl GpuSteps {
                     length: long(24) as usize,
                 })
             });
-            let status = self.gpu.checks.defer(&self.gpu.device, &mut encoder, &checks, decode, inputs);
+            let status = self.gpu.checks.defer(self.gpu, &mut encoder, &checks, decode, inputs);
             self.gpu.submit([encoder.finish()]);
             return Ok(wrap(self.gpu, output, array.dtype, array.shape.clone(), Some(status)));
         }

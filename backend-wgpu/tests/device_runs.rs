@@ -90,6 +90,15 @@ fn device_runs_wait_for_nothing_and_report_errors_at_the_next_wait() {
     }
     assert_eq!(w.host_waits() - waits, 2, "600 device runs wait twice, after 256 and 512");
     w.synchronize().unwrap();
+    // The staging buffers their checks were copied into are kept once read: the next loop
+    // creates none.
+    let staging = w.staging_buffers_created();
+    for _ in 0..100 {
+        let inputs = NamedDeviceInputs::from([("u", DeviceInput::Device(&state))]);
+        state = program.run_device(&inputs).unwrap().remove("_pt_out").unwrap();
+    }
+    assert_eq!(w.staging_buffers_created(), staging, "a time loop made staging buffers for its checks");
+    w.synchronize().unwrap();
 
     // An index out of range on the device: run_device returns at once; the error comes at the
     // next wait, once, naming the run.
@@ -152,4 +161,31 @@ fn device_runs_wait_for_nothing_and_report_errors_at_the_next_wait() {
     // What good runs computed meanwhile is unaffected.
     let good: Vec<f64> = good["_pt_out"].to_host().unwrap().to_scalars().iter().map(Scalar::to_f64).collect();
     assert_eq!(good, vec![1.5, 2.0, 2.5]);
+
+    // A good run right after a failed one of the same program and sizes, both enqueued: the
+    // error the failed run's kernel recorded in the control block is not the good run's (with
+    // the sizes unchanged, a run zeroes the block's header on the GPU instead of staging it all).
+    let good_idx = ArrayData::from_scalars(DType::I64, &[2], [Scalar::I64(2), Scalar::I64(-3)]).unwrap();
+    let good_idx = w.upload(&good_idx.view()).unwrap();
+    let good_inputs =
+        NamedDeviceInputs::from([("x", DeviceInput::Device(&xs)), ("idx", DeviceInput::Device(&good_idx))]);
+    for _ in 0..2 {
+        drop(gather.run_device(&inputs).unwrap());
+        let after = gather.run_device(&good_inputs).unwrap();
+        assert!(matches!(w.synchronize(), Err(Error::IndexOutOfBounds { index: 7, .. })));
+        let after: Vec<f64> = after["_pt_out"].to_host().unwrap().to_scalars().iter().map(Scalar::to_f64).collect();
+        assert_eq!(after, vec![3.0, 1.0]);
+    }
+    // And on host data, where each run reads its own header back.
+    let host_x = f64s(&[1.0, 2.0, 3.0]);
+    let bad_idx = ArrayData::from_scalars(DType::I64, &[2], [Scalar::I64(0), Scalar::I64(-4)]).unwrap();
+    let ok_idx = ArrayData::from_scalars(DType::I64, &[2], [Scalar::I64(-1), Scalar::I64(0)]).unwrap();
+    for _ in 0..2 {
+        let bad =
+            pytato_runtime::backend::NamedData::from([("x".into(), host_x.clone()), ("idx".into(), bad_idx.clone())]);
+        assert!(matches!(gather.run(&bad), Err(Error::IndexOutOfBounds { index: -4, .. })));
+        let ok =
+            pytato_runtime::backend::NamedData::from([("x".into(), host_x.clone()), ("idx".into(), ok_idx.clone())]);
+        assert_eq!(gather.run(&ok).unwrap()["_pt_out"].to_scalars(), vec![Scalar::F64(3.0), Scalar::F64(1.0)]);
+    }
 }
