@@ -6,7 +6,7 @@
 #[path = "../../pytato/examples/dg/solver.rs"]
 mod solver;
 
-use solver::{Mesh, Reference, Solver, observed_orders};
+use solver::{Mesh, Reference, Solver, Unit, observed_orders};
 
 #[test]
 fn reference_matrices_are_exact_on_polynomials() {
@@ -70,6 +70,29 @@ fn convergence_approaches_p_plus_one_on_every_backend() {
                     assert!((got - want).abs() <= 1e-9 * want, "{name}: error {got:e}, the first backend {want:e}");
                 }
             }
+        }
+    }
+}
+
+/// A whole step as one program (`Unit::Step`, what the device backends run) computes what five
+/// runs of the stage program compute, bit for bit, on every backend.
+#[test]
+fn a_step_program_computes_what_five_stage_runs_compute() {
+    let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
+    for line in &skipped {
+        eprintln!("{line}");
+    }
+    for (name, backend) in &instances {
+        for (order, k) in [(1, 5), (3, 4)] {
+            let [by_stage, by_step] = [Unit::Stage, Unit::Step].map(|unit| {
+                let solver = Solver::with_unit(backend.as_ref(), order, unit).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(solver.unit, unit);
+                let run = solver.run_on(backend.as_ref(), &Mesh { k }, 0.05, 0.5, &mut |_, _| {});
+                run.unwrap_or_else(|e| panic!("{name}: {e}"))
+            });
+            assert!(by_step.steps > 1, "{name}: {} steps", by_step.steps);
+            let bits = |u: &ndarray::Array3<f64>| u.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert!(bits(&by_stage.u) == bits(&by_step.u), "{name}: order {order}: the step program's fields differ");
         }
     }
 }

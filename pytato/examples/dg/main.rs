@@ -54,7 +54,7 @@ fn main() -> pytato::Result<()> {
     let mut failures = Vec::new();
     for order in 1..=4 {
         let solver = Solver::new(backend.as_ref(), order)?;
-        println!("p = {order}: stage program compiled in {:.2?}", solver.compile_time);
+        println!("p = {order}: {} program compiled in {:.2?}", solver.unit.name(), solver.compile_time);
         let mut errors = Vec::new();
         for level in 0..meshes {
             let mesh = Mesh { k: 8 << level };

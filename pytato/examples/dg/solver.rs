@@ -12,9 +12,12 @@
 //!   faces the flow leaves through contribute zero and are left out). Arrays carry axis tags for
 //!   the element and DOF axes.
 //! - Time stepping is Carpenter and Kennedy's five-stage fourth-order low-storage Runge–Kutta
-//!   scheme: one stage (`k ← αk + Δt·rhs(u)`, `u ← u + βk`) is one compiled program whose outputs
-//!   are named like its inputs, run five times per step with the stage's coefficients as 0-d
-//!   inputs, reading one pair of buffers and writing the other.
+//!   scheme. On a backend that computes in host memory one stage (`k ← αk + Δt·rhs(u)`,
+//!   `u ← u + βk`) is one compiled program whose outputs are named like its inputs, run five times
+//!   per step with the stage's coefficients as 0-d inputs, reading one pair of buffers and writing
+//!   the other. On a backend with a device of its own the five stages are one DAG, one program
+//!   run per step ([`Unit`]): a run there only enqueues work, and the host's cost of a run (its
+//!   checks, encoding, submission) comes once a step instead of five times.
 //!
 //! The number of elements is a size parameter: one program per order serves every mesh.
 
@@ -27,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use ndarray::{Array1, Array2, Array3, ArrayD};
 use pytato_core::tags::Tag;
-use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Result, Shape};
+use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Operand, Result, Shape};
 use pytato_frontend as pt;
 use pytato_runtime::backend::{Backend, NamedViews, NamedViewsMut, Program};
 use pytato_runtime::device::{DeviceArray, DeviceInput, NamedDeviceInputs};
@@ -294,15 +297,47 @@ pub fn stage_with(
     elements: Dim,
     rhs: &dyn Fn(&Array) -> Result<Array>,
 ) -> Result<DictOfNamedArrays> {
+    let (u, k, dt) = state_inputs(reference, elements)?;
+    let scalar = |name: &str| pt::placeholder(name, Shape::scalar(), DType::F64);
+    let (alpha, beta) = (scalar("alpha")?, scalar("beta")?);
+    let (u_next, k_next) = stage_update(&u, &k, ((&alpha).into(), (&beta).into()), &dt, rhs)?;
+    DictOfNamedArrays::new([("u", u_next), ("k", k_next)])
+}
+
+/// A whole time step as a DAG: the five stages of [`stage`] in order, each with its coefficients
+/// ([`RK_ALPHA`], [`RK_BETA`]) as constants; the inputs of [`stage`] but `alpha` and `beta`,
+/// outputs `u` and `k` after the last stage. Each stage computes what [`stage`] computes with the
+/// same coefficients, in the same operations (a float64 number times an array is what a 0-d
+/// float64 array times it is).
+pub fn step(reference: &Reference) -> Result<DictOfNamedArrays> {
+    let (mut u, mut k, dt) = state_inputs(reference, Dim::param("e"))?;
+    for (&alpha, &beta) in RK_ALPHA.iter().zip(&RK_BETA) {
+        (u, k) = stage_update(&u, &k, (alpha.into(), beta.into()), &dt, &|u| rhs(reference, u))?;
+    }
+    DictOfNamedArrays::new([("u", u), ("k", k)])
+}
+
+/// The inputs `u` and `k` (shape `(elements, np, np)`) and `dt` of a stage or step.
+fn state_inputs(reference: &Reference, elements: Dim) -> Result<(Array, Array, Array)> {
     let np = Dim::new(reference.np() as i64);
     let shape = [elements, np.clone(), np];
     let u = pt::placeholder("u", shape.clone(), DType::F64)?.with_tagged_axis(0, ElementAxis)?;
     let k = pt::placeholder("k", shape, DType::F64)?.with_tagged_axis(0, ElementAxis)?;
-    let scalar = |name: &str| pt::placeholder(name, Shape::scalar(), DType::F64);
-    let (alpha, beta, dt) = (scalar("alpha")?, scalar("beta")?, scalar("dt")?);
-    let k_next = pt::add(&pt::multiply(&alpha, &k)?, &pt::multiply(&dt, &rhs(&u)?)?)?;
-    let u_next = pt::add(&u, &pt::multiply(&beta, &k_next)?)?;
-    DictOfNamedArrays::new([("u", u_next), ("k", k_next)])
+    Ok((u, k, pt::placeholder("dt", Shape::scalar(), DType::F64)?))
+}
+
+/// One stage's `(u ← u + βk', k' ← αk + Δt·rhs(u))` for the coefficients `(α, β)` (0-d arrays or
+/// numbers: float64 either way, so the same operations).
+fn stage_update(
+    u: &Array,
+    k: &Array,
+    (alpha, beta): (Operand, Operand),
+    dt: &Array,
+    rhs: &dyn Fn(&Array) -> Result<Array>,
+) -> Result<(Array, Array)> {
+    let k_next = pt::add(&pt::multiply(alpha, k)?, &pt::multiply(dt, &rhs(u)?)?)?;
+    let u_next = pt::add(u, &pt::multiply(beta, &k_next)?)?;
+    Ok((u_next, k_next))
 }
 
 /// Carpenter and Kennedy's (1994) five-stage fourth-order low-storage Runge–Kutta coefficients:
@@ -337,22 +372,66 @@ pub struct RunResult {
     pub u: Array3<f64>,
 }
 
-/// The stage program of one order, compiled once for every mesh.
+/// What one run of a [`Solver`]'s program advances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// One stage ([`stage`]), run five times a step with the stage's coefficients as inputs: on a
+    /// backend that computes in host memory, each run writes into the arrays the run before read.
+    Stage,
+    /// A whole step ([`step`]), run once a step: on a backend with a device of its own, where a
+    /// run only enqueues work, the host's cost of a run comes once a step.
+    Step,
+}
+
+impl Unit {
+    /// The program that runs: "stage" or "step".
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Stage => "stage",
+            Unit::Step => "step",
+        }
+    }
+}
+
+/// The stage or step program of one order, compiled once for every mesh.
 pub struct Solver {
     /// The reference element.
     pub reference: Reference,
     program: Box<dyn Program>,
-    /// Time to build and compile the stage program.
+    /// What one run of the program advances.
+    pub unit: Unit,
+    /// Time to build and compile the program.
     pub compile_time: Duration,
 }
 
 impl Solver {
-    /// Builds and compiles the stage of order `order` on `backend`.
+    /// Builds and compiles the program of order `order` on `backend`: a whole step where the
+    /// backend keeps arrays on a device of its own, else a stage (see [`Unit`]).
     pub fn new(backend: &dyn Backend, order: usize) -> Result<Solver> {
+        let probe = backend.upload(&ArrayD::<f64>::zeros(ndarray::IxDyn(&[1])).view().into())?;
+        let unit = if probe.storage().as_host().is_some() { Unit::Stage } else { Unit::Step };
+        Solver::with_unit(backend, order, unit)
+    }
+
+    /// [`Solver::new`] with the program's [`Unit`] chosen by the caller.
+    pub fn with_unit(backend: &dyn Backend, order: usize, unit: Unit) -> Result<Solver> {
         let reference = Reference::new(order);
         let start = Instant::now();
-        let program = backend.compile(&(&stage(&reference)?).into())?;
-        Ok(Solver { reference, program, compile_time: start.elapsed() })
+        let dag = match unit {
+            Unit::Stage => stage(&reference)?,
+            Unit::Step => step(&reference)?,
+        };
+        let program = backend.compile(&(&dag).into())?;
+        Ok(Solver { reference, program, unit, compile_time: start.elapsed() })
+    }
+
+    /// The coefficients each run of the program takes as inputs, in order, for one step: one
+    /// run per stage, or one run (taking none) for the whole step.
+    fn runs_per_step(&self) -> Vec<Option<(f64, f64)>> {
+        match self.unit {
+            Unit::Stage => RK_ALPHA.iter().zip(&RK_BETA).map(|(&a, &b)| Some((a, b))).collect(),
+            Unit::Step => vec![None],
+        }
     }
 
     /// Advects the exact solution from `t = 0` to `t_final` on `mesh` with a time step of at most
@@ -374,18 +453,21 @@ impl Solver {
         let mut u = mesh.interpolate(reference, exact(0.0)).into_dyn();
         let mut k: ArrayD<f64> = ArrayD::zeros(u.shape());
         let (mut u_next, mut k_next) = (u.clone(), k.clone());
+        let runs: Vec<Option<(ArrayD<f64>, ArrayD<f64>)>> =
+            self.runs_per_step().into_iter().map(|c| c.map(|(a, b)| (scalar(a), scalar(b)))).collect();
         let start = Instant::now();
         for step in 0..steps {
-            for (alpha, beta) in RK_ALPHA.iter().zip(&RK_BETA) {
-                let (alpha, beta) = (scalar(*alpha), scalar(*beta));
+            for coefficients in &runs {
                 let mut inputs = NamedViews::from([
                     ("u", u.view().into()),
                     ("k", k.view().into()),
                     ("h", h_in.view().into()),
                     ("dt", dt_in.view().into()),
-                    ("alpha", alpha.view().into()),
-                    ("beta", beta.view().into()),
                 ]);
+                if let Some((alpha, beta)) = coefficients {
+                    inputs.insert("alpha", alpha.view().into());
+                    inputs.insert("beta", beta.view().into());
+                }
                 for (side, name) in inflow_neighbours() {
                     inputs.insert(name, neighbours[side].view().into());
                 }
@@ -404,11 +486,11 @@ impl Solver {
 
 impl Solver {
     /// [`Solver::run`] with the fields kept where `backend` keeps arrays. On a backend with a
-    /// device of its own (wgpu) the initial fields, the neighbour tables and the stage coefficients
-    /// are uploaded once, every stage runs on the device (`run_device`: it only enqueues, so the
-    /// host never waits between stages), and the final field is the one copy back (inside the
-    /// timed run). A backend that computes in host memory runs [`Solver::run`] (stages written in
-    /// place).
+    /// device of its own (wgpu) the initial fields, the neighbour tables and the scalars are
+    /// uploaded once, every run (a step, or a stage: [`Unit`]) runs on the device (`run_device`:
+    /// it only enqueues, so the host never waits between steps), and the final field is the one
+    /// copy back (inside the timed run). A backend that computes in host memory runs
+    /// [`Solver::run`] (outputs written in place).
     pub fn run_on(
         &self,
         backend: &dyn Backend,
@@ -426,8 +508,9 @@ impl Solver {
         let (steps, dt) = time_steps(reference, mesh, t_final, cfl);
         let scalar = |v: f64| backend.upload(&ArrayD::from_elem(ndarray::IxDyn(&[]), v).view().into());
         let (h, dt) = (scalar(mesh.h())?, scalar(dt)?);
-        let coefficients: Vec<(DeviceArray, DeviceArray)> =
-            RK_ALPHA.iter().zip(&RK_BETA).map(|(a, b)| Ok((scalar(*a)?, scalar(*b)?))).collect::<Result<_>>()?;
+        let runs: Vec<Option<(DeviceArray, DeviceArray)>> = (self.runs_per_step().into_iter())
+            .map(|c| c.map(|(a, b)| Ok((scalar(a)?, scalar(b)?))).transpose())
+            .collect::<Result<_>>()?;
         let neighbours = mesh.neighbours();
         let inflow: Vec<(&str, DeviceArray)> = inflow_neighbours()
             .map(|(side, name)| Ok((name, backend.upload(&neighbours[side].view().into_dyn().into())?)))
@@ -435,22 +518,24 @@ impl Solver {
         let mut k = backend.upload(&ArrayD::<f64>::zeros(u0.shape()).view().into())?;
         let start = Instant::now();
         for step in 0..steps {
-            for (alpha, beta) in &coefficients {
+            for coefficients in &runs {
                 let mut inputs = NamedDeviceInputs::from([
                     ("u", DeviceInput::Device(&u)),
                     ("k", DeviceInput::Device(&k)),
                     ("h", DeviceInput::Device(&h)),
                     ("dt", DeviceInput::Device(&dt)),
-                    ("alpha", DeviceInput::Device(alpha)),
-                    ("beta", DeviceInput::Device(beta)),
                 ]);
+                if let Some((alpha, beta)) = coefficients {
+                    inputs.insert("alpha", DeviceInput::Device(alpha));
+                    inputs.insert("beta", DeviceInput::Device(beta));
+                }
                 for (name, table) in &inflow {
                     inputs.insert(name, DeviceInput::Device(table));
                 }
                 let mut outputs = self.program.run_device(&inputs)?;
                 (u, k) = outputs.remove("u").zip(outputs.remove("k")).ok_or_else(|| pytato_core::Error::Internal {
                     backend: backend.name().into(),
-                    message: "the stage program's outputs are not u and k".into(),
+                    message: "the program's outputs are not u and k".into(),
                 })?;
             }
             progress(step + 1, steps);
