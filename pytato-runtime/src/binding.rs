@@ -16,6 +16,7 @@ use pytato_core::array::{Array, NodeKind, collect_inputs};
 use pytato_core::error::{Error, Result};
 use pytato_core::expr::{Expr, Func};
 use pytato_core::shape::{Dim, EvalDimError, Shape};
+use pytato_core::size_check::SizeCheck;
 use pytato_core::tags::StandsForData;
 use pytato_core::view::ArrayDataView;
 
@@ -37,9 +38,13 @@ pub struct Signature {
     shaped_data: Vec<Array>,
     /// The nodes the outputs depend on, children before parents.
     nodes: Vec<Array>,
-    /// Every node whose shape and indices must be valid for the sizes: those of `nodes`, and those
-    /// only `zero(…)` reads (`zeros_like(x[1:3])` has the shape of `x[1:3]`).
-    checked: Vec<Array>,
+    /// The nodes whose shape and indices must be checked for each run's sizes, with their
+    /// conditions on the sizes, children before parents: of every node (those of `nodes`, and
+    /// those only `zero(…)` reads: `zeros_like(x[1:3])` has the shape of `x[1:3]`), all but those
+    /// without conditions whose lengths are numbers that passed the check once, when the
+    /// signature was made (whatever the sizes, they pass it again), or whose shape and item size
+    /// an earlier node has (a DAG of many nodes has few shapes).
+    checked: Vec<(Array, Vec<SizeCheck>)>,
 }
 
 /// Inputs checked against a [`Signature`].
@@ -156,6 +161,23 @@ impl Signature {
             .iter()
             .filter(|n| matches!(n.kind(), NodeKind::DataWrapper { .. }) && n.shape().params().next().is_some())
             .cloned()
+            .collect();
+        // A node's lengths pass or fail as those of an earlier node of the same shape and item
+        // size do, which is checked (and reported) first.
+        let no_sizes = Bound { sizes: BTreeMap::new(), placeholders: HashMap::new() };
+        let mut shapes_seen: HashSet<(Shape, usize)> = HashSet::new();
+        let checked = checked
+            .into_iter()
+            .map(|node| {
+                let checks = node.size_checks();
+                (node, checks)
+            })
+            .filter(|(node, checks)| {
+                let fixed = node.shape().params().next().is_none() && checks.is_empty();
+                let seen = !shapes_seen.insert((node.shape().clone(), node.dtype().itemsize()));
+                let passes_always = fixed && check_lengths(node, &no_sizes).is_ok();
+                !checks.is_empty() || !(seen || passes_always)
+            })
             .collect();
         Ok(Signature {
             outputs,
@@ -314,8 +336,11 @@ impl Signature {
         }
         check_length_bounds(&self.placeholders, inputs, &sizes)?;
         let bound = Bound { sizes, placeholders };
-        for node in &self.checked {
-            check_node_for_sizes(node, &bound)?;
+        for (node, checks) in &self.checked {
+            check_lengths(node, &bound)?;
+            for check in checks {
+                check.verify(&bound.sizes)?;
+            }
         }
         Ok(bound)
     }
@@ -524,17 +549,10 @@ fn solve_sizes(sizes: &mut BTreeMap<String, i64>, equations: &[Equation<'_>]) ->
     Ok(())
 }
 
-/// Lengths must be non-negative, and the node's [size checks](pytato_core::size_check) must hold (integer
-/// indices and slices inside their axes, reductions without identity over non-empty axes) once
-/// the sizes are known (symbolic ones could not be checked when the node was built).
-fn check_node_for_sizes(node: &Array, bound: &Bound<'_>) -> Result<()> {
-    check_lengths(node, bound)?;
-    for check in node.size_checks() {
-        check.verify(&bound.sizes)?;
-    }
-    Ok(())
-}
-
+/// Lengths must be non-negative and the array addressable once the sizes are known (symbolic
+/// ones could not be checked when the node was built); [`Signature::bind`] checks the node's
+/// [size checks](pytato_core::size_check) too (integer indices and slices inside their axes,
+/// reductions without identity over non-empty axes).
 fn check_lengths(node: &Array, bound: &Bound<'_>) -> Result<()> {
     // Every array must be addressable: its size in bytes fits `isize` (what Rust allocations
     // allow), counting only the non-zero lengths, as ndarray and numpy do: an empty array of shape
@@ -562,4 +580,33 @@ fn check_lengths(node: &Array, bound: &Bound<'_>) -> Result<()> {
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pytato_core::DType;
+    use pytato_frontend as pt;
+
+    #[test]
+    fn a_run_checks_each_shape_once_however_many_nodes_have_it() {
+        // 200 steps of a heat-like update, every node of shape (n,) float64: one to check.
+        let u0 = pt::placeholder("u", [Dim::param("n")], DType::F64).unwrap();
+        let mut u = u0.clone();
+        for _ in 0..200 {
+            u = pt::add(
+                &u,
+                &pt::multiply(0.25, &pt::subtract(&pt::roll(&u, 1, Some(0)).unwrap(), &u).unwrap()).unwrap(),
+            )
+            .unwrap();
+        }
+        let signature = Signature::new(&(&u).into()).unwrap();
+        let unconditional = signature.checked.iter().filter(|(_, checks)| checks.is_empty()).count();
+        assert_eq!(unconditional, 1, "{} nodes checked", signature.checked.len());
+        // What the checks are for still holds: a negative length is refused.
+        let data = ndarray::Array1::<f64>::zeros(3).into_dyn();
+        let n = ndarray::arr0(-1i64).into_dyn();
+        let inputs = NamedViews::from([("u", data.view().into()), ("n", n.view().into())]);
+        assert!(signature.bind(&inputs).is_err());
+    }
 }
