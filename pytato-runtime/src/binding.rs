@@ -594,11 +594,8 @@ mod tests {
         let u0 = pt::placeholder("u", [Dim::param("n")], DType::F64).unwrap();
         let mut u = u0.clone();
         for _ in 0..200 {
-            u = pt::add(
-                &u,
-                &pt::multiply(0.25, &pt::subtract(&pt::roll(&u, 1, Some(0)).unwrap(), &u).unwrap()).unwrap(),
-            )
-            .unwrap();
+            u = pt::add(&u, pt::multiply(0.25, pt::subtract(pt::roll(&u, 1, Some(0)).unwrap(), &u).unwrap()).unwrap())
+                .unwrap();
         }
         let signature = Signature::new(&(&u).into()).unwrap();
         let unconditional = signature.checked.iter().filter(|(_, checks)| checks.is_empty()).count();
