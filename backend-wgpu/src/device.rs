@@ -64,6 +64,8 @@ pub(crate) struct Gpu {
     pub(crate) staging_buffers_created: std::sync::atomic::AtomicU64,
     /// How many storage buffers [`Gpu::storage_buffer`] created (not taken from the spares).
     pub(crate) storage_buffers_created: std::sync::atomic::AtomicU64,
+    /// How many bind groups dispatches created (not taken from a program's, `crate::bind`).
+    pub(crate) bind_groups_created: std::sync::atomic::AtomicU64,
     /// Timestamps of every dispatch, where `PYTATO_PROFILE=gpu` asks (see `crate::profile`).
     pub(crate) profiler: Option<Profiler>,
 }
@@ -224,6 +226,7 @@ fn open() -> std::result::Result<Gpu, String> {
         maintenance: Mutex::new(()),
         spares: Mutex::new(SpareBuffers::default()),
         storage_buffers_created: std::sync::atomic::AtomicU64::new(0),
+        bind_groups_created: std::sync::atomic::AtomicU64::new(0),
         staging_buffers_created: std::sync::atomic::AtomicU64::new(0),
         transfer_staging: Mutex::new(TransferStaging::default()),
         profiler,

@@ -61,6 +61,7 @@
 //! # Ok::<(), pytato_core::Error>(())
 //! ```
 
+mod bind;
 mod cache;
 mod deferred;
 mod device;
@@ -257,6 +258,13 @@ impl Wgpu {
     /// creates none after its first steps.
     pub fn staging_buffers_created(&self) -> u64 {
         self.gpu.staging_buffers_created.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// How many bind groups (the buffers a dispatch binds) this process has created: a program
+    /// keeps those of its last runs, so a time loop of `run_device` calls, whose arrays come back
+    /// to the same buffers, creates none after its first steps.
+    pub fn bind_groups_created(&self) -> u64 {
+        self.gpu.bind_groups_created.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// How many compute pipelines this process has created on the GPU (not counting those the

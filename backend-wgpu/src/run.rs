@@ -20,6 +20,7 @@ use pytato_runtime::device::{DeviceArray, DeviceInput, NamedDeviceArrays, NamedD
 use pytato_transform::kernel::{BufferId, BufferKind, Kernel, KernelProgram};
 
 use crate::Wgpu;
+use crate::bind::BindGroups;
 use crate::deferred::{CONTROL_HEADER, Decode, RunStatus, input_statuses};
 use crate::device::{Gpu, Pipeline};
 use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, wrap};
@@ -262,6 +263,8 @@ pub(crate) struct Pool {
     staging: Option<wgpu::Buffer>,
     /// The host inputs' way to the GPU (see `crate::upload`).
     upload: Option<UploadStaging>,
+    /// The bind groups of the last runs, for the next (see `crate::bind`).
+    bind_groups: BindGroups,
 }
 
 fn internal(message: String) -> Error {
@@ -565,6 +568,7 @@ impl Compiled {
                 *uploaded = true;
             }
         }
+        pool.bind_groups.begin_run();
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pytato") });
         // The inputs from the host, through the program's upload staging buffer: copied first.
         let Pool { buffers, upload: upload_staging, .. } = &mut *pool;
@@ -706,7 +710,8 @@ impl Compiled {
                         encoder.clear_buffer(partials, 0, None);
                     }
                     for _ in 0..dispatches {
-                        dispatch(gpu, &mut encoder, pipeline, &control_buffer, &stage_buffers, invocations)?;
+                        let group = pool.bind_groups.get(gpu, pipeline, &control_buffer, &stage_buffers);
+                        dispatch_bound(gpu, &mut encoder, pipeline, &group, invocations)?;
                     }
                     // For long reductions only (see `read_block_sums`): workgroups per element and
                     // group of partial results, in passes of one group per element at the end.
@@ -725,7 +730,8 @@ impl Compiled {
                                 encoder.copy_buffer_to_buffer(table, at, &control_buffer, LEVEL_OFFSET, 4);
                             }
                             let invocations = in_chunk.saturating_mul(groups).saturating_mul(WORKGROUP_SIZE as u64);
-                            dispatch(gpu, &mut encoder, tree_pipeline, &control_buffer, &buffers, invocations)?;
+                            let group = pool.bind_groups.get(gpu, tree_pipeline, &control_buffer, &buffers);
+                            dispatch_bound(gpu, &mut encoder, tree_pipeline, &group, invocations)?;
                         }
                         if let Some(table) = levels {
                             encoder.copy_buffer_to_buffer(table, LEVELS_AT, &control_buffer, LEVEL_OFFSET, 4);
@@ -742,7 +748,8 @@ impl Compiled {
                     }
                     None => in_chunk,
                 };
-                dispatch(gpu, &mut encoder, &kernel.pipeline, &control_buffer, &buffers, invocations)?;
+                let group = pool.bind_groups.get(gpu, &kernel.pipeline, &control_buffer, &buffers);
+                dispatch_bound(gpu, &mut encoder, &kernel.pipeline, &group, invocations)?;
             }
             if let (Some(table), Some(_)) = (&control_table, entries) {
                 encoder.copy_buffer_to_buffer(table, 0, &control_buffer, CHUNK_OFFSET, 8);
@@ -867,20 +874,23 @@ pub(crate) fn dispatch(
     buffers: &[wgpu::Buffer],
     invocations: u64,
 ) -> Result<()> {
+    let bound: Vec<wgpu::Buffer> = std::iter::once(control).chain(buffers).cloned().collect();
+    dispatch_bound(gpu, encoder, pipeline, &crate::bind::create(gpu, pipeline, &bound), invocations)
+}
+
+/// [`dispatch`] with its bind group made (or kept: `crate::bind`) already.
+fn dispatch_bound(
+    gpu: &Gpu,
+    encoder: &mut wgpu::CommandEncoder,
+    pipeline: &Pipeline,
+    bind_group: &wgpu::BindGroup,
+    invocations: u64,
+) -> Result<()> {
     let (x, y) = grid(invocations, gpu.limits.max_compute_workgroups_per_dimension)?;
-    let mut entries = vec![wgpu::BindGroupEntry { binding: 0, resource: control.as_entire_binding() }];
-    for (k, buffer) in buffers.iter().enumerate() {
-        entries.push(wgpu::BindGroupEntry { binding: k as u32 + 1, resource: buffer.as_entire_binding() });
-    }
-    let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.layout,
-        entries: &entries,
-    });
     let timestamp_writes = gpu.profiler.as_ref().and_then(|p| p.next_pass(&pipeline.label));
     let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes });
     pass.set_pipeline(&pipeline.pipeline);
-    pass.set_bind_group(0, &bind_group, &[]);
+    pass.set_bind_group(0, bind_group, &[]);
     pass.dispatch_workgroups(x, y, 1);
     Ok(())
 }

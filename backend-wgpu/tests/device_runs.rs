@@ -33,13 +33,15 @@ fn device_runs_wait_for_nothing_and_report_errors_at_the_next_wait() {
     }
     assert_eq!(w.host_waits(), waits, "50 device runs waited for the GPU");
     // Each step's output takes the buffer of an array an earlier step dropped: after the first
-    // steps, no new buffer (which wgpu would zero-fill before the kernel writes it).
-    let created = w.storage_buffers_created();
+    // steps, no new buffer (which wgpu would zero-fill before the kernel writes it), and so no
+    // new bind group either (the program keeps those of its last runs).
+    let (created, groups) = (w.storage_buffers_created(), w.bind_groups_created());
     for _ in 0..20 {
         let inputs = NamedDeviceInputs::from([("u", DeviceInput::Device(&state))]);
         state = program.run_device(&inputs).unwrap().remove("_pt_out").unwrap();
     }
     assert_eq!(w.storage_buffers_created(), created, "a time loop on device data made new buffers");
+    assert_eq!(w.bind_groups_created(), groups, "a time loop on device data made new bind groups");
     let got = state.to_host().unwrap();
     assert!(w.host_waits() > waits, "a download waits");
     // The same steps on the host, in the same order of operations.
