@@ -647,6 +647,7 @@ impl Compiled {
             buffer
         });
 
+        let mut commands = Passes::new(encoder);
         for (k, ((kernel, &(elements, slots, entries)), runs)) in kernels.iter().zip(&chunking).zip(&runs).enumerate() {
             if elements == 0 {
                 continue;
@@ -678,7 +679,13 @@ impl Compiled {
             for (c, base) in (0..elements).step_by(slots as usize).enumerate() {
                 let in_chunk = slots.min(elements - base);
                 if let (Some(table), Some(entries)) = (&control_table, entries) {
-                    encoder.copy_buffer_to_buffer(table, entries + 8 * c as u64, &control_buffer, CHUNK_OFFSET, 8);
+                    commands.encoder().copy_buffer_to_buffer(
+                        table,
+                        entries + 8 * c as u64,
+                        &control_buffer,
+                        CHUNK_OFFSET,
+                        8,
+                    );
                 }
                 for (j, stage) in kernel.block_sums.iter().enumerate() {
                     let terms = stage.terms(bound)?;
@@ -707,11 +714,11 @@ impl Compiled {
                     buffers.push(partials.clone());
                     if stage.tree.is_none() {
                         // Every element starts with no chunk of terms done.
-                        encoder.clear_buffer(partials, 0, None);
+                        commands.encoder().clear_buffer(partials, 0, None);
                     }
                     for _ in 0..dispatches {
                         let group = pool.bind_groups.get(gpu, pipeline, &control_buffer, &stage_buffers);
-                        dispatch_bound(gpu, &mut encoder, pipeline, &group, invocations)?;
+                        commands.dispatch(gpu, pipeline, &group, invocations)?;
                     }
                     // For long reductions only (see `read_block_sums`): workgroups per element and
                     // group of partial results, in passes of one group per element at the end.
@@ -727,14 +734,20 @@ impl Compiled {
                         for (level, &groups) in passes.iter().enumerate() {
                             if let Some(table) = levels {
                                 let at = LEVELS_AT + 4 * level as u64;
-                                encoder.copy_buffer_to_buffer(table, at, &control_buffer, LEVEL_OFFSET, 4);
+                                commands.encoder().copy_buffer_to_buffer(table, at, &control_buffer, LEVEL_OFFSET, 4);
                             }
                             let invocations = in_chunk.saturating_mul(groups).saturating_mul(WORKGROUP_SIZE as u64);
                             let group = pool.bind_groups.get(gpu, tree_pipeline, &control_buffer, &buffers);
-                            dispatch_bound(gpu, &mut encoder, tree_pipeline, &group, invocations)?;
+                            commands.dispatch(gpu, tree_pipeline, &group, invocations)?;
                         }
                         if let Some(table) = levels {
-                            encoder.copy_buffer_to_buffer(table, LEVELS_AT, &control_buffer, LEVEL_OFFSET, 4);
+                            commands.encoder().copy_buffer_to_buffer(
+                                table,
+                                LEVELS_AT,
+                                &control_buffer,
+                                LEVEL_OFFSET,
+                                4,
+                            );
                         }
                     }
                 }
@@ -749,12 +762,13 @@ impl Compiled {
                     None => in_chunk,
                 };
                 let group = pool.bind_groups.get(gpu, &kernel.pipeline, &control_buffer, &buffers);
-                dispatch_bound(gpu, &mut encoder, &kernel.pipeline, &group, invocations)?;
+                commands.dispatch(gpu, &kernel.pipeline, &group, invocations)?;
             }
             if let (Some(table), Some(_)) = (&control_table, entries) {
-                encoder.copy_buffer_to_buffer(table, 0, &control_buffer, CHUNK_OFFSET, 8);
+                commands.encoder().copy_buffer_to_buffer(table, 0, &control_buffer, CHUNK_OFFSET, 8);
             }
         }
+        let mut encoder = commands.finish();
 
         if let Some((decode, inputs)) = deferred {
             let status = gpu.checks.defer(gpu, &mut encoder, &control_buffer, decode, inputs);
@@ -875,24 +889,69 @@ pub(crate) fn dispatch(
     invocations: u64,
 ) -> Result<()> {
     let bound: Vec<wgpu::Buffer> = std::iter::once(control).chain(buffers).cloned().collect();
-    dispatch_bound(gpu, encoder, pipeline, &crate::bind::create(gpu, pipeline, &bound), invocations)
-}
-
-/// [`dispatch`] with its bind group made (or kept: `crate::bind`) already.
-fn dispatch_bound(
-    gpu: &Gpu,
-    encoder: &mut wgpu::CommandEncoder,
-    pipeline: &Pipeline,
-    bind_group: &wgpu::BindGroup,
-    invocations: u64,
-) -> Result<()> {
-    let (x, y) = grid(invocations, gpu.limits.max_compute_workgroups_per_dimension)?;
+    let group = crate::bind::create(gpu, pipeline, &bound);
+    let grid = grid(invocations, gpu.limits.max_compute_workgroups_per_dimension)?;
     let timestamp_writes = gpu.profiler.as_ref().and_then(|p| p.next_pass(&pipeline.label));
     let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes });
+    record(&mut pass, pipeline, &group, grid);
+    Ok(())
+}
+
+/// Records a dispatch of `pipeline` with `bind_group` over the workgroup grid `(x, y)`.
+fn record(pass: &mut wgpu::ComputePass<'_>, pipeline: &Pipeline, bind_group: &wgpu::BindGroup, (x, y): (u32, u32)) {
     pass.set_pipeline(&pipeline.pipeline);
     pass.set_bind_group(0, bind_group, &[]);
     pass.dispatch_workgroups(x, y, 1);
-    Ok(())
+}
+
+/// A run's commands, its consecutive dispatches in one compute pass: within a pass wgpu orders
+/// each dispatch's writes before the next one's reads, as it does between passes, and a pass
+/// costs the host more than a dispatch (wgpu sets up and tears down its tracking for each). Any
+/// other command ends the pass. Where `PYTATO_PROFILE=gpu` times dispatches, each has a pass of
+/// its own, whose timestamps are the dispatch's.
+struct Passes {
+    encoder: wgpu::CommandEncoder,
+    /// The pass open, if any. `'static`: wgpu keeps the encoder locked while it is open, and
+    /// [`Passes::encoder`] ends it before handing the encoder out.
+    pass: Option<wgpu::ComputePass<'static>>,
+}
+
+impl Passes {
+    fn new(encoder: wgpu::CommandEncoder) -> Passes {
+        Passes { encoder, pass: None }
+    }
+
+    /// The encoder, for a command other than a dispatch: the open pass ends first.
+    fn encoder(&mut self) -> &mut wgpu::CommandEncoder {
+        self.pass = None;
+        &mut self.encoder
+    }
+
+    /// Records a dispatch of `pipeline` with `bind_group` over `invocations` invocations.
+    fn dispatch(
+        &mut self,
+        gpu: &Gpu,
+        pipeline: &Pipeline,
+        bind_group: &wgpu::BindGroup,
+        invocations: u64,
+    ) -> Result<()> {
+        let grid = grid(invocations, gpu.limits.max_compute_workgroups_per_dimension)?;
+        if gpu.profiler.is_some() || self.pass.is_none() {
+            self.pass = None;
+            let timestamp_writes = gpu.profiler.as_ref().and_then(|p| p.next_pass(&pipeline.label));
+            let descriptor = wgpu::ComputePassDescriptor { label: None, timestamp_writes };
+            self.pass = Some(self.encoder.begin_compute_pass(&descriptor).forget_lifetime());
+        }
+        let pass = self.pass.as_mut().expect("a pass is open");
+        record(pass, pipeline, bind_group, grid);
+        Ok(())
+    }
+
+    /// The encoder, every pass ended.
+    fn finish(mut self) -> wgpu::CommandEncoder {
+        self.pass = None;
+        self.encoder
+    }
 }
 
 /// The workgroup grid for `elements` invocations: `x` up to the per-dimension limit, `y` rows of it.
