@@ -263,8 +263,8 @@ fn time_case_in_child(order: usize, k: usize, steps: usize) -> pytato::Result<Ro
     }
 }
 
-/// The child's side of [`time_case_in_child`]: compiles the stage, times the case and prints its
-/// row as JSON.
+/// The child's side of [`time_case_in_child`]: compiles the stage (a whole step on a device
+/// backend: `solver::Unit`), times the case and prints its row as JSON.
 fn time_case_here((order, k): (usize, usize), steps: usize) -> pytato::Result<()> {
     let backend = pytato::default_backend()?;
     let solver = Solver::new(backend.as_ref(), order)?;
