@@ -910,15 +910,16 @@ fn record(pass: &mut wgpu::ComputePass<'_>, pipeline: &Pipeline, bind_group: &wg
 /// other command ends the pass. Where `PYTATO_PROFILE=gpu` times dispatches, each has a pass of
 /// its own, whose timestamps are the dispatch's.
 struct Passes {
-    encoder: wgpu::CommandEncoder,
     /// The pass open, if any. `'static`: wgpu keeps the encoder locked while it is open, and
-    /// [`Passes::encoder`] ends it before handing the encoder out.
+    /// [`Passes::encoder`] ends it before handing the encoder out. Declared before `encoder`, so
+    /// that where a run stops early it ends before the encoder is dropped.
     pass: Option<wgpu::ComputePass<'static>>,
+    encoder: wgpu::CommandEncoder,
 }
 
 impl Passes {
     fn new(encoder: wgpu::CommandEncoder) -> Passes {
-        Passes { encoder, pass: None }
+        Passes { pass: None, encoder }
     }
 
     /// The encoder, for a command other than a dispatch: the open pass ends first.
@@ -970,7 +971,32 @@ pub(crate) fn grid(elements: u64, per_dimension: u32) -> Result<(u32, u32)> {
 
 #[cfg(test)]
 mod tests {
-    use super::grid;
+    use super::{Passes, grid};
+
+    /// A run that stops while a pass is open (an error returned between two dispatches) drops
+    /// its commands without a panic, and the device goes on working.
+    #[test]
+    fn commands_dropped_with_a_pass_open_end_it_quietly() {
+        let gpu = match crate::device::gpu() {
+            Ok(gpu) => gpu,
+            Err(e) if std::env::var(crate::REQUIRE_VAR).is_ok_and(|v| !v.is_empty() && v != "0") => {
+                panic!("{} is set but there is no wgpu adapter: {e}", crate::REQUIRE_VAR)
+            }
+            Err(e) => return eprintln!("skipped: no wgpu adapter: {e}"),
+        };
+        for _ in 0..2 {
+            let encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+            let mut commands = Passes::new(encoder);
+            let pass = commands.encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            commands.pass = Some(pass.forget_lifetime());
+            drop(commands);
+        }
+        let encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        let mut commands = Passes::new(encoder);
+        commands.pass = Some(commands.encoder.begin_compute_pass(&Default::default()).forget_lifetime());
+        gpu.submit([commands.finish().finish()]);
+        gpu.poll(wgpu::PollType::wait_indefinitely()).expect("the device works on");
+    }
 
     #[test]
     fn large_dispatches_use_a_second_grid_dimension() {
