@@ -13,7 +13,8 @@
 //! that the caller then drops does not hold its memory (and at that size a dispatch's host cost
 //! is small beside the GPU's work).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use crate::device::{Gpu, Pipeline};
 
@@ -34,17 +35,18 @@ type Key = (wgpu::ComputePipeline, Vec<wgpu::Buffer>);
 #[derive(Default)]
 #[allow(clippy::mutable_key_type)] // See `Key`.
 pub(crate) struct BindGroups {
-    /// Each run's bind groups, the newest last.
-    runs: VecDeque<HashMap<Key, wgpu::BindGroup>>,
+    /// The runs begun.
+    runs: u64,
+    /// Each bind group kept, with the last run that used it.
+    kept: HashMap<Key, (wgpu::BindGroup, u64)>,
 }
 
 impl BindGroups {
-    /// Starts the bind groups of a new run, forgetting those of the oldest run kept.
+    /// Starts a new run, forgetting the bind groups that the last [`RUNS`] runs did not use.
     pub(crate) fn begin_run(&mut self) {
-        if self.runs.len() == RUNS {
-            self.runs.pop_front();
-        }
-        self.runs.push_back(HashMap::new());
+        self.runs += 1;
+        let runs = self.runs;
+        self.kept.retain(|_, (_, used)| runs - *used < RUNS as u64);
     }
 
     /// A bind group of `pipeline` with the control block at binding 0 and `buffers` after it:
@@ -61,15 +63,17 @@ impl BindGroups {
         if bound.iter().any(|b| b.size() > MAX_KEPT_BUFFER) {
             return create(gpu, pipeline, &bound);
         }
-        let key = (pipeline.pipeline.clone(), bound);
-        if self.runs.is_empty() {
-            self.begin_run();
+        match self.kept.entry((pipeline.pipeline.clone(), bound)) {
+            Entry::Occupied(mut kept) => {
+                kept.get_mut().1 = self.runs;
+                kept.get().0.clone()
+            }
+            Entry::Vacant(slot) => {
+                let group = create(gpu, pipeline, &slot.key().1);
+                slot.insert((group.clone(), self.runs));
+                group
+            }
         }
-        let found = self.runs.iter().rev().find_map(|run| run.get(&key)).cloned();
-        let group = found.unwrap_or_else(|| create(gpu, pipeline, &key.1));
-        let newest = self.runs.back_mut().expect("a run was begun");
-        newest.insert(key, group.clone());
-        group
     }
 }
 
