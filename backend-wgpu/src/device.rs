@@ -468,6 +468,22 @@ fn source_start(source: &str) -> String {
     format!("{}\n... ({} more bytes)", &source[..cut], source.len() - cut)
 }
 
+/// For unit tests: the process's GPU, or `None` (with a message) where there is none and none is
+/// required (`PYTATO_REQUIRE_WGPU`).
+#[cfg(test)]
+pub(crate) fn test_gpu() -> Option<&'static Gpu> {
+    match gpu() {
+        Ok(gpu) => Some(gpu),
+        Err(e) if std::env::var(crate::REQUIRE_VAR).is_ok_and(|v| !v.is_empty() && v != "0") => {
+            panic!("{} is set but there is no wgpu adapter: {e}", crate::REQUIRE_VAR)
+        }
+        Err(e) => {
+            eprintln!("skipped: no wgpu adapter: {e}");
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

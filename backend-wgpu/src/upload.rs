@@ -124,20 +124,6 @@ impl UploadStaging {
 mod tests {
     use super::*;
 
-    /// The process's GPU, or `None` (with a message) where there is none and none is required.
-    fn gpu() -> Option<&'static Gpu> {
-        match crate::device::gpu() {
-            Ok(gpu) => Some(gpu),
-            Err(e) if std::env::var(crate::REQUIRE_VAR).is_ok_and(|v| !v.is_empty() && v != "0") => {
-                panic!("{} is set but there is no wgpu adapter: {e}", crate::REQUIRE_VAR)
-            }
-            Err(e) => {
-                eprintln!("skipped: no wgpu adapter: {e}");
-                None
-            }
-        }
-    }
-
     fn destination(gpu: &Gpu, size: u64) -> wgpu::Buffer {
         gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: None,
@@ -193,7 +179,7 @@ mod tests {
 
     #[test]
     fn runs_reuse_one_staging_buffer_that_is_mapped_again_by_their_wait() {
-        let Some(gpu) = gpu() else { return };
+        let Some(gpu) = crate::device::test_gpu() else { return };
         let mut slot = None;
         // Parts of 4 bytes, none, several copy tasks with a ragged last one, and one task's worth.
         let big = 2 * COPY_TASK_BYTES + 12;
@@ -211,7 +197,7 @@ mod tests {
 
     #[test]
     fn a_staging_buffer_not_mapped_again_is_replaced_not_waited_for() {
-        let Some(gpu) = gpu() else { return };
+        let Some(gpu) = crate::device::test_gpu() else { return };
         let mut slot = None;
         // As after a run that only enqueued (or failed before submitting): no remap.
         let first = upload_and_check(gpu, &mut slot, &[64, 4096], false);
