@@ -1,16 +1,17 @@
 //! Runs on device data only enqueue: their error checks are read at the next point where the host
 //! waits for the GPU anyway.
 //!
-//! A kernel that finds an index out of range (or an integer raised to a negative power) records
-//! it in the run's control block. A run on host data reads that block back with its outputs, so
-//! it reports its own error. A run on device data (`Program::run_device`) reads nothing back: it
+//! A kernel that finds an index out of range (or an integer raised to a negative power) records it
+//! in the run's control block. A run on host data reads that block back with its outputs, so it
+//! reports its own error. A run on device data (`Program::run_device`) reads nothing back: it
 //! copies its control header into a small staging buffer of its own (kept for a later run once
-//! read), in the same submission, and leaves it here. The next wait of the enqueuing thread on this GPU (a run on host data, a
-//! download of a device array, `Backend::synchronize`) reads that thread's pending headers and
-//! reports the first failed run, naming the run and the program, and how many failed after it.
-//! Nothing is skipped: a header leaves the list only once it has been read. Errors stay with the
-//! thread that enqueued the run, so one thread's failure never surfaces in another's call (a
-//! thread that never waits again never sees its runs' errors, as with any asynchronous queue).
+//! read), in the same submission, and leaves it here. The next wait of the enqueuing thread on this
+//! GPU (a run on host data, a download of a device array, `Backend::synchronize`) reads that
+//! thread's pending headers and reports the first failed run, naming the run and the program, and
+//! how many failed after it. Nothing is skipped: a header leaves the list only once it has been
+//! read. Errors stay with the thread that enqueued the run, so one thread's failure never surfaces
+//! in another's call (a thread that never waits again never sees its runs' errors, as with any
+//! asynchronous queue).
 //!
 //! The outputs of a failed run hold what its kernels left, which is not numpy's result. So each
 //! device array a run on device data writes carries its run's [`RunStatus`]: once a wait has read
