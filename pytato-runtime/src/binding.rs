@@ -600,7 +600,7 @@ mod tests {
         let signature = Signature::new(&(&u).into()).unwrap();
         let unconditional = signature.checked.iter().filter(|(_, checks)| checks.is_empty()).count();
         assert_eq!(unconditional, 1, "{} nodes checked", signature.checked.len());
-        // What the checks are for still holds: a negative length is refused.
+        // And a bind still refuses sizes that are wrong (here n = -1 against data of length 3).
         let data = ndarray::Array1::<f64>::zeros(3).into_dyn();
         let n = ndarray::arr0(-1i64).into_dyn();
         let inputs = NamedViews::from([("u", data.view().into()), ("n", n.view().into())]);
