@@ -259,12 +259,16 @@ impl GpuSteps {
         let mut encoder =
             self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("sort") });
         let digits = wgsl::steps::sort_digits(x.dtype);
-        let order =
+        let (order, values) =
             self.encode_radix_sort(&mut encoder, &x.buffer, x.dtype, (n, len, inner, blocks), digits, descending)?;
         let write = wgsl::steps::sort_result_shader(x.dtype, result, self.features)?;
         let write = self.gpu.pipeline(&write.label, &write.source, &write.writable, self.features)?;
         let control = self.control(&[n as i64, len as i64, inner as i64]);
-        dispatch(self.gpu, &mut encoder, &write, &control, &[x.handle(), order, output.clone()], n)?;
+        let sorted = match result {
+            SortResult::Values => values,
+            SortResult::Indices => order,
+        };
+        dispatch(self.gpu, &mut encoder, &write, &control, &[sorted, output.clone()], n)?;
         self.gpu.submit([encoder.finish()]);
         Ok(wrap(self.gpu, output, dtype, x.shape.clone(), None))
     }
@@ -272,7 +276,9 @@ impl GpuSteps {
     /// Records a stable radix sort of the `n` items of `x` (of `dtype`), rows of `len` along an
     /// axis followed by axes of `inner` elements, in `blocks` blocks of [`wgsl::steps::SORT_BLOCK`]
     /// items of a row, by the `digits` least significant digits of their keys (see
-    /// [`GpuSteps::sort`]). Returns the final order: for each item, the flat index of its element.
+    /// [`GpuSteps::sort`]). Returns the final order (for each item, the flat index of its element)
+    /// and the items' values in it: each pass moves an item's value with its element, so that the
+    /// next one reads values in order rather than from anywhere in `x`.
     fn encode_radix_sort(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -281,11 +287,12 @@ impl GpuSteps {
         (n, len, inner, blocks): (u64, u64, u64, u64),
         digits: u32,
         descending: bool,
-    ) -> Result<wgpu::Buffer> {
+    ) -> Result<(wgpu::Buffer, wgpu::Buffer)> {
         let counts_len = [blocks as usize * 16];
         let (counts, places) = (self.buffer(DType::U32, &counts_len)?, self.buffer(DType::U32, &counts_len)?);
-        // The order after each pass, alternately in one and the other.
+        // The order and the values after each pass, alternately in one and the other.
         let orders = [self.buffer(DType::U32, &[n as usize])?, self.buffer(DType::U32, &[n as usize])?];
+        let values = [self.buffer(dtype, &[n as usize])?, self.buffer(dtype, &[n as usize])?];
         let count = wgsl::steps::sort_counts_shader(dtype, self.ranking, self.features)?;
         let count = self.gpu.pipeline(&count.label, &count.source, &count.writable, self.features)?;
         let place = wgsl::steps::sort_place_shader(dtype, self.ranking, self.features)?;
@@ -295,16 +302,18 @@ impl GpuSteps {
         let digits = digits.max(1) as usize;
         for digit in 0..digits {
             let (order, next) = (&orders[digit % 2], &orders[(digit + 1) % 2]);
+            let (vals, next_vals) = (&values[digit % 2], &values[(digit + 1) % 2]);
             let sizes = [blocks, len, inner, per_row, digit as u64, u64::from(digit == 0), u64::from(descending)];
             let control = self.control(&sizes.map(|v| v as i64));
-            let buffers = [x.clone(), order.clone(), counts.clone()];
+            let buffers = [x.clone(), vals.clone(), counts.clone()];
             let invocations = self.ranking.invocations(blocks);
             dispatch(self.gpu, encoder, &count, &control, &buffers, invocations)?;
             self.encode_scan(encoder, &counts, &places, DType::U32, &counts_len, 0, ScanOp::Sum)?;
-            let buffers = [x.clone(), order.clone(), places.clone(), next.clone()];
+            let buffers = [x.clone(), order.clone(), vals.clone(), places.clone(), next.clone(), next_vals.clone()];
             dispatch(self.gpu, encoder, &place, &control, &buffers, invocations)?;
         }
-        Ok(orders[digits % 2].clone())
+        let last = digits % 2;
+        Ok((orders[last].clone(), values[last].clone()))
     }
 
     /// `array` with `values` set at (or added at) the flat `positions`, in the host's order (see
@@ -368,8 +377,9 @@ impl GpuSteps {
             dispatch(self.gpu, &mut encoder, &error, &checks, std::slice::from_ref(&positions.buffer), 1)?;
             // Slots up to `length` (one past the end: a position out of range).
             let digits = (u64::BITS - length.leading_zeros()).div_ceil(4);
-            let order = self.encode_radix_sort(&mut encoder, &slots, DType::U32, (m, m, 1, blocks), digits, false)?;
-            let buffers = [slots, order, values.handle(), output.clone()];
+            let (order, sorted) =
+                self.encode_radix_sort(&mut encoder, &slots, DType::U32, (m, m, 1, blocks), digits, false)?;
+            let buffers = [sorted, order, values.handle(), output.clone()];
             match mode {
                 ScatterMode::Set => {
                     let set = pipeline(wgsl::steps::scatter_set_shader(array.dtype, self.features)?)?;

@@ -27,7 +27,9 @@
 //!   counts the digits of every block of [`SORT_BLOCK`] items of a row, scans the counts (rows,
 //!   then bins, then blocks, in order) into each block's places per bin, and moves each item
 //!   there, after the items of its block before it with its digit ([`Ranking`]: one invocation
-//!   walking the block, or a workgroup with an item per invocation). Each pass is stable, so the sort is: equal keys (`-0.0` and `0.0`,
+//!   walking the block, or a workgroup with an item per invocation). An item carries its value
+//!   with its element's index, so a pass reads both in order instead of gathering the value
+//!   from the element's place (a read from anywhere in the array, item after item). Each pass is stable, so the sort is: equal keys (`-0.0` and `0.0`,
 //!   NaNs of any payload) keep their order, numpy's `kind="stable"`. Descending sorts sort the
 //!   complemented digits, so equal elements still keep their order, as the host's sort does.
 //! - **Scatters** (`x[idx] = v`, `np.add.at`) check and normalize the positions into slots, sort
@@ -441,14 +443,16 @@ impl Ranking {
     /// length, the product of the axes after the sorted one, blocks per row, the digit this pass
     /// sorts by, whether this is the first pass, descending), and the block's `row` and number
     /// `c` in it. Item `j` of the sort is position `j % len` of row `j / len`; `order` holds, for
-    /// each item, the element now there (the first pass reads none: every item is its own).
+    /// each item, the element now there, and `vals` its value (the first pass reads neither:
+    /// every item is its own element, its value `x`'s there).
     ///
-    /// A walk has the block's items `[start, end)`, and `ELEMENT` (see [`WALK_ELEMENT`]) gives an
-    /// item's element `e` and digit `d`. In a workgroup, each invocation has its item's element
-    /// `e` and digit `d` (16 past the block's end), and none returns here: the passes wait at
-    /// workgroup barriers after this, which every invocation must reach (`has_block` says whether
-    /// the workgroup has a block).
-    fn prologue(self) -> String {
+    /// A walk has the block's items `[start, end)`, and [`item`] gives an item's value `v` and
+    /// digit `d` (and its element `e`, `with_element`). In a workgroup, each invocation has its
+    /// item's value `v` (of type `storage`), digit `d` (16 past the block's end) and, where
+    /// `with_element`, element `e`, and none returns here: the passes wait at workgroup barriers
+    /// after this, which every invocation must reach (`has_block` says whether the workgroup has
+    /// a block).
+    fn prologue(self, storage: &str, with_element: bool) -> String {
         let lengths = "    let len: u32 = u32(ctl.sizes[1]);
     let inner: u32 = u32(ctl.sizes[2]);
     let bpr: u32 = u32(ctl.sizes[3]);
@@ -472,23 +476,47 @@ impl Ranking {
 {lengths}    let row: u32 = block / bpr;
     let c: u32 = block % bpr;
     let j: u32 = row * len + c * {SORT_BLOCK}u + lid;
-    var e: u32 = 0u;
     var d: u32 = 16u;
+    {declarations}
     if has_block && c * {SORT_BLOCK}u + lid < len {{
-        e = element(j, len, inner);
-        if !first {{ e = order[j]; }}
-        d = bin(x[e], digit, descending);
+        {reads}
+        d = bin(v, digit, descending);
     }}
-"
+",
+                declarations = item_declarations(storage, with_element),
+                reads = item_reads(with_element),
             ),
         }
     }
 }
 
-/// A walk's item `j`: its element `e` and digit `d` (see [`Ranking::prologue`]).
-const WALK_ELEMENT: &str = "var e: u32 = element(j, len, inner);
-        if !first { e = order[j]; }
-        let d = bin(x[e], digit, descending);";
+/// The declarations of an item's value `v` (and element `e`, `with_element`), zero until read.
+fn item_declarations(storage: &str, with_element: bool) -> String {
+    let element = if with_element { "var e: u32 = 0u;\n    " } else { "" };
+    format!("{element}var v: {storage};")
+}
+
+/// The reads of item `j`'s value `v` (and element `e`, `with_element`): in the first pass, the
+/// item's own element and `x`'s value there; after it, what the last pass moved to `j`.
+fn item_reads(with_element: bool) -> &'static str {
+    if with_element {
+        "if first { e = element(j, len, inner); v = x[e]; } else { e = order[j]; v = vals[j]; }"
+    } else {
+        "if first { v = x[element(j, len, inner)]; } else { v = vals[j]; }"
+    }
+}
+
+/// A walk's item `j`: its value `v` and digit `d`, and its element `e` where `with_element`
+/// (see [`Ranking::prologue`]).
+fn item(storage: &str, with_element: bool) -> String {
+    format!(
+        "{}
+        {}
+        let d = bin(v, digit, descending);",
+        item_declarations(storage, with_element),
+        item_reads(with_element)
+    )
+}
 
 /// The WGSL of `fn element(j, len, inner) -> u32` (the flat index of item `j`'s own place: row
 /// `j / len` of the array viewed as `(outer, len, inner)`, position `j % len` on the sorted axis)
@@ -523,14 +551,15 @@ pub(crate) fn sort_counts_shader(dtype: DType, ranking: Ranking, features: Shade
     var j: u32 = start;
     loop {{
         if j >= end {{ break; }}
-        {WALK_ELEMENT}
+        {item}
         bins[d] = bins[d] + 1u;
         j = j + 1u;
     }}
     for (var d: u32 = 0u; d < 16u; d = d + 1u) {{
         counts[(row * 16u + d) * bpr + c] = bins[d];
     }}
-"
+",
+                item = item(storage, false)
             ),
         ),
         Ranking::Workgroup => (
@@ -544,15 +573,15 @@ pub(crate) fn sort_counts_shader(dtype: DType, ranking: Ranking, features: Shade
             .to_string(),
         ),
     };
-    let body = format!("{}{counting}", ranking.prologue());
-    let bindings = [("x", storage, false), ("order", "u32", false), ("counts", "u32", true)];
+    let body = format!("{}{counting}", ranking.prologue(storage, false));
+    let bindings = [("x", storage, false), ("vals", storage, false), ("counts", "u32", true)];
     Ok(assemble("sort digit counts", &format!("{shared}{}", sort_functions(dtype, storage)?), &bindings, &body, dtype))
 }
 
-/// A radix-sort pass's second shader: each item of a block goes to its place, the running count
-/// (`places`, inclusive) before its bin and block plus its rank, the number of items of its block
-/// before it with the same digit. So items with equal digits keep their order: the pass is
-/// stable. A walk counts the ranks as it goes. A workgroup takes them from one running sum over
+/// A radix-sort pass's second shader: each item of a block goes to its place (its element to
+/// `next`, its value to `next_vals`), the running count (`places`, inclusive) before its bin and
+/// block plus its rank, the number of items of its block before it with the same digit. So items
+/// with equal digits keep their order: the pass is stable. A walk counts the ranks as it goes. A workgroup takes them from one running sum over
 /// the block in workgroup memory (8 steps of Hillis and Steele's scan) of 16 counters of 8 bits
 /// packed in a `vec4<u32>`: an item's count of earlier items is at most 255 and the sums wrap
 /// modulo 2^32 exactly, so the running sum less the item's own one is every counter's value.
@@ -570,12 +599,14 @@ pub(crate) fn sort_place_shader(dtype: DType, ranking: Ranking, features: Shader
     var j: u32 = start;
     loop {{
         if j >= end {{ break; }}
-        {WALK_ELEMENT}
+        {item}
         next[at[d]] = e;
+        next_vals[at[d]] = v;
         at[d] = at[d] + 1u;
         j = j + 1u;
     }}
-"
+",
+                item = item(storage, true)
             ),
         ),
         Ranking::Workgroup => (
@@ -597,35 +628,43 @@ pub(crate) fn sort_place_shader(dtype: DType, ranking: Ranking, features: Shader
     var at: u32 = 0u;
     if slot > 0u {{ at = places[slot - 1u]; }}
     next[at + rank] = e;
+    next_vals[at + rank] = v;
 "
             ),
         ),
     };
-    let body = format!("{}{placing}", ranking.prologue());
-    let bindings = [("x", storage, false), ("order", "u32", false), ("places", "u32", false), ("next", "u32", true)];
+    let body = format!("{}{placing}", ranking.prologue(storage, true));
+    let bindings = [
+        ("x", storage, false),
+        ("order", "u32", false),
+        ("vals", storage, false),
+        ("places", "u32", false),
+        ("next", "u32", true),
+        ("next_vals", storage, true),
+    ];
     Ok(assemble("sort placement", &format!("{shared}{}", sort_functions(dtype, storage)?), &bindings, &body, dtype))
 }
 
-/// The shader writing a sort's result from the final order: one invocation per item `j` writes
-/// the element at `j` (its value, or its position along the sorted axis as `int64`) to item
-/// `j`'s own place. `sizes`: the element count, the row length, the product of the axes after
-/// the sorted one.
+/// The shader writing a sort's result from the last pass: one invocation per item `j` writes
+/// the value at `j` (`sorted`: the values the passes carried, of the sort's `storage`) or the
+/// position along the sorted axis of the element at `j` (`sorted`: the final order; `int64`) to
+/// item `j`'s own place. `sizes`: the element count, the row length, the product of the axes
+/// after the sorted one.
 pub(crate) fn sort_result_shader(dtype: DType, result: SortResult, features: ShaderFeatures) -> Result<Shader> {
     let storage = storage_type(dtype, features)?;
-    let (write, out_type) = match result {
-        SortResult::Values => ("out[element(j, len, inner)] = x[e];", storage),
-        SortResult::Indices => ("out[element(j, len, inner)] = i64((e / inner) % len);", "i64"),
+    let (write, sorted_type, out_type) = match result {
+        SortResult::Values => ("out[element(j, len, inner)] = sorted[j];", storage, storage),
+        SortResult::Indices => ("out[element(j, len, inner)] = i64((sorted[j] / inner) % len);", "u32", "i64"),
     };
     let body = format!(
         "    let j: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
     if j >= u32(ctl.sizes[0]) {{ return; }}
     let len: u32 = u32(ctl.sizes[1]);
     let inner: u32 = u32(ctl.sizes[2]);
-    let e = order[j];
     {write}
 "
     );
-    let bindings = [("x", storage, false), ("order", "u32", false), ("out", out_type, true)];
+    let bindings = [("sorted", sorted_type, false), ("out", out_type, true)];
     Ok(assemble("sort result", &sort_functions(dtype, storage)?, &bindings, &body, dtype))
 }
 
@@ -667,31 +706,30 @@ pub(crate) fn scatter_error_shader() -> Shader {
 }
 
 /// The shader of a scatter that sets: one invocation per item `j` of the writes sorted stably
-/// by slot (`order`, over `sizes[0]` writes, into an array of `sizes[1]` elements) writes its
-/// value if it is the last write to its slot, so the last of repeated positions wins, as in the
-/// host's loop. Values and array have one dtype.
+/// by slot (`order`: the write at `j`; `sorted`: its slot; over `sizes[0]` writes, into an
+/// array of `sizes[1]` elements) writes its value if it is the last write to its slot, so the
+/// last of repeated positions wins, as in the host's loop. Values and array have one dtype.
 pub(crate) fn scatter_set_shader(dtype: DType, features: ShaderFeatures) -> Result<Shader> {
     let storage = storage_type(dtype, features)?;
     let body = format!(
         "    let j: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
     let m: u32 = u32(ctl.sizes[0]);
     if j >= m {{ return; }}
-    let e = order[j];
-    let s = slots[e];
+    let s = sorted[j];
     if s >= u32(ctl.sizes[1]) {{ return; }}
     if j + 1u < m {{
-        if slots[order[j + 1u]] == s {{ return; }}
+        if sorted[j + 1u] == s {{ return; }}
     }}
-    out[s] = values[e];
+    out[s] = values[order[j]];
 "
     );
     let bindings =
-        [("slots", "u32", false), ("order", "u32", false), ("values", storage, false), ("out", storage, true)];
+        [("sorted", "u32", false), ("order", "u32", false), ("values", storage, false), ("out", storage, true)];
     Ok(assemble("scatter set", "", &bindings, &body, dtype))
 }
 
 /// The shader of a scatter that adds (`np.add.at`), for an array of `own` dtype and values of
-/// `values` dtype: over the writes sorted stably by slot (`order`), each run of writes to one
+/// `values` dtype: over the writes sorted stably by slot (`order`, their slots in `sorted`), each run of writes to one
 /// slot is added by one invocation, in order, each addition in the promoted dtype and cast back
 /// to `own` (float16 in float32, rounded at each step; booleans or'ed), as the host's loop does.
 /// A dispatch walks the sorted writes `[sizes[2], sizes[3])` and continues each slot's sum from
@@ -725,10 +763,10 @@ pub(crate) fn scatter_add_shader(own: DType, values: DType, features: ShaderFeat
     let hi: u32 = u32(ctl.sizes[3]);
     if j >= hi - lo {{ return; }}
     let first: u32 = lo + j;
-    let s = slots[order[first]];
+    let s = sorted[first];
     if s >= u32(ctl.sizes[1]) {{ return; }}
     if first > lo {{
-        if slots[order[first - 1u]] == s {{ return; }}
+        if sorted[first - 1u] == s {{ return; }}
     }}
     let zero: i64 = ctl.zero;
     {OPAQUE_INIT}
@@ -736,7 +774,7 @@ pub(crate) fn scatter_add_shader(own: DType, values: DType, features: ShaderFeat
     var i: u32 = first;
     loop {{
         if i >= hi {{ break; }}
-        if slots[order[i]] != s {{ break; }}
+        if sorted[i] != s {{ break; }}
         let v: {v_ty} = {value};
         acc = {step};
         i = i + 1u;
@@ -745,7 +783,7 @@ pub(crate) fn scatter_add_shader(own: DType, values: DType, features: ShaderFeat
 "
     );
     let bindings = [
-        ("slots", "u32", false),
+        ("sorted", "u32", false),
         ("order", "u32", false),
         ("values", values_storage, false),
         ("out", own_storage, true),
