@@ -170,6 +170,10 @@ fn as_numpy<'py>(obj: &Bound<'py, PyAny>, what: &str) -> Result<Bound<'py, PyAny
     if obj.is_instance_of::<PyUntypedArray>() {
         return Ok(obj.clone());
     }
+    // numpy reads None as a 0-d object array, which would be refused for its dtype `object`.
+    if obj.is_none() {
+        return Err(type_error(format!("{what}: got None, not an array or a number")));
+    }
     let array = obj.py().import("numpy")?.call_method1("asarray", (obj,))?;
     if obj.is_instance_of::<pyo3::types::PyInt>()
         && array.getattr("dtype")?.getattr("kind")?.extract::<String>()? == "O"

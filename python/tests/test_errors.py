@@ -268,6 +268,13 @@ def test_python_ints_beyond_every_dtype_as_inputs_are_overflow_errors():
             pt.generate(x + 1)(x=value)
 
 
+def test_none_as_an_input_is_a_type_error_that_says_none():
+    """numpy reads None as an object array; the error said the dtype object is not supported."""
+    x = placeholder("x", (3,), np.float64)
+    with pytest.raises(TypeError, match='input "x": got None'):
+        pt.generate(x + 1)(x=None)
+
+
 def test_vander_of_symbolic_length_asks_for_n():
     """It was Python's TypeError comparing an int with a length ``n``."""
     x = placeholder("x", (pt.make_size_param("n"),))
