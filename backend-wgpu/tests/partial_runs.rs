@@ -8,7 +8,7 @@ mod support;
 use support::gpu;
 
 use pytato_backend_interp::Interpreter;
-use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Error, Scalar};
+use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Dim, Error};
 use pytato_frontend as pt;
 use pytato_runtime::backend::{Backend, NamedData};
 use pytato_runtime::device::{DeviceInput, NamedDeviceInputs};
@@ -111,13 +111,5 @@ fn a_limit_below_one_partial_result_is_refused() {
 #[test]
 fn a_float64_sum_of_more_than_two_to_the_31_terms_runs() {
     let Some(w) = gpu() else { return };
-    let n = 27_000usize;
-    let y: Vec<f64> = (0..n * 3).map(|k| ((k * 7 + k / 5) % 5) as f64 - 2.0).collect();
-    let column_sums: Vec<i64> = (0..3).map(|j| (0..n).map(|i| y[3 * i + j] as i64).sum()).collect();
-    let want: i64 = column_sums.iter().map(|s| s * s).sum();
-    let py = pt::placeholder("y", [n as i64, 3], DType::F64).unwrap();
-    let e = pt::einsum("ij,kj->", &[&py, &py]).unwrap();
-    let data = ArrayData::from(ndarray::Array::from_shape_vec([n, 3], y).unwrap().into_dyn());
-    let got = w.compile(&(&e).into()).unwrap().run(&NamedData::from([("y".to_string(), data)])).unwrap();
-    assert_eq!(got["_pt_out"].to_scalars(), vec![Scalar::F64(want as f64)]);
+    support::assert_one_long_exact_sum(&w, 27_000);
 }
