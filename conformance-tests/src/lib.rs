@@ -63,6 +63,17 @@ pub fn instantiate(names: &[String]) -> Result<Instances, String> {
     Ok((instances, skipped))
 }
 
+/// For tests: every linked backend that starts here ([`instantiate`] with no names), each one
+/// left out said on standard error. Panics where a backend that must start cannot (see
+/// [`instantiate`]).
+pub fn linked_backends() -> Vec<(String, Box<dyn Backend>)> {
+    let (instances, skipped) = instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
+    for line in &skipped {
+        eprintln!("{line}");
+    }
+    instances
+}
+
 /// What happened when a backend ran a case.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {

@@ -3,20 +3,13 @@
 //! calls nest, a call's results share one inlined body, calls hold selections, and bad calls are
 //! typed errors.
 
+use pytato_conformance::linked_backends as backends;
 use pytato_core::function::{Function, InlineRule, inline_calls, trace_call};
 use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, Error, TagSet, s};
 use pytato_frontend as pt;
 use pytato_runtime::backend::WithInlineRule;
 use pytato_runtime::backend::{Backend, NamedData, Outputs};
 use pytato_transform::analysis::{num_call_sites, num_nodes};
-
-fn backends() -> Vec<(String, Box<dyn Backend>)> {
-    let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
-    for line in &skipped {
-        eprintln!("{line}");
-    }
-    instances
-}
 
 fn f64s(values: &[f64]) -> ArrayData {
     ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn())

@@ -3,20 +3,13 @@
 //! device gives the bits of the same loop run through the host; inputs are checked as `run`
 //! checks them; device arrays of one backend are accepted by another.
 
+use pytato_conformance::linked_backends as backends;
 use pytato_core::{ArrayData, DType, DictOfNamedArrays, Dim, Error, Scalar};
 use pytato_frontend as pt;
-use pytato_runtime::backend::{Backend, NamedData, Outputs};
+use pytato_runtime::backend::{NamedData, Outputs};
 use pytato_runtime::device::{DeviceArray, DeviceInput, NamedDeviceInputs};
 
 /// Every backend that can run here (wgpu may have no adapter outside CI).
-fn backends() -> Vec<(String, Box<dyn Backend>)> {
-    let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
-    for line in skipped {
-        eprintln!("{line}");
-    }
-    instances
-}
-
 /// One step of a smoothing loop over `u` (named like its own output, as a time loop names its
 /// state), with a count of the positive entries and the step's input as a second output.
 fn step(dtype: DType) -> Outputs {

@@ -7,17 +7,10 @@
 //! host steps' results `_pt_in_step<k>`), so each program below takes every such name for a
 //! user input while also making the library generate it, and checks the values against loops.
 
+use pytato_conformance::linked_backends as backends;
 use pytato_core::{Array, ArrayData, DType, DictOfNamedArrays, s};
 use pytato_frontend as pt;
-use pytato_runtime::backend::{Backend, NamedData, Outputs};
-
-fn backends() -> Vec<(String, Box<dyn Backend>)> {
-    let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
-    for line in &skipped {
-        eprintln!("{line}");
-    }
-    instances
-}
+use pytato_runtime::backend::{NamedData, Outputs};
 
 fn f64s(values: &[f64]) -> ArrayData {
     ArrayData::from(ndarray::Array1::from(values.to_vec()).into_dyn())

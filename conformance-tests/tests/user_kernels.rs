@@ -1,20 +1,13 @@
 //! User kernels (`pytato_core::user_kernel`) on every linked backend, inlined and outlined:
 //! values from plain Rust loops written here, apart from the library.
 
+use pytato_conformance::linked_backends as backends;
 use pytato_core::expr::{BinaryOp, ReduceOp, ReductionBounds};
 use pytato_core::function::InlineRule;
 use pytato_core::user_kernel::{Statement, UserKernel};
 use pytato_core::{ArrayData, DType, DictOfNamedArrays, Dim, Error, Expr, Shape};
 use pytato_frontend as pt;
 use pytato_runtime::backend::{Backend, NamedData, WithInlineRule};
-
-fn backends() -> Vec<(String, Box<dyn Backend>)> {
-    let (instances, skipped) = pytato_conformance::instantiate(&[]).unwrap_or_else(|e| panic!("{e}"));
-    for line in &skipped {
-        eprintln!("{line}");
-    }
-    instances
-}
 
 fn values(data: &ArrayData) -> Vec<f64> {
     data.to_scalars().iter().map(|s| s.to_f64()).collect()
