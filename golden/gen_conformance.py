@@ -41,6 +41,7 @@ import warnings
 import numpy as np
 
 from at import At
+from encoding import encode
 
 warnings.simplefilter("ignore")
 
@@ -467,29 +468,6 @@ def make_data(rng_np, dtype, shape, opts):
     if dtype.startswith("complex"):
         return (rng_np.uniform(lo, hi, shape) + 1j * rng_np.uniform(lo, hi, shape)).astype(dtype)
     return rng_np.uniform(lo, hi, shape).astype(dtype)
-
-
-def enc_float(v):
-    v = float(v)
-    if np.isnan(v):
-        return "nan"
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return v
-
-
-def encode(a):
-    a = np.asarray(a)
-    flat = a.reshape(-1)
-    if a.dtype.kind == "b":
-        values = [bool(v) for v in flat]
-    elif a.dtype.kind in "iu":
-        values = [int(v) for v in flat]
-    elif a.dtype.kind == "f":
-        values = [enc_float(v) for v in flat]
-    else:
-        values = [[enc_float(v.real), enc_float(v.imag)] for v in flat]
-    return {"dtype": a.dtype.name, "shape": list(a.shape), "values": values}
 
 
 def concrete(shape, sizes):
@@ -1291,7 +1269,6 @@ case("cbrt_exp2_logaddexp2", {"cbrt": "np.cbrt(x)", "cbrt32": "np.cbrt(f)", "cbr
       "z": (Z, (8,), [0.5, -3.0, 1.25, 0.0, -1.5, 2.0, 7.0, -0.25])})
 KERNEL_FUNCS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
                 "floor": np.floor, "maximum": np.maximum, "minimum": np.minimum, "where": np.where}
-
 
 
 # --- Added after the cases above (inputs are seeded by a case's position: appended here, the
