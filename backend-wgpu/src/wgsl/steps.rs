@@ -29,9 +29,10 @@
 //!   there, after the items of its block before it with its digit ([`Ranking`]: one invocation
 //!   walking the block, or a workgroup with an item per invocation). An item carries its value
 //!   with its element's index, so a pass reads both in order instead of gathering the value
-//!   from the element's place (a read from anywhere in the array, item after item). Each pass is stable, so the sort is: equal keys (`-0.0` and `0.0`,
-//!   NaNs of any payload) keep their order, numpy's `kind="stable"`. Descending sorts sort the
-//!   complemented digits, so equal elements still keep their order, as the host's sort does.
+//!   from the element's place (a read from anywhere in the array, item after item). Each pass
+//!   is stable, so the sort is: equal keys (`-0.0` and `0.0`, NaNs of any payload) keep their
+//!   order, numpy's `kind="stable"`. Descending sorts sort the complemented digits, so equal
+//!   elements still keep their order, as the host's sort does.
 //! - **Scatters** (`x[idx] = v`, `np.add.at`) check and normalize the positions into slots, sort
 //!   the writes stably by slot (the radix sort above), and give each slot's run of writes, in the
 //!   host's order, to one invocation: the last value of a run is set; a run's values are added
@@ -581,10 +582,11 @@ pub(crate) fn sort_counts_shader(dtype: DType, ranking: Ranking, features: Shade
 /// A radix-sort pass's second shader: each item of a block goes to its place (its element to
 /// `next`, its value to `next_vals`), the running count (`places`, inclusive) before its bin and
 /// block plus its rank, the number of items of its block before it with the same digit. So items
-/// with equal digits keep their order: the pass is stable. A walk counts the ranks as it goes. A workgroup takes them from one running sum over
-/// the block in workgroup memory (8 steps of Hillis and Steele's scan) of 16 counters of 8 bits
-/// packed in a `vec4<u32>`: an item's count of earlier items is at most 255 and the sums wrap
-/// modulo 2^32 exactly, so the running sum less the item's own one is every counter's value.
+/// with equal digits keep their order: the pass is stable. A walk counts the ranks as it goes.
+/// A workgroup takes them from one running sum over the block in workgroup memory (8 steps of
+/// Hillis and Steele's scan) of 16 counters of 8 bits packed in a `vec4<u32>`: an item's count
+/// of earlier items is at most 255 and the sums wrap modulo 2^32 exactly, so the running sum
+/// less the item's own one is every counter's value.
 pub(crate) fn sort_place_shader(dtype: DType, ranking: Ranking, features: ShaderFeatures) -> Result<Shader> {
     let storage = storage_type(dtype, features)?;
     let (shared, placing) = match ranking {
@@ -729,12 +731,13 @@ pub(crate) fn scatter_set_shader(dtype: DType, features: ShaderFeatures) -> Resu
 }
 
 /// The shader of a scatter that adds (`np.add.at`), for an array of `own` dtype and values of
-/// `values` dtype: over the writes sorted stably by slot (`order`, their slots in `sorted`), each run of writes to one
-/// slot is added by one invocation, in order, each addition in the promoted dtype and cast back
-/// to `own` (float16 in float32, rounded at each step; booleans or'ed), as the host's loop does.
-/// A dispatch walks the sorted writes `[sizes[2], sizes[3])` and continues each slot's sum from
-/// the array, so runs longer than a driver's cap on an invocation's iterations take several
-/// dispatches, in order. `sizes[0]`, `sizes[1]`: the writes and the array's elements.
+/// `values` dtype: over the writes sorted stably by slot (`order`, their slots in `sorted`), each
+/// run of writes to one slot is added by one invocation, in order, each addition in the promoted
+/// dtype and cast back to `own` (float16 in float32, rounded at each step; booleans or'ed), as
+/// the host's loop does. A dispatch walks the sorted writes `[sizes[2], sizes[3])` and continues
+/// each slot's sum from the array, so runs longer than a driver's cap on an invocation's
+/// iterations take several dispatches, in order. `sizes[0]`, `sizes[1]`: the writes and the
+/// array's elements.
 pub(crate) fn scatter_add_shader(own: DType, values: DType, features: ShaderFeatures) -> Result<Shader> {
     let (own_storage, values_storage) = (storage_type(own, features)?, storage_type(values, features)?);
     let program = KernelProgram::default();
