@@ -148,7 +148,7 @@ impl GpuSteps {
         let totals_shape = [outer as usize, blocks as usize, inner as usize];
         let totals = self.buffer(dtype, &totals_shape)?;
         let scanned = self.buffer(dtype, &totals_shape)?;
-        let sizes = |count: u64| self.control(&[count, len, inner, blocks, SCAN_BLOCK].map(|v| v as i64));
+        let sizes = |count: u64| self.control(&[count, len, inner, blocks].map(|v| v as i64));
         let gather = wgsl::steps::block_totals_shader(dtype, self.features)?;
         let gather = self.gpu.pipeline(&gather.label, &gather.source, &gather.writable, self.features)?;
         let count = outer * blocks * inner;

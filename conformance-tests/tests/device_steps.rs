@@ -373,9 +373,9 @@ fn long_integer_rows_scan_in_parallel_blocks_with_the_hosts_bits() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
     // Integers wrap, so blocks scanned apart and combined give the running loop's bits: a middle
-    // axis with rows on both sides, and a row long enough that its block totals are scanned in
-    // blocks again.
-    let cases: [(&[usize], usize); 3] = [(&[2, 3000, 3], 1), (&[2049, 2], 0), (&[2_200_001], 0)];
+    // axis with rows on both sides, a last axis after rows, a first axis, and a row long enough
+    // that its block totals are scanned in blocks again.
+    let cases: [(&[usize], usize); 4] = [(&[2, 3000, 3], 1), (&[3, 2500], 1), (&[2049, 2], 0), (&[2_200_001], 0)];
     for dtype in [DType::I8, DType::U16, DType::I32, DType::U32, DType::I64, DType::U64] {
         for (shape, axis) in cases {
             let dims: Vec<Dim> = shape.iter().map(|&d| Dim::from(d as i64)).collect();
@@ -396,9 +396,9 @@ fn long_float_sums_scan_in_the_hosts_blocks_with_its_bits() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
     // Rows of more than 2048 run in blocks of 1024 on both sides (`pytato_runtime::scan`): a
-    // middle axis with rows on both sides, a first axis, and a row whose totals are scanned in
-    // blocks again. Finite values of both signs whose running sums round at most steps.
-    let cases: [(&[usize], usize); 3] = [(&[2, 3000, 3], 1), (&[2049, 2], 0), (&[2_200_001], 0)];
+    // middle axis with rows on both sides, a last axis after rows, a first axis, and a row whose
+    // totals are scanned in blocks again. Finite values of both signs whose running sums round at most steps.
+    let cases: [(&[usize], usize); 4] = [(&[2, 3000, 3], 1), (&[3, 2500], 1), (&[2049, 2], 0), (&[2_200_001], 0)];
     for dtype in [DType::F64, DType::F32, DType::F16, DType::C64, DType::C128] {
         if !wgpu.has_f64() && matches!(dtype, DType::F64 | DType::C128) {
             continue;

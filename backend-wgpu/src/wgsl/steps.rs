@@ -128,33 +128,46 @@ pub(crate) fn scan_shader(dtype: DType, op: ScanOp, features: ShaderFeatures) ->
     Ok(assemble("scan", t.library.source(), &bindings, &body, dtype))
 }
 
-/// The start of the block shaders' `main`: the invocation's element (below `sizes[0]`), the
-/// lengths of a scan in blocks from `sizes[1..5]`, and the element's position `k` on the inner axes.
-fn blocks_prologue() -> String {
+/// The start of the block shaders' `main`: the invocation's element `gid` (below `sizes[0]`) of
+/// an array of shape `(outer, along, inner)`, as its position `o` on the outer axes, `middle` on
+/// the middle one and `k` on the inner ones; the lengths of a scan in blocks from `sizes[1..4]`
+/// (`len`, `inner`, `blocks`), and its `block_len`, [`SCAN_BLOCK`]. The position divides only
+/// where it must (a division by a length the shader does not know costs a driver many
+/// instructions): not at all for one row of one inner element, the common scan of a vector.
+fn blocks_prologue(middle: &str, along: &str) -> String {
     format!(
         "    let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
     if gid >= u32(ctl.sizes[0]) {{ return; }}
     let len: u32 = u32(ctl.sizes[1]);
     let inner: u32 = u32(ctl.sizes[2]);
     let blocks: u32 = u32(ctl.sizes[3]);
-    let block_len: u32 = u32(ctl.sizes[4]);
-    let k: u32 = gid % inner;
+    let block_len: u32 = {SCAN_BLOCK}u;
+    var k: u32 = 0u;
+    var q: u32 = gid;
+    if inner != 1u {{
+        q = gid / inner;
+        k = gid - q * inner;
+    }}
+    var o: u32 = 0u;
+    if q >= {along} {{ o = q / {along}; }}
+    let {middle}: u32 = q - o * {along};
 "
     )
 }
 
+/// The block length of a scan in blocks (see `pytato_runtime::scan`).
+const SCAN_BLOCK: usize = pytato_runtime::scan::SCAN_BLOCK;
+
 /// The shader gathering, for a scan in blocks, the last running value of every block: `totals`,
 /// of shape `(outer, blocks, inner)`, from `y`, of shape `(outer, len, inner)`. `sizes`: the
-/// number of totals, `len`, `inner`, the number of blocks and the block length.
+/// number of totals, `len`, `inner` and the number of blocks.
 pub(crate) fn block_totals_shader(dtype: DType, features: ShaderFeatures) -> Result<Shader> {
     let storage = storage_type(dtype, features)?;
     let body = format!(
-        "{prologue}    let b: u32 = (gid / inner) % blocks;
-    let o: u32 = gid / (inner * blocks);
-    let last: u32 = min((b + 1u) * block_len, len) - 1u;
+        "{prologue}    let last: u32 = min((b + 1u) * block_len, len) - 1u;
     totals[gid] = y[(o * len + last) * inner + k];
 ",
-        prologue = blocks_prologue()
+        prologue = blocks_prologue("b", "blocks")
     );
     Ok(assemble("scan block totals", "", &[("y", storage, false), ("totals", storage, true)], &body, dtype))
 }
@@ -163,7 +176,7 @@ pub(crate) fn block_totals_shader(dtype: DType, features: ShaderFeatures) -> Res
 /// `pytato_runtime::scan`): every element of a block after the first becomes `before +
 /// running` (`*` for products), `before` the scanned total of the blocks before it, with the
 /// value operations of the scan shader (float16 through float32). `sizes`: the element count,
-/// `len`, `inner`, the number of blocks and the block length.
+/// `len`, `inner` and the number of blocks.
 pub(crate) fn block_offsets_shader(dtype: DType, op: ScanOp, features: ShaderFeatures) -> Result<Shader> {
     if dtype == DType::Bool || (dtype.is_inexact() && op == ScanOp::Product) {
         return Err(bug(format!("a {op:?} scan of {dtype} in blocks")));
@@ -189,15 +202,13 @@ pub(crate) fn block_offsets_shader(dtype: DType, op: ScanOp, features: ShaderFea
         return Err(bug(format!("a scan of {dtype} in blocks needs a constant table")));
     }
     let body = format!(
-        "{prologue}    {OPAQUE_INIT}
-    let i: u32 = (gid / inner) % len;
-    let o: u32 = gid / (inner * len);
-    let b: u32 = i / block_len;
+        "{prologue}    let b: u32 = i / block_len;
     if b == 0u {{ return; }}
+    {OPAQUE_INIT}
     let before = scanned[(o * blocks + b - 1u) * inner + k];
     y[gid] = {combined};
 ",
-        prologue = blocks_prologue()
+        prologue = blocks_prologue("i", "len")
     );
     let bindings = [("scanned", storage, false), ("y", storage, true)];
     Ok(assemble("scan block offsets", t.library.source(), &bindings, &body, dtype))
