@@ -249,10 +249,12 @@ impl DeferredChecks {
         control: &wgpu::Buffer,
         decode: Decode,
         inputs: Vec<Arc<RunStatus>>,
-    ) -> Arc<RunStatus> {
+    ) -> Result<Arc<RunStatus>> {
         let reused = self.free.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let staging =
-            reused.unwrap_or_else(|| gpu.staging_buffer(CONTROL_HEADER, wgpu::MapMode::Read, "pytato deferred check"));
+        let staging = match reused {
+            Some(staging) => staging,
+            None => gpu.staging_buffer(CONTROL_HEADER, wgpu::MapMode::Read, "pytato deferred check")?,
+        };
         encoder.copy_buffer_to_buffer(control, 0, &staging, 0, CONTROL_HEADER);
         let run = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
         let status = RunStatus::new(run, None, inputs, &READS);
@@ -262,7 +264,7 @@ impl DeferredChecks {
             decode,
             thread: std::thread::current().id(),
         });
-        status
+        Ok(status)
     }
 
     /// Blocks until the GPU has finished the work submitted so far: the only place the backend

@@ -234,15 +234,51 @@ fn open() -> std::result::Result<Gpu, String> {
 }
 
 impl Gpu {
+    /// A new buffer as `descriptor` says, or [`Error::OutOfMemory`] for `what` (the buffer's
+    /// contents, for the message) where the device cannot have it.
+    ///
+    /// wgpu does not fail a creation: a buffer it could not allocate is invalid (each use is a
+    /// validation error, and a submission that uses one does nothing), and the error goes to the
+    /// device's handler, which only prints. A run that went on would return outputs no kernel
+    /// wrote. So every buffer is created here, in an error scope of its own that catches running
+    /// out of memory (a scope is this thread's, and popping it waits for nothing on the native
+    /// backends).
+    pub(crate) fn create_buffer(
+        &self,
+        descriptor: &wgpu::BufferDescriptor<'_>,
+        what: impl FnOnce() -> String,
+    ) -> Result<wgpu::Buffer> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let buffer = self.device.create_buffer(descriptor);
+        match pollster::block_on(scope.pop()) {
+            None => Ok(buffer),
+            Some(e) => Err(out_of_memory(descriptor.size, what(), e)),
+        }
+    }
+
+    /// `queue.write_buffer` of `data` at the start of `buffer`, or [`Error::OutOfMemory`] where
+    /// the queue cannot have the staging memory the write takes (as large as `data`); `what`
+    /// names the data, as for [`Gpu::create_buffer`].
+    pub(crate) fn write_buffer(&self, buffer: &wgpu::Buffer, data: &[u8], what: impl FnOnce() -> String) -> Result<()> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        self.queue.write_buffer(buffer, 0, data);
+        match pollster::block_on(scope.pop()) {
+            None => Ok(()),
+            Some(e) => Err(out_of_memory(data.len() as u64, format!("staging {}", what()), e)),
+        }
+    }
+
     /// A new staging buffer of `size` bytes, host memory the GPU copies from (`Write`: mapped at
-    /// creation) or into (`Read`).
-    pub(crate) fn staging_buffer(&self, size: u64, mode: wgpu::MapMode, label: &str) -> wgpu::Buffer {
-        self.staging_buffers_created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    /// creation) or into (`Read`), or [`Error::OutOfMemory`] (see [`Gpu::create_buffer`]).
+    pub(crate) fn staging_buffer(&self, size: u64, mode: wgpu::MapMode, label: &str) -> Result<wgpu::Buffer> {
         let (usage, mapped_at_creation) = match mode {
             wgpu::MapMode::Read => (wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, false),
             wgpu::MapMode::Write => (wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC, true),
         };
-        self.device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation })
+        let descriptor = wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation };
+        let buffer = self.create_buffer(&descriptor, || format!("a staging buffer ({label})"))?;
+        self.staging_buffers_created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(buffer)
     }
 
     /// The staging buffers of standalone transfers (see [`TransferStaging`]).
@@ -250,19 +286,22 @@ impl Gpu {
         self.transfer_staging.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// A storage buffer (`crate::resident::STORAGE_USAGE`) of `size` bytes: a spare of a dropped
-    /// device array where there is one of that size (see `crate::spare`), else a new one.
-    pub(crate) fn storage_buffer(&self, size: u64, label: &str) -> wgpu::Buffer {
-        let spare = self.spares.lock().unwrap_or_else(|p| p.into_inner()).take(size);
-        spare.unwrap_or_else(|| {
-            self.storage_buffers_created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage: crate::resident::STORAGE_USAGE,
-                mapped_at_creation: false,
-            })
-        })
+    /// A storage buffer (`crate::resident::STORAGE_USAGE`) of `size` bytes holding `what`: a
+    /// spare of a dropped device array where there is one of that size (see `crate::spare`), else
+    /// a new one, or [`Error::OutOfMemory`] (see [`Gpu::create_buffer`]).
+    pub(crate) fn storage_buffer(&self, size: u64, label: &str, what: impl FnOnce() -> String) -> Result<wgpu::Buffer> {
+        if let Some(spare) = self.spares.lock().unwrap_or_else(|p| p.into_inner()).take(size) {
+            return Ok(spare);
+        }
+        let descriptor = wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: crate::resident::STORAGE_USAGE,
+            mapped_at_creation: false,
+        };
+        let buffer = self.create_buffer(&descriptor, what)?;
+        self.storage_buffers_created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(buffer)
     }
 
     /// Submits `commands` to the queue.
@@ -318,26 +357,32 @@ impl Gpu {
     /// written once; `None` for a shader without constants.
     /// Tables with equal contents are one buffer (the cache keeps at most [`PIPELINE_CACHE`]
     /// tables; a kernel holds its own for as long as it lives).
-    pub(crate) fn constant_table(&self, words: &[u32]) -> Option<wgpu::Buffer> {
-        use wgpu::util::DeviceExt;
+    pub(crate) fn constant_table(&self, words: &[u32]) -> Result<Option<wgpu::Buffer>> {
         if words.is_empty() {
-            return None;
+            return Ok(None);
         }
         let mut tables = self.constant_tables.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(buffer) = tables.get(words) {
-            return Some(buffer.clone());
+            return Ok(Some(buffer.clone()));
         }
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let buffer = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        let descriptor = wgpu::BufferDescriptor {
             label: Some("pytato constants"),
-            contents: &bytes,
+            size: bytes.len() as u64,
             usage: wgpu::BufferUsages::STORAGE,
-        });
+            mapped_at_creation: true,
+        };
+        let buffer = self.create_buffer(&descriptor, || "a shader's constant table".into())?;
+        buffer
+            .get_mapped_range_mut(..)
+            .map_err(|e| Error::Internal { backend: "wgpu".into(), message: format!("writing a constant table: {e}") })?
+            .copy_from_slice(&bytes);
+        buffer.unmap();
         if tables.len() >= PIPELINE_CACHE {
             tables.clear();
         }
         tables.insert(words.to_vec(), buffer.clone());
-        Some(buffer)
+        Ok(Some(buffer))
     }
 
     /// One line naming the adapter, its backend and driver.
@@ -450,6 +495,12 @@ impl Gpu {
 }
 
 /// WGSL without its `//` comments (WGSL has no string literals that could hold `//`).
+/// The error of a buffer (or a write's staging) of `bytes` holding `what` that the device could
+/// not have, `error` being wgpu's words for it.
+fn out_of_memory(bytes: u64, what: String, error: wgpu::Error) -> Error {
+    Error::OutOfMemory { op: "wgpu".into(), bytes, what: format!("{what} on the GPU ({error})") }
+}
+
 fn without_comments(source: &str) -> String {
     source
         .lines()

@@ -411,11 +411,11 @@ impl Wgpu {
                 pipeline: self.pipeline(program, kernel, &b.shader)?,
                 reduce: b.reduce,
                 element_size: b.element_size,
-                constants: self.gpu.constant_table(&b.shader.constants),
+                constants: self.gpu.constant_table(&b.shader.constants)?,
                 tree: match b.tree {
                     Some(tree) => Some((
                         self.pipeline(program, kernel, &tree)?,
-                        self.gpu.constant_table(&tree.constants),
+                        self.gpu.constant_table(&tree.constants)?,
                         tree.loops,
                     )),
                     None => None,
@@ -426,7 +426,7 @@ impl Wgpu {
         Ok(CompiledKernel {
             kernel: kernel.clone(),
             pipeline: self.pipeline(program, kernel, &shaders.kernel)?,
-            constants: self.gpu.constant_table(&shaders.kernel.constants),
+            constants: self.gpu.constant_table(&shaders.kernel.constants)?,
             buffers: shaders.kernel.buffers,
             loops: shaders.kernel.loops,
             block_sums,
@@ -450,7 +450,7 @@ impl Wgpu {
             .into_iter()
             .map(|shader| {
                 shader
-                    .map(|s| Ok((self.pipeline(program, kernel, &s)?, self.gpu.constant_table(&s.constants), s.loops)))
+                    .map(|s| Ok((self.pipeline(program, kernel, &s)?, self.gpu.constant_table(&s.constants)?, s.loops)))
                     .transpose()
             })
             .collect()

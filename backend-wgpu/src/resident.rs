@@ -62,7 +62,10 @@ impl DeviceStorage for GpuStorage {
             return Ok(ArrayData::zeros(self.dtype, &self.shape));
         }
         let kept = self.gpu.transfer().downloads.take().filter(|b| b.size() >= size);
-        let staging = kept.unwrap_or_else(|| self.gpu.staging_buffer(size, wgpu::MapMode::Read, "pytato download"));
+        let staging = match kept {
+            Some(staging) => staging,
+            None => self.gpu.staging_buffer(size, wgpu::MapMode::Read, "pytato download")?,
+        };
         let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
         encoder.copy_buffer_to_buffer(&self.buffer, 0, &staging, 0, size);
         self.gpu.submit([encoder.finish()]);
@@ -110,7 +113,8 @@ pub(crate) fn upload(gpu: &'static Gpu, data: &ArrayDataView<'_>) -> Result<Devi
             ),
         });
     }
-    let buffer = gpu.storage_buffer(size, "pytato device array");
+    let what = || format!("an uploaded array ({} of shape {:?})", data.dtype(), data.shape());
+    let buffer = gpu.storage_buffer(size, "pytato device array", what)?;
     if !bytes.is_empty() {
         // Through the GPU's upload staging buffer (see `crate::upload`) where it is mapped again
         // by now (a poll that does not wait lets a finished copy's mapping complete); large

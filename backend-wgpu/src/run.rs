@@ -278,16 +278,13 @@ fn reuse<'a>(
     size: u64,
     usage: wgpu::BufferUsages,
     label: &str,
-) -> &'a wgpu::Buffer {
+) -> Result<&'a wgpu::Buffer> {
     if slot.as_ref().is_none_or(|b| b.size() < size) {
-        *slot = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size,
-            usage,
-            mapped_at_creation: false,
-        }));
+        *slot = None; // the old buffer goes before the new one comes
+        let descriptor = wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false };
+        *slot = Some(gpu.create_buffer(&descriptor, || format!("the {label}"))?);
     }
-    slot.as_ref().expect("just filled")
+    Ok(slot.as_ref().expect("just filled"))
 }
 
 impl Compiled {
@@ -557,14 +554,18 @@ impl Compiled {
             let size = bytes[i].max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
             let fresh = pool.buffers.get(&i).is_none_or(|(buf, _)| buf.size() < size);
             if fresh {
-                pool.buffers.insert(i, (gpu.storage_buffer(size, &b.name), false));
+                pool.buffers.remove(&i); // the old buffer goes before the new one comes
+                let what =
+                    || format!("{} ({} of shape {:?})", program.describe_buffer(BufferId(i)), b.dtype, shapes[i]);
+                pool.buffers.insert(i, (gpu.storage_buffer(size, &b.name, what)?, false));
             }
             let (buffer, uploaded) = pool.buffers.get_mut(&i).expect("just ensured");
             if let BufferKind::Data(d) = &b.kind
                 && !*uploaded
             {
                 // Host data, or a device array held elsewhere (copied through the host once).
-                write(gpu, buffer, &to_bytes(&d.to_host()?.view()));
+                let what = || format!("data {} ({} of shape {:?})", b.name, b.dtype, shapes[i]);
+                write(gpu, buffer, &to_bytes(&d.to_host()?.view()), what)?;
                 *uploaded = true;
             }
         }
@@ -592,7 +593,7 @@ impl Compiled {
         let same_block =
             pool.control.as_ref().is_some_and(|b| b.size() >= control.len() as u64) && pool.control_written == control;
         let control_buffer =
-            reuse(gpu, &mut pool.control, control.len() as u64, STORAGE_USAGE, "pytato control block").clone();
+            reuse(gpu, &mut pool.control, control.len() as u64, STORAGE_USAGE, "pytato control block")?.clone();
         if same_block {
             // The sizes are the last run's: only the header differs, where a kernel that failed
             // a check wrote (the chunk and level fields that copies set are restored by the end
@@ -600,7 +601,7 @@ impl Compiled {
             // block staged again (a buffer wgpu creates and frees per run).
             encoder.clear_buffer(&control_buffer, 0, Some(CONTROL_HEADER));
         } else {
-            gpu.queue.write_buffer(&control_buffer, 0, &control);
+            gpu.write_buffer(&control_buffer, &control, || "the control block".into())?;
             pool.control_written = control;
         }
 
@@ -639,13 +640,16 @@ impl Compiled {
                 table.extend([base as u32, len as u32]);
             }
         }
-        let control_table = (table.len() > CONTROL_TABLE_HEADER.len() || tree_passes).then(|| {
-            let bytes: Vec<u8> = table.iter().flat_map(|v| v.to_le_bytes()).collect();
-            let buffer =
-                reuse(gpu, &mut pool.control_table, bytes.len() as u64, STORAGE_USAGE, "pytato control table").clone();
-            gpu.queue.write_buffer(&buffer, 0, &bytes);
-            buffer
-        });
+        let control_table = match table.len() > CONTROL_TABLE_HEADER.len() || tree_passes {
+            false => None,
+            true => {
+                let bytes: Vec<u8> = table.iter().flat_map(|v| v.to_le_bytes()).collect();
+                let label = "pytato control table";
+                let buffer = reuse(gpu, &mut pool.control_table, bytes.len() as u64, STORAGE_USAGE, label)?.clone();
+                gpu.write_buffer(&buffer, &bytes, || "the control table".into())?;
+                Some(buffer)
+            }
+        };
 
         let mut commands = Passes::new(encoder);
         for (k, ((kernel, &(elements, slots, entries)), runs)) in kernels.iter().zip(&chunking).zip(&runs).enumerate() {
@@ -664,15 +668,20 @@ impl Compiled {
             for (j, stage) in kernel.block_sums.iter().enumerate() {
                 let size =
                     stage.partials_bytes(slots, bound, coarse)?.max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-                let slot = pool.block_sums.get(&(k, j)).filter(|b| b.size() >= size).cloned();
-                let partials = slot.unwrap_or_else(|| {
-                    gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("pytato block sums"),
-                        size,
-                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                        mapped_at_creation: false,
-                    })
-                });
+                let partials = match pool.block_sums.get(&(k, j)).filter(|b| b.size() >= size) {
+                    Some(kept) => kept.clone(),
+                    None => {
+                        pool.block_sums.remove(&(k, j)); // the old buffer goes before the new one comes
+                        let descriptor = wgpu::BufferDescriptor {
+                            label: Some("pytato block sums"),
+                            size,
+                            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                            mapped_at_creation: false,
+                        };
+                        let output = program.describe_buffer(kernel.kernel.output);
+                        gpu.create_buffer(&descriptor, || format!("the partial sums of a reduction in {output}"))?
+                    }
+                };
                 pool.block_sums.insert((k, j), partials.clone());
                 block_sums.push(partials);
             }
@@ -771,7 +780,7 @@ impl Compiled {
         let mut encoder = commands.finish();
 
         if let Some((decode, inputs)) = deferred {
-            let status = gpu.checks.defer(gpu, &mut encoder, &control_buffer, decode, inputs);
+            let status = gpu.checks.defer(gpu, &mut encoder, &control_buffer, decode, inputs)?;
             gpu.submit([encoder.finish()]);
             if let Some(uploaded) = &uploaded {
                 uploaded.remap();
@@ -799,7 +808,8 @@ impl Compiled {
             total += bytes[i].next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
         }
         if pool.staging.as_ref().is_none_or(|b| b.size() < total) {
-            pool.staging = Some(gpu.staging_buffer(total, wgpu::MapMode::Read, "pytato readback"));
+            pool.staging = None; // the old buffer goes before the new one comes
+            pool.staging = Some(gpu.staging_buffer(total, wgpu::MapMode::Read, "pytato readback")?);
         }
         let staging = pool.staging.clone().expect("just ensured");
         encoder.copy_buffer_to_buffer(&control_buffer, 0, &staging, 0, CONTROL_HEADER);
@@ -860,10 +870,11 @@ impl Drop for Unmap<'_> {
     }
 }
 
-fn write(gpu: &Gpu, buffer: &wgpu::Buffer, data: &[u8]) {
+fn write(gpu: &Gpu, buffer: &wgpu::Buffer, data: &[u8], what: impl FnOnce() -> String) -> Result<()> {
     // `write_buffer` needs a multiple of 4 bytes; storage sizes are 4, 8 or 16 per element.
-    if !data.is_empty() {
-        gpu.queue.write_buffer(buffer, 0, data);
+    match data.is_empty() {
+        true => Ok(()),
+        false => gpu.write_buffer(buffer, data, what),
     }
 }
 

@@ -119,7 +119,7 @@ impl GpuSteps {
         let mut start = 0;
         while start < len {
             let end = (start + stretch).min(len);
-            let control = self.control(&[rows, len, inner, start, end, len].map(|v| v as i64));
+            let control = self.control(&[rows, len, inner, start, end, len].map(|v| v as i64))?;
             dispatch(self.gpu, encoder, &pipeline, &control, &[x.clone(), output.clone()], rows)?;
             start = end;
         }
@@ -143,7 +143,7 @@ impl GpuSteps {
     ) -> Result<()> {
         let blocks = len.div_ceil(SCAN_BLOCK);
         let elements = outer * len * inner;
-        let control = self.control(&[outer * inner, len, inner, 0, len, SCAN_BLOCK].map(|v| v as i64));
+        let control = self.control(&[outer * inner, len, inner, 0, len, SCAN_BLOCK].map(|v| v as i64))?;
         dispatch(self.gpu, encoder, scan, &control, &[x.clone(), output.clone()], outer * inner * blocks)?;
         let totals_shape = [outer as usize, blocks as usize, inner as usize];
         let totals = self.buffer(dtype, &totals_shape)?;
@@ -152,11 +152,11 @@ impl GpuSteps {
         let gather = wgsl::steps::block_totals_shader(dtype, self.features)?;
         let gather = self.gpu.pipeline(&gather.label, &gather.source, &gather.writable, self.features)?;
         let count = outer * blocks * inner;
-        dispatch(self.gpu, encoder, &gather, &sizes(count), &[output.clone(), totals.clone()], count)?;
+        dispatch(self.gpu, encoder, &gather, &sizes(count)?, &[output.clone(), totals.clone()], count)?;
         self.encode_scan(encoder, &totals, &scanned, dtype, &totals_shape, 1, op)?;
         let offsets = wgsl::steps::block_offsets_shader(dtype, op, self.features)?;
         let offsets = self.gpu.pipeline(&offsets.label, &offsets.source, &offsets.writable, self.features)?;
-        dispatch(self.gpu, encoder, &offsets, &sizes(elements), &[scanned, output.clone()], elements)
+        dispatch(self.gpu, encoder, &offsets, &sizes(elements)?, &[scanned, output.clone()], elements)
     }
 
     /// The row-major positions of the `true` elements of `mask`, `int64` of shape
@@ -179,16 +179,11 @@ impl GpuSteps {
         let count_shader = wgsl::steps::mask_counts_shader();
         let count_pipeline =
             self.gpu.pipeline(&count_shader.label, &count_shader.source, &count_shader.writable, self.features)?;
-        let control = self.control(&[n as i64, blocks as i64]);
+        let control = self.control(&[n as i64, blocks as i64])?;
         dispatch(self.gpu, &mut encoder, &count_pipeline, &control, &[mask.handle(), counts.clone()], blocks)?;
         self.encode_scan(&mut encoder, &counts, &offsets, DType::I64, &[blocks as usize], 0, ScanOp::Sum)?;
         // The count: the last running count, read back.
-        let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("pytato nonzero count"),
-            size: 8,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let staging = self.gpu.staging_buffer(8, wgpu::MapMode::Read, "pytato nonzero count")?;
         encoder.copy_buffer_to_buffer(&offsets, (blocks - 1) * 8, &staging, 0, 8);
         self.gpu.submit([encoder.finish()]);
         map_for_reading(self.gpu, &staging, 8)?;
@@ -207,7 +202,7 @@ impl GpuSteps {
             let pipeline = self.gpu.pipeline(&shader.label, &shader.source, &shader.writable, self.features)?;
             let mut sizes = vec![n as i64, blocks as i64, count as i64];
             sizes.extend(mask.shape.iter().map(|&d| d as i64));
-            let control = self.control(&sizes);
+            let control = self.control(&sizes)?;
             let mut encoder =
                 self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("nonzero") });
             let buffers = [mask.handle(), offsets, output.clone()];
@@ -263,7 +258,7 @@ impl GpuSteps {
             self.encode_radix_sort(&mut encoder, &x.buffer, x.dtype, (n, len, inner, blocks), digits, descending)?;
         let write = wgsl::steps::sort_result_shader(x.dtype, result, self.features)?;
         let write = self.gpu.pipeline(&write.label, &write.source, &write.writable, self.features)?;
-        let control = self.control(&[n as i64, len as i64, inner as i64]);
+        let control = self.control(&[n as i64, len as i64, inner as i64])?;
         let sorted = match result {
             SortResult::Values => values,
             SortResult::Indices => order,
@@ -304,7 +299,7 @@ impl GpuSteps {
             let (order, next) = (&orders[digit % 2], &orders[(digit + 1) % 2]);
             let (vals, next_vals) = (&values[digit % 2], &values[(digit + 1) % 2]);
             let sizes = [blocks, len, inner, per_row, digit as u64, u64::from(digit == 0), u64::from(descending)];
-            let control = self.control(&sizes.map(|v| v as i64));
+            let control = self.control(&sizes.map(|v| v as i64))?;
             let buffers = [x.clone(), vals.clone(), counts.clone()];
             let invocations = self.ranking.invocations(blocks);
             dispatch(self.gpu, encoder, &count, &control, &buffers, invocations)?;
@@ -370,7 +365,7 @@ impl GpuSteps {
             let pipeline = |shader: wgsl::Shader| {
                 self.gpu.pipeline(&shader.label, &shader.source, &shader.writable, self.features)
             };
-            let checks = self.control(&[m as i64, length as i64]);
+            let checks = self.control(&[m as i64, length as i64])?;
             let slot_pipeline = pipeline(wgsl::steps::scatter_slots_shader())?;
             dispatch(self.gpu, &mut encoder, &slot_pipeline, &checks, &[positions.handle(), slots.clone()], m)?;
             let error = pipeline(wgsl::steps::scatter_error_shader())?;
@@ -383,7 +378,7 @@ impl GpuSteps {
             match mode {
                 ScatterMode::Set => {
                     let set = pipeline(wgsl::steps::scatter_set_shader(array.dtype, self.features)?)?;
-                    let control = self.control(&[m as i64, length as i64]);
+                    let control = self.control(&[m as i64, length as i64])?;
                     dispatch(self.gpu, &mut encoder, &set, &control, &buffers, m)?;
                 }
                 ScatterMode::Add => {
@@ -394,7 +389,7 @@ impl GpuSteps {
                     let mut lo = 0;
                     while lo < m {
                         let hi = (lo + stretch).min(m);
-                        let control = self.control(&[m, length, lo, hi].map(|v| v as i64));
+                        let control = self.control(&[m, length, lo, hi].map(|v| v as i64))?;
                         dispatch(self.gpu, &mut encoder, &add, &control, &buffers, hi - lo)?;
                         lo = hi;
                     }
@@ -409,7 +404,7 @@ impl GpuSteps {
                     length: long(24) as usize,
                 })
             });
-            let status = self.gpu.checks.defer(self.gpu, &mut encoder, &checks, decode, inputs);
+            let status = self.gpu.checks.defer(self.gpu, &mut encoder, &checks, decode, inputs)?;
             self.gpu.submit([encoder.finish()]);
             return Ok(wrap(self.gpu, output, array.dtype, array.shape.clone(), Some(status)));
         }
@@ -432,7 +427,7 @@ impl GpuSteps {
         }
         let shader = wgsl::steps::searchsorted_shader(sorted.dtype, side, self.features)?;
         let pipeline = self.gpu.pipeline(&shader.label, &shader.source, &shader.writable, self.features)?;
-        let control = self.control(&[sorted.shape[0] as i64, count as i64]);
+        let control = self.control(&[sorted.shape[0] as i64, count as i64])?;
         let mut encoder =
             self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("searchsorted") });
         let buffers = [sorted.handle(), values.handle(), output.clone()];
@@ -448,12 +443,15 @@ impl GpuSteps {
             // A new buffer, never a spare (`crate::spare`): the steps' shaders were written
             // against wgpu's zero-filled new buffers, and not each was checked to write all it
             // reads.
-            Some(bytes) => Ok(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("pytato step result"),
-                size: bytes.max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
-                usage: STORAGE_USAGE,
-                mapped_at_creation: false,
-            })),
+            Some(bytes) => {
+                let descriptor = wgpu::BufferDescriptor {
+                    label: Some("pytato step result"),
+                    size: bytes.max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
+                    usage: STORAGE_USAGE,
+                    mapped_at_creation: false,
+                };
+                self.gpu.create_buffer(&descriptor, || format!("a step's array ({dtype} of shape {shape:?})"))
+            }
             None => Err(Error::Unsupported {
                 backend: "wgpu".into(),
                 reason: format!(
@@ -484,16 +482,17 @@ impl GpuSteps {
     }
 
     /// A control block holding `sizes`, written before the next submission.
-    fn control(&self, sizes: &[i64]) -> wgpu::Buffer {
+    fn control(&self, sizes: &[i64]) -> Result<wgpu::Buffer> {
         let bytes = control_block(sizes);
-        let buffer = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        let descriptor = wgpu::BufferDescriptor {
             label: Some("pytato step control"),
             size: bytes.len() as u64,
             usage: STORAGE_USAGE,
             mapped_at_creation: false,
-        });
-        self.gpu.queue.write_buffer(&buffer, 0, &bytes);
-        buffer
+        };
+        let buffer = self.gpu.create_buffer(&descriptor, || "a step's control block".into())?;
+        self.gpu.write_buffer(&buffer, &bytes, || "a step's control block".into())?;
+        Ok(buffer)
     }
 }
 

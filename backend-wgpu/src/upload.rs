@@ -61,7 +61,8 @@ pub(crate) fn upload(
     }
     let reusable = slot.as_ref().is_some_and(|s| s.buffer.size() >= total && s.mapped.load(Ordering::Acquire));
     if !reusable {
-        let buffer = gpu.staging_buffer(total, wgpu::MapMode::Write, "pytato upload staging");
+        *slot = None; // the old buffer goes before the new one comes
+        let buffer = gpu.staging_buffer(total, wgpu::MapMode::Write, "pytato upload staging")?;
         *slot = Some(UploadStaging { buffer, mapped: Arc::new(AtomicBool::new(true)) });
     }
     let staging = slot.clone().expect("just ensured");
