@@ -304,7 +304,14 @@ impl Gpu {
         Ok(buffer)
     }
 
-    /// Submits `commands` to the queue.
+    /// Finishes `encoder` and submits its commands to the queue, or returns the error for which
+    /// wgpu refused them.
+    ///
+    /// wgpu reports a command it cannot record (a pipeline or buffer the device could not create,
+    /// a binding beyond a limit) when the encoder is finished, and a bad submission when it is
+    /// submitted, both to the device's error handler, and the submission then does nothing: a
+    /// run that went on would read back outputs no kernel wrote. Error scopes around both catch
+    /// it (see [`Gpu::create_buffer`]).
     ///
     /// Every submission and poll of the device goes through [`Gpu::submit`] and [`Gpu::poll`],
     /// which hold one lock: wgpu-core 30 panics ("If the queue is empty, the current submission
@@ -312,12 +319,22 @@ impl Gpu {
     /// finds the queue emptied by another thread's maintenance between its reading of the fence
     /// and its own maintenance, and a submission maintains the queue too (gfx-rs/wgpu#9958, not
     /// in a release yet). Ranks run as threads of one process met it.
-    pub(crate) fn submit(&self, commands: impl IntoIterator<Item = wgpu::CommandBuffer>) -> wgpu::SubmissionIndex {
-        let index = self.submit_unprofiled(commands);
+    pub(crate) fn submit(&self, encoder: wgpu::CommandEncoder) -> Result<wgpu::SubmissionIndex> {
+        let invalid = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let out_of_memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let index = self.submit_unprofiled([encoder.finish()]);
+        // Popped in reverse order, each once.
+        let errors = [pollster::block_on(out_of_memory.pop()), pollster::block_on(invalid.pop())];
+        if let Some(e) = errors.into_iter().flatten().next() {
+            return Err(Error::Internal {
+                backend: "wgpu".into(),
+                message: format!("wgpu refused a submission of commands, which did not run: {e}"),
+            });
+        }
         if let Some(profiler) = &self.profiler {
             profiler.collect(self);
         }
-        index
+        Ok(index)
     }
 
     /// [`Gpu::submit`] without reading the profiler's timestamps (which it submits itself).
@@ -538,6 +555,30 @@ pub(crate) fn test_gpu() -> Option<&'static Gpu> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Commands wgpu refuses (a copy from a buffer made without `COPY_SRC`) are an error of the
+    /// submission, not a submission that silently does nothing; the next one runs.
+    #[test]
+    fn a_refused_submission_is_an_error_and_the_device_goes_on() {
+        let Some(gpu) = test_gpu() else { return };
+        let buffer = |usage: wgpu::BufferUsages| {
+            let descriptor = wgpu::BufferDescriptor { label: None, size: 16, usage, mapped_at_creation: false };
+            gpu.create_buffer(&descriptor, || "a test buffer".into()).unwrap()
+        };
+        let to = buffer(wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ);
+        let copy = |from: &wgpu::Buffer| {
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(from, 0, &to, 0, 16);
+            gpu.submit(encoder)
+        };
+        match copy(&buffer(wgpu::BufferUsages::STORAGE)) {
+            Err(Error::Internal { message, .. }) => assert!(message.contains("did not run"), "{message}"),
+            other => panic!("expected an internal error, got {other:?}"),
+        }
+        let from = buffer(wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::MAP_WRITE);
+        copy(&from).expect("a valid copy after a refused one");
+        crate::resident::map_for_reading(gpu, &to, 16).expect("the copy ran");
+    }
 
     #[test]
     fn invalid_wgsl_is_an_internal_error_with_the_source_and_nagas_message() {

@@ -68,7 +68,7 @@ impl DeviceStorage for GpuStorage {
         };
         let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
         encoder.copy_buffer_to_buffer(&self.buffer, 0, &staging, 0, size);
-        self.gpu.submit([encoder.finish()]);
+        self.gpu.submit(encoder)?;
         // On an error the mapping may still be pending: the buffer is dropped, never reused.
         map_for_reading(self.gpu, &staging, size)?;
         let data = {
@@ -135,7 +135,7 @@ pub(crate) fn upload(gpu: &'static Gpu, data: &ArrayDataView<'_>) -> Result<Devi
         // Submitted at once: wgpu keeps every dropped buffer until the next submission, so
         // uploads in a loop without a run in between grew without bound (200 uploads of 8 MB held
         // 1.2 GB). The submission does not wait.
-        gpu.submit([encoder.finish()]);
+        gpu.submit(encoder)?;
         if let Some(uploaded) = uploaded.filter(|_| kept) {
             uploaded.remap();
         }

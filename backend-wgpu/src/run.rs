@@ -781,7 +781,7 @@ impl Compiled {
 
         if let Some((decode, inputs)) = deferred {
             let status = gpu.checks.defer(gpu, &mut encoder, &control_buffer, decode, inputs)?;
-            gpu.submit([encoder.finish()]);
+            gpu.submit(encoder)?;
             if let Some(uploaded) = &uploaded {
                 uploaded.remap();
             }
@@ -819,7 +819,7 @@ impl Compiled {
                 encoder.copy_buffer_to_buffer(&pool.buffers[&i].0, 0, &staging, offsets[&i], size);
             }
         }
-        gpu.submit([encoder.finish()]);
+        gpu.submit(encoder)?;
         if let Some(uploaded) = &uploaded {
             uploaded.remap();
         }
@@ -999,7 +999,7 @@ mod tests {
         let encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         let mut commands = Passes::new(encoder);
         commands.pass = Some(commands.encoder.begin_compute_pass(&Default::default()).forget_lifetime());
-        gpu.submit([commands.finish().finish()]);
+        gpu.submit(commands.finish()).expect("an empty pass is valid");
         gpu.poll(wgpu::PollType::wait_indefinitely()).expect("the device works on");
     }
 

@@ -83,7 +83,7 @@ impl GpuSteps {
         let mut encoder =
             self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("scan") });
         self.encode_scan(&mut encoder, &x.buffer, &output, x.dtype, &x.shape, axis, op)?;
-        self.gpu.submit([encoder.finish()]);
+        self.gpu.submit(encoder)?;
         Ok(wrap(self.gpu, output, x.dtype, x.shape.clone(), None))
     }
 
@@ -185,7 +185,7 @@ impl GpuSteps {
         // The count: the last running count, read back.
         let staging = self.gpu.staging_buffer(8, wgpu::MapMode::Read, "pytato nonzero count")?;
         encoder.copy_buffer_to_buffer(&offsets, (blocks - 1) * 8, &staging, 0, 8);
-        self.gpu.submit([encoder.finish()]);
+        self.gpu.submit(encoder)?;
         map_for_reading(self.gpu, &staging, 8)?;
         let count = {
             let view = staging.slice(..8).get_mapped_range().map_err(|e| internal(format!("reading a count: {e}")))?;
@@ -207,7 +207,7 @@ impl GpuSteps {
                 self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("nonzero") });
             let buffers = [mask.handle(), offsets, output.clone()];
             dispatch(self.gpu, &mut encoder, &pipeline, &control, &buffers, blocks)?;
-            self.gpu.submit([encoder.finish()]);
+            self.gpu.submit(encoder)?;
         }
         Ok(wrap(self.gpu, output, DType::I64, shape, None))
     }
@@ -264,7 +264,7 @@ impl GpuSteps {
             SortResult::Indices => order,
         };
         dispatch(self.gpu, &mut encoder, &write, &control, &[sorted, output.clone()], n)?;
-        self.gpu.submit([encoder.finish()]);
+        self.gpu.submit(encoder)?;
         Ok(wrap(self.gpu, output, dtype, x.shape.clone(), None))
     }
 
@@ -405,10 +405,10 @@ impl GpuSteps {
                 })
             });
             let status = self.gpu.checks.defer(self.gpu, &mut encoder, &checks, decode, inputs)?;
-            self.gpu.submit([encoder.finish()]);
+            self.gpu.submit(encoder)?;
             return Ok(wrap(self.gpu, output, array.dtype, array.shape.clone(), Some(status)));
         }
-        self.gpu.submit([encoder.finish()]);
+        self.gpu.submit(encoder)?;
         Ok(wrap(self.gpu, output, array.dtype, array.shape.clone(), None))
     }
 
@@ -432,7 +432,7 @@ impl GpuSteps {
             self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("searchsorted") });
         let buffers = [sorted.handle(), values.handle(), output.clone()];
         dispatch(self.gpu, &mut encoder, &pipeline, &control, &buffers, count)?;
-        self.gpu.submit([encoder.finish()]);
+        self.gpu.submit(encoder)?;
         Ok(wrap(self.gpu, output, DType::I64, values.shape.clone(), None))
     }
 

@@ -147,7 +147,7 @@ mod tests {
         });
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
-        gpu.submit([encoder.finish()]);
+        gpu.submit(encoder).unwrap();
         crate::resident::map_for_reading(gpu, &staging, size).unwrap();
         let bytes = staging.get_mapped_range(..size).unwrap().to_vec();
         staging.unmap();
@@ -168,7 +168,7 @@ mod tests {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let staging = upload(gpu, slot, &mut encoder, &parts).unwrap().expect("bytes to upload");
         assert!(!staging.is_mapped(), "unmapped while its copies are pending");
-        gpu.submit([encoder.finish()]);
+        gpu.submit(encoder).unwrap();
         if remap {
             staging.remap();
         }

@@ -362,7 +362,7 @@ fn main() {{
             pass.dispatch_workgroups(1, 1, 1);
         }
         encoder.copy_buffer_to_buffer(&out, 0, &staging, 0, 16);
-        gpu.submit([encoder.finish()]);
+        gpu.submit(encoder).expect("the probe is submitted");
         staging.slice(..).map_async(wgpu::MapMode::Read, |_| {});
         gpu.poll(wgpu::PollType::wait_indefinitely()).expect("the probe finishes");
         let bytes = staging.slice(..).get_mapped_range().expect("mapped");
