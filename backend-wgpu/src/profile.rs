@@ -1,6 +1,6 @@
 //! GPU time per shader, for finding where a run spends its time on a real GPU: with
-//! `PYTATO_PROFILE=gpu` (and an adapter with `TIMESTAMP_QUERY`), every dispatch (`run::dispatch`
-//! is the only place one is recorded, one compute pass each) writes a timestamp at the start and
+//! `PYTATO_PROFILE=gpu` (and an adapter with `TIMESTAMP_QUERY`), every dispatch (`run::Passes`
+//! is the only place one is recorded, one compute pass each under the profiler) writes a timestamp at the start and
 //! the end of its pass; after each submission the timestamps are resolved, read back (a wait:
 //! profiling changes a run's host timing, not its GPU times) and added to a table by shader
 //! label, which [`take_report`] returns and empties.

@@ -889,38 +889,12 @@ pub(crate) fn control_block(sizes: &[i64]) -> Vec<u8> {
     control
 }
 
-/// Records one dispatch of `pipeline` over `invocations` invocations, with the control block at
-/// binding 0 and `buffers` after it.
-pub(crate) fn dispatch(
-    gpu: &Gpu,
-    encoder: &mut wgpu::CommandEncoder,
-    pipeline: &Pipeline,
-    control: &wgpu::Buffer,
-    buffers: &[wgpu::Buffer],
-    invocations: u64,
-) -> Result<()> {
-    let bound: Vec<wgpu::Buffer> = std::iter::once(control).chain(buffers).cloned().collect();
-    let group = crate::bind::create(gpu, pipeline, &bound);
-    let grid = grid(invocations, gpu.limits.max_compute_workgroups_per_dimension)?;
-    let timestamp_writes = gpu.profiler.as_ref().and_then(|p| p.next_pass(&pipeline.label));
-    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes });
-    record(&mut pass, pipeline, &group, grid);
-    Ok(())
-}
-
-/// Records a dispatch of `pipeline` with `bind_group` over the workgroup grid `(x, y)`.
-fn record(pass: &mut wgpu::ComputePass<'_>, pipeline: &Pipeline, bind_group: &wgpu::BindGroup, (x, y): (u32, u32)) {
-    pass.set_pipeline(&pipeline.pipeline);
-    pass.set_bind_group(0, bind_group, &[]);
-    pass.dispatch_workgroups(x, y, 1);
-}
-
-/// A run's commands, its consecutive dispatches in one compute pass: within a pass wgpu orders
+/// A run's (or a step's) commands, its consecutive dispatches in one compute pass: within a pass wgpu orders
 /// each dispatch's writes before the next one's reads, as it does between passes, and a pass
 /// costs the host more than a dispatch (wgpu sets up and tears down its tracking for each). Any
 /// other command ends the pass. Where `PYTATO_PROFILE=gpu` times dispatches, each has a pass of
 /// its own, whose timestamps are the dispatch's.
-struct Passes {
+pub(crate) struct Passes {
     /// The pass open, if any. `'static`: wgpu keeps the encoder locked while it is open, and
     /// [`Passes::encoder`] ends it before handing the encoder out. Declared before `encoder`, so
     /// that where a run stops early it ends before the encoder is dropped.
@@ -929,18 +903,23 @@ struct Passes {
 }
 
 impl Passes {
-    fn new(encoder: wgpu::CommandEncoder) -> Passes {
+    pub(crate) fn new(encoder: wgpu::CommandEncoder) -> Passes {
         Passes { pass: None, encoder }
     }
 
+    /// A new encoder's commands, labelled `label`.
+    pub(crate) fn begin(gpu: &Gpu, label: &str) -> Passes {
+        Passes::new(gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) }))
+    }
+
     /// The encoder, for a command other than a dispatch: the open pass ends first.
-    fn encoder(&mut self) -> &mut wgpu::CommandEncoder {
+    pub(crate) fn encoder(&mut self) -> &mut wgpu::CommandEncoder {
         self.pass = None;
         &mut self.encoder
     }
 
     /// Records a dispatch of `pipeline` with `bind_group` over `invocations` invocations.
-    fn dispatch(
+    pub(crate) fn dispatch(
         &mut self,
         gpu: &Gpu,
         pipeline: &Pipeline,
@@ -955,12 +934,30 @@ impl Passes {
             self.pass = Some(self.encoder.begin_compute_pass(&descriptor).forget_lifetime());
         }
         let pass = self.pass.as_mut().expect("a pass is open");
-        record(pass, pipeline, bind_group, grid);
+        pass.set_pipeline(&pipeline.pipeline);
+        pass.set_bind_group(0, bind_group, &[]);
+        pass.dispatch_workgroups(grid.0, grid.1, 1);
         Ok(())
     }
 
+    /// Records a dispatch of `pipeline` over `invocations` invocations with `control` bound at 0
+    /// and `buffers` after it, in a bind group of its own (a step's; a run's come from
+    /// `crate::bind`'s cache).
+    pub(crate) fn dispatch_with(
+        &mut self,
+        gpu: &Gpu,
+        pipeline: &Pipeline,
+        control: &wgpu::Buffer,
+        buffers: &[wgpu::Buffer],
+        invocations: u64,
+    ) -> Result<()> {
+        let bound: Vec<wgpu::Buffer> = std::iter::once(control).chain(buffers).cloned().collect();
+        let group = crate::bind::create(gpu, pipeline, &bound);
+        self.dispatch(gpu, pipeline, &group, invocations)
+    }
+
     /// The encoder, every pass ended.
-    fn finish(mut self) -> wgpu::CommandEncoder {
+    pub(crate) fn finish(mut self) -> wgpu::CommandEncoder {
         self.pass = None;
         self.encoder
     }

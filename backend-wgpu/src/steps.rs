@@ -22,7 +22,7 @@ use pytato_runtime::device::{DeviceArray, DeviceStep, DeviceSteps};
 use crate::deferred::{Decode, RunStatus, input_statuses};
 use crate::device::{Gpu, Pipeline};
 use crate::resident::{GpuStorage, STORAGE_USAGE, map_for_reading, rewrap, upload, wrap};
-use crate::run::{control_block, dispatch};
+use crate::run::{Passes, control_block};
 use crate::wgsl::steps::Ranking;
 use crate::wgsl::{self, ShaderFeatures, storage_size};
 
@@ -80,10 +80,9 @@ impl GpuSteps {
             return Err(internal(format!("a scan along axis {axis} of an array of shape {:?}", x.shape)));
         }
         let output = self.buffer(x.dtype, &x.shape)?;
-        let mut encoder =
-            self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("scan") });
-        self.encode_scan(&mut encoder, &x.buffer, &output, x.dtype, &x.shape, axis, op)?;
-        self.gpu.submit(encoder)?;
+        let mut commands = Passes::begin(self.gpu, "scan");
+        self.encode_scan(&mut commands, &x.buffer, &output, x.dtype, &x.shape, axis, op)?;
+        self.gpu.submit(commands.finish())?;
         Ok(wrap(self.gpu, output, x.dtype, x.shape.clone(), None))
     }
 
@@ -91,7 +90,7 @@ impl GpuSteps {
     #[allow(clippy::too_many_arguments)]
     fn encode_scan(
         &self,
-        encoder: &mut wgpu::CommandEncoder,
+        commands: &mut Passes,
         x: &wgpu::Buffer,
         output: &wgpu::Buffer,
         dtype: DType,
@@ -110,7 +109,7 @@ impl GpuSteps {
         // Every scan but a float product runs long rows in blocks (`pytato_runtime::scan`).
         let in_blocks = op == ScanOp::Sum || !dtype.is_inexact();
         if in_blocks && len > 2 * SCAN_BLOCK {
-            return self.encode_scan_in_blocks(encoder, &pipeline, x, output, dtype, (rows / inner, len, inner), op);
+            return self.encode_scan_in_blocks(commands, &pipeline, x, output, dtype, (rows / inner, len, inner), op);
         }
         // One loop of `end - start` trips, which costs one more (its last exit test): under a
         // driver's cap on the iterations of an invocation, each dispatch scans a stretch the cap
@@ -120,7 +119,7 @@ impl GpuSteps {
         while start < len {
             let end = (start + stretch).min(len);
             let control = self.control(&[rows, len, inner, start, end, len].map(|v| v as i64))?;
-            dispatch(self.gpu, encoder, &pipeline, &control, &[x.clone(), output.clone()], rows)?;
+            commands.dispatch_with(self.gpu, &pipeline, &control, &[x.clone(), output.clone()], rows)?;
             start = end;
         }
         Ok(())
@@ -133,7 +132,7 @@ impl GpuSteps {
     #[allow(clippy::too_many_arguments)]
     fn encode_scan_in_blocks(
         &self,
-        encoder: &mut wgpu::CommandEncoder,
+        commands: &mut Passes,
         scan: &Pipeline,
         x: &wgpu::Buffer,
         output: &wgpu::Buffer,
@@ -144,7 +143,7 @@ impl GpuSteps {
         let blocks = len.div_ceil(SCAN_BLOCK);
         let elements = outer * len * inner;
         let control = self.control(&[outer * inner, len, inner, 0, len, SCAN_BLOCK].map(|v| v as i64))?;
-        dispatch(self.gpu, encoder, scan, &control, &[x.clone(), output.clone()], outer * inner * blocks)?;
+        commands.dispatch_with(self.gpu, scan, &control, &[x.clone(), output.clone()], outer * inner * blocks)?;
         let totals_shape = [outer as usize, blocks as usize, inner as usize];
         let totals = self.buffer(dtype, &totals_shape)?;
         let scanned = self.buffer(dtype, &totals_shape)?;
@@ -152,11 +151,11 @@ impl GpuSteps {
         let gather = wgsl::steps::block_totals_shader(dtype, self.features)?;
         let gather = self.gpu.pipeline(&gather.label, &gather.source, &gather.writable, self.features)?;
         let count = outer * blocks * inner;
-        dispatch(self.gpu, encoder, &gather, &sizes(count)?, &[output.clone(), totals.clone()], count)?;
-        self.encode_scan(encoder, &totals, &scanned, dtype, &totals_shape, 1, op)?;
+        commands.dispatch_with(self.gpu, &gather, &sizes(count)?, &[output.clone(), totals.clone()], count)?;
+        self.encode_scan(commands, &totals, &scanned, dtype, &totals_shape, 1, op)?;
         let offsets = wgsl::steps::block_offsets_shader(dtype, op, self.features)?;
         let offsets = self.gpu.pipeline(&offsets.label, &offsets.source, &offsets.writable, self.features)?;
-        dispatch(self.gpu, encoder, &offsets, &sizes(elements)?, &[scanned, output.clone()], elements)
+        commands.dispatch_with(self.gpu, &offsets, &sizes(elements)?, &[scanned, output.clone()], elements)
     }
 
     /// The row-major positions of the `true` elements of `mask`, `int64` of shape
@@ -174,18 +173,17 @@ impl GpuSteps {
         }
         let counts = self.buffer(DType::I64, &[blocks as usize])?;
         let offsets = self.buffer(DType::I64, &[blocks as usize])?;
-        let mut encoder =
-            self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("nonzero") });
+        let mut commands = Passes::begin(self.gpu, "nonzero");
         let count_shader = wgsl::steps::mask_counts_shader();
         let count_pipeline =
             self.gpu.pipeline(&count_shader.label, &count_shader.source, &count_shader.writable, self.features)?;
         let control = self.control(&[n as i64, blocks as i64])?;
-        dispatch(self.gpu, &mut encoder, &count_pipeline, &control, &[mask.handle(), counts.clone()], blocks)?;
-        self.encode_scan(&mut encoder, &counts, &offsets, DType::I64, &[blocks as usize], 0, ScanOp::Sum)?;
+        commands.dispatch_with(self.gpu, &count_pipeline, &control, &[mask.handle(), counts.clone()], blocks)?;
+        self.encode_scan(&mut commands, &counts, &offsets, DType::I64, &[blocks as usize], 0, ScanOp::Sum)?;
         // The count: the last running count, read back.
         let staging = self.gpu.staging_buffer(8, wgpu::MapMode::Read, "pytato nonzero count")?;
-        encoder.copy_buffer_to_buffer(&offsets, (blocks - 1) * 8, &staging, 0, 8);
-        self.gpu.submit(encoder)?;
+        commands.encoder().copy_buffer_to_buffer(&offsets, (blocks - 1) * 8, &staging, 0, 8);
+        self.gpu.submit(commands.finish())?;
         map_for_reading(self.gpu, &staging, 8)?;
         let count = {
             let view = staging.slice(..8).get_mapped_range().map_err(|e| internal(format!("reading a count: {e}")))?;
@@ -203,11 +201,10 @@ impl GpuSteps {
             let mut sizes = vec![n as i64, blocks as i64, count as i64];
             sizes.extend(mask.shape.iter().map(|&d| d as i64));
             let control = self.control(&sizes)?;
-            let mut encoder =
-                self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("nonzero") });
+            let mut commands = Passes::begin(self.gpu, "nonzero");
             let buffers = [mask.handle(), offsets, output.clone()];
-            dispatch(self.gpu, &mut encoder, &pipeline, &control, &buffers, blocks)?;
-            self.gpu.submit(encoder)?;
+            commands.dispatch_with(self.gpu, &pipeline, &control, &buffers, blocks)?;
+            self.gpu.submit(commands.finish())?;
         }
         Ok(wrap(self.gpu, output, DType::I64, shape, None))
     }
@@ -251,11 +248,10 @@ impl GpuSteps {
             return Ok(wrap(self.gpu, output, dtype, x.shape.clone(), None));
         }
         let inner: u64 = x.shape[axis + 1..].iter().map(|&d| d as u64).product();
-        let mut encoder =
-            self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("sort") });
+        let mut commands = Passes::begin(self.gpu, "sort");
         let digits = wgsl::steps::sort_digits(x.dtype);
         let (order, values) =
-            self.encode_radix_sort(&mut encoder, &x.buffer, x.dtype, (n, len, inner, blocks), digits, descending)?;
+            self.encode_radix_sort(&mut commands, &x.buffer, x.dtype, (n, len, inner, blocks), digits, descending)?;
         let write = wgsl::steps::sort_result_shader(x.dtype, result, self.features)?;
         let write = self.gpu.pipeline(&write.label, &write.source, &write.writable, self.features)?;
         let control = self.control(&[n as i64, len as i64, inner as i64])?;
@@ -263,8 +259,8 @@ impl GpuSteps {
             SortResult::Values => values,
             SortResult::Indices => order,
         };
-        dispatch(self.gpu, &mut encoder, &write, &control, &[sorted, output.clone()], n)?;
-        self.gpu.submit(encoder)?;
+        commands.dispatch_with(self.gpu, &write, &control, &[sorted, output.clone()], n)?;
+        self.gpu.submit(commands.finish())?;
         Ok(wrap(self.gpu, output, dtype, x.shape.clone(), None))
     }
 
@@ -276,7 +272,7 @@ impl GpuSteps {
     /// next one reads values in order rather than from anywhere in `x`.
     fn encode_radix_sort(
         &self,
-        encoder: &mut wgpu::CommandEncoder,
+        commands: &mut Passes,
         x: &wgpu::Buffer,
         dtype: DType,
         (n, len, inner, blocks): (u64, u64, u64, u64),
@@ -302,10 +298,10 @@ impl GpuSteps {
             let control = self.control(&sizes.map(|v| v as i64))?;
             let buffers = [x.clone(), vals.clone(), counts.clone()];
             let invocations = self.ranking.invocations(blocks);
-            dispatch(self.gpu, encoder, &count, &control, &buffers, invocations)?;
-            self.encode_scan(encoder, &counts, &places, DType::U32, &counts_len, 0, ScanOp::Sum)?;
+            commands.dispatch_with(self.gpu, &count, &control, &buffers, invocations)?;
+            self.encode_scan(commands, &counts, &places, DType::U32, &counts_len, 0, ScanOp::Sum)?;
             let buffers = [x.clone(), order.clone(), vals.clone(), places.clone(), next.clone(), next_vals.clone()];
-            dispatch(self.gpu, encoder, &place, &control, &buffers, invocations)?;
+            commands.dispatch_with(self.gpu, &place, &control, &buffers, invocations)?;
         }
         let last = digits % 2;
         Ok((orders[last].clone(), values[last].clone()))
@@ -357,9 +353,14 @@ impl GpuSteps {
         }
         let length: u64 = array.shape.iter().map(|&d| d as u64).product();
         let output = self.buffer(array.dtype, &array.shape)?;
-        let mut encoder =
-            self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("scatter") });
-        encoder.copy_buffer_to_buffer(&array.buffer, 0, &output, 0, length * storage_size(array.dtype) as u64);
+        let mut commands = Passes::begin(self.gpu, "scatter");
+        commands.encoder().copy_buffer_to_buffer(
+            &array.buffer,
+            0,
+            &output,
+            0,
+            length * storage_size(array.dtype) as u64,
+        );
         if m > 0 {
             let slots = self.buffer(DType::U32, &[m as usize])?;
             let pipeline = |shader: wgsl::Shader| {
@@ -367,19 +368,19 @@ impl GpuSteps {
             };
             let checks = self.control(&[m as i64, length as i64])?;
             let slot_pipeline = pipeline(wgsl::steps::scatter_slots_shader())?;
-            dispatch(self.gpu, &mut encoder, &slot_pipeline, &checks, &[positions.handle(), slots.clone()], m)?;
+            commands.dispatch_with(self.gpu, &slot_pipeline, &checks, &[positions.handle(), slots.clone()], m)?;
             let error = pipeline(wgsl::steps::scatter_error_shader())?;
-            dispatch(self.gpu, &mut encoder, &error, &checks, std::slice::from_ref(&positions.buffer), 1)?;
+            commands.dispatch_with(self.gpu, &error, &checks, std::slice::from_ref(&positions.buffer), 1)?;
             // Slots up to `length` (one past the end: a position out of range).
             let digits = (u64::BITS - length.leading_zeros()).div_ceil(4);
             let (order, sorted) =
-                self.encode_radix_sort(&mut encoder, &slots, DType::U32, (m, m, 1, blocks), digits, false)?;
+                self.encode_radix_sort(&mut commands, &slots, DType::U32, (m, m, 1, blocks), digits, false)?;
             let buffers = [sorted, order, values.handle(), output.clone()];
             match mode {
                 ScatterMode::Set => {
                     let set = pipeline(wgsl::steps::scatter_set_shader(array.dtype, self.features)?)?;
                     let control = self.control(&[m as i64, length as i64])?;
-                    dispatch(self.gpu, &mut encoder, &set, &control, &buffers, m)?;
+                    commands.dispatch_with(self.gpu, &set, &control, &buffers, m)?;
                 }
                 ScatterMode::Add => {
                     let add = pipeline(wgsl::steps::scatter_add_shader(array.dtype, values.dtype, self.features)?)?;
@@ -390,7 +391,7 @@ impl GpuSteps {
                     while lo < m {
                         let hi = (lo + stretch).min(m);
                         let control = self.control(&[m, length, lo, hi].map(|v| v as i64))?;
-                        dispatch(self.gpu, &mut encoder, &add, &control, &buffers, hi - lo)?;
+                        commands.dispatch_with(self.gpu, &add, &control, &buffers, hi - lo)?;
                         lo = hi;
                     }
                 }
@@ -404,11 +405,11 @@ impl GpuSteps {
                     length: long(24) as usize,
                 })
             });
-            let status = self.gpu.checks.defer(self.gpu, &mut encoder, &checks, decode, inputs)?;
-            self.gpu.submit(encoder)?;
+            let status = self.gpu.checks.defer(self.gpu, commands.encoder(), &checks, decode, inputs)?;
+            self.gpu.submit(commands.finish())?;
             return Ok(wrap(self.gpu, output, array.dtype, array.shape.clone(), Some(status)));
         }
-        self.gpu.submit(encoder)?;
+        self.gpu.submit(commands.finish())?;
         Ok(wrap(self.gpu, output, array.dtype, array.shape.clone(), None))
     }
 
@@ -428,11 +429,10 @@ impl GpuSteps {
         let shader = wgsl::steps::searchsorted_shader(sorted.dtype, side, self.features)?;
         let pipeline = self.gpu.pipeline(&shader.label, &shader.source, &shader.writable, self.features)?;
         let control = self.control(&[sorted.shape[0] as i64, count as i64])?;
-        let mut encoder =
-            self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("searchsorted") });
+        let mut commands = Passes::begin(self.gpu, "searchsorted");
         let buffers = [sorted.handle(), values.handle(), output.clone()];
-        dispatch(self.gpu, &mut encoder, &pipeline, &control, &buffers, count)?;
-        self.gpu.submit(encoder)?;
+        commands.dispatch_with(self.gpu, &pipeline, &control, &buffers, count)?;
+        self.gpu.submit(commands.finish())?;
         Ok(wrap(self.gpu, output, DType::I64, values.shape.clone(), None))
     }
 
