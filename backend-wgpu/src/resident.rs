@@ -99,20 +99,27 @@ impl DeviceStorage for GpuStorage {
 
 /// `data` in a new storage buffer of `gpu`.
 pub(crate) fn upload(gpu: &'static Gpu, data: &ArrayDataView<'_>) -> Result<DeviceArray> {
-    let bytes = to_bytes(data);
-    let size = (bytes.len() as u64).max(16).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-    if size > gpu.limits.max_buffer_size || size > gpu.limits.max_storage_buffer_binding_size {
-        return Err(Error::Unsupported {
-            backend: "wgpu".into(),
-            reason: format!(
-                "uploading {} of shape {:?} needs {size} bytes on the GPU; the adapter binds at most {} bytes per \
-                 storage buffer",
-                data.dtype(),
-                data.shape(),
-                gpu.limits.max_storage_buffer_binding_size
-            ),
-        });
-    }
+    // Checked before any copy: a broadcast view of a few bytes may stand for terabytes.
+    let elements = data.shape().iter().try_fold(1u64, |n, &d| n.checked_mul(d as u64));
+    let stored = elements.and_then(|n| n.checked_mul(crate::wgsl::storage_size(data.dtype()) as u64));
+    let size = stored.and_then(|b| b.max(16).checked_next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT));
+    let limit = gpu.limits.max_storage_buffer_binding_size.min(gpu.limits.max_buffer_size);
+    let size = match size {
+        Some(size) if size <= limit => size,
+        _ => {
+            let needs = size.map_or("more than 2^64".to_string(), |s| s.to_string());
+            return Err(Error::Unsupported {
+                backend: "wgpu".into(),
+                reason: format!(
+                    "uploading {} of shape {:?} needs {needs} bytes on the GPU; the adapter binds at most {limit} \
+                     bytes per storage buffer",
+                    data.dtype(),
+                    data.shape(),
+                ),
+            });
+        }
+    };
+    let bytes = to_bytes(data)?;
     let what = || format!("an uploaded array ({} of shape {:?})", data.dtype(), data.shape());
     let buffer = gpu.storage_buffer(size, "pytato device array", what)?;
     if !bytes.is_empty() {

@@ -471,7 +471,7 @@ impl Compiled {
                 n.and_then(|n| n.checked_mul(storage_size(b.dtype) as u64)).unwrap_or(u64::MAX)
             })
             .collect();
-        let limit = gpu.limits.max_storage_buffer_binding_size;
+        let limit = gpu.limits.max_storage_buffer_binding_size.min(gpu.limits.max_buffer_size);
         let kernels: Vec<&CompiledKernel> = self
             .kernels
             .iter()
@@ -482,15 +482,17 @@ impl Compiled {
             })
             .collect::<Result<_>>()?;
         for (i, b) in program.buffers.iter().enumerate() {
-            if bytes[i] > limit || bytes[i] > gpu.limits.max_buffer_size {
+            if bytes[i] > limit {
                 // `u64::MAX` stands for a size that does not fit in 64 bits.
                 let needs = if bytes[i] == u64::MAX { "more than 2^64".to_string() } else { bytes[i].to_string() };
                 return Err(Error::Unsupported {
                     backend: "wgpu".into(),
                     reason: format!(
-                        "buffer {} ({} of shape {:?}) needs {needs} bytes on the GPU; the adapter binds at most {limit} \
-                         bytes per storage buffer",
-                        b.name, b.dtype, shapes[i]
+                        "{} ({} of shape {:?}) needs {needs} bytes on the GPU; the adapter binds at most {limit} bytes \
+                         per storage buffer",
+                        program.describe_buffer(BufferId(i)),
+                        b.dtype,
+                        shapes[i]
                     ),
                 });
             }
@@ -565,7 +567,7 @@ impl Compiled {
             {
                 // Host data, or a device array held elsewhere (copied through the host once).
                 let what = || format!("data {} ({} of shape {:?})", b.name, b.dtype, shapes[i]);
-                write(gpu, buffer, &to_bytes(&d.to_host()?.view()), what)?;
+                write(gpu, buffer, &to_bytes(&d.to_host()?.view())?, what)?;
                 *uploaded = true;
             }
         }
@@ -582,7 +584,7 @@ impl Compiled {
                 let data = inputs
                     .get(&*b.name)
                     .ok_or_else(|| internal(format!("input {} passed the checks but is absent", b.name)))?;
-                Ok((&buffers[&i].0, to_bytes(data)))
+                Ok((&buffers[&i].0, to_bytes(data)?))
             })
             .collect::<Result<_>>()?;
         let parts: Vec<(&wgpu::Buffer, &[u8])> =

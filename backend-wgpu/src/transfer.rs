@@ -40,12 +40,21 @@ impl std::ops::Deref for StorageBytes<'_> {
 }
 
 /// The storage-buffer bytes of `data` (C order, any layout in): borrowed where `data` is already
-/// row-major storage, else a copy.
-pub(crate) fn to_bytes<'a>(data: &ArrayDataView<'a>) -> StorageBytes<'a> {
+/// row-major storage, else a copy, or [`pytato_core::Error::OutOfMemory`] where the copy cannot
+/// be had (a broadcast view of a few bytes may stand for terabytes).
+pub(crate) fn to_bytes<'a>(data: &ArrayDataView<'a>) -> pytato_core::Result<StorageBytes<'a>> {
     /// Every element as stored, in C order: row by row, each row a fast 1-d walk (a walk of the
     /// n-d index per element took 40 ns an element for a strided vector).
-    fn elements<T: Copy, W: bytemuck::Pod>(a: &ArrayViewD<'_, T>, as_stored: impl Fn(T) -> W) -> StorageBytes<'static> {
-        let mut stored = Vec::with_capacity(a.len());
+    fn elements<T: Copy, W: bytemuck::Pod>(
+        a: &ArrayViewD<'_, T>,
+        as_stored: impl Fn(T) -> W,
+    ) -> pytato_core::Result<StorageBytes<'static>> {
+        let mut stored: Vec<W> = Vec::new();
+        stored.try_reserve_exact(a.len()).map_err(|_| pytato_core::Error::OutOfMemory {
+            op: "wgpu".into(),
+            bytes: (a.len() as u64).saturating_mul(std::mem::size_of::<W>() as u64),
+            what: format!("the storage-buffer copy of an array of shape {:?}", a.shape()),
+        })?;
         if a.ndim() == 0 {
             stored.extend(a.iter().map(|&x| as_stored(x)));
         } else {
@@ -53,12 +62,12 @@ pub(crate) fn to_bytes<'a>(data: &ArrayDataView<'a>) -> StorageBytes<'a> {
                 stored.extend(row.iter().map(|&x| as_stored(x)));
             }
         }
-        StorageBytes::Copied(Box::new(stored))
+        Ok(StorageBytes::Copied(Box::new(stored)))
     }
     // Complex numbers too: `num_complex`'s `(re, im)` is the buffer's layout.
-    fn plain<'a, T: bytemuck::Pod>(a: &ArrayViewD<'a, T>) -> StorageBytes<'a> {
+    fn plain<'a, T: bytemuck::Pod>(a: &ArrayViewD<'a, T>) -> pytato_core::Result<StorageBytes<'a>> {
         match a.to_slice() {
-            Some(s) => StorageBytes::Borrowed(bytemuck::cast_slice(s)),
+            Some(s) => Ok(StorageBytes::Borrowed(bytemuck::cast_slice(s))),
             None => elements(a, |x| x),
         }
     }
@@ -162,7 +171,7 @@ mod tests {
         for dtype in DType::ALL {
             let data = ArrayData::zeros(dtype, &[3, 5]);
             let view = data.view();
-            let in_place = matches!(to_bytes(&view), StorageBytes::Borrowed(_));
+            let in_place = matches!(to_bytes(&view).unwrap(), StorageBytes::Borrowed(_));
             let own_layout = crate::wgsl::storage_size(dtype) == dtype.itemsize();
             assert_eq!(in_place, own_layout, "{dtype}");
         }
@@ -176,18 +185,18 @@ mod tests {
             let values: Vec<Scalar> =
                 [-128i64, -1, 0, 1, 127, 255, 40000, -7].iter().map(|&v| Scalar::I64(v).cast(dtype)).collect();
             let data = ArrayData::from_scalars(dtype, &[2, 4], values).expect("8 values for 2x4");
-            let bytes = to_bytes(&data.view());
+            let bytes = to_bytes(&data.view()).unwrap();
             assert_eq!(bytes.len(), 8 * crate::wgsl::storage_size(dtype), "{dtype}");
             assert_eq!(from_bytes(dtype, &[2, 4], &bytes).unwrap(), data, "{dtype}");
             // A transposed (non-standard layout) view is written in C order of its own shape.
             let t =
                 pytato_core::for_each_array_data!(&data, a => pytato_core::data::DataElement::wrap(a.t().to_owned()));
             let tv = pytato_core::for_each_array_data!(&data, a => pytato_core::data::DataElement::wrap(a.clone().reversed_axes()));
-            assert_eq!(from_bytes(dtype, &[4, 2], &to_bytes(&tv.view())).unwrap(), t, "{dtype} transposed");
+            assert_eq!(from_bytes(dtype, &[4, 2], &to_bytes(&tv.view()).unwrap()).unwrap(), t, "{dtype} transposed");
             // And read back into a transposed array (a strided output of `run_into`).
             let zeros = ArrayData::zeros(dtype, &[2, 4]);
             let mut target = pytato_core::for_each_array_data!(&zeros, a => pytato_core::data::DataElement::wrap(a.clone().reversed_axes()));
-            bytes_into(&to_bytes(&t.view()), &mut target.view_mut()).unwrap();
+            bytes_into(&to_bytes(&t.view()).unwrap(), &mut target.view_mut()).unwrap();
             assert_eq!(target, t, "{dtype} into a transposed array");
         }
     }

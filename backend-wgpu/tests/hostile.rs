@@ -89,6 +89,36 @@ fn lengths_beyond_32_bits_are_typed_errors_or_right() {
     }
 }
 
+/// A broadcast view (stride 0) of one element standing for 2^40 is refused before any copy, on
+/// upload and as a run's input: a typed error, not an attempt at terabytes (which aborted the
+/// process, or for `bool` started filling memory).
+#[test]
+fn broadcast_views_of_terabytes_are_refused_before_any_copy() {
+    use ndarray::{ArrayViewD, IxDyn, ShapeBuilder};
+    use pytato_runtime::ArrayDataView;
+    let Some(w) = gpu() else { return };
+    let shape = IxDyn(&[1 << 40]).strides(IxDyn(&[0]));
+    let (f, i, b) = ([1.5f64], [7i8], [true]);
+    let views = [
+        ArrayDataView::from(ArrayViewD::from_shape(shape.clone(), &f).unwrap()),
+        ArrayDataView::from(ArrayViewD::from_shape(shape.clone(), &i).unwrap()),
+        ArrayDataView::from(ArrayViewD::from_shape(shape, &b).unwrap()),
+    ];
+    for view in &views {
+        match w.upload(view) {
+            Err(e) => assert!(matches!(e.kind(), "Unsupported" | "OutOfMemory"), "{}: {e}", view.dtype()),
+            Ok(_) => panic!("an upload of 2^40 {} elements succeeded", view.dtype()),
+        }
+        let x = pt::placeholder("x", [pytato_core::Dim::param("n")], view.dtype()).unwrap();
+        let program = w.compile(&(&x).into()).unwrap();
+        let inputs = pytato_runtime::backend::NamedViews::from([("x", view.clone())]);
+        match program.run_views(&inputs) {
+            Err(e) => assert!(matches!(e.kind(), "Unsupported" | "OutOfMemory"), "{}: {e}", view.dtype()),
+            Ok(_) => panic!("a run on 2^40 {} elements succeeded", view.dtype()),
+        }
+    }
+}
+
 /// The probe of a driver's float32 subnormals: lavapipe keeps them; with float64, programs never
 /// meet the driver's float32 (held in float64), and subnormal results are numpy's either way.
 #[test]

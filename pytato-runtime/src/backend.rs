@@ -58,9 +58,10 @@ pub trait Backend: Send + Sync {
     }
 
     /// Copies `data` to this backend's device, for [`Program::run_device`]. Backends that compute
-    /// in host memory keep a host copy (the default).
+    /// in host memory keep a host copy (the default), or [`pytato_core::Error::OutOfMemory`]
+    /// where it cannot be had (a broadcast view of a few bytes may stand for terabytes).
     fn upload(&self, data: &ArrayDataView<'_>) -> Result<DeviceArray> {
-        Ok(DeviceArray::host(data.to_owned()))
+        Ok(DeviceArray::host(data.try_to_owned("upload")?))
     }
 
     /// Waits until the work this backend has enqueued is done, and reports the first error of a

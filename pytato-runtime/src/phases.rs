@@ -178,6 +178,20 @@ enum StepKind {
     },
 }
 
+impl StepKind {
+    /// The operation, for messages.
+    fn name(&self) -> &'static str {
+        match self {
+            StepKind::Nonzero(_) => "nonzero",
+            StepKind::Scatter(_) => "scatter",
+            StepKind::Sort { .. } => "sort",
+            StepKind::Scan { .. } => "scan",
+            StepKind::SearchSorted(_) => "searchsorted",
+            StepKind::Call { .. } => "call",
+        }
+    }
+}
+
 /// Where a step's operand comes from.
 enum Source {
     /// An output of the phase's program.
@@ -643,6 +657,23 @@ fn host_step(
     results: &[(String, Shape)],
     operands: &[ArrayDataView<'_>],
 ) -> Result<Vec<(String, ArrayData)>> {
+    // The steps read row-major operands and allocate results of their sizes: an operand that is
+    // not row-major (a broadcast view of one element may stand for terabytes) is copied first,
+    // or refused as out of memory, so that what a step allocates is in proportion to arrays
+    // that exist.
+    let copies: Vec<Option<ArrayData>> = operands
+        .iter()
+        .map(|view| match view.is_standard_layout() {
+            true => Ok(None),
+            false => view.try_to_owned(kind.name()).map(Some),
+        })
+        .collect::<Result<_>>()?;
+    let owned: Vec<ArrayDataView<'_>> = operands
+        .iter()
+        .zip(&copies)
+        .map(|(view, copy)| copy.as_ref().map_or_else(|| view.reborrow(), ArrayData::view))
+        .collect();
+    let operands = &owned[..];
     let result = results[0].0.clone();
     Ok(match kind {
         StepKind::Nonzero(count) => {
@@ -808,7 +839,13 @@ pub fn nonzero(mask: &ArrayDataView<'_>) -> Result<ArrayData> {
         })
     };
     let count: usize = counts.iter().sum();
-    let mut out = vec![0i64; ndim * count];
+    let out_of_memory = || Error::OutOfMemory {
+        op: "nonzero".into(),
+        bytes: (ndim as u64).saturating_mul(count as u64).saturating_mul(8),
+        what: format!("the int64 positions of {count} elements of a {ndim}-d mask"),
+    };
+    let mut out: Vec<i64> = bytemuck::allocation::try_zeroed_vec(ndim.checked_mul(count).ok_or_else(out_of_memory)?)
+        .map_err(|()| out_of_memory())?;
     // Row `a` of the result holds axis `a`'s indices; split every row at the stretches' offsets.
     let mut rows: Vec<&mut [i64]> = out.chunks_mut(count.max(1)).take(ndim).collect();
     let mut pieces: Vec<Vec<&mut [i64]>> = (0..counts.len()).map(|_| Vec::with_capacity(ndim)).collect();
@@ -1012,6 +1049,35 @@ mod tests {
     use pytato_core::s;
     use pytato_core::tags::CountNamed;
     use pytato_frontend as pt;
+
+    /// Host steps on broadcast views (stride 0) of one element standing for 2^40: each is out of
+    /// memory, typed, before any copy or result of that size is attempted (they aborted the
+    /// process).
+    #[test]
+    fn steps_on_broadcast_views_of_terabytes_are_out_of_memory() {
+        use ndarray::ShapeBuilder;
+        let (values, mask) = ([1.5f64], [true]);
+        let shape = IxDyn(&[1 << 40, 1]).strides(IxDyn(&[0, 0]));
+        let x = ArrayDataView::from(ArrayViewD::from_shape(shape.clone(), &values[..]).unwrap());
+        let m = ArrayDataView::from(ArrayViewD::from_shape(shape, &mask[..]).unwrap());
+        let results = [("r".to_string(), Shape::from([1i64]))];
+        let steps = [
+            (StepKind::Sort { axis: 1, descending: false, result: SortResult::Values }, vec![x.reborrow()]),
+            (StepKind::Sort { axis: 0, descending: true, result: SortResult::Indices }, vec![x.reborrow()]),
+            (StepKind::Scan { axis: 1, op: ScanOp::Sum }, vec![x.reborrow()]),
+            (StepKind::Nonzero("count".into()), vec![m.reborrow()]),
+        ];
+        for (kind, operands) in steps {
+            match host_step(&kind, &results, &operands) {
+                Err(Error::OutOfMemory { op, bytes, .. }) => {
+                    assert_eq!(op, kind.name());
+                    assert!(bytes >= 1 << 40, "{op}: {bytes} bytes");
+                }
+                Err(e) => panic!("{}: expected OutOfMemory, got {e}", kind.name()),
+                Ok(_) => panic!("{}: a result of 2^40 elements", kind.name()),
+            }
+        }
+    }
 
     #[test]
     fn equal_masks_share_a_count_and_named_counts_must_be_unique() {

@@ -32,6 +32,7 @@ use rayon::prelude::*;
 
 use pytato_core::array::{Side, SortResult};
 use pytato_core::data::ArrayData;
+use pytato_core::dtype::DType;
 use pytato_core::error::Result;
 use pytato_core::for_each_array_view;
 use pytato_core::view::{ArrayDataView, ViewElement};
@@ -162,7 +163,7 @@ pub fn sort(array: &ArrayDataView<'_>, axis: usize, descending: bool, result: So
         axis: usize,
         descending: bool,
         result: SortResult,
-    ) -> ArrayData {
+    ) -> Result<ArrayData> {
         // The sorted axis last, in row-major order: each row is one contiguous slice.
         let mut moved = array.view();
         let last = moved.ndim() - 1;
@@ -177,31 +178,43 @@ pub fn sort(array: &ArrayDataView<'_>, axis: usize, descending: bool, result: So
             if data.is_standard_layout() { data } else { data.as_standard_layout().into_owned() }
         }
         if length == 0 {
-            return match result {
+            return Ok(match result {
                 SortResult::Values => T::wrap(array.to_owned()),
                 SortResult::Indices => ArrayData::from(ArrayD::<i64>::zeros(array.raw_dim())),
-            };
+            });
         }
+        let out_of_memory = |dtype: DType| pytato_core::Error::OutOfMemory {
+            op: "sort".into(),
+            bytes: (values.len() as u64).saturating_mul(dtype.itemsize() as u64),
+            what: format!("the result of dtype {dtype} and shape {:?}", array.shape()),
+        };
         // Short rows: several per task, so that a task is worth a thread.
         let rows_per_task = PARALLEL_ROW.div_ceil(length);
         match result {
             SortResult::Values => {
-                let mut out = values.to_vec();
+                let mut out = Vec::new();
+                out.try_reserve_exact(values.len()).map_err(|_| out_of_memory(T::DTYPE))?;
+                out.extend_from_slice(values);
                 out.par_chunks_mut(length).with_min_len(rows_per_task).for_each(|row| T::sort_values(row, descending));
-                T::wrap(back(ArrayD::from_shape_vec(swapped_shape, out).expect("one value per element"), axis, last))
+                Ok(T::wrap(back(
+                    ArrayD::from_shape_vec(swapped_shape, out).expect("one value per element"),
+                    axis,
+                    last,
+                )))
             }
             SortResult::Indices => {
-                let mut out = vec![0i64; values.len()];
+                let mut out: Vec<i64> =
+                    bytemuck::allocation::try_zeroed_vec(values.len()).map_err(|()| out_of_memory(DType::I64))?;
                 values
                     .par_chunks(length)
                     .zip(out.par_chunks_mut(length))
                     .with_min_len(rows_per_task)
                     .for_each(|(row, indices)| indices.copy_from_slice(&sorted_indices(row, descending)));
-                ArrayData::from(back(
+                Ok(ArrayData::from(back(
                     ArrayD::from_shape_vec(swapped_shape, out).expect("one index per element"),
                     axis,
                     last,
-                ))
+                )))
             }
         }
     }
@@ -211,7 +224,7 @@ pub fn sort(array: &ArrayDataView<'_>, axis: usize, descending: bool, result: So
             message: format!("axis {axis} of an array of shape {:?}", array.shape()),
         });
     }
-    Ok(for_each_array_view!(ArrayDataView, array, a => typed(a, axis, descending, result)))
+    for_each_array_view!(ArrayDataView, array, a => typed(a, axis, descending, result))
 }
 
 /// Values searched together: their probes at one level of the search are independent loads,

@@ -15,6 +15,7 @@ use numpy::{
     PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::prelude::*;
+use pyo3::types::{PySlice, PyTuple};
 use pytato::array::DataRef;
 use pytato::{ArrayData, ArrayDataView, ArrayDataViewMut, DType};
 
@@ -208,7 +209,22 @@ fn has_bool_bytes_beyond_one(array: &Bound<'_, PyAny>) -> Result<bool> {
     if dtype.getattr("kind")?.extract::<String>()? != "b" || array.getattr("size")?.extract::<usize>()? == 0 {
         return Ok(false);
     }
-    let bytes = array.call_method1("view", ("uint8",))?;
+    // Each byte of memory once: a broadcast axis (stride 0) is read at its first index only, so
+    // that a view of one element standing for 2^40 is checked at once, not in minutes.
+    let strides: Vec<isize> = array.getattr("strides")?.extract()?;
+    let py = array.py();
+    let slices = strides
+        .iter()
+        .map(|&stride| match stride {
+            0 => PySlice::new(py, 0, 1, 1),
+            _ => PySlice::full(py),
+        })
+        .collect::<Vec<_>>();
+    let distinct = match slices.is_empty() {
+        true => array.clone(),
+        false => array.get_item(PyTuple::new(py, slices)?)?,
+    };
+    let bytes = distinct.call_method1("view", ("uint8",))?;
     Ok(bytes.call_method0("max")?.extract::<u8>()? > 1)
 }
 
@@ -399,7 +415,7 @@ pub(crate) fn shared_data(obj: &Bound<'_, PyAny>, what: &str) -> Result<DataRef>
     if let Ok(evaluated) = obj.cast::<EvaluatedArray>() {
         return Ok(evaluated.get().data.clone());
     }
-    Ok(DataRef::Host(Arc::new(borrow(obj, what)?.view().to_owned())))
+    Ok(DataRef::Host(Arc::new(crate::errors::lib(borrow(obj, what)?.view().try_to_owned(what))?)))
 }
 
 /// Moves a result into a numpy array: no copy for the row-major arrays the compiled backends

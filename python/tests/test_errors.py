@@ -290,3 +290,19 @@ def test_lengths_beyond_int64_are_value_errors_that_say_so():
             pt.make_placeholder("a", (length,), np.float64)
         with pytest.raises(ValueError):
             np.zeros((length,))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.bool_])
+def test_broadcast_views_of_terabytes_are_refused_not_aborted(backend, dtype):
+    # One element standing for 2^40 (stride 0): every entry point refuses it before a copy of
+    # that size (they aborted the process, or for bool read 2^40 bytes to check them).
+    big = np.broadcast_to(np.array(1, dtype), (2**40, 1))
+    refused = (MemoryError, pt.UnsupportedError)
+    with pytest.raises(refused):
+        pt.to_device(big, backend)
+    with pytest.raises(refused):
+        pt.generate(pt.make_data_wrapper(big) + 1, backend)()
+    x = pt.make_placeholder("x", big.shape, dtype)
+    for expr in [pt.sort(x, axis=1), pt.cumsum(x, axis=1), pt.nonzero(x)[0]]:
+        with pytest.raises(refused):
+            pt.generate(expr, backend)(x=big)
