@@ -37,14 +37,8 @@ fn running_out_of_device_memory_is_a_typed_error_and_the_backend_goes_on() {
             eprintln!("skipped: {} is not llvmpipe, whose device memory a limit on the host's can bound", w.adapter());
             return;
         }
-        let exe = std::env::current_exe().expect("the test binary");
-        let child = std::process::Command::new(exe)
-            .args(["--exact", TEST, "--nocapture", "--test-threads=1"])
-            .env(CHILD_VAR, "1")
-            .output()
-            .expect("the test binary runs again");
-        let text = String::from_utf8_lossy(&child.stdout).into_owned() + &String::from_utf8_lossy(&child.stderr);
-        assert!(child.status.success(), "the child with limited memory failed:\n{text}");
+        let (passed, text) = support::run_test_in_child(TEST, CHILD_VAR, "1");
+        assert!(passed, "the child with limited memory failed:\n{text}");
         assert!(text.contains("limited to"), "the child did not limit itself:\n{text}");
         return;
     }

@@ -18,14 +18,8 @@ fn dispatches_are_timed_by_shader_when_asked() {
     if std::env::var_os(PROFILE_VAR).is_none() {
         let Some(_) = gpu() else { return };
         assert!(take_report().is_none(), "no profile unless {PROFILE_VAR}=gpu");
-        let exe = std::env::current_exe().expect("the test binary");
-        let child = std::process::Command::new(exe)
-            .args(["--exact", TEST, "--nocapture", "--test-threads=1"])
-            .env(PROFILE_VAR, "gpu")
-            .output()
-            .expect("the test binary runs again");
-        let text = String::from_utf8_lossy(&child.stdout).into_owned() + &String::from_utf8_lossy(&child.stderr);
-        assert!(child.status.success(), "the profiled run failed:\n{text}");
+        let (passed, text) = support::run_test_in_child(TEST, PROFILE_VAR, "gpu");
+        assert!(passed, "the profiled run failed:\n{text}");
         return;
     }
     let Some(w) = gpu() else { return };

@@ -44,3 +44,19 @@ pub(crate) fn assert_one_long_exact_sum(w: &Wgpu, rows: usize) {
     let got = w.compile(&(&e).into()).unwrap().run(&NamedData::from([("y".to_string(), data)])).unwrap();
     assert_eq!(got["_pt_out"].to_scalars(), vec![Scalar::F64(want as f64)], "a sum over {rows} rows");
 }
+
+/// Runs the test `test` of this test binary again in a child process with the environment
+/// variable `var` set to `value`, and returns whether it passed and its output (stdout, then
+/// stderr): for what a test must do in a process of its own (an environment read once, a
+/// limit set on the process).
+#[allow(dead_code)] // (not every test binary runs itself again)
+pub(crate) fn run_test_in_child(test: &str, var: &str, value: &str) -> (bool, String) {
+    let exe = std::env::current_exe().expect("the test binary");
+    let child = std::process::Command::new(exe)
+        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env(var, value)
+        .output()
+        .expect("the test binary runs again");
+    let text = String::from_utf8_lossy(&child.stdout).into_owned() + &String::from_utf8_lossy(&child.stderr);
+    (child.status.success(), text)
+}
