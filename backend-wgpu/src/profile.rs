@@ -1,9 +1,9 @@
 //! GPU time per shader, for finding where a run spends its time on a real GPU: with
 //! `PYTATO_PROFILE=gpu` (and an adapter with `TIMESTAMP_QUERY`), every dispatch (`run::Passes`
-//! is the only place one is recorded, one compute pass each under the profiler) writes a timestamp at the start and
-//! the end of its pass; after each submission the timestamps are resolved, read back (a wait:
-//! profiling changes a run's host timing, not its GPU times) and added to a table by shader
-//! label, which [`take_report`] returns and empties.
+//! is the only place one is recorded, one compute pass each under the profiler) writes a
+//! timestamp at the start and the end of its pass; after each submission the timestamps are
+//! resolved, read back (a wait: profiling changes a run's host timing, not its GPU times) and
+//! added to a table by shader label, which [`take_report`] returns and empties.
 //!
 //! A diagnostic for one thread at a time: passes recorded on two threads at once share the
 //! pending list, so a report may mix their labels. Passes beyond 2,048 in one submission

@@ -891,11 +891,11 @@ pub(crate) fn control_block(sizes: &[i64]) -> Vec<u8> {
     control
 }
 
-/// A run's (or a step's) commands, its consecutive dispatches in one compute pass: within a pass wgpu orders
-/// each dispatch's writes before the next one's reads, as it does between passes, and a pass
-/// costs the host more than a dispatch (wgpu sets up and tears down its tracking for each). Any
-/// other command ends the pass. Where `PYTATO_PROFILE=gpu` times dispatches, each has a pass of
-/// its own, whose timestamps are the dispatch's.
+/// A run's (or a step's) commands, its consecutive dispatches in one compute pass: within a pass
+/// wgpu orders each dispatch's writes before the next one's reads, as it does between passes, and
+/// a pass costs the host more than a dispatch (wgpu sets up and tears down its tracking for
+/// each). Any other command ends the pass. Where `PYTATO_PROFILE=gpu` times dispatches, each has
+/// a pass of its own, whose timestamps are the dispatch's.
 pub(crate) struct Passes {
     /// The pass open, if any. `'static`: wgpu keeps the encoder locked while it is open, and
     /// [`Passes::encoder`] ends it before handing the encoder out. Declared before `encoder`, so
