@@ -147,12 +147,15 @@ fn block_totals<T: Copy>(blocks: &[T], combine: &impl Fn(T, T) -> T) -> Vec<T> {
     totals
 }
 
-/// Writes into `out` the running `combine` of each block of `blocks`, each combined with the
-/// value in `before` for the block before it (`before[0]` for block 1, ...; block 0 is as it
-/// is), [`INTERLEAVED`] blocks at a time. `first` says whether `blocks` starts with block 0.
-fn blocks_with_before<T: Copy>(blocks: &[T], out: &mut [T], before: &[T], first: bool, combine: &impl Fn(T, T) -> T) {
-    // The value the block at `k` (counted in `blocks`) is combined with.
-    let before_of = |k: usize| if first { k.checked_sub(1).map(|b| before[b]) } else { Some(before[k]) };
+/// Writes into `out` the running `combine` of each block of `blocks`, each combined with
+/// `before_of(k)` where that is a value (`k` counts the blocks of `blocks`), [`INTERLEAVED`]
+/// blocks at a time.
+fn blocks_with_before<T: Copy>(
+    blocks: &[T],
+    out: &mut [T],
+    before_of: impl Fn(usize) -> Option<T>,
+    combine: &impl Fn(T, T) -> T,
+) {
     let full = blocks.len() / (INTERLEAVED * SCAN_BLOCK) * INTERLEAVED;
     for (g, (group, written)) in
         blocks.chunks_exact(INTERLEAVED * SCAN_BLOCK).zip(out.chunks_exact_mut(INTERLEAVED * SCAN_BLOCK)).enumerate()
@@ -184,11 +187,15 @@ fn blocks_with_before<T: Copy>(blocks: &[T], out: &mut [T], before: &[T], first:
 }
 
 /// Writes into `out` the running `combine` of the non-empty `row`, in blocks where the row is
-/// long (see the [module docs](self)): the blocks' totals first, their scan, then each block's
-/// running values combined with the total before it; the blocks run on threads.
+/// long (see the [module docs](self)). On threads: the blocks' totals first, their scan, then
+/// each block's running values combined with the total before it. On one thread, in one pass
+/// ([`scan_row_in_one_pass`]).
 fn scan_row_in_blocks<T: Copy + Send + Sync>(row: &[T], out: &mut [T], combine: &(impl Fn(T, T) -> T + Sync)) {
     if row.len() <= 2 * SCAN_BLOCK {
         return scan_left_to_right(row, out, combine);
+    }
+    if rayon::current_num_threads() == 1 {
+        return scan_row_in_one_pass(row, out, combine);
     }
     // Groups of blocks of several microseconds each per task.
     const GROUP: usize = 16 * SCAN_BLOCK;
@@ -196,10 +203,70 @@ fn scan_row_in_blocks<T: Copy + Send + Sync>(row: &[T], out: &mut [T], combine: 
     let mut before = totals.clone();
     scan_row_in_blocks(&totals, &mut before, combine);
     row.par_chunks(GROUP).zip(out.par_chunks_mut(GROUP)).enumerate().for_each(|(g, (group, out))| {
+        // The scanned total before block `k` of this group (none before the row's first block).
         let first_block = g * (GROUP / SCAN_BLOCK);
-        let before = if g == 0 { &before[..] } else { &before[first_block - 1..] };
-        blocks_with_before(group, out, before, g == 0, combine)
+        let before_of = |k: usize| (first_block + k).checked_sub(1).map(|b| before[b]);
+        blocks_with_before(group, out, before_of, combine)
     });
+}
+
+/// [`scan_row_in_blocks`] on one thread, reading the row once (the threaded form reads it twice:
+/// once for the block totals, once for the running values): [`INTERLEAVED`] blocks' running
+/// values at a time, then, while they are still in cache, each block's combined with the
+/// scanned total of the blocks before it, which a [`TotalsScan`] keeps.
+fn scan_row_in_one_pass<T: Copy>(row: &[T], out: &mut [T], combine: &impl Fn(T, T) -> T) {
+    let mut totals = TotalsScan::new(row.len().div_ceil(SCAN_BLOCK));
+    let mut before = None;
+    for (group, written) in row.chunks(INTERLEAVED * SCAN_BLOCK).zip(out.chunks_mut(INTERLEAVED * SCAN_BLOCK)) {
+        blocks_with_before(group, written, |_| None, combine);
+        for block in written.chunks_mut(SCAN_BLOCK) {
+            let total = block[block.len() - 1];
+            if let Some(before) = before {
+                for running in block.iter_mut() {
+                    *running = combine(before, *running);
+                }
+            }
+            before = Some(totals.push(total, combine));
+        }
+    }
+}
+
+/// The scan of a row of block totals given one total at a time, in the order of the
+/// [module docs](self) (in blocks, recursively, where the totals are more than
+/// `2 · SCAN_BLOCK`): the state of [`scan_row_in_one_pass`].
+struct TotalsScan<T> {
+    /// Where this row is cut into blocks: the scan of its blocks' totals.
+    blocks: Option<Box<TotalsScan<T>>>,
+    /// The running value of the current block (of the whole row where it is not cut).
+    running: Option<T>,
+    /// The elements of the current block seen so far.
+    seen: usize,
+    /// The scanned total of the blocks before the current one.
+    before: Option<T>,
+}
+
+impl<T: Copy> TotalsScan<T> {
+    /// The state before the first of `length` totals.
+    fn new(length: usize) -> Self {
+        let blocks = (length > 2 * SCAN_BLOCK).then(|| Box::new(TotalsScan::new(length.div_ceil(SCAN_BLOCK))));
+        TotalsScan { blocks, running: None, seen: 0, before: None }
+    }
+
+    /// The scanned value at the position of the next total, `total`.
+    fn push(&mut self, total: T, combine: &impl Fn(T, T) -> T) -> T {
+        let running = self.running.map_or(total, |running| combine(running, total));
+        let scanned = self.before.map_or(running, |before| combine(before, running));
+        self.running = Some(running);
+        if let Some(blocks) = &mut self.blocks {
+            self.seen += 1;
+            if self.seen == SCAN_BLOCK {
+                self.before = Some(blocks.push(running, combine));
+                self.running = None;
+                self.seen = 0;
+            }
+        }
+        scanned
+    }
 }
 
 /// Writes into each row of `length` elements of `out` the running `combine` of the same row of
@@ -318,8 +385,17 @@ mod tests {
 
     #[test]
     fn long_float_rows_are_summed_in_blocks_and_products_left_to_right() {
-        // Lengths about the block boundaries, and one whose 2,443 totals are scanned in blocks too.
-        for n in [1usize, 2048, 2049, 3000, 5121, 2_500_001] {
+        // One thread scans in one pass, more in two: the same bits.
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(long_float_rows_on_the_current_pool);
+        }
+    }
+
+    fn long_float_rows_on_the_current_pool() {
+        // Lengths about the block boundaries, one with a last group of fewer than INTERLEAVED
+        // blocks, and one whose 2,443 totals are scanned in blocks too.
+        for n in [1usize, 2048, 2049, 3000, 5121, 4 * 4 * SCAN_BLOCK + 3 * SCAN_BLOCK + 5, 2_500_001] {
             let x: Vec<f64> = (0..n).map(|i| ((i * 7919) % 1013) as f64 / 97.0 - 5.0 + 1e-3 / (i + 1) as f64).collect();
             let data = ArrayData::from(ndarray::Array1::from(x.clone()).into_dyn());
             let sums = scan(&data.view(), 0, ScanOp::Sum).unwrap();
