@@ -389,3 +389,43 @@ fn a_step_that_reads_a_count_but_not_its_selection_runs_after_the_counts_step() 
         }
     }
 }
+
+/// Step results that only later phases read (the positions of a selection, a running sum that is
+/// scaled) are written into the memory of the last run's (`pytato_runtime::spare`): runs with
+/// fewer and more selected elements than the run before must see none of its values.
+#[test]
+fn step_results_reuse_the_last_runs_memory_and_none_of_its_values() {
+    let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
+    let positive = x.index(s![&pt::greater(&x, 0.0).unwrap()]).unwrap();
+    let running = pt::cumulative_sum(&x, pt::ScanOptions::default()).unwrap();
+    let outputs = DictOfNamedArrays::new([("doubled", &positive * 2.0), ("halved", &running * 0.5)]).unwrap();
+    // Counts of 3000, 1600 (in the same memory), 1900 (grown within it), 0 and 3000 again.
+    let runs: Vec<Vec<f64>> = [(3000, 3000), (3000, 1600), (2500, 1900), (40, 0), (3000, 3000)]
+        .iter()
+        .enumerate()
+        .map(|(run, &(n, kept))| {
+            (0..n).map(|i| if i < kept { (i + run) as f64 + 0.5 } else { -1.0 - i as f64 }).collect()
+        })
+        .collect();
+    for (name, backend) in backends() {
+        let program = backend.compile(&Outputs::Named(outputs.clone())).unwrap();
+        let reused_before = pytato_runtime::spare::results_reused();
+        for data in &runs {
+            let got = program.run(&NamedData::from([("x".to_string(), f64s(data))])).unwrap();
+            let doubled: Vec<f64> = data.iter().filter(|v| **v > 0.0).map(|v| v * 2.0).collect();
+            assert_eq!(values(&got["doubled"]), doubled, "{name}: {} elements", data.len());
+            let mut sum = 0.0;
+            let halved: Vec<f64> = data
+                .iter()
+                .map(|v| {
+                    sum += v;
+                    sum * 0.5
+                })
+                .collect();
+            assert_eq!(values(&got["halved"]), halved, "{name}: {} elements", data.len());
+        }
+        // The second and third runs reuse both results' memory (the fourth's are too small for it
+        // to be kept, and the last needs more than those).
+        assert!(pytato_runtime::spare::results_reused() >= reused_before + 4, "{name}: step results not reused");
+    }
+}

@@ -9,7 +9,8 @@
 //! - [`device`]: arrays kept on a backend's device between runs;
 //! - [`interrupt`]: stopping runs in progress (Ctrl-C);
 //! - [`phases`]: programs with data-dependent lengths and scatters, run in phases with host steps
-//!   between them ([`sort`], [`scan`]) on the threads [`host_threads`] picks;
+//!   between them ([`sort`], [`scan`]) on the threads [`host_threads`] picks, in the memory of an
+//!   earlier run's results where it can ([`spare`]);
 //! - [`math`]: numpy's scalar math where Rust differs, and the summation order every backend
 //!   follows.
 //!
@@ -25,5 +26,6 @@ pub mod math;
 pub mod phases;
 pub mod scan;
 pub mod sort;
+pub mod spare;
 
 pub use pytato_core::view::{self, ArrayDataView, ArrayDataViewMut};

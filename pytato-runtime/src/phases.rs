@@ -42,7 +42,7 @@
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
@@ -236,6 +236,11 @@ struct PhasedProgram {
     device: Option<Arc<dyn DeviceSteps>>,
     /// The threads host steps run on ([`Backend::host_threads`]).
     host_threads: HostThreads,
+    /// The names of step results whose memory a later run's step reuses ([`crate::spare`]):
+    /// those of nonzero and scan steps that are not outputs as they are.
+    reusable: BTreeSet<String>,
+    /// The latest runs' results of those steps, by name, taken by the next run's steps.
+    spares: Mutex<NamedData>,
 }
 
 /// Compiles `outputs`, whose DAG has host steps, into a program that runs in phases on `backend`
@@ -428,7 +433,25 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
     };
     let device = backend.device_steps();
     let host_threads = HostThreads::new(backend.host_threads());
-    Ok(Box::new(PhasedProgram { inputs, phases, last, direct, output_names, output_types, device, host_threads }))
+    let reusable = phases
+        .iter()
+        .flat_map(|phase| &phase.steps)
+        .filter(|step| matches!(step.kind, StepKind::Nonzero(_) | StepKind::Scan { .. }))
+        .map(|step| step.results[0].0.clone())
+        .filter(|name| !direct.iter().any(|(_, step)| step == name))
+        .collect();
+    Ok(Box::new(PhasedProgram {
+        inputs,
+        phases,
+        last,
+        direct,
+        output_names,
+        output_types,
+        device,
+        host_threads,
+        reusable,
+        spares: Mutex::new(NamedData::new()),
+    }))
 }
 
 impl PhasedProgram {
@@ -479,7 +502,10 @@ impl PhasedProgram {
                             new.push((input.clone(), value));
                         }
                     }
-                    kind => new.extend(self.host_threads.run(|| host_step(kind, &step.results, &operands))?),
+                    kind => {
+                        let spare = self.take_spare(&step.results[0].0);
+                        new.extend(self.host_threads.run(|| host_step(kind, &step.results, &operands, spare))?)
+                    }
                 }
             }
             results.extend(new);
@@ -503,6 +529,21 @@ fn wanted_by<'a>(program: &dyn Program, inputs: &'a NamedViews<'_>, results: &'a
 }
 
 impl PhasedProgram {
+    /// The spare kept for the step result `name`, if any: the caller's to write into.
+    fn take_spare(&self, name: &str) -> Option<ArrayData> {
+        if !self.reusable.contains(name) {
+            return None;
+        }
+        // A panic while the lock was held left the map as it was: keep using it.
+        self.spares.lock().unwrap_or_else(PoisonError::into_inner).remove(name)
+    }
+
+    /// Keeps the results of a finished run that later runs' steps reuse; drops the rest.
+    fn keep_spares(&self, results: NamedData) {
+        let mut spares = self.spares.lock().unwrap_or_else(PoisonError::into_inner);
+        spares.extend(results.into_iter().filter(|(name, _)| self.reusable.contains(name)));
+    }
+
     /// Takes the step results that are outputs as they are out of `results` (a copy only where
     /// one result is two outputs).
     fn direct_outputs<T: Clone>(&self, results: &mut BTreeMap<String, T>) -> Vec<(String, T)> {
@@ -639,7 +680,7 @@ fn device_step(
         })
         .collect();
     host_threads
-        .run(|| host_step(kind, results, &views))?
+        .run(|| host_step(kind, results, &views, None))?
         .into_iter()
         .map(|(name, value)| {
             if results.iter().any(|(r, _)| *r == name) {
@@ -652,10 +693,13 @@ fn device_step(
 }
 
 /// Runs one step (not a call) on the host: its results by name (a nonzero step's count first).
+/// `spare`: an earlier run's result of this step, whose memory the result may take
+/// ([`crate::spare`]).
 fn host_step(
     kind: &StepKind,
     results: &[(String, Shape)],
     operands: &[ArrayDataView<'_>],
+    spare: Option<ArrayData>,
 ) -> Result<Vec<(String, ArrayData)>> {
     // The steps read row-major operands and allocate results of their sizes: an operand that is
     // not row-major (a broadcast view of one element may stand for terabytes) is copied first,
@@ -677,7 +721,7 @@ fn host_step(
     let result = results[0].0.clone();
     Ok(match kind {
         StepKind::Nonzero(count) => {
-            let positions = nonzero(&operands[0])?;
+            let positions = nonzero_into(&operands[0], spare)?;
             // The count, for programs that read it without the positions' shape.
             let value = i64::try_from(positions.shape()[1]).expect("a count fits in i64");
             vec![(count.clone(), ArrayData::from_scalar(Scalar::I64(value))), (result, positions)]
@@ -687,7 +731,7 @@ fn host_step(
             vec![(result, crate::sort::sort(&operands[0], axis, descending, what)?)]
         }
         &StepKind::SearchSorted(side) => vec![(result, crate::sort::searchsorted(&operands[0], &operands[1], side)?)],
-        &StepKind::Scan { axis, op } => vec![(result, crate::scan::scan(&operands[0], axis, op)?)],
+        &StepKind::Scan { axis, op } => vec![(result, crate::scan::scan_into(&operands[0], axis, op, spare)?)],
         StepKind::Call { .. } => unreachable!("calls run their body's program"),
     })
 }
@@ -759,6 +803,7 @@ impl Program for PhasedProgram {
             None => NamedData::new(),
         };
         outputs.extend(self.direct_outputs(&mut results));
+        self.keep_spares(results);
         Ok(outputs)
     }
 
@@ -793,6 +838,7 @@ impl Program for PhasedProgram {
             None => Ok(()),
         };
         let values = self.direct_outputs(&mut results);
+        self.keep_spares(results);
         // The views go back where they were, whatever happened.
         let mut written = Ok(());
         for ((key, mut view), (_, value)) in direct_views.into_iter().zip(values) {
@@ -816,6 +862,11 @@ impl Program for PhasedProgram {
 /// the `true` elements of its stretch, a prefix sum of the counts says where each stretch's
 /// positions go, and each thread writes its own.
 pub fn nonzero(mask: &ArrayDataView<'_>) -> Result<ArrayData> {
+    nonzero_into(mask, None)
+}
+
+/// [`nonzero`], written into the memory of `spare` where it fits ([`crate::spare`]).
+fn nonzero_into(mask: &ArrayDataView<'_>, spare: Option<ArrayData>) -> Result<ArrayData> {
     let mask = mask.as_view::<bool>().ok_or_else(|| Error::Internal {
         backend: "phases".into(),
         message: format!("a nonzero step got a {} mask", mask.dtype()),
@@ -844,8 +895,11 @@ pub fn nonzero(mask: &ArrayDataView<'_>) -> Result<ArrayData> {
         bytes: (ndim as u64).saturating_mul(count as u64).saturating_mul(8),
         what: format!("the int64 positions of {count} elements of a {ndim}-d mask"),
     };
-    let mut out: Vec<i64> = bytemuck::allocation::try_zeroed_vec(ndim.checked_mul(count).ok_or_else(out_of_memory)?)
-        .map_err(|()| out_of_memory())?;
+    let len = ndim.checked_mul(count).ok_or_else(out_of_memory)?;
+    let mut out: Vec<i64> = match crate::spare::reuse(spare, len) {
+        Some(reused) => reused,
+        None => bytemuck::allocation::try_zeroed_vec(len).map_err(|()| out_of_memory())?,
+    };
     // Row `a` of the result holds axis `a`'s indices; split every row at the stretches' offsets.
     let mut rows: Vec<&mut [i64]> = out.chunks_mut(count.max(1)).take(ndim).collect();
     let mut pieces: Vec<Vec<&mut [i64]>> = (0..counts.len()).map(|_| Vec::with_capacity(ndim)).collect();
@@ -1068,7 +1122,7 @@ mod tests {
             (StepKind::Nonzero("count".into()), vec![m.reborrow()]),
         ];
         for (kind, operands) in steps {
-            match host_step(&kind, &results, &operands) {
+            match host_step(&kind, &results, &operands, None) {
                 Err(Error::OutOfMemory { op, bytes, .. }) => {
                     assert_eq!(op, kind.name());
                     assert!(bytes >= 1 << 40, "{op}: {bytes} bytes");

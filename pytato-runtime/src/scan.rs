@@ -31,7 +31,8 @@
 //! assert_eq!(sums, ArrayData::from(array![[1i8, 3, 6], [100, -56, 44]].into_dyn()));
 //! ```
 
-use ndarray::ArrayViewD;
+use bytemuck::Zeroable;
+use ndarray::{ArrayD, ArrayViewD};
 use num_complex::{Complex32, Complex64};
 use rayon::prelude::*;
 
@@ -291,7 +292,22 @@ const ELEMENTS_PER_TASK: usize = 1 << 15;
 /// Running sums or products of `array` along `axis`, in its dtype, in the order the
 /// [module docs](self) define. The result is in row-major layout.
 pub fn scan(array: &ArrayDataView<'_>, axis: usize, op: ScanOp) -> Result<ArrayData> {
-    fn typed<T: ViewElement + NumpyArith>(array: &ArrayViewD<'_, T>, axis: usize, op: ScanOp) -> Result<ArrayData> {
+    scan_into(array, axis, op, None)
+}
+
+/// [`scan`], written into the memory of `spare` where it fits ([`crate::spare`]).
+pub(crate) fn scan_into(
+    array: &ArrayDataView<'_>,
+    axis: usize,
+    op: ScanOp,
+    spare: Option<ArrayData>,
+) -> Result<ArrayData> {
+    fn typed<T: ViewElement + NumpyArith + Zeroable>(
+        array: &ArrayViewD<'_, T>,
+        axis: usize,
+        op: ScanOp,
+        spare: Option<ArrayData>,
+    ) -> Result<ArrayData> {
         // The scanned axis last, in row-major order: each row is one contiguous slice. An input
         // already so is read where it lies; the output is written once (a copy scanned in place
         // would move every element twice more).
@@ -304,8 +320,10 @@ pub fn scan(array: &ArrayDataView<'_>, axis: usize, op: ScanOp) -> Result<ArrayD
         }
         let rows = moved.as_standard_layout();
         let rows = rows.as_slice().expect("standard layout");
-        let out = ArrayData::try_zeros("scan", T::DTYPE, moved.shape())?;
-        let mut out = T::unwrap(out).expect("zeros of the element's dtype");
+        let mut out = match crate::spare::reuse::<T>(spare, moved.len()) {
+            Some(values) => ArrayD::from_shape_vec(moved.shape(), values).expect("as many values as elements"),
+            None => T::unwrap(ArrayData::try_zeros("scan", T::DTYPE, moved.shape())?).expect("zeros of the dtype"),
+        };
         let written = out.as_slice_mut().expect("a new array is row-major");
         // One loop per operation, so that the operation inlines (a function pointer chosen at
         // run time costs an indirect call per element).
@@ -324,7 +342,7 @@ pub fn scan(array: &ArrayDataView<'_>, axis: usize, op: ScanOp) -> Result<ArrayD
             message: format!("axis {axis} of an array of shape {:?}", array.shape()),
         });
     }
-    for_each_array_view!(ArrayDataView, array, a => typed(a, axis, op))
+    for_each_array_view!(ArrayDataView, array, a => typed(a, axis, op, spare))
 }
 
 #[cfg(test)]

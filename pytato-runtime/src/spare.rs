@@ -1,0 +1,63 @@
+//! The memory of host-step results, reused from one run of a program to the next.
+//!
+//! A step result that only later phases read (the positions of `sum(x[x > 0])`, which the next
+//! phase gathers from) is dropped at the end of a run. Fresh memory is mapped page by page as it
+//! is first written, so the next run's step would fault all of it in again: for the 10^7 int64
+//! positions of `sum(x[x > 0])`, about 20,000 page faults, which cost more than finding the
+//! positions. A program of phases therefore keeps such results as spares, by name, and the next
+//! run's step of that name writes its result into their memory.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use bytemuck::Zeroable;
+use pytato_core::data::{ArrayData, DataElement};
+
+static REUSED: AtomicUsize = AtomicUsize::new(0);
+
+/// How many host-step results this process has written into an earlier run's memory: for tests
+/// and diagnostics.
+pub fn results_reused() -> usize {
+    REUSED.load(Ordering::Relaxed)
+}
+
+/// The memory of `spare` as a vector of `len` elements of `T`, for a result whose every element
+/// the caller writes (the values in it are stale). `None` where there is no spare, or it holds
+/// another dtype, has room for fewer than `len` elements, or for more than twice as many (plus
+/// a page): a program keeps no memory far beyond what its latest runs needed.
+pub(crate) fn reuse<T: DataElement + Zeroable>(spare: Option<ArrayData>, len: usize) -> Option<Vec<T>> {
+    let (mut values, _) = T::unwrap(spare?).ok()?.into_raw_vec_and_offset();
+    let room = values.capacity();
+    let at_most = len.saturating_mul(2).saturating_add(4096 / std::mem::size_of::<T>().max(1));
+    if room < len || room > at_most {
+        return None;
+    }
+    // Only elements beyond the spare's length are written here; the caller overwrites all.
+    values.truncate(len);
+    values.resize(len, T::zeroed());
+    REUSED.fetch_add(1, Ordering::Relaxed);
+    Some(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{ArrayD, IxDyn};
+
+    #[test]
+    fn a_spare_is_reused_where_its_dtype_and_room_fit() {
+        let spare = |n: usize| Some(ArrayData::from(ArrayD::<i64>::zeros(IxDyn(&[n]))));
+        let reused = reuse::<i64>(spare(1000), 700).unwrap();
+        assert_eq!((reused.len(), reused.capacity()), (700, 1000));
+        // Grown within its room: the new elements are zeros, the old ones stale.
+        let mut shorter = ArrayD::<i64>::from_elem(IxDyn(&[1000]), 7).into_raw_vec_and_offset().0;
+        shorter.truncate(600);
+        let grown = reuse::<i64>(Some(ArrayData::from(ArrayD::from_shape_vec(IxDyn(&[600]), shorter).unwrap())), 900);
+        let grown = grown.unwrap();
+        assert_eq!(grown.len(), 900);
+        assert!(grown[..600].iter().all(|&v| v == 7) && grown[600..].iter().all(|&v| v == 0));
+        assert!(reuse::<i64>(spare(1000), 1001).is_none(), "too small");
+        assert!(reuse::<i64>(spare(100_000), 10).is_none(), "far too large to keep");
+        assert!(reuse::<f64>(spare(1000), 700).is_none(), "another dtype");
+        assert!(reuse::<i64>(None, 10).is_none());
+    }
+}
