@@ -391,14 +391,23 @@ fn a_step_that_reads_a_count_but_not_its_selection_runs_after_the_counts_step() 
 }
 
 /// Step results that only later phases read (the positions of a selection, a running sum that is
-/// scaled) are written into the memory of the last run's (`pytato_runtime::spare`): runs with
-/// fewer and more selected elements than the run before must see none of its values.
+/// scaled, a sort and a binary search computed on) are written into the memory of the last run's
+/// (`pytato_runtime::spare`): runs with fewer and more elements than the run before must see none
+/// of its values.
 #[test]
 fn step_results_reuse_the_last_runs_memory_and_none_of_its_values() {
     let x = pt::placeholder("x", [Dim::param("n")], DType::F64).unwrap();
     let positive = x.index(s![&pt::greater(&x, 0.0).unwrap()]).unwrap();
     let running = pt::cumulative_sum(&x, pt::ScanOptions::default()).unwrap();
-    let outputs = DictOfNamedArrays::new([("doubled", &positive * 2.0), ("halved", &running * 0.5)]).unwrap();
+    let sorted = pt::sort(&x, pt::SortOptions::default()).unwrap();
+    let places = pt::searchsorted(&sorted, &x, pt::Side::Left, None).unwrap();
+    let outputs = DictOfNamedArrays::new([
+        ("doubled", &positive * 2.0),
+        ("halved", &running * 0.5),
+        ("sorted_plus_one", &sorted + 1.0),
+        ("places", pt::astype(&places, DType::F64).unwrap()),
+    ])
+    .unwrap();
     // Counts of 3000, 1600 (in the same memory), 1900 (grown within it), 0 and 3000 again.
     let runs: Vec<Vec<f64>> = [(3000, 3000), (3000, 1600), (2500, 1900), (40, 0), (3000, 3000)]
         .iter()
@@ -423,9 +432,15 @@ fn step_results_reuse_the_last_runs_memory_and_none_of_its_values() {
                 })
                 .collect();
             assert_eq!(values(&got["halved"]), halved, "{name}: {} elements", data.len());
+            let mut ascending = data.clone();
+            ascending.sort_by(f64::total_cmp);
+            let plus_one: Vec<f64> = ascending.iter().map(|v| v + 1.0).collect();
+            assert_eq!(values(&got["sorted_plus_one"]), plus_one, "{name}: {} elements", data.len());
+            let places: Vec<f64> = data.iter().map(|v| ascending.partition_point(|s| s < v) as f64).collect();
+            assert_eq!(values(&got["places"]), places, "{name}: {} elements", data.len());
         }
-        // The second and third runs reuse both results' memory (the fourth's are too small for it
-        // to be kept, and the last needs more than those).
-        assert!(pytato_runtime::spare::results_reused() >= reused_before + 4, "{name}: step results not reused");
+        // The second and third runs reuse the four results' memory (the fourth's are too small
+        // for it to be kept, and the last needs more than those).
+        assert!(pytato_runtime::spare::results_reused() >= reused_before + 8, "{name}: step results not reused");
     }
 }

@@ -237,7 +237,7 @@ struct PhasedProgram {
     /// The threads host steps run on ([`Backend::host_threads`]).
     host_threads: HostThreads,
     /// The names of step results whose memory a later run's step reuses ([`crate::spare`]):
-    /// those of nonzero and scan steps that are not outputs as they are.
+    /// those of nonzero, scan, sort and searchsorted steps that are not outputs as they are.
     reusable: BTreeSet<String>,
     /// The latest runs' results of those steps, by name, taken by the next run's steps.
     spares: Mutex<NamedData>,
@@ -436,7 +436,7 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
     let reusable = phases
         .iter()
         .flat_map(|phase| &phase.steps)
-        .filter(|step| matches!(step.kind, StepKind::Nonzero(_) | StepKind::Scan { .. }))
+        .filter(|step| !matches!(step.kind, StepKind::Scatter(_) | StepKind::Call { .. }))
         .map(|step| step.results[0].0.clone())
         .filter(|name| !direct.iter().any(|(_, step)| step == name))
         .collect();
@@ -728,9 +728,11 @@ fn host_step(
         }
         StepKind::Scatter(mode) => vec![(result, scatter(&operands[0], &operands[1], &operands[2], *mode)?)],
         &StepKind::Sort { axis, descending, result: what } => {
-            vec![(result, crate::sort::sort(&operands[0], axis, descending, what)?)]
+            vec![(result, crate::sort::sort_into(&operands[0], axis, descending, what, spare)?)]
         }
-        &StepKind::SearchSorted(side) => vec![(result, crate::sort::searchsorted(&operands[0], &operands[1], side)?)],
+        &StepKind::SearchSorted(side) => {
+            vec![(result, crate::sort::searchsorted_into(&operands[0], &operands[1], side, spare)?)]
+        }
         &StepKind::Scan { axis, op } => vec![(result, crate::scan::scan_into(&operands[0], axis, op, spare)?)],
         StepKind::Call { .. } => unreachable!("calls run their body's program"),
     })

@@ -26,6 +26,7 @@
 //! assert_eq!(order.as_array::<i64>().unwrap().as_slice().unwrap(), &[1, 0, 3, 2, 4]);
 //! ```
 
+use bytemuck::Zeroable;
 use ndarray::{ArrayD, ArrayViewD};
 use num_complex::{Complex32, Complex64};
 use rayon::prelude::*;
@@ -158,11 +159,23 @@ const PARALLEL_ROW: usize = 1 << 15;
 /// that sort it), stably, in numpy's order; `descending` reverses the order and keeps equal
 /// elements in theirs. The result is in row-major layout.
 pub fn sort(array: &ArrayDataView<'_>, axis: usize, descending: bool, result: SortResult) -> Result<ArrayData> {
-    fn typed<T: ViewElement + NumpyOrd>(
+    sort_into(array, axis, descending, result, None)
+}
+
+/// [`sort`], written into the memory of `spare` where it fits ([`crate::spare`]).
+pub(crate) fn sort_into(
+    array: &ArrayDataView<'_>,
+    axis: usize,
+    descending: bool,
+    result: SortResult,
+    spare: Option<ArrayData>,
+) -> Result<ArrayData> {
+    fn typed<T: ViewElement + NumpyOrd + Zeroable>(
         array: &ArrayViewD<'_, T>,
         axis: usize,
         descending: bool,
         result: SortResult,
+        spare: Option<ArrayData>,
     ) -> Result<ArrayData> {
         // The sorted axis last, in row-major order: each row is one contiguous slice.
         let mut moved = array.view();
@@ -192,9 +205,18 @@ pub fn sort(array: &ArrayDataView<'_>, axis: usize, descending: bool, result: So
         let rows_per_task = PARALLEL_ROW.div_ceil(length);
         match result {
             SortResult::Values => {
-                let mut out = Vec::new();
-                out.try_reserve_exact(values.len()).map_err(|_| out_of_memory(T::DTYPE))?;
-                out.extend_from_slice(values);
+                let mut out = match crate::spare::reuse::<T>(spare, values.len()) {
+                    Some(mut reused) => {
+                        reused.copy_from_slice(values);
+                        reused
+                    }
+                    None => {
+                        let mut fresh = Vec::new();
+                        fresh.try_reserve_exact(values.len()).map_err(|_| out_of_memory(T::DTYPE))?;
+                        fresh.extend_from_slice(values);
+                        fresh
+                    }
+                };
                 out.par_chunks_mut(length).with_min_len(rows_per_task).for_each(|row| T::sort_values(row, descending));
                 Ok(T::wrap(back(
                     ArrayD::from_shape_vec(swapped_shape, out).expect("one value per element"),
@@ -203,8 +225,12 @@ pub fn sort(array: &ArrayDataView<'_>, axis: usize, descending: bool, result: So
                 )))
             }
             SortResult::Indices => {
-                let mut out: Vec<i64> =
-                    bytemuck::allocation::try_zeroed_vec(values.len()).map_err(|()| out_of_memory(DType::I64))?;
+                let mut out: Vec<i64> = match crate::spare::reuse(spare, values.len()) {
+                    Some(reused) => reused,
+                    None => {
+                        bytemuck::allocation::try_zeroed_vec(values.len()).map_err(|()| out_of_memory(DType::I64))?
+                    }
+                };
                 values
                     .par_chunks(length)
                     .zip(out.par_chunks_mut(length))
@@ -224,7 +250,7 @@ pub fn sort(array: &ArrayDataView<'_>, axis: usize, descending: bool, result: So
             message: format!("axis {axis} of an array of shape {:?}", array.shape()),
         });
     }
-    for_each_array_view!(ArrayDataView, array, a => typed(a, axis, descending, result))
+    for_each_array_view!(ArrayDataView, array, a => typed(a, axis, descending, result, spare))
 }
 
 /// Values searched together: their probes at one level of the search are independent loads,
@@ -262,18 +288,36 @@ fn places<K: Copy>(keys: &[K], values: &[K; SEARCH_BATCH], before: impl Fn(K, K)
 /// smaller; `Right`: not larger), found by binary search on the keys, 64 values at
 /// a time; values on threads when there are many. `int64` of the values' shape.
 pub fn searchsorted(sorted: &ArrayDataView<'_>, values: &ArrayDataView<'_>, side: Side) -> Result<ArrayData> {
+    searchsorted_into(sorted, values, side, None)
+}
+
+/// [`searchsorted`], written into the memory of `spare` where it fits ([`crate::spare`]).
+pub(crate) fn searchsorted_into(
+    sorted: &ArrayDataView<'_>,
+    values: &ArrayDataView<'_>,
+    side: Side,
+    spare: Option<ArrayData>,
+) -> Result<ArrayData> {
     fn typed<T: ViewElement + NumpyOrd>(
         sorted: &ArrayViewD<'_, T>,
         values: &ArrayDataView<'_>,
         side: Side,
-    ) -> ArrayData {
+        spare: Option<ArrayData>,
+    ) -> Result<ArrayData> {
         let sorted = sorted.as_standard_layout();
         let sorted = sorted.as_slice().expect("standard layout");
         let keys: Vec<T::Key> = sorted.par_iter().with_min_len(1 << 14).map(|v| v.key()).collect();
         let values = T::unwrap_view(values).expect("the dtypes were compared");
         let values = values.as_standard_layout();
         let flat = values.as_slice().expect("standard layout");
-        let mut positions = vec![0i64; flat.len()];
+        let mut positions: Vec<i64> = match crate::spare::reuse(spare, flat.len()) {
+            Some(reused) => reused,
+            None => bytemuck::allocation::try_zeroed_vec(flat.len()).map_err(|()| pytato_core::Error::OutOfMemory {
+                op: "searchsorted".into(),
+                bytes: (flat.len() as u64).saturating_mul(8),
+                what: format!("the int64 positions of {} values", flat.len()),
+            })?,
+        };
         let place_batch = |(batch, out): (&[T], &mut [i64])| {
             // A short last batch is filled up with its last value; only its own places are kept.
             let padded: [T::Key; SEARCH_BATCH] = std::array::from_fn(|j| batch[j.min(batch.len() - 1)].key());
@@ -289,7 +333,7 @@ pub fn searchsorted(sorted: &ArrayDataView<'_>, values: &ArrayDataView<'_>, side
             .zip(positions.par_chunks_mut(SEARCH_BATCH))
             .with_min_len((1 << 12) / SEARCH_BATCH)
             .for_each(place_batch);
-        ArrayData::from(ArrayD::from_shape_vec(values.raw_dim(), positions).expect("one position per value"))
+        Ok(ArrayData::from(ArrayD::from_shape_vec(values.raw_dim(), positions).expect("one position per value")))
     }
     if sorted.ndim() != 1 || sorted.dtype() != values.dtype() {
         return Err(pytato_core::Error::Internal {
@@ -302,7 +346,7 @@ pub fn searchsorted(sorted: &ArrayDataView<'_>, values: &ArrayDataView<'_>, side
             ),
         });
     }
-    Ok(for_each_array_view!(ArrayDataView, sorted, a => typed(a, values, side)))
+    for_each_array_view!(ArrayDataView, sorted, a => typed(a, values, side, spare))
 }
 
 #[cfg(test)]
