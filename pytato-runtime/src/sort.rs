@@ -205,18 +205,11 @@ pub(crate) fn sort_into(
         let rows_per_task = PARALLEL_ROW.div_ceil(length);
         match result {
             SortResult::Values => {
-                let mut out = match crate::spare::reuse::<T>(spare, values.len()) {
-                    Some(mut reused) => {
-                        reused.copy_from_slice(values);
-                        reused
-                    }
-                    None => {
-                        let mut fresh = Vec::new();
-                        fresh.try_reserve_exact(values.len()).map_err(|_| out_of_memory(T::DTYPE))?;
-                        fresh.extend_from_slice(values);
-                        fresh
-                    }
+                let mut out: Vec<T> = match crate::spare::reuse(spare, values.len()) {
+                    Some(reused) => reused,
+                    None => bytemuck::allocation::try_zeroed_vec(values.len()).map_err(|()| out_of_memory(T::DTYPE))?,
                 };
+                out.copy_from_slice(values);
                 out.par_chunks_mut(length).with_min_len(rows_per_task).for_each(|row| T::sort_values(row, descending));
                 Ok(T::wrap(back(
                     ArrayD::from_shape_vec(swapped_shape, out).expect("one value per element"),
