@@ -391,7 +391,8 @@ fn a_step_that_reads_a_count_but_not_its_selection_runs_after_the_counts_step() 
 }
 
 /// Step results that only later phases read (the positions of a selection, a running sum that is
-/// scaled, a sort and a binary search computed on) are written into the memory of the last run's
+/// scaled, a sort and a binary search computed on, a scatter-add, a running sum and a sort along
+/// the first axis of a 2-d array) are written into the memory of the last run's
 /// (`pytato_runtime::spare`): runs with fewer and more elements than the run before must see none
 /// of its values.
 #[test]
@@ -401,11 +402,26 @@ fn step_results_reuse_the_last_runs_memory_and_none_of_its_values() {
     let running = pt::cumulative_sum(&x, pt::ScanOptions::default()).unwrap();
     let sorted = pt::sort(&x, pt::SortOptions::default()).unwrap();
     let places = pt::searchsorted(&sorted, &x, pt::Side::Left, None).unwrap();
+    // `x` added at its ascending order (a permutation), twice: each slot gets two terms.
+    let order = pt::argsort(&x, pt::SortOptions::default()).unwrap();
+    let twice = pt::concatenate(&[order.clone(), order], 0).unwrap();
+    let scattered = pt::zeros_like(&x, None)
+        .unwrap()
+        .add_at(s![&twice], pt::concatenate(&[x.clone(), -&x * 3.0], 0).unwrap())
+        .unwrap();
+    // Along the first axis of (n, 2): computed with that axis last, then copied back into place.
+    let columns = pt::stack(&[x.clone(), -&x], 1).unwrap();
+    let first_axis = pt::ScanOptions { axis: Some(0), ..Default::default() };
+    let running_columns = pt::cumulative_sum(&columns, first_axis).unwrap();
+    let sorted_columns = pt::sort(&columns, pt::SortOptions { axis: Some(0), descending: false }).unwrap();
     let outputs = DictOfNamedArrays::new([
         ("doubled", &positive * 2.0),
         ("halved", &running * 0.5),
         ("sorted_plus_one", &sorted + 1.0),
         ("places", pt::astype(&places, DType::F64).unwrap()),
+        ("scattered", &scattered * 0.5),
+        ("running_columns", &running_columns * 0.5),
+        ("sorted_columns", &sorted_columns + 1.0),
     ])
     .unwrap();
     // Counts of 3000, 1600 (in the same memory), 1900 (grown within it), 0 and 3000 again.
@@ -438,9 +454,34 @@ fn step_results_reuse_the_last_runs_memory_and_none_of_its_values() {
             assert_eq!(values(&got["sorted_plus_one"]), plus_one, "{name}: {} elements", data.len());
             let places: Vec<f64> = data.iter().map(|v| ascending.partition_point(|s| s < v) as f64).collect();
             assert_eq!(values(&got["places"]), places, "{name}: {} elements", data.len());
+            let mut scattered = vec![0.0; data.len()];
+            let mut order: Vec<usize> = (0..data.len()).collect();
+            order.sort_by(|&i, &j| data[i].total_cmp(&data[j]));
+            for (value, &slot) in
+                data.iter().chain(&data.iter().map(|v| -v * 3.0).collect::<Vec<_>>()).zip(order.iter().cycle())
+            {
+                scattered[slot] += value;
+            }
+            let halved: Vec<f64> = scattered.iter().map(|v| v * 0.5).collect();
+            assert_eq!(values(&got["scattered"]), halved, "{name}: {} elements", data.len());
+            // Row-major (n, 2): column 0 is `x`, column 1 is `-x`.
+            let (mut plus, mut minus) = (0.0, 0.0);
+            let running_columns: Vec<f64> = data
+                .iter()
+                .flat_map(|v| {
+                    (plus, minus) = (plus + v, minus - v);
+                    [plus * 0.5, minus * 0.5]
+                })
+                .collect();
+            assert_eq!(values(&got["running_columns"]), running_columns, "{name}: {} elements", data.len());
+            let mut descending: Vec<f64> = data.iter().map(|v| -v).collect();
+            descending.sort_by(f64::total_cmp);
+            let sorted_columns: Vec<f64> =
+                ascending.iter().zip(&descending).flat_map(|(a, d)| [a + 1.0, d + 1.0]).collect();
+            assert_eq!(values(&got["sorted_columns"]), sorted_columns, "{name}: {} elements", data.len());
         }
-        // The second and third runs reuse the four results' memory (the fourth's are too small
+        // The second and third runs reuse the eight results' memory (the fourth's are too small
         // for it to be kept, and the last needs more than those).
-        assert!(pytato_runtime::spare::results_reused() >= reused_before + 8, "{name}: step results not reused");
+        assert!(pytato_runtime::spare::results_reused() >= reused_before + 16, "{name}: step results not reused");
     }
 }

@@ -239,9 +239,10 @@ impl ArrayData {
         for_each_array_data!(self, a => a.iter().map(|v| v.into_scalar()).collect())
     }
 
-    /// The element at a flat position in logical (C) order, as a [`Scalar`].
+    /// The element at a flat position in logical (C) order, as a [`Scalar`] (in constant time
+    /// where the array is row-major).
     pub fn get_flat(&self, index: usize) -> Option<Scalar> {
-        for_each_array_data!(self, a => a.iter().nth(index).map(|v| v.into_scalar()))
+        for_each_array_data!(self, a => a.as_slice().map_or_else(|| a.iter().nth(index), |s| s.get(index)).map(|v| v.into_scalar()))
     }
 }
 

@@ -195,9 +195,10 @@ impl<'a> ArrayDataView<'a> {
         T::unwrap_view(self)
     }
 
-    /// The element at a flat position in logical (C) order, as a [`Scalar`].
+    /// The element at a flat position in logical (C) order, as a [`Scalar`] (in constant time
+    /// where the array is row-major).
     pub fn get_flat(&self, index: usize) -> Option<Scalar> {
-        for_each_array_view!(ArrayDataView, self, a => a.iter().nth(index).map(|v| v.into_scalar()))
+        for_each_array_view!(ArrayDataView, self, a => a.as_slice().map_or_else(|| a.iter().nth(index), |s| s.get(index)).map(|v| v.into_scalar()))
     }
 
     /// The element at a multi-index, as a [`Scalar`]; `None` outside the array.

@@ -436,7 +436,7 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
     let reusable = phases
         .iter()
         .flat_map(|phase| &phase.steps)
-        .filter(|step| !matches!(step.kind, StepKind::Scatter(_) | StepKind::Call { .. }))
+        .filter(|step| !matches!(step.kind, StepKind::Call { .. }))
         .map(|step| step.results[0].0.clone())
         .filter(|name| !direct.iter().any(|(_, step)| step == name))
         .collect();
@@ -726,7 +726,9 @@ fn host_step(
             let value = i64::try_from(positions.shape()[1]).expect("a count fits in i64");
             vec![(count.clone(), ArrayData::from_scalar(Scalar::I64(value))), (result, positions)]
         }
-        StepKind::Scatter(mode) => vec![(result, scatter(&operands[0], &operands[1], &operands[2], *mode)?)],
+        StepKind::Scatter(mode) => {
+            vec![(result, scatter_into(&operands[0], &operands[1], &operands[2], *mode, spare)?)]
+        }
         &StepKind::Sort { axis, descending, result: what } => {
             vec![(result, crate::sort::sort_into(&operands[0], axis, descending, what, spare)?)]
         }
@@ -1018,6 +1020,17 @@ pub fn scatter(
     values: &ArrayDataView<'_>,
     mode: ScatterMode,
 ) -> Result<ArrayData> {
+    scatter_into(array, positions, values, mode, None)
+}
+
+/// [`scatter`], written into the memory of `spare` where it fits ([`crate::spare`]).
+fn scatter_into(
+    array: &ArrayDataView<'_>,
+    positions: &ArrayDataView<'_>,
+    values: &ArrayDataView<'_>,
+    mode: ScatterMode,
+    spare: Option<ArrayData>,
+) -> Result<ArrayData> {
     let positions = positions.as_view::<i64>().ok_or_else(|| Error::Internal {
         backend: "phases".into(),
         message: format!("a scatter step got {} positions", positions.dtype()),
@@ -1029,18 +1042,18 @@ pub fn scatter(
         });
     }
     // Slices, not n-dimensional iterators: the loops below are the whole cost of the step.
-    let positions = positions.as_standard_layout();
+    let positions = crate::spare::row_major(positions, "scatter")?;
     let positions = positions.as_slice().expect("standard layout");
-    fn typed<T: ViewElement + NumpyArith>(
+    fn typed<T: ViewElement + NumpyArith + bytemuck::Zeroable>(
         array: &ArrayViewD<'_, T>,
         positions: &[i64],
         values: &ArrayDataView<'_>,
         mode: ScatterMode,
+        spare: Option<ArrayData>,
     ) -> Result<ArrayData> {
-        let values = T::unwrap_view(values).expect("the dtypes were compared");
-        let values = values.as_standard_layout();
+        let values = crate::spare::row_major(T::unwrap_view(values).expect("the dtypes were compared"), "scatter")?;
         let values = values.as_slice().expect("standard layout");
-        let mut result = array.as_standard_layout().into_owned();
+        let mut result = crate::spare::row_major_copy(array.view(), "scatter", spare)?;
         let out = result.as_slice_mut().expect("standard layout");
         let length = out.len();
         for (&p, &v) in positions.iter().zip(values) {
@@ -1053,9 +1066,9 @@ pub fn scatter(
         Ok(T::wrap(result))
     }
     if values.dtype() != array.dtype() {
-        return add_promoted(&array.to_owned(), positions, &values.to_owned());
+        return add_promoted(array, positions, values);
     }
-    for_each_array_view!(ArrayDataView, array, a => typed(a, positions, values, mode))
+    for_each_array_view!(ArrayDataView, array, a => typed(a, positions, values, mode, spare))
 }
 
 /// The flat position `p` of an array of `length` elements as an index (negative from the end), or
@@ -1073,15 +1086,18 @@ fn slot(p: i64, length: usize) -> Result<usize> {
 /// `np.add.at` with values of another dtype: each addition in the promoted dtype, the sum cast
 /// back to the array's dtype before the next one (numpy's order of operations, one element at a
 /// time through [`Scalar`]).
-fn add_promoted(array: &ArrayData, positions: &[i64], values: &ArrayData) -> Result<ArrayData> {
-    let (own, sum_dtype) = (array.dtype(), result_type(array.dtype(), values.dtype()));
-    let mut out = array.to_scalars();
+fn add_promoted(array: &ArrayDataView<'_>, positions: &[i64], values: &ArrayDataView<'_>) -> Result<ArrayData> {
+    let sum_dtype = result_type(array.dtype(), values.dtype());
+    let mut out = array.try_to_owned("scatter")?;
     let length = out.len();
-    for (&p, v) in positions.iter().zip(values.to_scalars()) {
+    for (i, &p) in positions.iter().enumerate() {
         let slot = slot(p, length)?;
-        out[slot] = scalar_add(out[slot].cast(sum_dtype), v.cast(sum_dtype)).cast(own);
+        let (old, v) =
+            (out.get_flat(slot).expect("a slot in the array"), values.get_flat(i).expect("a value per position"));
+        // `set_flat` casts the sum back to the array's dtype.
+        out.set_flat(slot, scalar_add(old.cast(sum_dtype), v.cast(sum_dtype))).expect("a row-major array");
     }
-    Ok(ArrayData::from_scalars(own, array.shape(), out).expect("values of the array's dtype and size"))
+    Ok(out)
 }
 
 /// `a + b` for two scalars of one dtype, with numpy's semantics ([`NumpyArith`]).
@@ -1117,11 +1133,14 @@ mod tests {
         let x = ArrayDataView::from(ArrayViewD::from_shape(shape.clone(), &values[..]).unwrap());
         let m = ArrayDataView::from(ArrayViewD::from_shape(shape, &mask[..]).unwrap());
         let results = [("r".to_string(), Shape::from([1i64]))];
+        let (position, one) =
+            (ArrayData::from(ndarray::arr1(&[0i64]).into_dyn()), ArrayData::from(ndarray::arr1(&[1.0]).into_dyn()));
         let steps = [
             (StepKind::Sort { axis: 1, descending: false, result: SortResult::Values }, vec![x.reborrow()]),
             (StepKind::Sort { axis: 0, descending: true, result: SortResult::Indices }, vec![x.reborrow()]),
             (StepKind::Scan { axis: 1, op: ScanOp::Sum }, vec![x.reborrow()]),
             (StepKind::Nonzero("count".into()), vec![m.reborrow()]),
+            (StepKind::Scatter(ScatterMode::Add), vec![x.reborrow(), position.view(), one.view()]),
         ];
         for (kind, operands) in steps {
             match host_step(&kind, &results, &operands, None) {

@@ -32,7 +32,7 @@
 //! ```
 
 use bytemuck::Zeroable;
-use ndarray::{ArrayD, ArrayViewD};
+use ndarray::ArrayViewD;
 use num_complex::{Complex32, Complex64};
 use rayon::prelude::*;
 
@@ -318,12 +318,12 @@ pub(crate) fn scan_into(
         if length == 0 {
             return Ok(T::wrap(array.to_owned()));
         }
-        let rows = moved.as_standard_layout();
+        let rows = crate::spare::row_major(moved.view(), "scan")?;
         let rows = rows.as_slice().expect("standard layout");
-        let mut out = match crate::spare::reuse::<T>(spare, moved.len()) {
-            Some(values) => ArrayD::from_shape_vec(moved.shape(), values).expect("as many values as elements"),
-            None => T::unwrap(ArrayData::try_zeros("scan", T::DTYPE, moved.shape())?).expect("zeros of the dtype"),
-        };
+        // Scanning the last axis writes the result row-major in place; along another axis the
+        // scanned rows are copied back into place, and the spare goes to that copy.
+        let (work_spare, result_spare) = if axis == last { (spare, None) } else { (None, spare) };
+        let mut out = crate::spare::result_memory::<T>(moved.shape(), "scan", work_spare)?;
         let written = out.as_slice_mut().expect("a new array is row-major");
         // One loop per operation, so that the operation inlines (a function pointer chosen at
         // run time costs an indirect call per element).
@@ -333,8 +333,11 @@ pub(crate) fn scan_into(
             ScanOp::Product => scan_rows(rows, written, length, blocks, T::numpy_mul),
         }
         out.swap_axes(axis, last);
-        // Scanning the last axis leaves the result row-major already: no second copy.
-        Ok(if out.is_standard_layout() { T::wrap(out) } else { T::wrap(out.as_standard_layout().into_owned()) })
+        Ok(T::wrap(if out.is_standard_layout() {
+            out
+        } else {
+            crate::spare::row_major_copy(out.view(), "scan", result_spare)?
+        }))
     }
     if axis >= array.ndim() {
         return Err(Error::Internal {

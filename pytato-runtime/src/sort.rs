@@ -32,8 +32,7 @@ use num_complex::{Complex32, Complex64};
 use rayon::prelude::*;
 
 use pytato_core::array::{Side, SortResult};
-use pytato_core::data::ArrayData;
-use pytato_core::dtype::DType;
+use pytato_core::data::{ArrayData, DataElement};
 use pytato_core::error::Result;
 use pytato_core::for_each_array_view;
 use pytato_core::view::{ArrayDataView, ViewElement};
@@ -182,58 +181,52 @@ pub(crate) fn sort_into(
         let last = moved.ndim() - 1;
         moved.swap_axes(axis, last);
         let length = moved.shape()[last];
-        let rows = moved.as_standard_layout();
-        let values = rows.as_slice().expect("standard layout");
-        let swapped_shape = rows.shape().to_vec();
-        fn back<E: Clone>(mut data: ArrayD<E>, axis: usize, last: usize) -> ArrayD<E> {
-            data.swap_axes(axis, last);
-            // Sorting the last axis leaves the result row-major already: no copy.
-            if data.is_standard_layout() { data } else { data.as_standard_layout().into_owned() }
-        }
         if length == 0 {
             return Ok(match result {
                 SortResult::Values => T::wrap(array.to_owned()),
                 SortResult::Indices => ArrayData::from(ArrayD::<i64>::zeros(array.raw_dim())),
             });
         }
-        let out_of_memory = |dtype: DType| pytato_core::Error::OutOfMemory {
-            op: "sort".into(),
-            bytes: (values.len() as u64).saturating_mul(dtype.itemsize() as u64),
-            what: format!("the result of dtype {dtype} and shape {:?}", array.shape()),
-        };
+        let rows = crate::spare::row_major(moved, "sort")?;
+        let values = rows.as_slice().expect("standard layout");
+        // Sorting the last axis leaves the result row-major where it was sorted; along another
+        // axis the sorted rows are copied back into place, and the spare goes to that copy.
+        let (work_spare, result_spare) = if axis == last { (spare, None) } else { (None, spare) };
+        fn back<E: DataElement + Zeroable>(
+            mut sorted: ArrayD<E>,
+            axis: usize,
+            last: usize,
+            spare: Option<ArrayData>,
+        ) -> Result<ArrayData> {
+            sorted.swap_axes(axis, last);
+            let result = if sorted.is_standard_layout() {
+                sorted
+            } else {
+                crate::spare::row_major_copy(sorted.view(), "sort", spare)?
+            };
+            Ok(E::wrap(result))
+        }
         // Short rows: several per task, so that a task is worth a thread.
         let rows_per_task = PARALLEL_ROW.div_ceil(length);
         match result {
             SortResult::Values => {
-                let mut out: Vec<T> = match crate::spare::reuse(spare, values.len()) {
-                    Some(reused) => reused,
-                    None => bytemuck::allocation::try_zeroed_vec(values.len()).map_err(|()| out_of_memory(T::DTYPE))?,
-                };
-                out.copy_from_slice(values);
-                out.par_chunks_mut(length).with_min_len(rows_per_task).for_each(|row| T::sort_values(row, descending));
-                Ok(T::wrap(back(
-                    ArrayD::from_shape_vec(swapped_shape, out).expect("one value per element"),
-                    axis,
-                    last,
-                )))
+                let mut out = crate::spare::result_memory::<T>(rows.shape(), "sort", work_spare)?;
+                let written = out.as_slice_mut().expect("row-major");
+                written.copy_from_slice(values);
+                written
+                    .par_chunks_mut(length)
+                    .with_min_len(rows_per_task)
+                    .for_each(|row| T::sort_values(row, descending));
+                back(out, axis, last, result_spare)
             }
             SortResult::Indices => {
-                let mut out: Vec<i64> = match crate::spare::reuse(spare, values.len()) {
-                    Some(reused) => reused,
-                    None => {
-                        bytemuck::allocation::try_zeroed_vec(values.len()).map_err(|()| out_of_memory(DType::I64))?
-                    }
-                };
+                let mut out = crate::spare::result_memory::<i64>(rows.shape(), "sort", work_spare)?;
                 values
                     .par_chunks(length)
-                    .zip(out.par_chunks_mut(length))
+                    .zip(out.as_slice_mut().expect("row-major").par_chunks_mut(length))
                     .with_min_len(rows_per_task)
                     .for_each(|(row, indices)| indices.copy_from_slice(&sorted_indices(row, descending)));
-                Ok(ArrayData::from(back(
-                    ArrayD::from_shape_vec(swapped_shape, out).expect("one index per element"),
-                    axis,
-                    last,
-                )))
+                back(out, axis, last, result_spare)
             }
         }
     }
@@ -291,26 +284,26 @@ pub(crate) fn searchsorted_into(
     side: Side,
     spare: Option<ArrayData>,
 ) -> Result<ArrayData> {
-    fn typed<T: ViewElement + NumpyOrd>(
+    fn typed<T: ViewElement + NumpyOrd + Zeroable>(
         sorted: &ArrayViewD<'_, T>,
         values: &ArrayDataView<'_>,
         side: Side,
         spare: Option<ArrayData>,
     ) -> Result<ArrayData> {
-        let sorted = sorted.as_standard_layout();
+        // The host step passes row-major operands: these borrow them.
+        let sorted = crate::spare::row_major(sorted.view(), "searchsorted")?;
         let sorted = sorted.as_slice().expect("standard layout");
-        let keys: Vec<T::Key> = sorted.par_iter().with_min_len(1 << 14).map(|v| v.key()).collect();
-        let values = T::unwrap_view(values).expect("the dtypes were compared");
-        let values = values.as_standard_layout();
+        let mut keys: Vec<T::Key> = Vec::new();
+        keys.try_reserve_exact(sorted.len()).map_err(|_| pytato_core::Error::OutOfMemory {
+            op: "searchsorted".into(),
+            bytes: (sorted.len() as u64).saturating_mul(std::mem::size_of::<T::Key>() as u64),
+            what: format!("the sort keys of {} values", sorted.len()),
+        })?;
+        sorted.par_iter().with_min_len(1 << 14).map(|v| v.key()).collect_into_vec(&mut keys);
+        let values =
+            crate::spare::row_major(T::unwrap_view(values).expect("the dtypes were compared"), "searchsorted")?;
         let flat = values.as_slice().expect("standard layout");
-        let mut positions: Vec<i64> = match crate::spare::reuse(spare, flat.len()) {
-            Some(reused) => reused,
-            None => bytemuck::allocation::try_zeroed_vec(flat.len()).map_err(|()| pytato_core::Error::OutOfMemory {
-                op: "searchsorted".into(),
-                bytes: (flat.len() as u64).saturating_mul(8),
-                what: format!("the int64 positions of {} values", flat.len()),
-            })?,
-        };
+        let mut positions = crate::spare::result_memory::<i64>(values.shape(), "searchsorted", spare)?;
         let place_batch = |(batch, out): (&[T], &mut [i64])| {
             // A short last batch is filled up with its last value; only its own places are kept.
             let padded: [T::Key; SEARCH_BATCH] = std::array::from_fn(|j| batch[j.min(batch.len() - 1)].key());
@@ -323,10 +316,10 @@ pub(crate) fn searchsorted_into(
             }
         };
         flat.par_chunks(SEARCH_BATCH)
-            .zip(positions.par_chunks_mut(SEARCH_BATCH))
+            .zip(positions.as_slice_mut().expect("row-major").par_chunks_mut(SEARCH_BATCH))
             .with_min_len((1 << 12) / SEARCH_BATCH)
             .for_each(place_batch);
-        Ok(ArrayData::from(ArrayD::from_shape_vec(values.raw_dim(), positions).expect("one position per value")))
+        Ok(ArrayData::from(positions))
     }
     if sorted.ndim() != 1 || sorted.dtype() != values.dtype() {
         return Err(pytato_core::Error::Internal {

@@ -10,7 +10,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytemuck::Zeroable;
+use ndarray::{ArrayD, ArrayViewD, CowArray, IxDyn};
 use pytato_core::data::{ArrayData, DataElement};
+use pytato_core::error::Result;
 
 static REUSED: AtomicUsize = AtomicUsize::new(0);
 
@@ -36,6 +38,47 @@ pub(crate) fn reuse<T: DataElement + Zeroable>(spare: Option<ArrayData>, len: us
     values.resize(len, T::zeroed());
     REUSED.fetch_add(1, Ordering::Relaxed);
     Some(values)
+}
+
+/// A row-major array of `len` elements of `T` laid out as `shape` (`len` is their product) whose
+/// every element the caller writes: in the memory of `spare` where it fits ([`reuse`]), else in
+/// fresh memory, or [`OutOfMemory`](pytato_core::Error::OutOfMemory) naming `op` where none can
+/// be had (a step never aborts the process for its result's memory).
+pub(crate) fn result_memory<T: DataElement + Zeroable>(
+    shape: &[usize],
+    op: &str,
+    spare: Option<ArrayData>,
+) -> Result<ArrayD<T>> {
+    let len = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    match len.and_then(|len| reuse::<T>(spare, len)) {
+        Some(values) => Ok(ArrayD::from_shape_vec(shape, values).expect("as many values as elements")),
+        None => Ok(T::unwrap(ArrayData::try_zeros(op, T::DTYPE, shape)?).expect("zeros of the dtype")),
+    }
+}
+
+/// A row-major copy of `view` ([`result_memory`] for its memory).
+pub(crate) fn row_major_copy<T: DataElement + Zeroable>(
+    view: ArrayViewD<'_, T>,
+    op: &str,
+    spare: Option<ArrayData>,
+) -> Result<ArrayD<T>> {
+    let mut copy = result_memory::<T>(view.shape(), op, spare)?;
+    copy.assign(&view);
+    Ok(copy)
+}
+
+/// `view` itself where it is row-major, else a row-major copy in fresh memory, or
+/// [`OutOfMemory`](pytato_core::Error::OutOfMemory) naming `op` (ndarray's `as_standard_layout`
+/// would abort the process where the copy's memory cannot be had).
+pub(crate) fn row_major<'a, T: DataElement + Zeroable>(
+    view: ArrayViewD<'a, T>,
+    op: &str,
+) -> Result<CowArray<'a, T, IxDyn>> {
+    if view.is_standard_layout() {
+        Ok(CowArray::from(view))
+    } else {
+        Ok(CowArray::from(row_major_copy(view, op, None)?))
+    }
 }
 
 #[cfg(test)]
