@@ -466,14 +466,22 @@ fn with_scratch<R>(f: impl FnOnce(*mut u8) -> R) -> R {
 /// ([`pytato_runtime::interrupt`]): a few milliseconds of a thread's work.
 const WORK_PER_CHECK: u128 = 1 << 26;
 
+/// The most element operations the floor of 1024 rows between checks may hold (about a second of
+/// a thread's work): where 1024 rows are more, the floor is lowered to what this allows.
+const MOST_WORK_PER_CHECK: u128 = 1 << 30;
+
 /// Rows a launch runs between two checks for an interrupt: about [`WORK_PER_CHECK`] operations'
-/// worth, and never fewer than 1024, so that a kernel summing columns in strips (whose rows are
-/// the output's columns) keeps strips of 8 KiB of each input row at least (narrower ones were
-/// measured slower; only inputs of more than 2^16 rows get narrower strips than without checks).
-/// Any cut of the rows gives the same bits: a launch split over threads is cut the same way.
+/// worth, and at least 1024 where those are at most [`MOST_WORK_PER_CHECK`], so that a kernel
+/// summing columns in strips (whose rows are the output's columns) keeps strips of 8 KiB of each
+/// input row (narrower ones were measured slower; only inputs of more than 2^20 rows get
+/// narrower strips than without checks). A launch of few, long rows (20 sums of 10^9 terms each,
+/// the 64 parts of a split reduction of 10^11 terms) checks after every row: with the floor
+/// alone, it never checked and ran its minutes to the end after Ctrl-C. Any cut of the rows
+/// gives the same bits: a launch split over threads is cut the same way.
 fn rows_between_checks(work: u128, outer: usize) -> usize {
     let per_row = (work / outer.max(1) as u128).max(1);
-    usize::try_from(WORK_PER_CHECK / per_row).unwrap_or(usize::MAX).max(1024)
+    let floor = (MOST_WORK_PER_CHECK / per_row).clamp(1, 1024);
+    usize::try_from((WORK_PER_CHECK / per_row).max(floor)).unwrap_or(usize::MAX)
 }
 
 /// Why a launch stopped before its end.

@@ -102,3 +102,33 @@ fn a_stop_requested_during_a_long_run_ends_it() {
         runs_again(&name, &*backend);
     }
 }
+
+/// A launch of few rows that each take long: 20 sums of `2^28` terms each (more outputs than a
+/// split reduction takes), and their total, one output whose reduction the threads share in 64
+/// parts. Cranelift checked for a stop only every 1024 rows, so neither checked at all and both
+/// ran to their end after the request; now each checks after every row.
+#[test]
+fn a_stop_ends_a_run_of_few_long_rows_at_the_next_row() {
+    let _turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
+    let a = pt::placeholder("a", [20], DType::F64).unwrap();
+    let terms = pt::arange(0, 1i64 << 28, 1, DType::F64).unwrap();
+    let product = &pt::expand_dims(&a, 1).unwrap() * &pt::expand_dims(&terms, 0).unwrap();
+    let rows = pt::sum(&product, 1).unwrap();
+    let total = pt::sum(&product, pt::Axes::All).unwrap();
+    let values = (0..20).map(|i| 1.0 / (i + 1) as f64).collect::<Vec<_>>();
+    let inputs = NamedData::from([("a".to_string(), ArrayData::F64(ndarray::arr1(&values).into_dyn()))]);
+    let cranelift = pytato_backend_cranelift::Cranelift::new();
+    let cases: [(&str, &pytato_core::Array, usize); 3] =
+        [("20 rows, 1 thread", &rows, 1), ("20 rows, 2 threads", &rows, 2), ("a split total, 2 threads", &total, 2)];
+    for (name, output, threads) in cases {
+        let program = cranelift.clone().with_threads(threads).compile(&output.into()).unwrap();
+        interrupt::clear();
+        std::thread::scope(|s| {
+            let run = s.spawn(|| program.run(&inputs));
+            std::thread::sleep(Duration::from_millis(300));
+            interrupt::request();
+            assert_interrupted(name, run.join().unwrap());
+        });
+        interrupt::clear();
+    }
+}

@@ -19,10 +19,12 @@
 //! take them in place of its own: after a stop, ranks should end or start their exchange afresh,
 //! as after an MPI abort.
 //!
-//! What a check cannot reach: Cranelift's kernels run at least 1024 rows of their first axis
-//! between checks, so one element (a reduction of 10^10 terms into a single output element) runs
-//! to its end; so do one matrix product through the GEMM, one host sort or scan, and one GPU
-//! dispatch. The interpreter checks every few thousand elements or terms.
+//! What a check cannot reach: Cranelift's kernels check between rows of their first axis (every
+//! 1024 rows, or every row where a row is about a second of work or more), so one element (a
+//! reduction of 10^10 terms into a single output element, on one thread; on several, such a
+//! reduction runs in 64 parts, checked between parts) runs to its end; so do one matrix product
+//! through the GEMM, one host sort or scan, and one GPU dispatch. The interpreter checks every
+//! few thousand elements or terms.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock};
