@@ -40,9 +40,8 @@ pub(crate) fn reuse<T: DataElement + Zeroable>(spare: Option<ArrayData>, len: us
     Some(values)
 }
 
-/// A row-major array of `len` elements of `T` laid out as `shape` (`len` is their product) whose
-/// every element the caller writes: in the memory of `spare` where it fits ([`reuse`]), else in
-/// fresh memory, or [`OutOfMemory`](pytato_core::Error::OutOfMemory) naming `op` where none can
+/// A row-major array of `T` of `shape` whose every element the caller writes (its values are
+/// stale or zeros): in the memory of `spare` where it fits ([`reuse`]), else in fresh memory, or [`OutOfMemory`](pytato_core::Error::OutOfMemory) naming `op` where none can
 /// be had (a step never aborts the process for its result's memory).
 pub(crate) fn result_memory<T: DataElement + Zeroable>(
     shape: &[usize],
