@@ -44,7 +44,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use ndarray::{ArrayD, ArrayViewD, IxDyn};
+use ndarray::ArrayViewD;
 
 use crate::backend::{Backend, NamedData, NamedViews, NamedViewsMut, Outputs, Program};
 use crate::binding::Signature;
@@ -894,17 +894,9 @@ fn nonzero_into(mask: &ArrayDataView<'_>, spare: Option<ArrayData>) -> Result<Ar
         })
     };
     let count: usize = counts.iter().sum();
-    let out_of_memory = || Error::OutOfMemory {
-        op: "nonzero".into(),
-        bytes: (ndim as u64).saturating_mul(count as u64).saturating_mul(8),
-        what: format!("the int64 positions of {count} elements of a {ndim}-d mask"),
-    };
-    let len = ndim.checked_mul(count).ok_or_else(out_of_memory)?;
-    let mut out: Vec<i64> = match crate::spare::reuse(spare, len) {
-        Some(reused) => reused,
-        None => bytemuck::allocation::try_zeroed_vec(len).map_err(|()| out_of_memory())?,
-    };
+    let mut positions = crate::spare::result_memory::<i64>(&[ndim, count], "nonzero", spare)?;
     // Row `a` of the result holds axis `a`'s indices; split every row at the stretches' offsets.
+    let out = positions.as_slice_mut().expect("row-major");
     let mut rows: Vec<&mut [i64]> = out.chunks_mut(count.max(1)).take(ndim).collect();
     let mut pieces: Vec<Vec<&mut [i64]>> = (0..counts.len()).map(|_| Vec::with_capacity(ndim)).collect();
     for row in rows.iter_mut() {
@@ -971,7 +963,6 @@ fn nonzero_into(mask: &ArrayDataView<'_>, spare: Option<ArrayData>) -> Result<Ar
             "the mask changed while it was read: another thread wrote an input during the run",
         ));
     }
-    let positions = ArrayD::from_shape_vec(IxDyn(&[ndim, count]), out).expect("ndim * count values");
     Ok(ArrayData::from(positions))
 }
 
@@ -1117,6 +1108,7 @@ fn scalar_add(a: Scalar, b: Scalar) -> Scalar {
 mod tests {
     use super::*;
     use ndarray::array;
+    use ndarray::{ArrayD, IxDyn};
     use pytato_core::DType;
     use pytato_core::s;
     use pytato_core::tags::CountNamed;
