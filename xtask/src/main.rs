@@ -31,7 +31,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("golden") => golden(),
-        Some("conformance") => conformance(&args[1..]),
+        Some("conformance") => conformance(&args[1..], &[]),
         Some("bench") => bench(&args[1..]),
         Some("fuzz") => fuzz(&args[1..]),
         Some("mpi") => mpi_tests(true).map(|_| ()),
@@ -98,13 +98,14 @@ fn ci() -> Result<(), String> {
     fmt.args(["fmt", "--all", "--", "--check"]);
     run("cargo fmt --check", fmt)?;
 
-    // The MPI code is linted (and its tests run) where MPI is installed.
+    // The MPI code is linted, built and tested where MPI is installed. Every step builds with the
+    // same features, and names binaries rather than `--package`: a different selection resolves
+    // the dependencies' features anew and builds them all again (minutes on two cores; the `mpi`
+    // crate's build dependencies alone change `syn`'s, and with it every derive macro's).
     let mpi = mpi_available()?;
+    let features: &[&str] = if mpi { &["--features", "pytato-distributed/mpi"] } else { &[] };
     let mut clippy = cargo();
-    clippy.args(["clippy", "--workspace", "--all-targets"]);
-    if mpi {
-        clippy.args(["--features", "pytato-distributed/mpi"]);
-    }
+    clippy.args(["clippy", "--workspace", "--all-targets"]).args(features);
     clippy.args(["--", "-D", "warnings"]);
     run("cargo clippy", clippy)?;
 
@@ -113,12 +114,14 @@ fn ci() -> Result<(), String> {
     doc.args(["doc", "--no-deps", "--workspace"]).env("RUSTDOCFLAGS", "-D warnings");
     run("cargo doc (warnings denied)", doc)?;
 
+    // The conformance matrix runs once, in the next step, which also writes its reports: its
+    // test (`all_backends.rs`, for `cargo test` on its own) is the same run.
     let mut test = cargo();
-    test.args(["test", "--workspace"]);
+    test.args(["test", "--workspace"]).args(features).args(["--", "--skip", CONFORMANCE_MATRIX_TEST]);
     run("cargo test", test)?;
 
-    conformance(&[])?;
-    gpu_paths_tests()?;
+    conformance(&[], features)?;
+    gpu_paths_tests(features)?;
 
     if mpi {
         mpi_tests(false)?;
@@ -129,11 +132,14 @@ fn ci() -> Result<(), String> {
     // A short, deterministic fuzzing run (the same seeds every time): a failure here is a new
     // disagreement between backends, or with numpy.
     let mut fuzz = cargo();
-    fuzz.args(["run", "--quiet", "--package", "pytato-conformance", "--bin", "fuzz", "--", "campaign"]);
+    fuzz.args(["run", "--quiet", "--bin", "fuzz"]).args(features).args(["--", "campaign"]);
     fuzz.args(["--dags", CI_FUZZ_DAGS, "--start", "0", "--report"]);
     fuzz.arg(workspace_root().join("target/fuzz-ci"));
     run("fuzz (short run)", fuzz)
 }
+
+/// The test in `conformance-tests/tests/all_backends.rs` that runs the conformance matrix.
+const CONFORMANCE_MATRIX_TEST: &str = "every_case_passes_on_every_linked_backend";
 
 /// DAGs in the fuzzing run of `cargo xtask ci`.
 const CI_FUZZ_DAGS: &str = "3000";
@@ -219,8 +225,10 @@ fn python_tests(required: bool) -> Result<(), String> {
     // pymbolic: IndexLambda.expr is a pymbolic expression (pytato_rs.scalar_expr). loopy:
     // call_loopy reads loopy kernels (pytato_rs.loopy); 2025.1 is the last release that runs on
     // Python 3.11 (Debian's), and islpy 2026 dropped what it calls.
-    let packages = ["maturin>=1.16,<2", "numpy>=2", "pytest>=8", "pymbolic", "loopy==2025.1", "islpy<2026"];
-    let python = match python_venv("python-venv", &packages, "import maturin, numpy, pytest, pymbolic, loopy") {
+    // pytest-xdist: the tests run in one process per core.
+    let packages =
+        ["maturin>=1.16,<2", "numpy>=2", "pytest>=8", "pytest-xdist>=3", "pymbolic", "loopy==2025.1", "islpy<2026"];
+    let python = match python_venv("python-venv", &packages, "import maturin, numpy, pytest, xdist, pymbolic, loopy") {
         Ok(python) => python,
         Err(e) if !required => {
             eprintln!("==> Python tests SKIPPED: {e}");
@@ -242,7 +250,7 @@ fn python_tests(required: bool) -> Result<(), String> {
     develop.args(["develop", "--quiet"]).current_dir(&package).env("VIRTUAL_ENV", &venv).env("PATH", &path);
     run("maturin develop (the pytato_rs package)", develop)?;
     let mut pytest = Command::new(&python);
-    pytest.args(["-m", "pytest", "-q", "tests"]).current_dir(&package).env("PATH", &path);
+    pytest.args(["-m", "pytest", "-q", "-n", "auto", "tests"]).current_dir(&package).env("PATH", &path);
     run("pytest (python/tests)", pytest)
 }
 
@@ -269,10 +277,10 @@ fn install_optional(bin: &Path, package: &str, required_by: &str, hint: &str) ->
 }
 
 /// Runs the conformance binary, which prints the matrix and the per-backend summary lines and
-/// writes `target/conformance/report.{md,json}`.
-fn conformance(args: &[String]) -> Result<(), String> {
+/// writes `target/conformance/report.{md,json}`; built with cargo's `features` arguments.
+fn conformance(args: &[String], features: &[&str]) -> Result<(), String> {
     let mut cmd = cargo();
-    cmd.args(["run", "--quiet", "--package", "pytato-conformance", "--bin", "conformance", "--"]);
+    cmd.args(["run", "--quiet", "--bin", "conformance"]).args(features).arg("--");
     cmd.args(args);
     cmd.args(["--report-dir", &workspace_root().join("target/conformance").to_string_lossy()]);
     run("conformance", cmd)
@@ -282,16 +290,51 @@ fn conformance(args: &[String]) -> Result<(), String> {
 /// (tiled matrix products, workgroup sorts), on whatever adapter there is: lavapipe in CI, so that
 /// a test that holds only on a CPU adapter fails here rather than on a GPU. Skipped with a message
 /// where wgpu cannot start (unless `PYTATO_REQUIRE_WGPU` is set, when the suite itself fails).
-fn gpu_paths_tests() -> Result<(), String> {
+fn gpu_paths_tests(features: &[&str]) -> Result<(), String> {
     let mut cmd = cargo();
-    cmd.args(["run", "--quiet", "--package", "pytato-conformance", "--bin", "conformance", "--"]);
+    cmd.args(["run", "--quiet", "--bin", "conformance"]).args(features).arg("--");
     cmd.args(["--backend", "wgpu", "--report-dir"]);
     cmd.arg(workspace_root().join("target/conformance-gpu-paths"));
     cmd.env("PYTATO_WGPU_GPU_PATHS", "1");
     run("conformance (wgpu, GPU code paths)", cmd)?;
-    let mut tests = cargo();
-    tests.args(["test", "--package", "pytato-backend-wgpu"]).env("PYTATO_WGPU_GPU_PATHS", "1");
-    run("wgpu tests (GPU code paths)", tests)
+    // The wgpu crate's unit and integration tests as `cargo test --workspace` built them (not
+    // `cargo test --package`, which would build their dependencies again), run as cargo runs
+    // them: from the crate's directory. Its doc tests run in `cargo test` only.
+    let package = workspace_root().join("backend-wgpu");
+    let selection: Vec<&str> = ["--workspace"].iter().chain(features).copied().collect();
+    for executable in test_executables(&selection, &package)? {
+        let mut tests = Command::new(&executable);
+        tests.current_dir(&package).env("PYTATO_WGPU_GPU_PATHS", "1");
+        let name = Path::new(&executable).file_name().map_or(executable.clone(), |n| n.to_string_lossy().into_owned());
+        run(&format!("wgpu tests (GPU code paths): {name}"), tests)?;
+    }
+    Ok(())
+}
+
+/// The test executables that `cargo test <selection> --no-run` builds for the package in
+/// `package_dir` (its unit tests and each integration test), building what is not built yet.
+fn test_executables(selection: &[&str], package_dir: &Path) -> Result<Vec<String>, String> {
+    let output = cargo()
+        .args(["test", "--no-run", "--message-format", "json-render-diagnostics"])
+        .args(selection)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("building the tests of {}: {e}", package_dir.display()))?;
+    if !output.status.success() {
+        return Err(format!("building the tests of {} failed", package_dir.display()));
+    }
+    // One JSON object a line; cargo writes paths without escapes on the systems CI runs on.
+    let manifest = format!("\"manifest_path\":\"{}\"", package_dir.join("Cargo.toml").display());
+    let executables: Vec<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|l| l.contains("\"reason\":\"compiler-artifact\"") && l.contains(&manifest))
+        .filter_map(|l| l.split("\"executable\":\"").nth(1).and_then(|rest| rest.split('"').next()))
+        .map(str::to_string)
+        .collect();
+    if executables.is_empty() {
+        return Err(format!("cargo reported no test executable for {}", package_dir.display()));
+    }
+    Ok(executables)
 }
 
 fn golden() -> Result<(), String> {
@@ -370,23 +413,15 @@ fn mpi_tests(check_installed: bool) -> Result<(), String> {
     if check_installed && !mpi_available()? {
         return Err("MPI is not installed".into());
     }
-    let output = cargo()
-        .args(["test", "--package", "pytato-distributed", "--features", "mpi", "--test", "mpi", "--no-run"])
-        .args(["--message-format", "json-render-diagnostics"])
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .map_err(|e| format!("building the MPI tests: {e}"))?;
-    if !output.status.success() {
-        return Err("building the MPI tests failed".into());
-    }
-    let executable = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter(|l| l.contains("\"name\":\"mpi\"") && l.contains("\"executable\":\""))
-        .find_map(|l| l.split("\"executable\":\"").nth(1).and_then(|rest| rest.split('"').next()).map(str::to_string))
-        .ok_or("cargo did not report the MPI test executable")?;
+    // The selection `cargo xtask ci` tests with, so that it builds nothing again.
+    let selection = ["--workspace", "--features", "pytato-distributed/mpi", "--test", "mpi"];
+    let executables = test_executables(&selection, &workspace_root().join("pytato-distributed"))?;
+    let [executable] = executables.as_slice() else {
+        return Err(format!("cargo reported {} MPI test executables, not one", executables.len()));
+    };
     for ranks in [2, 3, 4] {
         let mut cmd = mpirun(ranks);
-        cmd.arg(&executable);
+        cmd.arg(executable);
         run_with_timeout(&format!("MPI tests on {ranks} ranks"), cmd, std::time::Duration::from_secs(300))?;
     }
     Ok(())
