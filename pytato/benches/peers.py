@@ -16,10 +16,17 @@ import time
 import numpy as np
 
 
+# As `workloads.rs` times its rows: at least `reps` calls, and more, up to MAX_CALLS, until they
+# have taken MIN_TOTAL_S seconds.
+MIN_TOTAL_S = 0.25
+MAX_CALLS = 1000
+
+
 def median_ms(reps, f):
     f()
+    first = time.perf_counter()
     times = []
-    for _ in range(reps):
+    while len(times) < reps or (len(times) < MAX_CALLS and time.perf_counter() - first < MIN_TOTAL_S):
         start = time.perf_counter()
         f()
         times.append((time.perf_counter() - start) * 1e3)

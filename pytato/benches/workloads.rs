@@ -110,16 +110,37 @@ fn runners() -> Vec<Runner> {
     out
 }
 
-/// Median wall time of `reps` calls of `f`, in milliseconds, after one warm-up call.
-fn median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
+/// Timed calls of one row last at least this long in all (unless [`MAX_CALLS`] come first):
+/// a median of 7 calls of a millisecond moved by up to 2x between runs on a shared 2-vCPU VM.
+/// `benches/peers.py` times its rows the same way.
+const MIN_TOTAL: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// The most timed calls of one row.
+const MAX_CALLS: usize = 1000;
+
+/// Median wall time of calls of `f`, in milliseconds, after one warm-up call: at least `reps`
+/// calls, and more, up to [`MAX_CALLS`], until they have taken [`MIN_TOTAL`].
+fn median_ms(reps: usize, f: impl FnMut()) -> f64 {
+    timed_median_ms(reps, MAX_CALLS, f)
+}
+
+/// Median wall time of exactly `calls` calls of `f` after one warm-up call, in milliseconds:
+/// for a workload that prepares one input per call.
+fn median_of_calls_ms(calls: usize, f: impl FnMut()) -> f64 {
+    timed_median_ms(calls, calls, f)
+}
+
+/// Median wall time of at least `least` and at most `most` calls of `f` after one warm-up call,
+/// in milliseconds: more than `least` until they have taken [`MIN_TOTAL`].
+fn timed_median_ms(least: usize, most: usize, mut f: impl FnMut()) -> f64 {
     f();
-    let mut times: Vec<f64> = (0..reps)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
+    let first = Instant::now();
+    let mut times: Vec<f64> = Vec::new();
+    while times.len() < least || (times.len() < most && first.elapsed() < MIN_TOTAL) {
+        let start = Instant::now();
+        f();
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
 }
@@ -799,14 +820,14 @@ fn compile(rows: &mut Vec<Row>, sizes: &Sizes) -> pt::Result<()> {
                 })
                 .collect::<pt::Result<_>>()?;
             let mut next = dags.iter();
-            let cold = median_ms(reps, || {
+            let cold = median_of_calls_ms(reps, || {
                 black_box(r.backend.compile(&next.next().expect("one DAG per call").into()).expect("compiles"));
             });
             // Cached: a DAG rebuilt equal to one compiled before (equal structure, new nodes).
             let first_salt = salt - reps;
             let rebuilt: Vec<Array> = (0..=reps).map(|_| chain(nodes, first_salt)).collect::<pt::Result<_>>()?;
             let mut next = rebuilt.iter();
-            let cached = median_ms(reps, || {
+            let cached = median_of_calls_ms(reps, || {
                 black_box(r.backend.compile(&next.next().expect("one DAG per call").into()).expect("compiles"));
             });
             for (kind, ms) in [("cold", cold), ("cached", cached)] {
