@@ -53,9 +53,6 @@ impl DeviceSteps for GpuSteps {
         };
         let result = match step {
             DeviceStep::Scan { axis, op } => Some(self.scan(operands[0], axis, op)),
-            // Complex numbers order by class, then real and imaginary part (`NumpyOrd`): a key
-            // the search shader has no form for, so those searches run on the host.
-            DeviceStep::SearchSorted(_) if operands[0].dtype.is_complex() => None,
             DeviceStep::SearchSorted(side) => Some(self.searchsorted(operands[0], operands[1], side)),
             // A 0-d mask has no axis to list positions along: the host's rule.
             DeviceStep::Nonzero if operands[0].shape.is_empty() => None,

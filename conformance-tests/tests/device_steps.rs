@@ -175,8 +175,9 @@ fn scans_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
 fn searches_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(wgpu) = wgpu() else { return };
-    // Complex searches run on the host: `complex_searches_on_device_data_run_on_the_host`.
-    for dtype in DType::ALL.into_iter().filter(|d| !d.is_complex()) {
+    // Complex numbers order by class (which part is NaN), then real, then imaginary part; the
+    // values come from the same edge cases in both parts.
+    for dtype in DType::ALL {
         if !wgpu.has_f64() && matches!(dtype, DType::F64 | DType::C128) {
             continue;
         }
@@ -210,34 +211,6 @@ fn searches_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
             assert_on_device_without_waits(&wgpu, &what, &searches, &search_inputs);
             // With the sort in the same program (also on the device): the same results.
             assert_on_device_without_waits(&wgpu, &format!("{what}, sorted in the program"), &outputs, &inputs);
-        }
-    }
-}
-
-/// Complex numbers order by class (which part is NaN), then real, then imaginary part: the search
-/// shader has no key for that, so a program on device data searches them on the host, with the
-/// host's bits (values from the same edge cases as the sorted array: NaN in either part, -0.0).
-#[test]
-fn complex_searches_on_device_data_run_on_the_host() {
-    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let Some(wgpu) = wgpu() else { return };
-    for dtype in [DType::C64, DType::C128] {
-        if !wgpu.has_f64() && dtype == DType::C128 {
-            continue;
-        }
-        let a = pt::placeholder("a", [Dim::param("n")], dtype).unwrap();
-        let v = pt::placeholder("v", [Dim::param("m")], dtype).unwrap();
-        let sorted = pt::sort(&a, pt::SortOptions::default()).unwrap();
-        let outputs = named([
-            ("left", pt::searchsorted(&sorted, &v, Side::Left, None).unwrap()),
-            ("right", pt::searchsorted(&sorted, &v, Side::Right, None).unwrap()),
-        ]);
-        for (n, m, seed) in [(0, 5, 1), (1, 9, 3), (300, 200, 4)] {
-            let inputs = NamedData::from([
-                ("a".to_string(), values(dtype, &[n], seed)),
-                ("v".to_string(), values(dtype, &[m], seed + 100)),
-            ]);
-            assert_on_device(&wgpu, &format!("searches of {dtype} (n = {n}, m = {m})"), &outputs, &inputs, None);
         }
     }
 }

@@ -22,7 +22,8 @@
 //!   of an invocation (llvmpipe), long rows run as several dispatches, in order.
 //! - **Binary searches** compare order-preserving integer keys, never floats: a float's key is its
 //!   bits with the sign folded in (`-0.0` as `0.0`, every NaN above every number), the order of
-//!   `pytato_runtime::sort`. No driver freedom (NaN assumed away, zeros' signs) reaches them.
+//!   `pytato_runtime::sort`; a complex number's key is the sorts' (below), its words compared
+//!   from the most significant. No driver freedom (NaN assumed away, zeros' signs) reaches them.
 //! - **Sorts** are least-significant-digit radix sorts of the same keys, 4 bits a pass: each pass
 //!   counts the digits of every block of [`SORT_BLOCK`] items of a row, scans the counts (rows,
 //!   then bins, then blocks, in order) into each block's places per bin, and moves each item
@@ -230,11 +231,26 @@ pub(crate) fn searchsorted_shader(dtype: DType, side: Side, features: ShaderFeat
         return Err(unsupported("binary searches on the device need the adapter feature SHADER_INT64".into()));
     }
     let storage = storage_type(dtype, features)?;
-    let key = sort_key(dtype, storage)?;
-    // The sorted element with key `a` goes before the value with key `k`.
-    let before = match side {
-        Side::Left => "a < k",
-        Side::Right => "a <= k",
+    // The sorted element `a` goes before the value `k` (both as keys): by the integer keys'
+    // order, or for complex numbers by `order`, their sort keys' words compared from the most
+    // significant (the class) down.
+    let (key, before) = if dtype.is_complex() {
+        let functions = format!(
+            "{}fn key(x: {storage}) -> {storage} {{ return x; }}\n{}",
+            sort_word(dtype, storage)?,
+            complex_order(dtype, storage)
+        );
+        let before = match side {
+            Side::Left => "order(a, k) < 0",
+            Side::Right => "order(a, k) <= 0",
+        };
+        (functions, before)
+    } else {
+        let before = match side {
+            Side::Left => "a < k",
+            Side::Right => "a <= k",
+        };
+        (sort_key(dtype, storage)?, before)
     };
     let body = format!(
         "    let gid: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
@@ -366,10 +382,31 @@ fn sort_key(dtype: DType, storage: &str) -> Result<String> {
         DType::F32 if storage == "u32" => "fn key(x: u32) -> u32 { return k32(x); }\n".to_string(),
         DType::F32 => "fn key(x: f32) -> u32 { return k32(bitcast<u32>(x)); }\n".to_string(),
         DType::F64 => "fn key(x: f64) -> u64 { return k64(bitcast<u64>(x)); }\n".to_string(),
-        // Complex searches run on the host (`GpuSteps::run`).
-        DType::C64 | DType::C128 => return Err(bug(format!("a search among {dtype} values"))),
+        // Complex numbers have no single integer key: searches compare them with
+        // `complex_order`.
+        DType::C64 | DType::C128 => return Err(bug(format!("an integer key of {dtype} values"))),
     };
     Ok(format!("{}{key}", float_keys()))
+}
+
+/// The WGSL of `fn order(a: <storage>, b: <storage>) -> i32` for complex `dtype`: -1, 0 or 1 as
+/// `a` goes before, with or after `b` in numpy's sort order, the sort key's 32-bit words
+/// ([`sort_word`]) compared from the most significant down: the class (which parts are NaN),
+/// then the real part's key, then the imaginary part's.
+fn complex_order(dtype: DType, storage: &str) -> String {
+    let words = (sort_digits(dtype) * DIGIT_BITS).div_ceil(32);
+    format!(
+        "fn order(a: {storage}, b: {storage}) -> i32 {{
+    for (var w: u32 = {words}u; w > 0u; w = w - 1u) {{
+        let x = word(a, w - 1u);
+        let y = word(b, w - 1u);
+        if x < y {{ return -1; }}
+        if x > y {{ return 1; }}
+    }}
+    return 0;
+}}
+"
+    )
 }
 
 /// Items of a row in a block of a sort pass (see [`Ranking`]): a workgroup's invocations.
