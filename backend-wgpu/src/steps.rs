@@ -308,8 +308,8 @@ impl GpuSteps {
     /// `wgsl::steps`): positions checked and made slots, the writes sorted stably by slot, each
     /// slot's writes applied by one invocation. A position out of range is recorded in the control
     /// block, reported at the next wait (see `crate::deferred`). `None` (the host scatters) for
-    /// values of another dtype set, or added where one of the dtypes is `bool`, and for counts
-    /// that exceed what the adapter binds.
+    /// values of another dtype set (which no scatter node holds: `Array::new_scatter` refuses it)
+    /// and for counts that exceed what the adapter binds.
     fn scatter(
         &self,
         array: &GpuStorage,
@@ -320,10 +320,7 @@ impl GpuSteps {
     ) -> Option<Result<DeviceArray>> {
         let m: u64 = positions.shape.iter().map(|&d| d as u64).product();
         let blocks = m.div_ceil(wgsl::steps::SORT_BLOCK as u64);
-        let same = values.dtype == array.dtype;
-        // Casts from booleans read a constant table, which the steps' shaders do not bind.
-        let from_bool = !same && (values.dtype == DType::Bool || array.dtype == DType::Bool);
-        if (mode == ScatterMode::Set && !same) || from_bool {
+        if mode == ScatterMode::Set && values.dtype != array.dtype {
             return None;
         }
         if !self.fits(DType::U32, &[usize::try_from(blocks * 16).ok()?]) {
@@ -380,7 +377,10 @@ impl GpuSteps {
                     commands.dispatch_with(self.gpu, &set, &control, &buffers, m)?;
                 }
                 ScatterMode::Add => {
-                    let add = pipeline(wgsl::steps::scatter_add_shader(array.dtype, values.dtype, self.features)?)?;
+                    let shader = wgsl::steps::scatter_add_shader(array.dtype, values.dtype, self.features)?;
+                    let constants = self.gpu.constant_table(&shader.constants)?;
+                    let buffers: Vec<wgpu::Buffer> = buffers.into_iter().chain(constants).collect();
+                    let add = pipeline(shader)?;
                     // Each invocation walks at most a stretch a driver's loop cap allows (with a
                     // margin, see `wgsl::loops`); each dispatch continues the sums of the last.
                     let stretch = self.gpu.loop_limit.map_or(m, |limit| limit.saturating_sub(16).max(1));

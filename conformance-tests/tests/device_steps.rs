@@ -504,9 +504,23 @@ fn scatters_of_every_dtype_run_on_the_device_with_the_hosts_bits() {
     let Some(wgpu) = wgpu() else { return };
     for wgpu in both_rankings(wgpu) {
         let idx = pt::placeholder("idx", [Dim::param("m")], DType::I64).unwrap();
-        // Values of another dtype added: each sum in the promoted dtype, cast back (numpy's add.at).
-        let promoted =
-            [(DType::F16, DType::F64), (DType::I8, DType::F64), (DType::F32, DType::I64), (DType::U8, DType::I64)];
+        // Values of another dtype added: each sum in the promoted dtype, cast back (numpy's add.at),
+        // booleans counted as 0 and 1 (`+ False` makes `-0.0` into `0.0`) and integers into
+        // booleans or'ed in.
+        let promoted = [
+            (DType::F16, DType::F64),
+            (DType::I8, DType::F64),
+            (DType::F32, DType::I64),
+            (DType::U8, DType::I64),
+            (DType::F64, DType::Bool),
+            (DType::F32, DType::Bool),
+            (DType::F16, DType::Bool),
+            (DType::C64, DType::Bool),
+            (DType::I64, DType::Bool),
+            (DType::U8, DType::Bool),
+            (DType::Bool, DType::I32),
+            (DType::Bool, DType::F64),
+        ];
         let pairs = DType::ALL.into_iter().map(|d| (d, d)).chain(promoted);
         for (own, given) in pairs {
             if !wgpu.has_f64() && [own, given].iter().any(|d| matches!(d, DType::F64 | DType::C128)) {

@@ -785,7 +785,7 @@ pub(crate) fn scatter_set_shader(dtype: DType, features: ShaderFeatures) -> Resu
 /// the host's loop does. A dispatch walks the sorted writes `[sizes[2], sizes[3])` and continues
 /// each slot's sum from the array, so runs longer than a driver's cap on an invocation's
 /// iterations take several dispatches, in order. `sizes[0]`, `sizes[1]`: the writes and the
-/// array's elements.
+/// array's elements. Where the shader has [`Shader::constants`], their table is bound last.
 pub(crate) fn scatter_add_shader(own: DType, values: DType, features: ShaderFeatures) -> Result<Shader> {
     let (own_storage, values_storage) = (storage_type(own, features)?, storage_type(values, features)?);
     let program = KernelProgram::default();
@@ -805,9 +805,9 @@ pub(crate) fn scatter_add_shader(own: DType, values: DType, features: ShaderFeat
     let (acc_ty, v_ty) = (t.ty(own)?, t.ty(values)?);
     let (start, value) = (load(&mut t, own, "out[s]"), load(&mut t, values, "values[order[i]]"));
     let store = t.encoded(own, "acc");
-    if !t.constants.is_empty() {
-        return Err(bug(format!("an add.at of {values} into {own} needs a constant table")));
-    }
+    // Casts from booleans to floats read their 0 and 1 from a constant table (see
+    // `Shader::constants`), bound after the result.
+    let constants = std::mem::take(&mut t.constants);
     let body = format!(
         "    let j: u32 = (wid.y * nwg.x + wid.x) * {WORKGROUP_SIZE}u + lid;
     let lo: u32 = u32(ctl.sizes[2]);
@@ -838,8 +838,12 @@ pub(crate) fn scatter_add_shader(own: DType, values: DType, features: ShaderFeat
         ("order", "u32", false),
         ("values", values_storage, false),
         ("out", own_storage, true),
+        ("cst", "u32", false),
     ];
-    Ok(assemble("scatter add", t.library.source(), &bindings, &body, own))
+    let bound = if constants.is_empty() { &bindings[..4] } else { &bindings[..] };
+    let mut shader = assemble("scatter add", t.library.source(), bound, &body, own);
+    shader.constants = constants;
+    Ok(shader)
 }
 
 /// A step's shader, labelled `what` (for profiles): the control block, `bindings` (name, element type, written) after it, the
