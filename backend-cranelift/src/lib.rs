@@ -138,6 +138,12 @@ impl Backend for Cranelift {
         self.threads_asked.then_some(self.threads)
     }
 
+    /// Host steps' fresh results are backed by transparent huge pages where large, as this
+    /// backend's own outputs are (see `run::advise_huge_pages`).
+    fn fresh_memory_advice(&self) -> Option<pytato_runtime::spare::FreshMemoryAdvice> {
+        Some(run::advise_huge_pages)
+    }
+
     fn inline_rule(&self) -> pytato_core::function::InlineRule {
         self.codegen.calls
     }

@@ -141,8 +141,8 @@ const HUGE_PAGE_OUTPUT_BYTES: usize = 4 << 20;
 const HUGE_PAGE_BYTES: usize = 2 << 20;
 
 /// Asks Linux to back the whole 2 MiB pages within the `bytes` at `address` (a fresh output,
-/// not yet touched) with transparent huge pages, where the output is large
-/// ([`HUGE_PAGE_OUTPUT_BYTES`]).
+/// not yet touched, or a host step's fresh result: `Backend::fresh_memory_advice`) with
+/// transparent huge pages, where the memory is large ([`HUGE_PAGE_OUTPUT_BYTES`]).
 ///
 /// A fresh allocation's memory is mapped on first write, one page fault per page. For a
 /// 128 MiB output, 32,768 faults of 4 KiB cost more than the kernel writing it: on a 2-vCPU
@@ -152,7 +152,7 @@ const HUGE_PAGE_BYTES: usize = 2 << 20;
 /// their memory cannot be kept. Linux follows the advice where transparent huge pages are
 /// `madvise` or `always`, the common defaults (`/sys/kernel/mm/transparent_hugepage/enabled`).
 #[cfg(target_os = "linux")]
-fn advise_huge_pages(address: *mut u8, bytes: usize) {
+pub(crate) fn advise_huge_pages(address: *mut u8, bytes: usize) {
     if bytes < HUGE_PAGE_OUTPUT_BYTES {
         return;
     }
@@ -161,8 +161,8 @@ fn advise_huge_pages(address: *mut u8, bytes: usize) {
     if end > first {
         // SAFETY: `[first, end)` lies within the allocation of `bytes` bytes at `address`
         // (rounded inward to whole huge pages), which the caller owns. `MADV_HUGEPAGE` changes
-        // only how the kernel backs those pages when they are first touched: it reads, writes
-        // and unmaps nothing, so no Rust value sees a difference. A failure (a kernel without
+        // only how the kernel backs those pages: it reads, writes and unmaps nothing, so no Rust
+        // value sees a difference (whatever the range: a range not mapped is an error return). A failure (a kernel without
         // transparent huge pages) leaves the pages as they were, which is correct too.
         unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) };
     }
@@ -170,7 +170,7 @@ fn advise_huge_pages(address: *mut u8, bytes: usize) {
 
 /// Elsewhere than Linux, fresh outputs keep the allocator's pages.
 #[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_address: *mut u8, _bytes: usize) {}
+pub(crate) fn advise_huge_pages(_address: *mut u8, _bytes: usize) {}
 
 fn view_ptr(view: &ArrayDataView<'_>) -> *mut u8 {
     for_each_array_view!(ArrayDataView, view, a => a.as_ptr() as *mut u8)

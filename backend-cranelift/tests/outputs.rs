@@ -152,3 +152,54 @@ fn large_fresh_outputs_are_advised_into_huge_pages() {
         }
     }
 }
+
+/// The large fresh results of host steps (scans and sorts, which run between a program's
+/// kernels) are advised into transparent huge pages too (`Backend::fresh_memory_advice`): along
+/// the last axis the result is the memory the step wrote, along another the copy back into place.
+/// Their values are the running sums and the sorted rows, computed here by hand (int64: the
+/// running sums wrap, as numpy's, and are exact whatever the order).
+#[test]
+fn large_fresh_results_of_host_steps_are_advised_into_huge_pages() {
+    let x = pt::placeholder("x", [Dim::param("n"), Dim::param("n")], DType::I64).unwrap();
+    let outputs = DictOfNamedArrays::new([
+        ("along_rows", pt::cumulative_sum(&x, pt::ScanOptions::axis(1)).unwrap()),
+        ("along_columns", pt::cumulative_sum(&x, pt::ScanOptions::axis(0)).unwrap()),
+        ("sorted", pt::sort(&x, pt::SortOptions::default()).unwrap()),
+    ])
+    .unwrap();
+    let program = Cranelift::new().with_threads(2).compile(&outputs.into()).unwrap();
+    for n in [1024, 16] {
+        // Values spread over the whole int64 range, so that sums wrap.
+        let input = ndarray::Array2::from_shape_fn((n, n), |(i, j)| {
+            ((i * n + j) as i64).wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as i64)
+        });
+        let data = ArrayData::from(input.clone().into_dyn());
+        let got = program.run(&NamedData::from([("x".to_string(), data)])).unwrap();
+        let mut along_rows = input.clone();
+        let mut along_columns = input.clone();
+        let mut sorted = input.clone();
+        for i in 0..n {
+            for j in 1..n {
+                along_rows[[i, j]] = along_rows[[i, j - 1]].wrapping_add(along_rows[[i, j]]);
+                along_columns[[j, i]] = along_columns[[j - 1, i]].wrapping_add(along_columns[[j, i]]);
+            }
+            let mut row: Vec<i64> = sorted.row(i).to_vec();
+            row.sort();
+            sorted.row_mut(i).assign(&ndarray::Array1::from(row));
+        }
+        for (name, expected) in [("along_rows", along_rows), ("along_columns", along_columns), ("sorted", sorted)] {
+            let ArrayData::I64(result) = &got[name] else { panic!("{name}: int64") };
+            assert_eq!(result, &expected.into_dyn(), "{n}x{n}: {name}");
+            #[cfg(target_os = "linux")]
+            if n * n * 8 >= 4 << 20 {
+                if std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists() {
+                    let inside = (result.as_ptr() as usize).next_multiple_of(2 << 20);
+                    let flags = mapping_flags(inside).expect("the result's mapping is in /proc/self/smaps");
+                    assert!(flags.split_whitespace().any(|f| f == "hg"), "{n}x{n}: {name}: VmFlags {flags}");
+                } else {
+                    eprintln!("skipped the huge page check: no transparent huge pages here");
+                }
+            }
+        }
+    }
+}

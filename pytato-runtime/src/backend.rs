@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::device::{DeviceArray, DeviceInput, DeviceSteps, NamedDeviceArrays, NamedDeviceInputs};
+use crate::spare::FreshMemoryAdvice;
 use pytato_core::array::Array;
 use pytato_core::data::ArrayData;
 use pytato_core::error::{Error, Result};
@@ -83,6 +84,14 @@ pub trait Backend: Send + Sync {
     /// the number it runs its own work on, where it is told one. `None` (the default): rayon's
     /// global pool (`RAYON_NUM_THREADS`, else every core). See [`crate::host_threads`].
     fn host_threads(&self) -> Option<usize> {
+        None
+    }
+
+    /// How the host steps of this backend's programs ([`crate::phases`]) prepare the fresh
+    /// memory of their results before first writing it: a result handed to the caller is fresh
+    /// memory every run, mapped page by page as it is written (see [`crate::spare`]). `None` (the
+    /// default): the memory as the allocator gives it.
+    fn fresh_memory_advice(&self) -> Option<FreshMemoryAdvice> {
         None
     }
 }
@@ -262,6 +271,10 @@ impl Backend for WithInlineRule {
 
     fn device_steps(&self) -> Option<Arc<dyn DeviceSteps>> {
         self.backend.device_steps()
+    }
+
+    fn fresh_memory_advice(&self) -> Option<FreshMemoryAdvice> {
+        self.backend.fresh_memory_advice()
     }
 }
 

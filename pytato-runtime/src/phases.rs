@@ -51,6 +51,7 @@ use crate::binding::Signature;
 use crate::device::{DeviceArray, DeviceInput, DeviceStep, DeviceSteps, NamedDeviceArrays, NamedDeviceInputs};
 use crate::host_threads::HostThreads;
 use crate::scan::NumpyArith;
+use crate::spare::{FreshMemoryAdvice, ResultMemory};
 use pytato_core::array::{
     Array, DictOfNamedArrays, IdMap, NodeKind, ScanOp, ScatterMode, Side, SortResult, post_order,
 };
@@ -236,6 +237,8 @@ struct PhasedProgram {
     device: Option<Arc<dyn DeviceSteps>>,
     /// The threads host steps run on ([`Backend::host_threads`]).
     host_threads: HostThreads,
+    /// How the fresh memory of host steps' results is advised ([`Backend::fresh_memory_advice`]).
+    fresh_memory_advice: Option<FreshMemoryAdvice>,
     /// The names of step results whose memory a later run's step reuses ([`crate::spare`]):
     /// those of nonzero, scan, sort and searchsorted steps that are not outputs as they are.
     reusable: BTreeSet<String>,
@@ -449,6 +452,7 @@ pub fn compile(backend: &dyn Backend, outputs: &Outputs) -> Result<Box<dyn Progr
         output_types,
         device,
         host_threads,
+        fresh_memory_advice: backend.fresh_memory_advice(),
         reusable,
         spares: Mutex::new(NamedData::new()),
     }))
@@ -503,8 +507,11 @@ impl PhasedProgram {
                         }
                     }
                     kind => {
-                        let spare = self.take_spare(&step.results[0].0);
-                        new.extend(self.host_threads.run(|| host_step(kind, &step.results, &operands, spare))?)
+                        let memory = ResultMemory {
+                            spare: self.take_spare(&step.results[0].0),
+                            advice: self.fresh_memory_advice,
+                        };
+                        new.extend(self.host_threads.run(|| host_step(kind, &step.results, &operands, memory))?)
                     }
                 }
             }
@@ -680,7 +687,7 @@ fn device_step(
         })
         .collect();
     host_threads
-        .run(|| host_step(kind, results, &views, None))?
+        .run(|| host_step(kind, results, &views, ResultMemory::default()))?
         .into_iter()
         .map(|(name, value)| {
             if results.iter().any(|(r, _)| *r == name) {
@@ -692,14 +699,13 @@ fn device_step(
         .collect()
 }
 
-/// Runs one step (not a call) on the host: its results by name (a nonzero step's count first).
-/// `spare`: an earlier run's result of this step, whose memory the result may take
-/// ([`crate::spare`]).
+/// Runs one step (not a call) on the host: its results by name (a nonzero step's count first),
+/// the step's result in `memory` ([`crate::spare`]).
 fn host_step(
     kind: &StepKind,
     results: &[(String, Shape)],
     operands: &[ArrayDataView<'_>],
-    spare: Option<ArrayData>,
+    memory: ResultMemory,
 ) -> Result<Vec<(String, ArrayData)>> {
     // The steps read row-major operands and allocate results of their sizes: an operand that is
     // not row-major (a broadcast view of one element may stand for terabytes) is copied first,
@@ -721,21 +727,21 @@ fn host_step(
     let result = results[0].0.clone();
     Ok(match kind {
         StepKind::Nonzero(count) => {
-            let positions = nonzero_into(&operands[0], spare)?;
+            let positions = nonzero_into(&operands[0], memory)?;
             // The count, for programs that read it without the positions' shape.
             let value = i64::try_from(positions.shape()[1]).expect("a count fits in i64");
             vec![(count.clone(), ArrayData::from_scalar(Scalar::I64(value))), (result, positions)]
         }
         StepKind::Scatter(mode) => {
-            vec![(result, scatter_into(&operands[0], &operands[1], &operands[2], *mode, spare)?)]
+            vec![(result, scatter_into(&operands[0], &operands[1], &operands[2], *mode, memory)?)]
         }
         &StepKind::Sort { axis, descending, result: what } => {
-            vec![(result, crate::sort::sort_into(&operands[0], axis, descending, what, spare)?)]
+            vec![(result, crate::sort::sort_into(&operands[0], axis, descending, what, memory)?)]
         }
         &StepKind::SearchSorted(side) => {
-            vec![(result, crate::sort::searchsorted_into(&operands[0], &operands[1], side, spare)?)]
+            vec![(result, crate::sort::searchsorted_into(&operands[0], &operands[1], side, memory)?)]
         }
-        &StepKind::Scan { axis, op } => vec![(result, crate::scan::scan_into(&operands[0], axis, op, spare)?)],
+        &StepKind::Scan { axis, op } => vec![(result, crate::scan::scan_into(&operands[0], axis, op, memory)?)],
         StepKind::Call { .. } => unreachable!("calls run their body's program"),
     })
 }
@@ -866,11 +872,11 @@ impl Program for PhasedProgram {
 /// the `true` elements of its stretch, a prefix sum of the counts says where each stretch's
 /// positions go, and each thread writes its own.
 pub fn nonzero(mask: &ArrayDataView<'_>) -> Result<ArrayData> {
-    nonzero_into(mask, None)
+    nonzero_into(mask, ResultMemory::default())
 }
 
-/// [`nonzero`], written into the memory of `spare` where it fits ([`crate::spare`]).
-fn nonzero_into(mask: &ArrayDataView<'_>, spare: Option<ArrayData>) -> Result<ArrayData> {
+/// [`nonzero`], its result in `memory` ([`crate::spare`]).
+fn nonzero_into(mask: &ArrayDataView<'_>, memory: ResultMemory) -> Result<ArrayData> {
     let mask = mask.as_view::<bool>().ok_or_else(|| Error::Internal {
         backend: "phases".into(),
         message: format!("a nonzero step got a {} mask", mask.dtype()),
@@ -894,7 +900,7 @@ fn nonzero_into(mask: &ArrayDataView<'_>, spare: Option<ArrayData>) -> Result<Ar
         })
     };
     let count: usize = counts.iter().sum();
-    let mut positions = crate::spare::result_memory::<i64>(&[ndim, count], "nonzero", spare)?;
+    let mut positions = crate::spare::result_memory::<i64>(&[ndim, count], "nonzero", memory)?;
     // Row `a` of the result holds axis `a`'s indices; split every row at the stretches' offsets.
     let out = positions.as_slice_mut().expect("row-major");
     let mut rows: Vec<&mut [i64]> = out.chunks_mut(count.max(1)).take(ndim).collect();
@@ -1011,16 +1017,16 @@ pub fn scatter(
     values: &ArrayDataView<'_>,
     mode: ScatterMode,
 ) -> Result<ArrayData> {
-    scatter_into(array, positions, values, mode, None)
+    scatter_into(array, positions, values, mode, ResultMemory::default())
 }
 
-/// [`scatter`], written into the memory of `spare` where it fits ([`crate::spare`]).
+/// [`scatter`], its result in `memory` ([`crate::spare`]).
 fn scatter_into(
     array: &ArrayDataView<'_>,
     positions: &ArrayDataView<'_>,
     values: &ArrayDataView<'_>,
     mode: ScatterMode,
-    spare: Option<ArrayData>,
+    memory: ResultMemory,
 ) -> Result<ArrayData> {
     let positions = positions.as_view::<i64>().ok_or_else(|| Error::Internal {
         backend: "phases".into(),
@@ -1040,11 +1046,11 @@ fn scatter_into(
         positions: &[i64],
         values: &ArrayDataView<'_>,
         mode: ScatterMode,
-        spare: Option<ArrayData>,
+        memory: ResultMemory,
     ) -> Result<ArrayData> {
         let values = crate::spare::row_major(T::unwrap_view(values).expect("the dtypes were compared"), "scatter")?;
         let values = values.as_slice().expect("standard layout");
-        let mut result = crate::spare::row_major_copy(array.view(), "scatter", spare)?;
+        let mut result = crate::spare::row_major_copy(array.view(), "scatter", memory)?;
         let out = result.as_slice_mut().expect("standard layout");
         let length = out.len();
         for (&p, &v) in positions.iter().zip(values) {
@@ -1059,7 +1065,7 @@ fn scatter_into(
     if values.dtype() != array.dtype() {
         return add_promoted(array, positions, values);
     }
-    for_each_array_view!(ArrayDataView, array, a => typed(a, positions, values, mode, spare))
+    for_each_array_view!(ArrayDataView, array, a => typed(a, positions, values, mode, memory))
 }
 
 /// The flat position `p` of an array of `length` elements as an index (negative from the end), or
@@ -1135,7 +1141,7 @@ mod tests {
             (StepKind::Scatter(ScatterMode::Add), vec![x.reborrow(), position.view(), one.view()]),
         ];
         for (kind, operands) in steps {
-            match host_step(&kind, &results, &operands, None) {
+            match host_step(&kind, &results, &operands, ResultMemory::default()) {
                 Err(Error::OutOfMemory { op, bytes, .. }) => {
                     assert_eq!(op, kind.name());
                     assert!(bytes >= 1 << 40, "{op}: {bytes} bytes");

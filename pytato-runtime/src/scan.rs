@@ -42,6 +42,8 @@ use pytato_core::error::{Error, Result};
 use pytato_core::for_each_array_view;
 use pytato_core::view::{ArrayDataView, ViewElement};
 
+use crate::spare::ResultMemory;
+
 /// `+` and `*` for one dtype as numpy's loops compute them: integers wrap, `bool` is `or`/`and`.
 pub trait NumpyArith: Copy + Send + Sync {
     /// numpy's `self + other`.
@@ -292,21 +294,16 @@ const ELEMENTS_PER_TASK: usize = 1 << 15;
 /// Running sums or products of `array` along `axis`, in its dtype, in the order the
 /// [module docs](self) define. The result is in row-major layout.
 pub fn scan(array: &ArrayDataView<'_>, axis: usize, op: ScanOp) -> Result<ArrayData> {
-    scan_into(array, axis, op, None)
+    scan_into(array, axis, op, ResultMemory::default())
 }
 
-/// [`scan`], written into the memory of `spare` where it fits ([`crate::spare`]).
-pub(crate) fn scan_into(
-    array: &ArrayDataView<'_>,
-    axis: usize,
-    op: ScanOp,
-    spare: Option<ArrayData>,
-) -> Result<ArrayData> {
+/// [`scan`], its result in `memory` ([`crate::spare`]).
+pub(crate) fn scan_into(array: &ArrayDataView<'_>, axis: usize, op: ScanOp, memory: ResultMemory) -> Result<ArrayData> {
     fn typed<T: ViewElement + NumpyArith + Zeroable>(
         array: &ArrayViewD<'_, T>,
         axis: usize,
         op: ScanOp,
-        spare: Option<ArrayData>,
+        memory: ResultMemory,
     ) -> Result<ArrayData> {
         // The scanned axis last, in row-major order: each row is one contiguous slice. An input
         // already so is read where it lies; the output is written once (a copy scanned in place
@@ -322,8 +319,8 @@ pub(crate) fn scan_into(
         let rows = rows.as_slice().expect("standard layout");
         // Scanning the last axis writes the result row-major in place; along another axis the
         // scanned rows are copied back into place, and the spare goes to that copy.
-        let (work_spare, result_spare) = if axis == last { (spare, None) } else { (None, spare) };
-        let mut out = crate::spare::result_memory::<T>(moved.shape(), "scan", work_spare)?;
+        let (work_memory, copy_memory) = memory.split(axis == last);
+        let mut out = crate::spare::result_memory::<T>(moved.shape(), "scan", work_memory)?;
         let written = out.as_slice_mut().expect("a new array is row-major");
         // One loop per operation, so that the operation inlines (a function pointer chosen at
         // run time costs an indirect call per element).
@@ -336,7 +333,7 @@ pub(crate) fn scan_into(
         Ok(T::wrap(if out.is_standard_layout() {
             out
         } else {
-            crate::spare::row_major_copy(out.view(), "scan", result_spare)?
+            crate::spare::row_major_copy(out.view(), "scan", copy_memory)?
         }))
     }
     if axis >= array.ndim() {
@@ -345,7 +342,7 @@ pub(crate) fn scan_into(
             message: format!("axis {axis} of an array of shape {:?}", array.shape()),
         });
     }
-    for_each_array_view!(ArrayDataView, array, a => typed(a, axis, op, spare))
+    for_each_array_view!(ArrayDataView, array, a => typed(a, axis, op, memory))
 }
 
 #[cfg(test)]

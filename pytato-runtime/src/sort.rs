@@ -37,6 +37,8 @@ use pytato_core::error::Result;
 use pytato_core::for_each_array_view;
 use pytato_core::view::{ArrayDataView, ViewElement};
 
+use crate::spare::ResultMemory;
+
 /// numpy's sort order for one element type (see the [module docs](self)), as a key.
 pub trait NumpyOrd: Copy + Send + Sync {
     /// A key whose order is numpy's order of the elements: equal keys are elements numpy's order
@@ -158,23 +160,23 @@ const PARALLEL_ROW: usize = 1 << 15;
 /// that sort it), stably, in numpy's order; `descending` reverses the order and keeps equal
 /// elements in theirs. The result is in row-major layout.
 pub fn sort(array: &ArrayDataView<'_>, axis: usize, descending: bool, result: SortResult) -> Result<ArrayData> {
-    sort_into(array, axis, descending, result, None)
+    sort_into(array, axis, descending, result, ResultMemory::default())
 }
 
-/// [`sort`], written into the memory of `spare` where it fits ([`crate::spare`]).
+/// [`sort`], its result in `memory` ([`crate::spare`]).
 pub(crate) fn sort_into(
     array: &ArrayDataView<'_>,
     axis: usize,
     descending: bool,
     result: SortResult,
-    spare: Option<ArrayData>,
+    memory: ResultMemory,
 ) -> Result<ArrayData> {
     fn typed<T: ViewElement + NumpyOrd + Zeroable>(
         array: &ArrayViewD<'_, T>,
         axis: usize,
         descending: bool,
         result: SortResult,
-        spare: Option<ArrayData>,
+        memory: ResultMemory,
     ) -> Result<ArrayData> {
         // The sorted axis last, in row-major order: each row is one contiguous slice.
         let mut moved = array.view();
@@ -191,18 +193,18 @@ pub(crate) fn sort_into(
         let values = rows.as_slice().expect("standard layout");
         // Sorting the last axis leaves the result row-major where it was sorted; along another
         // axis the sorted rows are copied back into place, and the spare goes to that copy.
-        let (work_spare, result_spare) = if axis == last { (spare, None) } else { (None, spare) };
+        let (work_memory, copy_memory) = memory.split(axis == last);
         fn back<E: DataElement + Zeroable>(
             mut sorted: ArrayD<E>,
             axis: usize,
             last: usize,
-            spare: Option<ArrayData>,
+            memory: ResultMemory,
         ) -> Result<ArrayData> {
             sorted.swap_axes(axis, last);
             let result = if sorted.is_standard_layout() {
                 sorted
             } else {
-                crate::spare::row_major_copy(sorted.view(), "sort", spare)?
+                crate::spare::row_major_copy(sorted.view(), "sort", memory)?
             };
             Ok(E::wrap(result))
         }
@@ -210,23 +212,23 @@ pub(crate) fn sort_into(
         let rows_per_task = PARALLEL_ROW.div_ceil(length);
         match result {
             SortResult::Values => {
-                let mut out = crate::spare::result_memory::<T>(rows.shape(), "sort", work_spare)?;
+                let mut out = crate::spare::result_memory::<T>(rows.shape(), "sort", work_memory)?;
                 let written = out.as_slice_mut().expect("row-major");
                 written.copy_from_slice(values);
                 written
                     .par_chunks_mut(length)
                     .with_min_len(rows_per_task)
                     .for_each(|row| T::sort_values(row, descending));
-                back(out, axis, last, result_spare)
+                back(out, axis, last, copy_memory)
             }
             SortResult::Indices => {
-                let mut out = crate::spare::result_memory::<i64>(rows.shape(), "sort", work_spare)?;
+                let mut out = crate::spare::result_memory::<i64>(rows.shape(), "sort", work_memory)?;
                 values
                     .par_chunks(length)
                     .zip(out.as_slice_mut().expect("row-major").par_chunks_mut(length))
                     .with_min_len(rows_per_task)
                     .for_each(|(row, indices)| indices.copy_from_slice(&sorted_indices(row, descending)));
-                back(out, axis, last, result_spare)
+                back(out, axis, last, copy_memory)
             }
         }
     }
@@ -236,7 +238,7 @@ pub(crate) fn sort_into(
             message: format!("axis {axis} of an array of shape {:?}", array.shape()),
         });
     }
-    for_each_array_view!(ArrayDataView, array, a => typed(a, axis, descending, result, spare))
+    for_each_array_view!(ArrayDataView, array, a => typed(a, axis, descending, result, memory))
 }
 
 /// Values searched together: their probes at one level of the search are independent loads,
@@ -274,21 +276,21 @@ fn places<K: Copy>(keys: &[K], values: &[K; SEARCH_BATCH], before: impl Fn(K, K)
 /// smaller; `Right`: not larger), found by binary search on the keys, 64 values at
 /// a time; values on threads when there are many. `int64` of the values' shape.
 pub fn searchsorted(sorted: &ArrayDataView<'_>, values: &ArrayDataView<'_>, side: Side) -> Result<ArrayData> {
-    searchsorted_into(sorted, values, side, None)
+    searchsorted_into(sorted, values, side, ResultMemory::default())
 }
 
-/// [`searchsorted`], written into the memory of `spare` where it fits ([`crate::spare`]).
+/// [`searchsorted`], its result in `memory` ([`crate::spare`]).
 pub(crate) fn searchsorted_into(
     sorted: &ArrayDataView<'_>,
     values: &ArrayDataView<'_>,
     side: Side,
-    spare: Option<ArrayData>,
+    memory: ResultMemory,
 ) -> Result<ArrayData> {
     fn typed<T: ViewElement + NumpyOrd + Zeroable>(
         sorted: &ArrayViewD<'_, T>,
         values: &ArrayDataView<'_>,
         side: Side,
-        spare: Option<ArrayData>,
+        memory: ResultMemory,
     ) -> Result<ArrayData> {
         // The host step passes row-major operands: these borrow them.
         let sorted = crate::spare::row_major(sorted.view(), "searchsorted")?;
@@ -303,7 +305,7 @@ pub(crate) fn searchsorted_into(
         let values =
             crate::spare::row_major(T::unwrap_view(values).expect("the dtypes were compared"), "searchsorted")?;
         let flat = values.as_slice().expect("standard layout");
-        let mut positions = crate::spare::result_memory::<i64>(values.shape(), "searchsorted", spare)?;
+        let mut positions = crate::spare::result_memory::<i64>(values.shape(), "searchsorted", memory)?;
         let place_batch = |(batch, out): (&[T], &mut [i64])| {
             // A short last batch is filled up with its last value; only its own places are kept.
             let padded: [T::Key; SEARCH_BATCH] = std::array::from_fn(|j| batch[j.min(batch.len() - 1)].key());
@@ -332,7 +334,7 @@ pub(crate) fn searchsorted_into(
             ),
         });
     }
-    for_each_array_view!(ArrayDataView, sorted, a => typed(a, values, side, spare))
+    for_each_array_view!(ArrayDataView, sorted, a => typed(a, values, side, memory))
 }
 
 #[cfg(test)]
