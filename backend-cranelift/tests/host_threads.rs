@@ -3,9 +3,10 @@
 
 use ndarray::ArrayD;
 use pytato_backend_cranelift::Cranelift;
+use pytato_core::function::InlineRule;
 use pytato_core::{ArrayData, DType, Dim};
 use pytato_frontend as pt;
-use pytato_runtime::backend::{Backend, NamedData, Outputs};
+use pytato_runtime::backend::{Backend, NamedData, Outputs, WithInlineRule};
 use pytato_runtime::host_threads::latest_host_step_threads;
 
 #[test]
@@ -24,6 +25,10 @@ fn host_steps_run_on_the_threads_asked_for() {
         let program = Cranelift::new().with_threads(threads).compile(&outputs).unwrap();
         results.push(program.run(&inputs).unwrap());
         assert_eq!(latest_host_step_threads(), threads, "with_threads({threads})");
+        // The same backend under another rule for calls: its host steps still on its threads.
+        let ruled = WithInlineRule::new(Box::new(Cranelift::new().with_threads(threads)), InlineRule::Never);
+        results.push(ruled.compile(&outputs).unwrap().run(&inputs).unwrap());
+        assert_eq!(latest_host_step_threads(), threads, "WithInlineRule of with_threads({threads})");
     }
     assert!(results.windows(2).all(|w| w[0] == w[1]), "the same bits on any number of threads");
     if std::env::var_os("PYTATO_NUM_THREADS").is_none() {

@@ -273,6 +273,10 @@ impl Backend for WithInlineRule {
         self.backend.device_steps()
     }
 
+    fn host_threads(&self) -> Option<usize> {
+        self.backend.host_threads()
+    }
+
     fn fresh_memory_advice(&self) -> Option<FreshMemoryAdvice> {
         self.backend.fresh_memory_advice()
     }
