@@ -162,8 +162,9 @@ pub(crate) fn advise_huge_pages(address: *mut u8, bytes: usize) {
         // SAFETY: `[first, end)` lies within the allocation of `bytes` bytes at `address`
         // (rounded inward to whole huge pages), which the caller owns. `MADV_HUGEPAGE` changes
         // only how the kernel backs those pages: it reads, writes and unmaps nothing, so no Rust
-        // value sees a difference (whatever the range: a range not mapped is an error return). A failure (a kernel without
-        // transparent huge pages) leaves the pages as they were, which is correct too.
+        // value sees a difference (whatever the range: one not mapped is an error return). A
+        // failure (a kernel without transparent huge pages) leaves the pages as they were, which
+        // is correct too.
         unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) };
     }
 }

@@ -123,6 +123,19 @@ fn mapping_flags(address: usize) -> Option<String> {
     None
 }
 
+/// Asserts that the mapping of the whole 2 MiB page after `start` (an array of at least 4 MiB)
+/// was advised into transparent huge pages (`hg` in its `VmFlags`), where Linux has them.
+fn assert_advised_into_huge_pages(start: *const u8, what: &str) {
+    #[cfg(target_os = "linux")]
+    if std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists() {
+        let inside = (start as usize).next_multiple_of(2 << 20);
+        let flags = mapping_flags(inside).expect("the array's mapping is in /proc/self/smaps");
+        assert!(flags.split_whitespace().any(|f| f == "hg"), "{what}: VmFlags {flags}");
+        return;
+    }
+    eprintln!("skipped the huge page check of {what}: no transparent huge pages here");
+}
+
 /// A large fresh output (8 MiB here) is asked to be backed by transparent huge pages
 /// (`run::advise_huge_pages`: `madvise(MADV_HUGEPAGE)` over the whole 2 MiB pages inside it),
 /// which spares its first writes a page fault per 4 KiB; its values are still every element the
@@ -140,15 +153,8 @@ fn large_fresh_outputs_are_advised_into_huge_pages() {
         let (ArrayData::F64(got), ArrayData::F64(input)) = (&got["_pt_out"], &input) else { panic!("float64") };
         let expected = input.mapv(|v| v * 2.0 + 1.0);
         assert!(got.iter().zip(&expected).all(|(g, e)| g.to_bits() == e.to_bits()), "{n}x{n}: values");
-        #[cfg(target_os = "linux")]
         if n * n * 8 >= 4 << 20 {
-            if std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists() {
-                let inside = (got.as_ptr() as usize).next_multiple_of(2 << 20);
-                let flags = mapping_flags(inside).expect("the output's mapping is in /proc/self/smaps");
-                assert!(flags.split_whitespace().any(|f| f == "hg"), "{n}x{n}: VmFlags {flags}");
-            } else {
-                eprintln!("skipped the huge page check: no transparent huge pages here");
-            }
+            assert_advised_into_huge_pages(got.as_ptr().cast(), &format!("{n}x{n}"));
         }
     }
 }
@@ -190,15 +196,8 @@ fn large_fresh_results_of_host_steps_are_advised_into_huge_pages() {
         for (name, expected) in [("along_rows", along_rows), ("along_columns", along_columns), ("sorted", sorted)] {
             let ArrayData::I64(result) = &got[name] else { panic!("{name}: int64") };
             assert_eq!(result, &expected.into_dyn(), "{n}x{n}: {name}");
-            #[cfg(target_os = "linux")]
             if n * n * 8 >= 4 << 20 {
-                if std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists() {
-                    let inside = (result.as_ptr() as usize).next_multiple_of(2 << 20);
-                    let flags = mapping_flags(inside).expect("the result's mapping is in /proc/self/smaps");
-                    assert!(flags.split_whitespace().any(|f| f == "hg"), "{n}x{n}: {name}: VmFlags {flags}");
-                } else {
-                    eprintln!("skipped the huge page check: no transparent huge pages here");
-                }
+                assert_advised_into_huge_pages(result.as_ptr().cast(), &format!("{n}x{n}: {name}"));
             }
         }
     }
