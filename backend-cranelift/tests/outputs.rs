@@ -104,36 +104,13 @@ fn outputs_of_reductions_groups_and_products_are_written_whole() {
     }
 }
 
-/// The mapping of this process (a line of `/proc/self/smaps`'s header and its `VmFlags`) that
-/// holds `address`, where Linux shows them.
-#[cfg(target_os = "linux")]
-fn mapping_flags(address: usize) -> Option<String> {
-    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
-    let mut holds = false;
-    for line in smaps.lines() {
-        let range = line.split_whitespace().next().and_then(|r| r.split_once('-'));
-        if let Some((lo, hi)) =
-            range.and_then(|(lo, hi)| Some((usize::from_str_radix(lo, 16).ok()?, usize::from_str_radix(hi, 16).ok()?)))
-        {
-            holds = (lo..hi).contains(&address);
-        } else if let Some(flags) = line.strip_prefix("VmFlags:").filter(|_| holds) {
-            return Some(flags.trim().to_string());
-        }
-    }
-    None
-}
-
 /// Asserts that the mapping of the whole 2 MiB page after `start` (an array of at least 4 MiB)
 /// was advised into transparent huge pages (`hg` in its `VmFlags`), where Linux has them.
 fn assert_advised_into_huge_pages(start: *const u8, what: &str) {
-    #[cfg(target_os = "linux")]
-    if std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists() {
-        let inside = (start as usize).next_multiple_of(2 << 20);
-        let flags = mapping_flags(inside).expect("the array's mapping is in /proc/self/smaps");
-        assert!(flags.split_whitespace().any(|f| f == "hg"), "{what}: VmFlags {flags}");
-        return;
+    match pytato_runtime::spare::advised_into_huge_pages(start) {
+        Some(advised) => assert!(advised, "{what}: not advised into huge pages"),
+        None => eprintln!("skipped the huge page check of {what}: no transparent huge pages here"),
     }
-    eprintln!("skipped the huge page check of {what}: no transparent huge pages here");
 }
 
 /// A large fresh output (8 MiB here) is asked to be backed by transparent huge pages

@@ -65,6 +65,7 @@ mod bind;
 mod cache;
 mod deferred;
 mod device;
+mod huge_pages;
 pub mod profile;
 mod resident;
 mod run;

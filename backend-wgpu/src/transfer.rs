@@ -153,9 +153,13 @@ pub(crate) fn bytes_into(bytes: &[u8], target: &mut ArrayDataViewMut<'_>) -> Opt
 }
 
 /// The array of `dtype` and `shape` whose storage-buffer bytes are `bytes` (host memory for it
-/// taken fallibly: [`pytato_core::Error::OutOfMemory`]).
+/// taken fallibly: [`pytato_core::Error::OutOfMemory`]). Large arrays are advised into huge pages
+/// before the copy writes them (`huge_pages`).
 pub(crate) fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> pytato_core::Result<ArrayData> {
+    // Zeroed by the allocator: a large allocation is fresh pages, mapped when first written.
     let mut data = ArrayData::try_zeros("wgpu readback", dtype, shape)?;
+    let (address, len) = pytato_core::for_each_array_data!(&mut data, a => (a.as_mut_ptr().cast::<u8>(), a.len()));
+    crate::huge_pages::advise_huge_pages(address, len * dtype.itemsize());
     bytes_into(bytes, &mut data.view_mut()).expect("the buffer holds exactly the shape's elements");
     Ok(data)
 }

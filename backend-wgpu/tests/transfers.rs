@@ -1,5 +1,7 @@
 //! Transfers between host and GPU reuse their staging buffers (issue: uploads moved 400 MB at
-//! about 2.6 GB/s, each through a staging buffer of its own), and every element arrives exact.
+//! about 2.6 GB/s, each through a staging buffer of its own), every element arrives exact, and
+//! large readbacks are written into memory advised into transparent huge pages (a page fault per
+//! 2 MiB, not per 4 KiB: `to_host` of 80 MB took 35 ms on lavapipe without, 22 to 25 with).
 //!
 //! One test function, run alone in this binary: the counts of buffers created are the process's.
 
@@ -44,11 +46,13 @@ fn transfers_reuse_their_staging_buffers_and_arrive_exact() {
     }
 
     // A loop of uploads and downloads of one size creates no staging and no storage buffer
-    // after its first round (the dropped array's buffer is the next one's).
+    // after its first round (the dropped array's buffer is the next one's). Each 8 MiB readback
+    // is advised into huge pages.
     let data = values(DType::F64, 1 << 20);
     let round = || {
         let back = w.upload(&data.view()).unwrap().to_host().unwrap();
         assert!(same(&back, &data));
+        assert_advised_into_huge_pages(&back, "to_host of 8 MiB");
     };
     creates_no_buffers_after_its_first_round(&w, "uploads and downloads", round);
 
@@ -59,6 +63,7 @@ fn transfers_reuse_their_staging_buffers_and_arrive_exact() {
     let want: Vec<f64> = data.to_scalars().iter().map(|s| s.to_f64() * 3.0).collect();
     let run = || {
         let got = program.run(&inputs).unwrap().remove("_pt_out").unwrap();
+        assert_advised_into_huge_pages(&got, "an 8 MiB output of a run on host data");
         let got: Vec<f64> = got.to_scalars().iter().map(Scalar::to_f64).collect();
         assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()));
     };
@@ -75,4 +80,14 @@ fn creates_no_buffers_after_its_first_round(w: &Wgpu, what: &str, round: impl Fn
     }
     assert_eq!(w.staging_buffers_created(), staging, "{what} made new staging buffers");
     assert_eq!(w.storage_buffers_created(), storage, "{what} made new storage buffers");
+}
+
+/// Asserts that the float64 array `data` (at least 4 MiB) was advised into transparent huge pages,
+/// where Linux has them.
+fn assert_advised_into_huge_pages(data: &ArrayData, what: &str) {
+    let ArrayData::F64(a) = data else { panic!("{what}: float64 expected") };
+    match pytato_runtime::spare::advised_into_huge_pages(a.as_ptr().cast()) {
+        Some(advised) => assert!(advised, "{what}: not advised into huge pages"),
+        None => eprintln!("skipped the huge page check of {what}: no transparent huge pages here"),
+    }
 }

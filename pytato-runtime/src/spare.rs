@@ -35,6 +35,32 @@ pub fn results_reused() -> usize {
 /// [`Backend::fresh_memory_advice`](crate::backend::Backend::fresh_memory_advice)).
 pub type FreshMemoryAdvice = fn(address: *mut u8, bytes: usize);
 
+/// Whether the 2 MiB page after `start` (inside an array of at least 4 MiB) was advised into
+/// transparent huge pages, as [`FreshMemoryAdvice`]s do: the `hg` flag of its mapping in
+/// `/proc/self/smaps`. `None` where Linux does not show it (another system, a kernel without
+/// transparent huge pages, or `/proc` not readable). For tests and diagnostics.
+pub fn advised_into_huge_pages(start: *const u8) -> Option<bool> {
+    if !std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists() {
+        return None;
+    }
+    let inside = (start as usize).next_multiple_of(2 << 20);
+    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    // Each mapping is a header line `lo-hi perms ...` followed by fields, `VmFlags:` among them.
+    let mut holds = false;
+    for line in smaps.lines() {
+        let range = line.split_whitespace().next().and_then(|r| r.split_once('-'));
+        if let Some((lo, hi)) =
+            range.and_then(|(lo, hi)| Some((usize::from_str_radix(lo, 16).ok()?, usize::from_str_radix(hi, 16).ok()?)))
+        {
+            holds = (lo..hi).contains(&inside);
+        } else if let Some(flags) = line.strip_prefix("VmFlags:").filter(|_| holds) {
+            return Some(flags.split_whitespace().any(|f| f == "hg"));
+        }
+    }
+    // No mapping holds it: not memory of this process, so not advised.
+    Some(false)
+}
+
 /// Where a host step's result takes its memory: an earlier run's result of the step where it
 /// fits ([`reuse`]), else fresh memory, advised as the backend asks.
 #[derive(Default)]
