@@ -132,17 +132,9 @@ impl UnwrittenOutput {
     }
 }
 
-/// The smallest fresh output whose memory is asked to be backed by huge pages.
-#[cfg(target_os = "linux")]
-const HUGE_PAGE_OUTPUT_BYTES: usize = 4 << 20;
-
-/// The size of a transparent huge page on x86-64 and AArch64 (with 4 KiB base pages).
-#[cfg(target_os = "linux")]
-const HUGE_PAGE_BYTES: usize = 2 << 20;
-
 /// Asks Linux to back the whole 2 MiB pages within the `bytes` at `address` (a fresh output,
 /// not yet touched, or a host step's fresh result: `Backend::fresh_memory_advice`) with
-/// transparent huge pages, where the memory is large ([`HUGE_PAGE_OUTPUT_BYTES`]).
+/// transparent huge pages, where the memory is large (`pytato_runtime::spare::whole_huge_pages`).
 ///
 /// A fresh allocation's memory is mapped on first write, one page fault per page. For a
 /// 128 MiB output, 32,768 faults of 4 KiB cost more than the kernel writing it: on a 2-vCPU
@@ -153,19 +145,14 @@ const HUGE_PAGE_BYTES: usize = 2 << 20;
 /// `madvise` or `always`, the common defaults (`/sys/kernel/mm/transparent_hugepage/enabled`).
 #[cfg(target_os = "linux")]
 pub(crate) fn advise_huge_pages(address: *mut u8, bytes: usize) {
-    if bytes < HUGE_PAGE_OUTPUT_BYTES {
-        return;
-    }
-    let first = (address as usize).next_multiple_of(HUGE_PAGE_BYTES);
-    let end = (address as usize).saturating_add(bytes) / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES;
-    if end > first {
-        // SAFETY: `[first, end)` lies within the allocation of `bytes` bytes at `address`
-        // (rounded inward to whole huge pages), which the caller owns. `MADV_HUGEPAGE` changes
-        // only how the kernel backs those pages: it reads, writes and unmaps nothing, so no Rust
-        // value sees a difference (whatever the range: one not mapped is an error return). A
-        // failure (a kernel without transparent huge pages) leaves the pages as they were, which
-        // is correct too.
-        unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) };
+    if let Some(pages) = pytato_runtime::spare::whole_huge_pages(address, bytes) {
+        // SAFETY: `pages` lies within the allocation of `bytes` bytes at `address` (rounded
+        // inward to whole huge pages), which the caller owns. `MADV_HUGEPAGE` changes only how
+        // the kernel backs those pages: it reads, writes and unmaps nothing, so no Rust value sees
+        // a difference (whatever the range: one not mapped is an error return). A failure (a
+        // kernel without transparent huge pages) leaves the pages as they were, which is correct
+        // too.
+        unsafe { libc::madvise(pages.start as *mut libc::c_void, pages.len(), libc::MADV_HUGEPAGE) };
     }
 }
 

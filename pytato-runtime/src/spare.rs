@@ -35,6 +35,25 @@ pub fn results_reused() -> usize {
 /// [`Backend::fresh_memory_advice`](crate::backend::Backend::fresh_memory_advice)).
 pub type FreshMemoryAdvice = fn(address: *mut u8, bytes: usize);
 
+/// The smallest fresh allocation that a backend asks to be backed by transparent huge pages.
+pub const HUGE_PAGE_ADVICE_BYTES: usize = 4 << 20;
+
+/// The size of a transparent huge page on x86-64 and AArch64 (with 4 KiB base pages).
+pub const HUGE_PAGE_BYTES: usize = 2 << 20;
+
+/// The addresses of the whole huge pages within the `bytes` at `address` (rounded inward), where
+/// the memory is at least [`HUGE_PAGE_ADVICE_BYTES`] and holds one: what a backend's advice into
+/// transparent huge pages covers (the `madvise` itself is in the backends, at their `unsafe`
+/// boundaries). `None` otherwise.
+pub fn whole_huge_pages(address: *const u8, bytes: usize) -> Option<std::ops::Range<usize>> {
+    if bytes < HUGE_PAGE_ADVICE_BYTES {
+        return None;
+    }
+    let first = (address as usize).next_multiple_of(HUGE_PAGE_BYTES);
+    let end = (address as usize).saturating_add(bytes) / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES;
+    (end > first).then_some(first..end)
+}
+
 /// Whether the 2 MiB page after `start` (inside an array of at least 4 MiB) was advised into
 /// transparent huge pages, as [`FreshMemoryAdvice`]s do: the `hg` flag of its mapping in
 /// `/proc/self/smaps`. `None` where Linux does not show it (another system, a kernel without
@@ -43,7 +62,7 @@ pub fn advised_into_huge_pages(start: *const u8) -> Option<bool> {
     if !std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists() {
         return None;
     }
-    let inside = (start as usize).next_multiple_of(2 << 20);
+    let inside = (start as usize).next_multiple_of(HUGE_PAGE_BYTES);
     let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
     // Each mapping is a header line `lo-hi perms ...` followed by fields, `VmFlags:` among them.
     let mut holds = false;
@@ -168,5 +187,21 @@ mod tests {
         assert!(reuse::<i64>(spare(100_000), 10).is_none(), "far too large to keep");
         assert!(reuse::<f64>(spare(1000), 700).is_none(), "another dtype");
         assert!(reuse::<i64>(None, 10).is_none());
+    }
+
+    #[test]
+    fn advice_covers_the_whole_huge_pages_inside_large_memory() {
+        const MIB: usize = 1 << 20;
+        let at = |a: usize| a as *const u8;
+        // 8 MiB from one byte past a 2 MiB boundary: the pages from 4 MiB up to 10 MiB.
+        assert_eq!(whole_huge_pages(at(2 * MIB + 1), 8 * MIB), Some(4 * MIB..10 * MIB));
+        // Aligned at both ends: every page.
+        assert_eq!(whole_huge_pages(at(6 * MIB), 4 * MIB), Some(6 * MIB..10 * MIB));
+        // Under 4 MiB: not advised, though it holds a whole page.
+        assert_eq!(whole_huge_pages(at(2 * MIB), 4 * MIB - 1), None);
+        // At the top of the address space the end saturates instead of wrapping: from 2^64 - 5 MiB,
+        // the one page from 2^64 - 4 MiB to 2^64 - 2 MiB.
+        let top = |mib_below: usize| (usize::MAX - mib_below * MIB) + 1;
+        assert_eq!(whole_huge_pages(at(top(5)), 8 * MIB), Some(top(4)..top(2)));
     }
 }
